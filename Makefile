@@ -1,0 +1,28 @@
+# Thin wrapper: the two commands of the README.
+#   make run   installs what is missing, builds, runs the main job
+#   make test  installs what is missing, builds, runs every test
+BUILD ?= build
+JOBS ?= $(shell nproc)
+
+.PHONY: run test build setup asan fuzz bench clean
+
+setup:
+	./scripts/setup.sh
+
+build: setup
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo
+	cmake --build $(BUILD) -j $(JOBS)
+
+run: build
+	./$(BUILD)/dlcheck platform
+
+test: build
+	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+
+asan: setup
+	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DDLCHECK_SANITIZE=ON
+	cmake --build build-asan -j $(JOBS)
+	ctest --test-dir build-asan --output-on-failure -j $(JOBS)
+
+clean:
+	rm -rf $(BUILD) build-asan build-fuzz

@@ -1,0 +1,24 @@
+#pragma once
+// One file per subcommand: an options struct, a Setup...(CLI::App&, int& exit_code) that adds
+// the subcommand and its options, and a Run...(const Options&) that returns the exit code.
+// main() only wires them.
+
+#include <CLI/CLI.hpp>
+#include <string>
+
+#include "report/printer.h"
+
+namespace dlcheck::cli {
+
+void SetupPlatform(CLI::App& app, int& exit_code);
+
+/// Adds `--format table|csv|json` to a subcommand.
+void AddFormatOption(CLI::App& sub, report::Format& format);
+
+/// Prints `dlcheck: <message>` on stderr.
+void PrintError(const std::string& message);
+
+/// dlcheck's version and the versions of the libraries it runs on, one per line.
+std::string VersionText();
+
+}  // namespace dlcheck::cli

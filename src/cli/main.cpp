@@ -1,0 +1,40 @@
+// dlcheck: what a CPU machine can do for deep learning, and what oneDNN does on it.
+// main() wires the subcommands (one file each) and turns errors into exit codes.
+#include <CLI/CLI.hpp>
+#include <exception>
+#include <iostream>
+
+#include "cli/commands.h"
+#include "common/exit_code.h"
+
+int main(int argc, char** argv) {
+  using dlcheck::ExitCode;
+  CLI::App app{"dlcheck: what a CPU machine can do for deep learning, and what oneDNN does on it",
+               "dlcheck"};
+  app.require_subcommand(1);
+  app.set_version_flag(
+      "-V,--version", [] { return dlcheck::cli::VersionText(); },
+      "print the versions of dlcheck, oneDNN, libcpuid and hwloc");
+  app.footer("See dlcheck(1) for the output columns and the exit status.");
+
+  int exit_code = 0;
+  dlcheck::cli::SetupPlatform(app, exit_code);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    dlcheck::cli::PrintError(std::string(e.what()) + " (run 'dlcheck --help' for usage)");
+    return dlcheck::ToInt(ExitCode::kUsage);
+  } catch (const std::exception& e) {
+    dlcheck::cli::PrintError(std::string("internal error: ") + e.what() +
+                             " (this is a bug in dlcheck; please report it)");
+    return dlcheck::ToInt(ExitCode::kFailure);
+  }
+  return exit_code;
+}

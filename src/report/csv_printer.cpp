@@ -1,0 +1,63 @@
+// RFC 4180 CSV: one header line, CRLF line ends, a field quoted when it holds a comma, a quote,
+// CR or LF (quotes doubled). Null is an empty field; booleans are true/false.
+#include <ostream>
+
+#include "report/printer.h"
+
+namespace dlcheck::report {
+namespace {
+
+void WriteField(std::ostream& out, const std::string& text) {
+  if (text.find_first_of(",\"\r\n") == std::string::npos) {
+    out << text;
+    return;
+  }
+  out << '"';
+  for (char c : text) {
+    if (c == '"') out << '"';
+    out << c;
+  }
+  out << '"';
+}
+
+void WriteRow(std::ostream& out, const std::vector<Value>& row) {
+  for (std::size_t i = 0; i < row.size(); ++i) {
+    if (i) out << ',';
+    WriteField(out, ValueText(row[i], "", "true", "false"));
+  }
+  out << "\r\n";
+}
+
+void WriteHeader(std::ostream& out, const std::vector<std::string>& columns) {
+  for (std::size_t i = 0; i < columns.size(); ++i) {
+    if (i) out << ',';
+    WriteField(out, columns[i]);
+  }
+  out << "\r\n";
+}
+
+class CsvStream : public RowStream {
+ public:
+  explicit CsvStream(std::ostream& out) : out_(out) {}
+  void Row(const std::vector<Value>& row) override { WriteRow(out_, row); }
+  void Finish(const Report&) override { out_.flush(); }
+
+ private:
+  std::ostream& out_;
+};
+
+}  // namespace
+
+void PrintCsv(const Report& report, std::ostream& out) {
+  const Table* table = report.Primary();
+  if (table == nullptr) return;
+  WriteHeader(out, table->columns);
+  for (const auto& row : table->rows) WriteRow(out, row);
+}
+
+std::unique_ptr<RowStream> StartCsvStream(std::ostream& out, const Table& stream) {
+  WriteHeader(out, stream.columns);
+  return std::make_unique<CsvStream>(out);
+}
+
+}  // namespace dlcheck::report

@@ -1,0 +1,55 @@
+#pragma once
+// One printer per output format, all over the same Report. A new format is one new file.
+//
+// table (for people):            CSV (for spreadsheets):         JSON (for programs):
+//   CPU                            feature,cpuid,os,usable         {"schema_version": 1,
+//     vendor  AuthenticAMD         avx512f,true,true,true           "command": "platform",
+//   Features                       avx_vnni,true,true,true          "cpu": {"vendor": ...},
+//     feature  cpuid  os  usable                                    "features": {...},
+//     avx512f  yes    yes yes                                       "findings": [...]}
+
+#include <iosfwd>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "report/report.h"
+
+namespace dlcheck::report {
+
+enum class Format { kTable, kCsv, kJson };
+
+/// "table", "csv", "json" -> Format; anything else -> nullopt.
+std::optional<Format> ParseFormat(std::string_view name);
+std::string_view FormatName(Format format);
+
+/// Prints the whole report in one format.
+void Print(const Report& report, Format format, std::ostream& out);
+void PrintTable(const Report& report, std::ostream& out);
+/// RFC 4180: the primary table only, one header line, CRLF line ends, quotes where needed.
+void PrintCsv(const Report& report, std::ostream& out);
+/// One JSON document: schema_version, command, dlcheck_version, sections, tables, findings.
+void PrintJson(const Report& report, std::ostream& out);
+
+/// Text of a value as the table and CSV printers show it (null: `null_text`).
+std::string ValueText(const Value& value, std::string_view null_text, std::string_view yes,
+                      std::string_view no);
+
+/// A report whose main table is too large to hold (one row per log line): the head is printed
+/// at once, rows as they come, and the tail (summary, findings) at the end. Memory stays flat.
+class RowStream {
+ public:
+  virtual ~RowStream() = default;
+  virtual void Row(const std::vector<Value>& row) = 0;
+  /// Prints the tail's sections, tables and findings, and closes the document.
+  virtual void Finish(const Report& tail) = 0;
+};
+
+/// Prints `head`'s sections now and opens the streamed table `stream` (its columns and name;
+/// its rows are ignored). In CSV, only the streamed table is printed.
+std::unique_ptr<RowStream> StartRowStream(Format format, std::ostream& out, const Report& head,
+                                          const Table& stream);
+
+}  // namespace dlcheck::report

@@ -1,0 +1,110 @@
+#pragma once
+// The one report model every command fills and every printer reads. A command computes into a
+// Report; printers (table, CSV, JSON, ...) never compute, they only lay out what is here.
+//
+//   Report r;
+//   r.command = "platform";
+//   Section& cpu = r.AddSection("cpu", "CPU");
+//   cpu.Add("vendor", "AuthenticAMD");
+//   Table& t = r.AddTable("features", {"feature", "cpuid", "os", "usable"});
+//   t.rows.push_back({"avx512f", true, Value(), true});
+//   r.primary_table = "features";   // what CSV prints
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+#include <vector>
+
+namespace dlcheck::report {
+
+/// One cell or field: null (unknown / no opinion), bool, integer, real, or text.
+struct Value {
+  using Data = std::variant<std::monostate, bool, std::int64_t, double, std::string>;
+  Data data;
+  int precision = 3;  ///< decimals printed for reals, in every format
+
+  Value() = default;
+  Value(bool b) : data(b) {}                                           // NOLINT: implicit by design
+  Value(int i) : data(std::int64_t{i}) {}                              // NOLINT
+  Value(long i) : data(std::int64_t{i}) {}                             // NOLINT
+  Value(long long i) : data(std::int64_t{i}) {}                        // NOLINT
+  Value(unsigned i) : data(std::int64_t{i}) {}                         // NOLINT
+  Value(unsigned long i) : data(static_cast<std::int64_t>(i)) {}       // NOLINT
+  Value(unsigned long long i) : data(static_cast<std::int64_t>(i)) {}  // NOLINT
+  Value(double d, int decimals = 3) : data(d), precision(decimals) {}  // NOLINT
+  Value(std::string s) : data(std::move(s)) {}                         // NOLINT
+  Value(std::string_view s) : data(std::string(s)) {}                  // NOLINT
+  Value(const char* s) : data(std::string(s)) {}                       // NOLINT
+
+  bool is_null() const { return std::holds_alternative<std::monostate>(data); }
+  bool operator==(const Value& other) const { return data == other.data; }
+};
+
+/// A rectangular table: a fixed column order, one Value per column in every row.
+struct Table {
+  std::string name;                  ///< JSON key and CSV identity
+  std::string title;                 ///< heading in the human table
+  std::vector<std::string> columns;  ///< names, in print order
+  std::vector<std::vector<Value>> rows;
+  /// JSON shape: false gives an array of row objects; true gives one object keyed by the first
+  /// column's text, each value an object of the other columns (`features{avx512f{...}}`).
+  bool keyed_by_first_column = false;
+  /// Columns left out of the human table (still in CSV and JSON), to keep it readable.
+  std::vector<std::string> hidden_in_table;
+};
+
+/// A named group of key/value fields, with optional nested sections and tables. JSON prints it
+/// as an object: fields first, then sections, then tables, each in insertion order.
+struct Section {
+  std::string name;   ///< JSON key
+  std::string title;  ///< heading in the human table
+  std::vector<std::pair<std::string, Value>> fields;
+  std::vector<Section> sections;
+  std::vector<Table> tables;
+
+  Section& Add(std::string key, Value value) {
+    fields.emplace_back(std::move(key), std::move(value));
+    return *this;
+  }
+  Section& AddSection(std::string section_name, std::string section_title = {});
+  Table& AddTable(std::string table_name, std::vector<std::string> table_columns,
+                  std::string table_title = {});
+  /// The field's value, or nullptr.
+  const Value* Find(std::string_view key) const;
+};
+
+enum class Severity { kInfo, kWarning, kError };
+std::string_view SeverityName(Severity s);
+
+/// A plain-language conclusion: what the numbers mean, what to do.
+struct Finding {
+  Severity severity = Severity::kInfo;
+  std::string code;     ///< stable identifier, e.g. "libcpuid-no-avx512"
+  std::string message;  ///< one or two sentences for a person
+};
+
+/// Everything one command run produced.
+struct Report {
+  static constexpr int kSchemaVersion = 1;
+  std::string command;  ///< "platform", "parse", ...
+  /// Top-level sections and tables, printed in this order (sections first).
+  std::vector<Section> sections;
+  std::vector<Table> tables;
+  std::vector<Finding> findings;
+  /// The table CSV prints (CSV is one header line and rows); empty: the first table.
+  std::string primary_table;
+
+  Section& AddSection(std::string name, std::string title = {});
+  Table& AddTable(std::string name, std::vector<std::string> columns, std::string title = {});
+  void AddFinding(Severity severity, std::string code, std::string message) {
+    findings.push_back({severity, std::move(code), std::move(message)});
+  }
+  const Section* FindSection(std::string_view name) const;
+  const Table* FindTable(std::string_view name) const;
+  /// The table CSV prints, or nullptr when the report has none.
+  const Table* Primary() const;
+};
+
+}  // namespace dlcheck::report

@@ -1,0 +1,140 @@
+#include "report/report.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "report/printer.h"
+
+namespace dlcheck::report {
+namespace {
+
+Report Sample() {
+  Report r;
+  r.command = "sample";
+  Section& cpu = r.AddSection("cpu", "CPU");
+  cpu.Add("vendor", "AuthenticAMD").Add("family", 26).Add("hypervisor", Value());
+  cpu.AddSection("cache", "Cache").Add("l2_kib", 1024);
+  Table& t = r.AddTable("features", {"feature", "cpuid", "note", "ratio"}, "Features");
+  t.keyed_by_first_column = true;
+  t.rows.push_back({"avx512f", true, "plain", Value(0.123456, 2)});
+  t.rows.push_back({"avx_vnni", Value(), "has, a comma and \"quotes\"", Value(NAN)});
+  t.rows.push_back({"amx_tile", false, "line\nbreak", Value(2.0, 1)});
+  r.AddFinding(Severity::kWarning, "w1", "something to look at");
+  return r;
+}
+
+std::string Render(const Report& r, Format f) {
+  std::ostringstream out;
+  Print(r, f, out);
+  return out.str();
+}
+
+TEST(CsvTest, QuotesFieldsAsRfc4180Says) {
+  const std::string csv = Render(Sample(), Format::kCsv);
+  EXPECT_EQ(csv,
+            "feature,cpuid,note,ratio\r\n"
+            "avx512f,true,plain,0.12\r\n"
+            "avx_vnni,,\"has, a comma and \"\"quotes\"\"\",\r\n"
+            "amx_tile,false,\"line\nbreak\",2.0\r\n");
+}
+
+TEST(CsvTest, PrintsThePrimaryTable) {
+  Report r = Sample();
+  r.AddTable("other", {"x"}).rows.push_back({1});
+  r.primary_table = "other";
+  EXPECT_EQ(Render(r, Format::kCsv), "x\r\n1\r\n");
+}
+
+TEST(JsonTest, KeyedTableSectionsAndRounding) {
+  const auto doc = nlohmann::json::parse(Render(Sample(), Format::kJson));
+  EXPECT_EQ(doc["schema_version"], Report::kSchemaVersion);
+  EXPECT_EQ(doc["command"], "sample");
+  EXPECT_TRUE(doc.contains("dlcheck_version"));
+  EXPECT_EQ(doc["cpu"]["vendor"], "AuthenticAMD");
+  EXPECT_EQ(doc["cpu"]["family"], 26);
+  EXPECT_TRUE(doc["cpu"]["hypervisor"].is_null());
+  EXPECT_EQ(doc["cpu"]["cache"]["l2_kib"], 1024);
+  EXPECT_EQ(doc["features"]["avx512f"]["cpuid"], true);
+  EXPECT_DOUBLE_EQ(doc["features"]["avx512f"]["ratio"].get<double>(), 0.12);
+  EXPECT_TRUE(doc["features"]["avx_vnni"]["ratio"].is_null()) << "NaN must print as null";
+  EXPECT_EQ(doc["features"]["amx_tile"]["note"], "line\nbreak");
+  ASSERT_EQ(doc["findings"].size(), 1u);
+  EXPECT_EQ(doc["findings"][0]["severity"], "warning");
+}
+
+TEST(JsonTest, UnkeyedTableIsAnArrayOfObjects) {
+  Report r = Sample();
+  r.tables[0].keyed_by_first_column = false;
+  const auto doc = nlohmann::json::parse(Render(r, Format::kJson));
+  ASSERT_TRUE(doc["features"].is_array());
+  EXPECT_EQ(doc["features"][1]["feature"], "avx_vnni");
+}
+
+TEST(TableTest, AlignsAndHidesColumns) {
+  Report r = Sample();
+  r.tables[0].hidden_in_table = {"note"};
+  const std::string text = Render(r, Format::kTable);
+  EXPECT_NE(text.find("CPU\n  vendor      AuthenticAMD\n  family      26\n  hypervisor  -\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("  feature   cpuid  ratio\n  avx512f   yes    0.12\n"), std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("plain"), std::string::npos) << "hidden column printed";
+  EXPECT_NE(text.find("Findings\n  warning: something to look at\n"), std::string::npos);
+}
+
+TEST(FormatsTest, AgreeOnRowCounts) {
+  const Report r = Sample();
+  const auto doc = nlohmann::json::parse(Render(r, Format::kJson));
+  const std::string csv = Render(r, Format::kCsv);
+  std::size_t records = 0;
+  for (std::size_t p = 0; (p = csv.find("\r\n", p)) != std::string::npos; p += 2) ++records;
+  EXPECT_EQ(records - 1, r.tables[0].rows.size());
+  EXPECT_EQ(doc["features"].size(), r.tables[0].rows.size());
+}
+
+TEST(StreamTest, JsonStreamIsOneValidDocument) {
+  Report head;
+  head.command = "parse";
+  head.AddSection("run").Add("files", 1);
+  Table events{.name = "events", .columns = {"line", "time_ms"}};
+  std::ostringstream out;
+  auto stream = StartRowStream(Format::kJson, out, head, events);
+  stream->Row({1, Value(0.5)});
+  stream->Row({2, Value(1.25)});
+  Report tail;
+  tail.AddSection("summary").Add("events", 2);
+  tail.AddFinding(Severity::kInfo, "i", "done");
+  stream->Finish(tail);
+  const auto doc = nlohmann::json::parse(out.str());
+  EXPECT_EQ(doc["run"]["files"], 1);
+  ASSERT_EQ(doc["events"].size(), 2u);
+  EXPECT_EQ(doc["events"][1]["line"], 2);
+  EXPECT_EQ(doc["summary"]["events"], 2);
+  EXPECT_EQ(doc["findings"][0]["message"], "done");
+}
+
+TEST(StreamTest, EmptyJsonStreamIsValid) {
+  Report head;
+  Table events{.name = "events", .columns = {"line"}};
+  std::ostringstream out;
+  StartRowStream(Format::kJson, out, head, events)->Finish(Report{});
+  const auto doc = nlohmann::json::parse(out.str());
+  EXPECT_TRUE(doc["events"].is_array());
+  EXPECT_TRUE(doc["events"].empty());
+}
+
+TEST(StreamTest, CsvStreamHasHeaderAndRows) {
+  Table events{.name = "events", .columns = {"line", "text"}};
+  std::ostringstream out;
+  auto stream = StartRowStream(Format::kCsv, out, Report{}, events);
+  stream->Row({1, "a,b"});
+  stream->Finish(Report{});
+  EXPECT_EQ(out.str(), "line,text\r\n1,\"a,b\"\r\n");
+}
+
+}  // namespace
+}  // namespace dlcheck::report
