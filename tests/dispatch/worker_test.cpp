@@ -1,0 +1,85 @@
+#include "dispatch/worker.h"
+
+#include <gtest/gtest.h>
+
+#include <csignal>
+
+namespace dlcheck::dispatch {
+namespace {
+
+WorkerSpec Shell(const std::string& script, double timeout_s = 30) {
+  return WorkerSpec{.argv = {"/bin/sh", "-c", script}, .timeout_s = timeout_s};
+}
+
+TEST(WorkerTest, HandsOnEveryLineInOrder) {
+  std::vector<std::string> lines;
+  auto outcome = RunWorker(Shell("printf 'a\\nbb\\r\\n\\nlast-without-newline'; echo err >&2"),
+                           [&](std::string_view l) { lines.emplace_back(l); });
+  ASSERT_TRUE(outcome.ok());
+  EXPECT_TRUE(outcome->ok());
+  EXPECT_EQ(lines, (std::vector<std::string>{"a", "bb", "", "last-without-newline"}));
+  EXPECT_EQ(outcome->stdout_lines, 4u);
+  EXPECT_EQ(outcome->stderr_tail, "err\n");
+}
+
+TEST(WorkerTest, PassesEnvironmentOverridesAndRemovals) {
+  setenv("DLCHECK_TEST_UNSET_ME", "present", 1);
+  WorkerSpec spec = Shell("echo \"$DLCHECK_TEST_SET=${DLCHECK_TEST_UNSET_ME:-gone}\"");
+  spec.env = {{"DLCHECK_TEST_SET", "value"}};
+  spec.unset_env = {"DLCHECK_TEST_UNSET_ME"};
+  std::string line;
+  auto outcome = RunWorker(spec, [&](std::string_view l) { line = l; });
+  ASSERT_TRUE(outcome.ok());
+  EXPECT_EQ(line, "value=gone");
+}
+
+TEST(WorkerTest, ReportsExitStatus) {
+  auto outcome = RunWorker(Shell("echo partial; exit 3"), [](std::string_view) {});
+  ASSERT_TRUE(outcome.ok());
+  EXPECT_TRUE(outcome->exited);
+  EXPECT_EQ(outcome->exit_code, 3);
+  EXPECT_EQ(outcome->stdout_lines, 1u);
+  EXPECT_EQ(outcome->Describe(1), "exited with status 3");
+}
+
+TEST(WorkerTest, ReportsTheSignalThatKilledIt) {
+  std::vector<std::string> lines;
+  auto outcome = RunWorker(Shell("echo before; kill -ILL $$; echo after"),
+                           [&](std::string_view l) { lines.emplace_back(l); });
+  ASSERT_TRUE(outcome.ok());
+  EXPECT_TRUE(outcome->signaled);
+  EXPECT_EQ(outcome->signal, SIGILL);
+  EXPECT_EQ(lines, (std::vector<std::string>{"before"})) << "what it did before must be kept";
+  EXPECT_EQ(outcome->Describe(1), "was killed by signal 4 (SIGILL)");
+}
+
+TEST(WorkerTest, KillsAWorkerThatHangs) {
+  std::vector<std::string> lines;
+  auto outcome = RunWorker(Shell("echo started; sleep 60", 0.5),
+                           [&](std::string_view l) { lines.emplace_back(l); });
+  ASSERT_TRUE(outcome.ok());
+  EXPECT_TRUE(outcome->timed_out);
+  EXPECT_FALSE(outcome->ok());
+  EXPECT_EQ(lines, (std::vector<std::string>{"started"}));
+  EXPECT_EQ(outcome->Describe(0.5), "timed out after 0.5 s and was killed");
+}
+
+TEST(WorkerTest, CutsOverlongLines) {
+  std::vector<std::size_t> sizes;
+  auto outcome = RunWorker(
+      Shell("head -c 2500 /dev/zero | tr '\\0' x; echo"),
+      [&](std::string_view l) { sizes.push_back(l.size()); }, 1000);
+  ASSERT_TRUE(outcome.ok());
+  EXPECT_EQ(sizes, (std::vector<std::size_t>{1000, 1000, 500}));
+}
+
+TEST(WorkerTest, AMissingProgramIsAClearError) {
+  auto outcome = RunWorker(WorkerSpec{.argv = {"/nonexistent/dlcheck"}}, [](std::string_view) {});
+  ASSERT_FALSE(outcome.ok());
+  EXPECT_EQ(outcome.status().code(), ExitCode::kWorkerFailed);
+  EXPECT_EQ(outcome.status().message(),
+            "cannot start worker /nonexistent/dlcheck: No such file or directory");
+}
+
+}  // namespace
+}  // namespace dlcheck::dispatch
