@@ -83,3 +83,45 @@ TEST(WorkerTest, AMissingProgramIsAClearError) {
 
 }  // namespace
 }  // namespace dlcheck::dispatch
+
+#include "dispatch/worker_protocol.h"
+
+namespace dlcheck::dispatch {
+namespace {
+
+TEST(WorkerProtocolTest, RoundTripsEveryKind) {
+  const auto layer = ParseWorkerLine(LayerLine("fc1", "forward"));
+  ASSERT_TRUE(layer);
+  EXPECT_EQ(layer->kind, WorkerMessage::Kind::kLayer);
+  EXPECT_EQ(layer->name, "fc1");
+  EXPECT_EQ(layer->value, "forward");
+
+  const auto phase = ParseWorkerLine(PhaseLine("traced"));
+  ASSERT_TRUE(phase);
+  EXPECT_EQ(phase->kind, WorkerMessage::Kind::kPhase);
+  EXPECT_EQ(phase->name, "traced");
+
+  const std::string fallback_line = FallbackLine("fc2", "no bf16, says oneDNN\n(unimplemented)");
+  EXPECT_EQ(fallback_line, "dlcheck_worker,fallback,fc2,no bf16, says oneDNN (unimplemented)");
+  const auto fallback = ParseWorkerLine(fallback_line);
+  ASSERT_TRUE(fallback);
+  EXPECT_EQ(fallback->kind, WorkerMessage::Kind::kFallback);
+  EXPECT_EQ(fallback->value, "no bf16, says oneDNN (unimplemented)");
+
+  const auto result = ParseWorkerLine(ResultLine("samples_per_s", "1234.5"));
+  ASSERT_TRUE(result);
+  EXPECT_EQ(result->kind, WorkerMessage::Kind::kResult);
+  EXPECT_EQ(result->name, "samples_per_s");
+  EXPECT_EQ(result->value, "1234.5");
+}
+
+TEST(WorkerProtocolTest, OtherLinesAreNotWorkerLines) {
+  EXPECT_FALSE(ParseWorkerLine("onednn_verbose,exec,cpu,reorder,jit:uni,undef,,,,1x2,0.01"));
+  EXPECT_FALSE(ParseWorkerLine("dlcheck_worker,"));
+  EXPECT_FALSE(ParseWorkerLine("dlcheck_worker,unknown,x"));
+  EXPECT_FALSE(ParseWorkerLine("dlcheck_worker,layer,"));
+  EXPECT_FALSE(ParseWorkerLine("prefix dlcheck_worker,phase,init"));
+}
+
+}  // namespace
+}  // namespace dlcheck::dispatch
