@@ -125,3 +125,25 @@ TEST(WorkerProtocolTest, OtherLinesAreNotWorkerLines) {
 
 }  // namespace
 }  // namespace dlcheck::dispatch
+
+#include "dispatch/peak.h"
+
+namespace dlcheck::dispatch {
+namespace {
+
+// Invariants only: wider vectors never measure slower than half the narrower ones (they do the
+// same work in fewer instructions), and every x86-64 machine dlcheck runs on has SSE4.1.
+TEST(PeakTest, MeasuresEverySupportedIsaInOrder) {
+  const auto peaks = MeasurePeak(0.01);
+  ASSERT_FALSE(peaks.empty());
+  EXPECT_EQ(peaks.front().isa, "sse41");
+  for (std::size_t i = 0; i < peaks.size(); ++i) {
+    EXPECT_GT(peaks[i].gflops, 0.1) << peaks[i].isa;
+    if (i > 0) {
+      EXPECT_GT(peaks[i].gflops, 0.5 * peaks[i - 1].gflops) << peaks[i].isa;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace dlcheck::dispatch
