@@ -298,7 +298,9 @@ StatusOr<Topology> LoadTopologyXml(const std::string& path) {
 }
 
 Status SaveLiveTopologyXml(const std::string& path) {
-  StatusOr<TopologyPtr> topology = NewTopology(/*with_io=*/true);
+  // No I/O devices: dlcheck reports none, and the PCI discovery of Debian's hwloc 2.9 leaks
+  // (~1 KiB per load inside the hwloc_pci plugin; LeakSanitizer fails the sanitizer build).
+  StatusOr<TopologyPtr> topology = NewTopology(/*with_io=*/false);
   if (!topology.ok()) return topology.status();
   hwloc_topology_t t = topology->get();
   if (hwloc_topology_load(t) != 0) {

@@ -77,8 +77,8 @@ StatusOr<Topology> LoadLiveTopology();
 /// 2.x cannot read) is an InputError with a one-line message that says what to do.
 StatusOr<Topology> LoadTopologyXml(const std::string& path);
 
-/// Writes the live topology (with I/O devices) as hwloc XML, loadable by LoadTopologyXml and by
-/// `lstopo --input`. A file that cannot be written is an InputError.
+/// Writes the live topology (CPUs, memory and caches; no I/O devices) as hwloc XML, loadable by
+/// LoadTopologyXml and by `lstopo --input`. A file that cannot be written is an InputError.
 Status SaveLiveTopologyXml(const std::string& path);
 
 }  // namespace dlcheck::detect
