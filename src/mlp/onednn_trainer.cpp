@@ -8,6 +8,8 @@
 // reordered to bf16 before each forward pass (after the update), activations and the gradients
 // flowing between layers are bf16.
 
+#include <oneapi/dnnl/dnnl_debug.h>
+
 #include <algorithm>
 #include <limits>
 #include <oneapi/dnnl/dnnl.hpp>
@@ -107,7 +109,7 @@ class OneDnnTrainer final : public Trainer {
               engine_);
           st.src = cur;
           st.dst = memory(st.relu_pd.dst_desc(), engine_);
-          Add(forward_, spec.name, "eltwise", "forward_training", st.relu_pd,
+          Add(forward_, spec.name, "forward_training", st.relu_pd,
               dnnl::eltwise_forward(st.relu_pd), {{DNNL_ARG_SRC, st.src}, {DNNL_ARG_DST, st.dst}});
           break;
         }
@@ -127,7 +129,7 @@ class OneDnnTrainer final : public Trainer {
           st.src = Convert(cur, st.pool_pd.src_desc(), forward_, spec.name);
           st.dst = memory(st.pool_pd.dst_desc(), engine_);
           st.workspace = memory(st.pool_pd.workspace_desc(), engine_);
-          Add(forward_, spec.name, "pooling", "forward_training", st.pool_pd,
+          Add(forward_, spec.name, "forward_training", st.pool_pd,
               dnnl::pooling_forward(st.pool_pd),
               {{DNNL_ARG_SRC, st.src}, {DNNL_ARG_DST, st.dst}, {DNNL_ARG_WORKSPACE, st.workspace}});
           break;
@@ -138,7 +140,7 @@ class OneDnnTrainer final : public Trainer {
               {dnnl::prop_kind::forward_training, cur.get_desc(), 1}, engine_);
           st.src = cur;
           st.dst = memory(st.loss_pd.dst_desc(), engine_);
-          Add(forward_, spec.name, "logsoftmax", "forward_training", st.loss_pd,
+          Add(forward_, spec.name, "forward_training", st.loss_pd,
               dnnl::logsoftmax_forward(st.loss_pd),
               {{DNNL_ARG_SRC, st.src}, {DNNL_ARG_DST, st.dst}});
           break;
@@ -218,10 +220,16 @@ class OneDnnTrainer final : public Trainer {
     if (observer_) observer_->OnLayer(layer, "create");
   }
 
-  void Add(std::vector<Op>& ops, const std::string& layer, const char* primitive,
-           const char* prop_kind, const dnnl::primitive_desc_base& pd, dnnl::primitive prim,
+  // Records the primitive under the name oneDNN's verbose lines give its kind, and the
+  // implementation oneDNN chose.
+  void Add(std::vector<Op>& ops, const std::string& layer, const char* prop_kind,
+           const dnnl::primitive_desc_base& pd, dnnl::primitive prim,
            std::unordered_map<int, memory> args) {
-    primitives_.push_back({layer, primitive, prop_kind, pd.impl_info_str()});
+    std::string kind = dnnl_prim_kind2str(dnnl::convert_to_c(pd.get_kind()));
+    // oneDNN 2.6 runs pooling and (log-)softmax as their v2 primitives and its verbose lines
+    // name them so; the descriptor's kind is the v1 name.
+    if (kind == "pooling" || kind == "softmax") kind += "_v2";
+    primitives_.push_back({layer, kind, prop_kind, pd.impl_info_str()});
     ops.push_back({layer, std::move(prim), std::move(args)});
   }
 
@@ -233,8 +241,7 @@ class OneDnnTrainer final : public Trainer {
     current_primitive_ = "reorder";
     memory to(want, engine_);
     dnnl::reorder::primitive_desc pd(from, to);
-    Add(ops, layer, "reorder", "undef", pd, dnnl::reorder(pd),
-        {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}});
+    Add(ops, layer, "undef", pd, dnnl::reorder(pd), {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}});
     return to;
   }
 
@@ -287,10 +294,10 @@ class OneDnnTrainer final : public Trainer {
                                          {DNNL_ARG_BIAS, st.bias_user},
                                          {DNNL_ARG_DST, st.dst}};
     if (ip) {
-      Add(forward_, spec.name, "inner_product", "forward_training", st.ip_pd,
-          dnnl::inner_product_forward(st.ip_pd), std::move(args));
+      Add(forward_, spec.name, "forward_training", st.ip_pd, dnnl::inner_product_forward(st.ip_pd),
+          std::move(args));
     } else {
-      Add(forward_, spec.name, "convolution", "forward_training", st.conv_pd,
+      Add(forward_, spec.name, "forward_training", st.conv_pd,
           dnnl::convolution_forward(st.conv_pd), std::move(args));
     }
   }
@@ -304,7 +311,7 @@ class OneDnnTrainer final : public Trainer {
                                                      engine_, st.loss_pd);
         const memory diff_dst = Convert(diff, pd.diff_dst_desc(), backward_, name);
         memory diff_src(pd.diff_src_desc(), engine_);
-        Add(backward_, name, "logsoftmax", "backward_data", pd, dnnl::logsoftmax_backward(pd),
+        Add(backward_, name, "backward_data", pd, dnnl::logsoftmax_backward(pd),
             {{DNNL_ARG_DST, st.dst}, {DNNL_ARG_DIFF_DST, diff_dst}, {DNNL_ARG_DIFF_SRC, diff_src}});
         return diff_src;
       }
@@ -315,7 +322,7 @@ class OneDnnTrainer final : public Trainer {
             engine_, st.relu_pd);
         const memory diff_dst = Convert(diff, pd.diff_dst_desc(), backward_, name);
         memory diff_src(pd.diff_src_desc(), engine_);
-        Add(backward_, name, "eltwise", "backward_data", pd, dnnl::eltwise_backward(pd),
+        Add(backward_, name, "backward_data", pd, dnnl::eltwise_backward(pd),
             {{DNNL_ARG_SRC, st.src}, {DNNL_ARG_DIFF_DST, diff_dst}, {DNNL_ARG_DIFF_SRC, diff_src}});
         return diff_src;
       }
@@ -333,7 +340,7 @@ class OneDnnTrainer final : public Trainer {
                                                   engine_, st.pool_pd);
         const memory diff_dst = Convert(diff, pd.diff_dst_desc(), backward_, name);
         memory diff_src(pd.diff_src_desc(), engine_);
-        Add(backward_, name, "pooling", "backward_data", pd, dnnl::pooling_backward(pd),
+        Add(backward_, name, "backward_data", pd, dnnl::pooling_backward(pd),
             {{DNNL_ARG_DIFF_DST, diff_dst},
              {DNNL_ARG_DIFF_SRC, diff_src},
              {DNNL_ARG_WORKSPACE, st.workspace}});
@@ -388,7 +395,7 @@ class OneDnnTrainer final : public Trainer {
       diff_dst_data = Convert(diff, diff_dst_want, backward_, name);
       const memory weights = Convert(st.weights_fwd, weights_want, backward_, name);
       diff_src = memory(diff_src_want, engine_);
-      Add(backward_, name, kind, "backward_data", pd_base, prim,
+      Add(backward_, name, "backward_data", pd_base, prim,
           {{DNNL_ARG_DIFF_DST, diff_dst_data},
            {DNNL_ARG_WEIGHTS, weights},
            {DNNL_ARG_DIFF_SRC, diff_src}});
@@ -423,7 +430,7 @@ class OneDnnTrainer final : public Trainer {
                                 : Convert(diff, diff_dst_want, backward_, name);
     const memory diff_weights(diff_weights_want, engine_);
     st.diff_bias = memory(diff_bias_md, engine_);
-    Add(backward_, name, kind, "backward_weights", pd_base, prim,
+    Add(backward_, name, "backward_weights", pd_base, prim,
         {{DNNL_ARG_SRC, src},
          {DNNL_ARG_DIFF_DST, diff_dst},
          {DNNL_ARG_DIFF_WEIGHTS, diff_weights},
@@ -438,7 +445,7 @@ class OneDnnTrainer final : public Trainer {
     current_primitive_ = "sum";
     dnnl::sum::primitive_desc pd(weights.get_desc(), {1.0f, -config_.lr},
                                  {weights.get_desc(), gradient.get_desc()}, engine_);
-    Add(update_, layer, "sum", "undef", pd, dnnl::sum(pd),
+    Add(update_, layer, "undef", pd, dnnl::sum(pd),
         {{DNNL_ARG_MULTIPLE_SRC, weights},
          {DNNL_ARG_MULTIPLE_SRC + 1, gradient},
          {DNNL_ARG_DST, weights}});

@@ -146,12 +146,16 @@ class ScalarTrainer final : public Trainer {
     return events;
   }
 
+  // Descriptors as oneDNN 2.6 prints them for the same primitive (its names: "pooling_v2",
+  // "softmax_v2"; src/wei/bia/dst also for backward), with the plain layouts the scalar
+  // kernels use.
   void DescribeEvents(ScalarLayer& layer) {
     const LayerSpec& spec = layer.spec;
     const std::string_view cdt = bf16_ ? "bf16" : "f32";
     const std::string_view out_dt = layer.bf16_out ? "bf16" : "f32";
     const std::string in_tag = Tag(spec.in);
     const std::string out_tag = Tag(spec.out);
+    const std::string none = "undef::undef::f0";
     auto init = [&](ScalarOpEvent& e, std::string primitive, std::string prop, std::string memory,
                     std::string aux, std::string problem) {
       e = ScalarOpEvent{spec.name,         "exec",         std::move(primitive), std::move(prop),
@@ -161,55 +165,57 @@ class ScalarTrainer final : public Trainer {
     switch (spec.kind) {
       case LayerKind::kInnerProduct:
       case LayerKind::kConvolution: {
-        const std::string primitive =
-            spec.kind == LayerKind::kInnerProduct ? "inner_product" : "convolution";
-        const std::string wei_tag = in_tag == "ab" ? "ab" : "abcd";
-        const std::string aux =
-            spec.kind == LayerKind::kConvolution ? "alg:convolution_direct" : "";
+        const bool ip = spec.kind == LayerKind::kInnerProduct;
+        const std::string primitive = ip ? "inner_product" : "convolution";
+        const std::string wei_tag = in_tag;
+        const std::string aux = ip ? "" : "alg:convolution_direct";
         init(layer.forward, primitive, "forward_training",
              Md("src", cdt, in_tag) + " " + Md("wei", cdt, wei_tag) + " " + Md("bia", "f32", "a") +
                  " " + Md("dst", out_dt, out_tag),
              aux, problem);
         init(layer.backward_data, primitive, "backward_data",
-             Md("diff_src", cdt, in_tag) + " " + Md("wei", cdt, wei_tag) + " " +
-                 Md("diff_dst", cdt, out_tag),
+             Md("src", cdt, in_tag) + " " + Md("wei", cdt, wei_tag) + " bia_" + none + " " +
+                 Md("dst", cdt, out_tag),
              aux, problem);
         init(layer.backward_weights, primitive, "backward_weights",
-             Md("src", cdt, in_tag) + " " + Md("diff_wei", "f32", wei_tag) + " " +
-                 Md("diff_bia", "f32", "a") + " " + Md("diff_dst", cdt, out_tag),
+             Md("src", cdt, in_tag) + " " + Md("wei", "f32", wei_tag) + " " +
+                 Md("bia", "f32", "a") + " " + Md("dst", cdt, out_tag),
              aux, problem);
-        const std::size_t weights = params_.weights[layer.param].size();
-        const std::size_t biases = params_.biases[layer.param].size();
-        const std::string sum_w = Md("src", "f32", "a") + " " + Md("dst", "f32", "a");
-        init(layer.update_weights, "sum", "undef", sum_w, "", std::to_string(weights));
-        init(layer.update_bias, "sum", "undef", sum_w, "", std::to_string(biases));
+        // The update is a sum over the weights' dims: O x I or O x I x KH x KW.
+        const Shape weights = ip ? Shape{spec.out.c, spec.in.c, spec.in.h, spec.in.w}
+                                 : Shape{spec.out.c, spec.in.c, spec.kernel, spec.kernel};
+        const std::string sum_w = Md("src", "f32", wei_tag) + " " + Md("src", "f32", wei_tag) +
+                                  " " + Md("dst", "f32", wei_tag);
+        const std::string sum_b =
+            Md("src", "f32", "a") + " " + Md("src", "f32", "a") + " " + Md("dst", "f32", "a");
+        init(layer.update_weights, "sum", "undef", sum_w, "", DimsString(weights));
+        init(layer.update_bias, "sum", "undef", sum_b, "", std::to_string(spec.out.c));
         break;
       }
       case LayerKind::kRelu:
         init(layer.forward, "eltwise", "forward_training",
-             Md("data", cdt, in_tag) + " " + Md("diff", "undef", "undef"),
-             "alg:eltwise_relu alpha:0 beta:0", problem);
+             Md("data", cdt, in_tag) + " diff_" + none, "alg:eltwise_relu alpha:0 beta:0", problem);
         init(layer.backward_data, "eltwise", "backward_data",
              Md("data", cdt, in_tag) + " " + Md("diff", cdt, in_tag),
              "alg:eltwise_relu alpha:0 beta:0", problem);
         break;
-      case LayerKind::kMaxPool:
-        init(
-            layer.forward, "pooling", "forward_training",
-            Md("src", cdt, in_tag) + " " + Md("dst", cdt, out_tag) + " " + Md("ws", "s32", out_tag),
-            "alg:pooling_max", problem);
-        init(layer.backward_data, "pooling", "backward_data",
-             Md("diff_src", cdt, in_tag) + " " + Md("diff_dst", cdt, out_tag) + " " +
-                 Md("ws", "s32", out_tag),
-             "alg:pooling_max", problem);
+      case LayerKind::kMaxPool: {
+        // The workspace holds s32 indices here (oneDNN's holds u8 window offsets).
+        const std::string memory =
+            Md("src", cdt, in_tag) + " " + Md("dst", cdt, out_tag) + " " + Md("ws", "s32", out_tag);
+        init(layer.forward, "pooling_v2", "forward_training", memory, "alg:pooling_max", problem);
+        init(layer.backward_data, "pooling_v2", "backward_data", memory, "alg:pooling_max",
+             problem);
         break;
+      }
       case LayerKind::kLoss:
-        init(layer.forward, "logsoftmax", "forward_training",
-             Md("src", "f32", "ab") + " " + Md("dst", "f32", "ab"), "axis:1", problem);
-        init(layer.backward_data, "logsoftmax", "backward_data",
-             Md("dst", "f32", "ab") + " " + Md("diff_src", "f32", "ab") + " " +
+        init(layer.forward, "softmax_v2", "forward_training",
+             Md("src", "f32", "ab") + " " + Md("dst", "f32", "ab"), "alg:softmax_log axis:1",
+             problem);
+        init(layer.backward_data, "softmax_v2", "backward_data",
+             Md("src", "f32", "ab") + " " + Md("dst", "f32", "ab") + " " +
                  Md("diff_dst", "f32", "ab"),
-             "axis:1", problem);
+             "alg:softmax_log axis:1", problem);
         break;
     }
   }

@@ -112,8 +112,8 @@ std::string ProblemString(const LayerSpec& layer) {
              "ow" + s(out.w) + "kw" + s(layer.kernel) + "sw" + s(layer.stride) + "dw0pw0";
     case LayerKind::kMaxPool:
       return "mb" + s(in.n) + "ic" + s(in.c) + "_ih" + s(in.h) + "oh" + s(out.h) + "kh" +
-             s(layer.kernel) + "sh" + s(layer.stride) + "ph0_iw" + s(in.w) + "ow" + s(out.w) +
-             "kw" + s(layer.kernel) + "sw" + s(layer.stride) + "pw0";
+             s(layer.kernel) + "sh" + s(layer.stride) + "dh0ph0_iw" + s(in.w) + "ow" + s(out.w) +
+             "kw" + s(layer.kernel) + "sw" + s(layer.stride) + "dw0pw0";
     case LayerKind::kRelu:
     case LayerKind::kLoss:
       return DimsString(in);

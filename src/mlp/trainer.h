@@ -29,12 +29,13 @@ struct ScalarOpEvent {
   std::string operation;  ///< "create" or "exec"
   std::string primitive;  ///< "inner_product", "convolution", "eltwise", "pooling",
                           ///< "logsoftmax", "sum"
-  std::string prop_kind;  ///< "forward_training", "backward_data", "backward_weights",
-                          ///< "backward" (eltwise, pooling, logsoftmax), "undef" (sum)
-  std::string memory;     ///< oneDNN-style descriptors: "src_f32::blocked:abcd:f0 ..."
-  std::string aux;        ///< "alg:eltwise_relu alpha:0 beta:0", "alg:pooling_max", ...
-  std::string problem;    ///< oneDNN-style problem: "mb100ic784oc128", "100x128", ...
-  double time_ms = 0;     ///< wall time of this op (creation: buffer set-up)
+  std::string
+      prop_kind;        ///< "forward_training", "backward_data", "backward_weights",
+                        ///< (eltwise, pooling and logsoftmax backward too), "undef" (sum, reorder)
+  std::string memory;   ///< oneDNN-style descriptors: "src_f32::blocked:abcd:f0 ..."
+  std::string aux;      ///< "alg:eltwise_relu alpha:0 beta:0", "alg:pooling_max", ...
+  std::string problem;  ///< oneDNN-style problem: "mb100ic784oc128", "100x128", ...
+  double time_ms = 0;   ///< wall time of this op (creation: buffer set-up)
 };
 /// The implementation name scalar events carry.
 inline constexpr std::string_view kScalarImplementation = "dlcheck:scalar";
