@@ -17,14 +17,21 @@ std::string_view Name(DType dtype) {
 }
 
 Status Validate(const ModelConfig& config) {
-  if (config.batch < 1) return UsageError("--batch must be at least 1");
+  if (config.batch < 1 || config.batch > kMaxBatch) {
+    return UsageError("--batch must be between 1 and " + std::to_string(kMaxBatch));
+  }
   if (!std::isfinite(config.lr) || config.lr <= 0) {
     return UsageError("--lr must be a positive number");
   }
   if (config.model == ModelKind::kMlp) {
     if (config.layers.empty()) return UsageError("--layers needs at least one layer size");
+    if (config.layers.size() > kMaxLayers) {
+      return UsageError("--layers takes at most " + std::to_string(kMaxLayers) + " layers");
+    }
     for (int size : config.layers) {
-      if (size < 1) return UsageError("--layers sizes must be positive integers");
+      if (size < 1 || size > kMaxLayerSize) {
+        return UsageError("--layers sizes must be between 1 and " + std::to_string(kMaxLayerSize));
+      }
     }
     if (config.layers.back() != kNumClasses) {
       return UsageError("--layers must end with 10, the number of classes");

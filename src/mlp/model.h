@@ -45,8 +45,14 @@ inline constexpr int kImageSide = 28;
 inline constexpr int kImageSize = kImageSide * kImageSide;
 inline constexpr int kNumClasses = 10;
 
-/// A usage error (exit code 2) when the configuration cannot be built: batch < 1, lr not
-/// finite and > 0, an empty or non-positive `--layers`, a last layer other than 10.
+/// Limits that keep a typo from asking for terabytes.
+inline constexpr int kMaxBatch = 16384;
+inline constexpr int kMaxLayerSize = 16384;
+inline constexpr std::size_t kMaxLayers = 32;
+
+/// A usage error (exit code 2) when the configuration cannot be built: batch outside
+/// 1..kMaxBatch, lr not finite and > 0, an empty `--layers` or one with more than kMaxLayers
+/// sizes or sizes outside 1..kMaxLayerSize, a last layer other than 10.
 Status Validate(const ModelConfig& config);
 
 /// The kind of one layer.

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <new>
 #include <oneapi/dnnl/dnnl.hpp>
 #include <unordered_map>
 
@@ -498,6 +499,7 @@ std::unique_ptr<Trainer> MakeOneDnnTrainer(const ModelConfig& config, Observer* 
       trainer->Build();
       return trainer;
     } catch (const dnnl::error& e) {
+      if (e.status == dnnl_out_of_memory) throw std::bad_alloc();
       failed_layer = trainer->current_layer();
       reason = "oneDNN cannot create " + trainer->current_primitive() + " (" +
                std::string(Name(config.dtype)) + "): " + StatusName(e.status) + " (" + e.what() +

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <new>
 
 #include "mlp/trainer_internal.h"
 
@@ -19,11 +20,17 @@ std::string ToVerboseLine(const ScalarOpEvent& e) {
 StatusOr<std::unique_ptr<Trainer>> MakeTrainer(Backend backend, const ModelConfig& config,
                                                Observer* observer) {
   if (Status status = Validate(config); !status.ok()) return status;
-  if (backend == Backend::kScalar) return internal::MakeScalarTrainer(config, observer, {});
-  std::vector<Fallback> fallbacks;
-  std::unique_ptr<Trainer> trainer = internal::MakeOneDnnTrainer(config, observer, fallbacks);
-  if (trainer) return trainer;
-  return internal::MakeScalarTrainer(config, observer, std::move(fallbacks));
+  try {
+    if (backend == Backend::kScalar) return internal::MakeScalarTrainer(config, observer, {});
+    std::vector<Fallback> fallbacks;
+    std::unique_ptr<Trainer> trainer = internal::MakeOneDnnTrainer(config, observer, fallbacks);
+    if (trainer) return trainer;
+    return internal::MakeScalarTrainer(config, observer, std::move(fallbacks));
+  } catch (const std::bad_alloc&) {
+    return Status(ExitCode::kUnsupported,
+                  "not enough memory for the " + std::string(Name(config.model)) + " with batch " +
+                      std::to_string(config.batch) + ": use a smaller --batch or --layers");
+  }
 }
 
 float Accuracy(Trainer& trainer, const Dataset& data) {

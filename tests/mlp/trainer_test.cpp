@@ -47,8 +47,12 @@ ModelConfig Cnn(int batch = 8) {
 TEST(ValidateTest, RejectsBadConfigurationsWithUsageErrors) {
   ModelConfig config = Mlp();
   config.batch = 0;
-  EXPECT_EQ(Validate(config).message(), "--batch must be at least 1");
+  EXPECT_EQ(Validate(config).message(), "--batch must be between 1 and 16384");
   EXPECT_EQ(Validate(config).code(), ExitCode::kUsage);
+  config.batch = 16385;
+  EXPECT_EQ(Validate(config).message(), "--batch must be between 1 and 16384");
+  config.batch = 16384;
+  EXPECT_TRUE(Validate(config).ok());
   config = Mlp();
   config.lr = 0;
   EXPECT_EQ(Validate(config).message(), "--lr must be a positive number");
@@ -58,7 +62,13 @@ TEST(ValidateTest, RejectsBadConfigurationsWithUsageErrors) {
   config.layers = {};
   EXPECT_EQ(Validate(config).message(), "--layers needs at least one layer size");
   config.layers = {128, 0, 10};
-  EXPECT_EQ(Validate(config).message(), "--layers sizes must be positive integers");
+  EXPECT_EQ(Validate(config).message(), "--layers sizes must be between 1 and 16384");
+  config.layers = {16385, 10};
+  EXPECT_EQ(Validate(config).message(), "--layers sizes must be between 1 and 16384");
+  config.layers = std::vector<int>(33, 10);
+  EXPECT_EQ(Validate(config).message(), "--layers takes at most 32 layers");
+  config.layers = std::vector<int>(32, 10);
+  EXPECT_TRUE(Validate(config).ok());
   config.layers = {128, 64};
   EXPECT_EQ(Validate(config).message(), "--layers must end with 10, the number of classes");
   StatusOr<std::unique_ptr<Trainer>> trainer = MakeTrainer(Backend::kOneDnn, config);
