@@ -494,16 +494,18 @@ std::unique_ptr<Trainer> MakeOneDnnTrainer(const ModelConfig& config, Observer* 
   if (!__builtin_cpu_supports("sse4.1")) {
     reason = "the CPU lacks SSE4.1, the minimum for oneDNN's CPU kernels";
   } else {
-    auto trainer = std::make_unique<OneDnnTrainer>(config, observer);
+    std::unique_ptr<OneDnnTrainer> trainer;
     try {
+      trainer = std::make_unique<OneDnnTrainer>(config, observer);
       trainer->Build();
       return trainer;
     } catch (const dnnl::error& e) {
       if (e.status == dnnl_out_of_memory) throw std::bad_alloc();
-      failed_layer = trainer->current_layer();
-      reason = "oneDNN cannot create " + trainer->current_primitive() + " (" +
-               std::string(Name(config.dtype)) + "): " + StatusName(e.status) + " (" + e.what() +
-               ")";
+      // Without a trainer, the CPU engine itself could not be created: every layer failed.
+      failed_layer = trainer ? trainer->current_layer() : "";
+      const std::string what = trainer ? trainer->current_primitive() : "a CPU engine";
+      reason = "oneDNN cannot create " + what + " (" + std::string(Name(config.dtype)) +
+               "): " + StatusName(e.status) + " (" + e.what() + ")";
     }
   }
   for (const LayerSpec& spec : specs) {

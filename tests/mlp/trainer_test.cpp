@@ -227,8 +227,9 @@ void RunCappedBf16AndExit() {
   if (!trainer.ok() || (*trainer)->backend() != Backend::kScalar) std::exit(1);
   const std::vector<Fallback> fallbacks = (*trainer)->fallbacks();
   if (fallbacks.size() != 6 || fallbacks[0].layer != "fc1") std::exit(2);
-  if (!fallbacks[0].reason.starts_with(
-          "oneDNN cannot create inner_product forward_training (bf16): unimplemented")) {
+  if (fallbacks[0].reason !=
+      "oneDNN cannot create inner_product forward_training (bf16): unimplemented (could not "
+      "create a primitive descriptor iterator)") {
     std::exit(3);
   }
   if (fallbacks[1].reason !=
