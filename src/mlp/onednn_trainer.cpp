@@ -160,8 +160,12 @@ class OneDnnTrainer final : public Trainer {
       BeginCreate(spec.name);
       diff = CreateBackward(spec, states_[i], diff);
     }
+    // A snapshot before the first step shows zeros, not whatever the allocator left.
+    Zero(logits_);
     for (std::size_t i = 0; i < specs_.size(); ++i) {
       if (!states_[i].weights_user) continue;
+      Zero(states_[i].diff_weights_user);
+      Zero(states_[i].diff_bias);
       BeginCreate(specs_[i].name);
       CreateUpdate(specs_[i].name, states_[i].weights_user, states_[i].diff_weights_user);
       CreateUpdate(specs_[i].name, states_[i].bias_user, states_[i].diff_bias);
@@ -211,6 +215,9 @@ class OneDnnTrainer final : public Trainer {
 
  private:
   static float* Data(const memory& m) { return static_cast<float*>(m.get_data_handle()); }
+  static void Zero(const memory& m) {
+    std::fill_n(Data(m), m.get_desc().get_size() / sizeof(float), 0.0f);
+  }
   static std::vector<float> Values(const memory& m) {
     const float* data = Data(m);
     return std::vector<float>(data, data + m.get_desc().get_size() / sizeof(float));

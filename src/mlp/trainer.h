@@ -27,11 +27,12 @@ namespace dlcheck::mlp {
 struct ScalarOpEvent {
   std::string layer;      ///< "fc1", "conv2", "loss", ...
   std::string operation;  ///< "create" or "exec"
-  std::string primitive;  ///< "inner_product", "convolution", "eltwise", "pooling",
-                          ///< "logsoftmax", "sum"
-  std::string
-      prop_kind;        ///< "forward_training", "backward_data", "backward_weights",
-                        ///< (eltwise, pooling and logsoftmax backward too), "undef" (sum, reorder)
+  /// oneDNN 2.6's names: "inner_product", "convolution", "eltwise", "pooling_v2",
+  /// "softmax_v2" (log-softmax), "sum" (the SGD update).
+  std::string primitive;
+  /// "forward_training", "backward_data" (also eltwise, pooling and softmax backward),
+  /// "backward_weights", "undef" (sum).
+  std::string prop_kind;
   std::string memory;   ///< oneDNN-style descriptors: "src_f32::blocked:abcd:f0 ..."
   std::string aux;      ///< "alg:eltwise_relu alpha:0 beta:0", "alg:pooling_max", ...
   std::string problem;  ///< oneDNN-style problem: "mb100ic784oc128", "100x128", ...
@@ -65,7 +66,7 @@ struct Fallback {
 /// A oneDNN primitive the trainer created: which implementation oneDNN chose.
 struct PrimitiveInfo {
   std::string layer;
-  std::string primitive;       ///< "inner_product", "reorder", ...
+  std::string primitive;       ///< as oneDNN's verbose lines name it: "inner_product", "reorder"
   std::string prop_kind;       ///< as in ScalarOpEvent
   std::string implementation;  ///< oneDNN's impl_info_str, e.g. "brgemm:avx512_core"
 };
@@ -99,7 +100,7 @@ class Trainer {
   /// call. Batches smaller than config().batch are padded internally; of a larger batch only
   /// the first config().batch samples are used.
   virtual std::span<const float> Forward(const Batch& batch) = 0;
-  /// Logits, loss and gradients of the last Step (before its update).
+  /// Logits, loss and gradients of the last Step (before its update); zeros before the first.
   virtual Snapshot TakeSnapshot() const = 0;
   /// Layers that fell back to scalar kernels, with the reason (empty for kScalar asked).
   virtual std::vector<Fallback> fallbacks() const = 0;
@@ -124,7 +125,8 @@ float Accuracy(Trainer& trainer, const Dataset& data);
 /// snapshots do not have the same tensors and sizes.
 struct Deviation {
   double value = 0;
-  std::string tensor;  ///< where the maximum is: "loss", "logits", "fc1.weight.grad", ...
+  std::string tensor;  ///< where the maximum is: "loss", "logits", "fc1.weight.grad", ...;
+                       ///< empty when the snapshots are equal
 };
 Deviation CompareSnapshots(const Snapshot& a, const Snapshot& b);
 double MaxDeviation(const Snapshot& a, const Snapshot& b);

@@ -346,6 +346,25 @@ TEST(ObserverTest, ScalarEventsDescribeEachOpLikeOneDnn) {
   EXPECT_EQ(last.problem, "10");
 }
 
+TEST(SnapshotTest, ZerosBeforeTheFirstStepThenNamedTensorsInModelOrder) {
+  for (Backend backend : {Backend::kOneDnn, Backend::kScalar}) {
+    std::unique_ptr<Trainer> trainer = Make(backend, Cnn(2));
+    Snapshot before = trainer->TakeSnapshot();
+    EXPECT_EQ(before.loss, 0.0f);
+    std::vector<std::string> names;
+    for (const Tensor& t : before.tensors) {
+      names.push_back(t.name);
+      for (float v : t.values) ASSERT_EQ(v, 0.0f) << t.name;
+    }
+    EXPECT_EQ(names,
+              (std::vector<std::string>{"logits", "conv1.weight.grad", "conv1.bias.grad",
+                                        "conv2.weight.grad", "conv2.bias.grad", "fc1.weight.grad",
+                                        "fc1.bias.grad", "fc2.weight.grad", "fc2.bias.grad"}));
+    EXPECT_EQ(before.tensors[0].values.size(), 2u * kNumClasses);
+    EXPECT_EQ(before.tensors[5].values.size(), 500u * 800);
+  }
+}
+
 TEST(StepTest, RejectsABatchOfAnotherSize) {
   for (Backend backend : {Backend::kOneDnn, Backend::kScalar}) {
     std::unique_ptr<Trainer> trainer = Make(backend, Mlp(8));
