@@ -7,6 +7,7 @@
 //   std::vector<LayerSpec> layers = DescribeModel(config);   // conv1, relu1, pool1, ...
 //   Parameters params = InitialParameters(config);           // identical for every backend
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
