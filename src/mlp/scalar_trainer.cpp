@@ -43,7 +43,9 @@ class ScalarTrainer final : public Trainer {
         bf16_(config.dtype == DType::kBf16) {
     input_.resize(static_cast<std::size_t>(config.batch) * kImageSize);
     int param = 0;
-    for (const LayerSpec& spec : specs_) {
+    for (std::size_t i = 0; i < specs_.size(); ++i) {
+      const LayerSpec& spec = specs_[i];
+      const bool logits = i + 2 == specs_.size();  // the last inner product, before the loss
       Notify(spec.name, "create");
       const Clock::time_point start = Clock::now();
       ScalarLayer layer;
@@ -57,9 +59,8 @@ class ScalarTrainer final : public Trainer {
         compute_weights_.push_back(params_.weights[layer.param]);
       }
       if (spec.kind == LayerKind::kMaxPool) layer.argmax.resize(spec.out.Size());
-      // The last inner product writes f32 logits (as the oneDNN trainer asks for).
-      layer.bf16_out =
-          bf16_ && spec.kind != LayerKind::kLoss && &spec != &specs_[specs_.size() - 2];
+      // Logits and log-probabilities stay f32, as in the oneDNN trainer.
+      layer.bf16_out = bf16_ && !logits && spec.kind != LayerKind::kLoss;
       DescribeEvents(layer);
       const double ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
       for (ScalarOpEvent* event : Events(layer)) {
