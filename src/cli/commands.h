@@ -11,6 +11,7 @@
 namespace dlcheck::cli {
 
 void SetupPlatform(CLI::App& app, int& exit_code);
+void SetupWorker(CLI::App& app, int& exit_code);
 
 /// Adds `--format table|csv|json` to a subcommand (and `trace` where the command has a timeline).
 void AddFormatOption(CLI::App& sub, report::Format& format, bool allow_trace = false);

@@ -1,0 +1,182 @@
+#include "dispatch/model_worker.h"
+
+#include <fmt/format.h>
+#include <oneapi/dnnl/dnnl.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+
+#include "dispatch/worker_protocol.h"
+#include "mlp/dataset.h"
+#include "mlp/trainer.h"
+
+namespace dlcheck::dispatch {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+void Emit(const std::string& line) {
+  std::fputs(line.c_str(), stdout);
+  std::fputc('\n', stdout);
+}
+
+void Result(const char* key, const std::string& value) {
+  Emit(ResultLine(key, value));
+}
+void Result(const char* key, double value) {
+  Result(key, fmt::format("{:.6g}", value));
+}
+
+// Prints a worker line before each layer's work and the scalar kernels' events, but only while
+// tracing: in timed steps it stays silent so that throughput is measured without it.
+class TracingObserver : public mlp::Observer {
+ public:
+  void set_tracing(bool on) { tracing_ = on; }
+  void OnLayer(std::string_view layer, std::string_view phase) override {
+    if (tracing_) Emit(LayerLine(layer, phase));
+  }
+  void OnScalarOp(const mlp::ScalarOpEvent& event) override {
+    if (tracing_) Emit(mlp::ToVerboseLine(event));
+  }
+
+ private:
+  bool tracing_ = true;
+};
+
+// oneDNN's verbose level follows the tracing switch; the environment's level (set by the parent)
+// applies to primitive creation.
+void SetTracing(TracingObserver& observer, bool on, int level) {
+  observer.set_tracing(on);
+  dnnl_set_verbose(on ? level : 0);
+}
+
+int Fail(const Status& status) {
+  std::fflush(stdout);
+  std::fprintf(stderr, "dlcheck: %s\n", status.message().c_str());
+  return ToInt(status.code());
+}
+
+}  // namespace
+
+std::vector<std::string> WorkerArguments(const ModelRunOptions& o) {
+  std::string layers;
+  for (int l : o.model.layers) layers += (layers.empty() ? "" : ",") + std::to_string(l);
+  std::vector<std::string> args = {"worker",
+                                   "--model",
+                                   std::string(mlp::Name(o.model.model)),
+                                   "--layers",
+                                   layers,
+                                   "--batch",
+                                   std::to_string(o.model.batch),
+                                   "--lr",
+                                   fmt::format("{}", o.model.lr),
+                                   "--seed",
+                                   std::to_string(o.model.seed),
+                                   "--dtype",
+                                   std::string(mlp::Name(o.model.dtype)),
+                                   "--backend",
+                                   std::string(mlp::Name(o.backend)),
+                                   "--warmup",
+                                   std::to_string(o.warmup),
+                                   "--iters",
+                                   std::to_string(o.iters),
+                                   "--traced",
+                                   std::to_string(o.traced)};
+  if (!o.data_dir.empty()) {
+    args.push_back("--data");
+    args.push_back(o.data_dir);
+  }
+  return args;
+}
+
+int RunModelWorker(const ModelRunOptions& options) {
+  // Line-buffered, so that what was done before a crash reaches the parent.
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
+  const mlp::ModelConfig& config = options.model;
+  // The level the parent asked for in the environment; tracing phases use it.
+  int level = 2;
+  if (const char* env = std::getenv("ONEDNN_VERBOSE")) level = std::atoi(env);
+  if (level <= 0) level = 2;
+
+  // Data first: a bad --data directory is the user's error, reported before any work.
+  mlp::Dataset train, test;
+  if (!options.data_dir.empty()) {
+    auto sets = mlp::LoadIdx(options.data_dir);
+    if (!sets.ok()) return Fail(sets.status());
+    train = std::move(sets->train);
+    test = std::move(sets->test);
+  } else {
+    const int steps = 1 + options.warmup + options.iters + options.traced;
+    const int samples = std::min(std::max(config.batch * 10, 1000), config.batch * steps);
+    train = mlp::MakeSyntheticData(std::max(samples, config.batch), config.seed);
+  }
+  if (train.size() < config.batch) {
+    return Fail(InputError(fmt::format("the training set has {} samples, fewer than --batch {}",
+                                       train.size(), config.batch)));
+  }
+  Result(result_key::kTrainSamples, std::to_string(train.size()));
+
+  TracingObserver observer;
+  Emit(PhaseLine("init"));
+  SetTracing(observer, true, level);
+  auto made = mlp::MakeTrainer(options.backend, config, &observer);
+  if (!made.ok()) return Fail(made.status());
+  mlp::Trainer& trainer = **made;
+  for (const auto& f : trainer.fallbacks()) Emit(FallbackLine(f.layer, f.reason));
+  Result(result_key::kBackend, std::string(mlp::Name(trainer.backend())));
+  SetTracing(observer, false, level);
+
+  // The reference: the same first step on the scalar kernels, from the same initial weights.
+  Emit(PhaseLine("reference"));
+  int step = 0;
+  const float loss_first = trainer.Step(mlp::GetBatch(train, step++, config.batch));
+  if (trainer.backend() == mlp::Backend::kOneDnn) {
+    auto scalar = mlp::MakeTrainer(mlp::Backend::kScalar, config, nullptr);
+    if (!scalar.ok()) return Fail(scalar.status());
+    (*scalar)->Step(mlp::GetBatch(train, 0, config.batch));
+    const mlp::Deviation d =
+        mlp::CompareSnapshots(trainer.TakeSnapshot(), (*scalar)->TakeSnapshot());
+    Result(result_key::kMaxDeviation, d.value);
+    Result(result_key::kDeviationTensor, d.tensor.empty() ? "-" : d.tensor);
+    Result(result_key::kTolerance, mlp::Tolerance(config.dtype));
+  }
+  Result(result_key::kLossFirst, loss_first);
+
+  Emit(PhaseLine("warmup"));
+  for (int i = 0; i < options.warmup; ++i) trainer.Step(mlp::GetBatch(train, step++, config.batch));
+
+  Emit(PhaseLine("timed"));
+  std::fflush(stdout);
+  float loss = loss_first;
+  const auto timed_start = Clock::now();
+  for (int i = 0; i < options.iters; ++i) {
+    loss = trainer.Step(mlp::GetBatch(train, step++, config.batch));
+  }
+  const double timed_s = std::chrono::duration<double>(Clock::now() - timed_start).count();
+  if (options.iters > 0) {
+    Result(result_key::kSamplesPerS, options.iters * config.batch / timed_s);
+    Result(result_key::kStepMsTimed, timed_s * 1e3 / options.iters);
+  }
+
+  Emit(PhaseLine("traced"));
+  SetTracing(observer, true, level);
+  const auto traced_start = Clock::now();
+  for (int i = 0; i < options.traced; ++i) {
+    loss = trainer.Step(mlp::GetBatch(train, step++, config.batch));
+  }
+  const double traced_s = std::chrono::duration<double>(Clock::now() - traced_start).count();
+  SetTracing(observer, false, level);
+  if (options.traced > 0) Result(result_key::kStepMsTraced, traced_s * 1e3 / options.traced);
+  Result(result_key::kLossLast, loss);
+
+  if (test.size() > 0) {
+    Emit(PhaseLine("evaluate"));
+    Result(result_key::kTestAccuracy, mlp::Accuracy(trainer, test));
+  }
+  Emit(PhaseLine("done"));
+  std::fflush(stdout);
+  return 0;
+}
+
+}  // namespace dlcheck::dispatch
