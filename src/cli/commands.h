@@ -12,8 +12,8 @@ namespace dlcheck::cli {
 
 void SetupPlatform(CLI::App& app, int& exit_code);
 
-/// Adds `--format table|csv|json` to a subcommand.
-void AddFormatOption(CLI::App& sub, report::Format& format);
+/// Adds `--format table|csv|json` to a subcommand (and `trace` where the command has a timeline).
+void AddFormatOption(CLI::App& sub, report::Format& format, bool allow_trace = false);
 
 /// Prints `dlcheck: <message>` on stderr.
 void PrintError(const std::string& message);

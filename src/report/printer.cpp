@@ -32,6 +32,7 @@ std::optional<Format> ParseFormat(std::string_view name) {
   if (name == "table") return Format::kTable;
   if (name == "csv") return Format::kCsv;
   if (name == "json") return Format::kJson;
+  if (name == "trace") return Format::kTrace;
   return std::nullopt;
 }
 
@@ -43,6 +44,8 @@ std::string_view FormatName(Format format) {
       return "csv";
     case Format::kJson:
       return "json";
+    case Format::kTrace:
+      return "trace";
   }
   return "table";
 }
@@ -57,6 +60,9 @@ void Print(const Report& report, Format format, std::ostream& out) {
       break;
     case Format::kJson:
       PrintJson(report, out);
+      break;
+    case Format::kTrace:
+      PrintTrace(report, out);
       break;
   }
 }
@@ -79,6 +85,7 @@ std::unique_ptr<RowStream> StartRowStream(Format format, std::ostream& out, cons
     case Format::kCsv:
       return StartCsvStream(out, stream);
     case Format::kJson:
+    case Format::kTrace:  // a streamed table has no trace shape; JSON is the closest
       return StartJsonStream(out, head, stream);
   }
   return nullptr;

@@ -19,9 +19,9 @@
 
 namespace dlcheck::report {
 
-enum class Format { kTable, kCsv, kJson };
+enum class Format { kTable, kCsv, kJson, kTrace };
 
-/// "table", "csv", "json" -> Format; anything else -> nullopt.
+/// "table", "csv", "json", "trace" -> Format; anything else -> nullopt.
 std::optional<Format> ParseFormat(std::string_view name);
 std::string_view FormatName(Format format);
 
@@ -32,6 +32,12 @@ void PrintTable(const Report& report, std::ostream& out);
 void PrintCsv(const Report& report, std::ostream& out);
 /// One JSON document: schema_version, command, dlcheck_version, sections, tables, findings.
 void PrintJson(const Report& report, std::ostream& out);
+
+/// Chrome trace JSON (chrome://tracing, Perfetto): one complete ("X") event per row of the table
+/// named `trace`, whose first columns are name, category, ts_us, dur_us, thread; every further
+/// column becomes an argument of the event. A report without that table prints no events.
+void PrintTrace(const Report& report, std::ostream& out);
+inline constexpr std::string_view kTraceTable = "trace";
 
 /// Text of a value as the table and CSV printers show it (null: `null_text`).
 std::string ValueText(const Value& value, std::string_view null_text, std::string_view yes,

@@ -43,5 +43,11 @@ TEST(CliTest, UnknownFormatIsAUsageError) {
   EXPECT_NE(r.err.find("xml"), std::string::npos) << r.err;
 }
 
+TEST(CliTest, TraceFormatIsOnlyForCommandsWithATimeline) {
+  const auto r = RunDlcheck({"platform", "--format", "trace"});
+  EXPECT_EQ(r.exit_code, ToInt(ExitCode::kUsage));
+  EXPECT_NE(r.err.find("trace"), std::string::npos) << r.err;
+}
+
 }  // namespace
 }  // namespace dlcheck

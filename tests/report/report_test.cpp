@@ -136,5 +136,27 @@ TEST(StreamTest, CsvStreamHasHeaderAndRows) {
   EXPECT_EQ(out.str(), "line,text\r\n1,\"a,b\"\r\n");
 }
 
+TEST(TraceTest, OneCompleteEventPerTraceRow) {
+  Report r;
+  r.command = "verbose";
+  Table& t = r.AddTable(std::string(kTraceTable),
+                        {"name", "category", "ts_us", "dur_us", "thread", "layer", "shape"});
+  t.rows.push_back({"inner_product", "exec", Value(10.0), Value(2.5), 1, "fc1", Value()});
+  t.rows.push_back({"eltwise", "exec", 13, Value(0.5), 1, "relu1", "mb100ic128"});
+  std::ostringstream out;
+  Print(r, Format::kTrace, out);
+  const auto doc = nlohmann::json::parse(out.str());
+  ASSERT_EQ(doc["traceEvents"].size(), 2u);
+  const auto& e = doc["traceEvents"][0];
+  EXPECT_EQ(e["ph"], "X");
+  EXPECT_EQ(e["name"], "inner_product");
+  EXPECT_DOUBLE_EQ(e["ts"].get<double>(), 10.0);
+  EXPECT_DOUBLE_EQ(e["dur"].get<double>(), 2.5);
+  EXPECT_EQ(e["args"]["layer"], "fc1");
+  EXPECT_FALSE(e["args"].contains("shape")) << "null arguments are left out";
+  EXPECT_EQ(doc["traceEvents"][1]["args"]["shape"], "mb100ic128");
+  EXPECT_DOUBLE_EQ(doc["traceEvents"][1]["ts"].get<double>(), 13.0);
+}
+
 }  // namespace
 }  // namespace dlcheck::report

@@ -1,0 +1,149 @@
+#include "dispatch/worker.h"
+
+#include <gtest/gtest.h>
+
+#include <csignal>
+
+namespace dlcheck::dispatch {
+namespace {
+
+WorkerSpec Shell(const std::string& script, double timeout_s = 30) {
+  return WorkerSpec{.argv = {"/bin/sh", "-c", script}, .timeout_s = timeout_s};
+}
+
+TEST(WorkerTest, HandsOnEveryLineInOrder) {
+  std::vector<std::string> lines;
+  auto outcome = RunWorker(Shell("printf 'a\\nbb\\r\\n\\nlast-without-newline'; echo err >&2"),
+                           [&](std::string_view l) { lines.emplace_back(l); });
+  ASSERT_TRUE(outcome.ok());
+  EXPECT_TRUE(outcome->ok());
+  EXPECT_EQ(lines, (std::vector<std::string>{"a", "bb", "", "last-without-newline"}));
+  EXPECT_EQ(outcome->stdout_lines, 4u);
+  EXPECT_EQ(outcome->stderr_tail, "err\n");
+}
+
+TEST(WorkerTest, PassesEnvironmentOverridesAndRemovals) {
+  setenv("DLCHECK_TEST_UNSET_ME", "present", 1);
+  WorkerSpec spec = Shell("echo \"$DLCHECK_TEST_SET=${DLCHECK_TEST_UNSET_ME:-gone}\"");
+  spec.env = {{"DLCHECK_TEST_SET", "value"}};
+  spec.unset_env = {"DLCHECK_TEST_UNSET_ME"};
+  std::string line;
+  auto outcome = RunWorker(spec, [&](std::string_view l) { line = l; });
+  ASSERT_TRUE(outcome.ok());
+  EXPECT_EQ(line, "value=gone");
+}
+
+TEST(WorkerTest, ReportsExitStatus) {
+  auto outcome = RunWorker(Shell("echo partial; exit 3"), [](std::string_view) {});
+  ASSERT_TRUE(outcome.ok());
+  EXPECT_TRUE(outcome->exited);
+  EXPECT_EQ(outcome->exit_code, 3);
+  EXPECT_EQ(outcome->stdout_lines, 1u);
+  EXPECT_EQ(outcome->Describe(1), "exited with status 3");
+}
+
+TEST(WorkerTest, ReportsTheSignalThatKilledIt) {
+  std::vector<std::string> lines;
+  auto outcome = RunWorker(Shell("echo before; kill -ILL $$; echo after"),
+                           [&](std::string_view l) { lines.emplace_back(l); });
+  ASSERT_TRUE(outcome.ok());
+  EXPECT_TRUE(outcome->signaled);
+  EXPECT_EQ(outcome->signal, SIGILL);
+  EXPECT_EQ(lines, (std::vector<std::string>{"before"})) << "what it did before must be kept";
+  EXPECT_EQ(outcome->Describe(1), "was killed by signal 4 (SIGILL)");
+}
+
+TEST(WorkerTest, KillsAWorkerThatHangs) {
+  std::vector<std::string> lines;
+  auto outcome = RunWorker(Shell("echo started; sleep 60", 0.5),
+                           [&](std::string_view l) { lines.emplace_back(l); });
+  ASSERT_TRUE(outcome.ok());
+  EXPECT_TRUE(outcome->timed_out);
+  EXPECT_FALSE(outcome->ok());
+  EXPECT_EQ(lines, (std::vector<std::string>{"started"}));
+  EXPECT_EQ(outcome->Describe(0.5), "timed out after 0.5 s and was killed");
+}
+
+TEST(WorkerTest, CutsOverlongLines) {
+  std::vector<std::size_t> sizes;
+  auto outcome = RunWorker(
+      Shell("head -c 2500 /dev/zero | tr '\\0' x; echo"),
+      [&](std::string_view l) { sizes.push_back(l.size()); }, 1000);
+  ASSERT_TRUE(outcome.ok());
+  EXPECT_EQ(sizes, (std::vector<std::size_t>{1000, 1000, 500}));
+}
+
+TEST(WorkerTest, AMissingProgramIsAClearError) {
+  auto outcome = RunWorker(WorkerSpec{.argv = {"/nonexistent/dlcheck"}}, [](std::string_view) {});
+  ASSERT_FALSE(outcome.ok());
+  EXPECT_EQ(outcome.status().code(), ExitCode::kWorkerFailed);
+  EXPECT_EQ(outcome.status().message(),
+            "cannot start worker /nonexistent/dlcheck: No such file or directory");
+}
+
+}  // namespace
+}  // namespace dlcheck::dispatch
+
+#include "dispatch/worker_protocol.h"
+
+namespace dlcheck::dispatch {
+namespace {
+
+TEST(WorkerProtocolTest, RoundTripsEveryKind) {
+  const auto layer = ParseWorkerLine(LayerLine("fc1", "forward"));
+  ASSERT_TRUE(layer);
+  EXPECT_EQ(layer->kind, WorkerMessage::Kind::kLayer);
+  EXPECT_EQ(layer->name, "fc1");
+  EXPECT_EQ(layer->value, "forward");
+
+  const auto phase = ParseWorkerLine(PhaseLine("traced"));
+  ASSERT_TRUE(phase);
+  EXPECT_EQ(phase->kind, WorkerMessage::Kind::kPhase);
+  EXPECT_EQ(phase->name, "traced");
+
+  const std::string fallback_line = FallbackLine("fc2", "no bf16, says oneDNN\n(unimplemented)");
+  EXPECT_EQ(fallback_line, "dlcheck_worker,fallback,fc2,no bf16, says oneDNN (unimplemented)");
+  const auto fallback = ParseWorkerLine(fallback_line);
+  ASSERT_TRUE(fallback);
+  EXPECT_EQ(fallback->kind, WorkerMessage::Kind::kFallback);
+  EXPECT_EQ(fallback->value, "no bf16, says oneDNN (unimplemented)");
+
+  const auto result = ParseWorkerLine(ResultLine("samples_per_s", "1234.5"));
+  ASSERT_TRUE(result);
+  EXPECT_EQ(result->kind, WorkerMessage::Kind::kResult);
+  EXPECT_EQ(result->name, "samples_per_s");
+  EXPECT_EQ(result->value, "1234.5");
+}
+
+TEST(WorkerProtocolTest, OtherLinesAreNotWorkerLines) {
+  EXPECT_FALSE(ParseWorkerLine("onednn_verbose,exec,cpu,reorder,jit:uni,undef,,,,1x2,0.01"));
+  EXPECT_FALSE(ParseWorkerLine("dlcheck_worker,"));
+  EXPECT_FALSE(ParseWorkerLine("dlcheck_worker,unknown,x"));
+  EXPECT_FALSE(ParseWorkerLine("dlcheck_worker,layer,"));
+  EXPECT_FALSE(ParseWorkerLine("prefix dlcheck_worker,phase,init"));
+}
+
+}  // namespace
+}  // namespace dlcheck::dispatch
+
+#include "dispatch/peak.h"
+
+namespace dlcheck::dispatch {
+namespace {
+
+// Invariants only: wider vectors never measure slower than half the narrower ones (they do the
+// same work in fewer instructions), and every x86-64 machine dlcheck runs on has SSE4.1.
+TEST(PeakTest, MeasuresEverySupportedIsaInOrder) {
+  const auto peaks = MeasurePeak(0.01);
+  ASSERT_FALSE(peaks.empty());
+  EXPECT_EQ(peaks.front().isa, "sse41");
+  for (std::size_t i = 0; i < peaks.size(); ++i) {
+    EXPECT_GT(peaks[i].gflops, 0.1) << peaks[i].isa;
+    if (i > 0) {
+      EXPECT_GT(peaks[i].gflops, 0.5 * peaks[i - 1].gflops) << peaks[i].isa;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace dlcheck::dispatch
