@@ -33,7 +33,13 @@ void AddPlatform(const detect::PlatformInfo& info, report::Report& report) {
       .Add("hypervisor_vendor", TextOrNull(info.cpu.hypervisor_vendor))
       .Add("logical_cpus", info.logical_cpus)
       .Add("xcr0", info.xcr0 ? report::Value(fmt::format("{:#x}", *info.xcr0)) : report::Value())
+      .Add("xsave_supported", fmt::format("{:#x}", info.xsave_supported))
       .Add("amx_permission", Optional(info.amx_permission))
+      .Add("amx_tiles",
+           info.amx_palette
+               ? report::Value(fmt::format("{} x {} rows x {} bytes", info.amx_palette->tiles,
+                                           info.amx_palette->rows, info.amx_palette->bytes_per_row))
+               : report::Value())
       .Add("libcpuid_version", info.libcpuid_version);
   report::Table& kinds =
       cpu.AddTable("core_kinds", {"kind", "logical_cpus", "same_features"}, "Core kinds");

@@ -326,6 +326,23 @@ FeatureSet DecodeFeatures(const CpuidSource& source) {
   return bits;
 }
 
+std::uint64_t XsaveSupported(const CpuidSource& source) {
+  if (source.Query(0, 0).eax < 0xD) return 0;
+  const CpuidRegs r = source.Query(0xD, 0);
+  return std::uint64_t{r.edx} << 32 | r.eax;
+}
+
+std::optional<AmxPalette> DecodeAmxPalette(const CpuidSource& source) {
+  if (source.Query(0, 0).eax < 0x1D || source.Query(0x1D, 0).eax < 1) return std::nullopt;
+  const CpuidRegs r = source.Query(0x1D, 1);
+  AmxPalette palette;
+  palette.bytes_per_row = static_cast<int>(r.ebx & 0xFFFF);
+  palette.tiles = static_cast<int>(r.ebx >> 16);
+  palette.rows = static_cast<int>(r.ecx & 0xFFFF);
+  if (palette.tiles == 0) return std::nullopt;
+  return palette;
+}
+
 FeatureSet OsEnablement(const FeatureSet& features, std::uint64_t xcr0,
                         std::optional<bool> amx_permission) {
   const bool avx_state = (xcr0 & 0x6u) == 0x6u;

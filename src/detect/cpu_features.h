@@ -55,6 +55,19 @@ std::string Microarchitecture(std::string_view vendor, int family, int model, in
 /// The CPUID bits, decoded from leaves 1, 7.0, 7.1 and 80000001h.
 FeatureSet DecodeFeatures(const CpuidSource& source);
 
+/// The XCR0 bits the CPU can enable (leaf 0Dh subleaf 0, EDX:EAX); 0 without leaf 0Dh.
+std::uint64_t XsaveSupported(const CpuidSource& source);
+
+/// AMX tile geometry of palette 1 (leaf 1Dh subleaf 1).
+struct AmxPalette {
+  int tiles = 0;          ///< max tile names
+  int rows = 0;           ///< max rows per tile
+  int bytes_per_row = 0;  ///< max bytes per row
+};
+
+/// Palette 1, or nullopt when the CPU reports no AMX palette (leaf 1Dh absent or empty).
+std::optional<AmxPalette> DecodeAmxPalette(const CpuidSource& source);
+
 /// Whether the OS enabled the state each feature in `features` needs, from XCR0 and the AMX
 /// permission (nullopt: unknown, counted as not granted only when XCR0 already says no).
 FeatureSet OsEnablement(const FeatureSet& features, std::uint64_t xcr0,

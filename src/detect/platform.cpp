@@ -90,6 +90,24 @@ void LibcpuidFindings(PlatformInfo& info, const FeatureSet& cpuid) {
   }
 }
 
+void XsaveFindings(PlatformInfo& info, const FeatureSet& cpuid) {
+  // The CPU itself (leaf 0Dh) must offer the state its feature bits need, or no OS can enable it.
+  const std::uint64_t can = info.xsave_supported;
+  if (cpuid.at("avx512f") && (can & 0xE0u) != 0xE0u) {
+    AddFinding(info, Severity::kWarning, "xsave-lacks-avx512-state",
+               fmt::format("CPUID leaf 7 reports AVX-512 but leaf 0Dh offers no AVX-512 register "
+                           "state (supported XCR0 bits {:#x}): no OS can enable it; a hypervisor "
+                           "is probably passing an inconsistent CPU model",
+                           can));
+  }
+  if (cpuid.at("amx_tile") && ((can >> 17) & 3u) != 3u) {
+    AddFinding(info, Severity::kWarning, "xsave-lacks-amx-state",
+               fmt::format("CPUID leaf 7 reports AMX but leaf 0Dh offers no tile state (supported "
+                           "XCR0 bits {:#x}): no OS can enable it",
+                           can));
+  }
+}
+
 void OsFindings(PlatformInfo& info, const FeatureSet& cpuid) {
   if (!info.xcr0) return;
   const std::uint64_t xcr0 = *info.xcr0;
@@ -177,6 +195,8 @@ PlatformInfo BuildPlatformInfo(
   info.libcpuid_note = libcpuid.available ? std::string() : libcpuid.note;
   info.xcr0 = source.Xcr0();
   info.amx_permission = source.AmxPermission();
+  info.xsave_supported = XsaveSupported(source);
+  info.amx_palette = DecodeAmxPalette(source);
 
   const FeatureSet cpuid = DecodeFeatures(source);
   std::optional<FeatureSet> os;
@@ -204,6 +224,7 @@ PlatformInfo BuildPlatformInfo(
   }
 
   LibcpuidFindings(info, cpuid);
+  XsaveFindings(info, cpuid);
   OsFindings(info, cpuid);
   KernelFindings(info);
   for (const CoreKind& kind : info.core_kinds) {

@@ -47,6 +47,8 @@ struct PlatformInfo {
   std::vector<CoreKind> core_kinds;
   std::vector<FeatureLayers> features;  ///< ReportedFeatures() order
   std::optional<std::uint64_t> xcr0;
+  std::uint64_t xsave_supported = 0;  ///< XCR0 bits the CPU can enable (leaf 0Dh)
+  std::optional<AmxPalette> amx_palette;
   std::optional<bool> amx_permission;
   std::string x86_64_level;
   std::string onednn_max_isa;

@@ -200,6 +200,19 @@ TEST_P(CpuidFixtureTest, ReplaysAsIndexSays) {
   // libcpuid 0.6.2 misses AVX-512 exactly when the CPU has it and libcpuid reports none.
   EXPECT_EQ(HasFinding(info, "libcpuid-no-avx512"), !avx512.empty() && libcpuid.empty());
   EXPECT_FALSE(HasFinding(info, "unknown-microarchitecture"));
+  // Every recorded CPU offers, in leaf 0Dh, the register state its leaf 7 features need.
+  EXPECT_FALSE(HasFinding(info, "xsave-lacks-avx512-state"));
+  EXPECT_FALSE(HasFinding(info, "xsave-lacks-amx-state"));
+  // AMX CPUs describe their tiles in leaf 1Dh: palette 1 is 8 tiles of 16 rows x 64 bytes
+  // (Intel SDM vol. 1, "Intel AMX"); CPUs without AMX have no palette.
+  if (amx.empty()) {
+    EXPECT_FALSE(info.amx_palette.has_value());
+  } else {
+    ASSERT_TRUE(info.amx_palette.has_value());
+    EXPECT_EQ(info.amx_palette->tiles, 8);
+    EXPECT_EQ(info.amx_palette->rows, 16);
+    EXPECT_EQ(info.amx_palette->bytes_per_row, 64);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(AllDumps, CpuidFixtureTest, ::testing::ValuesIn(kDumps),

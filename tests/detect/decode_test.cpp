@@ -221,6 +221,19 @@ TEST(OsLayerTest, AmxNeedsXcr0BitsAndThePermission) {
   EXPECT_FALSE(FindingMessage(denied, "amx-permission-denied").empty());
 }
 
+TEST(XsaveTest, Avx512BitsWithoutTheirStateAreFlagged) {
+  CpuidDump dump = Load("cpuid/intel-xeon-gold-5215-cpu.test.xz");
+  ASSERT_FALSE(dump.cpus.empty());
+  dump.cpus[0].leaves[{0xD, 0}].eax &= ~0xE0u;  // a hypervisor hiding the ZMM state
+  const PlatformInfo info =
+      BuildPlatformInfo(RecordedCpuidSource(dump.cpus[0]), LibcpuidLayer{}, std::nullopt, {}, 1);
+  EXPECT_EQ(info.xsave_supported, 0x21Fu);  // 0x2FF as recorded, minus bits 5-7
+  EXPECT_EQ(FindingMessage(info, "xsave-lacks-avx512-state"),
+            "CPUID leaf 7 reports AVX-512 but leaf 0Dh offers no AVX-512 register state "
+            "(supported XCR0 bits 0x21f): no OS can enable it; a hypervisor is probably passing an "
+            "inconsistent CPU model");
+}
+
 TEST(KernelLayerTest, DisagreementsBecomeFindings) {
   const CpuidDump dump = Load("cpuid/intel-core-i9-7900x-cpu.test");
   ASSERT_FALSE(dump.cpus.empty());
