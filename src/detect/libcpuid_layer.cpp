@@ -112,18 +112,24 @@ std::string IdentifyFile(const std::string& path, cpu_id_t& id) {
   return {};
 }
 
-// 0.6.2 does not know the "CPU#000 AffMask: ..." header; it reads the AIDA64 one instead.
-std::string RewriteAffMaskHeaders(const std::string& text) {
+// The first logical CPU's block of a dump, the one dlcheck asks libcpuid about: libcpuid parses
+// with sscanf, and a 384-CPU dump costs it tens of milliseconds for CPUs it would not report.
+// 0.6.2 does not know the "CPU#000 AffMask: ..." header; it is rewritten to the AIDA64 one.
+std::string FirstCpuForLibcpuid(const std::string& text) {
   std::string out;
-  out.reserve(text.size());
+  int headers = 0;
   std::string_view rest = text;
   while (!rest.empty()) {
     const std::size_t eol = rest.find('\n');
     const std::string_view line = rest.substr(0, eol);
     rest = eol == std::string_view::npos ? std::string_view() : rest.substr(eol + 1);
     const std::size_t space = line.find(' ');
-    if (line.starts_with("CPU#") && space != std::string_view::npos &&
-        line.substr(space).starts_with(" AffMask:")) {
+    const bool aff_mask = line.starts_with("CPU#") && space != std::string_view::npos &&
+                          line.substr(space).starts_with(" AffMask:");
+    if (aff_mask || line.starts_with("------[")) {
+      if (++headers > 1) break;  // the second CPU starts here
+    }
+    if (aff_mask) {
       std::string_view digits = line.substr(4, space - 4);
       while (digits.size() > 1 && digits.front() == '0') digits.remove_prefix(1);
       out += "------[ Logical CPU #";
@@ -156,7 +162,7 @@ LibcpuidLayer LibcpuidFromDump(const std::string& text, const CpuidDump& dump) {
     return Unavailable("libcpuid " + std::string(cpuid_lib_version()) +
                        " not run on this dump: " + risk);
   }
-  const std::string rewritten = RewriteAffMaskHeaders(text);
+  const std::string rewritten = FirstCpuForLibcpuid(text);
   TempFile file;
   if (!file.Write(rewritten)) {
     return Unavailable("libcpuid not run: cannot write a temporary file for it");
