@@ -10,9 +10,8 @@ std::string LibcpuidVersion() {
   return cpuid_lib_version();
 }
 
-std::string HwlocVersion() {
-  const unsigned v = hwloc_get_api_version();
-  return fmt::format("{}.{}.{}", v >> 16, (v >> 8) & 0xff, v & 0xff);
-}
+// The release dlcheck was built against: hwloc_get_api_version() gives the API version, which
+// hwloc 2.9 leaves at 2.8.0 because its API did not change.
+std::string HwlocVersion() { return HWLOC_VERSION; }
 
 }  // namespace dlcheck::detect

@@ -1,0 +1,333 @@
+#include "detect/topology.h"
+
+#include <fmt/format.h>
+#include <hwloc.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <string_view>
+#include <tuple>
+
+namespace dlcheck::detect {
+namespace {
+
+struct TopologyDeleter {
+  void operator()(hwloc_topology_t t) const { hwloc_topology_destroy(t); }
+};
+using TopologyPtr = std::unique_ptr<hwloc_topology, TopologyDeleter>;
+
+struct BitmapDeleter {
+  void operator()(hwloc_bitmap_t b) const { hwloc_bitmap_free(b); }
+};
+using BitmapPtr = std::unique_ptr<hwloc_bitmap_s, BitmapDeleter>;
+
+// How much of an XML file is searched for the <topology version="..."> tag.
+constexpr std::size_t kXmlHeadBytes = 64 * 1024;
+
+// The library's release, not hwloc_get_api_version(): hwloc 2.9 keeps the 2.8 API number.
+std::string HwlocMajorMinor() {
+  return fmt::format("{}.{}", HWLOC_VERSION_MAJOR, HWLOC_VERSION_MINOR);
+}
+
+// A topology configured the way every dlcheck topology is: the whole machine (so allowed and
+// existing PUs can be compared; the XML of a restricted process keeps its disallowed PUs too),
+// with instruction and memory-side caches (both filtered out by default). I/O devices only where
+// asked: they cost a PCI scan on a live host.
+StatusOr<TopologyPtr> NewTopology(bool with_io) {
+  hwloc_topology_t raw = nullptr;
+  if (hwloc_topology_init(&raw) != 0) {
+    return Status(ExitCode::kFailure, "hwloc could not set up a topology (out of memory?)");
+  }
+  TopologyPtr topology(raw);
+  hwloc_topology_set_flags(raw, HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED);
+  hwloc_topology_set_icache_types_filter(raw, HWLOC_TYPE_FILTER_KEEP_ALL);
+  hwloc_topology_set_type_filter(raw, HWLOC_OBJ_MEMCACHE, HWLOC_TYPE_FILTER_KEEP_ALL);
+  if (with_io) hwloc_topology_set_io_types_filter(raw, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
+  return topology;
+}
+
+std::string ListText(hwloc_const_bitmap_t set) {
+  char* text = nullptr;
+  if (hwloc_bitmap_list_asprintf(&text, set) < 0 || text == nullptr) return {};
+  std::string result(text);
+  std::free(text);
+  return result;
+}
+
+int Weight(hwloc_const_bitmap_t set) {
+  return set == nullptr ? 0 : std::max(0, hwloc_bitmap_weight(set));
+}
+
+int CoresInside(hwloc_topology_t t, hwloc_const_cpuset_t set) {
+  if (set == nullptr) return 0;
+  return std::max(0, hwloc_get_nbobjs_inside_cpuset_by_type(t, set, HWLOC_OBJ_CORE));
+}
+
+int CountByType(hwloc_topology_t t, hwloc_obj_type_t type) {
+  return std::max(0, hwloc_get_nbobjs_by_type(t, type));
+}
+
+int TypeRank(std::string_view type) {
+  if (type == "data") return 0;
+  if (type == "instruction") return 1;
+  if (type == "unified") return 2;
+  return 3;
+}
+
+void AddCache(hwloc_topology_t t, hwloc_obj_t obj, std::string type,
+              std::vector<CacheInfo>& caches) {
+  const int level = static_cast<int>(obj->attr->cache.depth);
+  const auto size = static_cast<std::int64_t>(obj->attr->cache.size);
+  const int cores = CoresInside(t, obj->cpuset);
+  const int pus = Weight(obj->cpuset);
+  for (CacheInfo& c : caches) {
+    if (c.level == level && c.type == type && c.size_bytes == size) {
+      ++c.instances;
+      c.cores_per_instance = std::max(c.cores_per_instance, cores);
+      c.pus_per_instance = std::max(c.pus_per_instance, pus);
+      return;
+    }
+  }
+  caches.push_back({level, std::move(type), size, 1, cores, pus});
+}
+
+std::string CacheTypeName(hwloc_obj_cache_type_t type) {
+  switch (type) {
+    case HWLOC_OBJ_CACHE_DATA:
+      return "data";
+    case HWLOC_OBJ_CACHE_INSTRUCTION:
+      return "instruction";
+    case HWLOC_OBJ_CACHE_UNIFIED:
+      return "unified";
+  }
+  return "unified";
+}
+
+std::vector<CacheInfo> Caches(hwloc_topology_t t) {
+  std::vector<CacheInfo> caches;
+  const int depth = hwloc_topology_get_depth(t);
+  for (int d = 0; d < depth; ++d) {
+    if (!hwloc_obj_type_is_cache(hwloc_get_depth_type(t, d))) continue;
+    const unsigned n = hwloc_get_nbobjs_by_depth(t, d);
+    for (unsigned i = 0; i < n; ++i) {
+      hwloc_obj_t obj = hwloc_get_obj_by_depth(t, d, i);
+      AddCache(t, obj, CacheTypeName(obj->attr->cache.type), caches);
+    }
+  }
+  for (hwloc_obj_t obj = hwloc_get_next_obj_by_type(t, HWLOC_OBJ_MEMCACHE, nullptr); obj != nullptr;
+       obj = hwloc_get_next_obj_by_type(t, HWLOC_OBJ_MEMCACHE, obj)) {
+    AddCache(t, obj, "memory-side", caches);
+  }
+  std::sort(caches.begin(), caches.end(), [](const CacheInfo& a, const CacheInfo& b) {
+    return std::tuple(a.level, TypeRank(a.type), a.size_bytes) <
+           std::tuple(b.level, TypeRank(b.type), b.size_bytes);
+  });
+  return caches;
+}
+
+std::vector<CoreKindInfo> CoreKinds(hwloc_topology_t t) {
+  std::vector<CoreKindInfo> kinds;
+  const int nr = hwloc_cpukinds_get_nr(t, 0);
+  if (nr < 2) return kinds;  // none, or one kind for the whole machine: nothing to tell apart
+  BitmapPtr set(hwloc_bitmap_alloc());
+  if (set == nullptr) return kinds;
+  for (int i = 0; i < nr; ++i) {
+    int efficiency = -1;
+    unsigned nr_infos = 0;
+    hwloc_info_s* infos = nullptr;
+    if (hwloc_cpukinds_get_info(t, static_cast<unsigned>(i), set.get(), &efficiency, &nr_infos,
+                                &infos, 0) != 0) {
+      continue;
+    }
+    CoreKindInfo kind;
+    kind.efficiency = efficiency;
+    for (unsigned j = 0; j < nr_infos; ++j) {
+      if (!kind.infos.empty()) kind.infos += ' ';
+      kind.infos += fmt::format("{}={}", infos[j].name, infos[j].value);
+      if (std::string_view(infos[j].name) == "CoreType") kind.name = infos[j].value;
+    }
+    if (kind.name.empty()) kind.name = fmt::format("kind{}", i);
+    kind.cores = CoresInside(t, set.get());
+    kind.pus = Weight(set.get());
+    kinds.push_back(std::move(kind));
+  }
+  return kinds;
+}
+
+// Reads the loaded hwloc topology into the plain record.
+Topology Extract(hwloc_topology_t t, std::string source, bool live) {
+  Topology topo;
+  topo.source = std::move(source);
+  topo.is_this_system = hwloc_topology_is_thissystem(t) == 1;
+  topo.packages = CountByType(t, HWLOC_OBJ_PACKAGE);
+  topo.numa_nodes = CountByType(t, HWLOC_OBJ_NUMANODE);
+  topo.dies = CountByType(t, HWLOC_OBJ_DIE);
+  topo.cores = CountByType(t, HWLOC_OBJ_CORE);
+  topo.pus = CountByType(t, HWLOC_OBJ_PU);
+  topo.l3_instances = CountByType(t, HWLOC_OBJ_L3CACHE);
+  // Groups may sit at several depths, where counting by type gives -1: count by depth.
+  const int depth = hwloc_topology_get_depth(t);
+  for (int d = 0; d < depth; ++d) {
+    if (hwloc_get_depth_type(t, d) == HWLOC_OBJ_GROUP) {
+      topo.groups += static_cast<int>(hwloc_get_nbobjs_by_depth(t, d));
+    }
+  }
+
+  for (hwloc_obj_t core = hwloc_get_next_obj_by_type(t, HWLOC_OBJ_CORE, nullptr); core != nullptr;
+       core = hwloc_get_next_obj_by_type(t, HWLOC_OBJ_CORE, core)) {
+    topo.smt_per_core = std::max(topo.smt_per_core, Weight(core->cpuset));
+  }
+
+  for (hwloc_obj_t node = hwloc_get_next_obj_by_type(t, HWLOC_OBJ_NUMANODE, nullptr);
+       node != nullptr; node = hwloc_get_next_obj_by_type(t, HWLOC_OBJ_NUMANODE, node)) {
+    NumaNodeInfo info;
+    info.os_index = node->os_index;
+    info.memory_bytes = static_cast<std::int64_t>(node->attr->numanode.local_memory);
+    info.pus = Weight(node->cpuset);
+    info.cores = CoresInside(t, node->cpuset);
+    topo.memory_bytes += info.memory_bytes;
+    topo.numa.push_back(info);
+  }
+  std::sort(topo.numa.begin(), topo.numa.end(),
+            [](const NumaNodeInfo& a, const NumaNodeInfo& b) { return a.os_index < b.os_index; });
+
+  topo.caches = Caches(t);
+  topo.core_kinds = CoreKinds(t);
+
+  // Allowed PUs: the cgroup cpuset hwloc read (or the XML recorded), and for a live topology
+  // also the process's CPU affinity (taskset, numactl, a batch scheduler's binding).
+  hwloc_const_cpuset_t machine = hwloc_topology_get_topology_cpuset(t);
+  BitmapPtr allowed(hwloc_bitmap_dup(hwloc_topology_get_allowed_cpuset(t)));
+  if (allowed != nullptr) {
+    hwloc_bitmap_and(allowed.get(), allowed.get(), machine);
+    if (live && topo.is_this_system) {
+      BitmapPtr bound(hwloc_bitmap_alloc());
+      if (bound != nullptr && hwloc_get_cpubind(t, bound.get(), HWLOC_CPUBIND_PROCESS) == 0 &&
+          !hwloc_bitmap_iszero(bound.get())) {
+        hwloc_bitmap_and(allowed.get(), allowed.get(), bound.get());
+      }
+    }
+    topo.allowed_pus = Weight(allowed.get());
+    topo.allowed_cpuset = ListText(allowed.get());
+  }
+  topo.allowed_differs = topo.allowed_pus != topo.pus;
+  return topo;
+}
+
+// The `version` attribute of the <topology> element when the file's head holds one ("2.0";
+// hwloc 1.x wrote none), or empty.
+std::string XmlVersion(std::string_view head) {
+  for (std::size_t pos = head.find("<topology"); pos != std::string_view::npos;
+       pos = head.find("<topology", pos + 1)) {
+    const std::size_t after = pos + std::string_view("<topology").size();
+    if (after >= head.size()) break;
+    const char next = head[after];
+    if (next != ' ' && next != '\t' && next != '\r' && next != '\n' && next != '>') continue;
+    const std::size_t end = head.find('>', after);
+    const std::string_view tag =
+        head.substr(after, end == std::string_view::npos ? end : end - after);
+    const std::size_t attr = tag.find("version=\"");
+    if (attr == std::string_view::npos) return {};
+    const std::size_t begin = attr + std::string_view("version=\"").size();
+    const std::size_t close = tag.find('"', begin);
+    if (close == std::string_view::npos) return {};
+    return std::string(tag.substr(begin, close - begin));
+  }
+  return {};
+}
+
+Status OpenError(const std::string& path, int error) {
+  return InputError(
+      fmt::format("cannot open topology file '{}': {}; give an hwloc XML file (lstopo --of xml)",
+                  path, std::strerror(error)));
+}
+
+Status NotTopologyError(const std::string& path) {
+  return InputError(fmt::format(
+      "'{}' is not an hwloc XML topology: hwloc could not load it; write one with hwloc 2.x "
+      "(lstopo --of xml)",
+      path));
+}
+
+}  // namespace
+
+StatusOr<Topology> LoadLiveTopology() {
+  StatusOr<TopologyPtr> topology = NewTopology(/*with_io=*/false);
+  if (!topology.ok()) return topology.status();
+  if (hwloc_topology_load(topology->get()) != 0) {
+    return Status(
+        ExitCode::kFailure,
+        fmt::format("hwloc could not read this machine's topology: {}", std::strerror(errno)));
+  }
+  return Extract(topology->get(), "live", /*live=*/true);
+}
+
+StatusOr<Topology> LoadTopologyXml(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) return OpenError(path, EISDIR);
+  errno = 0;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return OpenError(path, errno != 0 ? errno : EIO);
+  std::string head(kXmlHeadBytes, '\0');
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<std::size_t>(in.gcount()));
+
+  // hwloc 2.x refuses XML version 3 with a message only its verbose mode prints; say it here.
+  const std::string version = XmlVersion(head);
+  const int major = std::atoi(version.c_str());
+  if (major > 2) {
+    return InputError(fmt::format(
+        "'{}' was written by hwloc {}.x (XML version {}); hwloc {} reads only version 2: export "
+        "it with hwloc 2.x (lstopo --of xml)",
+        path, major, version, HwlocMajorMinor()));
+  }
+
+  StatusOr<TopologyPtr> topology = NewTopology(/*with_io=*/true);
+  if (!topology.ok()) return topology.status();
+  // A failed set_xml must stop here: hwloc_topology_load would then quietly load the live host.
+  if (hwloc_topology_set_xml(topology->get(), path.c_str()) != 0 ||
+      hwloc_topology_load(topology->get()) != 0) {
+    return NotTopologyError(path);
+  }
+  return Extract(topology->get(), path, /*live=*/false);
+}
+
+Status SaveLiveTopologyXml(const std::string& path) {
+  // No I/O devices: dlcheck reports none, and the PCI discovery of Debian's hwloc 2.9 leaks
+  // (~1 KiB per load inside the hwloc_pci plugin; LeakSanitizer fails the sanitizer build).
+  StatusOr<TopologyPtr> topology = NewTopology(/*with_io=*/false);
+  if (!topology.ok()) return topology.status();
+  hwloc_topology_t t = topology->get();
+  if (hwloc_topology_load(t) != 0) {
+    return Status(
+        ExitCode::kFailure,
+        fmt::format("hwloc could not read this machine's topology: {}", std::strerror(errno)));
+  }
+  char* buffer = nullptr;
+  int length = 0;
+  if (hwloc_topology_export_xmlbuffer(t, &buffer, &length, 0) != 0 || buffer == nullptr) {
+    return Status(ExitCode::kFailure, "hwloc could not export the topology as XML");
+  }
+  // The buffer ends with a '\0' counted in its length; the file does not.
+  const std::string xml(buffer, length > 0 ? static_cast<std::size_t>(length - 1) : 0);
+  hwloc_free_xmlbuffer(t, buffer);
+
+  errno = 0;
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (out) out.write(xml.data(), static_cast<std::streamsize>(xml.size()));
+  if (out) out.close();
+  if (!out) {
+    const int error = errno != 0 ? errno : EIO;
+    return InputError(
+        fmt::format("cannot write topology file '{}': {}; give a path in a writable directory",
+                    path, std::strerror(error)));
+  }
+  return Status();
+}
+
+}  // namespace dlcheck::detect
