@@ -6,11 +6,13 @@
 
 #include "cli/commands.h"
 #include "cli/platform_report.h"
+#include "cli/topology_report.h"
 #include "common/exit_code.h"
 #include "common/status.h"
 #include "detect/cpuid_dump.h"
 #include "detect/cpuid_source.h"
 #include "detect/platform.h"
+#include "detect/topology.h"
 #include "dispatch/onednn_info.h"
 
 namespace dlcheck::cli {
@@ -19,6 +21,7 @@ namespace {
 struct PlatformOptions {
   report::Format format = report::Format::kTable;
   std::string cpuid_dump;  ///< replay this raw CPUID dump instead of the live CPU
+  std::string topology;    ///< replay this hwloc XML topology instead of the live one
   std::string save_raw;    ///< write this machine's raw evidence into this directory
 };
 
@@ -40,14 +43,45 @@ Status SaveRaw(const std::string& dir) {
   out << detect::FormatCpuidDump(*dump);
   out.close();
   if (!out) return InputError("cannot write '" + path + "' for --save-raw");
-  std::cerr << "dlcheck: wrote " << path << " (" << dump->cpus.size()
-            << " logical CPUs; replay with --cpuid-dump)\n";
+  const std::string xml = (std::filesystem::path(dir) / "topology.xml").string();
+  const Status topology = detect::SaveLiveTopologyXml(xml);
+  if (!topology.ok()) return topology;
+  std::cerr << "dlcheck: wrote " << path << " (" << dump->cpus.size() << " logical CPUs) and "
+            << xml << "; replay with --cpuid-dump " << path << " --topology " << xml << "\n";
+  return {};
+}
+
+// The topology section: from --topology, else live; a recorded CPU without --topology has none
+// (this machine's topology would describe the wrong machine).
+Status AddTopologySection(const PlatformOptions& options, report::Report& report) {
+  if (options.topology.empty() && !options.cpuid_dump.empty()) {
+    report.AddSection("topology", "Topology").Add("source", report::Value());
+    report.AddFinding(report::Severity::kInfo, "no-topology",
+                      "the topology of the recorded machine is unknown: pass its hwloc XML with "
+                      "--topology FILE");
+    return {};
+  }
+  StatusOr<detect::Topology> topology = options.topology.empty()
+                                            ? detect::LoadLiveTopology()
+                                            : detect::LoadTopologyXml(options.topology);
+  if (!topology.ok()) {
+    if (!options.topology.empty()) return topology.status();
+    // The CPU part stands on its own: a live hwloc failure is a finding, not the end.
+    report.AddSection("topology", "Topology").Add("source", report::Value());
+    report.AddFinding(
+        report::Severity::kWarning, "topology-unavailable",
+        "hwloc could not read this machine's topology: " + topology.status().message());
+    return {};
+  }
+  AddTopology(*topology, report);
   return {};
 }
 
 int RunPlatform(const PlatformOptions& options) {
-  if (!options.save_raw.empty() && !options.cpuid_dump.empty()) {
-    PrintError("--save-raw records this machine and cannot be combined with --cpuid-dump");
+  if (!options.save_raw.empty() && (!options.cpuid_dump.empty() || !options.topology.empty())) {
+    PrintError(
+        "--save-raw records this machine and cannot be combined with --cpuid-dump or "
+        "--topology");
     return ToInt(ExitCode::kUsage);
   }
   detect::PlatformInfo info;
@@ -71,7 +105,13 @@ int RunPlatform(const PlatformOptions& options) {
       return ToInt(saved.code());
     }
   }
-  report::Print(PlatformReport(info), options.format, std::cout);
+  report::Report report = PlatformReport(info);
+  const Status topology = AddTopologySection(options, report);
+  if (!topology.ok()) {
+    PrintError(topology.message());
+    return ToInt(topology.code());
+  }
+  report::Print(report, options.format, std::cout);
   return ToInt(ExitCode::kOk);
 }
 
@@ -83,8 +123,11 @@ void SetupPlatform(CLI::App& app, int& exit_code) {
   AddFormatOption(*sub, options->format);
   sub->add_option("--cpuid-dump", options->cpuid_dump,
                   "replay a raw CPUID dump (libcpuid .test or .test.xz) instead of this CPU");
+  sub->add_option("--topology", options->topology,
+                  "replay an hwloc XML topology (lstopo --of xml) instead of this machine's");
   sub->add_option("--save-raw", options->save_raw,
-                  "write this machine's raw CPUID dump (cpuid.test) into DIR, to replay later");
+                  "write this machine's raw CPUID dump (cpuid.test) and hwloc topology "
+                  "(topology.xml) into DIR, to replay later");
   sub->callback([options, &exit_code] { exit_code = RunPlatform(*options); });
 }
 

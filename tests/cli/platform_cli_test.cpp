@@ -37,8 +37,8 @@ TEST(PlatformCliTest, SaveRawWithCpuidDumpIsAUsageError) {
       {"platform", "--cpuid-dump", DataPath("platform/unknown-cpu.test"), "--save-raw", "/tmp/x"});
   EXPECT_EQ(r.exit_code, ToInt(ExitCode::kUsage));
   EXPECT_EQ(r.err,
-            "dlcheck: --save-raw records this machine and cannot be combined with "
-            "--cpuid-dump\n");
+            "dlcheck: --save-raw records this machine and cannot be combined with --cpuid-dump "
+            "or --topology\n");
 }
 
 TEST(PlatformCliTest, JsonOfARecordingHasTheDocumentedShape) {
@@ -104,7 +104,8 @@ TEST(PlatformCliTest, SaveRawRoundTripGivesTheSameFeatures) {
   const auto saved = RunDlcheck({"platform", "--save-raw", dir.string(), "--format", "json"});
   ASSERT_EQ(saved.exit_code, 0) << saved.err;
   const auto replay =
-      RunDlcheck({"platform", "--cpuid-dump", (dir / "cpuid.test").string(), "--format", "json"});
+      RunDlcheck({"platform", "--cpuid-dump", (dir / "cpuid.test").string(), "--topology",
+                  (dir / "topology.xml").string(), "--format", "json"});
   std::filesystem::remove_all(dir);
   ASSERT_EQ(replay.exit_code, 0) << replay.err;
   const nlohmann::json live = nlohmann::json::parse(saved.out);
@@ -115,6 +116,46 @@ TEST(PlatformCliTest, SaveRawRoundTripGivesTheSameFeatures) {
     EXPECT_EQ(again["features"][name]["cpuid"], f["cpuid"]) << name;
     EXPECT_EQ(again["features"][name]["libcpuid"], f["libcpuid"]) << name;
   }
+  // The topology replays too: every count and the caches are the same.
+  for (const char* key : {"packages", "numa_nodes", "dies", "groups", "cores", "pus",
+                          "smt_per_core", "l3_instances", "memory_mib", "allowed_pus"}) {
+    EXPECT_EQ(again["topology"][key], live["topology"][key]) << key;
+  }
+  EXPECT_EQ(again["topology"]["caches"], live["topology"]["caches"]);
+  EXPECT_EQ(again["topology"]["source"], (dir / "topology.xml").string());
+  EXPECT_EQ(live["topology"]["source"], "live");
+}
+
+TEST(PlatformCliTest, RecordingWithoutTopologyHasANullTopology) {
+  const auto r = RunDlcheck(
+      {"platform", "--cpuid-dump", DataPath("platform/unknown-cpu.test"), "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_TRUE(j["topology"]["source"].is_null());
+  bool finding = false;
+  for (const auto& f : j["findings"]) finding |= f["code"] == "no-topology";
+  EXPECT_TRUE(finding) << r.out;
+}
+
+TEST(PlatformCliTest, RecordedCpuAndTopologyReplayTogether) {
+  const auto r = RunDlcheck(
+      {"platform", "--cpuid-dump", DataPath("cpuid/amd-epyc-9654-96-core-processor-dual.test.xz"),
+       "--topology", DataPath("hwloc/AMD-19h-Zen4-2xEpyc-9654.xml"), "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  // The two recordings are of the same machine type: 2 sockets, 384 hardware threads.
+  EXPECT_EQ(j["cpu"]["logical_cpus"], 384);
+  EXPECT_EQ(j["topology"]["packages"], 2);
+  EXPECT_EQ(j["topology"]["pus"], 384);
+}
+
+TEST(PlatformCliTest, MissingTopologyFileIsAnInputError) {
+  const auto r = RunDlcheck({"platform", "--topology", "/nonexistent/topo.xml"});
+  EXPECT_EQ(r.exit_code, ToInt(ExitCode::kInputError));
+  EXPECT_EQ(r.err.rfind("dlcheck: ", 0), 0u) << r.err;
+  EXPECT_NE(r.err.find("/nonexistent/topo.xml"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "one line: " << r.err;
+  EXPECT_TRUE(r.out.empty());
 }
 
 }  // namespace
