@@ -41,8 +41,8 @@ void AddPlatform(const detect::PlatformInfo& info, report::Report& report) {
                                            info.amx_palette->rows, info.amx_palette->bytes_per_row))
                : report::Value())
       .Add("libcpuid_version", info.libcpuid_version);
-  report::Table& kinds =
-      cpu.AddTable("core_kinds", {"kind", "logical_cpus", "same_features"}, "Core kinds");
+  report::Table& kinds = cpu.AddTable("core_kinds", {"kind", "logical_cpus", "same_features"},
+                                      "Core kinds (CPUID leaf 1Ah)");
   for (const detect::CoreKind& kind : info.core_kinds) {
     kinds.rows.push_back({kind.kind, kind.logical_cpus, kind.same_features});
   }
