@@ -102,6 +102,15 @@ bool ParseLegacyLine(std::string_view line, std::uint32_t& leaf, std::uint32_t& 
   return true;
 }
 
+// At most 60 characters of a bad line for an error message, control bytes shown as '?'.
+std::string Snippet(std::string_view line) {
+  std::string out(line.substr(0, 60));
+  for (char& c : out) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F) c = '?';
+  }
+  return out;
+}
+
 bool IsDashLine(std::string_view line) {
   return line.size() == 80 && line.find_first_not_of('-') == std::string_view::npos;
 }
@@ -156,8 +165,8 @@ StatusOr<CpuidDump> ParseCpuidDump(std::string_view text, const std::string& ori
           continue;
         }
       }
-      return InputError(fmt::format("{}:{}: not a CPUID dump header: '{}'", origin, line_number,
-                                    line.substr(0, 60)));
+      return InputError(
+          fmt::format("{}:{}: not a CPUID dump header: '{}'", origin, line_number, Snippet(line)));
     }
     if (line.starts_with("CPU#")) {
       int index = 0;
@@ -167,8 +176,8 @@ StatusOr<CpuidDump> ParseCpuidDump(std::string_view text, const std::string& ori
         dump.cpus.push_back({index, {}});
         continue;
       }
-      return InputError(fmt::format("{}:{}: not a CPUID dump header: '{}'", origin, line_number,
-                                    line.substr(0, 60)));
+      return InputError(
+          fmt::format("{}:{}: not a CPUID dump header: '{}'", origin, line_number, Snippet(line)));
     }
     std::uint32_t leaf = 0;
     std::uint32_t subleaf = 0;
@@ -182,7 +191,7 @@ StatusOr<CpuidDump> ParseCpuidDump(std::string_view text, const std::string& ori
       continue;
     }
     return InputError(
-        fmt::format("{}:{}: not a CPUID dump line: '{}'", origin, line_number, line.substr(0, 60)));
+        fmt::format("{}:{}: not a CPUID dump line: '{}'", origin, line_number, Snippet(line)));
   }
   bool any = false;
   for (const LogicalCpuDump& cpu : dump.cpus) any = any || !cpu.leaves.empty();

@@ -119,6 +119,50 @@ TEST(ParseCpuidDumpTest, FormatThenParseGivesTheSameDump) {
   }
 }
 
+TEST(ParseCpuidDumpTest, MangledDumpsNeverCrashAndFailWithOneLine) {
+  const StatusOr<std::string> text =
+      ReadDumpText(dlcheck::testing::DataPath("cpuid/intel-core-i7-1065g7-cpu.test"));
+  ASSERT_TRUE(text.ok());
+  const std::string original = text->substr(0, 4000);
+  std::uint32_t state = 12345;  // a fixed LCG: the same mutations on every run
+  auto next = [&state] { return state = state * 1664525u + 1013904223u; };
+  int accepted = 0;
+  for (int round = 0; round < 300; ++round) {
+    std::string mangled = original;
+    for (int edit = 0; edit < 4; ++edit) {
+      const std::size_t at = next() % mangled.size();
+      switch (next() % 3) {
+        case 0:
+          mangled[at] = static_cast<char>(next() % 128);
+          break;
+        case 1:
+          mangled.erase(at, next() % 16);
+          break;
+        default:
+          mangled.insert(at, std::string(next() % 4, "-[]#:x0 \n"[next() % 10]));
+          break;
+      }
+    }
+    const StatusOr<CpuidDump> dump = ParseCpuidDump(mangled, "m.test");
+    if (dump.ok()) {
+      ++accepted;
+      EXPECT_FALSE(dump->cpus.empty());
+      // Whatever was accepted decodes without touching anything it does not have.
+      const PlatformInfo info = BuildPlatformInfo(RecordedCpuidSource(dump->cpus.front()),
+                                                  LibcpuidLayer{}, std::nullopt, {}, 1);
+      EXPECT_EQ(info.features.size(), ReportedFeatures().size());
+    } else {
+      EXPECT_EQ(dump.status().code(), ExitCode::kInputError);
+      for (char c : dump.status().message()) {
+        EXPECT_GE(static_cast<unsigned char>(c), 0x20) << dump.status().message();
+      }
+      EXPECT_EQ(dump.status().message().rfind("m.test", 0), 0u);
+    }
+  }
+  EXPECT_GT(accepted, 0);
+  EXPECT_LT(accepted, 300);
+}
+
 TEST(ParseCpuidDumpTest, CorruptXzIsAnInputError) {
   const StatusOr<std::string> text =
       ReadDumpText(dlcheck::testing::DataPath("platform/truncated.test.xz"));
