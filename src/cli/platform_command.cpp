@@ -122,12 +122,15 @@ void SetupPlatform(CLI::App& app, int& exit_code) {
   auto* sub = app.add_subcommand("platform", "what this CPU machine can do for deep learning");
   AddFormatOption(*sub, options->format);
   sub->add_option("--cpuid-dump", options->cpuid_dump,
-                  "replay a raw CPUID dump (libcpuid .test or .test.xz) instead of this CPU");
+                  "replay a raw CPUID dump (libcpuid .test or .test.xz) instead of this CPU")
+      ->option_text("FILE");
   sub->add_option("--topology", options->topology,
-                  "replay an hwloc XML topology (lstopo --of xml) instead of this machine's");
+                  "replay an hwloc XML topology (lstopo --of xml) instead of this machine's")
+      ->option_text("FILE");
   sub->add_option("--save-raw", options->save_raw,
                   "write this machine's raw CPUID dump (cpuid.test) and hwloc topology "
-                  "(topology.xml) into DIR, to replay later");
+                  "(topology.xml) into DIR, to replay later")
+      ->option_text("DIR");
   sub->callback([options, &exit_code] { exit_code = RunPlatform(*options); });
 }
 

@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <charconv>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <sstream>
@@ -207,6 +208,10 @@ StatusOr<CpuidDump> ParseCpuidDump(std::string_view text, const std::string& ori
 }
 
 StatusOr<std::string> ReadDumpText(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    return InputError(fmt::format("cannot read CPUID dump '{}': it is a directory", path));
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     return InputError(fmt::format("cannot open CPUID dump '{}': {}", path, std::strerror(errno)));

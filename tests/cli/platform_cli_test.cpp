@@ -32,6 +32,14 @@ TEST(PlatformCliTest, MalformedDumpIsOneInputErrorLine) {
   EXPECT_TRUE(r.out.empty());
 }
 
+TEST(PlatformCliTest, DirectoryAsDumpIsOneInputErrorLine) {
+  const std::string dir = DataPath("platform");
+  const auto r = RunDlcheck({"platform", "--cpuid-dump", dir});
+  EXPECT_EQ(r.exit_code, ToInt(ExitCode::kInputError));
+  EXPECT_EQ(r.err, "dlcheck: cannot read CPUID dump '" + dir + "': it is a directory\n");
+  EXPECT_TRUE(r.out.empty());
+}
+
 TEST(PlatformCliTest, SaveRawWithCpuidDumpIsAUsageError) {
   const auto r = RunDlcheck(
       {"platform", "--cpuid-dump", DataPath("platform/unknown-cpu.test"), "--save-raw", "/tmp/x"});
