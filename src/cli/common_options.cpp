@@ -8,12 +8,15 @@
 
 namespace dlcheck::cli {
 
-void AddFormatOption(CLI::App& sub, report::Format& format) {
-  static const std::map<std::string, report::Format> kFormats = {{"table", report::Format::kTable},
-                                                                 {"csv", report::Format::kCsv},
-                                                                 {"json", report::Format::kJson}};
-  sub.add_option("-f,--format", format, "output format: table (default), csv or json")
-      ->transform(CLI::CheckedTransformer(kFormats, CLI::ignore_case))
+void AddFormatOption(CLI::App& sub, report::Format& format, bool allow_trace) {
+  std::map<std::string, report::Format> formats = {{"table", report::Format::kTable},
+                                                   {"csv", report::Format::kCsv},
+                                                   {"json", report::Format::kJson}};
+  if (allow_trace) formats.emplace("trace", report::Format::kTrace);
+  sub.add_option("-f,--format", format,
+                 allow_trace ? "output format: table (default), csv, json or trace"
+                             : "output format: table (default), csv or json")
+      ->transform(CLI::CheckedTransformer(formats, CLI::ignore_case))
       ->default_str("table");
 }
 

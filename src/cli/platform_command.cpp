@@ -1,12 +1,137 @@
-// dlcheck platform: what this CPU machine can do.
+// dlcheck platform: what this CPU machine can do, layer by layer, or what a recorded one could.
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <system_error>
+
 #include "cli/commands.h"
+#include "cli/platform_report.h"
+#include "cli/topology_report.h"
 #include "common/exit_code.h"
+#include "common/status.h"
+#include "detect/cpuid_dump.h"
+#include "detect/cpuid_source.h"
+#include "detect/platform.h"
+#include "detect/topology.h"
+#include "dispatch/onednn_info.h"
 
 namespace dlcheck::cli {
+namespace {
+
+struct PlatformOptions {
+  report::Format format = report::Format::kTable;
+  std::string cpuid_dump;  ///< replay this raw CPUID dump instead of the live CPU
+  std::string topology;    ///< replay this hwloc XML topology instead of the live one
+  std::string save_raw;    ///< write this machine's raw evidence into this directory
+};
+
+std::string EnvOrEmpty(const char* name) {
+  const char* value = std::getenv(name);
+  return value != nullptr ? value : "";
+}
+
+Status SaveRaw(const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) {
+    return InputError("cannot create directory '" + dir + "' for --save-raw: " + ec.message());
+  }
+  StatusOr<detect::CpuidDump> dump = detect::DumpLiveCpuid();
+  if (!dump.ok()) return dump.status();
+  const std::string path = (std::filesystem::path(dir) / "cpuid.test").string();
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << detect::FormatCpuidDump(*dump);
+  out.close();
+  if (!out) return InputError("cannot write '" + path + "' for --save-raw");
+  const std::string xml = (std::filesystem::path(dir) / "topology.xml").string();
+  const Status topology = detect::SaveLiveTopologyXml(xml);
+  if (!topology.ok()) return topology;
+  std::cerr << "dlcheck: wrote " << path << " (" << dump->cpus.size() << " logical CPUs) and "
+            << xml << "; replay with --cpuid-dump " << path << " --topology " << xml << "\n";
+  return {};
+}
+
+// The topology section: from --topology, else live; a recorded CPU without --topology has none
+// (this machine's topology would describe the wrong machine).
+Status AddTopologySection(const PlatformOptions& options, report::Report& report) {
+  if (options.topology.empty() && !options.cpuid_dump.empty()) {
+    report.AddSection("topology", "Topology").Add("source", report::Value());
+    report.AddFinding(report::Severity::kInfo, "no-topology",
+                      "the topology of the recorded machine is unknown: pass its hwloc XML with "
+                      "--topology FILE");
+    return {};
+  }
+  StatusOr<detect::Topology> topology = options.topology.empty()
+                                            ? detect::LoadLiveTopology()
+                                            : detect::LoadTopologyXml(options.topology);
+  if (!topology.ok()) {
+    if (!options.topology.empty()) return topology.status();
+    // The CPU part stands on its own: a live hwloc failure is a finding, not the end.
+    report.AddSection("topology", "Topology").Add("source", report::Value());
+    report.AddFinding(
+        report::Severity::kWarning, "topology-unavailable",
+        "hwloc could not read this machine's topology: " + topology.status().message());
+    return {};
+  }
+  AddTopology(*topology, report);
+  return {};
+}
+
+int RunPlatform(const PlatformOptions& options) {
+  if (!options.save_raw.empty() && (!options.cpuid_dump.empty() || !options.topology.empty())) {
+    PrintError(
+        "--save-raw records this machine and cannot be combined with --cpuid-dump or "
+        "--topology");
+    return ToInt(ExitCode::kUsage);
+  }
+  detect::PlatformInfo info;
+  if (!options.cpuid_dump.empty()) {
+    StatusOr<detect::PlatformInfo> recorded = detect::DetectRecordedPlatform(options.cpuid_dump);
+    if (!recorded.ok()) {
+      PrintError(recorded.status().message());
+      return ToInt(recorded.status().code());
+    }
+    info = std::move(*recorded);
+  } else {
+    info = detect::DetectLivePlatform();
+    std::string cap = EnvOrEmpty("ONEDNN_MAX_CPU_ISA");
+    if (cap.empty()) cap = EnvOrEmpty("DNNL_MAX_CPU_ISA");
+    detect::SetOneDnnEffectiveIsa(info, dispatch::OneDnnEffectiveIsa(), cap);
+  }
+  if (!options.save_raw.empty()) {
+    const Status saved = SaveRaw(options.save_raw);
+    if (!saved.ok()) {
+      PrintError(saved.message());
+      return ToInt(saved.code());
+    }
+  }
+  report::Report report = PlatformReport(info);
+  const Status topology = AddTopologySection(options, report);
+  if (!topology.ok()) {
+    PrintError(topology.message());
+    return ToInt(topology.code());
+  }
+  report::Print(report, options.format, std::cout);
+  return ToInt(ExitCode::kOk);
+}
+
+}  // namespace
 
 void SetupPlatform(CLI::App& app, int& exit_code) {
+  auto options = std::make_shared<PlatformOptions>();
   auto* sub = app.add_subcommand("platform", "what this CPU machine can do for deep learning");
-  sub->callback([&exit_code] { exit_code = ToInt(ExitCode::kOk); });
+  AddFormatOption(*sub, options->format);
+  sub->add_option("--cpuid-dump", options->cpuid_dump,
+                  "replay a raw CPUID dump (libcpuid .test or .test.xz) instead of this CPU")
+      ->option_text("FILE");
+  sub->add_option("--topology", options->topology,
+                  "replay an hwloc XML topology (lstopo --of xml) instead of this machine's")
+      ->option_text("FILE");
+  sub->add_option("--save-raw", options->save_raw,
+                  "write this machine's raw CPUID dump (cpuid.test) and hwloc topology "
+                  "(topology.xml) into DIR, to replay later")
+      ->option_text("DIR");
+  sub->callback([options, &exit_code] { exit_code = RunPlatform(*options); });
 }
 
 }  // namespace dlcheck::cli

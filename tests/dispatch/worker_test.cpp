@@ -90,13 +90,16 @@ namespace dlcheck::dispatch {
 namespace {
 
 TEST(WorkerProtocolTest, RoundTripsEveryKind) {
-  const auto layer = ParseWorkerLine(LayerLine("fc1", "forward"));
+  // The messages view the lines, so the lines must outlive them.
+  const std::string layer_line = LayerLine("fc1", "forward");
+  const auto layer = ParseWorkerLine(layer_line);
   ASSERT_TRUE(layer);
   EXPECT_EQ(layer->kind, WorkerMessage::Kind::kLayer);
   EXPECT_EQ(layer->name, "fc1");
   EXPECT_EQ(layer->value, "forward");
 
-  const auto phase = ParseWorkerLine(PhaseLine("traced"));
+  const std::string phase_line = PhaseLine("traced");
+  const auto phase = ParseWorkerLine(phase_line);
   ASSERT_TRUE(phase);
   EXPECT_EQ(phase->kind, WorkerMessage::Kind::kPhase);
   EXPECT_EQ(phase->name, "traced");
@@ -108,7 +111,8 @@ TEST(WorkerProtocolTest, RoundTripsEveryKind) {
   EXPECT_EQ(fallback->kind, WorkerMessage::Kind::kFallback);
   EXPECT_EQ(fallback->value, "no bf16, says oneDNN (unimplemented)");
 
-  const auto result = ParseWorkerLine(ResultLine("samples_per_s", "1234.5"));
+  const std::string result_line = ResultLine("samples_per_s", "1234.5");
+  const auto result = ParseWorkerLine(result_line);
   ASSERT_TRUE(result);
   EXPECT_EQ(result->kind, WorkerMessage::Kind::kResult);
   EXPECT_EQ(result->name, "samples_per_s");

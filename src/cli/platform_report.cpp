@@ -1,0 +1,82 @@
+#include "cli/platform_report.h"
+
+#include <fmt/format.h>
+
+namespace dlcheck::cli {
+namespace {
+
+report::Value Optional(const std::optional<bool>& value) {
+  return value ? report::Value(*value) : report::Value();
+}
+
+report::Value TextOrNull(const std::string& text) {
+  return text.empty() ? report::Value() : report::Value(text);
+}
+
+report::Severity ToSeverity(detect::PlatformFinding::Severity severity) {
+  return severity == detect::PlatformFinding::Severity::kWarning ? report::Severity::kWarning
+                                                                 : report::Severity::kInfo;
+}
+
+}  // namespace
+
+void AddPlatform(const detect::PlatformInfo& info, report::Report& report) {
+  report::Section& cpu = report.AddSection("cpu", "CPU");
+  cpu.Add("source", info.source)
+      .Add("vendor", info.cpu.vendor)
+      .Add("brand", TextOrNull(info.cpu.brand))
+      .Add("family", info.cpu.family)
+      .Add("model", info.cpu.model)
+      .Add("stepping", info.cpu.stepping)
+      .Add("microarchitecture", info.cpu.microarchitecture)
+      .Add("hypervisor", info.cpu.hypervisor)
+      .Add("hypervisor_vendor", TextOrNull(info.cpu.hypervisor_vendor))
+      .Add("logical_cpus", info.logical_cpus)
+      .Add("xcr0", info.xcr0 ? report::Value(fmt::format("{:#x}", *info.xcr0)) : report::Value())
+      .Add("xsave_supported", fmt::format("{:#x}", info.xsave_supported))
+      .Add("amx_permission", Optional(info.amx_permission))
+      .Add("amx_tiles",
+           info.amx_palette
+               ? report::Value(fmt::format("{} x {} rows x {} bytes", info.amx_palette->tiles,
+                                           info.amx_palette->rows, info.amx_palette->bytes_per_row))
+               : report::Value())
+      .Add("libcpuid_version", info.libcpuid_version);
+  report::Table& kinds = cpu.AddTable("core_kinds", {"kind", "logical_cpus", "same_features"},
+                                      "Core kinds (CPUID leaf 1Ah)");
+  for (const detect::CoreKind& kind : info.core_kinds) {
+    kinds.rows.push_back({kind.kind, kind.logical_cpus, kind.same_features});
+  }
+
+  report::Section& levels = report.AddSection("levels", "Derived levels");
+  levels.Add("x86_64", info.x86_64_level)
+      .Add("onednn_max_isa", info.onednn_max_isa)
+      .Add("onednn_effective_isa",
+           info.onednn_effective_isa ? report::Value(*info.onednn_effective_isa) : report::Value())
+      .Add("onednn_agrees", info.onednn_effective_isa
+                                ? report::Value(*info.onednn_effective_isa == info.onednn_max_isa)
+                                : report::Value())
+      .Add("basis", info.levels_basis);
+
+  report::Table& features = report.AddTable(
+      "features", std::vector<std::string>(std::begin(kFeatureColumns), std::end(kFeatureColumns)),
+      "Features");
+  features.keyed_by_first_column = true;
+  for (const detect::FeatureLayers& f : info.features) {
+    features.rows.push_back({f.name, f.cpuid, Optional(f.os), Optional(f.libcpuid),
+                             Optional(f.kernel), Optional(f.usable)});
+  }
+  report.primary_table = "features";
+
+  for (const detect::PlatformFinding& finding : info.findings) {
+    report.AddFinding(ToSeverity(finding.severity), finding.code, finding.message);
+  }
+}
+
+report::Report PlatformReport(const detect::PlatformInfo& info) {
+  report::Report report;
+  report.command = "platform";
+  AddPlatform(info, report);
+  return report;
+}
+
+}  // namespace dlcheck::cli

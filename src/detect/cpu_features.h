@@ -1,0 +1,87 @@
+#pragma once
+// Pure decoding of raw CPUID into what dlcheck reports: identity, feature bits (keyed by the
+// Linux /proc/cpuinfo names), OS enablement from XCR0, and the levels derived from them.
+//
+//   RecordedCpuidSource src(dump.cpus[0]);
+//   FeatureSet bits = DecodeFeatures(src);            // bits["avx512f"] == true on Skylake-SP
+//   std::string level = X86_64Level(bits);            // "x86-64-v4"
+//   std::string isa = MaxOneDnnIsa(bits);             // "avx512_core"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "detect/cpuid_source.h"
+
+namespace dlcheck::detect {
+
+/// Feature name -> present. DecodeFeatures fills every reported feature and the few extra bits
+/// the x86-64 levels need (cmov, cx16, popcnt, movbe, bmi1, ...).
+using FeatureSet = std::map<std::string, bool, std::less<>>;
+
+/// The features dlcheck reports, in report order (Linux /proc/cpuinfo names).
+const std::vector<std::string>& ReportedFeatures();
+
+/// Which register state a feature needs the OS to enable.
+enum class StateClass {
+  kLegacy,  ///< SSE and older: always enabled by a 64-bit OS
+  kAvx,     ///< XCR0 bits 1-2 (XMM, YMM)
+  kAvx512,  ///< XCR0 bits 1-2 and 5-7 (opmask, ZMM_Hi256, Hi16_ZMM)
+  kAmx,     ///< XCR0 bits 17-18 (TILECFG, TILEDATA) and, on Linux, the arch_prctl permission
+};
+StateClass StateClassOf(std::string_view feature);
+
+/// Who made the CPU and what it is.
+struct CpuIdentity {
+  std::string vendor;  ///< leaf 0: "GenuineIntel", "AuthenticAMD", ...
+  std::string brand;   ///< leaves 80000002h-80000004h, trimmed
+  int family = 0;      ///< displayed family, as Linux computes it
+  int model = 0;       ///< displayed model, as Linux computes it
+  int stepping = 0;
+  std::string microarchitecture = "unknown";
+  bool hypervisor = false;        ///< leaf 1 ECX[31]
+  std::string hypervisor_vendor;  ///< leaf 40000000h signature ("KVMKVMKVM"); empty: unknown
+  std::string core_type;  ///< hybrid Intel, leaf 1Ah: "performance" / "efficiency"; else empty
+};
+
+CpuIdentity DecodeIdentity(const CpuidSource& source);
+
+/// dlcheck's own table for the CPUs it knows; "unknown" otherwise (never a guess).
+std::string Microarchitecture(std::string_view vendor, int family, int model, int stepping);
+
+/// The CPUID bits, decoded from leaves 1, 7.0, 7.1 and 80000001h.
+FeatureSet DecodeFeatures(const CpuidSource& source);
+
+/// The XCR0 bits the CPU can enable (leaf 0Dh subleaf 0, EDX:EAX); 0 without leaf 0Dh.
+std::uint64_t XsaveSupported(const CpuidSource& source);
+
+/// AMX tile geometry of palette 1 (leaf 1Dh subleaf 1).
+struct AmxPalette {
+  int tiles = 0;          ///< max tile names
+  int rows = 0;           ///< max rows per tile
+  int bytes_per_row = 0;  ///< max bytes per row
+};
+
+/// Palette 1, or nullopt when the CPU reports no AMX palette (leaf 1Dh absent or empty).
+std::optional<AmxPalette> DecodeAmxPalette(const CpuidSource& source);
+
+/// Whether the OS enabled the state each feature in `features` needs, from XCR0 and the AMX
+/// permission (nullopt: unknown, counted as not granted only when XCR0 already says no).
+FeatureSet OsEnablement(const FeatureSet& features, std::uint64_t xcr0,
+                        std::optional<bool> amx_permission);
+
+/// "x86-64-v1" ... "x86-64-v4" for the given (usable) bits; "none" below v1.
+std::string X86_64Level(const FeatureSet& bits);
+
+/// The highest oneDNN 2.6 ISA level (its ONEDNN_MAX_CPU_ISA names) these (usable) bits allow,
+/// following oneDNN's cpu_isa_traits.hpp `mayiuse`; "none" below sse41.
+std::string MaxOneDnnIsa(const FeatureSet& bits);
+
+/// Rank of a oneDNN ISA name in dispatch order (sse41 = 1 ... avx512_core_amx = 9); 0 for
+/// "none", -1 for a name dlcheck does not know.
+int OneDnnIsaRank(std::string_view isa);
+
+}  // namespace dlcheck::detect

@@ -1,0 +1,59 @@
+#pragma once
+// The machine, injected: detection reads CPUID (and XCR0) through CpuidSource, so the same
+// decoding runs on this CPU (LiveCpuidSource) and on a recording (RecordedCpuidSource).
+//
+//   LiveCpuidSource live;
+//   CpuidRegs leaf7 = live.Query(7, 0);
+//   std::optional<std::uint64_t> xcr0 = live.Xcr0();   // nullopt for a recording
+
+#include <cstdint>
+#include <optional>
+
+#include "common/status.h"
+#include "detect/cpuid_dump.h"
+
+namespace dlcheck::detect {
+
+/// Where CPUID answers come from.
+class CpuidSource {
+ public:
+  virtual ~CpuidSource() = default;
+  /// The registers for (leaf, subleaf); all zero when the source has no answer.
+  virtual CpuidRegs Query(std::uint32_t leaf, std::uint32_t subleaf) const = 0;
+  /// XCR0 (the register state the OS enabled), or nullopt when the source cannot know it.
+  virtual std::optional<std::uint64_t> Xcr0() const = 0;
+  /// Whether the OS grants this process the AMX tile state (Linux `arch_prctl`
+  /// ARCH_REQ_XCOMP_PERM), or nullopt when unknown or not applicable.
+  virtual std::optional<bool> AmxPermission() const = 0;
+};
+
+/// One logical CPU of a recorded dump. Knows nothing about the OS: Xcr0() is nullopt.
+class RecordedCpuidSource : public CpuidSource {
+ public:
+  explicit RecordedCpuidSource(const LogicalCpuDump& cpu) : cpu_(cpu) {}
+  CpuidRegs Query(std::uint32_t leaf, std::uint32_t subleaf) const override;
+  std::optional<std::uint64_t> Xcr0() const override { return std::nullopt; }
+  std::optional<bool> AmxPermission() const override { return std::nullopt; }
+
+ private:
+  const LogicalCpuDump& cpu_;
+};
+
+/// The CPU this thread runs on: the CPUID instruction, XGETBV, arch_prctl.
+class LiveCpuidSource : public CpuidSource {
+ public:
+  CpuidRegs Query(std::uint32_t leaf, std::uint32_t subleaf) const override;
+  std::optional<std::uint64_t> Xcr0() const override;
+  std::optional<bool> AmxPermission() const override;
+};
+
+/// One logical CPU's leaves read through `source`: every basic, hypervisor (when present) and
+/// extended leaf, with the subleaves each indexed leaf enumerates, capped to what libcpuid
+/// 0.6.2 can hold so that it reads the dump back safely.
+LogicalCpuDump ReadAllLeaves(const CpuidSource& source, int index);
+
+/// Every logical CPU this process may run on, each read by pinning the thread to it
+/// (sched_setaffinity); the thread's affinity is restored afterwards.
+StatusOr<CpuidDump> DumpLiveCpuid();
+
+}  // namespace dlcheck::detect

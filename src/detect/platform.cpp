@@ -1,0 +1,339 @@
+#include "detect/platform.h"
+
+#include <fmt/format.h>
+#include <sched.h>
+
+#include <algorithm>
+#include <map>
+
+#include "detect/cpuinfo.h"
+#include "detect/library_versions.h"
+
+namespace dlcheck::detect {
+namespace {
+
+using Severity = PlatformFinding::Severity;
+
+// Short names for the AVX-512 subsets, as Intel's manuals write them.
+const std::vector<std::pair<std::string, std::string>>& Avx512Short() {
+  static const std::vector<std::pair<std::string, std::string>> kNames = {
+      {"avx512f", "F"},
+      {"avx512cd", "CD"},
+      {"avx512bw", "BW"},
+      {"avx512dq", "DQ"},
+      {"avx512vl", "VL"},
+      {"avx512ifma", "IFMA"},
+      {"avx512vbmi", "VBMI"},
+      {"avx512_vbmi2", "VBMI2"},
+      {"avx512_vnni", "VNNI"},
+      {"avx512_bitalg", "BITALG"},
+      {"avx512_vpopcntdq", "VPOPCNTDQ"},
+      {"avx512_vp2intersect", "VP2INTERSECT"},
+      {"avx512_bf16", "BF16"},
+      {"avx512_fp16", "FP16"},
+      {"avx512er", "ER"},
+      {"avx512pf", "PF"}};
+  return kNames;
+}
+
+std::string Join(const std::vector<std::string>& parts, const char* separator) {
+  std::string out;
+  for (const std::string& p : parts) {
+    if (!out.empty()) out += separator;
+    out += p;
+  }
+  return out;
+}
+
+void AddFinding(PlatformInfo& info, Severity severity, std::string code, std::string message) {
+  info.findings.push_back({severity, std::move(code), std::move(message)});
+}
+
+void LibcpuidFindings(PlatformInfo& info, const FeatureSet& cpuid) {
+  if (info.libcpuid_note.empty() == false) {
+    AddFinding(info, Severity::kInfo, "libcpuid-unavailable", info.libcpuid_note);
+    return;
+  }
+  const std::string lib = "libcpuid " + info.libcpuid_version;
+  std::vector<std::string> cpuid_avx512;
+  bool lib_any_avx512 = false;
+  for (const auto& [name, short_name] : Avx512Short()) {
+    if (cpuid.at(name)) cpuid_avx512.push_back(short_name);
+  }
+  for (const FeatureLayers& f : info.features) {
+    if (StateClassOf(f.name) == StateClass::kAvx512 && f.libcpuid.value_or(false)) {
+      lib_any_avx512 = true;
+    }
+  }
+  std::vector<std::string> other;
+  for (const FeatureLayers& f : info.features) {
+    if (!f.libcpuid || *f.libcpuid == f.cpuid) continue;
+    if (!lib_any_avx512 && !cpuid_avx512.empty() && StateClassOf(f.name) == StateClass::kAvx512) {
+      continue;  // said once below
+    }
+    other.push_back(fmt::format("{} ({} {}, CPUID {})", f.name, lib, *f.libcpuid ? "yes" : "no",
+                                f.cpuid ? "yes" : "no"));
+  }
+  if (!lib_any_avx512 && !cpuid_avx512.empty()) {
+    const bool amd = info.cpu.vendor == "AuthenticAMD";
+    AddFinding(info, Severity::kWarning, "libcpuid-no-avx512",
+               fmt::format("{} reports no AVX-512, but CPUID leaf 7 reports {}: {}; dlcheck "
+                           "trusts the CPUID leaves",
+                           lib, Join(cpuid_avx512, "/"),
+                           amd ? "libcpuid predates AVX-512 on AMD"
+                               : "libcpuid does not decode these bits"));
+  }
+  if (!other.empty()) {
+    AddFinding(info, Severity::kWarning, "libcpuid-disagrees",
+               fmt::format("{} and CPUID disagree on {}; dlcheck trusts the CPUID leaves", lib,
+                           Join(other, ", ")));
+  }
+}
+
+void XsaveFindings(PlatformInfo& info, const FeatureSet& cpuid) {
+  // The CPU itself (leaf 0Dh) must offer the state its feature bits need, or no OS can enable it.
+  const std::uint64_t can = info.xsave_supported;
+  if (cpuid.at("avx512f") && (can & 0xE0u) != 0xE0u) {
+    AddFinding(info, Severity::kWarning, "xsave-lacks-avx512-state",
+               fmt::format("CPUID leaf 7 reports AVX-512 but leaf 0Dh offers no AVX-512 register "
+                           "state (supported XCR0 bits {:#x}): no OS can enable it; a hypervisor "
+                           "is probably passing an inconsistent CPU model",
+                           can));
+  }
+  if (cpuid.at("amx_tile") && ((can >> 17) & 3u) != 3u) {
+    AddFinding(info, Severity::kWarning, "xsave-lacks-amx-state",
+               fmt::format("CPUID leaf 7 reports AMX but leaf 0Dh offers no tile state (supported "
+                           "XCR0 bits {:#x}): no OS can enable it",
+                           can));
+  }
+}
+
+void OsFindings(PlatformInfo& info, const FeatureSet& cpuid) {
+  if (!info.xcr0) return;
+  const std::uint64_t xcr0 = *info.xcr0;
+  if (cpuid.at("avx") && (xcr0 & 0x6u) != 0x6u) {
+    AddFinding(info, Severity::kWarning, "os-avx-disabled",
+               fmt::format("CPUID reports AVX but XCR0 bits 1-2 are not both set (XCR0 = {:#x}): "
+                           "the OS or hypervisor has not enabled AVX state; nothing can use AVX, "
+                           "AVX2, FMA or AVX-512 here",
+                           xcr0));
+  } else if (cpuid.at("avx512f") && (xcr0 & 0xE0u) != 0xE0u) {
+    AddFinding(
+        info, Severity::kWarning, "os-avx512-disabled",
+        fmt::format("CPUID reports AVX-512 but XCR0 bits 5-7 are clear (XCR0 = {:#x}): the "
+                    "OS or hypervisor has not enabled AVX-512 state; nothing can use it here",
+                    xcr0));
+  }
+  if (cpuid.at("amx_tile")) {
+    if (((xcr0 >> 17) & 3u) != 3u) {
+      AddFinding(info, Severity::kWarning, "os-amx-disabled",
+                 fmt::format("CPUID reports AMX but XCR0 bits 17-18 are clear (XCR0 = {:#x}): the "
+                             "OS or hypervisor has not enabled AMX tile state; nothing can use "
+                             "AMX here",
+                             xcr0));
+    } else if (info.amx_permission.has_value() && !*info.amx_permission) {
+      AddFinding(info, Severity::kWarning, "amx-permission-denied",
+                 "the OS enabled AMX state, but arch_prctl(ARCH_REQ_XCOMP_PERM) did not grant "
+                 "this process the tile data: AMX kernels cannot run (Linux 5.16 or later is "
+                 "needed)");
+    }
+  }
+}
+
+void KernelFindings(PlatformInfo& info) {
+  std::vector<std::string> hidden;
+  std::vector<std::string> extra;
+  for (const FeatureLayers& f : info.features) {
+    if (!f.kernel || *f.kernel == f.cpuid) continue;
+    (f.cpuid ? hidden : extra).push_back(f.name);
+  }
+  if (!hidden.empty()) {
+    AddFinding(info, Severity::kWarning, "kernel-hides-features",
+               fmt::format("CPUID reports {} but /proc/cpuinfo does not list {}: the kernel "
+                           "disabled {} (or is too old to name {}); software that asks the kernel "
+                           "will not use {}",
+                           Join(hidden, ", "), hidden.size() == 1 ? "it" : "them",
+                           hidden.size() == 1 ? "it" : "them", hidden.size() == 1 ? "it" : "them",
+                           hidden.size() == 1 ? "it" : "them"));
+  }
+  if (!extra.empty()) {
+    AddFinding(info, Severity::kWarning, "kernel-lists-absent-features",
+               fmt::format("/proc/cpuinfo lists {} but CPUID on this CPU does not report {}: the "
+                           "CPUs differ, or the kernel and the hypervisor disagree",
+                           Join(extra, ", "), extra.size() == 1 ? "it" : "them"));
+  }
+}
+
+}  // namespace
+
+std::vector<CoreKind> CoreKindsOf(const CpuidDump& dump) {
+  std::vector<CoreKind> kinds;
+  if (dump.cpus.empty()) return kinds;
+  const FeatureSet first = DecodeFeatures(RecordedCpuidSource(dump.cpus.front()));
+  for (const LogicalCpuDump& cpu : dump.cpus) {
+    const RecordedCpuidSource source(cpu);
+    std::string kind = DecodeIdentity(source).core_type;
+    if (kind.empty()) kind = "general";
+    auto it =
+        std::find_if(kinds.begin(), kinds.end(), [&](const CoreKind& k) { return k.kind == kind; });
+    if (it == kinds.end()) it = kinds.insert(kinds.end(), CoreKind{kind, 0, true});
+    ++it->logical_cpus;
+    if (it->same_features && DecodeFeatures(source) != first) it->same_features = false;
+  }
+  return kinds;
+}
+
+PlatformInfo BuildPlatformInfo(
+    const CpuidSource& source, const LibcpuidLayer& libcpuid,
+    const std::optional<std::set<std::string, std::less<>>>& kernel_flags,
+    std::vector<CoreKind> core_kinds, int logical_cpus) {
+  PlatformInfo info;
+  info.cpu = DecodeIdentity(source);
+  info.core_kinds = std::move(core_kinds);
+  info.logical_cpus = logical_cpus;
+  info.libcpuid_version = LibcpuidVersion();
+  info.libcpuid_note = libcpuid.available ? std::string() : libcpuid.note;
+  info.xcr0 = source.Xcr0();
+  info.amx_permission = source.AmxPermission();
+  info.xsave_supported = XsaveSupported(source);
+  info.amx_palette = DecodeAmxPalette(source);
+
+  const FeatureSet cpuid = DecodeFeatures(source);
+  std::optional<FeatureSet> os;
+  if (info.xcr0) os = OsEnablement(cpuid, *info.xcr0, info.amx_permission);
+  FeatureSet effective;  // what the levels are derived from
+  for (const auto& [name, present] : cpuid) effective[name] = present && (!os || os->at(name));
+  info.levels_basis = os ? "usable" : "cpuid";
+  info.x86_64_level = X86_64Level(effective);
+  info.onednn_max_isa = MaxOneDnnIsa(effective);
+
+  for (const std::string& name : ReportedFeatures()) {
+    FeatureLayers f;
+    f.name = name;
+    f.cpuid = cpuid.at(name);
+    if (os) {
+      f.os = os->at(name);
+      f.usable = f.cpuid && *f.os;
+    }
+    if (libcpuid.available) {
+      const auto it = libcpuid.flags.find(name);
+      if (it != libcpuid.flags.end()) f.libcpuid = it->second;
+    }
+    if (kernel_flags) f.kernel = kernel_flags->count(name) > 0;
+    info.features.push_back(std::move(f));
+  }
+
+  LibcpuidFindings(info, cpuid);
+  XsaveFindings(info, cpuid);
+  OsFindings(info, cpuid);
+  KernelFindings(info);
+  for (const CoreKind& kind : info.core_kinds) {
+    if (!kind.same_features) {
+      AddFinding(info, Severity::kWarning, "core-kinds-differ",
+                 fmt::format("the {} cores report different CPUID feature bits from the first "
+                             "CPU: code that moves between cores may meet instructions it "
+                             "cannot run",
+                             kind.kind));
+    }
+  }
+  if (info.cpu.microarchitecture == "unknown") {
+    AddFinding(info, Severity::kInfo, "unknown-microarchitecture",
+               fmt::format("dlcheck's table does not know {} family {} model {} stepping {}; the "
+                           "feature bits are still decoded from CPUID",
+                           info.cpu.vendor, info.cpu.family, info.cpu.model, info.cpu.stepping));
+  }
+  if (info.cpu.hypervisor) {
+    AddFinding(info, Severity::kInfo, "hypervisor",
+               fmt::format("running under a hypervisor ({}): it decides which CPUID bits and "
+                           "which XCR0 state this guest sees",
+                           info.cpu.hypervisor_vendor.empty() ? "vendor unknown"
+                                                              : info.cpu.hypervisor_vendor));
+  }
+  return info;
+}
+
+PlatformInfo DetectLivePlatform() {
+  LiveCpuidSource live;
+  std::optional<std::set<std::string, std::less<>>> kernel_flags;
+  if (const std::optional<std::string> text = ReadProcCpuinfo()) {
+    kernel_flags = ParseCpuinfoFlags(*text);
+  }
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  int logical_cpus = 1;
+  if (sched_getaffinity(0, sizeof(allowed), &allowed) == 0) logical_cpus = CPU_COUNT(&allowed);
+
+  std::vector<CoreKind> kinds;
+  const bool hybrid = live.Query(0, 0).eax >= 7 && ((live.Query(7, 0).edx >> 15) & 1u) != 0;
+  if (hybrid) {
+    // Leaf 1Ah answers for the CPU that runs it: visit each allowed CPU once.
+    CpuidDump dump;
+    for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+      if (!CPU_ISSET(cpu, &allowed)) continue;
+      cpu_set_t one;
+      CPU_ZERO(&one);
+      CPU_SET(cpu, &one);
+      if (sched_setaffinity(0, sizeof(one), &one) != 0) continue;
+      LogicalCpuDump d;
+      d.index = cpu;
+      for (std::uint32_t leaf : {0u, 1u, 0x1Au, 0x80000000u, 0x80000001u}) {
+        d.leaves[{leaf, 0}] = live.Query(leaf, 0);
+      }
+      d.leaves[{7, 0}] = live.Query(7, 0);
+      d.leaves[{7, 1}] = live.Query(7, 1);
+      dump.cpus.push_back(std::move(d));
+    }
+    sched_setaffinity(0, sizeof(allowed), &allowed);
+    kinds = CoreKindsOf(dump);
+  } else {
+    kinds.push_back({"general", logical_cpus, true});
+  }
+  PlatformInfo info = BuildPlatformInfo(live, LibcpuidLive(), kernel_flags, kinds, logical_cpus);
+  if (!kernel_flags) {
+    AddFinding(info, Severity::kInfo, "no-proc-cpuinfo",
+               "/proc/cpuinfo has no flags line here: the kernel layer is null");
+  }
+  return info;
+}
+
+StatusOr<PlatformInfo> DetectRecordedPlatform(const std::string& path) {
+  StatusOr<std::string> text = ReadDumpText(path);
+  if (!text.ok()) return text.status();
+  StatusOr<CpuidDump> dump = ParseCpuidDump(*text, path);
+  if (!dump.ok()) return dump.status();
+  const LibcpuidLayer libcpuid = LibcpuidFromDump(*text, *dump);
+  const RecordedCpuidSource first(dump->cpus.front());
+  PlatformInfo info = BuildPlatformInfo(first, libcpuid, std::nullopt, CoreKindsOf(*dump),
+                                        static_cast<int>(dump->cpus.size()));
+  info.source = path;
+  AddFinding(info, Severity::kInfo, "recording",
+             "replayed from a CPUID recording: the os, kernel and oneDNN layers cannot be known "
+             "and are null; the levels assume the OS enables every state the CPU reports");
+  return info;
+}
+
+void SetOneDnnEffectiveIsa(PlatformInfo& info, const std::string& effective,
+                           const std::string& max_isa_env) {
+  info.onednn_effective_isa = effective;
+  if (effective == info.onednn_max_isa) return;
+  const int have = OneDnnIsaRank(effective);
+  const int derived = OneDnnIsaRank(info.onednn_max_isa);
+  if (have > derived) {
+    AddFinding(info, Severity::kWarning, "onednn-isa-above-derived",
+               fmt::format("oneDNN dispatches to {}, above the {} that dlcheck derives from the "
+                           "usable features: one of the two is wrong; please report this",
+                           effective, info.onednn_max_isa));
+  } else if (!max_isa_env.empty()) {
+    AddFinding(info, Severity::kInfo, "onednn-isa-capped",
+               fmt::format("oneDNN dispatches to {}, below the {} the usable features allow, "
+                           "because ONEDNN_MAX_CPU_ISA={} caps it",
+                           effective, info.onednn_max_isa, max_isa_env));
+  } else {
+    AddFinding(info, Severity::kWarning, "onednn-isa-below-derived",
+               fmt::format("oneDNN dispatches to {}, below the {} the usable features allow: it "
+                           "does not use everything this CPU offers",
+                           effective, info.onednn_max_isa));
+  }
+}
+
+}  // namespace dlcheck::detect

@@ -1,0 +1,83 @@
+#pragma once
+// PlatformInfo: what `dlcheck platform` knows about a machine, live or replayed, before any
+// printing. Layers a recording cannot know (os, kernel, oneDNN) stay nullopt, never guessed.
+
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "detect/cpu_features.h"
+#include "detect/cpuid_source.h"
+#include "detect/libcpuid_layer.h"
+
+namespace dlcheck::detect {
+
+/// One feature, layer by layer. nullopt: that layer has no opinion or cannot know.
+struct FeatureLayers {
+  std::string name;
+  bool cpuid = false;            ///< the CPUID bit, decoded by dlcheck
+  std::optional<bool> os;        ///< the OS enabled the register state (XCR0, AMX permission)
+  std::optional<bool> libcpuid;  ///< libcpuid's flag, when it has one
+  std::optional<bool> kernel;    ///< listed in /proc/cpuinfo flags
+  std::optional<bool> usable;    ///< cpuid && os
+};
+
+/// A group of logical CPUs of one kind (hybrid Intel: performance / efficiency cores).
+struct CoreKind {
+  std::string kind;  ///< "performance", "efficiency" or "general"
+  int logical_cpus = 0;
+  bool same_features = true;  ///< its CPUID feature bits equal the first CPU's
+};
+
+/// A plain-language conclusion about the platform.
+struct PlatformFinding {
+  enum class Severity { kInfo, kWarning };
+  Severity severity = Severity::kInfo;
+  std::string code;
+  std::string message;
+};
+
+struct PlatformInfo {
+  std::string source = "live";  ///< "live", or the path of the replayed dump
+  CpuIdentity cpu;
+  int logical_cpus = 0;  ///< in the dump, or this process may run on
+  std::vector<CoreKind> core_kinds;
+  std::vector<FeatureLayers> features;  ///< ReportedFeatures() order
+  std::optional<std::uint64_t> xcr0;
+  std::uint64_t xsave_supported = 0;  ///< XCR0 bits the CPU can enable (leaf 0Dh)
+  std::optional<AmxPalette> amx_palette;
+  std::optional<bool> amx_permission;
+  std::string x86_64_level;
+  std::string onednn_max_isa;
+  std::string levels_basis;  ///< "usable" (live) or "cpuid" (recording: OS state unknown)
+  std::optional<std::string> onednn_effective_isa;  ///< what oneDNN reports (live only)
+  std::string libcpuid_version;
+  std::string libcpuid_note;  ///< why the libcpuid layer is null, when it is
+  std::vector<PlatformFinding> findings;
+};
+
+/// Combines the layers (pure: every input is given). `kernel_flags` is nullopt when the kernel's
+/// view is unknown; the OS layer comes from `source.Xcr0()`.
+PlatformInfo BuildPlatformInfo(
+    const CpuidSource& source, const LibcpuidLayer& libcpuid,
+    const std::optional<std::set<std::string, std::less<>>>& kernel_flags,
+    std::vector<CoreKind> core_kinds, int logical_cpus);
+
+/// The core kinds of a dump: logical CPUs grouped by leaf 1Ah core type.
+std::vector<CoreKind> CoreKindsOf(const CpuidDump& dump);
+
+/// This machine: CPUID, XGETBV, arch_prctl, libcpuid, /proc/cpuinfo.
+PlatformInfo DetectLivePlatform();
+
+/// A recorded dump (`.test` or `.test.xz`). InputError when it is missing or malformed.
+StatusOr<PlatformInfo> DetectRecordedPlatform(const std::string& path);
+
+/// Records what oneDNN reports and adds a finding when it differs from onednn_max_isa.
+/// `max_isa_env` is the ONEDNN_MAX_CPU_ISA (or DNNL_MAX_CPU_ISA) value, empty when unset.
+void SetOneDnnEffectiveIsa(PlatformInfo& info, const std::string& effective,
+                           const std::string& max_isa_env);
+
+}  // namespace dlcheck::detect

@@ -1,0 +1,170 @@
+// `dlcheck platform` end to end: errors word for word, formats, --save-raw round trip.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+#include "common/exit_code.h"
+#include "support/run_dlcheck.h"
+
+namespace dlcheck {
+namespace {
+
+using testing::DataPath;
+using testing::RunDlcheck;
+
+TEST(PlatformCliTest, MissingDumpIsOneInputErrorLine) {
+  const auto r = RunDlcheck({"platform", "--cpuid-dump", "/nonexistent/cpu.test"});
+  EXPECT_EQ(r.exit_code, ToInt(ExitCode::kInputError));
+  EXPECT_EQ(r.err,
+            "dlcheck: cannot open CPUID dump '/nonexistent/cpu.test': No such file or directory\n");
+  EXPECT_TRUE(r.out.empty());
+}
+
+TEST(PlatformCliTest, MalformedDumpIsOneInputErrorLine) {
+  const std::string path = DataPath("platform/malformed.test");
+  const auto r = RunDlcheck({"platform", "--cpuid-dump", path});
+  EXPECT_EQ(r.exit_code, ToInt(ExitCode::kInputError));
+  EXPECT_EQ(r.err, "dlcheck: " + path + ":1: not a CPUID dump line: 'hello world'\n");
+  EXPECT_TRUE(r.out.empty());
+}
+
+TEST(PlatformCliTest, DirectoryAsDumpIsOneInputErrorLine) {
+  const std::string dir = DataPath("platform");
+  const auto r = RunDlcheck({"platform", "--cpuid-dump", dir});
+  EXPECT_EQ(r.exit_code, ToInt(ExitCode::kInputError));
+  EXPECT_EQ(r.err, "dlcheck: cannot read CPUID dump '" + dir + "': it is a directory\n");
+  EXPECT_TRUE(r.out.empty());
+}
+
+TEST(PlatformCliTest, SaveRawWithCpuidDumpIsAUsageError) {
+  const auto r = RunDlcheck(
+      {"platform", "--cpuid-dump", DataPath("platform/unknown-cpu.test"), "--save-raw", "/tmp/x"});
+  EXPECT_EQ(r.exit_code, ToInt(ExitCode::kUsage));
+  EXPECT_EQ(r.err,
+            "dlcheck: --save-raw records this machine and cannot be combined with --cpuid-dump "
+            "or --topology\n");
+}
+
+TEST(PlatformCliTest, JsonOfARecordingHasTheDocumentedShape) {
+  const auto r = RunDlcheck({"platform", "--cpuid-dump",
+                             DataPath("cpuid/amd-epyc-9654-96-core-processor-dual.test.xz"),
+                             "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["schema_version"], 1);
+  EXPECT_EQ(j["cpu"]["vendor"], "AuthenticAMD");
+  EXPECT_EQ(j["cpu"]["brand"], "AMD EPYC 9654 96-Core Processor");
+  EXPECT_EQ(j["cpu"]["family"], 25);
+  EXPECT_EQ(j["cpu"]["model"], 17);
+  EXPECT_EQ(j["cpu"]["microarchitecture"], "Zen 4");
+  EXPECT_EQ(j["cpu"]["hypervisor"], false);
+  EXPECT_EQ(j["features"]["avx512f"]["cpuid"], true);
+  EXPECT_EQ(j["features"]["avx512f"]["libcpuid"], false);
+  EXPECT_TRUE(j["features"]["avx512f"]["os"].is_null());
+  EXPECT_TRUE(j["features"]["avx512f"]["kernel"].is_null());
+  EXPECT_TRUE(j["features"]["avx512f"]["usable"].is_null());
+  EXPECT_TRUE(j["features"]["avx512_bf16"]["libcpuid"].is_null());
+  EXPECT_EQ(j["levels"]["x86_64"], "x86-64-v4");
+  EXPECT_EQ(j["levels"]["onednn_max_isa"], "avx512_core_bf16");
+  EXPECT_TRUE(j["levels"]["onednn_effective_isa"].is_null());
+  bool libcpuid_finding = false;
+  for (const auto& f : j["findings"]) libcpuid_finding |= f["code"] == "libcpuid-no-avx512";
+  EXPECT_TRUE(libcpuid_finding) << r.out;
+}
+
+TEST(PlatformCliTest, CsvHasOneRowPerFeature) {
+  const auto r = RunDlcheck(
+      {"platform", "--cpuid-dump", DataPath("platform/unknown-cpu.test"), "--format", "csv"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::istringstream in(r.out);
+  std::string line;
+  std::getline(in, line);
+  EXPECT_EQ(line, "feature,cpuid,os,libcpuid,kernel,usable\r");
+  int rows = 0;
+  bool avx512f = false;
+  while (std::getline(in, line)) {
+    ++rows;
+    avx512f |= line == "avx512f,true,,true,,\r";  // libcpuid decodes AVX-512 on Intel
+  }
+  EXPECT_EQ(rows, 27);
+  EXPECT_TRUE(avx512f) << r.out;
+}
+
+TEST(PlatformCliTest, LiveJsonLayersAreConsistent) {
+  const auto r = RunDlcheck({"platform", "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["features"].size(), 27u);
+  for (const auto& [name, f] : j["features"].items()) {
+    ASSERT_TRUE(f["os"].is_boolean()) << name;
+    EXPECT_EQ(f["usable"], f["cpuid"].get<bool>() && f["os"].get<bool>()) << name;
+  }
+  EXPECT_TRUE(j["levels"]["onednn_effective_isa"].is_string());
+}
+
+TEST(PlatformCliTest, SaveRawRoundTripGivesTheSameFeatures) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("dlcheck-save-raw-" + std::to_string(getpid()));
+  const auto saved = RunDlcheck({"platform", "--save-raw", dir.string(), "--format", "json"});
+  ASSERT_EQ(saved.exit_code, 0) << saved.err;
+  const auto replay =
+      RunDlcheck({"platform", "--cpuid-dump", (dir / "cpuid.test").string(), "--topology",
+                  (dir / "topology.xml").string(), "--format", "json"});
+  std::filesystem::remove_all(dir);
+  ASSERT_EQ(replay.exit_code, 0) << replay.err;
+  const nlohmann::json live = nlohmann::json::parse(saved.out);
+  const nlohmann::json again = nlohmann::json::parse(replay.out);
+  EXPECT_EQ(again["cpu"]["brand"], live["cpu"]["brand"]);
+  EXPECT_EQ(again["cpu"]["logical_cpus"], live["cpu"]["logical_cpus"]);
+  for (const auto& [name, f] : live["features"].items()) {
+    EXPECT_EQ(again["features"][name]["cpuid"], f["cpuid"]) << name;
+    EXPECT_EQ(again["features"][name]["libcpuid"], f["libcpuid"]) << name;
+  }
+  // The topology replays too: every count and the caches are the same.
+  for (const char* key : {"packages", "numa_nodes", "dies", "groups", "cores", "pus",
+                          "smt_per_core", "l3_instances", "memory_mib", "allowed_pus"}) {
+    EXPECT_EQ(again["topology"][key], live["topology"][key]) << key;
+  }
+  EXPECT_EQ(again["topology"]["caches"], live["topology"]["caches"]);
+  EXPECT_EQ(again["topology"]["source"], (dir / "topology.xml").string());
+  EXPECT_EQ(live["topology"]["source"], "live");
+}
+
+TEST(PlatformCliTest, RecordingWithoutTopologyHasANullTopology) {
+  const auto r = RunDlcheck(
+      {"platform", "--cpuid-dump", DataPath("platform/unknown-cpu.test"), "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_TRUE(j["topology"]["source"].is_null());
+  bool finding = false;
+  for (const auto& f : j["findings"]) finding |= f["code"] == "no-topology";
+  EXPECT_TRUE(finding) << r.out;
+}
+
+TEST(PlatformCliTest, RecordedCpuAndTopologyReplayTogether) {
+  const auto r = RunDlcheck(
+      {"platform", "--cpuid-dump", DataPath("cpuid/amd-epyc-9654-96-core-processor-dual.test.xz"),
+       "--topology", DataPath("hwloc/AMD-19h-Zen4-2xEpyc-9654.xml"), "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  // The two recordings are of the same machine type: 2 sockets, 384 hardware threads.
+  EXPECT_EQ(j["cpu"]["logical_cpus"], 384);
+  EXPECT_EQ(j["topology"]["packages"], 2);
+  EXPECT_EQ(j["topology"]["pus"], 384);
+}
+
+TEST(PlatformCliTest, MissingTopologyFileIsAnInputError) {
+  const auto r = RunDlcheck({"platform", "--topology", "/nonexistent/topo.xml"});
+  EXPECT_EQ(r.exit_code, ToInt(ExitCode::kInputError));
+  EXPECT_EQ(r.err.rfind("dlcheck: ", 0), 0u) << r.err;
+  EXPECT_NE(r.err.find("/nonexistent/topo.xml"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "one line: " << r.err;
+  EXPECT_TRUE(r.out.empty());
+}
+
+}  // namespace
+}  // namespace dlcheck

@@ -1,0 +1,81 @@
+// On this host: invariants only, never this machine's values.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <string>
+
+#include "detect/cpuid_dump.h"
+#include "detect/cpuinfo.h"
+#include "detect/libcpuid_layer.h"
+#include "detect/platform.h"
+#include "dispatch/onednn_info.h"
+
+namespace dlcheck::detect {
+namespace {
+
+TEST(LivePlatformTest, UsableAvx512SubsetsEqualTheKernelFlags) {
+  const PlatformInfo info = DetectLivePlatform();
+  ASSERT_TRUE(ReadProcCpuinfo().has_value()) << "this test needs Linux /proc/cpuinfo";
+  ASSERT_TRUE(info.xcr0.has_value());
+  int compared = 0;
+  for (const FeatureLayers& f : info.features) {
+    ASSERT_TRUE(f.os.has_value()) << f.name;
+    ASSERT_TRUE(f.usable.has_value()) << f.name;
+    EXPECT_EQ(*f.usable, f.cpuid && *f.os) << f.name;
+    if (StateClassOf(f.name) != StateClass::kAvx512) continue;
+    ASSERT_TRUE(f.kernel.has_value()) << f.name;
+    EXPECT_EQ(*f.usable, *f.kernel) << f.name;
+    ++compared;
+  }
+  EXPECT_EQ(compared, 16);
+}
+
+TEST(LivePlatformTest, EffectiveOneDnnIsaNeverExceedsTheDerivedLevel) {
+  PlatformInfo info = DetectLivePlatform();
+  SetOneDnnEffectiveIsa(info, dispatch::OneDnnEffectiveIsa(), "");
+  ASSERT_TRUE(info.onednn_effective_isa.has_value());
+  const int effective = OneDnnIsaRank(*info.onednn_effective_isa);
+  const int derived = OneDnnIsaRank(info.onednn_max_isa);
+  ASSERT_GE(derived, 0) << info.onednn_max_isa;
+  ASSERT_GE(effective, 0) << *info.onednn_effective_isa;
+  EXPECT_LE(effective, derived) << *info.onednn_effective_isa << " > " << info.onednn_max_isa;
+  for (const PlatformFinding& f : info.findings) EXPECT_NE(f.code, "onednn-isa-above-derived");
+}
+
+TEST(LivePlatformTest, SavedRawDumpReplaysWithTheSameFeatures) {
+  const PlatformInfo live = DetectLivePlatform();
+  const StatusOr<CpuidDump> dump = DumpLiveCpuid();
+  ASSERT_TRUE(dump.ok()) << dump.status().message();
+  EXPECT_EQ(static_cast<int>(dump->cpus.size()), live.logical_cpus);
+
+  const char* tmp = std::getenv("TMPDIR");
+  const std::string path = std::string(tmp != nullptr && *tmp ? tmp : "/tmp") +
+                           "/dlcheck-live-test-" + std::to_string(getpid()) + ".test";
+  {
+    std::ofstream out(path);
+    out << FormatCpuidDump(*dump);
+  }
+  // libcpuid 0.6.2 reads the file dlcheck wrote, and says what it says about this CPU.
+  EXPECT_EQ(LibcpuidCanRead(path), "");
+  const StatusOr<PlatformInfo> replay = DetectRecordedPlatform(path);
+  std::remove(path.c_str());
+  ASSERT_TRUE(replay.ok()) << replay.status().message();
+
+  EXPECT_EQ(replay->cpu.vendor, live.cpu.vendor);
+  EXPECT_EQ(replay->cpu.brand, live.cpu.brand);
+  EXPECT_EQ(replay->cpu.family, live.cpu.family);
+  EXPECT_EQ(replay->cpu.model, live.cpu.model);
+  EXPECT_EQ(replay->cpu.microarchitecture, live.cpu.microarchitecture);
+  EXPECT_EQ(replay->cpu.hypervisor_vendor, live.cpu.hypervisor_vendor);
+  EXPECT_EQ(replay->logical_cpus, live.logical_cpus);
+  ASSERT_EQ(replay->features.size(), live.features.size());
+  for (std::size_t i = 0; i < live.features.size(); ++i) {
+    EXPECT_EQ(replay->features[i].cpuid, live.features[i].cpuid) << live.features[i].name;
+    EXPECT_EQ(replay->features[i].libcpuid, live.features[i].libcpuid) << live.features[i].name;
+  }
+}
+
+}  // namespace
+}  // namespace dlcheck::detect
