@@ -2,6 +2,7 @@
 #include <map>
 
 #include "cli/commands.h"
+#include "cli/enum_option.h"
 #include "detect/library_versions.h"
 #include "dispatch/onednn_info.h"
 #include "dlcheck/version.h"
@@ -9,15 +10,14 @@
 namespace dlcheck::cli {
 
 void AddFormatOption(CLI::App& sub, report::Format& format, bool allow_trace) {
-  std::map<std::string, report::Format> formats = {{"table", report::Format::kTable},
-                                                   {"csv", report::Format::kCsv},
-                                                   {"json", report::Format::kJson}};
-  if (allow_trace) formats.emplace("trace", report::Format::kTrace);
-  sub.add_option("-f,--format", format,
-                 allow_trace ? "output format: table (default), csv, json or trace"
-                             : "output format: table (default), csv or json")
-      ->transform(CLI::CheckedTransformer(formats, CLI::ignore_case))
-      ->default_str("table");
+  std::vector<std::pair<std::string, report::Format>> formats = {{"table", report::Format::kTable},
+                                                                 {"csv", report::Format::kCsv},
+                                                                 {"json", report::Format::kJson}};
+  if (allow_trace) formats.emplace_back("trace", report::Format::kTrace);
+  AddEnumOption(sub, "-f,--format", format, formats,
+                allow_trace ? "output format: table (default), csv, json or trace (Chrome trace)"
+                            : "output format: table (default), csv or json",
+                "FORMAT");
 }
 
 void PrintError(const std::string& message) {

@@ -43,6 +43,18 @@ TEST(CliTest, UnknownFormatIsAUsageError) {
   EXPECT_NE(r.err.find("xml"), std::string::npos) << r.err;
 }
 
+TEST(CliTest, FormatNamesIgnoreCase) {
+  const auto r = RunDlcheck({"platform", "--format", "JSON"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("{", 0), 0u) << r.out.substr(0, 100);
+}
+
+TEST(CliTest, UnknownFormatSaysWhatIsAllowed) {
+  const auto r = RunDlcheck({"platform", "--format", "xml"});
+  EXPECT_EQ(r.err,
+            "dlcheck: --format: xml not in {table,csv,json} (run 'dlcheck --help' for usage)\n");
+}
+
 TEST(CliTest, TraceFormatIsOnlyForCommandsWithATimeline) {
   const auto r = RunDlcheck({"platform", "--format", "trace"});
   EXPECT_EQ(r.exit_code, ToInt(ExitCode::kUsage));
