@@ -11,6 +11,8 @@
 namespace dlcheck::cli {
 
 void SetupPlatform(CLI::App& app, int& exit_code);
+/// `dlcheck parse [FILE...|-]`: the per-primitive report from a oneDNN verbose log.
+void SetupParse(CLI::App& app, int& exit_code);
 
 /// Adds `--format table|csv|json` to a subcommand.
 void AddFormatOption(CLI::App& sub, report::Format& format);

@@ -1,0 +1,246 @@
+#include "verbose/aggregate.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+
+#include "verbose/line_parser.h"
+#include "verbose/work.h"
+
+namespace dlcheck::verbose {
+namespace {
+
+constexpr char kSep = '\x1f';  // never printed by oneDNN
+
+void AppendKeyPart(std::string& key, std::string_view part) {
+  key.append(part);
+  key.push_back(kSep);
+}
+
+std::string Percent(double pct) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f%%", pct);
+  return buf;
+}
+
+std::string Ms(double ms) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f ms", ms);
+  return buf;
+}
+
+std::vector<TimeShare> SortedShares(std::map<std::string, TimeShare> by_name, double total) {
+  std::vector<TimeShare> out;
+  for (auto& [name, share] : by_name) {
+    share.name = name;
+    share.pct = total > 0 ? 100.0 * share.exec_ms / total : 0;
+    out.push_back(share);
+  }
+  std::stable_sort(out.begin(), out.end(),
+                   [](const TimeShare& a, const TimeShare& b) { return a.exec_ms > b.exec_ms; });
+  return out;
+}
+
+}  // namespace
+
+std::optional<double> PrimitiveStats::ExecMsMean() const {
+  if (timed_execs == 0) return std::nullopt;
+  return exec_ms_total / static_cast<double>(timed_execs);
+}
+
+std::optional<double> PrimitiveStats::Gflops() const {
+  const std::optional<double> mean = ExecMsMean();
+  if (!flops || !mean || *mean <= 0) return std::nullopt;
+  return *flops / (*mean * 1e6);
+}
+
+void Aggregator::Add(const VerboseEvent& e) {
+  if (e.operation == Operation::kInfo) return;
+  ++events_;
+  if (e.operation == Operation::kDiagnostic) {
+    AddDiagnostic(e);
+    return;
+  }
+  key_.clear();
+  AppendKeyPart(key_, e.engine);
+  AppendKeyPart(key_, e.primitive);
+  AppendKeyPart(key_, e.implementation);
+  AppendKeyPart(key_, e.prop_kind);
+  AppendKeyPart(key_, e.memory_descriptors);
+  AppendKeyPart(key_, e.attributes);
+  AppendKeyPart(key_, e.auxiliary);
+  AppendKeyPart(key_, e.problem);
+  if (e.layer) {
+    key_.push_back('L');
+    key_.append(*e.layer);
+  }
+  std::size_t index;
+  if (auto it = index_.find(std::string_view(key_)); it != index_.end()) {
+    index = it->second;
+  } else {
+    index = rows_.size();
+    index_.emplace(key_, index);
+    PrimitiveStats& row = rows_.emplace_back();
+    row.engine = e.engine;
+    row.primitive = e.primitive;
+    row.implementation = e.implementation;
+    row.isa = e.isa;
+    row.isa_inferred = e.isa_inferred;
+    row.fallback = e.fallback;
+    row.prop_kind = e.prop_kind;
+    row.memory_descriptors = e.memory_descriptors;
+    ParseMemoryDescs(e.memory_descriptors, mds_);
+    row.data_types = DataTypesText(mds_);
+    row.layouts = LayoutsText(mds_);
+    row.attributes = e.attributes;
+    row.auxiliary = e.auxiliary;
+    row.problem = e.problem;
+    row.layer = e.layer;
+    row.flops = FlopsOf(e.primitive, e.problem);
+    row.first_line = e.line;
+  }
+  PrimitiveStats& row = rows_[index];
+  if (e.operation == Operation::kExec) {
+    ++exec_events_;
+    ++row.execs;
+    if (e.time_ms) {
+      const double ms = *e.time_ms;
+      if (row.timed_execs == 0) {
+        row.exec_ms_min = row.exec_ms_max = row.first_exec_ms = ms;
+      } else {
+        row.exec_ms_min = std::min(row.exec_ms_min, ms);
+        row.exec_ms_max = std::max(row.exec_ms_max, ms);
+      }
+      ++row.timed_execs;
+      row.exec_ms_total += ms;
+    }
+  } else {
+    ++row.creates;
+    if (e.cache.find("hit") != std::string::npos) ++row.cache_hits;
+    if (e.time_ms) row.create_ms += *e.time_ms;
+  }
+}
+
+void Aggregator::AddDiagnostic(const VerboseEvent& e) {
+  ++diagnostic_events_;
+  key_.clear();
+  AppendKeyPart(key_, e.cache);
+  AppendKeyPart(key_, e.primitive);
+  AppendKeyPart(key_, e.implementation);
+  AppendKeyPart(key_, e.message);
+  if (auto it = diagnostic_index_.find(std::string_view(key_)); it != diagnostic_index_.end()) {
+    ++diagnostics_[it->second].count;
+    return;
+  }
+  if (diagnostics_.size() >= kMaxDiagnostics) return;
+  diagnostic_index_.emplace(key_, diagnostics_.size());
+  diagnostics_.push_back({e.cache, e.primitive, e.implementation, e.message, 1, e.line});
+}
+
+Summary Aggregator::Summarize() const {
+  Summary s;
+  s.rows = rows_.size();
+  s.diagnostics = diagnostic_events_;
+  std::map<std::string, TimeShare> by_kind;
+  std::map<std::string, TimeShare> by_fallback;
+  std::map<std::string, std::pair<std::uint64_t, double>> scalar;  // "kind impl" -> rows, ms
+  std::map<std::string, std::uint64_t> inferred;                   // impl -> rows
+  for (const PrimitiveStats& row : rows_) {
+    s.creates += row.creates;
+    s.cache_hits += row.cache_hits;
+    s.create_ms += row.create_ms;
+    s.execs += row.execs;
+    s.exec_ms += row.exec_ms_total;
+    if (row.primitive == "reorder") s.reorder_exec_ms += row.exec_ms_total;
+    if (row.timed_execs > 0) {
+      s.first_exec_ms += row.first_exec_ms;
+      ++s.first_execs;
+      s.steady_exec_ms += row.exec_ms_total - row.first_exec_ms;
+      s.steady_execs += row.timed_execs - 1;
+    }
+    TimeShare& k = by_kind[row.primitive];
+    ++k.rows;
+    k.execs += row.execs;
+    k.exec_ms += row.exec_ms_total;
+    TimeShare& f = by_fallback[std::string(FallbackName(row.fallback))];
+    ++f.rows;
+    f.execs += row.execs;
+    f.exec_ms += row.exec_ms_total;
+    if (row.fallback == Fallback::kScalar) {
+      auto& entry = scalar[row.primitive + " " + row.implementation];
+      ++entry.first;
+      entry.second += row.exec_ms_total;
+    }
+    if (row.isa_inferred) ++inferred[row.implementation];
+  }
+  s.by_kind = SortedShares(std::move(by_kind), s.exec_ms);
+  s.by_fallback = SortedShares(std::move(by_fallback), s.exec_ms);
+  s.reorder_pct = s.exec_ms > 0 ? 100.0 * s.reorder_exec_ms / s.exec_ms : 0;
+  if (s.creates > 0) {
+    s.cache_hit_rate = static_cast<double>(s.cache_hits) / static_cast<double>(s.creates);
+  }
+
+  auto note = [&s](Note::Level level, std::string code, std::string message) {
+    s.notes.push_back({level, std::move(code), std::move(message)});
+  };
+  if (s.execs == 0) {
+    note(Note::Level::kWarning, "no-exec",
+         "no oneDNN primitive executed \u2014 is ONEDNN_VERBOSE set? for oneDNN before 2.5 the "
+         "variable is DNNL_VERBOSE");
+  }
+  if (!scalar.empty()) {
+    std::uint64_t rows = 0;
+    std::string list;
+    for (const auto& [name, entry] : scalar) {
+      rows += entry.first;
+      if (!list.empty()) list += ", ";
+      list += name;
+      if (s.exec_ms > 0)
+        list += " (" + Percent(100.0 * entry.second / s.exec_ms) + " of exec time)";
+    }
+    note(Note::Level::kWarning, "scalar-fallback",
+         std::to_string(rows) + (rows == 1 ? " primitive ran" : " primitives ran") +
+             " scalar reference code: " + list);
+  }
+  if (s.exec_ms > 0 && s.reorder_pct >= 10.0) {
+    note(Note::Level::kWarning, "reorder-share",
+         "reorders took " + Percent(s.reorder_pct) +
+             " of execution time: memory layouts change between primitives");
+  }
+  if (!inferred.empty()) {
+    std::string list;
+    for (const auto& [impl, n] : inferred) {
+      if (!list.empty()) list += ", ";
+      list += impl;
+    }
+    note(Note::Level::kInfo, "isa-inferred",
+         "the ISA of " + list +
+             " is not in the implementation name; it was inferred from the "
+             "log's ISA line (" +
+             (header_ ? header_->isa_short : std::string()) + ")");
+  }
+  if (s.create_ms > 0 && s.create_ms > s.exec_ms) {
+    note(Note::Level::kInfo, "create-dominates",
+         "creating primitives took longer than running them (" + Ms(s.create_ms) + " vs " +
+             Ms(s.exec_ms) + "): short runs are dominated by JIT compilation");
+  }
+  if (s.steady_execs > 0 && s.first_execs > 0) {
+    const double first_mean = s.first_exec_ms / static_cast<double>(s.first_execs);
+    const double steady_mean = s.steady_exec_ms / static_cast<double>(s.steady_execs);
+    if (steady_mean > 0 && first_mean > 2 * steady_mean) {
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "%.1f", first_mean / steady_mean);
+      note(Note::Level::kInfo, "first-exec-slow",
+           std::string("first executions took ") + buf +
+               "x the steady-state mean: warm-up (page faults, caches) inflates short runs");
+    }
+  }
+  if (s.diagnostics > 0) {
+    note(Note::Level::kInfo, "diagnostics",
+         std::to_string(s.diagnostics) +
+             " diagnostic lines (dispatch reasons, checks, errors): see the diagnostics table");
+  }
+  return s;
+}
+
+}  // namespace dlcheck::verbose

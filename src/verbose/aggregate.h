@@ -1,0 +1,142 @@
+#pragma once
+// Events -> one PrimitiveStats row per distinct primitive, and a Summary of the whole log.
+//
+//   Aggregator agg;
+//   agg.SetHeader(&parser.header());
+//   for (each event) agg.Add(event);
+//   Summary s = agg.Summarize();      // time by kind, by fallback class, findings
+//
+// Rows are keyed by (engine, primitive, implementation, prop kind, memory descriptors,
+// attributes, auxiliary, problem, layer); memory grows with the number of rows, not with the
+// log. A lookup builds the key in a reused buffer and finds it without allocating.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "verbose/verbose_event.h"
+
+namespace dlcheck::verbose {
+
+/// One distinct primitive of a log and what happened to it.
+struct PrimitiveStats {
+  std::string engine;
+  std::string primitive;
+  std::string implementation;
+  std::string isa;
+  bool isa_inferred = false;
+  Fallback fallback = Fallback::kUnknown;
+  std::string prop_kind;
+  std::string memory_descriptors;  ///< raw field
+  std::string data_types;          ///< `src:f32 wei:f32 dst:f32`
+  std::string layouts;             ///< `src:aBcd16b wei:ABcd16b16a dst:aBcd16b`
+  std::string attributes;
+  std::string auxiliary;
+  std::string problem;
+  std::optional<std::string> layer;
+  std::uint64_t creates = 0;  ///< every create event, cache hits and nested creates included
+  std::uint64_t cache_hits = 0;
+  double create_ms = 0;
+  std::uint64_t execs = 0;        ///< every exec event, timed or not
+  std::uint64_t timed_execs = 0;  ///< execs that carried a time
+  double exec_ms_total = 0;
+  double exec_ms_min = 0;
+  double exec_ms_max = 0;
+  double first_exec_ms = 0;     ///< the time of the first timed exec
+  std::optional<double> flops;  ///< per execution, where the problem defines the work
+  std::uint64_t first_line = 0;
+
+  std::optional<double> ExecMsMean() const;
+  /// flops / mean exec time, in GFLOP/s; nullopt without work or time.
+  std::optional<double> Gflops() const;
+};
+
+/// A distinct diagnostic line (create:dispatch, create:check, exec:check, error, warning, ...).
+struct DiagnosticStats {
+  std::string operation;  ///< `create:dispatch`, `error`, ...
+  std::string primitive;  ///< the component it names
+  std::string implementation;
+  std::string message;
+  std::uint64_t count = 0;
+  std::uint64_t first_line = 0;
+};
+
+/// A share of execution time under one name (a primitive kind or a fallback class).
+struct TimeShare {
+  std::string name;
+  std::uint64_t rows = 0;
+  std::uint64_t execs = 0;
+  double exec_ms = 0;
+  double pct = 0;  ///< of all exec time
+};
+
+/// A plain-language conclusion about the log.
+struct Note {
+  enum class Level { kInfo, kWarning };
+  Level level = Level::kInfo;
+  std::string code;
+  std::string message;
+};
+
+struct Summary {
+  std::uint64_t rows = 0;
+  std::uint64_t creates = 0;
+  std::uint64_t cache_hits = 0;
+  std::uint64_t execs = 0;
+  std::uint64_t diagnostics = 0;
+  double create_ms = 0;
+  double exec_ms = 0;
+  double reorder_exec_ms = 0;
+  double reorder_pct = 0;
+  std::optional<double> cache_hit_rate;  ///< hits / creates
+  double first_exec_ms = 0;              ///< sum of each row's first timed exec
+  std::uint64_t first_execs = 0;
+  double steady_exec_ms = 0;  ///< sum of the later execs
+  std::uint64_t steady_execs = 0;
+  std::vector<TimeShare> by_kind;      ///< by exec time, descending
+  std::vector<TimeShare> by_fallback;  ///< by exec time, descending
+  std::vector<Note> notes;
+};
+
+class Aggregator {
+ public:
+  /// The header used for findings (may be null). Not owned.
+  void SetHeader(const LogHeader* header) { header_ = header; }
+  /// Adds a create, exec or diagnostic event; info events are ignored.
+  void Add(const VerboseEvent& event);
+
+  const std::vector<PrimitiveStats>& rows() const { return rows_; }
+  const std::vector<DiagnosticStats>& diagnostics() const { return diagnostics_; }
+  /// Events counted by Add (creates, execs, diagnostics).
+  std::uint64_t events() const { return events_; }
+  std::uint64_t exec_events() const { return exec_events_; }
+  Summary Summarize() const;
+
+ private:
+  struct KeyHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  using Index = std::unordered_map<std::string, std::size_t, KeyHash, std::equal_to<>>;
+
+  void AddDiagnostic(const VerboseEvent& event);
+
+  const LogHeader* header_ = nullptr;
+  std::string key_;
+  Index index_;
+  std::vector<PrimitiveStats> rows_;
+  Index diagnostic_index_;
+  std::vector<DiagnosticStats> diagnostics_;
+  std::vector<MemoryDesc> mds_;
+  std::uint64_t events_ = 0;
+  std::uint64_t exec_events_ = 0;
+  std::uint64_t diagnostic_events_ = 0;
+};
+
+/// The row count limit for distinct diagnostics kept (the rest are counted, not stored).
+inline constexpr std::size_t kMaxDiagnostics = 1000;
+
+}  // namespace dlcheck::verbose
