@@ -193,9 +193,8 @@ std::string_view IsaFromHeaderText(std::string_view text) {
     return Contains(text, "AMX") ? "avx10_1_512_amx" : "avx10_1_512";
   }
   if (Contains(text, "AMX")) {
-    return Contains(text, "AMX with bfloat16, float16") || Contains(text, "float16 and 8-bit")
-               ? "avx512_core_amx_fp16"
-               : "avx512_core_amx";
+    return Contains(text, "AMX with bfloat16, float16") ? "avx512_core_amx_fp16"
+                                                        : "avx512_core_amx";
   }
   const bool avx512 = Contains(text, "AVX-512") || Contains(text, "AVX512");
   if (avx512) {
