@@ -8,6 +8,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -114,6 +115,8 @@ int RunParse(const ParseOptions& options) {
 
   Status failure;
   std::string strict_error;
+  verbose::LineMemo memo;
+  const bool use_memo = !options.events;  // events need every line parsed in full
   for (const auto& file : files) {
     verbose::LineReader reader;
     if (Status s = reader.Open(file); !s.ok()) {
@@ -121,14 +124,30 @@ int RunParse(const ParseOptions& options) {
       break;
     }
     const std::string display = file == "-" ? "<stdin>" : file;
+    // The last create/exec the parser produced, to remember its line in the memo.
+    struct Last {
+      std::uint64_t line = 0;
+      std::size_t row = verbose::Aggregator::kNoRow;
+      bool exec = false;
+      bool cache_hit = false;
+      std::optional<double> ms;
+      bool timestamped = false;
+    } last;
     verbose::JoiningParser parser([&](const verbose::ParseResult& r,
                                       const verbose::VerboseEvent& event, std::uint64_t line) {
       switch (r.kind) {
-        case verbose::LineKind::kEvent:
+        case verbose::LineKind::kEvent: {
           ++counts.events;
-          aggregator.Add(event);
+          const std::size_t row = aggregator.Add(event);
           if (stream) stream->Row(EventRow(event, columns));
+          last = {line,
+                  row,
+                  event.operation == verbose::Operation::kExec,
+                  event.cache.find("hit") != std::string::npos,
+                  event.time_ms,
+                  event.timestamp.has_value()};
           break;
+        }
         case verbose::LineKind::kInfo:
           ++counts.info_lines;
           break;
@@ -145,6 +164,7 @@ int RunParse(const ParseOptions& options) {
       }
     });
     aggregator.SetHeader(&parser.header());
+    memo.Clear();
     std::string_view line;
     while (strict_error.empty()) {
       const verbose::LineReader::Next next = reader.Read(line);
@@ -152,8 +172,22 @@ int RunParse(const ParseOptions& options) {
       ++counts.lines;
       if (next == verbose::LineReader::Next::kTooLong) {
         parser.FeedSkip(verbose::SkipReason::kTooLong, reader.line_number());
-      } else {
-        parser.Feed(line, reader.line_number());
+        continue;
+      }
+      // Fast path: a line seen before (all but its time) feeds its row without parsing.
+      verbose::LineMemo::Entry entry;
+      double ms = 0;
+      if (use_memo && !parser.has_pending() && memo.Lookup(parser.state_id(), line, entry, ms)) {
+        ++counts.events;
+        aggregator.AddRepeat(entry, ms);
+        continue;
+      }
+      last.line = 0;
+      parser.Feed(line, reader.line_number());
+      if (use_memo && last.line == reader.line_number() &&
+          last.row != verbose::Aggregator::kNoRow && last.ms && !last.timestamped &&
+          !parser.has_pending()) {
+        memo.Remember(parser.state_id(), line, {last.row, last.exec, last.cache_hit}, *last.ms);
       }
     }
     if (strict_error.empty()) parser.Finish();

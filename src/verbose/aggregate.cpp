@@ -1,6 +1,8 @@
 #include "verbose/aggregate.h"
 
 #include <algorithm>
+#include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <map>
 
@@ -54,12 +56,76 @@ std::optional<double> PrimitiveStats::Gflops() const {
   return *flops / (*mean * 1e6);
 }
 
-void Aggregator::Add(const VerboseEvent& e) {
-  if (e.operation == Operation::kInfo) return;
+namespace {
+
+std::string_view TrimLineEnd(std::string_view s) {
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
+    s.remove_suffix(1);
+  return s;
+}
+
+bool ReadTime(std::string_view text, double& ms) {
+  const char* end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, ms);
+  return ec == std::errc() && ptr == end && std::isfinite(ms) && ms >= 0;
+}
+
+}  // namespace
+
+bool LineMemo::Lookup(std::uint32_t state, std::string_view line, Entry& entry, double& ms) const {
+  if (memo_.empty()) return false;
+  line = TrimLineEnd(line);
+  const std::size_t comma = line.rfind(',');
+  if (comma == std::string_view::npos) return false;
+  const auto it = memo_.find(KeyView(state, line.substr(0, comma)));
+  if (it == memo_.end() || !ReadTime(line.substr(comma + 1), ms)) return false;
+  entry = it->second;
+  return true;
+}
+
+void LineMemo::Remember(std::uint32_t state, std::string_view line, const Entry& entry, double ms) {
+  line = TrimLineEnd(line);
+  const std::size_t comma = line.rfind(',');
+  double read = 0;
+  if (comma == std::string_view::npos || !ReadTime(line.substr(comma + 1), read) || read != ms) {
+    return;
+  }
+  if (memo_.size() >= kMaxEntries) memo_.clear();
+  memo_.emplace(Key(state, std::string(line.substr(0, comma))), entry);
+}
+
+void Aggregator::AddRepeat(const LineMemo::Entry& entry, double ms) {
+  ++events_;
+  AddTime(rows_[entry.row], entry.exec, entry.cache_hit, ms);
+}
+
+void Aggregator::AddTime(PrimitiveStats& row, bool exec, bool cache_hit, std::optional<double> ms) {
+  if (exec) {
+    ++exec_events_;
+    ++row.execs;
+    if (ms) {
+      if (row.timed_execs == 0) {
+        row.exec_ms_min = row.exec_ms_max = row.first_exec_ms = *ms;
+      } else {
+        row.exec_ms_min = std::min(row.exec_ms_min, *ms);
+        row.exec_ms_max = std::max(row.exec_ms_max, *ms);
+      }
+      ++row.timed_execs;
+      row.exec_ms_total += *ms;
+    }
+  } else {
+    ++row.creates;
+    if (cache_hit) ++row.cache_hits;
+    if (ms) row.create_ms += *ms;
+  }
+}
+
+std::size_t Aggregator::Add(const VerboseEvent& e) {
+  if (e.operation == Operation::kInfo) return kNoRow;
   ++events_;
   if (e.operation == Operation::kDiagnostic) {
     AddDiagnostic(e);
-    return;
+    return kNoRow;
   }
   key_.clear();
   AppendKeyPart(key_, e.engine);
@@ -99,26 +165,9 @@ void Aggregator::Add(const VerboseEvent& e) {
     row.flops = FlopsOf(e.primitive, e.problem);
     row.first_line = e.line;
   }
-  PrimitiveStats& row = rows_[index];
-  if (e.operation == Operation::kExec) {
-    ++exec_events_;
-    ++row.execs;
-    if (e.time_ms) {
-      const double ms = *e.time_ms;
-      if (row.timed_execs == 0) {
-        row.exec_ms_min = row.exec_ms_max = row.first_exec_ms = ms;
-      } else {
-        row.exec_ms_min = std::min(row.exec_ms_min, ms);
-        row.exec_ms_max = std::max(row.exec_ms_max, ms);
-      }
-      ++row.timed_execs;
-      row.exec_ms_total += ms;
-    }
-  } else {
-    ++row.creates;
-    if (e.cache.find("hit") != std::string::npos) ++row.cache_hits;
-    if (e.time_ms) row.create_ms += *e.time_ms;
-  }
+  AddTime(rows_[index], e.operation == Operation::kExec, e.cache.find("hit") != std::string::npos,
+          e.time_ms);
+  return index;
 }
 
 void Aggregator::AddDiagnostic(const VerboseEvent& e) {

@@ -17,6 +17,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "verbose/hash.h"
 #include "verbose/verbose_event.h"
 
 namespace dlcheck::verbose {
@@ -101,12 +102,54 @@ struct Summary {
   std::vector<Note> notes;
 };
 
+/// Memo of lines already aggregated, keyed by the line's text up to its last comma (all but the
+/// time): a repeated line skips parsing, only its time is read. Bounded; clear it whenever the
+/// parser's state changes (an `info` line: new header or template).
+class LineMemo {
+ public:
+  static constexpr std::size_t kMaxEntries = 16384;
+  struct Entry {
+    std::size_t row = 0;
+    bool exec = false;
+    bool cache_hit = false;
+  };
+  /// True when `line`, parsed in parser state `state`, repeats a remembered line and its last
+  /// field is a valid time.
+  bool Lookup(std::uint32_t state, std::string_view line, Entry& entry, double& ms) const;
+  /// Remembers `line` (whose last field was parsed as the event's time `ms`); lines whose last
+  /// field does not read back as exactly `ms` are not remembered.
+  void Remember(std::uint32_t state, std::string_view line, const Entry& entry, double ms);
+  void Clear() { memo_.clear(); }
+  std::size_t size() const { return memo_.size(); }
+
+ private:
+  using Key = std::pair<std::uint32_t, std::string>;
+  using KeyView = std::pair<std::uint32_t, std::string_view>;
+  struct KeyHash {
+    using is_transparent = void;
+    std::size_t operator()(const KeyView& k) const { return FastHash(k.second) ^ k.first; }
+    std::size_t operator()(const Key& k) const { return FastHash(k.second) ^ k.first; }
+  };
+  struct KeyEqual {
+    using is_transparent = void;
+    template <typename A, typename B>
+    bool operator()(const A& a, const B& b) const {
+      return a.first == b.first && std::string_view(a.second) == std::string_view(b.second);
+    }
+  };
+  std::unordered_map<Key, Entry, KeyHash, KeyEqual> memo_;
+};
+
 class Aggregator {
  public:
   /// The header used for findings (may be null). Not owned.
   void SetHeader(const LogHeader* header) { header_ = header; }
-  /// Adds a create, exec or diagnostic event; info events are ignored.
-  void Add(const VerboseEvent& event);
+  static constexpr std::size_t kNoRow = static_cast<std::size_t>(-1);
+  /// Adds a create, exec or diagnostic event; info events are ignored. Returns the row index
+  /// of a create or exec, kNoRow otherwise.
+  std::size_t Add(const VerboseEvent& event);
+  /// Adds one more event like the one remembered in `entry`, with time `ms`.
+  void AddRepeat(const LineMemo::Entry& entry, double ms);
 
   const std::vector<PrimitiveStats>& rows() const { return rows_; }
   const std::vector<DiagnosticStats>& diagnostics() const { return diagnostics_; }
@@ -118,11 +161,12 @@ class Aggregator {
  private:
   struct KeyHash {
     using is_transparent = void;
-    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+    std::size_t operator()(std::string_view s) const { return FastHash(s); }
   };
   using Index = std::unordered_map<std::string, std::size_t, KeyHash, std::equal_to<>>;
 
   void AddDiagnostic(const VerboseEvent& event);
+  void AddTime(PrimitiveStats& row, bool exec, bool cache_hit, std::optional<double> ms);
 
   const LogHeader* header_ = nullptr;
   std::string key_;

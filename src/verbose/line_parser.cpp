@@ -258,11 +258,19 @@ void LineParser::ClearEvent(VerboseEvent& e) const {
   e.layer.reset();
 }
 
-void LineParser::Classify(VerboseEvent& e) const {
-  const Classification c = ClassifyImplementation(e.implementation);
-  e.fallback = c.fallback;
-  Assign(e.isa, IsaOf(e.implementation));
-  if (e.isa.empty() && (c.fallback == Fallback::kJit || c.fallback == Fallback::kGemm) &&
+void LineParser::Classify(VerboseEvent& e) {
+  auto it = class_memo_.find(std::string_view(e.implementation));
+  if (it == class_memo_.end()) {
+    if (class_memo_.size() >= 4096) class_memo_.clear();  // bounded: names are few in practice
+    it =
+        class_memo_
+            .emplace(e.implementation, std::pair(std::string(IsaOf(e.implementation)),
+                                                 ClassifyImplementation(e.implementation).fallback))
+            .first;
+  }
+  e.fallback = it->second.second;
+  e.isa = it->second.first;
+  if (e.isa.empty() && (e.fallback == Fallback::kJit || e.fallback == Fallback::kGemm) &&
       !header_.isa_short.empty() && (e.engine.empty() || e.engine.starts_with("cpu"))) {
     e.isa = header_.isa_short;
     e.isa_inferred = true;
@@ -309,7 +317,11 @@ ParseResult LineParser::Parse(std::string_view line, VerboseEvent& e) {
   const std::string_view head = op.substr(0, colon);
   const std::string_view sub = colon == std::string_view::npos ? "" : op.substr(colon + 1);
 
-  if (head == "info") return ParseInfo(i + 1, component);
+  if (head == "info") {
+    const ParseResult r = ParseInfo(i + 1, component);
+    UpdateState();
+    return r;
+  }
   if (component == "graph" || head == "compile") {
     return {LineKind::kSkipped, SkipReason::kGraph};
   }
@@ -366,6 +378,18 @@ ParseResult LineParser::Parse(std::string_view line, VerboseEvent& e) {
     return {LineKind::kEvent, SkipReason::kNone};
   }
   return {LineKind::kSkipped, SkipReason::kUnknownOperation};
+}
+
+void LineParser::UpdateState() {
+  for (std::size_t k = 0; k < states_.size(); ++k) {
+    if (states_[k].first == header_.isa_short && states_[k].second == template_) {
+      state_id_ = static_cast<std::uint32_t>(k + 1);
+      return;
+    }
+  }
+  if (states_.size() >= 1024) states_.clear();  // bounded; ids restart
+  states_.emplace_back(header_.isa_short, template_);
+  state_id_ = static_cast<std::uint32_t>(states_.size());
 }
 
 ParseResult LineParser::ParseInfo(std::size_t first, std::string_view component) {

@@ -20,8 +20,10 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
+#include "verbose/hash.h"
 #include "verbose/verbose_event.h"
 
 namespace dlcheck::verbose {
@@ -66,6 +68,9 @@ class LineParser {
   const LogHeader& header() const { return header_; }
   /// True once a template line has been read (fields are then placed by it).
   bool has_template() const { return !template_.empty(); }
+  /// Identifies what decides how a line parses (template and header ISA): equal ids, equal
+  /// results for equal lines. Ids are reused when a log returns to an earlier state.
+  std::uint32_t state_id() const { return state_id_; }
 
  private:
   enum class Slot : std::uint8_t {
@@ -88,13 +93,23 @@ class LineParser {
   ParseResult ParseProfiling(Era era, std::size_t first, VerboseEvent& event);
   ParseResult ParseDiagnostic(std::size_t first, VerboseEvent& event);
   void ClearEvent(VerboseEvent& event) const;
-  void Classify(VerboseEvent& event) const;
+  void Classify(VerboseEvent& event);
 
   std::array<std::string_view, kMaxFields> fields_{};
   std::size_t count_ = 0;
   std::vector<Slot> template_;
   std::string time_buffer_;
   LogHeader header_;
+  std::vector<std::pair<std::string, std::vector<Slot>>> states_;
+  std::uint32_t state_id_ = 0;
+  void UpdateState();
+  // Implementation name -> (ISA token, fallback): logs repeat a few names millions of times.
+  struct ClassHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const { return FastHash(s); }
+  };
+  std::unordered_map<std::string, std::pair<std::string, Fallback>, ClassHash, std::equal_to<>>
+      class_memo_;
 };
 
 /// A LineParser that re-joins lines hard-wrapped by a terminal or a paste: a marker line with
@@ -113,6 +128,9 @@ class JoiningParser {
   void Finish();
 
   const LogHeader& header() const { return parser_.header(); }
+  /// True while a short line is held back waiting for its continuation.
+  bool has_pending() const { return !pending_.empty(); }
+  std::uint32_t state_id() const { return parser_.state_id(); }
 
  private:
   void Emit(const ParseResult& result, std::uint64_t line);

@@ -281,5 +281,36 @@ TEST_F(ParseCliTest, ScalarFallbackFinding) {
   EXPECT_TRUE(found);
 }
 
+// Property through the binary: the aggregates (which take the repeated-line fast path) count the
+// same execs and creates per (primitive, implementation) as the events (which parse every line).
+TEST_F(ParseCliTest, AggregatesAgreeWithEventsOnARepeatedLog) {
+  std::string log;
+  for (const char* name :
+       {"verbose/generated_2.6.3.txt", "verbose/torch_cnn_2.6.3.log", "verbose/real_lines.txt"}) {
+    std::ifstream in(DataPath(name), std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    for (int i = 0; i < 7; ++i) log += text.str();
+  }
+  const std::string path = Write("repeated.log", log);
+  const auto agg = RunDlcheck({"parse", "--format", "json", path});
+  const auto events = RunDlcheck({"parse", "--events", "--format", "json", path});
+  ASSERT_EQ(agg.exit_code, 0);
+  ASSERT_EQ(events.exit_code, 0);
+  std::map<std::string, std::pair<int, int>> from_rows, from_events;
+  for (const auto& row : Json(agg.out)["primitives"]) {
+    auto& c = from_rows[row["primitive"].get<std::string>() + " " + row["implementation"].dump()];
+    c.first += row["creates"].get<int>();
+    c.second += row["execs"].get<int>();
+  }
+  for (const auto& e : Json(events.out)["events"]) {
+    if (e["operation"] == "diagnostic") continue;
+    auto& c = from_events[e["primitive"].get<std::string>() + " " + e["implementation"].dump()];
+    (e["operation"] == "exec" ? c.second : c.first) += 1;
+  }
+  EXPECT_EQ(from_rows, from_events);
+  EXPECT_FALSE(from_rows.empty());
+}
+
 }  // namespace
 }  // namespace dlcheck
