@@ -298,12 +298,14 @@ TEST_F(ParseCliTest, AggregatesAgreeWithEventsOnARepeatedLog) {
   ASSERT_EQ(agg.exit_code, 0);
   ASSERT_EQ(events.exit_code, 0);
   std::map<std::string, std::pair<int, int>> from_rows, from_events;
-  for (const auto& row : Json(agg.out)["primitives"]) {
+  const auto agg_doc = Json(agg.out);
+  const auto events_doc = Json(events.out);
+  for (const auto& row : agg_doc["primitives"]) {
     auto& c = from_rows[row["primitive"].get<std::string>() + " " + row["implementation"].dump()];
     c.first += row["creates"].get<int>();
     c.second += row["execs"].get<int>();
   }
-  for (const auto& e : Json(events.out)["events"]) {
+  for (const auto& e : events_doc["events"]) {
     if (e["operation"] == "diagnostic") continue;
     auto& c = from_events[e["primitive"].get<std::string>() + " " + e["implementation"].dump()];
     (e["operation"] == "exec" ? c.second : c.first) += 1;
