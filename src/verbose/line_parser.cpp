@@ -427,22 +427,22 @@ ParseResult LineParser::ParseInfo(std::size_t first, std::string_view component)
     }
     return {LineKind::kInfo, SkipReason::kNone};
   }
-  auto strip_stars = [](std::string_view s) {
-    std::string text;
+  // Header lines repeat once per library load: reuse the strings, no allocation.
+  auto set_isa = [this](std::string_view s) {
+    header_.isa.clear();
     for (char c : s) {
-      if (c != '*') text.push_back(c);
+      if (c != '*') header_.isa.push_back(c);
     }
-    return text;
+    Assign(header_.isa_short, IsaFromHeaderText(header_.isa));
   };
   if ((f0 == "cpu" || f0 == "gpu") && first + 1 < n) {
     const std::string_view f1 = fields_[first + 1];
     if (f0 == "cpu" && f1.starts_with("isa:")) {
-      header_.isa = strip_stars(Trim(Join(first + 1, n).substr(4)));
-      header_.isa_short = std::string(IsaFromHeaderText(header_.isa));
+      set_isa(Trim(Join(first + 1, n).substr(4)));
       return {LineKind::kInfo, SkipReason::kNone};
     }
     if (f0 == "cpu" && f1.starts_with("runtime:")) {
-      header_.runtime = std::string(f1.substr(8));
+      Assign(header_.runtime, f1.substr(8));
       for (std::size_t k = first + 2; k < n; ++k) {
         if (fields_[k].starts_with("nthr:")) {
           int threads = 0;
@@ -455,17 +455,15 @@ ParseResult LineParser::ParseInfo(std::size_t first, std::string_view component)
     }
   }
   if (f0.starts_with("Detected ISA is ")) {
-    header_.isa = strip_stars(Trim(Join(first, n).substr(16)));
-    header_.isa_short = std::string(IsaFromHeaderText(header_.isa));
+    set_isa(Trim(Join(first, n).substr(16)));
     return {LineKind::kInfo, SkipReason::kNone};
   }
   const bool version_line =
       f0.find(" v") != std::string_view::npos && (f0.find("DNN") != std::string_view::npos);
   if (version_line) {
-    header_.library_version = std::string(Trim(f0));
+    Assign(header_.library_version, Trim(f0));
     if (first + 1 < n) {  // 0.18-1.0.1: the ISA follows after a comma
-      header_.isa = strip_stars(Trim(Join(first + 1, n)));
-      header_.isa_short = std::string(IsaFromHeaderText(header_.isa));
+      set_isa(Trim(Join(first + 1, n)));
     }
     return {LineKind::kInfo, SkipReason::kNone};
   }
