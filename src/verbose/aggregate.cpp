@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <map>
 
 #include "verbose/line_parser.h"
@@ -64,7 +65,31 @@ std::string_view TrimLineEnd(std::string_view s) {
   return s;
 }
 
+// Clinger's fast path: up to 15 digits and a decimal point are exact in a double, and one
+// division by an exact power of ten is correctly rounded, so this equals from_chars.
 bool ReadTime(std::string_view text, double& ms) {
+  static constexpr double kPow10[] = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                      1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+  std::uint64_t mantissa = 0;
+  int digits = 0;
+  int decimals = -1;
+  bool simple = !text.empty() && text.size() <= 16;
+  for (std::size_t i = 0; simple && i < text.size(); ++i) {
+    const char c = text[i];
+    if (c >= '0' && c <= '9') {
+      mantissa = mantissa * 10 + static_cast<std::uint64_t>(c - '0');
+      ++digits;
+      if (decimals >= 0) ++decimals;
+    } else if (c == '.' && decimals < 0 && i > 0) {
+      decimals = 0;
+    } else {
+      simple = false;
+    }
+  }
+  if (simple && digits > 0 && digits <= 15 && decimals != 0) {
+    ms = static_cast<double>(mantissa) / kPow10[decimals < 0 ? 0 : decimals];
+    return true;
+  }
   const char* end = text.data() + text.size();
   const auto [ptr, ec] = std::from_chars(text.data(), end, ms);
   return ec == std::errc() && ptr == end && std::isfinite(ms) && ms >= 0;
@@ -72,26 +97,79 @@ bool ReadTime(std::string_view text, double& ms) {
 
 }  // namespace
 
-bool LineMemo::Lookup(std::uint32_t state, std::string_view line, Entry& entry, double& ms) const {
-  if (memo_.empty()) return false;
+bool LineMemo::Lookup(std::uint32_t state, std::string_view line, Entry& entry,
+                      double& ms) const {
+  if (count_ == 0) return false;
   line = TrimLineEnd(line);
   const std::size_t comma = line.rfind(',');
-  if (comma == std::string_view::npos) return false;
-  const auto it = memo_.find(KeyView(state, line.substr(0, comma)));
-  if (it == memo_.end() || !ReadTime(line.substr(comma + 1), ms)) return false;
-  entry = it->second;
-  return true;
+  if (comma == std::string_view::npos || comma == 0) return false;
+  const std::string_view key = line.substr(0, comma);
+  const std::uint64_t hash = FastHash(key);
+  const std::size_t mask = slots_.size() - 1;
+  for (std::size_t i = hash & mask;; i = (i + 1) & mask) {
+    const Slot& slot = slots_[i];
+    if (slot.length == 0) return false;
+    if (slot.hash == hash && slot.state == state && slot.length == key.size() &&
+        std::memcmp(arena_.data() + slot.offset, key.data(), key.size()) == 0) {
+      if (!ReadTime(line.substr(comma + 1), ms)) return false;
+      entry = {slot.row, slot.exec != 0, slot.cache_hit != 0};
+      return true;
+    }
+  }
 }
 
-void LineMemo::Remember(std::uint32_t state, std::string_view line, const Entry& entry, double ms) {
+void LineMemo::Clear() {
+  slots_.clear();
+  arena_.clear();
+  count_ = 0;
+}
+
+void LineMemo::Grow() {
+  std::vector<Slot> old;
+  old.swap(slots_);
+  slots_.assign(old.empty() ? 1024 : 2 * old.size(), Slot{});
+  const std::size_t mask = slots_.size() - 1;
+  for (const Slot& slot : old) {
+    if (slot.length == 0) continue;
+    std::size_t i = slot.hash & mask;
+    while (slots_[i].length != 0) i = (i + 1) & mask;
+    slots_[i] = slot;
+  }
+}
+
+void LineMemo::Remember(std::uint32_t state, std::string_view line, const Entry& entry,
+                        double ms) {
   line = TrimLineEnd(line);
   const std::size_t comma = line.rfind(',');
   double read = 0;
-  if (comma == std::string_view::npos || !ReadTime(line.substr(comma + 1), read) || read != ms) {
+  if (comma == std::string_view::npos || comma == 0 ||
+      !ReadTime(line.substr(comma + 1), read) || read != ms) {
     return;
   }
-  if (memo_.size() >= kMaxEntries) memo_.clear();
-  memo_.emplace(Key(state, std::string(line.substr(0, comma))), entry);
+  const std::string_view key = line.substr(0, comma);
+  if (key.size() > kMaxArena / 16 || state > 0xffff || entry.row > 0xffffffffu) return;
+  if (count_ >= kMaxEntries || arena_.size() + key.size() > kMaxArena) Clear();
+  if (2 * (count_ + 1) > slots_.size()) Grow();
+  const std::uint64_t hash = FastHash(key);
+  const std::size_t mask = slots_.size() - 1;
+  std::size_t i = hash & mask;
+  for (; slots_[i].length != 0; i = (i + 1) & mask) {
+    const Slot& slot = slots_[i];
+    if (slot.hash == hash && slot.state == state && slot.length == key.size() &&
+        std::memcmp(arena_.data() + slot.offset, key.data(), key.size()) == 0) {
+      return;  // already known
+    }
+  }
+  Slot& slot = slots_[i];
+  slot.hash = hash;
+  slot.offset = static_cast<std::uint32_t>(arena_.size());
+  slot.length = static_cast<std::uint32_t>(key.size());
+  slot.row = static_cast<std::uint32_t>(entry.row);
+  slot.state = static_cast<std::uint16_t>(state);
+  slot.exec = entry.exec ? 1 : 0;
+  slot.cache_hit = entry.cache_hit ? 1 : 0;
+  arena_.append(key);
+  ++count_;
 }
 
 void Aggregator::AddRepeat(const LineMemo::Entry& entry, double ms) {
