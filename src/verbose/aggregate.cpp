@@ -97,8 +97,7 @@ bool ReadTime(std::string_view text, double& ms) {
 
 }  // namespace
 
-bool LineMemo::Lookup(std::uint32_t state, std::string_view line, Entry& entry,
-                      double& ms) const {
+bool LineMemo::Lookup(std::uint32_t state, std::string_view line, Entry& entry, double& ms) const {
   if (count_ == 0) return false;
   line = TrimLineEnd(line);
   const std::size_t comma = line.rfind(',');
@@ -137,13 +136,12 @@ void LineMemo::Grow() {
   }
 }
 
-void LineMemo::Remember(std::uint32_t state, std::string_view line, const Entry& entry,
-                        double ms) {
+void LineMemo::Remember(std::uint32_t state, std::string_view line, const Entry& entry, double ms) {
   line = TrimLineEnd(line);
   const std::size_t comma = line.rfind(',');
   double read = 0;
-  if (comma == std::string_view::npos || comma == 0 ||
-      !ReadTime(line.substr(comma + 1), read) || read != ms) {
+  if (comma == std::string_view::npos || comma == 0 || !ReadTime(line.substr(comma + 1), read) ||
+      read != ms) {
     return;
   }
   const std::string_view key = line.substr(0, comma);

@@ -369,8 +369,9 @@ ParseResult LineParser::Parse(std::string_view line, VerboseEvent& e) {
     Assign(e.cache, sub);
     return ParseProfiling(e.era, i + 1, e);
   }
+  const bool engine_component = !component.empty() && !IsComponent(component);
   if (!IsKnownOperation(head) &&
-      (!component.empty() || head == "cpu" || head == "gpu" || head == "jit_perf")) {
+      (engine_component || head == "cpu" || head == "gpu" || head == "jit_perf")) {
     // Legacy error and ACL lines: `dnnl_verbose,gpu,ocl_error,<n>`, `v1,cpu,acl,unsupported: ..`.
     e.operation = Operation::kDiagnostic;
     Assign(e.cache, op);
@@ -591,16 +592,14 @@ ParseResult LineParser::ParseDiagnostic(std::size_t op_index, VerboseEvent& e) {
   e.operation = Operation::kDiagnostic;
   Assign(e.cache, fields_[op_index]);
   std::size_t k = op_index + 1;
-  if (k < n && IsEngine(fields_[k]) && n - k >= 8) {
-    // `create:start,<engine>,<kind>,...`: the primitive descriptor without a component.
-  } else if (k < n) {
-    Assign(e.primitive, fields_[k]);  // the component (convolution, primitive, runtime, ...)
-    ++k;
-  }
-  if (k < n && IsEngine(fields_[k]) && n - k >= 9) {
-    // Long form: the descriptor of the implementation that was skipped, then the reason.
+  // `create:start,<engine>,<kind>,...` carries the descriptor without a component; the others
+  // name a component (convolution, primitive, runtime, ...) first.
+  const bool has_component = !(k < n && IsEngine(fields_[k]) && n - k >= 8);
+  if (has_component && k < n) Assign(e.primitive, fields_[k++]);
+  if (k < n && IsEngine(fields_[k]) && n - k >= (has_component ? 9u : 8u)) {
+    // The descriptor of the implementation (for dispatch: the one skipped), then the reason.
     Assign(e.engine, fields_[k]);
-    if (e.primitive.empty() || e.primitive != fields_[k + 1]) Assign(e.primitive, fields_[k + 1]);
+    Assign(e.primitive, fields_[k + 1]);
     Assign(e.implementation, fields_[k + 2]);
     Assign(e.prop_kind, fields_[k + 3]);
     Assign(e.memory_descriptors, TrimRight(fields_[k + 4]));

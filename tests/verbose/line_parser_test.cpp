@@ -330,6 +330,27 @@ TEST(LineParserTest, EraF_AclAndExternalKernelLines) {
   EXPECT_DOUBLE_EQ(*p.event.time_ms, 0.00610352);
 }
 
+TEST(LineParserTest, CreateStartCarriesTheDescriptorWithoutTime) {
+  // source: uxlfoundation/oneDNN#5089 (dev build, proposed on-entry event)
+  const Parsed p = ParseOne(FixtureLine("real_lines.txt", "create:start,cpu,inner_product"));
+  ASSERT_EQ(p.result.kind, LineKind::kEvent);
+  EXPECT_EQ(p.event.operation, Operation::kDiagnostic);
+  EXPECT_EQ(p.event.cache, "create:start");
+  EXPECT_EQ(p.event.primitive, "inner_product");
+  EXPECT_EQ(p.event.implementation, "brg_matmul:avx2");
+  EXPECT_EQ(p.event.problem, "mb2ic1oc1");
+  EXPECT_EQ(p.event.message, "");
+}
+
+TEST(LineParserTest, ProseMentioningTheMarkerIsNotAnEvent) {
+  // The provenance comments of real_lines.txt quote markers in prose.
+  EXPECT_EQ(ParseOne("# source: x (oneDNN 3.3-3.5 'onednn_verbose,primitive,...'; trailing space)")
+                .result.reason,
+            SkipReason::kUnknownOperation);
+  EXPECT_EQ(ParseOne("# source: y (oneDNN v1.6, dnnl_verbose, create:cache_miss)").result.reason,
+            SkipReason::kForeign);
+}
+
 TEST(LineParserTest, GpuLineWithoutTimeIsAnExecWithoutTime) {
   // source: uxlfoundation/oneDNN#3205
   const Parsed p = ParseOne(FixtureLine("real_lines.txt", "msk:causal:bottom_right"));
