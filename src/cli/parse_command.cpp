@@ -133,6 +133,7 @@ int RunParse(const ParseOptions& options) {
       std::optional<double> ms;
       bool timestamped = false;
     } last;
+    std::uint64_t last_foreign = 0;
     verbose::JoiningParser parser([&](const verbose::ParseResult& r,
                                       const verbose::VerboseEvent& event, std::uint64_t line) {
       switch (r.kind) {
@@ -153,6 +154,7 @@ int RunParse(const ParseOptions& options) {
           break;
         case verbose::LineKind::kSkipped:
           ++counts.skipped[r.reason];
+          if (r.reason == verbose::SkipReason::kForeign) last_foreign = line;
           if (options.strict && strict_error.empty() && r.reason != verbose::SkipReason::kForeign &&
               r.reason != verbose::SkipReason::kGraph) {
             strict_error = display + ":" + std::to_string(line) + ": " +
@@ -177,10 +179,16 @@ int RunParse(const ParseOptions& options) {
       // Fast path: a line seen before (all but its time) feeds its row without parsing.
       verbose::LineMemo::Entry entry;
       double ms = 0;
-      if (use_memo && !parser.has_pending() && memo.Lookup(parser.state_id(), line, entry, ms)) {
-        ++counts.events;
-        aggregator.AddRepeat(entry, ms);
-        continue;
+      if (use_memo && !parser.has_pending()) {
+        if (memo.Lookup(parser.state_id(), line, entry, ms)) {
+          ++counts.events;
+          aggregator.AddRepeat(entry, ms);
+          continue;
+        }
+        if (memo.IsForeign(line)) {
+          ++counts.skipped[verbose::SkipReason::kForeign];
+          continue;
+        }
       }
       last.line = 0;
       parser.Feed(line, reader.line_number());
@@ -188,6 +196,8 @@ int RunParse(const ParseOptions& options) {
           last.row != verbose::Aggregator::kNoRow && last.ms && !last.timestamped &&
           !parser.has_pending()) {
         memo.Remember(parser.state_id(), line, {last.row, last.exec, last.cache_hit}, *last.ms);
+      } else if (use_memo && last_foreign == reader.line_number() && !parser.has_pending()) {
+        memo.RememberForeign(line);
       }
     }
     if (strict_error.empty()) parser.Finish();

@@ -59,6 +59,13 @@ std::optional<double> PrimitiveStats::Gflops() const {
 
 namespace {
 
+// The position of the last comma (memrchr: one vector compare for the short time field).
+std::size_t LastComma(std::string_view s) {
+  const void* hit = memrchr(s.data(), ',', s.size());
+  return hit == nullptr ? std::string_view::npos
+                        : static_cast<std::size_t>(static_cast<const char*>(hit) - s.data());
+}
+
 std::string_view TrimLineEnd(std::string_view s) {
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
     s.remove_suffix(1);
@@ -97,24 +104,77 @@ bool ReadTime(std::string_view text, double& ms) {
 
 }  // namespace
 
-bool LineMemo::Lookup(std::uint32_t state, std::string_view line, Entry& entry, double& ms) const {
-  if (count_ == 0) return false;
-  line = TrimLineEnd(line);
-  const std::size_t comma = line.rfind(',');
-  if (comma == std::string_view::npos || comma == 0) return false;
-  const std::string_view key = line.substr(0, comma);
-  const std::uint64_t hash = FastHash(key);
+const LineMemo::Slot* LineMemo::Find(std::uint64_t hash, std::uint32_t state,
+                                     std::string_view key, bool foreign) const {
+  if (count_ == 0) return nullptr;
   const std::size_t mask = slots_.size() - 1;
   for (std::size_t i = hash & mask;; i = (i + 1) & mask) {
     const Slot& slot = slots_[i];
-    if (slot.length == 0) return false;
+    if (slot.length == 0) return nullptr;
     if (slot.hash == hash && slot.state == state && slot.length == key.size() &&
+        (slot.cache_hit == 2) == foreign &&
         std::memcmp(arena_.data() + slot.offset, key.data(), key.size()) == 0) {
-      if (!ReadTime(line.substr(comma + 1), ms)) return false;
-      entry = {slot.row, slot.exec != 0, slot.cache_hit != 0};
-      return true;
+      return &slot;
     }
   }
+}
+
+void LineMemo::Insert(std::uint64_t hash, std::uint32_t state, std::string_view key,
+                      const Entry& entry, bool foreign) {
+  if (key.empty() || key.size() > kMaxArena / 16 || state > 0xffff || entry.row > 0xffffffffu) {
+    return;
+  }
+  if (Find(hash, state, key, foreign) != nullptr) return;
+  if (count_ >= kMaxEntries || arena_.size() + key.size() > kMaxArena) Clear();
+  if (2 * (count_ + 1) > slots_.size()) Grow();
+  const std::size_t mask = slots_.size() - 1;
+  std::size_t i = hash & mask;
+  while (slots_[i].length != 0) i = (i + 1) & mask;
+  Slot& slot = slots_[i];
+  slot.hash = hash;
+  slot.offset = static_cast<std::uint32_t>(arena_.size());
+  slot.length = static_cast<std::uint32_t>(key.size());
+  slot.row = static_cast<std::uint32_t>(entry.row);
+  slot.state = static_cast<std::uint16_t>(state);
+  slot.exec = entry.exec ? 1 : 0;
+  slot.cache_hit = foreign ? 2 : (entry.cache_hit ? 1 : 0);
+  arena_.append(key);
+  ++count_;
+}
+
+bool LineMemo::Lookup(std::uint32_t state, std::string_view line, Entry& entry,
+                      double& ms) const {
+  if (count_ == 0) return false;
+  line = TrimLineEnd(line);
+  const std::size_t comma = LastComma(line);
+  if (comma == std::string_view::npos || comma == 0) return false;
+  const std::string_view key = line.substr(0, comma);
+  const Slot* slot = Find(FastHash(key), state, key, false);
+  if (slot == nullptr || !ReadTime(line.substr(comma + 1), ms)) return false;
+  entry = {slot->row, slot->exec != 0, slot->cache_hit == 1};
+  return true;
+}
+
+void LineMemo::Remember(std::uint32_t state, std::string_view line, const Entry& entry,
+                        double ms) {
+  line = TrimLineEnd(line);
+  const std::size_t comma = LastComma(line);
+  double read = 0;
+  if (comma == std::string_view::npos || comma == 0 ||
+      !ReadTime(line.substr(comma + 1), read) || read != ms) {
+    return;
+  }
+  const std::string_view key = line.substr(0, comma);
+  Insert(FastHash(key), state, key, entry, false);
+}
+
+// Foreign lines are keyed by their whole text and state 0: no marker, whatever the state.
+bool LineMemo::IsForeign(std::string_view line) const {
+  return Find(FastHash(line), 0, line, true) != nullptr;
+}
+
+void LineMemo::RememberForeign(std::string_view line) {
+  Insert(FastHash(line), 0, line, {}, true);
 }
 
 void LineMemo::Clear() {
@@ -134,40 +194,6 @@ void LineMemo::Grow() {
     while (slots_[i].length != 0) i = (i + 1) & mask;
     slots_[i] = slot;
   }
-}
-
-void LineMemo::Remember(std::uint32_t state, std::string_view line, const Entry& entry, double ms) {
-  line = TrimLineEnd(line);
-  const std::size_t comma = line.rfind(',');
-  double read = 0;
-  if (comma == std::string_view::npos || comma == 0 || !ReadTime(line.substr(comma + 1), read) ||
-      read != ms) {
-    return;
-  }
-  const std::string_view key = line.substr(0, comma);
-  if (key.size() > kMaxArena / 16 || state > 0xffff || entry.row > 0xffffffffu) return;
-  if (count_ >= kMaxEntries || arena_.size() + key.size() > kMaxArena) Clear();
-  if (2 * (count_ + 1) > slots_.size()) Grow();
-  const std::uint64_t hash = FastHash(key);
-  const std::size_t mask = slots_.size() - 1;
-  std::size_t i = hash & mask;
-  for (; slots_[i].length != 0; i = (i + 1) & mask) {
-    const Slot& slot = slots_[i];
-    if (slot.hash == hash && slot.state == state && slot.length == key.size() &&
-        std::memcmp(arena_.data() + slot.offset, key.data(), key.size()) == 0) {
-      return;  // already known
-    }
-  }
-  Slot& slot = slots_[i];
-  slot.hash = hash;
-  slot.offset = static_cast<std::uint32_t>(arena_.size());
-  slot.length = static_cast<std::uint32_t>(key.size());
-  slot.row = static_cast<std::uint32_t>(entry.row);
-  slot.state = static_cast<std::uint16_t>(state);
-  slot.exec = entry.exec ? 1 : 0;
-  slot.cache_hit = entry.cache_hit ? 1 : 0;
-  arena_.append(key);
-  ++count_;
 }
 
 void Aggregator::AddRepeat(const LineMemo::Entry& entry, double ms) {

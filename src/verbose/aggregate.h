@@ -119,6 +119,10 @@ class LineMemo {
   /// Remembers `line` (whose last field was parsed as the event's time `ms`); lines whose last
   /// field does not read back as exactly `ms` are not remembered.
   void Remember(std::uint32_t state, std::string_view line, const Entry& entry, double ms);
+  /// True when `line` (whole) was remembered as foreign text (no marker) by RememberForeign.
+  bool IsForeign(std::string_view line) const;
+  /// Remembers a line that has no oneDNN marker (program output repeats too).
+  void RememberForeign(std::string_view line);
   void Clear();
   std::size_t size() const { return count_; }
 
@@ -133,8 +137,12 @@ class LineMemo {
     std::uint32_t row = 0;
     std::uint16_t state = 0;
     std::uint8_t exec = 0;
-    std::uint8_t cache_hit = 0;
+    std::uint8_t cache_hit = 0;  // 2: a foreign line, keyed by its whole text
   };
+  const Slot* Find(std::uint64_t hash, std::uint32_t state, std::string_view key,
+                   bool foreign) const;
+  void Insert(std::uint64_t hash, std::uint32_t state, std::string_view key, const Entry& entry,
+              bool foreign);
   static constexpr std::size_t kMaxSlots = 2 * kMaxEntries;  // power of two, load <= 1/2
   static constexpr std::size_t kMaxArena = std::size_t{8} << 20;
   void Grow();
