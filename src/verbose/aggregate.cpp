@@ -77,35 +77,38 @@ std::string_view TrimLineEnd(std::string_view s) {
 bool ReadTime(std::string_view text, double& ms) {
   static constexpr double kPow10[] = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
                                       1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+  const char* p = text.data();
+  const char* end = p + text.size();
   std::uint64_t mantissa = 0;
-  int digits = 0;
-  int decimals = -1;
-  bool simple = !text.empty() && text.size() <= 16;
-  for (std::size_t i = 0; simple && i < text.size(); ++i) {
-    const char c = text[i];
-    if (c >= '0' && c <= '9') {
-      mantissa = mantissa * 10 + static_cast<std::uint64_t>(c - '0');
-      ++digits;
-      if (decimals >= 0) ++decimals;
-    } else if (c == '.' && decimals < 0 && i > 0) {
-      decimals = 0;
-    } else {
-      simple = false;
-    }
+  const char* int_start = p;
+  while (p < end && static_cast<unsigned>(*p - '0') < 10) {
+    mantissa = mantissa * 10 + static_cast<unsigned>(*p - '0');
+    ++p;
   }
-  if (simple && digits > 0 && digits <= 15 && decimals != 0) {
-    ms = static_cast<double>(mantissa) / kPow10[decimals < 0 ? 0 : decimals];
+  const std::ptrdiff_t int_digits = p - int_start;
+  std::ptrdiff_t decimals = 0;
+  bool simple = int_digits > 0;
+  if (simple && p < end && *p == '.') {
+    const char* frac_start = ++p;
+    while (p < end && static_cast<unsigned>(*p - '0') < 10) {
+      mantissa = mantissa * 10 + static_cast<unsigned>(*p - '0');
+      ++p;
+    }
+    decimals = p - frac_start;
+    simple = decimals > 0;
+  }
+  if (simple && p == end && int_digits + decimals <= 15) {
+    ms = static_cast<double>(mantissa) / kPow10[decimals];
     return true;
   }
-  const char* end = text.data() + text.size();
   const auto [ptr, ec] = std::from_chars(text.data(), end, ms);
   return ec == std::errc() && ptr == end && std::isfinite(ms) && ms >= 0;
 }
 
 }  // namespace
 
-const LineMemo::Slot* LineMemo::Find(std::uint64_t hash, std::uint32_t state,
-                                     std::string_view key, bool foreign) const {
+const LineMemo::Slot* LineMemo::Find(std::uint64_t hash, std::uint32_t state, std::string_view key,
+                                     bool foreign) const {
   if (count_ == 0) return nullptr;
   const std::size_t mask = slots_.size() - 1;
   for (std::size_t i = hash & mask;; i = (i + 1) & mask) {
@@ -142,8 +145,7 @@ void LineMemo::Insert(std::uint64_t hash, std::uint32_t state, std::string_view 
   ++count_;
 }
 
-bool LineMemo::Lookup(std::uint32_t state, std::string_view line, Entry& entry,
-                      double& ms) const {
+bool LineMemo::Lookup(std::uint32_t state, std::string_view line, Entry& entry, double& ms) const {
   if (count_ == 0) return false;
   line = TrimLineEnd(line);
   const std::size_t comma = LastComma(line);
@@ -155,13 +157,12 @@ bool LineMemo::Lookup(std::uint32_t state, std::string_view line, Entry& entry,
   return true;
 }
 
-void LineMemo::Remember(std::uint32_t state, std::string_view line, const Entry& entry,
-                        double ms) {
+void LineMemo::Remember(std::uint32_t state, std::string_view line, const Entry& entry, double ms) {
   line = TrimLineEnd(line);
   const std::size_t comma = LastComma(line);
   double read = 0;
-  if (comma == std::string_view::npos || comma == 0 ||
-      !ReadTime(line.substr(comma + 1), read) || read != ms) {
+  if (comma == std::string_view::npos || comma == 0 || !ReadTime(line.substr(comma + 1), read) ||
+      read != ms) {
     return;
   }
   const std::string_view key = line.substr(0, comma);

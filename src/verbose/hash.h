@@ -15,7 +15,7 @@ inline std::uint64_t HashMix(std::uint64_t h, std::uint64_t w) {
 }
 
 /// Four independent lanes over 32-byte blocks (no long multiply chain), then the tail.
-inline std::size_t FastHash(std::string_view s) {
+inline std::size_t FullHash(std::string_view s) {
   const char* p = s.data();
   std::size_t n = s.size();
   std::uint64_t a = 0x9e3779b97f4a7c15ULL ^ n, b = 0xc2b2ae3d27d4eb4fULL, c = 0x165667b19e3779f9ULL,
@@ -52,6 +52,18 @@ inline std::size_t FastHash(std::string_view s) {
   h ^= h >> 29;
   h *= 0xbf58476d1ce4e5b9ULL;
   return static_cast<std::size_t>(h ^ (h >> 32));
+}
+
+/// Keys longer than 128 bytes are hashed by their length, their first 32 and last 96 bytes
+/// (4 blocks): verbose lines differ in their heads (operation, kind, implementation) and tails
+/// (descriptors, problem). A collision only costs a longer probe, never a wrong match: the tables
+/// compare whole keys.
+inline std::size_t FastHash(std::string_view s) {
+  if (s.size() <= 128) return FullHash(s);
+  char sample[128];
+  std::memcpy(sample, s.data(), 32);
+  std::memcpy(sample + 32, s.data() + s.size() - 96, 96);
+  return FullHash(std::string_view(sample, 128)) ^ (s.size() * 0x9e3779b97f4a7c15ULL);
 }
 
 }  // namespace dlcheck::verbose
