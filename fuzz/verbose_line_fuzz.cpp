@@ -24,7 +24,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   double last_ms = 0;
   bool last_valid = false;
   std::uint64_t last_line = 0;
+  std::uint64_t last_foreign = 0;
   JoiningParser parser([&](const ParseResult& r, const VerboseEvent& e, std::uint64_t at) {
+    if (r.kind == LineKind::kSkipped && r.reason == SkipReason::kForeign) last_foreign = at;
     if (r.kind != LineKind::kEvent) return;
     if (e.operation == Operation::kExec) ++exec_events;
     ParseMemoryDescs(e.memory_descriptors, mds);
@@ -48,15 +50,22 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const std::string_view line = input.substr(start, end - start);
     LineMemo::Entry entry;
     double ms = 0;
-    if (memo.Lookup(parser.state_id(), line, entry, ms)) {
+    const LineMemo::Match m = parser.has_pending()
+                                  ? LineMemo::Match::kMiss
+                                  : memo.Lookup(parser.state_id(), line, entry, ms);
+    if (m == LineMemo::Match::kEvent) {
       if (entry.exec) ++exec_events;
       aggregator.AddRepeat(entry, ms);
+    } else if (m == LineMemo::Match::kForeign) {
+      ++line_number;
     } else {
       last_valid = false;
       parser.Feed(line, ++line_number);
       // As in `dlcheck parse`: remember a line that parsed alone into a timed create/exec.
       if (last_valid && last_line == line_number && !parser.has_pending()) {
         memo.Remember(parser.state_id(), line, last, last_ms);
+      } else if (last_foreign == line_number && !parser.has_pending()) {
+        memo.RememberForeign(line);
       }
     }
     start = end + 1;

@@ -180,12 +180,13 @@ int RunParse(const ParseOptions& options) {
       verbose::LineMemo::Entry entry;
       double ms = 0;
       if (use_memo && !parser.has_pending()) {
-        if (memo.Lookup(parser.state_id(), line, entry, ms)) {
+        const verbose::LineMemo::Match m = memo.Lookup(parser.state_id(), line, entry, ms);
+        if (m == verbose::LineMemo::Match::kEvent) {
           ++counts.events;
           aggregator.AddRepeat(entry, ms);
           continue;
         }
-        if (memo.IsForeign(line)) {
+        if (m == verbose::LineMemo::Match::kForeign) {
           ++counts.skipped[verbose::SkipReason::kForeign];
           continue;
         }

@@ -107,19 +107,33 @@ bool ReadTime(std::string_view text, double& ms) {
 
 }  // namespace
 
-const LineMemo::Slot* LineMemo::Find(std::uint64_t hash, std::uint32_t state, std::string_view key,
-                                     bool foreign) const {
-  if (count_ == 0) return nullptr;
+bool LineMemo::SameKey(const Slot& slot, std::uint32_t state, std::string_view key,
+                       bool foreign) const {
+  return slot.state == state && slot.length == key.size() && (slot.cache_hit == 2) == foreign &&
+         std::memcmp(arena_.data() + slot.offset, key.data(), key.size()) == 0;
+}
+
+std::uint32_t LineMemo::Find(std::uint64_t hash, std::uint32_t state, std::string_view key,
+                             bool foreign) const {
+  if (count_ == 0) return kNone;
   const std::size_t mask = slots_.size() - 1;
   for (std::size_t i = hash & mask;; i = (i + 1) & mask) {
     const Slot& slot = slots_[i];
-    if (slot.length == 0) return nullptr;
-    if (slot.hash == hash && slot.state == state && slot.length == key.size() &&
-        (slot.cache_hit == 2) == foreign &&
-        std::memcmp(arena_.data() + slot.offset, key.data(), key.size()) == 0) {
-      return &slot;
+    if (slot.length == 0) return kNone;
+    if (slot.hash == hash && SameKey(slot, state, key, foreign)) {
+      return static_cast<std::uint32_t>(i);
     }
   }
+}
+
+void LineMemo::Follow(std::uint32_t index) {
+  if (last_ != kNone) {
+    slots_[last_].next = index;
+  } else if (link_from_ != kNone) {
+    slots_[link_from_].next = index;
+  }
+  last_ = index;
+  link_from_ = kNone;
 }
 
 void LineMemo::Insert(std::uint64_t hash, std::uint32_t state, std::string_view key,
@@ -127,7 +141,10 @@ void LineMemo::Insert(std::uint64_t hash, std::uint32_t state, std::string_view 
   if (key.empty() || key.size() > kMaxArena / 16 || state > 0xffff || entry.row > 0xffffffffu) {
     return;
   }
-  if (Find(hash, state, key, foreign) != nullptr) return;
+  if (const std::uint32_t known = Find(hash, state, key, foreign); known != kNone) {
+    Follow(known);
+    return;
+  }
   if (count_ >= kMaxEntries || arena_.size() + key.size() > kMaxArena) Clear();
   if (2 * (count_ + 1) > slots_.size()) Grow();
   const std::size_t mask = slots_.size() - 1;
@@ -141,20 +158,51 @@ void LineMemo::Insert(std::uint64_t hash, std::uint32_t state, std::string_view 
   slot.state = static_cast<std::uint16_t>(state);
   slot.exec = entry.exec ? 1 : 0;
   slot.cache_hit = foreign ? 2 : (entry.cache_hit ? 1 : 0);
+  slot.next = kNone;
   arena_.append(key);
   ++count_;
+  Follow(static_cast<std::uint32_t>(i));
 }
 
-bool LineMemo::Lookup(std::uint32_t state, std::string_view line, Entry& entry, double& ms) const {
-  if (count_ == 0) return false;
+LineMemo::Match LineMemo::Lookup(std::uint32_t state, std::string_view line, Entry& entry,
+                                 double& ms) {
+  if (count_ == 0) return Match::kMiss;
   line = TrimLineEnd(line);
   const std::size_t comma = LastComma(line);
-  if (comma == std::string_view::npos || comma == 0) return false;
-  const std::string_view key = line.substr(0, comma);
-  const Slot* slot = Find(FastHash(key), state, key, false);
-  if (slot == nullptr || !ReadTime(line.substr(comma + 1), ms)) return false;
-  entry = {slot->row, slot->exec != 0, slot->cache_hit == 1};
-  return true;
+  const bool has_prefix = comma != std::string_view::npos && comma != 0;
+  const std::string_view prefix = has_prefix ? line.substr(0, comma) : std::string_view();
+  auto hit = [&](std::uint32_t index) {
+    const Slot& slot = slots_[index];
+    if (slot.cache_hit == 2) {
+      Follow(index);
+      return Match::kForeign;
+    }
+    if (!ReadTime(line.substr(comma + 1), ms)) return Match::kMiss;
+    entry = {slot.row, slot.exec != 0, slot.cache_hit == 1};
+    Follow(index);
+    return Match::kEvent;
+  };
+  // The predicted line first: no hashing.
+  if (last_ != kNone && slots_[last_].next != kNone) {
+    const std::uint32_t guess = slots_[last_].next;
+    const Slot& slot = slots_[guess];
+    const bool foreign = slot.cache_hit == 2;
+    if (foreign ? SameKey(slot, 0, line, true)
+                : has_prefix && SameKey(slot, state, prefix, false)) {
+      const Match m = hit(guess);
+      if (m != Match::kMiss) return m;
+    }
+  }
+  if (has_prefix) {
+    if (const std::uint32_t i = Find(FastHash(prefix), state, prefix, false); i != kNone) {
+      const Match m = hit(i);
+      if (m != Match::kMiss) return m;
+    }
+  }
+  if (const std::uint32_t i = Find(FastHash(line), 0, line, true); i != kNone) return hit(i);
+  link_from_ = last_;
+  last_ = kNone;
+  return Match::kMiss;
 }
 
 void LineMemo::Remember(std::uint32_t state, std::string_view line, const Entry& entry, double ms) {
@@ -170,11 +218,8 @@ void LineMemo::Remember(std::uint32_t state, std::string_view line, const Entry&
 }
 
 // Foreign lines are keyed by their whole text and state 0: no marker, whatever the state.
-bool LineMemo::IsForeign(std::string_view line) const {
-  return Find(FastHash(line), 0, line, true) != nullptr;
-}
-
 void LineMemo::RememberForeign(std::string_view line) {
+  line = TrimLineEnd(line);
   Insert(FastHash(line), 0, line, {}, true);
 }
 
@@ -182,6 +227,7 @@ void LineMemo::Clear() {
   slots_.clear();
   arena_.clear();
   count_ = 0;
+  last_ = link_from_ = kNone;
 }
 
 void LineMemo::Grow() {
@@ -194,7 +240,9 @@ void LineMemo::Grow() {
     std::size_t i = slot.hash & mask;
     while (slots_[i].length != 0) i = (i + 1) & mask;
     slots_[i] = slot;
+    slots_[i].next = kNone;  // indices moved: forget the predictions
   }
+  last_ = link_from_ = kNone;
 }
 
 void Aggregator::AddRepeat(const LineMemo::Entry& entry, double ms) {

@@ -113,14 +113,18 @@ class LineMemo {
     bool exec = false;
     bool cache_hit = false;
   };
-  /// True when `line`, parsed in parser state `state`, repeats a remembered line and its last
-  /// field is a valid time.
-  bool Lookup(std::uint32_t state, std::string_view line, Entry& entry, double& ms) const;
+  enum class Match {
+    kMiss,     ///< not remembered: parse the line
+    kEvent,    ///< a remembered create/exec: `entry` and `ms` are set
+    kForeign,  ///< a remembered line without a marker
+  };
+  /// Looks `line` up, parsed in parser state `state`. Lines usually come in the order they came
+  /// before (one training iteration after another), so the line that followed the previous one
+  /// last time is tried first, without hashing.
+  Match Lookup(std::uint32_t state, std::string_view line, Entry& entry, double& ms);
   /// Remembers `line` (whose last field was parsed as the event's time `ms`); lines whose last
   /// field does not read back as exactly `ms` are not remembered.
   void Remember(std::uint32_t state, std::string_view line, const Entry& entry, double ms);
-  /// True when `line` (whole) was remembered as foreign text (no marker) by RememberForeign.
-  bool IsForeign(std::string_view line) const;
   /// Remembers a line that has no oneDNN marker (program output repeats too).
   void RememberForeign(std::string_view line);
   void Clear();
@@ -129,7 +133,7 @@ class LineMemo {
  private:
   // Open addressing over a flat slot array; keys live in one arena string. A lookup touches one
   // slot and one key: no node chasing.
-  // 24 bytes, so the table of a typical log stays in L2.
+  // 32 bytes, so the table of a typical log stays in L2.
   struct Slot {
     std::uint64_t hash = 0;
     std::uint32_t offset = 0;
@@ -138,17 +142,23 @@ class LineMemo {
     std::uint16_t state = 0;
     std::uint8_t exec = 0;
     std::uint8_t cache_hit = 0;  // 2: a foreign line, keyed by its whole text
+    std::uint32_t next = kNone;  // the slot of the line that followed this one last time
   };
-  const Slot* Find(std::uint64_t hash, std::uint32_t state, std::string_view key,
-                   bool foreign) const;
+  static constexpr std::uint32_t kNone = 0xffffffffu;
+  std::uint32_t Find(std::uint64_t hash, std::uint32_t state, std::string_view key,
+                     bool foreign) const;
   void Insert(std::uint64_t hash, std::uint32_t state, std::string_view key, const Entry& entry,
               bool foreign);
+  bool SameKey(const Slot& slot, std::uint32_t state, std::string_view key, bool foreign) const;
+  void Follow(std::uint32_t index);  // `index` is the slot of the current line
   static constexpr std::size_t kMaxSlots = 2 * kMaxEntries;  // power of two, load <= 1/2
   static constexpr std::size_t kMaxArena = std::size_t{8} << 20;
   void Grow();
   std::vector<Slot> slots_;
   std::string arena_;
   std::size_t count_ = 0;
+  std::uint32_t last_ = kNone;       // slot of the previous line, if it was remembered
+  std::uint32_t link_from_ = kNone;  // slot of the line before a miss, to link what is inserted
 };
 
 class Aggregator {
