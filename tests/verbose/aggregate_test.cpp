@@ -115,6 +115,47 @@ TEST(AggregateTest, DiagnosticsAreCountedPerDistinctMessage) {
   EXPECT_EQ(run.aggregator.Summarize().diagnostics, 3u);
 }
 
+TEST(LineMemoTest, RepeatsStatesForeignLinesAndBadTimes) {
+  LineMemo memo;
+  LineMemo::Entry entry;
+  double ms = 0;
+  const std::string a = "onednn_verbose,exec,cpu,reorder,jit:uni,undef,x,,,8x8,";
+  const std::string b = "onednn_verbose,exec,cpu,matmul,brg:avx2,undef,y,,,8x8:8x8,";
+  EXPECT_EQ(memo.Lookup(1, a + "0.5", entry, ms), LineMemo::Match::kMiss);
+  memo.Remember(1, a + "0.5", {3, true, false}, 0.5);
+  memo.Remember(1, b + "2", {4, true, false}, 2);
+  memo.RememberForeign("[ OK ] some test (3 ms)");
+  // Hash path, then the predicted order a, b, foreign, a.
+  for (int round = 0; round < 3; ++round) {
+    ASSERT_EQ(memo.Lookup(1, a + "0.25\r", entry, ms), LineMemo::Match::kEvent);
+    EXPECT_EQ(entry.row, 3u);
+    EXPECT_DOUBLE_EQ(ms, 0.25);
+    ASSERT_EQ(memo.Lookup(1, b + "1e-3", entry, ms), LineMemo::Match::kEvent);
+    EXPECT_EQ(entry.row, 4u);
+    EXPECT_DOUBLE_EQ(ms, 0.001);
+    EXPECT_EQ(memo.Lookup(1, "[ OK ] some test (3 ms)", entry, ms), LineMemo::Match::kForeign);
+  }
+  // Another parser state (new template or header): not the same line.
+  EXPECT_EQ(memo.Lookup(2, a + "0.5", entry, ms), LineMemo::Match::kMiss);
+  // A time that is not a valid time is never a repeat: the parser must see it.
+  for (const char* bad : {"nan", "-1", "", "1,5", "abc"}) {
+    EXPECT_EQ(memo.Lookup(1, a + bad, entry, ms), LineMemo::Match::kMiss) << bad;
+  }
+  // A line whose last field does not read back as its time is not remembered (decimal comma).
+  memo.Remember(1, "mkldnn_verbose,exec,reorder,jit:uni,undef,in,num:1,48x192,1,432",
+                {5, true, false}, 1.432);
+  EXPECT_EQ(
+      memo.Lookup(1, "mkldnn_verbose,exec,reorder,jit:uni,undef,in,num:1,48x192,1,432", entry, ms),
+      LineMemo::Match::kMiss);
+  // Exact times: the fast reader equals from_chars.
+  ASSERT_EQ(memo.Lookup(1, a + "0.00195312", entry, ms), LineMemo::Match::kEvent);
+  EXPECT_EQ(ms, 0.00195312);
+  ASSERT_EQ(memo.Lookup(1, a + "3277.87", entry, ms), LineMemo::Match::kEvent);
+  EXPECT_EQ(ms, 3277.87);
+  memo.Clear();
+  EXPECT_EQ(memo.Lookup(1, a + "0.5", entry, ms), LineMemo::Match::kMiss);
+}
+
 // Property: for any log, the execs over all rows sum to the exec events, and the creates to the
 // create events. Logs are random mixes (with repeats and foreign lines) of every fixture line.
 TEST(AggregateTest, PropertySumsOfRowsEqualEventCounts) {
