@@ -26,3 +26,11 @@ asan: setup
 
 clean:
 	rm -rf $(BUILD) build-asan build-fuzz
+
+# The verbose parser's libFuzzer target (clang, build-fuzz/) for a bounded time, and its benchmark.
+.PHONY: fuzz-verbose bench-parse
+fuzz-verbose: setup
+	scripts/fuzz.sh 60
+
+bench-parse: build
+	BUILD=$(BUILD) scripts/bench_parse.sh

@@ -13,6 +13,7 @@ packages=(
   zlib1g-dev liblzma-dev xz-utils     # .gz logs and IDX files, .xz CPUID dumps
   mandoc                              # man page lint
   clang libclang-rt-14-dev            # libFuzzer target and sanitizer runtimes
+  hyperfine time                      # scripts/bench_parse.sh: side-by-side timing, peak RSS
 )
 
 missing=()

@@ -13,6 +13,9 @@ namespace dlcheck::cli {
 void SetupPlatform(CLI::App& app, int& exit_code);
 void SetupWorker(CLI::App& app, int& exit_code);
 
+/// `dlcheck parse [FILE...|-]`: the per-primitive report from a oneDNN verbose log.
+void SetupParse(CLI::App& app, int& exit_code);
+
 /// Adds `--format table|csv|json` to a subcommand (and `trace` where the command has a timeline).
 void AddFormatOption(CLI::App& sub, report::Format& format, bool allow_trace = false);
 

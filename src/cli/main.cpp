@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
 
   int exit_code = 0;
   dlcheck::cli::SetupPlatform(app, exit_code);
+  dlcheck::cli::SetupParse(app, exit_code);
   dlcheck::cli::SetupWorker(app, exit_code);
 
   try {

@@ -1,0 +1,265 @@
+#include "cli/verbose_report.h"
+
+#include <algorithm>
+
+namespace dlcheck::cli {
+namespace {
+
+using report::Value;
+
+Value Text(std::string_view s) {
+  if (s.empty()) return Value();
+  return Value(ValidUtf8(s));
+}
+
+Value IsaValue(std::string_view isa, bool inferred) {
+  if (isa.empty()) return Value();
+  return Value(ValidUtf8(isa) + (inferred ? " (inferred)" : ""));
+}
+
+Value Ms(double ms) {
+  return Value(ms, 4);
+}
+
+report::Severity SeverityOf(verbose::Note::Level level) {
+  return level == verbose::Note::Level::kWarning ? report::Severity::kWarning
+                                                 : report::Severity::kInfo;
+}
+
+void AddShares(report::Section& section, std::string name, std::string first_column,
+               std::string title, const std::vector<verbose::TimeShare>& shares) {
+  report::Table& t = section.AddTable(
+      std::move(name), {first_column, "rows", "execs", "exec_ms", "time_pct"}, std::move(title));
+  for (const auto& s : shares) {
+    t.rows.push_back({Text(s.name), s.rows, s.execs, Ms(s.exec_ms), Value(s.pct, 2)});
+  }
+}
+
+}  // namespace
+
+std::uint64_t InputCounts::Skipped() const {
+  std::uint64_t n = 0;
+  for (const auto& [reason, count] : skipped) n += count;
+  return n;
+}
+
+std::string ValidUtf8(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    std::size_t len = 0;
+    if (c < 0x80) {
+      len = 1;
+    } else if (c >= 0xC2 && c <= 0xDF) {
+      len = 2;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      len = 3;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      len = 4;
+    }
+    bool ok = len > 0 && i + len <= text.size();
+    for (std::size_t k = 1; ok && k < len; ++k) {
+      ok = (static_cast<unsigned char>(text[i + k]) & 0xC0) == 0x80;
+    }
+    if (ok && len == 3) {
+      const unsigned char c1 = static_cast<unsigned char>(text[i + 1]);
+      ok = !(c == 0xE0 && c1 < 0xA0) && !(c == 0xED && c1 >= 0xA0);
+    } else if (ok && len == 4) {
+      const unsigned char c1 = static_cast<unsigned char>(text[i + 1]);
+      ok = !(c == 0xF0 && c1 < 0x90) && !(c == 0xF4 && c1 >= 0x90);
+    }
+    if (ok && len == 1 && c < 0x20 && c != '\t') ok = false;  // control characters
+    if (ok) {
+      out.append(text.substr(i, len));
+      i += len;
+    } else {
+      out.push_back('?');
+      ++i;
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> PrimitiveColumns(const ColumnOptions& options) {
+  std::vector<std::string> columns = {
+      "engine",      "primitive", "implementation", "isa",           "fallback",     "prop_kind",
+      "data_types",  "layouts",   "attributes",     "auxiliary",     "problem",      "creates",
+      "cache_hits",  "create_ms", "execs",          "exec_ms_total", "exec_ms_mean", "exec_ms_min",
+      "exec_ms_max", "time_pct",  "gflops"};
+  if (options.include_layer) columns.push_back("layer");
+  return columns;
+}
+
+std::vector<std::string> EventColumns(const ColumnOptions& options) {
+  std::vector<std::string> columns = {"line",
+                                      "era",
+                                      "operation",
+                                      "cache",
+                                      "engine",
+                                      "primitive",
+                                      "implementation",
+                                      "isa",
+                                      "fallback",
+                                      "prop_kind",
+                                      "memory_descriptors",
+                                      "attributes",
+                                      "auxiliary",
+                                      "problem",
+                                      "time_ms",
+                                      "timestamp",
+                                      "message"};
+  if (options.include_layer) columns.push_back("layer");
+  return columns;
+}
+
+std::vector<Value> PrimitiveRow(const verbose::PrimitiveStats& s, double total_exec_ms,
+                                const ColumnOptions& options) {
+  const std::optional<double> mean = s.ExecMsMean();
+  const std::optional<double> gflops = s.Gflops();
+  const bool timed = s.timed_execs > 0;
+  std::vector<Value> row = {
+      Text(s.engine),
+      Text(s.primitive),
+      Text(s.implementation),
+      IsaValue(s.isa, s.isa_inferred),
+      Text(verbose::FallbackName(s.fallback)),
+      Text(s.prop_kind),
+      Text(s.data_types),
+      Text(s.layouts),
+      Text(s.attributes),
+      Text(s.auxiliary),
+      Text(s.problem),
+      s.creates,
+      s.cache_hits,
+      Ms(s.create_ms),
+      s.execs,
+      Ms(s.exec_ms_total),
+      mean ? Ms(*mean) : Value(),
+      timed ? Ms(s.exec_ms_min) : Value(),
+      timed ? Ms(s.exec_ms_max) : Value(),
+      Value(total_exec_ms > 0 ? 100.0 * s.exec_ms_total / total_exec_ms : 0.0, 2),
+      gflops ? Value(*gflops, 2) : Value(),
+  };
+  if (options.include_layer) row.push_back(s.layer ? Text(*s.layer) : Value());
+  return row;
+}
+
+std::vector<Value> EventRow(const verbose::VerboseEvent& e, const ColumnOptions& options) {
+  std::vector<Value> row = {
+      e.line,
+      Text(verbose::EraName(e.era)),
+      Text(verbose::OperationName(e.operation)),
+      Text(e.cache),
+      Text(e.engine),
+      Text(e.primitive),
+      Text(e.implementation),
+      IsaValue(e.isa, e.isa_inferred),
+      e.operation == verbose::Operation::kDiagnostic && e.implementation.empty()
+          ? Value()
+          : Text(verbose::FallbackName(e.fallback)),
+      Text(e.prop_kind),
+      Text(e.memory_descriptors),
+      Text(e.attributes),
+      Text(e.auxiliary),
+      Text(e.problem),
+      e.time_ms ? Value(*e.time_ms, 6) : Value(),
+      e.timestamp ? Value(*e.timestamp, 6) : Value(),
+      Text(e.message),
+  };
+  if (options.include_layer) row.push_back(e.layer ? Text(*e.layer) : Value());
+  return row;
+}
+
+void SortRows(std::vector<verbose::PrimitiveStats>& rows, SortKey key) {
+  auto by = [key](const verbose::PrimitiveStats& a, const verbose::PrimitiveStats& b) {
+    switch (key) {
+      case SortKey::kTime:
+        if (a.exec_ms_total != b.exec_ms_total) return a.exec_ms_total > b.exec_ms_total;
+        if (a.create_ms != b.create_ms) return a.create_ms > b.create_ms;
+        break;
+      case SortKey::kExecs:
+        if (a.execs != b.execs) return a.execs > b.execs;
+        break;
+      case SortKey::kCreates:
+        if (a.creates != b.creates) return a.creates > b.creates;
+        break;
+      case SortKey::kName:
+        if (a.primitive != b.primitive) return a.primitive < b.primitive;
+        if (a.implementation != b.implementation) return a.implementation < b.implementation;
+        if (a.problem != b.problem) return a.problem < b.problem;
+        break;
+    }
+    return a.first_line < b.first_line;
+  };
+  std::stable_sort(rows.begin(), rows.end(), by);
+}
+
+void AddPrimitivesTable(report::Report& report, const std::vector<verbose::PrimitiveStats>& rows,
+                        double total_exec_ms, std::size_t top, const ColumnOptions& options) {
+  report::Table& t = report.AddTable("primitives", PrimitiveColumns(options), "Primitives");
+  t.hidden_in_table = {"layouts",    "attributes",  "auxiliary",
+                       "cache_hits", "exec_ms_min", "exec_ms_max"};
+  const std::size_t n = top == 0 ? rows.size() : std::min(top, rows.size());
+  for (std::size_t i = 0; i < n; ++i)
+    t.rows.push_back(PrimitiveRow(rows[i], total_exec_ms, options));
+  report.primary_table = "primitives";
+}
+
+void AddLogSummary(report::Report& report, const InputCounts& counts,
+                   const verbose::LogHeader& header, const verbose::Summary& summary,
+                   const std::vector<verbose::DiagnosticStats>& diagnostics) {
+  report::Section& input = report.AddSection("input", "Input");
+  std::string files;
+  for (const auto& f : counts.files) files += (files.empty() ? "" : " ") + ValidUtf8(f);
+  input.Add("files", files);
+  input.Add("lines", counts.lines);
+  input.Add("events", counts.events);
+  input.Add("info_lines", counts.info_lines);
+  input.Add("skipped", counts.Skipped());
+  report::Section& skipped = input.AddSection("skipped_by_reason", "Skipped lines by reason");
+  for (const auto& [reason, count] : counts.skipped) {
+    skipped.Add(std::string(verbose::SkipReasonName(reason)), count);
+  }
+
+  report::Section& h = report.AddSection("header", "Log header");
+  h.Add("library_version", Text(header.library_version));
+  h.Add("runtime", Text(header.runtime));
+  h.Add("threads", header.threads ? Value(*header.threads) : Value());
+  h.Add("isa", Text(header.isa));
+  h.Add("isa_name", Text(header.isa_short));
+
+  report::Section& s = report.AddSection("summary", "Summary");
+  s.Add("rows", summary.rows);
+  s.Add("creates", summary.creates);
+  s.Add("cache_hits", summary.cache_hits);
+  s.Add("cache_hit_rate", summary.cache_hit_rate ? Value(*summary.cache_hit_rate, 3) : Value());
+  s.Add("create_ms", Ms(summary.create_ms));
+  s.Add("execs", summary.execs);
+  s.Add("exec_ms", Ms(summary.exec_ms));
+  s.Add("reorder_exec_ms", Ms(summary.reorder_exec_ms));
+  s.Add("reorder_pct", Value(summary.reorder_pct, 2));
+  s.Add("first_exec_ms_mean",
+        summary.first_execs ? Ms(summary.first_exec_ms / static_cast<double>(summary.first_execs))
+                            : Value());
+  s.Add("steady_exec_ms_mean", summary.steady_execs ? Ms(summary.steady_exec_ms /
+                                                         static_cast<double>(summary.steady_execs))
+                                                    : Value());
+  s.Add("diagnostics", summary.diagnostics);
+  AddShares(s, "by_kind", "primitive", "Execution time by primitive kind", summary.by_kind);
+  AddShares(s, "by_fallback", "fallback", "Execution time by fallback class", summary.by_fallback);
+
+  report::Table& d = report.AddTable(
+      "diagnostics", {"operation", "primitive", "implementation", "message", "count", "first_line"},
+      "Diagnostics");
+  for (const auto& diag : diagnostics) {
+    d.rows.push_back({Text(diag.operation), Text(diag.primitive), Text(diag.implementation),
+                      Text(diag.message), diag.count, diag.first_line});
+  }
+  for (const auto& note : summary.notes) {
+    report.AddFinding(SeverityOf(note.level), note.code, note.message);
+  }
+}
+
+}  // namespace dlcheck::cli

@@ -1,0 +1,67 @@
+#pragma once
+// Verbose statistics -> report::Report: the primitives table (the CSV contract), the events
+// table, the summary, the diagnostics and the findings. Used by `parse` (and by `verbose` later).
+//
+//   CSV, aggregates (columns in this order, `layer` appended when asked):
+//   engine,primitive,implementation,isa,fallback,prop_kind,data_types,layouts,attributes,
+//   auxiliary,problem,creates,cache_hits,create_ms,execs,exec_ms_total,exec_ms_mean,exec_ms_min,
+//   exec_ms_max,time_pct,gflops
+//   CSV, --events:
+//   line,era,operation,cache,engine,primitive,implementation,isa,fallback,prop_kind,
+//   memory_descriptors,attributes,auxiliary,problem,time_ms,timestamp,message
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "report/report.h"
+#include "verbose/aggregate.h"
+#include "verbose/line_parser.h"
+#include "verbose/verbose_event.h"
+
+namespace dlcheck::cli {
+
+/// Extensions of the column contract; every extension is appended after the contract columns.
+struct ColumnOptions {
+  bool include_layer = false;  ///< a last `layer` column (dlcheck's own models)
+};
+
+enum class SortKey { kTime, kExecs, kCreates, kName };
+
+/// What the reading of the inputs counted.
+struct InputCounts {
+  std::vector<std::string> files;
+  std::uint64_t lines = 0;       ///< physical lines read
+  std::uint64_t events = 0;      ///< create, exec and diagnostic events
+  std::uint64_t info_lines = 0;  ///< header lines
+  std::map<verbose::SkipReason, std::uint64_t> skipped;
+  std::uint64_t Skipped() const;
+};
+
+std::vector<std::string> PrimitiveColumns(const ColumnOptions& options = {});
+std::vector<std::string> EventColumns(const ColumnOptions& options = {});
+
+/// One row of the primitives table; `total_exec_ms` gives time_pct.
+std::vector<report::Value> PrimitiveRow(const verbose::PrimitiveStats& stats, double total_exec_ms,
+                                        const ColumnOptions& options = {});
+std::vector<report::Value> EventRow(const verbose::VerboseEvent& event,
+                                    const ColumnOptions& options = {});
+
+/// Sorts by the key (descending for numbers, ascending for names; ties: first seen first).
+void SortRows(std::vector<verbose::PrimitiveStats>& rows, SortKey key);
+
+/// Adds the `primitives` table (the primary table) with the first `top` rows (0: all).
+void AddPrimitivesTable(report::Report& report, const std::vector<verbose::PrimitiveStats>& rows,
+                        double total_exec_ms, std::size_t top, const ColumnOptions& options = {});
+/// Adds the `input`, `header` and `summary` sections, the `diagnostics` table and the findings.
+void AddLogSummary(report::Report& report, const InputCounts& counts,
+                   const verbose::LogHeader& header, const verbose::Summary& summary,
+                   const std::vector<verbose::DiagnosticStats>& diagnostics);
+
+/// `text` with every byte sequence that is not valid UTF-8 replaced by `?` (JSON needs UTF-8).
+std::string ValidUtf8(std::string_view text);
+
+}  // namespace dlcheck::cli

@@ -1,0 +1,446 @@
+#include "verbose/aggregate.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <map>
+
+#include "verbose/line_parser.h"
+#include "verbose/work.h"
+
+namespace dlcheck::verbose {
+namespace {
+
+constexpr char kSep = '\x1f';  // never printed by oneDNN
+
+void AppendKeyPart(std::string& key, std::string_view part) {
+  key.append(part);
+  key.push_back(kSep);
+}
+
+std::string Percent(double pct) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f%%", pct);
+  return buf;
+}
+
+std::string Ms(double ms) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f ms", ms);
+  return buf;
+}
+
+std::vector<TimeShare> SortedShares(std::map<std::string, TimeShare> by_name, double total) {
+  std::vector<TimeShare> out;
+  for (auto& [name, share] : by_name) {
+    share.name = name;
+    share.pct = total > 0 ? 100.0 * share.exec_ms / total : 0;
+    out.push_back(share);
+  }
+  std::stable_sort(out.begin(), out.end(),
+                   [](const TimeShare& a, const TimeShare& b) { return a.exec_ms > b.exec_ms; });
+  return out;
+}
+
+}  // namespace
+
+std::optional<double> PrimitiveStats::ExecMsMean() const {
+  if (timed_execs == 0) return std::nullopt;
+  return exec_ms_total / static_cast<double>(timed_execs);
+}
+
+std::optional<double> PrimitiveStats::Gflops() const {
+  const std::optional<double> mean = ExecMsMean();
+  if (!flops || !mean || *mean <= 0) return std::nullopt;
+  return *flops / (*mean * 1e6);
+}
+
+namespace {
+
+// The position of the last comma (memrchr: one vector compare for the short time field).
+std::size_t LastComma(std::string_view s) {
+  const void* hit = memrchr(s.data(), ',', s.size());
+  return hit == nullptr ? std::string_view::npos
+                        : static_cast<std::size_t>(static_cast<const char*>(hit) - s.data());
+}
+
+std::string_view TrimLineEnd(std::string_view s) {
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
+    s.remove_suffix(1);
+  return s;
+}
+
+// Clinger's fast path: up to 15 digits and a decimal point are exact in a double, and one
+// division by an exact power of ten is correctly rounded, so this equals from_chars.
+bool ReadTime(std::string_view text, double& ms) {
+  static constexpr double kPow10[] = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                      1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+  const char* p = text.data();
+  const char* end = p + text.size();
+  std::uint64_t mantissa = 0;
+  const char* int_start = p;
+  while (p < end && static_cast<unsigned>(*p - '0') < 10) {
+    mantissa = mantissa * 10 + static_cast<unsigned>(*p - '0');
+    ++p;
+  }
+  const std::ptrdiff_t int_digits = p - int_start;
+  std::ptrdiff_t decimals = 0;
+  bool simple = int_digits > 0;
+  if (simple && p < end && *p == '.') {
+    const char* frac_start = ++p;
+    while (p < end && static_cast<unsigned>(*p - '0') < 10) {
+      mantissa = mantissa * 10 + static_cast<unsigned>(*p - '0');
+      ++p;
+    }
+    decimals = p - frac_start;
+    simple = decimals > 0;
+  }
+  if (simple && p == end && int_digits + decimals <= 15) {
+    ms = static_cast<double>(mantissa) / kPow10[decimals];
+    return true;
+  }
+  const auto [ptr, ec] = std::from_chars(text.data(), end, ms);
+  return ec == std::errc() && ptr == end && std::isfinite(ms) && ms >= 0;
+}
+
+}  // namespace
+
+bool LineMemo::SameKey(const Slot& slot, std::uint32_t state, std::string_view key,
+                       bool foreign) const {
+  return slot.state == state && slot.length == key.size() && (slot.cache_hit == 2) == foreign &&
+         std::memcmp(arena_.data() + slot.offset, key.data(), key.size()) == 0;
+}
+
+std::uint32_t LineMemo::Find(std::uint64_t hash, std::uint32_t state, std::string_view key,
+                             bool foreign) const {
+  if (count_ == 0) return kNone;
+  const std::size_t mask = slots_.size() - 1;
+  for (std::size_t i = hash & mask;; i = (i + 1) & mask) {
+    const Slot& slot = slots_[i];
+    if (slot.length == 0) return kNone;
+    if (slot.hash == hash && SameKey(slot, state, key, foreign)) {
+      return static_cast<std::uint32_t>(i);
+    }
+  }
+}
+
+void LineMemo::Follow(std::uint32_t index) {
+  if (last_ != kNone) {
+    slots_[last_].next = index;
+  } else if (link_from_ != kNone) {
+    slots_[link_from_].next = index;
+  }
+  last_ = index;
+  link_from_ = kNone;
+}
+
+void LineMemo::Insert(std::uint64_t hash, std::uint32_t state, std::string_view key,
+                      const Entry& entry, bool foreign) {
+  if (key.empty() || key.size() > kMaxArena / 16 || state > 0xffff || entry.row > 0xffffffffu) {
+    return;
+  }
+  if (const std::uint32_t known = Find(hash, state, key, foreign); known != kNone) {
+    Follow(known);
+    return;
+  }
+  if (count_ >= kMaxEntries || arena_.size() + key.size() > kMaxArena) Clear();
+  if (2 * (count_ + 1) > slots_.size()) Grow();
+  const std::size_t mask = slots_.size() - 1;
+  std::size_t i = hash & mask;
+  while (slots_[i].length != 0) i = (i + 1) & mask;
+  Slot& slot = slots_[i];
+  slot.hash = hash;
+  slot.offset = static_cast<std::uint32_t>(arena_.size());
+  slot.length = static_cast<std::uint32_t>(key.size());
+  slot.row = static_cast<std::uint32_t>(entry.row);
+  slot.state = static_cast<std::uint16_t>(state);
+  slot.exec = entry.exec ? 1 : 0;
+  slot.cache_hit = foreign ? 2 : (entry.cache_hit ? 1 : 0);
+  slot.next = kNone;
+  arena_.append(key);
+  ++count_;
+  Follow(static_cast<std::uint32_t>(i));
+}
+
+LineMemo::Match LineMemo::Lookup(std::uint32_t state, std::string_view line, Entry& entry,
+                                 double& ms) {
+  if (count_ == 0) return Match::kMiss;
+  line = TrimLineEnd(line);
+  const std::size_t comma = LastComma(line);
+  const bool has_prefix = comma != std::string_view::npos && comma != 0;
+  const std::string_view prefix = has_prefix ? line.substr(0, comma) : std::string_view();
+  auto hit = [&](std::uint32_t index) {
+    const Slot& slot = slots_[index];
+    if (slot.cache_hit == 2) {
+      Follow(index);
+      return Match::kForeign;
+    }
+    if (!ReadTime(line.substr(comma + 1), ms)) return Match::kMiss;
+    entry = {slot.row, slot.exec != 0, slot.cache_hit == 1};
+    Follow(index);
+    return Match::kEvent;
+  };
+  // The predicted line first: no hashing.
+  if (last_ != kNone && slots_[last_].next != kNone) {
+    const std::uint32_t guess = slots_[last_].next;
+    const Slot& slot = slots_[guess];
+    const bool foreign = slot.cache_hit == 2;
+    if (foreign ? SameKey(slot, 0, line, true)
+                : has_prefix && SameKey(slot, state, prefix, false)) {
+      const Match m = hit(guess);
+      if (m != Match::kMiss) return m;
+    }
+  }
+  if (has_prefix) {
+    if (const std::uint32_t i = Find(FastHash(prefix), state, prefix, false); i != kNone) {
+      const Match m = hit(i);
+      if (m != Match::kMiss) return m;
+    }
+  }
+  if (const std::uint32_t i = Find(FastHash(line), 0, line, true); i != kNone) return hit(i);
+  link_from_ = last_;
+  last_ = kNone;
+  return Match::kMiss;
+}
+
+void LineMemo::Remember(std::uint32_t state, std::string_view line, const Entry& entry, double ms) {
+  line = TrimLineEnd(line);
+  const std::size_t comma = LastComma(line);
+  double read = 0;
+  if (comma == std::string_view::npos || comma == 0 || !ReadTime(line.substr(comma + 1), read) ||
+      read != ms) {
+    return;
+  }
+  const std::string_view key = line.substr(0, comma);
+  Insert(FastHash(key), state, key, entry, false);
+}
+
+// Foreign lines are keyed by their whole text and state 0: no marker, whatever the state.
+void LineMemo::RememberForeign(std::string_view line) {
+  line = TrimLineEnd(line);
+  Insert(FastHash(line), 0, line, {}, true);
+}
+
+void LineMemo::Clear() {
+  slots_.clear();
+  arena_.clear();
+  count_ = 0;
+  last_ = link_from_ = kNone;
+}
+
+void LineMemo::Grow() {
+  std::vector<Slot> old;
+  old.swap(slots_);
+  slots_.assign(old.empty() ? 1024 : 2 * old.size(), Slot{});
+  const std::size_t mask = slots_.size() - 1;
+  for (const Slot& slot : old) {
+    if (slot.length == 0) continue;
+    std::size_t i = slot.hash & mask;
+    while (slots_[i].length != 0) i = (i + 1) & mask;
+    slots_[i] = slot;
+    slots_[i].next = kNone;  // indices moved: forget the predictions
+  }
+  last_ = link_from_ = kNone;
+}
+
+void Aggregator::AddRepeat(const LineMemo::Entry& entry, double ms) {
+  ++events_;
+  AddTime(rows_[entry.row], entry.exec, entry.cache_hit, ms);
+}
+
+void Aggregator::AddTime(PrimitiveStats& row, bool exec, bool cache_hit, std::optional<double> ms) {
+  if (exec) {
+    ++exec_events_;
+    ++row.execs;
+    if (ms) {
+      if (row.timed_execs == 0) {
+        row.exec_ms_min = row.exec_ms_max = row.first_exec_ms = *ms;
+      } else {
+        row.exec_ms_min = std::min(row.exec_ms_min, *ms);
+        row.exec_ms_max = std::max(row.exec_ms_max, *ms);
+      }
+      ++row.timed_execs;
+      row.exec_ms_total += *ms;
+    }
+  } else {
+    ++row.creates;
+    if (cache_hit) ++row.cache_hits;
+    if (ms) row.create_ms += *ms;
+  }
+}
+
+std::size_t Aggregator::Add(const VerboseEvent& e) {
+  if (e.operation == Operation::kInfo) return kNoRow;
+  ++events_;
+  if (e.operation == Operation::kDiagnostic) {
+    AddDiagnostic(e);
+    return kNoRow;
+  }
+  key_.clear();
+  AppendKeyPart(key_, e.engine);
+  AppendKeyPart(key_, e.primitive);
+  AppendKeyPart(key_, e.implementation);
+  AppendKeyPart(key_, e.prop_kind);
+  AppendKeyPart(key_, e.memory_descriptors);
+  AppendKeyPart(key_, e.attributes);
+  AppendKeyPart(key_, e.auxiliary);
+  AppendKeyPart(key_, e.problem);
+  if (e.layer) {
+    key_.push_back('L');
+    key_.append(*e.layer);
+  }
+  std::size_t index;
+  if (auto it = index_.find(std::string_view(key_)); it != index_.end()) {
+    index = it->second;
+  } else {
+    index = rows_.size();
+    index_.emplace(key_, index);
+    PrimitiveStats& row = rows_.emplace_back();
+    row.engine = e.engine;
+    row.primitive = e.primitive;
+    row.implementation = e.implementation;
+    row.isa = e.isa;
+    row.isa_inferred = e.isa_inferred;
+    row.fallback = e.fallback;
+    row.prop_kind = e.prop_kind;
+    row.memory_descriptors = e.memory_descriptors;
+    ParseMemoryDescs(e.memory_descriptors, mds_);
+    row.data_types = DataTypesText(mds_);
+    row.layouts = LayoutsText(mds_);
+    row.attributes = e.attributes;
+    row.auxiliary = e.auxiliary;
+    row.problem = e.problem;
+    row.layer = e.layer;
+    row.flops = FlopsOf(e.primitive, e.problem);
+    row.first_line = e.line;
+  }
+  AddTime(rows_[index], e.operation == Operation::kExec, e.cache.find("hit") != std::string::npos,
+          e.time_ms);
+  return index;
+}
+
+void Aggregator::AddDiagnostic(const VerboseEvent& e) {
+  ++diagnostic_events_;
+  key_.clear();
+  AppendKeyPart(key_, e.cache);
+  AppendKeyPart(key_, e.primitive);
+  AppendKeyPart(key_, e.implementation);
+  AppendKeyPart(key_, e.message);
+  if (auto it = diagnostic_index_.find(std::string_view(key_)); it != diagnostic_index_.end()) {
+    ++diagnostics_[it->second].count;
+    return;
+  }
+  if (diagnostics_.size() >= kMaxDiagnostics) return;
+  diagnostic_index_.emplace(key_, diagnostics_.size());
+  diagnostics_.push_back({e.cache, e.primitive, e.implementation, e.message, 1, e.line});
+}
+
+Summary Aggregator::Summarize() const {
+  Summary s;
+  s.rows = rows_.size();
+  s.diagnostics = diagnostic_events_;
+  std::map<std::string, TimeShare> by_kind;
+  std::map<std::string, TimeShare> by_fallback;
+  std::map<std::string, std::pair<std::uint64_t, double>> scalar;  // "kind impl" -> rows, ms
+  std::map<std::string, std::uint64_t> inferred;                   // impl -> rows
+  for (const PrimitiveStats& row : rows_) {
+    s.creates += row.creates;
+    s.cache_hits += row.cache_hits;
+    s.create_ms += row.create_ms;
+    s.execs += row.execs;
+    s.exec_ms += row.exec_ms_total;
+    if (row.primitive == "reorder") s.reorder_exec_ms += row.exec_ms_total;
+    if (row.timed_execs > 0) {
+      s.first_exec_ms += row.first_exec_ms;
+      ++s.first_execs;
+      s.steady_exec_ms += row.exec_ms_total - row.first_exec_ms;
+      s.steady_execs += row.timed_execs - 1;
+    }
+    TimeShare& k = by_kind[row.primitive];
+    ++k.rows;
+    k.execs += row.execs;
+    k.exec_ms += row.exec_ms_total;
+    TimeShare& f = by_fallback[std::string(FallbackName(row.fallback))];
+    ++f.rows;
+    f.execs += row.execs;
+    f.exec_ms += row.exec_ms_total;
+    if (row.fallback == Fallback::kScalar) {
+      auto& entry = scalar[row.primitive + " " + row.implementation];
+      ++entry.first;
+      entry.second += row.exec_ms_total;
+    }
+    if (row.isa_inferred) ++inferred[row.implementation];
+  }
+  s.by_kind = SortedShares(std::move(by_kind), s.exec_ms);
+  s.by_fallback = SortedShares(std::move(by_fallback), s.exec_ms);
+  s.reorder_pct = s.exec_ms > 0 ? 100.0 * s.reorder_exec_ms / s.exec_ms : 0;
+  if (s.creates > 0) {
+    s.cache_hit_rate = static_cast<double>(s.cache_hits) / static_cast<double>(s.creates);
+  }
+
+  auto note = [&s](Note::Level level, std::string code, std::string message) {
+    s.notes.push_back({level, std::move(code), std::move(message)});
+  };
+  if (s.execs == 0) {
+    note(Note::Level::kWarning, "no-exec",
+         "no oneDNN primitive executed \u2014 is ONEDNN_VERBOSE set? for oneDNN before 2.5 the "
+         "variable is DNNL_VERBOSE");
+  }
+  if (!scalar.empty()) {
+    std::uint64_t rows = 0;
+    std::string list;
+    for (const auto& [name, entry] : scalar) {
+      rows += entry.first;
+      if (!list.empty()) list += ", ";
+      list += name;
+      if (s.exec_ms > 0)
+        list += " (" + Percent(100.0 * entry.second / s.exec_ms) + " of exec time)";
+    }
+    note(Note::Level::kWarning, "scalar-fallback",
+         std::to_string(rows) + (rows == 1 ? " primitive ran" : " primitives ran") +
+             " scalar reference code: " + list);
+  }
+  if (s.exec_ms > 0 && s.reorder_pct >= 10.0) {
+    note(Note::Level::kWarning, "reorder-share",
+         "reorders took " + Percent(s.reorder_pct) +
+             " of execution time: memory layouts change between primitives");
+  }
+  if (!inferred.empty()) {
+    std::string list;
+    for (const auto& [impl, n] : inferred) {
+      if (!list.empty()) list += ", ";
+      list += impl;
+    }
+    note(Note::Level::kInfo, "isa-inferred",
+         "the ISA of " + list +
+             " is not in the implementation name; it was inferred from the "
+             "log's ISA line (" +
+             (header_ ? header_->isa_short : std::string()) + ")");
+  }
+  if (s.create_ms > 0 && s.create_ms > s.exec_ms) {
+    note(Note::Level::kInfo, "create-dominates",
+         "creating primitives took longer than running them (" + Ms(s.create_ms) + " vs " +
+             Ms(s.exec_ms) + "): short runs are dominated by JIT compilation");
+  }
+  if (s.steady_execs > 0 && s.first_execs > 0) {
+    const double first_mean = s.first_exec_ms / static_cast<double>(s.first_execs);
+    const double steady_mean = s.steady_exec_ms / static_cast<double>(s.steady_execs);
+    if (steady_mean > 0 && first_mean > 2 * steady_mean) {
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "%.1f", first_mean / steady_mean);
+      note(Note::Level::kInfo, "first-exec-slow",
+           std::string("first executions took ") + buf +
+               "x the steady-state mean: warm-up (page faults, caches) inflates short runs");
+    }
+  }
+  if (s.diagnostics > 0) {
+    note(Note::Level::kInfo, "diagnostics",
+         std::to_string(s.diagnostics) +
+             " diagnostic lines (dispatch reasons, checks, errors): see the diagnostics table");
+  }
+  return s;
+}
+
+}  // namespace dlcheck::verbose

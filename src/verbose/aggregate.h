@@ -1,0 +1,207 @@
+#pragma once
+// Events -> one PrimitiveStats row per distinct primitive, and a Summary of the whole log.
+//
+//   Aggregator agg;
+//   agg.SetHeader(&parser.header());
+//   for (each event) agg.Add(event);
+//   Summary s = agg.Summarize();      // time by kind, by fallback class, findings
+//
+// Rows are keyed by (engine, primitive, implementation, prop kind, memory descriptors,
+// attributes, auxiliary, problem, layer); memory grows with the number of rows, not with the
+// log. A lookup builds the key in a reused buffer and finds it without allocating.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "verbose/hash.h"
+#include "verbose/verbose_event.h"
+
+namespace dlcheck::verbose {
+
+/// One distinct primitive of a log and what happened to it.
+struct PrimitiveStats {
+  std::string engine;
+  std::string primitive;
+  std::string implementation;
+  std::string isa;
+  bool isa_inferred = false;
+  Fallback fallback = Fallback::kUnknown;
+  std::string prop_kind;
+  std::string memory_descriptors;  ///< raw field
+  std::string data_types;          ///< `src:f32 wei:f32 dst:f32`
+  std::string layouts;             ///< `src:aBcd16b wei:ABcd16b16a dst:aBcd16b`
+  std::string attributes;
+  std::string auxiliary;
+  std::string problem;
+  std::optional<std::string> layer;
+  std::uint64_t creates = 0;  ///< every create event, cache hits and nested creates included
+  std::uint64_t cache_hits = 0;
+  double create_ms = 0;
+  std::uint64_t execs = 0;        ///< every exec event, timed or not
+  std::uint64_t timed_execs = 0;  ///< execs that carried a time
+  double exec_ms_total = 0;
+  double exec_ms_min = 0;
+  double exec_ms_max = 0;
+  double first_exec_ms = 0;     ///< the time of the first timed exec
+  std::optional<double> flops;  ///< per execution, where the problem defines the work
+  std::uint64_t first_line = 0;
+
+  std::optional<double> ExecMsMean() const;
+  /// flops / mean exec time, in GFLOP/s; nullopt without work or time.
+  std::optional<double> Gflops() const;
+};
+
+/// A distinct diagnostic line (create:dispatch, create:check, exec:check, error, warning, ...).
+struct DiagnosticStats {
+  std::string operation;  ///< `create:dispatch`, `error`, ...
+  std::string primitive;  ///< the component it names
+  std::string implementation;
+  std::string message;
+  std::uint64_t count = 0;
+  std::uint64_t first_line = 0;
+};
+
+/// A share of execution time under one name (a primitive kind or a fallback class).
+struct TimeShare {
+  std::string name;
+  std::uint64_t rows = 0;
+  std::uint64_t execs = 0;
+  double exec_ms = 0;
+  double pct = 0;  ///< of all exec time
+};
+
+/// A plain-language conclusion about the log.
+struct Note {
+  enum class Level { kInfo, kWarning };
+  Level level = Level::kInfo;
+  std::string code;
+  std::string message;
+};
+
+struct Summary {
+  std::uint64_t rows = 0;
+  std::uint64_t creates = 0;
+  std::uint64_t cache_hits = 0;
+  std::uint64_t execs = 0;
+  std::uint64_t diagnostics = 0;
+  double create_ms = 0;
+  double exec_ms = 0;
+  double reorder_exec_ms = 0;
+  double reorder_pct = 0;
+  std::optional<double> cache_hit_rate;  ///< hits / creates
+  double first_exec_ms = 0;              ///< sum of each row's first timed exec
+  std::uint64_t first_execs = 0;
+  double steady_exec_ms = 0;  ///< sum of the later execs
+  std::uint64_t steady_execs = 0;
+  std::vector<TimeShare> by_kind;      ///< by exec time, descending
+  std::vector<TimeShare> by_fallback;  ///< by exec time, descending
+  std::vector<Note> notes;
+};
+
+/// Memo of lines already aggregated, keyed by the line's text up to its last comma (all but the
+/// time): a repeated line skips parsing, only its time is read. Bounded; clear it whenever the
+/// parser's state changes (an `info` line: new header or template).
+class LineMemo {
+ public:
+  static constexpr std::size_t kMaxEntries = 16384;
+  struct Entry {
+    std::size_t row = 0;
+    bool exec = false;
+    bool cache_hit = false;
+  };
+  enum class Match {
+    kMiss,     ///< not remembered: parse the line
+    kEvent,    ///< a remembered create/exec: `entry` and `ms` are set
+    kForeign,  ///< a remembered line without a marker
+  };
+  /// Looks `line` up, parsed in parser state `state`. Lines usually come in the order they came
+  /// before (one training iteration after another), so the line that followed the previous one
+  /// last time is tried first, without hashing.
+  Match Lookup(std::uint32_t state, std::string_view line, Entry& entry, double& ms);
+  /// Remembers `line` (whose last field was parsed as the event's time `ms`); lines whose last
+  /// field does not read back as exactly `ms` are not remembered.
+  void Remember(std::uint32_t state, std::string_view line, const Entry& entry, double ms);
+  /// Remembers a line that has no oneDNN marker (program output repeats too).
+  void RememberForeign(std::string_view line);
+  void Clear();
+  std::size_t size() const { return count_; }
+
+ private:
+  // Open addressing over a flat slot array; keys live in one arena string. A lookup touches one
+  // slot and one key: no node chasing.
+  // 32 bytes, so the table of a typical log stays in L2.
+  struct Slot {
+    std::uint64_t hash = 0;
+    std::uint32_t offset = 0;
+    std::uint32_t length = 0;  // 0: empty (keys are never empty)
+    std::uint32_t row = 0;
+    std::uint16_t state = 0;
+    std::uint8_t exec = 0;
+    std::uint8_t cache_hit = 0;  // 2: a foreign line, keyed by its whole text
+    std::uint32_t next = kNone;  // the slot of the line that followed this one last time
+  };
+  static constexpr std::uint32_t kNone = 0xffffffffu;
+  std::uint32_t Find(std::uint64_t hash, std::uint32_t state, std::string_view key,
+                     bool foreign) const;
+  void Insert(std::uint64_t hash, std::uint32_t state, std::string_view key, const Entry& entry,
+              bool foreign);
+  bool SameKey(const Slot& slot, std::uint32_t state, std::string_view key, bool foreign) const;
+  void Follow(std::uint32_t index);  // `index` is the slot of the current line
+  static constexpr std::size_t kMaxSlots = 2 * kMaxEntries;  // power of two, load <= 1/2
+  static constexpr std::size_t kMaxArena = std::size_t{8} << 20;
+  void Grow();
+  std::vector<Slot> slots_;
+  std::string arena_;
+  std::size_t count_ = 0;
+  std::uint32_t last_ = kNone;       // slot of the previous line, if it was remembered
+  std::uint32_t link_from_ = kNone;  // slot of the line before a miss, to link what is inserted
+};
+
+class Aggregator {
+ public:
+  /// The header used for findings (may be null). Not owned.
+  void SetHeader(const LogHeader* header) { header_ = header; }
+  static constexpr std::size_t kNoRow = static_cast<std::size_t>(-1);
+  /// Adds a create, exec or diagnostic event; info events are ignored. Returns the row index
+  /// of a create or exec, kNoRow otherwise.
+  std::size_t Add(const VerboseEvent& event);
+  /// Adds one more event like the one remembered in `entry`, with time `ms`.
+  void AddRepeat(const LineMemo::Entry& entry, double ms);
+
+  const std::vector<PrimitiveStats>& rows() const { return rows_; }
+  const std::vector<DiagnosticStats>& diagnostics() const { return diagnostics_; }
+  /// Events counted by Add (creates, execs, diagnostics).
+  std::uint64_t events() const { return events_; }
+  std::uint64_t exec_events() const { return exec_events_; }
+  Summary Summarize() const;
+
+ private:
+  struct KeyHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const { return FastHash(s); }
+  };
+  using Index = std::unordered_map<std::string, std::size_t, KeyHash, std::equal_to<>>;
+
+  void AddDiagnostic(const VerboseEvent& event);
+  void AddTime(PrimitiveStats& row, bool exec, bool cache_hit, std::optional<double> ms);
+
+  const LogHeader* header_ = nullptr;
+  std::string key_;
+  Index index_;
+  std::vector<PrimitiveStats> rows_;
+  Index diagnostic_index_;
+  std::vector<DiagnosticStats> diagnostics_;
+  std::vector<MemoryDesc> mds_;
+  std::uint64_t events_ = 0;
+  std::uint64_t exec_events_ = 0;
+  std::uint64_t diagnostic_events_ = 0;
+};
+
+/// The row count limit for distinct diagnostics kept (the rest are counted, not stored).
+inline constexpr std::size_t kMaxDiagnostics = 1000;
+
+}  // namespace dlcheck::verbose

@@ -1,0 +1,800 @@
+#include "verbose/line_parser.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstring>
+
+#include "verbose/isa.h"
+
+namespace dlcheck::verbose {
+namespace {
+
+enum class Family { kNone, kMkldnn, kDnnl, kOnednn, kGraph };
+
+constexpr std::string_view kMarkerTail = "_verbose,";
+
+bool IsWordChar(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+Family FamilyOf(std::string_view word) {
+  if (word == "onednn") return Family::kOnednn;
+  if (word == "dnnl") return Family::kDnnl;
+  if (word == "mkldnn") return Family::kMkldnn;
+  if (word == "onednn_graph") return Family::kGraph;
+  return Family::kNone;
+}
+
+// The marker's start and family; `end` is just past its comma.
+std::size_t LocateMarker(std::string_view line, Family& family, std::size_t& end) {
+  if (line.starts_with("onednn_verbose,")) {
+    family = Family::kOnednn;
+    end = 15;
+    return 0;
+  }
+  for (std::size_t p = line.find(kMarkerTail); p != std::string_view::npos;
+       p = line.find(kMarkerTail, p + 1)) {
+    std::size_t start = p;
+    while (start > 0 && IsWordChar(line[start - 1])) --start;
+    family = FamilyOf(line.substr(start, p - start));
+    if (family != Family::kNone) {
+      end = p + kMarkerTail.size();
+      return start;
+    }
+  }
+  family = Family::kNone;
+  return std::string_view::npos;
+}
+
+std::string_view TrimRight(std::string_view s) {
+  while (!s.empty() &&
+         (s.back() == ' ' || s.back() == '\t' || s.back() == '\r' || s.back() == '\n')) {
+    s.remove_suffix(1);
+  }
+  return s;
+}
+
+std::string_view Trim(std::string_view s) {
+  s = TrimRight(s);
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  return s;
+}
+
+bool IsDigits(std::string_view s) {
+  if (s.empty()) return false;
+  for (char c : s) {
+    if (c < '0' || c > '9') return false;
+  }
+  return true;
+}
+
+// `<digits>.<digits>`: the shape of a timestamp (std::to_string of a double).
+bool IsTimestamp(std::string_view s) {
+  const std::size_t dot = s.find('.');
+  return dot != std::string_view::npos && IsDigits(s.substr(0, dot)) && IsDigits(s.substr(dot + 1));
+}
+
+bool IsVersionToken(std::string_view s) {
+  return s.size() >= 2 && s[0] == 'v' && IsDigits(s.substr(1));
+}
+
+bool IsComponent(std::string_view s) {
+  return s == "primitive" || s == "graph" || s == "ukernel" || s == "common";
+}
+
+bool IsEngine(std::string_view s) {
+  if (s == "cpu2gpu" || s == "gpu2cpu") return true;
+  if (!s.starts_with("cpu") && !s.starts_with("gpu")) return false;
+  return s.size() == 3 || (s[3] == ':' && IsDigits(s.substr(4)));
+}
+
+bool IsKnownOperation(std::string_view head) {
+  return head == "info" || head == "create" || head == "create_nested" || head == "exec" ||
+         head == "compile" || head == "error" || head == "warning" || head == "warn" ||
+         head == "debuginfo";
+}
+
+// Parses a number printed with %g, tolerating markdown `**` and a trailing full stop.
+bool ParseNumber(std::string_view text, double& value) {
+  text = Trim(text);
+  while (!text.empty() && text.front() == '*') text.remove_prefix(1);
+  while (!text.empty() && (text.back() == '*' || text.back() == '.')) text.remove_suffix(1);
+  if (text.empty()) return false;
+  if (text.front() == '+') text.remove_prefix(1);
+  const char* end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  return ec == std::errc() && ptr == end;
+}
+
+void Assign(std::string& out, std::string_view in) {
+  out.assign(in.data(), in.size());
+}
+
+}  // namespace
+
+std::string_view EraName(Era era) {
+  switch (era) {
+    case Era::kUnknown:
+      return "unknown";
+    case Era::kMkldnn0:
+      return "mkldnn0";
+    case Era::kMkldnn1:
+      return "mkldnn1";
+    case Era::kDnnl:
+      return "dnnl";
+    case Era::kOnednn:
+      return "onednn";
+    case Era::kOnednnApi:
+      return "onednn_api";
+    case Era::kOnednnV1:
+      return "onednn_v1";
+    case Era::kOnednnGraph:
+      return "onednn_graph";
+  }
+  return "unknown";
+}
+
+std::string_view OperationName(Operation op) {
+  switch (op) {
+    case Operation::kCreate:
+      return "create";
+    case Operation::kCreateNested:
+      return "create_nested";
+    case Operation::kExec:
+      return "exec";
+    case Operation::kInfo:
+      return "info";
+    case Operation::kDiagnostic:
+      return "diagnostic";
+  }
+  return "exec";
+}
+
+std::string_view FallbackName(Fallback fallback) {
+  switch (fallback) {
+    case Fallback::kUnknown:
+      return "unknown";
+    case Fallback::kJit:
+      return "jit";
+    case Fallback::kGemm:
+      return "gemm";
+    case Fallback::kScalar:
+      return "scalar";
+    case Fallback::kExternal:
+      return "external";
+  }
+  return "unknown";
+}
+
+std::string_view SkipReasonName(SkipReason reason) {
+  switch (reason) {
+    case SkipReason::kNone:
+      return "none";
+    case SkipReason::kForeign:
+      return "foreign";
+    case SkipReason::kGraph:
+      return "graph";
+    case SkipReason::kUnknownOperation:
+      return "unknown_operation";
+    case SkipReason::kTruncated:
+      return "truncated";
+    case SkipReason::kFieldCount:
+      return "field_count";
+    case SkipReason::kBadTime:
+      return "bad_time";
+    case SkipReason::kTooLong:
+      return "too_long";
+  }
+  return "none";
+}
+
+std::string_view SkipReasonText(SkipReason reason) {
+  switch (reason) {
+    case SkipReason::kNone:
+      return "parsed";
+    case SkipReason::kForeign:
+      return "no oneDNN verbose marker in the line";
+    case SkipReason::kGraph:
+      return "oneDNN Graph API line (partitions are not primitives)";
+    case SkipReason::kUnknownOperation:
+      return "unknown operation after the verbose marker";
+    case SkipReason::kTruncated:
+      return "too few fields: the line is cut or wrapped";
+    case SkipReason::kFieldCount:
+      return "more fields than the format or template line has";
+    case SkipReason::kBadTime:
+      return "the time field is not a finite non-negative number";
+    case SkipReason::kTooLong:
+      return "line longer than the 1 MiB line cap";
+  }
+  return "parsed";
+}
+
+std::size_t FindMarker(std::string_view line) {
+  Family family;
+  std::size_t end;
+  return LocateMarker(line, family, end);
+}
+
+std::size_t LineParser::Split(std::string_view text) {
+  count_ = 0;
+  while (count_ + 1 < kMaxFields) {
+    const void* hit = std::memchr(text.data(), ',', text.size());
+    if (hit == nullptr) break;
+    const std::size_t pos = static_cast<std::size_t>(static_cast<const char*>(hit) - text.data());
+    fields_[count_++] = text.substr(0, pos);
+    text.remove_prefix(pos + 1);
+  }
+  fields_[count_++] = text;  // the last field holds any remainder
+  return count_;
+}
+
+std::string_view LineParser::Join(std::size_t first, std::size_t last) const {
+  if (first >= last) return {};
+  const char* begin = fields_[first].data();
+  const char* end = fields_[last - 1].data() + fields_[last - 1].size();
+  return std::string_view(begin, static_cast<std::size_t>(end - begin));
+}
+
+void LineParser::ClearEvent(VerboseEvent& e) const {
+  e.era = Era::kUnknown;
+  e.format_version = 0;
+  e.cache.clear();
+  e.component.clear();
+  e.engine.clear();
+  e.primitive.clear();
+  e.implementation.clear();
+  e.isa.clear();
+  e.isa_inferred = false;
+  e.fallback = Fallback::kUnknown;
+  e.prop_kind.clear();
+  e.memory_descriptors.clear();
+  e.attributes.clear();
+  e.auxiliary.clear();
+  e.problem.clear();
+  e.time_ms.reset();
+  e.timestamp.reset();
+  e.message.clear();
+  e.layer.reset();
+}
+
+void LineParser::Classify(VerboseEvent& e) {
+  auto it = class_memo_.find(std::string_view(e.implementation));
+  if (it == class_memo_.end()) {
+    if (class_memo_.size() >= 4096) class_memo_.clear();  // bounded: names are few in practice
+    it =
+        class_memo_
+            .emplace(e.implementation, std::pair(std::string(IsaOf(e.implementation)),
+                                                 ClassifyImplementation(e.implementation).fallback))
+            .first;
+  }
+  e.fallback = it->second.second;
+  e.isa = it->second.first;
+  if (e.isa.empty() && (e.fallback == Fallback::kJit || e.fallback == Fallback::kGemm) &&
+      !header_.isa_short.empty() && (e.engine.empty() || e.engine.starts_with("cpu"))) {
+    e.isa = header_.isa_short;
+    e.isa_inferred = true;
+  }
+}
+
+ParseResult LineParser::Parse(std::string_view line, VerboseEvent& e) {
+  line = TrimRight(line);
+  if (Trim(line).empty()) return {LineKind::kBlank, SkipReason::kNone};
+  Family family;
+  std::size_t end = 0;
+  if (LocateMarker(line, family, end) == std::string_view::npos) {
+    return {LineKind::kSkipped, SkipReason::kForeign};
+  }
+  if (family == Family::kGraph) return {LineKind::kSkipped, SkipReason::kGraph};
+  const std::size_t n = Split(line.substr(end));
+  // oneDNN never prints a blank after the marker: `dnnl_verbose, create ...` is prose about it.
+  if (fields_[0].starts_with(' ')) return {LineKind::kSkipped, SkipReason::kForeign};
+
+  std::size_t i = 0;
+  int version = 0;
+  std::optional<double> timestamp;
+  if (family == Family::kOnednn && i < n && IsVersionToken(fields_[i])) {
+    std::from_chars(fields_[i].data() + 1, fields_[i].data() + fields_[i].size(), version);
+    ++i;
+  }
+  if (family != Family::kMkldnn && i < n && IsTimestamp(fields_[i])) {
+    double ts = 0;
+    if (ParseNumber(fields_[i], ts)) timestamp = ts;
+    ++i;
+  }
+  std::string_view component;
+  if (i < n && IsComponent(fields_[i])) {
+    component = fields_[i++];
+  } else if (version >= 1 && i + 1 < n &&
+             !IsKnownOperation(fields_[i].substr(0, fields_[i].find(':')))) {
+    component = fields_[i++];  // `v1,cpu,debuginfo,...`, `v1,cpu,acl,...`
+  }
+  if (i >= n || (i + 1 == n && fields_[i].empty())) {
+    return {LineKind::kSkipped, SkipReason::kTruncated};
+  }
+  const std::string_view op = fields_[i];
+  const std::size_t colon = op.find(':');
+  const std::string_view head = op.substr(0, colon);
+  const std::string_view sub = colon == std::string_view::npos ? "" : op.substr(colon + 1);
+
+  if (head == "info") {
+    const ParseResult r = ParseInfo(i + 1, component);
+    UpdateState();
+    return r;
+  }
+  if (component == "graph" || head == "compile") {
+    return {LineKind::kSkipped, SkipReason::kGraph};
+  }
+
+  ClearEvent(e);
+  e.format_version = version;
+  e.timestamp = timestamp;
+  Assign(e.component, component);
+  switch (family) {
+    case Family::kMkldnn:
+      e.era = (i + 1 < n && IsEngine(fields_[i + 1])) ? Era::kMkldnn1 : Era::kMkldnn0;
+      break;
+    case Family::kDnnl:
+      e.era = Era::kDnnl;
+      break;
+    default:
+      e.era = version >= 1 ? Era::kOnednnV1 : (component.empty() ? Era::kOnednn : Era::kOnednnApi);
+      break;
+  }
+
+  const bool diagnostic_op = (head == "create" && (sub == "check" || sub == "dispatch" ||
+                                                   sub == "debug" || sub == "start")) ||
+                             (head == "exec" && sub == "check") || head == "error" ||
+                             head == "warning" || head == "warn" || head == "debuginfo";
+  if (diagnostic_op) return ParseDiagnostic(i, e);
+  if (head == "exec" && sub == "external") {
+    // ACL kernel timing (3.2+): `exec:external,<kernel>,<ms>`.
+    if (i + 3 != n) return {LineKind::kSkipped, SkipReason::kTruncated};
+    double ms = 0;
+    if (!ParseNumber(fields_[i + 2], ms) || !std::isfinite(ms) || ms < 0) {
+      return {LineKind::kSkipped, SkipReason::kBadTime};
+    }
+    e.operation = Operation::kExec;
+    e.engine = "cpu";
+    e.primitive = "external";
+    Assign(e.implementation, fields_[i + 1]);
+    e.fallback = Fallback::kExternal;
+    e.time_ms = ms;
+    return {LineKind::kEvent, SkipReason::kNone};
+  }
+  if (head == "create" || head == "create_nested" || head == "exec") {
+    e.operation = head == "exec"     ? Operation::kExec
+                  : head == "create" ? Operation::kCreate
+                                     : Operation::kCreateNested;
+    Assign(e.cache, sub);
+    return ParseProfiling(e.era, i + 1, e);
+  }
+  const bool engine_component = !component.empty() && !IsComponent(component);
+  if (!IsKnownOperation(head) &&
+      (engine_component || head == "cpu" || head == "gpu" || head == "jit_perf")) {
+    // Legacy error and ACL lines: `dnnl_verbose,gpu,ocl_error,<n>`, `v1,cpu,acl,unsupported: ..`.
+    e.operation = Operation::kDiagnostic;
+    Assign(e.cache, op);
+    Assign(e.message, Join(i + 1, n));
+    return {LineKind::kEvent, SkipReason::kNone};
+  }
+  return {LineKind::kSkipped, SkipReason::kUnknownOperation};
+}
+
+void LineParser::UpdateState() {
+  for (std::size_t k = 0; k < states_.size(); ++k) {
+    if (states_[k].first == header_.isa_short && states_[k].second == template_) {
+      state_id_ = static_cast<std::uint32_t>(k + 1);
+      return;
+    }
+  }
+  if (states_.size() >= 1024) states_.clear();  // bounded; ids restart
+  states_.emplace_back(header_.isa_short, template_);
+  state_id_ = static_cast<std::uint32_t>(states_.size());
+}
+
+ParseResult LineParser::ParseInfo(std::size_t first, std::string_view component) {
+  const std::size_t n = count_;
+  if (first >= n) return {LineKind::kInfo, SkipReason::kNone};
+  const std::string_view f0 = fields_[first];
+  for (std::string_view prefix :
+       {std::string_view("prim_template:"), std::string_view("template:")}) {
+    if (!f0.starts_with(prefix)) continue;
+    if (component == "graph") return {LineKind::kInfo, SkipReason::kNone};
+    template_.clear();
+    for (std::size_t k = first; k < n; ++k) {
+      std::string_view name = Trim(k == first ? f0.substr(prefix.size()) : fields_[k]);
+      if (name == "timestamp" || name == "operation") continue;
+      Slot slot = Slot::kIgnored;
+      if (name == "engine")
+        slot = Slot::kEngine;
+      else if (name == "primitive")
+        slot = Slot::kPrimitive;
+      else if (name == "implementation")
+        slot = Slot::kImplementation;
+      else if (name == "prop_kind")
+        slot = Slot::kPropKind;
+      else if (name == "memory_descriptors")
+        slot = Slot::kMemory;
+      else if (name == "attributes")
+        slot = Slot::kAttributes;
+      else if (name == "auxiliary")
+        slot = Slot::kAuxiliary;
+      else if (name == "problem_desc")
+        slot = Slot::kProblem;
+      else if (name == "exec_time")
+        slot = Slot::kTime;
+      template_.push_back(slot);
+    }
+    return {LineKind::kInfo, SkipReason::kNone};
+  }
+  // Header lines repeat once per library load: reuse the strings, no allocation.
+  auto set_isa = [this](std::string_view s) {
+    header_.isa.clear();
+    for (char c : s) {
+      if (c != '*') header_.isa.push_back(c);
+    }
+    Assign(header_.isa_short, IsaFromHeaderText(header_.isa));
+  };
+  if ((f0 == "cpu" || f0 == "gpu") && first + 1 < n) {
+    const std::string_view f1 = fields_[first + 1];
+    if (f0 == "cpu" && f1.starts_with("isa:")) {
+      set_isa(Trim(Join(first + 1, n).substr(4)));
+      return {LineKind::kInfo, SkipReason::kNone};
+    }
+    if (f0 == "cpu" && f1.starts_with("runtime:")) {
+      Assign(header_.runtime, f1.substr(8));
+      for (std::size_t k = first + 2; k < n; ++k) {
+        if (fields_[k].starts_with("nthr:")) {
+          int threads = 0;
+          const std::string_view v = fields_[k].substr(5);
+          const auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), threads);
+          if (ec == std::errc() && ptr == v.data() + v.size()) header_.threads = threads;
+        }
+      }
+      return {LineKind::kInfo, SkipReason::kNone};
+    }
+  }
+  if (f0.starts_with("Detected ISA is ")) {
+    set_isa(Trim(Join(first, n).substr(16)));
+    return {LineKind::kInfo, SkipReason::kNone};
+  }
+  const bool version_line =
+      f0.find(" v") != std::string_view::npos && (f0.find("DNN") != std::string_view::npos);
+  if (version_line) {
+    Assign(header_.library_version, Trim(f0));
+    if (first + 1 < n) {  // 0.18-1.0.1: the ISA follows after a comma
+      set_isa(Trim(Join(first + 1, n)));
+    }
+    return {LineKind::kInfo, SkipReason::kNone};
+  }
+  if (header_.other.size() < 64) header_.other.emplace_back(Join(first, n));
+  return {LineKind::kInfo, SkipReason::kNone};
+}
+
+ParseResult LineParser::ParseProfiling(Era era, std::size_t first, VerboseEvent& e) {
+  static constexpr Slot kEraA[] = {Slot::kPrimitive, Slot::kImplementation, Slot::kPropKind,
+                                   Slot::kMemory,    Slot::kAuxiliary,      Slot::kProblem,
+                                   Slot::kTime};
+  static constexpr Slot kEraB[] = {Slot::kEngine,   Slot::kPrimitive, Slot::kImplementation,
+                                   Slot::kPropKind, Slot::kMemory,    Slot::kAuxiliary,
+                                   Slot::kProblem,  Slot::kTime};
+  static constexpr Slot kDefault[] = {Slot::kEngine,    Slot::kPrimitive, Slot::kImplementation,
+                                      Slot::kPropKind,  Slot::kMemory,    Slot::kAttributes,
+                                      Slot::kAuxiliary, Slot::kProblem,   Slot::kTime};
+  const Slot* slots = kDefault;
+  std::size_t expected = std::size(kDefault);
+  if (era == Era::kMkldnn0) {
+    slots = kEraA;
+    expected = std::size(kEraA);
+  } else if (era == Era::kMkldnn1) {
+    slots = kEraB;
+    expected = std::size(kEraB);
+  } else if (!template_.empty()) {
+    slots = template_.data();
+    expected = template_.size();
+  }
+  const std::size_t n = count_;
+  std::size_t have = n - first;
+  std::size_t last = n;  // one past the last field used
+  std::string_view time_text;
+  bool skip_aux = false;
+  bool no_time = false;
+  std::size_t time_slot = expected;
+  for (std::size_t s = 0; s < expected; ++s) {
+    if (slots[s] == Slot::kTime) time_slot = s;
+  }
+
+  if (have == expected + 1 && time_slot == expected - 1 && IsDigits(fields_[n - 2]) &&
+      IsDigits(fields_[n - 1])) {
+    // A decimal comma (non-C locale): `...,1,432` is 1.432 ms.
+    time_buffer_.assign(fields_[n - 2]);
+    time_buffer_.push_back('.');
+    time_buffer_.append(fields_[n - 1]);
+    time_text = time_buffer_;
+    have = expected;
+    last = n - 1;
+  } else if (have > expected) {
+    return {LineKind::kSkipped, SkipReason::kFieldCount};
+  } else if (have + 1 == expected) {
+    // Two known shorter forms: gemm_api in 2.7 (no auxiliary field) and GPU exec lines without a
+    // time (1.0/1.1 default level, dev builds).
+    std::string_view kind;
+    for (std::size_t s = 0; s < expected && first + s < n; ++s) {
+      if (slots[s] == Slot::kPrimitive) kind = fields_[first + s];
+    }
+    double probe = 0;
+    if (kind == "gemm_api") {
+      skip_aux = true;
+    } else if (time_slot == expected - 1 && fields_[first].starts_with("gpu") &&
+               !ParseNumber(fields_[n - 1], probe)) {
+      no_time = true;
+    } else {
+      return {LineKind::kSkipped, SkipReason::kTruncated};
+    }
+  } else if (have < expected) {
+    return {LineKind::kSkipped, SkipReason::kTruncated};
+  }
+
+  std::size_t k = first;
+  for (std::size_t s = 0; s < expected; ++s) {
+    const Slot slot = slots[s];
+    if (slot == Slot::kAuxiliary && skip_aux) continue;
+    if (slot == Slot::kTime && no_time) continue;
+    if (k >= last) break;
+    const std::string_view field = fields_[k++];
+    switch (slot) {
+      case Slot::kEngine:
+        Assign(e.engine, field);
+        break;
+      case Slot::kPrimitive:
+        Assign(e.primitive, field);
+        break;
+      case Slot::kImplementation:
+        Assign(e.implementation, field);
+        break;
+      case Slot::kPropKind:
+        Assign(e.prop_kind, field);
+        break;
+      case Slot::kMemory:
+        Assign(e.memory_descriptors, TrimRight(field));
+        break;
+      case Slot::kAttributes:
+        Assign(e.attributes, TrimRight(field));
+        break;
+      case Slot::kAuxiliary:
+        Assign(e.auxiliary, TrimRight(field));
+        break;
+      case Slot::kProblem:
+        Assign(e.problem, Trim(field));
+        break;
+      case Slot::kTime:
+        if (time_text.empty()) time_text = field;
+        break;
+      case Slot::kIgnored:
+        break;
+    }
+  }
+  if (!no_time && time_slot < expected) {
+    double ms = 0;
+    if (!ParseNumber(time_text, ms) || !std::isfinite(ms) || ms < 0) {
+      return {LineKind::kSkipped, SkipReason::kBadTime};
+    }
+    e.time_ms = ms;
+  }
+  if (era == Era::kMkldnn0) e.engine = "cpu";  // 0.x had CPU only
+  Classify(e);
+  return {LineKind::kEvent, SkipReason::kNone};
+}
+
+ParseResult LineParser::ParseDiagnostic(std::size_t op_index, VerboseEvent& e) {
+  const std::size_t n = count_;
+  e.operation = Operation::kDiagnostic;
+  Assign(e.cache, fields_[op_index]);
+  std::size_t k = op_index + 1;
+  // `create:start,<engine>,<kind>,...` carries the descriptor without a component; the others
+  // name a component (convolution, primitive, runtime, ...) first.
+  const bool has_component = !(k < n && IsEngine(fields_[k]) && n - k >= 8);
+  if (has_component && k < n) Assign(e.primitive, fields_[k++]);
+  if (k < n && IsEngine(fields_[k]) && n - k >= (has_component ? 9u : 8u)) {
+    // The descriptor of the implementation (for dispatch: the one skipped), then the reason.
+    Assign(e.engine, fields_[k]);
+    Assign(e.primitive, fields_[k + 1]);
+    Assign(e.implementation, fields_[k + 2]);
+    Assign(e.prop_kind, fields_[k + 3]);
+    Assign(e.memory_descriptors, TrimRight(fields_[k + 4]));
+    Assign(e.attributes, TrimRight(fields_[k + 5]));
+    Assign(e.auxiliary, TrimRight(fields_[k + 6]));
+    Assign(e.problem, Trim(fields_[k + 7]));
+    k += 8;
+    Classify(e);
+  }
+  Assign(e.message, Join(k, n));
+  return {LineKind::kEvent, SkipReason::kNone};
+}
+
+void JoiningParser::Emit(const ParseResult& result, std::uint64_t line) {
+  event_.line = line;
+  sink_(result, event_, line);
+}
+
+void JoiningParser::FlushPending() {
+  if (pending_.empty()) return;
+  pending_.clear();
+  pending_joins_ = 0;
+  Emit({LineKind::kSkipped, SkipReason::kTruncated}, pending_line_);
+}
+
+void JoiningParser::Feed(std::string_view line, std::uint64_t line_number) {
+  if (!pending_.empty()) {
+    if (FindMarker(line) == std::string_view::npos && !TrimRight(line).empty()) {
+      joined_.assign(pending_);
+      joined_.append(line);
+      const ParseResult r = parser_.Parse(joined_, event_);
+      if (r.kind == LineKind::kSkipped && r.reason == SkipReason::kTruncated &&
+          pending_joins_ < 4) {
+        pending_.swap(joined_);
+        ++pending_joins_;
+        return;
+      }
+      if (r.kind != LineKind::kSkipped || r.reason != SkipReason::kTruncated) {
+        pending_.clear();
+        pending_joins_ = 0;
+        Emit(r, pending_line_);
+        return;
+      }
+    }
+    FlushPending();
+  }
+  const ParseResult r = parser_.Parse(line, event_);
+  if (r.kind == LineKind::kSkipped && r.reason == SkipReason::kTruncated) {
+    pending_.assign(line.data(), line.size());
+    pending_line_ = line_number;
+    pending_joins_ = 0;
+    return;
+  }
+  Emit(r, line_number);
+}
+
+void JoiningParser::FeedSkip(SkipReason reason, std::uint64_t line_number) {
+  FlushPending();
+  Emit({LineKind::kSkipped, reason}, line_number);
+}
+
+void JoiningParser::Finish() {
+  FlushPending();
+}
+
+namespace {
+
+constexpr std::string_view kDataTypes[] = {
+    "undef", "f16", "bf16", "f32",     "f64",     "s32",  "s64",     "s16",     "s8",
+    "u8",    "s4",  "u4",   "f8_e5m2", "f8_e4m3", "e8m0", "f4_e2m1", "f4_e3m0", "boolean"};
+
+bool IsDataType(std::string_view s) {
+  for (std::string_view dt : kDataTypes) {
+    if (s == dt) return true;
+  }
+  return false;
+}
+
+// `src_layer_f32` -> {src_layer, f32}: split at the last `_` whose right part is a data type.
+bool SplitNameType(std::string_view s, std::string_view& name, std::string_view& type) {
+  for (std::size_t pos = s.rfind('_'); pos != std::string_view::npos && pos > 0;
+       pos = s.rfind('_', pos - 1)) {
+    if (IsDataType(s.substr(pos + 1))) {
+      name = s.substr(0, pos);
+      type = s.substr(pos + 1);
+      return true;
+    }
+    if (pos == 0) break;
+  }
+  return false;
+}
+
+void ParseOne(std::string_view token, MemoryDesc& md) {
+  md = MemoryDesc{};
+  std::string_view parts[8];
+  std::size_t count = 0;
+  std::string_view rest = token;
+  while (count < 7) {
+    const std::size_t colon = rest.find(':');
+    if (colon == std::string_view::npos) break;
+    parts[count++] = rest.substr(0, colon);
+    rest.remove_prefix(colon + 1);
+  }
+  parts[count++] = rest;  // remainder (flags may hold further colons)
+  std::string_view name;
+  std::string_view type;
+  std::size_t next = 1;
+  if (count <= 2) {
+    // 0.x: `fsrc:nchw`, `in:f32_nchw`, `dt:f32`.
+    Assign(md.name, parts[0]);
+    if (count == 2) {
+      std::string_view value = parts[1];
+      const std::size_t us = value.find('_');
+      if (us != std::string_view::npos && IsDataType(value.substr(0, us))) {
+        Assign(md.data_type, value.substr(0, us));
+        value.remove_prefix(us + 1);
+      }
+      Assign(md.tag, value);
+      md.format_kind = md.tag.empty() ? "" : "blocked";
+      if (md.tag == "undef") md.format_kind = "undef";
+    }
+    return;
+  }
+  if (SplitNameType(parts[0], name, type)) {
+    next = 1;  // 1.0-3.5: name_dt:props:kind:tag[:strides]:flags
+  } else {
+    name = parts[0];  // 3.6+: name:dt:props:kind:tag:strides:flags
+    type = parts[1];
+    next = 2;
+  }
+  Assign(md.name, name);
+  Assign(md.data_type, type);
+  if (next < count) Assign(md.properties, parts[next++]);
+  if (next < count) Assign(md.format_kind, parts[next++]);
+  if (next < count) Assign(md.tag, parts[next++]);
+  if (next < count) {
+    // Pre-3.2 has no strides slot: the flags (`f0`, `f8`) follow the tag directly.
+    const std::string_view slot = parts[next];
+    const bool is_flags = slot.size() >= 2 && slot[0] == 'f' && slot[1] >= '0' && slot[1] <= '9';
+    if (!is_flags) {
+      Assign(md.strides, slot);
+      ++next;
+    }
+  }
+  if (next < count) {
+    const char* begin = parts[next].data();
+    const char* end = token.data() + token.size();
+    md.flags.assign(begin, static_cast<std::size_t>(end - begin));
+  }
+}
+
+bool Present(const MemoryDesc& md) {
+  return md.format_kind != "undef" && md.data_type != "undef" && !md.name.empty();
+}
+
+}  // namespace
+
+void ParseMemoryDescs(std::string_view raw, std::vector<MemoryDesc>& out) {
+  out.clear();
+  raw = Trim(raw);
+  while (!raw.empty()) {
+    const std::size_t space = raw.find(' ');
+    const std::string_view token = raw.substr(0, space);
+    if (!token.empty()) {
+      out.emplace_back();
+      ParseOne(token, out.back());
+    }
+    if (space == std::string_view::npos) break;
+    raw.remove_prefix(space + 1);
+  }
+}
+
+std::string DataTypesText(const std::vector<MemoryDesc>& mds) {
+  std::string text;
+  for (const MemoryDesc& md : mds) {
+    if (!Present(md) || md.data_type.empty()) continue;
+    if (!text.empty()) text.push_back(' ');
+    text += md.name;
+    text.push_back(':');
+    text += md.data_type;
+  }
+  return text;
+}
+
+std::string LayoutsText(const std::vector<MemoryDesc>& mds) {
+  std::string text;
+  for (const MemoryDesc& md : mds) {
+    if (!Present(md)) continue;
+    if (!text.empty()) text.push_back(' ');
+    text += md.name;
+    text.push_back(':');
+    text += md.tag.empty() ? md.format_kind : md.tag;
+    if (md.properties.find('p') != std::string::npos) text += ":padded";
+  }
+  return text;
+}
+
+}  // namespace dlcheck::verbose

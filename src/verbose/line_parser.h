@@ -1,0 +1,158 @@
+#pragma once
+// One physical line of a log -> a VerboseEvent, a header update, or a skip with its reason.
+//
+//   LineParser parser;
+//   VerboseEvent event;
+//   for (each line) {
+//     ParseResult r = parser.Parse(line, event);
+//     if (r.kind == LineKind::kEvent) Use(event);
+//   }
+//
+// The parser finds the marker anywhere in the line (`mkldnn_verbose,`, `dnnl_verbose,`,
+// `onednn_verbose,`; foreign text before it is skipped), tells the era, the `vN` token, the
+// timestamp and the component, and maps the fields by the log's template line when it has one
+// (`info,prim_template:` / `primitive,info,template:`), else by the era's fixed layout. It is
+// stateful only for the template and the header. It never throws and never allocates once its
+// buffers and the event's strings have grown to the longest line.
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "verbose/hash.h"
+#include "verbose/verbose_event.h"
+
+namespace dlcheck::verbose {
+
+/// Why a line gave no event. Names are stable (CSV/JSON keys, man page).
+enum class SkipReason {
+  kNone,
+  kForeign,           ///< "foreign": no oneDNN marker (program output, other tools, garbage)
+  kGraph,             ///< "graph": a oneDNN Graph API line (partitions, not primitives)
+  kUnknownOperation,  ///< "unknown_operation": a marker, but an operation field not known
+  kTruncated,         ///< "truncated": fewer fields than the format has (cut or wrapped paste)
+  kFieldCount,        ///< "field_count": more fields than the template/format has
+  kBadTime,           ///< "bad_time": time not a number, negative, infinite or nan
+  kTooLong,           ///< "too_long": longer than the reader's line cap
+};
+
+std::string_view SkipReasonName(SkipReason reason);
+/// One sentence for `--strict` errors and the man page.
+std::string_view SkipReasonText(SkipReason reason);
+
+enum class LineKind {
+  kEvent,    ///< `event` holds a create, exec or diagnostic
+  kInfo,     ///< a header (`info`) line; see header()
+  kSkipped,  ///< see reason
+  kBlank,    ///< an empty or all-blank line: ignored, not counted
+};
+
+struct ParseResult {
+  LineKind kind = LineKind::kBlank;
+  SkipReason reason = SkipReason::kNone;
+};
+
+/// Position of the oneDNN marker in `line` (the first `mkldnn_verbose,`, `dnnl_verbose,`,
+/// `onednn_verbose,` or `onednn_graph_verbose,` not glued to a preceding word), or npos.
+std::size_t FindMarker(std::string_view line);
+
+class LineParser {
+ public:
+  /// Parses one physical line without its line feed. `event.line` is left to the caller.
+  ParseResult Parse(std::string_view line, VerboseEvent& event);
+
+  const LogHeader& header() const { return header_; }
+  /// True once a template line has been read (fields are then placed by it).
+  bool has_template() const { return !template_.empty(); }
+  /// Identifies what decides how a line parses (template and header ISA): equal ids, equal
+  /// results for equal lines. Ids are reused when a log returns to an earlier state.
+  std::uint32_t state_id() const { return state_id_; }
+
+ private:
+  enum class Slot : std::uint8_t {
+    kEngine,
+    kPrimitive,
+    kImplementation,
+    kPropKind,
+    kMemory,
+    kAttributes,
+    kAuxiliary,
+    kProblem,
+    kTime,
+    kIgnored
+  };
+  static constexpr std::size_t kMaxFields = 64;
+
+  std::size_t Split(std::string_view text);
+  std::string_view Join(std::size_t first, std::size_t last) const;  // fields [first, last)
+  ParseResult ParseInfo(std::size_t first, std::string_view component);
+  ParseResult ParseProfiling(Era era, std::size_t first, VerboseEvent& event);
+  ParseResult ParseDiagnostic(std::size_t first, VerboseEvent& event);
+  void ClearEvent(VerboseEvent& event) const;
+  void Classify(VerboseEvent& event);
+
+  std::array<std::string_view, kMaxFields> fields_{};
+  std::size_t count_ = 0;
+  std::vector<Slot> template_;
+  std::string time_buffer_;
+  LogHeader header_;
+  std::vector<std::pair<std::string, std::vector<Slot>>> states_;
+  std::uint32_t state_id_ = 0;
+  void UpdateState();
+  // Implementation name -> (ISA token, fallback): logs repeat a few names millions of times.
+  struct ClassHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const { return FastHash(s); }
+  };
+  std::unordered_map<std::string, std::pair<std::string, Fallback>, ClassHash, std::equal_to<>>
+      class_memo_;
+};
+
+/// A LineParser that re-joins lines hard-wrapped by a terminal or a paste: a marker line with
+/// too few fields is held back, and the following lines without a marker are appended (up to
+/// four) until the whole parses. What cannot be re-joined is reported as `truncated`.
+class JoiningParser {
+ public:
+  /// Called with each outcome; for events, `event.line` is the first physical line.
+  using Sink = std::function<void(const ParseResult&, const VerboseEvent&, std::uint64_t line)>;
+
+  explicit JoiningParser(Sink sink) : sink_(std::move(sink)) {}
+  void Feed(std::string_view line, std::uint64_t line_number);
+  /// Reports a line the reader could not deliver (too long), in order.
+  void FeedSkip(SkipReason reason, std::uint64_t line_number);
+  /// Flushes a held-back line at the end of the input.
+  void Finish();
+
+  const LogHeader& header() const { return parser_.header(); }
+  /// True while a short line is held back waiting for its continuation.
+  bool has_pending() const { return !pending_.empty(); }
+  std::uint32_t state_id() const { return parser_.state_id(); }
+
+ private:
+  void Emit(const ParseResult& result, std::uint64_t line);
+  void FlushPending();
+
+  LineParser parser_;
+  Sink sink_;
+  VerboseEvent event_;
+  std::string pending_;
+  std::string joined_;
+  std::uint64_t pending_line_ = 0;
+  int pending_joins_ = 0;
+};
+
+/// Splits a raw memory-descriptor field into its tensors, any era (0.x `fsrc:nchw`, 1.0-3.1
+/// `src_f32::blocked:abcd:f0`, 3.2-3.5 `src_f32:a:blocked:abcd::f0`, 3.6+
+/// `src:f32::blocked:ab::f0`).
+void ParseMemoryDescs(std::string_view raw, std::vector<MemoryDesc>& out);
+
+/// `src:f32 wei:f32 dst:f32` from the tensors that are present (format kind not undef).
+std::string DataTypesText(const std::vector<MemoryDesc>& mds);
+/// `src:aBcd16b wei:ABcd16b16a dst:aBcd16b` (with `:p` etc. when padded), present tensors only.
+std::string LayoutsText(const std::vector<MemoryDesc>& mds);
+
+}  // namespace dlcheck::verbose

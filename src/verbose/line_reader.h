@@ -1,0 +1,69 @@
+#pragma once
+// Streams the lines of a log from a file, standard input (`-`) or gzip data (detected by its
+// magic bytes, so `.gz` files and gzipped pipes both work). Memory is one buffer of about the
+// line cap, whatever the size of the log; a line longer than the cap is reported and skipped.
+//
+//   LineReader reader;
+//   if (Status s = reader.Open(path); !s.ok()) return s;
+//   std::string_view line;
+//   while (true) {
+//     LineReader::Next next = reader.Read(line);
+//     if (next == LineReader::Next::kEnd) break;
+//     ...
+//   }
+//   if (!reader.status().ok()) ...   // a read error or corrupt gzip data, after the good lines
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/status.h"
+
+namespace dlcheck::verbose {
+
+class LineReader {
+ public:
+  static constexpr std::size_t kDefaultLineCap = std::size_t{1} << 20;  ///< 1 MiB
+
+  enum class Next {
+    kLine,     ///< `line` holds the next line, without `\n` (a `\r` is left to the parser)
+    kTooLong,  ///< a line longer than the cap was skipped; line_number() is its number
+    kEnd,      ///< no more lines (see status() for a read error)
+  };
+
+  LineReader();
+  ~LineReader();
+  LineReader(const LineReader&) = delete;
+  LineReader& operator=(const LineReader&) = delete;
+
+  /// Opens `path` (`-` is standard input). Errors: InputError with one line for the user.
+  Status Open(const std::string& path, std::size_t line_cap = kDefaultLineCap);
+  Next Read(std::string_view& line);
+  /// 1-based number of the line last returned.
+  std::uint64_t line_number() const { return line_number_; }
+  /// Ok, or what stopped the reading early (read error, corrupt or cut gzip data).
+  const Status& status() const { return status_; }
+  bool gzipped() const { return inflater_ != nullptr; }
+
+ private:
+  struct Inflater;
+  bool Fill();  // appends bytes at end_; false at end of input or on error
+  long ReadRaw(char* out, std::size_t size);
+
+  std::string path_;
+  int fd_ = -1;
+  bool owns_fd_ = false;
+  bool eof_ = false;
+  std::size_t line_cap_ = kDefaultLineCap;
+  std::vector<char> buffer_;
+  std::size_t begin_ = 0;  // first unread byte
+  std::size_t end_ = 0;    // one past the last byte read
+  std::size_t scan_ = 0;   // where to continue looking for '\n'
+  std::unique_ptr<Inflater> inflater_;
+  std::uint64_t line_number_ = 0;
+  Status status_;
+};
+
+}  // namespace dlcheck::verbose

@@ -1,0 +1,105 @@
+#pragma once
+// The records of a oneDNN verbose log: one VerboseEvent per marker line, the MemoryDesc of each
+// tensor argument, and the LogHeader gathered from `info` lines. Plain structs, no I/O.
+//
+//   onednn_verbose,exec,cpu,convolution,jit:avx512_core,forward_training,src_f32::blocked:...
+//   -> {operation=kExec, engine="cpu", primitive="convolution", implementation="jit:avx512_core",
+//       isa="avx512_core", fallback=kJit, ..., time_ms=0.048}
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace dlcheck::verbose {
+
+/// The generation of the verbose format, told by the marker and the first fields (FORMATS.md §0).
+enum class Era {
+  kUnknown,
+  kMkldnn0,     ///< A: `mkldnn_verbose`, MKL-DNN 0.x, no engine field, no attributes
+  kMkldnn1,     ///< B: `mkldnn_verbose` with engine, MKL-DNN 1.0.x, no attributes
+  kDnnl,        ///< C: `dnnl_verbose`, DNNL 1.1 - oneDNN 2.4
+  kOnednn,      ///< D: `onednn_verbose`, oneDNN 2.5 - 3.2, no component field
+  kOnednnApi,   ///< E: `onednn_verbose,primitive,...`, oneDNN 3.3 - 3.5
+  kOnednnV1,    ///< F: `onednn_verbose,v1,...`, oneDNN 3.6 and later
+  kOnednnGraph  ///< G: `onednn_graph_verbose`, oneDNN Graph 3.0 - 3.2
+};
+
+/// Short stable name of an era: "mkldnn0", "mkldnn1", "dnnl", "onednn", "onednn_api",
+/// "onednn_v1", "onednn_graph", "unknown".
+std::string_view EraName(Era era);
+
+enum class Operation {
+  kCreate,        ///< a primitive was created (or found in the cache: see cache)
+  kCreateNested,  ///< `create_nested:*`, a primitive created inside another one (3.3+)
+  kExec,          ///< a primitive ran
+  kInfo,          ///< a header line (version, runtime, ISA, template)
+  kDiagnostic     ///< create:check, create:dispatch, exec:check, error, warning, ...
+};
+
+/// "create", "create_nested", "exec", "info", "diagnostic".
+std::string_view OperationName(Operation op);
+
+/// How the implementation relates to vector code (see isa.h for the table and its reasons).
+enum class Fallback {
+  kUnknown,   ///< not a primitive line, or an empty implementation name
+  kJit,       ///< hand-written vector code (JIT or intrinsics), ISA known or inferred
+  kGemm,      ///< lowered to oneDNN's JIT GEMM (im2col and copies around a fast kernel)
+  kScalar,    ///< reference and simple implementations: plain C++ loops
+  kExternal,  ///< an external library (BLAS, ACL, cuDNN, ...): ISA not visible
+};
+
+/// "unknown", "jit", "gemm", "scalar", "external".
+std::string_view FallbackName(Fallback fallback);
+
+/// One tensor argument of a primitive: `src_f32::blocked:abcd:f0` (1.0-3.1),
+/// `src_f32:a:blocked:aBcd16b::f0` (3.2-3.5), `src:f32::blocked:ab::f0` (3.6+), `fsrc:nchw` (0.x).
+struct MemoryDesc {
+  std::string name;         ///< src, wei, bia, dst, data, diff, ws, src_layer, ...
+  std::string data_type;    ///< f32, bf16, s8, ...; empty when the era does not print it
+  std::string properties;   ///< padding/flags letters: `p`, `a`, `ap`, ... (may be empty)
+  std::string format_kind;  ///< blocked, any, undef, wino, opaque, ...
+  std::string tag;          ///< abcd, aBcd16b, nChw8c (0.x), ...
+  std::string strides;      ///< 3.2+ strides slot, empty when dense
+  std::string flags;        ///< f0, f8:zpm1, f0_mask4, ...
+};
+
+/// One oneDNN verbose line. Strings are reused across lines by the parser; copy to keep.
+struct VerboseEvent {
+  std::uint64_t line = 0;  ///< 1-based physical line number in its input
+  Era era = Era::kUnknown;
+  int format_version = 0;  ///< the `vN` token (3.6+), 0 when absent
+  Operation operation = Operation::kExec;
+  /// For creates: the cache state after `create:` (`cache_miss`, `cache_hit`, ...), empty for a
+  /// plain `create` (0.x - 1.4). For diagnostics: the operation text (`create:dispatch`, `error`).
+  std::string cache;
+  std::string component;  ///< the api field of 3.3+ (`primitive`, `graph`, ...), else empty
+  std::string engine;     ///< cpu, gpu, cpu:0, cpu2gpu, ...
+  std::string primitive;  ///< convolution, reorder, pooling_v2, ... (kept as printed)
+  std::string implementation;
+  std::string isa;            ///< from the implementation name, or the header's ISA if inferred
+  bool isa_inferred = false;  ///< true when `isa` came from the log header, not the name
+  Fallback fallback = Fallback::kUnknown;
+  std::string prop_kind;
+  std::string memory_descriptors;  ///< the raw field, space separated
+  std::string attributes;          ///< the raw field, trailing blanks removed
+  std::string auxiliary;
+  std::string problem;
+  std::optional<double> time_ms;     ///< absent for diagnostics and time-less lines
+  std::optional<double> timestamp;   ///< ms since the epoch (2.1+ with timestamps on)
+  std::string message;               ///< diagnostics: the text (with `file:line` if printed)
+  std::optional<std::string> layer;  ///< the dlcheck model layer that ran it (verbose command)
+};
+
+/// What the `info` lines said about the library and the machine.
+struct LogHeader {
+  std::string library_version;     ///< "oneDNN v2.6.3 (commit N/A)"
+  std::string runtime;             ///< "OpenMP"
+  std::optional<int> threads;      ///< nthr
+  std::string isa;                 ///< the long ISA text: "Intel AVX-512 with Intel DL Boost ..."
+  std::string isa_short;           ///< the ISA name it maps to: "avx512_core_bf16", "" if unknown
+  std::vector<std::string> other;  ///< the other info lines (gpu runtime, engines, ...)
+};
+
+}  // namespace dlcheck::verbose

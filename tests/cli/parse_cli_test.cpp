@@ -1,0 +1,318 @@
+// dlcheck parse through the built binary: the CSV contract, formats, bad input, exit codes.
+#include <gtest/gtest.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "common/exit_code.h"
+#include "support/run_dlcheck.h"
+
+namespace dlcheck {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::DataPath;
+using testing::RunDlcheck;
+
+constexpr const char* kPrimitiveHeader =
+    "engine,primitive,implementation,isa,fallback,prop_kind,data_types,layouts,attributes,"
+    "auxiliary,problem,creates,cache_hits,create_ms,execs,exec_ms_total,exec_ms_mean,exec_ms_min,"
+    "exec_ms_max,time_pct,gflops";
+constexpr const char* kEventHeader =
+    "line,era,operation,cache,engine,primitive,implementation,isa,fallback,prop_kind,"
+    "memory_descriptors,attributes,auxiliary,problem,time_ms,timestamp,message";
+
+const std::string kGood =
+    "onednn_verbose,exec,cpu,reorder,jit:uni,undef,src_f32::blocked:ab:f0 "
+    "dst_f32::blocked:ba:f0,,,8x8,0.5";
+
+class ParseCliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("dlcheck_parse_" + std::to_string(getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string Write(const std::string& name, const std::string& bytes) {
+    const std::string path = (dir_ / name).string();
+    std::ofstream(path, std::ios::binary) << bytes;
+    return path;
+  }
+  fs::path dir_;
+};
+
+std::vector<std::string> CsvLines(const std::string& out) {
+  std::vector<std::string> lines;
+  std::istringstream in(out);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    lines.push_back(line);
+  }
+  return lines;
+}
+
+nlohmann::json Json(const std::string& out) {
+  return nlohmann::json::parse(out);
+}
+
+TEST_F(ParseCliTest, CsvHeaderIsTheContract) {
+  auto r = RunDlcheck({"parse", "--format", "csv", DataPath("verbose/generated_2.6.3.txt")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(CsvLines(r.out).at(0), kPrimitiveHeader);
+  r = RunDlcheck({"parse", "--events", "--format", "csv", DataPath("verbose/generated_2.6.3.txt")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(CsvLines(r.out).at(0), kEventHeader);
+}
+
+TEST_F(ParseCliTest, TableCsvAndJsonAgreeOnRows) {
+  const std::string log = DataPath("verbose/generated_2.6.3.txt");
+  const auto csv = RunDlcheck({"parse", "--format", "csv", log});
+  const auto json = RunDlcheck({"parse", "--format", "json", log});
+  ASSERT_EQ(csv.exit_code, 0);
+  ASSERT_EQ(json.exit_code, 0);
+  const auto doc = Json(json.out);
+  EXPECT_EQ(doc["command"], "parse");
+  EXPECT_EQ(doc["schema_version"], 1);
+  EXPECT_EQ(CsvLines(csv.out).size() - 1, doc["primitives"].size());
+  EXPECT_EQ(doc["summary"]["rows"], doc["primitives"].size());
+  // Events: one CSV row per create/exec event of the fixture (105 creates + 108 execs).
+  const auto events = RunDlcheck({"parse", "--events", "--format", "csv", log});
+  EXPECT_EQ(CsvLines(events.out).size() - 1, 213u);
+  const auto events_json = RunDlcheck({"parse", "--events", "--format", "json", log});
+  ASSERT_EQ(events_json.exit_code, 0) << events_json.err;
+  const auto edoc = Json(events_json.out);
+  EXPECT_EQ(edoc["events"].size(), 213u);
+  EXPECT_EQ(edoc["input"]["events"], 213);
+}
+
+// python3-torch 1.13 (oneDNN 2.6.3) running the CNN peer; expected counts come from
+//   grep '^onednn_verbose,' torch_cnn_2.6.3.log |
+//     awk -F, '$2!="info" {split($2,op,":"); print op[1], $4, $5}' | sort | uniq -c
+// (see tests/data/verbose/README.md): create = exec = 65 convolution jit:avx512_core,
+// 169 reorder jit:uni, 26 reorder simple:any; 242 of the creates are cache hits.
+TEST_F(ParseCliTest, TorchLogCountsAgreeWithCountingByHand) {
+  const auto r = RunDlcheck({"parse", "--format", "json", DataPath("verbose/torch_cnn_2.6.3.log")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto doc = Json(r.out);
+  std::map<std::string, std::pair<int, int>> counts;  // primitive impl -> creates, execs
+  int hits = 0;
+  for (const auto& row : doc["primitives"]) {
+    auto& c = counts[row["primitive"].get<std::string>() + " " +
+                     row["implementation"].get<std::string>()];
+    c.first += row["creates"].get<int>();
+    c.second += row["execs"].get<int>();
+    hits += row["cache_hits"].get<int>();
+  }
+  const std::map<std::string, std::pair<int, int>> expected = {
+      {"convolution jit:avx512_core", {65, 65}},
+      {"reorder jit:uni", {169, 169}},
+      {"reorder simple:any", {26, 26}}};
+  EXPECT_EQ(counts, expected);
+  EXPECT_EQ(hits, 242);
+  EXPECT_EQ(doc["header"]["library_version"], "oneDNN v2.6.3 (commit N/A)");
+  EXPECT_EQ(doc["header"]["threads"], 1);
+  EXPECT_EQ(doc["input"]["skipped_by_reason"]["foreign"], 4);  // 3 provenance lines + 1 output
+}
+
+TEST_F(ParseCliTest, StdinAndDashReadTheSameLog) {
+  const auto a = RunDlcheck({"parse", "--format", "csv"}, kGood + "\n" + kGood + "\n");
+  const auto b = RunDlcheck({"parse", "--format", "csv", "-"}, kGood + "\n");
+  ASSERT_EQ(a.exit_code, 0);
+  ASSERT_EQ(b.exit_code, 0);
+  ASSERT_EQ(CsvLines(a.out).size(), 2u);
+  EXPECT_EQ(CsvLines(a.out)[1],
+            "cpu,reorder,jit:uni,,jit,undef,src:f32 dst:f32,src:ab dst:ba,,,8x8,0,0,0.0000,2,"
+            "1.0000,0.5000,0.5000,0.5000,100.00,");
+  EXPECT_TRUE(a.err.empty()) << a.err;
+}
+
+TEST_F(ParseCliTest, TopAndSort) {
+  const std::string log = DataPath("verbose/generated_2.6.3.txt");
+  auto r = RunDlcheck({"parse", "--format", "csv", "--top", "3", log});
+  ASSERT_EQ(r.exit_code, 0);
+  ASSERT_EQ(CsvLines(r.out).size(), 4u);
+  r = RunDlcheck({"parse", "--format", "json", "--sort", "name", log});
+  const auto doc = Json(r.out);
+  std::string previous;
+  for (const auto& row : doc["primitives"]) {
+    const std::string name = row["primitive"];
+    EXPECT_LE(previous, name);
+    previous = name;
+  }
+  r = RunDlcheck({"parse", "--sort", "size", log});
+  EXPECT_EQ(r.exit_code, ToInt(ExitCode::kUsage));
+}
+
+TEST_F(ParseCliTest, SkippedLinesAreCountedByReasonOnStderrAndInJson) {
+  const std::string log = Write(
+      "mixed.log", kGood + "\nsome program output\n" +
+                       "onednn_verbose,exec,cpu,reorder,jit:uni,undef,x,,,8x8,nan\n" +
+                       "onednn_verbose,exec,cpu,reorder,jit:uni,undef,x,,,8x8,-1\n" + kGood + "\n");
+  auto r = RunDlcheck({"parse", log});
+  ASSERT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.err, "dlcheck: skipped 3 of 5 lines: foreign 1, bad_time 2\n");
+  r = RunDlcheck({"parse", "--format", "json", log});
+  const auto doc = Json(r.out);
+  EXPECT_EQ(doc["input"]["skipped"], 3);
+  EXPECT_EQ(doc["input"]["skipped_by_reason"]["bad_time"], 2);
+  EXPECT_EQ(doc["input"]["events"], 2);
+}
+
+TEST_F(ParseCliTest, StrictStopsAtTheFirstBadMarkerLine) {
+  const std::string log =
+      Write("strict.log", "program output is fine\n" + kGood + "\n" +
+                              "onednn_verbose,exec,cpu,reorder,jit:uni,undef,x,,,8x8,1,2,3\n" +
+                              kGood + "\n");
+  const auto r = RunDlcheck({"parse", "--strict", log});
+  EXPECT_EQ(r.exit_code, ToInt(ExitCode::kStrictParse));
+  EXPECT_EQ(r.err, "dlcheck: " + log + ":3: more fields than the format or template line has\n");
+  EXPECT_TRUE(r.out.empty());
+}
+
+TEST_F(ParseCliTest, V1LineNotMatchingItsTemplate) {
+  const std::string log = Write(
+      "v1.log",
+      "onednn_verbose,v1,primitive,info,template:operation,engine,primitive,implementation,"
+      "prop_kind,memory_descriptors,attributes,auxiliary,problem_desc,exec_time\n"
+      "onednn_verbose,v1,primitive,exec,cpu,reorder,jit:uni,undef,src:f32::blocked:ab::f0,,,x,"
+      "8x8,0.5\n"
+      "onednn_verbose,v1,primitive,exec,cpu,reorder,jit:uni,undef,src:f32::blocked:ab::f0,,,8x8,"
+      "0.5\n");
+  const auto r = RunDlcheck({"parse", "--format", "json", log});
+  ASSERT_EQ(r.exit_code, 0);
+  const auto doc = Json(r.out);
+  EXPECT_EQ(doc["input"]["skipped_by_reason"]["field_count"], 1);
+  EXPECT_EQ(doc["summary"]["execs"], 1);
+}
+
+TEST_F(ParseCliTest, MissingFileAndDirectory) {
+  auto r = RunDlcheck({"parse", "/nonexistent/dlcheck.log"});
+  EXPECT_EQ(r.exit_code, ToInt(ExitCode::kInputError));
+  EXPECT_EQ(r.err, "dlcheck: cannot open '/nonexistent/dlcheck.log': No such file or directory\n");
+  EXPECT_TRUE(r.out.empty());
+  r = RunDlcheck({"parse", dir_.string()});
+  EXPECT_EQ(r.exit_code, ToInt(ExitCode::kInputError));
+  EXPECT_EQ(r.err, "dlcheck: cannot read '" + dir_.string() +
+                       "': it is a directory (give a log file, or - for standard input)\n");
+}
+
+TEST_F(ParseCliTest, EmptyFileSaysNothingExecuted) {
+  const auto r = RunDlcheck({"parse", "--format", "json", Write("empty.log", "")});
+  ASSERT_EQ(r.exit_code, 0);
+  const auto doc = Json(r.out);
+  EXPECT_EQ(doc["primitives"].size(), 0u);
+  ASSERT_EQ(doc["findings"].size(), 1u);
+  EXPECT_EQ(doc["findings"][0]["message"],
+            "no oneDNN primitive executed \u2014 is ONEDNN_VERBOSE set? for oneDNN before 2.5 the "
+            "variable is DNNL_VERBOSE");
+}
+
+TEST_F(ParseCliTest, BinaryGarbageCrLfAndATenMegabyteLine) {
+  std::string bytes;
+  for (int i = 0; i < 20000; ++i) bytes.push_back(static_cast<char>((i * 37 + 11) & 0xff));
+  bytes += "\n" + kGood + "\r\n";                                  // CRLF
+  bytes += "onednn_verbose," + std::string(10 << 20, 'a') + "\n";  // 10 MB line
+  bytes += kGood + "\r\n";
+  bytes += "onednn_verbose,exec,cpu,reorder,jit:uni,undef,\xff\xfe garbage,,,8x8,0.5\n";
+  bytes += kGood.substr(0, 40);  // truncated last line
+  const auto r = RunDlcheck({"parse", "--format", "json", Write("bad.log", bytes)});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto doc = Json(r.out);  // valid UTF-8 although the input was not
+  EXPECT_EQ(doc["input"]["skipped_by_reason"]["too_long"], 1);
+  EXPECT_EQ(doc["input"]["skipped_by_reason"]["truncated"], 1);
+  EXPECT_EQ(doc["summary"]["execs"], 3);
+}
+
+TEST_F(ParseCliTest, DecimalCommaAndHardWrappedLines) {
+  const std::string log =
+      Write("wrapped.log",
+            "mkldnn_verbose,exec,reorder,jit:uni,undef,in:f32_nChw8c "
+            "out:f32_nchw,num:1,48x192x16x16,1,432\n"
+            "onednn_verbose,v1,primitive,exec,cpu,reorder,jit:uni,undef,src:f16::blocked:abcd::f0 "
+            "dst:f16::blocked:acdb::f0,attr-scratchpa\n"
+            "d:user,,16x256x512x512,127.159\n");
+  const auto r = RunDlcheck({"parse", "--format", "json", "--sort", "name", log});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto doc = Json(r.out);
+  ASSERT_EQ(doc["primitives"].size(), 2u);
+  EXPECT_DOUBLE_EQ(doc["primitives"][0]["exec_ms_total"].get<double>() +
+                       doc["primitives"][1]["exec_ms_total"].get<double>(),
+                   1.432 + 127.159);
+  EXPECT_EQ(doc["input"]["skipped"], 0);
+}
+
+TEST_F(ParseCliTest, GzippedLogIsReadLikeThePlainOne) {
+  std::ifstream in(DataPath("verbose/generated_2.6.3.txt"), std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string gz_path = (dir_ / "log.gz").string();
+  gzFile gz = gzopen(gz_path.c_str(), "wb");
+  const std::string s = text.str();
+  gzwrite(gz, s.data(), static_cast<unsigned>(s.size()));
+  gzclose(gz);
+  const auto plain =
+      RunDlcheck({"parse", "--format", "csv", DataPath("verbose/generated_2.6.3.txt")});
+  const auto zipped = RunDlcheck({"parse", "--format", "csv", gz_path});
+  ASSERT_EQ(zipped.exit_code, 0) << zipped.err;
+  EXPECT_EQ(plain.out, zipped.out);
+}
+
+TEST_F(ParseCliTest, ScalarFallbackFinding) {
+  const auto r = RunDlcheck({"parse", "--format", "json", DataPath("verbose/generated_2.6.3.txt")});
+  const auto doc = Json(r.out);
+  bool found = false;
+  for (const auto& f : doc["findings"]) {
+    if (f["code"] == "scalar-fallback") {
+      found = true;
+      EXPECT_EQ(f["severity"], "warning");
+      EXPECT_EQ(
+          f["message"].get<std::string>().rfind("5 primitives ran scalar reference code: ", 0), 0u)
+          << f["message"];
+    }
+  }
+  EXPECT_TRUE(found);
+}
+
+// Property through the binary: the aggregates (which take the repeated-line fast path) count the
+// same execs and creates per (primitive, implementation) as the events (which parse every line).
+TEST_F(ParseCliTest, AggregatesAgreeWithEventsOnARepeatedLog) {
+  std::string log;
+  for (const char* name :
+       {"verbose/generated_2.6.3.txt", "verbose/torch_cnn_2.6.3.log", "verbose/real_lines.txt"}) {
+    std::ifstream in(DataPath(name), std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    for (int i = 0; i < 7; ++i) log += text.str();
+  }
+  const std::string path = Write("repeated.log", log);
+  const auto agg = RunDlcheck({"parse", "--format", "json", path});
+  const auto events = RunDlcheck({"parse", "--events", "--format", "json", path});
+  ASSERT_EQ(agg.exit_code, 0);
+  ASSERT_EQ(events.exit_code, 0);
+  std::map<std::string, std::pair<int, int>> from_rows, from_events;
+  const auto agg_doc = Json(agg.out);
+  const auto events_doc = Json(events.out);
+  for (const auto& row : agg_doc["primitives"]) {
+    auto& c = from_rows[row["primitive"].get<std::string>() + " " + row["implementation"].dump()];
+    c.first += row["creates"].get<int>();
+    c.second += row["execs"].get<int>();
+  }
+  for (const auto& e : events_doc["events"]) {
+    if (e["operation"] == "diagnostic") continue;
+    auto& c = from_events[e["primitive"].get<std::string>() + " " + e["implementation"].dump()];
+    (e["operation"] == "exec" ? c.second : c.first) += 1;
+  }
+  EXPECT_EQ(from_rows, from_events);
+  EXPECT_FALSE(from_rows.empty());
+}
+
+}  // namespace
+}  // namespace dlcheck

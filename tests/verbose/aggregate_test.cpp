@@ -1,0 +1,198 @@
+#include "verbose/aggregate.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "verbose/fixture_lines.h"
+#include "verbose/line_parser.h"
+
+namespace dlcheck::verbose {
+namespace {
+
+struct LogRun {
+  Aggregator aggregator;
+  std::uint64_t exec_events = 0;
+  std::uint64_t create_events = 0;
+  std::uint64_t cache_hit_events = 0;
+};
+
+void Feed(const std::vector<std::string>& lines, LogRun& run) {
+  JoiningParser parser([&run](const ParseResult& r, const VerboseEvent& e, std::uint64_t) {
+    if (r.kind != LineKind::kEvent) return;
+    if (e.operation == Operation::kExec) ++run.exec_events;
+    if (e.operation == Operation::kCreate || e.operation == Operation::kCreateNested) {
+      ++run.create_events;
+      if (e.cache.find("hit") != std::string::npos) ++run.cache_hit_events;
+    }
+    run.aggregator.Add(e);
+  });
+  std::uint64_t n = 0;
+  for (const auto& line : lines) parser.Feed(line, ++n);
+  parser.Finish();
+}
+
+TEST(AggregateTest, CreatesHitsAndExecTimesPerRow) {
+  const std::string create =
+      "onednn_verbose,create:cache_miss,cpu,reorder,jit:uni,undef,src_f32::blocked:ab:f0 "
+      "dst_f32::blocked:ba:f0,,,8x8,0.5";
+  const std::string hit =
+      "onednn_verbose,create:cache_hit,cpu,reorder,jit:uni,undef,src_f32::blocked:ab:f0 "
+      "dst_f32::blocked:ba:f0,,,8x8,0.25";
+  const std::string exec =
+      "onednn_verbose,exec,cpu,reorder,jit:uni,undef,src_f32::blocked:ab:f0 "
+      "dst_f32::blocked:ba:f0,,,8x8,";
+  LogRun run;
+  Feed({create, hit, exec + "1", exec + "3", exec + "2",
+        "onednn_verbose,exec,cpu,matmul,brg:avx2,undef,src_f32::blocked:ab:f0 "
+        "wei_f32::blocked:ab:f0 dst_f32::blocked:ab:f0,,,64x64:64x64,4"},
+       run);
+  const auto& rows = run.aggregator.rows();
+  ASSERT_EQ(rows.size(), 2u);
+  const PrimitiveStats& r = rows[0];
+  EXPECT_EQ(r.primitive, "reorder");
+  EXPECT_EQ(r.creates, 2u);
+  EXPECT_EQ(r.cache_hits, 1u);
+  EXPECT_DOUBLE_EQ(r.create_ms, 0.75);
+  EXPECT_EQ(r.execs, 3u);
+  EXPECT_DOUBLE_EQ(r.exec_ms_total, 6);
+  EXPECT_DOUBLE_EQ(*r.ExecMsMean(), 2);
+  EXPECT_DOUBLE_EQ(r.exec_ms_min, 1);
+  EXPECT_DOUBLE_EQ(r.exec_ms_max, 3);
+  EXPECT_DOUBLE_EQ(r.first_exec_ms, 1);
+  EXPECT_EQ(r.data_types, "src:f32 dst:f32");
+  EXPECT_EQ(r.layouts, "src:ab dst:ba");
+  EXPECT_FALSE(r.Gflops());
+  EXPECT_DOUBLE_EQ(*rows[1].Gflops(), 2.0 * 64 * 64 * 64 / (4 * 1e6));
+  const Summary s = run.aggregator.Summarize();
+  EXPECT_EQ(s.execs, 4u);
+  EXPECT_DOUBLE_EQ(s.exec_ms, 10);
+  EXPECT_DOUBLE_EQ(s.reorder_pct, 60);
+  EXPECT_DOUBLE_EQ(*s.cache_hit_rate, 0.5);
+  ASSERT_EQ(s.by_kind.size(), 2u);
+  EXPECT_EQ(s.by_kind[0].name, "reorder");
+  ASSERT_EQ(s.by_fallback.size(), 1u);
+  EXPECT_EQ(s.by_fallback[0].name, "jit");
+  ASSERT_FALSE(s.notes.empty());
+  EXPECT_EQ(s.notes[0].code, "reorder-share");
+  EXPECT_EQ(s.notes[0].message,
+            "reorders took 60.0% of execution time: memory layouts change between primitives");
+}
+
+TEST(AggregateTest, ScalarFallbackAndNoExecFindings) {
+  LogRun run;
+  Feed({"dnnl_verbose,exec,cpu,matmul,ref:any,undef,src_f32::blocked:ab:f0 wei_f32::blocked:ab:f0 "
+        "dst_f32::blocked:ab:f0,,,15x41:41x19:15x19,1",
+        "dnnl_verbose,exec,cpu,reorder,jit:uni,undef,src_f32::blocked:ab:f0 "
+        "dst_f32::blocked:ab:f0,,,41x19,3"},
+       run);
+  Summary s = run.aggregator.Summarize();
+  bool found = false;
+  for (const Note& n : s.notes) {
+    if (n.code == "scalar-fallback") {
+      found = true;
+      EXPECT_EQ(n.message,
+                "1 primitive ran scalar reference code: matmul ref:any (25.0% of exec time)");
+    }
+  }
+  EXPECT_TRUE(found);
+  Aggregator empty;
+  s = empty.Summarize();
+  ASSERT_EQ(s.notes.size(), 1u);
+  EXPECT_EQ(s.notes[0].message,
+            "no oneDNN primitive executed \u2014 is ONEDNN_VERBOSE set? for oneDNN before 2.5 the "
+            "variable is DNNL_VERBOSE");
+}
+
+TEST(AggregateTest, DiagnosticsAreCountedPerDistinctMessage) {
+  LogRun run;
+  const std::string line = testing::FixtureLine("real_lines.txt", "exec:check,primitive");
+  Feed({line, line, testing::FixtureLine("real_lines.txt", "create:check,convolution")}, run);
+  ASSERT_EQ(run.aggregator.diagnostics().size(), 2u);
+  EXPECT_EQ(run.aggregator.diagnostics()[0].count, 2u);
+  EXPECT_EQ(run.aggregator.diagnostics()[0].operation, "exec:check");
+  EXPECT_TRUE(run.aggregator.rows().empty());
+  EXPECT_EQ(run.aggregator.Summarize().diagnostics, 3u);
+}
+
+TEST(LineMemoTest, RepeatsStatesForeignLinesAndBadTimes) {
+  LineMemo memo;
+  LineMemo::Entry entry;
+  double ms = 0;
+  const std::string a = "onednn_verbose,exec,cpu,reorder,jit:uni,undef,x,,,8x8,";
+  const std::string b = "onednn_verbose,exec,cpu,matmul,brg:avx2,undef,y,,,8x8:8x8,";
+  EXPECT_EQ(memo.Lookup(1, a + "0.5", entry, ms), LineMemo::Match::kMiss);
+  memo.Remember(1, a + "0.5", {3, true, false}, 0.5);
+  memo.Remember(1, b + "2", {4, true, false}, 2);
+  memo.RememberForeign("[ OK ] some test (3 ms)");
+  // Hash path, then the predicted order a, b, foreign, a.
+  for (int round = 0; round < 3; ++round) {
+    ASSERT_EQ(memo.Lookup(1, a + "0.25\r", entry, ms), LineMemo::Match::kEvent);
+    EXPECT_EQ(entry.row, 3u);
+    EXPECT_DOUBLE_EQ(ms, 0.25);
+    ASSERT_EQ(memo.Lookup(1, b + "1e-3", entry, ms), LineMemo::Match::kEvent);
+    EXPECT_EQ(entry.row, 4u);
+    EXPECT_DOUBLE_EQ(ms, 0.001);
+    EXPECT_EQ(memo.Lookup(1, "[ OK ] some test (3 ms)", entry, ms), LineMemo::Match::kForeign);
+  }
+  // Another parser state (new template or header): not the same line.
+  EXPECT_EQ(memo.Lookup(2, a + "0.5", entry, ms), LineMemo::Match::kMiss);
+  // A time that is not a valid time is never a repeat: the parser must see it.
+  for (const char* bad : {"nan", "-1", "", "1,5", "abc"}) {
+    EXPECT_EQ(memo.Lookup(1, a + bad, entry, ms), LineMemo::Match::kMiss) << bad;
+  }
+  // A line whose last field does not read back as its time is not remembered (decimal comma).
+  memo.Remember(1, "mkldnn_verbose,exec,reorder,jit:uni,undef,in,num:1,48x192,1,432",
+                {5, true, false}, 1.432);
+  EXPECT_EQ(
+      memo.Lookup(1, "mkldnn_verbose,exec,reorder,jit:uni,undef,in,num:1,48x192,1,432", entry, ms),
+      LineMemo::Match::kMiss);
+  // Exact times: the fast reader equals from_chars.
+  ASSERT_EQ(memo.Lookup(1, a + "0.00195312", entry, ms), LineMemo::Match::kEvent);
+  EXPECT_EQ(ms, 0.00195312);
+  ASSERT_EQ(memo.Lookup(1, a + "3277.87", entry, ms), LineMemo::Match::kEvent);
+  EXPECT_EQ(ms, 3277.87);
+  memo.Clear();
+  EXPECT_EQ(memo.Lookup(1, a + "0.5", entry, ms), LineMemo::Match::kMiss);
+}
+
+// Property: for any log, the execs over all rows sum to the exec events, and the creates to the
+// create events. Logs are random mixes (with repeats and foreign lines) of every fixture line.
+TEST(AggregateTest, PropertySumsOfRowsEqualEventCounts) {
+  std::vector<std::string> pool;
+  for (const char* file :
+       {"real_lines.txt", "generated_2.6.3.txt", "formats_3.13.1.txt", "torch_cnn_2.6.3.log"}) {
+    for (auto& line : testing::FixtureLines(file)) pool.push_back(std::move(line));
+  }
+  std::mt19937 rng(12345);
+  for (int trial = 0; trial < 50; ++trial) {
+    std::vector<std::string> log;
+    const std::size_t n = 1 + rng() % 400;
+    for (std::size_t i = 0; i < n; ++i) {
+      std::string line = pool[rng() % pool.size()];
+      if (rng() % 17 == 0) line = line.substr(0, rng() % (line.size() + 1));  // cut
+      if (rng() % 23 == 0) line += "\r";
+      log.push_back(std::move(line));
+    }
+    LogRun run;
+    Feed(log, run);
+    std::uint64_t execs = 0, creates = 0, hits = 0;
+    for (const PrimitiveStats& row : run.aggregator.rows()) {
+      execs += row.execs;
+      creates += row.creates;
+      hits += row.cache_hits;
+    }
+    EXPECT_EQ(execs, run.exec_events) << "trial " << trial;
+    EXPECT_EQ(creates, run.create_events) << "trial " << trial;
+    EXPECT_EQ(hits, run.cache_hit_events) << "trial " << trial;
+    const Summary s = run.aggregator.Summarize();
+    double pct = 0;
+    for (const TimeShare& share : s.by_kind) pct += share.pct;
+    if (s.exec_ms > 0) {
+      EXPECT_NEAR(pct, 100.0, 1e-6) << "trial " << trial;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace dlcheck::verbose

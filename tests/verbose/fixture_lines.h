@@ -1,0 +1,32 @@
+#pragma once
+// Reads lines of the copied fixtures under tests/data/verbose (never /work/shared at run time).
+
+#include <fstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace dlcheck::verbose::testing {
+
+inline std::string DataFile(const std::string& name) {
+  return std::string(DLCHECK_TEST_DATA) + "/verbose/" + name;
+}
+
+inline std::vector<std::string> FixtureLines(const std::string& name) {
+  std::ifstream in(DataFile(name), std::ios::binary);
+  if (!in) throw std::runtime_error("missing test data " + name);
+  std::vector<std::string> lines;
+  std::string line;
+  while (std::getline(in, line)) lines.push_back(line);
+  return lines;
+}
+
+/// The first line of `name` that contains `needle` (the fixture must have one).
+inline std::string FixtureLine(const std::string& name, const std::string& needle) {
+  for (const std::string& line : FixtureLines(name)) {
+    if (line.find(needle) != std::string::npos && line.rfind("# ", 0) != 0) return line;
+  }
+  throw std::runtime_error("no line with '" + needle + "' in " + name);
+}
+
+}  // namespace dlcheck::verbose::testing

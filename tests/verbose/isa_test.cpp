@@ -1,0 +1,89 @@
+#include "verbose/isa.h"
+
+#include <gtest/gtest.h>
+
+namespace dlcheck::verbose {
+namespace {
+
+TEST(IsaTest, IsaTokenAnywhereInTheName) {
+  EXPECT_EQ(IsaOf("jit:avx512_core"), "avx512_core");
+  EXPECT_EQ(IsaOf("brgemm:avx512_core_amx"), "avx512_core_amx");
+  EXPECT_EQ(IsaOf("brg:avx2"), "avx2");
+  EXPECT_EQ(IsaOf("jit_bf16:avx512_core_bf16"), "avx512_core_bf16");
+  EXPECT_EQ(IsaOf("x64:gemm_s8u8s32:jit:avx512_core_vnni"), "avx512_core_vnni");
+  EXPECT_EQ(IsaOf("jit_xf16_avx10_1_512"), "avx10_1_512");
+  EXPECT_EQ(IsaOf("brg_deconv:avx2+brgconv_strided:avx512_core"), "avx512_core");
+  EXPECT_EQ(IsaOf("brgconv:sve_256"), "sve_256");
+  EXPECT_EQ(IsaOf("x64:gemm:jit"), "");
+  EXPECT_EQ(IsaOf("jit:uni"), "");
+  EXPECT_EQ(IsaOf("gemm:jit"), "");
+  EXPECT_EQ(IsaOf("brgemm:"), "");
+  EXPECT_EQ(IsaOf(""), "");
+}
+
+TEST(IsaTest, FallbackClasses) {
+  struct Case {
+    const char* name;
+    Fallback expected;
+  };
+  const Case cases[] = {
+      {"ref:any", Fallback::kScalar},
+      {"ref_int8:any", Fallback::kScalar},
+      {"simple:any", Fallback::kScalar},
+      {"simple_nchw:any", Fallback::kScalar},
+      {"gemm:ref", Fallback::kScalar},
+      {"bnorm_ref:any", Fallback::kScalar},
+      {"ocl:ref:any", Fallback::kScalar},
+      {"nchw_pooling:any", Fallback::kScalar},
+      {"ncsp_gnorm:any", Fallback::kScalar},
+      {"jit:avx2", Fallback::kJit},
+      {"jit:uni", Fallback::kJit},
+      {"jit:blk", Fallback::kJit},
+      {"brgemm:avx512_core", Fallback::kJit},
+      {"bnorm_jit:avx2", Fallback::kJit},
+      {"jit:gemm:any", Fallback::kJit},
+      {"gemm:jit", Fallback::kGemm},
+      {"x64:gemm:jit", Fallback::kGemm},
+      {"gemm:jit:f32", Fallback::kGemm},
+      {"x64:gemm_s8u8s32:jit", Fallback::kGemm},
+      {"conv:any+x64:gemm:jit", Fallback::kGemm},
+      {"gemm:blas", Fallback::kExternal},
+      {"gemm:acl", Fallback::kExternal},
+      {"acl", Fallback::kExternal},
+      {"cuda:cudnn:any", Fallback::kExternal},
+      {"", Fallback::kUnknown},
+  };
+  for (const Case& c : cases) {
+    EXPECT_EQ(ClassifyImplementation(c.name).fallback, c.expected) << c.name;
+  }
+  EXPECT_EQ(ClassifyImplementation("ref:any").reason,
+            "reference implementation: plain C++ loops without hand-written vector code");
+}
+
+TEST(IsaTest, EveryRuleHasAReason) {
+  for (const FallbackRule& rule : FallbackRules()) {
+    EXPECT_FALSE(rule.reason.empty()) << rule.pattern;
+    EXPECT_NE(rule.fallback, Fallback::kUnknown) << rule.pattern;
+  }
+}
+
+TEST(IsaTest, HeaderIsaText) {
+  EXPECT_EQ(IsaFromHeaderText("Intel AVX-512 with Intel DL Boost and bfloat16 support"),
+            "avx512_core_bf16");
+  EXPECT_EQ(IsaFromHeaderText("Intel AVX-512 with AVX512BW, AVX512VL, and AVX512DQ extensions"),
+            "avx512_core");
+  EXPECT_EQ(IsaFromHeaderText("Intel AVX-512 with Intel DL Boost"), "avx512_core_vnni");
+  EXPECT_EQ(IsaFromHeaderText("Intel AVX-512 with float16, Intel DL Boost and bfloat16 support "
+                              "and Intel AMX with bfloat16 and 8-bit integer support"),
+            "avx512_core_amx");
+  EXPECT_EQ(IsaFromHeaderText("Intel AVX2"), "avx2");
+  EXPECT_EQ(IsaFromHeaderText("Intel AVX2 with Intel DL Boost"), "avx2_vnni");
+  EXPECT_EQ(IsaFromHeaderText("Intel(R) Advanced Vector Extensions 2 (Intel(R) AVX2)"), "avx2");
+  EXPECT_EQ(IsaFromHeaderText("Intel SSE4.1"), "sse41");
+  EXPECT_EQ(IsaFromHeaderText("AArch64 SVE (256 bits)"), "sve_256");
+  EXPECT_EQ(IsaFromHeaderText("AArch64 (with Advanced SIMD & floating-point)"), "asimd");
+  EXPECT_EQ(IsaFromHeaderText("Intel 64"), "");
+}
+
+}  // namespace
+}  // namespace dlcheck::verbose
