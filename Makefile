@@ -14,7 +14,7 @@ build: setup
 	cmake --build $(BUILD) -j $(JOBS)
 
 run: build
-	./$(BUILD)/dlcheck platform
+	./$(BUILD)/dlcheck verbose --model mlp
 
 test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)

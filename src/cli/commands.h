@@ -11,6 +11,8 @@
 namespace dlcheck::cli {
 
 void SetupPlatform(CLI::App& app, int& exit_code);
+/// `dlcheck verbose --model mlp|cnn`: a training pass through oneDNN, reported per primitive.
+void SetupVerbose(CLI::App& app, int& exit_code);
 void SetupWorker(CLI::App& app, int& exit_code);
 
 /// `dlcheck parse [FILE...|-]`: the per-primitive report from a oneDNN verbose log.

@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
   int exit_code = 0;
   dlcheck::cli::SetupPlatform(app, exit_code);
   dlcheck::cli::SetupParse(app, exit_code);
+  dlcheck::cli::SetupVerbose(app, exit_code);
   dlcheck::cli::SetupWorker(app, exit_code);
 
   try {

@@ -16,9 +16,25 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// DLCHECK_WORKER_FAULT=<phase> makes the worker execute an undefined instruction (a real
+// SIGILL, as on a machine whose CPUID claims more than it has) when it enters that phase, so
+// that the parent's crash handling can be tested on any machine.
+void MaybeFault(std::string_view phase) {
+  const char* fault = std::getenv("DLCHECK_WORKER_FAULT");
+  if (fault != nullptr && phase == fault) {
+    std::fflush(stdout);
+    __builtin_trap();
+  }
+}
+
 void Emit(const std::string& line) {
   std::fputs(line.c_str(), stdout);
   std::fputc('\n', stdout);
+}
+
+void EnterPhase(std::string_view phase) {
+  Emit(PhaseLine(phase));
+  MaybeFault(phase);
 }
 
 void Result(const char* key, const std::string& value) {
@@ -118,7 +134,7 @@ int RunModelWorker(const ModelRunOptions& options) {
   Result(result_key::kTrainSamples, std::to_string(train.size()));
 
   TracingObserver observer;
-  Emit(PhaseLine("init"));
+  EnterPhase("init");
   SetTracing(observer, true, level);
   auto made = mlp::MakeTrainer(options.backend, config, &observer);
   if (!made.ok()) return Fail(made.status());
@@ -128,7 +144,7 @@ int RunModelWorker(const ModelRunOptions& options) {
   SetTracing(observer, false, level);
 
   // The reference: the same first step on the scalar kernels, from the same initial weights.
-  Emit(PhaseLine("reference"));
+  EnterPhase("reference");
   int step = 0;
   const float loss_first = trainer.Step(mlp::GetBatch(train, step++, config.batch));
   if (trainer.backend() == mlp::Backend::kOneDnn) {
@@ -143,10 +159,10 @@ int RunModelWorker(const ModelRunOptions& options) {
   }
   Result(result_key::kLossFirst, loss_first);
 
-  Emit(PhaseLine("warmup"));
+  EnterPhase("warmup");
   for (int i = 0; i < options.warmup; ++i) trainer.Step(mlp::GetBatch(train, step++, config.batch));
 
-  Emit(PhaseLine("timed"));
+  EnterPhase("timed");
   std::fflush(stdout);
   float loss = loss_first;
   const auto timed_start = Clock::now();
@@ -159,7 +175,7 @@ int RunModelWorker(const ModelRunOptions& options) {
     Result(result_key::kStepMsTimed, timed_s * 1e3 / options.iters);
   }
 
-  Emit(PhaseLine("traced"));
+  EnterPhase("traced");
   SetTracing(observer, true, level);
   const auto traced_start = Clock::now();
   for (int i = 0; i < options.traced; ++i) {
@@ -171,10 +187,10 @@ int RunModelWorker(const ModelRunOptions& options) {
   Result(result_key::kLossLast, loss);
 
   if (test.size() > 0) {
-    Emit(PhaseLine("evaluate"));
+    EnterPhase("evaluate");
     Result(result_key::kTestAccuracy, mlp::Accuracy(trainer, test));
   }
-  Emit(PhaseLine("done"));
+  EnterPhase("done");
   std::fflush(stdout);
   return 0;
 }

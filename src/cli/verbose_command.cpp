@@ -1,0 +1,201 @@
+// dlcheck verbose: a real training pass through oneDNN in a worker process, its verbose stream
+// captured as it is written and reported per primitive and layer, with the run's throughput,
+// losses and the deviation from dlcheck's scalar reference.
+#include <fmt/format.h>
+
+#include <iostream>
+
+#include "cli/commands.h"
+#include "cli/enum_option.h"
+#include "cli/model_options.h"
+#include "cli/verbose_report.h"
+#include "dispatch/capture.h"
+#include "dispatch/onednn_info.h"
+#include "mlp/model.h"
+
+namespace dlcheck::cli {
+namespace {
+
+struct VerboseOptions {
+  dispatch::CaptureOptions capture;
+  report::Format format = report::Format::kTable;
+  SortKey sort = SortKey::kTime;
+  std::size_t top = 0;
+};
+
+using report::Value;
+
+Value Num(const dispatch::CapturedRun& run, const char* key, int precision) {
+  const auto v = run.Number(key);
+  return v ? Value(*v, precision) : Value();
+}
+
+std::string Layers(const std::vector<int>& layers) {
+  std::string text = "784";
+  for (int l : layers) text += fmt::format("-{}", l);
+  return text;
+}
+
+void AddRunSection(report::Report& report, const VerboseOptions& o,
+                   const dispatch::CapturedRun& run) {
+  const auto& m = o.capture.run.model;
+  report::Section& s = report.AddSection("run", "Run");
+  s.Add("model", std::string(mlp::Name(m.model)));
+  if (m.model == mlp::ModelKind::kMlp) s.Add("layers", Layers(m.layers));
+  s.Add("backend_requested", std::string(mlp::Name(o.capture.run.backend)));
+  const auto backend = run.results.find(dispatch::result_key::kBackend);
+  s.Add("backend", backend == run.results.end() ? Value() : Value(backend->second));
+  s.Add("dtype", std::string(mlp::Name(m.dtype)));
+  s.Add("batch", m.batch);
+  s.Add("warmup_iters", o.capture.run.warmup);
+  s.Add("timed_iters", o.capture.run.iters);
+  s.Add("traced_iters", o.capture.run.traced);
+  s.Add("threads", run.header.threads
+                       ? Value(*run.header.threads)
+                       : (o.capture.threads > 0 ? Value(o.capture.threads) : Value()));
+  s.Add("samples_per_s", Num(run, dispatch::result_key::kSamplesPerS, 1));
+  s.Add("step_ms", Num(run, dispatch::result_key::kStepMsTimed, 4));
+  s.Add("step_ms_traced", Num(run, dispatch::result_key::kStepMsTraced, 4));
+  const auto timed = run.Number(dispatch::result_key::kStepMsTimed);
+  const auto traced = run.Number(dispatch::result_key::kStepMsTraced);
+  s.Add("verbose_overhead_pct",
+        timed && traced && *timed > 0 ? Value(100.0 * (*traced - *timed) / *timed, 1) : Value());
+  s.Add("loss_first", Num(run, dispatch::result_key::kLossFirst, 4));
+  s.Add("loss_last", Num(run, dispatch::result_key::kLossLast, 4));
+  s.Add("test_accuracy", Num(run, dispatch::result_key::kTestAccuracy, 4));
+  s.Add("max_deviation", Num(run, dispatch::result_key::kMaxDeviation, 9));
+  const auto where = run.results.find(dispatch::result_key::kDeviationTensor);
+  s.Add("deviation_tensor", where == run.results.end() ? Value() : Value(where->second));
+  s.Add("tolerance", Num(run, dispatch::result_key::kTolerance, 6));
+  s.Add("onednn_version", dispatch::OneDnnVersion());
+  s.Add("detected_isa", run.header.isa_short.empty() ? Value() : Value(run.header.isa_short));
+  s.Add("worker", run.outcome.ok() ? Value("ok") : Value(run.outcome.Describe(run.timeout_s)));
+}
+
+void AddTrace(report::Report& report, const dispatch::CapturedRun& run) {
+  report::Table& t = report.AddTable(std::string(report::kTraceTable),
+                                     {"name", "category", "ts_us", "dur_us", "thread", "layer",
+                                      "implementation", "prop_kind", "problem"});
+  for (const auto& e : run.execs) {
+    t.rows.push_back({e.layer.empty() ? e.primitive : e.layer + " " + e.primitive, e.primitive,
+                      Value(e.start_ms * 1e3, 3), Value(e.time_ms * 1e3, 3), 1,
+                      e.layer.empty() ? Value() : Value(e.layer), e.implementation, e.prop_kind,
+                      e.problem});
+  }
+}
+
+// Fallbacks to the scalar kernels: one finding for a whole-model fallback, else one per layer.
+void AddFallbackFindings(report::Report& report, const dispatch::CapturedRun& run) {
+  if (run.fallbacks.empty()) return;
+  std::string layers;
+  for (const auto& f : run.fallbacks) layers += (layers.empty() ? "" : ", ") + f.layer;
+  report.AddFinding(report::Severity::kWarning, "model-fallback",
+                    fmt::format("oneDNN could not run this model here, so dlcheck's scalar kernels "
+                                "ran it (layers {}): {}",
+                                layers, run.fallbacks.front().reason));
+}
+
+int Finish(const VerboseOptions& o, const dispatch::CapturedRun& run) {
+  report::Report report;
+  report.command = "verbose";
+  AddRunSection(report, o, run);
+  const ColumnOptions columns{.include_layer = true};
+  std::vector<verbose::PrimitiveStats> rows = run.rows;
+  SortRows(rows, o.sort);
+  AddPrimitivesTable(report, rows, run.summary.exec_ms, o.top, columns);
+  report.tables.back().name = "rows";
+  report.primary_table = "rows";
+  InputCounts counts;
+  counts.files = {"worker stdout"};
+  counts.lines = run.outcome.stdout_lines;
+  counts.events = run.verbose_lines;
+  counts.skipped = run.skipped;
+  AddLogSummary(report, counts, run.header, run.summary, run.diagnostics);
+  if (o.format == report::Format::kTrace) AddTrace(report, run);
+  AddFallbackFindings(report, run);
+
+  int exit_code = ToInt(ExitCode::kOk);
+  const auto deviation = run.Number(dispatch::result_key::kMaxDeviation);
+  const auto tolerance = run.Number(dispatch::result_key::kTolerance);
+  if (deviation && tolerance && !(*deviation <= *tolerance)) {
+    report.AddFinding(
+        report::Severity::kError, "deviation",
+        fmt::format("oneDNN and dlcheck's scalar reference disagree: largest deviation {:.3g} "
+                    "(in {}) exceeds the tolerance {:.3g}; oneDNN's kernels give wrong numbers "
+                    "on this machine, or the reference is wrong: please report it",
+                    *deviation, run.results.at(dispatch::result_key::kDeviationTensor),
+                    *tolerance));
+    exit_code = ToInt(ExitCode::kDeviation);
+  }
+  if (!run.outcome.ok()) {
+    // "No primitive executed" is the parser's guess for a log without exec lines; here the
+    // reason is known.
+    std::erase_if(report.findings, [](const report::Finding& f) { return f.code == "no-exec"; });
+    const std::string where =
+        run.last_layer.empty()
+            ? fmt::format("in phase {}", run.last_phase.empty() ? "start-up" : run.last_phase)
+            : fmt::format("in phase {}, layer {}", run.last_phase, run.last_layer);
+    std::string message = fmt::format("the model worker {} {}; the report holds what it did before",
+                                      run.outcome.Describe(run.timeout_s), where);
+    report.AddFinding(report::Severity::kError, "worker-failed", message);
+    exit_code = ToInt(ExitCode::kWorkerFailed);
+  }
+  report::Print(report, o.format, std::cout);
+  std::cout.flush();
+  if (!run.outcome.ok()) {
+    // The worker's own last words (its error line, or a sanitizer/oneDNN message) come first.
+    std::string tail = run.outcome.stderr_tail;
+    while (!tail.empty() && tail.back() == '\n') tail.pop_back();
+    if (!tail.empty()) std::cerr << tail << '\n';
+    if (run.outcome.exited && run.outcome.exit_code != 0 && run.outcome.exit_code < 8 &&
+        run.verbose_lines == 0 && run.results.empty()) {
+      // The worker refused the request (bad --data, invalid model): its exit code is ours.
+      return run.outcome.exit_code;
+    }
+    PrintError(fmt::format("the model worker {}", run.outcome.Describe(run.timeout_s)));
+  }
+  return exit_code;
+}
+
+int RunVerbose(VerboseOptions& o) {
+  if (Status s = mlp::Validate(o.capture.run.model); !s.ok()) {
+    PrintError(s.message());
+    return ToInt(s.code());
+  }
+  StatusOr<dispatch::CapturedRun> run = dispatch::CaptureModelRun(o.capture);
+  if (!run.ok()) {
+    PrintError(run.status().message());
+    return ToInt(run.status().code());
+  }
+  return Finish(o, *run);
+}
+
+}  // namespace
+
+void SetupVerbose(CLI::App& app, int& exit_code) {
+  auto o = std::make_shared<VerboseOptions>();
+  auto* sub = app.add_subcommand(
+      "verbose", "train a model through oneDNN in a worker and report every primitive it ran");
+  AddModelOptions(*sub, o->capture.run);
+  sub->add_option("-t,--threads", o->capture.threads,
+                  "OpenMP threads for the worker (default: OMP_NUM_THREADS or all)")
+      ->check(CLI::Range(1, 4096));
+  sub->add_option("--raw-log", o->capture.raw_log_path,
+                  "keep the worker's raw verbose stream in FILE")
+      ->type_name("FILE");
+  sub->add_option("--timeout", o->capture.timeout_s,
+                  "kill the worker after this many seconds (default 600)")
+      ->check(CLI::PositiveNumber);
+  AddFormatOption(*sub, o->format, /*allow_trace=*/true);
+  AddEnumOption(*sub, "--sort", o->sort,
+                {{"time", SortKey::kTime},
+                 {"execs", SortKey::kExecs},
+                 {"creates", SortKey::kCreates},
+                 {"name", SortKey::kName}},
+                "row order: time (default), execs, creates, name", "KEY");
+  sub->add_option("--top", o->top, "print only the first N rows (0: all)")
+      ->check(CLI::NonNegativeNumber);
+  sub->callback([o, &exit_code] { exit_code = RunVerbose(*o); });
+}
+
+}  // namespace dlcheck::cli

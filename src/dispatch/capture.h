@@ -1,0 +1,76 @@
+#pragma once
+// The parent side of a model run: start `dlcheck worker` with oneDNN's verbose mode on, read its
+// stdout line by line as it is written, attribute every verbose line to the layer the worker
+// announced before it, and aggregate per primitive. Used by `verbose` (and by `dispatch` and
+// `check`, once per ISA cap or thread set).
+//
+//   CaptureOptions options{.run = run, .threads = 1};
+//   StatusOr<CapturedRun> run = CaptureModelRun(options);
+//   if (!run.ok()) ...                       // could not start the worker at all
+//   if (!run->outcome.ok()) ...              // crashed, killed or timed out: what it did is kept
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "dispatch/model_worker.h"
+#include "dispatch/worker.h"
+#include "verbose/aggregate.h"
+#include "verbose/line_parser.h"
+#include "verbose/verbose_event.h"
+
+namespace dlcheck::dispatch {
+
+struct CaptureOptions {
+  ModelRunOptions run;
+  int threads = 0;            ///< OMP_NUM_THREADS for the worker; 0: inherit the environment
+  std::string max_cpu_isa;    ///< ONEDNN_MAX_CPU_ISA for the worker; empty: no cap
+  double timeout_s = 600;     ///< the worker is killed after this long
+  std::string raw_log_path;   ///< where to keep the raw verbose stream; empty: nowhere
+  std::string worker_binary;  ///< empty: this executable (/proc/self/exe)
+};
+
+/// One primitive execution of the traced steps, for a timeline.
+struct ExecRecord {
+  std::string primitive;
+  std::string layer;
+  std::string implementation;
+  std::string prop_kind;
+  std::string problem;
+  std::string layouts;
+  double start_ms = 0;  ///< since the first traced execution
+  double time_ms = 0;
+};
+
+struct CapturedRun {
+  WorkerOutcome outcome;
+  double timeout_s = 0;
+  std::string last_phase;                      ///< the phase the worker was in when it ended
+  std::string last_layer;                      ///< the layer it announced last
+  std::map<std::string, std::string> results;  ///< the worker's result lines
+  struct LayerFallback {
+    std::string layer;
+    std::string reason;
+  };
+  std::vector<LayerFallback> fallbacks;
+  verbose::LogHeader header;
+  std::vector<verbose::PrimitiveStats> rows;  ///< one per (layer, primitive, ...), creates and
+                                              ///< traced execs
+  std::vector<verbose::DiagnosticStats> diagnostics;
+  verbose::Summary summary;
+  std::vector<ExecRecord> execs;  ///< every traced execution, in order
+  std::uint64_t verbose_lines = 0;
+  std::map<verbose::SkipReason, std::uint64_t> skipped;  ///< lines that were not verbose events
+
+  /// A result as a number, or nullopt when absent or not a number.
+  std::optional<double> Number(const std::string& key) const;
+};
+
+/// Runs the model in a worker and captures it. Errors only when the worker cannot be started
+/// or the raw log cannot be written; a worker that fails is a CapturedRun with its outcome.
+StatusOr<CapturedRun> CaptureModelRun(const CaptureOptions& options);
+
+}  // namespace dlcheck::dispatch
