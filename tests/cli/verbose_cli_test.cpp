@@ -198,6 +198,18 @@ TEST(VerboseCliTest, AKilledWorkerIsReportedWithItsSignal) {
   EXPECT_TRUE(found) << doc["findings"].dump();
 }
 
+TEST(VerboseCliTest, AHangingWorkerIsKilledAtTheTimeout) {
+  const auto r = RunDlcheck(
+      {"verbose", "--iters", "1000000", "--batch", "8", "--timeout", "0.5", "--format", "json"});
+  EXPECT_EQ(r.exit_code, ToInt(ExitCode::kWorkerFailed));
+  EXPECT_NE(r.err.find("dlcheck: the model worker timed out after 0.5 s and was killed\n"),
+            std::string::npos)
+      << r.err;
+  const Json doc = Json::parse(r.out);
+  EXPECT_EQ(doc["run"]["worker"], "timed out after 0.5 s and was killed");
+  EXPECT_GT(doc["summary"]["creates"].get<int>(), 0);
+}
+
 TEST(VerboseCliTest, Bf16RunsOnOneDnnOrSaysWhyNot) {
   const Json doc = RunJson({"--batch", "16", "--dtype", "bf16"});
   if (doc["run"]["backend"] == "onednn") {
