@@ -127,12 +127,8 @@ int Finish(const VerboseOptions& o, const dispatch::CapturedRun& run) {
   AddPrimitivesTable(report, rows, run.summary.exec_ms, o.top, columns);
   report.tables.back().name = "rows";
   report.primary_table = "rows";
-  InputCounts counts;
-  counts.files = {"worker stdout"};
-  counts.lines = run.outcome.stdout_lines;
-  counts.events = run.verbose_lines;
-  counts.skipped = run.skipped;
-  AddLogSummary(report, counts, run.header, run.summary, run.diagnostics);
+  // The run section already says what the log header would (version, threads, ISA).
+  AddSummary(report, run.summary, run.diagnostics);
   if (o.format == report::Format::kTrace) AddTrace(report, run);
   AddFallbackFindings(report, run);
 
