@@ -40,7 +40,6 @@ struct ExecRecord {
   std::string implementation;
   std::string prop_kind;
   std::string problem;
-  std::string layouts;
   double start_ms = 0;  ///< since the first traced execution
   double time_ms = 0;
 };
