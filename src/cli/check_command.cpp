@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <iostream>
 #include <optional>
 
@@ -356,8 +357,14 @@ int RunCheck(const CheckOptions& o) {
     return static_cast<int>(CheckStatus::kUnknown);
   }
 
+  // A node configured with ONEDNN_MAX_CPU_ISA is checked as configured: the worker gets the cap.
+  std::string env_cap;
+  for (const char* name : {"ONEDNN_MAX_CPU_ISA", "DNNL_MAX_CPU_ISA"}) {
+    const char* value = std::getenv(name);
+    if (env_cap.empty() && value != nullptr) env_cap = value;
+  }
   detect::PlatformInfo info = detect::DetectLivePlatform();
-  detect::SetOneDnnEffectiveIsa(info, dispatch::OneDnnEffectiveIsa(), "");
+  detect::SetOneDnnEffectiveIsa(info, dispatch::OneDnnEffectiveIsa(), env_cap);
   const StatusOr<detect::Topology> topology = detect::LoadLiveTopology();
   const std::vector<detect::ProbeResult> probes = RunProbes(info, true, {});
 
@@ -374,6 +381,7 @@ int RunCheck(const CheckOptions& o) {
   capture.run.iters = 5;
   capture.run.traced = 1;
   capture.timeout_s = o.timeout_s;
+  capture.max_cpu_isa = env_cap;
   StatusOr<dispatch::CapturedRun> run = dispatch::CaptureModelRun(capture);
   if (run.ok()) {
     CheckRun(o, *run, items);

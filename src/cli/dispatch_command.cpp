@@ -276,12 +276,19 @@ void AddSweepTables(report::Report& report, const DispatchOptions& o,
   report.primary_table = "rows";
 }
 
-void AddRunsTable(report::Report& report, const std::vector<SweepRun>& runs) {
+// The perf map oneDNN wrote for a worker, when asked to.
+Value PerfMapOf(bool perf_map, const SweepRun& r) {
+  if (!perf_map || r.cap == kScalarCap) return {};
+  return fmt::format("/tmp/perf-{}.map", r.run.outcome.pid);
+}
+
+void AddRunsTable(report::Report& report, const std::vector<SweepRun>& runs, bool perf_map) {
   report::Table& t = report.AddTable(
       "runs",
       {"isa_cap", "backend", "threads", "dispatched_isa", "samples_per_s", "speedup_vs_scalar",
-       "speedup_vs_lowest", "max_deviation", "peak_gflops", "worker"},
+       "speedup_vs_lowest", "max_deviation", "peak_gflops", "worker", "perf_map"},
       "Runs (samples/s with verbose off)");
+  if (!perf_map) t.hidden_in_table = {"perf_map"};
   const auto scalar = runs.back().run.Number(dispatch::result_key::kSamplesPerS);
   const auto lowest = runs.front().run.Number(dispatch::result_key::kSamplesPerS);
   for (const auto& r : runs) {
@@ -294,7 +301,7 @@ void AddRunsTable(report::Report& report, const std::vector<SweepRun>& runs) {
          Opt(sps, 1), sps && scalar && *scalar > 0 ? Value(*sps / *scalar, 2) : Value(),
          sps && lowest && *lowest > 0 && r.cap != kScalarCap ? Value(*sps / *lowest, 2) : Value(),
          Opt(r.run.Number(dispatch::result_key::kMaxDeviation), 9), Opt(PeakOf(r), 1),
-         r.run.outcome.ok() ? Value("ok") : Value(Describe(r))});
+         r.run.outcome.ok() ? Value("ok") : Value(Describe(r)), PerfMapOf(perf_map, r)});
   }
 }
 
@@ -451,7 +458,7 @@ int RunDispatch(const DispatchOptions& o) {
   report.command = "dispatch";
   AddRunSection(report, o, *caps);
   AddSweepTables(report, o, runs);
-  AddRunsTable(report, runs);
+  AddRunsTable(report, runs, o.perf_map);
   if (!set_runs.empty()) AddThreadsTable(report, set_runs);
   std::vector<SweepRun> all = runs;
   for (auto& r : set_runs) all.push_back(r);

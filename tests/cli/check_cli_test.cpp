@@ -119,6 +119,24 @@ TEST(CheckCliTest, BadCommandLineIsUnknown) {
             "usage)\n");
 }
 
+TEST(CheckCliTest, ComputeBelowTheExpectedIsaIsCritical) {
+  // Capped at sse41 (the lowest oneDNN level), no compute primitive can reach avx.
+  const auto r = RunDlcheck({"check", "--expect-isa", "avx"}, "", {"ONEDNN_MAX_CPU_ISA=sse41"});
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_EQ(FirstLine(r.out).rfind(
+                "DLCHECK CRITICAL - compute dispatched sse41 below the expected avx | ", 0),
+            0u)
+      << r.out;
+}
+
+TEST(CheckCliTest, UnknownExpectedIsaIsUnknown) {
+  const auto r = RunDlcheck({"check", "--expect-isa", "avx9"});
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_EQ(r.err,
+            "dlcheck: --expect-isa: 'avx9' is not a oneDNN ISA (sse41, avx, avx2, avx2_vnni, "
+            "avx512_core, avx512_core_vnni, avx512_core_bf16, avx512_core_amx)\n");
+}
+
 TEST(CheckCliTest, TooFewCoresIsCritical) {
   const auto r = RunDlcheck({"check", "--min-cores", "1048576", "--format", "json"});
   EXPECT_EQ(r.exit_code, 2) << r.out;

@@ -3,6 +3,8 @@
 // that dies under one cap is reported with its signal while the other caps still run.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -52,6 +54,7 @@ std::string IsaOfCell(const nlohmann::json& cell) {
 TEST(DispatchCliTest, SweepsExactlyTheCapsUpToTheMachinesAndNoRowExceedsItsCap) {
   const auto r = RunDlcheck(Args({"--format", "json"}));
   ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "");  // progress only on a terminal
   const nlohmann::json j = nlohmann::json::parse(r.out);
   const std::vector<std::string> expected = ExpectedCaps();
   ASSERT_FALSE(expected.empty());
@@ -144,6 +147,29 @@ TEST(DispatchCliTest, ThreadSetsFollowTheTopology) {
   EXPECT_GE(sets[2]["threads"], sets[1]["threads"]);
   EXPECT_EQ(sets[0]["speedup"], 1.0);
   for (const auto& s : sets) EXPECT_EQ(s["worker"], "ok") << s;
+}
+
+TEST(DispatchCliTest, PerfMapNamesTheJitKernels) {
+  const auto r =
+      RunDlcheck(Args({"--isa", "sse41", "--no-peak", "--perf-map", "--format", "json"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["runs"].size(), 2u);
+  EXPECT_TRUE(j["runs"][1]["perf_map"].is_null());  // the scalar kernels are not JIT code
+  const std::string path = j["runs"][0]["perf_map"];
+  EXPECT_EQ(path.rfind("/tmp/perf-", 0), 0u) << path;
+  std::ifstream in(path);
+  ASSERT_TRUE(in) << path;
+  // perf map lines: "<start hex> <size hex> <name>", oneDNN's JIT kernels named jit_...
+  int jit = 0;
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream words(line);
+    std::string start, size, name;
+    words >> start >> size >> name;
+    jit += name.find("jit") != std::string::npos;
+  }
+  EXPECT_GT(jit, 0);
+  std::filesystem::remove(path);
 }
 
 TEST(DispatchCliTest, UnknownCapIsAUsageError) {
