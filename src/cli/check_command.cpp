@@ -323,14 +323,13 @@ std::string Perfdata(const dispatch::CapturedRun* run, const std::vector<CheckIt
 }
 
 std::string OkSummary(const detect::PlatformInfo& info, const StatusOr<detect::Topology>& topology,
-                      const std::vector<CheckItem>& items, std::size_t requirements) {
+                      std::size_t requirements) {
   std::string text = info.cpu.brand.empty() ? info.cpu.vendor : info.cpu.brand;
   if (topology.ok()) {
     text += fmt::format(", {} socket{}, {} cores", topology->packages,
                         topology->packages == 1 ? "" : "s", topology->cores);
   }
   text += fmt::format(", oneDNN {}", OneDnnIsa(info));
-  (void)items;
   text += ", MLP matches the scalar reference";
   if (requirements > 0) {
     text += fmt::format(", {} requirement{} met", requirements, requirements == 1 ? "" : "s");
@@ -396,7 +395,7 @@ int RunCheck(const CheckOptions& o) {
   for (const auto& i : items) status = std::max(status, i.status);
   std::string summary;
   if (status == CheckStatus::kOk) {
-    summary = OkSummary(info, topology, items, requirements.size());
+    summary = OkSummary(info, topology, requirements.size());
   } else {
     // Worst first, then in check order.
     for (CheckStatus level :
@@ -418,7 +417,6 @@ int RunCheck(const CheckOptions& o) {
   report::Table& t = report.AddTable("checks", {"check", "status", "detail"}, "Checks");
   for (const auto& i : items)
     t.rows.push_back({i.check, std::string(StatusName(i.status)), i.detail});
-  report.primary_table = "checks";
   report::Section& run_section = report.AddSection("run", "Model run");
   run_section.Add("model", "mlp").Add("batch", 100).Add("timed_iters", 5);
   if (run.ok()) {
@@ -428,6 +426,7 @@ int RunCheck(const CheckOptions& o) {
                                   : report::Value(run->outcome.Describe(run->timeout_s)));
   }
   AddPlatform(info, report, probes);
+  report.primary_table = "checks";
 
   switch (o.format) {
     case CheckFormat::kText:
