@@ -395,7 +395,9 @@ int RunCheck(const CheckOptions& o) {
   for (const auto& i : items) status = std::max(status, i.status);
   std::string summary;
   if (status == CheckStatus::kOk) {
-    summary = OkSummary(info, topology, requirements.size());
+    const std::size_t asked = requirements.size() + (o.min_sockets > 0) + (o.min_cores > 0) +
+                              (o.expect_isa.empty() ? 0 : 1);
+    summary = OkSummary(info, topology, asked);
   } else {
     // Worst first, then in check order.
     for (CheckStatus level :

@@ -338,7 +338,9 @@ void AddFindings(report::Report& report, const std::vector<SweepRun>& runs) {
         above.push_back(
             fmt::format("{} {} ({})", s.layer.value_or("?"), s.primitive, s.implementation));
       }
-      if (s.execs > 0 && IsScalar(s) && s.primitive != "sum" && s.primitive != "reorder") {
+      // dlcheck's own kernels are the model fallback, reported once below.
+      if (s.execs > 0 && IsScalar(s) && !s.implementation.starts_with("dlcheck:") &&
+          s.primitive != "sum" && s.primitive != "reorder") {
         scalar.push_back(fmt::format("{} {} {} ({})", s.layer.value_or("?"), s.primitive,
                                      s.prop_kind, s.implementation));
       }
@@ -357,11 +359,13 @@ void AddFindings(report::Report& report, const std::vector<SweepRun>& runs) {
                         fmt::format("under the cap {} these primitives ran scalar code: {}", r.cap,
                                     join(scalar)));
     }
-    for (const auto& f : r.run.fallbacks) {
+    if (!r.run.fallbacks.empty()) {
+      std::vector<std::string> layers;
+      for (const auto& f : r.run.fallbacks) layers.push_back(f.layer);
       report.AddFinding(report::Severity::kWarning, "cap-model-fallback",
-                        fmt::format("under the cap {} oneDNN could not create layer {}, so "
-                                    "dlcheck's scalar kernels ran it: {}",
-                                    r.cap, f.layer, f.reason));
+                        fmt::format("under the cap {} oneDNN could not run this model, so "
+                                    "dlcheck's scalar kernels ran it (layers {}): {}",
+                                    r.cap, join(layers), r.run.fallbacks.front().reason));
     }
   }
   // The payoff in one sentence: the highest cap against the lowest, in samples/s.

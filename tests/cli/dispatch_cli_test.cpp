@@ -172,6 +172,24 @@ TEST(DispatchCliTest, PerfMapNamesTheJitKernels) {
   std::filesystem::remove(path);
 }
 
+TEST(DispatchCliTest, ACapWithoutTheDataTypeFallsBackToTheScalarKernels) {
+  // oneDNN 2.6 has no bf16 inner product below avx512_core: under sse41 the model cannot be
+  // created, dlcheck's scalar kernels run it, and the sweep says so.
+  const auto r =
+      RunDlcheck(Args({"--isa", "sse41", "--dtype", "bf16", "--no-peak", "--format", "json"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["runs"][0]["isa_cap"], "sse41");
+  EXPECT_EQ(j["runs"][0]["backend"], "scalar");
+  bool finding = false;
+  for (const auto& f : j["findings"]) finding |= f["code"] == "cap-model-fallback";
+  EXPECT_TRUE(finding) << r.out;
+  for (const auto& row : j["sweep"]) {
+    const std::string cell = row["sse41"];
+    EXPECT_NE(cell.find("[scalar]"), std::string::npos) << cell;
+  }
+}
+
 TEST(DispatchCliTest, UnknownCapIsAUsageError) {
   const auto r = RunDlcheck({"dispatch", "--isa", "avx3"});
   EXPECT_EQ(r.exit_code, ToInt(ExitCode::kUsage));
