@@ -327,8 +327,8 @@ void AddFindings(report::Report& report, const std::vector<SweepRun>& runs) {
     if (!r.run.outcome.ok()) {
       report.AddFinding(
           report::Severity::kError, "worker-failed",
-          fmt::format("the worker for {}{} {}; the other runs went on", r.cap,
-                      r.thread_set.empty() ? "" : " (threads " + r.thread_set + ")", Describe(r)));
+          fmt::format("the worker for {} {}; the other runs went on",
+                      r.cap.empty() ? "thread set " + r.thread_set : r.cap, Describe(r)));
     }
     if (r.cap == kScalarCap || r.cap.empty()) continue;
     const int cap_rank = detect::OneDnnIsaRank(r.cap);
@@ -401,6 +401,10 @@ void AddRunSection(report::Report& report, const DispatchOptions& o,
   std::string list;
   for (const auto& c : caps) list += (list.empty() ? "" : ",") + c;
   s.Add("isa_caps", list);
+  std::string sets;
+  for (const auto& t : o.threads) sets += (sets.empty() ? "" : ",") + t;
+  s.Add("thread_sets", sets.empty() ? Value() : Value(sets));
+  s.Add("cap_threads", o.cap_threads > 0 ? Value(o.cap_threads) : Value());
   s.Add("onednn_version", dispatch::OneDnnVersion());
   s.Add("perf_map", o.perf_map);
 }
