@@ -34,3 +34,8 @@ fuzz-verbose: setup
 
 bench-parse: build
 	BUILD=$(BUILD) scripts/bench_parse.sh
+
+# The models against the PyTorch peers (python3-torch), side by side: not a test.
+.PHONY: bench-models
+bench-models: build
+	BUILD=$(BUILD) scripts/bench_models.sh

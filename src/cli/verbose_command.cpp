@@ -95,7 +95,29 @@ void AddFallbackFindings(report::Report& report, const dispatch::CapturedRun& ru
                                 layers, run.fallbacks.front().reason));
 }
 
+// The worker refused the request before doing anything (a bad --data directory, say): its own
+// error line says why, and its exit code is ours; there is no report to print.
+bool Refused(const dispatch::CapturedRun& run) {
+  return run.outcome.exited && run.outcome.exit_code != 0 &&
+         run.outcome.exit_code != ToInt(ExitCode::kFailure) && run.verbose_lines == 0 &&
+         run.last_phase.empty();
+}
+
+std::string WorkerStderr(const dispatch::CapturedRun& run) {
+  std::string tail = run.outcome.stderr_tail;
+  while (!tail.empty() && tail.back() == '\n') tail.pop_back();
+  return tail;
+}
+
 int Finish(const VerboseOptions& o, const dispatch::CapturedRun& run) {
+  if (Refused(run)) {
+    const std::string err = WorkerStderr(run);
+    if (err.empty())
+      PrintError(fmt::format("the model worker {}", run.outcome.Describe(0)));
+    else
+      std::cerr << err << '\n';
+    return run.outcome.exit_code;
+  }
   report::Report report;
   report.command = "verbose";
   AddRunSection(report, o, run);
@@ -105,12 +127,8 @@ int Finish(const VerboseOptions& o, const dispatch::CapturedRun& run) {
   AddPrimitivesTable(report, rows, run.summary.exec_ms, o.top, columns);
   report.tables.back().name = "rows";
   report.primary_table = "rows";
-  InputCounts counts;
-  counts.files = {"worker stdout"};
-  counts.lines = run.outcome.stdout_lines;
-  counts.events = run.verbose_lines;
-  counts.skipped = run.skipped;
-  AddLogSummary(report, counts, run.header, run.summary, run.diagnostics);
+  // The run section already says what the log header would (version, threads, ISA).
+  AddSummary(report, run.summary, run.diagnostics);
   if (o.format == report::Format::kTrace) AddTrace(report, run);
   AddFallbackFindings(report, run);
 
@@ -144,14 +162,7 @@ int Finish(const VerboseOptions& o, const dispatch::CapturedRun& run) {
   std::cout.flush();
   if (!run.outcome.ok()) {
     // The worker's own last words (its error line, or a sanitizer/oneDNN message) come first.
-    std::string tail = run.outcome.stderr_tail;
-    while (!tail.empty() && tail.back() == '\n') tail.pop_back();
-    if (!tail.empty()) std::cerr << tail << '\n';
-    if (run.outcome.exited && run.outcome.exit_code != 0 && run.outcome.exit_code < 8 &&
-        run.verbose_lines == 0 && run.results.empty()) {
-      // The worker refused the request (bad --data, invalid model): its exit code is ours.
-      return run.outcome.exit_code;
-    }
+    if (const std::string err = WorkerStderr(run); !err.empty()) std::cerr << err << '\n';
     PrintError(fmt::format("the model worker {}", run.outcome.Describe(run.timeout_s)));
   }
   return exit_code;

@@ -210,6 +210,12 @@ void AddPrimitivesTable(report::Report& report, const std::vector<verbose::Primi
 void AddLogSummary(report::Report& report, const InputCounts& counts,
                    const verbose::LogHeader& header, const verbose::Summary& summary,
                    const std::vector<verbose::DiagnosticStats>& diagnostics) {
+  AddInputSection(report, counts);
+  AddHeaderSection(report, header);
+  AddSummary(report, summary, diagnostics);
+}
+
+void AddInputSection(report::Report& report, const InputCounts& counts) {
   report::Section& input = report.AddSection("input", "Input");
   std::string files;
   for (const auto& f : counts.files) files += (files.empty() ? "" : " ") + ValidUtf8(f);
@@ -222,14 +228,19 @@ void AddLogSummary(report::Report& report, const InputCounts& counts,
   for (const auto& [reason, count] : counts.skipped) {
     skipped.Add(std::string(verbose::SkipReasonName(reason)), count);
   }
+}
 
+void AddHeaderSection(report::Report& report, const verbose::LogHeader& header) {
   report::Section& h = report.AddSection("header", "Log header");
   h.Add("library_version", Text(header.library_version));
   h.Add("runtime", Text(header.runtime));
   h.Add("threads", header.threads ? Value(*header.threads) : Value());
   h.Add("isa", Text(header.isa));
   h.Add("isa_name", Text(header.isa_short));
+}
 
+void AddSummary(report::Report& report, const verbose::Summary& summary,
+                const std::vector<verbose::DiagnosticStats>& diagnostics) {
   report::Section& s = report.AddSection("summary", "Summary");
   s.Add("rows", summary.rows);
   s.Add("creates", summary.creates);

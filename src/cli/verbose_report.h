@@ -56,7 +56,14 @@ void SortRows(std::vector<verbose::PrimitiveStats>& rows, SortKey key);
 /// Adds the `primitives` table (the primary table) with the first `top` rows (0: all).
 void AddPrimitivesTable(report::Report& report, const std::vector<verbose::PrimitiveStats>& rows,
                         double total_exec_ms, std::size_t top, const ColumnOptions& options = {});
-/// Adds the `input`, `header` and `summary` sections, the `diagnostics` table and the findings.
+/// The `input` section: files, lines, events, skipped lines by reason.
+void AddInputSection(report::Report& report, const InputCounts& counts);
+/// The `header` section: what the log's info lines said (version, runtime, threads, ISA).
+void AddHeaderSection(report::Report& report, const verbose::LogHeader& header);
+/// The `summary` section, the `diagnostics` table and the findings.
+void AddSummary(report::Report& report, const verbose::Summary& summary,
+                const std::vector<verbose::DiagnosticStats>& diagnostics);
+/// All three: AddInputSection, AddHeaderSection, AddSummary.
 void AddLogSummary(report::Report& report, const InputCounts& counts,
                    const verbose::LogHeader& header, const verbose::Summary& summary,
                    const std::vector<verbose::DiagnosticStats>& diagnostics);

@@ -1,8 +1,8 @@
 // The models on oneDNN primitives, built the way a framework builds them: primitive
 // descriptors with format `any`, reorders where oneDNN's preferred layouts differ from the
 // user layouts (and from one layer to the next), forward_training with a workspace for max
-// pooling, backward data and weights, and an in-place `sum` primitive for the SGD update.
-// Every primitive is created once here; Step only executes the list.
+// pooling, backward data and weights, and an in-place `binary` add (gradient scaled by -lr) for the
+// SGD update. Every primitive is created once here; Step only executes the list.
 //
 // bf16: master weights, weight gradients, biases, logits and the loss are f32; weights are
 // reordered to bf16 before each forward pass (after the update), activations and the gradients
@@ -448,15 +448,18 @@ class OneDnnTrainer final : public Trainer {
     return diff_src;
   }
 
-  // weights = 1 * weights - lr * gradient, in place.
+  // weights += (-lr) * gradient, in place: a binary add with a scale on the gradient, which
+  // oneDNN runs as vector code (jit:uni); a `sum` primitive would run simple:any, plain loops.
   void CreateUpdate(const std::string& layer, const memory& weights, const memory& gradient) {
-    current_primitive_ = "sum";
-    dnnl::sum::primitive_desc pd(weights.get_desc(), {1.0f, -config_.lr},
-                                 {weights.get_desc(), gradient.get_desc()}, engine_);
-    Add(update_, layer, "undef", pd, dnnl::sum(pd),
-        {{DNNL_ARG_MULTIPLE_SRC, weights},
-         {DNNL_ARG_MULTIPLE_SRC + 1, gradient},
-         {DNNL_ARG_DST, weights}});
+    current_primitive_ = "binary";
+    dnnl::primitive_attr attr;
+    attr.set_scales(DNNL_ARG_SRC_1, 0, {-config_.lr});
+    dnnl::binary::primitive_desc pd(
+        dnnl::binary::desc(dnnl::algorithm::binary_add, weights.get_desc(), gradient.get_desc(),
+                           weights.get_desc()),
+        attr, engine_);
+    Add(update_, layer, "undef", pd, dnnl::binary(pd),
+        {{DNNL_ARG_SRC_0, weights}, {DNNL_ARG_SRC_1, gradient}, {DNNL_ARG_DST, weights}});
   }
 
   void LoadInput(const Batch& batch) {

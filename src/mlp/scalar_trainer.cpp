@@ -182,15 +182,20 @@ class ScalarTrainer final : public Trainer {
              Md("src", cdt, in_tag) + " " + Md("wei", "f32", wei_tag) + " " +
                  Md("bia", "f32", "a") + " " + Md("dst", cdt, out_tag),
              aux, problem);
-        // The update is a sum over the weights' dims: O x I or O x I x KH x KW.
+        // The update is a binary add over the weights' dims (O x I or O x I x KH x KW), as
+        // oneDNN's: weights + (-lr) * gradient.
         const Shape weights = ip ? Shape{spec.out.c, spec.in.c, spec.in.h, spec.in.w}
                                  : Shape{spec.out.c, spec.in.c, spec.kernel, spec.kernel};
-        const std::string sum_w = Md("src", "f32", wei_tag) + " " + Md("src", "f32", wei_tag) +
-                                  " " + Md("dst", "f32", wei_tag);
-        const std::string sum_b =
+        const std::string update_w = Md("src", "f32", wei_tag) + " " + Md("src", "f32", wei_tag) +
+                                     " " + Md("dst", "f32", wei_tag);
+        const std::string update_b =
             Md("src", "f32", "a") + " " + Md("src", "f32", "a") + " " + Md("dst", "f32", "a");
-        init(layer.update_weights, "sum", "undef", sum_w, "", DimsString(weights));
-        init(layer.update_bias, "sum", "undef", sum_b, "", std::to_string(spec.out.c));
+        const std::string dims_w = DimsString(weights);
+        const std::string dims_b = std::to_string(spec.out.c);
+        init(layer.update_weights, "binary", "undef", update_w, "alg:binary_add",
+             dims_w + ":" + dims_w);
+        init(layer.update_bias, "binary", "undef", update_b, "alg:binary_add",
+             dims_b + ":" + dims_b);
         break;
       }
       case LayerKind::kRelu:

@@ -28,7 +28,7 @@ struct ScalarOpEvent {
   std::string layer;      ///< "fc1", "conv2", "loss", ...
   std::string operation;  ///< "create" or "exec"
   /// oneDNN 2.6's names: "inner_product", "convolution", "eltwise", "pooling_v2",
-  /// "softmax_v2" (log-softmax), "sum" (the SGD update).
+  /// "softmax_v2" (log-softmax), "binary" (the SGD update, binary_add).
   std::string primitive;
   /// "forward_training", "backward_data" (also eltwise, pooling and softmax backward),
   /// "backward_weights", "undef" (sum).

@@ -97,7 +97,10 @@ constexpr std::string_view kSimpleReason =
     "generic C++ implementation: portable loops, vectorised by the compiler at best";
 
 using M = FallbackRule::Match;
-constexpr std::array<FallbackRule, 22> kRules = {{
+constexpr std::array<FallbackRule, 23> kRules = {{
+    // dlcheck's own scalar kernels (the `verbose` command's reference and fallback backend).
+    {M::kFirstPrefix, "dlcheck", Fallback::kScalar,
+     "dlcheck's scalar kernels: plain C++ loops, the numerical reference"},
     {M::kToken, "ref", Fallback::kScalar, kRefReason},  // ref:any, gemm:ref, ocl:ref:any, jit:ref
     {M::kFirstPrefix, "ref_", Fallback::kScalar, kRefReason},  // ref_int8:any, ref_grouped:any
     {M::kFirstSuffix, "_ref", Fallback::kScalar, kRefReason},  // bnorm_ref, lrn_ref, prelu_ref

@@ -292,7 +292,7 @@ TEST(ObserverTest, OneDnnPrimitivesCoverTheTrainingStep) {
   for (const char* kind :
        {"inner_product/forward_training", "inner_product/backward_data",
         "inner_product/backward_weights", "eltwise/forward_training", "eltwise/backward_data",
-        "softmax_v2/forward_training", "softmax_v2/backward_data", "sum/undef"}) {
+        "softmax_v2/forward_training", "softmax_v2/backward_data", "binary/undef"}) {
     EXPECT_TRUE(mlp_kinds.contains(kind)) << kind;
   }
   std::set<std::string> cnn_kinds;
@@ -357,8 +357,9 @@ TEST(ObserverTest, ScalarEventsDescribeEachOpLikeOneDnn) {
             "dst_f32::blocked:ab:f0,,,mb4ic784oc128,0.25");
   const ScalarOpEvent& last = recorder.events.back();
   EXPECT_EQ(last.layer, "fc3");
-  EXPECT_EQ(last.primitive, "sum");
-  EXPECT_EQ(last.problem, "10");
+  EXPECT_EQ(last.primitive, "binary");
+  EXPECT_EQ(last.aux, "alg:binary_add");
+  EXPECT_EQ(last.problem, "10:10");
 }
 
 TEST(SnapshotTest, ZerosBeforeTheFirstStepThenNamedTensorsInModelOrder) {

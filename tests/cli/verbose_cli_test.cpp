@@ -1,0 +1,256 @@
+// `dlcheck verbose` end to end: the real worker, real oneDNN, the real parser. Invariants only:
+// which primitives each layer runs is fixed by the model; which implementation oneDNN picks is
+// the host's business and is not asserted.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <string>
+#include <tuple>
+
+#include "common/exit_code.h"
+#include "support/run_dlcheck.h"
+
+namespace dlcheck {
+namespace {
+
+using Json = nlohmann::json;
+using testing::RunDlcheck;
+
+constexpr int kTraced = 2;
+
+// A short run: what matters is the traced steps.
+std::vector<std::string> Args(std::vector<std::string> extra) {
+  std::vector<std::string> args = {
+      "verbose",   "--iters", "1",        "--warmup", "0", "--traced", std::to_string(kTraced),
+      "--threads", "1",       "--format", "json"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return args;
+}
+
+Json RunJson(const std::vector<std::string>& extra, int expected_exit = 0) {
+  const auto r = RunDlcheck(Args(extra));
+  EXPECT_EQ(r.exit_code, expected_exit) << r.err;
+  return Json::parse(r.out);
+}
+
+using Key = std::tuple<std::string, std::string, std::string>;  // layer, primitive, prop_kind
+
+// Layer -> the compute primitives one training step runs in it (reorders aside), each once.
+// Trainable layers also run two SGD updates (weights, bias), as binary adds.
+std::multiset<Key> Expected(const std::vector<std::tuple<std::string, std::string, bool>>& layers) {
+  std::multiset<Key> keys;
+  for (const auto& [layer, kind, first] : layers) {
+    if (kind == "inner_product" || kind == "convolution") {
+      keys.insert({layer, kind, "forward_training"});
+      if (!first) keys.insert({layer, kind, "backward_data"});
+      keys.insert({layer, kind, "backward_weights"});
+      keys.insert({layer, "binary", "undef"});
+      keys.insert({layer, "binary", "undef"});
+    } else if (kind == "loss") {
+      keys.insert({layer, "softmax_v2", "forward_training"});
+      keys.insert({layer, "softmax_v2", "backward_data"});
+    } else {
+      keys.insert({layer, kind, "forward_training"});
+      keys.insert({layer, kind, "backward_data"});
+    }
+  }
+  return keys;
+}
+
+const std::multiset<Key> kMlp = Expected({{"fc1", "inner_product", true},
+                                          {"relu1", "eltwise", false},
+                                          {"fc2", "inner_product", false},
+                                          {"relu2", "eltwise", false},
+                                          {"fc3", "inner_product", false},
+                                          {"loss", "loss", false}});
+const std::multiset<Key> kCnn = Expected({{"conv1", "convolution", true},
+                                          {"relu1", "eltwise", false},
+                                          {"pool1", "pooling_v2", false},
+                                          {"conv2", "convolution", false},
+                                          {"relu2", "eltwise", false},
+                                          {"pool2", "pooling_v2", false},
+                                          {"fc1", "inner_product", false},
+                                          {"relu3", "eltwise", false},
+                                          {"fc2", "inner_product", false},
+                                          {"loss", "loss", false}});
+
+// Every compute primitive ran once per traced step; reorders a whole number of times per step.
+void ExpectTracedStep(const Json& doc, const std::multiset<Key>& expected) {
+  std::multiset<Key> compute;
+  for (const auto& row : doc["rows"]) {
+    ASSERT_TRUE(row["layer"].is_string()) << row.dump();
+    const Key key{row["layer"], row["primitive"], row["prop_kind"]};
+    if (row["primitive"] == "reorder") {
+      EXPECT_GT(row["execs"].get<int>(), 0) << row.dump();
+      EXPECT_EQ(row["execs"].get<int>() % kTraced, 0) << row.dump();
+      continue;
+    }
+    compute.insert(key);
+    EXPECT_EQ(row["execs"], kTraced) << row.dump();
+    EXPECT_GE(row["creates"].get<int>(), 1) << row.dump();
+  }
+  EXPECT_EQ(compute, expected);
+}
+
+TEST(VerboseCliTest, MlpTracedStepsHoldExactlyTheModelsPrimitives) {
+  const Json doc = RunJson({"--model", "mlp", "--batch", "16"});
+  EXPECT_EQ(doc["command"], "verbose");
+  EXPECT_EQ(doc["run"]["model"], "mlp");
+  EXPECT_EQ(doc["run"]["traced_iters"], kTraced);
+  EXPECT_EQ(doc["run"]["worker"], "ok");
+  ExpectTracedStep(doc, kMlp);
+}
+
+TEST(VerboseCliTest, CnnTracedStepsHoldExactlyTheModelsPrimitives) {
+  const Json doc = RunJson({"--model", "cnn", "--batch", "4"});
+  ExpectTracedStep(doc, kCnn);
+}
+
+TEST(VerboseCliTest, ScalarBackendReportsTheSameShapeAllScalar) {
+  const Json doc = RunJson({"--model", "mlp", "--batch", "8", "--backend", "scalar"});
+  EXPECT_EQ(doc["run"]["backend"], "scalar");
+  ExpectTracedStep(doc, kMlp);
+  for (const auto& row : doc["rows"]) {
+    EXPECT_EQ(row["implementation"], "dlcheck:scalar") << row.dump();
+    EXPECT_EQ(row["fallback"], "scalar") << row.dump();
+  }
+}
+
+TEST(VerboseCliTest, OneDnnAgreesWithTheScalarReferenceAndCountsAddUp) {
+  const Json doc = RunJson({"--model", "mlp", "--batch", "32"});
+  const Json& run = doc["run"];
+  ASSERT_TRUE(run["max_deviation"].is_number()) << run.dump();
+  EXPECT_LE(run["max_deviation"].get<double>(), run["tolerance"].get<double>());
+  EXPECT_GT(run["samples_per_s"].get<double>(), 0);
+  std::uint64_t execs = 0, creates = 0;
+  for (const auto& row : doc["rows"]) {
+    execs += row["execs"].get<std::uint64_t>();
+    creates += row["creates"].get<std::uint64_t>();
+  }
+  EXPECT_EQ(execs, doc["summary"]["execs"].get<std::uint64_t>());
+  EXPECT_EQ(creates, doc["summary"]["creates"].get<std::uint64_t>());
+  EXPECT_EQ(doc["summary"]["execs"].get<std::uint64_t>() % kTraced, 0u);
+}
+
+TEST(VerboseCliTest, TraceHasOneEventPerTracedExecution) {
+  const auto r = RunDlcheck({"verbose", "--iters", "1", "--warmup", "0", "--traced", "2", "--batch",
+                             "8", "--format", "trace"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Json trace = Json::parse(r.out);
+  const Json doc = RunJson({"--batch", "8"});
+  EXPECT_EQ(trace["traceEvents"].size(), doc["summary"]["execs"].get<std::size_t>());
+  double previous = -1;
+  for (const auto& e : trace["traceEvents"]) {
+    EXPECT_EQ(e["ph"], "X");
+    EXPECT_GE(e["dur"].get<double>(), 0);
+    EXPECT_GE(e["ts"].get<double>(), previous) << "events are in execution order";
+    previous = e["ts"].get<double>();
+    EXPECT_TRUE(e["args"]["layer"].is_string()) << e.dump();
+  }
+}
+
+TEST(VerboseCliTest, RawLogParsesToTheSameCounts) {
+  const std::string path = ::testing::TempDir() + "/dlcheck_raw.log";
+  const Json doc = RunJson({"--batch", "8", "--raw-log", path});
+  std::ifstream in(path);
+  ASSERT_TRUE(in) << path;
+  std::string line;
+  std::size_t lines = 0;
+  while (std::getline(in, line)) {
+    ++lines;
+    EXPECT_EQ(line.rfind("onednn_verbose,", 0), 0u) << line;
+  }
+  EXPECT_GT(lines, 0u);
+  const auto parsed = RunDlcheck({"parse", "--format", "json", path});
+  ASSERT_EQ(parsed.exit_code, 0) << parsed.err;
+  const Json p = Json::parse(parsed.out);
+  EXPECT_EQ(p["summary"]["execs"], doc["summary"]["execs"]);
+  EXPECT_EQ(p["summary"]["creates"], doc["summary"]["creates"]);
+  std::remove(path.c_str());
+}
+
+TEST(VerboseCliTest, AKilledWorkerIsReportedWithItsSignal) {
+  const auto r = RunDlcheck(Args({"--batch", "8"}), {}, {"DLCHECK_WORKER_FAULT=traced"});
+  EXPECT_EQ(r.exit_code, ToInt(ExitCode::kWorkerFailed));
+  EXPECT_NE(r.err.find("dlcheck: the model worker was killed by signal 4 (SIGILL)\n"),
+            std::string::npos)
+      << r.err;
+  const Json doc = Json::parse(r.out);
+  EXPECT_EQ(doc["run"]["worker"], "was killed by signal 4 (SIGILL)");
+  EXPECT_GT(doc["summary"]["creates"].get<int>(), 0) << "what it did before is kept";
+  EXPECT_EQ(doc["summary"]["execs"], 0);
+  EXPECT_TRUE(doc["run"]["samples_per_s"].is_number()) << "the timed phase had finished";
+  bool found = false;
+  for (const auto& f : doc["findings"]) {
+    EXPECT_NE(f["code"], "no-exec") << "the parser's guess must give way to the known cause";
+    if (f["code"] == "worker-failed") {
+      found = true;
+      EXPECT_EQ(f["message"],
+                "the model worker was killed by signal 4 (SIGILL) in phase traced; the report "
+                "holds what it did before");
+    }
+  }
+  EXPECT_TRUE(found) << doc["findings"].dump();
+}
+
+TEST(VerboseCliTest, AHangingWorkerIsKilledAtTheTimeout) {
+  const auto r = RunDlcheck(
+      {"verbose", "--iters", "1000000", "--batch", "8", "--timeout", "0.5", "--format", "json"});
+  EXPECT_EQ(r.exit_code, ToInt(ExitCode::kWorkerFailed));
+  EXPECT_NE(r.err.find("dlcheck: the model worker timed out after 0.5 s and was killed\n"),
+            std::string::npos)
+      << r.err;
+  const Json doc = Json::parse(r.out);
+  EXPECT_EQ(doc["run"]["worker"], "timed out after 0.5 s and was killed");
+  EXPECT_GT(doc["summary"]["creates"].get<int>(), 0);
+}
+
+TEST(VerboseCliTest, Bf16RunsOnOneDnnOrSaysWhyNot) {
+  const Json doc = RunJson({"--batch", "16", "--dtype", "bf16"});
+  if (doc["run"]["backend"] == "onednn") {
+    bool bf16 = false;
+    for (const auto& row : doc["rows"]) {
+      bf16 = bf16 || row["data_types"].get<std::string>().find("bf16") != std::string::npos;
+    }
+    EXPECT_TRUE(bf16) << "a bf16 run on oneDNN must show bf16 tensors";
+    EXPECT_LE(doc["run"]["max_deviation"].get<double>(), doc["run"]["tolerance"].get<double>());
+  } else {
+    bool said = false;
+    for (const auto& f : doc["findings"]) said = said || f["code"] == "model-fallback";
+    EXPECT_TRUE(said) << doc["findings"].dump();
+  }
+}
+
+TEST(VerboseCliTest, AMissingDataDirectoryIsAnInputError) {
+  const auto r = RunDlcheck({"verbose", "--data", "/nonexistent/fashion"});
+  EXPECT_EQ(r.exit_code, ToInt(ExitCode::kInputError));
+  EXPECT_EQ(r.err,
+            "dlcheck: no train-images-idx3-ubyte[.gz] in /nonexistent/fashion (--data needs an "
+            "MNIST-format directory)\n");
+  EXPECT_TRUE(r.out.empty());
+}
+
+TEST(VerboseCliTest, ABadModelIsAUsageError) {
+  const auto r = RunDlcheck({"verbose", "--layers", "128,64,9"});
+  EXPECT_EQ(r.exit_code, ToInt(ExitCode::kUsage));
+  EXPECT_EQ(r.err, "dlcheck: --layers must end with 10, the number of classes\n");
+}
+
+TEST(VerboseCliTest, CsvHasTheContractColumnsThenLayer) {
+  const auto r = RunDlcheck({"verbose", "--iters", "1", "--warmup", "0", "--traced", "1", "--batch",
+                             "8", "--format", "csv"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string header = r.out.substr(0, r.out.find("\r\n"));
+  EXPECT_EQ(header,
+            "engine,primitive,implementation,isa,fallback,prop_kind,data_types,layouts,"
+            "attributes,auxiliary,problem,creates,cache_hits,create_ms,execs,exec_ms_total,"
+            "exec_ms_mean,exec_ms_min,exec_ms_max,time_pct,gflops,layer");
+}
+
+}  // namespace
+}  // namespace dlcheck
