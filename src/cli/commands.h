@@ -18,6 +18,13 @@ void SetupWorker(CLI::App& app, int& exit_code);
 /// `dlcheck parse [FILE...|-]`: the per-primitive report from a oneDNN verbose log.
 void SetupParse(CLI::App& app, int& exit_code);
 
+/// `dlcheck check`: the provisioning smoke check (exit 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN).
+void SetupCheck(CLI::App& app, int& exit_code);
+/// Whether the command line named `check` (its usage errors exit 3 UNKNOWN, not 2 CRITICAL).
+bool CheckCommandParsed(const CLI::App& app);
+/// `dlcheck dispatch`: the model under each ISA cap and thread set, side by side.
+void SetupDispatch(CLI::App& app, int& exit_code);
+
 /// Adds `--format table|csv|json` to a subcommand (and `trace` where the command has a timeline).
 void AddFormatOption(CLI::App& sub, report::Format& format, bool allow_trace = false);
 

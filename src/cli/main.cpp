@@ -22,6 +22,8 @@ int main(int argc, char** argv) {
   dlcheck::cli::SetupParse(app, exit_code);
   dlcheck::cli::SetupVerbose(app, exit_code);
   dlcheck::cli::SetupWorker(app, exit_code);
+  dlcheck::cli::SetupCheck(app, exit_code);
+  dlcheck::cli::SetupDispatch(app, exit_code);
 
   try {
     app.parse(argc, argv);
@@ -33,6 +35,8 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     dlcheck::cli::PrintError(std::string(e.what()) + " (run 'dlcheck --help' for usage)");
+    // A monitoring system reads `check`'s status: a bad command line is UNKNOWN (3).
+    if (dlcheck::cli::CheckCommandParsed(app)) return 3;
     return dlcheck::ToInt(ExitCode::kUsage);
   } catch (const std::exception& e) {
     dlcheck::cli::PrintError(std::string("internal error: ") + e.what() +

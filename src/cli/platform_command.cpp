@@ -6,6 +6,7 @@
 
 #include "cli/commands.h"
 #include "cli/platform_report.h"
+#include "cli/probe_report.h"
 #include "cli/topology_report.h"
 #include "common/exit_code.h"
 #include "common/status.h"
@@ -23,6 +24,8 @@ struct PlatformOptions {
   std::string cpuid_dump;  ///< replay this raw CPUID dump instead of the live CPU
   std::string topology;    ///< replay this hwloc XML topology instead of the live one
   std::string save_raw;    ///< write this machine's raw evidence into this directory
+  bool probe = false;      ///< --probe given: probe what CPUID claims
+  std::vector<std::string> probe_forced;  ///< --probe FEATURE: probe these whatever CPUID says
 };
 
 std::string EnvOrEmpty(const char* name) {
@@ -84,6 +87,18 @@ int RunPlatform(const PlatformOptions& options) {
         "--topology");
     return ToInt(ExitCode::kUsage);
   }
+  if (options.probe && !options.cpuid_dump.empty()) {
+    PrintError(
+        "--probe runs instructions on this machine and cannot be combined with --cpuid-dump "
+        "(the recorded machine is not this one)");
+    return ToInt(ExitCode::kUsage);
+  }
+  for (const auto& name : options.probe_forced) {
+    if (auto error = CheckProbeName(name)) {
+      PrintError(*error);
+      return ToInt(ExitCode::kUsage);
+    }
+  }
   detect::PlatformInfo info;
   if (!options.cpuid_dump.empty()) {
     StatusOr<detect::PlatformInfo> recorded = detect::DetectRecordedPlatform(options.cpuid_dump);
@@ -105,7 +120,13 @@ int RunPlatform(const PlatformOptions& options) {
       return ToInt(saved.code());
     }
   }
-  report::Report report = PlatformReport(info);
+  std::vector<detect::ProbeResult> probes;
+  if (options.probe) probes = RunProbes(info, options.probe_forced.empty(), options.probe_forced);
+  report::Report report = PlatformReport(info, probes);
+  if (options.probe) {
+    AddProbesTable(info, probes, report);
+    AddProbeFindings(info, probes, report);
+  }
   const Status topology = AddTopologySection(options, report);
   if (!topology.ok()) {
     PrintError(topology.message());
@@ -131,7 +152,19 @@ void SetupPlatform(CLI::App& app, int& exit_code) {
                   "write this machine's raw CPUID dump (cpuid.test) and hwloc topology "
                   "(topology.xml) into DIR, to replay later")
       ->option_text("DIR");
-  sub->callback([options, &exit_code] { exit_code = RunPlatform(*options); });
+  auto* probe =
+      sub->add_option("--probe", options->probe_forced,
+                      "execute one instruction of each feature CPUID claims, in a child process; "
+                      "--probe FEATURE probes just that one, even if CPUID denies it")
+          ->expected(0, 1)
+          ->option_text("[FEATURE]");
+  sub->callback([options, probe, &exit_code] {
+    options->probe = probe->count() > 0;
+    // A bare --probe leaves one empty value behind.
+    std::erase(options->probe_forced, std::string());
+    for (auto& name : options->probe_forced) name = CLI::detail::to_lower(name);
+    exit_code = RunPlatform(*options);
+  });
 }
 
 }  // namespace dlcheck::cli

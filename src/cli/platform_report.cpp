@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "cli/probe_report.h"
+
 namespace dlcheck::cli {
 namespace {
 
@@ -20,7 +22,8 @@ report::Severity ToSeverity(detect::PlatformFinding::Severity severity) {
 
 }  // namespace
 
-void AddPlatform(const detect::PlatformInfo& info, report::Report& report) {
+void AddPlatform(const detect::PlatformInfo& info, report::Report& report,
+                 const std::vector<detect::ProbeResult>& probes) {
   report::Section& cpu = report.AddSection("cpu", "CPU");
   cpu.Add("source", info.source)
       .Add("vendor", info.cpu.vendor)
@@ -63,7 +66,8 @@ void AddPlatform(const detect::PlatformInfo& info, report::Report& report) {
   features.keyed_by_first_column = true;
   for (const detect::FeatureLayers& f : info.features) {
     features.rows.push_back({f.name, f.cpuid, Optional(f.os), Optional(f.libcpuid),
-                             Optional(f.kernel), Optional(f.usable)});
+                             Optional(f.kernel), Optional(f.usable),
+                             ProbeValue(FindProbe(probes, f.name))});
   }
   report.primary_table = "features";
 
@@ -72,10 +76,11 @@ void AddPlatform(const detect::PlatformInfo& info, report::Report& report) {
   }
 }
 
-report::Report PlatformReport(const detect::PlatformInfo& info) {
+report::Report PlatformReport(const detect::PlatformInfo& info,
+                              const std::vector<detect::ProbeResult>& probes) {
   report::Report report;
   report.command = "platform";
-  AddPlatform(info, report);
+  AddPlatform(info, report, probes);
   return report;
 }
 

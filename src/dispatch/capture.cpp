@@ -34,6 +34,7 @@ StatusOr<CapturedRun> CaptureModelRun(const CaptureOptions& options) {
   if (!options.max_cpu_isa.empty())
     spec.env.emplace_back("ONEDNN_MAX_CPU_ISA", options.max_cpu_isa);
   spec.timeout_s = options.timeout_s;
+  for (const auto& kv : options.extra_env) spec.env.push_back(kv);
 
   std::ofstream raw_log;
   if (!options.raw_log_path.empty()) {

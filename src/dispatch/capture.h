@@ -31,6 +31,8 @@ struct CaptureOptions {
   double timeout_s = 600;     ///< the worker is killed after this long
   std::string raw_log_path;   ///< where to keep the raw verbose stream; empty: nowhere
   std::string worker_binary;  ///< empty: this executable (/proc/self/exe)
+  /// More variables for the worker's environment (e.g. ONEDNN_JIT_PROFILE for perf maps).
+  std::vector<std::pair<std::string, std::string>> extra_env;
 };
 
 /// One primitive execution of the traced steps, for a timeline.

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "dispatch/peak.h"
 #include "dispatch/worker_protocol.h"
 #include "mlp/dataset.h"
 #include "mlp/trainer.h"
@@ -21,6 +22,10 @@ using Clock = std::chrono::steady_clock;
 // that the parent's crash handling can be tested on any machine.
 void MaybeFault(std::string_view phase) {
   const char* fault = std::getenv("DLCHECK_WORKER_FAULT");
+  // DLCHECK_WORKER_FAULT_ISA=<cap> limits the fault to the worker running under that ISA cap.
+  const char* only_isa = std::getenv("DLCHECK_WORKER_FAULT_ISA");
+  const char* cap = std::getenv("ONEDNN_MAX_CPU_ISA");
+  if (only_isa != nullptr && (cap == nullptr || std::string_view(cap) != only_isa)) return;
   if (fault != nullptr && phase == fault) {
     std::fflush(stdout);
     __builtin_trap();
@@ -103,6 +108,11 @@ std::vector<std::string> WorkerArguments(const ModelRunOptions& o) {
     args.push_back("--data");
     args.push_back(o.data_dir);
   }
+  if (!o.cpuset.empty()) {
+    args.push_back("--cpuset");
+    args.push_back(o.cpuset);
+  }
+  if (o.peak) args.push_back("--peak");
   return args;
 }
 
@@ -132,6 +142,13 @@ int RunModelWorker(const ModelRunOptions& options) {
                                        train.size(), config.batch)));
   }
   Result(result_key::kTrainSamples, std::to_string(train.size()));
+
+  if (options.peak) {
+    EnterPhase("peak");
+    for (const PeakResult& p : MeasurePeak()) {
+      Result((std::string(result_key::kPeakGflopsPrefix) + p.isa).c_str(), p.gflops);
+    }
+  }
 
   TracingObserver observer;
   EnterPhase("init");

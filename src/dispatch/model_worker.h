@@ -3,6 +3,7 @@
 // verbose mode on, and the worker trains the model in phases, telling the parent through
 // worker lines (worker_protocol.h) which phase and layer each oneDNN verbose line belongs to:
 //
+//   peak       (with --peak) the single-core FMA peak per vector ISA (peak.h)
 //   init       create every primitive (verbose on: creation lines, layer by layer)
 //   reference  one step on oneDNN and one on the scalar kernels from the same weights and
 //              batch, compared (verbose off)
@@ -29,6 +30,8 @@ struct ModelRunOptions {
   int iters = 50;        ///< timed steps (verbose off)
   int traced = 3;        ///< steps with verbose on: the per-primitive report
   std::string data_dir;  ///< MNIST-format IDX directory; empty: synthetic data
+  std::string cpuset;    ///< bind the worker to these CPUs (hwloc list syntax); empty: no binding
+  bool peak = false;     ///< measure the FMA peak per vector ISA first (phase `peak`)
 };
 
 /// The result keys a worker reports (ResultLine), in the order it reports them.
@@ -44,6 +47,8 @@ inline constexpr const char* kStepMsTimed = "step_ms_timed";
 inline constexpr const char* kStepMsTraced = "step_ms_traced";
 inline constexpr const char* kLossLast = "loss_last";
 inline constexpr const char* kTestAccuracy = "test_accuracy";
+/// `peak_gflops_<isa>` (sse41, avx2, avx512_core): the single-core FMA peak, with --peak.
+inline constexpr const char* kPeakGflopsPrefix = "peak_gflops_";
 }  // namespace result_key
 
 /// The arguments of `dlcheck worker` that reproduce `options` (without the program path).

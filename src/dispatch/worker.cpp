@@ -214,6 +214,7 @@ StatusOr<WorkerOutcome> RunWorker(const WorkerSpec& spec,
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
+  outcome.pid = static_cast<int>(pid);
   if (outcome.timed_out) {
     outcome.signaled = false;
     outcome.signal = SIGKILL;

@@ -35,6 +35,7 @@ struct WorkerOutcome {
   bool timed_out = false;
   std::size_t stdout_lines = 0;
   std::string stderr_tail;  ///< the last 16 KiB the child wrote on stderr
+  int pid = 0;              ///< the child's process id (names its perf map, /tmp/perf-<pid>.map)
 
   bool ok() const { return exited && exit_code == 0; }
   /// "exited with status 3", "killed by signal 4 (SIGILL)", "timed out after 5 s and was killed".

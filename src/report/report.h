@@ -53,6 +53,9 @@ struct Table {
   bool keyed_by_first_column = false;
   /// Columns left out of the human table (still in CSV and JSON), to keep it readable.
   std::vector<std::string> hidden_in_table;
+  /// Left out of the human table entirely (CSV and JSON keep it): a long form of a table that
+  /// the human view shows in a wider shape.
+  bool omit_in_table = false;
 };
 
 /// A named group of key/value fields, with optional nested sections and tables. JSON prints it

@@ -97,6 +97,7 @@ void PrintFindings(const Report& report, std::ostream& out) {
 
 void PrintTail(const Report& report, std::ostream& out) {
   for (const auto& t : report.tables) {
+    if (t.omit_in_table) continue;
     out << '\n';
     PrintTableBlock(t, 0, out);
   }

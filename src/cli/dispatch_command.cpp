@@ -1,0 +1,517 @@
+// dlcheck dispatch: the same model once per oneDNN ISA cap (ONEDNN_MAX_CPU_ISA in a worker's
+// environment) and once on dlcheck's scalar kernels, side by side per primitive; optionally per
+// thread set (one core, one socket, the whole machine, bound by hwloc). The table that tells
+// whether AVX-512 (or VNNI, BF16, AMX) pays off for this workload on this machine.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <iostream>
+#include <map>
+#include <optional>
+#include <tuple>
+
+#include "cli/commands.h"
+#include "cli/model_options.h"
+#include "cli/verbose_report.h"
+#include "detect/binding.h"
+#include "detect/cpu_features.h"
+#include "detect/platform.h"
+#include "dispatch/capture.h"
+#include "dispatch/onednn_info.h"
+#include "mlp/model.h"
+
+namespace dlcheck::cli {
+namespace {
+
+using report::Value;
+
+constexpr std::string_view kScalarCap = "scalar";
+
+// The caps a sweep may use, in dispatch order (avx512_mic, Xeon Phi, sits beside the others).
+constexpr std::string_view kCaps[] = {"sse41",
+                                      "avx",
+                                      "avx2",
+                                      "avx2_vnni",
+                                      "avx512_core",
+                                      "avx512_core_vnni",
+                                      "avx512_core_bf16",
+                                      "avx512_core_amx"};
+
+struct DispatchOptions {
+  dispatch::ModelRunOptions run;
+  std::vector<std::string> isa;      ///< --isa; empty: every cap up to the machine's
+  std::vector<std::string> threads;  ///< --threads; empty: no thread sweep
+  int cap_threads = 0;               ///< OpenMP threads of the ISA sweep; 0: inherit
+  bool perf_map = false;
+  bool no_peak = false;
+  double timeout_s = 600;
+  report::Format format = report::Format::kTable;
+};
+
+/// One worker run of the sweep.
+struct SweepRun {
+  std::string cap;  ///< an ISA cap, or "scalar"
+  std::string thread_set;
+  int threads = 0;
+  std::string cpuset;
+  dispatch::CapturedRun run;
+};
+
+/// (layer, primitive, prop kind): what the sweep compares across caps.
+using Key = std::tuple<std::string, std::string, std::string>;
+
+Key KeyOf(const verbose::PrimitiveStats& s) {
+  return {s.layer.value_or(""), s.primitive, s.prop_kind};
+}
+
+/// A key's work under one run: the implementation of its largest row, time per traced step.
+struct Cell {
+  std::string implementation;
+  std::string isa;
+  bool scalar = false;  ///< reference code or dlcheck's scalar kernels
+  double ms_total = 0;  ///< every row of the key, all traced steps
+  double flops = 0;     ///< over the timed executions
+  double top_ms = -1;
+};
+
+using Cells = std::map<Key, Cell>;
+
+bool IsScalar(const verbose::PrimitiveStats& s) {
+  return s.fallback == verbose::Fallback::kScalar || s.implementation.starts_with("dlcheck:");
+}
+
+Cells CellsOf(const dispatch::CapturedRun& run) {
+  Cells cells;
+  for (const auto& s : run.rows) {
+    if (s.execs == 0) continue;
+    Cell& c = cells[KeyOf(s)];
+    c.ms_total += s.exec_ms_total;
+    if (s.flops) c.flops += *s.flops * static_cast<double>(s.timed_execs);
+    c.scalar |= IsScalar(s);
+    if (s.exec_ms_total > c.top_ms) {
+      c.top_ms = s.exec_ms_total;
+      c.implementation = s.implementation;
+      c.isa = s.isa;
+    }
+  }
+  return cells;
+}
+
+std::optional<double> Ratio(const Cells& base, const Cells& cells, const Key& key) {
+  const auto b = base.find(key);
+  const auto c = cells.find(key);
+  if (b == base.end() || c == cells.end() || c->second.ms_total <= 0) return std::nullopt;
+  return b->second.ms_total / c->second.ms_total;
+}
+
+Value Opt(const std::optional<double>& v, int precision) {
+  return v ? Value(*v, precision) : Value();
+}
+
+// The vector ISA whose measured peak bounds a cap: AVX-512 for the avx512_core family, AVX2 for
+// avx2 and avx2_vnni, SSE for sse41 and avx (the measured loops cover these three).
+std::string PeakIsaOf(std::string_view cap) {
+  const int rank = detect::OneDnnIsaRank(cap);
+  if (rank >= detect::OneDnnIsaRank("avx512_core")) return "avx512_core";
+  if (rank >= detect::OneDnnIsaRank("avx2")) return "avx2";
+  return "sse41";
+}
+
+std::optional<double> PeakOf(const SweepRun& r) {
+  if (r.cap == kScalarCap) return std::nullopt;
+  return r.run.Number(dispatch::result_key::kPeakGflopsPrefix + PeakIsaOf(r.cap));
+}
+
+int ThreadsOf(const SweepRun& r) {
+  if (r.run.header.threads) return *r.run.header.threads;
+  return r.threads > 0 ? r.threads : 1;
+}
+
+std::string Describe(const SweepRun& r) {
+  const std::string where = r.run.last_phase.empty() ? "start-up" : r.run.last_phase;
+  return fmt::format("{} in phase {}", r.run.outcome.Describe(r.run.timeout_s), where);
+}
+
+// Caps: --isa as given (checked), else every cap from sse41 up to what oneDNN dispatches here.
+StatusOr<std::vector<std::string>> ChooseCaps(const DispatchOptions& o,
+                                              const detect::PlatformInfo& info) {
+  const std::string max = info.onednn_effective_isa.value_or(info.onednn_max_isa);
+  const int max_rank = detect::OneDnnIsaRank(max);
+  bool avx_vnni = false;
+  for (const auto& f : info.features) {
+    if (f.name == "avx_vnni") avx_vnni = f.usable.value_or(f.cpuid);
+  }
+  std::string known;
+  for (auto c : kCaps) known += fmt::format("{}{}", known.empty() ? "" : ", ", c);
+  std::vector<std::string> caps;
+  if (o.isa.empty()) {
+    for (auto c : kCaps) {
+      if (detect::OneDnnIsaRank(c) > max_rank) continue;
+      if (c == "avx2_vnni" && !avx_vnni) continue;  // would run the avx2 kernels again
+      caps.emplace_back(c);
+    }
+    if (caps.empty()) {
+      return Status(
+          ExitCode::kUnsupported,
+          fmt::format("oneDNN dispatches to '{}' here, below sse41: nothing to sweep", max));
+    }
+    return caps;
+  }
+  for (const auto& given : o.isa) {
+    const std::string name = CLI::detail::to_lower(given);
+    if (std::find(std::begin(kCaps), std::end(kCaps), name) == std::end(kCaps)) {
+      return UsageError(fmt::format("--isa: '{}' is not a oneDNN ISA cap ({})", given, known));
+    }
+    if (detect::OneDnnIsaRank(name) > max_rank) {
+      return Status(ExitCode::kUnsupported,
+                    fmt::format("--isa: this machine dispatches up to {}, so a cap of {} would run "
+                                "the same kernels as {}",
+                                max, name, max));
+    }
+    if (std::find(caps.begin(), caps.end(), name) == caps.end()) caps.push_back(name);
+  }
+  std::sort(caps.begin(), caps.end(), [](const std::string& a, const std::string& b) {
+    return detect::OneDnnIsaRank(a) < detect::OneDnnIsaRank(b);
+  });
+  return caps;
+}
+
+void Progress(bool on, std::size_t index, std::size_t total, const std::string& what) {
+  if (on) std::cerr << fmt::format("dlcheck: dispatch [{}/{}] {}\n", index, total, what);
+}
+
+StatusOr<SweepRun> RunOne(const DispatchOptions& o, std::string cap, const std::string& set_name,
+                          int threads, const std::string& cpuset, bool peak) {
+  dispatch::CaptureOptions capture;
+  capture.run = o.run;
+  capture.run.backend = cap == kScalarCap ? mlp::Backend::kScalar : mlp::Backend::kOneDnn;
+  capture.run.cpuset = cpuset;
+  capture.run.peak = peak;
+  capture.threads = threads;
+  if (cap != kScalarCap && !cap.empty()) capture.max_cpu_isa = cap;
+  capture.timeout_s = o.timeout_s;
+  // Linux perf map (/tmp/perf-<pid>.map): perf report shows the JIT kernels' names.
+  if (o.perf_map) capture.extra_env.emplace_back("ONEDNN_JIT_PROFILE", "2");
+  StatusOr<dispatch::CapturedRun> run = dispatch::CaptureModelRun(capture);
+  if (!run.ok()) return run.status();
+  return SweepRun{std::move(cap), set_name, threads, cpuset, std::move(*run)};
+}
+
+void AddSweepTables(report::Report& report, const DispatchOptions& o,
+                    const std::vector<SweepRun>& runs) {
+  // runs: the caps in order, then the scalar run last.
+  const SweepRun& scalar = runs.back();
+  const Cells scalar_cells = CellsOf(scalar.run);
+  std::vector<Cells> cells;
+  for (const auto& r : runs) cells.push_back(CellsOf(r.run));
+  const Cells& lowest = cells.front();
+
+  // Keys in first-seen order over the caps (lowest first), then scalar-only keys.
+  std::vector<Key> keys;
+  for (const auto& r : runs) {
+    for (const auto& s : r.run.rows) {
+      if (s.execs == 0) continue;
+      const Key k = KeyOf(s);
+      if (std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(k);
+    }
+  }
+
+  const double traced = std::max(1, o.run.traced);
+  const std::size_t n_caps = runs.size() - 1;
+  std::vector<std::string> columns = {"layer", "primitive", "prop_kind"};
+  for (std::size_t i = 0; i < n_caps; ++i) columns.push_back(runs[i].cap);
+  for (const char* c : {"scalar", "fastest", "x scalar", "x lowest"}) columns.emplace_back(c);
+  report::Table& wide = report.AddTable(
+      "sweep", columns,
+      "Per primitive: implementation and ms per step under each cap ([scalar]: reference code); "
+      "the fastest cap and its speedup over dlcheck's scalar kernels and over the lowest cap");
+  for (const Key& k : keys) {
+    std::vector<Value> row = {std::get<0>(k), std::get<1>(k), std::get<2>(k)};
+    std::optional<std::size_t> fastest;
+    for (std::size_t i = 0; i < n_caps; ++i) {
+      const auto c = cells[i].find(k);
+      if (c == cells[i].end()) {
+        row.push_back(runs[i].run.outcome.ok() ? Value("-") : Value("(worker failed)"));
+        continue;
+      }
+      if (!fastest || c->second.ms_total < cells[*fastest].at(k).ms_total) fastest = i;
+      row.push_back(fmt::format("{} {:.4f}{}", c->second.implementation,
+                                c->second.ms_total / traced, c->second.scalar ? " [scalar]" : ""));
+    }
+    const auto s = scalar_cells.find(k);
+    row.push_back(s == scalar_cells.end() ? Value() : Value(s->second.ms_total / traced, 4));
+    row.push_back(fastest ? Value(runs[*fastest].cap) : Value());
+    row.push_back(fastest ? Opt(Ratio(scalar_cells, cells[*fastest], k), 1) : Value());
+    row.push_back(fastest ? Opt(Ratio(lowest, cells[*fastest], k), 1) : Value());
+    wide.rows.push_back(std::move(row));
+  }
+
+  // The long form, one row per (cap, primitive row): the CSV contract.
+  std::vector<std::string> long_columns = {"isa_cap", "layer"};
+  for (auto& c : PrimitiveColumns()) long_columns.push_back(std::move(c));
+  for (const char* c :
+       {"ms_per_step", "speedup_vs_scalar", "speedup_vs_lowest", "peak_gflops", "peak_fraction"}) {
+    long_columns.emplace_back(c);
+  }
+  report::Table& rows = report.AddTable("rows", long_columns, "Rows");
+  rows.omit_in_table = true;
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const SweepRun& r = runs[i];
+    const std::optional<double> peak = PeakOf(r);
+    for (const auto& s : r.run.rows) {
+      std::vector<Value> row = {r.cap, s.layer ? Value(*s.layer) : Value()};
+      for (auto& v : PrimitiveRow(s, r.run.summary.exec_ms)) row.push_back(std::move(v));
+      const Key k = KeyOf(s);
+      row.push_back(Value(s.exec_ms_total / traced, 4));
+      row.push_back(Opt(Ratio(scalar_cells, cells[i], k), 2));
+      row.push_back(r.cap == kScalarCap ? Value() : Opt(Ratio(lowest, cells[i], k), 2));
+      row.push_back(Opt(peak, 1));
+      const auto gflops = s.Gflops();
+      row.push_back(peak && gflops && *peak > 0 ? Value(*gflops / (*peak * ThreadsOf(r)), 3)
+                                                : Value());
+      rows.rows.push_back(std::move(row));
+    }
+  }
+  report.primary_table = "rows";
+}
+
+// The perf map oneDNN wrote for a worker, when asked to.
+Value PerfMapOf(bool perf_map, const SweepRun& r) {
+  if (!perf_map || r.cap == kScalarCap) return {};
+  return fmt::format("/tmp/perf-{}.map", r.run.outcome.pid);
+}
+
+void AddRunsTable(report::Report& report, const std::vector<SweepRun>& runs, bool perf_map) {
+  report::Table& t = report.AddTable(
+      "runs",
+      {"isa_cap", "backend", "threads", "dispatched_isa", "samples_per_s", "speedup_vs_scalar",
+       "speedup_vs_lowest", "max_deviation", "peak_gflops", "worker", "perf_map"},
+      "Runs (samples/s with verbose off)");
+  if (!perf_map) t.hidden_in_table = {"perf_map"};
+  const auto scalar = runs.back().run.Number(dispatch::result_key::kSamplesPerS);
+  const auto lowest = runs.front().run.Number(dispatch::result_key::kSamplesPerS);
+  for (const auto& r : runs) {
+    const auto sps = r.run.Number(dispatch::result_key::kSamplesPerS);
+    const auto backend = r.run.results.find(dispatch::result_key::kBackend);
+    t.rows.push_back(
+        {r.cap, backend == r.run.results.end() ? Value() : Value(backend->second), ThreadsOf(r),
+         r.run.header.isa_short.empty() || r.cap == kScalarCap ? Value()
+                                                               : Value(r.run.header.isa_short),
+         Opt(sps, 1), sps && scalar && *scalar > 0 ? Value(*sps / *scalar, 2) : Value(),
+         sps && lowest && *lowest > 0 && r.cap != kScalarCap ? Value(*sps / *lowest, 2) : Value(),
+         Opt(r.run.Number(dispatch::result_key::kMaxDeviation), 9), Opt(PeakOf(r), 1),
+         r.run.outcome.ok() ? Value("ok") : Value(Describe(r)), PerfMapOf(perf_map, r)});
+  }
+}
+
+void AddThreadsTable(report::Report& report, const std::vector<SweepRun>& sets) {
+  report::Table& t = report.AddTable(
+      "threads",
+      {"thread_set", "threads", "cpuset", "samples_per_s", "speedup", "efficiency", "worker"},
+      "Thread sets (one thread per core, bound by hwloc; speedup over the first set)");
+  const auto base = sets.front().run.Number(dispatch::result_key::kSamplesPerS);
+  for (const auto& r : sets) {
+    const auto sps = r.run.Number(dispatch::result_key::kSamplesPerS);
+    std::optional<double> speedup;
+    if (sps && base && *base > 0) speedup = *sps / *base;
+    std::optional<double> efficiency;
+    if (speedup && r.threads > 0) efficiency = *speedup * sets.front().threads / r.threads;
+    t.rows.push_back({r.thread_set, r.threads, r.cpuset, Opt(sps, 1), Opt(speedup, 2),
+                      Opt(efficiency, 2), r.run.outcome.ok() ? Value("ok") : Value(Describe(r))});
+  }
+}
+
+void AddFindings(report::Report& report, const std::vector<SweepRun>& runs) {
+  for (const auto& r : runs) {
+    if (!r.run.outcome.ok()) {
+      report.AddFinding(
+          report::Severity::kError, "worker-failed",
+          fmt::format("the worker for {} {}; the other runs went on",
+                      r.cap.empty() ? "thread set " + r.thread_set : r.cap, Describe(r)));
+    }
+    if (r.cap == kScalarCap || r.cap.empty()) continue;
+    const int cap_rank = detect::OneDnnIsaRank(r.cap);
+    std::vector<std::string> above, scalar;
+    for (const auto& s : r.run.rows) {
+      if (!s.isa.empty() && detect::OneDnnIsaRank(s.isa) > cap_rank) {
+        above.push_back(
+            fmt::format("{} {} ({})", s.layer.value_or("?"), s.primitive, s.implementation));
+      }
+      // dlcheck's own kernels are the model fallback, reported once below.
+      if (s.execs > 0 && IsScalar(s) && !s.implementation.starts_with("dlcheck:") &&
+          s.primitive != "sum" && s.primitive != "reorder") {
+        scalar.push_back(fmt::format("{} {} {} ({})", s.layer.value_or("?"), s.primitive,
+                                     s.prop_kind, s.implementation));
+      }
+    }
+    auto join = [](const std::vector<std::string>& v) {
+      std::string s;
+      for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+      return s;
+    };
+    if (!above.empty()) {
+      report.AddFinding(report::Severity::kWarning, "isa-above-cap",
+                        fmt::format("under the cap {} oneDNN still ran {}", r.cap, join(above)));
+    }
+    if (!scalar.empty()) {
+      report.AddFinding(report::Severity::kWarning, "cap-scalar-fallback",
+                        fmt::format("under the cap {} these primitives ran scalar code: {}", r.cap,
+                                    join(scalar)));
+    }
+    if (!r.run.fallbacks.empty()) {
+      std::vector<std::string> layers;
+      for (const auto& f : r.run.fallbacks) layers.push_back(f.layer);
+      report.AddFinding(report::Severity::kWarning, "cap-model-fallback",
+                        fmt::format("under the cap {} oneDNN could not run this model, so "
+                                    "dlcheck's scalar kernels ran it (layers {}): {}",
+                                    r.cap, join(layers), r.run.fallbacks.front().reason));
+    }
+  }
+  // The payoff in one sentence: the highest cap against the lowest, in samples/s.
+  const SweepRun* low = nullptr;
+  const SweepRun* high = nullptr;
+  for (const auto& r : runs) {
+    if (r.cap == kScalarCap || r.cap.empty() || !r.run.Number(dispatch::result_key::kSamplesPerS)) {
+      continue;
+    }
+    if (low == nullptr) low = &r;
+    high = &r;
+  }
+  if (low != nullptr && high != low) {
+    const double a = *low->run.Number(dispatch::result_key::kSamplesPerS);
+    const double b = *high->run.Number(dispatch::result_key::kSamplesPerS);
+    report.AddFinding(report::Severity::kInfo, "payoff",
+                      fmt::format("the model trains {:.2f}x as fast under the cap {} as under {} "
+                                  "(samples/s)",
+                                  b / a, high->cap, low->cap));
+  }
+}
+
+void AddRunSection(report::Report& report, const DispatchOptions& o,
+                   const std::vector<std::string>& caps) {
+  const auto& m = o.run.model;
+  report::Section& s = report.AddSection("run", "Run");
+  s.Add("model", std::string(mlp::Name(m.model)));
+  s.Add("dtype", std::string(mlp::Name(m.dtype)));
+  s.Add("batch", m.batch);
+  s.Add("warmup_iters", o.run.warmup);
+  s.Add("timed_iters", o.run.iters);
+  s.Add("traced_iters", o.run.traced);
+  std::string list;
+  for (const auto& c : caps) list += (list.empty() ? "" : ",") + c;
+  s.Add("isa_caps", list);
+  std::string sets;
+  for (const auto& t : o.threads) sets += (sets.empty() ? "" : ",") + t;
+  s.Add("thread_sets", sets.empty() ? Value() : Value(sets));
+  s.Add("cap_threads", o.cap_threads > 0 ? Value(o.cap_threads) : Value());
+  s.Add("onednn_version", dispatch::OneDnnVersion());
+  s.Add("perf_map", o.perf_map);
+}
+
+int RunDispatch(const DispatchOptions& o) {
+  if (Status s = mlp::Validate(o.run.model); !s.ok()) {
+    PrintError(s.message());
+    return ToInt(s.code());
+  }
+  detect::PlatformInfo info = detect::DetectLivePlatform();
+  detect::SetOneDnnEffectiveIsa(info, dispatch::OneDnnEffectiveIsa(), "");
+  StatusOr<std::vector<std::string>> caps = ChooseCaps(o, info);
+  if (!caps.ok()) {
+    PrintError(caps.status().message());
+    return ToInt(caps.status().code());
+  }
+  std::vector<detect::ThreadSet> sets;
+  if (!o.threads.empty()) {
+    auto found = detect::LiveThreadSets(o.threads);
+    if (!found.ok()) {
+      PrintError(found.status().message());
+      return ToInt(found.status().code());
+    }
+    sets = std::move(*found);
+  }
+
+  const bool progress = isatty(STDERR_FILENO) != 0;
+  const std::size_t total = caps->size() + 1 + sets.size();
+  std::size_t index = 0;
+  std::vector<SweepRun> runs;
+  for (const auto& cap : *caps) {
+    Progress(progress, ++index, total, "cap " + cap);
+    auto r = RunOne(o, cap, "", o.cap_threads, "", !o.no_peak);
+    if (!r.ok()) {
+      PrintError(r.status().message());
+      return ToInt(r.status().code());
+    }
+    runs.push_back(std::move(*r));
+  }
+  Progress(progress, ++index, total, "dlcheck scalar kernels");
+  auto scalar = RunOne(o, std::string(kScalarCap), "", o.cap_threads, "", false);
+  if (!scalar.ok()) {
+    PrintError(scalar.status().message());
+    return ToInt(scalar.status().code());
+  }
+  runs.push_back(std::move(*scalar));
+  std::vector<SweepRun> set_runs;
+  for (const auto& set : sets) {
+    Progress(progress, ++index, total, fmt::format("threads {} ({})", set.name, set.cpuset));
+    auto r = RunOne(o, "", set.name, set.threads, set.cpuset, false);
+    if (!r.ok()) {
+      PrintError(r.status().message());
+      return ToInt(r.status().code());
+    }
+    set_runs.push_back(std::move(*r));
+  }
+
+  report::Report report;
+  report.command = "dispatch";
+  AddRunSection(report, o, *caps);
+  AddSweepTables(report, o, runs);
+  AddRunsTable(report, runs, o.perf_map);
+  if (!set_runs.empty()) AddThreadsTable(report, set_runs);
+  std::vector<SweepRun> all = runs;
+  for (auto& r : set_runs) all.push_back(r);
+  AddFindings(report, all);
+  report::Print(report, o.format, std::cout);
+  std::cout.flush();
+  for (const auto& r : all) {
+    if (!r.run.outcome.ok()) {
+      PrintError("a model worker failed; the report holds the other runs");
+      return ToInt(ExitCode::kWorkerFailed);
+    }
+  }
+  return ToInt(ExitCode::kOk);
+}
+
+}  // namespace
+
+void SetupDispatch(CLI::App& app, int& exit_code) {
+  auto o = std::make_shared<DispatchOptions>();
+  auto* sub = app.add_subcommand(
+      "dispatch",
+      "run a model under each oneDNN ISA cap (and thread set) and on dlcheck's scalar kernels, "
+      "side by side per primitive");
+  AddModelOptions(*sub, o->run);
+  sub->add_option("--isa", o->isa,
+                  "ISA caps to sweep, comma-separated (default: every cap from sse41 up to what "
+                  "this machine supports)")
+      ->delimiter(',')
+      ->type_name("LIST");
+  sub->add_option("--threads", o->threads,
+                  "also run at the highest cap per thread set: 1, socket, all or a number of "
+                  "cores, comma-separated; one thread per core, bound by hwloc")
+      ->delimiter(',')
+      ->type_name("LIST");
+  sub->add_option("--cap-threads", o->cap_threads,
+                  "OpenMP threads of the ISA sweep (default: OMP_NUM_THREADS or all)")
+      ->check(CLI::Range(1, 4096));
+  sub->add_flag("--perf-map", o->perf_map,
+                "write oneDNN's JIT kernel names to /tmp/perf-<pid>.map (ONEDNN_JIT_PROFILE=2) so "
+                "that perf report shows them");
+  sub->add_flag("--no-peak", o->no_peak, "skip the FMA peak probe in each worker");
+  sub->add_option("--timeout", o->timeout_s, "kill a worker after this many seconds (default 600)")
+      ->check(CLI::PositiveNumber);
+  AddFormatOption(*sub, o->format);
+  sub->callback([o, &exit_code] { exit_code = RunDispatch(*o); });
+}
+
+}  // namespace dlcheck::cli

@@ -1,0 +1,153 @@
+// `dlcheck check` end to end. Invariants of the live host: requiring what /proc/cpuinfo lists
+// never fails a requirement; requiring what it lacks is CRITICAL; the first line carries no
+// timings; a crashed worker is CRITICAL with its signal; bad usage is UNKNOWN.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "detect/cpu_features.h"
+#include "support/run_dlcheck.h"
+
+namespace dlcheck {
+namespace {
+
+using testing::RunDlcheck;
+
+// The reported features the kernel lists in /proc/cpuinfo (first CPU), and those it does not.
+void KernelFeatures(std::vector<std::string>& listed, std::vector<std::string>& missing) {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  std::set<std::string> flags;
+  while (std::getline(in, line)) {
+    if (line.rfind("flags", 0) == 0) {
+      std::istringstream words(line.substr(line.find(':') + 1));
+      std::string w;
+      while (words >> w) flags.insert(w);
+      break;
+    }
+  }
+  for (const auto& f : detect::ReportedFeatures()) {
+    (flags.count(f) ? listed : missing).push_back(f);
+  }
+}
+
+std::string Join(const std::vector<std::string>& names) {
+  std::string s;
+  for (const auto& n : names) s += (s.empty() ? "" : ",") + n;
+  return s;
+}
+
+std::string FirstLine(const std::string& out) {
+  return out.substr(0, out.find('\n'));
+}
+
+TEST(CheckCliTest, RequiringWhatTheKernelListsMeetsEveryRequirement) {
+  std::vector<std::string> listed, missing;
+  KernelFeatures(listed, missing);
+  ASSERT_FALSE(listed.empty());
+  const auto r = RunDlcheck({"check", "--require", Join(listed), "--format", "json"});
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  int requirements = 0;
+  for (const auto& row : j["checks"]) {
+    const std::string check = row["check"];
+    if (check.rfind("require ", 0) == 0) {
+      ++requirements;
+      EXPECT_EQ(row["status"], "OK") << check << ": " << row["detail"];
+    }
+  }
+  EXPECT_EQ(requirements, static_cast<int>(listed.size()));
+  // The exit status is the worst check, and agrees with the JSON.
+  EXPECT_EQ(r.exit_code, j["check"]["exit_status"]);
+  EXPECT_LE(r.exit_code, 1) << r.out;
+}
+
+TEST(CheckCliTest, RequiringWhatTheKernelLacksIsCritical) {
+  std::vector<std::string> listed, missing;
+  KernelFeatures(listed, missing);
+  ASSERT_FALSE(missing.empty()) << "no CPU has every feature from SSE4.1 to AMX and Xeon Phi's";
+  const std::string feature = missing.front();
+  const auto r = RunDlcheck({"check", "--require", feature});
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_EQ(FirstLine(r.out).rfind("DLCHECK CRITICAL - required " + feature + " is missing", 0), 0u)
+      << r.out;
+}
+
+TEST(CheckCliTest, FirstLineHoldsTheStatusAndNoTimings) {
+  const auto a = RunDlcheck({"check"});
+  const auto b = RunDlcheck({"check"});
+  const std::string first = FirstLine(a.out);
+  const std::string status = a.exit_code == 0   ? "OK"
+                             : a.exit_code == 1 ? "WARNING"
+                             : a.exit_code == 2 ? "CRITICAL"
+                                                : "UNKNOWN";
+  EXPECT_EQ(first.rfind("DLCHECK " + status + " - ", 0), 0u) << a.out;
+  const auto bar = first.find(" | ");
+  ASSERT_NE(bar, std::string::npos) << first;
+  EXPECT_NE(first.find("'samples_per_s'=", bar), std::string::npos) << first;
+  // Identical machines print identical summaries: the same machine twice does.
+  const std::string second = FirstLine(b.out);
+  EXPECT_EQ(first.substr(0, bar), second.substr(0, second.find(" | ")));
+}
+
+TEST(CheckCliTest, CrashedWorkerIsCriticalWithItsSignal) {
+  const auto r = RunDlcheck({"check"}, "", {"DLCHECK_WORKER_FAULT=timed"});
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(FirstLine(r.out).find("model worker was killed by signal 4 (SIGILL) in phase timed"),
+            std::string::npos)
+      << r.out;
+}
+
+TEST(CheckCliTest, UnknownRequirementIsUnknown) {
+  const auto r = RunDlcheck({"check", "--require", "avx512f,sse9"});
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_EQ(r.err,
+            "dlcheck: --require: 'sse9' is neither a feature (a /proc/cpuinfo name such as "
+            "avx512bw) nor a oneDNN ISA (sse41, avx, avx2, avx2_vnni, avx512_core, "
+            "avx512_core_vnni, avx512_core_bf16, avx512_core_amx)\n");
+  EXPECT_TRUE(r.out.empty());
+}
+
+TEST(CheckCliTest, BadCommandLineIsUnknown) {
+  const auto r = RunDlcheck({"check", "--min-sockets", "zero"});
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_EQ(r.err,
+            "dlcheck: --min-sockets: Value zero not in range 1 to 4096 (run 'dlcheck --help' for "
+            "usage)\n");
+}
+
+TEST(CheckCliTest, ComputeBelowTheExpectedIsaIsCritical) {
+  // Capped at sse41 (the lowest oneDNN level), no compute primitive can reach avx.
+  const auto r = RunDlcheck({"check", "--expect-isa", "avx"}, "", {"ONEDNN_MAX_CPU_ISA=sse41"});
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_EQ(FirstLine(r.out).rfind(
+                "DLCHECK CRITICAL - compute dispatched sse41 below the expected avx | ", 0),
+            0u)
+      << r.out;
+}
+
+TEST(CheckCliTest, UnknownExpectedIsaIsUnknown) {
+  const auto r = RunDlcheck({"check", "--expect-isa", "avx9"});
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_EQ(r.err,
+            "dlcheck: --expect-isa: 'avx9' is not a oneDNN ISA (sse41, avx, avx2, avx2_vnni, "
+            "avx512_core, avx512_core_vnni, avx512_core_bf16, avx512_core_amx)\n");
+}
+
+TEST(CheckCliTest, TooFewCoresIsCritical) {
+  const auto r = RunDlcheck({"check", "--min-cores", "1048576", "--format", "json"});
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["check"]["status"], "CRITICAL");
+  bool found = false;
+  for (const auto& row : j["checks"]) {
+    found |= row["check"] == "min-cores 1048576" && row["status"] == "CRITICAL";
+  }
+  EXPECT_TRUE(found) << r.out;
+}
+
+}  // namespace
+}  // namespace dlcheck

@@ -1,0 +1,211 @@
+// `dlcheck dispatch` end to end with tiny runs. Invariants of the live host: the sweep's caps are
+// exactly the caps up to what oneDNN dispatches here; no row's ISA ranks above its cap; a worker
+// that dies under one cap is reported with its signal while the other caps still run.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "common/exit_code.h"
+#include "detect/cpu_features.h"
+#include "support/run_dlcheck.h"
+
+namespace dlcheck {
+namespace {
+
+using testing::RunDlcheck;
+
+const std::vector<std::string> kTiny = {"--iters",  "2", "--warmup", "0",
+                                        "--traced", "1", "--batch",  "16"};
+
+std::vector<std::string> Args(std::vector<std::string> args) {
+  args.insert(args.begin(), "dispatch");
+  args.insert(args.end(), kTiny.begin(), kTiny.end());
+  return args;
+}
+
+// The caps a default sweep must run on this machine, from `platform`'s own levels.
+std::vector<std::string> ExpectedCaps() {
+  const auto r = RunDlcheck({"platform", "--format", "json"});
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  const std::string max = j["levels"]["onednn_effective_isa"];
+  const bool avx_vnni = j["features"]["avx_vnni"]["usable"] == true;
+  std::vector<std::string> caps;
+  for (const char* cap : {"sse41", "avx", "avx2", "avx2_vnni", "avx512_core", "avx512_core_vnni",
+                          "avx512_core_bf16", "avx512_core_amx"}) {
+    if (detect::OneDnnIsaRank(cap) > detect::OneDnnIsaRank(max)) continue;
+    if (std::string(cap) == "avx2_vnni" && !avx_vnni) continue;
+    caps.emplace_back(cap);
+  }
+  return caps;
+}
+
+std::string IsaOfCell(const nlohmann::json& cell) {
+  if (!cell.is_string()) return "";
+  std::string isa = cell;
+  const auto space = isa.find(' ');  // "avx2 (inferred)"
+  return space == std::string::npos ? isa : isa.substr(0, space);
+}
+
+TEST(DispatchCliTest, SweepsExactlyTheCapsUpToTheMachinesAndNoRowExceedsItsCap) {
+  const auto r = RunDlcheck(Args({"--format", "json"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "");  // progress only on a terminal
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  const std::vector<std::string> expected = ExpectedCaps();
+  ASSERT_FALSE(expected.empty());
+
+  std::vector<std::string> caps;
+  for (const auto& run : j["runs"]) {
+    EXPECT_EQ(run["worker"], "ok") << run;
+    if (run["isa_cap"] == "scalar") {
+      EXPECT_EQ(run["backend"], "scalar");
+      continue;
+    }
+    caps.push_back(run["isa_cap"]);
+    EXPECT_EQ(run["dispatched_isa"], run["isa_cap"]);  // the cap is below the machine's ISA
+    EXPECT_EQ(run["backend"], "onednn");
+  }
+  EXPECT_EQ(caps, expected);
+  EXPECT_EQ(j["runs"].back()["isa_cap"], "scalar");
+
+  int checked = 0;
+  for (const auto& row : j["rows"]) {
+    const std::string cap = row["isa_cap"];
+    const std::string isa = IsaOfCell(row["isa"]);
+    if (cap == "scalar" || isa.empty()) continue;
+    EXPECT_LE(detect::OneDnnIsaRank(isa), detect::OneDnnIsaRank(cap))
+        << cap << ": " << row["implementation"];
+    ++checked;
+  }
+  EXPECT_GT(checked, 0);
+  // The wide table has one column per cap after layer, primitive, prop_kind.
+  EXPECT_EQ(j["sweep"].size() > 0, true);
+  EXPECT_TRUE(j["sweep"][0].contains(expected.front()));
+  EXPECT_TRUE(j["sweep"][0].contains(expected.back()));
+}
+
+TEST(DispatchCliTest, CsvHasOneRowPerCapAndPrimitive) {
+  const auto json = RunDlcheck(Args({"--isa", "sse41", "--model", "cnn", "--format", "json"}));
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const std::size_t rows = nlohmann::json::parse(json.out)["rows"].size();
+  const auto r = RunDlcheck(Args({"--isa", "sse41", "--model", "cnn", "--format", "csv"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::istringstream in(r.out);
+  std::string header;
+  std::getline(in, header);
+  EXPECT_EQ(header.rfind("isa_cap,layer,engine,primitive,implementation,isa,fallback,", 0), 0u)
+      << header;
+  EXPECT_NE(header.find(",speedup_vs_scalar,"), std::string::npos) << header;
+  std::size_t lines = 0;
+  bool sse41 = false;
+  bool scalar = false;
+  for (std::string line; std::getline(in, line);) {
+    ++lines;
+    sse41 |= line.rfind("sse41,", 0) == 0;
+    scalar |= line.rfind("scalar,", 0) == 0;
+  }
+  EXPECT_EQ(lines, rows);
+  EXPECT_TRUE(sse41);
+  EXPECT_TRUE(scalar);
+}
+
+TEST(DispatchCliTest, AWorkerKilledUnderOneCapIsReportedAndTheOthersRun) {
+  const auto r = RunDlcheck(Args({"--isa", "sse41,avx2", "--no-peak", "--format", "json"}), "",
+                            {"DLCHECK_WORKER_FAULT=timed", "DLCHECK_WORKER_FAULT_ISA=sse41"});
+  EXPECT_EQ(r.exit_code, ToInt(ExitCode::kWorkerFailed));
+  EXPECT_EQ(r.err, "dlcheck: a model worker failed; the report holds the other runs\n");
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["runs"].size(), 3u) << r.out;
+  EXPECT_EQ(j["runs"][0]["worker"], "was killed by signal 4 (SIGILL) in phase timed");
+  EXPECT_EQ(j["runs"][1]["worker"], "ok");
+  EXPECT_EQ(j["runs"][2]["worker"], "ok");
+  bool finding = false;
+  for (const auto& f : j["findings"]) {
+    finding |= f["message"] ==
+               "the worker for sse41 was killed by signal 4 (SIGILL) in phase timed; the other "
+               "runs went on";
+  }
+  EXPECT_TRUE(finding) << r.out;
+}
+
+TEST(DispatchCliTest, ThreadSetsFollowTheTopology) {
+  const auto r = RunDlcheck(
+      Args({"--isa", "sse41", "--no-peak", "--threads", "1,socket,all", "--format", "json"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  const auto& sets = j["threads"];
+  ASSERT_EQ(sets.size(), 3u) << r.out;
+  EXPECT_EQ(sets[0]["thread_set"], "1");
+  EXPECT_EQ(sets[0]["threads"], 1);
+  EXPECT_EQ(std::string(sets[0]["cpuset"]).find_first_of(",-"), std::string::npos);
+  EXPECT_GE(sets[1]["threads"], 1);
+  EXPECT_GE(sets[2]["threads"], sets[1]["threads"]);
+  EXPECT_EQ(sets[0]["speedup"], 1.0);
+  for (const auto& s : sets) EXPECT_EQ(s["worker"], "ok") << s;
+}
+
+TEST(DispatchCliTest, PerfMapNamesTheJitKernels) {
+  const auto r =
+      RunDlcheck(Args({"--isa", "sse41", "--no-peak", "--perf-map", "--format", "json"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["runs"].size(), 2u);
+  EXPECT_TRUE(j["runs"][1]["perf_map"].is_null());  // the scalar kernels are not JIT code
+  const std::string path = j["runs"][0]["perf_map"];
+  EXPECT_EQ(path.rfind("/tmp/perf-", 0), 0u) << path;
+  std::ifstream in(path);
+  ASSERT_TRUE(in) << path;
+  // perf map lines: "<start hex> <size hex> <name>", oneDNN's JIT kernels named jit_...
+  int jit = 0;
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream words(line);
+    std::string start, size, name;
+    words >> start >> size >> name;
+    jit += name.find("jit") != std::string::npos;
+  }
+  EXPECT_GT(jit, 0);
+  std::filesystem::remove(path);
+}
+
+TEST(DispatchCliTest, ACapWithoutTheDataTypeFallsBackToTheScalarKernels) {
+  // oneDNN 2.6 has no bf16 inner product below avx512_core: under sse41 the model cannot be
+  // created, dlcheck's scalar kernels run it, and the sweep says so.
+  const auto r =
+      RunDlcheck(Args({"--isa", "sse41", "--dtype", "bf16", "--no-peak", "--format", "json"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["runs"][0]["isa_cap"], "sse41");
+  EXPECT_EQ(j["runs"][0]["backend"], "scalar");
+  bool finding = false;
+  for (const auto& f : j["findings"]) finding |= f["code"] == "cap-model-fallback";
+  EXPECT_TRUE(finding) << r.out;
+  for (const auto& row : j["sweep"]) {
+    const std::string cell = row["sse41"];
+    EXPECT_NE(cell.find("[scalar]"), std::string::npos) << cell;
+  }
+}
+
+TEST(DispatchCliTest, UnknownCapIsAUsageError) {
+  const auto r = RunDlcheck({"dispatch", "--isa", "avx3"});
+  EXPECT_EQ(r.exit_code, ToInt(ExitCode::kUsage));
+  EXPECT_EQ(r.err,
+            "dlcheck: --isa: 'avx3' is not a oneDNN ISA cap (sse41, avx, avx2, avx2_vnni, "
+            "avx512_core, avx512_core_vnni, avx512_core_bf16, avx512_core_amx)\n");
+  EXPECT_TRUE(r.out.empty());
+}
+
+TEST(DispatchCliTest, BadThreadSetIsAUsageError) {
+  const auto r = RunDlcheck({"dispatch", "--threads", "1,half"});
+  EXPECT_EQ(r.exit_code, ToInt(ExitCode::kUsage));
+  EXPECT_EQ(r.err,
+            "dlcheck: --threads: 'half' is not a thread set (1, socket, all or a number of "
+            "cores)\n");
+}
+
+}  // namespace
+}  // namespace dlcheck
