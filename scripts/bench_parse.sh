@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 size_mb=${1:-200}
 build=${BUILD:-build}
-dlcheck=$(find "$build" -name dlcheck -type f -perm -u+x | head -1)
+dlcheck=$build/dlcheck
 [ -x "$dlcheck" ] || { echo "bench_parse: build dlcheck first (cmake --build $build)" >&2; exit 1; }
 log=${BENCH_LOG:-/tmp/dlcheck_bench_${size_mb}mb.log}
 

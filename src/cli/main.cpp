@@ -18,12 +18,13 @@ int main(int argc, char** argv) {
   app.footer("See dlcheck(1) for the output columns and the exit status.");
 
   int exit_code = 0;
-  dlcheck::cli::SetupPlatform(app, exit_code);
-  dlcheck::cli::SetupParse(app, exit_code);
+  // In --help order: the main job first.
   dlcheck::cli::SetupVerbose(app, exit_code);
-  dlcheck::cli::SetupWorker(app, exit_code);
-  dlcheck::cli::SetupCheck(app, exit_code);
+  dlcheck::cli::SetupParse(app, exit_code);
+  dlcheck::cli::SetupPlatform(app, exit_code);
   dlcheck::cli::SetupDispatch(app, exit_code);
+  dlcheck::cli::SetupCheck(app, exit_code);
+  dlcheck::cli::SetupWorker(app, exit_code);
 
   try {
     app.parse(argc, argv);
