@@ -140,7 +140,7 @@ void CheckRequirement(const Requirement& r, const detect::PlatformInfo& info,
 
 void CheckPlatform(const detect::PlatformInfo& info, std::vector<CheckItem>& items) {
   for (const auto& f : info.findings) {
-    if (f.severity != detect::PlatformFinding::Severity::kWarning) continue;
+    if (f.severity != Severity::kWarning) continue;
     // libcpuid 0.6.2 reports no AVX-512 on AMD Zen 4/5: a known gap of the library, not of the
     // machine; oneDNN reads CPUID itself. Warning on it would make every such node WARN forever,
     // so libcpuid's disagreements are notes; the kernel's and oneDNN's stay warnings.

@@ -15,11 +15,6 @@ report::Value TextOrNull(const std::string& text) {
   return text.empty() ? report::Value() : report::Value(text);
 }
 
-report::Severity ToSeverity(detect::PlatformFinding::Severity severity) {
-  return severity == detect::PlatformFinding::Severity::kWarning ? report::Severity::kWarning
-                                                                 : report::Severity::kInfo;
-}
-
 }  // namespace
 
 void AddPlatform(const detect::PlatformInfo& info, report::Report& report,
@@ -71,9 +66,7 @@ void AddPlatform(const detect::PlatformInfo& info, report::Report& report,
   }
   report.primary_table = "features";
 
-  for (const detect::PlatformFinding& finding : info.findings) {
-    report.AddFinding(ToSeverity(finding.severity), finding.code, finding.message);
-  }
+  report.findings.insert(report.findings.end(), info.findings.begin(), info.findings.end());
 }
 
 report::Report PlatformReport(const detect::PlatformInfo& info,

@@ -21,11 +21,6 @@ Value Ms(double ms) {
   return Value(ms, 4);
 }
 
-report::Severity SeverityOf(verbose::Note::Level level) {
-  return level == verbose::Note::Level::kWarning ? report::Severity::kWarning
-                                                 : report::Severity::kInfo;
-}
-
 void AddShares(report::Section& section, std::string name, std::string first_column,
                std::string title, const std::vector<verbose::TimeShare>& shares) {
   report::Table& t = section.AddTable(
@@ -268,9 +263,7 @@ void AddSummary(report::Report& report, const verbose::Summary& summary,
     d.rows.push_back({Text(diag.operation), Text(diag.primitive), Text(diag.implementation),
                       Text(diag.message), diag.count, diag.first_line});
   }
-  for (const auto& note : summary.notes) {
-    report.AddFinding(SeverityOf(note.level), note.code, note.message);
-  }
+  report.findings.insert(report.findings.end(), summary.notes.begin(), summary.notes.end());
 }
 
 }  // namespace dlcheck::cli

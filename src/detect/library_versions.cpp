@@ -12,6 +12,8 @@ std::string LibcpuidVersion() {
 
 // The release dlcheck was built against: hwloc_get_api_version() gives the API version, which
 // hwloc 2.9 leaves at 2.8.0 because its API did not change.
-std::string HwlocVersion() { return HWLOC_VERSION; }
+std::string HwlocVersion() {
+  return HWLOC_VERSION;
+}
 
 }  // namespace dlcheck::detect

@@ -12,8 +12,6 @@
 namespace dlcheck::detect {
 namespace {
 
-using Severity = PlatformFinding::Severity;
-
 // Short names for the AVX-512 subsets, as Intel's manuals write them.
 const std::vector<std::pair<std::string, std::string>>& Avx512Short() {
   static const std::vector<std::pair<std::string, std::string>> kNames = {

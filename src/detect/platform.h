@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "common/finding.h"
 #include "common/status.h"
 #include "detect/cpu_features.h"
 #include "detect/cpuid_source.h"
@@ -32,14 +33,6 @@ struct CoreKind {
   bool same_features = true;  ///< its CPUID feature bits equal the first CPU's
 };
 
-/// A plain-language conclusion about the platform.
-struct PlatformFinding {
-  enum class Severity { kInfo, kWarning };
-  Severity severity = Severity::kInfo;
-  std::string code;
-  std::string message;
-};
-
 struct PlatformInfo {
   std::string source = "live";  ///< "live", or the path of the replayed dump
   CpuIdentity cpu;
@@ -56,7 +49,7 @@ struct PlatformInfo {
   std::optional<std::string> onednn_effective_isa;  ///< what oneDNN reports (live only)
   std::string libcpuid_version;
   std::string libcpuid_note;  ///< why the libcpuid layer is null, when it is
-  std::vector<PlatformFinding> findings;
+  std::vector<Finding> findings;
 };
 
 /// Combines the layers (pure: every input is given). `kernel_flags` is nullopt when the kernel's

@@ -2,18 +2,6 @@
 
 namespace dlcheck::report {
 
-std::string_view SeverityName(Severity s) {
-  switch (s) {
-    case Severity::kInfo:
-      return "info";
-    case Severity::kWarning:
-      return "warning";
-    case Severity::kError:
-      return "error";
-  }
-  return "info";
-}
-
 Section& Section::AddSection(std::string section_name, std::string section_title) {
   sections.push_back({.name = std::move(section_name), .title = std::move(section_title)});
   return sections.back();

@@ -17,6 +17,8 @@
 #include <variant>
 #include <vector>
 
+#include "common/finding.h"
+
 namespace dlcheck::report {
 
 /// One cell or field: null (unknown / no opinion), bool, integer, real, or text.
@@ -78,15 +80,9 @@ struct Section {
   const Value* Find(std::string_view key) const;
 };
 
-enum class Severity { kInfo, kWarning, kError };
-std::string_view SeverityName(Severity s);
-
-/// A plain-language conclusion: what the numbers mean, what to do.
-struct Finding {
-  Severity severity = Severity::kInfo;
-  std::string code;     ///< stable identifier, e.g. "libcpuid-no-avx512"
-  std::string message;  ///< one or two sentences for a person
-};
+using dlcheck::Finding;
+using dlcheck::Severity;
+using dlcheck::SeverityName;
 
 /// Everything one command run produced.
 struct Report {

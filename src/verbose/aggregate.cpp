@@ -380,11 +380,11 @@ Summary Aggregator::Summarize() const {
     s.cache_hit_rate = static_cast<double>(s.cache_hits) / static_cast<double>(s.creates);
   }
 
-  auto note = [&s](Note::Level level, std::string code, std::string message) {
+  auto note = [&s](Severity level, std::string code, std::string message) {
     s.notes.push_back({level, std::move(code), std::move(message)});
   };
   if (s.execs == 0) {
-    note(Note::Level::kWarning, "no-exec",
+    note(Severity::kWarning, "no-exec",
          "no oneDNN primitive executed \u2014 is ONEDNN_VERBOSE set? for oneDNN before 2.5 the "
          "variable is DNNL_VERBOSE");
   }
@@ -398,12 +398,12 @@ Summary Aggregator::Summarize() const {
       if (s.exec_ms > 0)
         list += " (" + Percent(100.0 * entry.second / s.exec_ms) + " of exec time)";
     }
-    note(Note::Level::kWarning, "scalar-fallback",
+    note(Severity::kWarning, "scalar-fallback",
          std::to_string(rows) + (rows == 1 ? " primitive ran" : " primitives ran") +
              " scalar reference code: " + list);
   }
   if (s.exec_ms > 0 && s.reorder_pct >= 10.0) {
-    note(Note::Level::kWarning, "reorder-share",
+    note(Severity::kWarning, "reorder-share",
          "reorders took " + Percent(s.reorder_pct) +
              " of execution time: memory layouts change between primitives");
   }
@@ -413,14 +413,14 @@ Summary Aggregator::Summarize() const {
       if (!list.empty()) list += ", ";
       list += impl;
     }
-    note(Note::Level::kInfo, "isa-inferred",
+    note(Severity::kInfo, "isa-inferred",
          "the ISA of " + list +
              " is not in the implementation name; it was inferred from the "
              "log's ISA line (" +
              (header_ ? header_->isa_short : std::string()) + ")");
   }
   if (s.create_ms > 0 && s.create_ms > s.exec_ms) {
-    note(Note::Level::kInfo, "create-dominates",
+    note(Severity::kInfo, "create-dominates",
          "creating primitives took longer than running them (" + Ms(s.create_ms) + " vs " +
              Ms(s.exec_ms) + "): short runs are dominated by JIT compilation");
   }
@@ -430,13 +430,13 @@ Summary Aggregator::Summarize() const {
     if (steady_mean > 0 && first_mean > 2 * steady_mean) {
       char buf[64];
       std::snprintf(buf, sizeof buf, "%.1f", first_mean / steady_mean);
-      note(Note::Level::kInfo, "first-exec-slow",
+      note(Severity::kInfo, "first-exec-slow",
            std::string("first executions took ") + buf +
                "x the steady-state mean: warm-up (page faults, caches) inflates short runs");
     }
   }
   if (s.diagnostics > 0) {
-    note(Note::Level::kInfo, "diagnostics",
+    note(Severity::kInfo, "diagnostics",
          std::to_string(s.diagnostics) +
              " diagnostic lines (dispatch reasons, checks, errors): see the diagnostics table");
   }

@@ -17,6 +17,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "common/finding.h"
 #include "verbose/hash.h"
 #include "verbose/verbose_event.h"
 
@@ -74,14 +75,6 @@ struct TimeShare {
   double pct = 0;  ///< of all exec time
 };
 
-/// A plain-language conclusion about the log.
-struct Note {
-  enum class Level { kInfo, kWarning };
-  Level level = Level::kInfo;
-  std::string code;
-  std::string message;
-};
-
 struct Summary {
   std::uint64_t rows = 0;
   std::uint64_t creates = 0;
@@ -99,7 +92,7 @@ struct Summary {
   std::uint64_t steady_execs = 0;
   std::vector<TimeShare> by_kind;      ///< by exec time, descending
   std::vector<TimeShare> by_fallback;  ///< by exec time, descending
-  std::vector<Note> notes;
+  std::vector<Finding> notes;          ///< plain-language conclusions about the log
 };
 
 /// Memo of lines already aggregated, keyed by the line's text up to its last comma (all but the

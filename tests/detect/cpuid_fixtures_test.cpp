@@ -140,7 +140,7 @@ const FeatureLayers& Feature(const PlatformInfo& info, const std::string& name) 
 }
 
 bool HasFinding(const PlatformInfo& info, const std::string& code) {
-  for (const PlatformFinding& f : info.findings) {
+  for (const Finding& f : info.findings) {
     if (f.code == code) return true;
   }
   return false;
@@ -243,7 +243,7 @@ TEST(CpuidFixtureTest, AmdZen4FindingNamesTheSubsets) {
       dlcheck::testing::DataPath("cpuid/amd-ryzen-9-7900x-12-core-processor.test"));
   ASSERT_TRUE(info.ok());
   std::string message;
-  for (const PlatformFinding& f : info->findings) {
+  for (const Finding& f : info->findings) {
     if (f.code == "libcpuid-no-avx512") message = f.message;
   }
   EXPECT_EQ(message,

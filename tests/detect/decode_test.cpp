@@ -48,7 +48,7 @@ const FeatureLayers& Feature(const PlatformInfo& info, const std::string& name) 
 }
 
 std::string FindingMessage(const PlatformInfo& info, const std::string& code) {
-  for (const PlatformFinding& f : info.findings) {
+  for (const Finding& f : info.findings) {
     if (f.code == code) return f.message;
   }
   return {};

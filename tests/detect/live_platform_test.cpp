@@ -41,7 +41,7 @@ TEST(LivePlatformTest, EffectiveOneDnnIsaNeverExceedsTheDerivedLevel) {
   ASSERT_GE(derived, 0) << info.onednn_max_isa;
   ASSERT_GE(effective, 0) << *info.onednn_effective_isa;
   EXPECT_LE(effective, derived) << *info.onednn_effective_isa << " > " << info.onednn_max_isa;
-  for (const PlatformFinding& f : info.findings) EXPECT_NE(f.code, "onednn-isa-above-derived");
+  for (const Finding& f : info.findings) EXPECT_NE(f.code, "onednn-isa-above-derived");
 }
 
 TEST(LivePlatformTest, SavedRawDumpReplaysWithTheSameFeatures) {

@@ -88,7 +88,7 @@ TEST(AggregateTest, ScalarFallbackAndNoExecFindings) {
        run);
   Summary s = run.aggregator.Summarize();
   bool found = false;
-  for (const Note& n : s.notes) {
+  for (const Finding& n : s.notes) {
     if (n.code == "scalar-fallback") {
       found = true;
       EXPECT_EQ(n.message,
