@@ -91,14 +91,6 @@ std::optional<Requirement> ParseRequirement(const std::string& given) {
   return std::nullopt;
 }
 
-const detect::FeatureLayers* FindFeature(const detect::PlatformInfo& info,
-                                         const std::string& name) {
-  for (const auto& f : info.features) {
-    if (f.name == name) return &f;
-  }
-  return nullptr;
-}
-
 // The ISA oneDNN dispatches to: what it reports, else what the bits allow.
 std::string OneDnnIsa(const detect::PlatformInfo& info) {
   return info.onednn_effective_isa ? *info.onednn_effective_isa : info.onednn_max_isa;
@@ -117,7 +109,7 @@ void CheckRequirement(const Requirement& r, const detect::PlatformInfo& info,
     items.push_back(std::move(item));
     return;
   }
-  const detect::FeatureLayers* f = FindFeature(info, r.name);
+  const detect::FeatureLayers* f = info.FindFeature(r.name);
   const bool usable = f != nullptr && f->usable.value_or(f->cpuid);
   const detect::ProbeResult* probe = FindProbe(probes, r.name);
   if (!usable) {
@@ -161,7 +153,7 @@ void CheckProbes(const detect::PlatformInfo& info, const std::vector<detect::Pro
                  std::vector<CheckItem>& items) {
   int passed = 0;
   for (const auto& p : probes) {
-    const detect::FeatureLayers* f = FindFeature(info, p.feature);
+    const detect::FeatureLayers* f = info.FindFeature(p.feature);
     const bool usable = f != nullptr && f->usable.value_or(f->cpuid);
     if (p.state == detect::ProbeState::kPassed) {
       ++passed;

@@ -138,10 +138,8 @@ StatusOr<std::vector<std::string>> ChooseCaps(const DispatchOptions& o,
                                               const detect::PlatformInfo& info) {
   const std::string max = info.onednn_effective_isa.value_or(info.onednn_max_isa);
   const int max_rank = detect::OneDnnIsaRank(max);
-  bool avx_vnni = false;
-  for (const auto& f : info.features) {
-    if (f.name == "avx_vnni") avx_vnni = f.usable.value_or(f.cpuid);
-  }
+  const detect::FeatureLayers* vnni = info.FindFeature("avx_vnni");
+  const bool avx_vnni = vnni != nullptr && vnni->usable.value_or(vnni->cpuid);
   std::string known;
   for (auto c : kCaps) known += fmt::format("{}{}", known.empty() ? "" : ", ", c);
   std::vector<std::string> caps;

@@ -7,16 +7,8 @@
 namespace dlcheck::cli {
 namespace {
 
-const detect::FeatureLayers* FindFeature(const detect::PlatformInfo& info,
-                                         const std::string& name) {
-  for (const auto& f : info.features) {
-    if (f.name == name) return &f;
-  }
-  return nullptr;
-}
-
 bool Claimed(const detect::PlatformInfo& info, const std::string& name) {
-  const detect::FeatureLayers* f = FindFeature(info, name);
+  const detect::FeatureLayers* f = info.FindFeature(name);
   return f != nullptr && f->cpuid;
 }
 
@@ -75,7 +67,7 @@ report::Value ProbeValue(const detect::ProbeResult* probe) {
 void AddProbeFindings(const detect::PlatformInfo& info,
                       const std::vector<detect::ProbeResult>& probes, report::Report& report) {
   for (const auto& p : probes) {
-    const detect::FeatureLayers* f = FindFeature(info, p.feature);
+    const detect::FeatureLayers* f = info.FindFeature(p.feature);
     const bool claimed = Claimed(info, p.feature);
     if (p.state == detect::ProbeState::kError) {
       report.AddFinding(report::Severity::kWarning, "probe-error",

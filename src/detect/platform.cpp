@@ -334,4 +334,18 @@ void SetOneDnnEffectiveIsa(PlatformInfo& info, const std::string& effective,
   }
 }
 
+const FeatureLayers* PlatformInfo::FindFeature(std::string_view name) const {
+  for (const FeatureLayers& f : features) {
+    if (f.name == name) return &f;
+  }
+  return nullptr;
+}
+
+const Finding* PlatformInfo::FindFinding(std::string_view code) const {
+  for (const Finding& f : findings) {
+    if (f.code == code) return &f;
+  }
+  return nullptr;
+}
+
 }  // namespace dlcheck::detect

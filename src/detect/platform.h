@@ -6,6 +6,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/finding.h"
@@ -50,6 +51,11 @@ struct PlatformInfo {
   std::string libcpuid_version;
   std::string libcpuid_note;  ///< why the libcpuid layer is null, when it is
   std::vector<Finding> findings;
+
+  /// The feature of that /proc/cpuinfo name, or nullptr.
+  const FeatureLayers* FindFeature(std::string_view name) const;
+  /// The finding with that code, or nullptr.
+  const Finding* FindFinding(std::string_view code) const;
 };
 
 /// Combines the layers (pure: every input is given). `kernel_flags` is nullopt when the kernel's

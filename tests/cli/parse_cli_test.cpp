@@ -11,6 +11,7 @@
 
 #include "common/exit_code.h"
 #include "support/run_dlcheck.h"
+#include "support/scratch_dir.h"
 
 namespace dlcheck {
 namespace {
@@ -31,22 +32,7 @@ const std::string kGood =
     "onednn_verbose,exec,cpu,reorder,jit:uni,undef,src_f32::blocked:ab:f0 "
     "dst_f32::blocked:ba:f0,,,8x8,0.5";
 
-class ParseCliTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("dlcheck_parse_" + std::to_string(getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  std::string Write(const std::string& name, const std::string& bytes) {
-    const std::string path = (dir_ / name).string();
-    std::ofstream(path, std::ios::binary) << bytes;
-    return path;
-  }
-  fs::path dir_;
-};
+using ParseCliTest = testing::ScratchDirTest;
 
 std::vector<std::string> CsvLines(const std::string& out) {
   std::vector<std::string> lines;

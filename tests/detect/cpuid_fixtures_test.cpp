@@ -131,19 +131,14 @@ std::set<std::string> Words(const char* text) {
 }
 
 const FeatureLayers& Feature(const PlatformInfo& info, const std::string& name) {
-  for (const FeatureLayers& f : info.features) {
-    if (f.name == name) return f;
-  }
   static const FeatureLayers kMissing;
-  ADD_FAILURE() << "no feature " << name;
-  return kMissing;
+  const FeatureLayers* f = info.FindFeature(name);
+  if (f == nullptr) ADD_FAILURE() << "no feature " << name;
+  return f ? *f : kMissing;
 }
 
 bool HasFinding(const PlatformInfo& info, const std::string& code) {
-  for (const Finding& f : info.findings) {
-    if (f.code == code) return true;
-  }
-  return false;
+  return info.FindFinding(code) != nullptr;
 }
 
 class CpuidFixtureTest : public ::testing::TestWithParam<Expected> {};

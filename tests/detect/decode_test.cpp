@@ -39,19 +39,15 @@ CpuidDump Load(const std::string& file) {
 }
 
 const FeatureLayers& Feature(const PlatformInfo& info, const std::string& name) {
-  for (const FeatureLayers& f : info.features) {
-    if (f.name == name) return f;
-  }
   static const FeatureLayers kMissing;
-  ADD_FAILURE() << "no feature " << name;
-  return kMissing;
+  const FeatureLayers* f = info.FindFeature(name);
+  if (f == nullptr) ADD_FAILURE() << "no feature " << name;
+  return f ? *f : kMissing;
 }
 
 std::string FindingMessage(const PlatformInfo& info, const std::string& code) {
-  for (const Finding& f : info.findings) {
-    if (f.code == code) return f.message;
-  }
-  return {};
+  const Finding* f = info.FindFinding(code);
+  return f ? f->message : std::string();
 }
 
 TEST(ParseCpuidDumpTest, ReadsAidaLinesWithHexSubleavesAndStopsAtTheDashLine) {

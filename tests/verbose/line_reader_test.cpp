@@ -1,33 +1,20 @@
 #include "verbose/line_reader.h"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 #include <zlib.h>
 
 #include <filesystem>
 #include <fstream>
+
+#include "support/scratch_dir.h"
 
 namespace dlcheck::verbose {
 namespace {
 
 namespace fs = std::filesystem;
 
-class LineReaderTest : public ::testing::Test {
+class LineReaderTest : public testing::ScratchDirTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("dlcheck_reader_" + std::to_string(getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  std::string Write(const std::string& name, const std::string& bytes) {
-    const std::string path = (dir_ / name).string();
-    std::ofstream(path, std::ios::binary) << bytes;
-    return path;
-  }
-
   struct Read {
     std::vector<std::string> lines;
     std::vector<std::uint64_t> too_long;
@@ -46,8 +33,6 @@ class LineReaderTest : public ::testing::Test {
     }
     return r;
   }
-
-  fs::path dir_;
 };
 
 TEST_F(LineReaderTest, CrLfAndATruncatedLastLine) {
