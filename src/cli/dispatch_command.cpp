@@ -19,24 +19,23 @@
 #include "detect/platform.h"
 #include "dispatch/capture.h"
 #include "dispatch/onednn_info.h"
+#include "dispatch/sweep.h"
 #include "mlp/model.h"
 
 namespace dlcheck::cli {
 namespace {
 
+using dispatch::Cells;
+using dispatch::CellsOf;
+using dispatch::Describe;
+using dispatch::Key;
+using dispatch::KeyOf;
+using dispatch::kScalarCap;
+using dispatch::PeakOf;
+using dispatch::Ratio;
+using dispatch::SweepRun;
+using dispatch::ThreadsOf;
 using report::Value;
-
-constexpr std::string_view kScalarCap = "scalar";
-
-// The caps a sweep may use, in dispatch order (avx512_mic, Xeon Phi, sits beside the others).
-constexpr std::string_view kCaps[] = {"sse41",
-                                      "avx",
-                                      "avx2",
-                                      "avx2_vnni",
-                                      "avx512_core",
-                                      "avx512_core_vnni",
-                                      "avx512_core_bf16",
-                                      "avx512_core_amx"};
 
 struct DispatchOptions {
   dispatch::ModelRunOptions run;
@@ -49,151 +48,12 @@ struct DispatchOptions {
   report::Format format = report::Format::kTable;
 };
 
-/// One worker run of the sweep.
-struct SweepRun {
-  std::string cap;  ///< an ISA cap, or "scalar"
-  std::string thread_set;
-  int threads = 0;
-  std::string cpuset;
-  dispatch::CapturedRun run;
-};
-
-/// (layer, primitive, prop kind): what the sweep compares across caps.
-using Key = std::tuple<std::string, std::string, std::string>;
-
-Key KeyOf(const verbose::PrimitiveStats& s) {
-  return {s.layer.value_or(""), s.primitive, s.prop_kind};
-}
-
-/// A key's work under one run: the implementation of its largest row, time per traced step.
-struct Cell {
-  std::string implementation;
-  std::string isa;
-  bool scalar = false;  ///< reference code or dlcheck's scalar kernels
-  double ms_total = 0;  ///< every row of the key, all traced steps
-  double flops = 0;     ///< over the timed executions
-  double top_ms = -1;
-};
-
-using Cells = std::map<Key, Cell>;
-
-bool IsScalar(const verbose::PrimitiveStats& s) {
-  return s.fallback == verbose::Fallback::kScalar || s.implementation.starts_with("dlcheck:");
-}
-
-Cells CellsOf(const dispatch::CapturedRun& run) {
-  Cells cells;
-  for (const auto& s : run.rows) {
-    if (s.execs == 0) continue;
-    Cell& c = cells[KeyOf(s)];
-    c.ms_total += s.exec_ms_total;
-    if (s.flops) c.flops += *s.flops * static_cast<double>(s.timed_execs);
-    c.scalar |= IsScalar(s);
-    if (s.exec_ms_total > c.top_ms) {
-      c.top_ms = s.exec_ms_total;
-      c.implementation = s.implementation;
-      c.isa = s.isa;
-    }
-  }
-  return cells;
-}
-
-std::optional<double> Ratio(const Cells& base, const Cells& cells, const Key& key) {
-  const auto b = base.find(key);
-  const auto c = cells.find(key);
-  if (b == base.end() || c == cells.end() || c->second.ms_total <= 0) return std::nullopt;
-  return b->second.ms_total / c->second.ms_total;
-}
-
 Value Opt(const std::optional<double>& v, int precision) {
   return v ? Value(*v, precision) : Value();
 }
 
-// The vector ISA whose measured peak bounds a cap: AVX-512 for the avx512_core family, AVX2 for
-// avx2 and avx2_vnni, SSE for sse41 and avx (the measured loops cover these three).
-std::string PeakIsaOf(std::string_view cap) {
-  const int rank = detect::OneDnnIsaRank(cap);
-  if (rank >= detect::OneDnnIsaRank("avx512_core")) return "avx512_core";
-  if (rank >= detect::OneDnnIsaRank("avx2")) return "avx2";
-  return "sse41";
-}
-
-std::optional<double> PeakOf(const SweepRun& r) {
-  if (r.cap == kScalarCap) return std::nullopt;
-  return r.run.Number(dispatch::result_key::kPeakGflopsPrefix + PeakIsaOf(r.cap));
-}
-
-int ThreadsOf(const SweepRun& r) {
-  if (r.run.header.threads) return *r.run.header.threads;
-  return r.threads > 0 ? r.threads : 1;
-}
-
-std::string Describe(const SweepRun& r) {
-  const std::string where = r.run.last_phase.empty() ? "start-up" : r.run.last_phase;
-  return fmt::format("{} in phase {}", r.run.outcome.Describe(r.run.timeout_s), where);
-}
-
-// Caps: --isa as given (checked), else every cap from sse41 up to what oneDNN dispatches here.
-StatusOr<std::vector<std::string>> ChooseCaps(const DispatchOptions& o,
-                                              const detect::PlatformInfo& info) {
-  const std::string max = info.onednn_effective_isa.value_or(info.onednn_max_isa);
-  const int max_rank = detect::OneDnnIsaRank(max);
-  const detect::FeatureLayers* vnni = info.FindFeature("avx_vnni");
-  const bool avx_vnni = vnni != nullptr && vnni->usable.value_or(vnni->cpuid);
-  std::string known;
-  for (auto c : kCaps) known += fmt::format("{}{}", known.empty() ? "" : ", ", c);
-  std::vector<std::string> caps;
-  if (o.isa.empty()) {
-    for (auto c : kCaps) {
-      if (detect::OneDnnIsaRank(c) > max_rank) continue;
-      if (c == "avx2_vnni" && !avx_vnni) continue;  // would run the avx2 kernels again
-      caps.emplace_back(c);
-    }
-    if (caps.empty()) {
-      return Status(
-          ExitCode::kUnsupported,
-          fmt::format("oneDNN dispatches to '{}' here, below sse41: nothing to sweep", max));
-    }
-    return caps;
-  }
-  for (const auto& given : o.isa) {
-    const std::string name = CLI::detail::to_lower(given);
-    if (std::find(std::begin(kCaps), std::end(kCaps), name) == std::end(kCaps)) {
-      return UsageError(fmt::format("--isa: '{}' is not a oneDNN ISA cap ({})", given, known));
-    }
-    if (detect::OneDnnIsaRank(name) > max_rank) {
-      return Status(ExitCode::kUnsupported,
-                    fmt::format("--isa: this machine dispatches up to {}, so a cap of {} would run "
-                                "the same kernels as {}",
-                                max, name, max));
-    }
-    if (std::find(caps.begin(), caps.end(), name) == caps.end()) caps.push_back(name);
-  }
-  std::sort(caps.begin(), caps.end(), [](const std::string& a, const std::string& b) {
-    return detect::OneDnnIsaRank(a) < detect::OneDnnIsaRank(b);
-  });
-  return caps;
-}
-
 void Progress(bool on, std::size_t index, std::size_t total, const std::string& what) {
   if (on) std::cerr << fmt::format("dlcheck: dispatch [{}/{}] {}\n", index, total, what);
-}
-
-StatusOr<SweepRun> RunOne(const DispatchOptions& o, std::string cap, const std::string& set_name,
-                          int threads, const std::string& cpuset, bool peak) {
-  dispatch::CaptureOptions capture;
-  capture.run = o.run;
-  capture.run.backend = cap == kScalarCap ? mlp::Backend::kScalar : mlp::Backend::kOneDnn;
-  capture.run.cpuset = cpuset;
-  capture.run.peak = peak;
-  capture.threads = threads;
-  if (cap != kScalarCap && !cap.empty()) capture.max_cpu_isa = cap;
-  capture.timeout_s = o.timeout_s;
-  // Linux perf map (/tmp/perf-<pid>.map): perf report shows the JIT kernels' names.
-  if (o.perf_map) capture.extra_env.emplace_back("ONEDNN_JIT_PROFILE", "2");
-  StatusOr<dispatch::CapturedRun> run = dispatch::CaptureModelRun(capture);
-  if (!run.ok()) return run.status();
-  return SweepRun{std::move(cap), set_name, threads, cpuset, std::move(*run)};
 }
 
 void AddSweepTables(report::Report& report, const DispatchOptions& o,
@@ -337,8 +197,9 @@ void AddFindings(report::Report& report, const std::vector<SweepRun>& runs) {
             fmt::format("{} {} ({})", s.layer.value_or("?"), s.primitive, s.implementation));
       }
       // dlcheck's own kernels are the model fallback, reported once below.
-      if (s.execs > 0 && IsScalar(s) && !s.implementation.starts_with("dlcheck:") &&
-          s.primitive != "sum" && s.primitive != "reorder") {
+      if (s.execs > 0 && s.fallback == verbose::Fallback::kScalar &&
+          !s.implementation.starts_with("dlcheck:") && s.primitive != "sum" &&
+          s.primitive != "reorder") {
         scalar.push_back(fmt::format("{} {} {} ({})", s.layer.value_or("?"), s.primitive,
                                      s.prop_kind, s.implementation));
       }
@@ -408,13 +269,14 @@ void AddRunSection(report::Report& report, const DispatchOptions& o,
 }
 
 int RunDispatch(const DispatchOptions& o) {
+  const dispatch::SweepSettings settings{o.run, o.timeout_s, o.perf_map};
   if (Status s = mlp::Validate(o.run.model); !s.ok()) {
     PrintError(s.message());
     return ToInt(s.code());
   }
   detect::PlatformInfo info = detect::DetectLivePlatform();
   detect::SetOneDnnEffectiveIsa(info, dispatch::OneDnnEffectiveIsa(), "");
-  StatusOr<std::vector<std::string>> caps = ChooseCaps(o, info);
+  StatusOr<std::vector<std::string>> caps = dispatch::ChooseCaps(o.isa, info);
   if (!caps.ok()) {
     PrintError(caps.status().message());
     return ToInt(caps.status().code());
@@ -435,7 +297,7 @@ int RunDispatch(const DispatchOptions& o) {
   std::vector<SweepRun> runs;
   for (const auto& cap : *caps) {
     Progress(progress, ++index, total, "cap " + cap);
-    auto r = RunOne(o, cap, "", o.cap_threads, "", !o.no_peak);
+    auto r = dispatch::RunSweepWorker(settings, cap, "", o.cap_threads, "", !o.no_peak);
     if (!r.ok()) {
       PrintError(r.status().message());
       return ToInt(r.status().code());
@@ -443,7 +305,8 @@ int RunDispatch(const DispatchOptions& o) {
     runs.push_back(std::move(*r));
   }
   Progress(progress, ++index, total, "dlcheck scalar kernels");
-  auto scalar = RunOne(o, std::string(kScalarCap), "", o.cap_threads, "", false);
+  auto scalar =
+      dispatch::RunSweepWorker(settings, std::string(kScalarCap), "", o.cap_threads, "", false);
   if (!scalar.ok()) {
     PrintError(scalar.status().message());
     return ToInt(scalar.status().code());
@@ -452,7 +315,7 @@ int RunDispatch(const DispatchOptions& o) {
   std::vector<SweepRun> set_runs;
   for (const auto& set : sets) {
     Progress(progress, ++index, total, fmt::format("threads {} ({})", set.name, set.cpuset));
-    auto r = RunOne(o, "", set.name, set.threads, set.cpuset, false);
+    auto r = dispatch::RunSweepWorker(settings, "", set.name, set.threads, set.cpuset, false);
     if (!r.ok()) {
       PrintError(r.status().message());
       return ToInt(r.status().code());

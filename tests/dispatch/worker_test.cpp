@@ -151,3 +151,78 @@ TEST(PeakTest, MeasuresEverySupportedIsaInOrder) {
 
 }  // namespace
 }  // namespace dlcheck::dispatch
+
+#include "dispatch/sweep.h"
+
+namespace dlcheck::dispatch {
+namespace {
+
+detect::PlatformInfo MachineUpTo(const std::string& isa, bool avx_vnni) {
+  detect::PlatformInfo info;
+  info.onednn_max_isa = isa;
+  detect::FeatureLayers vnni;
+  vnni.name = "avx_vnni";
+  vnni.cpuid = avx_vnni;
+  vnni.usable = avx_vnni;
+  info.features.push_back(vnni);
+  return info;
+}
+
+TEST(SweepTest, DefaultCapsGoUpToTheMachineAndSkipAvx2VnniWithoutAvxVnni) {
+  auto caps = ChooseCaps({}, MachineUpTo("avx512_core", false));
+  ASSERT_TRUE(caps.ok());
+  EXPECT_EQ(*caps, (std::vector<std::string>{"sse41", "avx", "avx2", "avx512_core"}));
+  caps = ChooseCaps({}, MachineUpTo("avx2_vnni", true));
+  ASSERT_TRUE(caps.ok());
+  EXPECT_EQ(*caps, (std::vector<std::string>{"sse41", "avx", "avx2", "avx2_vnni"}));
+}
+
+TEST(SweepTest, RequestedCapsAreCheckedDeduplicatedAndSorted) {
+  const auto info = MachineUpTo("avx512_core_bf16", false);
+  auto caps = ChooseCaps({"AVX2", "sse41", "avx2"}, info);
+  ASSERT_TRUE(caps.ok());
+  EXPECT_EQ(*caps, (std::vector<std::string>{"sse41", "avx2"}));
+
+  caps = ChooseCaps({"avx3"}, info);
+  ASSERT_FALSE(caps.ok());
+  EXPECT_EQ(caps.status().code(), ExitCode::kUsage);
+  EXPECT_EQ(caps.status().message(),
+            "--isa: 'avx3' is not a oneDNN ISA cap (sse41, avx, avx2, avx2_vnni, avx512_core, "
+            "avx512_core_vnni, avx512_core_bf16, avx512_core_amx)");
+
+  caps = ChooseCaps({"avx512_core_amx"}, info);
+  ASSERT_FALSE(caps.ok());
+  EXPECT_EQ(caps.status().code(), ExitCode::kUnsupported);
+  EXPECT_EQ(caps.status().message(),
+            "--isa: this machine dispatches up to avx512_core_bf16, so a cap of avx512_core_amx "
+            "would run the same kernels as avx512_core_bf16");
+}
+
+TEST(SweepTest, RatiosCompareTheSameKeyAcrossRuns) {
+  CapturedRun slow, fast;
+  verbose::PrimitiveStats row;
+  row.layer = "fc1";
+  row.primitive = "inner_product";
+  row.prop_kind = "forward_training";
+  row.implementation = "ref:any";
+  row.fallback = verbose::Fallback::kScalar;
+  row.execs = 2;
+  row.exec_ms_total = 8;
+  slow.rows.push_back(row);
+  row.implementation = "brgemm:avx512_core";
+  row.fallback = verbose::Fallback::kJit;
+  row.exec_ms_total = 2;
+  fast.rows.push_back(row);
+  const Cells a = CellsOf(slow), b = CellsOf(fast);
+  const Key key{"fc1", "inner_product", "forward_training"};
+  EXPECT_TRUE(a.at(key).scalar);
+  EXPECT_FALSE(b.at(key).scalar);
+  EXPECT_EQ(Ratio(a, b, key), 4.0);
+  EXPECT_EQ(Ratio(a, b, Key{"fc2", "inner_product", "forward_training"}), std::nullopt);
+  EXPECT_EQ(PeakIsaOf("avx512_core_bf16"), "avx512_core");
+  EXPECT_EQ(PeakIsaOf("avx2_vnni"), "avx2");
+  EXPECT_EQ(PeakIsaOf("avx"), "sse41");
+}
+
+}  // namespace
+}  // namespace dlcheck::dispatch

@@ -1,0 +1,129 @@
+#include "dispatch/sweep.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+
+#include "detect/cpu_features.h"
+
+namespace dlcheck::dispatch {
+namespace {
+
+std::string Lower(std::string text) {
+  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return text;
+}
+
+}  // namespace
+
+StatusOr<std::vector<std::string>> ChooseCaps(const std::vector<std::string>& requested,
+                                              const detect::PlatformInfo& info) {
+  const std::string max = info.onednn_effective_isa.value_or(info.onednn_max_isa);
+  const int max_rank = detect::OneDnnIsaRank(max);
+  const detect::FeatureLayers* vnni = info.FindFeature("avx_vnni");
+  const bool avx_vnni = vnni != nullptr && vnni->usable.value_or(vnni->cpuid);
+  std::vector<std::string> caps;
+  if (requested.empty()) {
+    for (auto c : kSweepCaps) {
+      if (detect::OneDnnIsaRank(c) > max_rank) continue;
+      if (c == "avx2_vnni" && !avx_vnni) continue;  // would run the avx2 kernels again
+      caps.emplace_back(c);
+    }
+    if (caps.empty()) {
+      return Status(
+          ExitCode::kUnsupported,
+          fmt::format("oneDNN dispatches to '{}' here, below sse41: nothing to sweep", max));
+    }
+    return caps;
+  }
+  std::string known;
+  for (auto c : kSweepCaps) known += fmt::format("{}{}", known.empty() ? "" : ", ", c);
+  for (const auto& given : requested) {
+    const std::string name = Lower(given);
+    if (std::find(std::begin(kSweepCaps), std::end(kSweepCaps), name) == std::end(kSweepCaps)) {
+      return UsageError(fmt::format("--isa: '{}' is not a oneDNN ISA cap ({})", given, known));
+    }
+    if (detect::OneDnnIsaRank(name) > max_rank) {
+      return Status(ExitCode::kUnsupported,
+                    fmt::format("--isa: this machine dispatches up to {}, so a cap of {} would run "
+                                "the same kernels as {}",
+                                max, name, max));
+    }
+    if (std::find(caps.begin(), caps.end(), name) == caps.end()) caps.push_back(name);
+  }
+  std::sort(caps.begin(), caps.end(), [](const std::string& a, const std::string& b) {
+    return detect::OneDnnIsaRank(a) < detect::OneDnnIsaRank(b);
+  });
+  return caps;
+}
+
+StatusOr<SweepRun> RunSweepWorker(const SweepSettings& settings, std::string cap,
+                                  const std::string& thread_set, int threads,
+                                  const std::string& cpuset, bool peak) {
+  CaptureOptions capture;
+  capture.run = settings.run;
+  capture.run.backend = cap == kScalarCap ? mlp::Backend::kScalar : mlp::Backend::kOneDnn;
+  capture.run.cpuset = cpuset;
+  capture.run.peak = peak;
+  capture.threads = threads;
+  if (cap != kScalarCap && !cap.empty()) capture.max_cpu_isa = cap;
+  capture.timeout_s = settings.timeout_s;
+  // Linux perf map (/tmp/perf-<pid>.map): perf report shows the JIT kernels' names.
+  if (settings.perf_map) capture.extra_env.emplace_back("ONEDNN_JIT_PROFILE", "2");
+  StatusOr<CapturedRun> run = CaptureModelRun(capture);
+  if (!run.ok()) return run.status();
+  return SweepRun{std::move(cap), thread_set, threads, cpuset, std::move(*run)};
+}
+
+Key KeyOf(const verbose::PrimitiveStats& s) {
+  return {s.layer.value_or(""), s.primitive, s.prop_kind};
+}
+
+Cells CellsOf(const CapturedRun& run) {
+  Cells cells;
+  for (const auto& s : run.rows) {
+    if (s.execs == 0) continue;
+    Cell& c = cells[KeyOf(s)];
+    c.ms_total += s.exec_ms_total;
+    if (s.flops) c.flops += *s.flops * static_cast<double>(s.timed_execs);
+    c.scalar |= s.fallback == verbose::Fallback::kScalar;  // dlcheck:scalar included
+    if (s.exec_ms_total > c.top_ms) {
+      c.top_ms = s.exec_ms_total;
+      c.implementation = s.implementation;
+      c.isa = s.isa;
+    }
+  }
+  return cells;
+}
+
+std::optional<double> Ratio(const Cells& base, const Cells& cells, const Key& key) {
+  const auto b = base.find(key);
+  const auto c = cells.find(key);
+  if (b == base.end() || c == cells.end() || c->second.ms_total <= 0) return std::nullopt;
+  return b->second.ms_total / c->second.ms_total;
+}
+
+std::string PeakIsaOf(std::string_view cap) {
+  const int rank = detect::OneDnnIsaRank(cap);
+  if (rank >= detect::OneDnnIsaRank("avx512_core")) return "avx512_core";
+  if (rank >= detect::OneDnnIsaRank("avx2")) return "avx2";
+  return "sse41";
+}
+
+std::optional<double> PeakOf(const SweepRun& r) {
+  if (r.cap == kScalarCap) return std::nullopt;
+  return r.run.Number(result_key::kPeakGflopsPrefix + PeakIsaOf(r.cap));
+}
+
+int ThreadsOf(const SweepRun& r) {
+  if (r.run.header.threads) return *r.run.header.threads;
+  return r.threads > 0 ? r.threads : 1;
+}
+
+std::string Describe(const SweepRun& r) {
+  const std::string where = r.run.last_phase.empty() ? "start-up" : r.run.last_phase;
+  return fmt::format("{} in phase {}", r.run.outcome.Describe(r.run.timeout_s), where);
+}
+
+}  // namespace dlcheck::dispatch

@@ -1,0 +1,96 @@
+#pragma once
+// The ISA sweep of `dlcheck dispatch`: which oneDNN caps to run, one worker run per cap (or per
+// thread set), and the comparison of the same primitive across runs. The command turns these
+// into tables; the numbers are computed here.
+//
+//   StatusOr<std::vector<std::string>> caps = ChooseCaps(requested, platform);
+//   StatusOr<SweepRun> run = RunSweepWorker(settings, "avx2", "", 0, "", /*peak=*/true);
+//   Cells cells = CellsOf(run->run);   // per (layer, primitive, prop kind)
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <vector>
+
+#include "common/status.h"
+#include "detect/platform.h"
+#include "dispatch/capture.h"
+#include "dispatch/model_worker.h"
+
+namespace dlcheck::dispatch {
+
+/// The pseudo-cap of the run on dlcheck's scalar kernels.
+inline constexpr std::string_view kScalarCap = "scalar";
+
+/// The caps a sweep may use, in dispatch order (avx512_mic, Xeon Phi, sits beside the others).
+inline constexpr std::string_view kSweepCaps[] = {"sse41",
+                                                  "avx",
+                                                  "avx2",
+                                                  "avx2_vnni",
+                                                  "avx512_core",
+                                                  "avx512_core_vnni",
+                                                  "avx512_core_bf16",
+                                                  "avx512_core_amx"};
+
+/// `requested` (--isa) checked and sorted, or, when empty, every cap from sse41 up to what oneDNN
+/// dispatches to on `info`'s machine (avx2_vnni only where AVX-VNNI is usable: it would run the
+/// avx2 kernels again). Errors: an unknown name (usage), a cap above the machine (unsupported).
+StatusOr<std::vector<std::string>> ChooseCaps(const std::vector<std::string>& requested,
+                                              const detect::PlatformInfo& info);
+
+/// What every worker of a sweep shares.
+struct SweepSettings {
+  ModelRunOptions run;
+  double timeout_s = 600;
+  bool perf_map = false;  ///< ONEDNN_JIT_PROFILE=2: /tmp/perf-<pid>.map for `perf report`
+};
+
+/// One worker run of the sweep.
+struct SweepRun {
+  std::string cap;  ///< an ISA cap, or kScalarCap; empty for a thread-set run (no cap)
+  std::string thread_set;
+  int threads = 0;
+  std::string cpuset;
+  CapturedRun run;
+};
+
+/// Runs the model under `cap` (kScalarCap: on the scalar kernels), with `threads` OpenMP threads
+/// bound to `cpuset` when given, measuring the FMA peak first when `peak`.
+StatusOr<SweepRun> RunSweepWorker(const SweepSettings& settings, std::string cap,
+                                  const std::string& thread_set, int threads,
+                                  const std::string& cpuset, bool peak);
+
+/// (layer, primitive, prop kind): what the sweep compares across caps.
+using Key = std::tuple<std::string, std::string, std::string>;
+Key KeyOf(const verbose::PrimitiveStats& s);
+
+/// A key's work under one run: the implementation of its largest row, time over the traced
+/// steps.
+struct Cell {
+  std::string implementation;
+  std::string isa;
+  bool scalar = false;  ///< reference code or dlcheck's scalar kernels
+  double ms_total = 0;  ///< every row of the key, all traced steps
+  double flops = 0;     ///< over the timed executions
+  double top_ms = -1;
+};
+using Cells = std::map<Key, Cell>;
+
+Cells CellsOf(const CapturedRun& run);
+/// base time / cells time for the key: the speedup of `cells` over `base`; nullopt when either
+/// lacks the key.
+std::optional<double> Ratio(const Cells& base, const Cells& cells, const Key& key);
+
+/// The vector ISA whose measured peak bounds a cap: avx512_core for the AVX-512 caps, avx2 for
+/// avx2 and avx2_vnni, sse41 below (the peak loops cover these three).
+std::string PeakIsaOf(std::string_view cap);
+/// The run's measured peak GFLOP/s for its cap; nullopt for the scalar run or without a peak.
+std::optional<double> PeakOf(const SweepRun& r);
+/// The OpenMP threads the run used (from oneDNN's header line when it printed one).
+int ThreadsOf(const SweepRun& r);
+/// "was killed by signal 4 (SIGILL) in phase timed".
+std::string Describe(const SweepRun& r);
+
+}  // namespace dlcheck::dispatch
