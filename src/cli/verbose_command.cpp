@@ -2,6 +2,7 @@
 // captured as it is written and reported per primitive and layer, with the run's throughput,
 // losses and the deviation from dlcheck's scalar reference.
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <iostream>
 
@@ -175,6 +176,12 @@ int RunVerbose(VerboseOptions& o) {
   if (Status s = mlp::Validate(o.capture.run.model); !s.ok()) {
     PrintError(s.message());
     return ToInt(s.code());
+  }
+  // Progress on a terminal only: phases of a long run (--data, many --iters), never in the data.
+  if (isatty(STDERR_FILENO) != 0) {
+    o.capture.on_phase = [](std::string_view phase) {
+      std::cerr << "dlcheck: verbose: " << phase << '\n';
+    };
   }
   StatusOr<dispatch::CapturedRun> run = dispatch::CaptureModelRun(o.capture);
   if (!run.ok()) {

@@ -67,6 +67,7 @@ StatusOr<CapturedRun> CaptureModelRun(const CaptureOptions& options) {
         case WorkerMessage::Kind::kPhase:
           phase = msg->name;
           layer.clear();
+          if (options.on_phase) options.on_phase(phase);
           break;
         case WorkerMessage::Kind::kResult:
           run.results[std::string(msg->name)] = std::string(msg->value);

@@ -10,6 +10,7 @@
 //   if (!run->outcome.ok()) ...              // crashed, killed or timed out: what it did is kept
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -31,6 +32,9 @@ struct CaptureOptions {
   double timeout_s = 600;     ///< the worker is killed after this long
   std::string raw_log_path;   ///< where to keep the raw verbose stream; empty: nowhere
   std::string worker_binary;  ///< empty: this executable (/proc/self/exe)
+  /// Called when the worker enters a phase (init, reference, warmup, timed, traced, ...): for
+  /// progress on a terminal. May be empty.
+  std::function<void(std::string_view phase)> on_phase;
   /// More variables for the worker's environment (e.g. ONEDNN_JIT_PROFILE for perf maps).
   std::vector<std::pair<std::string, std::string>> extra_env;
 };

@@ -245,6 +245,7 @@ TEST(VerboseCliTest, CsvHasTheContractColumnsThenLayer) {
   const auto r = RunDlcheck({"verbose", "--iters", "1", "--warmup", "0", "--traced", "1", "--batch",
                              "8", "--format", "csv"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "") << "progress goes to a terminal only";
   const std::string header = r.out.substr(0, r.out.find("\r\n"));
   EXPECT_EQ(header,
             "engine,primitive,implementation,isa,fallback,prop_kind,data_types,layouts,"
