@@ -19,6 +19,7 @@
 #include "detect/topology.h"
 #include "dispatch/capture.h"
 #include "dispatch/onednn_info.h"
+#include "dispatch/sweep.h"
 
 namespace dlcheck::cli {
 namespace {
@@ -72,22 +73,13 @@ bool IsCompute(const std::string& primitive) {
   return primitive == "convolution" || primitive == "inner_product" || primitive == "matmul";
 }
 
-std::string IsaList() {
-  return "sse41, avx, avx2, avx2_vnni, avx512_core, avx512_core_vnni, avx512_core_bf16, "
-         "avx512_core_amx";
-}
-
-bool IsSweepIsa(std::string_view name) {
-  return detect::OneDnnIsaRank(name) >= 1 && name != "avx512_mic";
-}
-
 std::optional<Requirement> ParseRequirement(const std::string& given) {
   const std::string name = CLI::detail::to_lower(given);
   const auto& features = detect::ReportedFeatures();
   if (std::find(features.begin(), features.end(), name) != features.end()) {
     return Requirement{name, false};
   }
-  if (IsSweepIsa(name)) return Requirement{name, true};
+  if (dispatch::IsSweepCap(name)) return Requirement{name, true};
   return std::nullopt;
 }
 
@@ -338,13 +330,14 @@ int RunCheck(const CheckOptions& o) {
       PrintError(
           fmt::format("--require: '{}' is neither a feature (a /proc/cpuinfo name such "
                       "as avx512bw) nor a oneDNN ISA ({})",
-                      r, IsaList()));
+                      r, dispatch::SweepCapsText()));
       return static_cast<int>(CheckStatus::kUnknown);
     }
     requirements.push_back(*parsed);
   }
-  if (!o.expect_isa.empty() && !IsSweepIsa(o.expect_isa)) {
-    PrintError(fmt::format("--expect-isa: '{}' is not a oneDNN ISA ({})", o.expect_isa, IsaList()));
+  if (!o.expect_isa.empty() && !dispatch::IsSweepCap(o.expect_isa)) {
+    PrintError(fmt::format("--expect-isa: '{}' is not a oneDNN ISA ({})", o.expect_isa,
+                           dispatch::SweepCapsText()));
     return static_cast<int>(CheckStatus::kUnknown);
   }
 

@@ -17,6 +17,16 @@ std::string Lower(std::string text) {
 
 }  // namespace
 
+std::string SweepCapsText() {
+  std::string text;
+  for (auto c : kSweepCaps) text += fmt::format("{}{}", text.empty() ? "" : ", ", c);
+  return text;
+}
+
+bool IsSweepCap(std::string_view name) {
+  return std::find(std::begin(kSweepCaps), std::end(kSweepCaps), name) != std::end(kSweepCaps);
+}
+
 StatusOr<std::vector<std::string>> ChooseCaps(const std::vector<std::string>& requested,
                                               const detect::PlatformInfo& info) {
   const std::string max = info.onednn_effective_isa.value_or(info.onednn_max_isa);
@@ -37,12 +47,11 @@ StatusOr<std::vector<std::string>> ChooseCaps(const std::vector<std::string>& re
     }
     return caps;
   }
-  std::string known;
-  for (auto c : kSweepCaps) known += fmt::format("{}{}", known.empty() ? "" : ", ", c);
   for (const auto& given : requested) {
     const std::string name = Lower(given);
-    if (std::find(std::begin(kSweepCaps), std::end(kSweepCaps), name) == std::end(kSweepCaps)) {
-      return UsageError(fmt::format("--isa: '{}' is not a oneDNN ISA cap ({})", given, known));
+    if (!IsSweepCap(name)) {
+      return UsageError(
+          fmt::format("--isa: '{}' is not a oneDNN ISA cap ({})", given, SweepCapsText()));
     }
     if (detect::OneDnnIsaRank(name) > max_rank) {
       return Status(ExitCode::kUnsupported,
