@@ -345,9 +345,9 @@ std::optional<AmxPalette> DecodeAmxPalette(const CpuidSource& source) {
 
 FeatureSet OsEnablement(const FeatureSet& features, std::uint64_t xcr0,
                         std::optional<bool> amx_permission) {
-  const bool avx_state = (xcr0 & 0x6u) == 0x6u;
-  const bool avx512_state = avx_state && (xcr0 & 0xE0u) == 0xE0u;
-  const bool amx_state = ((xcr0 >> 17) & 3u) == 3u && amx_permission.value_or(true);
+  const bool avx_state = HasState(xcr0, kXcr0AvxState);
+  const bool avx512_state = avx_state && HasState(xcr0, kXcr0Avx512State);
+  const bool amx_state = HasState(xcr0, kXcr0AmxState) && amx_permission.value_or(true);
   FeatureSet os;
   for (const auto& [name, present] : features) {
     switch (StateClassOf(name)) {

@@ -10,6 +10,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "detect/cpu_features.h"
+
 namespace dlcheck::detect {
 namespace {
 
@@ -106,7 +108,7 @@ std::optional<bool> LiveCpuidSource::AmxPermission() const {
   // Only meaningful where the CPU has AMX-TILE (leaf 7 EDX[24]) and the OS enabled its state.
   if (Query(0, 0).eax < 7 || !Bit(Query(7, 0).edx, 24)) return std::nullopt;
   const std::optional<std::uint64_t> xcr0 = Xcr0();
-  if (!xcr0 || ((*xcr0 >> 17) & 3u) != 3u) return false;
+  if (!xcr0 || !HasState(*xcr0, kXcr0AmxState)) return false;
   if (syscall(SYS_arch_prctl, kArchReqXcompPerm, kXfeatureXtileData) != 0) return false;
   unsigned long long permitted = 0;
   if (syscall(SYS_arch_prctl, kArchGetXcompPerm, &permitted) != 0) return false;

@@ -91,14 +91,14 @@ void LibcpuidFindings(PlatformInfo& info, const FeatureSet& cpuid) {
 void XsaveFindings(PlatformInfo& info, const FeatureSet& cpuid) {
   // The CPU itself (leaf 0Dh) must offer the state its feature bits need, or no OS can enable it.
   const std::uint64_t can = info.xsave_supported;
-  if (cpuid.at("avx512f") && (can & 0xE0u) != 0xE0u) {
+  if (cpuid.at("avx512f") && !HasState(can, kXcr0Avx512State)) {
     AddFinding(info, Severity::kWarning, "xsave-lacks-avx512-state",
                fmt::format("CPUID leaf 7 reports AVX-512 but leaf 0Dh offers no AVX-512 register "
                            "state (supported XCR0 bits {:#x}): no OS can enable it; a hypervisor "
                            "is probably passing an inconsistent CPU model",
                            can));
   }
-  if (cpuid.at("amx_tile") && ((can >> 17) & 3u) != 3u) {
+  if (cpuid.at("amx_tile") && !HasState(can, kXcr0AmxState)) {
     AddFinding(info, Severity::kWarning, "xsave-lacks-amx-state",
                fmt::format("CPUID leaf 7 reports AMX but leaf 0Dh offers no tile state (supported "
                            "XCR0 bits {:#x}): no OS can enable it",
@@ -109,13 +109,13 @@ void XsaveFindings(PlatformInfo& info, const FeatureSet& cpuid) {
 void OsFindings(PlatformInfo& info, const FeatureSet& cpuid) {
   if (!info.xcr0) return;
   const std::uint64_t xcr0 = *info.xcr0;
-  if (cpuid.at("avx") && (xcr0 & 0x6u) != 0x6u) {
+  if (cpuid.at("avx") && !HasState(xcr0, kXcr0AvxState)) {
     AddFinding(info, Severity::kWarning, "os-avx-disabled",
                fmt::format("CPUID reports AVX but XCR0 bits 1-2 are not both set (XCR0 = {:#x}): "
                            "the OS or hypervisor has not enabled AVX state; nothing can use AVX, "
                            "AVX2, FMA or AVX-512 here",
                            xcr0));
-  } else if (cpuid.at("avx512f") && (xcr0 & 0xE0u) != 0xE0u) {
+  } else if (cpuid.at("avx512f") && !HasState(xcr0, kXcr0Avx512State)) {
     AddFinding(
         info, Severity::kWarning, "os-avx512-disabled",
         fmt::format("CPUID reports AVX-512 but XCR0 bits 5-7 are clear (XCR0 = {:#x}): the "
@@ -123,7 +123,7 @@ void OsFindings(PlatformInfo& info, const FeatureSet& cpuid) {
                     xcr0));
   }
   if (cpuid.at("amx_tile")) {
-    if (((xcr0 >> 17) & 3u) != 3u) {
+    if (!HasState(xcr0, kXcr0AmxState)) {
       AddFinding(info, Severity::kWarning, "os-amx-disabled",
                  fmt::format("CPUID reports AMX but XCR0 bits 17-18 are clear (XCR0 = {:#x}): the "
                              "OS or hypervisor has not enabled AMX tile state; nothing can use "
