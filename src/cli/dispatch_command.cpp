@@ -352,6 +352,8 @@ void SetupDispatch(CLI::App& app, int& exit_code) {
       "run a model under each oneDNN ISA cap (and thread set) and on dlcheck's scalar kernels, "
       "side by side per primitive");
   AddModelOptions(*sub, o->run);
+  // Each run of the sweep chooses its own backend (oneDNN under a cap, then the scalar kernels).
+  sub->remove_option(sub->get_option("--backend"));
   sub->add_option("--isa", o->isa,
                   "ISA caps to sweep, comma-separated (default: every cap from sse41 up to what "
                   "this machine supports)")
