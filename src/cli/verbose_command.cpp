@@ -48,6 +48,7 @@ void AddRunSection(report::Report& report, const VerboseOptions& o,
   s.Add("backend", backend == run.results.end() ? Value() : Value(backend->second));
   s.Add("dtype", std::string(mlp::Name(m.dtype)));
   s.Add("batch", m.batch);
+  s.Add("train_samples", Num(run, dispatch::result_key::kTrainSamples, 0));
   s.Add("warmup_iters", o.capture.run.warmup);
   s.Add("timed_iters", o.capture.run.iters);
   s.Add("traced_iters", o.capture.run.traced);
