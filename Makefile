@@ -4,10 +4,16 @@
 BUILD ?= build
 JOBS ?= $(shell nproc)
 
-.PHONY: run test build setup asan fuzz bench clean
+.PHONY: run test build setup setup-ci setup-bench asan fuzz bench clean
 
 setup:
-	./scripts/setup.sh
+	bash scripts/setup.sh build
+
+setup-ci:
+	bash scripts/setup.sh build ci
+
+setup-bench:
+	bash scripts/setup.sh build bench
 
 build: setup
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo
@@ -19,7 +25,7 @@ run: build
 test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
-asan: setup
+asan: setup-ci
 	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DDLCHECK_SANITIZE=ON
 	cmake --build build-asan -j $(JOBS)
 	ctest --test-dir build-asan --output-on-failure -j $(JOBS)
@@ -29,13 +35,13 @@ clean:
 
 # The verbose parser's libFuzzer target (clang, build-fuzz/) for a bounded time, and its benchmark.
 .PHONY: fuzz-verbose bench-parse
-fuzz-verbose: setup
+fuzz-verbose: setup-ci
 	scripts/fuzz.sh 60
 
-bench-parse: build
+bench-parse: setup-bench build
 	BUILD=$(BUILD) scripts/bench_parse.sh
 
 # The models against the PyTorch peers (python3-torch), side by side: not a test.
 .PHONY: bench-models
-bench-models: build
+bench-models: setup-bench build
 	BUILD=$(BUILD) scripts/bench_models.sh

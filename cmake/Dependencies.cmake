@@ -6,7 +6,7 @@ macro(dlcheck_require_package name debian)
   find_package(${name} CONFIG QUIET)
   if(NOT ${name}_FOUND)
     message(FATAL_ERROR "dlcheck needs ${name}: install the Debian package '${debian}' "
-                        "(or run ./scripts/setup.sh)")
+                        "(or run: bash scripts/setup.sh)")
   endif()
 endmacro()
 
@@ -14,11 +14,11 @@ macro(dlcheck_require_pkgconfig prefix module debian)
   pkg_check_modules(${prefix} QUIET IMPORTED_TARGET ${module})
   if(NOT ${prefix}_FOUND)
     message(FATAL_ERROR "dlcheck needs ${module}: install the Debian package '${debian}' "
-                        "(or run ./scripts/setup.sh)")
+                        "(or run: bash scripts/setup.sh)")
   endif()
 endmacro()
 
-dlcheck_require_package(dnnl libdnnl-dev)
+dlcheck_require_package(dnnl "libdnnl-dev ocl-icd-opencl-dev")
 dlcheck_require_package(CLI11 libcli11-dev)
 dlcheck_require_package(fmt libfmt-dev)
 dlcheck_require_package(nlohmann_json nlohmann-json3-dev)

@@ -1,31 +1,82 @@
 #!/usr/bin/env bash
-# Installs the Debian packages dlcheck needs to build and test, when they are missing.
-# Called by `make run` and `make test`; safe to run again (it installs nothing when all is there).
+# Installs the Debian packages dlcheck needs, when they are missing, and optionally goes on.
+#
+#   bash scripts/setup.sh run     install what `make run` needs, then run it (README, command 1)
+#   bash scripts/setup.sh test    install what `make test` needs, then run it (README, command 2)
+#   bash scripts/setup.sh [GROUP...]   only install: build (default), ci, bench
+#
+# It works on a bare Debian 12 system (no make, no sudo): it needs only bash, dpkg and apt-get.
+# As root it installs directly; otherwise through sudo when sudo exists; otherwise it names the
+# packages and the command to run as root, and exits 1. Safe to run again: it installs nothing
+# when everything is there.
 set -euo pipefail
 
-packages=(
-  build-essential cmake pkg-config    # compiler and build
-  libdnnl-dev                         # oneDNN 2.6.3: the models and the effective-ISA query
+# build: compiling dlcheck, `make run` and `make test` (the tests need nothing more).
+build_packages=(
+  build-essential cmake pkg-config    # compiler, make and the build
+  libdnnl-dev ocl-icd-opencl-dev      # oneDNN 2.6.3; its CMake config needs the OpenCL files
   libcpuid-dev                        # libcpuid 0.6.2: the "libcpuid" feature layer
-  libhwloc-dev hwloc                  # hwloc 2.9: topology (and hwloc-info/lstopo for comparisons)
+  libhwloc-dev                        # hwloc 2.9: topology
   libcli11-dev libfmt-dev nlohmann-json3-dev   # command line, formatting, JSON output
   libgtest-dev                        # unit tests
-  zlib1g-dev liblzma-dev xz-utils     # .gz logs and IDX files, .xz CPUID dumps
-  mandoc                              # man page lint
-  clang libclang-rt-14-dev            # libFuzzer target and sanitizer runtimes
-  hyperfine time                      # scripts/bench_parse.sh: side-by-side timing, peak RSS
+  zlib1g-dev liblzma-dev              # .gz logs and IDX files, .xz CPUID dumps
+  mandoc                              # the man page lint test
 )
+# ci: what .ci/run adds (the libFuzzer target is built with clang; ASan/UBSan use gcc's runtime).
+ci_packages=(clang libclang-rt-14-dev)
+# bench: scripts/bench_*.sh (side-by-side timing, peak RSS, the PyTorch peer, real data).
+bench_packages=(hyperfine time python3 python3-torch dataset-fashion-mnist)
+
+usage() {
+  sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//' >&2
+  exit 2
+}
+
+groups=() then=''
+for arg in "$@"; do
+  case $arg in
+    run | test) then=$arg groups+=(build) ;;
+    build | ci | bench) groups+=("$arg") ;;
+    -h | --help) usage ;;
+    *) echo "dlcheck setup: unknown argument '$arg'" >&2; usage ;;
+  esac
+done
+[ ${#groups[@]} -eq 0 ] && groups=(build)
+
+wanted=()
+for g in "${groups[@]}"; do
+  case $g in
+    build) wanted+=("${build_packages[@]}") ;;
+    ci) wanted+=("${ci_packages[@]}") ;;
+    bench) wanted+=("${bench_packages[@]}") ;;
+  esac
+done
 
 missing=()
-for p in "${packages[@]}"; do
+for p in "${wanted[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-if [ ${#missing[@]} -eq 0 ]; then
-  exit 0
+
+if [ ${#missing[@]} -gt 0 ]; then
+  as_root=()
+  if [ "$(id -u)" -ne 0 ]; then
+    if command -v sudo >/dev/null 2>&1; then
+      as_root=(sudo)
+    else
+      echo "dlcheck setup: these Debian packages are missing: ${missing[*]}" >&2
+      echo "dlcheck setup: you are not root and there is no sudo; as root, run:" >&2
+      echo "  apt-get update && apt-get install --no-install-recommends ${missing[*]}" >&2
+      echo "dlcheck setup: then run this command again" >&2
+      exit 1
+    fi
+  fi
+  echo "dlcheck setup: installing ${missing[*]}" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  "${as_root[@]}" apt-get update -qq
+  "${as_root[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
-echo "dlcheck setup: installing ${missing[*]}" >&2
-sudo_cmd=()
-if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
-export DEBIAN_FRONTEND=noninteractive
-"${sudo_cmd[@]}" apt-get update -qq
-"${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+
+if [ -n "$then" ]; then
+  cd "$(dirname "$0")/.."
+  exec make "$then"
+fi
