@@ -4,7 +4,7 @@
 BUILD ?= build
 JOBS ?= $(shell nproc)
 
-.PHONY: run test build setup setup-ci setup-bench asan fuzz bench clean
+.PHONY: run test build setup setup-ci setup-bench setup-models asan fuzz bench clean
 
 setup:
 	bash scripts/setup.sh build
@@ -14,6 +14,9 @@ setup-ci:
 
 setup-bench:
 	bash scripts/setup.sh build bench
+
+setup-models:
+	bash scripts/setup.sh build bench models
 
 build: setup
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo
@@ -43,5 +46,5 @@ bench-parse: setup-bench build
 
 # The models against the PyTorch peers (python3-torch), side by side: not a test.
 .PHONY: bench-models
-bench-models: setup-bench build
+bench-models: setup-models build
 	BUILD=$(BUILD) scripts/bench_models.sh

@@ -3,7 +3,7 @@
 #
 #   bash scripts/setup.sh run     install what `make run` needs, then run it (README, command 1)
 #   bash scripts/setup.sh test    install what `make test` needs, then run it (README, command 2)
-#   bash scripts/setup.sh [GROUP...]   only install: build (default), ci, bench
+#   bash scripts/setup.sh [GROUP...]   only install: build (default), ci, bench, models
 #
 # It works on a bare Debian 12 system (no make, no sudo): it needs only bash, dpkg and apt-get.
 # As root it installs directly; otherwise through sudo when sudo exists; otherwise it names the
@@ -24,8 +24,10 @@ build_packages=(
 )
 # ci: what .ci/run adds (the libFuzzer target is built with clang; ASan/UBSan use gcc's runtime).
 ci_packages=(clang libclang-rt-14-dev)
-# bench: scripts/bench_*.sh (side-by-side timing, peak RSS, the PyTorch peer, real data).
-bench_packages=(hyperfine time python3 python3-torch dataset-fashion-mnist)
+# bench: scripts/bench_parse.sh (side-by-side timing, peak RSS, figures read back with python3).
+bench_packages=(hyperfine time python3)
+# models: scripts/bench_models.sh (the PyTorch peers, about 1 GB) and real data for --data.
+models_packages=(python3-torch dataset-fashion-mnist)
 
 usage() {
   sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//' >&2
@@ -36,7 +38,7 @@ groups=() then=''
 for arg in "$@"; do
   case $arg in
     run | test) then=$arg groups+=(build) ;;
-    build | ci | bench) groups+=("$arg") ;;
+    build | ci | bench | models) groups+=("$arg") ;;
     -h | --help) usage ;;
     *) echo "dlcheck setup: unknown argument '$arg'" >&2; usage ;;
   esac
@@ -49,6 +51,7 @@ for g in "${groups[@]}"; do
     build) wanted+=("${build_packages[@]}") ;;
     ci) wanted+=("${ci_packages[@]}") ;;
     bench) wanted+=("${bench_packages[@]}") ;;
+    models) wanted+=("${models_packages[@]}") ;;
   esac
 done
 

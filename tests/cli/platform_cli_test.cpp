@@ -157,6 +157,35 @@ TEST(PlatformCliTest, RecordedCpuAndTopologyReplayTogether) {
   EXPECT_EQ(j["topology"]["pus"], 384);
 }
 
+// The Emerald Rapids KVM guest the test suite was also run on (tests/data/cpuid/INDEX.md and
+// tests/data/hwloc/INDEX.md, "Recorded for this project"), both recordings of the same machine.
+TEST(PlatformCliTest, EmeraldRapidsRecordingReplaysWithAmxAndFp16) {
+  const auto r = RunDlcheck({"platform", "--cpuid-dump",
+                             DataPath("cpuid/intel-xeon-emerald-rapids-kvm16.test"), "--topology",
+                             DataPath("hwloc/Intel-EmeraldRapids-KVM16.xml"), "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["cpu"]["vendor"], "GenuineIntel");
+  EXPECT_EQ(j["cpu"]["family"], 6);
+  EXPECT_EQ(j["cpu"]["model"], 207);
+  EXPECT_EQ(j["cpu"]["microarchitecture"], "Emerald Rapids");
+  EXPECT_EQ(j["cpu"]["hypervisor"], true);
+  EXPECT_EQ(j["cpu"]["logical_cpus"], 16);
+  for (const char* feature :
+       {"avx512f", "avx512_fp16", "avx512_bf16", "avx_vnni", "amx_tile", "amx_bf16", "amx_int8"}) {
+    EXPECT_EQ(j["features"][feature]["cpuid"], true) << feature;
+  }
+  for (const char* feature : {"amx_fp16", "avx512er", "avx512pf"}) {
+    EXPECT_EQ(j["features"][feature]["cpuid"], false) << feature;
+  }
+  EXPECT_EQ(j["levels"]["onednn_max_isa"], "avx512_core_amx");
+  EXPECT_EQ(j["levels"]["x86_64"], "x86-64-v4");
+  EXPECT_EQ(j["topology"]["packages"], 1);
+  EXPECT_EQ(j["topology"]["numa_nodes"], 1);
+  EXPECT_EQ(j["topology"]["cores"], 16);
+  EXPECT_EQ(j["topology"]["pus"], 16);
+}
+
 TEST(PlatformCliTest, MissingTopologyFileIsAnInputError) {
   const auto r = RunDlcheck({"platform", "--topology", "/nonexistent/topo.xml"});
   EXPECT_EQ(r.exit_code, ToInt(ExitCode::kInputError));

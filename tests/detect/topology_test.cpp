@@ -48,6 +48,7 @@ constexpr Expected kFixtures[] = {
     {"nvidiaDGX2.xml", 2, 2, 4, 4, 2, 1, 0},  // one cpukind: reported as none
     {"16amd64-4distances.xml", 8, 8, 16, 16, 0, 1, 0},
     {"192em64t-24n8c2t.xml", 24, 24, 192, 384, 24, 2, 0},
+    {"Intel-EmeraldRapids-KVM16.xml", 1, 1, 16, 16, 1, 1, 0},  // one cpukind: reported as none
 };
 
 TEST(TopologyXmlTest, EveryFixtureHasTheCountsHwlocInfoReports) {
