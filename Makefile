@@ -4,7 +4,7 @@
 BUILD ?= build
 JOBS ?= $(shell nproc)
 
-.PHONY: run test build setup setup-ci setup-bench setup-models asan fuzz bench clean
+.PHONY: run test configure build setup setup-ci setup-bench setup-models asan fuzz bench clean
 
 setup:
 	bash scripts/setup.sh build
@@ -18,11 +18,15 @@ setup-bench:
 setup-models:
 	bash scripts/setup.sh build bench models
 
-build: setup
+configure: setup
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo
+
+build: configure
 	cmake --build $(BUILD) -j $(JOBS)
 
-run: build
+# The main job needs only the binary, not the tests.
+run: configure
+	cmake --build $(BUILD) -j $(JOBS) --target dlcheck
 	./$(BUILD)/dlcheck verbose --model mlp
 
 test: build
