@@ -179,88 +179,82 @@ StateClass StateClassOf(std::string_view feature) {
   return StateClass::kLegacy;
 }
 
+namespace {
+
+// One core design: a vendor, a displayed family, a model range and a stepping range (both
+// inclusive). Rows are tried in order and the first match names the CPU.
+struct MicroarchitectureRow {
+  std::string_view vendor;
+  int family;
+  int first_model;
+  int last_model;
+  int first_stepping;
+  int last_stepping;
+  std::string_view name;
+};
+
+constexpr int kLastStepping = 15;  // CPUID leaf 1 EAX[3:0]
+
+// Intel: Linux's arch/x86/include/asm/intel-family.h. AMD: the model ranges Linux's
+// arch/x86/kernel/cpu/amd.c assigns. Hygon and everything else: unknown (never a guess).
+constexpr MicroarchitectureRow kMicroarchitectures[] = {
+    {"GenuineIntel", 6, 0x17, 0x17, 0, kLastStepping, "Penryn"},
+    {"GenuineIntel", 6, 0x1D, 0x1D, 0, kLastStepping, "Penryn"},
+    {"GenuineIntel", 6, 0x1A, 0x1A, 0, kLastStepping, "Nehalem"},
+    {"GenuineIntel", 6, 0x1E, 0x1F, 0, kLastStepping, "Nehalem"},
+    {"GenuineIntel", 6, 0x2E, 0x2E, 0, kLastStepping, "Nehalem"},
+    {"GenuineIntel", 6, 0x3C, 0x3C, 0, kLastStepping, "Haswell"},
+    {"GenuineIntel", 6, 0x3F, 0x3F, 0, kLastStepping, "Haswell"},
+    {"GenuineIntel", 6, 0x45, 0x46, 0, kLastStepping, "Haswell"},
+    {"GenuineIntel", 6, 0x3D, 0x3D, 0, kLastStepping, "Broadwell"},
+    {"GenuineIntel", 6, 0x47, 0x47, 0, kLastStepping, "Broadwell"},
+    {"GenuineIntel", 6, 0x4F, 0x4F, 0, kLastStepping, "Broadwell"},
+    {"GenuineIntel", 6, 0x56, 0x56, 0, kLastStepping, "Broadwell"},
+    // One model number, three generations told apart by stepping; 8, 9 and 12-15 are none.
+    {"GenuineIntel", 6, 0x55, 0x55, 0, 4, "Skylake-SP"},
+    {"GenuineIntel", 6, 0x55, 0x55, 5, 7, "Cascade Lake"},
+    {"GenuineIntel", 6, 0x55, 0x55, 10, 11, "Cooper Lake"},
+    {"GenuineIntel", 6, 0x66, 0x66, 0, kLastStepping, "Cannon Lake"},
+    {"GenuineIntel", 6, 0x7D, 0x7E, 0, kLastStepping, "Ice Lake"},
+    {"GenuineIntel", 6, 0x6A, 0x6A, 0, kLastStepping, "Ice Lake-SP"},
+    {"GenuineIntel", 6, 0x6C, 0x6C, 0, kLastStepping, "Ice Lake-SP"},
+    {"GenuineIntel", 6, 0x8C, 0x8D, 0, kLastStepping, "Tiger Lake"},
+    {"GenuineIntel", 6, 0x8F, 0x8F, 0, kLastStepping, "Sapphire Rapids"},
+    {"GenuineIntel", 6, 0xCF, 0xCF, 0, kLastStepping, "Emerald Rapids"},
+    {"GenuineIntel", 6, 0x97, 0x97, 0, kLastStepping, "Alder Lake"},
+    {"GenuineIntel", 6, 0x9A, 0x9A, 0, kLastStepping, "Alder Lake"},
+    {"GenuineIntel", 6, 0xB7, 0xB7, 0, kLastStepping, "Raptor Lake"},
+    {"GenuineIntel", 6, 0xBA, 0xBA, 0, kLastStepping, "Raptor Lake"},
+    {"GenuineIntel", 6, 0xBF, 0xBF, 0, kLastStepping, "Raptor Lake"},
+    {"GenuineIntel", 6, 0xAA, 0xAA, 0, kLastStepping, "Meteor Lake"},
+    {"GenuineIntel", 6, 0xAC, 0xAC, 0, kLastStepping, "Meteor Lake"},
+    {"GenuineIntel", 6, 0x57, 0x57, 0, kLastStepping, "Knights Landing"},
+    {"GenuineIntel", 6, 0x85, 0x85, 0, kLastStepping, "Knights Mill"},
+    // Zen+ (models 08h, 18h) sits inside Zen's range: its rows come first.
+    {"AuthenticAMD", 0x17, 0x08, 0x08, 0, kLastStepping, "Zen+"},
+    {"AuthenticAMD", 0x17, 0x18, 0x18, 0, kLastStepping, "Zen+"},
+    {"AuthenticAMD", 0x17, 0x00, 0x2F, 0, kLastStepping, "Zen"},
+    {"AuthenticAMD", 0x17, 0x30, 0x4F, 0, kLastStepping, "Zen 2"},
+    {"AuthenticAMD", 0x17, 0x60, 0x7F, 0, kLastStepping, "Zen 2"},
+    {"AuthenticAMD", 0x17, 0x90, 0x91, 0, kLastStepping, "Zen 2"},
+    {"AuthenticAMD", 0x17, 0xA0, 0xAF, 0, kLastStepping, "Zen 2"},
+    {"AuthenticAMD", 0x19, 0x00, 0x0F, 0, kLastStepping, "Zen 3"},
+    {"AuthenticAMD", 0x19, 0x20, 0x5F, 0, kLastStepping, "Zen 3"},
+    {"AuthenticAMD", 0x19, 0x10, 0x1F, 0, kLastStepping, "Zen 4"},
+    {"AuthenticAMD", 0x19, 0x60, 0xAF, 0, kLastStepping, "Zen 4"},
+    {"AuthenticAMD", 0x1A, 0x00, 0x2F, 0, kLastStepping, "Zen 5"},
+    {"AuthenticAMD", 0x1A, 0x40, 0x4F, 0, kLastStepping, "Zen 5"},
+    {"AuthenticAMD", 0x1A, 0x60, 0x7F, 0, kLastStepping, "Zen 5"},
+};
+
+}  // namespace
+
 std::string Microarchitecture(std::string_view vendor, int family, int model, int stepping) {
-  if (vendor == "GenuineIntel" && family == 6) {
-    switch (model) {
-      case 0x1A:
-      case 0x1E:
-      case 0x1F:
-      case 0x2E:
-        return "Nehalem";
-      case 0x17:
-      case 0x1D:
-        return "Penryn";
-      case 0x3C:
-      case 0x3F:
-      case 0x45:
-      case 0x46:
-        return "Haswell";
-      case 0x3D:
-      case 0x47:
-      case 0x4F:
-      case 0x56:
-        return "Broadwell";
-      case 0x55:
-        // One model number, three generations told apart by stepping (Linux intel-family.h).
-        if (stepping <= 4) return "Skylake-SP";
-        if (stepping <= 7) return "Cascade Lake";
-        if (stepping >= 10 && stepping <= 11) return "Cooper Lake";
-        return "unknown";
-      case 0x66:
-        return "Cannon Lake";
-      case 0x7D:
-      case 0x7E:
-        return "Ice Lake";
-      case 0x6A:
-      case 0x6C:
-        return "Ice Lake-SP";
-      case 0x8C:
-      case 0x8D:
-        return "Tiger Lake";
-      case 0x8F:
-        return "Sapphire Rapids";
-      case 0xCF:
-        return "Emerald Rapids";
-      case 0x97:
-      case 0x9A:
-        return "Alder Lake";
-      case 0xB7:
-      case 0xBA:
-      case 0xBF:
-        return "Raptor Lake";
-      case 0xAA:
-      case 0xAC:
-        return "Meteor Lake";
-      case 0x57:
-        return "Knights Landing";
-      case 0x85:
-        return "Knights Mill";
-      default:
-        return "unknown";
-    }
-  }
-  if (vendor == "AuthenticAMD" || vendor == "HygonGenuine") {
-    if (vendor == "HygonGenuine") return "unknown";
-    // Model ranges as Linux's arch/x86/kernel/cpu/amd.c assigns them.
-    if (family == 0x17) {
-      if (model == 0x08 || model == 0x18) return "Zen+";
-      if (model <= 0x2F) return "Zen";
-      if ((model >= 0x30 && model <= 0x4F) || (model >= 0x60 && model <= 0x7F) ||
-          (model >= 0x90 && model <= 0x91) || (model >= 0xA0 && model <= 0xAF)) {
-        return "Zen 2";
-      }
-      return "unknown";
-    }
-    if (family == 0x19) {
-      if (model <= 0x0F || (model >= 0x20 && model <= 0x5F)) return "Zen 3";
-      if ((model >= 0x10 && model <= 0x1F) || (model >= 0x60 && model <= 0xAF)) return "Zen 4";
-      return "unknown";
-    }
-    if (family == 0x1A) {
-      if (model <= 0x2F || (model >= 0x40 && model <= 0x4F) || (model >= 0x60 && model <= 0x7F)) {
-        return "Zen 5";
-      }
-      return "unknown";
+  for (const MicroarchitectureRow& row : kMicroarchitectures) {
+    if (row.vendor == vendor && row.family == family && row.first_model <= model &&
+        model <= row.last_model && row.first_stepping <= stepping &&
+        stepping <= row.last_stepping) {
+      return std::string(row.name);
     }
   }
   return "unknown";

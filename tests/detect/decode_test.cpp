@@ -204,6 +204,30 @@ TEST(DecodeTest, MicroarchitectureIsUnknownRatherThanAGuess) {
   EXPECT_EQ(Microarchitecture("HygonGenuine", 0x18, 0x00, 1), "unknown");
 }
 
+// The table's edges: a model's stepping ranges, Zen+ rows inside Zen's range, range ends.
+TEST(DecodeTest, MicroarchitectureTableEdges) {
+  EXPECT_EQ(Microarchitecture("GenuineIntel", 6, 0x55, 0), "Skylake-SP");
+  EXPECT_EQ(Microarchitecture("GenuineIntel", 6, 0x55, 5), "Cascade Lake");
+  EXPECT_EQ(Microarchitecture("GenuineIntel", 6, 0x55, 8), "unknown");
+  EXPECT_EQ(Microarchitecture("GenuineIntel", 6, 0x55, 10), "Cooper Lake");
+  EXPECT_EQ(Microarchitecture("GenuineIntel", 6, 0x55, 12), "unknown");
+  EXPECT_EQ(Microarchitecture("GenuineIntel", 6, 0xCF, 2), "Emerald Rapids");
+  EXPECT_EQ(Microarchitecture("GenuineIntel", 6, 0x8F, 8), "Sapphire Rapids");
+  EXPECT_EQ(Microarchitecture("GenuineIntel", 15, 0x8F, 8), "unknown");  // family 15: no
+  EXPECT_EQ(Microarchitecture("AuthenticAMD", 6, 0x8F, 8), "unknown");   // Intel's numbers
+  EXPECT_EQ(Microarchitecture("AuthenticAMD", 0x17, 0x08, 2), "Zen+");
+  EXPECT_EQ(Microarchitecture("AuthenticAMD", 0x17, 0x18, 1), "Zen+");
+  EXPECT_EQ(Microarchitecture("AuthenticAMD", 0x17, 0x01, 1), "Zen");
+  EXPECT_EQ(Microarchitecture("AuthenticAMD", 0x17, 0x2F, 0), "Zen");
+  EXPECT_EQ(Microarchitecture("AuthenticAMD", 0x17, 0x31, 0), "Zen 2");
+  EXPECT_EQ(Microarchitecture("AuthenticAMD", 0x17, 0x50, 0), "unknown");
+  EXPECT_EQ(Microarchitecture("AuthenticAMD", 0x19, 0x0F, 0), "Zen 3");
+  EXPECT_EQ(Microarchitecture("AuthenticAMD", 0x19, 0x11, 1), "Zen 4");
+  EXPECT_EQ(Microarchitecture("AuthenticAMD", 0x19, 0xAF, 0), "Zen 4");
+  EXPECT_EQ(Microarchitecture("AuthenticAMD", 0x19, 0xB0, 0), "unknown");
+  EXPECT_EQ(Microarchitecture("AuthenticAMD", 0x1A, 0x7F, 0), "Zen 5");
+}
+
 TEST(DecodeTest, OneDnnLevelsFollowCpuIsaTraits) {
   FeatureSet bits = {{"sse4_1", true}, {"avx", true}, {"avx2", true}};
   EXPECT_EQ(MaxOneDnnIsa(bits), "avx2");
