@@ -273,24 +273,4 @@ std::string FormatCpuidDump(const CpuidDump& dump) {
   return out;
 }
 
-std::string LibcpuidOverflowRisk(const CpuidDump& dump) {
-  struct Limit {
-    std::uint32_t leaf;
-    std::uint32_t entries;
-  };
-  static constexpr Limit kLimits[] = {{0x4, 8}, {0xB, 4}, {0x12, 4}, {0x14, 4}, {0x8000001Du, 4}};
-  for (const LogicalCpuDump& cpu : dump.cpus) {
-    for (const auto& [key, regs] : cpu.leaves) {
-      for (const Limit& limit : kLimits) {
-        if (key.first == limit.leaf && key.second >= limit.entries) {
-          return fmt::format(
-              "leaf {:X}h subleaf {} is beyond the {} entries libcpuid 0.6.2 holds for it",
-              limit.leaf, key.second, limit.entries);
-        }
-      }
-    }
-  }
-  return {};
-}
-
 }  // namespace dlcheck::detect

@@ -57,9 +57,4 @@ std::string FormatCpuidDump(const CpuidDump& dump);
 /// Leaves whose output depends on the subleaf (ECX input); only these carry `[SL nn]`.
 bool IsSubleafIndexed(std::uint32_t leaf);
 
-/// libcpuid 0.6.2 stores some subleaves in fixed arrays without checking the index
-/// (leaf 4: 8 entries; leaves 0Bh, 12h, 14h, 8000001Dh: 4). Returns an empty string when the
-/// dump stays within them, else a sentence naming the first leaf that would overflow.
-std::string LibcpuidOverflowRisk(const CpuidDump& dump);
-
 }  // namespace dlcheck::detect

@@ -2,11 +2,10 @@
 
 #include <fmt/format.h>
 #include <libcpuid/libcpuid.h>
-#include <stdlib.h>
-#include <unistd.h>
 
-#include <cstdio>
-#include <string_view>
+#include <cstdint>
+#include <cstring>
+#include <span>
 
 namespace dlcheck::detect {
 namespace {
@@ -57,39 +56,45 @@ LibcpuidLayer Unavailable(std::string note) {
   return layer;
 }
 
-// A temporary file that is removed when this goes out of scope.
-class TempFile {
- public:
-  TempFile() {
-    const char* dir = getenv("TMPDIR");
-    path_ = std::string(dir != nullptr && *dir != '\0' ? dir : "/tmp") + "/dlcheck-cpuid-XXXXXX";
-    fd_ = mkstemp(path_.data());
+// libcpuid's fixed array for an indexed leaf's subleaves; empty for the leaves it keeps none of.
+std::span<std::uint32_t[NUM_REGS]> SubleafRows(cpu_raw_data_t& raw, std::uint32_t leaf) {
+  switch (leaf) {
+    case 0x4:
+      return raw.intel_fn4;
+    case 0xB:
+      return raw.intel_fn11;
+    case 0x12:
+      return raw.intel_fn12h;
+    case 0x14:
+      return raw.intel_fn14h;
+    case 0x8000001Du:
+      return raw.amd_fn8000001dh;
+    default:
+      return {};
   }
-  ~TempFile() {
-    if (fd_ >= 0) {
-      close(fd_);
-      unlink(path_.c_str());
-    }
-  }
-  TempFile(const TempFile&) = delete;
-  TempFile& operator=(const TempFile&) = delete;
+}
 
-  bool Write(const std::string& text) {
-    if (fd_ < 0) return false;
-    std::size_t done = 0;
-    while (done < text.size()) {
-      const ssize_t n = write(fd_, text.data() + done, text.size() - done);
-      if (n <= 0) return false;
-      done += static_cast<std::size_t>(n);
-    }
-    return true;
-  }
-  const std::string& path() const { return path_; }
+void Store(std::uint32_t (&row)[NUM_REGS], const CpuidRegs& regs) {
+  row[EAX] = regs.eax;
+  row[EBX] = regs.ebx;
+  row[ECX] = regs.ecx;
+  row[EDX] = regs.edx;
+}
 
- private:
-  std::string path_;
-  int fd_ = -1;
-};
+// One logical CPU's leaves in libcpuid's raw struct, as cpuid_get_raw_data would have read them:
+// subleaf 0 of leaves 0-1Fh and 80000000h-8000001Fh, and the subleaves of the indexed leaves it
+// keeps. What does not fit its fixed arrays is left out (0.6.2's own reader writes past them).
+void FillRawData(const LogicalCpuDump& cpu, cpu_raw_data_t& raw) {
+  std::memset(&raw, 0, sizeof(raw));
+  for (const auto& [key, regs] : cpu.leaves) {
+    const auto [leaf, subleaf] = key;
+    if (subleaf == 0 && leaf < MAX_CPUID_LEVEL) Store(raw.basic_cpuid[leaf], regs);
+    const std::uint32_t ext = leaf - 0x80000000u;  // wraps above the basic range
+    if (subleaf == 0 && ext < MAX_EXT_CPUID_LEVEL) Store(raw.ext_cpuid[ext], regs);
+    const std::span<std::uint32_t[NUM_REGS]> rows = SubleafRows(raw, leaf);
+    if (subleaf < rows.size()) Store(rows[subleaf], regs);
+  }
+}
 
 // Identifies the first logical CPU of the dump at `path`; error text when libcpuid cannot.
 std::string IdentifyFile(const std::string& path, cpu_id_t& id) {
@@ -112,37 +117,6 @@ std::string IdentifyFile(const std::string& path, cpu_id_t& id) {
   return {};
 }
 
-// The first logical CPU's block of a dump, the one dlcheck asks libcpuid about: libcpuid parses
-// with sscanf, and a 384-CPU dump costs it tens of milliseconds for CPUs it would not report.
-// 0.6.2 does not know the "CPU#000 AffMask: ..." header; it is rewritten to the AIDA64 one.
-std::string FirstCpuForLibcpuid(const std::string& text) {
-  std::string out;
-  int headers = 0;
-  std::string_view rest = text;
-  while (!rest.empty()) {
-    const std::size_t eol = rest.find('\n');
-    const std::string_view line = rest.substr(0, eol);
-    rest = eol == std::string_view::npos ? std::string_view() : rest.substr(eol + 1);
-    const std::size_t space = line.find(' ');
-    const bool aff_mask = line.starts_with("CPU#") && space != std::string_view::npos &&
-                          line.substr(space).starts_with(" AffMask:");
-    if (aff_mask || line.starts_with("------[")) {
-      if (++headers > 1) break;  // the second CPU starts here
-    }
-    if (aff_mask) {
-      std::string_view digits = line.substr(4, space - 4);
-      while (digits.size() > 1 && digits.front() == '0') digits.remove_prefix(1);
-      out += "------[ Logical CPU #";
-      out += digits;
-      out += " ]------\n";
-    } else {
-      out += line;
-      out += '\n';
-    }
-  }
-  return out;
-}
-
 }  // namespace
 
 LibcpuidLayer LibcpuidLive() {
@@ -155,21 +129,15 @@ LibcpuidLayer LibcpuidLive() {
   return FromId(id);
 }
 
-LibcpuidLayer LibcpuidFromDump(const std::string& text, const CpuidDump& dump) {
+LibcpuidLayer LibcpuidFromDump(const CpuidDump& dump) {
   Silence();
-  const std::string risk = LibcpuidOverflowRisk(dump);
-  if (!risk.empty()) {
-    return Unavailable("libcpuid " + std::string(cpuid_lib_version()) +
-                       " not run on this dump: " + risk);
-  }
-  const std::string rewritten = FirstCpuForLibcpuid(text);
-  TempFile file;
-  if (!file.Write(rewritten)) {
-    return Unavailable("libcpuid not run: cannot write a temporary file for it");
-  }
+  if (dump.cpus.empty()) return Unavailable("libcpuid not run: the dump has no logical CPU");
+  cpu_raw_data_t raw;
+  FillRawData(dump.cpus.front(), raw);
   cpu_id_t id;
-  const std::string error = IdentifyFile(file.path(), id);
-  if (!error.empty()) return Unavailable(error);
+  if (cpu_identify(&raw, &id) != 0) {
+    return Unavailable(fmt::format("libcpuid could not identify the CPU: {}", cpuid_error()));
+  }
   return FromId(id);
 }
 

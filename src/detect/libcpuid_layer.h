@@ -22,10 +22,10 @@ struct LibcpuidLayer {
 /// libcpuid on this machine (cpu_identify on the current CPU).
 LibcpuidLayer LibcpuidLive();
 
-/// libcpuid on a recorded dump: `text` is the dump's (decompressed) text, `dump` its parsed
-/// form (for the bounds check). The text is rewritten where 0.6.2 needs it (`CPU#NNN AffMask:`
-/// headers) into a temporary file that libcpuid reads; the first logical CPU is identified.
-LibcpuidLayer LibcpuidFromDump(const std::string& text, const CpuidDump& dump);
+/// libcpuid on a recorded dump: the first logical CPU's parsed leaves are copied into libcpuid's
+/// raw struct (cpu_raw_data_t), within the bounds of its fixed arrays, and identified
+/// (cpu_identify). libcpuid never reads the dump text itself.
+LibcpuidLayer LibcpuidFromDump(const CpuidDump& dump);
 
 /// Whether libcpuid reads back `path` (a dump written by dlcheck) and identifies a CPU: the
 /// check that --save-raw writes a file libcpuid understands. Empty string: yes; else why not.

@@ -299,7 +299,7 @@ StatusOr<PlatformInfo> DetectRecordedPlatform(const std::string& path) {
   if (!text.ok()) return text.status();
   StatusOr<CpuidDump> dump = ParseCpuidDump(*text, path);
   if (!dump.ok()) return dump.status();
-  const LibcpuidLayer libcpuid = LibcpuidFromDump(*text, *dump);
+  const LibcpuidLayer libcpuid = LibcpuidFromDump(*dump);
   const RecordedCpuidSource first(dump->cpus.front());
   PlatformInfo info = BuildPlatformInfo(first, libcpuid, std::nullopt, CoreKindsOf(*dump),
                                         static_cast<int>(dump->cpus.size()));

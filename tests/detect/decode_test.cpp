@@ -168,19 +168,32 @@ TEST(ParseCpuidDumpTest, CorruptXzIsAnInputError) {
                                          "': the .xz data is corrupt or truncated");
 }
 
-TEST(LibcpuidLayerTest, RefusesADumpThatWouldOverflowItsArrays) {
+TEST(LibcpuidLayerTest, ReadsTheParsedLeaves) {
+  CpuidDump dump = Load("cpuid/intel-core-i9-7900x-cpu.test");
+  ASSERT_FALSE(dump.cpus.empty());
+  const LibcpuidLayer recorded = LibcpuidFromDump(dump);
+  ASSERT_TRUE(recorded.available) << recorded.note;
+  EXPECT_TRUE(recorded.flags.at("avx512f"));
+  dump.cpus[0].leaves[{7, 0}].ebx &= ~(1u << 16);  // leaf 7 EBX[16]: AVX512F
+  const LibcpuidLayer edited = LibcpuidFromDump(dump);
+  ASSERT_TRUE(edited.available) << edited.note;
+  EXPECT_FALSE(edited.flags.at("avx512f"));
+  EXPECT_TRUE(edited.flags.at("avx512bw"));
+}
+
+TEST(LibcpuidLayerTest, SubleavesBeyondItsArraysAreLeftOut) {
   CpuidDump dump = Load("cpuid/intel-core-i7-4770-cpu.test");
   ASSERT_FALSE(dump.cpus.empty());
-  EXPECT_EQ(LibcpuidOverflowRisk(dump), "");
+  const LibcpuidLayer before = LibcpuidFromDump(dump);
+  ASSERT_TRUE(before.available) << before.note;
+  // libcpuid 0.6.2 holds 8 subleaves of leaf 4 and 4 of leaves 0Bh, 12h, 14h, 8000001Dh.
   dump.cpus[0].leaves[{4, 8}] = CpuidRegs{1, 2, 3, 4};
-  EXPECT_EQ(LibcpuidOverflowRisk(dump),
-            "leaf 4h subleaf 8 is beyond the 8 entries libcpuid 0.6.2 holds for it");
-  const LibcpuidLayer layer = LibcpuidFromDump(FormatCpuidDump(dump), dump);
-  EXPECT_FALSE(layer.available);
-  EXPECT_EQ(layer.note,
-            "libcpuid 0.6.2 not run on this dump: leaf 4h subleaf 8 is beyond the 8 entries "
-            "libcpuid 0.6.2 holds for it");
-  EXPECT_TRUE(layer.flags.empty());
+  dump.cpus[0].leaves[{0xB, 4}] = CpuidRegs{1, 2, 3, 4};
+  dump.cpus[0].leaves[{0x8000001Du, 200}] = CpuidRegs{1, 2, 3, 4};
+  const LibcpuidLayer after = LibcpuidFromDump(dump);
+  ASSERT_TRUE(after.available) << after.note;
+  EXPECT_EQ(after.flags, before.flags);
+  EXPECT_EQ(after.codename, before.codename);
 }
 
 TEST(CpuinfoTest, ReadsTheFirstFlagsLine) {
