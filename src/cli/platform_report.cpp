@@ -41,7 +41,7 @@ void AddPlatform(const detect::PlatformInfo& info, report::Report& report,
       .Add("libcpuid_version", info.libcpuid_version);
   report::Table& kinds = cpu.AddTable("core_kinds", {"kind", "logical_cpus", "same_features"},
                                       "Core kinds (CPUID leaf 1Ah)");
-  for (const detect::CoreKind& kind : info.core_kinds) {
+  for (const detect::CpuidCoreType& kind : info.core_types) {
     kinds.rows.push_back({kind.kind, kind.logical_cpus, kind.same_features});
   }
 

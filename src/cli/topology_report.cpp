@@ -50,7 +50,7 @@ void AddTopology(const detect::Topology& topology, report::Report& report) {
 
   report::Table& kinds =
       s.AddTable("core_kinds", {"name", "efficiency", "cores", "pus", "infos"}, "Core kinds");
-  for (const detect::CoreKindInfo& k : topology.core_kinds) {
+  for (const detect::HwlocCpuKind& k : topology.cpu_kinds) {
     kinds.rows.push_back({k.name, k.efficiency, k.cores, k.pus, k.infos});
   }
 

@@ -287,19 +287,20 @@ CpuIdentity DecodeIdentity(const CpuidSource& source) {
     const CpuidRegs hv = source.Query(0x40000000u, 0);
     id.hypervisor_vendor = HypervisorName(TrimSpaces(RegsText({hv.ebx, hv.ecx, hv.edx})));
   }
-  if (leaf0.eax >= 0x1A) {
-    switch (source.Query(0x1A, 0).eax >> 24) {
-      case 0x20:
-        id.core_type = "efficiency";
-        break;
-      case 0x40:
-        id.core_type = "performance";
-        break;
-      default:
-        break;
-    }
-  }
+  id.core_type = DecodeCoreType(source);
   return id;
+}
+
+std::string DecodeCoreType(const CpuidSource& source) {
+  if (source.Query(0, 0).eax < 0x1A) return {};
+  switch (source.Query(0x1A, 0).eax >> 24) {
+    case 0x20:
+      return "efficiency";
+    case 0x40:
+      return "performance";
+    default:
+      return {};
+  }
 }
 
 FeatureSet DecodeFeatures(const CpuidSource& source) {

@@ -47,7 +47,12 @@ struct CpuIdentity {
   std::string core_type;  ///< hybrid Intel, leaf 1Ah: "performance" / "efficiency"; else empty
 };
 
+/// Decodes leaves 0, 1, 40000000h, 80000002h-80000004h and 1Ah.
 CpuIdentity DecodeIdentity(const CpuidSource& source);
+
+/// The hybrid core type of the CPU `source` answers for (leaf 1Ah EAX[31:24]): "performance",
+/// "efficiency", or empty when the leaf is absent or names neither.
+std::string DecodeCoreType(const CpuidSource& source);
 
 /// dlcheck's own table for the CPUs it knows; "unknown" otherwise (never a guess).
 std::string Microarchitecture(std::string_view vendor, int family, int model, int stepping);

@@ -143,24 +143,33 @@ LogicalCpuDump ReadAllLeaves(const CpuidSource& source, int index) {
   return cpu;
 }
 
-StatusOr<CpuidDump> DumpLiveCpuid() {
+StatusOr<int> ForEachAllowedCpu(const std::function<void(int cpu)>& visit) {
   cpu_set_t saved;
   CPU_ZERO(&saved);
   if (sched_getaffinity(0, sizeof(saved), &saved) != 0) {
     return InputError(
         fmt::format("cannot read this thread's CPU affinity: {}", std::strerror(errno)));
   }
-  CpuidDump dump;
-  LiveCpuidSource live;
+  int visited = 0;
   for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
     if (!CPU_ISSET(cpu, &saved)) continue;
     cpu_set_t one;
     CPU_ZERO(&one);
     CPU_SET(cpu, &one);
     if (sched_setaffinity(0, sizeof(one), &one) != 0) continue;  // went offline meanwhile
-    dump.cpus.push_back(ReadAllLeaves(live, cpu));
+    visit(cpu);
+    ++visited;
   }
   sched_setaffinity(0, sizeof(saved), &saved);
+  return visited;
+}
+
+StatusOr<CpuidDump> DumpLiveCpuid() {
+  CpuidDump dump;
+  const LiveCpuidSource live;
+  const StatusOr<int> visited =
+      ForEachAllowedCpu([&](int cpu) { dump.cpus.push_back(ReadAllLeaves(live, cpu)); });
+  if (!visited.ok()) return visited.status();
   if (dump.cpus.empty()) {
     return InputError("could not pin this thread to any CPU to read its CPUID");
   }

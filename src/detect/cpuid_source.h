@@ -7,6 +7,7 @@
 //   std::optional<std::uint64_t> xcr0 = live.Xcr0();   // nullopt for a recording
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 
 #include "common/status.h"
@@ -52,8 +53,15 @@ class LiveCpuidSource : public CpuidSource {
 /// 0.6.2 can hold so that it reads the dump back safely.
 LogicalCpuDump ReadAllLeaves(const CpuidSource& source, int index);
 
+/// Pins this thread to each CPU of its affinity mask in turn (sched_setaffinity) and calls
+/// `visit(cpu)` there; a CPU that cannot be pinned (gone offline meanwhile) is skipped. The
+/// thread's affinity is restored afterwards. Returns how many CPUs were visited, or InputError
+/// when the affinity mask cannot be read. For CPUID leaves that answer for the CPU that runs
+/// them (leaf 1Ah core type, APIC IDs).
+StatusOr<int> ForEachAllowedCpu(const std::function<void(int cpu)>& visit);
+
 /// Every logical CPU this process may run on, each read by pinning the thread to it
-/// (sched_setaffinity); the thread's affinity is restored afterwards.
+/// (ForEachAllowedCpu).
 StatusOr<CpuidDump> DumpLiveCpuid();
 
 }  // namespace dlcheck::detect

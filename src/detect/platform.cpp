@@ -162,32 +162,14 @@ void KernelFindings(PlatformInfo& info) {
   }
 }
 
-}  // namespace
-
-std::vector<CoreKind> CoreKindsOf(const CpuidDump& dump) {
-  std::vector<CoreKind> kinds;
-  if (dump.cpus.empty()) return kinds;
-  const FeatureSet first = DecodeFeatures(RecordedCpuidSource(dump.cpus.front()));
-  for (const LogicalCpuDump& cpu : dump.cpus) {
-    const RecordedCpuidSource source(cpu);
-    std::string kind = DecodeIdentity(source).core_type;
-    if (kind.empty()) kind = "general";
-    auto it =
-        std::find_if(kinds.begin(), kinds.end(), [&](const CoreKind& k) { return k.kind == kind; });
-    if (it == kinds.end()) it = kinds.insert(kinds.end(), CoreKind{kind, 0, true});
-    ++it->logical_cpus;
-    if (it->same_features && DecodeFeatures(source) != first) it->same_features = false;
-  }
-  return kinds;
-}
-
-PlatformInfo BuildPlatformInfo(
-    const CpuidSource& source, const LibcpuidLayer& libcpuid,
-    const std::optional<std::set<std::string, std::less<>>>& kernel_flags,
-    std::vector<CoreKind> core_kinds, int logical_cpus) {
+// BuildPlatformInfo with the source's feature bits already decoded (`cpuid`).
+PlatformInfo Combine(const CpuidSource& source, const FeatureSet& cpuid,
+                     const LibcpuidLayer& libcpuid,
+                     const std::optional<std::set<std::string, std::less<>>>& kernel_flags,
+                     std::vector<CpuidCoreType> core_types, int logical_cpus) {
   PlatformInfo info;
   info.cpu = DecodeIdentity(source);
-  info.core_kinds = std::move(core_kinds);
+  info.core_types = std::move(core_types);
   info.logical_cpus = logical_cpus;
   info.libcpuid_version = LibcpuidVersion();
   info.libcpuid_note = libcpuid.available ? std::string() : libcpuid.note;
@@ -196,7 +178,6 @@ PlatformInfo BuildPlatformInfo(
   info.xsave_supported = XsaveSupported(source);
   info.amx_palette = DecodeAmxPalette(source);
 
-  const FeatureSet cpuid = DecodeFeatures(source);
   std::optional<FeatureSet> os;
   if (info.xcr0) os = OsEnablement(cpuid, *info.xcr0, info.amx_permission);
   FeatureSet effective;  // what the levels are derived from
@@ -225,7 +206,7 @@ PlatformInfo BuildPlatformInfo(
   XsaveFindings(info, cpuid);
   OsFindings(info, cpuid);
   KernelFindings(info);
-  for (const CoreKind& kind : info.core_kinds) {
+  for (const CpuidCoreType& kind : info.core_types) {
     if (!kind.same_features) {
       AddFinding(info, Severity::kWarning, "core-kinds-differ",
                  fmt::format("the {} cores report different CPUID feature bits from the first "
@@ -250,8 +231,55 @@ PlatformInfo BuildPlatformInfo(
   return info;
 }
 
+// Leaf 1Ah answers for the CPU that runs it: on a hybrid CPU, each allowed CPU is visited once
+// and read; otherwise every allowed CPU is of one "general" type.
+std::vector<CpuidCoreType> LiveCoreTypes(const LiveCpuidSource& live, int logical_cpus) {
+  const bool hybrid = live.Query(0, 0).eax >= 7 && ((live.Query(7, 0).edx >> 15) & 1u) != 0;
+  if (!hybrid) return {{"general", logical_cpus, true}};
+  CpuidDump dump;
+  const StatusOr<int> visited = ForEachAllowedCpu([&](int cpu) {
+    LogicalCpuDump d;
+    d.index = cpu;
+    for (std::uint32_t leaf : {0u, 1u, 0x1Au, 0x80000000u, 0x80000001u}) {
+      d.leaves[{leaf, 0}] = live.Query(leaf, 0);
+    }
+    d.leaves[{7, 0}] = live.Query(7, 0);
+    d.leaves[{7, 1}] = live.Query(7, 1);
+    dump.cpus.push_back(std::move(d));
+  });
+  if (!visited.ok() || dump.cpus.empty()) return {};
+  return CoreTypesOf(dump, DecodeFeatures(RecordedCpuidSource(dump.cpus.front())));
+}
+
+}  // namespace
+
+std::vector<CpuidCoreType> CoreTypesOf(const CpuidDump& dump, const FeatureSet& first_cpu_bits) {
+  std::vector<CpuidCoreType> types;
+  for (std::size_t i = 0; i < dump.cpus.size(); ++i) {
+    const RecordedCpuidSource source(dump.cpus[i]);
+    std::string kind = DecodeCoreType(source);
+    if (kind.empty()) kind = "general";
+    auto it = std::find_if(types.begin(), types.end(),
+                           [&](const CpuidCoreType& t) { return t.kind == kind; });
+    if (it == types.end()) it = types.insert(types.end(), CpuidCoreType{kind, 0, true});
+    ++it->logical_cpus;
+    if (i > 0 && it->same_features && DecodeFeatures(source) != first_cpu_bits) {
+      it->same_features = false;
+    }
+  }
+  return types;
+}
+
+PlatformInfo BuildPlatformInfo(
+    const CpuidSource& source, const LibcpuidLayer& libcpuid,
+    const std::optional<std::set<std::string, std::less<>>>& kernel_flags,
+    std::vector<CpuidCoreType> core_types, int logical_cpus) {
+  return Combine(source, DecodeFeatures(source), libcpuid, kernel_flags, std::move(core_types),
+                 logical_cpus);
+}
+
 PlatformInfo DetectLivePlatform() {
-  LiveCpuidSource live;
+  const LiveCpuidSource live;
   std::optional<std::set<std::string, std::less<>>> kernel_flags;
   if (const std::optional<std::string> text = ReadProcCpuinfo()) {
     kernel_flags = ParseCpuinfoFlags(*text);
@@ -260,33 +288,8 @@ PlatformInfo DetectLivePlatform() {
   CPU_ZERO(&allowed);
   int logical_cpus = 1;
   if (sched_getaffinity(0, sizeof(allowed), &allowed) == 0) logical_cpus = CPU_COUNT(&allowed);
-
-  std::vector<CoreKind> kinds;
-  const bool hybrid = live.Query(0, 0).eax >= 7 && ((live.Query(7, 0).edx >> 15) & 1u) != 0;
-  if (hybrid) {
-    // Leaf 1Ah answers for the CPU that runs it: visit each allowed CPU once.
-    CpuidDump dump;
-    for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
-      if (!CPU_ISSET(cpu, &allowed)) continue;
-      cpu_set_t one;
-      CPU_ZERO(&one);
-      CPU_SET(cpu, &one);
-      if (sched_setaffinity(0, sizeof(one), &one) != 0) continue;
-      LogicalCpuDump d;
-      d.index = cpu;
-      for (std::uint32_t leaf : {0u, 1u, 0x1Au, 0x80000000u, 0x80000001u}) {
-        d.leaves[{leaf, 0}] = live.Query(leaf, 0);
-      }
-      d.leaves[{7, 0}] = live.Query(7, 0);
-      d.leaves[{7, 1}] = live.Query(7, 1);
-      dump.cpus.push_back(std::move(d));
-    }
-    sched_setaffinity(0, sizeof(allowed), &allowed);
-    kinds = CoreKindsOf(dump);
-  } else {
-    kinds.push_back({"general", logical_cpus, true});
-  }
-  PlatformInfo info = BuildPlatformInfo(live, LibcpuidLive(), kernel_flags, kinds, logical_cpus);
+  PlatformInfo info = BuildPlatformInfo(live, LibcpuidLive(), kernel_flags,
+                                        LiveCoreTypes(live, logical_cpus), logical_cpus);
   if (!kernel_flags) {
     AddFinding(info, Severity::kInfo, "no-proc-cpuinfo",
                "/proc/cpuinfo has no flags line here: the kernel layer is null");
@@ -301,8 +304,9 @@ StatusOr<PlatformInfo> DetectRecordedPlatform(const std::string& path) {
   if (!dump.ok()) return dump.status();
   const LibcpuidLayer libcpuid = LibcpuidFromDump(*dump);
   const RecordedCpuidSource first(dump->cpus.front());
-  PlatformInfo info = BuildPlatformInfo(first, libcpuid, std::nullopt, CoreKindsOf(*dump),
-                                        static_cast<int>(dump->cpus.size()));
+  const FeatureSet first_bits = DecodeFeatures(first);  // CPU 0, decoded once
+  PlatformInfo info = Combine(first, first_bits, libcpuid, std::nullopt,
+                              CoreTypesOf(*dump, first_bits), static_cast<int>(dump->cpus.size()));
   info.source = path;
   AddFinding(info, Severity::kInfo, "recording",
              "replayed from a CPUID recording: the os, kernel and oneDNN layers cannot be known "

@@ -27,8 +27,9 @@ struct FeatureLayers {
   std::optional<bool> usable;    ///< cpuid && os
 };
 
-/// A group of logical CPUs of one kind (hybrid Intel: performance / efficiency cores).
-struct CoreKind {
+/// Logical CPUs of one CPUID core type (leaf 1Ah; hybrid Intel: performance / efficiency
+/// cores). hwloc's view of the same cores is HwlocCpuKind (topology.h).
+struct CpuidCoreType {
   std::string kind;  ///< "performance", "efficiency" or "general"
   int logical_cpus = 0;
   bool same_features = true;  ///< its CPUID feature bits equal the first CPU's
@@ -38,7 +39,7 @@ struct PlatformInfo {
   std::string source = "live";  ///< "live", or the path of the replayed dump
   CpuIdentity cpu;
   int logical_cpus = 0;  ///< in the dump, or this process may run on
-  std::vector<CoreKind> core_kinds;
+  std::vector<CpuidCoreType> core_types;
   std::vector<FeatureLayers> features;  ///< ReportedFeatures() order
   std::optional<std::uint64_t> xcr0;
   std::uint64_t xsave_supported = 0;  ///< XCR0 bits the CPU can enable (leaf 0Dh)
@@ -63,10 +64,12 @@ struct PlatformInfo {
 PlatformInfo BuildPlatformInfo(
     const CpuidSource& source, const LibcpuidLayer& libcpuid,
     const std::optional<std::set<std::string, std::less<>>>& kernel_flags,
-    std::vector<CoreKind> core_kinds, int logical_cpus);
+    std::vector<CpuidCoreType> core_types, int logical_cpus);
 
-/// The core kinds of a dump: logical CPUs grouped by leaf 1Ah core type.
-std::vector<CoreKind> CoreKindsOf(const CpuidDump& dump);
+/// The core types of a dump: logical CPUs grouped by leaf 1Ah core type, each CPU's feature bits
+/// compared with `first_cpu_bits`, which are DecodeFeatures() of dump.cpus.front() (the caller
+/// has them; that CPU is not decoded again).
+std::vector<CpuidCoreType> CoreTypesOf(const CpuidDump& dump, const FeatureSet& first_cpu_bits);
 
 /// This machine: CPUID, XGETBV, arch_prctl, libcpuid, /proc/cpuinfo.
 PlatformInfo DetectLivePlatform();

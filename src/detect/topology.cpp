@@ -130,8 +130,8 @@ std::vector<CacheInfo> Caches(hwloc_topology_t t) {
   return caches;
 }
 
-std::vector<CoreKindInfo> CoreKinds(hwloc_topology_t t) {
-  std::vector<CoreKindInfo> kinds;
+std::vector<HwlocCpuKind> CpuKinds(hwloc_topology_t t) {
+  std::vector<HwlocCpuKind> kinds;
   const int nr = hwloc_cpukinds_get_nr(t, 0);
   if (nr < 2) return kinds;  // none, or one kind for the whole machine: nothing to tell apart
   BitmapPtr set(hwloc_bitmap_alloc());
@@ -144,7 +144,7 @@ std::vector<CoreKindInfo> CoreKinds(hwloc_topology_t t) {
                                 &infos, 0) != 0) {
       continue;
     }
-    CoreKindInfo kind;
+    HwlocCpuKind kind;
     kind.efficiency = efficiency;
     for (unsigned j = 0; j < nr_infos; ++j) {
       if (!kind.infos.empty()) kind.infos += ' ';
@@ -197,7 +197,7 @@ Topology Extract(hwloc_topology_t t, std::string source, bool live) {
             [](const NumaNodeInfo& a, const NumaNodeInfo& b) { return a.os_index < b.os_index; });
 
   topo.caches = Caches(t);
-  topo.core_kinds = CoreKinds(t);
+  topo.cpu_kinds = CpuKinds(t);
 
   // Allowed PUs: the cgroup cpuset hwloc read (or the XML recorded), and for a live topology
   // also the process's CPU affinity (taskset, numactl, a batch scheduler's binding).

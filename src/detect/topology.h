@@ -35,8 +35,9 @@ struct NumaNodeInfo {
   int cores = 0;                  ///< cores wholly local to this node
 };
 
-/// One kind of core on a hybrid machine, as hwloc ranks them (lowest efficiency first).
-struct CoreKindInfo {
+/// One kind of core on a hybrid machine, as hwloc ranks its CPU kinds (lowest efficiency first).
+/// CPUID's view of the same cores is CpuidCoreType (platform.h).
+struct HwlocCpuKind {
   std::string name;     ///< hwloc's CoreType ("IntelCore", "IntelAtom", ...), else "kind<N>"
   std::string infos;    ///< every hwloc info of the kind, "Name=value" joined by spaces
   int efficiency = -1;  ///< hwloc's rank: 0 = most power-efficient; -1 when hwloc cannot rank
@@ -61,7 +62,7 @@ struct Topology {
   std::vector<NumaNodeInfo> numa;  ///< sorted by os_index
   /// Sorted by level, then type (data, instruction, unified, memory-side), then size.
   std::vector<CacheInfo> caches;
-  std::vector<CoreKindInfo> core_kinds;  ///< empty when hwloc knows no kinds, or only one
+  std::vector<HwlocCpuKind> cpu_kinds;  ///< empty when hwloc knows no kinds, or only one
   /// PUs this process may use: the cgroup cpuset intersected with its CPU affinity. For an XML
   /// file, what the recording process was allowed (the file's allowed_cpuset).
   int allowed_pus = 0;

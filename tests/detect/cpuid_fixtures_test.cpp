@@ -158,7 +158,7 @@ TEST_P(CpuidFixtureTest, ReplaysAsIndexSays) {
   EXPECT_EQ(info.cpu.microarchitecture, e.microarchitecture);
   EXPECT_EQ(info.logical_cpus, e.logical_cpus);
   std::map<std::string, int> kinds;
-  for (const CoreKind& k : info.core_kinds) {
+  for (const CpuidCoreType& k : info.core_types) {
     kinds[k.kind] += k.logical_cpus;
     EXPECT_TRUE(k.same_features) << k.kind;
   }

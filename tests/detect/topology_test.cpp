@@ -63,7 +63,7 @@ TEST(TopologyXmlTest, EveryFixtureHasTheCountsHwlocInfoReports) {
     EXPECT_EQ(t.pus, e.pus);
     EXPECT_EQ(t.l3_instances, e.l3);
     EXPECT_EQ(t.smt_per_core, e.smt_per_core);
-    EXPECT_EQ(t.core_kinds.size(), static_cast<std::size_t>(e.core_kinds));
+    EXPECT_EQ(t.cpu_kinds.size(), static_cast<std::size_t>(e.core_kinds));
     EXPECT_EQ(t.numa.size(), static_cast<std::size_t>(e.numa_nodes));
     // Recorded files allow every PU (none was saved from a restricted process).
     EXPECT_EQ(t.allowed_pus, e.pus);
@@ -120,16 +120,16 @@ TEST(TopologyXmlTest, RaptorLakeHasHybridCachesAndTwoKinds) {
                              {2, "unified", 2048 * kKiB, 2, 4, 4},
                              {3, "unified", 24576 * kKiB, 1, 14, 20},
                          });
-  ASSERT_EQ(t.core_kinds.size(), 2u);
-  EXPECT_EQ(t.core_kinds[0].name, "IntelAtom");
-  EXPECT_EQ(t.core_kinds[0].infos, "CoreType=IntelAtom");
-  EXPECT_EQ(t.core_kinds[0].efficiency, 0);
-  EXPECT_EQ(t.core_kinds[0].cores, 8);
-  EXPECT_EQ(t.core_kinds[0].pus, 8);
-  EXPECT_EQ(t.core_kinds[1].name, "IntelCore");
-  EXPECT_EQ(t.core_kinds[1].efficiency, 1);
-  EXPECT_EQ(t.core_kinds[1].cores, 6);
-  EXPECT_EQ(t.core_kinds[1].pus, 12);
+  ASSERT_EQ(t.cpu_kinds.size(), 2u);
+  EXPECT_EQ(t.cpu_kinds[0].name, "IntelAtom");
+  EXPECT_EQ(t.cpu_kinds[0].infos, "CoreType=IntelAtom");
+  EXPECT_EQ(t.cpu_kinds[0].efficiency, 0);
+  EXPECT_EQ(t.cpu_kinds[0].cores, 8);
+  EXPECT_EQ(t.cpu_kinds[0].pus, 8);
+  EXPECT_EQ(t.cpu_kinds[1].name, "IntelCore");
+  EXPECT_EQ(t.cpu_kinds[1].efficiency, 1);
+  EXPECT_EQ(t.cpu_kinds[1].cores, 6);
+  EXPECT_EQ(t.cpu_kinds[1].pus, 12);
   // CPUID-derived: one NUMA node, memory unknown.
   ASSERT_EQ(t.numa.size(), 1u);
   EXPECT_EQ(t.numa[0].memory_bytes, 0);
@@ -141,18 +141,18 @@ TEST(TopologyXmlTest, RaptorLakeHasHybridCachesAndTwoKinds) {
 
 TEST(TopologyXmlTest, ArrowLakeHasThreeKinds) {
   const Topology t = MustLoad(HwlocData("Intel-ArrowLake-CoreUltra5-225U.xml"));
-  ASSERT_EQ(t.core_kinds.size(), 3u);
+  ASSERT_EQ(t.cpu_kinds.size(), 3u);
   const std::pair<std::string, int> expected[] = {
       {"IntelLowPower", 2}, {"IntelAtom", 8}, {"IntelCore", 2}};
   for (int i = 0; i < 3; ++i) {
     SCOPED_TRACE(i);
-    EXPECT_EQ(t.core_kinds[i].name, expected[i].first);
-    EXPECT_EQ(t.core_kinds[i].efficiency, i);
-    EXPECT_EQ(t.core_kinds[i].cores, expected[i].second);
+    EXPECT_EQ(t.cpu_kinds[i].name, expected[i].first);
+    EXPECT_EQ(t.cpu_kinds[i].efficiency, i);
+    EXPECT_EQ(t.cpu_kinds[i].cores, expected[i].second);
   }
-  EXPECT_EQ(t.core_kinds[0].pus, 2);
-  EXPECT_EQ(t.core_kinds[1].pus, 8);
-  EXPECT_EQ(t.core_kinds[2].pus, 4);
+  EXPECT_EQ(t.cpu_kinds[0].pus, 2);
+  EXPECT_EQ(t.cpu_kinds[1].pus, 8);
+  EXPECT_EQ(t.cpu_kinds[2].pus, 4);
 }
 
 TEST(TopologyXmlTest, KnightsLandingHasNoL3) {
@@ -173,7 +173,7 @@ TEST(TopologyXmlTest, Epyc9654Has24L3OnePerDie) {
                              {2, "unified", 1024 * kKiB, 192, 1, 2},
                              {3, "unified", 32768 * kKiB, 24, 8, 16},
                          });
-  EXPECT_TRUE(t.core_kinds.empty());
+  EXPECT_TRUE(t.cpu_kinds.empty());
 }
 
 TEST(TopologyXmlTest, MemorySideCachesAndNumaMemory) {
@@ -333,7 +333,7 @@ TEST(TopologyLiveTest, SaveThenLoadGivesTheSameMachine) {
   EXPECT_EQ(replay.l3_instances, live->l3_instances);
   EXPECT_EQ(replay.memory_bytes, live->memory_bytes);
   ExpectCaches(replay.caches, live->caches);
-  EXPECT_EQ(replay.core_kinds.size(), live->core_kinds.size());
+  EXPECT_EQ(replay.cpu_kinds.size(), live->cpu_kinds.size());
 }
 
 // --- the report section --------------------------------------------------------------------
