@@ -11,10 +11,9 @@
 
 #include "cli/commands.h"
 #include "cli/enum_option.h"
-#include "cli/platform_report.h"
-#include "cli/probe_report.h"
 #include "detect/cpu_features.h"
 #include "detect/platform.h"
+#include "detect/platform_report.h"
 #include "detect/probe.h"
 #include "detect/topology.h"
 #include "dispatch/capture.h"
@@ -103,7 +102,7 @@ void CheckRequirement(const Requirement& r, const detect::PlatformInfo& info,
   }
   const detect::FeatureLayers* f = info.FindFeature(r.name);
   const bool usable = f != nullptr && f->usable.value_or(f->cpuid);
-  const detect::ProbeResult* probe = FindProbe(probes, r.name);
+  const detect::ProbeResult* probe = detect::FindProbe(probes, r.name);
   if (!usable) {
     item.status = CheckStatus::kCritical;
     item.detail = f != nullptr && f->cpuid ? "CPUID claims it but the OS has not enabled it"
@@ -350,7 +349,7 @@ int RunCheck(const CheckOptions& o) {
   detect::PlatformInfo info = detect::DetectLivePlatform();
   detect::SetOneDnnEffectiveIsa(info, dispatch::OneDnnEffectiveIsa(), env_cap);
   const StatusOr<detect::Topology> topology = detect::LoadLiveTopology();
-  const std::vector<detect::ProbeResult> probes = RunProbes(info, true, {});
+  const std::vector<detect::ProbeResult> probes = detect::RunProbes(info, true, {});
 
   std::vector<CheckItem> items;
   CheckPlatform(info, items);
@@ -412,7 +411,7 @@ int RunCheck(const CheckOptions& o) {
                                   ? report::Value("ok")
                                   : report::Value(run->outcome.Describe(run->timeout_s)));
   }
-  AddPlatform(info, report, probes);
+  detect::AddPlatform(info, report, probes);
   report.primary_table = "checks";
 
   switch (o.format) {

@@ -5,15 +5,15 @@
 #include <system_error>
 
 #include "cli/commands.h"
-#include "cli/platform_report.h"
-#include "cli/probe_report.h"
-#include "cli/topology_report.h"
 #include "common/exit_code.h"
 #include "common/status.h"
 #include "detect/cpuid_dump.h"
 #include "detect/cpuid_source.h"
 #include "detect/platform.h"
+#include "detect/platform_report.h"
+#include "detect/probe.h"
 #include "detect/topology.h"
+#include "detect/topology_report.h"
 #include "dispatch/onednn_info.h"
 
 namespace dlcheck::cli {
@@ -76,7 +76,7 @@ Status AddTopologySection(const PlatformOptions& options, report::Report& report
         "hwloc could not read this machine's topology: " + topology.status().message());
     return {};
   }
-  AddTopology(*topology, report);
+  detect::AddTopology(*topology, report);
   return {};
 }
 
@@ -94,7 +94,7 @@ int RunPlatform(const PlatformOptions& options) {
     return ToInt(ExitCode::kUsage);
   }
   for (const auto& name : options.probe_forced) {
-    if (auto error = CheckProbeName(name)) {
+    if (auto error = detect::CheckProbeName(name)) {
       PrintError(*error);
       return ToInt(ExitCode::kUsage);
     }
@@ -121,11 +121,13 @@ int RunPlatform(const PlatformOptions& options) {
     }
   }
   std::vector<detect::ProbeResult> probes;
-  if (options.probe) probes = RunProbes(info, options.probe_forced.empty(), options.probe_forced);
-  report::Report report = PlatformReport(info, probes);
   if (options.probe) {
-    AddProbesTable(info, probes, report);
-    AddProbeFindings(info, probes, report);
+    probes = detect::RunProbes(info, options.probe_forced.empty(), options.probe_forced);
+  }
+  report::Report report = detect::PlatformReport(info, probes);
+  if (options.probe) {
+    detect::AddProbesTable(info, probes, report);
+    detect::AddProbeFindings(info, probes, report);
   }
   const Status topology = AddTopologySection(options, report);
   if (!topology.ok()) {

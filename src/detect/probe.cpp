@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <csignal>
 #include <cstdint>
@@ -202,6 +203,105 @@ ProbeResult RunProbe(std::string_view feature) {
     result.detail = fmt::format("probe exited with status {}", WEXITSTATUS(status));
   }
   return result;
+}
+
+std::optional<std::string> CheckProbeName(const std::string& feature) {
+  if (feature == kFaultingProbe) return std::nullopt;
+  const auto& names = ProbedFeatures();
+  if (std::find(names.begin(), names.end(), feature) != names.end()) return std::nullopt;
+  std::string list;
+  for (auto n : names) list += fmt::format("{}{}", list.empty() ? "" : ",", n);
+  return fmt::format("--probe: dlcheck has no probe for '{}' (it has: {},{})", feature, list,
+                     kFaultingProbe);
+}
+
+std::vector<std::string> ProbesToRun(const PlatformInfo& info, bool claimed,
+                                     const std::vector<std::string>& forced) {
+  std::vector<std::string> order;
+  const auto& probed = ProbedFeatures();
+  for (const FeatureLayers& f : info.features) {
+    const bool has_probe = std::find(probed.begin(), probed.end(), f.name) != probed.end();
+    const bool wanted =
+        (claimed && f.cpuid) || std::find(forced.begin(), forced.end(), f.name) != forced.end();
+    if (has_probe && wanted) order.push_back(f.name);
+  }
+  for (const std::string& name : forced) {
+    if (std::find(order.begin(), order.end(), name) == order.end()) order.push_back(name);
+  }
+  return order;
+}
+
+std::vector<ProbeResult> RunProbes(const PlatformInfo& info, bool claimed,
+                                   const std::vector<std::string>& forced) {
+  std::vector<ProbeResult> results;
+  for (const std::string& name : ProbesToRun(info, claimed, forced)) {
+    results.push_back(RunProbe(name));
+  }
+  return results;
+}
+
+const ProbeResult* FindProbe(const std::vector<ProbeResult>& probes, std::string_view feature) {
+  for (const ProbeResult& p : probes) {
+    if (p.feature == feature) return &p;
+  }
+  return nullptr;
+}
+
+namespace {
+
+// The finding for a probe that faulted on a feature CPUID claims: expected when the OS has not
+// enabled the feature's register state, otherwise something between CPUID and the CPU hides it.
+Finding ClaimedButFaulted(const FeatureLayers* f, const ProbeResult& p) {
+  if (f != nullptr && f->usable && !*f->usable) {
+    return {Severity::kInfo, "probe-faults-os-disabled",
+            fmt::format("CPUID claims {} but the instruction faults ({}), as expected: the OS "
+                        "has not enabled its register state",
+                        p.feature, p.detail)};
+  }
+  return {Severity::kWarning, "probe-faults",
+          fmt::format("CPUID claims {} but the instruction faults ({}): the hypervisor or "
+                      "kernel hides it",
+                      p.feature, p.detail)};
+}
+
+// The finding for one probe result, or nullopt when it only confirms CPUID.
+std::optional<Finding> ProbeFinding(const PlatformInfo& info, const ProbeResult& p) {
+  const FeatureLayers* f = info.FindFeature(p.feature);
+  const bool claimed = f != nullptr && f->cpuid;
+  if (p.state == ProbeState::kError) {
+    return Finding{Severity::kWarning, "probe-error",
+                   fmt::format("the probe of {} could not run: {}", p.feature, p.detail)};
+  }
+  if (p.state == ProbeState::kFaulted && claimed) return ClaimedButFaulted(f, p);
+  if (p.state == ProbeState::kFaulted && p.feature == kFaultingProbe) {
+    return Finding{Severity::kInfo, "probe-faults-as-expected",
+                   fmt::format("the {} probe faults ({}), as it always does: the fault path works",
+                               p.feature, p.detail)};
+  }
+  if (p.state == ProbeState::kFaulted) {
+    return Finding{Severity::kInfo, "probe-faults-as-expected",
+                   fmt::format("the {} instruction does not run ({}), as CPUID says: this CPU "
+                               "does not have it",
+                               p.feature, p.detail)};
+  }
+  if (p.state == ProbeState::kPassed && !claimed) {
+    return Finding{Severity::kWarning, "probe-runs-unclaimed",
+                   fmt::format("CPUID denies {} but its instruction runs", p.feature)};
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::vector<Finding> ProbeFindings(const PlatformInfo& info,
+                                   const std::vector<ProbeResult>& probes) {
+  std::vector<Finding> findings;
+  for (const ProbeResult& p : probes) {
+    if (std::optional<Finding> finding = ProbeFinding(info, p)) {
+      findings.push_back(std::move(*finding));
+    }
+  }
+  return findings;
 }
 
 }  // namespace dlcheck::detect

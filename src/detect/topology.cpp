@@ -216,6 +216,7 @@ Topology Extract(hwloc_topology_t t, std::string source, bool live) {
     topo.allowed_cpuset = ListText(allowed.get());
   }
   topo.allowed_differs = topo.allowed_pus != topo.pus;
+  topo.findings = TopologyFindings(topo);
   return topo;
 }
 
@@ -255,6 +256,20 @@ Status NotTopologyError(const std::string& path) {
 }
 
 }  // namespace
+
+std::vector<Finding> TopologyFindings(const Topology& topology) {
+  if (!topology.allowed_differs) return {};
+  if (topology.source == "live") {
+    return {{Severity::kWarning, "restricted-cpus",
+             fmt::format("this process may use {} of {} PUs (cpuset {}): affinity or cgroup "
+                         "limits apply; benchmarks here see only those",
+                         topology.allowed_pus, topology.pus, topology.allowed_cpuset)}};
+  }
+  return {{Severity::kInfo, "restricted-cpus",
+           fmt::format("the recorded topology allows {} of {} PUs (cpuset {}): cgroup limits "
+                       "applied where it was recorded",
+                       topology.allowed_pus, topology.pus, topology.allowed_cpuset)}};
+}
 
 StatusOr<Topology> LoadLiveTopology() {
   StatusOr<TopologyPtr> topology = NewTopology(/*with_io=*/false);

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "common/finding.h"
 #include "common/status.h"
 
 namespace dlcheck::detect {
@@ -66,9 +67,15 @@ struct Topology {
   /// PUs this process may use: the cgroup cpuset intersected with its CPU affinity. For an XML
   /// file, what the recording process was allowed (the file's allowed_cpuset).
   int allowed_pus = 0;
-  std::string allowed_cpuset;    ///< hwloc list syntax, e.g. "0-3,8"
-  bool allowed_differs = false;  ///< allowed_pus != pus
+  std::string allowed_cpuset;     ///< hwloc list syntax, e.g. "0-3,8"
+  bool allowed_differs = false;   ///< allowed_pus != pus
+  std::vector<Finding> findings;  ///< TopologyFindings(*this), filled by the loaders
 };
+
+/// What the counts mean for someone who runs benchmarks here: `restricted-cpus` when the process
+/// may use fewer PUs than the machine has (a warning live, info for a recorded topology, where
+/// the limits applied to the process that recorded it).
+std::vector<Finding> TopologyFindings(const Topology& topology);
 
 /// The topology of the machine this process runs on (whole system, disallowed PUs included).
 StatusOr<Topology> LoadLiveTopology();

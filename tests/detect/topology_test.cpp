@@ -9,7 +9,7 @@
 #include <sstream>
 #include <utility>
 
-#include "cli/topology_report.h"
+#include "detect/topology_report.h"
 #include "report/printer.h"
 
 namespace dlcheck::detect {
@@ -68,6 +68,7 @@ TEST(TopologyXmlTest, EveryFixtureHasTheCountsHwlocInfoReports) {
     // Recorded files allow every PU (none was saved from a restricted process).
     EXPECT_EQ(t.allowed_pus, e.pus);
     EXPECT_FALSE(t.allowed_differs);
+    EXPECT_TRUE(t.findings.empty());
   }
 }
 
@@ -347,7 +348,7 @@ nlohmann::json Json(const report::Report& r) {
 TEST(TopologyReportTest, SectionHasFieldsAndTables) {
   report::Report r;
   r.command = "platform";
-  cli::AddTopology(MustLoad(HwlocData("Intel-RaptorLake-Corei7-1370P.xml")), r);
+  AddTopology(MustLoad(HwlocData("Intel-RaptorLake-Corei7-1370P.xml")), r);
   const nlohmann::json doc = Json(r);
   ASSERT_TRUE(doc.contains("topology")) << doc.dump(2);
   const nlohmann::json& t = doc["topology"];
@@ -386,7 +387,7 @@ TEST(TopologyReportTest, SectionHasFieldsAndTables) {
 
 TEST(TopologyReportTest, NumaMemoryInMib) {
   report::Report r;
-  cli::AddTopology(MustLoad(HwlocData("memorysidecaches.xml")), r);
+  AddTopology(MustLoad(HwlocData("memorysidecaches.xml")), r);
   const nlohmann::json t = Json(r)["topology"];
   EXPECT_EQ(t["memory_mib"], 1596398403584 / (1024 * 1024));
   EXPECT_EQ(t["numa"][0]["memory_mib"], 397816131584 / (1024 * 1024));
@@ -404,12 +405,28 @@ Topology Restricted(std::string source) {
   t.allowed_pus = 4;
   t.allowed_cpuset = "0-3";
   t.allowed_differs = true;
+  t.findings = TopologyFindings(t);  // as the loaders do
   return t;
+}
+
+TEST(TopologyFindingsTest, OnlyARestrictedProcessHasOne) {
+  Topology whole = Restricted("live");
+  whole.allowed_pus = whole.pus;
+  whole.allowed_cpuset = "0-63";
+  whole.allowed_differs = false;
+  EXPECT_TRUE(TopologyFindings(whole).empty());
+  const std::vector<Finding> live = TopologyFindings(Restricted("live"));
+  ASSERT_EQ(live.size(), 1u);
+  EXPECT_EQ(live[0].code, "restricted-cpus");
+  EXPECT_EQ(live[0].severity, Severity::kWarning);
+  const std::vector<Finding> recorded = TopologyFindings(Restricted("saved/topology.xml"));
+  ASSERT_EQ(recorded.size(), 1u);
+  EXPECT_EQ(recorded[0].severity, Severity::kInfo);
 }
 
 TEST(TopologyReportTest, RestrictedLiveProcessIsAWarning) {
   report::Report r;
-  cli::AddTopology(Restricted("live"), r);
+  AddTopology(Restricted("live"), r);
   ASSERT_EQ(r.findings.size(), 1u);
   EXPECT_EQ(r.findings[0].severity, report::Severity::kWarning);
   EXPECT_EQ(r.findings[0].code, "restricted-cpus");
@@ -420,7 +437,7 @@ TEST(TopologyReportTest, RestrictedLiveProcessIsAWarning) {
 
 TEST(TopologyReportTest, RestrictedRecordingIsInfo) {
   report::Report r;
-  cli::AddTopology(Restricted("saved/topology.xml"), r);
+  AddTopology(Restricted("saved/topology.xml"), r);
   ASSERT_EQ(r.findings.size(), 1u);
   EXPECT_EQ(r.findings[0].severity, report::Severity::kInfo);
   EXPECT_EQ(r.findings[0].message,

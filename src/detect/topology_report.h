@@ -1,5 +1,6 @@
 #pragma once
-// The topology part of `dlcheck platform`'s report. In the human table it reads:
+// Topology -> Report: the topology part of `dlcheck platform`'s report. It lays out what
+// detect/topology.h computed (no decisions here). In the human table it reads:
 //
 //   Topology
 //     source          live
@@ -15,11 +16,10 @@
 #include "detect/topology.h"
 #include "report/report.h"
 
-namespace dlcheck::cli {
+namespace dlcheck::detect {
 
 /// Adds the section `topology` (counts, allowed CPUs, and the nested tables `caches`, `numa`
-/// and `core_kinds`) to `report`, and a warning finding `restricted-cpus` when the process may
-/// use fewer PUs than the machine has (an info finding for a recorded topology).
-void AddTopology(const detect::Topology& topology, report::Report& report);
+/// and `core_kinds`) to `report`, and the topology's findings (TopologyFindings).
+void AddTopology(const Topology& topology, report::Report& report);
 
-}  // namespace dlcheck::cli
+}  // namespace dlcheck::detect

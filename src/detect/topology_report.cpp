@@ -1,8 +1,6 @@
-#include "cli/topology_report.h"
+#include "detect/topology_report.h"
 
-#include <fmt/format.h>
-
-namespace dlcheck::cli {
+namespace dlcheck::detect {
 namespace {
 
 constexpr std::int64_t kKiB = 1024;
@@ -16,7 +14,7 @@ report::Value SizeIn(std::int64_t bytes, std::int64_t unit) {
 
 }  // namespace
 
-void AddTopology(const detect::Topology& topology, report::Report& report) {
+void AddTopology(const Topology& topology, report::Report& report) {
   report::Section& s = report.AddSection("topology", "Topology");
   s.Add("source", topology.source)
       .Add("is_this_system", topology.is_this_system)
@@ -37,38 +35,24 @@ void AddTopology(const detect::Topology& topology, report::Report& report) {
       "caches",
       {"level", "type", "size_kib", "instances", "cores_per_instance", "pus_per_instance"},
       "Caches");
-  for (const detect::CacheInfo& c : topology.caches) {
+  for (const CacheInfo& c : topology.caches) {
     caches.rows.push_back({c.level, c.type, SizeIn(c.size_bytes, kKiB), c.instances,
                            c.cores_per_instance, c.pus_per_instance});
   }
 
   report::Table& numa =
       s.AddTable("numa", {"os_index", "memory_mib", "cores", "pus"}, "NUMA nodes");
-  for (const detect::NumaNodeInfo& n : topology.numa) {
+  for (const NumaNodeInfo& n : topology.numa) {
     numa.rows.push_back({n.os_index, SizeIn(n.memory_bytes, kMiB), n.cores, n.pus});
   }
 
   report::Table& kinds =
       s.AddTable("core_kinds", {"name", "efficiency", "cores", "pus", "infos"}, "Core kinds");
-  for (const detect::HwlocCpuKind& k : topology.cpu_kinds) {
+  for (const HwlocCpuKind& k : topology.cpu_kinds) {
     kinds.rows.push_back({k.name, k.efficiency, k.cores, k.pus, k.infos});
   }
 
-  if (topology.allowed_differs) {
-    if (topology.source == "live") {
-      report.AddFinding(
-          report::Severity::kWarning, "restricted-cpus",
-          fmt::format("this process may use {} of {} PUs (cpuset {}): affinity or cgroup limits "
-                      "apply; benchmarks here see only those",
-                      topology.allowed_pus, topology.pus, topology.allowed_cpuset));
-    } else {
-      report.AddFinding(
-          report::Severity::kInfo, "restricted-cpus",
-          fmt::format("the recorded topology allows {} of {} PUs (cpuset {}): cgroup limits "
-                      "applied where it was recorded",
-                      topology.allowed_pus, topology.pus, topology.allowed_cpuset));
-    }
-  }
+  report.findings.insert(report.findings.end(), topology.findings.begin(), topology.findings.end());
 }
 
-}  // namespace dlcheck::cli
+}  // namespace dlcheck::detect

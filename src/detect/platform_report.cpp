@@ -1,10 +1,8 @@
-#include "cli/platform_report.h"
+#include "detect/platform_report.h"
 
 #include <fmt/format.h>
 
-#include "cli/probe_report.h"
-
-namespace dlcheck::cli {
+namespace dlcheck::detect {
 namespace {
 
 report::Value Optional(const std::optional<bool>& value) {
@@ -15,10 +13,25 @@ report::Value TextOrNull(const std::string& text) {
   return text.empty() ? report::Value() : report::Value(text);
 }
 
+// true: the instruction ran; false: it faulted; null: not probed, or no result.
+report::Value ProbeValue(const ProbeResult* probe) {
+  if (probe == nullptr) return {};
+  switch (probe->state) {
+    case ProbeState::kPassed:
+      return true;
+    case ProbeState::kFaulted:
+      return false;
+    case ProbeState::kNoProbe:
+    case ProbeState::kError:
+      return {};
+  }
+  return {};
+}
+
 }  // namespace
 
-void AddPlatform(const detect::PlatformInfo& info, report::Report& report,
-                 const std::vector<detect::ProbeResult>& probes) {
+void AddPlatform(const PlatformInfo& info, report::Report& report,
+                 const std::vector<ProbeResult>& probes) {
   report::Section& cpu = report.AddSection("cpu", "CPU");
   cpu.Add("source", info.source)
       .Add("vendor", info.cpu.vendor)
@@ -41,7 +54,7 @@ void AddPlatform(const detect::PlatformInfo& info, report::Report& report,
       .Add("libcpuid_version", info.libcpuid_version);
   report::Table& kinds = cpu.AddTable("core_kinds", {"kind", "logical_cpus", "same_features"},
                                       "Core kinds (CPUID leaf 1Ah)");
-  for (const detect::CpuidCoreType& kind : info.core_types) {
+  for (const CpuidCoreType& kind : info.core_types) {
     kinds.rows.push_back({kind.kind, kind.logical_cpus, kind.same_features});
   }
 
@@ -59,7 +72,7 @@ void AddPlatform(const detect::PlatformInfo& info, report::Report& report,
       "features", std::vector<std::string>(std::begin(kFeatureColumns), std::end(kFeatureColumns)),
       "Features");
   features.keyed_by_first_column = true;
-  for (const detect::FeatureLayers& f : info.features) {
+  for (const FeatureLayers& f : info.features) {
     features.rows.push_back({f.name, f.cpuid, Optional(f.os), Optional(f.libcpuid),
                              Optional(f.kernel), Optional(f.usable),
                              ProbeValue(FindProbe(probes, f.name))});
@@ -69,12 +82,26 @@ void AddPlatform(const detect::PlatformInfo& info, report::Report& report,
   report.findings.insert(report.findings.end(), info.findings.begin(), info.findings.end());
 }
 
-report::Report PlatformReport(const detect::PlatformInfo& info,
-                              const std::vector<detect::ProbeResult>& probes) {
+report::Report PlatformReport(const PlatformInfo& info, const std::vector<ProbeResult>& probes) {
   report::Report report;
   report.command = "platform";
   AddPlatform(info, report, probes);
   return report;
 }
 
-}  // namespace dlcheck::cli
+void AddProbesTable(const PlatformInfo& info, const std::vector<ProbeResult>& probes,
+                    report::Report& report) {
+  report::Table& t =
+      report.AddTable("probes", {"feature", "cpuid", "probe", "detail"}, "Execution probes");
+  for (const ProbeResult& p : probes) {
+    const FeatureLayers* f = info.FindFeature(p.feature);
+    t.rows.push_back({p.feature, f != nullptr && f->cpuid, ProbeValue(&p), TextOrNull(p.detail)});
+  }
+}
+
+void AddProbeFindings(const PlatformInfo& info, const std::vector<ProbeResult>& probes,
+                      report::Report& report) {
+  for (Finding& f : ProbeFindings(info, probes)) report.findings.push_back(std::move(f));
+}
+
+}  // namespace dlcheck::detect
