@@ -1,8 +1,10 @@
 // Parsing, decoding and diagnosis on small hand-written inputs (no host CPU involved).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "detect/cpu_features.h"
 #include "detect/cpuid_dump.h"
@@ -194,6 +196,36 @@ TEST(LibcpuidLayerTest, SubleavesBeyondItsArraysAreLeftOut) {
   ASSERT_TRUE(after.available) << after.note;
   EXPECT_EQ(after.flags, before.flags);
   EXPECT_EQ(after.codename, before.codename);
+}
+
+// A hybrid dump (Alder Lake: 16 performance, 8 efficiency logical CPUs) grouped by leaf 1Ah;
+// one efficiency CPU edited to lose AVX2 marks its group, and only its group.
+TEST(CoreTypesTest, ACpuWhoseBitsDifferMarksItsGroup) {
+  CpuidDump dump = Load("cpuid/12th-gen-intel-core-i9-12900k.test");
+  ASSERT_EQ(dump.cpus.size(), 24u);
+  const FeatureSet first = DecodeFeatures(RecordedCpuidSource(dump.cpus.front()));
+  std::vector<CpuidCoreType> types = CoreTypesOf(dump, first);
+  ASSERT_EQ(types.size(), 2u);
+  EXPECT_EQ(types[0].kind, "performance");
+  EXPECT_EQ(types[0].logical_cpus, 16);
+  EXPECT_EQ(types[1].kind, "efficiency");
+  EXPECT_EQ(types[1].logical_cpus, 8);
+  EXPECT_TRUE(types[0].same_features && types[1].same_features);
+
+  const auto efficiency =
+      std::find_if(dump.cpus.begin(), dump.cpus.end(), [](const LogicalCpuDump& cpu) {
+        return DecodeCoreType(RecordedCpuidSource(cpu)) == "efficiency";
+      });
+  ASSERT_NE(efficiency, dump.cpus.end());
+  efficiency->leaves[{7, 0}].ebx &= ~(1u << 5);  // leaf 7 EBX[5]: AVX2
+  types = CoreTypesOf(dump, first);
+  EXPECT_TRUE(types[0].same_features);
+  EXPECT_FALSE(types[1].same_features);
+  const PlatformInfo info = BuildPlatformInfo(RecordedCpuidSource(dump.cpus.front()),
+                                              LibcpuidLayer{}, std::nullopt, types, 24);
+  EXPECT_EQ(FindingMessage(info, "core-kinds-differ"),
+            "the efficiency cores report different CPUID feature bits from the first CPU: code "
+            "that moves between cores may meet instructions it cannot run");
 }
 
 TEST(CpuinfoTest, ReadsTheFirstFlagsLine) {

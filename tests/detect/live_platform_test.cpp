@@ -1,12 +1,16 @@
 // On this host: invariants only, never this machine's values.
 #include <gtest/gtest.h>
+#include <sched.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "detect/cpuid_dump.h"
+#include "detect/cpuid_source.h"
 #include "detect/cpuinfo.h"
 #include "detect/libcpuid_layer.h"
 #include "detect/platform.h"
@@ -14,6 +18,27 @@
 
 namespace dlcheck::detect {
 namespace {
+
+// Each allowed CPU is visited once, while the thread runs on it, and the mask is restored.
+TEST(ForEachAllowedCpuTest, VisitsEachAllowedCpuOnItAndRestoresTheMask) {
+  cpu_set_t before;
+  ASSERT_EQ(sched_getaffinity(0, sizeof(before), &before), 0);
+  std::vector<int> visited;
+  int ran_elsewhere = 0;
+  const StatusOr<int> count = ForEachAllowedCpu([&](int cpu) {
+    visited.push_back(cpu);
+    if (sched_getcpu() != cpu) ++ran_elsewhere;
+  });
+  ASSERT_TRUE(count.ok()) << count.status().message();
+  EXPECT_EQ(*count, static_cast<int>(visited.size()));
+  EXPECT_EQ(*count, CPU_COUNT(&before));  // no CPU went offline during a test
+  EXPECT_EQ(ran_elsewhere, 0);
+  for (int cpu : visited) EXPECT_TRUE(CPU_ISSET(cpu, &before)) << cpu;
+  EXPECT_TRUE(std::is_sorted(visited.begin(), visited.end()));
+  cpu_set_t after;
+  ASSERT_EQ(sched_getaffinity(0, sizeof(after), &after), 0);
+  EXPECT_TRUE(CPU_EQUAL(&before, &after));
+}
 
 TEST(LivePlatformTest, UsableAvx512SubsetsEqualTheKernelFlags) {
   const PlatformInfo info = DetectLivePlatform();
