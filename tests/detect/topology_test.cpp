@@ -11,12 +11,13 @@
 
 #include "detect/topology_report.h"
 #include "report/printer.h"
+#include "support/run_dlcheck.h"
 
 namespace dlcheck::detect {
 namespace {
 
 std::string HwlocData(const std::string& name) {
-  return std::string(DLCHECK_TEST_DATA) + "/hwloc/" + name;
+  return dlcheck::testing::DataPath("hwloc/" + name);
 }
 
 Topology MustLoad(const std::string& path) {
