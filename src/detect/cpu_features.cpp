@@ -11,6 +11,9 @@ bool Bit(std::uint32_t value, int bit) {
   return ((value >> bit) & 1u) != 0;
 }
 
+// The ASCII text CPUID returns in registers (vendor, brand, hypervisor signatures), up to the
+// first NUL. CPUID's strings are printable ASCII by definition; any other byte (from a bad or
+// hostile dump, or a hypervisor) becomes '?', so no report carries control bytes or bad UTF-8.
 std::string RegsText(std::initializer_list<std::uint32_t> regs) {
   std::string out;
   for (std::uint32_t r : regs) {
@@ -19,6 +22,9 @@ std::string RegsText(std::initializer_list<std::uint32_t> regs) {
     out.append(chars, 4);
   }
   out.erase(std::find(out.begin(), out.end(), '\0'), out.end());
+  for (char& c : out) {
+    if (c < 0x20 || c > 0x7E) c = '?';
+  }
   return out;
 }
 

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -47,6 +48,33 @@ TEST(PlatformCliTest, SaveRawWithCpuidDumpIsAUsageError) {
   EXPECT_EQ(r.err,
             "dlcheck: --save-raw records this machine and cannot be combined with --cpuid-dump "
             "or --topology\n");
+}
+
+// A dump whose brand leaves hold non-ASCII and control bytes still gives valid JSON and a table
+// without escape sequences.
+TEST(PlatformCliTest, BadBrandBytesGiveValidJsonAndAPlainTable) {
+  std::ifstream in(DataPath("cpuid/intel-core-i7-4770-cpu.test"));
+  std::string dump;
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("CPUID 80000002:", 0) == 0) {
+      line = "CPUID 80000002: FFFEFDFC-1B5B3331-6D414141-41414141";
+    } else if (line.rfind("CPUID 80000003:", 0) == 0 || line.rfind("CPUID 80000004:", 0) == 0) {
+      line = line.substr(0, 16) + "00000000-00000000-00000000-00000000";
+    }
+    dump += line + "\n";
+  }
+  const std::string path =
+      ::testing::TempDir() + "dlcheck_bad_brand_" + std::to_string(getpid()) + ".test";
+  std::ofstream(path, std::ios::binary) << dump;
+  const auto json = RunDlcheck({"platform", "--cpuid-dump", path, "--format", "json"});
+  const auto table = RunDlcheck({"platform", "--cpuid-dump", path});
+  std::filesystem::remove(path);
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_EQ(nlohmann::json::parse(json.out)["cpu"]["brand"], "????13[?AAAmAAAA");
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(table.out.find("  brand              ????13[?AAAmAAAA\n"), std::string::npos)
+      << table.out;
+  EXPECT_EQ(table.out.find('\x1b'), std::string::npos);
 }
 
 TEST(PlatformCliTest, JsonOfARecordingHasTheDocumentedShape) {

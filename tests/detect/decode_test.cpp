@@ -228,6 +228,19 @@ TEST(CoreTypesTest, ACpuWhoseBitsDifferMarksItsGroup) {
             "that moves between cores may meet instructions it cannot run");
 }
 
+// The brand string is ASCII by definition: other bytes of a bad dump become '?' (an escape
+// sequence would reach the terminal, and bytes above 0x7F are not UTF-8 for JSON).
+TEST(DecodeTest, BrandBytesOutsidePrintableAsciiBecomeQuestionMarks) {
+  CpuidDump dump = Load("cpuid/intel-core-i7-4770-cpu.test");
+  ASSERT_FALSE(dump.cpus.empty());
+  dump.cpus[0].leaves[{0x80000002u, 0}] = {0xFFFEFDFCu, 0x1B5B3331u, 0x6D414141u, 0x41414141u};
+  dump.cpus[0].leaves[{0x80000003u, 0}] = {};
+  dump.cpus[0].leaves[{0x80000004u, 0}] = {};
+  const CpuIdentity id = DecodeIdentity(RecordedCpuidSource(dump.cpus[0]));
+  EXPECT_EQ(id.brand, "????13[?AAAmAAAA");
+  EXPECT_EQ(id.vendor, "GenuineIntel");
+}
+
 TEST(CpuinfoTest, ReadsTheFirstFlagsLine) {
   const auto flags = ParseCpuinfoFlags(
       "processor\t: 0\nvendor_id\t: AuthenticAMD\nflags\t\t: fpu avx2 avx512f\n"
