@@ -102,7 +102,9 @@ TEST(ProbeCliTest, ForcedProbeOfAGrantedFeatureIsReportedForThatFeatureOnly) {
     EXPECT_EQ(j["probes"][0]["feature"], feature);
     EXPECT_EQ(j["probes"][0]["cpuid"], true);
     // A feature the CPU claims and the OS enables runs; one the OS leaves off may fault.
-    if (j["features"][feature]["usable"] == true) EXPECT_EQ(j["probes"][0]["probe"], true) << j;
+    if (j["features"][feature]["usable"] == true) {
+      EXPECT_EQ(j["probes"][0]["probe"], true) << j;
+    }
     EXPECT_EQ(j["features"][feature]["probe"], j["probes"][0]["probe"]);
   }
 }
