@@ -6,6 +6,7 @@
 #include <cctype>
 
 #include "common/onednn_isa.h"
+#include "verbose/rules.h"
 
 namespace dlcheck::dispatch {
 namespace {
@@ -100,7 +101,7 @@ Cells CellsOf(const CapturedRun& run) {
     Cell& c = cells[KeyOf(s)];
     c.ms_total += s.exec_ms_total;
     if (s.flops) c.flops += *s.flops * static_cast<double>(s.timed_execs);
-    c.scalar |= s.fallback == verbose::Fallback::kScalar;  // dlcheck:scalar included
+    c.scalar |= verbose::IsScalarFallback(s) || verbose::IsDlcheckKernel(s);
     if (s.exec_ms_total > c.top_ms) {
       c.top_ms = s.exec_ms_total;
       c.implementation = s.implementation;

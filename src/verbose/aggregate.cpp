@@ -8,6 +8,7 @@
 #include <map>
 
 #include "verbose/line_parser.h"
+#include "verbose/rules.h"
 #include "verbose/work.h"
 
 namespace dlcheck::verbose {
@@ -366,7 +367,7 @@ Summary Aggregator::Summarize() const {
     ++f.rows;
     f.execs += row.execs;
     f.exec_ms += row.exec_ms_total;
-    if (row.fallback == Fallback::kScalar) {
+    if (IsScalarFallback(row)) {
       auto& entry = scalar[row.primitive + " " + row.implementation];
       ++entry.first;
       entry.second += row.exec_ms_total;
