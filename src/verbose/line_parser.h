@@ -117,8 +117,9 @@ class LineParser {
 /// four) until the whole parses. What cannot be re-joined is reported as `truncated`.
 class JoiningParser {
  public:
-  /// Called with each outcome; for events, `event.line` is the first physical line.
-  using Sink = std::function<void(const ParseResult&, const VerboseEvent&, std::uint64_t line)>;
+  /// Called with each outcome; for events, `event.line` is the first physical line. The sink
+  /// may complete the event (its layer) before it uses it.
+  using Sink = std::function<void(const ParseResult&, VerboseEvent&, std::uint64_t line)>;
 
   explicit JoiningParser(Sink sink) : sink_(std::move(sink)) {}
   void Feed(std::string_view line, std::uint64_t line_number);
