@@ -205,12 +205,12 @@ TEST(SweepTest, RatiosCompareTheSameKeyAcrossRuns) {
   row.primitive = "inner_product";
   row.prop_kind = "forward_training";
   row.implementation = "ref:any";
-  row.fallback = verbose::Fallback::kScalar;
+  row.impl_class = verbose::ImplClass::kScalar;
   row.execs = 2;
   row.exec_ms_total = 8;
   slow.rows.push_back(row);
   row.implementation = "brgemm:avx512_core";
-  row.fallback = verbose::Fallback::kJit;
+  row.impl_class = verbose::ImplClass::kJit;
   row.exec_ms_total = 2;
   fast.rows.push_back(row);
   const Cells a = CellsOf(slow), b = CellsOf(fast);
