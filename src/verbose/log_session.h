@@ -114,10 +114,15 @@ class LogSession {
 
   void OnParsed(const ParseResult& result, VerboseEvent& event, std::uint64_t line);
   void OnSkipped(SkipReason reason, std::uint64_t line);
-  bool TakeRepeat(std::string_view line);
   void RememberLine(std::string_view line, std::uint64_t number);
-  std::uint32_t MemoState();
-  JoiningParser& Parser();
+  // The memo's state for the current line: computed again only when the parser's state or the
+  // layer changed.
+  std::uint32_t MemoState() {
+    return parser_->state_id() == memo_parser_state_ && layer_id_ == memo_layer_id_
+               ? memo_state_
+               : NewMemoState();
+  }
+  std::uint32_t NewMemoState();
 
   LogSessionOptions options_;
   std::vector<EventListener*> listeners_;
