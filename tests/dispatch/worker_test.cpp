@@ -198,7 +198,7 @@ TEST(SweepTest, RequestedCapsAreCheckedDeduplicatedAndSorted) {
             "would run the same kernels as avx512_core_bf16");
 }
 
-TEST(SweepTest, RatiosCompareTheSameKeyAcrossRuns) {
+TEST(SweepTest, SpeedupsCompareTheSameKeyAcrossRuns) {
   CapturedRun slow, fast;
   verbose::PrimitiveStats row;
   row.layer = "fc1";
@@ -213,12 +213,13 @@ TEST(SweepTest, RatiosCompareTheSameKeyAcrossRuns) {
   row.impl_class = verbose::ImplClass::kJit;
   row.exec_ms_total = 2;
   fast.rows.push_back(row);
-  const Cells a = CellsOf(slow), b = CellsOf(fast);
-  const Key key{"fc1", "inner_product", "forward_training"};
+  const SweepCells a = CellsOf(slow), b = CellsOf(fast);
+  const PrimitiveKey key{"fc1", "inner_product", "forward_training"};
   EXPECT_TRUE(a.at(key).scalar);
   EXPECT_FALSE(b.at(key).scalar);
-  EXPECT_EQ(Ratio(a, b, key), 4.0);
-  EXPECT_EQ(Ratio(a, b, Key{"fc2", "inner_product", "forward_training"}), std::nullopt);
+  EXPECT_EQ(SpeedupOver(a, b, key), 4.0);
+  EXPECT_EQ(SpeedupOver(a, b, PrimitiveKey{"fc2", "inner_product", "forward_training"}),
+            std::nullopt);
   EXPECT_EQ(PeakIsaOf("avx512_core_bf16"), "avx512_core");
   EXPECT_EQ(PeakIsaOf("avx2_vnni"), "avx2");
   EXPECT_EQ(PeakIsaOf("avx"), "sse41");
