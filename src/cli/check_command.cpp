@@ -70,7 +70,6 @@ struct Requirement {
   bool is_isa = false;  ///< a oneDNN ISA level rather than a feature
 };
 
-// Compute primitives: the ones whose ISA decides the model's speed.
 std::optional<Requirement> ParseRequirement(const std::string& given) {
   const std::string name = CLI::detail::to_lower(given);
   const auto& features = detect::ReportedFeatures();
