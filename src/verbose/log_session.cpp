@@ -114,6 +114,22 @@ void LogSession::RememberLine(std::string_view line, std::uint64_t number) {
   }
 }
 
+Status LogSession::FeedAll(LineReader& reader, std::string name) {
+  StartInput(std::move(name));
+  std::string_view line;
+  while (strict_error_.empty()) {
+    const LineReader::Next next = reader.Read(line);
+    if (next == LineReader::Next::kEnd) break;
+    if (next == LineReader::Next::kTooLong) {
+      FeedTooLong(reader.line_number());
+    } else {
+      Feed(line, reader.line_number());
+    }
+  }
+  Finish();
+  return reader.status();
+}
+
 void LogSession::FeedTooLong(std::uint64_t number) {
   if (stopped()) return;
   ++stats_.lines;
