@@ -11,6 +11,7 @@
 
 #include "cli/commands.h"
 #include "cli/enum_option.h"
+#include "common/onednn_isa.h"
 #include "detect/cpu_features.h"
 #include "detect/platform.h"
 #include "detect/platform_report.h"
@@ -19,6 +20,7 @@
 #include "dispatch/capture.h"
 #include "dispatch/onednn_info.h"
 #include "dispatch/sweep.h"
+#include "verbose/rules.h"
 
 namespace dlcheck::cli {
 namespace {
@@ -66,11 +68,6 @@ struct Requirement {
   std::string name;
   bool is_isa = false;  ///< a oneDNN ISA level rather than a feature
 };
-
-// Compute primitives: the ones whose ISA decides the model's speed.
-bool IsCompute(const std::string& primitive) {
-  return primitive == "convolution" || primitive == "inner_product" || primitive == "matmul";
-}
 
 std::optional<Requirement> ParseRequirement(const std::string& given) {
   const std::string name = CLI::detail::to_lower(given);
@@ -225,13 +222,12 @@ void CheckRun(const CheckOptions& o, const dispatch::CapturedRun& run,
                      .summary = "no reference comparison"});
   }
 
-  // Scalar fallbacks: whole layers on dlcheck's kernels, or oneDNN compute primitives on its
-  // reference code.
+  // Scalar fallbacks: whole layers on dlcheck's kernels (announced by the worker, once each),
+  // or oneDNN compute primitives on its reference code.
   std::vector<std::string> scalar;
   for (const auto& f : run.fallbacks) scalar.push_back(f.layer + " (dlcheck scalar kernels)");
   for (const auto& row : run.rows) {
-    if (IsCompute(row.primitive) && row.fallback == verbose::Fallback::kScalar &&
-        row.engine != "scalar") {
+    if (verbose::IsComputePrimitive(row) && verbose::IsScalarFallback(row)) {
       scalar.push_back(
           fmt::format("{} {} ({})", row.layer.value_or("?"), row.primitive, row.implementation));
     }
@@ -249,20 +245,27 @@ void CheckRun(const CheckOptions& o, const dispatch::CapturedRun& run,
   }
 
   if (!o.expect_isa.empty()) {
-    const int want = detect::OneDnnIsaRank(o.expect_isa);
+    const int want = onednn::IsaRank(o.expect_isa).value_or(0);
     std::string below;
+    std::string unranked;  // ISAs the table cannot place against the expected one
     std::string lowest;
     int lowest_rank = 1 << 20;
     int compute_rows = 0;
     for (const auto& row : run.rows) {
-      if (!IsCompute(row.primitive) || row.execs == 0) continue;
+      if (!verbose::IsComputePrimitive(row) || row.execs == 0) continue;
       ++compute_rows;
-      const int rank = row.isa.empty() ? 0 : detect::OneDnnIsaRank(row.isa);
-      if (rank < lowest_rank) {
-        lowest_rank = rank;
+      const std::optional<int> rank = row.isa.empty() ? 0 : onednn::IsaRank(row.isa);
+      if (!rank) {
+        if (unranked.find(row.isa) == std::string::npos) {
+          unranked += (unranked.empty() ? "" : ", ") + row.isa;
+        }
+        continue;
+      }
+      if (*rank < lowest_rank) {
+        lowest_rank = *rank;
         lowest = row.isa.empty() ? "no ISA" : row.isa;
       }
-      if (rank < want) {
+      if (*rank < want) {
         below += fmt::format("{}{} {} ({})", below.empty() ? "" : ", ", row.layer.value_or("?"),
                              row.primitive, row.implementation);
       }
@@ -277,6 +280,11 @@ void CheckRun(const CheckOptions& o, const dispatch::CapturedRun& run,
       item.detail = "below " + o.expect_isa + ": " + below;
       item.summary =
           fmt::format("compute dispatched {} below the expected {}", lowest, o.expect_isa);
+    } else if (!unranked.empty()) {
+      item.status = CheckStatus::kUnknown;
+      item.detail = fmt::format("compute dispatched {}, which dlcheck cannot rank against {}",
+                                unranked, o.expect_isa);
+      item.summary = fmt::format("cannot rank {} against the expected {}", unranked, o.expect_isa);
     } else {
       item.detail = fmt::format("{} compute primitives at {} or above (lowest {})", compute_rows,
                                 o.expect_isa, lowest);

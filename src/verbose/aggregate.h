@@ -2,9 +2,10 @@
 // Events -> one PrimitiveStats row per distinct primitive, and a Summary of the whole log.
 //
 //   Aggregator agg;
-//   agg.SetHeader(&parser.header());
 //   for (each event) agg.Add(event);
-//   Summary s = agg.Summarize();      // time by kind, by fallback class, findings
+//   Summary s = agg.Summarize(header);  // time by kind, by fallback class, findings
+//
+// LogSession (log_session.h) drives it with the parser and the memo; use that to read a log.
 //
 // Rows are keyed by (engine, primitive, implementation, prop kind, memory descriptors,
 // attributes, auxiliary, problem, layer); memory grows with the number of rows, not with the
@@ -30,7 +31,7 @@ struct PrimitiveStats {
   std::string implementation;
   std::string isa;
   bool isa_inferred = false;
-  Fallback fallback = Fallback::kUnknown;
+  ImplClass impl_class = ImplClass::kUnknown;
   std::string prop_kind;
   std::string memory_descriptors;  ///< raw field
   std::string data_types;          ///< `src:f32 wei:f32 dst:f32`
@@ -124,6 +125,10 @@ class LineMemo {
   std::size_t size() const { return count_; }
 
  private:
+  // What a remembered line was. A foreign line is keyed by its whole text, an event by all
+  // but its time.
+  enum class Kind : std::uint8_t { kCreate, kCreateHit, kExec, kForeign };
+  static Kind KindOf(const Entry& entry);
   // Open addressing over a flat slot array; keys live in one arena string. A lookup touches one
   // slot and one key: no node chasing.
   // 32 bytes, so the table of a typical log stays in L2.
@@ -133,8 +138,7 @@ class LineMemo {
     std::uint32_t length = 0;  // 0: empty (keys are never empty)
     std::uint32_t row = 0;
     std::uint16_t state = 0;
-    std::uint8_t exec = 0;
-    std::uint8_t cache_hit = 0;  // 2: a foreign line, keyed by its whole text
+    Kind kind = Kind::kCreate;
     std::uint32_t next = kNone;  // the slot of the line that followed this one last time
   };
   static constexpr std::uint32_t kNone = 0xffffffffu;
@@ -156,8 +160,6 @@ class LineMemo {
 
 class Aggregator {
  public:
-  /// The header used for findings (may be null). Not owned.
-  void SetHeader(const LogHeader* header) { header_ = header; }
   static constexpr std::size_t kNoRow = static_cast<std::size_t>(-1);
   /// Adds a create, exec or diagnostic event; info events are ignored. Returns the row index
   /// of a create or exec, kNoRow otherwise.
@@ -170,7 +172,9 @@ class Aggregator {
   /// Events counted by Add (creates, execs, diagnostics).
   std::uint64_t events() const { return events_; }
   std::uint64_t exec_events() const { return exec_events_; }
-  Summary Summarize() const;
+  /// Totals, time shares and the notes about the log; `header` names the ISA that inferred
+  /// ISAs came from.
+  Summary Summarize(const LogHeader& header) const;
 
  private:
   struct KeyHash {
@@ -182,7 +186,6 @@ class Aggregator {
   void AddDiagnostic(const VerboseEvent& event);
   void AddTime(PrimitiveStats& row, bool exec, bool cache_hit, std::optional<double> ms);
 
-  const LogHeader* header_ = nullptr;
   std::string key_;
   Index index_;
   std::vector<PrimitiveStats> rows_;

@@ -2,57 +2,17 @@
 
 #include <array>
 
+#include "common/onednn_isa.h"
+
 namespace dlcheck::verbose {
 namespace {
 
-// Every ISA suffix oneDNN has printed in an implementation name (FORMATS.md §8), x64, AArch64
-// and RISC-V. `any`, `uni`, `undef` and `blk` are deliberately absent: they name no ISA.
-constexpr std::array<std::string_view, 38> kIsaNames = {
-    "sse41",
-    "sse42",
-    "avx",
-    "avx2",
-    "avx2_vnni",
-    "avx2_vnni_2",
-    "avx512_common",
-    "avx512_core",
-    "avx512_mic",
-    "avx512_mic_4ops",
-    "avx512_core_vnni",
-    "avx512_core_bf16",
-    "avx512_core_fp16",
-    "avx512_core_amx",
-    "avx512_core_amx_fp16",
-    "avx512_core_amx_int8",
-    "avx512_core_amx_bf16",
-    "avx512_core_bf16_amx_int8",
-    "avx512_core_bf16_amx_bf16",
-    "avx10_1_512",
-    "avx10_1_512_amx",
-    "avx10_1_512_amx_fp16",
-    "avx10_2_512",
-    "avx10_2_512_amx_2",
-    "avx10_2",
-    "avx10_2_amx_2",
-    "avx10_2_ace",
-    "asimd",
-    "sve",
-    "sve_128",
-    "sve_256",
-    "sve_512",
-    "sme",
-    "rvv",
-    "avx512_core_bf16_ymm",
-    "avx512_core_vnni_amx",
-    "avx2_vnni_2_amx",
-    "sse4_1",
-};
-
+// An ISA suffix oneDNN has printed in an implementation name (FORMATS.md §8), x64, AArch64 and
+// RISC-V: any row of the shared table but dlcheck's own "none". `any`, `uni`, `undef` and `blk`
+// are deliberately absent: they name no ISA.
 bool IsIsaName(std::string_view token) {
-  for (std::string_view name : kIsaNames) {
-    if (token == name) return true;
-  }
-  return false;
+  const onednn::Isa* isa = onednn::FindIsa(token);
+  return isa != nullptr && isa->arch != onednn::IsaArch::kNone;
 }
 
 // The ISA inside one `:`-token: the token itself, or a `jit_xf16_<isa>` style suffix.
@@ -96,39 +56,39 @@ constexpr std::string_view kRefReason =
 constexpr std::string_view kSimpleReason =
     "generic C++ implementation: portable loops, vectorised by the compiler at best";
 
-using M = FallbackRule::Match;
-constexpr std::array<FallbackRule, 23> kRules = {{
+using M = ImplClassRule::Match;
+constexpr std::array<ImplClassRule, 23> kRules = {{
     // dlcheck's own scalar kernels (the `verbose` command's reference and fallback backend).
-    {M::kFirstPrefix, "dlcheck", Fallback::kScalar,
+    {M::kFirstPrefix, "dlcheck", ImplClass::kScalar,
      "dlcheck's scalar kernels: plain C++ loops, the numerical reference"},
-    {M::kToken, "ref", Fallback::kScalar, kRefReason},  // ref:any, gemm:ref, ocl:ref:any, jit:ref
-    {M::kFirstPrefix, "ref_", Fallback::kScalar, kRefReason},  // ref_int8:any, ref_grouped:any
-    {M::kFirstSuffix, "_ref", Fallback::kScalar, kRefReason},  // bnorm_ref, lrn_ref, prelu_ref
-    {M::kToken, "blas", Fallback::kExternal,
+    {M::kToken, "ref", ImplClass::kScalar, kRefReason},  // ref:any, gemm:ref, ocl:ref:any, jit:ref
+    {M::kFirstPrefix, "ref_", ImplClass::kScalar, kRefReason},  // ref_int8:any, ref_grouped:any
+    {M::kFirstSuffix, "_ref", ImplClass::kScalar, kRefReason},  // bnorm_ref, lrn_ref, prelu_ref
+    {M::kToken, "blas", ImplClass::kExternal,
      "vendor BLAS (Intel MKL or OpenBLAS cblas): vectorised inside the library, ISA not shown"},
-    {M::kToken, "acl", Fallback::kExternal,
+    {M::kToken, "acl", ImplClass::kExternal,
      "Arm Compute Library: NEON/SVE kernels inside the library, ISA not shown"},
-    {M::kFirstSuffix, "_acl", Fallback::kExternal, "Arm Compute Library kernel"},
-    {M::kToken, "cudnn", Fallback::kExternal, "NVIDIA cuDNN"},
-    {M::kToken, "cublaslt", Fallback::kExternal, "NVIDIA cuBLASLt"},
-    {M::kToken, "miopen", Fallback::kExternal, "AMD MIOpen"},
-    {M::kFirstPrefix, "zen", Fallback::kExternal, "AMD ZenDNN"},
-    {M::kGemmJit, "gemm", Fallback::kGemm,
+    {M::kFirstSuffix, "_acl", ImplClass::kExternal, "Arm Compute Library kernel"},
+    {M::kToken, "cudnn", ImplClass::kExternal, "NVIDIA cuDNN"},
+    {M::kToken, "cublaslt", ImplClass::kExternal, "NVIDIA cuBLASLt"},
+    {M::kToken, "miopen", ImplClass::kExternal, "AMD MIOpen"},
+    {M::kFirstPrefix, "zen", ImplClass::kExternal, "AMD ZenDNN"},
+    {M::kGemmJit, "gemm", ImplClass::kGemm,
      "lowered to oneDNN's JIT GEMM: fast kernel, but im2col and extra copies around it"},
-    {M::kFirstPrefix, "simple", Fallback::kScalar, kSimpleReason},        // simple:any, simple_nchw
-    {M::kFirstPrefix, "nchw_pooling", Fallback::kScalar, kSimpleReason},  // 0.x pooling
-    {M::kFirstPrefix, "nhwc_pooling", Fallback::kScalar, kSimpleReason},
-    {M::kFirstPrefix, "ncsp_", Fallback::kScalar, kSimpleReason},  // ncsp_bnorm, ncsp_gnorm
-    {M::kFirstPrefix, "nspc_", Fallback::kScalar, kSimpleReason},  // nspc_bnorm
-    {M::kFirstPrefix, "lnorm_simple", Fallback::kScalar, kSimpleReason},
-    {M::kFirstPrefix, "rnn_data_reorder", Fallback::kScalar, kSimpleReason},
-    {M::kFirstPrefix, "rnn_weights_reorder", Fallback::kScalar, kSimpleReason},
-    {M::kFirstPrefix, "reorder-based", Fallback::kScalar, kSimpleReason},
-    {M::kFirstPrefix, "multi", Fallback::kScalar, kSimpleReason},
-    {M::kFirstPrefix, "wino_reorder", Fallback::kScalar, kSimpleReason},
+    {M::kFirstPrefix, "simple", ImplClass::kScalar, kSimpleReason},  // simple:any, simple_nchw
+    {M::kFirstPrefix, "nchw_pooling", ImplClass::kScalar, kSimpleReason},  // 0.x pooling
+    {M::kFirstPrefix, "nhwc_pooling", ImplClass::kScalar, kSimpleReason},
+    {M::kFirstPrefix, "ncsp_", ImplClass::kScalar, kSimpleReason},  // ncsp_bnorm, ncsp_gnorm
+    {M::kFirstPrefix, "nspc_", ImplClass::kScalar, kSimpleReason},  // nspc_bnorm
+    {M::kFirstPrefix, "lnorm_simple", ImplClass::kScalar, kSimpleReason},
+    {M::kFirstPrefix, "rnn_data_reorder", ImplClass::kScalar, kSimpleReason},
+    {M::kFirstPrefix, "rnn_weights_reorder", ImplClass::kScalar, kSimpleReason},
+    {M::kFirstPrefix, "reorder-based", ImplClass::kScalar, kSimpleReason},
+    {M::kFirstPrefix, "multi", ImplClass::kScalar, kSimpleReason},
+    {M::kFirstPrefix, "wino_reorder", ImplClass::kScalar, kSimpleReason},
 }};
 
-bool Matches(const FallbackRule& rule, std::string_view name) {
+bool Matches(const ImplClassRule& rule, std::string_view name) {
   const std::string_view first = FirstToken(name);
   switch (rule.match) {
     case M::kToken:
@@ -165,7 +125,7 @@ std::string_view IsaOf(std::string_view implementation) {
   return found;
 }
 
-std::span<const FallbackRule> FallbackRules() {
+std::span<const ImplClassRule> ImplClassRules() {
   return kRules;
 }
 
@@ -175,14 +135,14 @@ Classification ClassifyImplementation(std::string_view implementation) {
     part = part.substr(plus + 1);
   }
   if (part.empty()) return {};
-  for (const FallbackRule& rule : kRules) {
-    if (Matches(rule, part)) return {rule.fallback, rule.reason};
+  for (const ImplClassRule& rule : kRules) {
+    if (Matches(rule, part)) return {rule.impl_class, rule.reason};
   }
   const std::string_view first = FirstToken(part);
   if (!IsaInPart(part).empty() || first.starts_with("jit") || first.starts_with("brg") ||
       first.starts_with("brd") || first.starts_with("bnorm_") || first.starts_with("lrn_") ||
       first == "ocl" || first == "ngen" || first == "sycl" || first == "gpu") {
-    return {Fallback::kJit, "hand-written vector code (JIT or intrinsics)"};
+    return {ImplClass::kJit, "hand-written vector code (JIT or intrinsics)"};
   }
   return {};
 }
@@ -192,13 +152,12 @@ std::string_view IsaFromHeaderText(std::string_view text) {
   if (Contains(text, "AVX10.2") || Contains(text, "AVX 10.2")) {
     return Contains(text, "AMX") ? "avx10_2_amx_2" : "avx10_2";
   }
+  const bool amx_fp16 = Contains(text, "AMX with bfloat16, float16");
   if (Contains(text, "AVX10.1") || Contains(text, "AVX 10.1")) {
+    if (amx_fp16) return "avx10_1_512_amx_fp16";
     return Contains(text, "AMX") ? "avx10_1_512_amx" : "avx10_1_512";
   }
-  if (Contains(text, "AMX")) {
-    return Contains(text, "AMX with bfloat16, float16") ? "avx512_core_amx_fp16"
-                                                        : "avx512_core_amx";
-  }
+  if (Contains(text, "AMX")) return amx_fp16 ? "avx512_core_amx_fp16" : "avx512_core_amx";
   const bool avx512 = Contains(text, "AVX-512") || Contains(text, "AVX512");
   if (avx512) {
     if (Contains(text, "4FMAPS")) return "avx512_mic_4ops";
