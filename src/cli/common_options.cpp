@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <iostream>
 #include <map>
 
@@ -9,19 +10,28 @@
 
 namespace dlcheck::cli {
 
-void AddFormatOption(CLI::App& sub, report::Format& format, bool allow_trace) {
-  std::vector<std::pair<std::string, report::Format>> formats = {{"table", report::Format::kTable},
-                                                                 {"csv", report::Format::kCsv},
-                                                                 {"json", report::Format::kJson}};
-  if (allow_trace) formats.emplace_back("trace", report::Format::kTrace);
+void AddFormatOption(CLI::App& sub, report::Format& format,
+                     const std::vector<std::string_view>& extra_names, const std::string& help) {
+  std::vector<std::pair<std::string, report::Format>> formats;
+  for (const report::FormatChoice& choice : report::kFormatChoices) {
+    const bool common = choice.name == "table" || choice.name == "csv" || choice.name == "json";
+    if (common ||
+        std::find(extra_names.begin(), extra_names.end(), choice.name) != extra_names.end()) {
+      formats.emplace_back(choice.name, choice.format);
+    }
+  }
   AddEnumOption(sub, "-f,--format", format, formats,
-                allow_trace ? "output format: table (default), csv, json or trace (Chrome trace)"
-                            : "output format: table (default), csv or json",
-                "FORMAT");
+                help.empty() ? "output format: table (default), csv or json" : help, "FORMAT");
 }
 
 void PrintError(const std::string& message) {
   std::cerr << "dlcheck: " << message << '\n';
+}
+
+int EndCommand(const StatusOr<int>& result, std::optional<int> failure_exit_code) {
+  if (result.ok()) return *result;
+  PrintError(result.status().message());
+  return failure_exit_code.value_or(ToInt(result.status().code()));
 }
 
 std::string VersionText() {

@@ -3,22 +3,12 @@
 #include <fmt/format.h>
 
 #include <cerrno>
-#include <cstdlib>
 #include <cstring>
 #include <fstream>
 
 #include "dispatch/worker_protocol.h"
 
 namespace dlcheck::dispatch {
-
-std::optional<double> CapturedRun::Number(const std::string& key) const {
-  const auto it = results.find(key);
-  if (it == results.end()) return std::nullopt;
-  char* end = nullptr;
-  const double value = std::strtod(it->second.c_str(), &end);
-  if (end == it->second.c_str() || *end != '\0') return std::nullopt;
-  return value;
-}
 
 StatusOr<CapturedRun> CaptureModelRun(const CaptureOptions& options) {
   WorkerSpec spec;
@@ -70,7 +60,7 @@ StatusOr<CapturedRun> CaptureModelRun(const CaptureOptions& options) {
           if (options.on_phase) options.on_phase(phase);
           break;
         case WorkerMessage::Kind::kResult:
-          run.results[std::string(msg->name)] = std::string(msg->value);
+          RecordResult(run.results, msg->name, msg->value);
           break;
         case WorkerMessage::Kind::kFallback:
           run.fallbacks.push_back({std::string(msg->name), std::string(msg->value)});
