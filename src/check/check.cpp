@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <cctype>
 
+#include "common/onednn_isa.h"
 #include "detect/cpu_features.h"
 #include "dispatch/sweep.h"
+#include "verbose/rules.h"
 
 namespace dlcheck::check {
 namespace {
@@ -20,11 +22,6 @@ std::string Join(const std::vector<std::string>& parts) {
   std::string text;
   for (const auto& p : parts) text += (text.empty() ? "" : ", ") + p;
   return text;
-}
-
-// Compute primitives: the ones whose ISA decides the model's speed.
-bool IsCompute(const std::string& primitive) {
-  return primitive == "convolution" || primitive == "inner_product" || primitive == "matmul";
 }
 
 const detect::ProbeResult* FindProbe(const std::vector<detect::ProbeResult>& probes,
@@ -85,11 +82,18 @@ void CheckProbes(const detect::PlatformInfo& info, const std::vector<detect::Pro
 
 Item CheckIsaRequirement(const Requirement& r, const detect::PlatformInfo& info) {
   const std::string have = OneDnnIsa(info);
-  const bool met = detect::OneDnnIsaRank(have) >= detect::OneDnnIsaRank(r.name);
-  return {.check = "require " + r.name,
-          .state = met ? State::kOk : State::kCritical,
-          .detail = fmt::format("oneDNN dispatches up to {}", have),
-          .summary = fmt::format("oneDNN ISA {} below the required {}", have, r.name)};
+  Item item{.check = "require " + r.name,
+            .detail = fmt::format("oneDNN dispatches up to {}", have)};
+  const std::optional<int> have_rank = onednn::IsaRank(have);
+  const std::optional<int> want_rank = onednn::IsaRank(r.name);
+  if (!have_rank || !want_rank) {
+    item.state = State::kUnknown;
+    item.summary = fmt::format("cannot rank {} against the required {}", have, r.name);
+  } else if (*have_rank < *want_rank) {
+    item.state = State::kCritical;
+    item.summary = fmt::format("oneDNN ISA {} below the required {}", have, r.name);
+  }
+  return item;
 }
 
 Item CheckRequirement(const Requirement& r, const detect::PlatformInfo& info,
@@ -164,14 +168,13 @@ std::optional<Item> ReferenceItem(const dispatch::CapturedRun& run) {
               .summary = "no reference comparison"};
 }
 
-// Scalar fallbacks: whole layers on dlcheck's kernels, or oneDNN compute primitives on its
-// reference code.
+// Scalar fallbacks: whole layers on dlcheck's kernels (announced by the worker, once each), or
+// oneDNN compute primitives on its reference code.
 std::optional<Item> ScalarFallbackItem(const Requirements& r, const dispatch::CapturedRun& run) {
   std::vector<std::string> scalar;
   for (const auto& f : run.fallbacks) scalar.push_back(f.layer + " (dlcheck scalar kernels)");
   for (const auto& row : run.rows) {
-    if (IsCompute(row.primitive) && row.fallback == verbose::Fallback::kScalar &&
-        row.engine != "scalar") {
+    if (verbose::IsComputePrimitive(row) && verbose::IsScalarFallback(row)) {
       scalar.push_back(
           fmt::format("{} {} ({})", row.layer.value_or("?"), row.primitive, row.implementation));
     }
@@ -186,38 +189,62 @@ std::optional<Item> ScalarFallbackItem(const Requirements& r, const dispatch::Ca
   return Item{.check = "scalar fallback", .detail = "none"};
 }
 
-// Every executed compute primitive against the expected ISA.
-Item ExpectIsaItem(const std::string& expect_isa, const dispatch::CapturedRun& run) {
-  const int want = detect::OneDnnIsaRank(expect_isa);
-  std::vector<std::string> below;
-  std::string lowest;
-  int lowest_rank = 1 << 20;
+// The executed compute primitives against the expected ISA, by the one ISA table's rank.
+struct IsaSurvey {
   int compute_rows = 0;
+  std::vector<std::string> below;     ///< rows under the expected ISA
+  std::vector<std::string> unranked;  ///< ISAs the table cannot place against the expected one
+  std::string lowest;                 ///< the lowest ranked ISA seen
+};
+
+IsaSurvey SurveyIsas(int want, const dispatch::CapturedRun& run) {
+  IsaSurvey survey;
+  int lowest_rank = 1 << 20;
   for (const auto& row : run.rows) {
-    if (!IsCompute(row.primitive) || row.execs == 0) continue;
-    ++compute_rows;
-    const int rank = row.isa.empty() ? 0 : detect::OneDnnIsaRank(row.isa);
-    if (rank < lowest_rank) {
-      lowest_rank = rank;
-      lowest = row.isa.empty() ? "no ISA" : row.isa;
+    if (!verbose::IsComputePrimitive(row) || row.execs == 0) continue;
+    ++survey.compute_rows;
+    const std::optional<int> rank = row.isa.empty() ? 0 : onednn::IsaRank(row.isa);
+    if (!rank) {
+      if (std::find(survey.unranked.begin(), survey.unranked.end(), row.isa) ==
+          survey.unranked.end()) {
+        survey.unranked.push_back(row.isa);
+      }
+      continue;
     }
-    if (rank < want) {
-      below.push_back(
+    if (*rank < lowest_rank) {
+      lowest_rank = *rank;
+      survey.lowest = row.isa.empty() ? "no ISA" : row.isa;
+    }
+    if (*rank < want) {
+      survey.below.push_back(
           fmt::format("{} {} ({})", row.layer.value_or("?"), row.primitive, row.implementation));
     }
   }
+  return survey;
+}
+
+Item ExpectIsaItem(const std::string& expect_isa, const dispatch::CapturedRun& run) {
+  const IsaSurvey survey = SurveyIsas(onednn::IsaRank(expect_isa).value_or(0), run);
   Item item{.check = "expect-isa " + expect_isa};
-  if (compute_rows == 0) {
+  if (survey.compute_rows == 0) {
     item.state = State::kUnknown;
     item.detail = "no compute primitive executed";
     item.summary = "no compute primitive to check the ISA of";
-  } else if (!below.empty()) {
+  } else if (!survey.below.empty()) {
     item.state = State::kCritical;
-    item.detail = "below " + expect_isa + ": " + Join(below);
-    item.summary = fmt::format("compute dispatched {} below the expected {}", lowest, expect_isa);
+    item.detail = "below " + expect_isa + ": " + Join(survey.below);
+    item.summary =
+        fmt::format("compute dispatched {} below the expected {}", survey.lowest, expect_isa);
+  } else if (!survey.unranked.empty()) {
+    // An ISA with no place in the x86 order is not evidence of being below it.
+    item.state = State::kUnknown;
+    item.detail = fmt::format("compute dispatched {}, which dlcheck cannot rank against {}",
+                              Join(survey.unranked), expect_isa);
+    item.summary =
+        fmt::format("cannot rank {} against the expected {}", Join(survey.unranked), expect_isa);
   } else {
-    item.detail = fmt::format("{} compute primitives at {} or above (lowest {})", compute_rows,
-                              expect_isa, lowest);
+    item.detail = fmt::format("{} compute primitives at {} or above (lowest {})",
+                              survey.compute_rows, expect_isa, survey.lowest);
   }
   return item;
 }

@@ -21,6 +21,7 @@
 #include "dispatch/onednn_info.h"
 #include "dispatch/sweep.h"
 #include "mlp/model.h"
+#include "verbose/rules.h"
 
 namespace dlcheck::cli {
 namespace {
@@ -196,9 +197,8 @@ void AddFindings(report::Report& report, const std::vector<SweepRun>& runs) {
             fmt::format("{} {} ({})", s.layer.value_or("?"), s.primitive, s.implementation));
       }
       // dlcheck's own kernels are the model fallback, reported once below.
-      if (s.execs > 0 && s.fallback == verbose::Fallback::kScalar &&
-          !s.implementation.starts_with("dlcheck:") && s.primitive != "sum" &&
-          s.primitive != "reorder") {
+      if (s.execs > 0 && verbose::IsScalarFallback(s) &&
+          !verbose::IsDataMovementPrimitive(s.primitive)) {
         scalar.push_back(fmt::format("{} {} {} ({})", s.layer.value_or("?"), s.primitive,
                                      s.prop_kind, s.implementation));
       }

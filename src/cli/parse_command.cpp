@@ -17,9 +17,8 @@
 #include "common/exit_code.h"
 #include "common/status.h"
 #include "report/printer.h"
-#include "verbose/aggregate.h"
-#include "verbose/line_parser.h"
 #include "verbose/line_reader.h"
+#include "verbose/log_session.h"
 
 namespace dlcheck::cli {
 namespace {
@@ -64,16 +63,6 @@ Status CheckReadable(const std::string& path) {
   return {};
 }
 
-void MergeHeader(verbose::LogHeader& into, const verbose::LogHeader& from) {
-  if (into.library_version.empty()) into.library_version = from.library_version;
-  if (into.runtime.empty()) into.runtime = from.runtime;
-  if (!into.threads) into.threads = from.threads;
-  if (into.isa.empty()) {
-    into.isa = from.isa;
-    into.isa_short = from.isa_short;
-  }
-}
-
 report::Section OptionsSection(const ParseOptions& o) {
   report::Section s;
   s.name = "options";
@@ -83,6 +72,67 @@ report::Section OptionsSection(const ParseOptions& o) {
   s.Add("events", o.events);
   s.Add("strict", o.strict);
   return s;
+}
+
+// Streams each event as a row of the `events` table (--events).
+class EventRowListener : public verbose::EventListener {
+ public:
+  EventRowListener(report::RowStream& stream, const ColumnOptions& columns)
+      : stream_(stream), columns_(columns) {}
+  void OnEvent(const verbose::VerboseEvent& event, std::size_t) override {
+    stream_.Row(EventRow(event, columns_));
+  }
+
+ private:
+  report::RowStream& stream_;
+  const ColumnOptions& columns_;
+};
+
+// Feeds one file to the session, until its end or a --strict stop.
+Status FeedFile(verbose::LogSession& session, const std::string& file) {
+  verbose::LineReader reader;
+  if (Status s = reader.Open(file); !s.ok()) return s;
+  session.StartInput(file == "-" ? "<stdin>" : file);
+  std::string_view line;
+  while (!session.stopped()) {
+    const verbose::LineReader::Next next = reader.Read(line);
+    if (next == verbose::LineReader::Next::kEnd) break;
+    if (next == verbose::LineReader::Next::kTooLong) {
+      session.FeedTooLong(reader.line_number());
+    } else {
+      session.Feed(line, reader.line_number());
+    }
+  }
+  session.Finish();
+  return reader.status();
+}
+
+// "skipped 3 of 120 lines: foreign 2, truncated 1", or "" when none was skipped.
+std::string SkippedText(const verbose::ParseStats& stats) {
+  const std::uint64_t skipped = stats.Skipped();
+  if (skipped == 0) return {};
+  std::string text =
+      "skipped " + std::to_string(skipped) + " of " + std::to_string(stats.lines) + " lines:";
+  bool first = true;
+  for (const auto& [reason, count] : stats.skipped) {
+    text += (first ? " " : ", ") + std::string(verbose::SkipReasonName(reason)) + " " +
+            std::to_string(count);
+    first = false;
+  }
+  return text;
+}
+
+// The whole report (options, primitives, input, header, summary), printed at the end.
+void PrintFullReport(const ParseOptions& options, const std::vector<std::string>& files,
+                     const verbose::LogSession& session, const verbose::Summary& summary) {
+  report::Report full;
+  full.command = "parse";
+  full.sections.push_back(OptionsSection(options));
+  std::vector<verbose::PrimitiveStats> rows = session.aggregator().rows();
+  SortRows(rows, options.sort);
+  AddPrimitivesTable(full, rows, summary.exec_ms, options.top);
+  AddLogSummary(full, files, session, summary);
+  report::Print(full, options.format, std::cout);
 }
 
 int RunParse(const ParseOptions& options) {
@@ -95,161 +145,47 @@ int RunParse(const ParseOptions& options) {
     }
   }
 
-  InputCounts counts;
-  counts.files = files;
-  verbose::Aggregator aggregator;
-  verbose::LogHeader header;
-  const ColumnOptions columns;
-
-  report::Report head;
-  head.command = "parse";
-  head.sections.push_back(OptionsSection(options));
+  // Events need every line parsed in full: no memo with --events.
+  verbose::LogSession session({.strict = options.strict, .memo = !options.events});
   std::unique_ptr<report::RowStream> stream;
-  report::Table event_table;
+  std::optional<EventRowListener> events;
+  const ColumnOptions columns;
   if (options.events) {
+    report::Report head;
+    head.command = "parse";
+    head.sections.push_back(OptionsSection(options));
+    report::Table event_table;
     event_table.name = "events";
     event_table.title = "Events";
     event_table.columns = EventColumns(columns);
     stream = report::StartRowStream(options.format, std::cout, head, event_table);
+    session.AddListener(&events.emplace(*stream, columns));
   }
 
   Status failure;
-  std::string strict_error;
-  verbose::LineMemo memo;
-  const bool use_memo = !options.events;  // events need every line parsed in full
   for (const auto& file : files) {
-    verbose::LineReader reader;
-    if (Status s = reader.Open(file); !s.ok()) {
-      failure = s;
-      break;
-    }
-    const std::string display = file == "-" ? "<stdin>" : file;
-    // The last create/exec the parser produced, to remember its line in the memo.
-    struct Last {
-      std::uint64_t line = 0;
-      std::size_t row = verbose::Aggregator::kNoRow;
-      bool exec = false;
-      bool cache_hit = false;
-      std::optional<double> ms;
-      bool timestamped = false;
-    } last;
-    std::uint64_t last_foreign = 0;
-    verbose::JoiningParser parser([&](const verbose::ParseResult& r,
-                                      const verbose::VerboseEvent& event, std::uint64_t line) {
-      switch (r.kind) {
-        case verbose::LineKind::kEvent: {
-          ++counts.events;
-          const std::size_t row = aggregator.Add(event);
-          if (stream) stream->Row(EventRow(event, columns));
-          last = {line,
-                  row,
-                  event.operation == verbose::Operation::kExec,
-                  event.cache.find("hit") != std::string::npos,
-                  event.time_ms,
-                  event.timestamp.has_value()};
-          break;
-        }
-        case verbose::LineKind::kInfo:
-          ++counts.info_lines;
-          break;
-        case verbose::LineKind::kSkipped:
-          ++counts.skipped[r.reason];
-          if (r.reason == verbose::SkipReason::kForeign) last_foreign = line;
-          if (options.strict && strict_error.empty() && r.reason != verbose::SkipReason::kForeign &&
-              r.reason != verbose::SkipReason::kGraph) {
-            strict_error = display + ":" + std::to_string(line) + ": " +
-                           std::string(verbose::SkipReasonText(r.reason));
-          }
-          break;
-        case verbose::LineKind::kBlank:
-          break;
-      }
-    });
-    aggregator.SetHeader(&parser.header());
-    memo.Clear();
-    std::string_view line;
-    while (strict_error.empty()) {
-      const verbose::LineReader::Next next = reader.Read(line);
-      if (next == verbose::LineReader::Next::kEnd) break;
-      ++counts.lines;
-      if (next == verbose::LineReader::Next::kTooLong) {
-        parser.FeedSkip(verbose::SkipReason::kTooLong, reader.line_number());
-        continue;
-      }
-      // Fast path: a line seen before (all but its time) feeds its row without parsing.
-      verbose::LineMemo::Entry entry;
-      double ms = 0;
-      if (use_memo && !parser.has_pending()) {
-        const verbose::LineMemo::Match m = memo.Lookup(parser.state_id(), line, entry, ms);
-        if (m == verbose::LineMemo::Match::kEvent) {
-          ++counts.events;
-          aggregator.AddRepeat(entry, ms);
-          continue;
-        }
-        if (m == verbose::LineMemo::Match::kForeign) {
-          ++counts.skipped[verbose::SkipReason::kForeign];
-          continue;
-        }
-      }
-      last.line = 0;
-      parser.Feed(line, reader.line_number());
-      if (use_memo && last.line == reader.line_number() &&
-          last.row != verbose::Aggregator::kNoRow && last.ms && !last.timestamped &&
-          !parser.has_pending()) {
-        memo.Remember(parser.state_id(), line, {last.row, last.exec, last.cache_hit}, *last.ms);
-      } else if (use_memo && last_foreign == reader.line_number() && !parser.has_pending()) {
-        memo.RememberForeign(line);
-      }
-    }
-    if (strict_error.empty()) parser.Finish();
-    MergeHeader(header, parser.header());
-    aggregator.SetHeader(&header);
-    if (!reader.status().ok()) {
-      failure = reader.status();
-      break;
-    }
-    if (!strict_error.empty()) break;
+    failure = FeedFile(session, file);
+    if (!failure.ok() || session.stopped()) break;
   }
 
-  const verbose::Summary summary = aggregator.Summarize();
-  report::Report tail;
-  tail.command = "parse";
-  AddLogSummary(tail, counts, header, summary, aggregator.diagnostics());
+  const verbose::Summary summary = session.Summarize();
   if (stream) {
+    report::Report tail;
+    tail.command = "parse";
+    AddLogSummary(tail, files, session, summary);
     stream->Finish(tail);
   }
-  if (!strict_error.empty()) {
-    PrintError(strict_error);
+  if (session.stopped()) {
+    PrintError(session.strict_error());
     return ToInt(ExitCode::kStrictParse);
   }
   if (!failure.ok()) {
     PrintError(failure.message());
     return ToInt(failure.code());
   }
-  if (!stream) {
-    report::Report full;
-    full.command = "parse";
-    full.sections.push_back(OptionsSection(options));
-    std::vector<verbose::PrimitiveStats> rows = aggregator.rows();
-    SortRows(rows, options.sort);
-    AddPrimitivesTable(full, rows, summary.exec_ms, options.top, columns);
-    for (auto& s : tail.sections) full.sections.push_back(std::move(s));
-    for (auto& t : tail.tables) full.tables.push_back(std::move(t));
-    full.findings = std::move(tail.findings);
-    report::Print(full, options.format, std::cout);
-  }
+  if (!stream) PrintFullReport(options, files, session, summary);
   std::cout.flush();
-  if (const std::uint64_t skipped = counts.Skipped(); skipped > 0) {
-    std::string text =
-        "skipped " + std::to_string(skipped) + " of " + std::to_string(counts.lines) + " lines:";
-    bool first = true;
-    for (const auto& [reason, count] : counts.skipped) {
-      text += (first ? " " : ", ") + std::string(verbose::SkipReasonName(reason)) + " " +
-              std::to_string(count);
-      first = false;
-    }
-    PrintError(text);
-  }
+  if (const std::string text = SkippedText(session.stats()); !text.empty()) PrintError(text);
   return ToInt(ExitCode::kOk);
 }
 

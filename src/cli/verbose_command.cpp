@@ -161,7 +161,9 @@ report::Report BuildReport(const VerboseOptions& o, const dispatch::CapturedRun&
   report.tables.back().hidden_in_table.insert(report.tables.back().hidden_in_table.end(),
                                               {"engine", "creates"});
   report.primary_table = "rows";
-  // The run section already says what the log header would (version, threads, ISA).
+  // The run section already says what the log header would (version, threads, ISA). The input
+  // section counts the worker's lines that were not its own protocol, skips by reason.
+  AddInputSection(report, {}, run.input);
   AddSummary(report, run.summary, run.diagnostics);
   AddTrace(report, run);
   AddFallbackFindings(report, run);

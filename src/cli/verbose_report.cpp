@@ -32,12 +32,6 @@ void AddShares(report::Section& section, std::string name, std::string first_col
 
 }  // namespace
 
-std::uint64_t InputCounts::Skipped() const {
-  std::uint64_t n = 0;
-  for (const auto& [reason, count] : skipped) n += count;
-  return n;
-}
-
 std::string ValidUtf8(std::string_view text) {
   std::string out;
   out.reserve(text.size());
@@ -202,25 +196,27 @@ void AddPrimitivesTable(report::Report& report, const std::vector<verbose::Primi
   report.primary_table = "primitives";
 }
 
-void AddLogSummary(report::Report& report, const InputCounts& counts,
-                   const verbose::LogHeader& header, const verbose::Summary& summary,
-                   const std::vector<verbose::DiagnosticStats>& diagnostics) {
-  AddInputSection(report, counts);
-  AddHeaderSection(report, header);
-  AddSummary(report, summary, diagnostics);
+void AddLogSummary(report::Report& report, const std::vector<std::string>& files,
+                   const verbose::LogSession& session, const verbose::Summary& summary) {
+  AddInputSection(report, files, session.stats());
+  AddHeaderSection(report, session.header());
+  AddSummary(report, summary, session.aggregator().diagnostics());
 }
 
-void AddInputSection(report::Report& report, const InputCounts& counts) {
+void AddInputSection(report::Report& report, const std::vector<std::string>& files,
+                     const verbose::ParseStats& stats) {
   report::Section& input = report.AddSection("input", "Input");
-  std::string files;
-  for (const auto& f : counts.files) files += (files.empty() ? "" : " ") + ValidUtf8(f);
-  input.Add("files", files);
-  input.Add("lines", counts.lines);
-  input.Add("events", counts.events);
-  input.Add("info_lines", counts.info_lines);
-  input.Add("skipped", counts.Skipped());
+  if (!files.empty()) {
+    std::string names;
+    for (const auto& f : files) names += (names.empty() ? "" : " ") + ValidUtf8(f);
+    input.Add("files", names);
+  }
+  input.Add("lines", stats.lines);
+  input.Add("events", stats.events);
+  input.Add("info_lines", stats.info_lines);
+  input.Add("skipped", stats.Skipped());
   report::Section& skipped = input.AddSection("skipped_by_reason", "Skipped lines by reason");
-  for (const auto& [reason, count] : counts.skipped) {
+  for (const auto& [reason, count] : stats.skipped) {
     skipped.Add(std::string(verbose::SkipReasonName(reason)), count);
   }
 }

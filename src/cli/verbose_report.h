@@ -1,6 +1,6 @@
 #pragma once
 // Verbose statistics -> report::Report: the primitives table (the CSV contract), the events
-// table, the summary, the diagnostics and the findings. Used by `parse` (and by `verbose` later).
+// table, the summary, the diagnostics and the findings. Used by `parse`, `verbose` and `dispatch`.
 //
 //   CSV, aggregates (columns in this order, `layer` appended when asked):
 //   engine,primitive,implementation,isa,fallback,prop_kind,data_types,layouts,attributes,
@@ -20,6 +20,7 @@
 #include "report/report.h"
 #include "verbose/aggregate.h"
 #include "verbose/line_parser.h"
+#include "verbose/log_session.h"
 #include "verbose/verbose_event.h"
 
 namespace dlcheck::cli {
@@ -30,16 +31,6 @@ struct ColumnOptions {
 };
 
 enum class SortKey { kTime, kExecs, kCreates, kName };
-
-/// What the reading of the inputs counted.
-struct InputCounts {
-  std::vector<std::string> files;
-  std::uint64_t lines = 0;       ///< physical lines read
-  std::uint64_t events = 0;      ///< create, exec and diagnostic events
-  std::uint64_t info_lines = 0;  ///< header lines
-  std::map<verbose::SkipReason, std::uint64_t> skipped;
-  std::uint64_t Skipped() const;
-};
 
 std::vector<std::string> PrimitiveColumns(const ColumnOptions& options = {});
 std::vector<std::string> EventColumns(const ColumnOptions& options = {});
@@ -56,17 +47,17 @@ void SortRows(std::vector<verbose::PrimitiveStats>& rows, SortKey key);
 /// Adds the `primitives` table (the primary table) with the first `top` rows (0: all).
 void AddPrimitivesTable(report::Report& report, const std::vector<verbose::PrimitiveStats>& rows,
                         double total_exec_ms, std::size_t top, const ColumnOptions& options = {});
-/// The `input` section: files, lines, events, skipped lines by reason.
-void AddInputSection(report::Report& report, const InputCounts& counts);
+/// The `input` section: files (when given), lines, events, skipped lines by reason.
+void AddInputSection(report::Report& report, const std::vector<std::string>& files,
+                     const verbose::ParseStats& stats);
 /// The `header` section: what the log's info lines said (version, runtime, threads, ISA).
 void AddHeaderSection(report::Report& report, const verbose::LogHeader& header);
 /// The `summary` section, the `diagnostics` table and the findings.
 void AddSummary(report::Report& report, const verbose::Summary& summary,
                 const std::vector<verbose::DiagnosticStats>& diagnostics);
-/// All three: AddInputSection, AddHeaderSection, AddSummary.
-void AddLogSummary(report::Report& report, const InputCounts& counts,
-                   const verbose::LogHeader& header, const verbose::Summary& summary,
-                   const std::vector<verbose::DiagnosticStats>& diagnostics);
+/// All three for a whole log session: AddInputSection, AddHeaderSection, AddSummary.
+void AddLogSummary(report::Report& report, const std::vector<std::string>& files,
+                   const verbose::LogSession& session, const verbose::Summary& summary);
 
 /// `text` with every byte sequence that is not valid UTF-8 replaced by `?` (JSON needs UTF-8).
 std::string ValidUtf8(std::string_view text);

@@ -4,6 +4,8 @@
 #include <array>
 #include <cstring>
 
+#include "common/onednn_isa.h"
+
 namespace dlcheck::detect {
 namespace {
 
@@ -127,17 +129,6 @@ bool All(const FeatureSet& bits, std::initializer_list<std::string_view> names) 
   }
   return true;
 }
-
-constexpr std::array<std::string_view, 10> kIsaOrder = {"none",
-                                                        "sse41",
-                                                        "avx",
-                                                        "avx2",
-                                                        "avx2_vnni",
-                                                        "avx512_mic",
-                                                        "avx512_core",
-                                                        "avx512_core_vnni",
-                                                        "avx512_core_bf16",
-                                                        "avx512_core_amx"};
 
 }  // namespace
 
@@ -402,10 +393,7 @@ std::string MaxOneDnnIsa(const FeatureSet& bits) {
 }
 
 int OneDnnIsaRank(std::string_view isa) {
-  for (std::size_t i = 0; i < kIsaOrder.size(); ++i) {
-    if (kIsaOrder[i] == isa) return static_cast<int>(i);
-  }
-  return -1;
+  return onednn::IsaRank(isa).value_or(-1);
 }
 
 }  // namespace dlcheck::detect

@@ -7,10 +7,14 @@
 #include <fstream>
 
 #include "dispatch/worker_protocol.h"
+#include "verbose/log_session.h"
 
 namespace dlcheck::dispatch {
 
-StatusOr<CapturedRun> CaptureModelRun(const CaptureOptions& options) {
+namespace {
+
+// The worker's command line and environment for `options`.
+WorkerSpec WorkerSpecFor(const CaptureOptions& options) {
   WorkerSpec spec;
   spec.argv.push_back(options.worker_binary.empty() ? SelfExecutable() : options.worker_binary);
   for (auto& a : WorkerArguments(options.run)) spec.argv.push_back(std::move(a));
@@ -25,7 +29,88 @@ StatusOr<CapturedRun> CaptureModelRun(const CaptureOptions& options) {
     spec.env.emplace_back("ONEDNN_MAX_CPU_ISA", options.max_cpu_isa);
   spec.timeout_s = options.timeout_s;
   for (const auto& kv : options.extra_env) spec.env.push_back(kv);
+  return spec;
+}
 
+// Every execution of the traced phase, in order, for the timeline: a listener of the session.
+class TimelineListener : public verbose::EventListener {
+ public:
+  TimelineListener(const verbose::LogSession& session, const std::string& phase,
+                   std::vector<ExecRecord>& execs)
+      : session_(session), phase_(phase), execs_(execs) {}
+
+  void OnEvent(const verbose::VerboseEvent& e, std::size_t) override {
+    if (e.operation != verbose::Operation::kExec || phase_ != "traced" || !e.time_ms) return;
+    Add({.primitive = e.primitive,
+         .layer = e.layer.value_or(""),
+         .implementation = e.implementation,
+         .prop_kind = e.prop_kind,
+         .problem = e.problem,
+         .time_ms = *e.time_ms},
+        e.timestamp);
+  }
+  void OnRepeat(const verbose::LineMemo::Entry& repeat, double ms) override {
+    if (!repeat.exec || phase_ != "traced") return;
+    const verbose::PrimitiveStats& s = session_.aggregator().rows()[repeat.row];
+    Add({.primitive = s.primitive,
+         .layer = s.layer.value_or(""),
+         .implementation = s.implementation,
+         .prop_kind = s.prop_kind,
+         .problem = s.problem,
+         .time_ms = ms},
+        std::nullopt);
+  }
+
+ private:
+  // Starts at the timestamp since the first traced execution; without timestamps, executions
+  // are laid back to back.
+  void Add(ExecRecord rec, std::optional<double> timestamp) {
+    if (timestamp) {
+      if (!first_stamp_) first_stamp_ = *timestamp;
+      rec.start_ms = *timestamp - *first_stamp_;
+    } else {
+      rec.start_ms = clock_ms_;
+    }
+    clock_ms_ = rec.start_ms + rec.time_ms;
+    execs_.push_back(std::move(rec));
+  }
+
+  const verbose::LogSession& session_;
+  const std::string& phase_;
+  std::vector<ExecRecord>& execs_;
+  std::optional<double> first_stamp_;
+  double clock_ms_ = 0;
+};
+
+// Handles a worker line (layer, phase, result, fallback); false for any other line.
+bool TakeWorkerLine(std::string_view line, const CaptureOptions& options, CapturedRun& run,
+                    verbose::LogSession& session, std::string& phase) {
+  const auto msg = ParseWorkerLine(line);
+  if (!msg) return false;
+  switch (msg->kind) {
+    case WorkerMessage::Kind::kLayer:
+      run.last_layer = msg->name;
+      session.SetLayer(run.last_layer);
+      break;
+    case WorkerMessage::Kind::kPhase:
+      phase = msg->name;
+      run.last_layer.clear();
+      session.SetLayer("");
+      if (options.on_phase) options.on_phase(phase);
+      break;
+    case WorkerMessage::Kind::kResult:
+      RecordResult(run.results, msg->name, msg->value);
+      break;
+    case WorkerMessage::Kind::kFallback:
+      run.fallbacks.push_back({std::string(msg->name), std::string(msg->value)});
+      break;
+  }
+  return true;
+}
+
+}  // namespace
+
+StatusOr<CapturedRun> CaptureModelRun(const CaptureOptions& options) {
   std::ofstream raw_log;
   if (!options.raw_log_path.empty()) {
     raw_log.open(options.raw_log_path, std::ios::binary | std::ios::trunc);
@@ -37,77 +122,31 @@ StatusOr<CapturedRun> CaptureModelRun(const CaptureOptions& options) {
 
   CapturedRun run;
   run.timeout_s = options.timeout_s;
-  verbose::LineParser parser;
-  verbose::Aggregator aggregator;
-  aggregator.SetHeader(&parser.header());
-  verbose::VerboseEvent event;
-  std::string layer;
+  // The same session as `dlcheck parse`: joining, the memo, skip counts; layers from the worker.
+  verbose::LogSession session;
+  session.StartInput("<worker>");
   std::string phase;
-  std::optional<double> first_exec_stamp;
-  double traced_clock_ms = 0;  // a timeline without timestamps: executions back to back
+  TimelineListener timeline(session, phase, run.execs);
+  session.AddListener(&timeline);
   std::uint64_t line_number = 0;
-
   auto on_line = [&](std::string_view line) {
     ++line_number;
-    if (const auto msg = ParseWorkerLine(line)) {
-      switch (msg->kind) {
-        case WorkerMessage::Kind::kLayer:
-          layer = msg->name;
-          break;
-        case WorkerMessage::Kind::kPhase:
-          phase = msg->name;
-          layer.clear();
-          if (options.on_phase) options.on_phase(phase);
-          break;
-        case WorkerMessage::Kind::kResult:
-          RecordResult(run.results, msg->name, msg->value);
-          break;
-        case WorkerMessage::Kind::kFallback:
-          run.fallbacks.push_back({std::string(msg->name), std::string(msg->value)});
-          break;
-      }
-      return;
-    }
+    if (TakeWorkerLine(line, options, run, session, phase)) return;
     if (raw_log.is_open()) raw_log << line << '\n';
-    const verbose::ParseResult r = parser.Parse(line, event);
-    if (r.kind == verbose::LineKind::kSkipped) ++run.skipped[r.reason];
-    if (r.kind != verbose::LineKind::kEvent) return;
-    ++run.verbose_lines;
-    event.line = line_number;
-    if (layer.empty()) {
-      event.layer.reset();
-    } else {
-      event.layer = layer;
-    }
-    aggregator.Add(event);
-    if (event.operation == verbose::Operation::kExec && phase == "traced" && event.time_ms) {
-      ExecRecord rec{.primitive = event.primitive,
-                     .layer = layer,
-                     .implementation = event.implementation,
-                     .prop_kind = event.prop_kind,
-                     .problem = event.problem,
-                     .time_ms = *event.time_ms};
-      if (event.timestamp) {
-        if (!first_exec_stamp) first_exec_stamp = *event.timestamp;
-        rec.start_ms = *event.timestamp - *first_exec_stamp;
-      } else {
-        rec.start_ms = traced_clock_ms;
-      }
-      traced_clock_ms = rec.start_ms + rec.time_ms;
-      run.execs.push_back(std::move(rec));
-    }
+    session.Feed(line, line_number);
   };
 
-  StatusOr<WorkerOutcome> outcome = RunWorker(spec, on_line);
+  StatusOr<WorkerOutcome> outcome = RunWorker(WorkerSpecFor(options), on_line);
   if (!outcome.ok()) return outcome.status();
+  session.Finish();
   run.outcome = std::move(*outcome);
   run.last_phase = phase;
-  run.last_layer = layer;
-  run.header = parser.header();
-  aggregator.SetHeader(&run.header);
-  run.rows = aggregator.rows();
-  run.diagnostics = aggregator.diagnostics();
-  run.summary = aggregator.Summarize();
+  run.header = session.header();
+  run.rows = session.aggregator().rows();
+  run.diagnostics = session.aggregator().diagnostics();
+  run.summary = session.Summarize();
+  run.input = session.stats();
+  run.verbose_lines = run.input.events;
   return run;
 }
 

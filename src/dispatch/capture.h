@@ -22,6 +22,7 @@
 #include "dispatch/worker_protocol.h"
 #include "verbose/aggregate.h"
 #include "verbose/line_parser.h"
+#include "verbose/log_session.h"
 #include "verbose/verbose_event.h"
 
 namespace dlcheck::dispatch {
@@ -67,9 +68,9 @@ struct CapturedRun {
                                               ///< traced execs
   std::vector<verbose::DiagnosticStats> diagnostics;
   verbose::Summary summary;
-  std::vector<ExecRecord> execs;  ///< every traced execution, in order
-  std::uint64_t verbose_lines = 0;
-  std::map<verbose::SkipReason, std::uint64_t> skipped;  ///< lines that were not verbose events
+  std::vector<ExecRecord> execs;    ///< every traced execution, in order
+  std::uint64_t verbose_lines = 0;  ///< verbose events (creates, execs, diagnostics)
+  verbose::ParseStats input;        ///< the worker's non-protocol lines: counts, skips by reason
 
   /// A numeric result by its key (NumericResult), or nullopt when the worker did not report it.
   std::optional<double> Number(std::string_view key) const { return NumericResult(results, key); }

@@ -5,7 +5,8 @@
 #include <algorithm>
 #include <cctype>
 
-#include "detect/cpu_features.h"
+#include "common/onednn_isa.h"
+#include "verbose/rules.h"
 
 namespace dlcheck::dispatch {
 namespace {
@@ -13,6 +14,11 @@ namespace {
 std::string Lower(std::string text) {
   for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return text;
+}
+
+// Every cap has a rank; a maximum that is unknown or cannot be ranked sits below every cap.
+int RankOf(std::string_view isa) {
+  return onednn::IsaRank(isa).value_or(-1);
 }
 
 }  // namespace
@@ -30,13 +36,13 @@ bool IsSweepCap(std::string_view name) {
 StatusOr<std::vector<std::string>> ChooseCaps(const std::vector<std::string>& requested,
                                               const detect::PlatformInfo& info) {
   const std::string max = info.onednn_effective_isa.value_or(info.onednn_max_isa);
-  const int max_rank = detect::OneDnnIsaRank(max);
+  const int max_rank = RankOf(max);
   const detect::FeatureLayers* vnni = info.FindFeature("avx_vnni");
   const bool avx_vnni = vnni != nullptr && vnni->usable.value_or(vnni->cpuid);
   std::vector<std::string> caps;
   if (requested.empty()) {
     for (auto c : kSweepCaps) {
-      if (detect::OneDnnIsaRank(c) > max_rank) continue;
+      if (RankOf(c) > max_rank) continue;
       if (c == "avx2_vnni" && !avx_vnni) continue;  // would run the avx2 kernels again
       caps.emplace_back(c);
     }
@@ -53,7 +59,7 @@ StatusOr<std::vector<std::string>> ChooseCaps(const std::vector<std::string>& re
       return UsageError(
           fmt::format("--isa: '{}' is not a oneDNN ISA cap ({})", given, SweepCapsText()));
     }
-    if (detect::OneDnnIsaRank(name) > max_rank) {
+    if (RankOf(name) > max_rank) {
       return Status(ExitCode::kUnsupported,
                     fmt::format("--isa: this machine dispatches up to {}, so a cap of {} would run "
                                 "the same kernels as {}",
@@ -61,9 +67,8 @@ StatusOr<std::vector<std::string>> ChooseCaps(const std::vector<std::string>& re
     }
     if (std::find(caps.begin(), caps.end(), name) == caps.end()) caps.push_back(name);
   }
-  std::sort(caps.begin(), caps.end(), [](const std::string& a, const std::string& b) {
-    return detect::OneDnnIsaRank(a) < detect::OneDnnIsaRank(b);
-  });
+  std::sort(caps.begin(), caps.end(),
+            [](const std::string& a, const std::string& b) { return RankOf(a) < RankOf(b); });
   return caps;
 }
 
@@ -96,7 +101,7 @@ Cells CellsOf(const CapturedRun& run) {
     Cell& c = cells[KeyOf(s)];
     c.ms_total += s.exec_ms_total;
     if (s.flops) c.flops += *s.flops * static_cast<double>(s.timed_execs);
-    c.scalar |= s.fallback == verbose::Fallback::kScalar;  // dlcheck:scalar included
+    c.scalar |= verbose::IsScalarFallback(s) || verbose::IsDlcheckKernel(s);
     if (s.exec_ms_total > c.top_ms) {
       c.top_ms = s.exec_ms_total;
       c.implementation = s.implementation;
@@ -114,9 +119,9 @@ std::optional<double> Ratio(const Cells& base, const Cells& cells, const Key& ke
 }
 
 std::string PeakIsaOf(std::string_view cap) {
-  const int rank = detect::OneDnnIsaRank(cap);
-  if (rank >= detect::OneDnnIsaRank("avx512_core")) return "avx512_core";
-  if (rank >= detect::OneDnnIsaRank("avx2")) return "avx2";
+  const int rank = RankOf(cap);
+  if (rank >= RankOf("avx512_core")) return "avx512_core";
+  if (rank >= RankOf("avx2")) return "avx2";
   return "sse41";
 }
 

@@ -14,6 +14,7 @@
 #include <tuple>
 #include <vector>
 
+#include "common/onednn_isa.h"
 #include "common/status.h"
 #include "detect/platform.h"
 #include "dispatch/capture.h"
@@ -24,15 +25,8 @@ namespace dlcheck::dispatch {
 /// The pseudo-cap of the run on dlcheck's scalar kernels.
 inline constexpr std::string_view kScalarCap = "scalar";
 
-/// The caps a sweep may use, in dispatch order (avx512_mic, Xeon Phi, sits beside the others).
-inline constexpr std::string_view kSweepCaps[] = {"sse41",
-                                                  "avx",
-                                                  "avx2",
-                                                  "avx2_vnni",
-                                                  "avx512_core",
-                                                  "avx512_core_vnni",
-                                                  "avx512_core_bf16",
-                                                  "avx512_core_amx"};
+/// The caps a sweep may use, in dispatch order: a view of the shared ISA table.
+inline constexpr const auto& kSweepCaps = onednn::kSweepCaps;
 
 /// "sse41, avx, ..., avx512_core_amx": the caps, for messages.
 std::string SweepCapsText();

@@ -11,9 +11,11 @@
 #include <oneapi/dnnl/dnnl_debug.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <limits>
 #include <new>
 #include <oneapi/dnnl/dnnl.hpp>
+#include <string_view>
 #include <unordered_map>
 
 #include "mlp/trainer_internal.h"
@@ -501,8 +503,13 @@ std::unique_ptr<Trainer> MakeOneDnnTrainer(const ModelConfig& config, Observer* 
   const std::vector<LayerSpec> specs = DescribeModel(config);
   std::string failed_layer;
   std::string reason;
+  const char* fault = std::getenv("DLCHECK_WORKER_FAULT");
   if (!__builtin_cpu_supports("sse4.1")) {
     reason = "the CPU lacks SSE4.1, the minimum for oneDNN's CPU kernels";
+  } else if (fault != nullptr && std::string_view(fault) == "no-onednn") {
+    // A test condition, as DLCHECK_WORKER_FAULT=<phase> is for crashes: a whole-model fallback
+    // on any machine, through the same path as a real one.
+    reason = "oneDNN is treated as unable to create any primitive (DLCHECK_WORKER_FAULT=no-onednn)";
   } else {
     std::unique_ptr<OneDnnTrainer> trainer;
     try {

@@ -8,6 +8,7 @@
 #include <map>
 
 #include "verbose/line_parser.h"
+#include "verbose/rules.h"
 #include "verbose/work.h"
 
 namespace dlcheck::verbose {
@@ -316,8 +317,7 @@ std::size_t Aggregator::Add(const VerboseEvent& e) {
     row.flops = FlopsOf(e.primitive, e.problem);
     row.first_line = e.line;
   }
-  AddTime(rows_[index], e.operation == Operation::kExec, e.cache.find("hit") != std::string::npos,
-          e.time_ms);
+  AddTime(rows_[index], e.operation == Operation::kExec, e.IsCacheHit(), e.time_ms);
   return index;
 }
 
@@ -337,15 +337,21 @@ void Aggregator::AddDiagnostic(const VerboseEvent& e) {
   diagnostics_.push_back({e.cache, e.primitive, e.implementation, e.message, 1, e.line});
 }
 
-Summary Aggregator::Summarize() const {
+namespace {
+
+void AddShare(TimeShare& share, const PrimitiveStats& row) {
+  ++share.rows;
+  share.execs += row.execs;
+  share.exec_ms += row.exec_ms_total;
+}
+
+// Counts, times and shares over the rows.
+Summary Totals(const std::vector<PrimitiveStats>& rows) {
   Summary s;
-  s.rows = rows_.size();
-  s.diagnostics = diagnostic_events_;
+  s.rows = rows.size();
   std::map<std::string, TimeShare> by_kind;
   std::map<std::string, TimeShare> by_fallback;
-  std::map<std::string, std::pair<std::uint64_t, double>> scalar;  // "kind impl" -> rows, ms
-  std::map<std::string, std::uint64_t> inferred;                   // impl -> rows
-  for (const PrimitiveStats& row : rows_) {
+  for (const PrimitiveStats& row : rows) {
     s.creates += row.creates;
     s.cache_hits += row.cache_hits;
     s.create_ms += row.create_ms;
@@ -358,20 +364,8 @@ Summary Aggregator::Summarize() const {
       s.steady_exec_ms += row.exec_ms_total - row.first_exec_ms;
       s.steady_execs += row.timed_execs - 1;
     }
-    TimeShare& k = by_kind[row.primitive];
-    ++k.rows;
-    k.execs += row.execs;
-    k.exec_ms += row.exec_ms_total;
-    TimeShare& f = by_fallback[std::string(FallbackName(row.fallback))];
-    ++f.rows;
-    f.execs += row.execs;
-    f.exec_ms += row.exec_ms_total;
-    if (row.fallback == Fallback::kScalar) {
-      auto& entry = scalar[row.primitive + " " + row.implementation];
-      ++entry.first;
-      entry.second += row.exec_ms_total;
-    }
-    if (row.isa_inferred) ++inferred[row.implementation];
+    AddShare(by_kind[row.primitive], row);
+    AddShare(by_fallback[std::string(FallbackName(row.fallback))], row);
   }
   s.by_kind = SortedShares(std::move(by_kind), s.exec_ms);
   s.by_fallback = SortedShares(std::move(by_fallback), s.exec_ms);
@@ -379,67 +373,106 @@ Summary Aggregator::Summarize() const {
   if (s.creates > 0) {
     s.cache_hit_rate = static_cast<double>(s.cache_hits) / static_cast<double>(s.creates);
   }
+  return s;
+}
 
-  auto note = [&s](Severity level, std::string code, std::string message) {
-    s.notes.push_back({level, std::move(code), std::move(message)});
+// "2 primitives ran scalar reference code: matmul ref:any (25.0% of exec time), ...", or "".
+std::string ScalarFallbackText(const std::vector<PrimitiveStats>& rows, double exec_ms) {
+  std::map<std::string, std::pair<std::uint64_t, double>> scalar;  // "kind impl" -> rows, ms
+  for (const PrimitiveStats& row : rows) {
+    if (!IsScalarFallback(row)) continue;
+    auto& entry = scalar[row.primitive + " " + row.implementation];
+    ++entry.first;
+    entry.second += row.exec_ms_total;
+  }
+  if (scalar.empty()) return {};
+  std::uint64_t count = 0;
+  std::string list;
+  for (const auto& [name, entry] : scalar) {
+    count += entry.first;
+    if (!list.empty()) list += ", ";
+    list += name;
+    if (exec_ms > 0) list += " (" + Percent(100.0 * entry.second / exec_ms) + " of exec time)";
+  }
+  return std::to_string(count) + (count == 1 ? " primitive ran" : " primitives ran") +
+         " scalar reference code: " + list;
+}
+
+// "jit:uni, gemm:jit": the implementations whose ISA came from the header, or "".
+std::string InferredIsaList(const std::vector<PrimitiveStats>& rows) {
+  std::map<std::string, std::uint64_t> inferred;  // impl -> rows
+  for (const PrimitiveStats& row : rows) {
+    if (row.isa_inferred) ++inferred[row.implementation];
+  }
+  std::string list;
+  for (const auto& [impl, n] : inferred) {
+    if (!list.empty()) list += ", ";
+    list += impl;
+  }
+  return list;
+}
+
+// "3.2" when first executions took more than twice the steady-state mean, else "".
+std::string FirstExecRatio(const Summary& s) {
+  if (s.steady_execs == 0 || s.first_execs == 0) return {};
+  const double first_mean = s.first_exec_ms / static_cast<double>(s.first_execs);
+  const double steady_mean = s.steady_exec_ms / static_cast<double>(s.steady_execs);
+  if (steady_mean <= 0 || first_mean <= 2 * steady_mean) return {};
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.1f", first_mean / steady_mean);
+  return buf;
+}
+
+// The plain-language conclusions about a log, in a fixed order.
+std::vector<Finding> Notes(const Summary& s, const std::vector<PrimitiveStats>& rows,
+                           const LogHeader& header) {
+  std::vector<Finding> notes;
+  auto note = [&notes](Severity level, std::string code, std::string message) {
+    notes.push_back({level, std::move(code), std::move(message)});
   };
   if (s.execs == 0) {
     note(Severity::kWarning, "no-exec",
          "no oneDNN primitive executed \u2014 is ONEDNN_VERBOSE set? for oneDNN before 2.5 the "
          "variable is DNNL_VERBOSE");
   }
-  if (!scalar.empty()) {
-    std::uint64_t rows = 0;
-    std::string list;
-    for (const auto& [name, entry] : scalar) {
-      rows += entry.first;
-      if (!list.empty()) list += ", ";
-      list += name;
-      if (s.exec_ms > 0)
-        list += " (" + Percent(100.0 * entry.second / s.exec_ms) + " of exec time)";
-    }
-    note(Severity::kWarning, "scalar-fallback",
-         std::to_string(rows) + (rows == 1 ? " primitive ran" : " primitives ran") +
-             " scalar reference code: " + list);
+  if (std::string text = ScalarFallbackText(rows, s.exec_ms); !text.empty()) {
+    note(Severity::kWarning, "scalar-fallback", std::move(text));
   }
   if (s.exec_ms > 0 && s.reorder_pct >= 10.0) {
     note(Severity::kWarning, "reorder-share",
          "reorders took " + Percent(s.reorder_pct) +
              " of execution time: memory layouts change between primitives");
   }
-  if (!inferred.empty()) {
-    std::string list;
-    for (const auto& [impl, n] : inferred) {
-      if (!list.empty()) list += ", ";
-      list += impl;
-    }
+  if (const std::string list = InferredIsaList(rows); !list.empty()) {
     note(Severity::kInfo, "isa-inferred",
          "the ISA of " + list +
-             " is not in the implementation name; it was inferred from the "
-             "log's ISA line (" +
-             (header_ ? header_->isa_short : std::string()) + ")");
+             " is not in the implementation name; it was inferred from the log's ISA line (" +
+             header.isa_short + ")");
   }
   if (s.create_ms > 0 && s.create_ms > s.exec_ms) {
     note(Severity::kInfo, "create-dominates",
          "creating primitives took longer than running them (" + Ms(s.create_ms) + " vs " +
              Ms(s.exec_ms) + "): short runs are dominated by JIT compilation");
   }
-  if (s.steady_execs > 0 && s.first_execs > 0) {
-    const double first_mean = s.first_exec_ms / static_cast<double>(s.first_execs);
-    const double steady_mean = s.steady_exec_ms / static_cast<double>(s.steady_execs);
-    if (steady_mean > 0 && first_mean > 2 * steady_mean) {
-      char buf[64];
-      std::snprintf(buf, sizeof buf, "%.1f", first_mean / steady_mean);
-      note(Severity::kInfo, "first-exec-slow",
-           std::string("first executions took ") + buf +
-               "x the steady-state mean: warm-up (page faults, caches) inflates short runs");
-    }
+  if (const std::string ratio = FirstExecRatio(s); !ratio.empty()) {
+    note(Severity::kInfo, "first-exec-slow",
+         "first executions took " + ratio +
+             "x the steady-state mean: warm-up (page faults, caches) inflates short runs");
   }
   if (s.diagnostics > 0) {
     note(Severity::kInfo, "diagnostics",
          std::to_string(s.diagnostics) +
              " diagnostic lines (dispatch reasons, checks, errors): see the diagnostics table");
   }
+  return notes;
+}
+
+}  // namespace
+
+Summary Aggregator::Summarize(const LogHeader& header) const {
+  Summary s = Totals(rows_);
+  s.diagnostics = diagnostic_events_;
+  s.notes = Notes(s, rows_, header);
   return s;
 }
 

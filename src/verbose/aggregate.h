@@ -2,9 +2,10 @@
 // Events -> one PrimitiveStats row per distinct primitive, and a Summary of the whole log.
 //
 //   Aggregator agg;
-//   agg.SetHeader(&parser.header());
 //   for (each event) agg.Add(event);
-//   Summary s = agg.Summarize();      // time by kind, by fallback class, findings
+//   Summary s = agg.Summarize(header);  // time by kind, by fallback class, findings
+//
+// LogSession (log_session.h) drives it with the parser and the memo; use that to read a log.
 //
 // Rows are keyed by (engine, primitive, implementation, prop kind, memory descriptors,
 // attributes, auxiliary, problem, layer); memory grows with the number of rows, not with the
@@ -156,8 +157,6 @@ class LineMemo {
 
 class Aggregator {
  public:
-  /// The header used for findings (may be null). Not owned.
-  void SetHeader(const LogHeader* header) { header_ = header; }
   static constexpr std::size_t kNoRow = static_cast<std::size_t>(-1);
   /// Adds a create, exec or diagnostic event; info events are ignored. Returns the row index
   /// of a create or exec, kNoRow otherwise.
@@ -170,7 +169,9 @@ class Aggregator {
   /// Events counted by Add (creates, execs, diagnostics).
   std::uint64_t events() const { return events_; }
   std::uint64_t exec_events() const { return exec_events_; }
-  Summary Summarize() const;
+  /// Totals, time shares and the notes about the log; `header` names the ISA that inferred
+  /// ISAs came from.
+  Summary Summarize(const LogHeader& header) const;
 
  private:
   struct KeyHash {
@@ -182,7 +183,6 @@ class Aggregator {
   void AddDiagnostic(const VerboseEvent& event);
   void AddTime(PrimitiveStats& row, bool exec, bool cache_hit, std::optional<double> ms);
 
-  const LogHeader* header_ = nullptr;
   std::string key_;
   Index index_;
   std::vector<PrimitiveStats> rows_;

@@ -2,57 +2,17 @@
 
 #include <array>
 
+#include "common/onednn_isa.h"
+
 namespace dlcheck::verbose {
 namespace {
 
-// Every ISA suffix oneDNN has printed in an implementation name (FORMATS.md §8), x64, AArch64
-// and RISC-V. `any`, `uni`, `undef` and `blk` are deliberately absent: they name no ISA.
-constexpr std::array<std::string_view, 38> kIsaNames = {
-    "sse41",
-    "sse42",
-    "avx",
-    "avx2",
-    "avx2_vnni",
-    "avx2_vnni_2",
-    "avx512_common",
-    "avx512_core",
-    "avx512_mic",
-    "avx512_mic_4ops",
-    "avx512_core_vnni",
-    "avx512_core_bf16",
-    "avx512_core_fp16",
-    "avx512_core_amx",
-    "avx512_core_amx_fp16",
-    "avx512_core_amx_int8",
-    "avx512_core_amx_bf16",
-    "avx512_core_bf16_amx_int8",
-    "avx512_core_bf16_amx_bf16",
-    "avx10_1_512",
-    "avx10_1_512_amx",
-    "avx10_1_512_amx_fp16",
-    "avx10_2_512",
-    "avx10_2_512_amx_2",
-    "avx10_2",
-    "avx10_2_amx_2",
-    "avx10_2_ace",
-    "asimd",
-    "sve",
-    "sve_128",
-    "sve_256",
-    "sve_512",
-    "sme",
-    "rvv",
-    "avx512_core_bf16_ymm",
-    "avx512_core_vnni_amx",
-    "avx2_vnni_2_amx",
-    "sse4_1",
-};
-
+// An ISA suffix oneDNN has printed in an implementation name (FORMATS.md §8), x64, AArch64 and
+// RISC-V: any row of the shared table but dlcheck's own "none". `any`, `uni`, `undef` and `blk`
+// are deliberately absent: they name no ISA.
 bool IsIsaName(std::string_view token) {
-  for (std::string_view name : kIsaNames) {
-    if (token == name) return true;
-  }
-  return false;
+  const onednn::Isa* isa = onednn::FindIsa(token);
+  return isa != nullptr && isa->arch != onednn::IsaArch::kNone;
 }
 
 // The ISA inside one `:`-token: the token itself, or a `jit_xf16_<isa>` style suffix.
@@ -192,13 +152,12 @@ std::string_view IsaFromHeaderText(std::string_view text) {
   if (Contains(text, "AVX10.2") || Contains(text, "AVX 10.2")) {
     return Contains(text, "AMX") ? "avx10_2_amx_2" : "avx10_2";
   }
+  const bool amx_fp16 = Contains(text, "AMX with bfloat16, float16");
   if (Contains(text, "AVX10.1") || Contains(text, "AVX 10.1")) {
+    if (amx_fp16) return "avx10_1_512_amx_fp16";
     return Contains(text, "AMX") ? "avx10_1_512_amx" : "avx10_1_512";
   }
-  if (Contains(text, "AMX")) {
-    return Contains(text, "AMX with bfloat16, float16") ? "avx512_core_amx_fp16"
-                                                        : "avx512_core_amx";
-  }
+  if (Contains(text, "AMX")) return amx_fp16 ? "avx512_core_amx_fp16" : "avx512_core_amx";
   const bool avx512 = Contains(text, "AVX-512") || Contains(text, "AVX512");
   if (avx512) {
     if (Contains(text, "4FMAPS")) return "avx512_mic_4ops";

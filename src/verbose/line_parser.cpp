@@ -3,6 +3,8 @@
 #include <charconv>
 #include <cmath>
 #include <cstring>
+#include <optional>
+#include <span>
 
 #include "verbose/isa.h"
 
@@ -277,6 +279,59 @@ void LineParser::Classify(VerboseEvent& e) {
   }
 }
 
+namespace {
+
+// What comes before the operation field: the `vN` token (3.6+), the timestamp, the component.
+struct LinePrefix {
+  std::size_t op = 0;  // the index of the operation field
+  int version = 0;
+  std::optional<double> timestamp;
+  std::string_view component;
+};
+
+LinePrefix ReadPrefix(std::span<const std::string_view> fields, Family family) {
+  LinePrefix p;
+  std::size_t& i = p.op;
+  const std::size_t n = fields.size();
+  if (family == Family::kOnednn && i < n && IsVersionToken(fields[i])) {
+    std::from_chars(fields[i].data() + 1, fields[i].data() + fields[i].size(), p.version);
+    ++i;
+  }
+  if (family != Family::kMkldnn && i < n && IsTimestamp(fields[i])) {
+    double ts = 0;
+    if (ParseNumber(fields[i], ts)) p.timestamp = ts;
+    ++i;
+  }
+  if (i < n && IsComponent(fields[i])) {
+    p.component = fields[i++];
+  } else if (p.version >= 1 && i + 1 < n &&
+             !IsKnownOperation(fields[i].substr(0, fields[i].find(':')))) {
+    p.component = fields[i++];  // `v1,cpu,debuginfo,...`, `v1,cpu,acl,...`
+  }
+  return p;
+}
+
+Era EraOf(Family family, const LinePrefix& p, bool engine_after_op) {
+  switch (family) {
+    case Family::kMkldnn:
+      return engine_after_op ? Era::kMkldnn1 : Era::kMkldnn0;
+    case Family::kDnnl:
+      return Era::kDnnl;
+    default:
+      return p.version >= 1 ? Era::kOnednnV1
+                            : (p.component.empty() ? Era::kOnednn : Era::kOnednnApi);
+  }
+}
+
+bool IsDiagnosticOperation(std::string_view head, std::string_view sub) {
+  return (head == "create" &&
+          (sub == "check" || sub == "dispatch" || sub == "debug" || sub == "start")) ||
+         (head == "exec" && sub == "check") || head == "error" || head == "warning" ||
+         head == "warn" || head == "debuginfo";
+}
+
+}  // namespace
+
 ParseResult LineParser::Parse(std::string_view line, VerboseEvent& e) {
   line = TrimRight(line);
   if (Trim(line).empty()) return {LineKind::kBlank, SkipReason::kNone};
@@ -290,78 +345,37 @@ ParseResult LineParser::Parse(std::string_view line, VerboseEvent& e) {
   // oneDNN never prints a blank after the marker: `dnnl_verbose, create ...` is prose about it.
   if (fields_[0].starts_with(' ')) return {LineKind::kSkipped, SkipReason::kForeign};
 
-  std::size_t i = 0;
-  int version = 0;
-  std::optional<double> timestamp;
-  if (family == Family::kOnednn && i < n && IsVersionToken(fields_[i])) {
-    std::from_chars(fields_[i].data() + 1, fields_[i].data() + fields_[i].size(), version);
-    ++i;
-  }
-  if (family != Family::kMkldnn && i < n && IsTimestamp(fields_[i])) {
-    double ts = 0;
-    if (ParseNumber(fields_[i], ts)) timestamp = ts;
-    ++i;
-  }
-  std::string_view component;
-  if (i < n && IsComponent(fields_[i])) {
-    component = fields_[i++];
-  } else if (version >= 1 && i + 1 < n &&
-             !IsKnownOperation(fields_[i].substr(0, fields_[i].find(':')))) {
-    component = fields_[i++];  // `v1,cpu,debuginfo,...`, `v1,cpu,acl,...`
-  }
+  const LinePrefix p = ReadPrefix(std::span(fields_.data(), n), family);
+  const std::size_t i = p.op;
   if (i >= n || (i + 1 == n && fields_[i].empty())) {
     return {LineKind::kSkipped, SkipReason::kTruncated};
   }
+  const std::string_view head = fields_[i].substr(0, fields_[i].find(':'));
+  if (head == "info") {
+    const ParseResult r = ParseInfo(i + 1, p.component);
+    UpdateState();
+    return r;
+  }
+  if (p.component == "graph" || head == "compile") {
+    return {LineKind::kSkipped, SkipReason::kGraph};
+  }
+  ClearEvent(e);
+  e.format_version = p.version;
+  e.timestamp = p.timestamp;
+  Assign(e.component, p.component);
+  e.era = EraOf(family, p, i + 1 < n && IsEngine(fields_[i + 1]));
+  return ParseOperation(i, p.component, e);
+}
+
+// Dispatches on the operation field `fields_[i]` of a line that is not a header line.
+ParseResult LineParser::ParseOperation(std::size_t i, std::string_view component, VerboseEvent& e) {
+  const std::size_t n = count_;
   const std::string_view op = fields_[i];
   const std::size_t colon = op.find(':');
   const std::string_view head = op.substr(0, colon);
   const std::string_view sub = colon == std::string_view::npos ? "" : op.substr(colon + 1);
-
-  if (head == "info") {
-    const ParseResult r = ParseInfo(i + 1, component);
-    UpdateState();
-    return r;
-  }
-  if (component == "graph" || head == "compile") {
-    return {LineKind::kSkipped, SkipReason::kGraph};
-  }
-
-  ClearEvent(e);
-  e.format_version = version;
-  e.timestamp = timestamp;
-  Assign(e.component, component);
-  switch (family) {
-    case Family::kMkldnn:
-      e.era = (i + 1 < n && IsEngine(fields_[i + 1])) ? Era::kMkldnn1 : Era::kMkldnn0;
-      break;
-    case Family::kDnnl:
-      e.era = Era::kDnnl;
-      break;
-    default:
-      e.era = version >= 1 ? Era::kOnednnV1 : (component.empty() ? Era::kOnednn : Era::kOnednnApi);
-      break;
-  }
-
-  const bool diagnostic_op = (head == "create" && (sub == "check" || sub == "dispatch" ||
-                                                   sub == "debug" || sub == "start")) ||
-                             (head == "exec" && sub == "check") || head == "error" ||
-                             head == "warning" || head == "warn" || head == "debuginfo";
-  if (diagnostic_op) return ParseDiagnostic(i, e);
-  if (head == "exec" && sub == "external") {
-    // ACL kernel timing (3.2+): `exec:external,<kernel>,<ms>`.
-    if (i + 3 != n) return {LineKind::kSkipped, SkipReason::kTruncated};
-    double ms = 0;
-    if (!ParseNumber(fields_[i + 2], ms) || !std::isfinite(ms) || ms < 0) {
-      return {LineKind::kSkipped, SkipReason::kBadTime};
-    }
-    e.operation = Operation::kExec;
-    e.engine = "cpu";
-    e.primitive = "external";
-    Assign(e.implementation, fields_[i + 1]);
-    e.fallback = Fallback::kExternal;
-    e.time_ms = ms;
-    return {LineKind::kEvent, SkipReason::kNone};
-  }
+  if (IsDiagnosticOperation(head, sub)) return ParseDiagnostic(i, e);
+  if (head == "exec" && sub == "external") return ParseExternal(i, e);
   if (head == "create" || head == "create_nested" || head == "exec") {
     e.operation = head == "exec"     ? Operation::kExec
                   : head == "create" ? Operation::kCreate
@@ -379,6 +393,22 @@ ParseResult LineParser::Parse(std::string_view line, VerboseEvent& e) {
     return {LineKind::kEvent, SkipReason::kNone};
   }
   return {LineKind::kSkipped, SkipReason::kUnknownOperation};
+}
+
+// ACL kernel timing (3.2+): `exec:external,<kernel>,<ms>`.
+ParseResult LineParser::ParseExternal(std::size_t i, VerboseEvent& e) {
+  if (i + 3 != count_) return {LineKind::kSkipped, SkipReason::kTruncated};
+  double ms = 0;
+  if (!ParseNumber(fields_[i + 2], ms) || !std::isfinite(ms) || ms < 0) {
+    return {LineKind::kSkipped, SkipReason::kBadTime};
+  }
+  e.operation = Operation::kExec;
+  e.engine = "cpu";
+  e.primitive = "external";
+  Assign(e.implementation, fields_[i + 1]);
+  e.fallback = Fallback::kExternal;
+  e.time_ms = ms;
+  return {LineKind::kEvent, SkipReason::kNone};
 }
 
 void LineParser::UpdateState() {
@@ -472,7 +502,7 @@ ParseResult LineParser::ParseInfo(std::size_t first, std::string_view component)
   return {LineKind::kInfo, SkipReason::kNone};
 }
 
-ParseResult LineParser::ParseProfiling(Era era, std::size_t first, VerboseEvent& e) {
+std::span<const LineParser::Slot> LineParser::SlotsFor(Era era) const {
   static constexpr Slot kEraA[] = {Slot::kPrimitive, Slot::kImplementation, Slot::kPropKind,
                                    Slot::kMemory,    Slot::kAuxiliary,      Slot::kProblem,
                                    Slot::kTime};
@@ -482,66 +512,63 @@ ParseResult LineParser::ParseProfiling(Era era, std::size_t first, VerboseEvent&
   static constexpr Slot kDefault[] = {Slot::kEngine,    Slot::kPrimitive, Slot::kImplementation,
                                       Slot::kPropKind,  Slot::kMemory,    Slot::kAttributes,
                                       Slot::kAuxiliary, Slot::kProblem,   Slot::kTime};
-  const Slot* slots = kDefault;
-  std::size_t expected = std::size(kDefault);
-  if (era == Era::kMkldnn0) {
-    slots = kEraA;
-    expected = std::size(kEraA);
-  } else if (era == Era::kMkldnn1) {
-    slots = kEraB;
-    expected = std::size(kEraB);
-  } else if (!template_.empty()) {
-    slots = template_.data();
-    expected = template_.size();
-  }
-  const std::size_t n = count_;
-  std::size_t have = n - first;
-  std::size_t last = n;  // one past the last field used
-  std::string_view time_text;
-  bool skip_aux = false;
-  bool no_time = false;
-  std::size_t time_slot = expected;
-  for (std::size_t s = 0; s < expected; ++s) {
-    if (slots[s] == Slot::kTime) time_slot = s;
-  }
+  if (era == Era::kMkldnn0) return kEraA;
+  if (era == Era::kMkldnn1) return kEraB;
+  if (!template_.empty()) return template_;
+  return kDefault;
+}
 
-  if (have == expected + 1 && time_slot == expected - 1 && IsDigits(fields_[n - 2]) &&
+// Reconciles the line's field count with the layout: exact, one more (a decimal comma in the
+// time), or one fewer in the two known shorter forms. kNone when the line fits.
+SkipReason LineParser::PlanFields(FieldPlan& plan) {
+  const std::span<const Slot> slots = plan.slots;
+  const std::size_t expected = slots.size();
+  const std::size_t n = count_;
+  const std::size_t have = n - plan.first;
+  plan.last = n;
+  plan.time_slot = expected;
+  for (std::size_t s = 0; s < expected; ++s) {
+    if (slots[s] == Slot::kTime) plan.time_slot = s;
+  }
+  if (have == expected) return SkipReason::kNone;
+  if (have == expected + 1 && plan.time_slot == expected - 1 && IsDigits(fields_[n - 2]) &&
       IsDigits(fields_[n - 1])) {
     // A decimal comma (non-C locale): `...,1,432` is 1.432 ms.
     time_buffer_.assign(fields_[n - 2]);
     time_buffer_.push_back('.');
     time_buffer_.append(fields_[n - 1]);
-    time_text = time_buffer_;
-    have = expected;
-    last = n - 1;
-  } else if (have > expected) {
-    return {LineKind::kSkipped, SkipReason::kFieldCount};
-  } else if (have + 1 == expected) {
-    // Two known shorter forms: gemm_api in 2.7 (no auxiliary field) and GPU exec lines without a
-    // time (1.0/1.1 default level, dev builds).
-    std::string_view kind;
-    for (std::size_t s = 0; s < expected && first + s < n; ++s) {
-      if (slots[s] == Slot::kPrimitive) kind = fields_[first + s];
-    }
-    double probe = 0;
-    if (kind == "gemm_api") {
-      skip_aux = true;
-    } else if (time_slot == expected - 1 && fields_[first].starts_with("gpu") &&
-               !ParseNumber(fields_[n - 1], probe)) {
-      no_time = true;
-    } else {
-      return {LineKind::kSkipped, SkipReason::kTruncated};
-    }
-  } else if (have < expected) {
-    return {LineKind::kSkipped, SkipReason::kTruncated};
+    plan.time_text = time_buffer_;
+    plan.last = n - 1;
+    return SkipReason::kNone;
   }
+  if (have > expected) return SkipReason::kFieldCount;
+  if (have + 1 != expected) return SkipReason::kTruncated;
+  // Two known shorter forms: gemm_api in 2.7 (no auxiliary field) and GPU exec lines without a
+  // time (1.0/1.1 default level, dev builds).
+  std::string_view kind;
+  for (std::size_t s = 0; s < expected && plan.first + s < n; ++s) {
+    if (slots[s] == Slot::kPrimitive) kind = fields_[plan.first + s];
+  }
+  double probe = 0;
+  if (kind == "gemm_api") {
+    plan.skip_aux = true;
+  } else if (plan.time_slot == expected - 1 && fields_[plan.first].starts_with("gpu") &&
+             !ParseNumber(fields_[n - 1], probe)) {
+    plan.no_time = true;
+  } else {
+    return SkipReason::kTruncated;
+  }
+  return SkipReason::kNone;
+}
 
-  std::size_t k = first;
-  for (std::size_t s = 0; s < expected; ++s) {
-    const Slot slot = slots[s];
-    if (slot == Slot::kAuxiliary && skip_aux) continue;
-    if (slot == Slot::kTime && no_time) continue;
-    if (k >= last) break;
+// Assigns the fields to the event's strings slot by slot; the time field's text goes to
+// `plan.time_text` unless the plan rebuilt it.
+void LineParser::AssignFields(FieldPlan& plan, VerboseEvent& e) const {
+  std::size_t k = plan.first;
+  for (const Slot slot : plan.slots) {
+    if (slot == Slot::kAuxiliary && plan.skip_aux) continue;
+    if (slot == Slot::kTime && plan.no_time) continue;
+    if (k >= plan.last) break;
     const std::string_view field = fields_[k++];
     switch (slot) {
       case Slot::kEngine:
@@ -569,15 +596,23 @@ ParseResult LineParser::ParseProfiling(Era era, std::size_t first, VerboseEvent&
         Assign(e.problem, Trim(field));
         break;
       case Slot::kTime:
-        if (time_text.empty()) time_text = field;
+        if (plan.time_text.empty()) plan.time_text = field;
         break;
       case Slot::kIgnored:
         break;
     }
   }
-  if (!no_time && time_slot < expected) {
+}
+
+ParseResult LineParser::ParseProfiling(Era era, std::size_t first, VerboseEvent& e) {
+  FieldPlan plan{.slots = SlotsFor(era), .first = first};
+  if (const SkipReason reason = PlanFields(plan); reason != SkipReason::kNone) {
+    return {LineKind::kSkipped, reason};
+  }
+  AssignFields(plan, e);
+  if (!plan.no_time && plan.time_slot < plan.slots.size()) {
     double ms = 0;
-    if (!ParseNumber(time_text, ms) || !std::isfinite(ms) || ms < 0) {
+    if (!ParseNumber(plan.time_text, ms) || !std::isfinite(ms) || ms < 0) {
       return {LineKind::kSkipped, SkipReason::kBadTime};
     }
     e.time_ms = ms;

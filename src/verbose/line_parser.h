@@ -18,6 +18,7 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -90,7 +91,22 @@ class LineParser {
   std::size_t Split(std::string_view text);
   std::string_view Join(std::size_t first, std::size_t last) const;  // fields [first, last)
   ParseResult ParseInfo(std::size_t first, std::string_view component);
+  // How the fields of a create or exec line map onto the layout's slots.
+  struct FieldPlan {
+    std::span<const Slot> slots;  // the template's, or the era's fixed layout
+    std::size_t first = 0;        // the first field after the operation
+    std::size_t last = 0;         // one past the last field used
+    std::size_t time_slot = 0;    // slots.size() when the layout has no time
+    std::string_view time_text;   // the time field, or the time rebuilt from a decimal comma
+    bool skip_aux = false;        // gemm_api (2.7): no auxiliary field
+    bool no_time = false;         // a GPU exec line without a time
+  };
+  std::span<const Slot> SlotsFor(Era era) const;
+  SkipReason PlanFields(FieldPlan& plan);
+  void AssignFields(FieldPlan& plan, VerboseEvent& event) const;
   ParseResult ParseProfiling(Era era, std::size_t first, VerboseEvent& event);
+  ParseResult ParseOperation(std::size_t op, std::string_view component, VerboseEvent& event);
+  ParseResult ParseExternal(std::size_t op, VerboseEvent& event);
   ParseResult ParseDiagnostic(std::size_t first, VerboseEvent& event);
   void ClearEvent(VerboseEvent& event) const;
   void Classify(VerboseEvent& event);
@@ -117,8 +133,9 @@ class LineParser {
 /// four) until the whole parses. What cannot be re-joined is reported as `truncated`.
 class JoiningParser {
  public:
-  /// Called with each outcome; for events, `event.line` is the first physical line.
-  using Sink = std::function<void(const ParseResult&, const VerboseEvent&, std::uint64_t line)>;
+  /// Called with each outcome; for events, `event.line` is the first physical line. The sink
+  /// may complete the event (its layer) before it uses it.
+  using Sink = std::function<void(const ParseResult&, VerboseEvent&, std::uint64_t line)>;
 
   explicit JoiningParser(Sink sink) : sink_(std::move(sink)) {}
   void Feed(std::string_view line, std::uint64_t line_number);

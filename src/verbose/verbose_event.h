@@ -90,6 +90,13 @@ struct VerboseEvent {
   std::optional<double> timestamp;   ///< ms since the epoch (2.1+ with timestamps on)
   std::string message;               ///< diagnostics: the text (with `file:line` if printed)
   std::optional<std::string> layer;  ///< the dlcheck model layer that ran it (verbose command)
+
+  /// True for a create that found its primitive in the cache (`create:cache_hit`, and the
+  /// `cache_hit` state of nested and 3.x creates).
+  bool IsCacheHit() const {
+    return (operation == Operation::kCreate || operation == Operation::kCreateNested) &&
+           cache.find("hit") != std::string::npos;
+  }
 };
 
 /// What the `info` lines said about the library and the machine.

@@ -106,6 +106,16 @@ TEST(CheckTest, ComputeBelowTheExpectedIsaIsCritical) {
   EXPECT_EQ(FindItem(r, "expect-isa avx2")->detail, "below avx2: fc3 inner_product (brgemm:sse41)");
 }
 
+// An ISA the one ISA table cannot place in the x86 order (AArch64's SVE) is not "below": the
+// check cannot tell, so it is UNKNOWN, not CRITICAL.
+TEST(CheckTest, AnUnrankableIsaIsUnknownNotCritical) {
+  Evidence e = HaswellEvidence();
+  e.run->rows = {Compute("fc1", "sve_256", verbose::Fallback::kJit)};
+  const CheckResult r = Evaluate(Parse({}, 0, 0, "avx2"), e);
+  EXPECT_EQ(r.state, State::kUnknown);
+  EXPECT_EQ(r.summary, "cannot rank sve_256 against the expected avx2");
+}
+
 TEST(CheckTest, AScalarFallbackWarnsOrIsCriticalWhenForbidden) {
   Evidence e = HaswellEvidence();
   e.run->rows.push_back(Compute("fc3", "", verbose::Fallback::kScalar));

@@ -170,6 +170,28 @@ TEST(CheckCliTest, ComputeBelowTheExpectedIsaIsCritical) {
       << r.out;
 }
 
+TEST(CheckCliTest, WholeModelFallbackCountsEachLayerOnce) {
+  // oneDNN (as the worker is told to pretend) creates nothing: dlcheck's scalar kernels run every
+  // layer. Each layer is one scalar fallback, announced by the worker; the dlcheck:scalar rows of
+  // the same layers are not counted again.
+  const auto r = RunDlcheck({"check", "--format", "json"}, "", {"DLCHECK_WORKER_FAULT=no-onednn"});
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(r.exit_code, j["check"]["exit_status"]);
+  const nlohmann::json* item = nullptr;
+  for (const auto& row : j["checks"]) {
+    if (row["check"] == "scalar fallback") item = &row;
+  }
+  ASSERT_NE(item, nullptr) << r.out;
+  EXPECT_EQ((*item)["status"], "WARNING");
+  EXPECT_EQ((*item)["detail"],
+            "compute ran on scalar code: fc1 (dlcheck scalar kernels), relu1 (dlcheck scalar "
+            "kernels), fc2 (dlcheck scalar kernels), relu2 (dlcheck scalar kernels), fc3 (dlcheck "
+            "scalar kernels), loss (dlcheck scalar kernels)")
+      << r.out;
+  const std::string summary = j["check"]["summary"];
+  EXPECT_NE(summary.find("; 6 scalar fallback(s)"), std::string::npos) << summary;
+}
+
 TEST(CheckCliTest, UnknownExpectedIsaIsUnknown) {
   const auto r = RunDlcheck({"check", "--expect-isa", "avx9"});
   EXPECT_EQ(r.exit_code, 3);

@@ -6,30 +6,44 @@
 
 #include "verbose/fixture_lines.h"
 #include "verbose/line_parser.h"
+#include "verbose/log_session.h"
 
 namespace dlcheck::verbose {
 namespace {
 
-struct LogRun {
-  Aggregator aggregator;
+// Counts the events a session reports, parsed in full or repeated by the memo.
+struct EventCounts : EventListener {
+  void OnEvent(const VerboseEvent& e, std::size_t) override {
+    if (e.operation == Operation::kExec || e.operation == Operation::kCreate ||
+        e.operation == Operation::kCreateNested) {
+      Count(e.operation == Operation::kExec, e.IsCacheHit());
+    }
+  }
+  void OnRepeat(const LineMemo::Entry& repeat, double) override {
+    Count(repeat.exec, repeat.cache_hit);
+  }
+  void Count(bool exec, bool cache_hit) {
+    (exec ? exec_events : create_events) += 1;
+    if (cache_hit) ++cache_hit_events;
+  }
   std::uint64_t exec_events = 0;
   std::uint64_t create_events = 0;
   std::uint64_t cache_hit_events = 0;
 };
 
+// A whole log read by the session `dlcheck parse` uses, memo on.
+struct LogRun {
+  LogSession session;
+  EventCounts counts;
+  const Aggregator& aggregator = session.aggregator();
+  Summary Summarize() const { return session.Summarize(); }
+};
+
 void Feed(const std::vector<std::string>& lines, LogRun& run) {
-  JoiningParser parser([&run](const ParseResult& r, const VerboseEvent& e, std::uint64_t) {
-    if (r.kind != LineKind::kEvent) return;
-    if (e.operation == Operation::kExec) ++run.exec_events;
-    if (e.operation == Operation::kCreate || e.operation == Operation::kCreateNested) {
-      ++run.create_events;
-      if (e.cache.find("hit") != std::string::npos) ++run.cache_hit_events;
-    }
-    run.aggregator.Add(e);
-  });
+  run.session.AddListener(&run.counts);
   std::uint64_t n = 0;
-  for (const auto& line : lines) parser.Feed(line, ++n);
-  parser.Finish();
+  for (const auto& line : lines) run.session.Feed(line, ++n);
+  run.session.Finish();
 }
 
 TEST(AggregateTest, CreatesHitsAndExecTimesPerRow) {
@@ -64,7 +78,7 @@ TEST(AggregateTest, CreatesHitsAndExecTimesPerRow) {
   EXPECT_EQ(r.layouts, "src:ab dst:ba");
   EXPECT_FALSE(r.Gflops());
   EXPECT_DOUBLE_EQ(*rows[1].Gflops(), 2.0 * 64 * 64 * 64 / (4 * 1e6));
-  const Summary s = run.aggregator.Summarize();
+  const Summary s = run.Summarize();
   EXPECT_EQ(s.execs, 4u);
   EXPECT_DOUBLE_EQ(s.exec_ms, 10);
   EXPECT_DOUBLE_EQ(s.reorder_pct, 60);
@@ -86,7 +100,7 @@ TEST(AggregateTest, ScalarFallbackAndNoExecFindings) {
         "dnnl_verbose,exec,cpu,reorder,jit:uni,undef,src_f32::blocked:ab:f0 "
         "dst_f32::blocked:ab:f0,,,41x19,3"},
        run);
-  Summary s = run.aggregator.Summarize();
+  Summary s = run.Summarize();
   bool found = false;
   for (const Finding& n : s.notes) {
     if (n.code == "scalar-fallback") {
@@ -97,7 +111,7 @@ TEST(AggregateTest, ScalarFallbackAndNoExecFindings) {
   }
   EXPECT_TRUE(found);
   Aggregator empty;
-  s = empty.Summarize();
+  s = empty.Summarize({});
   ASSERT_EQ(s.notes.size(), 1u);
   EXPECT_EQ(s.notes[0].message,
             "no oneDNN primitive executed \u2014 is ONEDNN_VERBOSE set? for oneDNN before 2.5 the "
@@ -112,7 +126,7 @@ TEST(AggregateTest, DiagnosticsAreCountedPerDistinctMessage) {
   EXPECT_EQ(run.aggregator.diagnostics()[0].count, 2u);
   EXPECT_EQ(run.aggregator.diagnostics()[0].operation, "exec:check");
   EXPECT_TRUE(run.aggregator.rows().empty());
-  EXPECT_EQ(run.aggregator.Summarize().diagnostics, 3u);
+  EXPECT_EQ(run.Summarize().diagnostics, 3u);
 }
 
 TEST(LineMemoTest, RepeatsStatesForeignLinesAndBadTimes) {
@@ -182,10 +196,10 @@ TEST(AggregateTest, PropertySumsOfRowsEqualEventCounts) {
       creates += row.creates;
       hits += row.cache_hits;
     }
-    EXPECT_EQ(execs, run.exec_events) << "trial " << trial;
-    EXPECT_EQ(creates, run.create_events) << "trial " << trial;
-    EXPECT_EQ(hits, run.cache_hit_events) << "trial " << trial;
-    const Summary s = run.aggregator.Summarize();
+    EXPECT_EQ(execs, run.counts.exec_events) << "trial " << trial;
+    EXPECT_EQ(creates, run.counts.create_events) << "trial " << trial;
+    EXPECT_EQ(hits, run.counts.cache_hit_events) << "trial " << trial;
+    const Summary s = run.Summarize();
     double pct = 0;
     for (const TimeShare& share : s.by_kind) pct += share.pct;
     if (s.exec_ms > 0) {

@@ -1,0 +1,169 @@
+#include "verbose/log_session.h"
+
+namespace dlcheck::verbose {
+
+std::uint64_t ParseStats::Skipped() const {
+  std::uint64_t n = 0;
+  for (const auto& [reason, count] : skipped) n += count;
+  return n;
+}
+
+void MergeHeader(LogHeader& into, const LogHeader& from) {
+  if (into.library_version.empty()) into.library_version = from.library_version;
+  if (into.runtime.empty()) into.runtime = from.runtime;
+  if (!into.threads) into.threads = from.threads;
+  if (into.isa.empty()) {
+    into.isa = from.isa;
+    into.isa_short = from.isa_short;
+  }
+}
+
+LogSession::LogSession(LogSessionOptions options) : options_(options) {}
+
+void LogSession::StartInput(std::string name) {
+  if (parser_) Finish();
+  input_name_ = std::move(name);
+  parser_.emplace([this](const ParseResult& r, VerboseEvent& event, std::uint64_t line) {
+    OnParsed(r, event, line);
+  });
+  // A new input has its own template and header: remembered lines no longer parse the same.
+  memo_.Clear();
+  memo_states_.clear();
+  memo_parser_state_ = memo_layer_id_ = 0xffffffffu;
+}
+
+JoiningParser& LogSession::Parser() {
+  if (!parser_) StartInput("<input>");
+  return *parser_;
+}
+
+void LogSession::Finish() {
+  if (!parser_) return;
+  if (!stopped()) parser_->Finish();
+  MergeHeader(merged_header_, parser_->header());
+  parser_.reset();
+}
+
+LogHeader LogSession::header() const {
+  LogHeader header = merged_header_;
+  if (parser_) MergeHeader(header, parser_->header());
+  return header;
+}
+
+void LogSession::SetLayer(std::string_view layer) {
+  if (layer == layer_) return;
+  layer_.assign(layer);
+  layer_id_ = 0;  // 0: no layer
+  if (layer_.empty()) return;
+  for (std::size_t i = 0; i < layers_.size(); ++i) {
+    if (layers_[i] == layer_) {
+      layer_id_ = static_cast<std::uint32_t>(i + 1);
+      return;
+    }
+  }
+  layers_.push_back(layer_);
+  layer_id_ = static_cast<std::uint32_t>(layers_.size());
+}
+
+// Equal states, equal results for equal lines: the parser's state (template, header ISA) and
+// the layer events are tagged with. Computed again only when one of the two changed.
+std::uint32_t LogSession::MemoState() {
+  const std::uint32_t parser_state = parser_->state_id();
+  if (parser_state != memo_parser_state_ || layer_id_ != memo_layer_id_) {
+    memo_parser_state_ = parser_state;
+    memo_layer_id_ = layer_id_;
+    const auto [it, added] = memo_states_.try_emplace(
+        {parser_state, layer_id_}, static_cast<std::uint32_t>(memo_states_.size()));
+    memo_state_ = it->second;
+  }
+  return memo_state_;
+}
+
+bool LogSession::Feed(std::string_view line, std::uint64_t number) {
+  if (stopped()) return false;
+  JoiningParser& parser = Parser();
+  ++stats_.lines;
+  // Fast path: a line seen before (all but its time) feeds its row without parsing.
+  if (options_.memo && !parser.has_pending() && TakeRepeat(line)) return true;
+  last_.line = 0;
+  parser.Feed(line, number);
+  if (options_.memo) RememberLine(line, number);
+  return !stopped();
+}
+
+bool LogSession::TakeRepeat(std::string_view line) {
+  LineMemo::Entry entry;
+  double ms = 0;
+  switch (memo_.Lookup(MemoState(), line, entry, ms)) {
+    case LineMemo::Match::kEvent:
+      ++stats_.events;
+      aggregator_.AddRepeat(entry, ms);
+      for (EventListener* l : listeners_) l->OnRepeat(entry, ms);
+      return true;
+    case LineMemo::Match::kForeign:
+      ++stats_.skipped[SkipReason::kForeign];
+      return true;
+    case LineMemo::Match::kMiss:
+      break;
+  }
+  return false;
+}
+
+// Remembers a line that parsed alone into a timed create or exec (timestamps differ on every
+// line: never a repeat), or that had no marker.
+void LogSession::RememberLine(std::string_view line, std::uint64_t number) {
+  if (parser_->has_pending()) return;
+  if (last_.line == number && last_.row != Aggregator::kNoRow && last_.ms && !last_.timestamped) {
+    memo_.Remember(MemoState(), line, {last_.row, last_.exec, last_.cache_hit}, *last_.ms);
+  } else if (last_foreign_ == number) {
+    memo_.RememberForeign(line);
+  }
+}
+
+void LogSession::FeedTooLong(std::uint64_t number) {
+  if (stopped()) return;
+  ++stats_.lines;
+  Parser().FeedSkip(SkipReason::kTooLong, number);
+}
+
+void LogSession::OnParsed(const ParseResult& result, VerboseEvent& event, std::uint64_t line) {
+  switch (result.kind) {
+    case LineKind::kEvent: {
+      ++stats_.events;
+      if (layer_.empty()) {
+        event.layer.reset();
+      } else {
+        event.layer = layer_;
+      }
+      const std::size_t row = aggregator_.Add(event);
+      last_ = {line,
+               row,
+               event.operation == Operation::kExec,
+               event.IsCacheHit(),
+               event.time_ms,
+               event.timestamp.has_value()};
+      for (EventListener* l : listeners_) l->OnEvent(event, row);
+      break;
+    }
+    case LineKind::kInfo:
+      ++stats_.info_lines;
+      break;
+    case LineKind::kSkipped:
+      OnSkipped(result.reason, line);
+      break;
+    case LineKind::kBlank:
+      break;
+  }
+}
+
+void LogSession::OnSkipped(SkipReason reason, std::uint64_t line) {
+  ++stats_.skipped[reason];
+  if (reason == SkipReason::kForeign) last_foreign_ = line;
+  if (options_.strict && strict_error_.empty() && reason != SkipReason::kForeign &&
+      reason != SkipReason::kGraph) {
+    strict_error_ =
+        input_name_ + ":" + std::to_string(line) + ": " + std::string(SkipReasonText(reason));
+  }
+}
+
+}  // namespace dlcheck::verbose

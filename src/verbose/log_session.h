@@ -1,0 +1,146 @@
+#pragma once
+// One reading of a verbose log, line by line: the joining parser, the repeated-line memo, the
+// aggregator, the counts of lines by outcome and the header merged over every input. `parse`,
+// the worker capture, the fuzz target and the tests all drive this one class.
+//
+//   LogSession session({.strict = false, .memo = true});
+//   session.AddListener(&timeline);              // optional: sees every event
+//   session.StartInput("a.log");                 // names the input for --strict messages
+//   for (each line) session.Feed(line, number);  // or FeedTooLong(number) for an over-long one
+//   session.Finish();                            // end of this input; StartInput again for more
+//   Summary s = session.Summarize();
+//   session.stats().skipped, session.header(), session.aggregator().rows(), ...
+//
+// The memo lets a line seen before (all but its time) add its time to its row without being
+// parsed: logs repeat the same few hundred lines millions of times. Listeners see those repeats
+// through OnRepeat, with the row they add to.
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "verbose/aggregate.h"
+#include "verbose/line_parser.h"
+#include "verbose/verbose_event.h"
+
+namespace dlcheck::verbose {
+
+/// What a session counted about the lines it was fed.
+struct ParseStats {
+  std::uint64_t lines = 0;                      ///< physical lines fed, over-long ones included
+  std::uint64_t events = 0;                     ///< create, exec and diagnostic events
+  std::uint64_t info_lines = 0;                 ///< header lines
+  std::map<SkipReason, std::uint64_t> skipped;  ///< lines that gave no event, by reason
+  /// The sum of `skipped`.
+  std::uint64_t Skipped() const;
+};
+
+struct LogSessionOptions {
+  /// Stop at the first marker line that cannot be parsed (foreign and graph lines excepted).
+  bool strict = false;
+  /// Take repeated lines by the memo's fast path. Off when every event must be parsed in full
+  /// (a listener that needs every field of every event, such as `parse --events`).
+  bool memo = true;
+};
+
+/// A consumer of the session's events, called as they are aggregated (llvm-mca's view
+/// listeners): `--events` rows, timelines.
+class EventListener {
+ public:
+  virtual ~EventListener() = default;
+  /// A create, exec or diagnostic parsed in full; `row` is its aggregated row
+  /// (Aggregator::kNoRow for diagnostics).
+  virtual void OnEvent(const VerboseEvent& event, std::size_t row) = 0;
+  /// A repeated line taken by the memo: one more event like those of row `repeat.row` (an
+  /// exec, a create, a cache hit: see `repeat`), with time `ms`.
+  virtual void OnRepeat(const LineMemo::Entry& repeat, double ms) {
+    (void)repeat;
+    (void)ms;
+  }
+};
+
+class LogSession {
+ public:
+  explicit LogSession(LogSessionOptions options = {});
+  LogSession(const LogSession&) = delete;
+  LogSession& operator=(const LogSession&) = delete;
+
+  /// Adds a listener (not owned; it must outlive the session's feeding).
+  void AddListener(EventListener* listener) { listeners_.push_back(listener); }
+
+  /// Starts an input named `name` (for --strict messages): the template and header state start
+  /// afresh, the rows and counts go on. Feeding without StartInput starts an unnamed one.
+  void StartInput(std::string name);
+  /// Feeds one physical line without its line feed; `number` is its 1-based line number in its
+  /// input. Returns false once a --strict error has stopped the session (the line is ignored).
+  bool Feed(std::string_view line, std::uint64_t number);
+  /// Counts a line the reader could not deliver because it was too long.
+  void FeedTooLong(std::uint64_t number);
+  /// Ends the current input: flushes a line held back for joining (unless stopped) and merges
+  /// the input's header into header().
+  void Finish();
+
+  /// Tags the following events with a layer of dlcheck's own models (empty: none). Rows are
+  /// per layer, and the memo tells the same line under two layers apart.
+  void SetLayer(std::string_view layer);
+
+  /// True once a --strict error stopped the session; strict_error() says where and why.
+  bool stopped() const { return !strict_error_.empty(); }
+  /// "file:line: reason" of the first bad line under --strict, else empty.
+  const std::string& strict_error() const { return strict_error_; }
+
+  const ParseStats& stats() const { return stats_; }
+  /// The header merged over the inputs finished so far, then the current input's: the first
+  /// input that names a field wins.
+  LogHeader header() const;
+  const Aggregator& aggregator() const { return aggregator_; }
+  /// The aggregator's summary, with the merged header.
+  Summary Summarize() const { return aggregator_.Summarize(header()); }
+
+ private:
+  // The last create or exec the parser produced, to remember its line in the memo.
+  struct LastEvent {
+    std::uint64_t line = 0;
+    std::size_t row = Aggregator::kNoRow;
+    bool exec = false;
+    bool cache_hit = false;
+    std::optional<double> ms;
+    bool timestamped = false;
+  };
+
+  void OnParsed(const ParseResult& result, VerboseEvent& event, std::uint64_t line);
+  void OnSkipped(SkipReason reason, std::uint64_t line);
+  bool TakeRepeat(std::string_view line);
+  void RememberLine(std::string_view line, std::uint64_t number);
+  std::uint32_t MemoState();
+  JoiningParser& Parser();
+
+  LogSessionOptions options_;
+  std::vector<EventListener*> listeners_;
+  std::optional<JoiningParser> parser_;
+  std::string input_name_;
+  LineMemo memo_;
+  Aggregator aggregator_;
+  ParseStats stats_;
+  LogHeader merged_header_;
+  std::string strict_error_;
+  LastEvent last_;
+  std::uint64_t last_foreign_ = 0;
+  // The memo's state: the parser's state and the layer, numbered as they come.
+  std::string layer_;
+  std::uint32_t layer_id_ = 0;
+  std::vector<std::string> layers_;
+  std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint32_t> memo_states_;
+  std::uint32_t memo_parser_state_ = 0xffffffffu;
+  std::uint32_t memo_layer_id_ = 0xffffffffu;
+  std::uint32_t memo_state_ = 0;
+};
+
+/// Merges `from` into `into`: each field `into` lacks is taken from `from`.
+void MergeHeader(LogHeader& into, const LogHeader& from);
+
+}  // namespace dlcheck::verbose

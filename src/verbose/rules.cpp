@@ -1,0 +1,29 @@
+#include "verbose/rules.h"
+
+namespace dlcheck::verbose {
+
+bool IsComputePrimitive(std::string_view primitive) {
+  return primitive == "convolution" || primitive == "inner_product" || primitive == "matmul";
+}
+
+bool IsComputePrimitive(const PrimitiveStats& row) {
+  return IsComputePrimitive(row.primitive);
+}
+
+bool IsDataMovementPrimitive(std::string_view primitive) {
+  return primitive == "reorder" || primitive == "sum" || primitive == "concat" ||
+         primitive == "shuffle";
+}
+
+// The same test as the first classification rule in isa.cpp (`dlcheck` prefix of the first
+// token), so that a dlcheck kernel is always also ImplClass scalar.
+bool IsDlcheckKernel(const PrimitiveStats& row) {
+  const std::string_view implementation = row.implementation;
+  return implementation.substr(0, implementation.find(':')).starts_with("dlcheck");
+}
+
+bool IsScalarFallback(const PrimitiveStats& row) {
+  return row.fallback == Fallback::kScalar && !IsDlcheckKernel(row);
+}
+
+}  // namespace dlcheck::verbose

@@ -1,0 +1,35 @@
+#pragma once
+// The rules that name what a PrimitiveStats row means, defined once and used by the aggregator's
+// notes, `check` and `dispatch`.
+//
+//   IsComputePrimitive(row)  convolution, inner_product, matmul: the layers' arithmetic
+//   IsDlcheckKernel(row)     `dlcheck:scalar`: dlcheck's own scalar kernels ran it
+//   IsScalarFallback(row)    oneDNN ran it on reference or plain C++ code (`ref:any`, ...)
+//
+// dlcheck's kernels are not a oneDNN fallback: when they run a model, the worker announces each
+// layer as a model fallback, and that is reported once, from those announcements.
+
+#include <string_view>
+
+#include "verbose/aggregate.h"
+
+namespace dlcheck::verbose {
+
+/// True for the primitive kinds that carry a layer's arithmetic and define its work (FLOPs):
+/// convolution, inner_product, matmul.
+bool IsComputePrimitive(std::string_view primitive);
+/// IsComputePrimitive of the row's primitive kind.
+bool IsComputePrimitive(const PrimitiveStats& row);
+
+/// True for the primitive kinds that copy or combine tensors rather than compute a layer:
+/// reorder, sum, concat, shuffle.
+bool IsDataMovementPrimitive(std::string_view primitive);
+
+/// True when dlcheck's own scalar kernels ran the row (implementation `dlcheck:scalar`).
+bool IsDlcheckKernel(const PrimitiveStats& row);
+
+/// True when oneDNN ran the row on scalar code: reference or plain C++ implementations
+/// (ImplClass scalar), and not dlcheck's own kernels.
+bool IsScalarFallback(const PrimitiveStats& row);
+
+}  // namespace dlcheck::verbose

@@ -1,0 +1,175 @@
+// A whole parse in-process, over strings: the session `dlcheck parse`, the worker capture and the
+// fuzz target drive (joining, the memo, --strict, header merge, layers, skip counts).
+#include "verbose/log_session.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "verbose/fixture_lines.h"
+#include "verbose/line_parser.h"
+
+namespace dlcheck::verbose {
+namespace {
+
+const std::string kExec =
+    "onednn_verbose,exec,cpu,reorder,jit:uni,undef,src_f32::blocked:ab:f0 "
+    "dst_f32::blocked:ba:f0,,,8x8,";
+
+void FeedAll(LogSession& session, const std::vector<std::string>& lines,
+             const std::string& name = "<test>") {
+  session.StartInput(name);
+  std::uint64_t n = 0;
+  for (const auto& line : lines) {
+    if (!session.Feed(line, ++n)) break;
+  }
+  session.Finish();
+}
+
+// Everything a row adds up, in order.
+std::vector<std::string> RowTexts(const Aggregator& aggregator) {
+  std::vector<std::string> out;
+  for (const PrimitiveStats& r : aggregator.rows()) {
+    out.push_back(
+        r.layer.value_or("-") + " " + r.primitive + " " + r.implementation + " " + r.problem +
+        " creates=" + std::to_string(r.creates) + " hits=" + std::to_string(r.cache_hits) +
+        " execs=" + std::to_string(r.execs) + " timed=" + std::to_string(r.timed_execs) +
+        " total=" + std::to_string(r.exec_ms_total) + " min=" + std::to_string(r.exec_ms_min) +
+        " max=" + std::to_string(r.exec_ms_max) + " create_ms=" + std::to_string(r.create_ms));
+  }
+  return out;
+}
+
+// The memo changes how fast, never what: every fixture, three times over, gives the same rows,
+// counts and header with the memo as without it.
+TEST(LogSessionTest, TheMemoGivesWhatFullParsingGives) {
+  for (const char* file :
+       {"generated_2.6.3.txt", "torch_cnn_2.6.3.log", "real_lines.txt", "formats_3.13.1.txt"}) {
+    std::vector<std::string> log;
+    for (int round = 0; round < 3; ++round) {
+      for (auto& line : testing::FixtureLines(file)) log.push_back(std::move(line));
+    }
+    LogSession fast({.memo = true});
+    LogSession full({.memo = false});
+    FeedAll(fast, log);
+    FeedAll(full, log);
+    EXPECT_EQ(RowTexts(fast.aggregator()), RowTexts(full.aggregator())) << file;
+    EXPECT_EQ(fast.stats().lines, log.size()) << file;
+    EXPECT_EQ(fast.stats().events, full.stats().events) << file;
+    EXPECT_EQ(fast.stats().info_lines, full.stats().info_lines) << file;
+    EXPECT_EQ(fast.stats().skipped, full.stats().skipped) << file;
+    EXPECT_EQ(fast.header().isa_short, full.header().isa_short) << file;
+    EXPECT_GT(fast.stats().events, 0u) << file;
+  }
+}
+
+TEST(LogSessionTest, CountsEveryLineByOutcome) {
+  LogSession session;
+  FeedAll(session, {"onednn_verbose,info,oneDNN v2.6.3 (commit N/A)", kExec + "1", "hello", "",
+                    kExec + "2", "hello", "onednn_verbose,exec,cpu,reorder", kExec + "x"});
+  session.StartInput("second");
+  session.FeedTooLong(1);
+  session.Finish();
+  const ParseStats& s = session.stats();
+  EXPECT_EQ(s.lines, 9u);
+  EXPECT_EQ(s.events, 2u);
+  EXPECT_EQ(s.info_lines, 1u);
+  EXPECT_EQ(s.skipped, (std::map<SkipReason, std::uint64_t>{{SkipReason::kForeign, 2},
+                                                            {SkipReason::kTruncated, 1},
+                                                            {SkipReason::kBadTime, 1},
+                                                            {SkipReason::kTooLong, 1}}));
+  EXPECT_EQ(s.Skipped(), 5u);
+  ASSERT_EQ(session.aggregator().rows().size(), 1u);
+  EXPECT_DOUBLE_EQ(session.aggregator().rows()[0].exec_ms_total, 3);
+}
+
+TEST(LogSessionTest, RejoinsALineWrappedByTheTerminal) {
+  const std::string line = testing::FixtureLine("generated_2.6.3.txt", "exec,cpu,convolution");
+  LogSession session;
+  FeedAll(session, {line.substr(0, 80), line.substr(80), line});
+  EXPECT_EQ(session.stats().events, 2u);
+  EXPECT_EQ(session.stats().Skipped(), 0u);
+  ASSERT_EQ(session.aggregator().rows().size(), 1u);
+  EXPECT_EQ(session.aggregator().rows()[0].execs, 2u);
+  EXPECT_EQ(session.aggregator().rows()[0].first_line, 1u);
+}
+
+TEST(LogSessionTest, StrictStopsAtTheFirstBadMarkerLineWithItsPlace) {
+  LogSession session({.strict = true});
+  FeedAll(session, {"some program output", kExec + "1", kExec + "-1", kExec + "2"}, "run.log");
+  EXPECT_TRUE(session.stopped());
+  EXPECT_EQ(session.strict_error(),
+            "run.log:3: " + std::string(SkipReasonText(SkipReason::kBadTime)));
+  EXPECT_EQ(session.stats().lines, 3u);  // the fourth line was refused
+  EXPECT_FALSE(session.Feed(kExec + "4", 5));
+  EXPECT_EQ(session.aggregator().rows()[0].execs, 1u);
+}
+
+TEST(LogSessionTest, HeadersMergeOverInputsAndTheSummaryNamesTheIsa) {
+  LogSession session;
+  FeedAll(session, {"onednn_verbose,info,oneDNN v2.6.3 (commit N/A)"}, "a.log");
+  FeedAll(
+      session,
+      {"onednn_verbose,info,oneDNN v3.0.0 (commit N/A)", "onednn_verbose,info,cpu,isa:Intel AVX2",
+       "onednn_verbose,info,prim_template:operation,engine,primitive,implementation,"
+       "prop_kind,memory_descriptors,attributes,auxiliary,problem_desc,exec_time",
+       "onednn_verbose,exec,cpu,eltwise,jit:uni,forward_training,data_f32::blocked:ab:f0 "
+       "diff_undef::undef:::f0,,alg:eltwise_relu alpha:0 beta:0,8x8,0.5"},
+      "b.log");
+  const LogHeader header = session.header();
+  EXPECT_EQ(header.library_version, "oneDNN v2.6.3 (commit N/A)");  // the first input's
+  EXPECT_EQ(header.isa_short, "avx2");                              // the second's
+  bool named = false;
+  for (const Finding& n : session.Summarize().notes) {
+    if (n.code == "isa-inferred") {
+      named = true;
+      EXPECT_NE(n.message.find("(avx2)"), std::string::npos) << n.message;
+    }
+  }
+  EXPECT_TRUE(named);
+}
+
+TEST(LogSessionTest, LayersSplitRowsAndTheMemoTellsThemApart) {
+  LogSession session;
+  session.StartInput("<worker>");
+  std::uint64_t n = 0;
+  for (int step = 0; step < 3; ++step) {
+    session.SetLayer("fc1");
+    session.Feed(kExec + "1", ++n);
+    session.SetLayer("fc2");
+    session.Feed(kExec + "2", ++n);
+    session.SetLayer("");
+    session.Feed(kExec + "4", ++n);
+  }
+  session.Finish();
+  EXPECT_EQ(RowTexts(session.aggregator()),
+            (std::vector<std::string>{
+                "fc1 reorder jit:uni 8x8 creates=0 hits=0 execs=3 timed=3 total=3.000000 "
+                "min=1.000000 max=1.000000 create_ms=0.000000",
+                "fc2 reorder jit:uni 8x8 creates=0 hits=0 execs=3 timed=3 total=6.000000 "
+                "min=2.000000 max=2.000000 create_ms=0.000000",
+                "- reorder jit:uni 8x8 creates=0 hits=0 execs=3 timed=3 total=12.000000 "
+                "min=4.000000 max=4.000000 create_ms=0.000000"}));
+}
+
+// Listeners see every event, parsed or repeated, with the row it went to.
+TEST(LogSessionTest, ListenersSeeRepeatsToo) {
+  struct Seen : EventListener {
+    void OnEvent(const VerboseEvent& e, std::size_t row) override {
+      parsed.push_back(std::to_string(e.line) + "->" + std::to_string(row));
+    }
+    void OnRepeat(const LineMemo::Entry& repeat, double ms) override {
+      repeated.push_back(std::to_string(repeat.row) + "@" + std::to_string(ms));
+    }
+    std::vector<std::string> parsed, repeated;
+  } seen;
+  LogSession session;
+  session.AddListener(&seen);
+  FeedAll(session, {kExec + "1", kExec + "2", kExec + "3"});
+  EXPECT_EQ(seen.parsed, (std::vector<std::string>{"1->0"}));
+  EXPECT_EQ(seen.repeated, (std::vector<std::string>{"0@2.000000", "0@3.000000"}));
+}
+
+}  // namespace
+}  // namespace dlcheck::verbose
