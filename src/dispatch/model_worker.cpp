@@ -108,6 +108,20 @@ StatusOr<TrainingData> LoadData(const ModelRunOptions& options) {
   return data;
 }
 
+// The same first step on the scalar kernels, from the same initial weights and batch, against
+// `trainer`'s: reports the largest deviation, where it is, and the tolerance.
+Status CompareWithScalar(mlp::Trainer& trainer, const mlp::ModelConfig& config,
+                         const mlp::Dataset& train) {
+  auto scalar = mlp::MakeTrainer(mlp::Backend::kScalar, config, nullptr);
+  if (!scalar.ok()) return scalar.status();
+  (*scalar)->Step(mlp::GetBatch(train, 0, config.batch));
+  const mlp::Deviation d = mlp::CompareSnapshots(trainer.TakeSnapshot(), (*scalar)->TakeSnapshot());
+  Result(result_key::kMaxDeviation, d.value);
+  Result(result_key::kDeviationTensor, d.tensor.empty() ? "-" : d.tensor);
+  Result(result_key::kTolerance, mlp::Tolerance(config.dtype));
+  return {};
+}
+
 }  // namespace
 
 std::vector<std::string> WorkerArguments(const ModelRunOptions& options) {
@@ -170,14 +184,9 @@ int RunModelWorker(const ModelRunOptions& options) {
   int step = 0;
   const float loss_first = trainer.Step(mlp::GetBatch(train, step++, config.batch));
   if (trainer.backend() == mlp::Backend::kOneDnn) {
-    auto scalar = mlp::MakeTrainer(mlp::Backend::kScalar, config, nullptr);
-    if (!scalar.ok()) return Fail(scalar.status());
-    (*scalar)->Step(mlp::GetBatch(train, 0, config.batch));
-    const mlp::Deviation d =
-        mlp::CompareSnapshots(trainer.TakeSnapshot(), (*scalar)->TakeSnapshot());
-    Result(result_key::kMaxDeviation, d.value);
-    Result(result_key::kDeviationTensor, d.tensor.empty() ? "-" : d.tensor);
-    Result(result_key::kTolerance, mlp::Tolerance(config.dtype));
+    if (Status compared = CompareWithScalar(trainer, config, train); !compared.ok()) {
+      return Fail(compared);
+    }
   }
   Result(result_key::kLossFirst, loss_first);
 
