@@ -14,7 +14,8 @@ StatusOr<int> RunWorker(const dispatch::ModelRunOptions& options) {
   if (!options.cpuset.empty()) {
     if (Status bound = detect::BindProcess(options.cpuset); !bound.ok()) return bound;
   }
-  return dispatch::RunModelWorker(options);
+  if (Status ran = dispatch::RunModelWorker(options); !ran.ok()) return ran;
+  return ToInt(ExitCode::kOk);
 }
 
 }  // namespace

@@ -75,12 +75,6 @@ void SetTracing(TracingObserver& observer, bool on, int level) {
   dnnl_set_verbose(on ? level : 0);
 }
 
-int Fail(const Status& status) {
-  std::fflush(stdout);
-  std::fprintf(stderr, "dlcheck: %s\n", status.message().c_str());
-  return ToInt(status.code());
-}
-
 // The training set (and with --data the test set): the IDX files, or synthetic data enough for
 // every step.
 struct TrainingData {
@@ -146,7 +140,7 @@ std::vector<std::string> WorkerArguments(const ModelRunOptions& options) {
   return args;
 }
 
-int RunModelWorker(const ModelRunOptions& options) {
+Status RunModelWorker(const ModelRunOptions& options) {
   // Line-buffered, so that what was done before a crash reaches the parent.
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
   const mlp::ModelConfig& config = options.model;
@@ -157,7 +151,7 @@ int RunModelWorker(const ModelRunOptions& options) {
 
   // Data first: a bad --data directory is the user's error, reported before any work.
   StatusOr<TrainingData> data = LoadData(options);
-  if (!data.ok()) return Fail(data.status());
+  if (!data.ok()) return data.status();
   const mlp::Dataset& train = data->train;
   const mlp::Dataset& test = data->test;
   Emit(ResultLine(result_key::kTrainSamples, static_cast<std::int64_t>(train.size())));
@@ -173,7 +167,7 @@ int RunModelWorker(const ModelRunOptions& options) {
   EnterPhase("init");
   SetTracing(observer, true, level);
   auto made = mlp::MakeTrainer(options.backend, config, &observer);
-  if (!made.ok()) return Fail(made.status());
+  if (!made.ok()) return made.status();
   mlp::Trainer& trainer = **made;
   for (const auto& f : trainer.fallbacks()) Emit(FallbackLine(f.layer, f.reason));
   Result(result_key::kBackend, std::string(mlp::Name(trainer.backend())));
@@ -185,7 +179,7 @@ int RunModelWorker(const ModelRunOptions& options) {
   const float loss_first = trainer.Step(mlp::GetBatch(train, step++, config.batch));
   if (trainer.backend() == mlp::Backend::kOneDnn) {
     if (Status compared = CompareWithScalar(trainer, config, train); !compared.ok()) {
-      return Fail(compared);
+      return compared;
     }
   }
   Result(result_key::kLossFirst, loss_first);
@@ -223,7 +217,7 @@ int RunModelWorker(const ModelRunOptions& options) {
   }
   EnterPhase("done");
   std::fflush(stdout);
-  return 0;
+  return {};
 }
 
 }  // namespace dlcheck::dispatch

@@ -21,6 +21,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/status.h"
 #include "dispatch/worker_protocol.h"
 #include "mlp/model.h"
 
@@ -133,7 +134,8 @@ void VisitModelOptions(Options& options, Visitor&& visit) {
 std::vector<std::string> WorkerArguments(const ModelRunOptions& options);
 
 /// Runs the phases above in this process, writing worker lines and oneDNN's verbose lines to
-/// stdout; errors go to stderr as `dlcheck: ...`. Returns the process exit code.
-int RunModelWorker(const ModelRunOptions& options);
+/// stdout. A failure (bad --data, a model oneDNN and the scalar kernels both refuse) is returned
+/// for the caller's error edge to print; what was done before it has been written.
+Status RunModelWorker(const ModelRunOptions& options);
 
 }  // namespace dlcheck::dispatch
