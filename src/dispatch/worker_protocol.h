@@ -77,13 +77,17 @@ struct WorkerMessage {
   std::string_view value;
 };
 
+/// `dlcheck_worker,layer,<layer>,<layer_phase>`: the layer whose work follows.
 std::string LayerLine(std::string_view layer, std::string_view layer_phase);
+/// `dlcheck_worker,phase,<phase>`: the run phase the worker enters.
 std::string PhaseLine(std::string_view phase);
 /// A text result (backend, deviation_tensor).
 std::string ResultLine(std::string_view key, std::string_view value);
 /// A numeric result, in the shortest text that reads back as the same double.
 std::string ResultLine(std::string_view key, double value);
+/// An integer result (train_samples).
 std::string ResultLine(std::string_view key, std::int64_t value);
+/// `dlcheck_worker,fallback,<layer>,<reason>`: the layer runs on dlcheck's scalar kernels.
 std::string FallbackLine(std::string_view layer, std::string_view reason);
 
 /// The message in `line`, or nullopt when the line is not a worker line (e.g. a verbose line).
