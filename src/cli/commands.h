@@ -1,18 +1,30 @@
 #pragma once
 // One file per subcommand: an options struct, a Setup...(CLI::App&, int& exit_code) that adds
-// the subcommand and its options, and a Run...(const Options&) that returns the exit code.
-// main() only wires them.
+// the subcommand and its options, and a Run...(const Options&) that returns a StatusOr<int>: the
+// exit code it chose, or the failure that ends it. The callback hands that to EndCommand, the
+// one place that prints `dlcheck: <message>`. main() only wires them.
+//
+//   sub->callback([o, &exit_code] { exit_code = EndCommand(RunVerbose(*o)); });
+//
+// Until a command's callback runs, `exit_code` holds what a usage error of the command line
+// ends with (2; `check` sets 3, UNKNOWN, as soon as it is named).
 
 #include <CLI/CLI.hpp>
+#include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
+#include "common/status.h"
 #include "report/printer.h"
 
 namespace dlcheck::cli {
 
+/// `dlcheck platform`: what the machine can do (CPUID, OS, libraries, oneDNN, topology).
 void SetupPlatform(CLI::App& app, int& exit_code);
 /// `dlcheck verbose --model mlp|cnn`: a training pass through oneDNN, reported per primitive.
 void SetupVerbose(CLI::App& app, int& exit_code);
+/// `dlcheck worker`: the model run of a parent dlcheck, in a child process (hidden).
 void SetupWorker(CLI::App& app, int& exit_code);
 
 /// `dlcheck parse [FILE...|-]`: the per-primitive report from a oneDNN verbose log.
@@ -20,16 +32,23 @@ void SetupParse(CLI::App& app, int& exit_code);
 
 /// `dlcheck check`: the provisioning smoke check (exit 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN).
 void SetupCheck(CLI::App& app, int& exit_code);
-/// Whether the command line named `check` (its usage errors exit 3 UNKNOWN, not 2 CRITICAL).
-bool CheckCommandParsed(const CLI::App& app);
 /// `dlcheck dispatch`: the model under each ISA cap and thread set, side by side.
 void SetupDispatch(CLI::App& app, int& exit_code);
 
-/// Adds `--format table|csv|json` to a subcommand (and `trace` where the command has a timeline).
-void AddFormatOption(CLI::App& sub, report::Format& format, bool allow_trace = false);
+/// Adds `-f,--format table|csv|json` to a subcommand, named as in report::kFormatChoices, with
+/// `extra_names` of that list too (`trace` where the command has a timeline). `help` replaces
+/// the usual help text when not empty.
+void AddFormatOption(CLI::App& sub, report::Format& format,
+                     const std::vector<std::string_view>& extra_names = {},
+                     const std::string& help = {});
 
 /// Prints `dlcheck: <message>` on stderr.
 void PrintError(const std::string& message);
+
+/// A command's error edge: a failure is printed (PrintError) and ends with its Status's code, or
+/// with `failure_exit_code` when given (`check` ends every failure with 3, UNKNOWN); a value is
+/// the exit code the command chose.
+int EndCommand(const StatusOr<int>& result, std::optional<int> failure_exit_code = std::nullopt);
 
 /// dlcheck's version and the versions of the libraries it runs on, one per line.
 std::string VersionText();

@@ -148,18 +148,17 @@ void AddRunsTable(report::Report& report, const std::vector<SweepRun>& runs, boo
        "speedup_vs_lowest", "max_deviation", "peak_gflops", "worker", "perf_map"},
       "Runs (samples/s with verbose off)");
   if (!perf_map) t.hidden_in_table = {"perf_map"};
-  const auto scalar = runs.back().run.Number(dispatch::result_key::kSamplesPerS);
-  const auto lowest = runs.front().run.Number(dispatch::result_key::kSamplesPerS);
+  const auto scalar = runs.back().run.results.samples_per_s;
+  const auto lowest = runs.front().run.results.samples_per_s;
   for (const auto& r : runs) {
-    const auto sps = r.run.Number(dispatch::result_key::kSamplesPerS);
-    const auto backend = r.run.results.find(dispatch::result_key::kBackend);
+    const auto sps = r.run.results.samples_per_s;
     t.rows.push_back(
-        {r.cap, backend == r.run.results.end() ? Value() : Value(backend->second), ThreadsOf(r),
+        {r.cap, r.run.results.backend ? Value(*r.run.results.backend) : Value(), ThreadsOf(r),
          r.run.header.isa_short.empty() || r.cap == kScalarCap ? Value()
                                                                : Value(r.run.header.isa_short),
          Opt(sps, 1), sps && scalar && *scalar > 0 ? Value(*sps / *scalar, 2) : Value(),
          sps && lowest && *lowest > 0 && r.cap != kScalarCap ? Value(*sps / *lowest, 2) : Value(),
-         Opt(r.run.Number(dispatch::result_key::kMaxDeviation), 9), Opt(PeakOf(r), 1),
+         Opt(r.run.results.max_deviation, 9), Opt(PeakOf(r), 1),
          r.run.outcome.ok() ? Value("ok") : Value(Describe(r)), PerfMapOf(perf_map, r)});
   }
 }
@@ -169,9 +168,9 @@ void AddThreadsTable(report::Report& report, const std::vector<SweepRun>& sets) 
       "threads",
       {"thread_set", "threads", "cpuset", "samples_per_s", "speedup", "efficiency", "worker"},
       "Thread sets (one thread per core, bound by hwloc; speedup over the first set)");
-  const auto base = sets.front().run.Number(dispatch::result_key::kSamplesPerS);
+  const auto base = sets.front().run.results.samples_per_s;
   for (const auto& r : sets) {
-    const auto sps = r.run.Number(dispatch::result_key::kSamplesPerS);
+    const auto sps = r.run.results.samples_per_s;
     std::optional<double> speedup;
     if (sps && base && *base > 0) speedup = *sps / *base;
     std::optional<double> efficiency;
@@ -231,15 +230,15 @@ void AddFindings(report::Report& report, const std::vector<SweepRun>& runs) {
   const SweepRun* low = nullptr;
   const SweepRun* high = nullptr;
   for (const auto& r : runs) {
-    if (r.cap == kScalarCap || r.cap.empty() || !r.run.Number(dispatch::result_key::kSamplesPerS)) {
+    if (r.cap == kScalarCap || r.cap.empty() || !r.run.results.samples_per_s) {
       continue;
     }
     if (low == nullptr) low = &r;
     high = &r;
   }
   if (low != nullptr && high != low) {
-    const double a = *low->run.Number(dispatch::result_key::kSamplesPerS);
-    const double b = *high->run.Number(dispatch::result_key::kSamplesPerS);
+    const double a = *low->run.results.samples_per_s;
+    const double b = *high->run.results.samples_per_s;
     report.AddFinding(report::Severity::kInfo, "payoff",
                       fmt::format("the model trains {:.2f}x as fast under the cap {} as under {} "
                                   "(samples/s)",
@@ -268,64 +267,74 @@ void AddRunSection(report::Report& report, const DispatchOptions& o,
   s.Add("perf_map", o.perf_map);
 }
 
-int RunDispatch(const DispatchOptions& o) {
-  const dispatch::SweepSettings settings{o.run, o.timeout_s, o.perf_map};
-  if (Status s = mlp::Validate(o.run.model); !s.ok()) {
-    PrintError(s.message());
-    return ToInt(s.code());
-  }
+// What a dispatch run needs before its first worker: the caps and the thread sets.
+struct SweepPlan {
+  std::vector<std::string> caps;
+  std::vector<detect::ThreadSet> sets;
+};
+
+StatusOr<SweepPlan> PlanSweep(const DispatchOptions& o) {
+  if (Status valid = mlp::Validate(o.run.model); !valid.ok()) return valid;
   detect::PlatformInfo info = detect::DetectLivePlatform();
   detect::SetOneDnnEffectiveIsa(info, dispatch::OneDnnEffectiveIsa(), "");
   StatusOr<std::vector<std::string>> caps = dispatch::ChooseCaps(o.isa, info);
-  if (!caps.ok()) {
-    PrintError(caps.status().message());
-    return ToInt(caps.status().code());
-  }
-  std::vector<detect::ThreadSet> sets;
+  if (!caps.ok()) return caps.status();
+  SweepPlan plan{.caps = std::move(*caps)};
   if (!o.threads.empty()) {
-    auto found = detect::LiveThreadSets(o.threads);
-    if (!found.ok()) {
-      PrintError(found.status().message());
-      return ToInt(found.status().code());
-    }
-    sets = std::move(*found);
+    StatusOr<std::vector<detect::ThreadSet>> found = detect::LiveThreadSets(o.threads);
+    if (!found.ok()) return found.status();
+    plan.sets = std::move(*found);
   }
+  return plan;
+}
 
+// The workers of the sweep, one after the other: every cap, the scalar kernels, every thread
+// set (`set_runs`). Fails only when a worker cannot be started at all.
+Status RunSweep(const DispatchOptions& o, const SweepPlan& plan, std::vector<SweepRun>& runs,
+                std::vector<SweepRun>& set_runs) {
+  const dispatch::SweepSettings settings{o.run, o.timeout_s, o.perf_map};
   const bool progress = isatty(STDERR_FILENO) != 0;
-  const std::size_t total = caps->size() + 1 + sets.size();
+  const std::size_t total = plan.caps.size() + 1 + plan.sets.size();
   std::size_t index = 0;
+  auto run = [&](std::vector<SweepRun>& into, const std::string& what, std::string cap,
+                 const std::string& set, int threads, const std::string& cpuset,
+                 bool peak) -> Status {
+    Progress(progress, ++index, total, what);
+    StatusOr<SweepRun> r =
+        dispatch::RunSweepWorker(settings, std::move(cap), set, threads, cpuset, peak);
+    if (!r.ok()) return r.status();
+    into.push_back(std::move(*r));
+    return {};
+  };
+  for (const auto& cap : plan.caps) {
+    if (Status s = run(runs, "cap " + cap, cap, "", o.cap_threads, "", !o.no_peak); !s.ok()) {
+      return s;
+    }
+  }
+  if (Status s = run(runs, "dlcheck scalar kernels", std::string(kScalarCap), "", o.cap_threads, "",
+                     false);
+      !s.ok()) {
+    return s;
+  }
+  for (const auto& set : plan.sets) {
+    const std::string what = fmt::format("threads {} ({})", set.name, set.cpuset);
+    if (Status s = run(set_runs, what, "", set.name, set.threads, set.cpuset, false); !s.ok()) {
+      return s;
+    }
+  }
+  return {};
+}
+
+StatusOr<int> RunDispatch(const DispatchOptions& o) {
+  StatusOr<SweepPlan> plan = PlanSweep(o);
+  if (!plan.ok()) return plan.status();
   std::vector<SweepRun> runs;
-  for (const auto& cap : *caps) {
-    Progress(progress, ++index, total, "cap " + cap);
-    auto r = dispatch::RunSweepWorker(settings, cap, "", o.cap_threads, "", !o.no_peak);
-    if (!r.ok()) {
-      PrintError(r.status().message());
-      return ToInt(r.status().code());
-    }
-    runs.push_back(std::move(*r));
-  }
-  Progress(progress, ++index, total, "dlcheck scalar kernels");
-  auto scalar =
-      dispatch::RunSweepWorker(settings, std::string(kScalarCap), "", o.cap_threads, "", false);
-  if (!scalar.ok()) {
-    PrintError(scalar.status().message());
-    return ToInt(scalar.status().code());
-  }
-  runs.push_back(std::move(*scalar));
   std::vector<SweepRun> set_runs;
-  for (const auto& set : sets) {
-    Progress(progress, ++index, total, fmt::format("threads {} ({})", set.name, set.cpuset));
-    auto r = dispatch::RunSweepWorker(settings, "", set.name, set.threads, set.cpuset, false);
-    if (!r.ok()) {
-      PrintError(r.status().message());
-      return ToInt(r.status().code());
-    }
-    set_runs.push_back(std::move(*r));
-  }
+  if (Status s = RunSweep(o, *plan, runs, set_runs); !s.ok()) return s;
 
   report::Report report;
   report.command = "dispatch";
-  AddRunSection(report, o, *caps);
+  AddRunSection(report, o, plan->caps);
   AddSweepTables(report, o, runs);
   AddRunsTable(report, runs, o.perf_map);
   if (!set_runs.empty()) AddThreadsTable(report, set_runs);
@@ -336,8 +345,8 @@ int RunDispatch(const DispatchOptions& o) {
   std::cout.flush();
   for (const auto& r : all) {
     if (!r.run.outcome.ok()) {
-      PrintError("a model worker failed; the report holds the other runs");
-      return ToInt(ExitCode::kWorkerFailed);
+      return Status(ExitCode::kWorkerFailed,
+                    "a model worker failed; the report holds the other runs");
     }
   }
   return ToInt(ExitCode::kOk);
@@ -374,7 +383,7 @@ void SetupDispatch(CLI::App& app, int& exit_code) {
   sub->add_option("--timeout", o->timeout_s, "kill a worker after this many seconds (default 600)")
       ->check(CLI::PositiveNumber);
   AddFormatOption(*sub, o->format);
-  sub->callback([o, &exit_code] { exit_code = RunDispatch(*o); });
+  sub->callback([o, &exit_code] { exit_code = EndCommand(RunDispatch(*o)); });
 }
 
 }  // namespace dlcheck::cli

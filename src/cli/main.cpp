@@ -17,7 +17,8 @@ int main(int argc, char** argv) {
       "print the versions of dlcheck, oneDNN, libcpuid and hwloc");
   app.footer("See dlcheck(1) for the output columns and the exit status.");
 
-  int exit_code = 0;
+  // A usage error's code until a command runs (see commands.h); the command then sets its own.
+  int exit_code = dlcheck::ToInt(ExitCode::kUsage);
   // In --help order: the main job first.
   dlcheck::cli::SetupVerbose(app, exit_code);
   dlcheck::cli::SetupParse(app, exit_code);
@@ -36,9 +37,7 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     dlcheck::cli::PrintError(std::string(e.what()) + " (run 'dlcheck --help' for usage)");
-    // A monitoring system reads `check`'s status: a bad command line is UNKNOWN (3).
-    if (dlcheck::cli::CheckCommandParsed(app)) return 3;
-    return dlcheck::ToInt(ExitCode::kUsage);
+    return exit_code;
   } catch (const std::exception& e) {
     dlcheck::cli::PrintError(std::string("internal error: ") + e.what() +
                              " (this is a bug in dlcheck; please report it)");

@@ -1,37 +1,54 @@
 #include "cli/model_options.h"
 
+#include <type_traits>
+
 #include "cli/enum_option.h"
 
 namespace dlcheck::cli {
+namespace {
 
-void AddModelOptions(CLI::App& sub, dispatch::ModelRunOptions& o) {
-  AddEnumOption(sub, "-m,--model", o.model.model,
-                {{"mlp", mlp::ModelKind::kMlp}, {"cnn", mlp::ModelKind::kCnn}},
-                "the model: mlp (default) or cnn", "MODEL");
-  AddEnumOption(sub, "--dtype", o.model.dtype,
-                {{"f32", mlp::DType::kF32}, {"bf16", mlp::DType::kBf16}},
-                "compute data type: f32 (default) or bf16", "DTYPE");
-  AddEnumOption(sub, "--backend", o.backend,
-                {{"onednn", mlp::Backend::kOneDnn}, {"scalar", mlp::Backend::kScalar}},
-                "onednn (default; scalar kernels where oneDNN cannot) or scalar", "BACKEND");
+// Adds one described option (dispatch::VisitModelOptions) to `sub`, by the member's type.
+class OptionAdder {
+ public:
+  OptionAdder(CLI::App& sub, bool worker) : sub_(sub), worker_(worker) {}
 
-  sub.add_option("--layers", o.model.layers,
-                 "MLP layer sizes on 784 inputs, the last one 10 (default 128,64,10)")
-      ->delimiter(',')
-      ->expected(1, 32);
-  sub.add_option("-b,--batch", o.model.batch, "samples per step (default 100)")
-      ->check(CLI::Range(1, 16384));
-  sub.add_option("-n,--iters", o.iters, "timed steps, verbose off (default 50)")
-      ->check(CLI::Range(0, 1000000));
-  sub.add_option("--warmup", o.warmup, "untimed steps before timing (default 5)")
-      ->check(CLI::Range(0, 1000000));
-  sub.add_option("--traced", o.traced, "steps with verbose on, reported per primitive (default 3)")
-      ->check(CLI::Range(1, 100000));
-  sub.add_option("--seed", o.model.seed, "seed of the weights and synthetic data (default 1)");
-  sub.add_option("--lr", o.model.lr, "SGD learning rate (default 0.1)")->check(CLI::PositiveNumber);
-  sub.add_option("--data", o.data_dir,
-                 "MNIST-format IDX directory (e.g. /usr/share/datasets/fashion-mnist): train "
-                 "on it and report test accuracy");
+  template <typename T>
+  void operator()(const dispatch::ModelOptionInfo& info, T& target) {
+    if (info.worker_only && !worker_) return;
+    const std::string flags(info.flags);
+    const std::string help(info.help);
+    CLI::Option* option = nullptr;
+    if constexpr (std::is_enum_v<T>) {
+      std::vector<std::pair<std::string, T>> choices;
+      for (T value : dispatch::AllValues(T{})) choices.emplace_back(mlp::Name(value), value);
+      option = AddEnumOption(sub_, flags, target, std::move(choices), help, "");
+    } else if constexpr (std::is_same_v<T, bool>) {
+      option = sub_.add_flag(flags, target, help);
+    } else {
+      option = sub_.add_option(flags, target, help);
+      if constexpr (std::is_same_v<T, std::vector<int>>) {
+        option->delimiter(',')->expected(info.min, info.max);
+      } else if constexpr (std::is_same_v<T, int>) {
+        if (info.min < info.max) option->check(CLI::Range(info.min, info.max));
+      }
+      if (info.positive) option->check(CLI::PositiveNumber);
+    }
+    if (!info.type_name.empty()) option->type_name(std::string(info.type_name));
+  }
+
+ private:
+  CLI::App& sub_;
+  bool worker_;
+};
+
+}  // namespace
+
+void AddModelOptions(CLI::App& sub, dispatch::ModelRunOptions& options) {
+  dispatch::VisitModelOptions(options, OptionAdder(sub, /*worker=*/false));
+}
+
+void AddWorkerOptions(CLI::App& sub, dispatch::ModelRunOptions& options) {
+  dispatch::VisitModelOptions(options, OptionAdder(sub, /*worker=*/true));
 }
 
 }  // namespace dlcheck::cli

@@ -1,5 +1,6 @@
 #pragma once
-// The model options shared by `verbose` and the hidden `worker` (and later `dispatch`, `check`).
+// The model options shared by `verbose`, `dispatch` and the hidden `worker`, made from their one
+// description (dispatch::VisitModelOptions), which also makes the worker's argv.
 
 #include <CLI/CLI.hpp>
 
@@ -7,8 +8,11 @@
 
 namespace dlcheck::cli {
 
-/// --model, --layers, --batch, --iters, --warmup, --traced, --seed, --lr, --dtype, --backend,
+/// --model, --dtype, --backend, --layers, --batch, --iters, --warmup, --traced, --seed, --lr,
 /// --data.
 void AddModelOptions(CLI::App& sub, dispatch::ModelRunOptions& options);
+/// The same, and the options only the worker takes (--cpuset, --peak): every option
+/// dispatch::WorkerArguments writes.
+void AddWorkerOptions(CLI::App& sub, dispatch::ModelRunOptions& options);
 
 }  // namespace dlcheck::cli

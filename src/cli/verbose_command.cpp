@@ -26,9 +26,12 @@ struct VerboseOptions {
 
 using report::Value;
 
-Value Num(const dispatch::CapturedRun& run, const char* key, int precision) {
-  const auto v = run.Number(key);
-  return v ? Value(*v, precision) : Value();
+Value Num(const std::optional<double>& value, int precision) {
+  return value ? Value(*value, precision) : Value();
+}
+template <typename T>
+Value Opt(const std::optional<T>& value) {
+  return value ? Value(*value) : Value();
 }
 
 std::string Layers(const std::vector<int>& layers) {
@@ -40,44 +43,47 @@ std::string Layers(const std::vector<int>& layers) {
 void AddRunSection(report::Report& report, const VerboseOptions& o,
                    const dispatch::CapturedRun& run) {
   const auto& m = o.capture.run.model;
+  const dispatch::WorkerResults& results = run.results;
   report::Section& s = report.AddSection("run", "Run");
   s.Add("model", std::string(mlp::Name(m.model)));
   if (m.model == mlp::ModelKind::kMlp) s.Add("layers", Layers(m.layers));
   s.Add("backend_requested", std::string(mlp::Name(o.capture.run.backend)));
-  const auto backend = run.results.find(dispatch::result_key::kBackend);
-  s.Add("backend", backend == run.results.end() ? Value() : Value(backend->second));
+  s.Add("backend", Opt(results.backend));
   s.Add("dtype", std::string(mlp::Name(m.dtype)));
   s.Add("batch", m.batch);
-  s.Add("train_samples", Num(run, dispatch::result_key::kTrainSamples, 0));
+  s.Add("train_samples", Opt(results.train_samples));
   s.Add("warmup_iters", o.capture.run.warmup);
   s.Add("timed_iters", o.capture.run.iters);
   s.Add("traced_iters", o.capture.run.traced);
   s.Add("threads", run.header.threads
                        ? Value(*run.header.threads)
                        : (o.capture.threads > 0 ? Value(o.capture.threads) : Value()));
-  s.Add("samples_per_s", Num(run, dispatch::result_key::kSamplesPerS, 1));
-  s.Add("step_ms", Num(run, dispatch::result_key::kStepMsTimed, 4));
-  s.Add("step_ms_traced", Num(run, dispatch::result_key::kStepMsTraced, 4));
-  const auto timed = run.Number(dispatch::result_key::kStepMsTimed);
-  const auto traced = run.Number(dispatch::result_key::kStepMsTraced);
+  s.Add("samples_per_s", Num(results.samples_per_s, 1));
+  s.Add("step_ms", Num(results.step_ms_timed, 4));
+  s.Add("step_ms_traced", Num(results.step_ms_traced, 4));
+  const auto& timed = results.step_ms_timed;
+  const auto& traced = results.step_ms_traced;
   s.Add("verbose_overhead_pct",
         timed && traced && *timed > 0 ? Value(100.0 * (*traced - *timed) / *timed, 1) : Value());
-  s.Add("loss_first", Num(run, dispatch::result_key::kLossFirst, 4));
-  s.Add("loss_last", Num(run, dispatch::result_key::kLossLast, 4));
-  s.Add("test_accuracy", Num(run, dispatch::result_key::kTestAccuracy, 4));
-  s.Add("max_deviation", Num(run, dispatch::result_key::kMaxDeviation, 9));
-  const auto where = run.results.find(dispatch::result_key::kDeviationTensor);
-  s.Add("deviation_tensor", where == run.results.end() ? Value() : Value(where->second));
-  s.Add("tolerance", Num(run, dispatch::result_key::kTolerance, 6));
+  s.Add("loss_first", Num(results.loss_first, 4));
+  s.Add("loss_last", Num(results.loss_last, 4));
+  s.Add("test_accuracy", Num(results.test_accuracy, 4));
+  s.Add("max_deviation", Num(results.max_deviation, 9));
+  s.Add("deviation_tensor", Opt(results.deviation_tensor));
+  s.Add("tolerance", Num(results.tolerance, 6));
   s.Add("onednn_version", dispatch::OneDnnVersion());
   s.Add("detected_isa", run.header.isa_short.empty() ? Value() : Value(run.header.isa_short));
   s.Add("worker", run.outcome.ok() ? Value("ok") : Value(run.outcome.Describe(run.timeout_s)));
 }
 
+// The timeline of the traced steps: one row per execution (report::PrintTrace's columns).
+// The human table leaves it out; JSON carries it, and `--format trace` prints only it.
 void AddTrace(report::Report& report, const dispatch::CapturedRun& run) {
   report::Table& t = report.AddTable(std::string(report::kTraceTable),
                                      {"name", "category", "ts_us", "dur_us", "thread", "layer",
-                                      "implementation", "prop_kind", "problem"});
+                                      "implementation", "prop_kind", "problem"},
+                                     "Timeline");
+  t.omit_in_table = true;
   for (const auto& e : run.execs) {
     t.rows.push_back({e.layer.empty() ? e.primitive : e.layer + " " + e.primitive, e.primitive,
                       Value(e.start_ms * 1e3, 3), Value(e.time_ms * 1e3, 3), 1,
@@ -111,15 +117,38 @@ std::string WorkerStderr(const dispatch::CapturedRun& run) {
   return tail;
 }
 
-int Finish(const VerboseOptions& o, const dispatch::CapturedRun& run) {
-  if (Refused(run)) {
-    const std::string err = WorkerStderr(run);
-    if (err.empty())
-      PrintError(fmt::format("the model worker {}", run.outcome.Describe(0)));
-    else
-      std::cerr << err << '\n';
-    return run.outcome.exit_code;
-  }
+// The finding and exit code of a run whose numbers disagree with the scalar reference.
+void AddDeviationFinding(report::Report& report, const dispatch::WorkerResults& results) {
+  report.AddFinding(
+      report::Severity::kError, "deviation",
+      fmt::format("oneDNN and dlcheck's scalar reference disagree: largest deviation {:.3g} "
+                  "(in {}) exceeds the tolerance {:.3g}; oneDNN's kernels give wrong numbers "
+                  "on this machine, or the reference is wrong: please report it",
+                  *results.max_deviation, results.deviation_tensor.value_or("?"),
+                  *results.tolerance));
+}
+
+bool Deviates(const dispatch::WorkerResults& results) {
+  return results.max_deviation && results.tolerance &&
+         !(*results.max_deviation <= *results.tolerance);
+}
+
+void AddWorkerFailedFinding(report::Report& report, const dispatch::CapturedRun& run) {
+  // "No primitive executed" is the parser's guess for a log without exec lines; here the
+  // reason is known.
+  std::erase_if(report.findings, [](const report::Finding& f) { return f.code == "no-exec"; });
+  const std::string where =
+      run.last_layer.empty()
+          ? fmt::format("in phase {}", run.last_phase.empty() ? "start-up" : run.last_phase)
+          : fmt::format("in phase {}, layer {}", run.last_phase, run.last_layer);
+  report.AddFinding(report::Severity::kError, "worker-failed",
+                    fmt::format("the model worker {} {}; the report holds what it did before",
+                                run.outcome.Describe(run.timeout_s), where));
+}
+
+// The whole report, whatever the format: the printer chooses what to show (the human table
+// leaves the timeline out; JSON and trace carry it).
+report::Report BuildReport(const VerboseOptions& o, const dispatch::CapturedRun& run) {
   report::Report report;
   report.command = "verbose";
   AddRunSection(report, o, run);
@@ -136,50 +165,39 @@ int Finish(const VerboseOptions& o, const dispatch::CapturedRun& run) {
   // section counts the worker's lines that were not its own protocol, skips by reason.
   AddInputSection(report, {}, run.input);
   AddSummary(report, run.summary, run.diagnostics);
-  if (o.format == report::Format::kTrace) AddTrace(report, run);
+  AddTrace(report, run);
   AddFallbackFindings(report, run);
+  if (Deviates(run.results)) AddDeviationFinding(report, run.results);
+  if (!run.outcome.ok()) AddWorkerFailedFinding(report, run);
+  return report;
+}
 
-  int exit_code = ToInt(ExitCode::kOk);
-  const auto deviation = run.Number(dispatch::result_key::kMaxDeviation);
-  const auto tolerance = run.Number(dispatch::result_key::kTolerance);
-  if (deviation && tolerance && !(*deviation <= *tolerance)) {
-    report.AddFinding(
-        report::Severity::kError, "deviation",
-        fmt::format("oneDNN and dlcheck's scalar reference disagree: largest deviation {:.3g} "
-                    "(in {}) exceeds the tolerance {:.3g}; oneDNN's kernels give wrong numbers "
-                    "on this machine, or the reference is wrong: please report it",
-                    *deviation, run.results.at(dispatch::result_key::kDeviationTensor),
-                    *tolerance));
-    exit_code = ToInt(ExitCode::kDeviation);
+// The refusal of a worker that did nothing: its own error line, or what became of it.
+StatusOr<int> RefusalOf(const dispatch::CapturedRun& run) {
+  const std::string err = WorkerStderr(run);
+  if (err.empty()) {
+    return Status(static_cast<ExitCode>(run.outcome.exit_code),
+                  fmt::format("the model worker {}", run.outcome.Describe(0)));
   }
-  if (!run.outcome.ok()) {
-    // "No primitive executed" is the parser's guess for a log without exec lines; here the
-    // reason is known.
-    std::erase_if(report.findings, [](const report::Finding& f) { return f.code == "no-exec"; });
-    const std::string where =
-        run.last_layer.empty()
-            ? fmt::format("in phase {}", run.last_phase.empty() ? "start-up" : run.last_phase)
-            : fmt::format("in phase {}, layer {}", run.last_phase, run.last_layer);
-    std::string message = fmt::format("the model worker {} {}; the report holds what it did before",
-                                      run.outcome.Describe(run.timeout_s), where);
-    report.AddFinding(report::Severity::kError, "worker-failed", message);
-    exit_code = ToInt(ExitCode::kWorkerFailed);
-  }
-  report::Print(report, o.format, std::cout);
+  std::cerr << err << '\n';
+  return run.outcome.exit_code;
+}
+
+StatusOr<int> Finish(const VerboseOptions& o, const dispatch::CapturedRun& run) {
+  if (Refused(run)) return RefusalOf(run);
+  report::Print(BuildReport(o, run), o.format, std::cout);
   std::cout.flush();
   if (!run.outcome.ok()) {
     // The worker's own last words (its error line, or a sanitizer/oneDNN message) come first.
     if (const std::string err = WorkerStderr(run); !err.empty()) std::cerr << err << '\n';
-    PrintError(fmt::format("the model worker {}", run.outcome.Describe(run.timeout_s)));
+    return Status(ExitCode::kWorkerFailed,
+                  fmt::format("the model worker {}", run.outcome.Describe(run.timeout_s)));
   }
-  return exit_code;
+  return ToInt(Deviates(run.results) ? ExitCode::kDeviation : ExitCode::kOk);
 }
 
-int RunVerbose(VerboseOptions& o) {
-  if (Status s = mlp::Validate(o.capture.run.model); !s.ok()) {
-    PrintError(s.message());
-    return ToInt(s.code());
-  }
+StatusOr<int> RunVerbose(VerboseOptions& o) {
+  if (Status valid = mlp::Validate(o.capture.run.model); !valid.ok()) return valid;
   // Progress on a terminal only: phases of a long run (--data, many --iters), never in the data.
   if (isatty(STDERR_FILENO) != 0) {
     o.capture.on_phase = [](std::string_view phase) {
@@ -187,10 +205,7 @@ int RunVerbose(VerboseOptions& o) {
     };
   }
   StatusOr<dispatch::CapturedRun> run = dispatch::CaptureModelRun(o.capture);
-  if (!run.ok()) {
-    PrintError(run.status().message());
-    return ToInt(run.status().code());
-  }
+  if (!run.ok()) return run.status();
   return Finish(o, *run);
 }
 
@@ -210,7 +225,8 @@ void SetupVerbose(CLI::App& app, int& exit_code) {
   sub->add_option("--timeout", o->capture.timeout_s,
                   "kill the worker after this many seconds (default 600)")
       ->check(CLI::PositiveNumber);
-  AddFormatOption(*sub, o->format, /*allow_trace=*/true);
+  AddFormatOption(*sub, o->format, {"trace"},
+                  "output format: table (default), csv, json or trace (Chrome trace)");
   AddEnumOption(*sub, "--sort", o->sort,
                 {{"time", SortKey::kTime},
                  {"execs", SortKey::kExecs},
@@ -219,7 +235,7 @@ void SetupVerbose(CLI::App& app, int& exit_code) {
                 "row order: time (default), execs, creates, name", "KEY");
   sub->add_option("--top", o->top, "print only the first N rows (0: all)")
       ->check(CLI::NonNegativeNumber);
-  sub->callback([o, &exit_code] { exit_code = RunVerbose(*o); });
+  sub->callback([o, &exit_code] { exit_code = EndCommand(RunVerbose(*o)); });
 }
 
 }  // namespace dlcheck::cli

@@ -22,10 +22,17 @@ constexpr std::string_view SeverityName(Severity s) {
   return "info";
 }
 
+/// What a finding is about, so that a consumer (`check`) can weigh it without reading its code.
+enum class Topic {
+  kGeneral,   ///< the machine or the run itself (the default)
+  kLibcpuid,  ///< what libcpuid reports: a gap of that library, not of the machine
+};
+
 struct Finding {
   Severity severity = Severity::kInfo;
   std::string code;     ///< stable identifier, e.g. "libcpuid-no-avx512"
   std::string message;  ///< one or two sentences for a person
+  Topic topic = Topic::kGeneral;
 };
 
 }  // namespace dlcheck

@@ -15,7 +15,7 @@
 namespace dlcheck {
 
 /// Success, or an exit code with one line that says what went wrong and what to do.
-class Status {
+class [[nodiscard]] Status {
  public:
   Status() = default;
   Status(ExitCode code, std::string message) : code_(code), message_(std::move(message)) {}
@@ -38,7 +38,7 @@ inline Status UsageError(std::string message) {
 
 /// A value, or the Status that explains its absence. Never holds an ok Status.
 template <typename T>
-class StatusOr {
+class [[nodiscard]] StatusOr {
  public:
   StatusOr(T value) : data_(std::move(value)) {}         // NOLINT: implicit by design
   StatusOr(Status status) : data_(std::move(status)) {}  // NOLINT: implicit by design

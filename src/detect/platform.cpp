@@ -43,13 +43,14 @@ std::string Join(const std::vector<std::string>& parts, const char* separator) {
   return out;
 }
 
-void AddFinding(PlatformInfo& info, Severity severity, std::string code, std::string message) {
-  info.findings.push_back({severity, std::move(code), std::move(message)});
+void AddFinding(PlatformInfo& info, Severity severity, std::string code, std::string message,
+                Topic topic = Topic::kGeneral) {
+  info.findings.push_back({severity, std::move(code), std::move(message), topic});
 }
 
 void LibcpuidFindings(PlatformInfo& info, const FeatureSet& cpuid) {
   if (info.libcpuid_note.empty() == false) {
-    AddFinding(info, Severity::kInfo, "libcpuid-unavailable", info.libcpuid_note);
+    AddFinding(info, Severity::kInfo, "libcpuid-unavailable", info.libcpuid_note, Topic::kLibcpuid);
     return;
   }
   const std::string lib = "libcpuid " + info.libcpuid_version;
@@ -79,12 +80,14 @@ void LibcpuidFindings(PlatformInfo& info, const FeatureSet& cpuid) {
                            "trusts the CPUID leaves",
                            lib, Join(cpuid_avx512, "/"),
                            amd ? "libcpuid predates AVX-512 on AMD"
-                               : "libcpuid does not decode these bits"));
+                               : "libcpuid does not decode these bits"),
+               Topic::kLibcpuid);
   }
   if (!other.empty()) {
     AddFinding(info, Severity::kWarning, "libcpuid-disagrees",
                fmt::format("{} and CPUID disagree on {}; dlcheck trusts the CPUID leaves", lib,
-                           Join(other, ", ")));
+                           Join(other, ", ")),
+               Topic::kLibcpuid);
   }
 }
 

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <cerrno>
-#include <cstdlib>
 #include <cstring>
 #include <fstream>
 
@@ -11,15 +10,6 @@
 #include "verbose/log_session.h"
 
 namespace dlcheck::dispatch {
-
-std::optional<double> CapturedRun::Number(const std::string& key) const {
-  const auto it = results.find(key);
-  if (it == results.end()) return std::nullopt;
-  char* end = nullptr;
-  const double value = std::strtod(it->second.c_str(), &end);
-  if (end == it->second.c_str() || *end != '\0') return std::nullopt;
-  return value;
-}
 
 namespace {
 
@@ -109,7 +99,7 @@ bool TakeWorkerLine(std::string_view line, const CaptureOptions& options, Captur
       if (options.on_phase) options.on_phase(phase);
       break;
     case WorkerMessage::Kind::kResult:
-      run.results[std::string(msg->name)] = std::string(msg->value);
+      RecordResult(run.results, msg->name, msg->value);
       break;
     case WorkerMessage::Kind::kFallback:
       run.fallbacks.push_back({std::string(msg->name), std::string(msg->value)});

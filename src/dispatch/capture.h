@@ -19,6 +19,7 @@
 #include "common/status.h"
 #include "dispatch/model_worker.h"
 #include "dispatch/worker.h"
+#include "dispatch/worker_protocol.h"
 #include "verbose/aggregate.h"
 #include "verbose/line_parser.h"
 #include "verbose/log_session.h"
@@ -54,9 +55,9 @@ struct ExecRecord {
 struct CapturedRun {
   WorkerOutcome outcome;
   double timeout_s = 0;
-  std::string last_phase;                      ///< the phase the worker was in when it ended
-  std::string last_layer;                      ///< the layer it announced last
-  std::map<std::string, std::string> results;  ///< the worker's result lines
+  std::string last_phase;  ///< the phase the worker was in when it ended
+  std::string last_layer;  ///< the layer it announced last
+  WorkerResults results;   ///< the worker's result lines, typed
   struct LayerFallback {
     std::string layer;
     std::string reason;
@@ -71,8 +72,8 @@ struct CapturedRun {
   std::uint64_t verbose_lines = 0;  ///< verbose events (creates, execs, diagnostics)
   verbose::ParseStats input;        ///< the worker's non-protocol lines: counts, skips by reason
 
-  /// A result as a number, or nullopt when absent or not a number.
-  std::optional<double> Number(const std::string& key) const;
+  /// A numeric result by its key (NumericResult), or nullopt when the worker did not report it.
+  std::optional<double> Number(std::string_view key) const { return NumericResult(results, key); }
 };
 
 /// Runs the model in a worker and captures it. Errors only when the worker cannot be started

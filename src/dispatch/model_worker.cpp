@@ -1,11 +1,14 @@
 #include "dispatch/model_worker.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <oneapi/dnnl/dnnl.h>
 
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
+#include <type_traits>
 
 #include "dispatch/peak.h"
 #include "dispatch/worker_protocol.h"
@@ -42,11 +45,11 @@ void EnterPhase(std::string_view phase) {
   MaybeFault(phase);
 }
 
-void Result(const char* key, const std::string& value) {
+void Result(std::string_view key, std::string_view value) {
   Emit(ResultLine(key, value));
 }
-void Result(const char* key, double value) {
-  Result(key, fmt::format("{:.6g}", value));
+void Result(std::string_view key, double value) {
+  Emit(ResultLine(key, value));
 }
 
 // Prints a worker line before each layer's work and the scalar kernels' events, but only while
@@ -72,51 +75,72 @@ void SetTracing(TracingObserver& observer, bool on, int level) {
   dnnl_set_verbose(on ? level : 0);
 }
 
-int Fail(const Status& status) {
-  std::fflush(stdout);
-  std::fprintf(stderr, "dlcheck: %s\n", status.message().c_str());
-  return ToInt(status.code());
+// The training set (and with --data the test set): the IDX files, or synthetic data enough for
+// every step.
+struct TrainingData {
+  mlp::Dataset train;
+  mlp::Dataset test;
+};
+
+StatusOr<TrainingData> LoadData(const ModelRunOptions& options) {
+  const mlp::ModelConfig& config = options.model;
+  TrainingData data;
+  if (!options.data_dir.empty()) {
+    auto sets = mlp::LoadIdx(options.data_dir);
+    if (!sets.ok()) return sets.status();
+    data.train = std::move(sets->train);
+    data.test = std::move(sets->test);
+  } else {
+    const int steps = 1 + options.warmup + options.iters + options.traced;
+    const int samples = std::min(std::max(config.batch * 10, 1000), config.batch * steps);
+    data.train = mlp::MakeSyntheticData(std::max(samples, config.batch), config.seed);
+  }
+  if (data.train.size() < config.batch) {
+    return InputError(fmt::format("the training set has {} samples, fewer than --batch {}",
+                                  data.train.size(), config.batch));
+  }
+  return data;
+}
+
+// The same first step on the scalar kernels, from the same initial weights and batch, against
+// `trainer`'s: reports the largest deviation, where it is, and the tolerance.
+Status CompareWithScalar(mlp::Trainer& trainer, const mlp::ModelConfig& config,
+                         const mlp::Dataset& train) {
+  auto scalar = mlp::MakeTrainer(mlp::Backend::kScalar, config, nullptr);
+  if (!scalar.ok()) return scalar.status();
+  (*scalar)->Step(mlp::GetBatch(train, 0, config.batch));
+  const mlp::Deviation d = mlp::CompareSnapshots(trainer.TakeSnapshot(), (*scalar)->TakeSnapshot());
+  Result(result_key::kMaxDeviation, d.value);
+  Result(result_key::kDeviationTensor, d.tensor.empty() ? "-" : d.tensor);
+  Result(result_key::kTolerance, mlp::Tolerance(config.dtype));
+  return {};
 }
 
 }  // namespace
 
-std::vector<std::string> WorkerArguments(const ModelRunOptions& o) {
-  std::string layers;
-  for (int l : o.model.layers) layers += (layers.empty() ? "" : ",") + std::to_string(l);
-  std::vector<std::string> args = {"worker",
-                                   "--model",
-                                   std::string(mlp::Name(o.model.model)),
-                                   "--layers",
-                                   layers,
-                                   "--batch",
-                                   std::to_string(o.model.batch),
-                                   "--lr",
-                                   fmt::format("{}", o.model.lr),
-                                   "--seed",
-                                   std::to_string(o.model.seed),
-                                   "--dtype",
-                                   std::string(mlp::Name(o.model.dtype)),
-                                   "--backend",
-                                   std::string(mlp::Name(o.backend)),
-                                   "--warmup",
-                                   std::to_string(o.warmup),
-                                   "--iters",
-                                   std::to_string(o.iters),
-                                   "--traced",
-                                   std::to_string(o.traced)};
-  if (!o.data_dir.empty()) {
-    args.push_back("--data");
-    args.push_back(o.data_dir);
-  }
-  if (!o.cpuset.empty()) {
-    args.push_back("--cpuset");
-    args.push_back(o.cpuset);
-  }
-  if (o.peak) args.push_back("--peak");
+std::vector<std::string> WorkerArguments(const ModelRunOptions& options) {
+  std::vector<std::string> args = {"worker"};
+  VisitModelOptions(options, [&args](const ModelOptionInfo& info, const auto& value) {
+    const std::string_view flags = info.flags;
+    const std::string name(flags.substr(flags.rfind("--")));
+    using T = std::decay_t<decltype(value)>;
+    if constexpr (std::is_same_v<T, bool>) {
+      if (value) args.push_back(name);
+    } else if constexpr (std::is_same_v<T, std::string>) {
+      if (!value.empty()) args.insert(args.end(), {name, value});
+    } else if constexpr (std::is_same_v<T, std::vector<int>>) {
+      args.insert(args.end(), {name, fmt::format("{}", fmt::join(value, ","))});
+    } else if constexpr (std::is_enum_v<T>) {
+      args.insert(args.end(), {name, std::string(mlp::Name(value))});
+    } else {
+      // Integers, and the learning rate in the shortest text that reads back as the same float.
+      args.insert(args.end(), {name, fmt::format("{}", value)});
+    }
+  });
   return args;
 }
 
-int RunModelWorker(const ModelRunOptions& options) {
+Status RunModelWorker(const ModelRunOptions& options) {
   // Line-buffered, so that what was done before a crash reaches the parent.
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
   const mlp::ModelConfig& config = options.model;
@@ -126,27 +150,16 @@ int RunModelWorker(const ModelRunOptions& options) {
   if (level <= 0) level = 2;
 
   // Data first: a bad --data directory is the user's error, reported before any work.
-  mlp::Dataset train, test;
-  if (!options.data_dir.empty()) {
-    auto sets = mlp::LoadIdx(options.data_dir);
-    if (!sets.ok()) return Fail(sets.status());
-    train = std::move(sets->train);
-    test = std::move(sets->test);
-  } else {
-    const int steps = 1 + options.warmup + options.iters + options.traced;
-    const int samples = std::min(std::max(config.batch * 10, 1000), config.batch * steps);
-    train = mlp::MakeSyntheticData(std::max(samples, config.batch), config.seed);
-  }
-  if (train.size() < config.batch) {
-    return Fail(InputError(fmt::format("the training set has {} samples, fewer than --batch {}",
-                                       train.size(), config.batch)));
-  }
-  Result(result_key::kTrainSamples, std::to_string(train.size()));
+  StatusOr<TrainingData> data = LoadData(options);
+  if (!data.ok()) return data.status();
+  const mlp::Dataset& train = data->train;
+  const mlp::Dataset& test = data->test;
+  Emit(ResultLine(result_key::kTrainSamples, static_cast<std::int64_t>(train.size())));
 
   if (options.peak) {
     EnterPhase("peak");
     for (const PeakResult& p : MeasurePeak()) {
-      Result((std::string(result_key::kPeakGflopsPrefix) + p.isa).c_str(), p.gflops);
+      Result(std::string(result_key::kPeakGflopsPrefix) + p.isa, p.gflops);
     }
   }
 
@@ -154,7 +167,7 @@ int RunModelWorker(const ModelRunOptions& options) {
   EnterPhase("init");
   SetTracing(observer, true, level);
   auto made = mlp::MakeTrainer(options.backend, config, &observer);
-  if (!made.ok()) return Fail(made.status());
+  if (!made.ok()) return made.status();
   mlp::Trainer& trainer = **made;
   for (const auto& f : trainer.fallbacks()) Emit(FallbackLine(f.layer, f.reason));
   Result(result_key::kBackend, std::string(mlp::Name(trainer.backend())));
@@ -165,14 +178,9 @@ int RunModelWorker(const ModelRunOptions& options) {
   int step = 0;
   const float loss_first = trainer.Step(mlp::GetBatch(train, step++, config.batch));
   if (trainer.backend() == mlp::Backend::kOneDnn) {
-    auto scalar = mlp::MakeTrainer(mlp::Backend::kScalar, config, nullptr);
-    if (!scalar.ok()) return Fail(scalar.status());
-    (*scalar)->Step(mlp::GetBatch(train, 0, config.batch));
-    const mlp::Deviation d =
-        mlp::CompareSnapshots(trainer.TakeSnapshot(), (*scalar)->TakeSnapshot());
-    Result(result_key::kMaxDeviation, d.value);
-    Result(result_key::kDeviationTensor, d.tensor.empty() ? "-" : d.tensor);
-    Result(result_key::kTolerance, mlp::Tolerance(config.dtype));
+    if (Status compared = CompareWithScalar(trainer, config, train); !compared.ok()) {
+      return compared;
+    }
   }
   Result(result_key::kLossFirst, loss_first);
 
@@ -209,7 +217,7 @@ int RunModelWorker(const ModelRunOptions& options) {
   }
   EnterPhase("done");
   std::fflush(stdout);
-  return 0;
+  return {};
 }
 
 }  // namespace dlcheck::dispatch

@@ -16,9 +16,13 @@
 // Verbose is switched per phase with dnnl_set_verbose, so throughput is measured without
 // verbose's cost and the per-primitive report comes from the traced steps.
 
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "common/status.h"
+#include "dispatch/worker_protocol.h"
 #include "mlp/model.h"
 
 namespace dlcheck::dispatch {
@@ -34,28 +38,104 @@ struct ModelRunOptions {
   bool peak = false;     ///< measure the FMA peak per vector ISA first (phase `peak`)
 };
 
-/// The result keys a worker reports (ResultLine), in the order it reports them.
-namespace result_key {
-inline constexpr const char* kBackend = "backend";  ///< what ran: onednn or scalar
-inline constexpr const char* kTrainSamples = "train_samples";
-inline constexpr const char* kMaxDeviation = "max_deviation";
-inline constexpr const char* kDeviationTensor = "deviation_tensor";
-inline constexpr const char* kTolerance = "tolerance";
-inline constexpr const char* kLossFirst = "loss_first";
-inline constexpr const char* kSamplesPerS = "samples_per_s";
-inline constexpr const char* kStepMsTimed = "step_ms_timed";
-inline constexpr const char* kStepMsTraced = "step_ms_traced";
-inline constexpr const char* kLossLast = "loss_last";
-inline constexpr const char* kTestAccuracy = "test_accuracy";
-/// `peak_gflops_<isa>` (sse41, avx2, avx512_core): the single-core FMA peak, with --peak.
-inline constexpr const char* kPeakGflopsPrefix = "peak_gflops_";
-}  // namespace result_key
+/// One option of a model run, described once: `AddModelOptions` (src/cli) makes the command-line
+/// options from it and `WorkerArguments` the worker's argv, so the two cannot drift apart.
+struct ModelOptionInfo {
+  std::string_view flags;      ///< CLI11 flags, e.g. "-b,--batch"; the long name goes into argv
+  std::string_view help;       ///< the --help text
+  std::string_view type_name;  ///< the --help placeholder (MODEL, FILE); empty: CLI11's own
+  /// With min < max: the accepted range of an integer option, or of the number of values of a
+  /// list option.
+  int min = 0;
+  int max = 0;
+  bool positive = false;     ///< a real option that must be > 0
+  bool worker_only = false;  ///< only the hidden `worker` takes it (--cpuset, --peak)
+};
+
+/// Every value of each enum a model option holds, for the option's choices.
+inline constexpr mlp::ModelKind kModelKinds[] = {mlp::ModelKind::kMlp, mlp::ModelKind::kCnn};
+inline constexpr mlp::DType kDTypes[] = {mlp::DType::kF32, mlp::DType::kBf16};
+inline constexpr mlp::Backend kBackends[] = {mlp::Backend::kOneDnn, mlp::Backend::kScalar};
+inline std::span<const mlp::ModelKind> AllValues(mlp::ModelKind) {
+  return kModelKinds;
+}
+inline std::span<const mlp::DType> AllValues(mlp::DType) {
+  return kDTypes;
+}
+inline std::span<const mlp::Backend> AllValues(mlp::Backend) {
+  return kBackends;
+}
+
+/// Calls `visit(info, member)` for every option of `options` (a ModelRunOptions, const or not),
+/// in --help order. Members are enums (named by mlp::Name), int, float, std::uint64_t,
+/// std::vector<int>, std::string and bool (a flag).
+template <typename Options, typename Visitor>
+void VisitModelOptions(Options& options, Visitor&& visit) {
+  visit(
+      ModelOptionInfo{
+          .flags = "-m,--model", .help = "the model: mlp (default) or cnn", .type_name = "MODEL"},
+      options.model.model);
+  visit(ModelOptionInfo{.flags = "--dtype",
+                        .help = "compute data type: f32 (default) or bf16",
+                        .type_name = "DTYPE"},
+        options.model.dtype);
+  visit(ModelOptionInfo{.flags = "--backend",
+                        .help = "onednn (default; scalar kernels where oneDNN cannot) or scalar",
+                        .type_name = "BACKEND"},
+        options.backend);
+  visit(
+      ModelOptionInfo{.flags = "--layers",
+                      .help = "MLP layer sizes on 784 inputs, the last one 10 (default 128,64,10)",
+                      .min = 1,
+                      .max = static_cast<int>(mlp::kMaxLayers)},
+      options.model.layers);
+  visit(ModelOptionInfo{.flags = "-b,--batch",
+                        .help = "samples per step (default 100)",
+                        .min = 1,
+                        .max = mlp::kMaxBatch},
+        options.model.batch);
+  visit(ModelOptionInfo{.flags = "-n,--iters",
+                        .help = "timed steps, verbose off (default 50)",
+                        .min = 0,
+                        .max = 1000000},
+        options.iters);
+  visit(ModelOptionInfo{.flags = "--warmup",
+                        .help = "untimed steps before timing (default 5)",
+                        .min = 0,
+                        .max = 1000000},
+        options.warmup);
+  visit(ModelOptionInfo{.flags = "--traced",
+                        .help = "steps with verbose on, reported per primitive (default 3)",
+                        .min = 1,
+                        .max = 100000},
+        options.traced);
+  visit(ModelOptionInfo{.flags = "--seed",
+                        .help = "seed of the weights and synthetic data (default 1)"},
+        options.model.seed);
+  visit(
+      ModelOptionInfo{.flags = "--lr", .help = "SGD learning rate (default 0.1)", .positive = true},
+      options.model.lr);
+  visit(ModelOptionInfo{.flags = "--data",
+                        .help =
+                            "MNIST-format IDX directory (e.g. /usr/share/datasets/fashion-mnist): "
+                            "train on it and report test accuracy"},
+        options.data_dir);
+  visit(ModelOptionInfo{.flags = "--cpuset",
+                        .help = "bind to these CPUs (hwloc list syntax) first",
+                        .worker_only = true},
+        options.cpuset);
+  visit(ModelOptionInfo{.flags = "--peak",
+                        .help = "measure the single-core FMA peak per vector ISA first",
+                        .worker_only = true},
+        options.peak);
+}
 
 /// The arguments of `dlcheck worker` that reproduce `options` (without the program path).
 std::vector<std::string> WorkerArguments(const ModelRunOptions& options);
 
 /// Runs the phases above in this process, writing worker lines and oneDNN's verbose lines to
-/// stdout; errors go to stderr as `dlcheck: ...`. Returns the process exit code.
-int RunModelWorker(const ModelRunOptions& options);
+/// stdout. A failure (bad --data, a model oneDNN and the scalar kernels both refuse) is returned
+/// for the caller's error edge to print; what was done before it has been written.
+Status RunModelWorker(const ModelRunOptions& options);
 
 }  // namespace dlcheck::dispatch

@@ -123,10 +123,18 @@ std::string SelfExecutable() {
   return std::string(path, static_cast<std::size_t>(n));
 }
 
-StatusOr<WorkerOutcome> RunWorker(const WorkerSpec& spec,
-                                  const std::function<void(std::string_view)>& on_line,
-                                  std::size_t max_line) {
-  if (spec.argv.empty()) return Status(ExitCode::kFailure, "worker: no program given");
+namespace {
+
+// A started child: its pid and the read ends of its stdout and stderr.
+struct Child {
+  pid_t pid = -1;
+  int out = -1;
+  int err = -1;
+};
+
+// Starts the child with its stdout and stderr on pipes; fails when it cannot be started (the
+// exec error comes back through a close-on-exec pipe).
+StatusOr<Child> Spawn(const WorkerSpec& spec) {
   int out_pipe[2], err_pipe[2], exec_pipe[2];
   if (pipe2(out_pipe, O_CLOEXEC) || pipe2(err_pipe, O_CLOEXEC) || pipe2(exec_pipe, O_CLOEXEC)) {
     return Status(ExitCode::kFailure, fmt::format("cannot create pipes: {}", strerror(errno)));
@@ -153,22 +161,30 @@ StatusOr<WorkerOutcome> RunWorker(const WorkerSpec& spec,
   close(err_pipe[1]);
   close(exec_pipe[1]);
   int exec_errno = 0;
-  if (read(exec_pipe[0], &exec_errno, sizeof exec_errno) == sizeof exec_errno) {
-    close(exec_pipe[0]);
+  const bool exec_failed = read(exec_pipe[0], &exec_errno, sizeof exec_errno) == sizeof exec_errno;
+  close(exec_pipe[0]);
+  if (exec_failed) {
     close(out_pipe[0]);
     close(err_pipe[0]);
     waitpid(pid, nullptr, 0);
     return Status(ExitCode::kWorkerFailed,
                   fmt::format("cannot start worker {}: {}", spec.argv[0], strerror(exec_errno)));
   }
-  close(exec_pipe[0]);
+  return Child{.pid = pid, .out = out_pipe[0], .err = err_pipe[0]};
+}
 
-  WorkerOutcome outcome;
-  LineSplitter lines(on_line, max_line);
+void KeepTail(std::string& tail, const char* data, std::size_t size) {
+  tail.append(data, size);
+  if (tail.size() > 2 * kStderrTail) tail.erase(0, tail.size() - kStderrTail);
+}
+
+// Reads the child's stdout (line by line, into `lines`) and stderr (its tail) until both close
+// or the deadline passes; then the child's process group is killed.
+void Pump(const Child& child, double timeout_s, LineSplitter& lines, WorkerOutcome& outcome) {
   const auto deadline = std::chrono::steady_clock::now() +
                         std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                            std::chrono::duration<double>(spec.timeout_s));
-  pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
+                            std::chrono::duration<double>(timeout_s));
+  pollfd fds[2] = {{child.out, POLLIN, 0}, {child.err, POLLIN, 0}};
   int open_fds = 2;
   std::string buffer(64 * 1024, '\0');
   while (open_fds > 0) {
@@ -176,8 +192,8 @@ StatusOr<WorkerOutcome> RunWorker(const WorkerSpec& spec,
         deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) {
       outcome.timed_out = true;
-      kill(-pid, SIGKILL);
-      kill(pid, SIGKILL);
+      kill(-child.pid, SIGKILL);
+      kill(child.pid, SIGKILL);
       break;
     }
     const int ready = poll(fds, 2, static_cast<int>(std::min<long long>(left.count(), 1000)));
@@ -195,22 +211,17 @@ StatusOr<WorkerOutcome> RunWorker(const WorkerSpec& spec,
       if (i == 0) {
         lines.Feed(buffer.data(), n);
       } else {
-        outcome.stderr_tail.append(buffer.data(), n);
-        if (outcome.stderr_tail.size() > 2 * kStderrTail) {
-          outcome.stderr_tail.erase(0, outcome.stderr_tail.size() - kStderrTail);
-        }
+        KeepTail(outcome.stderr_tail, buffer.data(), n);
       }
     }
   }
   for (auto& fd : fds) {
     if (fd.fd >= 0) close(fd.fd);
   }
-  lines.Finish();
-  outcome.stdout_lines = lines.lines();
-  if (outcome.stderr_tail.size() > kStderrTail) {
-    outcome.stderr_tail.erase(0, outcome.stderr_tail.size() - kStderrTail);
-  }
+}
 
+// Waits for the child and records how it ended.
+void Reap(pid_t pid, WorkerOutcome& outcome) {
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
@@ -225,6 +236,25 @@ StatusOr<WorkerOutcome> RunWorker(const WorkerSpec& spec,
     outcome.exited = true;
     outcome.exit_code = WEXITSTATUS(status);
   }
+}
+
+}  // namespace
+
+StatusOr<WorkerOutcome> RunWorker(const WorkerSpec& spec,
+                                  const std::function<void(std::string_view)>& on_line,
+                                  std::size_t max_line) {
+  if (spec.argv.empty()) return Status(ExitCode::kFailure, "worker: no program given");
+  StatusOr<Child> child = Spawn(spec);
+  if (!child.ok()) return child.status();
+  WorkerOutcome outcome;
+  LineSplitter lines(on_line, max_line);
+  Pump(*child, spec.timeout_s, lines, outcome);
+  lines.Finish();
+  outcome.stdout_lines = lines.lines();
+  if (outcome.stderr_tail.size() > kStderrTail) {
+    outcome.stderr_tail.erase(0, outcome.stderr_tail.size() - kStderrTail);
+  }
+  Reap(child->pid, outcome);
   return outcome;
 }
 

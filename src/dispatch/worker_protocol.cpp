@@ -1,5 +1,10 @@
 #include "dispatch/worker_protocol.h"
 
+#include <fmt/format.h>
+
+#include <charconv>
+#include <cmath>
+
 namespace dlcheck::dispatch {
 namespace {
 
@@ -20,7 +25,88 @@ std::string OneLine(std::string_view text) {
   return out;
 }
 
+template <typename Number>
+std::optional<Number> ParseWhole(std::string_view text) {
+  Number value{};
+  const char* end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (ec != std::errc() || ptr != end) return std::nullopt;
+  return value;
+}
+
+// The real-valued results, by key: the one table the parser and the lookup share.
+struct RealField {
+  std::string_view key;
+  std::optional<double> WorkerResults::*member;
+};
+constexpr RealField kRealFields[] = {
+    {result_key::kMaxDeviation, &WorkerResults::max_deviation},
+    {result_key::kTolerance, &WorkerResults::tolerance},
+    {result_key::kLossFirst, &WorkerResults::loss_first},
+    {result_key::kSamplesPerS, &WorkerResults::samples_per_s},
+    {result_key::kStepMsTimed, &WorkerResults::step_ms_timed},
+    {result_key::kStepMsTraced, &WorkerResults::step_ms_traced},
+    {result_key::kLossLast, &WorkerResults::loss_last},
+    {result_key::kTestAccuracy, &WorkerResults::test_accuracy},
+};
+
+// "nan" and "inf" parse as doubles; a loss may well be one, so they are kept.
+bool RecordReal(WorkerResults& results, std::string_view key, std::string_view value) {
+  if (key.starts_with(result_key::kPeakGflopsPrefix)) {
+    const auto number = ParseWhole<double>(value);
+    if (!number) return false;
+    results.peak_gflops[std::string(
+        key.substr(std::string_view(result_key::kPeakGflopsPrefix).size()))] = *number;
+    return true;
+  }
+  for (const RealField& field : kRealFields) {
+    if (field.key != key) continue;
+    const auto number = ParseWhole<double>(value);
+    if (!number) return false;
+    results.*field.member = *number;
+    return true;
+  }
+  return false;
+}
+
+bool RecordOther(WorkerResults& results, std::string_view key, std::string_view value) {
+  if (key == result_key::kBackend) {
+    results.backend = std::string(value);
+  } else if (key == result_key::kDeviationTensor) {
+    results.deviation_tensor = std::string(value);
+  } else if (key == result_key::kTrainSamples) {
+    results.train_samples = ParseWhole<std::int64_t>(value);
+    return results.train_samples.has_value();
+  } else {
+    return RecordReal(results, key, value);
+  }
+  return true;
+}
+
 }  // namespace
+
+bool RecordResult(WorkerResults& results, std::string_view key, std::string_view value) {
+  if (RecordOther(results, key, value)) return true;
+  results.malformed.push_back(fmt::format("{},{}", key, value));
+  return false;
+}
+
+std::optional<double> NumericResult(const WorkerResults& results, std::string_view key) {
+  if (key == result_key::kTrainSamples) {
+    if (!results.train_samples) return std::nullopt;
+    return static_cast<double>(*results.train_samples);
+  }
+  if (key.starts_with(result_key::kPeakGflopsPrefix)) {
+    const auto it = results.peak_gflops.find(
+        std::string(key.substr(std::string_view(result_key::kPeakGflopsPrefix).size())));
+    if (it == results.peak_gflops.end()) return std::nullopt;
+    return it->second;
+  }
+  for (const RealField& field : kRealFields) {
+    if (field.key == key) return results.*field.member;
+  }
+  return std::nullopt;
+}
 
 std::string LayerLine(std::string_view layer, std::string_view layer_phase) {
   return Line("layer", layer, layer_phase);
@@ -30,6 +116,13 @@ std::string PhaseLine(std::string_view phase) {
 }
 std::string ResultLine(std::string_view key, std::string_view value) {
   return Line("result", key, OneLine(value));
+}
+std::string ResultLine(std::string_view key, double value) {
+  // fmt's "{}" is the shortest text that reads back as the same double.
+  return Line("result", key, fmt::format("{}", value));
+}
+std::string ResultLine(std::string_view key, std::int64_t value) {
+  return Line("result", key, fmt::format("{}", value));
 }
 std::string FallbackLine(std::string_view layer, std::string_view reason) {
   return Line("fallback", layer, OneLine(reason));

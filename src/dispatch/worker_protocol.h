@@ -7,15 +7,64 @@
 //   dlcheck_worker,phase,traced
 //   dlcheck_worker,layer,fc1,forward
 //   dlcheck_worker,fallback,fc2,oneDNN has no bf16 inner product on this CPU (unimplemented)
-//   dlcheck_worker,result,samples_per_s,104233.5
+//   dlcheck_worker,result,samples_per_s,104233.53125
+//
+// Numbers are written in their shortest round-trip form and parsed once, here, into
+// WorkerResults: the parent never handles a result as text.
 
+#include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace dlcheck::dispatch {
 
 inline constexpr std::string_view kWorkerMarker = "dlcheck_worker,";
+
+/// The result keys a worker reports (ResultLine), in the order it reports them.
+namespace result_key {
+inline constexpr const char* kBackend = "backend";  ///< what ran: onednn or scalar
+inline constexpr const char* kTrainSamples = "train_samples";
+inline constexpr const char* kMaxDeviation = "max_deviation";
+inline constexpr const char* kDeviationTensor = "deviation_tensor";
+inline constexpr const char* kTolerance = "tolerance";
+inline constexpr const char* kLossFirst = "loss_first";
+inline constexpr const char* kSamplesPerS = "samples_per_s";
+inline constexpr const char* kStepMsTimed = "step_ms_timed";
+inline constexpr const char* kStepMsTraced = "step_ms_traced";
+inline constexpr const char* kLossLast = "loss_last";
+inline constexpr const char* kTestAccuracy = "test_accuracy";
+/// `peak_gflops_<isa>` (sse41, avx2, avx512_core): the single-core FMA peak, with --peak.
+inline constexpr const char* kPeakGflopsPrefix = "peak_gflops_";
+}  // namespace result_key
+
+/// What a worker reported, typed. A field is empty when the worker did not report it (it ended
+/// before, or the run had no such phase).
+struct WorkerResults {
+  std::optional<std::string> backend;           ///< onednn or scalar
+  std::optional<std::int64_t> train_samples;    ///< samples in the training set
+  std::optional<double> max_deviation;          ///< largest deviation from the scalar reference
+  std::optional<std::string> deviation_tensor;  ///< where it is ("-" when equal)
+  std::optional<double> tolerance;              ///< the deviation allowed for the dtype
+  std::optional<double> loss_first;
+  std::optional<double> samples_per_s;   ///< timed steps, verbose off
+  std::optional<double> step_ms_timed;   ///< mean step time, verbose off
+  std::optional<double> step_ms_traced;  ///< mean step time, verbose on
+  std::optional<double> loss_last;
+  std::optional<double> test_accuracy;        ///< with --data
+  std::map<std::string, double> peak_gflops;  ///< by vector ISA (sse41, avx2, avx512_core)
+  std::vector<std::string> malformed;         ///< result lines whose key or value was not
+                                              ///< understood, as `key,value`
+};
+
+/// Records one result (key and value of a result line) in `results`. False, with the line kept
+/// in `results.malformed`, for an unknown key or a number that does not parse.
+bool RecordResult(WorkerResults& results, std::string_view key, std::string_view value);
+/// A numeric result by its key (train_samples and peak_gflops_<isa> included); nullopt when the
+/// worker did not report it or the key is not numeric.
+std::optional<double> NumericResult(const WorkerResults& results, std::string_view key);
 
 /// One worker line. For kLayer: `name` is the layer, `value` the phase of the layer's work
 /// (create, forward, backward, update). kPhase: `name` is the run phase (init, warmup, timed,
@@ -28,9 +77,17 @@ struct WorkerMessage {
   std::string_view value;
 };
 
+/// `dlcheck_worker,layer,<layer>,<layer_phase>`: the layer whose work follows.
 std::string LayerLine(std::string_view layer, std::string_view layer_phase);
+/// `dlcheck_worker,phase,<phase>`: the run phase the worker enters.
 std::string PhaseLine(std::string_view phase);
+/// A text result (backend, deviation_tensor).
 std::string ResultLine(std::string_view key, std::string_view value);
+/// A numeric result, in the shortest text that reads back as the same double.
+std::string ResultLine(std::string_view key, double value);
+/// An integer result (train_samples).
+std::string ResultLine(std::string_view key, std::int64_t value);
+/// `dlcheck_worker,fallback,<layer>,<reason>`: the layer runs on dlcheck's scalar kernels.
 std::string FallbackLine(std::string_view layer, std::string_view reason);
 
 /// The message in `line`, or nullopt when the line is not a worker line (e.g. a verbose line).

@@ -1,15 +1,12 @@
 // JSON: one document. Reals are rounded to their Value's precision; non-finite reals are null.
 #include <cmath>
-#include <nlohmann/json.hpp>
 #include <ostream>
 
 #include "dlcheck/version.h"
+#include "report/json_value.h"
 #include "report/printer.h"
 
 namespace dlcheck::report {
-namespace {
-
-using Json = nlohmann::ordered_json;
 
 Json ToJson(const Value& value) {
   return std::visit(
@@ -27,6 +24,12 @@ Json ToJson(const Value& value) {
       },
       value.data);
 }
+
+std::string DumpJson(const Json& doc, int indent) {
+  return doc.dump(indent, ' ', false, Json::error_handler_t::replace);
+}
+
+namespace {
 
 Json RowObject(const Table& table, const std::vector<Value>& row, std::size_t first) {
   Json obj = Json::object();
@@ -78,7 +81,7 @@ Json Head(const Report& report) {
 // The members of `obj` without the braces, for splicing around a streamed array.
 std::string Members(const Json& obj) {
   if (obj.empty()) return {};
-  std::string text = obj.dump(2);
+  std::string text = DumpJson(obj, 2);
   // "{\n  ...\n}" -> "  ..."
   return text.substr(2, text.size() - 4);
 }
@@ -89,7 +92,7 @@ class JsonStream : public RowStream {
     header_.rows.clear();
   }
   void Row(const std::vector<Value>& row) override {
-    out_ << (first_ ? "\n    " : ",\n    ") << RowObject(header_, row, 0).dump();
+    out_ << (first_ ? "\n    " : ",\n    ") << DumpJson(RowObject(header_, row, 0), -1);
     first_ = false;
   }
   void Finish(const Report& tail) override {
@@ -114,7 +117,7 @@ void PrintJson(const Report& report, std::ostream& out) {
   Json doc = Head(report);
   for (const auto& t : report.tables) doc[t.name] = ToJson(t);
   doc["findings"] = Findings(report);
-  out << doc.dump(2) << '\n';
+  out << DumpJson(doc, 2) << '\n';
 }
 
 std::unique_ptr<RowStream> StartJsonStream(std::ostream& out, const Report& head,

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <type_traits>
 
@@ -29,23 +31,20 @@ std::string ValueText(const Value& value, std::string_view null_text, std::strin
 }
 
 std::optional<Format> ParseFormat(std::string_view name) {
-  if (name == "table") return Format::kTable;
-  if (name == "csv") return Format::kCsv;
-  if (name == "json") return Format::kJson;
-  if (name == "trace") return Format::kTrace;
+  for (const FormatChoice& choice : kFormatChoices) {
+    if (choice.name.size() != name.size()) continue;
+    if (std::equal(name.begin(), name.end(), choice.name.begin(), [](char a, char b) {
+          return std::tolower(static_cast<unsigned char>(a)) == b;
+        })) {
+      return choice.format;
+    }
+  }
   return std::nullopt;
 }
 
 std::string_view FormatName(Format format) {
-  switch (format) {
-    case Format::kTable:
-      return "table";
-    case Format::kCsv:
-      return "csv";
-    case Format::kJson:
-      return "json";
-    case Format::kTrace:
-      return "trace";
+  for (const FormatChoice& choice : kFormatChoices) {
+    if (choice.format == format) return choice.name;
   }
   return "table";
 }

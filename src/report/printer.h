@@ -21,21 +21,41 @@ namespace dlcheck::report {
 
 enum class Format { kTable, kCsv, kJson, kTrace };
 
-/// "table", "csv", "json", "trace" -> Format; anything else -> nullopt.
+/// A format's name on the command line (`--format NAME`).
+struct FormatChoice {
+  std::string_view name;
+  Format format;
+  bool every_command = false;  ///< offered by every command (else only where a command asks)
+};
+/// Every format name, in --help order: the one list the command-line options are made from.
+/// `trace` is for commands with a timeline; `text` is `table` under the name `check` has always
+/// used.
+inline constexpr FormatChoice kFormatChoices[] = {{"table", Format::kTable, true},
+                                                  {"csv", Format::kCsv, true},
+                                                  {"json", Format::kJson, true},
+                                                  {"trace", Format::kTrace},
+                                                  {"text", Format::kTable}};
+
+/// A name of kFormatChoices (case-insensitive) -> Format; anything else -> nullopt.
 std::optional<Format> ParseFormat(std::string_view name);
+/// The format's first name in kFormatChoices: "table", "csv", "json", "trace".
 std::string_view FormatName(Format format);
 
 /// Prints the whole report in one format.
 void Print(const Report& report, Format format, std::ostream& out);
+/// For people: the headline, sections, tables (without `omit_in_table` ones), findings. Control
+/// characters in text are shown as `\x1b` (never sent raw to the terminal).
 void PrintTable(const Report& report, std::ostream& out);
 /// RFC 4180: the primary table only, one header line, CRLF line ends, quotes where needed.
 void PrintCsv(const Report& report, std::ostream& out);
 /// One JSON document: schema_version, command, dlcheck_version, sections, tables, findings.
+/// Invalid UTF-8 in text is replaced by U+FFFD.
 void PrintJson(const Report& report, std::ostream& out);
 
 /// Chrome trace JSON (chrome://tracing, Perfetto): one complete ("X") event per row of the table
-/// named `trace`, whose first columns are name, category, ts_us, dur_us, thread; every further
-/// column becomes an argument of the event. A report without that table prints no events.
+/// named `trace`, whose columns `name`, `category`, `ts_us`, `dur_us` and `thread` (found by
+/// name, in any order) make the event; every other column becomes an argument of the event. A
+/// report without that table prints no events.
 void PrintTrace(const Report& report, std::ostream& out);
 inline constexpr std::string_view kTraceTable = "trace";
 

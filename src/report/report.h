@@ -88,6 +88,9 @@ using dlcheck::SeverityName;
 struct Report {
   static constexpr int kSchemaVersion = 1;
   std::string command;  ///< "platform", "parse", ...
+  /// One line the human table prints before everything else (`check`'s monitoring line,
+  /// `DLCHECK OK - ... | perfdata`); empty: none. The other formats carry its parts as fields.
+  std::string headline;
   /// Top-level sections and tables, printed in this order (sections first).
   std::vector<Section> sections;
   std::vector<Table> tables;

@@ -10,6 +10,8 @@
 //
 //   Findings
 //     warning  libcpuid 0.6.2 reports no AVX-512, but CPUID leaf 7 reports ...
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <ostream>
 
@@ -20,8 +22,24 @@ namespace {
 
 constexpr std::string_view kNull = "-";
 
+// Text a terminal shows as it is: every control character (an escape sequence from a log, a
+// line break in a brand string) becomes visible as \xNN instead of acting on the terminal.
+std::string Visible(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x20 || byte == 0x7f) {
+      out += fmt::format("\\x{:02x}", byte);
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
 std::string Cell(const Value& v) {
-  return ValueText(v, kNull, "yes", "no");
+  return Visible(ValueText(v, kNull, "yes", "no"));
 }
 
 std::string Heading(const std::string& title, const std::string& name) {
@@ -91,7 +109,7 @@ void PrintFindings(const Report& report, std::ostream& out) {
   if (report.findings.empty()) return;
   out << "Findings\n";
   for (const auto& f : report.findings) {
-    out << "  " << SeverityName(f.severity) << ": " << f.message << '\n';
+    out << "  " << SeverityName(f.severity) << ": " << Visible(f.message) << '\n';
   }
 }
 
@@ -151,6 +169,7 @@ class TableStream : public RowStream {
 }  // namespace
 
 void PrintTable(const Report& report, std::ostream& out) {
+  if (!report.headline.empty()) out << Visible(report.headline) << '\n';
   bool first = true;
   for (const auto& s : report.sections) {
     if (!first) out << '\n';

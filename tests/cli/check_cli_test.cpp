@@ -93,6 +93,47 @@ TEST(CheckCliTest, FirstLineHoldsTheStatusAndNoTimings) {
   EXPECT_EQ(first.substr(0, bar), second.substr(0, second.find(" | ")));
 }
 
+// The worker's numbers stay numbers on their way to JSON.
+TEST(CheckCliTest, JsonNumbersAreNumbers) {
+  const auto r = RunDlcheck({"check", "--format", "json"});
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(r.exit_code, j["check"]["exit_status"]);
+  const auto& run = j["run"];
+  ASSERT_TRUE(run["samples_per_s"].is_number()) << run.dump();
+  EXPECT_GT(run["samples_per_s"].get<double>(), 0);
+  ASSERT_TRUE(run["max_deviation"].is_number()) << run.dump();
+  EXPECT_LE(run["max_deviation"].get<double>(), run["tolerance"].get<double>());
+  ASSERT_TRUE(run["train_samples"].is_number_integer()) << run.dump();
+  EXPECT_GE(run["train_samples"].get<int>(), run["batch"].get<int>());
+  EXPECT_EQ(run["worker"], "ok");
+}
+
+// CSV is the checks table: one header line, then one record per check with its status.
+TEST(CheckCliTest, CsvIsTheChecksTable) {
+  const auto r = RunDlcheck({"check", "--format", "csv"});
+  EXPECT_LE(r.exit_code, 1) << r.out << r.err;
+  std::istringstream lines(r.out);
+  std::string line;
+  ASSERT_TRUE(std::getline(lines, line));
+  EXPECT_EQ(line, "check,status,detail\r");
+  int records = 0;
+  bool model_run = false;
+  const std::set<std::string> states = {"OK", "WARNING", "CRITICAL", "UNKNOWN"};
+  while (std::getline(lines, line)) {
+    ++records;
+    ASSERT_FALSE(line.empty()) << r.out;
+    EXPECT_EQ(line.back(), '\r') << "CRLF line ends";
+    const auto first = line.find(',');
+    const auto second = line.find(',', first + 1);
+    ASSERT_NE(second, std::string::npos) << line;
+    EXPECT_TRUE(states.count(line.substr(first + 1, second - first - 1))) << line;
+    model_run |= line.rfind("model run,OK,", 0) == 0;
+  }
+  EXPECT_GE(records, 3) << r.out;  // probes, model run, reference at least
+  EXPECT_TRUE(model_run) << r.out;
+  EXPECT_EQ(r.out.find("DLCHECK"), std::string::npos) << "the status line is the table's";
+}
+
 TEST(CheckCliTest, CrashedWorkerIsCriticalWithItsSignal) {
   const auto r = RunDlcheck({"check"}, "", {"DLCHECK_WORKER_FAULT=timed"});
   EXPECT_EQ(r.exit_code, 2) << r.out;

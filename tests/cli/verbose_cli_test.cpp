@@ -175,6 +175,22 @@ TEST(VerboseCliTest, TraceHasOneEventPerTracedExecution) {
   }
 }
 
+// The timeline is part of the report, not of one format: JSON carries it, one row per traced
+// execution, as `--format trace` does.
+TEST(VerboseCliTest, JsonCarriesTheTimeline) {
+  const Json doc = RunJson({"--batch", "8"});
+  ASSERT_TRUE(doc["trace"].is_array()) << doc.dump();
+  EXPECT_EQ(doc["trace"].size(), doc["summary"]["execs"].get<std::size_t>());
+  double previous = -1;
+  for (const auto& row : doc["trace"]) {
+    EXPECT_TRUE(row["name"].is_string()) << row.dump();
+    EXPECT_TRUE(row["layer"].is_string()) << row.dump();
+    EXPECT_GE(row["dur_us"].get<double>(), 0) << row.dump();
+    EXPECT_GE(row["ts_us"].get<double>(), previous) << "rows are in execution order";
+    previous = row["ts_us"].get<double>();
+  }
+}
+
 TEST(VerboseCliTest, RawLogParsesToTheSameCounts) {
   const std::string path = ::testing::TempDir() + "/dlcheck_raw.log";
   const Json doc = RunJson({"--batch", "8", "--raw-log", path});

@@ -119,6 +119,53 @@ TEST(WorkerProtocolTest, RoundTripsEveryKind) {
   EXPECT_EQ(result->value, "1234.5");
 }
 
+// A number leaves the worker as text and comes back as the very same double.
+TEST(WorkerProtocolTest, NumbersRoundTripExactly) {
+  WorkerResults results;
+  for (const double value : {104233.53125, 0.1, 1.0 / 3.0, 6.02214076e23, 2.5e-9}) {
+    const std::string line = ResultLine(result_key::kSamplesPerS, value);
+    const auto msg = ParseWorkerLine(line);
+    ASSERT_TRUE(msg) << line;
+    ASSERT_TRUE(RecordResult(results, msg->name, msg->value)) << line;
+    EXPECT_EQ(results.samples_per_s, value) << line;
+  }
+  // Shortest form: 0.1 is written as 0.1, not 0.100000 or 0.10000000000000001.
+  EXPECT_EQ(ResultLine("loss_first", 0.1), "dlcheck_worker,result,loss_first,0.1");
+  EXPECT_EQ(ResultLine("train_samples", std::int64_t{60000}),
+            "dlcheck_worker,result,train_samples,60000");
+}
+
+TEST(WorkerProtocolTest, ResultsAreTyped) {
+  WorkerResults r;
+  EXPECT_TRUE(RecordResult(r, "backend", "onednn"));
+  EXPECT_TRUE(RecordResult(r, "train_samples", "1000"));
+  EXPECT_TRUE(RecordResult(r, "max_deviation", "3.5e-07"));
+  EXPECT_TRUE(RecordResult(r, "deviation_tensor", "fc1.weight.grad"));
+  EXPECT_TRUE(RecordResult(r, "peak_gflops_avx2", "118.25"));
+  EXPECT_EQ(r.backend, "onednn");
+  EXPECT_EQ(r.train_samples, 1000);
+  EXPECT_EQ(r.max_deviation, 3.5e-07);
+  EXPECT_EQ(r.deviation_tensor, "fc1.weight.grad");
+  EXPECT_EQ(r.peak_gflops.at("avx2"), 118.25);
+  EXPECT_FALSE(r.samples_per_s.has_value());
+  EXPECT_EQ(NumericResult(r, "train_samples"), 1000.0);
+  EXPECT_EQ(NumericResult(r, "peak_gflops_avx2"), 118.25);
+  EXPECT_EQ(NumericResult(r, "peak_gflops_sse41"), std::nullopt);
+  EXPECT_EQ(NumericResult(r, "backend"), std::nullopt);
+  EXPECT_TRUE(r.malformed.empty());
+}
+
+TEST(WorkerProtocolTest, MalformedResultsAreKeptAsideNotGuessed) {
+  WorkerResults r;
+  EXPECT_FALSE(RecordResult(r, "samples_per_s", "12abc"));
+  EXPECT_FALSE(RecordResult(r, "train_samples", "1.5"));
+  EXPECT_FALSE(RecordResult(r, "no_such_key", "1"));
+  EXPECT_FALSE(r.samples_per_s.has_value());
+  EXPECT_FALSE(r.train_samples.has_value());
+  EXPECT_EQ(r.malformed, (std::vector<std::string>{"samples_per_s,12abc", "train_samples,1.5",
+                                                   "no_such_key,1"}));
+}
+
 TEST(WorkerProtocolTest, OtherLinesAreNotWorkerLines) {
   EXPECT_FALSE(ParseWorkerLine("onednn_verbose,exec,cpu,reorder,jit:uni,undef,,,,1x2,0.01"));
   EXPECT_FALSE(ParseWorkerLine("dlcheck_worker,"));

@@ -158,5 +158,61 @@ TEST(TraceTest, OneCompleteEventPerTraceRow) {
   EXPECT_DOUBLE_EQ(doc["traceEvents"][1]["ts"].get<double>(), 13.0);
 }
 
+TEST(TraceTest, FindsItsColumnsByName) {
+  Report r;
+  Table& t = r.AddTable(std::string(kTraceTable),
+                        {"layer", "thread", "dur_us", "name", "ts_us", "category"});
+  t.rows.push_back({"fc1", 2, Value(2.5), "inner_product", Value(10.0), "exec"});
+  std::ostringstream out;
+  Print(r, Format::kTrace, out);
+  const auto doc = nlohmann::json::parse(out.str());
+  ASSERT_EQ(doc["traceEvents"].size(), 1u);
+  const auto& e = doc["traceEvents"][0];
+  EXPECT_EQ(e["name"], "inner_product");
+  EXPECT_EQ(e["cat"], "exec");
+  EXPECT_EQ(e["tid"], 2);
+  EXPECT_DOUBLE_EQ(e["ts"].get<double>(), 10.0);
+  EXPECT_DOUBLE_EQ(e["dur"].get<double>(), 2.5);
+  EXPECT_EQ(e["args"], nlohmann::json({{"layer", "fc1"}})) << "trace columns are not arguments";
+}
+
+TEST(TableTest, HeadlineFirstAndControlCharactersVisible) {
+  Report r;
+  r.headline = "DLCHECK OK - fine | 'problems'=0;;;0";
+  r.AddSection("cpu", "CPU").Add("brand", "Evil\x1b[2J CPU\r\n");
+  r.AddFinding(Severity::kWarning, "w", "bell\a");
+  const std::string text = Render(r, Format::kTable);
+  EXPECT_EQ(text,
+            "DLCHECK OK - fine | 'problems'=0;;;0\n"
+            "CPU\n"
+            "  brand  Evil\\x1b[2J CPU\\x0d\\x0a\n"
+            "\n"
+            "Findings\n"
+            "  warning: bell\\x07\n");
+}
+
+TEST(JsonTest, InvalidUtf8IsReplacedNotFatal) {
+  Report r;
+  r.headline = "left out of JSON";
+  r.AddSection("cpu").Add("brand", "caf\xc3\xa9 \xff\xfe CPU");
+  const std::string text = Render(r, Format::kJson);
+  const auto doc = nlohmann::json::parse(text);
+  EXPECT_EQ(doc["cpu"]["brand"], "caf\xc3\xa9 \xef\xbf\xbd\xef\xbf\xbd CPU");
+  EXPECT_EQ(text.find("left out"), std::string::npos);
+}
+
+TEST(FormatsTest, NamesAreListedOnceAndReadBack) {
+  for (const FormatChoice& choice : kFormatChoices) {
+    EXPECT_EQ(ParseFormat(choice.name), choice.format) << choice.name;
+  }
+  for (Format f : {Format::kTable, Format::kCsv, Format::kJson, Format::kTrace}) {
+    EXPECT_EQ(ParseFormat(FormatName(f)), f);
+  }
+  EXPECT_EQ(ParseFormat("JSON"), Format::kJson);
+  EXPECT_EQ(ParseFormat("text"), Format::kTable);
+  EXPECT_EQ(FormatName(Format::kTable), "table");
+  EXPECT_EQ(ParseFormat("xml"), std::nullopt);
+}
+
 }  // namespace
 }  // namespace dlcheck::report

@@ -1,0 +1,388 @@
+#include "check/check.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+
+#include "common/onednn_isa.h"
+#include "detect/cpu_features.h"
+#include "dispatch/sweep.h"
+#include "verbose/rules.h"
+
+namespace dlcheck::check {
+namespace {
+
+std::string Lower(std::string text) {
+  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return text;
+}
+
+std::string Join(const std::vector<std::string>& parts) {
+  std::string text;
+  for (const auto& p : parts) text += (text.empty() ? "" : ", ") + p;
+  return text;
+}
+
+bool Usable(const detect::FeatureLayers* f) {
+  return f != nullptr && f->usable.value_or(f->cpuid);
+}
+
+void CheckPlatform(const detect::PlatformInfo& info, std::vector<Item>& items) {
+  for (const auto& f : info.findings) {
+    if (f.severity != Severity::kWarning) continue;
+    // libcpuid 0.6.2 reports no AVX-512 on AMD Zen 4/5: a known gap of the library, not of the
+    // machine; oneDNN reads CPUID itself. Warning on it would make every such node WARN forever,
+    // so libcpuid's disagreements are notes; the kernel's and oneDNN's stay warnings.
+    if (f.topic == Topic::kLibcpuid) {
+      items.push_back({.check = "platform " + f.code,
+                       .state = State::kOk,
+                       .detail = "a note, not a warning (libcpuid gap): " + f.message});
+      continue;
+    }
+    items.push_back({.check = "platform " + f.code,
+                     .state = State::kWarning,
+                     .detail = f.message,
+                     .summary = f.code});
+  }
+}
+
+void CheckProbes(const detect::PlatformInfo& info, const std::vector<detect::ProbeResult>& probes,
+                 std::vector<Item>& items) {
+  int passed = 0;
+  for (const auto& p : probes) {
+    if (p.state == detect::ProbeState::kPassed) {
+      ++passed;
+    } else if (p.state == detect::ProbeState::kFaulted && Usable(info.FindFeature(p.feature))) {
+      items.push_back({.check = "probe " + p.feature,
+                       .state = State::kWarning,
+                       .detail = fmt::format("CPUID claims {} but the instruction faults ({}): "
+                                             "the hypervisor or kernel hides it",
+                                             p.feature, p.detail),
+                       .summary = fmt::format("{} faults although CPUID claims it", p.feature)});
+    } else if (p.state == detect::ProbeState::kError) {
+      items.push_back({.check = "probe " + p.feature,
+                       .state = State::kWarning,
+                       .detail = p.detail,
+                       .summary = fmt::format("probe of {} could not run", p.feature)});
+    }
+  }
+  items.push_back({.check = "probes",
+                   .state = State::kOk,
+                   .detail = fmt::format("{} of {} probes ran", passed, probes.size())});
+}
+
+Item CheckIsaRequirement(const Requirement& r, const detect::PlatformInfo& info) {
+  const std::string have = OneDnnIsa(info);
+  Item item{.check = "require " + r.name,
+            .detail = fmt::format("oneDNN dispatches up to {}", have)};
+  const std::optional<int> have_rank = onednn::IsaRank(have);
+  const std::optional<int> want_rank = onednn::IsaRank(r.name);
+  if (!have_rank || !want_rank) {
+    item.state = State::kUnknown;
+    item.summary = fmt::format("cannot rank {} against the required {}", have, r.name);
+  } else if (*have_rank < *want_rank) {
+    item.state = State::kCritical;
+    item.summary = fmt::format("oneDNN ISA {} below the required {}", have, r.name);
+  }
+  return item;
+}
+
+Item CheckRequirement(const Requirement& r, const detect::PlatformInfo& info,
+                      const std::vector<detect::ProbeResult>& probes) {
+  if (r.is_isa) return CheckIsaRequirement(r, info);
+  Item item{.check = "require " + r.name};
+  const detect::FeatureLayers* f = info.FindFeature(r.name);
+  const detect::ProbeResult* probe = detect::FindProbe(probes, r.name);
+  if (!Usable(f)) {
+    item.state = State::kCritical;
+    item.detail = f != nullptr && f->cpuid ? "CPUID claims it but the OS has not enabled it"
+                                           : "the CPU does not have it";
+    item.summary = fmt::format("required {} is missing", r.name);
+  } else if (probe != nullptr && probe->state == detect::ProbeState::kFaulted) {
+    item.state = State::kCritical;
+    item.detail =
+        fmt::format("usable per CPUID and XCR0, but the instruction faults ({})", probe->detail);
+    item.summary = fmt::format("required {} faults", r.name);
+  } else {
+    item.detail = probe != nullptr && probe->state == detect::ProbeState::kPassed
+                      ? "usable; the probe ran"
+                      : "usable";
+  }
+  return item;
+}
+
+Item AtLeast(const char* what, int minimum, int have) {
+  return {.check = fmt::format("min-{} {}", what, minimum),
+          .state = have >= minimum ? State::kOk : State::kCritical,
+          .detail = fmt::format("{} {}", have, what),
+          .summary = fmt::format("{} {}, fewer than {}", have, what, minimum)};
+}
+
+void CheckTopology(const Requirements& r, const Evidence& e, std::vector<Item>& items) {
+  if (r.min_sockets == 0 && r.min_cores == 0) return;
+  if (!e.topology) {
+    items.push_back({.check = "topology",
+                     .state = State::kUnknown,
+                     .detail = e.topology_error,
+                     .summary = "topology unknown"});
+    return;
+  }
+  if (r.min_sockets > 0) items.push_back(AtLeast("sockets", r.min_sockets, e.topology->packages));
+  if (r.min_cores > 0) items.push_back(AtLeast("cores", r.min_cores, e.topology->cores));
+}
+
+Item WorkerItem(const dispatch::CapturedRun& run) {
+  if (run.outcome.ok()) return {.check = "model run", .detail = "the MLP trained to the end"};
+  const std::string where = run.last_phase.empty() ? "start-up" : run.last_phase;
+  const std::string what = run.outcome.Describe(run.timeout_s);
+  return {.check = "model run",
+          .state = State::kCritical,
+          .detail = fmt::format("the model worker {} in phase {}", what, where),
+          .summary = fmt::format("model worker {} in phase {}", what, where)};
+}
+
+std::optional<Item> ReferenceItem(const dispatch::CapturedRun& run) {
+  const auto& deviation = run.results.max_deviation;
+  const auto& tolerance = run.results.tolerance;
+  if (deviation && tolerance) {
+    return Item{.check = "reference",
+                .state = *deviation <= *tolerance ? State::kOk : State::kCritical,
+                .detail = fmt::format("largest deviation from the scalar reference {:.3g} "
+                                      "(tolerance {:.3g})",
+                                      *deviation, *tolerance),
+                .summary = "oneDNN disagrees with the scalar reference"};
+  }
+  if (!run.outcome.ok()) return std::nullopt;
+  return Item{.check = "reference",
+              .state = State::kUnknown,
+              .detail = "the worker reported no deviation",
+              .summary = "no reference comparison"};
+}
+
+// Scalar fallbacks: whole layers on dlcheck's kernels (announced by the worker, once each), or
+// oneDNN compute primitives on its reference code.
+std::optional<Item> ScalarFallbackItem(const Requirements& r, const dispatch::CapturedRun& run) {
+  std::vector<std::string> scalar;
+  for (const auto& f : run.fallbacks) scalar.push_back(f.layer + " (dlcheck scalar kernels)");
+  for (const auto& row : run.rows) {
+    if (verbose::IsComputePrimitive(row) && verbose::IsScalarFallback(row)) {
+      scalar.push_back(
+          fmt::format("{} {} ({})", row.layer.value_or("?"), row.primitive, row.implementation));
+    }
+  }
+  if (!scalar.empty()) {
+    return Item{.check = "scalar fallback",
+                .state = r.no_scalar_fallback ? State::kCritical : State::kWarning,
+                .detail = "compute ran on scalar code: " + Join(scalar),
+                .summary = fmt::format("{} scalar fallback(s)", scalar.size())};
+  }
+  if (!run.outcome.ok()) return std::nullopt;
+  return Item{.check = "scalar fallback", .detail = "none"};
+}
+
+// The executed compute primitives against the expected ISA, by the one ISA table's rank.
+struct IsaSurvey {
+  int compute_rows = 0;
+  std::vector<std::string> below;     ///< rows under the expected ISA
+  std::vector<std::string> unranked;  ///< ISAs the table cannot place against the expected one
+  std::string lowest;                 ///< the lowest ranked ISA seen
+};
+
+IsaSurvey SurveyIsas(int want, const dispatch::CapturedRun& run) {
+  IsaSurvey survey;
+  int lowest_rank = 1 << 20;
+  for (const auto& row : run.rows) {
+    if (!verbose::IsComputePrimitive(row) || row.execs == 0) continue;
+    ++survey.compute_rows;
+    const std::optional<int> rank = row.isa.empty() ? 0 : onednn::IsaRank(row.isa);
+    if (!rank) {
+      if (std::find(survey.unranked.begin(), survey.unranked.end(), row.isa) ==
+          survey.unranked.end()) {
+        survey.unranked.push_back(row.isa);
+      }
+      continue;
+    }
+    if (*rank < lowest_rank) {
+      lowest_rank = *rank;
+      survey.lowest = row.isa.empty() ? "no ISA" : row.isa;
+    }
+    if (*rank < want) {
+      survey.below.push_back(
+          fmt::format("{} {} ({})", row.layer.value_or("?"), row.primitive, row.implementation));
+    }
+  }
+  return survey;
+}
+
+Item ExpectIsaItem(const std::string& expect_isa, const dispatch::CapturedRun& run) {
+  const IsaSurvey survey = SurveyIsas(onednn::IsaRank(expect_isa).value_or(0), run);
+  Item item{.check = "expect-isa " + expect_isa};
+  if (survey.compute_rows == 0) {
+    item.state = State::kUnknown;
+    item.detail = "no compute primitive executed";
+    item.summary = "no compute primitive to check the ISA of";
+  } else if (!survey.below.empty()) {
+    item.state = State::kCritical;
+    item.detail = "below " + expect_isa + ": " + Join(survey.below);
+    item.summary =
+        fmt::format("compute dispatched {} below the expected {}", survey.lowest, expect_isa);
+  } else if (!survey.unranked.empty()) {
+    // An ISA with no place in the x86 order is not evidence of being below it.
+    item.state = State::kUnknown;
+    item.detail = fmt::format("compute dispatched {}, which dlcheck cannot rank against {}",
+                              Join(survey.unranked), expect_isa);
+    item.summary =
+        fmt::format("cannot rank {} against the expected {}", Join(survey.unranked), expect_isa);
+  } else {
+    item.detail = fmt::format("{} compute primitives at {} or above (lowest {})",
+                              survey.compute_rows, expect_isa, survey.lowest);
+  }
+  return item;
+}
+
+void CheckModelRun(const Requirements& r, const Evidence& e, std::vector<Item>& items) {
+  if (!e.run) {
+    items.push_back({.check = "model run",
+                     .state = State::kUnknown,
+                     .detail = e.run_error,
+                     .summary = "the model worker could not start"});
+    return;
+  }
+  const dispatch::CapturedRun& run = *e.run;
+  items.push_back(WorkerItem(run));
+  if (auto item = ReferenceItem(run)) items.push_back(std::move(*item));
+  if (auto item = ScalarFallbackItem(r, run)) items.push_back(std::move(*item));
+  if (!r.expect_isa.empty()) items.push_back(ExpectIsaItem(r.expect_isa, run));
+}
+
+std::string Perfdata(const Evidence& e, const std::vector<Item>& items) {
+  std::string perf;
+  if (e.run) {
+    const dispatch::WorkerResults& results = e.run->results;
+    if (results.samples_per_s) {
+      perf += fmt::format(" 'samples_per_s'={:.1f};;;0", *results.samples_per_s);
+    }
+    if (results.step_ms_timed) {
+      perf += fmt::format(" 'step_time'={:.6f}s;;;0", *results.step_ms_timed / 1e3);
+    }
+    if (results.max_deviation) {
+      perf += fmt::format(" 'max_deviation'={:.3g};;;0", *results.max_deviation);
+    }
+  }
+  const auto problems = std::count_if(items.begin(), items.end(),
+                                      [](const Item& i) { return i.state != State::kOk; });
+  perf += fmt::format(" 'problems'={};;;0", problems);
+  return perf.substr(1);
+}
+
+std::string OkSummary(const Requirements& r, const Evidence& e) {
+  const detect::PlatformInfo& info = e.platform;
+  std::string text = info.cpu.brand.empty() ? info.cpu.vendor : info.cpu.brand;
+  if (e.topology) {
+    text += fmt::format(", {} socket{}, {} cores", e.topology->packages,
+                        e.topology->packages == 1 ? "" : "s", e.topology->cores);
+  }
+  text += fmt::format(", oneDNN {}", OneDnnIsa(info));
+  text += ", MLP matches the scalar reference";
+  if (const std::size_t asked = r.Count(); asked > 0) {
+    text += fmt::format(", {} requirement{} met", asked, asked == 1 ? "" : "s");
+  }
+  return text;
+}
+
+// The problems, worst first, then in check order.
+std::string ProblemSummary(const std::vector<Item>& items) {
+  std::string summary;
+  for (State level : {State::kUnknown, State::kCritical, State::kWarning}) {
+    for (const auto& i : items) {
+      if (i.state == level) summary += (summary.empty() ? "" : "; ") + i.summary;
+    }
+  }
+  return summary;
+}
+
+}  // namespace
+
+std::string_view StateName(State state) {
+  switch (state) {
+    case State::kOk:
+      return "OK";
+    case State::kWarning:
+      return "WARNING";
+    case State::kCritical:
+      return "CRITICAL";
+    case State::kUnknown:
+      return "UNKNOWN";
+  }
+  return "UNKNOWN";
+}
+
+std::size_t Requirements::Count() const {
+  return require.size() + (min_sockets > 0) + (min_cores > 0) + (expect_isa.empty() ? 0 : 1);
+}
+
+StatusOr<Requirements> ParseRequirements(const std::vector<std::string>& require, int min_sockets,
+                                         int min_cores, std::string expect_isa,
+                                         bool no_scalar_fallback) {
+  Requirements r{.min_sockets = min_sockets,
+                 .min_cores = min_cores,
+                 .expect_isa = Lower(std::move(expect_isa)),
+                 .no_scalar_fallback = no_scalar_fallback};
+  const auto& features = detect::ReportedFeatures();
+  for (const auto& given : require) {
+    if (given.empty()) continue;
+    const std::string name = Lower(given);
+    if (std::find(features.begin(), features.end(), name) != features.end()) {
+      r.require.push_back({name, false});
+    } else if (dispatch::IsSweepCap(name)) {
+      r.require.push_back({name, true});
+    } else {
+      return UsageError(
+          fmt::format("--require: '{}' is neither a feature (a /proc/cpuinfo name such "
+                      "as avx512bw) nor a oneDNN ISA ({})",
+                      given, dispatch::SweepCapsText()));
+    }
+  }
+  if (!r.expect_isa.empty() && !dispatch::IsSweepCap(r.expect_isa)) {
+    return UsageError(fmt::format("--expect-isa: '{}' is not a oneDNN ISA ({})", r.expect_isa,
+                                  dispatch::SweepCapsText()));
+  }
+  return r;
+}
+
+std::string OneDnnIsa(const detect::PlatformInfo& platform) {
+  return platform.onednn_effective_isa ? *platform.onednn_effective_isa : platform.onednn_max_isa;
+}
+
+std::vector<Item> EvaluateItems(const Requirements& requirements, const Evidence& evidence) {
+  std::vector<Item> items;
+  CheckPlatform(evidence.platform, items);
+  CheckProbes(evidence.platform, evidence.probes, items);
+  for (const auto& r : requirements.require) {
+    items.push_back(CheckRequirement(r, evidence.platform, evidence.probes));
+  }
+  CheckTopology(requirements, evidence, items);
+  CheckModelRun(requirements, evidence, items);
+  return items;
+}
+
+CheckResult Summarize(const Requirements& requirements, const Evidence& evidence,
+                      std::vector<Item> items) {
+  CheckResult result{.items = std::move(items)};
+  for (const auto& i : result.items) result.state = std::max(result.state, i.state);
+  result.summary =
+      result.state == State::kOk ? OkSummary(requirements, evidence) : ProblemSummary(result.items);
+  result.perfdata = Perfdata(evidence, result.items);
+  return result;
+}
+
+CheckResult Evaluate(const Requirements& requirements, const Evidence& evidence) {
+  return Summarize(requirements, evidence, EvaluateItems(requirements, evidence));
+}
+
+std::string CheckResult::Headline() const {
+  return fmt::format("DLCHECK {} - {} | {}", StateName(state), summary, perfdata);
+}
+
+}  // namespace dlcheck::check

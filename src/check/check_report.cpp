@@ -1,0 +1,69 @@
+#include "check/check_report.h"
+
+#include <type_traits>
+
+namespace dlcheck::check {
+namespace {
+
+template <typename T>
+void AddIf(report::Section& section, const char* key, const std::optional<T>& value,
+           int precision = 3) {
+  if (!value) return;
+  if constexpr (std::is_same_v<T, double>) {
+    section.Add(key, report::Value(*value, precision));
+  } else {
+    section.Add(key, *value);
+  }
+}
+
+// The worker's results, typed, under the keys of the worker protocol.
+void AddResults(const dispatch::WorkerResults& r, report::Section& section) {
+  namespace key = dispatch::result_key;
+  AddIf(section, key::kBackend, r.backend);
+  AddIf(section, key::kTrainSamples, r.train_samples);
+  AddIf(section, key::kMaxDeviation, r.max_deviation, 9);
+  AddIf(section, key::kDeviationTensor, r.deviation_tensor);
+  AddIf(section, key::kTolerance, r.tolerance, 6);
+  AddIf(section, key::kLossFirst, r.loss_first, 4);
+  AddIf(section, key::kSamplesPerS, r.samples_per_s, 1);
+  AddIf(section, key::kStepMsTimed, r.step_ms_timed, 4);
+  AddIf(section, key::kStepMsTraced, r.step_ms_traced, 4);
+  AddIf(section, key::kLossLast, r.loss_last, 4);
+}
+
+void AddRunSection(const Evidence& evidence, const dispatch::CaptureOptions& ran,
+                   report::Report& report) {
+  report::Section& run = report.AddSection("run", "Model run");
+  run.Add("model", std::string(mlp::Name(ran.run.model.model)))
+      .Add("batch", ran.run.model.batch)
+      .Add("warmup_iters", ran.run.warmup)
+      .Add("timed_iters", ran.run.iters)
+      .Add("traced_iters", ran.run.traced);
+  if (!ran.max_cpu_isa.empty()) run.Add("max_cpu_isa", ran.max_cpu_isa);
+  if (!evidence.run) return;
+  AddResults(evidence.run->results, run);
+  run.Add("worker", evidence.run->outcome.ok()
+                        ? report::Value("ok")
+                        : report::Value(evidence.run->outcome.Describe(evidence.run->timeout_s)));
+}
+
+}  // namespace
+
+void AddCheckReport(const CheckResult& result, const Evidence& evidence,
+                    const dispatch::CaptureOptions& ran, report::Report& report) {
+  report.command = "check";
+  report.headline = result.Headline();
+  report.AddSection("check", "Check")
+      .Add("status", std::string(StateName(result.state)))
+      .Add("exit_status", ToInt(result.state))
+      .Add("summary", result.summary)
+      .Add("perfdata", result.perfdata);
+  report::Table& t = report.AddTable("checks", {"check", "status", "detail"}, "Checks");
+  for (const auto& i : result.items) {
+    t.rows.push_back({i.check, std::string(StateName(i.state)), i.detail});
+  }
+  AddRunSection(evidence, ran, report);
+  report.primary_table = "checks";
+}
+
+}  // namespace dlcheck::check

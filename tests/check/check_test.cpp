@@ -1,0 +1,235 @@
+// The provisioning check evaluated in-process on constructed evidence: recorded machines from
+// tests/data/cpuid and model runs built by hand, so every state (OK, WARNING, CRITICAL, UNKNOWN)
+// is reached on any host.
+#include "check/check.h"
+
+#include <gtest/gtest.h>
+
+#include <csignal>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "check/check_report.h"
+#include "report/printer.h"
+#include "support/run_dlcheck.h"
+
+namespace dlcheck::check {
+namespace {
+
+detect::PlatformInfo Recorded(const std::string& file) {
+  StatusOr<detect::PlatformInfo> info =
+      detect::DetectRecordedPlatform(dlcheck::testing::DataPath("cpuid/" + file));
+  EXPECT_TRUE(info.ok()) << info.status().message();
+  return info.ok() ? *info : detect::PlatformInfo{};
+}
+
+verbose::PrimitiveStats Compute(std::string layer, std::string isa, verbose::ImplClass fallback) {
+  verbose::PrimitiveStats row;
+  row.engine = "cpu";
+  row.primitive = "inner_product";
+  row.implementation = "brgemm:" + isa;
+  row.isa = std::move(isa);
+  row.impl_class = fallback;
+  row.layer = std::move(layer);
+  row.execs = 3;
+  return row;
+}
+
+// A healthy run: to the end, within tolerance, compute at `isa`.
+dispatch::CapturedRun HealthyRun(const std::string& isa) {
+  dispatch::CapturedRun run;
+  run.outcome.exited = true;
+  run.last_phase = "done";
+  run.results.backend = "onednn";
+  run.results.train_samples = 1000;
+  run.results.max_deviation = 2.5e-7;
+  run.results.tolerance = 1e-4;
+  run.results.samples_per_s = 104233.53125;
+  run.results.step_ms_timed = 0.96;
+  run.rows = {Compute("fc1", isa, verbose::ImplClass::kJit),
+              Compute("fc2", isa, verbose::ImplClass::kJit)};
+  return run;
+}
+
+Evidence HaswellEvidence() {
+  Evidence e{.platform = Recorded("intel-core-i7-4770-cpu.test")};
+  e.topology = detect::Topology{.packages = 1, .cores = 4};
+  e.run = HealthyRun("avx2");
+  return e;
+}
+
+Requirements Parse(const std::vector<std::string>& require, int min_sockets = 0, int min_cores = 0,
+                   std::string expect_isa = {}) {
+  StatusOr<Requirements> r =
+      ParseRequirements(require, min_sockets, min_cores, std::move(expect_isa), false);
+  EXPECT_TRUE(r.ok()) << r.status().message();
+  return r.ok() ? *r : Requirements{};
+}
+
+const Item* FindItem(const CheckResult& result, const std::string& check) {
+  for (const auto& i : result.items) {
+    if (i.check == check) return &i;
+  }
+  return nullptr;
+}
+
+TEST(CheckTest, AHealthyNodeIsOkWithItsSummaryAndPerfdata) {
+  const Evidence e = HaswellEvidence();
+  ASSERT_EQ(e.platform.onednn_max_isa, "avx2");
+  const CheckResult r = Evaluate(Parse({"avx2", "FMA"}, 1, 4, "avx2"), e);
+  EXPECT_EQ(r.state, State::kOk) << r.summary;
+  EXPECT_EQ(r.summary, e.platform.cpu.brand +
+                           ", 1 socket, 4 cores, oneDNN avx2, MLP matches the scalar reference, "
+                           "5 requirements met");
+  EXPECT_EQ(r.perfdata,
+            "'samples_per_s'=104233.5;;;0 'step_time'=0.000960s;;;0 'max_deviation'=2.5e-07;;;0 "
+            "'problems'=0;;;0");
+  EXPECT_EQ(r.Headline(), "DLCHECK OK - " + r.summary + " | " + r.perfdata);
+}
+
+TEST(CheckTest, AMissingFeatureAndAHigherIsaAreCritical) {
+  const CheckResult r = Evaluate(Parse({"avx512f", "avx512_core"}), HaswellEvidence());
+  EXPECT_EQ(r.state, State::kCritical);
+  EXPECT_EQ(r.summary,
+            "required avx512f is missing; oneDNN ISA avx2 below the required avx512_core");
+  ASSERT_NE(FindItem(r, "require avx512f"), nullptr);
+  EXPECT_EQ(FindItem(r, "require avx512f")->detail, "the CPU does not have it");
+  EXPECT_NE(r.perfdata.find("'problems'=2;;;0"), std::string::npos) << r.perfdata;
+}
+
+TEST(CheckTest, ComputeBelowTheExpectedIsaIsCritical) {
+  Evidence e = HaswellEvidence();
+  e.run->rows.push_back(Compute("fc3", "sse41", verbose::ImplClass::kJit));
+  const CheckResult r = Evaluate(Parse({}, 0, 0, "avx2"), e);
+  EXPECT_EQ(r.state, State::kCritical);
+  EXPECT_EQ(r.summary, "compute dispatched sse41 below the expected avx2");
+  EXPECT_EQ(FindItem(r, "expect-isa avx2")->detail, "below avx2: fc3 inner_product (brgemm:sse41)");
+}
+
+// An ISA the one ISA table cannot place in the x86 order (AArch64's SVE) is not "below": the
+// check cannot tell, so it is UNKNOWN, not CRITICAL.
+TEST(CheckTest, AnUnrankableIsaIsUnknownNotCritical) {
+  Evidence e = HaswellEvidence();
+  e.run->rows = {Compute("fc1", "sve_256", verbose::ImplClass::kJit)};
+  const CheckResult r = Evaluate(Parse({}, 0, 0, "avx2"), e);
+  EXPECT_EQ(r.state, State::kUnknown);
+  EXPECT_EQ(r.summary, "cannot rank sve_256 against the expected avx2");
+}
+
+TEST(CheckTest, AScalarFallbackWarnsOrIsCriticalWhenForbidden) {
+  Evidence e = HaswellEvidence();
+  e.run->rows.push_back(Compute("fc3", "", verbose::ImplClass::kScalar));
+  e.run->rows.back().implementation = "ref:any";
+  EXPECT_EQ(Evaluate(Parse({}), e).state, State::kWarning);
+  StatusOr<Requirements> strict = ParseRequirements({}, 0, 0, "", /*no_scalar_fallback=*/true);
+  ASSERT_TRUE(strict.ok());
+  const CheckResult r = Evaluate(*strict, e);
+  EXPECT_EQ(r.state, State::kCritical);
+  EXPECT_EQ(r.summary, "1 scalar fallback(s)");
+  EXPECT_EQ(FindItem(r, "scalar fallback")->detail,
+            "compute ran on scalar code: fc3 inner_product (ref:any)");
+}
+
+TEST(CheckTest, ADeviationBeyondToleranceIsCritical) {
+  Evidence e = HaswellEvidence();
+  e.run->results.max_deviation = 0.5;
+  const CheckResult r = Evaluate(Parse({}), e);
+  EXPECT_EQ(r.state, State::kCritical);
+  EXPECT_EQ(r.summary, "oneDNN disagrees with the scalar reference");
+}
+
+TEST(CheckTest, ACrashedWorkerIsCriticalWithItsSignalAndPhase) {
+  Evidence e = HaswellEvidence();
+  e.run->outcome = {.signaled = true, .signal = SIGILL};
+  e.run->last_phase = "timed";
+  e.run->results = {};
+  const CheckResult r = Evaluate(Parse({}), e);
+  EXPECT_EQ(r.state, State::kCritical);
+  EXPECT_EQ(r.summary, "model worker was killed by signal 4 (SIGILL) in phase timed");
+  EXPECT_EQ(r.perfdata, "'problems'=1;;;0");
+}
+
+TEST(CheckTest, MissingEvidenceIsUnknownAndComesFirst) {
+  Evidence e = HaswellEvidence();
+  e.run.reset();
+  e.run_error = "cannot start worker /nonexistent: No such file or directory";
+  e.topology.reset();
+  e.topology_error = "hwloc failed";
+  const CheckResult r = Evaluate(Parse({"avx512f"}, 2), e);
+  EXPECT_EQ(r.state, State::kUnknown);
+  EXPECT_EQ(r.summary,
+            "topology unknown; the model worker could not start; required avx512f is missing");
+  EXPECT_EQ(FindItem(r, "model run")->detail, e.run_error);
+}
+
+TEST(CheckTest, LibcpuidGapsAreNotesNotWarnings) {
+  // Debian's libcpuid 0.6.2 sees no AVX-512 on Zen 4; the finding carries its topic.
+  Evidence e{.platform = Recorded("amd-ryzen-9-7900x-12-core-processor.test")};
+  e.run = HealthyRun("avx512_core");
+  const Finding* gap = e.platform.FindFinding("libcpuid-no-avx512");
+  if (gap == nullptr) GTEST_SKIP() << "this libcpuid decodes AVX-512 on Zen 4";
+  EXPECT_EQ(gap->topic, Topic::kLibcpuid);
+  const CheckResult r = Evaluate(Parse({"avx512bw"}), e);
+  const Item* note = FindItem(r, "platform libcpuid-no-avx512");
+  ASSERT_NE(note, nullptr);
+  EXPECT_EQ(note->state, State::kOk);
+  EXPECT_EQ(FindItem(r, "require avx512bw")->state, State::kOk);
+  EXPECT_EQ(r.state, State::kOk) << r.summary;
+}
+
+TEST(CheckTest, RequirementsAreFeaturesOrIsasInAnyCase) {
+  const Requirements r = Parse({"AVX512BW", "", "avx512_core_bf16"}, 0, 0, "AVX2");
+  ASSERT_EQ(r.require.size(), 2u);
+  EXPECT_EQ(r.require[0].name, "avx512bw");
+  EXPECT_FALSE(r.require[0].is_isa);
+  EXPECT_EQ(r.require[1].name, "avx512_core_bf16");
+  EXPECT_TRUE(r.require[1].is_isa);
+  EXPECT_EQ(r.expect_isa, "avx2");
+  EXPECT_EQ(r.Count(), 3u);
+
+  const StatusOr<Requirements> bad = ParseRequirements({"avx512f", "sse9"}, 0, 0, "", false);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().code(), ExitCode::kUsage);
+  EXPECT_EQ(bad.status().message(),
+            "--require: 'sse9' is neither a feature (a /proc/cpuinfo name such as avx512bw) nor a "
+            "oneDNN ISA (sse41, avx, avx2, avx2_vnni, avx512_core, avx512_core_vnni, "
+            "avx512_core_bf16, avx512_core_amx)");
+  EXPECT_FALSE(ParseRequirements({}, 0, 0, "avx9", false).ok());
+}
+
+// The report: one model, every format; numbers stay numbers.
+TEST(CheckReportTest, FormatsAgreeAndNumbersAreTyped) {
+  const Evidence e = HaswellEvidence();
+  const CheckResult result = Evaluate(Parse({"avx2"}), e);
+  dispatch::CaptureOptions ran;
+  ran.run.model.batch = 64;
+  ran.run.iters = 7;
+  report::Report report;
+  AddCheckReport(result, e, ran, report);
+
+  std::ostringstream table, csv, json;
+  report::Print(report, report::Format::kTable, table);
+  report::Print(report, report::Format::kCsv, csv);
+  report::Print(report, report::Format::kJson, json);
+  EXPECT_EQ(table.str().substr(0, table.str().find('\n')), result.Headline());
+
+  const auto doc = nlohmann::json::parse(json.str());
+  EXPECT_EQ(doc["check"]["status"], "OK");
+  EXPECT_EQ(doc["check"]["exit_status"], 0);
+  EXPECT_EQ(doc["run"]["batch"], 64) << "the options that ran, not literals";
+  EXPECT_EQ(doc["run"]["timed_iters"], 7);
+  EXPECT_TRUE(doc["run"]["samples_per_s"].is_number());
+  EXPECT_DOUBLE_EQ(doc["run"]["samples_per_s"].get<double>(), 104233.5);
+  EXPECT_TRUE(doc["run"]["max_deviation"].is_number());
+  EXPECT_EQ(doc["run"]["train_samples"], 1000);
+  ASSERT_EQ(doc["checks"].size(), result.items.size());
+
+  const std::string text = csv.str();
+  EXPECT_EQ(text.substr(0, text.find("\r\n")), "check,status,detail");
+  std::size_t records = 0;
+  for (std::size_t p = 0; (p = text.find("\r\n", p)) != std::string::npos; p += 2) ++records;
+  EXPECT_EQ(records, result.items.size() + 1);
+}
+
+}  // namespace
+}  // namespace dlcheck::check
