@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <csignal>
 
 namespace dlcheck::dispatch {
@@ -185,7 +186,17 @@ namespace {
 // Invariants only: wider vectors never measure slower than half the narrower ones (they do the
 // same work in fewer instructions), and every x86-64 machine dlcheck runs on has SSE4.1.
 TEST(PeakTest, MeasuresEverySupportedIsaInOrder) {
-  const auto peaks = MeasurePeak(0.01);
+  // The best of five 10 ms windows per ISA: one window can lose half its time to another process
+  // on a busy machine, five rarely all do.
+  std::vector<PeakResult> peaks = MeasurePeak(0.01);
+  for (int round = 0; round < 4; ++round) {
+    const std::vector<PeakResult> again = MeasurePeak(0.01);
+    ASSERT_EQ(again.size(), peaks.size());
+    for (std::size_t i = 0; i < peaks.size(); ++i) {
+      ASSERT_EQ(again[i].isa, peaks[i].isa);
+      peaks[i].gflops = std::max(peaks[i].gflops, again[i].gflops);
+    }
+  }
   ASSERT_FALSE(peaks.empty());
   EXPECT_EQ(peaks.front().isa, "sse41");
   for (std::size_t i = 0; i < peaks.size(); ++i) {
