@@ -123,14 +123,11 @@ void PrintFullReport(const ParseOptions& options, const std::vector<std::string>
   report::Print(full, options.format, std::cout);
 }
 
-int RunParse(const ParseOptions& options) {
+StatusOr<int> RunParse(const ParseOptions& options) {
   std::vector<std::string> files = options.files;
   if (files.empty()) files.push_back("-");
   for (const auto& f : files) {
-    if (Status s = CheckReadable(f); !s.ok()) {
-      PrintError(s.message());
-      return ToInt(s.code());
-    }
+    if (Status s = CheckReadable(f); !s.ok()) return s;
   }
 
   // Events need every line parsed in full: no memo with --events.
@@ -163,16 +160,11 @@ int RunParse(const ParseOptions& options) {
     AddLogSummary(tail, files, session, summary);
     stream->Finish(tail);
   }
-  if (session.stopped()) {
-    PrintError(session.strict_error());
-    return ToInt(ExitCode::kStrictParse);
-  }
-  if (!failure.ok()) {
-    PrintError(failure.message());
-    return ToInt(failure.code());
-  }
+  if (session.stopped()) return Status(ExitCode::kStrictParse, session.strict_error());
+  if (!failure.ok()) return failure;
   if (!stream) PrintFullReport(options, files, session, summary);
   std::cout.flush();
+  // A notice, not a failure: the report above is complete for the lines that were read.
   if (const std::string text = SkippedText(session.stats()); !text.empty()) PrintError(text);
   return ToInt(ExitCode::kOk);
 }
@@ -198,7 +190,7 @@ void SetupParse(CLI::App& app, int& exit_code) {
       ->check(CLI::NonNegativeNumber);
   sub->add_flag("--strict", options->strict,
                 "stop at the first marker line that cannot be parsed (exit status 4)");
-  sub->callback([options, &exit_code] { exit_code = RunParse(*options); });
+  sub->callback([options, &exit_code] { exit_code = EndCommand(RunParse(*options)); });
 }
 
 }  // namespace dlcheck::cli
