@@ -327,6 +327,27 @@ TEST(PlatformCliTest, SaveRawThatCannotWriteIsAnOutputError) {
   EXPECT_EQ(entries, 0);  // no temporary file left behind
 }
 
+// Strings from a recorded file (an hwloc CPU kind's infos, the file's own path) reach the report
+// as valid UTF-8 without control characters: JSON parses, the table carries no escape sequence.
+TEST(PlatformCliTest, RecordedStringsGiveValidJsonAndAPlainTable) {
+  const std::string xml = DataPath("hwloc/invalid/control-bytes-in-cpukind.xml");
+  const std::string dump =
+      ::testing::TempDir() + "dlcheck_\x1b[2J_\xff_" + std::to_string(getpid()) + ".test";
+  std::filesystem::copy_file(DataPath("platform/unknown-cpu.test"), dump);
+  const auto json =
+      RunDlcheck({"platform", "--cpuid-dump", dump, "--topology", xml, "--format", "json"});
+  const auto table = RunDlcheck({"platform", "--cpuid-dump", dump, "--topology", xml});
+  std::filesystem::remove(dump);
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const nlohmann::json j = nlohmann::json::parse(json.out);
+  EXPECT_EQ(j["topology"]["core_kinds"][1]["name"], "Intel?[31mCore?");
+  const std::string source = j["cpu"]["source"];
+  EXPECT_NE(source.find("dlcheck_?[2J_?_"), std::string::npos) << source;
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_EQ(table.out.find('\x1b'), std::string::npos);
+  EXPECT_NE(table.out.find("Intel?[31mCore?"), std::string::npos) << table.out;
+}
+
 TEST(PlatformCliTest, AReportToAFullDiskIsAnOutputError) {
   if (access("/dev/full", W_OK) != 0) GTEST_SKIP() << "no /dev/full here";
   const std::string command = std::string(DLCHECK_BINARY) + " platform --cpuid-dump " +
