@@ -283,9 +283,10 @@ void RecordingFindings(PlatformInfo& info, const LogicalCpuDump& first) {
   const std::vector<std::string> missing = MissingLeaves(first);
   if (!missing.empty()) {
     AddFinding(info, Severity::kWarning, "recording-incomplete",
-               fmt::format("the CPUID recording lacks leaf {} although the CPU reports it: the "
-                           "features from it are unknown (shown as absent); record the dump again",
-                           fmt::join(missing, ", leaf ")));
+               fmt::format("the CPUID recording lacks leaf {} although the CPU reports {}: the "
+                           "features from {} are unknown (shown as absent); record the dump again",
+                           fmt::join(missing, ", leaf "), missing.size() > 1 ? "them" : "it",
+                           missing.size() > 1 ? "them" : "it"));
   }
   AddFinding(info, Severity::kInfo, "recording",
              "replayed from a CPUID recording: the os, kernel and oneDNN layers cannot be known "

@@ -144,8 +144,8 @@ TEST(CpuidDumpTest, ADumpCutBeforeLeaf7SaysWhichLeavesAreMissing) {
   EXPECT_EQ(finding->severity, Severity::kWarning);
   EXPECT_EQ(finding->message,
             "the CPUID recording lacks leaf 7 (AVX2, AVX-512, AMX), leaf 0Dh (the XSAVE state "
-            "components) although the CPU reports it: the features from it are unknown (shown "
-            "as absent); record the dump again");
+            "components) although the CPU reports them: the features from them are unknown "
+            "(shown as absent); record the dump again");
 }
 
 TEST(CpuidDumpTest, ADumpCutBefore80000001hSaysSo) {
