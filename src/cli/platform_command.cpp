@@ -1,6 +1,5 @@
 // dlcheck platform: what this CPU machine can do, layer by layer, or what a recorded one could.
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <system_error>
 
@@ -9,6 +8,7 @@
 #include "common/status.h"
 #include "detect/cpuid_dump.h"
 #include "detect/cpuid_source.h"
+#include "detect/output_file.h"
 #include "detect/platform.h"
 #include "detect/platform_report.h"
 #include "detect/probe.h"
@@ -37,15 +37,14 @@ Status SaveRaw(const std::string& dir) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) {
-    return InputError("cannot create directory '" + dir + "' for --save-raw: " + ec.message());
+    return detect::OutputError("cannot create directory '" + dir +
+                               "' for --save-raw: " + ec.message());
   }
   StatusOr<detect::CpuidDump> dump = detect::DumpLiveCpuid();
   if (!dump.ok()) return dump.status();
   const std::string path = (std::filesystem::path(dir) / "cpuid.test").string();
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << detect::FormatCpuidDump(*dump);
-  out.close();
-  if (!out) return InputError("cannot write '" + path + "' for --save-raw");
+  const Status written = detect::WriteFileReplacing(path, detect::FormatCpuidDump(*dump));
+  if (!written.ok()) return written;
   const std::string xml = (std::filesystem::path(dir) / "topology.xml").string();
   const Status topology = detect::SaveLiveTopologyXml(xml);
   if (!topology.ok()) return topology;
@@ -135,24 +134,42 @@ int RunPlatform(const PlatformOptions& options) {
     return ToInt(topology.code());
   }
   report::Print(report, options.format, std::cout);
+  // A report lost on a full disk or a closed pipe is a failure, not a success.
+  if (!std::cout.flush()) {
+    PrintError("cannot write the report to standard output");
+    return ToInt(ExitCode::kOutputError);
+  }
   return ToInt(ExitCode::kOk);
 }
 
 }  // namespace
+
+// Refuses an empty FILE or DIR (`--cpuid-dump ''`), which would otherwise mean "not given".
+CLI::Validator NotEmpty(const std::string& what) {
+  return CLI::Validator(
+      [what](std::string& value) {
+        return value.empty() ? "an empty " + what + " name was given: give a path" : std::string();
+      },
+      "", "not empty");
+}
 
 void SetupPlatform(CLI::App& app, int& exit_code) {
   auto options = std::make_shared<PlatformOptions>();
   auto* sub = app.add_subcommand("platform", "what this CPU machine can do for deep learning");
   AddFormatOption(*sub, options->format);
   sub->add_option("--cpuid-dump", options->cpuid_dump,
-                  "replay a raw CPUID dump (libcpuid .test or .test.xz) instead of this CPU")
+                  "replay a raw CPUID dump (libcpuid .test or .test.xz, or `cpuid -r` output) "
+                  "instead of this CPU")
+      ->check(NotEmpty("file"))
       ->option_text("FILE");
   sub->add_option("--topology", options->topology,
                   "replay an hwloc XML topology (lstopo --of xml) instead of this machine's")
+      ->check(NotEmpty("file"))
       ->option_text("FILE");
   sub->add_option("--save-raw", options->save_raw,
                   "write this machine's raw CPUID dump (cpuid.test) and hwloc topology "
                   "(topology.xml) into DIR, to replay later")
+      ->check(NotEmpty("directory"))
       ->option_text("DIR");
   auto* probe =
       sub->add_option("--probe", options->probe_forced,

@@ -14,6 +14,7 @@ enum class ExitCode : int {
   kWorkerFailed = 5,  ///< the model worker crashed, was killed or timed out
   kDeviation = 6,     ///< oneDNN and the scalar reference disagree beyond tolerance
   kUnsupported = 7,   ///< the machine cannot do what was asked (e.g. an ISA it lacks)
+  kOutputError = 8,   ///< an output file could not be written (full disk, no permission)
 };
 
 inline int ToInt(ExitCode code) {

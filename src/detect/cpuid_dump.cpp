@@ -6,15 +6,12 @@
 #include <cerrno>
 #include <charconv>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <sstream>
+
+#include "detect/input_file.h"
 
 namespace dlcheck::detect {
 namespace {
-
-constexpr std::size_t kMaxDumpBytes = std::size_t{256} << 20;  // decompressed: refuse bombs
 
 std::string_view Trim(std::string_view s) {
   while (!s.empty() && (s.back() == '\r' || s.back() == ' ' || s.back() == '\t'))
@@ -35,17 +32,42 @@ bool ParseDecimal(std::string_view s, int& out) {
   return ec == std::errc() && ptr == s.data() + s.size();
 }
 
+// How a line that should hold one CPUID query was read.
+enum class LineParse {
+  kOk,
+  kNotALine,  // not one of the known formats
+  kCutShort,  // a known format whose line ends early or has a register of fewer than 8 digits
+};
+
+// One register: exactly 8 hex digits. Fewer (the line was cut inside it) sets `cut`.
+bool ParseRegister(std::string_view s, std::uint32_t& out, bool& cut) {
+  if (s.size() < 8 &&
+      (s.empty() || s.find_first_not_of("0123456789abcdefABCDEF") == std::string_view::npos)) {
+    cut = true;
+    return false;
+  }
+  return s.size() == 8 && ParseHex(s, out);
+}
+
+LineParse RegistersResult(bool ok, bool cut) {
+  if (ok) return LineParse::kOk;
+  return cut ? LineParse::kCutShort : LineParse::kNotALine;
+}
+
 // "CPUID 00000007: 00000001-239CA7EB-98C027AC-FC1CC410 [SL 00] [comment]"
-bool ParseAidaLine(std::string_view line, std::uint32_t& leaf, std::uint32_t& subleaf,
-                   CpuidRegs& regs) {
+LineParse ParseAidaLine(std::string_view line, std::uint32_t& leaf, std::uint32_t& subleaf,
+                        CpuidRegs& regs) {
   line.remove_prefix(6);  // "CPUID "
   const std::size_t colon = line.find(':');
-  if (colon == std::string_view::npos || !ParseHex(line.substr(0, colon), leaf)) return false;
+  if (colon == std::string_view::npos || !ParseHex(line.substr(0, colon), leaf)) {
+    return LineParse::kNotALine;
+  }
   std::string_view rest = Trim(line.substr(colon + 1));
   std::uint32_t* out[4] = {&regs.eax, &regs.ebx, &regs.ecx, &regs.edx};
+  bool cut = false;
   for (int i = 0; i < 4; ++i) {
     const std::size_t end = rest.find_first_of(i < 3 ? "-" : " ");
-    if (!ParseHex(rest.substr(0, end), *out[i])) return false;
+    if (!ParseRegister(rest.substr(0, end), *out[i], cut)) return RegistersResult(false, cut);
     rest = end == std::string_view::npos ? std::string_view() : rest.substr(end + 1);
   }
   subleaf = 0;
@@ -53,15 +75,43 @@ bool ParseAidaLine(std::string_view line, std::uint32_t& leaf, std::uint32_t& su
   if (rest.starts_with("[SL ")) {
     const std::size_t close = rest.find(']');
     if (close == std::string_view::npos || !ParseHex(Trim(rest.substr(4, close - 4)), subleaf)) {
-      return false;
+      return LineParse::kNotALine;
     }
   }
-  return true;
+  return LineParse::kOk;
+}
+
+// "   0x00000007 0x00: eax=0x00000001 ebx=0xf1bb03a9 ecx=0x18005f42 edx=0x00000110"
+// (Todd Allen's `cpuid -r`; the caller has trimmed the indentation.)
+LineParse ParseCpuidToolLine(std::string_view line, std::uint32_t& leaf, std::uint32_t& subleaf,
+                             CpuidRegs& regs) {
+  const std::size_t space = line.find(' ');
+  const std::size_t colon = line.find(':');
+  if (space == std::string_view::npos || colon == std::string_view::npos || colon < space ||
+      !line.substr(space + 1).starts_with("0x") || !ParseHex(line.substr(2, space - 2), leaf) ||
+      !ParseHex(line.substr(space + 3, colon - space - 3), subleaf)) {
+    return LineParse::kNotALine;
+  }
+  std::string_view rest = Trim(line.substr(colon + 1));
+  static constexpr std::string_view kNames[4] = {"eax=0x", "ebx=0x", "ecx=0x", "edx=0x"};
+  std::uint32_t* out[4] = {&regs.eax, &regs.ebx, &regs.ecx, &regs.edx};
+  bool cut = false;
+  for (int i = 0; i < 4; ++i) {
+    if (!rest.starts_with(kNames[i])) {
+      cut = kNames[i].starts_with(rest);  // the line ends inside the register's name
+      return RegistersResult(false, cut);
+    }
+    rest.remove_prefix(kNames[i].size());
+    const std::size_t end = rest.find(' ');
+    if (!ParseRegister(rest.substr(0, end), *out[i], cut)) return RegistersResult(false, cut);
+    rest = end == std::string_view::npos ? std::string_view() : Trim(rest.substr(end + 1));
+  }
+  return rest.empty() ? LineParse::kOk : LineParse::kNotALine;
 }
 
 // "basic_cpuid[7]=00000000 1c0d23ab 00000001 00000000"
-bool ParseLegacyLine(std::string_view line, std::uint32_t& leaf, std::uint32_t& subleaf,
-                     CpuidRegs& regs) {
+LineParse ParseLegacyLine(std::string_view line, std::uint32_t& leaf, std::uint32_t& subleaf,
+                          CpuidRegs& regs) {
   struct Array {
     std::string_view name;
     std::uint32_t base;  // leaf = base + index, or the fixed leaf when by_subleaf
@@ -79,28 +129,36 @@ bool ParseLegacyLine(std::string_view line, std::uint32_t& leaf, std::uint32_t& 
   const std::size_t open = line.find('[');
   const std::size_t close = line.find("]=");
   if (open == std::string_view::npos || close == std::string_view::npos || close < open) {
-    return false;
+    return LineParse::kNotALine;
   }
   const std::string_view name = line.substr(0, open);
   int index = 0;
   if (!ParseDecimal(line.substr(open + 1, close - open - 1), index) || index < 0 || index > 255) {
-    return false;
+    return LineParse::kNotALine;
   }
   const Array* array = nullptr;
   for (const Array& a : kArrays) {
     if (a.name == name) array = &a;
   }
-  if (array == nullptr) return false;
+  if (array == nullptr) return LineParse::kNotALine;
   std::istringstream values{std::string(line.substr(close + 2))};
   std::string words[4];
-  if (!(values >> words[0] >> words[1] >> words[2] >> words[3])) return false;
   std::uint32_t* out[4] = {&regs.eax, &regs.ebx, &regs.ecx, &regs.edx};
+  bool cut = false;
   for (int i = 0; i < 4; ++i) {
-    if (!ParseHex(words[i], *out[i])) return false;
+    values >> words[i];  // a missing word stays empty: the line was cut before it
+    if (!ParseRegister(words[i], *out[i], cut)) return RegistersResult(false, cut);
   }
   leaf = array->by_subleaf ? array->base : array->base + static_cast<std::uint32_t>(index);
   subleaf = array->by_subleaf ? static_cast<std::uint32_t>(index) : 0;
-  return true;
+  return LineParse::kOk;
+}
+
+LineParse ParseQueryLine(std::string_view line, std::uint32_t& leaf, std::uint32_t& subleaf,
+                         CpuidRegs& regs) {
+  if (line.starts_with("CPUID ")) return ParseAidaLine(line, leaf, subleaf, regs);
+  if (line.starts_with("0x")) return ParseCpuidToolLine(line, leaf, subleaf, regs);
+  return ParseLegacyLine(line, leaf, subleaf, regs);
 }
 
 // At most 60 characters of a bad line for an error message, control bytes shown as '?'.
@@ -114,6 +172,81 @@ std::string Snippet(std::string_view line) {
 
 bool IsDashLine(std::string_view line) {
   return line.size() == 80 && line.find_first_not_of('-') == std::string_view::npos;
+}
+
+enum class HeaderParse { kNotAHeader, kHeader, kBadHeader };
+
+// The line that starts one logical CPU's block, in any of the formats; `index` is its number.
+//   ------[ Logical CPU #0 ]------      CPU#000 AffMask: 0x...      CPU 0:  (cpuid -r)
+HeaderParse ParseHeader(std::string_view line, int& index) {
+  if (line.starts_with("------[")) {
+    const std::size_t at = line.find("Logical CPU #");
+    if (at == std::string_view::npos) return HeaderParse::kBadHeader;
+    std::string_view digits = line.substr(at + 13);
+    digits = digits.substr(0, digits.find_first_not_of("0123456789"));
+    return ParseDecimal(digits, index) ? HeaderParse::kHeader : HeaderParse::kBadHeader;
+  }
+  if (line.starts_with("CPU#")) {
+    const std::size_t space = line.find(' ');
+    const bool ok = space != std::string_view::npos &&
+                    line.substr(space).starts_with(" AffMask:") &&
+                    ParseDecimal(line.substr(4, space - 4), index);
+    return ok ? HeaderParse::kHeader : HeaderParse::kBadHeader;
+  }
+  if (line.starts_with("CPU ") && line.ends_with(':')) {
+    return ParseDecimal(line.substr(4, line.size() - 5), index) ? HeaderParse::kHeader
+                                                                : HeaderParse::kBadHeader;
+  }
+  if (line == "CPU:") {  // `cpuid -r -1`: the one CPU it ran on
+    index = 0;
+    return HeaderParse::kHeader;
+  }
+  return HeaderParse::kNotAHeader;
+}
+
+Status LineError(const std::string& origin, int line_number, std::string_view what,
+                 std::string_view line) {
+  return InputError(fmt::format("{}:{}: {}: '{}'", origin, line_number, what, Snippet(line)));
+}
+
+// What liblzma may allocate to decode: `xz -9e` needs 65 MiB; a header asking for more is refused.
+constexpr std::uint64_t kMaxXzDecoderMemory = std::uint64_t{256} << 20;
+
+// An .xz file's text, at most kMaxInputBytes of it.
+StatusOr<std::string> DecompressXz(const std::string& bytes, const std::string& path) {
+  lzma_stream stream = LZMA_STREAM_INIT;
+  if (lzma_stream_decoder(&stream, kMaxXzDecoderMemory, LZMA_CONCATENATED) != LZMA_OK) {
+    return InputError(fmt::format("cannot decompress '{}': liblzma failed to start", path));
+  }
+  std::string text;
+  char buffer[1 << 16];
+  stream.next_in = reinterpret_cast<const std::uint8_t*>(bytes.data());
+  stream.avail_in = bytes.size();
+  lzma_ret ret = LZMA_OK;
+  while (ret == LZMA_OK && text.size() <= kMaxInputBytes) {
+    stream.next_out = reinterpret_cast<std::uint8_t*>(buffer);
+    stream.avail_out = sizeof(buffer);
+    ret = lzma_code(&stream, LZMA_FINISH);
+    text.append(buffer, sizeof(buffer) - stream.avail_out);
+  }
+  lzma_end(&stream);
+  if (ret == LZMA_MEMLIMIT_ERROR) {
+    return InputError(fmt::format(
+        "cannot decompress '{}': it needs more than {} of memory to decompress, the most dlcheck "
+        "gives",
+        path, ByteCountText(kMaxXzDecoderMemory)));
+  }
+  if (text.size() > kMaxInputBytes) {
+    return InputError(
+        fmt::format("CPUID dump '{}' decompresses to more than {}, the most dlcheck "
+                    "reads",
+                    path, ByteCountText(kMaxInputBytes)));
+  }
+  if (ret != LZMA_STREAM_END) {
+    return InputError(
+        fmt::format("cannot decompress '{}': the .xz data is corrupt or truncated", path));
+  }
+  return text;
 }
 
 }  // namespace
@@ -149,57 +282,43 @@ StatusOr<CpuidDump> ParseCpuidDump(std::string_view text, const std::string& ori
   int line_number = 0;
   while (!text.empty()) {
     const std::size_t eol = text.find('\n');
-    const std::string_view raw_line = text.substr(0, eol);
+    const std::string_view line = Trim(text.substr(0, eol));
     text = eol == std::string_view::npos ? std::string_view() : text.substr(eol + 1);
     ++line_number;
-    const std::string_view line = Trim(raw_line);
     if (line.empty()) continue;
     if (IsDashLine(line)) break;  // the expected part of a libcpuid .test file follows
-    if (line.starts_with("------[")) {
-      const std::size_t at = line.find("Logical CPU #");
-      int index = 0;
-      if (at != std::string_view::npos) {
-        std::string_view digits = line.substr(at + 13);
-        digits = digits.substr(0, digits.find_first_not_of("0123456789"));
-        if (ParseDecimal(digits, index)) {
-          dump.cpus.push_back({index, {}});
-          continue;
-        }
-      }
-      return InputError(
-          fmt::format("{}:{}: not a CPUID dump header: '{}'", origin, line_number, Snippet(line)));
-    }
-    if (line.starts_with("CPU#")) {
-      int index = 0;
-      const std::size_t space = line.find(' ');
-      if (space != std::string_view::npos && line.substr(space).starts_with(" AffMask:") &&
-          ParseDecimal(line.substr(4, space - 4), index)) {
+    int index = 0;
+    switch (ParseHeader(line, index)) {
+      case HeaderParse::kHeader:
         dump.cpus.push_back({index, {}});
         continue;
-      }
-      return InputError(
-          fmt::format("{}:{}: not a CPUID dump header: '{}'", origin, line_number, Snippet(line)));
+      case HeaderParse::kBadHeader:
+        return LineError(origin, line_number, "not a CPUID dump header", line);
+      case HeaderParse::kNotAHeader:
+        break;
     }
     std::uint32_t leaf = 0;
     std::uint32_t subleaf = 0;
     CpuidRegs regs;
-    const bool aida = line.starts_with("CPUID ");
-    if (aida ? ParseAidaLine(line, leaf, subleaf, regs)
-             : ParseLegacyLine(line, leaf, subleaf, regs)) {
-      if (dump.cpus.empty()) dump.cpus.push_back({0, {}});
-      // In a legacy dump, intel_fn4[N] etc. come after basic_cpuid[4] and hold the real subleaf.
-      dump.cpus.back().leaves[{leaf, subleaf}] = regs;
-      continue;
+    switch (ParseQueryLine(line, leaf, subleaf, regs)) {
+      case LineParse::kOk:
+        if (dump.cpus.empty()) dump.cpus.push_back({0, {}});
+        // In a legacy dump, intel_fn4[N] etc. come after basic_cpuid[4] and hold the subleaf.
+        dump.cpus.back().leaves[{leaf, subleaf}] = regs;
+        continue;
+      case LineParse::kCutShort:
+        return LineError(origin, line_number,
+                         "CPUID line cut short (each of EAX EBX ECX EDX has 8 hex digits)", line);
+      case LineParse::kNotALine:
+        return LineError(origin, line_number, "not a CPUID dump line", line);
     }
-    return InputError(
-        fmt::format("{}:{}: not a CPUID dump line: '{}'", origin, line_number, Snippet(line)));
   }
   bool any = false;
   for (const LogicalCpuDump& cpu : dump.cpus) any = any || !cpu.leaves.empty();
   if (!any) {
     return InputError(
         fmt::format("{}: no CPUID data found (expected libcpuid's raw dump format, e.g. from "
-                    "'dlcheck platform --save-raw DIR')",
+                    "'dlcheck platform --save-raw DIR', or the output of 'cpuid -r')",
                     origin));
   }
   // Drop headers with no lines under them (a truncated block says nothing).
@@ -208,49 +327,14 @@ StatusOr<CpuidDump> ParseCpuidDump(std::string_view text, const std::string& ori
 }
 
 StatusOr<std::string> ReadDumpText(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    return InputError(fmt::format("cannot read CPUID dump '{}': it is a directory", path));
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return InputError(fmt::format("cannot open CPUID dump '{}': {}", path, std::strerror(errno)));
-  }
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (bytes.size() > kMaxDumpBytes) {
-    return InputError(fmt::format("CPUID dump '{}' is larger than 256 MiB", path));
-  }
-  const bool xz = bytes.size() >= 6 && std::memcmp(bytes.data(),
-                                                   "\xFD"
-                                                   "7zXZ\0",
-                                                   6) == 0;
+  StatusOr<std::string> bytes = ReadInputFile(path, {"CPUID dump", "", kMaxInputBytes});
+  if (!bytes.ok()) return bytes.status();
+  const bool xz = bytes->size() >= 6 && std::memcmp(bytes->data(),
+                                                    "\xFD"
+                                                    "7zXZ\0",
+                                                    6) == 0;
   if (!xz) return bytes;
-
-  lzma_stream stream = LZMA_STREAM_INIT;
-  if (lzma_stream_decoder(&stream, UINT64_MAX, LZMA_CONCATENATED) != LZMA_OK) {
-    return InputError(fmt::format("cannot decompress '{}': liblzma failed to start", path));
-  }
-  std::string text;
-  char buffer[1 << 16];
-  stream.next_in = reinterpret_cast<const std::uint8_t*>(bytes.data());
-  stream.avail_in = bytes.size();
-  lzma_ret ret = LZMA_OK;
-  while (ret == LZMA_OK) {
-    stream.next_out = reinterpret_cast<std::uint8_t*>(buffer);
-    stream.avail_out = sizeof(buffer);
-    ret = lzma_code(&stream, LZMA_FINISH);
-    text.append(buffer, sizeof(buffer) - stream.avail_out);
-    if (text.size() > kMaxDumpBytes) {
-      lzma_end(&stream);
-      return InputError(fmt::format("CPUID dump '{}' decompresses to more than 256 MiB", path));
-    }
-  }
-  lzma_end(&stream);
-  if (ret != LZMA_STREAM_END) {
-    return InputError(
-        fmt::format("cannot decompress '{}': the .xz data is corrupt or truncated", path));
-  }
-  return text;
+  return DecompressXz(*bytes, path);
 }
 
 StatusOr<CpuidDump> LoadCpuidDump(const std::string& path) {

@@ -1,11 +1,16 @@
 #pragma once
 // Raw CPUID as recorded: every logical CPU's (leaf, subleaf) -> EAX EBX ECX EDX. The parser reads
-// the three raw formats of libcpuid's `.test` files and stops at the line of 80 dashes:
+// the three raw formats of libcpuid's `.test` files (stopping at the line of 80 dashes) and the
+// output of Todd Allen's `cpuid -r`, telling them apart line by line:
 //
 //   ------[ Logical CPU #0 ]------                      (AIDA64 style, also "CPUID Registers /")
 //   CPUID 00000007: 00000001-239CA7EB-98C027AC-FC1CC410 [SL 00]
 //   CPU#000 AffMask: 0x0000000000000000:0000000000000001 (another AIDA64 header)
 //   basic_cpuid[7]=00000000 1c0d23ab 00000001 00000000  (legacy libcpuid, one CPU)
+//   CPU 0:                                              (cpuid -r, one block per CPU)
+//      0x00000007 0x00: eax=0x00000001 ebx=0xf1bb03a9 ecx=0x18005f42 edx=0x00000110
+//
+// Every register has 8 hex digits: a line cut inside one is an error, never a smaller value.
 
 #include <cstdint>
 #include <map>
@@ -40,10 +45,11 @@ struct CpuidDump {
 };
 
 /// Parses a dump's text. Fails (InputError naming `origin` and the line) when a line inside the
-/// raw part is not understood or when no CPUID line is found at all.
+/// raw part is not understood or is cut short, or when no CPUID line is found at all.
 StatusOr<CpuidDump> ParseCpuidDump(std::string_view text, const std::string& origin);
 
-/// Reads a whole file; `.xz` files are decompressed (liblzma). InputError when it cannot.
+/// Reads a whole file (a regular file or a pipe, at most kMaxInputBytes, decompressed `.xz`
+/// included); `.xz` files are decompressed (liblzma). InputError when it cannot.
 StatusOr<std::string> ReadDumpText(const std::string& path);
 
 /// Reads and parses a dump file.

@@ -1,12 +1,14 @@
 #include "detect/platform.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <sched.h>
 
 #include <algorithm>
 #include <map>
 
 #include "detect/cpuinfo.h"
+#include "detect/input_file.h"
 #include "detect/library_versions.h"
 
 namespace dlcheck::detect {
@@ -254,6 +256,46 @@ std::vector<CpuidCoreType> LiveCoreTypes(const LiveCpuidSource& live, int logica
   return CoreTypesOf(dump, DecodeFeatures(RecordedCpuidSource(dump.cpus.front())));
 }
 
+// The leaves a recording should hold (its leaf 0 and 80000000h say the CPU has them) but lacks,
+// each with what is decoded from it; a dump cut short loses them without a parse error.
+std::vector<std::string> MissingLeaves(const LogicalCpuDump& cpu) {
+  const auto has = [&](std::uint32_t leaf, std::uint32_t subleaf) {
+    return cpu.leaves.contains({leaf, subleaf});
+  };
+  const auto eax = [&](std::uint32_t leaf, std::uint32_t subleaf) {
+    const auto it = cpu.leaves.find({leaf, subleaf});
+    return it == cpu.leaves.end() ? 0u : it->second.eax;
+  };
+  std::vector<std::string> missing;
+  if (!has(0, 0)) missing.push_back("0 (the vendor and the highest leaf)");
+  const std::uint32_t max_basic = eax(0, 0);
+  const std::uint32_t max_extended = eax(0x80000000u, 0);
+  if (max_basic >= 1 && !has(1, 0)) missing.push_back("1 (SSE4, AVX, FMA, F16C)");
+  if (max_basic >= 7 && !has(7, 0)) missing.push_back("7 (AVX2, AVX-512, AMX)");
+  if (max_basic >= 7 && eax(7, 0) >= 1 && !has(7, 1)) {
+    missing.push_back("7.1 (AVX-VNNI, AVX512-BF16, AMX-FP16)");
+  }
+  if (max_basic >= 0xD && !has(0xD, 0)) missing.push_back("0Dh (the XSAVE state components)");
+  if (max_extended >= 0x80000001u && max_extended <= 0x8000FFFFu && !has(0x80000001u, 0)) {
+    missing.push_back("80000001h (LAHF, LZCNT, for the x86-64 levels)");
+  }
+  return missing;
+}
+
+void RecordingFindings(PlatformInfo& info, const LogicalCpuDump& first) {
+  const std::vector<std::string> missing = MissingLeaves(first);
+  if (!missing.empty()) {
+    AddFinding(info, Severity::kWarning, "recording-incomplete",
+               fmt::format("the CPUID recording lacks leaf {} although the CPU reports {}: the "
+                           "features from {} are unknown (shown as absent); record the dump again",
+                           fmt::join(missing, ", leaf "), missing.size() > 1 ? "them" : "it",
+                           missing.size() > 1 ? "them" : "it"));
+  }
+  AddFinding(info, Severity::kInfo, "recording",
+             "replayed from a CPUID recording: the os, kernel and oneDNN layers cannot be known "
+             "and are null; the levels assume the OS enables every state the CPU reports");
+}
+
 }  // namespace
 
 std::vector<CpuidCoreType> CoreTypesOf(const CpuidDump& dump, const FeatureSet& first_cpu_bits) {
@@ -310,10 +352,8 @@ StatusOr<PlatformInfo> DetectRecordedPlatform(const std::string& path) {
   const FeatureSet first_bits = DecodeFeatures(first);  // CPU 0, decoded once
   PlatformInfo info = Combine(first, first_bits, libcpuid, std::nullopt,
                               CoreTypesOf(*dump, first_bits), static_cast<int>(dump->cpus.size()));
-  info.source = path;
-  AddFinding(info, Severity::kInfo, "recording",
-             "replayed from a CPUID recording: the os, kernel and oneDNN layers cannot be known "
-             "and are null; the levels assume the OS enables every state the CPU reports");
+  info.source = SafeText(path);  // a path may hold any bytes; the report needs text
+  RecordingFindings(info, dump->cpus.front());
   return info;
 }
 

@@ -2,16 +2,19 @@
 
 #include <fmt/format.h>
 #include <hwloc.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <memory>
 #include <string_view>
 #include <tuple>
+
+#include "detect/input_file.h"
+#include "detect/output_file.h"
 
 namespace dlcheck::detect {
 namespace {
@@ -148,8 +151,9 @@ std::vector<HwlocCpuKind> CpuKinds(hwloc_topology_t t) {
     kind.efficiency = efficiency;
     for (unsigned j = 0; j < nr_infos; ++j) {
       if (!kind.infos.empty()) kind.infos += ' ';
-      kind.infos += fmt::format("{}={}", infos[j].name, infos[j].value);
-      if (std::string_view(infos[j].name) == "CoreType") kind.name = infos[j].value;
+      // An XML file's infos are any bytes: made safe here, before they reach a report.
+      kind.infos += SafeText(fmt::format("{}={}", infos[j].name, infos[j].value));
+      if (std::string_view(infos[j].name) == "CoreType") kind.name = SafeText(infos[j].value);
     }
     if (kind.name.empty()) kind.name = fmt::format("kind{}", i);
     kind.cores = CoresInside(t, set.get());
@@ -162,7 +166,7 @@ std::vector<HwlocCpuKind> CpuKinds(hwloc_topology_t t) {
 // Reads the loaded hwloc topology into the plain record.
 Topology Extract(hwloc_topology_t t, std::string source, bool live) {
   Topology topo;
-  topo.source = std::move(source);
+  topo.source = SafeText(source);  // a path may hold any bytes
   topo.is_this_system = hwloc_topology_is_thissystem(t) == 1;
   topo.packages = CountByType(t, HWLOC_OBJ_PACKAGE);
   topo.numa_nodes = CountByType(t, HWLOC_OBJ_NUMANODE);
@@ -220,6 +224,53 @@ Topology Extract(hwloc_topology_t t, std::string source, bool live) {
   return topo;
 }
 
+// While alive, whatever the process writes to stderr (fd 2) goes to an anonymous memory file
+// instead; Finish() puts stderr back and returns what was written. Used around hwloc's loading
+// of a user's file, where hwloc and libxml2 print their own lines ("hwloc: Topology does not
+// contain any NUMA node, aborting!") that dlcheck turns into its one error line.
+class StderrCapture {
+ public:
+  StderrCapture() {
+    std::fflush(stderr);
+    saved_ = ::dup(STDERR_FILENO);
+    memory_ = ::memfd_create("dlcheck-stderr", MFD_CLOEXEC);
+    if (saved_ < 0 || memory_ < 0 || ::dup2(memory_, STDERR_FILENO) < 0) Restore();
+  }
+  StderrCapture(const StderrCapture&) = delete;
+  StderrCapture& operator=(const StderrCapture&) = delete;
+  ~StderrCapture() { Restore(); }
+
+  std::string Finish() {
+    std::fflush(stderr);
+    std::string text;
+    if (memory_ >= 0 && ::lseek(memory_, 0, SEEK_SET) == 0) {
+      char buffer[4096];
+      ssize_t got = 0;
+      while (text.size() < sizeof(buffer) && (got = ::read(memory_, buffer, sizeof(buffer))) > 0) {
+        text.append(buffer, static_cast<std::size_t>(got));
+      }
+    }
+    Restore();
+    return text;
+  }
+
+ private:
+  void Restore() {
+    if (saved_ >= 0) {
+      ::dup2(saved_, STDERR_FILENO);
+      ::close(saved_);
+      saved_ = -1;
+    }
+    if (memory_ >= 0) {
+      ::close(memory_);
+      memory_ = -1;
+    }
+  }
+
+  int saved_ = -1;
+  int memory_ = -1;
+};
+
 // The `version` attribute of the <topology> element when the file's head holds one ("2.0";
 // hwloc 1.x wrote none), or empty.
 std::string XmlVersion(std::string_view head) {
@@ -242,17 +293,30 @@ std::string XmlVersion(std::string_view head) {
   return {};
 }
 
-Status OpenError(const std::string& path, int error) {
-  return InputError(
-      fmt::format("cannot open topology file '{}': {}; give an hwloc XML file (lstopo --of xml)",
-                  path, std::strerror(error)));
+// A document that opens a <topology> element but does not end with its closing tag (trailing
+// whitespace aside): what a recording cut short looks like.
+bool IsCutShort(std::string_view xml) {
+  if (xml.find("<topology") == std::string_view::npos) return false;
+  while (!xml.empty() &&
+         std::string_view(" \t\r\n\0", 5).find(xml.back()) != std::string_view::npos) {
+    xml.remove_suffix(1);
+  }
+  return !xml.ends_with("</topology>");
 }
 
-Status NotTopologyError(const std::string& path) {
+// `hwloc_says`: what hwloc printed while loading, its first line kept as the reason.
+Status NotTopologyError(const std::string& path, std::string_view hwloc_says) {
+  std::string_view reason = hwloc_says.substr(0, hwloc_says.find('\n'));
+  if (reason.starts_with("hwloc: ")) reason.remove_prefix(7);
+  while (reason.ends_with('!') || reason.ends_with('.') || reason.ends_with(' ')) {
+    reason.remove_suffix(1);
+  }
+  const std::string because =
+      reason.empty() ? std::string() : fmt::format(" ({})", SafeText(reason, 120));
   return InputError(fmt::format(
-      "'{}' is not an hwloc XML topology: hwloc could not load it; write one with hwloc 2.x "
+      "'{}' is not an hwloc XML topology: hwloc could not load it{}; write one with hwloc 2.x "
       "(lstopo --of xml)",
-      path));
+      path, because));
 }
 
 }  // namespace
@@ -283,17 +347,12 @@ StatusOr<Topology> LoadLiveTopology() {
 }
 
 StatusOr<Topology> LoadTopologyXml(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) return OpenError(path, EISDIR);
-  errno = 0;
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return OpenError(path, errno != 0 ? errno : EIO);
-  std::string head(kXmlHeadBytes, '\0');
-  in.read(head.data(), static_cast<std::streamsize>(head.size()));
-  head.resize(static_cast<std::size_t>(in.gcount()));
+  StatusOr<std::string> xml = ReadInputFile(
+      path, {"topology file", "; give an hwloc XML file (lstopo --of xml)", kMaxInputBytes});
+  if (!xml.ok()) return xml.status();
 
   // hwloc 2.x refuses XML version 3 with a message only its verbose mode prints; say it here.
-  const std::string version = XmlVersion(head);
+  const std::string version = XmlVersion(std::string_view(*xml).substr(0, kXmlHeadBytes));
   const int major = std::atoi(version.c_str());
   if (major > 2) {
     return InputError(fmt::format(
@@ -302,13 +361,26 @@ StatusOr<Topology> LoadTopologyXml(const std::string& path) {
         path, major, version, HwlocMajorMinor()));
   }
 
+  // hwloc 2.9 leaks the objects it had built when a file ends early (LeakSanitizer reports it),
+  // so a topology cut short is refused before hwloc sees it.
+  if (IsCutShort(*xml)) {
+    return InputError(
+        fmt::format("'{}' is cut short: its <topology> element has no closing </topology>; "
+                    "write the whole file again (lstopo --of xml)",
+                    path));
+  }
+
   StatusOr<TopologyPtr> topology = NewTopology(/*with_io=*/true);
   if (!topology.ok()) return topology.status();
-  // A failed set_xml must stop here: hwloc_topology_load would then quietly load the live host.
-  if (hwloc_topology_set_xml(topology->get(), path.c_str()) != 0 ||
-      hwloc_topology_load(topology->get()) != 0) {
-    return NotTopologyError(path);
-  }
+  // hwloc prints its own complaints about a bad file to stderr; they become part of one line.
+  StderrCapture capture;
+  // The size counts the terminating '\0', as hwloc's own exported buffers do. A failed
+  // set_xmlbuffer must stop here: hwloc_topology_load would then quietly load the live host.
+  const bool loaded = hwloc_topology_set_xmlbuffer(topology->get(), xml->c_str(),
+                                                   static_cast<int>(xml->size() + 1)) == 0 &&
+                      hwloc_topology_load(topology->get()) == 0;
+  const std::string hwloc_says = capture.Finish();
+  if (!loaded) return NotTopologyError(path, hwloc_says);
   return Extract(topology->get(), path, /*live=*/false);
 }
 
@@ -332,17 +404,7 @@ Status SaveLiveTopologyXml(const std::string& path) {
   const std::string xml(buffer, length > 0 ? static_cast<std::size_t>(length - 1) : 0);
   hwloc_free_xmlbuffer(t, buffer);
 
-  errno = 0;
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (out) out.write(xml.data(), static_cast<std::streamsize>(xml.size()));
-  if (out) out.close();
-  if (!out) {
-    const int error = errno != 0 ? errno : EIO;
-    return InputError(
-        fmt::format("cannot write topology file '{}': {}; give a path in a writable directory",
-                    path, std::strerror(error)));
-  }
-  return Status();
+  return WriteFileReplacing(path, xml);
 }
 
 }  // namespace dlcheck::detect

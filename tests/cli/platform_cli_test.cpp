@@ -1,7 +1,11 @@
 // `dlcheck platform` end to end: errors word for word, formats, --save-raw round trip.
 #include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <csignal>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -221,6 +225,136 @@ TEST(PlatformCliTest, MissingTopologyFileIsAnInputError) {
   EXPECT_NE(r.err.find("/nonexistent/topo.xml"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "one line: " << r.err;
   EXPECT_TRUE(r.out.empty());
+}
+
+// --- the edges: empty arguments, devices, foreign messages, links, full disks
+// ---------------------
+
+TEST(PlatformCliTest, EmptyPathsAreUsageErrors) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"--cpuid-dump", "file"}, {"--topology", "file"}, {"--save-raw", "directory"}};
+  for (const auto& [option, what] : cases) {
+    const auto r = RunDlcheck({"platform", option, ""});
+    EXPECT_EQ(r.exit_code, ToInt(ExitCode::kUsage)) << option;
+    EXPECT_EQ(r.err, std::string("dlcheck: ") + option + ": an empty " + what +
+                         " name was given: give a path (run 'dlcheck --help' for usage)\n");
+    EXPECT_TRUE(r.out.empty());
+  }
+}
+
+TEST(PlatformCliTest, ADeviceIsRefusedNotReadForever) {
+  const auto dump = RunDlcheck({"platform", "--cpuid-dump", "/dev/zero"});
+  EXPECT_EQ(dump.exit_code, ToInt(ExitCode::kInputError));
+  EXPECT_EQ(dump.err,
+            "dlcheck: cannot read CPUID dump '/dev/zero': it is a character device, not a "
+            "regular file or a pipe\n");
+  const auto topology = RunDlcheck({"platform", "--topology", "/dev/zero"});
+  EXPECT_EQ(topology.exit_code, ToInt(ExitCode::kInputError));
+  EXPECT_EQ(topology.err,
+            "dlcheck: cannot read topology file '/dev/zero': it is a character device, not a "
+            "regular file or a pipe\n");
+}
+
+TEST(PlatformCliTest, HwlocsOwnComplaintBecomesOneDlcheckLine) {
+  const std::string path = DataPath("hwloc/invalid/no-numa-node.xml");
+  const auto r = RunDlcheck({"platform", "--topology", path});
+  EXPECT_EQ(r.exit_code, ToInt(ExitCode::kInputError));
+  EXPECT_EQ(r.err, "dlcheck: '" + path +
+                       "' is not an hwloc XML topology: hwloc could not load it (Topology does "
+                       "not contain any NUMA node, aborting); write one with hwloc 2.x (lstopo "
+                       "--of xml)\n");
+}
+
+TEST(PlatformCliTest, ACpuidToolDumpReplaysLikeSaveRawOfTheSameMachine) {
+  const std::string machine = "cpuid/cpuid-r/oxide-virtual-turin-like-processor";
+  const auto tool =
+      RunDlcheck({"platform", "--cpuid-dump", DataPath(machine + ".txt"), "--format", "json"});
+  const auto saved = RunDlcheck(
+      {"platform", "--cpuid-dump", DataPath(machine + ".save-raw.test"), "--format", "json"});
+  ASSERT_EQ(tool.exit_code, 0) << tool.err;
+  ASSERT_EQ(saved.exit_code, 0) << saved.err;
+  const nlohmann::json a = nlohmann::json::parse(tool.out);
+  const nlohmann::json b = nlohmann::json::parse(saved.out);
+  EXPECT_EQ(a["features"], b["features"]);
+  EXPECT_EQ(a["levels"], b["levels"]);
+  EXPECT_EQ(a["cpu"]["brand"], "Oxide Virtual Turin-like Processor");
+  EXPECT_EQ(a["cpu"]["hypervisor_vendor"], b["cpu"]["hypervisor_vendor"]);
+  EXPECT_EQ(a["cpu"]["logical_cpus"], 2);
+}
+
+TEST(PlatformCliTest, SaveRawReplacesAPlantedSymlinkInsteadOfWritingThroughIt) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("dlcheck-planted-" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  const std::filesystem::path victim = dir / "victim";
+  std::ofstream(victim) << "keep me\n";
+  std::filesystem::create_symlink(victim, dir / "cpuid.test");
+  std::filesystem::create_symlink(victim, dir / "topology.xml");
+  const auto r = RunDlcheck({"platform", "--save-raw", dir.string(), "--format", "csv"});
+  std::stringstream victim_text;
+  victim_text << std::ifstream(victim).rdbuf();
+  const bool links_left = std::filesystem::is_symlink(dir / "cpuid.test") ||
+                          std::filesystem::is_symlink(dir / "topology.xml");
+  const auto replay = RunDlcheck({"platform", "--cpuid-dump", (dir / "cpuid.test").string(),
+                                  "--topology", (dir / "topology.xml").string()});
+  std::filesystem::remove_all(dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(victim_text.str(), "keep me\n");
+  EXPECT_FALSE(links_left);
+  EXPECT_EQ(replay.exit_code, 0) << replay.err;
+}
+
+// A write that fails (here: past a file size limit of 1 KiB, EFBIG, as a full disk gives ENOSPC)
+// ends with its own exit code, never 0.
+TEST(PlatformCliTest, SaveRawThatCannotWriteIsAnOutputError) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("dlcheck-efbig-" + std::to_string(getpid()));
+  struct rlimit old_limit {};
+  ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &old_limit), 0);
+  const auto old_handler = std::signal(SIGXFSZ, SIG_IGN);  // the child inherits both
+  struct rlimit small = old_limit;
+  small.rlim_cur = 1024;
+  ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &small), 0);
+  const auto r = RunDlcheck({"platform", "--save-raw", dir.string(), "--format", "csv"});
+  setrlimit(RLIMIT_FSIZE, &old_limit);
+  std::signal(SIGXFSZ, old_handler);
+  const auto entries = std::distance(std::filesystem::directory_iterator(dir),
+                                     std::filesystem::directory_iterator());
+  std::filesystem::remove_all(dir);
+  EXPECT_EQ(r.exit_code, ToInt(ExitCode::kOutputError));
+  EXPECT_EQ(r.err,
+            "dlcheck: cannot write '" + (dir / "cpuid.test").string() + "': File too large\n");
+  EXPECT_EQ(entries, 0);  // no temporary file left behind
+}
+
+// Strings from a recorded file (an hwloc CPU kind's infos, the file's own path) reach the report
+// as valid UTF-8 without control characters: JSON parses, the table carries no escape sequence.
+TEST(PlatformCliTest, RecordedStringsGiveValidJsonAndAPlainTable) {
+  const std::string xml = DataPath("hwloc/invalid/control-bytes-in-cpukind.xml");
+  const std::string dump =
+      ::testing::TempDir() + "dlcheck_\x1b[2J_\xff_" + std::to_string(getpid()) + ".test";
+  std::filesystem::copy_file(DataPath("platform/unknown-cpu.test"), dump);
+  const auto json =
+      RunDlcheck({"platform", "--cpuid-dump", dump, "--topology", xml, "--format", "json"});
+  const auto table = RunDlcheck({"platform", "--cpuid-dump", dump, "--topology", xml});
+  std::filesystem::remove(dump);
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const nlohmann::json j = nlohmann::json::parse(json.out);
+  EXPECT_EQ(j["topology"]["core_kinds"][1]["name"], "Intel?[31mCore?");
+  const std::string source = j["cpu"]["source"];
+  EXPECT_NE(source.find("dlcheck_?[2J_?_"), std::string::npos) << source;
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_EQ(table.out.find('\x1b'), std::string::npos);
+  EXPECT_NE(table.out.find("Intel?[31mCore?"), std::string::npos) << table.out;
+}
+
+TEST(PlatformCliTest, AReportToAFullDiskIsAnOutputError) {
+  if (access("/dev/full", W_OK) != 0) GTEST_SKIP() << "no /dev/full here";
+  const std::string command = std::string(DLCHECK_BINARY) + " platform --cpuid-dump " +
+                              DataPath("platform/unknown-cpu.test") + " >/dev/full 2>/dev/null";
+  const int status = std::system(command.c_str());
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), ToInt(ExitCode::kOutputError));
 }
 
 }  // namespace

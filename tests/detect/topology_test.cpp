@@ -217,8 +217,56 @@ TEST(TopologyErrorTest, MissingFile) {
 
 TEST(TopologyErrorTest, Directory) {
   const std::string path = HwlocData("invalid");
-  ExpectInputError(path, "cannot open topology file '" + path +
-                             "': Is a directory; give an hwloc XML file (lstopo --of xml)");
+  ExpectInputError(path, "cannot read topology file '" + path +
+                             "': it is a directory; give an hwloc XML file (lstopo --of xml)");
+}
+
+TEST(TopologyErrorTest, ACharacterDeviceIsRefusedBeforeReading) {
+  ExpectInputError("/dev/zero",
+                   "cannot read topology file '/dev/zero': it is a character device, not a "
+                   "regular file or a pipe");
+}
+
+// hwloc's own complaint ("hwloc: Topology does not contain any NUMA node, aborting!" on stderr)
+// becomes the reason in dlcheck's one line; nothing reaches stderr from the load itself.
+TEST(TopologyErrorTest, NoNumaNodeGivesHwlocsReasonInOneLine) {
+  const std::string path = HwlocData("invalid/no-numa-node.xml");
+  ::testing::internal::CaptureStderr();
+  StatusOr<Topology> topo = LoadTopologyXml(path);
+  const std::string printed = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(printed, "");
+  ASSERT_FALSE(topo.ok());
+  EXPECT_EQ(topo.status().code(), ExitCode::kInputError);
+  EXPECT_EQ(topo.status().message(),
+            "'" + path +
+                "' is not an hwloc XML topology: hwloc could not load it (Topology does not "
+                "contain any NUMA node, aborting); write one with hwloc 2.x (lstopo --of xml)");
+}
+
+// hwloc's XML reader expands no entities: a file that declares an external one is refused, and
+// the entity's file is never read into the report.
+TEST(TopologyErrorTest, AnExternalEntityIsRefused) {
+  const std::string path = HwlocData("invalid/external-entity.xml");
+  ExpectInputError(path, "'" + path +
+                             "' is not an hwloc XML topology: hwloc could not load it; write one "
+                             "with hwloc 2.x (lstopo --of xml)");
+}
+
+// Half of a real file: an input error said before hwloc sees it (hwloc 2.9 leaks what it had
+// built when a file ends early, and the sanitizer build would report it).
+TEST(TopologyErrorTest, ATruncatedFileIsAnInputError) {
+  const std::string path = HwlocData("invalid/truncated.xml");
+  ExpectInputError(path, "'" + path +
+                             "' is cut short: its <topology> element has no closing </topology>; "
+                             "write the whole file again (lstopo --of xml)");
+}
+
+// Strings from the XML reach the report only as text safe for a terminal and for JSON.
+TEST(TopologyTest, ControlBytesInAnXmlStringAreReplaced) {
+  const Topology t = MustLoad(HwlocData("invalid/control-bytes-in-cpukind.xml"));
+  ASSERT_EQ(t.cpu_kinds.size(), 2u);
+  EXPECT_EQ(t.cpu_kinds[1].name, "Intel?[31mCore?");
+  EXPECT_EQ(t.cpu_kinds[1].infos, "CoreType=Intel?[31mCore?");
 }
 
 TEST(TopologyErrorTest, NotXml) {
@@ -247,10 +295,8 @@ TEST(TopologyErrorTest, SaveToMissingDirectory) {
   const std::string path =
       (std::filesystem::path(::testing::TempDir()) / "no-such-dir" / "topology.xml").string();
   const Status status = SaveLiveTopologyXml(path);
-  EXPECT_EQ(status.code(), ExitCode::kInputError);
-  EXPECT_EQ(status.message(), "cannot write topology file '" + path +
-                                  "': No such file or directory; give a path in a writable "
-                                  "directory");
+  EXPECT_EQ(status.code(), ExitCode::kOutputError);
+  EXPECT_EQ(status.message(), "cannot write '" + path + "': No such file or directory");
 }
 
 // --- the live host: invariants only ---------------------------------------------------------

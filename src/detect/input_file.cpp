@@ -1,0 +1,139 @@
+#include "detect/input_file.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace dlcheck::detect {
+namespace {
+
+// Closes the descriptor when the read is over, whatever the outcome.
+class FileDescriptor {
+ public:
+  explicit FileDescriptor(int fd) : fd_(fd) {}
+  FileDescriptor(const FileDescriptor&) = delete;
+  FileDescriptor& operator=(const FileDescriptor&) = delete;
+  ~FileDescriptor() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
+std::string_view FileTypeName(mode_t mode) {
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
+}
+
+Status TooLarge(const std::string& path, const InputFileKind& kind) {
+  return InputError(fmt::format("{} '{}' is larger than {}, the most dlcheck reads", kind.what,
+                                path, ByteCountText(kind.max_bytes)));
+}
+
+// Reads until end of file, at most max_bytes + 1 bytes (one more tells "too large").
+StatusOr<std::string> ReadAll(int fd, const std::string& path, const InputFileKind& kind,
+                              std::size_t expected) {
+  std::string bytes;
+  bytes.reserve(expected + 1);
+  char buffer[1 << 16];
+  while (bytes.size() <= kind.max_bytes) {
+    const ssize_t got = ::read(fd, buffer, sizeof(buffer));
+    if (got == 0) return bytes;
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      return InputError(
+          fmt::format("cannot read {} '{}': {}", kind.what, path, std::strerror(errno)));
+    }
+    bytes.append(buffer, static_cast<std::size_t>(got));
+  }
+  return TooLarge(path, kind);
+}
+
+// The length of the valid UTF-8 sequence at the start of `text` (1 to 4), or 0 when it is not
+// one: overlong forms, surrogates and code points above U+10FFFF are not valid.
+std::size_t Utf8SequenceLength(std::string_view text) {
+  const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(text[i]); };
+  const unsigned char lead = byte(0);
+  std::size_t length = 0;
+  char32_t code = 0;
+  if (lead >= 0xC2 && lead <= 0xDF) {
+    length = 2, code = lead & 0x1Fu;
+  } else if (lead >= 0xE0 && lead <= 0xEF) {
+    length = 3, code = lead & 0x0Fu;
+  } else if (lead >= 0xF0 && lead <= 0xF4) {
+    length = 4, code = lead & 0x07u;
+  } else {
+    return 0;
+  }
+  if (text.size() < length) return 0;
+  for (std::size_t i = 1; i < length; ++i) {
+    if ((byte(i) & 0xC0u) != 0x80u) return 0;
+    code = (code << 6) | (byte(i) & 0x3Fu);
+  }
+  const char32_t smallest[] = {0, 0, 0x80, 0x800, 0x10000};
+  if (code < smallest[length] || code > 0x10FFFF || (code >= 0xD800 && code <= 0xDFFF)) return 0;
+  if (code >= 0x80 && code <= 0x9F) return 0;  // C1 control characters
+  return length;
+}
+
+}  // namespace
+
+std::string SafeText(std::string_view text, std::size_t max_bytes) {
+  text = text.substr(0, max_bytes);
+  std::string out;
+  out.reserve(text.size());
+  while (!text.empty()) {
+    const auto c = static_cast<unsigned char>(text.front());
+    std::size_t length = 1;
+    if (c < 0x80) {
+      out += c < 0x20 || c == 0x7F ? '?' : static_cast<char>(c);
+    } else if ((length = Utf8SequenceLength(text)) != 0) {
+      out.append(text.substr(0, length));
+    } else {
+      out += '?';
+      length = 1;
+    }
+    text.remove_prefix(length);
+  }
+  return out;
+}
+
+std::string ByteCountText(std::size_t bytes) {
+  constexpr std::size_t kMiB = std::size_t{1} << 20;
+  if (bytes % kMiB == 0) return fmt::format("{} MiB", bytes / kMiB);
+  return fmt::format("{} bytes", bytes);
+}
+
+StatusOr<std::string> ReadInputFile(const std::string& path, const InputFileKind& kind) {
+  const FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY));
+  if (fd.get() < 0) {
+    return InputError(
+        fmt::format("cannot open {} '{}': {}{}", kind.what, path, std::strerror(errno), kind.hint));
+  }
+  struct stat info {};
+  if (::fstat(fd.get(), &info) != 0) {
+    return InputError(
+        fmt::format("cannot read {} '{}': {}", kind.what, path, std::strerror(errno)));
+  }
+  if (S_ISDIR(info.st_mode)) {
+    return InputError(
+        fmt::format("cannot read {} '{}': it is a directory{}", kind.what, path, kind.hint));
+  }
+  if (!S_ISREG(info.st_mode) && !S_ISFIFO(info.st_mode)) {
+    return InputError(fmt::format("cannot read {} '{}': it is {}, not a regular file or a pipe",
+                                  kind.what, path, FileTypeName(info.st_mode)));
+  }
+  const std::size_t size = S_ISREG(info.st_mode) ? static_cast<std::size_t>(info.st_size) : 0;
+  if (size > kind.max_bytes) return TooLarge(path, kind);
+  return ReadAll(fd.get(), path, kind, size);
+}
+
+}  // namespace dlcheck::detect

@@ -1,0 +1,41 @@
+#pragma once
+// Reading a user's input file whole, safely: the size is checked before anything is allocated,
+// so /dev/zero, a runaway pipe or a huge file ends in one clear error, never in the OOM killer.
+//
+//   StatusOr<std::string> text = ReadInputFile(path, {"CPUID dump", "", kMaxInputBytes});
+//   if (!text.ok()) return text.status();
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include "common/status.h"
+
+namespace dlcheck::detect {
+
+/// The most any recorded input (a CPUID dump text, decompressed `.xz` included, or an hwloc XML
+/// file) may hold: the largest real recording (384 CPUs) is under 2 MiB.
+inline constexpr std::size_t kMaxInputBytes = std::size_t{64} << 20;
+
+/// How an input file is named in messages, and how much of it may be read.
+struct InputFileKind {
+  std::string_view what;  ///< "CPUID dump", "topology file"
+  std::string_view hint;  ///< appended to open errors ("; give an hwloc XML file ..."), or empty
+  std::size_t max_bytes = kMaxInputBytes;
+};
+
+/// Reads a regular file or a pipe/FIFO of at most `kind.max_bytes`. Anything else (a directory,
+/// a character device such as /dev/zero, a socket) is refused before reading; a file larger than
+/// the cap is refused before allocating; a read error is reported with its errno text. Every
+/// failure is an InputError naming the file.
+StatusOr<std::string> ReadInputFile(const std::string& path, const InputFileKind& kind);
+
+/// Text from a recorded file made safe for a terminal and for JSON: valid UTF-8 is kept, while
+/// control characters (C0, DEL, C1) and bytes that are not UTF-8 become '?'. At most
+/// `max_bytes` bytes of `text` are looked at.
+std::string SafeText(std::string_view text, std::size_t max_bytes = std::string_view::npos);
+
+/// "64 MiB" for a byte count that is a whole number of MiB, else "N bytes".
+std::string ByteCountText(std::size_t bytes);
+
+}  // namespace dlcheck::detect
