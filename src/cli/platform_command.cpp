@@ -79,32 +79,24 @@ Status AddTopologySection(const PlatformOptions& options, report::Report& report
   return {};
 }
 
-int RunPlatform(const PlatformOptions& options) {
+StatusOr<int> RunPlatform(const PlatformOptions& options) {
   if (!options.save_raw.empty() && (!options.cpuid_dump.empty() || !options.topology.empty())) {
-    PrintError(
+    return UsageError(
         "--save-raw records this machine and cannot be combined with --cpuid-dump or "
         "--topology");
-    return ToInt(ExitCode::kUsage);
   }
   if (options.probe && !options.cpuid_dump.empty()) {
-    PrintError(
+    return UsageError(
         "--probe runs instructions on this machine and cannot be combined with --cpuid-dump "
         "(the recorded machine is not this one)");
-    return ToInt(ExitCode::kUsage);
   }
   for (const auto& name : options.probe_forced) {
-    if (auto error = detect::CheckProbeName(name)) {
-      PrintError(*error);
-      return ToInt(ExitCode::kUsage);
-    }
+    if (auto error = detect::CheckProbeName(name)) return UsageError(*error);
   }
   detect::PlatformInfo info;
   if (!options.cpuid_dump.empty()) {
     StatusOr<detect::PlatformInfo> recorded = detect::DetectRecordedPlatform(options.cpuid_dump);
-    if (!recorded.ok()) {
-      PrintError(recorded.status().message());
-      return ToInt(recorded.status().code());
-    }
+    if (!recorded.ok()) return recorded.status();
     info = std::move(*recorded);
   } else {
     info = detect::DetectLivePlatform();
@@ -113,11 +105,7 @@ int RunPlatform(const PlatformOptions& options) {
     detect::SetOneDnnEffectiveIsa(info, dispatch::OneDnnEffectiveIsa(), cap);
   }
   if (!options.save_raw.empty()) {
-    const Status saved = SaveRaw(options.save_raw);
-    if (!saved.ok()) {
-      PrintError(saved.message());
-      return ToInt(saved.code());
-    }
+    if (Status saved = SaveRaw(options.save_raw); !saved.ok()) return saved;
   }
   std::vector<detect::ProbeResult> probes;
   if (options.probe) {
@@ -128,16 +116,11 @@ int RunPlatform(const PlatformOptions& options) {
     detect::AddProbesTable(info, probes, report);
     detect::AddProbeFindings(info, probes, report);
   }
-  const Status topology = AddTopologySection(options, report);
-  if (!topology.ok()) {
-    PrintError(topology.message());
-    return ToInt(topology.code());
-  }
+  if (Status topology = AddTopologySection(options, report); !topology.ok()) return topology;
   report::Print(report, options.format, std::cout);
   // A report lost on a full disk or a closed pipe is a failure, not a success.
   if (!std::cout.flush()) {
-    PrintError("cannot write the report to standard output");
-    return ToInt(ExitCode::kOutputError);
+    return Status(ExitCode::kOutputError, "cannot write the report to standard output");
   }
   return ToInt(ExitCode::kOk);
 }
@@ -182,7 +165,7 @@ void SetupPlatform(CLI::App& app, int& exit_code) {
     // A bare --probe leaves one empty value behind.
     std::erase(options->probe_forced, std::string());
     for (auto& name : options->probe_forced) name = CLI::detail::to_lower(name);
-    exit_code = RunPlatform(*options);
+    exit_code = EndCommand(RunPlatform(*options));
   });
 }
 
