@@ -21,6 +21,7 @@ build_packages=(
   libgtest-dev                        # unit tests
   zlib1g-dev liblzma-dev              # .gz logs and IDX files, .xz CPUID dumps
   mandoc                              # the man page lint test
+  python3-torch                       # tests of `dlcheck run` on a real framework (~1 GB)
 )
 # ci: what .ci/run adds (the libFuzzer target is built with clang; ASan/UBSan use gcc's runtime).
 ci_packages=(clang libclang-rt-14-dev)

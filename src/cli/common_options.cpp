@@ -24,6 +24,17 @@ void AddFormatOption(CLI::App& sub, report::Format& format,
                 help.empty() ? "output format: table (default), csv or json" : help, "FORMAT");
 }
 
+void AddRowOptions(CLI::App& sub, SortKey& sort, std::size_t& top) {
+  AddEnumOption(sub, "--sort", sort,
+                {{"time", SortKey::kTime},
+                 {"execs", SortKey::kExecs},
+                 {"creates", SortKey::kCreates},
+                 {"name", SortKey::kName}},
+                "row order: time (default), execs, creates, name", "KEY");
+  sub.add_option("--top", top, "print only the first N rows (0: all)")
+      ->check(CLI::NonNegativeNumber);
+}
+
 void PrintError(const std::string& message) {
   std::cerr << "dlcheck: " << message << '\n';
 }
