@@ -21,8 +21,9 @@
 namespace dlcheck::cli {
 namespace {
 
-// Executions kept for the timeline (about 250 bytes each); the rest are counted.
-constexpr std::size_t kMaxTimeline = 50'000;
+// Executions kept for the timeline; the rest are counted. Each costs about 250 bytes here and
+// a few times that in the report's trace table and the JSON printer.
+constexpr std::size_t kMaxTimeline = 10'000;
 
 struct RunOptions {
   std::vector<std::string> command;

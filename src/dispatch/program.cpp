@@ -121,6 +121,7 @@ bool Reap(pid_t pid, ProgramOutcome& outcome, bool block) {
   while ((got = waitpid(pid, &status, block ? 0 : WNOHANG)) < 0 && errno == EINTR) {
   }
   if (got != pid) return false;
+  g_program_pid = 0;  // its pid may be reused from now on: forward nothing more
   outcome.pid = static_cast<int>(pid);
   Record(status, outcome);
   return true;
