@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "verbose/log_session.h"
-#include "verbose/work.h"
+#include "verbose/flops.h"
 
 using namespace dlcheck::verbose;
 

@@ -26,14 +26,14 @@
 namespace dlcheck::cli {
 namespace {
 
-using dispatch::Cells;
 using dispatch::CellsOf;
 using dispatch::Describe;
-using dispatch::Key;
 using dispatch::KeyOf;
 using dispatch::kScalarCap;
 using dispatch::PeakOf;
-using dispatch::Ratio;
+using dispatch::PrimitiveKey;
+using dispatch::SpeedupOver;
+using dispatch::SweepCells;
 using dispatch::SweepRun;
 using dispatch::ThreadsOf;
 using report::Value;
@@ -61,17 +61,17 @@ void AddSweepTables(report::Report& report, const DispatchOptions& o,
                     const std::vector<SweepRun>& runs) {
   // runs: the caps in order, then the scalar run last.
   const SweepRun& scalar = runs.back();
-  const Cells scalar_cells = CellsOf(scalar.run);
-  std::vector<Cells> cells;
+  const SweepCells scalar_cells = CellsOf(scalar.run);
+  std::vector<SweepCells> cells;
   for (const auto& r : runs) cells.push_back(CellsOf(r.run));
-  const Cells& lowest = cells.front();
+  const SweepCells& lowest = cells.front();
 
   // Keys in first-seen order over the caps (lowest first), then scalar-only keys.
-  std::vector<Key> keys;
+  std::vector<PrimitiveKey> keys;
   for (const auto& r : runs) {
     for (const auto& s : r.run.rows) {
       if (s.execs == 0) continue;
-      const Key k = KeyOf(s);
+      const PrimitiveKey k = KeyOf(s);
       if (std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(k);
     }
   }
@@ -85,8 +85,8 @@ void AddSweepTables(report::Report& report, const DispatchOptions& o,
       "sweep", columns,
       "Per primitive: implementation and ms per step under each cap ([scalar]: reference code); "
       "the fastest cap and its speedup over dlcheck's scalar kernels and over the lowest cap");
-  for (const Key& k : keys) {
-    std::vector<Value> row = {std::get<0>(k), std::get<1>(k), std::get<2>(k)};
+  for (const PrimitiveKey& k : keys) {
+    std::vector<Value> row = {k.layer, k.primitive, k.prop_kind};
     std::optional<std::size_t> fastest;
     for (std::size_t i = 0; i < n_caps; ++i) {
       const auto c = cells[i].find(k);
@@ -101,8 +101,8 @@ void AddSweepTables(report::Report& report, const DispatchOptions& o,
     const auto s = scalar_cells.find(k);
     row.push_back(s == scalar_cells.end() ? Value() : Value(s->second.ms_total / traced, 4));
     row.push_back(fastest ? Value(runs[*fastest].cap) : Value());
-    row.push_back(fastest ? Opt(Ratio(scalar_cells, cells[*fastest], k), 1) : Value());
-    row.push_back(fastest ? Opt(Ratio(lowest, cells[*fastest], k), 1) : Value());
+    row.push_back(fastest ? Opt(SpeedupOver(scalar_cells, cells[*fastest], k), 1) : Value());
+    row.push_back(fastest ? Opt(SpeedupOver(lowest, cells[*fastest], k), 1) : Value());
     wide.rows.push_back(std::move(row));
   }
 
@@ -121,10 +121,10 @@ void AddSweepTables(report::Report& report, const DispatchOptions& o,
     for (const auto& s : r.run.rows) {
       std::vector<Value> row = {r.cap, s.layer ? Value(*s.layer) : Value()};
       for (auto& v : PrimitiveRow(s, r.run.summary.exec_ms)) row.push_back(std::move(v));
-      const Key k = KeyOf(s);
+      const PrimitiveKey k = KeyOf(s);
       row.push_back(Value(s.exec_ms_total / traced, 4));
-      row.push_back(Opt(Ratio(scalar_cells, cells[i], k), 2));
-      row.push_back(r.cap == kScalarCap ? Value() : Opt(Ratio(lowest, cells[i], k), 2));
+      row.push_back(Opt(SpeedupOver(scalar_cells, cells[i], k), 2));
+      row.push_back(r.cap == kScalarCap ? Value() : Opt(SpeedupOver(lowest, cells[i], k), 2));
       row.push_back(Opt(peak, 1));
       const auto gflops = s.Gflops();
       row.push_back(peak && gflops && *peak > 0 ? Value(*gflops / (*peak * ThreadsOf(r)), 3)

@@ -92,19 +92,7 @@ class EventRowListener : public verbose::EventListener {
 Status FeedFile(verbose::LogSession& session, const std::string& file) {
   verbose::LineReader reader;
   if (Status s = reader.Open(file); !s.ok()) return s;
-  session.StartInput(file == "-" ? "<stdin>" : file);
-  std::string_view line;
-  while (!session.stopped()) {
-    const verbose::LineReader::Next next = reader.Read(line);
-    if (next == verbose::LineReader::Next::kEnd) break;
-    if (next == verbose::LineReader::Next::kTooLong) {
-      session.FeedTooLong(reader.line_number());
-    } else {
-      session.Feed(line, reader.line_number());
-    }
-  }
-  session.Finish();
-  return reader.status();
+  return session.FeedAll(reader, file == "-" ? "<stdin>" : file);
 }
 
 // "skipped 3 of 120 lines: foreign 2, truncated 1", or "" when none was skipped.

@@ -115,7 +115,7 @@ std::vector<Value> PrimitiveRow(const verbose::PrimitiveStats& s, double total_e
       Text(s.primitive),
       Text(s.implementation),
       IsaValue(s.isa, s.isa_inferred),
-      Text(verbose::FallbackName(s.fallback)),
+      Text(verbose::ImplClassName(s.impl_class)),
       Text(s.prop_kind),
       Text(s.data_types),
       Text(s.layouts),
@@ -142,14 +142,14 @@ std::vector<Value> EventRow(const verbose::VerboseEvent& e, const ColumnOptions&
       e.line,
       Text(verbose::EraName(e.era)),
       Text(verbose::OperationName(e.operation)),
-      Text(e.cache),
+      Text(e.cache_state.empty() ? e.operation_text : e.cache_state),  // the `cache` column
       Text(e.engine),
       Text(e.primitive),
       Text(e.implementation),
       IsaValue(e.isa, e.isa_inferred),
       e.operation == verbose::Operation::kDiagnostic && e.implementation.empty()
           ? Value()
-          : Text(verbose::FallbackName(e.fallback)),
+          : Text(verbose::ImplClassName(e.impl_class)),
       Text(e.prop_kind),
       Text(e.memory_descriptors),
       Text(e.attributes),

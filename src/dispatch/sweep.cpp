@@ -90,15 +90,15 @@ StatusOr<SweepRun> RunSweepWorker(const SweepSettings& settings, std::string cap
   return SweepRun{std::move(cap), thread_set, threads, cpuset, std::move(*run)};
 }
 
-Key KeyOf(const verbose::PrimitiveStats& s) {
+PrimitiveKey KeyOf(const verbose::PrimitiveStats& s) {
   return {s.layer.value_or(""), s.primitive, s.prop_kind};
 }
 
-Cells CellsOf(const CapturedRun& run) {
-  Cells cells;
+SweepCells CellsOf(const CapturedRun& run) {
+  SweepCells cells;
   for (const auto& s : run.rows) {
     if (s.execs == 0) continue;
-    Cell& c = cells[KeyOf(s)];
+    SweepCell& c = cells[KeyOf(s)];
     c.ms_total += s.exec_ms_total;
     if (s.flops) c.flops += *s.flops * static_cast<double>(s.timed_execs);
     c.scalar |= verbose::IsScalarFallback(s) || verbose::IsDlcheckKernel(s);
@@ -111,7 +111,8 @@ Cells CellsOf(const CapturedRun& run) {
   return cells;
 }
 
-std::optional<double> Ratio(const Cells& base, const Cells& cells, const Key& key) {
+std::optional<double> SpeedupOver(const SweepCells& base, const SweepCells& cells,
+                                  const PrimitiveKey& key) {
   const auto b = base.find(key);
   const auto c = cells.find(key);
   if (b == base.end() || c == cells.end() || c->second.ms_total <= 0) return std::nullopt;

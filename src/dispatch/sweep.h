@@ -5,13 +5,12 @@
 //
 //   StatusOr<std::vector<std::string>> caps = ChooseCaps(requested, platform);
 //   StatusOr<SweepRun> run = RunSweepWorker(settings, "avx2", "", 0, "", /*peak=*/true);
-//   Cells cells = CellsOf(run->run);   // per (layer, primitive, prop kind)
+//   SweepCells cells = CellsOf(run->run);   // per PrimitiveKey (layer, primitive, prop kind)
 
 #include <map>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <tuple>
 #include <vector>
 
 #include "common/onednn_isa.h"
@@ -61,13 +60,19 @@ StatusOr<SweepRun> RunSweepWorker(const SweepSettings& settings, std::string cap
                                   const std::string& thread_set, int threads,
                                   const std::string& cpuset, bool peak);
 
-/// (layer, primitive, prop kind): what the sweep compares across caps.
-using Key = std::tuple<std::string, std::string, std::string>;
-Key KeyOf(const verbose::PrimitiveStats& s);
+/// What the sweep compares across caps: one primitive of one layer in one direction.
+struct PrimitiveKey {
+  std::string layer;      ///< empty for a row without a layer
+  std::string primitive;  ///< inner_product, convolution, ...
+  std::string prop_kind;  ///< forward_training, backward_data, ...
+  auto operator<=>(const PrimitiveKey&) const = default;
+};
+/// The key of a row.
+PrimitiveKey KeyOf(const verbose::PrimitiveStats& s);
 
 /// A key's work under one run: the implementation of its largest row, time over the traced
 /// steps.
-struct Cell {
+struct SweepCell {
   std::string implementation;
   std::string isa;
   bool scalar = false;  ///< reference code or dlcheck's scalar kernels
@@ -75,12 +80,14 @@ struct Cell {
   double flops = 0;     ///< over the timed executions
   double top_ms = -1;
 };
-using Cells = std::map<Key, Cell>;
+using SweepCells = std::map<PrimitiveKey, SweepCell>;
 
-Cells CellsOf(const CapturedRun& run);
+/// The cells of a run's executed rows, by key.
+SweepCells CellsOf(const CapturedRun& run);
 /// base time / cells time for the key: the speedup of `cells` over `base`; nullopt when either
 /// lacks the key.
-std::optional<double> Ratio(const Cells& base, const Cells& cells, const Key& key);
+std::optional<double> SpeedupOver(const SweepCells& base, const SweepCells& cells,
+                                  const PrimitiveKey& key);
 
 /// The vector ISA whose measured peak bounds a cap: avx512_core for the AVX-512 caps, avx2 for
 /// avx2 and avx2_vnni, sse41 below (the peak loops cover these three).

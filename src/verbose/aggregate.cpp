@@ -7,9 +7,9 @@
 #include <cstring>
 #include <map>
 
+#include "verbose/flops.h"
 #include "verbose/line_parser.h"
 #include "verbose/rules.h"
-#include "verbose/work.h"
 
 namespace dlcheck::verbose {
 namespace {
@@ -108,9 +108,15 @@ bool ReadTime(std::string_view text, double& ms) {
 
 }  // namespace
 
+LineMemo::Kind LineMemo::KindOf(const Entry& entry) {
+  if (entry.exec) return Kind::kExec;
+  return entry.cache_hit ? Kind::kCreateHit : Kind::kCreate;
+}
+
 bool LineMemo::SameKey(const Slot& slot, std::uint32_t state, std::string_view key,
                        bool foreign) const {
-  return slot.state == state && slot.length == key.size() && (slot.cache_hit == 2) == foreign &&
+  return slot.state == state && slot.length == key.size() &&
+         (slot.kind == Kind::kForeign) == foreign &&
          std::memcmp(arena_.data() + slot.offset, key.data(), key.size()) == 0;
 }
 
@@ -157,8 +163,7 @@ void LineMemo::Insert(std::uint64_t hash, std::uint32_t state, std::string_view 
   slot.length = static_cast<std::uint32_t>(key.size());
   slot.row = static_cast<std::uint32_t>(entry.row);
   slot.state = static_cast<std::uint16_t>(state);
-  slot.exec = entry.exec ? 1 : 0;
-  slot.cache_hit = foreign ? 2 : (entry.cache_hit ? 1 : 0);
+  slot.kind = foreign ? Kind::kForeign : KindOf(entry);
   slot.next = kNone;
   arena_.append(key);
   ++count_;
@@ -174,12 +179,12 @@ LineMemo::Match LineMemo::Lookup(std::uint32_t state, std::string_view line, Ent
   const std::string_view prefix = has_prefix ? line.substr(0, comma) : std::string_view();
   auto hit = [&](std::uint32_t index) {
     const Slot& slot = slots_[index];
-    if (slot.cache_hit == 2) {
+    if (slot.kind == Kind::kForeign) {
       Follow(index);
       return Match::kForeign;
     }
     if (!ReadTime(line.substr(comma + 1), ms)) return Match::kMiss;
-    entry = {slot.row, slot.exec != 0, slot.cache_hit == 1};
+    entry = {slot.row, slot.kind == Kind::kExec, slot.kind == Kind::kCreateHit};
     Follow(index);
     return Match::kEvent;
   };
@@ -187,7 +192,7 @@ LineMemo::Match LineMemo::Lookup(std::uint32_t state, std::string_view line, Ent
   if (last_ != kNone && slots_[last_].next != kNone) {
     const std::uint32_t guess = slots_[last_].next;
     const Slot& slot = slots_[guess];
-    const bool foreign = slot.cache_hit == 2;
+    const bool foreign = slot.kind == Kind::kForeign;
     if (foreign ? SameKey(slot, 0, line, true)
                 : has_prefix && SameKey(slot, state, prefix, false)) {
       const Match m = hit(guess);
@@ -304,7 +309,7 @@ std::size_t Aggregator::Add(const VerboseEvent& e) {
     row.implementation = e.implementation;
     row.isa = e.isa;
     row.isa_inferred = e.isa_inferred;
-    row.fallback = e.fallback;
+    row.impl_class = e.impl_class;
     row.prop_kind = e.prop_kind;
     row.memory_descriptors = e.memory_descriptors;
     ParseMemoryDescs(e.memory_descriptors, mds_);
@@ -324,7 +329,7 @@ std::size_t Aggregator::Add(const VerboseEvent& e) {
 void Aggregator::AddDiagnostic(const VerboseEvent& e) {
   ++diagnostic_events_;
   key_.clear();
-  AppendKeyPart(key_, e.cache);
+  AppendKeyPart(key_, e.operation_text);
   AppendKeyPart(key_, e.primitive);
   AppendKeyPart(key_, e.implementation);
   AppendKeyPart(key_, e.message);
@@ -334,7 +339,7 @@ void Aggregator::AddDiagnostic(const VerboseEvent& e) {
   }
   if (diagnostics_.size() >= kMaxDiagnostics) return;
   diagnostic_index_.emplace(key_, diagnostics_.size());
-  diagnostics_.push_back({e.cache, e.primitive, e.implementation, e.message, 1, e.line});
+  diagnostics_.push_back({e.operation_text, e.primitive, e.implementation, e.message, 1, e.line});
 }
 
 namespace {
@@ -365,7 +370,7 @@ Summary Totals(const std::vector<PrimitiveStats>& rows) {
       s.steady_execs += row.timed_execs - 1;
     }
     AddShare(by_kind[row.primitive], row);
-    AddShare(by_fallback[std::string(FallbackName(row.fallback))], row);
+    AddShare(by_fallback[std::string(ImplClassName(row.impl_class))], row);
   }
   s.by_kind = SortedShares(std::move(by_kind), s.exec_ms);
   s.by_fallback = SortedShares(std::move(by_fallback), s.exec_ms);

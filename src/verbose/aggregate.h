@@ -31,7 +31,7 @@ struct PrimitiveStats {
   std::string implementation;
   std::string isa;
   bool isa_inferred = false;
-  Fallback fallback = Fallback::kUnknown;
+  ImplClass impl_class = ImplClass::kUnknown;
   std::string prop_kind;
   std::string memory_descriptors;  ///< raw field
   std::string data_types;          ///< `src:f32 wei:f32 dst:f32`
@@ -125,6 +125,10 @@ class LineMemo {
   std::size_t size() const { return count_; }
 
  private:
+  // What a remembered line was. A foreign line is keyed by its whole text, an event by all
+  // but its time.
+  enum class Kind : std::uint8_t { kCreate, kCreateHit, kExec, kForeign };
+  static Kind KindOf(const Entry& entry);
   // Open addressing over a flat slot array; keys live in one arena string. A lookup touches one
   // slot and one key: no node chasing.
   // 32 bytes, so the table of a typical log stays in L2.
@@ -134,8 +138,7 @@ class LineMemo {
     std::uint32_t length = 0;  // 0: empty (keys are never empty)
     std::uint32_t row = 0;
     std::uint16_t state = 0;
-    std::uint8_t exec = 0;
-    std::uint8_t cache_hit = 0;  // 2: a foreign line, keyed by its whole text
+    Kind kind = Kind::kCreate;
     std::uint32_t next = kNone;  // the slot of the line that followed this one last time
   };
   static constexpr std::uint32_t kNone = 0xffffffffu;

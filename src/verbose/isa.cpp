@@ -56,39 +56,39 @@ constexpr std::string_view kRefReason =
 constexpr std::string_view kSimpleReason =
     "generic C++ implementation: portable loops, vectorised by the compiler at best";
 
-using M = FallbackRule::Match;
-constexpr std::array<FallbackRule, 23> kRules = {{
+using M = ImplClassRule::Match;
+constexpr std::array<ImplClassRule, 23> kRules = {{
     // dlcheck's own scalar kernels (the `verbose` command's reference and fallback backend).
-    {M::kFirstPrefix, "dlcheck", Fallback::kScalar,
+    {M::kFirstPrefix, "dlcheck", ImplClass::kScalar,
      "dlcheck's scalar kernels: plain C++ loops, the numerical reference"},
-    {M::kToken, "ref", Fallback::kScalar, kRefReason},  // ref:any, gemm:ref, ocl:ref:any, jit:ref
-    {M::kFirstPrefix, "ref_", Fallback::kScalar, kRefReason},  // ref_int8:any, ref_grouped:any
-    {M::kFirstSuffix, "_ref", Fallback::kScalar, kRefReason},  // bnorm_ref, lrn_ref, prelu_ref
-    {M::kToken, "blas", Fallback::kExternal,
+    {M::kToken, "ref", ImplClass::kScalar, kRefReason},  // ref:any, gemm:ref, ocl:ref:any, jit:ref
+    {M::kFirstPrefix, "ref_", ImplClass::kScalar, kRefReason},  // ref_int8:any, ref_grouped:any
+    {M::kFirstSuffix, "_ref", ImplClass::kScalar, kRefReason},  // bnorm_ref, lrn_ref, prelu_ref
+    {M::kToken, "blas", ImplClass::kExternal,
      "vendor BLAS (Intel MKL or OpenBLAS cblas): vectorised inside the library, ISA not shown"},
-    {M::kToken, "acl", Fallback::kExternal,
+    {M::kToken, "acl", ImplClass::kExternal,
      "Arm Compute Library: NEON/SVE kernels inside the library, ISA not shown"},
-    {M::kFirstSuffix, "_acl", Fallback::kExternal, "Arm Compute Library kernel"},
-    {M::kToken, "cudnn", Fallback::kExternal, "NVIDIA cuDNN"},
-    {M::kToken, "cublaslt", Fallback::kExternal, "NVIDIA cuBLASLt"},
-    {M::kToken, "miopen", Fallback::kExternal, "AMD MIOpen"},
-    {M::kFirstPrefix, "zen", Fallback::kExternal, "AMD ZenDNN"},
-    {M::kGemmJit, "gemm", Fallback::kGemm,
+    {M::kFirstSuffix, "_acl", ImplClass::kExternal, "Arm Compute Library kernel"},
+    {M::kToken, "cudnn", ImplClass::kExternal, "NVIDIA cuDNN"},
+    {M::kToken, "cublaslt", ImplClass::kExternal, "NVIDIA cuBLASLt"},
+    {M::kToken, "miopen", ImplClass::kExternal, "AMD MIOpen"},
+    {M::kFirstPrefix, "zen", ImplClass::kExternal, "AMD ZenDNN"},
+    {M::kGemmJit, "gemm", ImplClass::kGemm,
      "lowered to oneDNN's JIT GEMM: fast kernel, but im2col and extra copies around it"},
-    {M::kFirstPrefix, "simple", Fallback::kScalar, kSimpleReason},        // simple:any, simple_nchw
-    {M::kFirstPrefix, "nchw_pooling", Fallback::kScalar, kSimpleReason},  // 0.x pooling
-    {M::kFirstPrefix, "nhwc_pooling", Fallback::kScalar, kSimpleReason},
-    {M::kFirstPrefix, "ncsp_", Fallback::kScalar, kSimpleReason},  // ncsp_bnorm, ncsp_gnorm
-    {M::kFirstPrefix, "nspc_", Fallback::kScalar, kSimpleReason},  // nspc_bnorm
-    {M::kFirstPrefix, "lnorm_simple", Fallback::kScalar, kSimpleReason},
-    {M::kFirstPrefix, "rnn_data_reorder", Fallback::kScalar, kSimpleReason},
-    {M::kFirstPrefix, "rnn_weights_reorder", Fallback::kScalar, kSimpleReason},
-    {M::kFirstPrefix, "reorder-based", Fallback::kScalar, kSimpleReason},
-    {M::kFirstPrefix, "multi", Fallback::kScalar, kSimpleReason},
-    {M::kFirstPrefix, "wino_reorder", Fallback::kScalar, kSimpleReason},
+    {M::kFirstPrefix, "simple", ImplClass::kScalar, kSimpleReason},  // simple:any, simple_nchw
+    {M::kFirstPrefix, "nchw_pooling", ImplClass::kScalar, kSimpleReason},  // 0.x pooling
+    {M::kFirstPrefix, "nhwc_pooling", ImplClass::kScalar, kSimpleReason},
+    {M::kFirstPrefix, "ncsp_", ImplClass::kScalar, kSimpleReason},  // ncsp_bnorm, ncsp_gnorm
+    {M::kFirstPrefix, "nspc_", ImplClass::kScalar, kSimpleReason},  // nspc_bnorm
+    {M::kFirstPrefix, "lnorm_simple", ImplClass::kScalar, kSimpleReason},
+    {M::kFirstPrefix, "rnn_data_reorder", ImplClass::kScalar, kSimpleReason},
+    {M::kFirstPrefix, "rnn_weights_reorder", ImplClass::kScalar, kSimpleReason},
+    {M::kFirstPrefix, "reorder-based", ImplClass::kScalar, kSimpleReason},
+    {M::kFirstPrefix, "multi", ImplClass::kScalar, kSimpleReason},
+    {M::kFirstPrefix, "wino_reorder", ImplClass::kScalar, kSimpleReason},
 }};
 
-bool Matches(const FallbackRule& rule, std::string_view name) {
+bool Matches(const ImplClassRule& rule, std::string_view name) {
   const std::string_view first = FirstToken(name);
   switch (rule.match) {
     case M::kToken:
@@ -125,7 +125,7 @@ std::string_view IsaOf(std::string_view implementation) {
   return found;
 }
 
-std::span<const FallbackRule> FallbackRules() {
+std::span<const ImplClassRule> ImplClassRules() {
   return kRules;
 }
 
@@ -135,14 +135,14 @@ Classification ClassifyImplementation(std::string_view implementation) {
     part = part.substr(plus + 1);
   }
   if (part.empty()) return {};
-  for (const FallbackRule& rule : kRules) {
-    if (Matches(rule, part)) return {rule.fallback, rule.reason};
+  for (const ImplClassRule& rule : kRules) {
+    if (Matches(rule, part)) return {rule.impl_class, rule.reason};
   }
   const std::string_view first = FirstToken(part);
   if (!IsaInPart(part).empty() || first.starts_with("jit") || first.starts_with("brg") ||
       first.starts_with("brd") || first.starts_with("bnorm_") || first.starts_with("lrn_") ||
       first == "ocl" || first == "ngen" || first == "sycl" || first == "gpu") {
-    return {Fallback::kJit, "hand-written vector code (JIT or intrinsics)"};
+    return {ImplClass::kJit, "hand-written vector code (JIT or intrinsics)"};
   }
   return {};
 }

@@ -19,7 +19,7 @@ namespace dlcheck::verbose {
 std::string_view IsaOf(std::string_view implementation);
 
 /// How one implementation-name pattern is classified, and why.
-struct FallbackRule {
+struct ImplClassRule {
   enum class Match {
     kToken,        ///< one of the `:`-separated tokens equals `pattern`
     kFirstPrefix,  ///< the first token starts with `pattern`
@@ -28,15 +28,15 @@ struct FallbackRule {
   };
   Match match;
   std::string_view pattern;
-  Fallback fallback;
+  ImplClass impl_class;
   std::string_view reason;
 };
 
 /// The whole classification table, first match wins (documented in man/dlcheck.1).
-std::span<const FallbackRule> FallbackRules();
+std::span<const ImplClassRule> ImplClassRules();
 
 struct Classification {
-  Fallback fallback = Fallback::kUnknown;
+  ImplClass impl_class = ImplClass::kUnknown;
   std::string_view reason;  ///< the rule's reason, static storage
 };
 

@@ -126,7 +126,7 @@ std::string_view EraName(Era era) {
       return "dnnl";
     case Era::kOnednn:
       return "onednn";
-    case Era::kOnednnApi:
+    case Era::kOnednnComponent:
       return "onednn_api";
     case Era::kOnednnV1:
       return "onednn_v1";
@@ -152,17 +152,17 @@ std::string_view OperationName(Operation op) {
   return "exec";
 }
 
-std::string_view FallbackName(Fallback fallback) {
-  switch (fallback) {
-    case Fallback::kUnknown:
+std::string_view ImplClassName(ImplClass impl_class) {
+  switch (impl_class) {
+    case ImplClass::kUnknown:
       return "unknown";
-    case Fallback::kJit:
+    case ImplClass::kJit:
       return "jit";
-    case Fallback::kGemm:
+    case ImplClass::kGemm:
       return "gemm";
-    case Fallback::kScalar:
+    case ImplClass::kScalar:
       return "scalar";
-    case Fallback::kExternal:
+    case ImplClass::kExternal:
       return "external";
   }
   return "unknown";
@@ -241,14 +241,15 @@ std::string_view LineParser::Join(std::size_t first, std::size_t last) const {
 void LineParser::ClearEvent(VerboseEvent& e) const {
   e.era = Era::kUnknown;
   e.format_version = 0;
-  e.cache.clear();
+  e.cache_state.clear();
+  e.operation_text.clear();
   e.component.clear();
   e.engine.clear();
   e.primitive.clear();
   e.implementation.clear();
   e.isa.clear();
   e.isa_inferred = false;
-  e.fallback = Fallback::kUnknown;
+  e.impl_class = ImplClass::kUnknown;
   e.prop_kind.clear();
   e.memory_descriptors.clear();
   e.attributes.clear();
@@ -264,15 +265,15 @@ void LineParser::Classify(VerboseEvent& e) {
   auto it = class_memo_.find(std::string_view(e.implementation));
   if (it == class_memo_.end()) {
     if (class_memo_.size() >= 4096) class_memo_.clear();  // bounded: names are few in practice
-    it =
-        class_memo_
-            .emplace(e.implementation, std::pair(std::string(IsaOf(e.implementation)),
-                                                 ClassifyImplementation(e.implementation).fallback))
-            .first;
+    it = class_memo_
+             .emplace(e.implementation,
+                      std::pair(std::string(IsaOf(e.implementation)),
+                                ClassifyImplementation(e.implementation).impl_class))
+             .first;
   }
-  e.fallback = it->second.second;
+  e.impl_class = it->second.second;
   e.isa = it->second.first;
-  if (e.isa.empty() && (e.fallback == Fallback::kJit || e.fallback == Fallback::kGemm) &&
+  if (e.isa.empty() && (e.impl_class == ImplClass::kJit || e.impl_class == ImplClass::kGemm) &&
       !header_.isa_short.empty() && (e.engine.empty() || e.engine.starts_with("cpu"))) {
     e.isa = header_.isa_short;
     e.isa_inferred = true;
@@ -319,7 +320,7 @@ Era EraOf(Family family, const LinePrefix& p, bool engine_after_op) {
       return Era::kDnnl;
     default:
       return p.version >= 1 ? Era::kOnednnV1
-                            : (p.component.empty() ? Era::kOnednn : Era::kOnednnApi);
+                            : (p.component.empty() ? Era::kOnednn : Era::kOnednnComponent);
   }
 }
 
@@ -380,7 +381,7 @@ ParseResult LineParser::ParseOperation(std::size_t i, std::string_view component
     e.operation = head == "exec"     ? Operation::kExec
                   : head == "create" ? Operation::kCreate
                                      : Operation::kCreateNested;
-    Assign(e.cache, sub);
+    Assign(e.cache_state, sub);
     return ParseProfiling(e.era, i + 1, e);
   }
   const bool engine_component = !component.empty() && !IsComponent(component);
@@ -388,7 +389,7 @@ ParseResult LineParser::ParseOperation(std::size_t i, std::string_view component
       (engine_component || head == "cpu" || head == "gpu" || head == "jit_perf")) {
     // Legacy error and ACL lines: `dnnl_verbose,gpu,ocl_error,<n>`, `v1,cpu,acl,unsupported: ..`.
     e.operation = Operation::kDiagnostic;
-    Assign(e.cache, op);
+    Assign(e.operation_text, op);
     Assign(e.message, Join(i + 1, n));
     return {LineKind::kEvent, SkipReason::kNone};
   }
@@ -406,7 +407,7 @@ ParseResult LineParser::ParseExternal(std::size_t i, VerboseEvent& e) {
   e.engine = "cpu";
   e.primitive = "external";
   Assign(e.implementation, fields_[i + 1]);
-  e.fallback = Fallback::kExternal;
+  e.impl_class = ImplClass::kExternal;
   e.time_ms = ms;
   return {LineKind::kEvent, SkipReason::kNone};
 }
@@ -625,7 +626,7 @@ ParseResult LineParser::ParseProfiling(Era era, std::size_t first, VerboseEvent&
 ParseResult LineParser::ParseDiagnostic(std::size_t op_index, VerboseEvent& e) {
   const std::size_t n = count_;
   e.operation = Operation::kDiagnostic;
-  Assign(e.cache, fields_[op_index]);
+  Assign(e.operation_text, fields_[op_index]);
   std::size_t k = op_index + 1;
   // `create:start,<engine>,<kind>,...` carries the descriptor without a component; the others
   // name a component (convolution, primitive, runtime, ...) first.

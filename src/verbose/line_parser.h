@@ -124,7 +124,7 @@ class LineParser {
     using is_transparent = void;
     std::size_t operator()(std::string_view s) const { return FastHash(s); }
   };
-  std::unordered_map<std::string, std::pair<std::string, Fallback>, ClassHash, std::equal_to<>>
+  std::unordered_map<std::string, std::pair<std::string, ImplClass>, ClassHash, std::equal_to<>>
       class_memo_;
 };
 

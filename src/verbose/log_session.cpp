@@ -32,11 +32,6 @@ void LogSession::StartInput(std::string name) {
   memo_parser_state_ = memo_layer_id_ = 0xffffffffu;
 }
 
-JoiningParser& LogSession::Parser() {
-  if (!parser_) StartInput("<input>");
-  return *parser_;
-}
-
 void LogSession::Finish() {
   if (!parser_) return;
   if (!stopped()) parser_->Finish();
@@ -66,47 +61,46 @@ void LogSession::SetLayer(std::string_view layer) {
 }
 
 // Equal states, equal results for equal lines: the parser's state (template, header ISA) and
-// the layer events are tagged with. Computed again only when one of the two changed.
-std::uint32_t LogSession::MemoState() {
-  const std::uint32_t parser_state = parser_->state_id();
-  if (parser_state != memo_parser_state_ || layer_id_ != memo_layer_id_) {
-    memo_parser_state_ = parser_state;
-    memo_layer_id_ = layer_id_;
-    const auto [it, added] = memo_states_.try_emplace(
-        {parser_state, layer_id_}, static_cast<std::uint32_t>(memo_states_.size()));
-    memo_state_ = it->second;
-  }
+// the layer events are tagged with, numbered as they come.
+std::uint32_t LogSession::NewMemoState() {
+  memo_parser_state_ = parser_->state_id();
+  memo_layer_id_ = layer_id_;
+  const auto [it, added] = memo_states_.try_emplace(
+      {memo_parser_state_, layer_id_}, static_cast<std::uint32_t>(memo_states_.size()));
+  memo_state_ = it->second;
   return memo_state_;
 }
 
+// The per-line loop of every reader: kept in one function, so that a repeated line costs a
+// memo lookup and an addition, as it did in parse's own loop.
 bool LogSession::Feed(std::string_view line, std::uint64_t number) {
-  if (stopped()) return false;
-  JoiningParser& parser = Parser();
+  if (!strict_error_.empty()) return false;
+  if (!parser_) [[unlikely]] {
+    StartInput("<input>");
+  }
+  JoiningParser& parser = *parser_;
   ++stats_.lines;
   // Fast path: a line seen before (all but its time) feeds its row without parsing.
-  if (options_.memo && !parser.has_pending() && TakeRepeat(line)) return true;
+  if (options_.memo && !parser.has_pending()) {
+    LineMemo::Entry entry;
+    double ms = 0;
+    switch (memo_.Lookup(MemoState(), line, entry, ms)) {
+      case LineMemo::Match::kEvent:
+        ++stats_.events;
+        aggregator_.AddRepeat(entry, ms);
+        for (EventListener* l : listeners_) l->OnRepeat(entry, ms);
+        return true;
+      case LineMemo::Match::kForeign:
+        ++stats_.skipped[SkipReason::kForeign];
+        return true;
+      case LineMemo::Match::kMiss:
+        break;
+    }
+  }
   last_.line = 0;
   parser.Feed(line, number);
   if (options_.memo) RememberLine(line, number);
-  return !stopped();
-}
-
-bool LogSession::TakeRepeat(std::string_view line) {
-  LineMemo::Entry entry;
-  double ms = 0;
-  switch (memo_.Lookup(MemoState(), line, entry, ms)) {
-    case LineMemo::Match::kEvent:
-      ++stats_.events;
-      aggregator_.AddRepeat(entry, ms);
-      for (EventListener* l : listeners_) l->OnRepeat(entry, ms);
-      return true;
-    case LineMemo::Match::kForeign:
-      ++stats_.skipped[SkipReason::kForeign];
-      return true;
-    case LineMemo::Match::kMiss:
-      break;
-  }
-  return false;
+  return strict_error_.empty();
 }
 
 // Remembers a line that parsed alone into a timed create or exec (timestamps differ on every
@@ -120,10 +114,27 @@ void LogSession::RememberLine(std::string_view line, std::uint64_t number) {
   }
 }
 
+Status LogSession::FeedAll(LineReader& reader, std::string name) {
+  StartInput(std::move(name));
+  std::string_view line;
+  while (strict_error_.empty()) {
+    const LineReader::Next next = reader.Read(line);
+    if (next == LineReader::Next::kEnd) break;
+    if (next == LineReader::Next::kTooLong) {
+      FeedTooLong(reader.line_number());
+    } else {
+      Feed(line, reader.line_number());
+    }
+  }
+  Finish();
+  return reader.status();
+}
+
 void LogSession::FeedTooLong(std::uint64_t number) {
   if (stopped()) return;
   ++stats_.lines;
-  Parser().FeedSkip(SkipReason::kTooLong, number);
+  if (!parser_) StartInput("<input>");
+  parser_->FeedSkip(SkipReason::kTooLong, number);
 }
 
 void LogSession::OnParsed(const ParseResult& result, VerboseEvent& event, std::uint64_t line) {

@@ -23,8 +23,10 @@
 #include <utility>
 #include <vector>
 
+#include "common/status.h"
 #include "verbose/aggregate.h"
 #include "verbose/line_parser.h"
+#include "verbose/line_reader.h"
 #include "verbose/verbose_event.h"
 
 namespace dlcheck::verbose {
@@ -83,6 +85,9 @@ class LogSession {
   /// Ends the current input: flushes a line held back for joining (unless stopped) and merges
   /// the input's header into header().
   void Finish();
+  /// Feeds every line `reader` delivers as one input named `name` (StartInput, Feed or
+  /// FeedTooLong, Finish), until its end or a --strict stop. Returns the reader's status.
+  Status FeedAll(LineReader& reader, std::string name);
 
   /// Tags the following events with a layer of dlcheck's own models (empty: none). Rows are
   /// per layer, and the memo tells the same line under two layers apart.
@@ -114,10 +119,15 @@ class LogSession {
 
   void OnParsed(const ParseResult& result, VerboseEvent& event, std::uint64_t line);
   void OnSkipped(SkipReason reason, std::uint64_t line);
-  bool TakeRepeat(std::string_view line);
   void RememberLine(std::string_view line, std::uint64_t number);
-  std::uint32_t MemoState();
-  JoiningParser& Parser();
+  // The memo's state for the current line: computed again only when the parser's state or the
+  // layer changed.
+  std::uint32_t MemoState() {
+    return parser_->state_id() == memo_parser_state_ && layer_id_ == memo_layer_id_
+               ? memo_state_
+               : NewMemoState();
+  }
+  std::uint32_t NewMemoState();
 
   LogSessionOptions options_;
   std::vector<EventListener*> listeners_;

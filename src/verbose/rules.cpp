@@ -23,7 +23,7 @@ bool IsDlcheckKernel(const PrimitiveStats& row) {
 }
 
 bool IsScalarFallback(const PrimitiveStats& row) {
-  return row.fallback == Fallback::kScalar && !IsDlcheckKernel(row);
+  return row.impl_class == ImplClass::kScalar && !IsDlcheckKernel(row);
 }
 
 }  // namespace dlcheck::verbose

@@ -4,7 +4,7 @@
 //
 //   onednn_verbose,exec,cpu,convolution,jit:avx512_core,forward_training,src_f32::blocked:...
 //   -> {operation=kExec, engine="cpu", primitive="convolution", implementation="jit:avx512_core",
-//       isa="avx512_core", fallback=kJit, ..., time_ms=0.048}
+//       isa="avx512_core", impl_class=kJit, ..., time_ms=0.048}
 
 #include <cstdint>
 #include <optional>
@@ -17,13 +17,13 @@ namespace dlcheck::verbose {
 /// The generation of the verbose format, told by the marker and the first fields (FORMATS.md §0).
 enum class Era {
   kUnknown,
-  kMkldnn0,     ///< A: `mkldnn_verbose`, MKL-DNN 0.x, no engine field, no attributes
-  kMkldnn1,     ///< B: `mkldnn_verbose` with engine, MKL-DNN 1.0.x, no attributes
-  kDnnl,        ///< C: `dnnl_verbose`, DNNL 1.1 - oneDNN 2.4
-  kOnednn,      ///< D: `onednn_verbose`, oneDNN 2.5 - 3.2, no component field
-  kOnednnApi,   ///< E: `onednn_verbose,primitive,...`, oneDNN 3.3 - 3.5
-  kOnednnV1,    ///< F: `onednn_verbose,v1,...`, oneDNN 3.6 and later
-  kOnednnGraph  ///< G: `onednn_graph_verbose`, oneDNN Graph 3.0 - 3.2
+  kMkldnn0,          ///< A: `mkldnn_verbose`, MKL-DNN 0.x, no engine field, no attributes
+  kMkldnn1,          ///< B: `mkldnn_verbose` with engine, MKL-DNN 1.0.x, no attributes
+  kDnnl,             ///< C: `dnnl_verbose`, DNNL 1.1 - oneDNN 2.4
+  kOnednn,           ///< D: `onednn_verbose`, oneDNN 2.5 - 3.2, no component field
+  kOnednnComponent,  ///< E: `onednn_verbose,primitive,...` (a component field), oneDNN 3.3 - 3.5
+  kOnednnV1,         ///< F: `onednn_verbose,v1,...`, oneDNN 3.6 and later
+  kOnednnGraph       ///< G: `onednn_graph_verbose`, oneDNN Graph 3.0 - 3.2
 };
 
 /// Short stable name of an era: "mkldnn0", "mkldnn1", "dnnl", "onednn", "onednn_api",
@@ -41,8 +41,9 @@ enum class Operation {
 /// "create", "create_nested", "exec", "info", "diagnostic".
 std::string_view OperationName(Operation op);
 
-/// How the implementation relates to vector code (see isa.h for the table and its reasons).
-enum class Fallback {
+/// The class of an implementation: how it relates to vector code (see isa.h for the table and
+/// its reasons). Reports call it the `fallback` column, whose `scalar` value flags fallbacks.
+enum class ImplClass {
   kUnknown,   ///< not a primitive line, or an empty implementation name
   kJit,       ///< hand-written vector code (JIT or intrinsics), ISA known or inferred
   kGemm,      ///< lowered to oneDNN's JIT GEMM (im2col and copies around a fast kernel)
@@ -51,7 +52,7 @@ enum class Fallback {
 };
 
 /// "unknown", "jit", "gemm", "scalar", "external".
-std::string_view FallbackName(Fallback fallback);
+std::string_view ImplClassName(ImplClass impl_class);
 
 /// One tensor argument of a primitive: `src_f32::blocked:abcd:f0` (1.0-3.1),
 /// `src_f32:a:blocked:aBcd16b::f0` (3.2-3.5), `src:f32::blocked:ab::f0` (3.6+), `fsrc:nchw` (0.x).
@@ -72,15 +73,18 @@ struct VerboseEvent {
   int format_version = 0;  ///< the `vN` token (3.6+), 0 when absent
   Operation operation = Operation::kExec;
   /// For creates: the cache state after `create:` (`cache_miss`, `cache_hit`, ...), empty for a
-  /// plain `create` (0.x - 1.4). For diagnostics: the operation text (`create:dispatch`, `error`).
-  std::string cache;
+  /// plain `create` (0.x - 1.4) and for every other operation.
+  std::string cache_state;
+  /// For diagnostics: the operation as printed (`create:dispatch`, `exec:check`, `error`, the
+  /// `acl` of a legacy ACL line); empty for creates and execs.
+  std::string operation_text;
   std::string component;  ///< the api field of 3.3+ (`primitive`, `graph`, ...), else empty
   std::string engine;     ///< cpu, gpu, cpu:0, cpu2gpu, ...
   std::string primitive;  ///< convolution, reorder, pooling_v2, ... (kept as printed)
   std::string implementation;
   std::string isa;            ///< from the implementation name, or the header's ISA if inferred
   bool isa_inferred = false;  ///< true when `isa` came from the log header, not the name
-  Fallback fallback = Fallback::kUnknown;
+  ImplClass impl_class = ImplClass::kUnknown;
   std::string prop_kind;
   std::string memory_descriptors;  ///< the raw field, space separated
   std::string attributes;          ///< the raw field, trailing blanks removed
@@ -95,7 +99,7 @@ struct VerboseEvent {
   /// `cache_hit` state of nested and 3.x creates).
   bool IsCacheHit() const {
     return (operation == Operation::kCreate || operation == Operation::kCreateNested) &&
-           cache.find("hit") != std::string::npos;
+           cache_state.find("hit") != std::string::npos;
   }
 };
 

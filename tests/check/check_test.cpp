@@ -23,13 +23,13 @@ detect::PlatformInfo Recorded(const std::string& file) {
   return info.ok() ? *info : detect::PlatformInfo{};
 }
 
-verbose::PrimitiveStats Compute(std::string layer, std::string isa, verbose::Fallback fallback) {
+verbose::PrimitiveStats Compute(std::string layer, std::string isa, verbose::ImplClass impl_class) {
   verbose::PrimitiveStats row;
   row.engine = "cpu";
   row.primitive = "inner_product";
   row.implementation = "brgemm:" + isa;
   row.isa = std::move(isa);
-  row.fallback = fallback;
+  row.impl_class = impl_class;
   row.layer = std::move(layer);
   row.execs = 3;
   return row;
@@ -46,8 +46,8 @@ dispatch::CapturedRun HealthyRun(const std::string& isa) {
   run.results.tolerance = 1e-4;
   run.results.samples_per_s = 104233.53125;
   run.results.step_ms_timed = 0.96;
-  run.rows = {Compute("fc1", isa, verbose::Fallback::kJit),
-              Compute("fc2", isa, verbose::Fallback::kJit)};
+  run.rows = {Compute("fc1", isa, verbose::ImplClass::kJit),
+              Compute("fc2", isa, verbose::ImplClass::kJit)};
   return run;
 }
 
@@ -99,7 +99,7 @@ TEST(CheckTest, AMissingFeatureAndAHigherIsaAreCritical) {
 
 TEST(CheckTest, ComputeBelowTheExpectedIsaIsCritical) {
   Evidence e = HaswellEvidence();
-  e.run->rows.push_back(Compute("fc3", "sse41", verbose::Fallback::kJit));
+  e.run->rows.push_back(Compute("fc3", "sse41", verbose::ImplClass::kJit));
   const CheckResult r = Evaluate(Parse({}, 0, 0, "avx2"), e);
   EXPECT_EQ(r.state, State::kCritical);
   EXPECT_EQ(r.summary, "compute dispatched sse41 below the expected avx2");
@@ -110,7 +110,7 @@ TEST(CheckTest, ComputeBelowTheExpectedIsaIsCritical) {
 // check cannot tell, so it is UNKNOWN, not CRITICAL.
 TEST(CheckTest, AnUnrankableIsaIsUnknownNotCritical) {
   Evidence e = HaswellEvidence();
-  e.run->rows = {Compute("fc1", "sve_256", verbose::Fallback::kJit)};
+  e.run->rows = {Compute("fc1", "sve_256", verbose::ImplClass::kJit)};
   const CheckResult r = Evaluate(Parse({}, 0, 0, "avx2"), e);
   EXPECT_EQ(r.state, State::kUnknown);
   EXPECT_EQ(r.summary, "cannot rank sve_256 against the expected avx2");
@@ -118,7 +118,7 @@ TEST(CheckTest, AnUnrankableIsaIsUnknownNotCritical) {
 
 TEST(CheckTest, AScalarFallbackWarnsOrIsCriticalWhenForbidden) {
   Evidence e = HaswellEvidence();
-  e.run->rows.push_back(Compute("fc3", "", verbose::Fallback::kScalar));
+  e.run->rows.push_back(Compute("fc3", "", verbose::ImplClass::kScalar));
   e.run->rows.back().implementation = "ref:any";
   EXPECT_EQ(Evaluate(Parse({}), e).state, State::kWarning);
   StatusOr<Requirements> strict = ParseRequirements({}, 0, 0, "", /*no_scalar_fallback=*/true);

@@ -137,6 +137,27 @@ TEST(VerboseCliTest, OneDnnAgreesWithTheScalarReferenceAndCountsAddUp) {
   EXPECT_EQ(doc["summary"]["execs"].get<std::uint64_t>() % kTraced, 0u);
 }
 
+// The worker's lines go through the same log session as `parse`: the input section accounts for
+// every one of them, and its events are the rows' creates and execs plus the diagnostics.
+TEST(VerboseCliTest, InputSectionAccountsForTheWorkersVerboseLines) {
+  const Json doc = RunJson({"--model", "mlp", "--batch", "8"});
+  const Json& input = doc["input"];
+  ASSERT_TRUE(input.is_object()) << doc.dump();
+  EXPECT_FALSE(input.contains("files"));
+  const auto events = input["events"].get<std::uint64_t>();
+  EXPECT_GT(events, 0u);
+  EXPECT_EQ(input["lines"].get<std::uint64_t>(), events + input["info_lines"].get<std::uint64_t>() +
+                                                     input["skipped"].get<std::uint64_t>());
+  std::uint64_t skipped = 0;
+  for (const auto& [reason, count] : input["skipped_by_reason"].items()) {
+    skipped += count.get<std::uint64_t>();
+  }
+  EXPECT_EQ(skipped, input["skipped"].get<std::uint64_t>());
+  EXPECT_EQ(events, doc["summary"]["creates"].get<std::uint64_t>() +
+                        doc["summary"]["execs"].get<std::uint64_t>() +
+                        doc["summary"]["diagnostics"].get<std::uint64_t>());
+}
+
 TEST(VerboseCliTest, TraceHasOneEventPerTracedExecution) {
   const auto r = RunDlcheck({"verbose", "--iters", "1", "--warmup", "0", "--traced", "2", "--batch",
                              "8", "--format", "trace"});

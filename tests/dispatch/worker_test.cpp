@@ -245,27 +245,28 @@ TEST(SweepTest, RequestedCapsAreCheckedDeduplicatedAndSorted) {
             "would run the same kernels as avx512_core_bf16");
 }
 
-TEST(SweepTest, RatiosCompareTheSameKeyAcrossRuns) {
+TEST(SweepTest, SpeedupsCompareTheSameKeyAcrossRuns) {
   CapturedRun slow, fast;
   verbose::PrimitiveStats row;
   row.layer = "fc1";
   row.primitive = "inner_product";
   row.prop_kind = "forward_training";
   row.implementation = "ref:any";
-  row.fallback = verbose::Fallback::kScalar;
+  row.impl_class = verbose::ImplClass::kScalar;
   row.execs = 2;
   row.exec_ms_total = 8;
   slow.rows.push_back(row);
   row.implementation = "brgemm:avx512_core";
-  row.fallback = verbose::Fallback::kJit;
+  row.impl_class = verbose::ImplClass::kJit;
   row.exec_ms_total = 2;
   fast.rows.push_back(row);
-  const Cells a = CellsOf(slow), b = CellsOf(fast);
-  const Key key{"fc1", "inner_product", "forward_training"};
+  const SweepCells a = CellsOf(slow), b = CellsOf(fast);
+  const PrimitiveKey key{"fc1", "inner_product", "forward_training"};
   EXPECT_TRUE(a.at(key).scalar);
   EXPECT_FALSE(b.at(key).scalar);
-  EXPECT_EQ(Ratio(a, b, key), 4.0);
-  EXPECT_EQ(Ratio(a, b, Key{"fc2", "inner_product", "forward_training"}), std::nullopt);
+  EXPECT_EQ(SpeedupOver(a, b, key), 4.0);
+  EXPECT_EQ(SpeedupOver(a, b, PrimitiveKey{"fc2", "inner_product", "forward_training"}),
+            std::nullopt);
   EXPECT_EQ(PeakIsaOf("avx512_core_bf16"), "avx512_core");
   EXPECT_EQ(PeakIsaOf("avx2_vnni"), "avx2");
   EXPECT_EQ(PeakIsaOf("avx"), "sse41");

@@ -24,46 +24,46 @@ TEST(IsaTest, IsaTokenAnywhereInTheName) {
 TEST(IsaTest, FallbackClasses) {
   struct Case {
     const char* name;
-    Fallback expected;
+    ImplClass expected;
   };
   const Case cases[] = {
-      {"ref:any", Fallback::kScalar},
-      {"ref_int8:any", Fallback::kScalar},
-      {"simple:any", Fallback::kScalar},
-      {"simple_nchw:any", Fallback::kScalar},
-      {"gemm:ref", Fallback::kScalar},
-      {"bnorm_ref:any", Fallback::kScalar},
-      {"ocl:ref:any", Fallback::kScalar},
-      {"nchw_pooling:any", Fallback::kScalar},
-      {"ncsp_gnorm:any", Fallback::kScalar},
-      {"jit:avx2", Fallback::kJit},
-      {"jit:uni", Fallback::kJit},
-      {"jit:blk", Fallback::kJit},
-      {"brgemm:avx512_core", Fallback::kJit},
-      {"bnorm_jit:avx2", Fallback::kJit},
-      {"jit:gemm:any", Fallback::kJit},
-      {"gemm:jit", Fallback::kGemm},
-      {"x64:gemm:jit", Fallback::kGemm},
-      {"gemm:jit:f32", Fallback::kGemm},
-      {"x64:gemm_s8u8s32:jit", Fallback::kGemm},
-      {"conv:any+x64:gemm:jit", Fallback::kGemm},
-      {"gemm:blas", Fallback::kExternal},
-      {"gemm:acl", Fallback::kExternal},
-      {"acl", Fallback::kExternal},
-      {"cuda:cudnn:any", Fallback::kExternal},
-      {"", Fallback::kUnknown},
+      {"ref:any", ImplClass::kScalar},
+      {"ref_int8:any", ImplClass::kScalar},
+      {"simple:any", ImplClass::kScalar},
+      {"simple_nchw:any", ImplClass::kScalar},
+      {"gemm:ref", ImplClass::kScalar},
+      {"bnorm_ref:any", ImplClass::kScalar},
+      {"ocl:ref:any", ImplClass::kScalar},
+      {"nchw_pooling:any", ImplClass::kScalar},
+      {"ncsp_gnorm:any", ImplClass::kScalar},
+      {"jit:avx2", ImplClass::kJit},
+      {"jit:uni", ImplClass::kJit},
+      {"jit:blk", ImplClass::kJit},
+      {"brgemm:avx512_core", ImplClass::kJit},
+      {"bnorm_jit:avx2", ImplClass::kJit},
+      {"jit:gemm:any", ImplClass::kJit},
+      {"gemm:jit", ImplClass::kGemm},
+      {"x64:gemm:jit", ImplClass::kGemm},
+      {"gemm:jit:f32", ImplClass::kGemm},
+      {"x64:gemm_s8u8s32:jit", ImplClass::kGemm},
+      {"conv:any+x64:gemm:jit", ImplClass::kGemm},
+      {"gemm:blas", ImplClass::kExternal},
+      {"gemm:acl", ImplClass::kExternal},
+      {"acl", ImplClass::kExternal},
+      {"cuda:cudnn:any", ImplClass::kExternal},
+      {"", ImplClass::kUnknown},
   };
   for (const Case& c : cases) {
-    EXPECT_EQ(ClassifyImplementation(c.name).fallback, c.expected) << c.name;
+    EXPECT_EQ(ClassifyImplementation(c.name).impl_class, c.expected) << c.name;
   }
   EXPECT_EQ(ClassifyImplementation("ref:any").reason,
             "reference implementation: plain C++ loops without hand-written vector code");
 }
 
 TEST(IsaTest, EveryRuleHasAReason) {
-  for (const FallbackRule& rule : FallbackRules()) {
+  for (const ImplClassRule& rule : ImplClassRules()) {
     EXPECT_FALSE(rule.reason.empty()) << rule.pattern;
-    EXPECT_NE(rule.fallback, Fallback::kUnknown) << rule.pattern;
+    EXPECT_NE(rule.impl_class, ImplClass::kUnknown) << rule.pattern;
   }
 }
 

@@ -40,7 +40,7 @@ TEST(LineParserTest, EraA_Mkldnn0WithoutEngine) {
   EXPECT_EQ(e.implementation, "jit:avx2");
   EXPECT_EQ(e.isa, "avx2");
   EXPECT_FALSE(e.isa_inferred);
-  EXPECT_EQ(e.fallback, Fallback::kJit);
+  EXPECT_EQ(e.impl_class, ImplClass::kJit);
   EXPECT_EQ(e.prop_kind, "forward_training");
   EXPECT_EQ(e.memory_descriptors, "fsrc:nChw8c fwei:OIhw8i8o fbia:undef fdst:nChw8c");
   EXPECT_EQ(e.attributes, "");
@@ -56,7 +56,7 @@ TEST(LineParserTest, EraA_CreateLineHasNoCacheState) {
   const Parsed p = ParseOne(FixtureLine("real_lines.txt", "mkldnn_verbose,create,reorder,jit:uni"));
   ASSERT_EQ(p.result.kind, LineKind::kEvent);
   EXPECT_EQ(p.event.operation, Operation::kCreate);
-  EXPECT_EQ(p.event.cache, "");
+  EXPECT_EQ(p.event.cache_state, "");
   EXPECT_EQ(p.event.primitive, "reorder");
   EXPECT_EQ(p.event.memory_descriptors, "in:f32_nchw out:f32_Ohwi8o");
   EXPECT_EQ(p.event.auxiliary, "num:1");
@@ -74,7 +74,7 @@ TEST(LineParserTest, EraB_Mkldnn1GluedToTestOutput) {
   EXPECT_EQ(e.engine, "cpu");
   EXPECT_EQ(e.primitive, "pooling");
   EXPECT_EQ(e.implementation, "simple_nchw:any");
-  EXPECT_EQ(e.fallback, Fallback::kScalar);
+  EXPECT_EQ(e.impl_class, ImplClass::kScalar);
   EXPECT_EQ(e.isa, "");
   EXPECT_EQ(e.prop_kind, "forward_inference");
   EXPECT_EQ(e.memory_descriptors,
@@ -102,7 +102,7 @@ TEST(LineParserTest, EraB_InfoLinesFillTheHeader) {
   ASSERT_EQ(parser.Parse(FixtureLine("real_lines.txt", "mb100000000ic43oc43"), e).kind,
             LineKind::kEvent);
   EXPECT_EQ(e.implementation, "gemm:jit");
-  EXPECT_EQ(e.fallback, Fallback::kGemm);
+  EXPECT_EQ(e.impl_class, ImplClass::kGemm);
   EXPECT_EQ(e.isa, "avx512_core");
   EXPECT_TRUE(e.isa_inferred);
 }
@@ -115,7 +115,7 @@ TEST(LineParserTest, EraC_DnnlCacheMissWithUndefBias) {
   const VerboseEvent& e = p.event;
   EXPECT_EQ(e.era, Era::kDnnl);
   EXPECT_EQ(e.operation, Operation::kCreate);
-  EXPECT_EQ(e.cache, "cache_miss");
+  EXPECT_EQ(e.cache_state, "cache_miss");
   EXPECT_EQ(e.engine, "cpu");
   EXPECT_EQ(e.implementation, "jit:avx512_common");
   EXPECT_EQ(e.isa, "avx512_common");
@@ -135,7 +135,7 @@ TEST(LineParserTest, EraC_OldAttributeSyntax) {
   ASSERT_EQ(p.result.kind, LineKind::kEvent);
   EXPECT_EQ(p.event.primitive, "matmul");
   EXPECT_EQ(p.event.implementation, "ref:any");
-  EXPECT_EQ(p.event.fallback, Fallback::kScalar);
+  EXPECT_EQ(p.event.impl_class, ImplClass::kScalar);
   EXPECT_EQ(p.event.attributes, "post_ops:'eltwise_bounded_relu:6;';");
   EXPECT_EQ(p.event.auxiliary, "");
   EXPECT_EQ(p.event.problem, "15x41:41x19:15x19");
@@ -179,7 +179,7 @@ TEST(LineParserTest, EraD_Generated263WithHeader) {
             LineKind::kEvent);
   EXPECT_EQ(e.era, Era::kOnednn);
   EXPECT_EQ(e.operation, Operation::kCreate);
-  EXPECT_EQ(e.cache, "cache_miss");
+  EXPECT_EQ(e.cache_state, "cache_miss");
   EXPECT_EQ(e.isa, "avx512_core_vnni");
   EXPECT_EQ(e.memory_descriptors,
             "src_u8::blocked:acdb:f0 wei_s8::blocked:ABcd4b16a4b:f8:zpm1 bia_undef::undef::f0 "
@@ -219,7 +219,7 @@ TEST(LineParserTest, EraE_ComponentFieldAndTrailingBlankInAttributes) {
   const Parsed p =
       ParseOne(FixtureLine("real_lines.txt", "onednn_verbose,primitive,exec,cpu,binary"));
   ASSERT_EQ(p.result.kind, LineKind::kEvent);
-  EXPECT_EQ(p.event.era, Era::kOnednnApi);
+  EXPECT_EQ(p.event.era, Era::kOnednnComponent);
   EXPECT_EQ(p.event.component, "primitive");
   EXPECT_EQ(p.event.primitive, "binary");
   EXPECT_EQ(p.event.implementation, "jit:uni");
@@ -234,13 +234,13 @@ TEST(LineParserTest, EraE_CheckDiagnosticsWithWindowsPaths) {
   Parsed p = ParseOne(FixtureLine("real_lines.txt", "create:check,convolution"));
   ASSERT_EQ(p.result.kind, LineKind::kEvent);
   EXPECT_EQ(p.event.operation, Operation::kDiagnostic);
-  EXPECT_EQ(p.event.cache, "create:check");
+  EXPECT_EQ(p.event.operation_text, "create:check");
   EXPECT_EQ(p.event.primitive, "convolution");
   EXPECT_EQ(p.event.message, "tensor weights has no elements,src\\common\\convolution.cpp:96");
   p = ParseOne(FixtureLine("real_lines.txt",
                            "exec:check,primitive,unused primitive execution argument (4113)"));
   ASSERT_EQ(p.result.kind, LineKind::kEvent);
-  EXPECT_EQ(p.event.cache, "exec:check");
+  EXPECT_EQ(p.event.operation_text, "exec:check");
   EXPECT_EQ(p.event.message,
             "unused primitive execution argument (4113),src\\common\\primitive_exec_types.cpp:74");
   EXPECT_FALSE(p.event.time_ms);
@@ -282,7 +282,7 @@ TEST(LineParserTest, EraF_CompositeDeconvolutionName) {
       ParseOne(FixtureLine("formats_3.13.1.txt", "brg_deconv:avx2+brgconv_strided:avx2"));
   ASSERT_EQ(p.result.kind, LineKind::kEvent);
   EXPECT_EQ(p.event.isa, "avx2");
-  EXPECT_EQ(p.event.fallback, Fallback::kJit);
+  EXPECT_EQ(p.event.impl_class, ImplClass::kJit);
   EXPECT_EQ(p.event.memory_descriptors,
             "src:f32:a:blocked:acdb::f0 wei:f32:a:blocked:Acdb8a::f0 bia:undef::undef::: "
             "dst:f32:a:blocked:acdb::f0");
@@ -293,7 +293,7 @@ TEST(LineParserTest, EraF_DispatchLongFormNamesTheSkippedImplementation) {
   const Parsed p = ParseOne(FixtureLine("real_lines.txt", "create:dispatch,gemm,gpu,gemm"));
   ASSERT_EQ(p.result.kind, LineKind::kEvent);
   EXPECT_EQ(p.event.operation, Operation::kDiagnostic);
-  EXPECT_EQ(p.event.cache, "create:dispatch");
+  EXPECT_EQ(p.event.operation_text, "create:dispatch");
   EXPECT_EQ(p.event.engine, "gpu");
   EXPECT_EQ(p.event.primitive, "gemm");
   EXPECT_EQ(p.event.implementation, "jit:xe_hp:gemm:any");
@@ -317,7 +317,7 @@ TEST(LineParserTest, EraF_AclAndExternalKernelLines) {
   Parsed p = ParseOne(FixtureLine("real_lines.txt", "onednn_verbose,v1,cpu,acl,unsupported"));
   ASSERT_EQ(p.result.kind, LineKind::kEvent);
   EXPECT_EQ(p.event.operation, Operation::kDiagnostic);
-  EXPECT_EQ(p.event.cache, "acl");
+  EXPECT_EQ(p.event.operation_text, "acl");
   EXPECT_EQ(p.event.message,
             "unsupported: Only Ab4a/Ab8a, BA8b4a/BA4b4a and Acdb8a/Acdb4a destination formats "
             "supported");
@@ -326,7 +326,7 @@ TEST(LineParserTest, EraF_AclAndExternalKernelLines) {
   EXPECT_EQ(p.event.operation, Operation::kExec);
   EXPECT_EQ(p.event.primitive, "external");
   EXPECT_EQ(p.event.implementation, "CpuGemmAssemblyWrapperKernel/sve_ffhybrid_fp16_mla_6x4VL");
-  EXPECT_EQ(p.event.fallback, Fallback::kExternal);
+  EXPECT_EQ(p.event.impl_class, ImplClass::kExternal);
   EXPECT_DOUBLE_EQ(*p.event.time_ms, 0.00610352);
 }
 
@@ -335,7 +335,7 @@ TEST(LineParserTest, CreateStartCarriesTheDescriptorWithoutTime) {
   const Parsed p = ParseOne(FixtureLine("real_lines.txt", "create:start,cpu,inner_product"));
   ASSERT_EQ(p.result.kind, LineKind::kEvent);
   EXPECT_EQ(p.event.operation, Operation::kDiagnostic);
-  EXPECT_EQ(p.event.cache, "create:start");
+  EXPECT_EQ(p.event.operation_text, "create:start");
   EXPECT_EQ(p.event.primitive, "inner_product");
   EXPECT_EQ(p.event.implementation, "brg_matmul:avx2");
   EXPECT_EQ(p.event.problem, "mb2ic1oc1");

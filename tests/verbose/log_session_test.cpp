@@ -4,11 +4,15 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <fstream>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "verbose/fixture_lines.h"
 #include "verbose/line_parser.h"
+#include "verbose/line_reader.h"
 
 namespace dlcheck::verbose {
 namespace {
@@ -151,6 +155,28 @@ TEST(LogSessionTest, LayersSplitRowsAndTheMemoTellsThemApart) {
                 "min=2.000000 max=2.000000 create_ms=0.000000",
                 "- reorder jit:uni 8x8 creates=0 hits=0 execs=3 timed=3 total=12.000000 "
                 "min=4.000000 max=4.000000 create_ms=0.000000"}));
+}
+
+// A file through the reader: over-long lines are counted, the rest parsed, the header merged.
+TEST(LogSessionTest, FeedAllReadsAFileThroughTheReader) {
+  const std::string path = ::testing::TempDir() + "log_session_feed_all.log";
+  {
+    std::ofstream out(path, std::ios::binary);
+    out << "onednn_verbose,info,cpu,isa:Intel AVX2\n"
+        << kExec << "1\n"
+        << std::string(300, 'x') << "\n"
+        << kExec << "2\n";
+  }
+  LineReader reader;
+  ASSERT_TRUE(reader.Open(path, 128).ok());
+  LogSession session;
+  EXPECT_TRUE(session.FeedAll(reader, "f.log").ok());
+  EXPECT_EQ(session.stats().lines, 4u);
+  EXPECT_EQ(session.stats().events, 2u);
+  EXPECT_EQ(session.stats().skipped,
+            (std::map<SkipReason, std::uint64_t>{{SkipReason::kTooLong, 1}}));
+  EXPECT_EQ(session.header().isa_short, "avx2");
+  std::remove(path.c_str());
 }
 
 // Listeners see every event, parsed or repeated, with the row it went to.

@@ -1,4 +1,4 @@
-#include "verbose/work.h"
+#include "verbose/flops.h"
 
 #include <algorithm>
 #include <array>
