@@ -12,16 +12,20 @@ namespace dlcheck::cli {
 
 void AddFormatOption(CLI::App& sub, report::Format& format,
                      const std::vector<std::string_view>& extra_names, const std::string& help) {
-  std::vector<std::pair<std::string, report::Format>> formats;
+  std::vector<std::string> names;
   for (const report::FormatChoice& choice : report::kFormatChoices) {
-    const bool common = choice.name == "table" || choice.name == "csv" || choice.name == "json";
-    if (common ||
+    if (choice.every_command ||
         std::find(extra_names.begin(), extra_names.end(), choice.name) != extra_names.end()) {
-      formats.emplace_back(choice.name, choice.format);
+      names.emplace_back(choice.name);
     }
   }
-  AddEnumOption(sub, "-f,--format", format, formats,
-                help.empty() ? "output format: table (default), csv or json" : help, "FORMAT");
+  // IsMember has already turned the value into one of `names`, which ParseFormat knows.
+  sub.add_option_function<std::string>(
+         "-f,--format",
+         [&format](const std::string& name) { format = report::ParseFormat(name).value(); },
+         help.empty() ? "output format: table (default), csv or json" : help)
+      ->check(CLI::IsMember(names, CLI::ignore_case))
+      ->type_name("FORMAT");
 }
 
 void AddRowOptions(CLI::App& sub, SortKey& sort, std::size_t& top) {

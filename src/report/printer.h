@@ -25,12 +25,14 @@ enum class Format { kTable, kCsv, kJson, kTrace };
 struct FormatChoice {
   std::string_view name;
   Format format;
+  bool every_command = false;  ///< offered by every command (else only where a command asks)
 };
 /// Every format name, in --help order: the one list the command-line options are made from.
-/// `text` is `table` under the name `check` has always used.
-inline constexpr FormatChoice kFormatChoices[] = {{"table", Format::kTable},
-                                                  {"csv", Format::kCsv},
-                                                  {"json", Format::kJson},
+/// `trace` is for commands with a timeline; `text` is `table` under the name `check` has always
+/// used.
+inline constexpr FormatChoice kFormatChoices[] = {{"table", Format::kTable, true},
+                                                  {"csv", Format::kCsv, true},
+                                                  {"json", Format::kJson, true},
                                                   {"trace", Format::kTrace},
                                                   {"text", Format::kTable}};
 
