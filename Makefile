@@ -52,3 +52,8 @@ bench-parse: setup-bench build
 .PHONY: bench-models
 bench-models: setup-models build
 	BUILD=$(BUILD) scripts/bench_models.sh
+
+# dlcheck run against the program alone, and its peak RSS on 10 million verbose lines: not a test.
+.PHONY: bench-run
+bench-run: setup-bench build
+	BUILD=$(BUILD) scripts/bench_run.sh $(PEER)

@@ -21,13 +21,14 @@ build_packages=(
   libgtest-dev                        # unit tests
   zlib1g-dev liblzma-dev              # .gz logs and IDX files, .xz CPUID dumps
   mandoc                              # the man page lint test
+  python3-torch                       # tests of `dlcheck run` on a real framework (~1 GB)
 )
 # ci: what .ci/run adds (the libFuzzer target is built with clang; ASan/UBSan use gcc's runtime).
 ci_packages=(clang libclang-rt-14-dev)
 # bench: scripts/bench_parse.sh (side-by-side timing, peak RSS, figures read back with python3).
 bench_packages=(hyperfine time python3)
-# models: scripts/bench_models.sh (the PyTorch peers, about 1 GB) and real data for --data.
-models_packages=(python3-torch dataset-fashion-mnist)
+# models: real data for --data (scripts/bench_models.sh; the PyTorch peers come with build).
+models_packages=(dataset-fashion-mnist)
 
 usage() {
   sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//' >&2

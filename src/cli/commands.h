@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cli/verbose_report.h"
 #include "common/status.h"
 #include "report/printer.h"
 
@@ -30,6 +31,9 @@ void SetupWorker(CLI::App& app, int& exit_code);
 /// `dlcheck parse [FILE...|-]`: the per-primitive report from a oneDNN verbose log.
 void SetupParse(CLI::App& app, int& exit_code);
 
+/// `dlcheck run -- CMD`: the verbose report of any program that uses oneDNN.
+void SetupRun(CLI::App& app, int& exit_code);
+
 /// `dlcheck check`: the provisioning smoke check (exit 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN).
 void SetupCheck(CLI::App& app, int& exit_code);
 /// `dlcheck dispatch`: the model under each ISA cap and thread set, side by side.
@@ -41,6 +45,10 @@ void SetupDispatch(CLI::App& app, int& exit_code);
 void AddFormatOption(CLI::App& sub, report::Format& format,
                      const std::vector<std::string_view>& extra_names = {},
                      const std::string& help = {});
+
+/// Adds `--sort time|execs|creates|name` and `--top N`: the primitives table's row order and
+/// length (`parse`, `verbose`, `run`).
+void AddRowOptions(CLI::App& sub, SortKey& sort, std::size_t& top);
 
 /// Prints `dlcheck: <message>` on stderr.
 void PrintError(const std::string& message);

@@ -3,6 +3,7 @@
 #include <map>
 
 #include "cli/commands.h"
+#include "cli/enum_option.h"
 #include "detect/library_versions.h"
 #include "dispatch/onednn_info.h"
 #include "dlcheck/version.h"
@@ -25,6 +26,17 @@ void AddFormatOption(CLI::App& sub, report::Format& format,
          help.empty() ? "output format: table (default), csv or json" : help)
       ->check(CLI::IsMember(names, CLI::ignore_case))
       ->type_name("FORMAT");
+}
+
+void AddRowOptions(CLI::App& sub, SortKey& sort, std::size_t& top) {
+  AddEnumOption(sub, "--sort", sort,
+                {{"time", SortKey::kTime},
+                 {"execs", SortKey::kExecs},
+                 {"creates", SortKey::kCreates},
+                 {"name", SortKey::kName}},
+                "row order: time (default), execs, creates, name", "KEY");
+  sub.add_option("--top", top, "print only the first N rows (0: all)")
+      ->check(CLI::NonNegativeNumber);
 }
 
 void PrintError(const std::string& message) {

@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
   // In --help order: the main job first.
   dlcheck::cli::SetupVerbose(app, exit_code);
   dlcheck::cli::SetupParse(app, exit_code);
+  dlcheck::cli::SetupRun(app, exit_code);
   dlcheck::cli::SetupPlatform(app, exit_code);
   dlcheck::cli::SetupDispatch(app, exit_code);
   dlcheck::cli::SetupCheck(app, exit_code);

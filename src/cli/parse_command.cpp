@@ -179,15 +179,7 @@ void SetupParse(CLI::App& app, int& exit_code) {
                   "log files (plain or gzip); - or nothing reads standard input");
   AddFormatOption(*sub, options->format);
   sub->add_flag("--events", options->events, "one row per event instead of per primitive");
-  static const std::map<std::string, SortKey> kSorts = {{"time", SortKey::kTime},
-                                                        {"execs", SortKey::kExecs},
-                                                        {"creates", SortKey::kCreates},
-                                                        {"name", SortKey::kName}};
-  sub->add_option("--sort", options->sort, "row order: time (default), execs, creates, name")
-      ->transform(CLI::CheckedTransformer(kSorts, CLI::ignore_case))
-      ->default_str("time");
-  sub->add_option("--top", options->top, "print only the first N rows (0: all)")
-      ->check(CLI::NonNegativeNumber);
+  AddRowOptions(*sub, options->sort, options->top);
   sub->add_flag("--strict", options->strict,
                 "stop at the first marker line that cannot be parsed (exit status 4)");
   sub->callback([options, &exit_code] { exit_code = EndCommand(RunParse(*options)); });

@@ -76,22 +76,6 @@ void AddRunSection(report::Report& report, const VerboseOptions& o,
   s.Add("worker", run.outcome.ok() ? Value("ok") : Value(run.outcome.Describe(run.timeout_s)));
 }
 
-// The timeline of the traced steps: one row per execution (report::PrintTrace's columns).
-// The human table leaves it out; JSON carries it, and `--format trace` prints only it.
-void AddTrace(report::Report& report, const dispatch::CapturedRun& run) {
-  report::Table& t = report.AddTable(std::string(report::kTraceTable),
-                                     {"name", "category", "ts_us", "dur_us", "thread", "layer",
-                                      "implementation", "prop_kind", "problem"},
-                                     "Timeline");
-  t.omit_in_table = true;
-  for (const auto& e : run.execs) {
-    t.rows.push_back({e.layer.empty() ? e.primitive : e.layer + " " + e.primitive, e.primitive,
-                      Value(e.start_ms * 1e3, 3), Value(e.time_ms * 1e3, 3), 1,
-                      e.layer.empty() ? Value() : Value(e.layer), e.implementation, e.prop_kind,
-                      e.problem});
-  }
-}
-
 // Fallbacks to the scalar kernels: one finding for a whole-model fallback, else one per layer.
 void AddFallbackFindings(report::Report& report, const dispatch::CapturedRun& run) {
   if (run.fallbacks.empty()) return;
@@ -165,7 +149,7 @@ report::Report BuildReport(const VerboseOptions& o, const dispatch::CapturedRun&
   // section counts the worker's lines that were not its own protocol, skips by reason.
   AddInputSection(report, {}, run.input);
   AddSummary(report, run.summary, run.diagnostics);
-  AddTrace(report, run);
+  AddTimeline(report, run.execs);
   AddFallbackFindings(report, run);
   if (Deviates(run.results)) AddDeviationFinding(report, run.results);
   if (!run.outcome.ok()) AddWorkerFailedFinding(report, run);
@@ -227,14 +211,7 @@ void SetupVerbose(CLI::App& app, int& exit_code) {
       ->check(CLI::PositiveNumber);
   AddFormatOption(*sub, o->format, {"trace"},
                   "output format: table (default), csv, json or trace (Chrome trace)");
-  AddEnumOption(*sub, "--sort", o->sort,
-                {{"time", SortKey::kTime},
-                 {"execs", SortKey::kExecs},
-                 {"creates", SortKey::kCreates},
-                 {"name", SortKey::kName}},
-                "row order: time (default), execs, creates, name", "KEY");
-  sub->add_option("--top", o->top, "print only the first N rows (0: all)")
-      ->check(CLI::NonNegativeNumber);
+  AddRowOptions(*sub, o->sort, o->top);
   sub->callback([o, &exit_code] { exit_code = EndCommand(RunVerbose(*o)); });
 }
 

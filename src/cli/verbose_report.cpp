@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "report/printer.h"
+
 namespace dlcheck::cli {
 namespace {
 
@@ -260,6 +262,21 @@ void AddSummary(report::Report& report, const verbose::Summary& summary,
                       Text(diag.message), diag.count, diag.first_line});
   }
   report.findings.insert(report.findings.end(), summary.notes.begin(), summary.notes.end());
+}
+
+// The human table leaves the timeline out; JSON carries it, and `--format trace` prints only it.
+void AddTimeline(report::Report& report, const std::vector<dispatch::ExecRecord>& execs) {
+  report::Table& t = report.AddTable(std::string(report::kTraceTable),
+                                     {"name", "category", "ts_us", "dur_us", "thread", "layer",
+                                      "implementation", "prop_kind", "problem"},
+                                     "Timeline");
+  t.omit_in_table = true;
+  for (const auto& e : execs) {
+    t.rows.push_back({e.layer.empty() ? e.primitive : e.layer + " " + e.primitive, e.primitive,
+                      Value(e.start_ms * 1e3, 3), Value(e.time_ms * 1e3, 3), 1,
+                      e.layer.empty() ? Value() : Value(e.layer), e.implementation, e.prop_kind,
+                      e.problem});
+  }
 }
 
 }  // namespace dlcheck::cli

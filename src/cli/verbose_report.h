@@ -17,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "dispatch/capture.h"
 #include "report/report.h"
 #include "verbose/aggregate.h"
 #include "verbose/line_parser.h"
@@ -58,6 +59,10 @@ void AddSummary(report::Report& report, const verbose::Summary& summary,
 /// All three for a whole log session: AddInputSection, AddHeaderSection, AddSummary.
 void AddLogSummary(report::Report& report, const std::vector<std::string>& files,
                    const verbose::LogSession& session, const verbose::Summary& summary);
+
+/// The `trace` table (omitted from the human table): one row per execution, as
+/// report::PrintTrace reads it.
+void AddTimeline(report::Report& report, const std::vector<dispatch::ExecRecord>& execs);
 
 /// `text` with every byte sequence that is not valid UTF-8 replaced by `?` (JSON needs UTF-8).
 std::string ValidUtf8(std::string_view text);

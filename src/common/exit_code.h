@@ -15,6 +15,10 @@ enum class ExitCode : int {
   kDeviation = 6,     ///< oneDNN and the scalar reference disagree beyond tolerance
   kUnsupported = 7,   ///< the machine cannot do what was asked (e.g. an ISA it lacks)
   kOutputError = 8,   ///< an output file could not be written (full disk, no permission)
+  // `dlcheck run -- CMD` ends with CMD's own exit status (128 + N for signal N), as `time`
+  // does; these two are the shell's codes for a command that could not be started.
+  kCannotExecute = 126,    ///< `run`: CMD exists but cannot be executed
+  kCommandNotFound = 127,  ///< `run`: CMD was not found
 };
 
 inline int ToInt(ExitCode code) {

@@ -32,59 +32,9 @@ WorkerSpec WorkerSpecFor(const CaptureOptions& options) {
   return spec;
 }
 
-// Every execution of the traced phase, in order, for the timeline: a listener of the session.
-class TimelineListener : public verbose::EventListener {
- public:
-  TimelineListener(const verbose::LogSession& session, const std::string& phase,
-                   std::vector<ExecRecord>& execs)
-      : session_(session), phase_(phase), execs_(execs) {}
-
-  void OnEvent(const verbose::VerboseEvent& e, std::size_t) override {
-    if (e.operation != verbose::Operation::kExec || phase_ != "traced" || !e.time_ms) return;
-    Add({.primitive = e.primitive,
-         .layer = e.layer.value_or(""),
-         .implementation = e.implementation,
-         .prop_kind = e.prop_kind,
-         .problem = e.problem,
-         .time_ms = *e.time_ms},
-        e.timestamp);
-  }
-  void OnRepeat(const verbose::LineMemo::Entry& repeat, double ms) override {
-    if (!repeat.exec || phase_ != "traced") return;
-    const verbose::PrimitiveStats& s = session_.aggregator().rows()[repeat.row];
-    Add({.primitive = s.primitive,
-         .layer = s.layer.value_or(""),
-         .implementation = s.implementation,
-         .prop_kind = s.prop_kind,
-         .problem = s.problem,
-         .time_ms = ms},
-        std::nullopt);
-  }
-
- private:
-  // Starts at the timestamp since the first traced execution; without timestamps, executions
-  // are laid back to back.
-  void Add(ExecRecord rec, std::optional<double> timestamp) {
-    if (timestamp) {
-      if (!first_stamp_) first_stamp_ = *timestamp;
-      rec.start_ms = *timestamp - *first_stamp_;
-    } else {
-      rec.start_ms = clock_ms_;
-    }
-    clock_ms_ = rec.start_ms + rec.time_ms;
-    execs_.push_back(std::move(rec));
-  }
-
-  const verbose::LogSession& session_;
-  const std::string& phase_;
-  std::vector<ExecRecord>& execs_;
-  std::optional<double> first_stamp_;
-  double clock_ms_ = 0;
-};
-
 // Handles a worker line (layer, phase, result, fallback); false for any other line.
 bool TakeWorkerLine(std::string_view line, const CaptureOptions& options, CapturedRun& run,
-                    verbose::LogSession& session, std::string& phase) {
+                    verbose::LogSession& session, std::string& phase, Timeline& timeline) {
   const auto msg = ParseWorkerLine(line);
   if (!msg) return false;
   switch (msg->kind) {
@@ -94,6 +44,7 @@ bool TakeWorkerLine(std::string_view line, const CaptureOptions& options, Captur
       break;
     case WorkerMessage::Kind::kPhase:
       phase = msg->name;
+      timeline.set_recording(phase == "traced");
       run.last_layer.clear();
       session.SetLayer("");
       if (options.on_phase) options.on_phase(phase);
@@ -109,6 +60,46 @@ bool TakeWorkerLine(std::string_view line, const CaptureOptions& options, Captur
 }
 
 }  // namespace
+
+void Timeline::OnEvent(const verbose::VerboseEvent& e, std::size_t) {
+  if (e.operation != verbose::Operation::kExec || !recording_ || !e.time_ms) return;
+  Add({.primitive = e.primitive,
+       .layer = e.layer.value_or(""),
+       .implementation = e.implementation,
+       .prop_kind = e.prop_kind,
+       .problem = e.problem,
+       .time_ms = *e.time_ms},
+      e.timestamp);
+}
+
+void Timeline::OnRepeat(const verbose::LineMemo::Entry& repeat, double ms) {
+  if (!repeat.exec || !recording_) return;
+  const verbose::PrimitiveStats& s = session_.aggregator().rows()[repeat.row];
+  Add({.primitive = s.primitive,
+       .layer = s.layer.value_or(""),
+       .implementation = s.implementation,
+       .prop_kind = s.prop_kind,
+       .problem = s.problem,
+       .time_ms = ms},
+      std::nullopt);
+}
+
+// Starts at the timestamp since the first recorded execution; without timestamps, executions
+// are laid back to back.
+void Timeline::Add(ExecRecord rec, std::optional<double> timestamp) {
+  if (timestamp) {
+    if (!first_stamp_) first_stamp_ = *timestamp;
+    rec.start_ms = *timestamp - *first_stamp_;
+  } else {
+    rec.start_ms = clock_ms_;
+  }
+  clock_ms_ = rec.start_ms + rec.time_ms;
+  if (execs_.size() >= max_records_) {
+    ++dropped_;
+    return;
+  }
+  execs_.push_back(std::move(rec));
+}
 
 StatusOr<CapturedRun> CaptureModelRun(const CaptureOptions& options) {
   std::ofstream raw_log;
@@ -126,12 +117,12 @@ StatusOr<CapturedRun> CaptureModelRun(const CaptureOptions& options) {
   verbose::LogSession session;
   session.StartInput("<worker>");
   std::string phase;
-  TimelineListener timeline(session, phase, run.execs);
+  Timeline timeline(session, run.execs);
   session.AddListener(&timeline);
   std::uint64_t line_number = 0;
   auto on_line = [&](std::string_view line) {
     ++line_number;
-    if (TakeWorkerLine(line, options, run, session, phase)) return;
+    if (TakeWorkerLine(line, options, run, session, phase, timeline)) return;
     if (raw_log.is_open()) raw_log << line << '\n';
     session.Feed(line, line_number);
   };

@@ -52,6 +52,33 @@ struct ExecRecord {
   double time_ms = 0;
 };
 
+/// The executions of a session, in order, for a timeline: a listener that records while
+/// `recording` (the worker's traced phase; all of a `run`), at most `max_records` of them
+/// (the rest are counted in dropped()), so memory stays bounded however long the log.
+class Timeline : public verbose::EventListener {
+ public:
+  Timeline(const verbose::LogSession& session, std::vector<ExecRecord>& execs,
+           std::size_t max_records = 1'000'000)
+      : session_(session), execs_(execs), max_records_(max_records) {}
+  void set_recording(bool recording) { recording_ = recording; }
+  /// Executions seen while recording but not kept (over max_records).
+  std::uint64_t dropped() const { return dropped_; }
+
+  void OnEvent(const verbose::VerboseEvent& e, std::size_t row) override;
+  void OnRepeat(const verbose::LineMemo::Entry& repeat, double ms) override;
+
+ private:
+  void Add(ExecRecord rec, std::optional<double> timestamp);
+
+  const verbose::LogSession& session_;
+  std::vector<ExecRecord>& execs_;
+  std::size_t max_records_;
+  bool recording_ = false;
+  std::uint64_t dropped_ = 0;
+  std::optional<double> first_stamp_;
+  double clock_ms_ = 0;
+};
+
 struct CapturedRun {
   WorkerOutcome outcome;
   double timeout_s = 0;

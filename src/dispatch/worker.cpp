@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -81,39 +82,26 @@ class LineSplitter {
   std::size_t lines_ = 0;
 };
 
-const char* SignalName(int sig) {
-  switch (sig) {
-    case SIGILL:
-      return "SIGILL";
-    case SIGSEGV:
-      return "SIGSEGV";
-    case SIGBUS:
-      return "SIGBUS";
-    case SIGFPE:
-      return "SIGFPE";
-    case SIGABRT:
-      return "SIGABRT";
-    case SIGKILL:
-      return "SIGKILL";
-    case SIGTERM:
-      return "SIGTERM";
-    case SIGINT:
-      return "SIGINT";
-    default:
-      return nullptr;
-  }
-}
-
 }  // namespace
 
 std::string WorkerOutcome::Describe(double timeout_s) const {
   if (timed_out) return fmt::format("timed out after {:g} s and was killed", timeout_s);
   if (signaled) {
-    const char* name = SignalName(signal);
-    return name ? fmt::format("was killed by signal {} ({})", signal, name)
-                : fmt::format("was killed by signal {}", signal);
+    const std::string name = SignalName(signal);
+    return name.empty() ? fmt::format("was killed by signal {}", signal)
+                        : fmt::format("was killed by signal {} ({})", signal, name);
   }
   return fmt::format("exited with status {}", exit_code);
+}
+
+void DieWithParent(int parent) {
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != parent) _exit(127);
+}
+
+std::string SignalName(int signal) {
+  const char* abbrev = sigabbrev_np(signal);
+  return abbrev == nullptr ? std::string() : "SIG" + std::string(abbrev);
 }
 
 std::string SelfExecutable() {
@@ -146,9 +134,11 @@ StatusOr<Child> Spawn(const WorkerSpec& spec) {
   for (const auto& a : spec.argv) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
 
+  const pid_t parent = getpid();
   const pid_t pid = fork();
   if (pid < 0) return Status(ExitCode::kFailure, fmt::format("cannot fork: {}", strerror(errno)));
   if (pid == 0) {
+    DieWithParent(parent);
     setpgid(0, 0);  // its own process group, so a timeout kills everything it started
     dup2(out_pipe[1], STDOUT_FILENO);
     dup2(err_pipe[1], STDERR_FILENO);

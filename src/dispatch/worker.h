@@ -49,6 +49,14 @@ StatusOr<WorkerOutcome> RunWorker(const WorkerSpec& spec,
                                   const std::function<void(std::string_view)>& on_line,
                                   std::size_t max_line = 1 << 20);
 
+/// In a child between fork and exec: asks the kernel to SIGKILL it when its parent dies, and
+/// exits at once (status 127) if `parent` has already gone: the race prctl leaves open.
+/// Every child dlcheck starts calls it, so no worker or program outlives a killed dlcheck.
+void DieWithParent(int parent);
+
+/// "SIGSEGV" for 11 (glibc's abbreviation with `SIG`), or "" for a number that names none.
+std::string SignalName(int signal);
+
 /// The path of the running dlcheck binary (/proc/self/exe), to start itself as a worker.
 std::string SelfExecutable();
 

@@ -23,13 +23,13 @@ detect::PlatformInfo Recorded(const std::string& file) {
   return info.ok() ? *info : detect::PlatformInfo{};
 }
 
-verbose::PrimitiveStats Compute(std::string layer, std::string isa, verbose::ImplClass fallback) {
+verbose::PrimitiveStats Compute(std::string layer, std::string isa, verbose::ImplClass impl_class) {
   verbose::PrimitiveStats row;
   row.engine = "cpu";
   row.primitive = "inner_product";
   row.implementation = "brgemm:" + isa;
   row.isa = std::move(isa);
-  row.impl_class = fallback;
+  row.impl_class = impl_class;
   row.layer = std::move(layer);
   row.execs = 3;
   return row;

@@ -1,0 +1,237 @@
+// dlcheck run [OPTIONS] -- CMD [ARGS...]: the verbose report of a program dlcheck did not write.
+// CMD runs with oneDNN's verbose mode switched on for every generation; its stdout is read as
+// it is written: verbose lines go to the log session of `parse`, everything else is passed on,
+// byte for byte, to dlcheck's stderr. The report goes to stdout (or --output); dlcheck ends with
+// CMD's exit status, as `time` does.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+
+#include "cli/commands.h"
+#include "cli/verbose_report.h"
+#include "dispatch/capture.h"
+#include "dispatch/program.h"
+#include "verbose/log_session.h"
+#include "verbose/output_splitter.h"
+
+namespace dlcheck::cli {
+namespace {
+
+// Executions kept for the timeline; the rest are counted. Each costs about 250 bytes here and
+// a few times that in the report's trace table and the JSON printer.
+constexpr std::size_t kMaxTimeline = 10'000;
+
+struct RunOptions {
+  std::vector<std::string> command;
+  report::Format format = report::Format::kTable;
+  SortKey sort = SortKey::kTime;
+  std::size_t top = 0;
+  std::string raw_log_path;
+  std::string output_path;
+};
+
+// Verbose on for every generation: ONEDNN_ (2.5+), DNNL_ (1.1-2.4, and read by 2.5-3.x when
+// ONEDNN_ is unset), MKLDNN_ (0.x-1.0). Level 2: creation and execution. Timestamps (2.1+) place
+// executions on the timeline.
+const std::vector<std::pair<std::string, std::string>> kVerboseEnvironment = {
+    {"ONEDNN_VERBOSE", "2"},
+    {"DNNL_VERBOSE", "2"},
+    {"MKLDNN_VERBOSE", "2"},
+    {"ONEDNN_VERBOSE_TIMESTAMP", "1"},
+    {"DNNL_VERBOSE_TIMESTAMP", "1"}};
+
+// Takes the splitter's output: verbose lines to the session (and the raw log), the program's
+// own bytes to stderr at once.
+class RunSink : public verbose::OutputSink {
+ public:
+  RunSink(verbose::LogSession& session, std::ofstream& raw_log)
+      : session_(session), raw_log_(raw_log) {}
+
+  void OnVerboseLine(std::string_view line) override {
+    ++lines_;
+    if (raw_log_.is_open()) raw_log_ << line << '\n';
+    session_.Feed(line, lines_);
+  }
+  void OnTooLongLine() override { session_.FeedTooLong(++lines_); }
+  void OnProgramOutput(std::string_view bytes) override {
+    while (!bytes.empty()) {
+      const ssize_t put = write(STDERR_FILENO, bytes.data(), bytes.size());
+      if (put < 0 && errno == EINTR) continue;
+      if (put <= 0) return;  // stderr closed: the program's output has nowhere to go
+      bytes.remove_prefix(static_cast<std::size_t>(put));
+    }
+  }
+
+ private:
+  verbose::LogSession& session_;
+  std::ofstream& raw_log_;
+  std::uint64_t lines_ = 0;
+};
+
+// What the run produced, for the report.
+struct RunResult {
+  dispatch::ProgramOutcome outcome;
+  std::uint64_t program_bytes = 0;
+  std::uint64_t program_lines = 0;
+  std::uint64_t verbose_lines = 0;
+  std::vector<dispatch::ExecRecord> execs;
+  std::uint64_t timeline_dropped = 0;
+};
+
+std::string CommandText(const std::vector<std::string>& argv) {
+  std::string text;
+  for (const auto& a : argv) {
+    const bool plain = !a.empty() && a.find_first_of(" \t\n'\"\\$`*?;&|<>()") == std::string::npos;
+    text += (text.empty() ? "" : " ") + (plain ? a : "'" + a + "'");
+  }
+  return ValidUtf8(text);
+}
+
+report::Value TextOrNull(const std::string& text) {
+  return text.empty() ? report::Value() : report::Value(ValidUtf8(text));
+}
+
+void AddRunSection(report::Report& report, const RunOptions& o, const RunResult& run,
+                   const verbose::LogHeader& header, const verbose::Summary& summary) {
+  const dispatch::ProgramOutcome& ended = run.outcome;
+  report::Section& s = report.AddSection("run", "Run");
+  s.Add("command", CommandText(o.command));
+  s.Add("exit_status", ended.ShellStatus());
+  s.Add("ended", ended.Describe());
+  s.Add("signal",
+        ended.signaled ? TextOrNull(dispatch::SignalName(ended.signal)) : report::Value());
+  s.Add("forwarded_signal", ended.forwarded_signal != 0
+                                ? TextOrNull(dispatch::SignalName(ended.forwarded_signal))
+                                : report::Value());
+  s.Add("wall_s", report::Value(ended.wall_s, 3));
+  s.Add("onednn_version", TextOrNull(header.library_version));
+  s.Add("runtime", TextOrNull(header.runtime));
+  s.Add("threads", header.threads ? report::Value(*header.threads) : report::Value());
+  s.Add("isa", TextOrNull(header.isa_short.empty() ? header.isa : header.isa_short));
+  s.Add("exec_ms", report::Value(summary.exec_ms, 4));
+  // Primitive time over wall time: more than 100 when primitives run in parallel threads.
+  s.Add("exec_pct_of_wall", ended.wall_s > 0
+                                ? report::Value(100.0 * summary.exec_ms / (ended.wall_s * 1e3), 2)
+                                : report::Value());
+  s.Add("verbose_lines", run.verbose_lines);
+  s.Add("program_lines", run.program_lines);
+  s.Add("program_bytes", run.program_bytes);
+}
+
+void AddRunFindings(report::Report& report, const RunOptions& o, const RunResult& run) {
+  const std::string program = ValidUtf8(o.command.front());
+  if (run.verbose_lines == 0) {
+    // The parser's "is ONEDNN_VERBOSE set?" does not apply: dlcheck set it.
+    std::erase_if(report.findings, [](const report::Finding& f) { return f.code == "no-exec"; });
+    report.AddFinding(
+        report::Severity::kWarning, "no-verbose",
+        fmt::format("{} printed no oneDNN verbose line although dlcheck switched verbose on: "
+                    "it may not use oneDNN at all (or not for these operations: PyTorch's "
+                    "nn.Linear does not), its oneDNN may be built with verbose output compiled "
+                    "out (ONEDNN_VERBOSE=OFF), or it may redirect or close its own stdout",
+                    program));
+  }
+  if (run.outcome.signaled) {
+    report.AddFinding(report::Severity::kError, "program-signaled",
+                      fmt::format("{} {}; the report holds what it printed before", program,
+                                  run.outcome.Describe()));
+  }
+  if (run.timeline_dropped > 0) {
+    report.AddFinding(report::Severity::kInfo, "timeline-capped",
+                      fmt::format("the timeline keeps the first {} executions; {} later ones "
+                                  "are in the totals but not in the timeline",
+                                  kMaxTimeline, run.timeline_dropped));
+  }
+}
+
+report::Report BuildReport(const RunOptions& o, const RunResult& run,
+                           const verbose::LogSession& session) {
+  const verbose::Summary summary = session.Summarize();
+  report::Report report;
+  report.command = "run";
+  AddRunSection(report, o, run, session.header(), summary);
+  std::vector<verbose::PrimitiveStats> rows = session.aggregator().rows();
+  SortRows(rows, o.sort);
+  AddPrimitivesTable(report, rows, summary.exec_ms, o.top);
+  AddLogSummary(report, {}, session, summary);
+  AddTimeline(report, run.execs);
+  AddRunFindings(report, o, run);
+  return report;
+}
+
+// Runs the program with its stdout split between the session and dlcheck's stderr.
+StatusOr<RunResult> Capture(const RunOptions& o, verbose::LogSession& session,
+                            std::ofstream& raw_log) {
+  RunResult run;
+  dispatch::Timeline timeline(session, run.execs, kMaxTimeline);
+  timeline.set_recording(true);
+  session.AddListener(&timeline);
+  session.StartInput("<" + o.command.front() + ">");
+  RunSink sink(session, raw_log);
+  verbose::OutputSplitter splitter(sink);
+  StatusOr<dispatch::ProgramOutcome> ended =
+      dispatch::RunProgram({.argv = o.command, .env = kVerboseEnvironment},
+                           [&](std::string_view bytes) { splitter.Feed(bytes); });
+  splitter.Finish();
+  session.Finish();
+  if (!ended.ok()) return ended.status();
+  run.outcome = *ended;
+  run.program_bytes = splitter.program_bytes();
+  run.program_lines = splitter.program_lines();
+  run.verbose_lines = splitter.verbose_lines();
+  run.timeline_dropped = timeline.dropped();
+  return run;
+}
+
+StatusOr<int> RunRun(const RunOptions& o) {
+  std::ofstream raw_log;
+  if (!o.raw_log_path.empty()) {
+    raw_log.open(o.raw_log_path, std::ios::binary | std::ios::trunc);
+    if (!raw_log) {
+      return InputError(
+          fmt::format("cannot write the raw log '{}': {}", o.raw_log_path, std::strerror(errno)));
+    }
+  }
+  // Opened before the program runs, so a bad path fails before anything is run.
+  std::ofstream output;
+  if (!o.output_path.empty()) {
+    output.open(o.output_path, std::ios::binary | std::ios::trunc);
+    if (!output) {
+      return InputError(fmt::format("cannot write '{}': {}", o.output_path, std::strerror(errno)));
+    }
+  }
+  verbose::LogSession session;
+  StatusOr<RunResult> run = Capture(o, session, raw_log);
+  if (!run.ok()) return run.status();
+  std::ostream& out = output.is_open() ? static_cast<std::ostream&>(output) : std::cout;
+  report::Print(BuildReport(o, *run, session), o.format, out);
+  out.flush();
+  return run->outcome.ShellStatus();
+}
+
+}  // namespace
+
+void SetupRun(CLI::App& app, int& exit_code) {
+  auto o = std::make_shared<RunOptions>();
+  auto* sub = app.add_subcommand(
+      "run", "run a program with oneDNN verbose on and report every primitive it ran");
+  sub->add_option("command", o->command, "the program and its arguments, after --")->required();
+  AddFormatOption(*sub, o->format, {"trace"},
+                  "output format: table (default), csv, json or trace (Chrome trace)");
+  AddRowOptions(*sub, o->sort, o->top);
+  sub->add_option("--raw-log", o->raw_log_path, "keep the program's verbose lines in FILE")
+      ->type_name("FILE");
+  sub->add_option("-o,--output", o->output_path, "write the report to FILE instead of stdout")
+      ->type_name("FILE");
+  sub->footer(
+      "The program's own stdout goes to dlcheck's stderr, byte for byte; its stderr is "
+      "inherited. dlcheck ends with the program's exit status (128+N for signal N; 127: not "
+      "found; 126: not executable).");
+  sub->callback([o, &exit_code] { exit_code = EndCommand(RunRun(*o)); });
+}
+
+}  // namespace dlcheck::cli

@@ -1,0 +1,50 @@
+#pragma once
+// Runs a user's program (`dlcheck run -- CMD`) the way `time` does: found on PATH, stdin and
+// stderr inherited, in dlcheck's process group, with its stdout on a pipe that is read as it is
+// written. SIGINT and SIGTERM sent to dlcheck are passed on to the program (a Ctrl-C from the
+// terminal reaches it directly), and the program is killed if dlcheck dies.
+//
+//   ProgramSpec spec{.argv = {"python3", "train.py"}, .env = {{"ONEDNN_VERBOSE", "2"}}};
+//   StatusOr<ProgramOutcome> ended = RunProgram(spec, [&](std::string_view bytes) { ... });
+//   if (!ended.ok()) ...  // could not be started: 127 (not found) or 126 (not executable)
+
+#include <functional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "common/status.h"
+#include "dispatch/worker.h"
+
+namespace dlcheck::dispatch {
+
+struct ProgramSpec {
+  std::vector<std::string> argv;  ///< argv[0] is looked up on PATH when it has no `/`
+  /// Variables set (or overridden) in the program's environment; the rest is inherited.
+  std::vector<std::pair<std::string, std::string>> env;
+};
+
+/// How the program ended. Exactly one of exited / signaled is true.
+struct ProgramOutcome {
+  bool exited = false;
+  int exit_code = 0;  ///< when exited
+  bool signaled = false;
+  int signal = 0;            ///< when signaled
+  int forwarded_signal = 0;  ///< the last SIGINT/SIGTERM dlcheck passed on, 0 if none
+  double wall_s = 0;         ///< from the start to the end of the program
+  int pid = 0;
+
+  /// The exit status a shell would report: the exit code, or 128 + the signal.
+  int ShellStatus() const { return exited ? exit_code : 128 + signal; }
+  /// "exited with status 3", "was killed by signal 11 (SIGSEGV)".
+  std::string Describe() const;
+};
+
+/// Runs the program, calling `on_stdout` with each piece of its stdout as it arrives. Errors:
+/// the program could not be started (ExitCode::kCommandNotFound, kCannotExecute, with the
+/// reason exec gave), or no pipe or process could be made (kFailure).
+StatusOr<ProgramOutcome> RunProgram(const ProgramSpec& spec,
+                                    const std::function<void(std::string_view)>& on_stdout);
+
+}  // namespace dlcheck::dispatch

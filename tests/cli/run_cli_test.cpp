@@ -1,0 +1,281 @@
+// `dlcheck run -- CMD` through the built binary: exit statuses, the program's own output kept
+// byte for byte on stderr, counts equal to `parse` of the same log and to `verbose` of the same
+// worker, signals, no process left behind, and a real PyTorch training script.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <tuple>
+#include <vector>
+
+#include "common/exit_code.h"
+#include "support/run_dlcheck.h"
+#include "support/scratch_dir.h"
+
+namespace dlcheck {
+namespace {
+
+using Json = nlohmann::json;
+using testing::DataPath;
+using testing::RunDlcheck;
+using RunCliTest = testing::ScratchDirTest;
+using Clock = std::chrono::steady_clock;
+
+// Debian's interpreter, whose python3-torch the tests use (PATH may hold another one).
+constexpr const char* kPython = "/usr/bin/python3";
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::string Text(const Json& value) {
+  return value.is_string() ? value.get<std::string>() : std::string();
+}
+
+// (primitive, implementation) -> (execs, creates), summed over a report's rows.
+using Counts = std::map<std::pair<std::string, std::string>, std::pair<int, int>>;
+Counts CountsOf(const Json& rows) {
+  Counts counts;
+  for (const auto& row : rows) {
+    auto& c = counts[{Text(row["primitive"]), Text(row["implementation"])}];
+    c.first += row["execs"].get<int>();
+    c.second += row["creates"].get<int>();
+  }
+  return counts;
+}
+
+// Starts dlcheck without waiting: stdout and stderr go to files.
+pid_t StartDlcheck(const std::vector<std::string>& args, const std::string& out,
+                   const std::string& err) {
+  const pid_t pid = fork();
+  if (pid == 0) {
+    const int out_fd = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int err_fd = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(out_fd, STDOUT_FILENO);
+    dup2(err_fd, STDERR_FILENO);
+    std::vector<char*> argv = {const_cast<char*>(DLCHECK_BINARY)};
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execv(DLCHECK_BINARY, argv.data());
+    _exit(127);
+  }
+  return pid;
+}
+
+// The children of `pid` (Linux /proc), once it has one: waits up to `limit`.
+std::vector<pid_t> WaitForChildren(pid_t pid, std::chrono::seconds limit) {
+  const auto end = Clock::now() + limit;
+  const std::string path =
+      "/proc/" + std::to_string(pid) + "/task/" + std::to_string(pid) + "/children";
+  while (Clock::now() < end) {
+    std::ifstream in(path);
+    std::vector<pid_t> children;
+    for (pid_t child; in >> child;) children.push_back(child);
+    if (!children.empty()) return children;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return {};
+}
+
+// True when `pid` no longer runs: gone (kill -0 fails) or a zombie waiting for init.
+bool Gone(pid_t pid) {
+  if (kill(pid, 0) != 0) return true;
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  const auto close = text.rfind(')');
+  return close == std::string::npos || text.substr(close + 2, 1) == "Z";
+}
+
+bool GoneWithin(pid_t pid, std::chrono::milliseconds limit) {
+  const auto end = Clock::now() + limit;
+  while (!Gone(pid)) {
+    if (Clock::now() > end) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return true;
+}
+
+int WaitExit(pid_t pid) {
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+TEST_F(RunCliTest, EndsWithTheProgramsExitStatus) {
+  auto r = RunDlcheck({"run", "--", "sh", "-c", "exit 3"});
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  r = RunDlcheck({"run", "--", "true"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+}
+
+TEST_F(RunCliTest, ProgramKilledBySignalEndsWith128PlusItAndIsNamed) {
+  const auto r = RunDlcheck({"run", "--format", "json", "--", "sh", "-c", "kill -SEGV $$"});
+  EXPECT_EQ(r.exit_code, 128 + SIGSEGV) << r.err;
+  const Json doc = Json::parse(r.out);
+  EXPECT_EQ(doc["run"]["signal"], "SIGSEGV");
+  EXPECT_EQ(doc["run"]["exit_status"], 139);
+  EXPECT_EQ(doc["run"]["ended"], "was killed by signal 11 (SIGSEGV)");
+  bool named = false;
+  for (const auto& f : doc["findings"]) named = named || f["code"] == "program-signaled";
+  EXPECT_TRUE(named) << doc["findings"];
+}
+
+TEST_F(RunCliTest, MissingCommandEndsWith127) {
+  const auto r = RunDlcheck({"run", "--", "dlcheck-no-such-command", "x"});
+  EXPECT_EQ(r.exit_code, 127);
+  EXPECT_EQ(r.err, "dlcheck: cannot run 'dlcheck-no-such-command': command not found\n");
+  EXPECT_EQ(r.out, "");
+}
+
+TEST_F(RunCliTest, NonExecutableFileEndsWith126) {
+  const std::string path = Write("not-executable.sh", "#!/bin/sh\necho hi\n");
+  chmod(path.c_str(), 0644);
+  const auto r = RunDlcheck({"run", "--", path});
+  EXPECT_EQ(r.exit_code, 126);
+  EXPECT_EQ(r.err, "dlcheck: cannot run '" + path + "': Permission denied\n");
+}
+
+TEST_F(RunCliTest, NoCommandIsAUsageError) {
+  const auto r = RunDlcheck({"run"});
+  EXPECT_EQ(r.exit_code, ToInt(ExitCode::kUsage));
+}
+
+TEST_F(RunCliTest, ProgramOutputReachesStderrByteForByte) {
+  const std::string header = "onednn_verbose,info,oneDNN v2.6.3 (commit N/A)";
+  const std::string exec =
+      "onednn_verbose,exec,cpu,reorder,jit:uni,undef,src_f32::blocked:ab:f0 "
+      "dst_f32::blocked:ba:f0,,,8x8,0.01";
+  const std::string junk("bin\0\x01\xff\xfe junk", 13);
+  // A progress bar ended by \r before a verbose marker, binary bytes, a partial last line.
+  const std::string log = "epoch 1\n" + std::string("50%\r") + header + "\n" + junk + "\n" +
+                          "100%\r" + exec + "\r\n" + "tail without line feed";
+  const std::string path = Write("mixed.log", log);
+  const auto r = RunDlcheck({"run", "--format", "json", "--", "cat", path});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "epoch 1\n50%\r" + junk + "\n100%\rtail without line feed");
+  const Json doc = Json::parse(r.out);
+  EXPECT_EQ(doc["run"]["verbose_lines"], 2);
+  EXPECT_EQ(doc["run"]["program_lines"], 2);
+  EXPECT_EQ(doc["header"]["library_version"], "oneDNN v2.6.3 (commit N/A)");
+  ASSERT_EQ(doc["primitives"].size(), 1u);
+  EXPECT_EQ(doc["primitives"][0]["execs"], 1);
+}
+
+TEST_F(RunCliTest, CountsEqualParseOfTheSameLog) {
+  for (const char* name : {"verbose/generated_2.6.3.txt", "verbose/formats_3.13.1.txt",
+                           "verbose/torch_cnn_2.6.3.log"}) {
+    const std::string log = DataPath(name);
+    const auto run = RunDlcheck({"run", "--format", "json", "--", "cat", log});
+    const auto parse = RunDlcheck({"parse", "--format", "json", log});
+    ASSERT_EQ(run.exit_code, 0) << name << run.err;
+    ASSERT_EQ(parse.exit_code, 0) << name << parse.err;
+    const Json a = Json::parse(run.out), b = Json::parse(parse.out);
+    EXPECT_EQ(CountsOf(a["primitives"]), CountsOf(b["primitives"])) << name;
+    EXPECT_EQ(a["primitives"].size(), b["primitives"].size()) << name;
+    EXPECT_EQ(a["summary"]["execs"], b["summary"]["execs"]) << name;
+    EXPECT_EQ(a["summary"]["creates"], b["summary"]["creates"]) << name;
+    EXPECT_EQ(a["input"]["events"], b["input"]["events"]) << name;
+  }
+}
+
+TEST_F(RunCliTest, WorkerUnderRunGivesTheRowsOfVerbose) {
+  const std::vector<std::string> model = {"--model",  "mlp", "--iters",  "1",
+                                          "--warmup", "0",   "--traced", "2"};
+  std::vector<std::string> run = {"run", "--format", "json", "--", DLCHECK_BINARY, "worker"};
+  run.insert(run.end(), model.begin(), model.end());
+  std::vector<std::string> verbose = {"verbose", "--format", "json"};
+  verbose.insert(verbose.end(), model.begin(), model.end());
+  const auto a = RunDlcheck(run);
+  const auto b = RunDlcheck(verbose);
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  ASSERT_EQ(b.exit_code, 0) << b.err;
+  const Counts from_run = CountsOf(Json::parse(a.out)["primitives"]);
+  EXPECT_FALSE(from_run.empty());
+  EXPECT_EQ(from_run, CountsOf(Json::parse(b.out)["rows"]));
+}
+
+TEST_F(RunCliTest, SigintIsPassedOnAndTheReportStillPrinted) {
+  const std::string out = (dir_ / "out").string(), err = (dir_ / "err").string();
+  const pid_t dlcheck = StartDlcheck({"run", "--format", "json", "--", "sleep", "30"}, out, err);
+  const std::vector<pid_t> children = WaitForChildren(dlcheck, std::chrono::seconds(20));
+  ASSERT_EQ(children.size(), 1u);
+  const auto sent = Clock::now();
+  kill(dlcheck, SIGINT);
+  EXPECT_TRUE(GoneWithin(children[0], std::chrono::milliseconds(1000)));
+  const int status = WaitExit(dlcheck);
+  EXPECT_LT(Clock::now() - sent, std::chrono::seconds(2));
+  EXPECT_EQ(status, 128 + SIGINT) << ReadFile(err);
+  const Json doc = Json::parse(ReadFile(out));
+  EXPECT_EQ(doc["run"]["signal"], "SIGINT");
+  EXPECT_EQ(doc["run"]["forwarded_signal"], "SIGINT");
+}
+
+TEST_F(RunCliTest, KilledVerboseLeavesNoWorkerBehind) {
+  const std::string out = (dir_ / "out").string(), err = (dir_ / "err").string();
+  const pid_t dlcheck =
+      StartDlcheck({"verbose", "--model", "cnn", "--iters", "100000", "--threads", "1"}, out, err);
+  const std::vector<pid_t> workers = WaitForChildren(dlcheck, std::chrono::seconds(20));
+  ASSERT_EQ(workers.size(), 1u);
+  kill(dlcheck, SIGKILL);
+  EXPECT_EQ(WaitExit(dlcheck), 128 + SIGKILL);
+  EXPECT_TRUE(GoneWithin(workers[0], std::chrono::milliseconds(1000)));
+  if (!Gone(workers[0])) kill(workers[0], SIGKILL);  // leave nothing behind, even on failure
+}
+
+TEST_F(RunCliTest, PytorchTrainingScript) {
+  const std::string raw = (dir_ / "raw.log").string();
+  const auto r = RunDlcheck({"run", "--format", "json", "--raw-log", raw, "--", kPython,
+                             DataPath("torch/train_cnn.py"), "--steps", "3"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // The script's own lines, intact: a \r progress mark before each step line, a partial last.
+  std::string expected;
+  for (int step = 1; step <= 3; ++step) {
+    expected +=
+        "step " + std::to_string(step) + "/3\rtrain_cnn step=" + std::to_string(step) + " loss=";
+  }
+  std::string seen;  // the program's output with the loss values taken out
+  std::istringstream lines(r.err);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.starts_with("step ")) seen += line.substr(0, line.find(" loss=") + 6);
+  }
+  EXPECT_EQ(seen, expected) << r.err;
+  EXPECT_TRUE(r.err.ends_with("\ntrain_cnn done steps=3")) << r.err;
+
+  // Exec counts per (primitive, implementation), from the raw lines themselves.
+  Counts from_log;
+  std::istringstream log(ReadFile(raw));
+  for (std::string line; std::getline(log, line);) {
+    std::vector<std::string> f;
+    std::istringstream fields(line);
+    for (std::string field; std::getline(fields, field, ',');) f.push_back(field);
+    // onednn_verbose,<timestamp>,exec,cpu,<primitive>,<implementation>,...
+    if (f.size() > 5 && f[2] == "exec") ++from_log[{f[4], f[5]}].first;
+  }
+  ASSERT_FALSE(from_log.empty());
+  Counts from_report = CountsOf(Json::parse(r.out)["primitives"]);
+  for (auto& [key, counts] : from_report) counts.second = 0;  // creates: not counted above
+  for (auto it = from_report.begin(); it != from_report.end();) {
+    it = it->second.first == 0 ? from_report.erase(it) : std::next(it);
+  }
+  EXPECT_EQ(from_report, from_log);
+  bool convolution = false;
+  for (const auto& [key, counts] : from_log)
+    convolution = convolution || key.first == "convolution";
+  EXPECT_TRUE(convolution) << "PyTorch 1.13 runs its convolutions through oneDNN";
+}
+
+}  // namespace
+}  // namespace dlcheck
