@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <oneapi/dnnl/dnnl.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cmath>
@@ -32,6 +33,12 @@ void MaybeFault(std::string_view phase) {
   if (fault != nullptr && phase == fault) {
     std::fflush(stdout);
     __builtin_trap();
+  }
+  // DLCHECK_WORKER_HANG=<phase> makes it hang there instead, for the parent's timeout.
+  const char* hang = std::getenv("DLCHECK_WORKER_HANG");
+  if (hang != nullptr && phase == hang) {
+    std::fflush(stdout);
+    for (;;) pause();
   }
 }
 
