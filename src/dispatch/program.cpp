@@ -61,19 +61,6 @@ class SignalForwarding {
   struct sigaction old_pipe_ {};
 };
 
-std::vector<std::string> ProgramEnvironment(const ProgramSpec& spec) {
-  std::vector<std::string> env;
-  for (char** e = environ; *e != nullptr; ++e) {
-    const std::string_view entry(*e);
-    const std::string_view name = entry.substr(0, entry.find('='));
-    bool overridden = false;
-    for (const auto& [k, v] : spec.env) overridden = overridden || name == k;
-    if (!overridden) env.emplace_back(entry);
-  }
-  for (const auto& [k, v] : spec.env) env.push_back(k + "=" + v);
-  return env;
-}
-
 // In the child: stdout on the pipe, default signal dispositions, then exec (searching PATH).
 // An exec failure goes back to the parent as errno through the close-on-exec pipe.
 [[noreturn]] void ExecProgram(int parent, int out_fd, int status_fd, std::vector<char*>& argv,
@@ -156,9 +143,7 @@ bool PumpStdout(int fd, pid_t pid, ProgramOutcome& outcome,
 
 std::string ProgramOutcome::Describe() const {
   if (!signaled) return fmt::format("exited with status {}", exit_code);
-  const std::string name = SignalName(signal);
-  return name.empty() ? fmt::format("was killed by signal {}", signal)
-                      : fmt::format("was killed by signal {} ({})", signal, name);
+  return KilledBySignalText(signal);
 }
 
 StatusOr<ProgramOutcome> RunProgram(const ProgramSpec& spec,
@@ -168,7 +153,7 @@ StatusOr<ProgramOutcome> RunProgram(const ProgramSpec& spec,
   if (pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(status_pipe, O_CLOEXEC) != 0) {
     return Status(ExitCode::kFailure, fmt::format("cannot create pipes: {}", strerror(errno)));
   }
-  std::vector<std::string> env = ProgramEnvironment(spec);
+  std::vector<std::string> env = ChildEnvironment(spec.env);
   std::vector<char*> envp, argv;
   for (auto& e : env) envp.push_back(e.data());
   envp.push_back(nullptr);

@@ -21,21 +21,6 @@ namespace {
 
 constexpr std::size_t kStderrTail = 16 * 1024;
 
-// The child's environment: ours, minus what is unset or overridden, plus the overrides.
-std::vector<std::string> ChildEnvironment(const WorkerSpec& spec) {
-  std::vector<std::string> env;
-  for (char** e = environ; *e != nullptr; ++e) {
-    std::string_view entry(*e);
-    const std::string_view name = entry.substr(0, entry.find('='));
-    bool drop = false;
-    for (const auto& u : spec.unset_env) drop = drop || name == u;
-    for (const auto& [k, v] : spec.env) drop = drop || name == k;
-    if (!drop) env.emplace_back(entry);
-  }
-  for (const auto& [k, v] : spec.env) env.push_back(k + "=" + v);
-  return env;
-}
-
 // Splits the stream into lines with one reused buffer; hands complete lines on.
 class LineSplitter {
  public:
@@ -87,11 +72,31 @@ class LineSplitter {
 std::string WorkerOutcome::Describe(double timeout_s) const {
   if (timed_out) return fmt::format("timed out after {:g} s and was killed", timeout_s);
   if (signaled) {
-    const std::string name = SignalName(signal);
-    return name.empty() ? fmt::format("was killed by signal {}", signal)
-                        : fmt::format("was killed by signal {} ({})", signal, name);
+    return KilledBySignalText(signal);
   }
   return fmt::format("exited with status {}", exit_code);
+}
+
+std::string KilledBySignalText(int signal) {
+  const std::string name = SignalName(signal);
+  return name.empty() ? fmt::format("was killed by signal {}", signal)
+                      : fmt::format("was killed by signal {} ({})", signal, name);
+}
+
+std::vector<std::string> ChildEnvironment(
+    const std::vector<std::pair<std::string, std::string>>& overrides,
+    const std::vector<std::string>& unset) {
+  std::vector<std::string> env;
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string_view entry(*e);
+    const std::string_view name = entry.substr(0, entry.find('='));
+    bool drop = false;
+    for (const auto& u : unset) drop = drop || name == u;
+    for (const auto& [k, v] : overrides) drop = drop || name == k;
+    if (!drop) env.emplace_back(entry);
+  }
+  for (const auto& [k, v] : overrides) env.push_back(k + "=" + v);
+  return env;
 }
 
 void DieWithParent(int parent) {
@@ -127,7 +132,7 @@ StatusOr<Child> Spawn(const WorkerSpec& spec) {
   if (pipe2(out_pipe, O_CLOEXEC) || pipe2(err_pipe, O_CLOEXEC) || pipe2(exec_pipe, O_CLOEXEC)) {
     return Status(ExitCode::kFailure, fmt::format("cannot create pipes: {}", strerror(errno)));
   }
-  std::vector<std::string> env = ChildEnvironment(spec);
+  std::vector<std::string> env = ChildEnvironment(spec.env, spec.unset_env);
   std::vector<char*> envp, argv;
   for (auto& e : env) envp.push_back(e.data());
   envp.push_back(nullptr);

@@ -57,6 +57,15 @@ void DieWithParent(int parent);
 /// "SIGSEGV" for 11 (glibc's abbreviation with `SIG`), or "" for a number that names none.
 std::string SignalName(int signal);
 
+/// "was killed by signal 11 (SIGSEGV)" (without the name where the signal has none).
+std::string KilledBySignalText(int signal);
+
+/// A child's environment: this process's, minus the names in `unset` and those `overrides` sets,
+/// plus `overrides`, as NAME=VALUE strings.
+std::vector<std::string> ChildEnvironment(
+    const std::vector<std::pair<std::string, std::string>>& overrides,
+    const std::vector<std::string>& unset = {});
+
 /// The path of the running dlcheck binary (/proc/self/exe), to start itself as a worker.
 std::string SelfExecutable();
 
