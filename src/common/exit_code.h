@@ -8,6 +8,7 @@ namespace dlcheck {
 enum class ExitCode : int {
   kOk = 0,            ///< the command did what was asked
   kFailure = 1,       ///< an unexpected internal error (a bug: please report it)
+  kRegression = 1,    ///< `diff`: B regressed against A (what a CI job gates on)
   kUsage = 2,         ///< the command line was wrong: unknown option, bad value
   kInputError = 3,    ///< an input file is missing, unreadable or malformed
   kStrictParse = 4,   ///< `parse --strict` met a line it could not parse

@@ -1,0 +1,64 @@
+// `dlcheck diff A B`: two runs side by side, exit 1 when B regressed against A.
+#include <cmath>
+#include <iostream>
+#include <memory>
+
+#include "cli/commands.h"
+#include "compare/row_diff.h"
+
+namespace dlcheck::cli {
+namespace {
+
+struct DiffCommandOptions {
+  std::string a, b;
+  compare::DiffOptions diff;
+  report::Format format = report::Format::kTable;
+};
+
+StatusOr<int> RunDiff(const DiffCommandOptions& options) {
+  StatusOr<compare::RunRows> a = compare::LoadRunRows(options.a);
+  if (!a.ok()) return a.status();
+  StatusOr<compare::RunRows> b = compare::LoadRunRows(options.b);
+  if (!b.ok()) return b.status();
+  if (a->rows.empty() || b->rows.empty()) {
+    const std::string& empty = a->rows.empty() ? options.a : options.b;
+    return Status(ExitCode::kInputError,
+                  empty +
+                      ": no primitive rows to compare (is it a verbose log, or the JSON "
+                      "report of 'dlcheck parse', 'verbose' or 'run'?)");
+  }
+  const compare::RowDiff diff = compare::CompareRuns(*a, *b, options.diff);
+  report::Print(compare::DiffReport(diff), options.format, std::cout);
+  if (!std::cout.flush()) {
+    return Status(ExitCode::kOutputError, "cannot write the report to standard output");
+  }
+  return diff.regressions > 0 ? ToInt(ExitCode::kRegression) : ToInt(ExitCode::kOk);
+}
+
+}  // namespace
+
+void SetupDiff(CLI::App& app, int& exit_code) {
+  auto options = std::make_shared<DiffCommandOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "diff",
+      "compare two runs (verbose logs or JSON reports of parse, verbose, run): implementation "
+      "changes, time ratios, new and vanished rows; exit 1 when B regressed");
+  sub->add_option("A", options->a, "the reference run: a verbose log (.gz too) or a JSON report")
+      ->required()
+      ->type_name("FILE");
+  sub->add_option("B", options->b, "the run judged against A, in either form")
+      ->required()
+      ->type_name("FILE");
+  sub->add_option("--threshold", options->diff.threshold_pct,
+                  "a row more than PCT % slower per execution regressed (default 20)")
+      ->type_name("PCT")
+      ->check(CLI::Range(0.0, 1000.0));
+  sub->add_option("--min-share", options->diff.min_share_pct,
+                  "rows under PCT % of both runs' exec time are not judged on time (default 1)")
+      ->type_name("PCT")
+      ->check(CLI::Range(0.0, 100.0));
+  AddFormatOption(*sub, options->format);
+  sub->callback([options, &exit_code] { exit_code = EndCommand(RunDiff(*options)); });
+}
+
+}  // namespace dlcheck::cli

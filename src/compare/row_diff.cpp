@@ -1,0 +1,212 @@
+#include "compare/row_diff.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <unordered_map>
+
+namespace dlcheck::compare {
+namespace {
+
+int ClassRank(std::string_view fallback) {
+  if (fallback == "jit") return 0;
+  if (fallback == "gemm") return 1;
+  if (fallback == "external") return 2;
+  if (fallback == "scalar") return 3;
+  return -1;
+}
+
+std::optional<double> MeanMs(const RunRow& row) {
+  if (row.execs == 0) return std::nullopt;
+  return row.exec_ms / static_cast<double>(row.execs);
+}
+
+double TotalMs(const RunRows& run) {
+  double total = 0;
+  for (const RunRow& row : run.rows) total += row.exec_ms;
+  return total;
+}
+
+// Judges a row both runs have: the implementation, the class, the time.
+void JudgeMatched(DiffRow& row, const RowDiff& diff) {
+  const RunRow& a = *row.a;
+  const RunRow& b = *row.b;
+  row.change = a.implementation == b.implementation ? Change::kSame : Change::kImplementation;
+  const int rank_a = ClassRank(a.fallback);
+  const int rank_b = ClassRank(b.fallback);
+  row.worse_class = rank_a >= 0 && rank_b > rank_a;
+  const auto mean_a = MeanMs(a);
+  const auto mean_b = MeanMs(b);
+  if (mean_a && mean_b && *mean_a > 0) row.ratio = *mean_b / *mean_a;
+  const double share_a = diff.a_exec_ms > 0 ? 100 * a.exec_ms / diff.a_exec_ms : 0;
+  const double share_b = diff.b_exec_ms > 0 ? 100 * b.exec_ms / diff.b_exec_ms : 0;
+  const bool counts = std::max(share_a, share_b) >= diff.options.min_share_pct;
+  row.slower = counts && row.ratio && *row.ratio > 1 + diff.options.threshold_pct / 100;
+}
+
+// Regressions first, then the rows whose time moved most.
+void SortForReading(std::vector<DiffRow>& rows) {
+  const auto moved = [](const DiffRow& row) {
+    return std::fabs((row.b ? row.b->exec_ms : 0) - (row.a ? row.a->exec_ms : 0));
+  };
+  std::stable_sort(rows.begin(), rows.end(), [&](const DiffRow& x, const DiffRow& y) {
+    if (x.Regressed() != y.Regressed()) return x.Regressed();
+    return moved(x) > moved(y);
+  });
+}
+
+std::string_view ChangeName(Change change) {
+  switch (change) {
+    case Change::kSame:
+      return "same";
+    case Change::kImplementation:
+      return "implementation";
+    case Change::kNew:
+      return "new";
+    case Change::kVanished:
+      return "vanished";
+  }
+  return "same";
+}
+
+report::Value OptionalText(const std::optional<RunRow>& row, std::string RunRow::*field) {
+  return row ? report::Value((*row).*field) : report::Value();
+}
+
+report::Value MeanCell(const std::optional<RunRow>& row) {
+  if (!row) return {};
+  const auto mean = MeanMs(*row);
+  return mean ? report::Value(*mean, 4) : report::Value();
+}
+
+std::vector<report::Value> TableRow(const DiffRow& row) {
+  const RunRow& any = row.a ? *row.a : *row.b;
+  return {any.primitive,
+          any.prop_kind,
+          any.problem,
+          any.layer.empty() ? report::Value() : report::Value(any.layer),
+          std::string(ChangeName(row.change)),
+          row.Regressed(),
+          OptionalText(row.a, &RunRow::implementation),
+          OptionalText(row.b, &RunRow::implementation),
+          OptionalText(row.a, &RunRow::isa),
+          OptionalText(row.b, &RunRow::isa),
+          OptionalText(row.a, &RunRow::fallback),
+          OptionalText(row.b, &RunRow::fallback),
+          row.a ? report::Value(row.a->execs) : report::Value(),
+          row.b ? report::Value(row.b->execs) : report::Value(),
+          MeanCell(row.a),
+          MeanCell(row.b),
+          row.ratio ? report::Value(*row.ratio, 2) : report::Value()};
+}
+
+struct Counts {
+  std::uint64_t matched = 0, changed = 0, worse_class = 0, slower = 0, faster = 0, added = 0,
+                vanished = 0;
+};
+
+Counts CountRows(const RowDiff& diff) {
+  Counts counts;
+  for (const DiffRow& row : diff.rows) {
+    if (row.change == Change::kNew) ++counts.added;
+    if (row.change == Change::kVanished) ++counts.vanished;
+    if (row.a && row.b) ++counts.matched;
+    if (row.change == Change::kImplementation) ++counts.changed;
+    if (row.worse_class) ++counts.worse_class;
+    if (row.slower) ++counts.slower;
+    if (row.ratio && *row.ratio < 1 - diff.options.threshold_pct / 100) ++counts.faster;
+  }
+  return counts;
+}
+
+std::string RowName(const RunRow& row) {
+  std::string name = row.primitive + " " + row.prop_kind + " " + row.problem;
+  if (!row.layer.empty()) name += " (" + row.layer + ")";
+  return name;
+}
+
+void AddFindings(report::Report& report, const RowDiff& diff, const Counts& counts) {
+  for (const DiffRow& row : diff.rows) {
+    if (row.worse_class) {
+      report.AddFinding(
+          Severity::kWarning, "diff-worse-implementation",
+          fmt::format("{}: {} ({}) became {} ({})", RowName(*row.a), row.a->implementation,
+                      row.a->fallback, row.b->implementation, row.b->fallback));
+    }
+  }
+  if (diff.regressions == 0) {
+    report.AddFinding(Severity::kInfo, "diff-no-regression",
+                      fmt::format("no row regressed: none got a worse implementation class and "
+                                  "none is more than {:g} % slower",
+                                  diff.options.threshold_pct));
+  } else if (counts.slower > 0) {
+    report.AddFinding(
+        Severity::kWarning, "diff-slower",
+        fmt::format("{} row(s) more than {:g} % slower per execution (rows under "
+                    "{:g} % of the exec time are not judged on time)",
+                    counts.slower, diff.options.threshold_pct, diff.options.min_share_pct));
+  }
+}
+
+}  // namespace
+
+RowDiff CompareRuns(const RunRows& a, const RunRows& b, const DiffOptions& options) {
+  RowDiff diff{a.name, b.name, options, {}, TotalMs(a), TotalMs(b), 0};
+  std::unordered_map<std::string, std::size_t> b_index;
+  for (std::size_t i = 0; i < b.rows.size(); ++i) b_index.emplace(b.rows[i].key, i);
+  std::vector<bool> b_matched(b.rows.size(), false);
+  for (const RunRow& row : a.rows) {
+    DiffRow& out = diff.rows.emplace_back();
+    out.a = row;
+    const auto it = b_index.find(row.key);
+    if (it == b_index.end()) {
+      out.change = Change::kVanished;
+      continue;
+    }
+    b_matched[it->second] = true;
+    out.b = b.rows[it->second];
+    JudgeMatched(out, diff);
+  }
+  for (std::size_t i = 0; i < b.rows.size(); ++i) {
+    if (!b_matched[i]) diff.rows.push_back({std::nullopt, b.rows[i], Change::kNew});
+  }
+  for (const DiffRow& row : diff.rows) diff.regressions += row.Regressed() ? 1 : 0;
+  SortForReading(diff.rows);
+  return diff;
+}
+
+report::Report DiffReport(const RowDiff& diff) {
+  report::Report report;
+  report.command = "diff";
+  const Counts counts = CountRows(diff);
+  const double total_ratio = diff.a_exec_ms > 0 ? diff.b_exec_ms / diff.a_exec_ms : 0;
+  report.headline = fmt::format(
+      "{} regression(s): {} rows matched, {} changed implementation ({} to a worse class), {} "
+      "slower and {} faster beyond {:g} %, {} new, {} vanished; exec time {:.2f}x",
+      diff.regressions, counts.matched, counts.changed, counts.worse_class, counts.slower,
+      counts.faster, diff.options.threshold_pct, counts.added, counts.vanished, total_ratio);
+  report::Section& summary = report.AddSection("summary", "Summary");
+  summary.Add("a", diff.a_name).Add("b", diff.b_name);
+  summary.Add("rows_matched", counts.matched).Add("changed_implementation", counts.changed);
+  summary.Add("worse_class", counts.worse_class).Add("slower", counts.slower);
+  summary.Add("faster", counts.faster).Add("new", counts.added).Add("vanished", counts.vanished);
+  summary.Add("exec_ms_a", report::Value(diff.a_exec_ms, 3));
+  summary.Add("exec_ms_b", report::Value(diff.b_exec_ms, 3));
+  summary.Add("exec_time_ratio", report::Value(total_ratio, 3));
+  summary.Add("threshold_pct", report::Value(diff.options.threshold_pct, 1));
+  summary.Add("regressions", diff.regressions);
+  report::Table& table = report.AddTable(
+      "rows",
+      {"primitive", "prop_kind", "problem", "layer", "change", "regressed", "implementation_a",
+       "implementation_b", "isa_a", "isa_b", "fallback_a", "fallback_b", "execs_a", "execs_b",
+       "exec_ms_mean_a", "exec_ms_mean_b", "ratio"},
+      "Rows (a -> b)");
+  table.hidden_in_table = {"prop_kind", "isa_a", "isa_b", "execs_a", "execs_b"};
+  for (const DiffRow& row : diff.rows) table.rows.push_back(TableRow(row));
+  report.primary_table = "rows";
+  AddFindings(report, diff, counts);
+  return report;
+}
+
+}  // namespace dlcheck::compare

@@ -1,0 +1,73 @@
+#pragma once
+// Two runs side by side: the rows of two verbose logs or two dlcheck reports matched by what the
+// primitive computes (kind, propagation, data types, attributes, algorithm, shape, layer), and
+// for each what changed: the implementation (a `jit` that became `ref:any` is the headline), the
+// ISA, the mean execution time; rows only one side has are new or vanished.
+//
+//   StatusOr<RunRows> a = LoadRunRows("before.json"), b = LoadRunRows("after.log.gz");
+//   RowDiff diff = CompareRuns(*a, *b, {.threshold_pct = 20});
+//   report::Report r = DiffReport(diff);   // diff.regressions > 0: exit 1
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "report/report.h"
+
+namespace dlcheck::compare {
+
+/// One primitive of one run, in the terms both a log and a JSON report give.
+struct RunRow {
+  std::string key;  ///< what matches rows across runs (never the implementation or layouts)
+  std::string primitive, prop_kind, problem, layer;
+  std::string implementation;  ///< several, joined by " + ", when layouts split one key
+  std::string isa;
+  std::string fallback;  ///< jit, gemm, external, scalar, unknown (the worst when merged)
+  std::uint64_t execs = 0;
+  double exec_ms = 0;
+};
+
+/// The rows of one input, merged by key, in first-seen order.
+struct RunRows {
+  std::string name;  ///< the path as given
+  std::string kind;  ///< "verbose log" or "dlcheck <command> report"
+  std::vector<RunRow> rows;
+};
+
+/// Reads a verbose log (plain or gzip; any oneDNN/MKL-DNN version) or a dlcheck JSON report
+/// with a primitives table (`parse`, `verbose`, `run`), told apart by the first byte.
+StatusOr<RunRows> LoadRunRows(const std::string& path);
+
+enum class Change { kSame, kImplementation, kNew, kVanished };
+
+struct DiffRow {
+  std::optional<RunRow> a, b;
+  Change change = Change::kSame;
+  std::optional<double> ratio;  ///< mean exec time b / a
+  bool worse_class = false;     ///< the fallback class got worse (jit -> scalar, ...)
+  bool slower = false;          ///< ratio beyond the threshold on a row that counts
+  bool Regressed() const { return worse_class || slower; }
+};
+
+struct DiffOptions {
+  double threshold_pct = 20;  ///< a row slower by more than this regressed
+  /// Rows below this share of both runs' exec time are not judged on time (noise).
+  double min_share_pct = 1;
+};
+
+struct RowDiff {
+  std::string a_name, b_name;
+  DiffOptions options;
+  std::vector<DiffRow> rows;  ///< regressions first, then by time moved
+  double a_exec_ms = 0, b_exec_ms = 0;
+  std::uint64_t regressions = 0;
+};
+
+RowDiff CompareRuns(const RunRows& a, const RunRows& b, const DiffOptions& options);
+
+/// The `diff` report: the summary section, the `rows` table (primary), findings.
+report::Report DiffReport(const RowDiff& diff);
+
+}  // namespace dlcheck::compare

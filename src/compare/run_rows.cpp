@@ -1,0 +1,181 @@
+// Loading one run's rows: a verbose log through the log session, or a dlcheck JSON report.
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string_view>
+#include <unordered_map>
+
+#include "compare/row_diff.h"
+#include "detect/input_file.h"
+#include "verbose/aggregate.h"
+#include "verbose/line_reader.h"
+#include "verbose/log_session.h"
+
+namespace dlcheck::compare {
+namespace {
+
+using Json = nlohmann::json;
+
+// A JSON report may be large (one row per distinct primitive), never gigabytes.
+constexpr std::size_t kMaxReportBytes = std::size_t{256} << 20;
+
+int FallbackRank(std::string_view fallback) {
+  if (fallback == "jit") return 0;
+  if (fallback == "gemm") return 1;
+  if (fallback == "external") return 2;
+  if (fallback == "scalar") return 3;
+  return -1;  // unknown: no opinion
+}
+
+std::string JoinKey(std::initializer_list<std::string_view> parts) {
+  std::string key;
+  for (std::string_view part : parts) {
+    key += part;
+    key.push_back('\x1f');  // a separator no verbose field holds
+  }
+  return key;
+}
+
+// Adds `row` to `rows`, merging it into an earlier row with the same key.
+class RowMerger {
+ public:
+  explicit RowMerger(std::vector<RunRow>& rows) : rows_(rows) {}
+  void Add(RunRow row) {
+    const auto [it, fresh] = index_.emplace(row.key, rows_.size());
+    if (fresh) {
+      rows_.push_back(std::move(row));
+      return;
+    }
+    RunRow& into = rows_[it->second];
+    if (into.implementation.find(row.implementation) == std::string::npos) {
+      into.implementation += " + " + row.implementation;
+    }
+    if (FallbackRank(row.fallback) > FallbackRank(into.fallback)) into.fallback = row.fallback;
+    if (into.isa != row.isa && !row.isa.empty()) into.isa += " + " + row.isa;
+    into.execs += row.execs;
+    into.exec_ms += row.exec_ms;
+  }
+
+ private:
+  std::vector<RunRow>& rows_;
+  std::unordered_map<std::string, std::size_t> index_;
+};
+
+RunRow FromStats(const verbose::PrimitiveStats& stats) {
+  RunRow row;
+  const std::string layer = stats.layer.value_or("");
+  row.key = JoinKey({stats.engine, stats.primitive, stats.prop_kind, stats.data_types,
+                     stats.attributes, stats.auxiliary, stats.problem, layer});
+  row.primitive = stats.primitive;
+  row.prop_kind = stats.prop_kind;
+  row.problem = stats.problem;
+  row.layer = layer;
+  row.implementation = stats.implementation;
+  row.isa = stats.isa;
+  row.fallback = std::string(verbose::ImplClassName(stats.impl_class));
+  row.execs = stats.execs;
+  row.exec_ms = stats.exec_ms_total;
+  return row;
+}
+
+StatusOr<RunRows> LoadLog(const std::string& path) {
+  verbose::LogSession session;
+  verbose::LineReader reader;
+  if (Status opened = reader.Open(path); !opened.ok()) return opened;
+  if (Status fed = session.FeedAll(reader, path); !fed.ok()) return fed;
+  RunRows run{path, "verbose log", {}};
+  RowMerger merger(run.rows);
+  for (const verbose::PrimitiveStats& stats : session.aggregator().rows()) {
+    merger.Add(FromStats(stats));
+  }
+  return run;
+}
+
+std::string TextOf(const Json& row, const char* name) {
+  const auto it = row.find(name);
+  if (it == row.end() || it->is_null()) return {};
+  return it->is_string() ? it->get<std::string>() : it->dump();
+}
+
+double NumberOf(const Json& row, const char* name) {
+  const auto it = row.find(name);
+  return it != row.end() && it->is_number() ? it->get<double>() : 0.0;
+}
+
+bool IsPrimitivesTable(const Json& value) {
+  return value.is_array() && !value.empty() && value.front().is_object() &&
+         value.front().contains("primitive") && value.front().contains("implementation");
+}
+
+// The first primitives table of a report, wherever a command put it (`primitives`, `rows`, or
+// inside a section).
+const Json* FindPrimitivesTable(const Json& node) {
+  if (!node.is_object()) return nullptr;
+  for (const char* name : {"primitives", "rows"}) {
+    const auto it = node.find(name);
+    if (it != node.end() && IsPrimitivesTable(*it)) return &*it;
+  }
+  for (const auto& item : node.items()) {
+    if (const Json* found = FindPrimitivesTable(item.value())) return found;
+  }
+  return nullptr;
+}
+
+RunRow FromJsonRow(const Json& row) {
+  RunRow out;
+  out.primitive = TextOf(row, "primitive");
+  out.prop_kind = TextOf(row, "prop_kind");
+  out.problem = TextOf(row, "problem");
+  out.layer = TextOf(row, "layer");
+  out.key = JoinKey({TextOf(row, "engine"), out.primitive, out.prop_kind, TextOf(row, "data_types"),
+                     TextOf(row, "attributes"), TextOf(row, "auxiliary"), out.problem, out.layer});
+  out.implementation = TextOf(row, "implementation");
+  out.isa = TextOf(row, "isa");
+  out.fallback = TextOf(row, "fallback");
+  out.execs = static_cast<std::uint64_t>(NumberOf(row, "execs"));
+  out.exec_ms = NumberOf(row, "exec_ms_total");
+  return out;
+}
+
+StatusOr<RunRows> LoadReport(const std::string& path, const std::string& text) {
+  const Json document = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (document.is_discarded()) {
+    return Status(ExitCode::kInputError,
+                  path + ": not valid JSON; give a dlcheck --format json report or a verbose log");
+  }
+  const Json* table = FindPrimitivesTable(document);
+  if (table == nullptr) {
+    return Status(ExitCode::kInputError,
+                  path +
+                      ": this JSON has no primitives table; give the --format json output of "
+                      "'dlcheck parse', 'verbose' or 'run', or a verbose log");
+  }
+  RunRows run{path, "dlcheck " + TextOf(document, "command") + " report", {}};
+  RowMerger merger(run.rows);
+  for (const Json& row : *table) {
+    if (row.is_object()) merger.Add(FromJsonRow(row));
+  }
+  return run;
+}
+
+// True when the file's first non-blank byte opens a JSON object (a gzip log starts 0x1f 0x8b).
+bool LooksLikeJson(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  char c = 0;
+  while (in.get(c)) {
+    if (c != ' ' && c != '\t' && c != '\r' && c != '\n') return c == '{';
+  }
+  return false;
+}
+
+}  // namespace
+
+StatusOr<RunRows> LoadRunRows(const std::string& path) {
+  if (path != "-" && LooksLikeJson(path)) {
+    StatusOr<std::string> text = detect::ReadInputFile(path, {"report", "", kMaxReportBytes});
+    if (!text.ok()) return text.status();
+    return LoadReport(path, *text);
+  }
+  return LoadLog(path);
+}
+
+}  // namespace dlcheck::compare
