@@ -15,6 +15,7 @@ set -euo pipefail
 build_packages=(
   build-essential cmake pkg-config    # compiler, make and the build
   libdnnl-dev ocl-icd-opencl-dev      # oneDNN 2.6.3; its CMake config needs the OpenCL files
+  libxlsxwriter-dev                   # --format xlsx: typed cells, frozen headers, autofilters
   libcpuid-dev                        # libcpuid 0.6.2: the "libcpuid" feature layer
   libhwloc-dev                        # hwloc 2.9: topology
   libcli11-dev libfmt-dev nlohmann-json3-dev   # command line, formatting, JSON output

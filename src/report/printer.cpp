@@ -63,6 +63,9 @@ void Print(const Report& report, Format format, std::ostream& out) {
     case Format::kTrace:
       PrintTrace(report, out);
       break;
+    case Format::kXlsx:
+      PrintXlsx(report, out);
+      break;
   }
 }
 
@@ -85,6 +88,7 @@ std::unique_ptr<RowStream> StartRowStream(Format format, std::ostream& out, cons
       return StartCsvStream(out, stream);
     case Format::kJson:
     case Format::kTrace:  // a streamed table has no trace shape; JSON is the closest
+    case Format::kXlsx:   // a workbook cannot be streamed: the command refuses the pair
       return StartJsonStream(out, head, stream);
   }
   return nullptr;

@@ -19,7 +19,7 @@
 
 namespace dlcheck::report {
 
-enum class Format { kTable, kCsv, kJson, kTrace };
+enum class Format { kTable, kCsv, kJson, kTrace, kXlsx };
 
 /// A format's name on the command line (`--format NAME`).
 struct FormatChoice {
@@ -30,11 +30,9 @@ struct FormatChoice {
 /// Every format name, in --help order: the one list the command-line options are made from.
 /// `trace` is for commands with a timeline; `text` is `table` under the name `check` has always
 /// used.
-inline constexpr FormatChoice kFormatChoices[] = {{"table", Format::kTable, true},
-                                                  {"csv", Format::kCsv, true},
-                                                  {"json", Format::kJson, true},
-                                                  {"trace", Format::kTrace},
-                                                  {"text", Format::kTable}};
+inline constexpr FormatChoice kFormatChoices[] = {
+    {"table", Format::kTable, true}, {"csv", Format::kCsv, true}, {"json", Format::kJson, true},
+    {"xlsx", Format::kXlsx, true},   {"trace", Format::kTrace},   {"text", Format::kTable}};
 
 /// A name of kFormatChoices (case-insensitive) -> Format; anything else -> nullopt.
 std::optional<Format> ParseFormat(std::string_view name);
@@ -51,6 +49,10 @@ void PrintCsv(const Report& report, std::ostream& out);
 /// One JSON document: schema_version, command, dlcheck_version, sections, tables, findings.
 /// Invalid UTF-8 in text is replaced by U+FFFD.
 void PrintJson(const Report& report, std::ostream& out);
+
+/// An Office Open XML workbook (binary): a sheet per section and table, typed cells, frozen
+/// header rows, autofilters. Throws std::runtime_error when the workbook cannot be written.
+void PrintXlsx(const Report& report, std::ostream& out);
 
 /// Chrome trace JSON (chrome://tracing, Perfetto): one complete ("X") event per row of the table
 /// named `trace`, whose columns `name`, `category`, `ts_us`, `dur_us` and `thread` (found by

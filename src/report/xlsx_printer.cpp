@@ -1,0 +1,159 @@
+// Office Open XML workbook (libxlsxwriter): one sheet per section and table, typed cells (a
+// number is a number whatever the reader's locale; text is a string, never a formula or a
+// date, so `10:10` and `=1+2` stay text), a bold frozen header row and an autofilter on each
+// table. libxlsxwriter writes to a file; the printer writes a temporary one and copies its bytes
+// to the stream, so `-f xlsx > report.xlsx` and `-o report.xlsx` both work.
+#include <unistd.h>
+#include <xlsxwriter.h>
+
+#include <cstdio>
+#include <fstream>
+#include <set>
+#include <stdexcept>
+#include <string>
+
+#include "report/json_value.h"
+#include "report/printer.h"
+
+namespace dlcheck::report {
+namespace {
+
+// Valid UTF-8 for the sheet's XML: invalid bytes become U+FFFD by the JSON printer's one rule.
+std::string ValidText(const std::string& text) {
+  const std::string quoted = DumpJson(Json(text), -1);
+  return Json::parse(quoted).get<std::string>();
+}
+
+// A sheet name Excel accepts: at most 31 characters, none of []:*?/\, unique in the workbook.
+std::string SheetName(std::string name, std::set<std::string>& used) {
+  for (char& c : name) {
+    if (std::string_view("[]:*?/\\").find(c) != std::string_view::npos) c = '_';
+  }
+  if (name.empty()) name = "sheet";
+  name = name.substr(0, 31);
+  std::string unique = name;
+  for (int n = 2; used.count(unique) != 0; ++n) {
+    const std::string suffix = "_" + std::to_string(n);
+    unique = name.substr(0, 31 - suffix.size()) + suffix;
+  }
+  used.insert(unique);
+  return unique;
+}
+
+struct Styles {
+  lxw_format* header = nullptr;
+};
+
+void WriteCell(lxw_worksheet* sheet, lxw_row_t row, lxw_col_t col, const Value& value) {
+  std::visit(
+      [&](const auto& v) {
+        using T = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<T, bool>) {
+          worksheet_write_boolean(sheet, row, col, v ? 1 : 0, nullptr);
+        } else if constexpr (std::is_same_v<T, std::int64_t>) {
+          worksheet_write_number(sheet, row, col, static_cast<double>(v), nullptr);
+        } else if constexpr (std::is_same_v<T, double>) {
+          if (std::isfinite(v)) worksheet_write_number(sheet, row, col, v, nullptr);
+        } else if constexpr (std::is_same_v<T, std::string>) {
+          worksheet_write_string(sheet, row, col, ValidText(v).c_str(), nullptr);
+        }
+      },
+      value.data);
+}
+
+void WriteHeader(lxw_worksheet* sheet, const std::vector<std::string>& columns,
+                 const Styles& styles) {
+  for (std::size_t c = 0; c < columns.size(); ++c) {
+    worksheet_write_string(sheet, 0, static_cast<lxw_col_t>(c), ValidText(columns[c]).c_str(),
+                           styles.header);
+  }
+  worksheet_freeze_panes(sheet, 1, 0);
+}
+
+void WriteTable(lxw_workbook* book, const Table& table, const std::string& prefix,
+                std::set<std::string>& used, const Styles& styles) {
+  const std::string name = SheetName(prefix + table.name, used);
+  lxw_worksheet* sheet = workbook_add_worksheet(book, name.c_str());
+  if (sheet == nullptr) throw std::runtime_error("cannot add the sheet " + name);
+  WriteHeader(sheet, table.columns, styles);
+  for (std::size_t r = 0; r < table.rows.size(); ++r) {
+    for (std::size_t c = 0; c < table.rows[r].size(); ++c) {
+      WriteCell(sheet, static_cast<lxw_row_t>(r + 1), static_cast<lxw_col_t>(c), table.rows[r][c]);
+    }
+  }
+  if (!table.columns.empty()) {
+    worksheet_autofilter(sheet, 0, 0, static_cast<lxw_row_t>(table.rows.size()),
+                         static_cast<lxw_col_t>(table.columns.size() - 1));
+  }
+}
+
+// A section's fields as a two-column sheet (field, value), then its tables and subsections.
+void WriteSection(lxw_workbook* book, const Section& section, const std::string& prefix,
+                  std::set<std::string>& used, const Styles& styles) {
+  const std::string path = prefix + section.name;
+  if (!section.fields.empty()) {
+    Table fields{section.name, section.title, {"field", "value"}, {}};
+    for (const auto& [key, value] : section.fields) fields.rows.push_back({key, value});
+    WriteTable(book, fields, prefix, used, styles);
+  }
+  for (const Table& table : section.tables) WriteTable(book, table, path + ".", used, styles);
+  for (const Section& sub : section.sections) WriteSection(book, sub, path + ".", used, styles);
+}
+
+Table FindingsTable(const Report& report) {
+  Table findings{"findings", "Findings", {"severity", "code", "message"}, {}};
+  for (const Finding& f : report.findings) {
+    findings.rows.push_back({std::string(SeverityName(f.severity)), f.code, f.message});
+  }
+  return findings;
+}
+
+void WriteWorkbook(const Report& report, const std::string& path) {
+  lxw_workbook* book = workbook_new(path.c_str());
+  if (book == nullptr) throw std::runtime_error("cannot create the workbook " + path);
+  Styles styles{workbook_add_format(book)};
+  format_set_bold(styles.header);
+  std::set<std::string> used;
+  // The primary table first: the sheet a spreadsheet opens on.
+  if (const Table* primary = report.Primary()) WriteTable(book, *primary, "", used, styles);
+  for (const Section& section : report.sections) WriteSection(book, section, "", used, styles);
+  for (const Table& table : report.tables) {
+    if (&table != report.Primary()) WriteTable(book, table, "", used, styles);
+  }
+  WriteTable(book, FindingsTable(report), "", used, styles);
+  const lxw_error closed = workbook_close(book);
+  if (closed != LXW_NO_ERROR) {
+    throw std::runtime_error(std::string("cannot write the workbook: ") + lxw_strerror(closed));
+  }
+}
+
+// A temporary file that is removed however the printer ends.
+class TempPath {
+ public:
+  TempPath() {
+    const char* dir = std::getenv("TMPDIR");
+    std::string pattern = std::string(dir != nullptr && *dir ? dir : "/tmp") + "/dlcheck-XXXXXX";
+    const int fd = mkstemp(pattern.data());
+    if (fd < 0) throw std::runtime_error("cannot create a temporary file for the workbook");
+    close(fd);
+    path_ = pattern;
+  }
+  ~TempPath() { std::remove(path_.c_str()); }
+  TempPath(const TempPath&) = delete;
+  TempPath& operator=(const TempPath&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+}  // namespace
+
+void PrintXlsx(const Report& report, std::ostream& out) {
+  const TempPath temp;
+  WriteWorkbook(report, temp.path());
+  std::ifstream in(temp.path(), std::ios::binary);
+  out << in.rdbuf();
+}
+
+}  // namespace dlcheck::report
