@@ -130,6 +130,10 @@ StatusOr<int> RunParse(const ParseOptions& options) {
     if (Status s = CheckReadable(f); !s.ok()) return s;
   }
 
+  if (options.events && options.format == report::Format::kXlsx) {
+    return UsageError("--events streams one row per line, which a workbook cannot hold; use "
+                      "--format csv or json with --events (see 'dlcheck parse --help')");
+  }
   // Events need every line parsed in full: no memo with --events.
   verbose::LogSession session({.strict = options.strict, .memo = !options.events});
   std::unique_ptr<report::RowStream> stream;
