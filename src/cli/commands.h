@@ -38,6 +38,8 @@ void SetupRun(CLI::App& app, int& exit_code);
 void SetupCheck(CLI::App& app, int& exit_code);
 /// `dlcheck dispatch`: the model under each ISA cap and thread set, side by side.
 void SetupDispatch(CLI::App& app, int& exit_code);
+/// `dlcheck fleet FILE|DIR...`: many hosts' reports grouped by what the nodes can do.
+void SetupFleet(CLI::App& app, int& exit_code);
 
 /// Adds `-f,--format table|csv|json` to a subcommand, named as in report::kFormatChoices, with
 /// `extra_names` of that list too (`trace` where the command has a timeline). `help` replaces
