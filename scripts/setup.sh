@@ -23,6 +23,7 @@ build_packages=(
   mandoc                              # the man page lint test
   python3-torch                       # tests of `dlcheck run` on a real framework (~1 GB)
   slurm-wlm munge pdsh                # the fleet integration test: 3 slurmd, srun, dshbak -c
+  procps                              # ps/pgrep: that test checks no daemon is left behind
   prometheus                          # promtool: the fleet test lints the Prometheus textfile
 )
 # ci: what .ci/run adds (the libFuzzer target is built with clang; ASan/UBSan use gcc's runtime).

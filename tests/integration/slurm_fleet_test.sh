@@ -9,7 +9,8 @@
 # What it checks: `srun -N3 dlcheck check --stable` and `pdsh -R exec ... check --stable`
 # collapse into one block in `dshbak -c`; `srun -N3 dlcheck platform --format json` gathered
 # into `dlcheck fleet` is one group node[1-3]; generated Features (check --emit slurm-conf) are
-# accepted by slurmd and `srun -C` lands only on nodes that have them; the HealthCheckProgram
+# accepted by slurmd (in slurm.conf and by a dynamic `slurmd -Z --conf Feature=...`) and
+# `srun -C` lands only on nodes that have them; the HealthCheckProgram
 # drains a node for an unmet requirement, resumes it when the requirement is met again, and
 # leaves an administrator's drain alone; teardown leaves no daemon (checked with ps).
 set -uo pipefail
@@ -38,7 +39,7 @@ say() { echo "[$((SECONDS - start))s] $*"; }
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 expect_eq() { if [[ $1 == "$2" ]]; then say "ok: $3"; else fail "$3: got '$1', want '$2'"; fi; }
 
-# Five free ports in a row (slurmctld, the dynamic-node slurmd port, node1..node3).
+# Five free ports in a row (slurmctld, the dynamic node's slurmd port, node1..node3).
 pick_ports() {
   local base
   for base in $(seq $((20000 + $$ % 20000)) 50 60000); do
@@ -108,6 +109,8 @@ write_conf() {
     echo "ReturnToService=2"
     echo "SlurmdTimeout=60"
     echo "HealthCheckProgram=$T/etc/health.sh"
+    echo "MaxNodeCount=4"      # room for one dynamic node (slurmd -Z)
+    echo "TreeWidth=65533"     # needed by dynamic nodes
     echo "HealthCheckInterval=5"
     for i in 0 1 2; do
       # node1 and node2 get the Features dlcheck generates; node3 none, so -C must avoid it.
@@ -219,4 +222,14 @@ else
 fi
 sleep 6   # at least one more health check on node3
 expect_eq "$(sinfo -h -n node3 -N -o '%t %E')" "drain admin: memory test" "node3's admin drain untouched"
+
+# --- a dynamic node started with the features dlcheck prints (slurmd -Z --conf Feature=...) ------
+dynamic=$("$DL" check --stable --emit slurm-features)
+mkdir -p "$T/spool/node4"
+if slurmd -f "$SLURM_CONF" -Z -N node4 --conf "Feature=$dynamic" && wait_state node4 '^idle$' 30; then
+  expect_eq "$(sinfo -h -n node4 -N -o '%f')" "$dynamic" "slurmd -Z took every generated feature"
+  expect_eq "$(srun -w node4 -C "$isa" printenv SLURMD_NODENAME)" node4 "srun -C $isa runs on the dynamic node"
+else
+  fail "dynamic node4 did not come up: $(sinfo -h -N -o '%N %t')"; tail -n 5 "$T/log/slurmd-node4.log"
+fi
 say "integration tests done"
