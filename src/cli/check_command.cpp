@@ -132,6 +132,11 @@ std::string Emitted(const CheckOptions& o, const check::CheckResult& result,
   }
   report::Report report;
   check::AddCheckReport(result, evidence, capture, report, o.stable);
+  // Which node this is, for `dlcheck fleet`; left out of --stable output, where it would keep
+  // identical nodes apart.
+  for (report::Section& section : report.sections) {
+    if (section.name == "check" && !o.stable) section.Add("host", NodeName(o));
+  }
   detect::AddPlatform(evidence.platform, report, evidence.probes);
   report.primary_table = "checks";  // AddPlatform makes its features table the primary one
   std::ostringstream out;

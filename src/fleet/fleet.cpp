@@ -95,7 +95,10 @@ std::string ReadReport(const json& doc, HostReport& r) {
   }
   auto features = doc.find("features");
   if (features == doc.end() || !features->is_object()) return "no features table";
-  if (std::string host = Text(doc, "host"); !host.empty()) r.host = std::move(host);
+  // The host: a top-level `host`, else `check.host` (what `dlcheck check` writes), else the file.
+  std::string host = Text(doc, "host");
+  if (host.empty() && doc.contains("check")) host = Text(doc["check"], "host");
+  if (!host.empty()) r.host = std::move(host);
   const json& cpu = doc.contains("cpu") ? doc["cpu"] : json();
   r.cpu = Text(cpu, "brand").empty() ? Text(cpu, "vendor") : Text(cpu, "brand");
   const json& levels = doc.contains("levels") ? doc["levels"] : json();

@@ -19,7 +19,7 @@ namespace dlcheck::fleet {
 
 /// What one host's report says, reduced to what the fleet compares.
 struct HostReport {
-  std::string host;  ///< the report's `host` field, else the file name less `.json`
+  std::string host;  ///< the report's `host` or `check.host`, else the file name less `.json`
   std::string file;
   std::string command;                  ///< "platform" or "check"
   std::string dlcheck_version;          ///< of the dlcheck that wrote the report

@@ -236,6 +236,15 @@ TEST(CheckCliTest, StableOutputIsIdenticalAndHoldsNoMeasurements) {
   EXPECT_EQ(critical.exit_code, 2);
 }
 
+// `dlcheck fleet` reads the host from check.host; --stable leaves it out, or identical nodes
+// differ.
+TEST(CheckCliTest, JsonNamesTheHostExceptWhenStable) {
+  const auto r = RunDlcheck({"check", "-f", "json", "--node-name", "node7"});
+  EXPECT_EQ(nlohmann::json::parse(r.out)["check"]["host"], "node7") << r.out;
+  const auto stable = RunDlcheck({"check", "-f", "json", "--stable", "--node-name", "node7"});
+  EXPECT_FALSE(nlohmann::json::parse(stable.out)["check"].contains("host")) << stable.out;
+}
+
 TEST(CheckCliTest, SlurmFeaturesAreTokensWithTheOneDnnLevelAndTheStatus) {
   const auto r = RunDlcheck({"check", "--emit", "slurm-features"});
   ASSERT_FALSE(r.out.empty());

@@ -103,19 +103,21 @@ TEST(FleetTest, OtherDlcheckVersionsOfTheSameSchemaAreUsedAndCounted) {
   EXPECT_EQ(fleet.versions.at("0.0.9"), std::vector<std::string>{"node2"});
 }
 
-TEST(FleetTest, ACheckReportGroupsByStatusAndAHostFieldNamesTheHost) {
+TEST(FleetTest, ACheckReportGroupsByStatusAndItsHostFieldNamesTheHost) {
   json failing = PlatformJson(kHaswell);
   failing["command"] = "check";
   failing["host"] = "gpu3";
   failing["check"] = {{"status", "CRITICAL"}, {"summary", "required amx_tile is missing"}};
   json passing = failing;
-  passing["host"] = "gpu4";
-  passing["check"] = {{"status", "OK"}, {"summary", "fine"}};
+  passing.erase("host");
+  passing["check"] = {{"status", "OK"}, {"summary", "fine"}, {"host", "gpu4"}};
   FleetReader reader;
   reader.AddText("x.json", failing.dump());
   reader.AddText("y.json", passing.dump());
   const Fleet fleet = reader.Finish();
   ASSERT_EQ(fleet.groups.size(), 2u);
+  EXPECT_EQ(CompressHostlist(fleet.groups[0].hosts) + " " + CompressHostlist(fleet.groups[1].hosts),
+            "gpu3 gpu4");
   ASSERT_EQ(fleet.outliers.size(), 1u);
   EXPECT_EQ(fleet.outliers[0].host, "gpu3");
   EXPECT_EQ(fleet.outliers[0].problem, "check CRITICAL: required amx_tile is missing");
