@@ -153,6 +153,9 @@ Status Deliver(const CheckOptions& o, const std::string& text) {
 }
 
 StatusOr<int> RunCheck(const CheckOptions& o) {
+  if (o.nfd_expiry_s > 0 && o.emit != Emit::kNfd) {
+    return UsageError("--nfd-expiry goes with --emit nfd (the NFD feature file's expiry)");
+  }
   StatusOr<check::Requirements> requirements = check::ParseRequirements(
       o.require, o.min_sockets, o.min_cores, o.expect_isa, o.no_scalar_fallback);
   if (!requirements.ok()) return requirements.status();

@@ -312,6 +312,13 @@ TEST_F(CheckFileTest, NfdFileCarriesTheExpiryAndValidLabels) {
   EXPECT_GE(labels, 3);
 }
 
+TEST(CheckCliTest, NfdExpiryWithoutNfdIsAUsageError) {
+  const auto r = RunDlcheck({"check", "--nfd-expiry", "60"});
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_EQ(r.err, "dlcheck: --nfd-expiry goes with --emit nfd (the NFD feature file's expiry)\n");
+  EXPECT_EQ(r.out, "");
+}
+
 TEST_F(CheckFileTest, ConfigFileGivesTheOptionsAndTheCommandLineWins) {
   const std::string config =
       Write("health.conf", "# requirements\nmin-cores = 1048576\nstable = true\n");
