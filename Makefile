@@ -57,3 +57,8 @@ bench-models: setup-models build
 .PHONY: bench-run
 bench-run: setup-bench build
 	BUILD=$(BUILD) scripts/bench_run.sh $(PEER)
+
+# dlcheck fleet on 10,000 real host reports: wall time and peak RSS (target < 2 s, < 256 MB).
+.PHONY: bench-fleet
+bench-fleet: setup-bench build
+	BUILD=$(BUILD) scripts/bench_fleet.sh $(HOSTS)

@@ -23,6 +23,9 @@ build_packages=(
   zlib1g-dev liblzma-dev              # .gz logs and IDX files, .xz CPUID dumps
   mandoc                              # the man page lint test
   python3-torch                       # tests of `dlcheck run` on a real framework (~1 GB)
+  slurm-wlm munge pdsh                # the fleet integration test: 3 slurmd, srun, dshbak -c
+  procps                              # ps/pgrep: that test checks no daemon is left behind
+  prometheus                          # promtool: the fleet test lints the Prometheus textfile
 )
 # ci: what .ci/run adds (the libFuzzer target is built with clang; ASan/UBSan use gcc's runtime).
 ci_packages=(clang libclang-rt-14-dev)

@@ -151,7 +151,12 @@ std::optional<Item> ReferenceItem(const dispatch::CapturedRun& run) {
                 .detail = fmt::format("largest deviation from the scalar reference {:.3g} "
                                       "(tolerance {:.3g})",
                                       *deviation, *tolerance),
-                .summary = "oneDNN disagrees with the scalar reference"};
+                .summary = "oneDNN disagrees with the scalar reference",
+                .stable_detail = *deviation <= *tolerance
+                                     ? "the deviation from the scalar reference is within "
+                                       "tolerance"
+                                     : "the deviation from the scalar reference exceeds "
+                                       "tolerance"};
   }
   if (!run.outcome.ok()) return std::nullopt;
   return Item{.check = "reference",
@@ -382,7 +387,11 @@ CheckResult Evaluate(const Requirements& requirements, const Evidence& evidence)
 }
 
 std::string CheckResult::Headline() const {
-  return fmt::format("DLCHECK {} - {} | {}", StateName(state), summary, perfdata);
+  return fmt::format("{} | {}", StableHeadline(), perfdata);
+}
+
+std::string CheckResult::StableHeadline() const {
+  return fmt::format("DLCHECK {} - {}", StateName(state), summary);
 }
 
 }  // namespace dlcheck::check

@@ -74,6 +74,11 @@ struct Item {
   State state = State::kOk;
   std::string detail;
   std::string summary;
+  /// `detail` without measured numbers (deviations) for `--stable` output; empty: `detail`
+  /// has none.
+  std::string stable_detail;
+  /// The detail `--stable` prints: `stable_detail` when set, else `detail`.
+  const std::string& StableDetail() const { return stable_detail.empty() ? detail : stable_detail; }
 };
 
 /// The whole check: every item, the worst state, the one-line summary and the perfdata.
@@ -84,6 +89,9 @@ struct CheckResult {
   std::string perfdata;  ///< Nagios perfdata: 'samples_per_s'=...;;;0 'problems'=N;;;0
   /// `DLCHECK <STATE> - <summary> | <perfdata>`: the monitoring first line.
   std::string Headline() const;
+  /// `DLCHECK <STATE> - <summary>`: the first line without perfdata, the same on identical
+  /// nodes (`--stable`).
+  std::string StableHeadline() const;
 };
 
 /// The items, in check order: platform findings, probes, requirements, topology, the model run.

@@ -31,7 +31,7 @@ void AddResults(const dispatch::WorkerResults& r, report::Section& section) {
   AddIf(section, key::kLossLast, r.loss_last, 4);
 }
 
-void AddRunSection(const Evidence& evidence, const dispatch::CaptureOptions& ran,
+void AddRunSection(const Evidence& evidence, const dispatch::CaptureOptions& ran, bool stable,
                    report::Report& report) {
   report::Section& run = report.AddSection("run", "Model run");
   run.Add("model", std::string(mlp::Name(ran.run.model.model)))
@@ -41,7 +41,7 @@ void AddRunSection(const Evidence& evidence, const dispatch::CaptureOptions& ran
       .Add("traced_iters", ran.run.traced);
   if (!ran.max_cpu_isa.empty()) run.Add("max_cpu_isa", ran.max_cpu_isa);
   if (!evidence.run) return;
-  AddResults(evidence.run->results, run);
+  if (!stable) AddResults(evidence.run->results, run);
   run.Add("worker", evidence.run->outcome.ok()
                         ? report::Value("ok")
                         : report::Value(evidence.run->outcome.Describe(evidence.run->timeout_s)));
@@ -50,19 +50,20 @@ void AddRunSection(const Evidence& evidence, const dispatch::CaptureOptions& ran
 }  // namespace
 
 void AddCheckReport(const CheckResult& result, const Evidence& evidence,
-                    const dispatch::CaptureOptions& ran, report::Report& report) {
+                    const dispatch::CaptureOptions& ran, report::Report& report, bool stable) {
   report.command = "check";
-  report.headline = result.Headline();
-  report.AddSection("check", "Check")
-      .Add("status", std::string(StateName(result.state)))
+  report.headline = stable ? result.StableHeadline() : result.Headline();
+  report::Section& check = report.AddSection("check", "Check");
+  check.Add("status", std::string(StateName(result.state)))
       .Add("exit_status", ToInt(result.state))
-      .Add("summary", result.summary)
-      .Add("perfdata", result.perfdata);
+      .Add("summary", result.summary);
+  if (!stable) check.Add("perfdata", result.perfdata);
   report::Table& t = report.AddTable("checks", {"check", "status", "detail"}, "Checks");
   for (const auto& i : result.items) {
-    t.rows.push_back({i.check, std::string(StateName(i.state)), i.detail});
+    t.rows.push_back(
+        {i.check, std::string(StateName(i.state)), stable ? i.StableDetail() : i.detail});
   }
-  AddRunSection(evidence, ran, report);
+  AddRunSection(evidence, ran, stable, report);
   report.primary_table = "checks";
 }
 

@@ -2,22 +2,39 @@
 // probes of what CPUID claims, the topology, a short MLP pass on oneDNN against the scalar
 // reference), has src/check evaluate it, and prints through the report printers: the human table
 // starts with the monitoring-plugin line `DLCHECK OK - ... | perfdata`; the exit status is
-// 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN.
+// 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN. For a fleet: `--stable` prints only what identical
+// nodes share (pdsh | dshbak -c), `--emit` writes what Slurm, NFD or Prometheus read,
+// `--slurm-health-check` drains and resumes this node, `--config FILE` holds the options of a
+// HealthCheckProgram (which runs without arguments).
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
+#include <fstream>
 #include <iostream>
+#include <sstream>
 
 #include "check/check.h"
 #include "check/check_report.h"
 #include "cli/commands.h"
+#include "cli/enum_option.h"
+#include "detect/output_file.h"
 #include "detect/platform.h"
 #include "detect/platform_report.h"
 #include "detect/probe.h"
 #include "detect/topology.h"
 #include "dispatch/capture.h"
 #include "dispatch/onednn_info.h"
+#include "fleet/node_outputs.h"
+#include "fleet/slurm_health.h"
 
 namespace dlcheck::cli {
 namespace {
+
+// What `check` prints: its report, or one of the fleet engines' formats.
+enum class Emit { kReport, kSlurmFeatures, kSlurmConf, kNfd, kPrometheus };
 
 struct CheckOptions {
   std::vector<std::string> require;
@@ -26,8 +43,20 @@ struct CheckOptions {
   std::string expect_isa;
   bool no_scalar_fallback = false;
   report::Format format = report::Format::kTable;
-  double timeout_s = 60;
+  double timeout_s = 0;  ///< 0: kDefaultTimeout, or kHealthCheckTimeout with --slurm-health-check
+  bool stable = false;
+  Emit emit = Emit::kReport;
+  std::string output;
+  long nfd_expiry_s = 0;
+  std::string node_name;
+  bool slurm_health_check = false;
+  fleet::SlurmTools slurm;
+  std::string config;
 };
+
+constexpr double kDefaultTimeout = 60;
+// Slurm kills a HealthCheckProgram after 60 s: the model worker must end well before.
+constexpr double kHealthCheckTimeout = 20;
 
 // A node configured with ONEDNN_MAX_CPU_ISA is checked as configured: the worker gets the cap.
 std::string ConfiguredIsaCap() {
@@ -45,8 +74,15 @@ dispatch::CaptureOptions ModelPass(const CheckOptions& o, const std::string& cap
   capture.run.warmup = 1;
   capture.run.iters = 5;
   capture.run.traced = 1;
-  capture.timeout_s = o.timeout_s;
+  capture.timeout_s = o.timeout_s > 0        ? o.timeout_s
+                      : o.slurm_health_check ? kHealthCheckTimeout
+                                             : kDefaultTimeout;
   capture.max_cpu_isa = cap;
+  // A check runs every few minutes on every node: OpenMP threads that spin while they wait
+  // (GNU OpenMP's default) would double its CPU time. An explicit OMP_WAIT_POLICY is kept.
+  if (std::getenv("OMP_WAIT_POLICY") == nullptr) {
+    capture.extra_env.emplace_back("OMP_WAIT_POLICY", "passive");
+  }
   return capture;
 }
 
@@ -68,20 +104,142 @@ check::Evidence GatherEvidence(const dispatch::CaptureOptions& capture) {
   return e;
 }
 
+// The node's name for Slurm: --node-name, else SLURMD_NODENAME (set for a HealthCheckProgram and
+// in jobs), else the short host name.
+std::string NodeName(const CheckOptions& o) {
+  if (!o.node_name.empty()) return o.node_name;
+  if (const char* slurmd = std::getenv("SLURMD_NODENAME"); slurmd && *slurmd) return slurmd;
+  char host[256] = {};
+  if (::gethostname(host, sizeof host - 1) != 0) return "localhost";
+  std::string name = host;
+  return name.substr(0, name.find('.'));
+}
+
+std::string Emitted(const CheckOptions& o, const check::CheckResult& result,
+                    const check::Evidence& evidence, const dispatch::CaptureOptions& capture) {
+  switch (o.emit) {
+    case Emit::kSlurmFeatures:
+      return fleet::SlurmFeatureList(fleet::SlurmFeatures(result, evidence)) + "\n";
+    case Emit::kSlurmConf:
+      return fleet::SlurmConfFragment(NodeName(o), fleet::SlurmFeatures(result, evidence)) + "\n";
+    case Emit::kNfd:
+      return fleet::NfdFeatureFile(result, evidence,
+                                   o.nfd_expiry_s > 0 ? fleet::ExpiryTime(o.nfd_expiry_s) : "");
+    case Emit::kPrometheus:
+      return fleet::PrometheusTextfile(result, evidence);
+    case Emit::kReport:
+      break;
+  }
+  report::Report report;
+  check::AddCheckReport(result, evidence, capture, report, o.stable);
+  // Which node this is, for `dlcheck fleet`; left out of --stable output, where it would keep
+  // identical nodes apart.
+  for (report::Section& section : report.sections) {
+    if (section.name == "check" && !o.stable) section.Add("host", NodeName(o));
+  }
+  detect::AddPlatform(evidence.platform, report, evidence.probes);
+  report.primary_table = "checks";  // AddPlatform makes its features table the primary one
+  std::ostringstream out;
+  report::Print(report, o.format, out);
+  return out.str();
+}
+
+// The output goes to stdout, or whole to --output (a dot-file renamed over it: NFD, the textfile
+// collector and Ansible never read half a file).
+Status Deliver(const CheckOptions& o, const std::string& text) {
+  if (!o.output.empty()) return detect::WriteFileReplacing(o.output, text);
+  std::cout << text << std::flush;
+  return {};
+}
+
 StatusOr<int> RunCheck(const CheckOptions& o) {
+  if (o.nfd_expiry_s > 0 && o.emit != Emit::kNfd) {
+    return UsageError("--nfd-expiry goes with --emit nfd (the NFD feature file's expiry)");
+  }
   StatusOr<check::Requirements> requirements = check::ParseRequirements(
       o.require, o.min_sockets, o.min_cores, o.expect_isa, o.no_scalar_fallback);
   if (!requirements.ok()) return requirements.status();
   const dispatch::CaptureOptions capture = ModelPass(o, ConfiguredIsaCap());
   const check::Evidence evidence = GatherEvidence(capture);
   const check::CheckResult result = check::Evaluate(*requirements, evidence);
-
-  report::Report report;
-  check::AddCheckReport(result, evidence, capture, report);
-  detect::AddPlatform(evidence.platform, report, evidence.probes);
-  report.primary_table = "checks";  // AddPlatform makes its features table the primary one
-  report::Print(report, o.format, std::cout);
+  if (Status delivered = Deliver(o, Emitted(o, result, evidence, capture)); !delivered.ok()) {
+    return delivered;
+  }
+  if (o.slurm_health_check) {
+    StatusOr<fleet::HealthAction> action = fleet::ApplyHealthCheck(o.slurm, NodeName(o), result);
+    if (!action.ok()) return action.status();
+    if (*action != fleet::HealthAction::kNone) {
+      std::cerr << "dlcheck: node " << NodeName(o) << " " << fleet::HealthActionName(*action)
+                << "\n";
+    }
+  }
   return check::ToInt(result.state);
+}
+
+// Options from --config FILE: `key = value` lines (INI/TOML, as CLI11 reads them), each key a
+// long option of `check` without its dashes. The command line wins over the file.
+Status ApplyConfig(CLI::App& sub, const std::string& path) {
+  std::ifstream in(path);
+  if (!in) {
+    return InputError(fmt::format("--config {}: cannot read it: {}", path, std::strerror(errno)));
+  }
+  std::vector<CLI::ConfigItem> items;
+  try {
+    items = CLI::ConfigINI().from_config(in);
+  } catch (const CLI::Error& e) {
+    return UsageError(fmt::format("--config {}: {}", path, e.what()));
+  }
+  for (const CLI::ConfigItem& item : items) {
+    if (item.name == "++" || item.name == "--") continue;  // section markers
+    CLI::Option* option = sub.get_option_no_throw("--" + item.name);
+    if (option == nullptr || item.name == "config" || !item.parents.empty()) {
+      return UsageError(fmt::format("--config {}: '{}' is not an option of dlcheck check", path,
+                                    item.fullname()));
+    }
+    if (option->count() > 0) continue;
+    try {
+      option->add_result(item.inputs);
+      option->run_callback();
+    } catch (const CLI::Error& e) {
+      return UsageError(fmt::format("--config {}: {}", path, e.what()));
+    }
+  }
+  return {};
+}
+
+void AddFleetOptions(CLI::App& sub, CheckOptions& o) {
+  sub.add_flag("--stable", o.stable,
+               "print only what identical nodes share: no perfdata, timings or deviations "
+               "(for pdsh/srun | dshbak -c)");
+  AddEnumOption(sub, "--emit", o.emit,
+                {{"report", Emit::kReport},
+                 {"slurm-features", Emit::kSlurmFeatures},
+                 {"slurm-conf", Emit::kSlurmConf},
+                 {"nfd", Emit::kNfd},
+                 {"prometheus", Emit::kPrometheus}},
+                "print instead of the report: slurm-features (Features= list), slurm-conf "
+                "(a NodeName line), nfd (NFD feature file), prometheus (textfile)",
+                "KIND");
+  sub.add_option("-o,--output", o.output,
+                 "write the output to FILE (a dot-file renamed over FILE), not stdout")
+      ->type_name("FILE");
+  sub.add_option("--nfd-expiry", o.nfd_expiry_s,
+                 "with --emit nfd: labels expire after N seconds (# +expiry-time)")
+      ->check(CLI::Range(1L, 366L * 86400))
+      ->type_name("N");
+  sub.add_option("--node-name", o.node_name,
+                 "the Slurm node name (default: SLURMD_NODENAME, else the short host name)")
+      ->type_name("NAME");
+  sub.add_flag("--slurm-health-check", o.slurm_health_check,
+               "as Slurm's HealthCheckProgram: drain this node on CRITICAL (reason 'dlcheck: "
+               "...'), resume it once dlcheck's reason no longer holds");
+  sub.add_option("--scontrol", o.slurm.scontrol, "the scontrol program (default: scontrol)")
+      ->type_name("PATH");
+  sub.add_option("--slurm-conf", o.slurm.slurm_conf, "SLURM_CONF for scontrol")->type_name("FILE");
+  sub.add_option("--config", o.config,
+                 "read options from FILE: 'key = value' lines, keys are long options "
+                 "(require = avx512bw,avx512vl); the command line wins")
+      ->type_name("FILE");
 }
 
 }  // namespace
@@ -109,16 +267,26 @@ void SetupCheck(CLI::App& app, int& exit_code) {
   sub->add_flag("--no-scalar-fallback", o->no_scalar_fallback,
                 "a scalar fallback is CRITICAL, not a WARNING");
   sub->add_option("--timeout", o->timeout_s,
-                  "kill the model worker after this many seconds (default 60)")
+                  "kill the model worker after this many seconds (default 60; 20 with "
+                  "--slurm-health-check)")
       ->check(CLI::PositiveNumber);
-  AddFormatOption(*sub, o->format, {"text"},
-                  "output format: table or text (the status line, then details; default), csv "
-                  "(the checks) or json");
+  AddFormatOption(*sub, o->format, {},
+                  "output format: table (the status line, then details; default), csv (the "
+                  "checks) or json");
+  AddFleetOptions(*sub, *o);
   const int unknown = check::ToInt(check::State::kUnknown);
   // A monitoring system reads the status: once `check` is named, a bad command line is UNKNOWN,
   // and so is any failure of the check itself.
   sub->preparse_callback([&exit_code, unknown](std::size_t) { exit_code = unknown; });
-  sub->callback([o, &exit_code, unknown] { exit_code = EndCommand(RunCheck(*o), unknown); });
+  sub->callback([sub, o, &exit_code, unknown] {
+    if (!o->config.empty()) {
+      if (Status applied = ApplyConfig(*sub, o->config); !applied.ok()) {
+        exit_code = EndCommand(applied, unknown);
+        return;
+      }
+    }
+    exit_code = EndCommand(RunCheck(*o), unknown);
+  });
 }
 
 }  // namespace dlcheck::cli

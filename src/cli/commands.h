@@ -40,6 +40,8 @@ void SetupCheck(CLI::App& app, int& exit_code);
 void SetupDispatch(CLI::App& app, int& exit_code);
 /// `dlcheck diff A B`: two runs side by side (exit 0 no regression, 1 regression).
 void SetupDiff(CLI::App& app, int& exit_code);
+/// `dlcheck fleet FILE|DIR...`: many hosts' reports grouped by what the nodes can do.
+void SetupFleet(CLI::App& app, int& exit_code);
 
 /// Adds `-f,--format table|csv|json` to a subcommand, named as in report::kFormatChoices, with
 /// `extra_names` of that list too (`trace` where the command has a timeline). `help` replaces

@@ -27,6 +27,7 @@ int main(int argc, char** argv) {
   dlcheck::cli::SetupDispatch(app, exit_code);
   dlcheck::cli::SetupCheck(app, exit_code);
   dlcheck::cli::SetupDiff(app, exit_code);
+  dlcheck::cli::SetupFleet(app, exit_code);
   dlcheck::cli::SetupWorker(app, exit_code);
 
   try {

@@ -10,7 +10,9 @@
 #include <string>
 
 #include "detect/cpu_features.h"
+#include "fleet/node_outputs.h"
 #include "support/run_dlcheck.h"
+#include "support/scratch_dir.h"
 
 namespace dlcheck {
 namespace {
@@ -210,6 +212,140 @@ TEST(CheckCliTest, TooFewCoresIsCritical) {
     found |= row["check"] == "min-cores 1048576" && row["status"] == "CRITICAL";
   }
   EXPECT_TRUE(found) << r.out;
+}
+
+// --stable: the same machine twice prints byte for byte the same output in every format, with
+// nothing measured in it, and the exit status still carries the state.
+TEST(CheckCliTest, StableOutputIsIdenticalAndHoldsNoMeasurements) {
+  for (const char* format : {"table", "json", "csv"}) {
+    const auto a = RunDlcheck({"check", "--stable", "-f", format});
+    const auto b = RunDlcheck({"check", "--stable", "-f", format});
+    EXPECT_EQ(a.out, b.out) << format;
+    EXPECT_EQ(a.exit_code, b.exit_code) << format;
+    EXPECT_EQ(a.out.find("samples_per_s"), std::string::npos) << format << ": " << a.out;
+    EXPECT_EQ(a.out.find("step_ms"), std::string::npos) << format << ": " << a.out;
+    EXPECT_EQ(a.out.find("largest deviation"), std::string::npos) << format << ": " << a.out;
+  }
+  const auto t = RunDlcheck({"check", "--stable"});
+  const std::string first = FirstLine(t.out);
+  EXPECT_EQ(first.find(" | "), std::string::npos) << first;
+  const char* names[] = {"OK", "WARNING", "CRITICAL", "UNKNOWN"};
+  ASSERT_LE(t.exit_code, 3);
+  EXPECT_EQ(first.rfind(std::string("DLCHECK ") + names[t.exit_code] + " - ", 0), 0u) << first;
+  const auto critical = RunDlcheck({"check", "--stable", "--min-cores", "1048576"});
+  EXPECT_EQ(critical.exit_code, 2);
+}
+
+// `dlcheck fleet` reads the host from check.host; --stable leaves it out, or identical nodes
+// differ.
+TEST(CheckCliTest, JsonNamesTheHostExceptWhenStable) {
+  const auto r = RunDlcheck({"check", "-f", "json", "--node-name", "node7"});
+  EXPECT_EQ(nlohmann::json::parse(r.out)["check"]["host"], "node7") << r.out;
+  const auto stable = RunDlcheck({"check", "-f", "json", "--stable", "--node-name", "node7"});
+  EXPECT_FALSE(nlohmann::json::parse(stable.out)["check"].contains("host")) << stable.out;
+}
+
+TEST(CheckCliTest, SlurmFeaturesAreTokensWithTheOneDnnLevelAndTheStatus) {
+  const auto r = RunDlcheck({"check", "--emit", "slurm-features"});
+  ASSERT_FALSE(r.out.empty());
+  EXPECT_EQ(r.out.back(), '\n');
+  std::istringstream list(r.out.substr(0, r.out.size() - 1));
+  std::string token;
+  int onednn = 0, status = 0;
+  while (std::getline(list, token, ',')) {
+    EXPECT_TRUE(fleet::IsSlurmFeatureToken(token)) << token;
+    onednn += token.rfind("onednn_", 0) == 0;
+    status += token.rfind("dlcheck_", 0) == 0;
+  }
+  EXPECT_EQ(onednn, 1) << r.out;
+  EXPECT_EQ(status, 1) << r.out;
+  const auto conf = RunDlcheck({"check", "--emit", "slurm-conf", "--node-name", "node7"});
+  EXPECT_EQ(conf.out, "NodeName=node7 Features=" + r.out);
+  const auto slurmd = RunDlcheck({"check", "--emit", "slurm-conf"}, "", {"SLURMD_NODENAME=n42"});
+  EXPECT_EQ(slurmd.out.rfind("NodeName=n42 Features=", 0), 0u) << slurmd.out;
+}
+
+class CheckFileTest : public dlcheck::testing::ScratchDirTest {};
+
+TEST_F(CheckFileTest, OutputIsWrittenWholeUnderItsNameAndNothingElseIsLeft) {
+  const std::string target = (dir_ / "dlcheck.prom").string();
+  const auto r = RunDlcheck({"check", "--emit", "prometheus", "-o", target});
+  EXPECT_LE(r.exit_code, 1) << r.err;
+  EXPECT_EQ(r.out, "");
+  std::ifstream in(target);
+  std::stringstream text;
+  text << in.rdbuf();
+  EXPECT_NE(text.str().find("\ndlcheck_check_status " + std::to_string(r.exit_code) + "\n"),
+            std::string::npos)
+      << text.str();
+  int files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir_)) {
+    ++files;
+    EXPECT_EQ(entry.path().filename(), "dlcheck.prom");
+  }
+  EXPECT_EQ(files, 1);
+}
+
+TEST_F(CheckFileTest, NfdFileCarriesTheExpiryAndValidLabels) {
+  const std::string target = (dir_ / "dlcheck").string();
+  const auto r = RunDlcheck({"check", "--emit", "nfd", "--nfd-expiry", "600", "-o", target});
+  EXPECT_LE(r.exit_code, 1) << r.err;
+  std::ifstream in(target);
+  std::string line;
+  int labels = 0, expiry = 0;
+  while (std::getline(in, line)) {
+    if (line.rfind("# +expiry-time=", 0) == 0) {
+      ++expiry;
+      EXPECT_EQ(line.size(), std::string("# +expiry-time=2026-11-23T01:02:03Z").size()) << line;
+      continue;
+    }
+    if (line.rfind('#', 0) == 0) continue;
+    ++labels;
+    const auto slash = line.find('/');
+    const auto eq = line.find('=');
+    ASSERT_NE(eq, std::string::npos) << line;
+    EXPECT_EQ(line.substr(0, slash), fleet::kNfdPrefix);
+    EXPECT_TRUE(fleet::IsValidLabelName(line.substr(slash + 1, eq - slash - 1))) << line;
+    EXPECT_TRUE(fleet::IsValidLabelValue(line.substr(eq + 1))) << line;
+  }
+  EXPECT_EQ(expiry, 1);
+  EXPECT_GE(labels, 3);
+}
+
+TEST(CheckCliTest, NfdExpiryWithoutNfdIsAUsageError) {
+  const auto r = RunDlcheck({"check", "--nfd-expiry", "60"});
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_EQ(r.err, "dlcheck: --nfd-expiry goes with --emit nfd (the NFD feature file's expiry)\n");
+  EXPECT_EQ(r.out, "");
+}
+
+TEST_F(CheckFileTest, ConfigFileGivesTheOptionsAndTheCommandLineWins) {
+  const std::string config =
+      Write("health.conf", "# requirements\nmin-cores = 1048576\nstable = true\n");
+  const auto r = RunDlcheck({"check", "--config", config});
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_EQ(FirstLine(r.out).find(" | "), std::string::npos) << "stable = true applied";
+  const auto wins = RunDlcheck({"check", "--config", config, "--min-cores", "1"});
+  EXPECT_LE(wins.exit_code, 1) << wins.out;
+}
+
+TEST_F(CheckFileTest, ABadConfigFileIsUnknownAndSaysWhy) {
+  const std::string config = Write("bad.conf", "min-cores = 1\nno-such-option = 1\n");
+  const auto r = RunDlcheck({"check", "--config", config});
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_EQ(r.err, "dlcheck: --config " + config +
+                       ": 'no-such-option' is not an option of dlcheck check\n");
+  const auto missing = RunDlcheck({"check", "--config", (dir_ / "absent.conf").string()});
+  EXPECT_EQ(missing.exit_code, 3);
+  EXPECT_EQ(missing.err, "dlcheck: --config " + (dir_ / "absent.conf").string() +
+                             ": cannot read it: No such file or directory\n");
+}
+
+TEST_F(CheckFileTest, HealthCheckWithoutScontrolIsUnknownAndSaysWhatToDo) {
+  const auto r = RunDlcheck({"check", "--stable", "--slurm-health-check", "--scontrol",
+                             (dir_ / "no-scontrol").string(), "--node-name", "node1"});
+  EXPECT_EQ(r.exit_code, 3) << r.out;
+  EXPECT_NE(r.err.find("give its path with --scontrol"), std::string::npos) << r.err;
 }
 
 }  // namespace

@@ -1,0 +1,48 @@
+// dlcheck fleet FILE|DIR...: many hosts' JSON reports (`platform` or `check --format json`, one
+// file per host, named after the host or carrying a `host` field) grouped by what the nodes can
+// do. Unreadable, broken or foreign reports are counted and named in the output, never fatal;
+// only a run that finds no usable report at all ends with an input error.
+#include <iostream>
+
+#include "cli/commands.h"
+#include "fleet/fleet.h"
+#include "fleet/fleet_report.h"
+
+namespace dlcheck::cli {
+namespace {
+
+struct FleetOptions {
+  std::vector<std::string> paths;
+  report::Format format = report::Format::kTable;
+};
+
+StatusOr<int> RunFleet(const FleetOptions& o) {
+  fleet::FleetReader reader;
+  for (const std::string& path : o.paths) reader.Add(path);
+  const fleet::Fleet fleet = reader.Finish();
+  report::Print(fleet::FleetReport(fleet), o.format, std::cout);
+  if (fleet.groups.empty()) {
+    return InputError(
+        "no usable dlcheck report among the " + std::to_string(fleet.files) +
+        " file(s) given: give the JSON of 'dlcheck platform --format json' or 'dlcheck check "
+        "--format json', one file per host (see the skipped reports above)");
+  }
+  return ToInt(ExitCode::kOk);
+}
+
+}  // namespace
+
+void SetupFleet(CLI::App& app, int& exit_code) {
+  auto o = std::make_shared<FleetOptions>();
+  auto* sub = app.add_subcommand(
+      "fleet", "many hosts' JSON reports grouped by capability: groups, what each lacks, outliers");
+  sub->add_option("reports", o->paths,
+                  "report files (one per host; the host is the file name less .json unless the "
+                  "report has a 'host' field) or directories of *.json files")
+      ->required()
+      ->type_name("FILE|DIR");
+  AddFormatOption(*sub, o->format);
+  sub->callback([o, &exit_code] { exit_code = EndCommand(RunFleet(*o)); });
+}
+
+}  // namespace dlcheck::cli

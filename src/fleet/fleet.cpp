@@ -1,0 +1,250 @@
+#include "fleet/fleet.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <tuple>
+
+#include "common/onednn_isa.h"
+#include "detect/input_file.h"
+
+namespace dlcheck::fleet {
+namespace {
+
+using nlohmann::json;
+
+std::string Text(const json& object, const char* key) {
+  if (!object.is_object()) return {};
+  auto it = object.find(key);
+  return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+bool IsTrue(const json& object, const char* key) {
+  auto it = object.find(key);
+  return it != object.end() && it->is_boolean() && it->get<bool>();
+}
+
+bool IsNull(const json& object, const char* key) {
+  auto it = object.find(key);
+  return it == object.end() || it->is_null();
+}
+
+bool IsFalse(const json& object, const char* key) {
+  auto it = object.find(key);
+  return it != object.end() && it->is_boolean() && !it->get<bool>();
+}
+
+std::string HostFromFile(const std::string& file) {
+  std::string stem = std::filesystem::path(file).filename().string();
+  if (stem.size() > 5 && stem.compare(stem.size() - 5, 5, ".json") == 0)
+    stem.resize(stem.size() - 5);
+  return stem;
+}
+
+std::string Plural(long n, const char* word) {
+  return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s");
+}
+
+std::string TopologyShape(const json& doc) {
+  auto it = doc.find("topology");
+  if (it == doc.end() || !it->is_object()) return {};
+  auto count = [&](const char* key) {
+    auto v = it->find(key);
+    return v != it->end() && v->is_number_integer() ? v->get<long>() : -1L;
+  };
+  const long packages = count("packages"), numa = count("numa_nodes"), cores = count("cores"),
+             pus = count("pus");
+  if (packages < 0 || cores < 0 || pus < 0) return {};
+  return fmt::format("{}, {} NUMA, {}, {} PUs", Plural(packages, "socket"), std::max(numa, 0L),
+                     Plural(cores, "core"), pus);
+}
+
+void ReadFeatures(const json& features, HostReport& r) {
+  if (!features.is_object()) return;
+  for (const auto& [name, layers] : features.items()) {
+    if (!layers.is_object()) continue;
+    // Usable; in a recording's report (OS layer unknown, usable null): in CPUID, as `check`
+    // judges requirements.
+    if (IsTrue(layers, "usable") || (IsNull(layers, "usable") && IsTrue(layers, "cpuid"))) {
+      r.usable.push_back(name);
+      if (IsFalse(layers, "probe")) r.faulted.push_back(name);
+    } else if (IsTrue(layers, "cpuid") && IsFalse(layers, "usable")) {
+      r.cpuid_only.push_back(name);
+    }
+  }
+  std::sort(r.usable.begin(), r.usable.end());
+}
+
+// The report's facts, or the reason it cannot be used.
+std::string ReadReport(const json& doc, HostReport& r) {
+  if (!doc.is_object()) return "not a JSON object";
+  r.command = Text(doc, "command");
+  r.dlcheck_version = Text(doc, "dlcheck_version");
+  if (r.command != "platform" && r.command != "check") {
+    return r.command.empty() ? "not a dlcheck report (no \"command\")"
+                             : fmt::format("a dlcheck {} report, not platform or check", r.command);
+  }
+  auto schema = doc.find("schema_version");
+  if (schema == doc.end() || !schema->is_number_integer() ||
+      schema->get<long>() != kReadableSchema) {
+    return fmt::format("report schema {} of dlcheck {}; this dlcheck reads schema {}",
+                       schema == doc.end() ? "none" : schema->dump(),
+                       r.dlcheck_version.empty() ? "?" : r.dlcheck_version, kReadableSchema);
+  }
+  auto features = doc.find("features");
+  if (features == doc.end() || !features->is_object()) return "no features table";
+  // The host: a top-level `host`, else `check.host` (what `dlcheck check` writes), else the file.
+  std::string host = Text(doc, "host");
+  if (host.empty() && doc.contains("check")) host = Text(doc["check"], "host");
+  if (!host.empty()) r.host = std::move(host);
+  const json& cpu = doc.contains("cpu") ? doc["cpu"] : json();
+  r.cpu = Text(cpu, "brand").empty() ? Text(cpu, "vendor") : Text(cpu, "brand");
+  const json& levels = doc.contains("levels") ? doc["levels"] : json();
+  r.onednn_isa = Text(levels, "onednn_effective_isa");
+  if (r.onednn_isa.empty()) r.onednn_isa = Text(levels, "onednn_max_isa");
+  r.topology = TopologyShape(doc);
+  if (r.command == "check") {
+    const json& check = doc.contains("check") ? doc["check"] : json();
+    r.check_status = Text(check, "status");
+    r.check_summary = Text(check, "summary");
+    if (r.check_status.empty()) return "a check report without a status";
+  }
+  ReadFeatures(*features, r);
+  return {};
+}
+
+std::tuple<std::vector<std::string>, std::string, std::string, std::string> Signature(
+    const HostReport& r) {
+  return {r.usable, r.onednn_isa, r.topology, r.check_status};
+}
+
+// Higher is better: the oneDNN ISA's rank, then how many features are usable, then hosts.
+std::tuple<int, std::size_t, std::size_t> Merit(const FleetGroup& g) {
+  return {onednn::IsaRank(g.onednn_isa).value_or(-1), g.usable.size(), g.hosts.size()};
+}
+
+void MarkBest(std::vector<FleetGroup>& groups) {
+  if (groups.empty()) return;
+  auto best = std::max_element(groups.begin(), groups.end(),
+                               [](const auto& a, const auto& b) { return Merit(a) < Merit(b); });
+  best->best = true;
+  for (FleetGroup& g : groups) {
+    std::set_difference(best->usable.begin(), best->usable.end(), g.usable.begin(), g.usable.end(),
+                        std::back_inserter(g.lacks));
+  }
+}
+
+std::vector<FleetGroup> GroupHosts(const std::vector<HostReport>& reports) {
+  std::map<decltype(Signature(reports[0])), FleetGroup> by_signature;
+  for (const HostReport& r : reports) {
+    FleetGroup& g = by_signature[Signature(r)];
+    if (g.hosts.empty()) {
+      g.cpu = r.cpu;
+      g.usable = r.usable;
+      g.onednn_isa = r.onednn_isa;
+      g.topology = r.topology;
+      g.check_status = r.check_status;
+    }
+    g.hosts.push_back(r.host);
+  }
+  std::vector<FleetGroup> groups;
+  for (auto& [signature, g] : by_signature) {
+    std::sort(g.hosts.begin(), g.hosts.end());
+    groups.push_back(std::move(g));
+  }
+  std::sort(groups.begin(), groups.end(), [](const FleetGroup& a, const FleetGroup& b) {
+    if (a.hosts.size() != b.hosts.size()) return a.hosts.size() > b.hosts.size();
+    return a.hosts.front() < b.hosts.front();
+  });
+  MarkBest(groups);
+  return groups;
+}
+
+void AddOutliers(const HostReport& r, std::vector<Outlier>& outliers) {
+  for (const auto& f : r.cpuid_only) {
+    outliers.push_back({r.host, f + " in CPUID but not OS-enabled"});
+  }
+  for (const auto& f : r.faulted) {
+    outliers.push_back({r.host, f + " usable per CPUID and OS, but its probe faulted"});
+  }
+  if (!r.check_status.empty() && r.check_status != "OK") {
+    outliers.push_back({r.host, fmt::format("check {}: {}", r.check_status, r.check_summary)});
+  }
+}
+
+}  // namespace
+
+std::size_t Fleet::hosts() const {
+  std::size_t n = 0;
+  for (const auto& g : groups) n += g.hosts.size();
+  return n;
+}
+
+void FleetReader::Add(const std::string& path) {
+  std::error_code error;
+  if (!std::filesystem::is_directory(path, error)) {
+    AddFile(path);
+    return;
+  }
+  std::vector<std::string> files;
+  for (const auto& entry : std::filesystem::directory_iterator(path, error)) {
+    const auto& p = entry.path();
+    if (p.extension() == ".json" && p.filename().string().front() != '.')
+      files.push_back(p.string());
+  }
+  if (error) {
+    ++fleet_.files;
+    fleet_.skipped.push_back({path, "cannot list the directory: " + error.message()});
+    return;
+  }
+  std::sort(files.begin(), files.end());
+  for (const auto& file : files) AddFile(file);
+}
+
+void FleetReader::AddFile(const std::string& file) {
+  StatusOr<std::string> text = detect::ReadInputFile(file, {"report", "", kMaxReportBytes});
+  if (!text.ok()) {
+    ++fleet_.files;
+    fleet_.skipped.push_back({file, text.status().message()});
+    return;
+  }
+  AddText(file, *text);
+}
+
+void FleetReader::AddText(const std::string& file, std::string_view text) {
+  ++fleet_.files;
+  const json doc = json::parse(text.begin(), text.end(), nullptr, false);
+  if (doc.is_discarded()) {
+    fleet_.skipped.push_back({file, "not valid JSON (a cut-off or foreign file?)"});
+    return;
+  }
+  HostReport r{.host = HostFromFile(file), .file = file};
+  if (std::string why = ReadReport(doc, r); !why.empty()) {
+    fleet_.skipped.push_back({file, why});
+    return;
+  }
+  if (auto [it, added] = file_of_host_.emplace(r.host, file); !added) {
+    fleet_.skipped.push_back(
+        {file, fmt::format("host {} again (first in {})", r.host, it->second)});
+    return;
+  }
+  fleet_.versions[r.dlcheck_version].push_back(r.host);
+  reports_.push_back(std::move(r));
+}
+
+Fleet FleetReader::Finish() {
+  Fleet fleet = std::move(fleet_);
+  fleet_ = {};
+  if (!reports_.empty()) fleet.groups = GroupHosts(reports_);
+  std::sort(reports_.begin(), reports_.end(),
+            [](const HostReport& a, const HostReport& b) { return a.host < b.host; });
+  for (const HostReport& r : reports_) AddOutliers(r, fleet.outliers);
+  for (auto& [version, hosts] : fleet.versions) std::sort(hosts.begin(), hosts.end());
+  reports_.clear();
+  file_of_host_.clear();
+  return fleet;
+}
+
+}  // namespace dlcheck::fleet

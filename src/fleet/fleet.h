@@ -1,0 +1,94 @@
+#pragma once
+// `dlcheck fleet`: many hosts' JSON reports (`platform` or `check`, one file per host) merged
+// into groups of hosts that can do the same things, what each group lacks against the best
+// one, the hosts that stand out, and the files that could not be used: counted and named,
+// never fatal.
+//
+//   FleetReader reader;
+//   for (const std::string& path : paths) reader.Add(path);   // a file, or a directory of *.json
+//   Fleet fleet = reader.Finish();
+//   fleet.groups[0].hosts;   // {"node1", "node2", "node3"}, CompressHostlist() gives node[1-3]
+
+#include <cstddef>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace dlcheck::fleet {
+
+/// What one host's report says, reduced to what the fleet compares.
+struct HostReport {
+  std::string host;  ///< the report's `host` or `check.host`, else the file name less `.json`
+  std::string file;
+  std::string command;                  ///< "platform" or "check"
+  std::string dlcheck_version;          ///< of the dlcheck that wrote the report
+  std::string cpu;                      ///< brand, else vendor
+  std::vector<std::string> usable;      ///< usable features, sorted
+  std::vector<std::string> cpuid_only;  ///< in CPUID but not enabled by the OS
+  std::vector<std::string> faulted;     ///< usable per CPUID and OS, but the probe faulted
+  std::string onednn_isa;               ///< effective, else maximum
+  std::string topology;                 ///< "2 sockets, 4 NUMA, 64 cores, 128 PUs"; "" unknown
+  std::string check_status;             ///< OK, WARNING, ...; "" for a platform report
+  std::string check_summary;
+};
+
+/// A file that was not used, and why.
+struct SkippedReport {
+  std::string file;
+  std::string reason;
+};
+
+/// Hosts with one capability signature: usable features, oneDNN ISA, topology shape, check
+/// status.
+struct FleetGroup {
+  std::vector<std::string> hosts;  ///< sorted
+  std::string cpu;                 ///< of the first host (brands may differ in a group)
+  std::vector<std::string> usable;
+  std::string onednn_isa;
+  std::string topology;
+  std::string check_status;
+  std::vector<std::string> lacks;  ///< features the best group has and this one does not
+  bool best = false;
+};
+
+/// A host that stands out: "avx512_bf16 in CPUID but not OS-enabled".
+struct Outlier {
+  std::string host;
+  std::string problem;
+};
+
+struct Fleet {
+  std::size_t files = 0;           ///< report files looked at
+  std::vector<FleetGroup> groups;  ///< largest first, then by first host
+  std::vector<Outlier> outliers;   ///< by host
+  std::vector<SkippedReport> skipped;
+  /// dlcheck version -> hosts whose report it wrote (more than one version: a mixed fleet).
+  std::map<std::string, std::vector<std::string>> versions;
+  std::size_t hosts() const;
+};
+
+/// The report schema `dlcheck fleet` reads (Report::kSchemaVersion of this dlcheck).
+inline constexpr int kReadableSchema = 1;
+/// A report file larger than this is skipped, not read (real reports are under 64 KiB).
+inline constexpr std::size_t kMaxReportBytes = std::size_t{4} << 20;
+
+/// Reads reports one at a time, keeping only their HostReport.
+class FleetReader {
+ public:
+  /// A report file, or a directory whose `*.json` files (not recursive) are read in name order.
+  /// Anything unreadable is recorded as skipped.
+  void Add(const std::string& path);
+  /// One report's text, as if read from `file` (the tests and Add use it).
+  void AddText(const std::string& file, std::string_view text);
+  /// Groups, outliers, versions.
+  Fleet Finish();
+
+ private:
+  void AddFile(const std::string& file);
+  std::vector<HostReport> reports_;
+  std::map<std::string, std::string, std::less<>> file_of_host_;
+  Fleet fleet_;
+};
+
+}  // namespace dlcheck::fleet

@@ -1,0 +1,244 @@
+#include "fleet/node_outputs.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <ctime>
+
+#include "dlcheck/version.h"
+
+namespace dlcheck::fleet {
+namespace {
+
+bool IsAlnum(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) != 0;
+}
+
+std::string Lower(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+const char* YesNo(bool value) {
+  return value ? "true" : "false";
+}
+
+// XCR0 bits 17 (XTILECFG) and 18 (XTILEDATA): the OS saves and restores the AMX tile state.
+constexpr std::uint64_t kXcr0AmxTiles = (std::uint64_t{1} << 17) | (std::uint64_t{1} << 18);
+
+bool IsAmx(std::string_view feature) {
+  return feature.rfind("amx_", 0) == 0;
+}
+
+std::string_view ProbeWord(detect::ProbeState state) {
+  switch (state) {
+    case detect::ProbeState::kPassed:
+      return "passed";
+    case detect::ProbeState::kFaulted:
+      return "faulted";
+    case detect::ProbeState::kNoProbe:
+      return "none";
+    case detect::ProbeState::kError:
+      return "error";
+  }
+  return "error";
+}
+
+// A Prometheus label value: `\`, `"` and newlines escaped.
+std::string EscapeLabel(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '\\' || c == '"') out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+  return out;
+}
+
+// One metric family: HELP, TYPE gauge, then its samples (`name{labels} value` lines).
+void Family(std::string& out, std::string_view name, std::string_view help,
+            const std::vector<std::string>& samples) {
+  if (samples.empty()) return;
+  out += fmt::format("# HELP {} {}\n# TYPE {} gauge\n", name, help, name);
+  for (const auto& s : samples) out += s + '\n';
+}
+
+std::string Sample(std::string_view name, std::string_view labels, double value) {
+  return fmt::format("{}{} {}", name, labels, value);
+}
+
+std::string InfoLabels(const check::Evidence& e) {
+  const detect::PlatformInfo& p = e.platform;
+  std::string labels = fmt::format("dlcheck_version=\"{}\"", EscapeLabel(kVersion));
+  const std::pair<const char*, std::string> fields[] = {
+      {"vendor", p.cpu.vendor},
+      {"brand", p.cpu.brand},
+      {"microarchitecture", p.cpu.microarchitecture},
+      {"x86_64_level", p.x86_64_level},
+      {"onednn_max_isa", p.onednn_max_isa},
+      {"onednn_isa", check::OneDnnIsa(p)}};
+  for (const auto& [key, value] : fields) {
+    labels += fmt::format(",{}=\"{}\"", key, EscapeLabel(value));
+  }
+  return "{" + labels + "}";
+}
+
+void FeatureFamilies(const check::Evidence& e, std::string& out) {
+  std::vector<std::string> cpuid, usable, probes;
+  for (const auto& f : e.platform.features) {
+    const std::string label = fmt::format("{{feature=\"{}\"}}", EscapeLabel(f.name));
+    cpuid.push_back(Sample("dlcheck_feature_cpuid", label, f.cpuid ? 1 : 0));
+    if (f.usable) usable.push_back(Sample("dlcheck_feature_usable", label, *f.usable ? 1 : 0));
+  }
+  for (const auto& p : e.probes) {
+    if (p.state == detect::ProbeState::kNoProbe) continue;
+    const std::string label = fmt::format("{{feature=\"{}\"}}", EscapeLabel(p.feature));
+    probes.push_back(
+        Sample("dlcheck_probe_passed", label, p.state == detect::ProbeState::kPassed ? 1 : 0));
+  }
+  Family(out, "dlcheck_feature_cpuid", "1 when CPUID reports the ISA feature, else 0.", cpuid);
+  Family(out, "dlcheck_feature_usable",
+         "1 when the ISA feature is in CPUID and enabled by the OS, else 0.", usable);
+  Family(out, "dlcheck_probe_passed",
+         "1 when an instruction of the feature ran in a probe process, 0 when it faulted.", probes);
+}
+
+void RunFamilies(const check::Evidence& e, std::string& out) {
+  if (!e.run) return;
+  const dispatch::WorkerResults& r = e.run->results;
+  if (r.samples_per_s) {
+    Family(out, "dlcheck_model_samples_per_second",
+           "Training throughput of the check's MLP pass on oneDNN.",
+           {Sample("dlcheck_model_samples_per_second", "", *r.samples_per_s)});
+  }
+  if (r.step_ms_timed) {
+    Family(out, "dlcheck_model_step_seconds", "Mean time of one timed training step.",
+           {Sample("dlcheck_model_step_seconds", "", *r.step_ms_timed / 1e3)});
+  }
+  if (r.max_deviation) {
+    Family(out, "dlcheck_model_max_deviation",
+           "Largest deviation of oneDNN's results from the scalar reference.",
+           {Sample("dlcheck_model_max_deviation", "", *r.max_deviation)});
+  }
+}
+
+}  // namespace
+
+bool IsSlurmFeatureToken(std::string_view token) {
+  if (token.empty() || !std::isalpha(static_cast<unsigned char>(token.front()))) return false;
+  return std::all_of(token.begin(), token.end(), [](char c) { return IsAlnum(c) || c == '_'; });
+}
+
+std::vector<std::string> SlurmFeatures(const check::CheckResult& result,
+                                       const check::Evidence& evidence) {
+  const detect::PlatformInfo& p = evidence.platform;
+  std::vector<std::string> features;
+  // As the check judges a requirement: usable, or, where the OS layer is unknown (a recording),
+  // in CPUID.
+  for (const auto& f : p.features) {
+    if (f.usable.value_or(f.cpuid)) features.push_back(Lower(f.name));
+  }
+  if (const std::string isa = check::OneDnnIsa(p); !isa.empty()) {
+    features.push_back("onednn_" + Lower(isa));
+  }
+  if (p.amx_permission.value_or(false)) features.emplace_back("amx_permission");
+  features.push_back("dlcheck_" + Lower(check::StateName(result.state)));
+  features.erase(std::remove_if(features.begin(), features.end(),
+                                [](const std::string& f) { return !IsSlurmFeatureToken(f); }),
+                 features.end());
+  std::sort(features.begin(), features.end());
+  return features;
+}
+
+std::string SlurmFeatureList(const std::vector<std::string>& features) {
+  return fmt::format("{}", fmt::join(features, ","));
+}
+
+std::string SlurmConfFragment(std::string_view node, const std::vector<std::string>& features) {
+  return fmt::format("NodeName={} Features={}", node, SlurmFeatureList(features));
+}
+
+bool IsValidLabelValue(std::string_view value) {
+  if (value.empty()) return true;
+  if (value.size() > 63 || !IsAlnum(value.front()) || !IsAlnum(value.back())) return false;
+  return std::all_of(value.begin(), value.end(),
+                     [](char c) { return IsAlnum(c) || c == '-' || c == '_' || c == '.'; });
+}
+
+bool IsValidLabelName(std::string_view name) {
+  return !name.empty() && IsValidLabelValue(name);
+}
+
+std::vector<NfdLabel> NfdLabels(const check::CheckResult& result, const check::Evidence& evidence) {
+  const detect::PlatformInfo& p = evidence.platform;
+  std::vector<NfdLabel> labels;
+  labels.push_back({"check-status", Lower(check::StateName(result.state))});
+  labels.push_back({"onednn-isa", check::OneDnnIsa(p)});
+  labels.push_back({"onednn-max-isa", p.onednn_max_isa});
+  if (p.xcr0) labels.push_back({"amx-os-state", YesNo((*p.xcr0 & kXcr0AmxTiles) == kXcr0AmxTiles)});
+  if (p.amx_permission) labels.push_back({"amx-permission", YesNo(*p.amx_permission)});
+  for (const auto& f : p.features) {
+    if (IsAmx(f.name) && f.usable) labels.push_back({"usable." + f.name, YesNo(*f.usable)});
+  }
+  for (const auto& probe : evidence.probes) {
+    if (probe.state != detect::ProbeState::kNoProbe) {
+      labels.push_back({"probe." + probe.feature, std::string(ProbeWord(probe.state))});
+    }
+  }
+  labels.erase(std::remove_if(labels.begin(), labels.end(),
+                              [](const NfdLabel& l) {
+                                return !IsValidLabelName(l.name) || !IsValidLabelValue(l.value);
+                              }),
+               labels.end());
+  return labels;
+}
+
+std::string NfdFeatureFile(const check::CheckResult& result, const check::Evidence& evidence,
+                           std::string_view expiry) {
+  std::string out = fmt::format("# dlcheck {} node features for NFD's local source\n", kVersion);
+  if (!expiry.empty()) out += fmt::format("# +expiry-time={}\n", expiry);
+  for (const auto& l : NfdLabels(result, evidence)) {
+    out += fmt::format("{}/{}={}\n", kNfdPrefix, l.name, l.value);
+  }
+  return out;
+}
+
+std::string ExpiryTime(long seconds) {
+  const std::time_t at = std::time(nullptr) + seconds;
+  std::tm utc{};
+  gmtime_r(&at, &utc);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return text;
+}
+
+std::string PrometheusTextfile(const check::CheckResult& result, const check::Evidence& evidence) {
+  std::string out;
+  Family(out, "dlcheck_info",
+         "dlcheck's version and the node's CPU facts as labels; the value is always 1.",
+         {Sample("dlcheck_info", InfoLabels(evidence), 1)});
+  Family(out, "dlcheck_check_status",
+         "The check's state: 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN (its exit status).",
+         {Sample("dlcheck_check_status", "", check::ToInt(result.state))});
+  const auto problems =
+      std::count_if(result.items.begin(), result.items.end(),
+                    [](const check::Item& i) { return i.state != check::State::kOk; });
+  Family(out, "dlcheck_check_problems", "Checked items that are not OK.",
+         {Sample("dlcheck_check_problems", "", static_cast<double>(problems))});
+  if (evidence.topology) {
+    Family(out, "dlcheck_sockets", "CPU packages (sockets) of the node.",
+           {Sample("dlcheck_sockets", "", evidence.topology->packages)});
+    Family(out, "dlcheck_cores", "CPU cores of the node.",
+           {Sample("dlcheck_cores", "", evidence.topology->cores)});
+  }
+  FeatureFamilies(evidence, out);
+  RunFamilies(evidence, out);
+  return out;
+}
+
+}  // namespace dlcheck::fleet

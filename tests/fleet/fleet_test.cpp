@@ -1,0 +1,161 @@
+// `dlcheck fleet`'s reader and grouping on real reports: the JSON `dlcheck platform` prints for
+// recorded machines (tests/data/cpuid), edited where a test needs a host that stands out.
+#include "fleet/fleet.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "detect/platform.h"
+#include "detect/platform_report.h"
+#include "fleet/fleet_report.h"
+#include "fleet/hostlist.h"
+#include "report/printer.h"
+#include "support/run_dlcheck.h"
+#include "support/scratch_dir.h"
+
+namespace dlcheck::fleet {
+namespace {
+
+using nlohmann::json;
+
+json PlatformJson(const std::string& dump) {
+  StatusOr<detect::PlatformInfo> info =
+      detect::DetectRecordedPlatform(dlcheck::testing::DataPath("cpuid/" + dump));
+  EXPECT_TRUE(info.ok()) << info.status().message();
+  std::ostringstream out;
+  report::PrintJson(detect::PlatformReport(info.ok() ? *info : detect::PlatformInfo{}, {}), out);
+  return json::parse(out.str());
+}
+
+const char kSapphireRapids[] = "intel-xeon-w9-3475x.test.xz";
+const char kHaswell[] = "intel-core-i7-4770-cpu.test";
+
+TEST(FleetTest, IdenticalHostsFormOneGroupAndTheWeakerGroupLacksTheDifference) {
+  const std::string spr = PlatformJson(kSapphireRapids).dump();
+  const std::string hsw = PlatformJson(kHaswell).dump();
+  FleetReader reader;
+  for (const char* host : {"node1", "node2", "node3", "node7"}) {
+    reader.AddText(std::string("/in/") + host + ".json", spr);
+  }
+  reader.AddText("/in/node9.json", hsw);
+  const Fleet fleet = reader.Finish();
+  ASSERT_EQ(fleet.groups.size(), 2u);
+  EXPECT_EQ(CompressHostlist(fleet.groups[0].hosts), "node[1-3,7]");
+  EXPECT_TRUE(fleet.groups[0].best);
+  EXPECT_TRUE(fleet.groups[0].lacks.empty());
+  EXPECT_EQ(fleet.groups[1].hosts, std::vector<std::string>{"node9"});
+  const auto& lacks = fleet.groups[1].lacks;
+  EXPECT_NE(std::find(lacks.begin(), lacks.end(), "avx512f"), lacks.end());
+  EXPECT_NE(std::find(lacks.begin(), lacks.end(), "amx_tile"), lacks.end());
+  EXPECT_EQ(std::find(lacks.begin(), lacks.end(), "avx2"), lacks.end());
+  EXPECT_EQ(fleet.hosts(), 5u);
+  EXPECT_TRUE(fleet.skipped.empty());
+}
+
+TEST(FleetTest, AFeatureInCpuidButNotEnabledIsAnOutlierNamed) {
+  json odd = PlatformJson(kSapphireRapids);
+  odd["features"]["avx512_bf16"]["os"] = false;
+  odd["features"]["avx512_bf16"]["usable"] = false;
+  FleetReader reader;
+  reader.AddText("node1.json", PlatformJson(kSapphireRapids).dump());
+  reader.AddText("node17.json", odd.dump());
+  const Fleet fleet = reader.Finish();
+  ASSERT_EQ(fleet.outliers.size(), 1u);
+  EXPECT_EQ(fleet.outliers[0].host, "node17");
+  EXPECT_EQ(fleet.outliers[0].problem, "avx512_bf16 in CPUID but not OS-enabled");
+  EXPECT_EQ(fleet.groups.size(), 2u);
+}
+
+TEST(FleetTest, BrokenForeignAndDuplicateReportsAreCountedAndNamedNeverFatal) {
+  json foreign = PlatformJson(kHaswell);
+  foreign["schema_version"] = 2;
+  foreign["dlcheck_version"] = "9.0.0";
+  json parse_report = {{"schema_version", 1}, {"command", "parse"}, {"dlcheck_version", "0.1.0"}};
+  FleetReader reader;
+  reader.AddText("a.json", PlatformJson(kHaswell).dump());
+  reader.AddText("cut.json", PlatformJson(kHaswell).dump().substr(0, 100));
+  reader.AddText("future.json", foreign.dump());
+  reader.AddText("parse.json", parse_report.dump());
+  reader.AddText("again/a.json", PlatformJson(kHaswell).dump());
+  const Fleet fleet = reader.Finish();
+  EXPECT_EQ(fleet.files, 5u);
+  EXPECT_EQ(fleet.hosts(), 1u);
+  ASSERT_EQ(fleet.skipped.size(), 4u);
+  EXPECT_EQ(fleet.skipped[0].file, "cut.json");
+  EXPECT_EQ(fleet.skipped[0].reason, "not valid JSON (a cut-off or foreign file?)");
+  EXPECT_EQ(fleet.skipped[1].reason,
+            "report schema 2 of dlcheck 9.0.0; this dlcheck reads schema 1");
+  EXPECT_EQ(fleet.skipped[2].reason, "a dlcheck parse report, not platform or check");
+  EXPECT_EQ(fleet.skipped[3].reason, "host a again (first in a.json)");
+}
+
+TEST(FleetTest, OtherDlcheckVersionsOfTheSameSchemaAreUsedAndCounted) {
+  json older = PlatformJson(kHaswell);
+  older["dlcheck_version"] = "0.0.9";
+  FleetReader reader;
+  reader.AddText("node1.json", PlatformJson(kHaswell).dump());
+  reader.AddText("node2.json", older.dump());
+  const Fleet fleet = reader.Finish();
+  EXPECT_EQ(fleet.groups.size(), 1u);
+  ASSERT_EQ(fleet.versions.size(), 2u);
+  EXPECT_EQ(fleet.versions.at("0.0.9"), std::vector<std::string>{"node2"});
+}
+
+TEST(FleetTest, ACheckReportGroupsByStatusAndItsHostFieldNamesTheHost) {
+  json failing = PlatformJson(kHaswell);
+  failing["command"] = "check";
+  failing["host"] = "gpu3";
+  failing["check"] = {{"status", "CRITICAL"}, {"summary", "required amx_tile is missing"}};
+  json passing = failing;
+  passing.erase("host");
+  passing["check"] = {{"status", "OK"}, {"summary", "fine"}, {"host", "gpu4"}};
+  FleetReader reader;
+  reader.AddText("x.json", failing.dump());
+  reader.AddText("y.json", passing.dump());
+  const Fleet fleet = reader.Finish();
+  ASSERT_EQ(fleet.groups.size(), 2u);
+  EXPECT_EQ(CompressHostlist(fleet.groups[0].hosts) + " " + CompressHostlist(fleet.groups[1].hosts),
+            "gpu3 gpu4");
+  ASSERT_EQ(fleet.outliers.size(), 1u);
+  EXPECT_EQ(fleet.outliers[0].host, "gpu3");
+  EXPECT_EQ(fleet.outliers[0].problem, "check CRITICAL: required amx_tile is missing");
+}
+
+class FleetDirTest : public dlcheck::testing::ScratchDirTest {};
+
+TEST_F(FleetDirTest, ADirectoryGivesItsJsonFilesAndAMissingPathIsSkipped) {
+  Write("node1.json", PlatformJson(kHaswell).dump());
+  Write("node2.json", PlatformJson(kHaswell).dump());
+  Write("notes.txt", "not a report");
+  Write(".node3.json.tmp", "half a file");
+  FleetReader reader;
+  reader.Add(dir_.string());
+  reader.Add((dir_ / "absent.json").string());
+  const Fleet fleet = reader.Finish();
+  ASSERT_EQ(fleet.groups.size(), 1u);
+  EXPECT_EQ(CompressHostlist(fleet.groups[0].hosts), "node[1-2]");
+  ASSERT_EQ(fleet.skipped.size(), 1u);
+  EXPECT_EQ(fleet.skipped[0].file, (dir_ / "absent.json").string());
+}
+
+TEST(FleetReportTest, TableCsvAndJsonAgreeOnTheGroups) {
+  FleetReader reader;
+  reader.AddText("node1.json", PlatformJson(kHaswell).dump());
+  reader.AddText("node2.json", PlatformJson(kSapphireRapids).dump());
+  const report::Report report = FleetReport(reader.Finish());
+  std::ostringstream csv, js;
+  report::PrintCsv(report, csv);
+  report::PrintJson(report, js);
+  const json doc = json::parse(js.str());
+  EXPECT_EQ(doc["command"], "fleet");
+  EXPECT_EQ(doc["groups"].size(), 2u);
+  EXPECT_EQ(doc["fleet"]["hosts"], 2);
+  std::size_t lines = 0;
+  for (char c : csv.str()) lines += c == '\n';
+  EXPECT_EQ(lines, 3u) << csv.str();  // header + 2 groups
+}
+
+}  // namespace
+}  // namespace dlcheck::fleet

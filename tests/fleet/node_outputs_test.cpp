@@ -1,0 +1,164 @@
+// One node's check in the words of Slurm, NFD and Prometheus, from recorded machines
+// (tests/data/cpuid): every Slurm token is one slurmd accepts, every NFD label passes the
+// Kubernetes label rules, and `promtool check metrics` (Debian's prometheus) accepts the textfile.
+#include "fleet/node_outputs.h"
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <regex>
+#include <sstream>
+
+#include "support/run_dlcheck.h"
+#include "support/scratch_dir.h"
+
+namespace dlcheck::fleet {
+namespace {
+
+check::Evidence Recorded(const std::string& file) {
+  StatusOr<detect::PlatformInfo> info =
+      detect::DetectRecordedPlatform(dlcheck::testing::DataPath("cpuid/" + file));
+  EXPECT_TRUE(info.ok()) << info.status().message();
+  check::Evidence e;
+  if (info.ok()) e.platform = *info;
+  return e;
+}
+
+check::CheckResult WithState(check::State state) {
+  check::CheckResult r;
+  r.state = state;
+  r.summary = "constructed";
+  return r;
+}
+
+bool Has(const std::vector<std::string>& list, const std::string& item) {
+  return std::find(list.begin(), list.end(), item) != list.end();
+}
+
+const char* const kMachines[] = {"intel-xeon-w9-3475x.test.xz",
+                                 "amd-ryzen-9-9950x-16-core-processor.test",
+                                 "intel-core-i7-4770-cpu.test", "intel-xeon-cpu-e7450-quad.test"};
+
+TEST(SlurmFeaturesTest, SapphireRapidsHasAmxAndItsOneDnnLevel) {
+  const check::Evidence e = Recorded("intel-xeon-w9-3475x.test.xz");
+  const auto features = SlurmFeatures(WithState(check::State::kOk), e);
+  EXPECT_TRUE(Has(features, "amx_tile"));
+  EXPECT_TRUE(Has(features, "avx512_bf16"));
+  EXPECT_TRUE(Has(features, "onednn_" + e.platform.onednn_max_isa));
+  EXPECT_TRUE(Has(features, "dlcheck_ok"));
+  EXPECT_TRUE(std::is_sorted(features.begin(), features.end()));
+}
+
+TEST(SlurmFeaturesTest, HaswellHasAvx2ButNoAvx512AndTheStateIsNamed) {
+  const auto features =
+      SlurmFeatures(WithState(check::State::kCritical), Recorded("intel-core-i7-4770-cpu.test"));
+  EXPECT_TRUE(Has(features, "avx2"));
+  EXPECT_FALSE(Has(features, "avx512f"));
+  EXPECT_TRUE(Has(features, "dlcheck_critical"));
+  EXPECT_FALSE(Has(features, "dlcheck_ok"));
+}
+
+TEST(SlurmFeaturesTest, EveryTokenIsOneSlurmAccepts) {
+  for (const char* machine : kMachines) {
+    for (const auto& f : SlurmFeatures(WithState(check::State::kWarning), Recorded(machine))) {
+      EXPECT_TRUE(std::regex_match(f, std::regex("[a-z][a-z0-9_]*"))) << machine << ": " << f;
+    }
+  }
+  EXPECT_FALSE(IsSlurmFeatureToken("a|b"));
+  EXPECT_FALSE(IsSlurmFeatureToken("a,b"));
+  EXPECT_FALSE(IsSlurmFeatureToken("1abc"));
+  EXPECT_FALSE(IsSlurmFeatureToken(""));
+}
+
+TEST(SlurmFeaturesTest, ConfFragmentNamesTheNode) {
+  EXPECT_EQ(SlurmConfFragment("node7", {"avx2", "dlcheck_ok"}),
+            "NodeName=node7 Features=avx2,dlcheck_ok");
+}
+
+TEST(NfdTest, EveryLabelPassesTheKubernetesRules) {
+  const std::regex line("dlcheck\\.feature\\.node\\.kubernetes\\.io/([^=]+)=(.*)");
+  for (const char* machine : kMachines) {
+    const std::string file =
+        NfdFeatureFile(WithState(check::State::kOk), Recorded(machine), "2026-11-23T01:00:00Z");
+    std::istringstream in(file);
+    std::string text;
+    int labels = 0;
+    while (std::getline(in, text)) {
+      if (text.rfind('#', 0) == 0) continue;
+      std::smatch m;
+      ASSERT_TRUE(std::regex_match(text, m, line)) << machine << ": " << text;
+      EXPECT_TRUE(IsValidLabelName(m[1].str())) << text;
+      EXPECT_TRUE(IsValidLabelValue(m[2].str())) << text;
+      ++labels;
+    }
+    EXPECT_GE(labels, 3) << machine;
+    EXPECT_NE(file.find("\n# +expiry-time=2026-11-23T01:00:00Z\n"), std::string::npos);
+  }
+}
+
+TEST(NfdTest, LabelsAddWhatNfdLacksAndNotItsCpuidFlags) {
+  const std::string file = NfdFeatureFile(WithState(check::State::kCritical),
+                                          Recorded("intel-xeon-w9-3475x.test.xz"), "");
+  EXPECT_NE(file.find("/check-status=critical\n"), std::string::npos) << file;
+  EXPECT_NE(file.find("/onednn-max-isa=avx512_core_amx\n"), std::string::npos) << file;
+  EXPECT_EQ(file.find("avx512f"), std::string::npos) << "NFD's cpu source has it: " << file;
+  EXPECT_EQ(file.find("expiry"), std::string::npos);
+}
+
+TEST(NfdTest, LabelRulesAreKubernetes) {
+  EXPECT_TRUE(IsValidLabelValue(""));
+  EXPECT_TRUE(IsValidLabelValue("avx512_core_bf16"));
+  EXPECT_FALSE(IsValidLabelValue("Zen 5"));
+  EXPECT_FALSE(IsValidLabelValue("-x"));
+  EXPECT_FALSE(IsValidLabelValue(std::string(64, 'a')));
+  EXPECT_TRUE(IsValidLabelValue(std::string(63, 'a')));
+  EXPECT_FALSE(IsValidLabelName(""));
+}
+
+class PrometheusTest : public dlcheck::testing::ScratchDirTest {
+ protected:
+  // promtool's exit status and messages for `text` on its stdin.
+  int Promtool(const std::string& text, std::string& messages) {
+    const std::string input = Write("metrics.prom", text);
+    const std::string command = "promtool check metrics < '" + input + "' 2>&1";
+    FILE* pipe = ::popen(command.c_str(), "r");
+    if (pipe == nullptr) return -1;
+    char buffer[512];
+    while (std::fgets(buffer, sizeof buffer, pipe) != nullptr) messages += buffer;
+    const int status = ::pclose(pipe);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+};
+
+TEST_F(PrometheusTest, PromtoolAcceptsTheTextfileOfEveryMachine) {
+  for (const char* machine : kMachines) {
+    const std::string text =
+        PrometheusTextfile(WithState(check::State::kWarning), Recorded(machine));
+    std::string messages;
+    EXPECT_EQ(Promtool(text, messages), 0) << machine << ":\n" << messages << text;
+    EXPECT_EQ(messages, "") << machine;
+    EXPECT_NE(text.find("\ndlcheck_check_status 1\n"), std::string::npos) << text;
+    EXPECT_NE(text.find("dlcheck_info{dlcheck_version=\""), std::string::npos) << text;
+  }
+}
+
+TEST_F(PrometheusTest, PromtoolRejectsABrokenTextSoTheTestCanFail) {
+  std::string messages;
+  EXPECT_NE(Promtool("dlcheck_step_ms 3\n", messages), 0);
+  EXPECT_NE(messages, "");
+}
+
+TEST_F(PrometheusTest, LabelValuesAreEscaped) {
+  check::Evidence e = Recorded("intel-core-i7-4770-cpu.test");
+  e.platform.cpu.brand = "a \"quoted\" \\ brand\nwith a newline";
+  const std::string text = PrometheusTextfile(WithState(check::State::kOk), e);
+  EXPECT_NE(text.find("brand=\"a \\\"quoted\\\" \\\\ brand\\nwith a newline\""), std::string::npos)
+      << text;
+  std::string messages;
+  EXPECT_EQ(Promtool(text, messages), 0) << messages;
+}
+
+}  // namespace
+}  // namespace dlcheck::fleet
