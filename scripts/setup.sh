@@ -22,6 +22,7 @@ build_packages=(
   zlib1g-dev liblzma-dev              # .gz logs and IDX files, .xz CPUID dumps
   mandoc                              # the man page lint test
   python3-torch                       # tests of `dlcheck run` on a real framework (~1 GB)
+  linux-perf                          # `dlcheck profile` records with perf; its tests need it
 )
 # ci: what .ci/run adds (the libFuzzer target is built with clang; ASan/UBSan use gcc's runtime).
 ci_packages=(clang libclang-rt-14-dev)

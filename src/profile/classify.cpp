@@ -122,6 +122,8 @@ std::string_view PrimitiveOfSymbol(std::string_view symbol) {
 }
 
 KernelOwner OwnerOfKernel(std::string_view kernel) {
+  // "jit_t" is oneDNN's spin barrier (simple_barrier), which threads of one primitive wait in.
+  if (kernel == "jit_t") return {"", "barrier"};
   // oneDNN's eltwise kernel calls itself plain "jit_uni_kernel" (jit_uni_eltwise.cpp).
   if (kernel == "jit_uni_kernel" || kernel.starts_with("jit_uni_kernel_fwd"))
     return {"eltwise", ""};

@@ -50,7 +50,8 @@ std::string_view PrimitiveOfSymbol(std::string_view symbol);
 /// frame pointer and no unwind tables, so perf's call graph stops at the kernel.
 struct KernelOwner {
   std::string primitive;       ///< a verbose primitive kind; empty when the name names none
-  std::string implementation;  ///< "brgemm" or "gemm" when the name names only that
+  std::string implementation;  ///< "brgemm" or "gemm" when the name names only that;
+                               ///< "barrier" for oneDNN's spin barrier ("jit_t")
 };
 KernelOwner OwnerOfKernel(std::string_view kernel);
 

@@ -137,7 +137,15 @@ void AddFindings(report::Report& report, const Profile& p, const ProfileReportOp
 std::string AttributeKernel(const std::string& kernel,
                             const std::vector<verbose::PrimitiveStats>& rows) {
   const KernelOwner owner = OwnerOfKernel(kernel);
-  if (!owner.primitive.empty() || owner.implementation.empty()) return owner.primitive;
+  if (owner.implementation == "barrier") return std::string(kSpinBarrier);
+  if (!owner.primitive.empty()) {
+    // The name says "softmax"; verbose may say "softmax_v2" (oneDNN 2.x's second version).
+    for (const auto& r : rows) {
+      if (r.primitive.starts_with(owner.primitive + "_v")) return r.primitive;
+    }
+    return owner.primitive;
+  }
+  if (owner.implementation.empty()) return {};
   std::set<std::string> kinds;
   for (const auto& r : rows) {
     // "gemm" must not take brgemm's rows: the family is the implementation's first word.

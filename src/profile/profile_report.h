@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "profile/profile.h"
@@ -20,6 +21,10 @@ namespace dlcheck::profile {
 
 /// The OpenMP runtime's share of samples from which the `openmp-share` finding is raised.
 inline constexpr double kOpenMpFindingPct = 25.0;
+
+/// The primitive column of oneDNN's spin barrier ("jit_t"): time threads spent waiting for each
+/// other inside a primitive, not any primitive's work.
+inline constexpr std::string_view kSpinBarrier = "(spin barrier)";
 
 struct ProfileReportOptions {
   std::size_t top = 20;  ///< rows of the kernels and off_cpu tables (0: all)

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "profile/flame_graph.h"
+#include "profile/perf.h"
 #include "profile/profile_report.h"
 
 namespace dlcheck::profile {
@@ -34,8 +35,9 @@ TEST(ClassifyTest, KernelOwnersFromTheirNames) {
   EXPECT_EQ(brgemm.primitive, "");
   EXPECT_EQ(brgemm.implementation, "brgemm");
   EXPECT_EQ(OwnerOfKernel("jit_avx_gemm_f32_xbyak_gemm").implementation, "gemm");
-  EXPECT_EQ(OwnerOfKernel("jit_t").primitive, "");
-  EXPECT_EQ(OwnerOfKernel("jit_t").implementation, "");
+  EXPECT_EQ(OwnerOfKernel("jit_t").primitive, "");  // oneDNN's spin barrier
+  EXPECT_EQ(OwnerOfKernel("jit_t").implementation, "barrier");
+  EXPECT_EQ(OwnerOfKernel("jit_something_new").implementation, "");
 }
 
 TEST(ClassifyTest, BrgemmKernelsGoToThePrimitivesThatRanBrgemm) {
@@ -50,6 +52,10 @@ TEST(ClassifyTest, BrgemmKernelsGoToThePrimitivesThatRanBrgemm) {
   EXPECT_EQ(AttributeKernel("jit_brgemm_kernel_t", rows), "inner_product");
   EXPECT_EQ(AttributeKernel("jit_avx_gemm_f32", rows), "");  // no gemm row ran
   EXPECT_EQ(ImplementationsOf("inner_product", rows), "brgemm:avx512_core");
+  EXPECT_EQ(AttributeKernel("jit_t", rows), "(spin barrier)");
+  verbose::PrimitiveStats softmax;
+  softmax.primitive = "softmax_v2";
+  EXPECT_EQ(AttributeKernel("jit_uni_softmax_kernel", {softmax}), "softmax_v2");
 }
 
 TEST(ClassifyTest, FrameNamesDropArgumentsAndMarkKernelAndJit) {
@@ -87,6 +93,38 @@ TEST(FlameGraphTest, SvgIsWellFormedXmlWithEveryFrame) {
       "sys.exit(0 if all(n in t for n in need) and len(t)==7 else 1)\" " +
       path;
   EXPECT_EQ(std::system(check.c_str()), 0) << "not valid XML, or frames missing: " << path;
+}
+
+}  // namespace
+}  // namespace dlcheck::profile
+
+namespace dlcheck::profile {
+namespace {
+
+std::string ReadData(const std::string& name) {
+  std::ifstream in(std::string(DLCHECK_TEST_DATA) + "/profile/" + name);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// perf's own verdict ("Error:" line) is the reason given, from its real stderr.
+TEST(PerfMessagesTest, OffCpuReasonIsPerfsErrorLine) {
+  EXPECT_EQ(FirstLine(ReadData("perf_stderr_tracefs_denied.txt")),
+            "No permissions to read /sys/kernel/tracing/events/sched/sched_switch");
+  EXPECT_EQ(FirstLine("  first\nsecond\n"), "first");
+}
+
+TEST(PerfMessagesTest, NotPermittedSaysTheValueAndTheSysctl) {
+  EXPECT_EQ(NotPermittedMessage("Error:\tAccess to performance monitoring and observability "
+                                "operations is limited.\n",
+                                3, false),
+            "perf may not record here (Access to performance monitoring and observability "
+            "operations is limited.): kernel.perf_event_paranoid is 3 (only privileged users may "
+            "use perf at all); run dlcheck as root, or allow sampling your own programs with "
+            "'sudo sysctl kernel.perf_event_paranoid=2' (1 includes the kernel's stacks)");
+  EXPECT_NE(NotPermittedMessage("", std::nullopt, true).find("could not be read"),
+            std::string::npos);
 }
 
 }  // namespace
