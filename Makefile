@@ -53,6 +53,11 @@ bench-parse: setup-bench build
 bench-models: setup-models build
 	BUILD=$(BUILD) scripts/bench_models.sh
 
+# The MLP's samples/s under `dlcheck profile` (perf record) against `dlcheck verbose`: not a test.
+.PHONY: bench-profile
+bench-profile: build
+	BUILD=$(BUILD) scripts/bench_profile.sh $(RUNS)
+
 # dlcheck run against the program alone, and its peak RSS on 10 million verbose lines: not a test.
 .PHONY: bench-run
 bench-run: setup-bench build

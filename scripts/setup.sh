@@ -26,6 +26,7 @@ build_packages=(
   slurm-wlm munge pdsh                # the fleet integration test: 3 slurmd, srun, dshbak -c
   procps                              # ps/pgrep: that test checks no daemon is left behind
   prometheus                          # promtool: the fleet test lints the Prometheus textfile
+  linux-perf                          # `dlcheck profile` records with perf; its tests need it
 )
 # ci: what .ci/run adds (the libFuzzer target is built with clang; ASan/UBSan use gcc's runtime).
 ci_packages=(clang libclang-rt-14-dev)

@@ -34,6 +34,9 @@ void SetupParse(CLI::App& app, int& exit_code);
 /// `dlcheck run -- CMD`: the verbose report of any program that uses oneDNN.
 void SetupRun(CLI::App& app, int& exit_code);
 
+/// `dlcheck profile [-- CMD]`: perf samples by class, JIT kernel and primitive; flame graphs.
+void SetupProfile(CLI::App& app, int& exit_code);
+
 /// `dlcheck check`: the provisioning smoke check (exit 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN).
 void SetupCheck(CLI::App& app, int& exit_code);
 /// `dlcheck dispatch`: the model under each ISA cap and thread set, side by side.

@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
   dlcheck::cli::SetupVerbose(app, exit_code);
   dlcheck::cli::SetupParse(app, exit_code);
   dlcheck::cli::SetupRun(app, exit_code);
+  dlcheck::cli::SetupProfile(app, exit_code);
   dlcheck::cli::SetupPlatform(app, exit_code);
   dlcheck::cli::SetupDispatch(app, exit_code);
   dlcheck::cli::SetupCheck(app, exit_code);

@@ -34,16 +34,6 @@ struct RunOptions {
   std::string output_path;
 };
 
-// Verbose on for every generation: ONEDNN_ (2.5+), DNNL_ (1.1-2.4, and read by 2.5-3.x when
-// ONEDNN_ is unset), MKLDNN_ (0.x-1.0). Level 2: creation and execution. Timestamps (2.1+) place
-// executions on the timeline.
-const std::vector<std::pair<std::string, std::string>> kVerboseEnvironment = {
-    {"ONEDNN_VERBOSE", "2"},
-    {"DNNL_VERBOSE", "2"},
-    {"MKLDNN_VERBOSE", "2"},
-    {"ONEDNN_VERBOSE_TIMESTAMP", "1"},
-    {"DNNL_VERBOSE_TIMESTAMP", "1"}};
-
 // Takes the splitter's output: verbose lines to the session (and the raw log), the program's
 // own bytes to stderr at once.
 class RunSink : public verbose::OutputSink {
@@ -174,7 +164,7 @@ StatusOr<RunResult> Capture(const RunOptions& o, verbose::LogSession& session,
   RunSink sink(session, raw_log);
   verbose::OutputSplitter splitter(sink);
   StatusOr<dispatch::ProgramOutcome> ended =
-      dispatch::RunProgram({.argv = o.command, .env = kVerboseEnvironment},
+      dispatch::RunProgram({.argv = o.command, .env = ProgramVerboseEnvironment()},
                            [&](std::string_view bytes) { splitter.Feed(bytes); });
   splitter.Finish();
   session.Finish();

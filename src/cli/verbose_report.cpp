@@ -279,4 +279,14 @@ void AddTimeline(report::Report& report, const std::vector<dispatch::ExecRecord>
   }
 }
 
+const std::vector<std::pair<std::string, std::string>>& ProgramVerboseEnvironment() {
+  static const std::vector<std::pair<std::string, std::string>> kEnvironment = {
+      {"ONEDNN_VERBOSE", "2"},
+      {"DNNL_VERBOSE", "2"},
+      {"MKLDNN_VERBOSE", "2"},
+      {"ONEDNN_VERBOSE_TIMESTAMP", "1"},
+      {"DNNL_VERBOSE_TIMESTAMP", "1"}};
+  return kEnvironment;
+}
+
 }  // namespace dlcheck::cli

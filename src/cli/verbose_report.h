@@ -15,6 +15,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "dispatch/capture.h"
@@ -63,6 +64,11 @@ void AddLogSummary(report::Report& report, const std::vector<std::string>& files
 /// The `trace` table (omitted from the human table): one row per execution, as
 /// report::PrintTrace reads it.
 void AddTimeline(report::Report& report, const std::vector<dispatch::ExecRecord>& execs);
+
+/// The environment that switches oneDNN's verbose output on in a program dlcheck did not write
+/// (`run`, `profile`): ONEDNN_ (2.5+), DNNL_ (1.1-2.4, and read by 2.5-3.x when ONEDNN_ is
+/// unset), MKLDNN_ (0.x-1.0) at level 2 (creation and execution), with timestamps (2.1+).
+const std::vector<std::pair<std::string, std::string>>& ProgramVerboseEnvironment();
 
 /// `text` with every byte sequence that is not valid UTF-8 replaced by `?` (JSON needs UTF-8).
 std::string ValidUtf8(std::string_view text);

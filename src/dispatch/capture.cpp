@@ -16,6 +16,7 @@ namespace {
 // The worker's command line and environment for `options`.
 WorkerSpec WorkerSpecFor(const CaptureOptions& options) {
   WorkerSpec spec;
+  spec.argv = options.launcher;
   spec.argv.push_back(options.worker_binary.empty() ? SelfExecutable() : options.worker_binary);
   for (auto& a : WorkerArguments(options.run)) spec.argv.push_back(std::move(a));
   // Level 2 prints creation as well as execution; timestamps give the timeline. The legacy

@@ -39,6 +39,9 @@ struct CaptureOptions {
   std::function<void(std::string_view phase)> on_phase;
   /// More variables for the worker's environment (e.g. ONEDNN_JIT_PROFILE for perf maps).
   std::vector<std::pair<std::string, std::string>> extra_env;
+  /// Words put before the worker's command line (`perf record ... --`); empty: none. The
+  /// outcome's pid is then the launcher's.
+  std::vector<std::string> launcher;
 };
 
 /// One primitive execution of the traced steps, for a timeline.

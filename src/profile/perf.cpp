@@ -1,0 +1,175 @@
+#include "profile/perf.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "dispatch/worker.h"
+
+namespace dlcheck::profile {
+namespace {
+
+bool Executable(const std::string& path) {
+  std::error_code ignored;
+  return std::filesystem::is_regular_file(path, ignored) && access(path.c_str(), X_OK) == 0;
+}
+
+std::string_view ParanoidMeaning(int paranoid) {
+  if (paranoid >= 3) return "only privileged users may use perf at all";
+  if (paranoid == 2) return "unprivileged users may sample their own programs in user space only";
+  if (paranoid == 1) return "unprivileged users may sample their own programs, kernel included";
+  if (paranoid == 0) return "unprivileged users may sample CPU-wide, but not read tracepoints";
+  return "no restriction";
+}
+
+bool LooksLikePermission(std::string_view text) {
+  for (std::string_view word : {"ermission", "paranoid", "Access to performance monitoring",
+                                "not permitted", "EACCES", "EPERM"}) {
+    if (text.find(word) != std::string_view::npos) return true;
+  }
+  return false;
+}
+
+// Runs perf with `args`, its stdout thrown away; the outcome keeps the tail of its stderr.
+StatusOr<dispatch::WorkerOutcome> RunPerf(const std::vector<std::string>& argv,
+                                          double timeout_s = 60) {
+  dispatch::WorkerSpec spec{.argv = argv, .env = {}, .unset_env = {}, .timeout_s = timeout_s};
+  return dispatch::RunWorker(spec, [](std::string_view) {});
+}
+
+std::vector<std::string> ProbeCommand(const PerfSettings& s, const std::string& scratch_dir,
+                                      bool off_cpu) {
+  PerfSettings probe = s;
+  probe.data_path = scratch_dir + "/probe.data";
+  std::vector<std::string> argv = RecordCommand(probe, off_cpu);
+  argv.push_back("true");
+  return argv;
+}
+
+}  // namespace
+
+const std::vector<std::pair<std::string, std::string>>& JitProfileEnvironment() {
+  static const std::vector<std::pair<std::string, std::string>> kEnvironment = {
+      {"ONEDNN_JIT_PROFILE", "2"}, {"DNNL_JIT_PROFILE", "2"}, {"MKLDNN_JIT_PROFILE", "2"}};
+  return kEnvironment;
+}
+
+std::optional<std::string> FindOnPath(std::string_view name, std::string_view path_list) {
+  while (true) {
+    const std::size_t colon = path_list.find(':');
+    std::string dir(path_list.substr(0, colon));
+    if (dir.empty()) dir = ".";
+    if (const std::string path = dir + "/" + std::string(name); Executable(path)) return path;
+    if (colon == std::string_view::npos) return std::nullopt;
+    path_list.remove_prefix(colon + 1);
+  }
+}
+
+StatusOr<std::string> FindPerf(std::string_view path_list) {
+  if (std::optional<std::string> perf = FindOnPath("perf", path_list)) return *perf;
+  return Status(ExitCode::kUnsupported,
+                "perf is not installed (not found on PATH): install Debian's linux-perf "
+                "(apt-get install linux-perf) and run dlcheck profile again");
+}
+
+std::optional<int> ReadParanoid() {
+  std::ifstream in("/proc/sys/kernel/perf_event_paranoid");
+  int value = 0;
+  if (!(in >> value)) return std::nullopt;
+  return value;
+}
+
+std::string FirstLine(std::string_view text) {
+  std::string_view first;
+  while (!text.empty()) {
+    const std::size_t nl = text.find('\n');
+    std::string_view line = text.substr(0, nl);
+    while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
+    while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.remove_suffix(1);
+    if (line.starts_with("Error:")) {  // perf's own verdict, when it gives one
+      line.remove_prefix(6);
+      while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
+      return std::string(line);
+    }
+    if (first.empty()) first = line;
+    if (nl == std::string_view::npos) break;
+    text.remove_prefix(nl + 1);
+  }
+  return std::string(first);
+}
+
+std::string NotPermittedMessage(std::string_view perf_stderr, std::optional<int> paranoid,
+                                bool root) {
+  const std::string said = FirstLine(perf_stderr);
+  const std::string value = paranoid ? fmt::format("kernel.perf_event_paranoid is {} ({})",
+                                                   *paranoid, ParanoidMeaning(*paranoid))
+                                     : std::string("kernel.perf_event_paranoid could not be read");
+  const std::string todo =
+      root ? "this runs as root, so a container or security policy forbids perf_event_open: "
+             "allow it (docker: --cap-add PERFMON or a seccomp profile that permits it)"
+           : "run dlcheck as root, or allow sampling your own programs with "
+             "'sudo sysctl kernel.perf_event_paranoid=2' (1 includes the kernel's stacks)";
+  return fmt::format("perf may not record here ({}): {}; {}",
+                     said.empty() ? "no reason given" : said, value, todo);
+}
+
+StatusOr<PerfProbe> ProbePerf(const PerfSettings& settings, const std::string& scratch_dir) {
+  StatusOr<dispatch::WorkerOutcome> on_cpu = RunPerf(ProbeCommand(settings, scratch_dir, false));
+  if (!on_cpu.ok()) return on_cpu.status();
+  if (!on_cpu->ok()) {
+    const std::string& err = on_cpu->stderr_tail;
+    if (LooksLikePermission(err)) {
+      return Status(ExitCode::kUnsupported,
+                    NotPermittedMessage(err, ReadParanoid(), geteuid() == 0));
+    }
+    return Status(ExitCode::kUnsupported,
+                  fmt::format("perf record -e {} failed ({}): check the event name with "
+                              "'perf list'",
+                              settings.event, FirstLine(err)));
+  }
+  PerfProbe probe;
+  StatusOr<dispatch::WorkerOutcome> off_cpu = RunPerf(ProbeCommand(settings, scratch_dir, true));
+  if (!off_cpu.ok()) return off_cpu.status();
+  probe.off_cpu = off_cpu->ok();
+  if (!probe.off_cpu) {
+    probe.off_cpu_reason = fmt::format(
+        "perf may not record the sched:sched_switch tracepoint here ({}); it needs root, or "
+        "kernel.perf_event_paranoid=-1 and read access to /sys/kernel/tracing",
+        FirstLine(off_cpu->stderr_tail));
+  }
+  unlink((scratch_dir + "/probe.data").c_str());
+  return probe;
+}
+
+std::vector<std::string> RecordCommand(const PerfSettings& s, bool off_cpu) {
+  std::vector<std::string> argv = {
+      s.perf,    "record", "--quiet",  "--call-graph", "fp", "--freq", std::to_string(s.frequency),
+      "--event", s.event,  "--output", s.data_path};
+  if (off_cpu) argv.insert(argv.end(), {"--event", "sched:sched_switch", "--switch-events"});
+  argv.push_back("--");
+  return argv;
+}
+
+Status ReadPerfScript(const PerfSettings& s, const std::function<void(std::string_view)>& on_line) {
+  const std::vector<std::string> argv = {s.perf,
+                                         "script",
+                                         "--input",
+                                         s.data_path,
+                                         "--fields",
+                                         "comm,pid,tid,time,event,trace,ip,sym,dso",
+                                         "--show-switch-events",
+                                         "--no-inline"};
+  StatusOr<dispatch::WorkerOutcome> ended = dispatch::RunWorker(
+      dispatch::WorkerSpec{.argv = argv, .env = {}, .unset_env = {}, .timeout_s = 3600}, on_line);
+  if (!ended.ok()) return ended.status();
+  if (!ended->ok()) {
+    return Status(ExitCode::kFailure,
+                  fmt::format("perf script {} ({}): the recording could not be read",
+                              ended->Describe(3600), FirstLine(ended->stderr_tail)));
+  }
+  return {};
+}
+
+}  // namespace dlcheck::profile

@@ -1,0 +1,72 @@
+#pragma once
+// Linux perf at the edge: finding it, checking what this machine lets it record, the
+// `perf record` command line that wraps a program, and `perf script` read back as a stream.
+//
+//   StatusOr<std::string> perf = FindPerf(getenv("PATH"));
+//   PerfSettings s{.perf = *perf, .data_path = dir + "/perf.data"};
+//   StatusOr<PerfProbe> probe = ProbePerf(s, dir);      // permission, off-CPU allowed?
+//   argv = RecordCommand(s, probe->off_cpu) + {"python3", "train.py"};
+//   ... run argv ...
+//   ReadPerfScript(s, [&](std::string_view line) { parser.Feed(line); });
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "common/status.h"
+
+namespace dlcheck::profile {
+
+struct PerfSettings {
+  std::string perf;              ///< the perf executable
+  std::string event = "cycles";  ///< on-CPU event; perf itself falls back to cpu-clock where
+                                 ///< the machine has no hardware counters (virtual machines)
+  int frequency = 999;           ///< samples per second and CPU
+  std::string data_path;         ///< perf.data
+};
+
+/// What the machine lets perf record, found by recording `true`.
+struct PerfProbe {
+  bool off_cpu = false;        ///< sched:sched_switch may be recorded
+  std::string off_cpu_reason;  ///< why not, when it may not
+};
+
+/// The environment that makes oneDNN write its perf map (/tmp/perf-<pid>.map), for every
+/// generation: ONEDNN_JIT_PROFILE (2.5+), DNNL_JIT_PROFILE (1.x-2.4), MKLDNN_JIT_PROFILE (0.x);
+/// value 2 is "basic Linux perf integration" (the perf map).
+const std::vector<std::pair<std::string, std::string>>& JitProfileEnvironment();
+
+/// `name` looked up on `path_list` (PATH's syntax) as execvp would; nullopt when not there.
+std::optional<std::string> FindOnPath(std::string_view name, std::string_view path_list);
+
+/// The perf executable on `path_list` (PATH's syntax). Error (ExitCode::kUnsupported): not
+/// found, naming Debian's package.
+StatusOr<std::string> FindPerf(std::string_view path_list);
+
+/// Records `true` with the settings' event, and then with the off-CPU tracepoint too. Error
+/// (kUnsupported) when perf may not record at all: NotPermittedMessage.
+StatusOr<PerfProbe> ProbePerf(const PerfSettings& settings, const std::string& scratch_dir);
+
+/// `perf record ... --`: the words to put before the program's own.
+std::vector<std::string> RecordCommand(const PerfSettings& settings, bool off_cpu);
+
+/// Runs `perf script` over the settings' data file and hands on each line of its output as it
+/// is written. Error (kFailure) when perf script fails; its last words are in the message.
+Status ReadPerfScript(const PerfSettings& settings,
+                      const std::function<void(std::string_view)>& on_line);
+
+/// kernel.perf_event_paranoid (/proc/sys/kernel/perf_event_paranoid), nullopt when unreadable.
+std::optional<int> ReadParanoid();
+
+/// The error for a perf that may not record: what perf said (its first line), the paranoid
+/// value and what it means, and what to do (run as root, or the sysctl).
+std::string NotPermittedMessage(std::string_view perf_stderr, std::optional<int> paranoid,
+                                bool root);
+
+/// The first line of `text` that says something (perf's stderr), without the line end.
+std::string FirstLine(std::string_view text);
+
+}  // namespace dlcheck::profile

@@ -1,0 +1,123 @@
+#include "profile/profile.h"
+
+#include <algorithm>
+
+namespace dlcheck::profile {
+namespace {
+
+bool IsSchedulerFrame(const Frame& f) {
+  const std::string_view s = f.symbol;
+  return s == "__schedule" || s.starts_with("schedule") || s.starts_with("__traceiter") ||
+         s.starts_with("preempt_schedule") || s.starts_with("finish_task_switch");
+}
+
+// "do_nanosleep_[k] <- clock_nanosleep": the kernel function that called into the scheduler and
+// the first user-space frame, the two names that say what a thread waited for.
+std::string WaitOf(const PerfRecord& record) {
+  std::string kernel;
+  std::string user;
+  for (const Frame& f : record.frames) {
+    const bool in_kernel = ClassOf(f) == CpuClass::kKernel;
+    if (in_kernel && kernel.empty() && !IsSchedulerFrame(f)) kernel = FrameName(f);
+    if (!in_kernel) {
+      user = FrameName(f);
+      break;
+    }
+  }
+  if (kernel.empty()) return user;
+  return user.empty() ? kernel : kernel + " <- " + user;
+}
+
+}  // namespace
+
+std::string CollapsedStack(const PerfRecord& record) {
+  std::string stack = record.comm.empty() ? "[unknown]" : record.comm;
+  for (char& c : stack) {
+    if (c == ';') c = ':';
+  }
+  // Frame-pointer unwinding through code built without frame pointers ends in addresses that
+  // are no code at all ("0 [unknown] ([unknown])"): left out at the root end.
+  auto f = record.frames.rbegin();
+  while (f != record.frames.rend() && f->symbol == "[unknown]" && f->dso == "[unknown]") ++f;
+  for (; f != record.frames.rend(); ++f) {
+    stack += ';';
+    stack += FrameName(*f);
+  }
+  return stack;
+}
+
+std::string StateLetter(std::string_view prev_state) {
+  if (prev_state.empty()) return "?";
+  return std::string(1, prev_state.front());
+}
+
+std::string_view StateName(std::string_view letter) {
+  if (letter == "S") return "sleeping (waiting for an event, a lock or a timer)";
+  if (letter == "D") return "uninterruptible (disk or other I/O)";
+  if (letter == "R") return "preempted (runnable, waiting for a CPU)";
+  if (letter == "T" || letter == "t") return "stopped";
+  if (letter == "I") return "idle";
+  return "other";
+}
+
+void ProfileBuilder::Add(const PerfRecord& record) {
+  if (profile_.pids.empty() && profile_.tids.empty()) profile_.first_s = record.time_s;
+  profile_.first_s = std::min(profile_.first_s, record.time_s);
+  profile_.last_s = std::max(profile_.last_s, record.time_s);
+  profile_.pids.insert(record.pid);
+  profile_.tids.insert(record.tid);
+  switch (record.kind) {
+    case PerfRecord::Kind::kSwitchIn:
+      EndOffCpu(record.tid, record.time_s);
+      return;
+    case PerfRecord::Kind::kSwitchOut:
+      return;  // the sched_switch sample just before it carries the stack and state
+    case PerfRecord::Kind::kSample:
+      break;
+  }
+  if (record.event == kSwitchEvent) {
+    AddSwitchOut(record);
+    return;
+  }
+  // Without switch-in records (an older kernel), the thread's next on-CPU sample ends its wait.
+  EndOffCpu(record.tid, record.time_s);
+  AddOnCpu(record);
+}
+
+void ProfileBuilder::AddOnCpu(const PerfRecord& record) {
+  if (profile_.event.empty()) profile_.event = record.event;
+  ++profile_.samples;
+  ++profile_.folded[CollapsedStack(record)];
+  if (record.frames.empty()) {
+    ++profile_.class_samples[static_cast<std::size_t>(CpuClass::kOther)];
+    return;
+  }
+  const CpuClass cls = ClassOf(record.frames.front());
+  ++profile_.class_samples[static_cast<std::size_t>(cls)];
+  if (cls == CpuClass::kJit) {
+    const std::string kernel = FrameName(record.frames.front());
+    ++profile_.kernel_samples[kernel.substr(0, kernel.size() - 4)];  // without "_[j]"
+  }
+}
+
+void ProfileBuilder::AddSwitchOut(const PerfRecord& record) {
+  ++profile_.switch_samples;
+  Pending& p = pending_[record.tid];
+  p.since_s = record.time_s;
+  p.state = StateLetter(TraceField(record.trace, "prev_state"));
+  p.stack = CollapsedStack(record);
+  p.wait = WaitOf(record);
+}
+
+void ProfileBuilder::EndOffCpu(int tid, double now_s) {
+  const auto it = pending_.find(tid);
+  if (it == pending_.end()) return;
+  Pending& p = it->second;
+  OffCpuStack& s = profile_.off_cpu[{p.state, p.stack}];
+  s.seconds += std::max(0.0, now_s - p.since_s);
+  ++s.switches;
+  if (s.wait.empty()) s.wait = p.wait;
+  pending_.erase(it);
+}
+
+}  // namespace dlcheck::profile

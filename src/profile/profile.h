@@ -1,0 +1,83 @@
+#pragma once
+// perf records -> what `dlcheck profile` reports: on-CPU samples by class and by JIT kernel (with
+// the primitive each kernel worked for), the collapsed stacks of the flame graph, and off-CPU time
+// by stack. Fed one record at a time (PerfScriptParser), so memory grows with the number of
+// distinct stacks, not with the length of the recording.
+//
+//   ProfileBuilder builder;
+//   PerfScriptParser parser([&](const PerfRecord& r) { builder.Add(r); });
+//   ... parser.Feed(line) for every line of `perf script` ...
+//   parser.Finish();
+//   const Profile& profile = builder.profile();
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+
+#include "profile/classify.h"
+#include "profile/perf_script.h"
+
+namespace dlcheck::profile {
+
+/// The tracepoint whose samples are the off-CPU switches.
+inline constexpr std::string_view kSwitchEvent = "sched:sched_switch";
+
+/// Blocked time under one stack and thread state.
+struct OffCpuStack {
+  double seconds = 0;
+  std::uint64_t switches = 0;
+  std::string wait;  ///< where it waited: the kernel function below the scheduler, and the
+                     ///< first user-space frame ("do_nanosleep_[k] <- clock_nanosleep")
+};
+
+struct Profile {
+  std::string event;          ///< the on-CPU event perf sampled ("cycles", "cpu-clock")
+  std::uint64_t samples = 0;  ///< on-CPU samples
+  std::array<std::uint64_t, kCpuClassCount> class_samples{};
+  /// JIT kernel samples by kernel name (the perf map's).
+  std::map<std::string, std::uint64_t> kernel_samples;
+  /// Collapsed on-CPU stacks ("comm;root;...;leaf") -> samples; the values add up to `samples`.
+  std::map<std::string, std::uint64_t> folded;
+  /// Off-CPU time by (thread state letter as perf prints it: S, D, R, ...; collapsed stack).
+  std::map<std::pair<std::string, std::string>, OffCpuStack> off_cpu;
+  std::uint64_t switch_samples = 0;  ///< sched_switch samples seen
+  std::set<int> pids;                ///< processes sampled
+  std::set<int> tids;                ///< threads sampled
+  double first_s = 0;                ///< perf clock of the first and last record
+  double last_s = 0;
+};
+
+class ProfileBuilder {
+ public:
+  void Add(const PerfRecord& record);
+  const Profile& profile() const { return profile_; }
+
+ private:
+  // A thread switched out, not yet back.
+  struct Pending {
+    double since_s = 0;
+    std::string state;
+    std::string stack;
+    std::string wait;
+  };
+
+  void AddOnCpu(const PerfRecord& record);
+  void AddSwitchOut(const PerfRecord& record);
+  void EndOffCpu(int tid, double now_s);
+
+  Profile profile_;
+  std::map<int, Pending> pending_;
+};
+
+/// "comm;root;...;leaf" for a record's call graph (FrameName for each frame).
+std::string CollapsedStack(const PerfRecord& record);
+
+/// "R" from "R+", "S" from "S": the thread state of a sched_switch's prev_state, one letter.
+std::string StateLetter(std::string_view prev_state);
+/// "sleeping", "uninterruptible (I/O)", "preempted (runnable)", ... for a state letter.
+std::string_view StateName(std::string_view letter);
+
+}  // namespace dlcheck::profile

@@ -1,0 +1,194 @@
+#include "profile/profile_report.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+namespace dlcheck::profile {
+namespace {
+
+using report::Value;
+
+double Pct(double part, double whole) {
+  return whole > 0 ? 100.0 * part / whole : 0.0;
+}
+double Pct(std::uint64_t part, std::uint64_t whole) {
+  return Pct(static_cast<double>(part), static_cast<double>(whole));
+}
+
+std::string Join(const std::set<std::string>& items, std::string_view separator) {
+  std::string text;
+  for (const auto& item : items) text += (text.empty() ? "" : std::string(separator)) + item;
+  return text;
+}
+
+void AddClassesTable(report::Report& report, const Profile& p) {
+  report::Table& t =
+      report.AddTable("classes", {"class", "samples", "pct", "description"}, "CPU time by class");
+  for (CpuClass cls : kCpuClasses) {
+    const std::uint64_t n = p.class_samples[static_cast<std::size_t>(cls)];
+    t.rows.push_back({std::string(ClassName(cls)), n, Value(Pct(n, p.samples), 1),
+                      std::string(ClassDescription(cls))});
+  }
+}
+
+struct KernelRow {
+  std::string kernel;
+  std::string primitive;
+  std::uint64_t samples = 0;
+};
+
+std::vector<KernelRow> KernelRows(const Profile& p,
+                                  const std::vector<verbose::PrimitiveStats>& rows) {
+  std::vector<KernelRow> kernels;
+  for (const auto& [kernel, samples] : p.kernel_samples) {
+    kernels.push_back({kernel, AttributeKernel(kernel, rows), samples});
+  }
+  std::stable_sort(kernels.begin(), kernels.end(),
+                   [](const KernelRow& a, const KernelRow& b) { return a.samples > b.samples; });
+  return kernels;
+}
+
+void AddKernelsTable(report::Report& report, const std::vector<KernelRow>& kernels,
+                     const Profile& p, const std::vector<verbose::PrimitiveStats>& rows,
+                     std::size_t top) {
+  report::Table& t = report.AddTable(
+      "kernels", {"kernel", "primitive", "implementations", "samples", "pct", "pct_of_jit"},
+      "JIT kernels by primitive");
+  const std::uint64_t jit = p.class_samples[static_cast<std::size_t>(CpuClass::kJit)];
+  for (const KernelRow& k : kernels) {
+    if (top > 0 && t.rows.size() == top) break;
+    const std::string impls = ImplementationsOf(k.primitive, rows);
+    t.rows.push_back({k.kernel, k.primitive.empty() ? Value() : Value(k.primitive),
+                      impls.empty() ? Value() : Value(impls), k.samples,
+                      Value(Pct(k.samples, p.samples), 1), Value(Pct(k.samples, jit), 1)});
+  }
+}
+
+void AddByPrimitiveTable(report::Report& report, const std::vector<KernelRow>& kernels,
+                         const Profile& p, const std::vector<verbose::PrimitiveStats>& rows) {
+  std::map<std::string, std::uint64_t> samples;
+  std::map<std::string, double> exec_ms;
+  double total_ms = 0;
+  for (const KernelRow& k : kernels) samples[k.primitive] += k.samples;
+  for (const auto& r : rows) {
+    exec_ms[r.primitive] += r.exec_ms_total;
+    samples.try_emplace(r.primitive, 0);
+    total_ms += r.exec_ms_total;
+  }
+  report::Table& t = report.AddTable("by_primitive",
+                                     {"primitive", "implementations", "jit_samples", "sampled_pct",
+                                      "verbose_exec_ms", "verbose_pct"},
+                                     "Sampled JIT time and verbose time by primitive");
+  for (const auto& [primitive, n] : samples) {
+    const auto ms = exec_ms.find(primitive);
+    const std::string impls = ImplementationsOf(primitive, rows);
+    t.rows.push_back({primitive.empty() ? Value("(unattributed)") : Value(primitive),
+                      impls.empty() ? Value() : Value(impls), n, Value(Pct(n, p.samples), 1),
+                      ms == exec_ms.end() ? Value() : Value(ms->second, 3),
+                      ms == exec_ms.end() ? Value() : Value(Pct(ms->second, total_ms), 1)});
+  }
+}
+
+void AddOffCpuTable(report::Report& report, const Profile& p, std::size_t top) {
+  std::vector<std::pair<std::pair<std::string, std::string>, OffCpuStack>> stacks(p.off_cpu.begin(),
+                                                                                  p.off_cpu.end());
+  std::stable_sort(stacks.begin(), stacks.end(), [](const auto& a, const auto& b) {
+    return a.second.seconds > b.second.seconds;
+  });
+  report::Table& t = report.AddTable(
+      "off_cpu", {"state", "seconds", "pct", "switches", "wait", "stack"}, "Off-CPU time by stack");
+  t.hidden_in_table = {"stack"};
+  const double total = OffCpuSeconds(p);
+  for (const auto& [key, s] : stacks) {
+    if (top > 0 && t.rows.size() == top) break;
+    t.rows.push_back({key.first, Value(s.seconds, 4), Value(Pct(s.seconds, total), 1), s.switches,
+                      s.wait, key.second});
+  }
+}
+
+void AddFindings(report::Report& report, const Profile& p, const ProfileReportOptions& o) {
+  const double omp = Pct(p.class_samples[static_cast<std::size_t>(CpuClass::kOpenMp)], p.samples);
+  if (omp >= kOpenMpFindingPct) {
+    report.AddFinding(
+        report::Severity::kWarning, "openmp-share",
+        fmt::format("{:.0f} % of CPU time in the OpenMP runtime: more threads than this work can "
+                    "use; `dlcheck dispatch --threads` shows the better count",
+                    omp));
+  }
+  const std::uint64_t onednn = p.class_samples[static_cast<std::size_t>(CpuClass::kOneDnn)];
+  if (p.kernel_samples.empty() && onednn > 0) {
+    report.AddFinding(report::Severity::kWarning, "no-jit-names",
+                      "no sample fell in a named JIT kernel although oneDNN ran: its perf map "
+                      "(/tmp/perf-<pid>.map) was not written (oneDNN built without "
+                      "ONEDNN_ENABLE_JIT_PROFILING, or the program sets its own profiling "
+                      "flags), or oneDNN ran no JIT code");
+  }
+  if (!o.off_cpu_reason.empty()) {
+    report.AddFinding(report::Severity::kInfo, "no-off-cpu",
+                      "off-CPU time was not recorded: " + o.off_cpu_reason);
+  }
+}
+
+}  // namespace
+
+std::string AttributeKernel(const std::string& kernel,
+                            const std::vector<verbose::PrimitiveStats>& rows) {
+  const KernelOwner owner = OwnerOfKernel(kernel);
+  if (owner.implementation == "barrier") return std::string(kSpinBarrier);
+  if (!owner.primitive.empty()) {
+    // The name says "softmax"; verbose may say "softmax_v2" (oneDNN 2.x's second version).
+    for (const auto& r : rows) {
+      if (r.primitive.starts_with(owner.primitive + "_v")) return r.primitive;
+    }
+    return owner.primitive;
+  }
+  if (owner.implementation.empty()) return {};
+  std::set<std::string> kinds;
+  for (const auto& r : rows) {
+    // "gemm" must not take brgemm's rows: the family is the implementation's first word.
+    const std::string& impl = r.implementation;
+    const bool brgemm = impl.find("brg") != std::string::npos;
+    const bool gemm = !brgemm && impl.find("gemm") != std::string::npos;
+    if ((owner.implementation == "brgemm" && brgemm) || (owner.implementation == "gemm" && gemm)) {
+      if (r.primitive != "reorder") kinds.insert(r.primitive);
+    }
+  }
+  return Join(kinds, "+");
+}
+
+std::string ImplementationsOf(const std::string& primitive,
+                              const std::vector<verbose::PrimitiveStats>& rows) {
+  std::set<std::string> impls;
+  for (const auto& r : rows) {
+    const bool match = r.primitive == primitive ||
+                       ("+" + primitive + "+").find("+" + r.primitive + "+") != std::string::npos;
+    if (match && !r.implementation.empty()) impls.insert(r.implementation);
+  }
+  return Join(impls, " ");
+}
+
+double OffCpuSeconds(const Profile& profile, const std::vector<std::string>& states) {
+  double seconds = 0;
+  for (const auto& [key, s] : profile.off_cpu) {
+    if (states.empty() || std::find(states.begin(), states.end(), key.first) != states.end()) {
+      seconds += s.seconds;
+    }
+  }
+  return seconds;
+}
+
+void AddProfileTables(report::Report& report, const Profile& profile,
+                      const std::vector<verbose::PrimitiveStats>& rows,
+                      const ProfileReportOptions& options) {
+  AddClassesTable(report, profile);
+  const std::vector<KernelRow> kernels = KernelRows(profile, rows);
+  AddKernelsTable(report, kernels, profile, rows, options.top);
+  AddByPrimitiveTable(report, kernels, profile, rows);
+  if (options.off_cpu_reason.empty()) AddOffCpuTable(report, profile, options.top);
+  AddFindings(report, profile, options);
+}
+
+}  // namespace dlcheck::profile

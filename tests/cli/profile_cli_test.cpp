@@ -1,0 +1,145 @@
+// `dlcheck profile` through the built binary, on this machine's real perf (CI runs as root):
+// the MLP's JIT kernels by name and by primitive, the OpenMP class, folded stacks that add up to
+// the report's total, an SVG that parses as XML, the off-CPU time of `sleep`, and the errors.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "common/exit_code.h"
+#include "support/run_dlcheck.h"
+#include "support/scratch_dir.h"
+
+namespace dlcheck {
+namespace {
+
+using Json = nlohmann::json;
+using testing::RunDlcheck;
+using ProfileCliTest = testing::ScratchDirTest;
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// The rows of a report table whose column `key` equals `value`.
+std::vector<Json> RowsWhere(const Json& table, const std::string& key, const std::string& value) {
+  std::vector<Json> rows;
+  for (const auto& row : table) {
+    if (row[key].is_string() && row[key].get<std::string>() == value) rows.push_back(row);
+  }
+  return rows;
+}
+
+// One MLP profile (two threads, so that OpenMP has work to share) for the tests below; a few
+// seconds of sampling.
+class MlpProfile : public ProfileCliTest {
+ protected:
+  void Profile() {
+    folded_ = (dir_ / "mlp.folded").string();
+    svg_ = (dir_ / "mlp.svg").string();
+    const testing::RunResult r =
+        RunDlcheck({"profile", "--model", "mlp", "--threads", "2", "--iters", "30", "--format",
+                    "json", "--folded", folded_, "--svg", svg_});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    report_ = Json::parse(r.out);
+  }
+  Json report_;
+  std::string folded_;
+  std::string svg_;
+};
+
+TEST_F(MlpProfile, NamesJitKernelsAttributesInnerProductsAndHasOpenMp) {
+  Profile();
+  const Json& kernels = report_["kernels"];
+  ASSERT_FALSE(kernels.empty()) << report_.dump(2);
+  for (const auto& k : kernels) {
+    EXPECT_TRUE(k["kernel"].get<std::string>().starts_with("jit")) << k.dump();
+  }
+  // The inner products' kernels (brgemm or gemm, whichever this machine's oneDNN chose) are
+  // attributed to inner_product, with the implementation verbose saw.
+  const std::vector<Json> ip = RowsWhere(kernels, "primitive", "inner_product");
+  ASSERT_FALSE(ip.empty()) << kernels.dump(2);
+  EXPECT_TRUE(ip.front()["implementations"].is_string());
+  const std::vector<Json> omp = RowsWhere(report_["classes"], "class", "openmp");
+  ASSERT_EQ(omp.size(), 1u);
+  EXPECT_GT(omp.front()["samples"].get<int>(), 0);
+  // Beside it, verbose's time for the same primitive.
+  const std::vector<Json> by = RowsWhere(report_["by_primitive"], "primitive", "inner_product");
+  ASSERT_EQ(by.size(), 1u);
+  EXPECT_GT(by.front()["verbose_exec_ms"].get<double>(), 0);
+}
+
+TEST_F(MlpProfile, FoldedStacksAddUpToTheReportTotalAndSvgIsXml) {
+  Profile();
+  std::istringstream folded(ReadFile(folded_));
+  std::int64_t sum = 0;
+  for (std::string line; std::getline(folded, line);) {
+    const std::size_t space = line.rfind(' ');
+    ASSERT_NE(space, std::string::npos) << line;
+    sum += std::stoll(line.substr(space + 1));
+  }
+  const std::int64_t total = report_["profile"]["samples"].get<std::int64_t>();
+  EXPECT_GT(total, 0);
+  EXPECT_EQ(sum, total);
+  std::int64_t classes = 0;
+  for (const auto& c : report_["classes"]) classes += c["samples"].get<std::int64_t>();
+  EXPECT_EQ(classes, total);
+  // Valid XML, and the JIT kernels are named in it.
+  const std::string check =
+      "python3 -c \"import sys,xml.etree.ElementTree as E; "
+      "r=E.parse(sys.argv[1]).getroot(); "
+      "sys.exit(0 if any('_[j] (' in (t.text or '') for t in "
+      "r.iter('{http://www.w3.org/2000/svg}title')) else 1)\" " +
+      svg_;
+  EXPECT_EQ(std::system(check.c_str()), 0) << svg_;
+}
+
+TEST_F(ProfileCliTest, SleepShowsItsSleepOffCpu) {
+  const testing::RunResult r = RunDlcheck({"profile", "--format", "json", "--", "sleep", "0.5"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Json report = Json::parse(r.out);
+  ASSERT_TRUE(report["profile"]["off_cpu_recorded"].get<bool>()) << r.out;
+  double sleeping = 0;
+  std::string wait;
+  for (const auto& row : report["off_cpu"]) {
+    if (row["state"] == "S" && row["seconds"].get<double>() > sleeping) {
+      sleeping = row["seconds"].get<double>();
+      wait = row["wait"].get<std::string>();
+    }
+  }
+  EXPECT_GE(sleeping, 0.45);
+  EXPECT_NE(wait.find("nanosleep"), std::string::npos) << wait;
+}
+
+TEST_F(ProfileCliTest, PerfMissingNamesThePackage) {
+  const testing::RunResult r =
+      RunDlcheck({"profile", "--", "/bin/true"}, {}, {"PATH=" + (dir_ / "empty").string()});
+  EXPECT_EQ(r.exit_code, ToInt(ExitCode::kUnsupported));
+  EXPECT_EQ(r.err,
+            "dlcheck: perf is not installed (not found on PATH): install Debian's linux-perf "
+            "(apt-get install linux-perf) and run dlcheck profile again\n");
+}
+
+TEST_F(ProfileCliTest, ProgramThatExitsAtOnceIsTooShort) {
+  const testing::RunResult r = RunDlcheck({"profile", "--", "/bin/true"});
+  EXPECT_EQ(r.exit_code, ToInt(ExitCode::kUnsupported));
+  EXPECT_TRUE(r.err.starts_with("dlcheck: /bin/true exited with status 0 after 0.")) << r.err;
+  EXPECT_TRUE(r.err.ends_with("; profile a run that lasts at least a second\n")) << r.err;
+  EXPECT_TRUE(r.out.empty());
+}
+
+TEST_F(ProfileCliTest, ProgramNotFound) {
+  const testing::RunResult r = RunDlcheck({"profile", "--", "no-such-program-dlcheck"});
+  EXPECT_EQ(r.exit_code, ToInt(ExitCode::kCommandNotFound));
+  EXPECT_EQ(r.err, "dlcheck: cannot run 'no-such-program-dlcheck': command not found\n");
+}
+
+}  // namespace
+}  // namespace dlcheck

@@ -1,0 +1,131 @@
+// The classes of CPU time, the owners of JIT kernels, and the flame graph's SVG and folded text.
+#include "profile/classify.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "profile/flame_graph.h"
+#include "profile/perf.h"
+#include "profile/profile_report.h"
+
+namespace dlcheck::profile {
+namespace {
+
+TEST(ClassifyTest, ClassesByObjectAndSymbol) {
+  EXPECT_EQ(ClassOf({"jit_brgemm_kernel_t", "/tmp/perf-4411.map"}), CpuClass::kJit);
+  EXPECT_EQ(ClassOf({"[unknown]", "/usr/lib/x86_64-linux-gnu/libgomp.so.1.0.0"}),
+            CpuClass::kOpenMp);
+  EXPECT_EQ(ClassOf({"dnnl::impl::cpu::ref_softmax_fwd_t::execute", "/usr/lib/libtorch_cpu.so"}),
+            CpuClass::kOneDnn);  // oneDNN linked into a framework is still oneDNN
+  EXPECT_EQ(ClassOf({"[unknown]", "/usr/lib/x86_64-linux-gnu/libdnnl.so.2.6"}), CpuClass::kOneDnn);
+  EXPECT_EQ(ClassOf({"_PyEval_EvalFrameDefault", "/usr/bin/python3.11"}), CpuClass::kFramework);
+  EXPECT_EQ(ClassOf({"clear_page_erms", "[kernel.kallsyms]"}), CpuClass::kKernel);
+  EXPECT_EQ(ClassOf({"memcpy", "/usr/lib/x86_64-linux-gnu/libc.so.6"}), CpuClass::kOther);
+}
+
+TEST(ClassifyTest, KernelOwnersFromTheirNames) {
+  EXPECT_EQ(OwnerOfKernel("jit_uni_reorder_kernel_f32").primitive, "reorder");
+  EXPECT_EQ(OwnerOfKernel("jit_uni_kernel").primitive, "eltwise");
+  EXPECT_EQ(OwnerOfKernel("jit_avx2_conv_fwd_kernel_f32").primitive, "convolution");
+  EXPECT_EQ(OwnerOfKernel("jit_uni_pool_kernel").primitive, "pooling");
+  const KernelOwner brgemm = OwnerOfKernel("jit_brgemm_kernel_t");
+  EXPECT_EQ(brgemm.primitive, "");
+  EXPECT_EQ(brgemm.implementation, "brgemm");
+  EXPECT_EQ(OwnerOfKernel("jit_avx_gemm_f32_xbyak_gemm").implementation, "gemm");
+  EXPECT_EQ(OwnerOfKernel("jit_t").primitive, "");  // oneDNN's spin barrier
+  EXPECT_EQ(OwnerOfKernel("jit_t").implementation, "barrier");
+  EXPECT_EQ(OwnerOfKernel("jit_something_new").implementation, "");
+}
+
+TEST(ClassifyTest, BrgemmKernelsGoToThePrimitivesThatRanBrgemm) {
+  verbose::PrimitiveStats ip, relu, reorder;
+  ip.primitive = "inner_product";
+  ip.implementation = "brgemm:avx512_core";
+  relu.primitive = "eltwise";
+  relu.implementation = "jit:avx512_core";
+  reorder.primitive = "reorder";
+  reorder.implementation = "jit:uni";
+  const std::vector<verbose::PrimitiveStats> rows = {ip, relu, reorder};
+  EXPECT_EQ(AttributeKernel("jit_brgemm_kernel_t", rows), "inner_product");
+  EXPECT_EQ(AttributeKernel("jit_avx_gemm_f32", rows), "");  // no gemm row ran
+  EXPECT_EQ(ImplementationsOf("inner_product", rows), "brgemm:avx512_core");
+  EXPECT_EQ(AttributeKernel("jit_t", rows), "(spin barrier)");
+  verbose::PrimitiveStats softmax;
+  softmax.primitive = "softmax_v2";
+  EXPECT_EQ(AttributeKernel("jit_uni_softmax_kernel", {softmax}), "softmax_v2");
+}
+
+TEST(ClassifyTest, FrameNamesDropArgumentsAndMarkKernelAndJit) {
+  EXPECT_EQ(FrameName({"dnnl::impl::f<int>(int, float) const", "/x/libdnnl.so"}),
+            "dnnl::impl::f<int>");
+  EXPECT_EQ(FrameName({"do_nanosleep", "[kernel.kallsyms]"}), "do_nanosleep_[k]");
+  EXPECT_EQ(FrameName({"jit_brgemm_kernel_t", "/tmp/perf-7.map"}), "jit_brgemm_kernel_t_[j]");
+  EXPECT_EQ(FrameName({"[unknown]", "/usr/lib/libgomp.so.1"}), "[libgomp.so.1]");
+  EXPECT_EQ(FrameName({"a;b", "/x"}), "a:b");  // ';' separates folded frames
+}
+
+TEST(FlameGraphTest, FoldedTextIsOneLinePerStack) {
+  std::ostringstream out;
+  WriteFolded({{"a;b", 3}, {"a;c", 2}}, out);
+  EXPECT_EQ(out.str(), "a;b 3\na;c 2\n");
+}
+
+// The SVG parses as XML (python3's expat) and names every frame in a <title>.
+TEST(FlameGraphTest, SvgIsWellFormedXmlWithEveryFrame) {
+  const std::map<std::string, std::uint64_t> folded = {
+      {"dlcheck;main;jit_brgemm_kernel_t_[j]", 30},
+      {"dlcheck;main;<&\"odd'>", 10},
+      {"dlcheck;[libgomp.so.1];do_sched_yield_[k]", 60}};
+  const std::string path = ::testing::TempDir() + "/flame.svg";
+  {
+    std::ofstream out(path);
+    WriteFlameGraphSvg(folded, {.title = "t & <test>"}, out);
+  }
+  const std::string check =
+      "python3 -c \"import sys,xml.etree.ElementTree as E; r=E.parse(sys.argv[1]).getroot(); "
+      "ns='{http://www.w3.org/2000/svg}'; "
+      "t=[x.text for x in r.iter(ns+'title')]; "
+      "need=['all (100 samples, 100.00%)','jit_brgemm_kernel_t_[j] (30 samples, 30.00%)',"
+      "'<&\\\"odd\\'> (10 samples, 10.00%)','do_sched_yield_[k] (60 samples, 60.00%)']; "
+      "sys.exit(0 if all(n in t for n in need) and len(t)==7 else 1)\" " +
+      path;
+  EXPECT_EQ(std::system(check.c_str()), 0) << "not valid XML, or frames missing: " << path;
+}
+
+}  // namespace
+}  // namespace dlcheck::profile
+
+namespace dlcheck::profile {
+namespace {
+
+std::string ReadData(const std::string& name) {
+  std::ifstream in(std::string(DLCHECK_TEST_DATA) + "/profile/" + name);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// perf's own verdict ("Error:" line) is the reason given, from its real stderr.
+TEST(PerfMessagesTest, OffCpuReasonIsPerfsErrorLine) {
+  EXPECT_EQ(FirstLine(ReadData("perf_stderr_tracefs_denied.txt")),
+            "No permissions to read /sys/kernel/tracing/events/sched/sched_switch");
+  EXPECT_EQ(FirstLine("  first\nsecond\n"), "first");
+}
+
+TEST(PerfMessagesTest, NotPermittedSaysTheValueAndTheSysctl) {
+  EXPECT_EQ(NotPermittedMessage("Error:\tAccess to performance monitoring and observability "
+                                "operations is limited.\n",
+                                3, false),
+            "perf may not record here (Access to performance monitoring and observability "
+            "operations is limited.): kernel.perf_event_paranoid is 3 (only privileged users may "
+            "use perf at all); run dlcheck as root, or allow sampling your own programs with "
+            "'sudo sysctl kernel.perf_event_paranoid=2' (1 includes the kernel's stacks)");
+  EXPECT_NE(NotPermittedMessage("", std::nullopt, true).find("could not be read"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace dlcheck::profile

@@ -1,0 +1,150 @@
+// `perf script` text -> records, and records -> a Profile, on recordings of this project's VM.
+#include "profile/perf_script.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <numeric>
+#include <string>
+
+#include "profile/classify.h"
+#include "profile/profile.h"
+
+namespace dlcheck::profile {
+namespace {
+
+std::string DataPath(const std::string& name) {
+  return std::string(DLCHECK_TEST_DATA) + "/profile/" + name;
+}
+
+// Every record of a recorded `perf script` output, and the profile built from them.
+struct Parsed {
+  std::vector<PerfRecord> records;
+  Profile profile;
+  std::uint64_t skipped = 0;
+};
+
+Parsed ParseFile(const std::string& name) {
+  Parsed parsed;
+  ProfileBuilder builder;
+  PerfScriptParser parser([&](const PerfRecord& r) {
+    parsed.records.push_back(r);
+    builder.Add(r);
+  });
+  std::ifstream in(DataPath(name));
+  EXPECT_TRUE(in.is_open()) << name;
+  for (std::string line; std::getline(in, line);) parser.Feed(line);
+  parser.Finish();
+  parsed.profile = builder.profile();
+  parsed.skipped = parser.skipped_lines();
+  return parsed;
+}
+
+TEST(PerfScriptTest, ReadsASampleHeader) {
+  PerfRecord r;
+  ASSERT_TRUE(ParseRecordHeader("dlcheck  4411/4437  13315.541986:          cpu-clock: ", r));
+  EXPECT_EQ(r.comm, "dlcheck");
+  EXPECT_EQ(r.pid, 4411);
+  EXPECT_EQ(r.tid, 4437);
+  EXPECT_DOUBLE_EQ(r.time_s, 13315.541986);
+  EXPECT_EQ(r.event, "cpu-clock");
+  EXPECT_EQ(r.kind, PerfRecord::Kind::kSample);
+}
+
+TEST(PerfScriptTest, ReadsACommandNameWithSpacesAndSlashes) {
+  PerfRecord r;
+  ASSERT_TRUE(ParseRecordHeader("GC Thread/0 12 7/8 1.5: cycles: ", r));
+  EXPECT_EQ(r.comm, "GC Thread/0 12");
+  EXPECT_EQ(r.pid, 7);
+  EXPECT_EQ(r.tid, 8);
+}
+
+TEST(PerfScriptTest, ReadsATracepointAndItsFields) {
+  PerfRecord r;
+  ASSERT_TRUE(ParseRecordHeader(
+      "sleep 31086/31086 12674.016552: sched:sched_switch: prev_comm=sleep prev_pid=31086 "
+      "prev_prio=120 prev_state=S ==> next_comm=bash next_pid=31092 next_prio=120",
+      r));
+  EXPECT_EQ(r.event, "sched:sched_switch");
+  EXPECT_EQ(TraceField(r.trace, "prev_state"), "S");
+  EXPECT_EQ(TraceField(r.trace, "next_pid"), "31092");
+  EXPECT_EQ(TraceField(r.trace, "pid"), "");  // only whole names
+}
+
+TEST(PerfScriptTest, ReadsSwitchRecords) {
+  PerfRecord r;
+  ASSERT_TRUE(
+      ParseRecordHeader("sleep 31339/31339 12690.237460: PERF_RECORD_SWITCH OUT preempt", r));
+  EXPECT_EQ(r.kind, PerfRecord::Kind::kSwitchOut);
+  ASSERT_TRUE(ParseRecordHeader("sleep 31339/31339 12690.269594: PERF_RECORD_SWITCH IN     ", r));
+  EXPECT_EQ(r.kind, PerfRecord::Kind::kSwitchIn);
+}
+
+TEST(PerfScriptTest, ReadsFramesWhoseSymbolsHoldParentheses) {
+  Frame f;
+  ASSERT_TRUE(
+      ParseFrameLine("\t    7f12ab001040 foo(int, (anonymous namespace)::x) const "
+                     "(/usr/lib/libdnnl.so.2.6)",
+                     f));
+  EXPECT_EQ(f.symbol, "foo(int, (anonymous namespace)::x) const");
+  EXPECT_EQ(f.dso, "/usr/lib/libdnnl.so.2.6");
+  EXPECT_FALSE(ParseFrameLine("dlcheck 1/1 2.0: cycles:", f));
+  EXPECT_FALSE(ParseFrameLine("\tnot a frame", f));
+}
+
+TEST(PerfScriptTest, MlpRecordingHasEveryRecordAndNothingSkipped) {
+  const Parsed p = ParseFile("mlp_excerpt.script");
+  EXPECT_EQ(p.skipped, 0u);
+  // Counted with grep in the recording: 166 cpu-clock samples, 17 sched_switch samples and
+  // 108 PERF_RECORD_SWITCH records.
+  EXPECT_EQ(p.profile.samples, 166u);
+  EXPECT_EQ(p.profile.switch_samples, 17u);
+  EXPECT_EQ(p.records.size(), 166u + 17u + 108u);
+  EXPECT_EQ(p.profile.event, "cpu-clock");
+}
+
+TEST(PerfScriptTest, MlpRecordingNamesItsJitKernels) {
+  const Parsed p = ParseFile("mlp_excerpt.script");
+  // The leaf frames of the cpu-clock samples in the perf map, counted in the recording with
+  // awk '/^[^ \t]/ {cpu = ($0 ~ /cpu-clock:/); first = 1; next}
+  //      /^[ \t]/ {if (cpu && first && $0 ~ /perf-4411.map/) print $2; first = 0}' | uniq -c
+  // (JIT frames deeper in a stack, under a page fault, are the kernel's time, not the JIT's).
+  const std::map<std::string, std::uint64_t> expected = {{"jit_brgemm_kernel_t", 4},
+                                                         {"jit_t", 4},
+                                                         {"jit_uni_kernel", 1},
+                                                         {"jit_uni_reorder_kernel_f32", 1}};
+  EXPECT_EQ(p.profile.kernel_samples, expected);
+  EXPECT_EQ(p.profile.class_samples[static_cast<std::size_t>(CpuClass::kJit)], 10u);
+  EXPECT_GT(p.profile.class_samples[static_cast<std::size_t>(CpuClass::kOpenMp)], 0u);
+}
+
+TEST(PerfScriptTest, ClassesAndFoldedStacksAddUpToTheSamples) {
+  const Parsed p = ParseFile("mlp_excerpt.script");
+  const auto& classes = p.profile.class_samples;
+  EXPECT_EQ(std::accumulate(classes.begin(), classes.end(), std::uint64_t{0}), p.profile.samples);
+  std::uint64_t folded = 0;
+  for (const auto& [stack, n] : p.profile.folded) {
+    folded += n;
+    EXPECT_TRUE(stack.starts_with("dlcheck;")) << stack;  // the command name is the root
+  }
+  EXPECT_EQ(folded, p.profile.samples);
+}
+
+TEST(PerfScriptTest, SleepIsOffCpuInNanosleep) {
+  const Parsed p = ParseFile("sleep_0.2.script");
+  double sleeping = 0;
+  std::string wait;
+  for (const auto& [key, s] : p.profile.off_cpu) {
+    if (key.first == "S" && s.seconds > sleeping) {
+      sleeping = s.seconds;
+      wait = s.wait;
+    }
+  }
+  // sleep 0.2 blocked once: switched out at 12690.270501 (S), back in at 12690.497490 (a busy
+  // machine: the CPU was not free at once).
+  EXPECT_NEAR(sleeping, 12690.497490 - 12690.270501, 1e-6);
+  EXPECT_NE(wait.find("nanosleep"), std::string::npos) << wait;
+}
+
+}  // namespace
+}  // namespace dlcheck::profile
