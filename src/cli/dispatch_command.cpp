@@ -12,6 +12,7 @@
 #include <tuple>
 
 #include "cli/commands.h"
+#include "cli/dispatch_program.h"
 #include "cli/model_options.h"
 #include "cli/verbose_report.h"
 #include "detect/binding.h"
@@ -38,11 +39,15 @@ using dispatch::SweepRun;
 using dispatch::ThreadsOf;
 using report::Value;
 
+constexpr std::string_view kModelGroup = "Model options (not with -- CMD)";
+
 struct DispatchOptions {
   dispatch::ModelRunOptions run;
   std::vector<std::string> isa;      ///< --isa; empty: every cap up to the machine's
-  std::vector<std::string> threads;  ///< --threads; empty: no thread sweep
-  int cap_threads = 0;               ///< OpenMP threads of the ISA sweep; 0: inherit
+  std::vector<std::string> threads;  ///< --thread-sets; empty: no thread sweep
+  int cap_threads = 0;               ///< --threads: OpenMP threads of the ISA sweep; 0: inherit
+  int repeat = 1;                    ///< --repeat (runs of CMD per configuration)
+  std::vector<std::string> command;  ///< CMD after --: sweep the user's program
   bool perf_map = false;
   bool no_peak = false;
   double timeout_s = 600;
@@ -189,10 +194,9 @@ void AddFindings(report::Report& report, const std::vector<SweepRun>& runs) {
                       r.cap.empty() ? "thread set " + r.thread_set : r.cap, Describe(r)));
     }
     if (r.cap == kScalarCap || r.cap.empty()) continue;
-    const int cap_rank = detect::OneDnnIsaRank(r.cap);
     std::vector<std::string> above, scalar;
     for (const auto& s : r.run.rows) {
-      if (!s.isa.empty() && detect::OneDnnIsaRank(s.isa) > cap_rank) {
+      if (dispatch::AboveCap(s, r.cap)) {
         above.push_back(
             fmt::format("{} {} ({})", s.layer.value_or("?"), s.primitive, s.implementation));
       }
@@ -352,30 +356,70 @@ StatusOr<int> RunDispatch(const DispatchOptions& o) {
   return ToInt(ExitCode::kOk);
 }
 
+// `dispatch -- CMD` takes the sweep's options, not the model's: a model option given with CMD
+// is a usage error rather than silently ignored.
+Status CheckProgramMode(const CLI::App& sub, const DispatchOptions& o) {
+  if (o.command.empty()) {
+    if (o.repeat != 1) return UsageError("--repeat: only with a command (dispatch -- CMD)");
+    return {};
+  }
+  for (const CLI::Option* option : sub.get_options()) {
+    const std::string& group = option->get_group();
+    if (group == kModelGroup && option->count() > 0) {
+      return UsageError(fmt::format("{}: a model option; dispatch -- CMD runs CMD, not a model",
+                                    option->get_name()));
+    }
+  }
+  return {};
+}
+
+StatusOr<int> RunDispatchCommand(const CLI::App& sub, const DispatchOptions& o) {
+  if (Status s = CheckProgramMode(sub, o); !s.ok()) return s;
+  if (o.command.empty()) return RunDispatch(o);
+  return RunDispatchProgram({.command = o.command,
+                             .isa = o.isa,
+                             .thread_sets = o.threads,
+                             .threads = o.cap_threads,
+                             .repeat = o.repeat,
+                             .format = o.format});
+}
+
 }  // namespace
 
 void SetupDispatch(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<DispatchOptions>();
   auto* sub = app.add_subcommand(
       "dispatch",
-      "run a model under each oneDNN ISA cap (and thread set) and on dlcheck's scalar kernels, "
-      "side by side per primitive");
+      "run a model (or, after --, a program) under each oneDNN ISA cap and thread set, side by "
+      "side per primitive");
   AddModelOptions(*sub, o->run);
   // Each run of the sweep chooses its own backend (oneDNN under a cap, then the scalar kernels).
   sub->remove_option(sub->get_option("--backend"));
+  for (CLI::Option* option : sub->get_options()) {
+    if (option->get_name() != "--help" && option->get_name() != "--help-all") {
+      option->group(std::string(kModelGroup));
+    }
+  }
   sub->add_option("--isa", o->isa,
                   "ISA caps to sweep, comma-separated (default: every cap from sse41 up to what "
                   "this machine supports)")
       ->delimiter(',')
       ->type_name("LIST");
-  sub->add_option("--threads", o->threads,
-                  "also run at the highest cap per thread set: 1, socket, all or a number of "
-                  "cores, comma-separated; one thread per core, bound by hwloc")
+  sub->add_option("--thread-sets", o->threads,
+                  "also run (at the machine's best ISA) on each thread set: 1, socket, all or a "
+                  "number of cores, comma-separated; one thread per core, bound by hwloc")
       ->delimiter(',')
       ->type_name("LIST");
-  sub->add_option("--cap-threads", o->cap_threads,
-                  "OpenMP threads of the ISA sweep (default: OMP_NUM_THREADS or all)")
-      ->check(CLI::Range(1, 4096));
+  sub->add_option("-t,--threads", o->cap_threads,
+                  "OpenMP threads of the ISA sweep (default: OMP_NUM_THREADS; else for a model "
+                  "all, for CMD the cores idle over the last minute)")
+      ->check(CLI::Range(1, 4096))
+      ->type_name("N");
+  sub->add_option("--repeat", o->repeat,
+                  "runs of CMD per configuration (median and spread reported; default 1)")
+      ->check(CLI::Range(1, 1000))
+      ->type_name("N");
+  sub->add_option("command", o->command, "the program and its arguments, after --");
   sub->add_flag("--perf-map", o->perf_map,
                 "write oneDNN's JIT kernel names to /tmp/perf-<pid>.map (ONEDNN_JIT_PROFILE=2) so "
                 "that perf report shows them");
@@ -383,7 +427,7 @@ void SetupDispatch(CLI::App& app, int& exit_code) {
   sub->add_option("--timeout", o->timeout_s, "kill a worker after this many seconds (default 600)")
       ->check(CLI::PositiveNumber);
   AddFormatOption(*sub, o->format);
-  sub->callback([o, &exit_code] { exit_code = EndCommand(RunDispatch(*o)); });
+  sub->callback([o, sub, &exit_code] { exit_code = EndCommand(RunDispatchCommand(*sub, *o)); });
 }
 
 }  // namespace dlcheck::cli

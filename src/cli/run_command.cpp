@@ -15,8 +15,8 @@
 #include "cli/verbose_report.h"
 #include "dispatch/capture.h"
 #include "dispatch/program.h"
+#include "dispatch/program_capture.h"
 #include "verbose/log_session.h"
-#include "verbose/output_splitter.h"
 
 namespace dlcheck::cli {
 namespace {
@@ -34,53 +34,7 @@ struct RunOptions {
   std::string output_path;
 };
 
-// Verbose on for every generation: ONEDNN_ (2.5+), DNNL_ (1.1-2.4, and read by 2.5-3.x when
-// ONEDNN_ is unset), MKLDNN_ (0.x-1.0). Level 2: creation and execution. Timestamps (2.1+) place
-// executions on the timeline.
-const std::vector<std::pair<std::string, std::string>> kVerboseEnvironment = {
-    {"ONEDNN_VERBOSE", "2"},
-    {"DNNL_VERBOSE", "2"},
-    {"MKLDNN_VERBOSE", "2"},
-    {"ONEDNN_VERBOSE_TIMESTAMP", "1"},
-    {"DNNL_VERBOSE_TIMESTAMP", "1"}};
-
-// Takes the splitter's output: verbose lines to the session (and the raw log), the program's
-// own bytes to stderr at once.
-class RunSink : public verbose::OutputSink {
- public:
-  RunSink(verbose::LogSession& session, std::ofstream& raw_log)
-      : session_(session), raw_log_(raw_log) {}
-
-  void OnVerboseLine(std::string_view line) override {
-    ++lines_;
-    if (raw_log_.is_open()) raw_log_ << line << '\n';
-    session_.Feed(line, lines_);
-  }
-  void OnTooLongLine() override { session_.FeedTooLong(++lines_); }
-  void OnProgramOutput(std::string_view bytes) override {
-    while (!bytes.empty()) {
-      const ssize_t put = write(STDERR_FILENO, bytes.data(), bytes.size());
-      if (put < 0 && errno == EINTR) continue;
-      if (put <= 0) return;  // stderr closed: the program's output has nowhere to go
-      bytes.remove_prefix(static_cast<std::size_t>(put));
-    }
-  }
-
- private:
-  verbose::LogSession& session_;
-  std::ofstream& raw_log_;
-  std::uint64_t lines_ = 0;
-};
-
-// What the run produced, for the report.
-struct RunResult {
-  dispatch::ProgramOutcome outcome;
-  std::uint64_t program_bytes = 0;
-  std::uint64_t program_lines = 0;
-  std::uint64_t verbose_lines = 0;
-  std::vector<dispatch::ExecRecord> execs;
-  std::uint64_t timeline_dropped = 0;
-};
+using RunResult = dispatch::ProgramCapture;
 
 std::string CommandText(const std::vector<std::string>& argv) {
   std::string text;
@@ -166,25 +120,10 @@ report::Report BuildReport(const RunOptions& o, const RunResult& run,
 // Runs the program with its stdout split between the session and dlcheck's stderr.
 StatusOr<RunResult> Capture(const RunOptions& o, verbose::LogSession& session,
                             std::ofstream& raw_log) {
-  RunResult run;
-  dispatch::Timeline timeline(session, run.execs, kMaxTimeline);
-  timeline.set_recording(true);
-  session.AddListener(&timeline);
-  session.StartInput("<" + o.command.front() + ">");
-  RunSink sink(session, raw_log);
-  verbose::OutputSplitter splitter(sink);
-  StatusOr<dispatch::ProgramOutcome> ended =
-      dispatch::RunProgram({.argv = o.command, .env = kVerboseEnvironment},
-                           [&](std::string_view bytes) { splitter.Feed(bytes); });
-  splitter.Finish();
-  session.Finish();
-  if (!ended.ok()) return ended.status();
-  run.outcome = *ended;
-  run.program_bytes = splitter.program_bytes();
-  run.program_lines = splitter.program_lines();
-  run.verbose_lines = splitter.verbose_lines();
-  run.timeline_dropped = timeline.dropped();
-  return run;
+  return dispatch::CaptureProgram({.spec = {.argv = o.command},
+                                   .raw_log = raw_log.is_open() ? &raw_log : nullptr,
+                                   .max_timeline = kMaxTimeline},
+                                  session);
 }
 
 StatusOr<int> RunRun(const RunOptions& o) {

@@ -90,6 +90,13 @@ StatusOr<SweepRun> RunSweepWorker(const SweepSettings& settings, std::string cap
   return SweepRun{std::move(cap), thread_set, threads, cpuset, std::move(*run)};
 }
 
+bool AboveCap(const verbose::PrimitiveStats& s, std::string_view cap) {
+  const std::string_view isa = std::string_view(s.isa).substr(0, s.isa.find(' '));
+  if (isa.empty()) return false;
+  const auto rank = onednn::IsaRank(isa);
+  return rank && *rank > RankOf(cap);
+}
+
 PrimitiveKey KeyOf(const verbose::PrimitiveStats& s) {
   return {s.layer.value_or(""), s.primitive, s.prop_kind};
 }

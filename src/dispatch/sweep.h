@@ -67,6 +67,9 @@ struct PrimitiveKey {
   std::string prop_kind;  ///< forward_training, backward_data, ...
   auto operator<=>(const PrimitiveKey&) const = default;
 };
+/// True when the row ran at an ISA that ranks above `cap`: what a cap must never allow.
+bool AboveCap(const verbose::PrimitiveStats& s, std::string_view cap);
+
 /// The key of a row.
 PrimitiveKey KeyOf(const verbose::PrimitiveStats& s);
 
