@@ -20,8 +20,10 @@
 #include "detect/platform.h"
 #include "dispatch/capture.h"
 #include "dispatch/onednn_info.h"
+#include "dispatch/signals.h"
 #include "dispatch/sweep.h"
 #include "mlp/model.h"
+#include "report/progress.h"
 #include "verbose/rules.h"
 
 namespace dlcheck::cli {
@@ -58,15 +60,11 @@ Value Opt(const std::optional<double>& v, int precision) {
   return v ? Value(*v, precision) : Value();
 }
 
-void Progress(bool on, std::size_t index, std::size_t total, const std::string& what) {
-  if (on) std::cerr << fmt::format("dlcheck: dispatch [{}/{}] {}\n", index, total, what);
-}
-
 void AddSweepTables(report::Report& report, const DispatchOptions& o,
                     const std::vector<SweepRun>& runs) {
-  // runs: the caps in order, then the scalar run last.
-  const SweepRun& scalar = runs.back();
-  const SweepCells scalar_cells = CellsOf(scalar.run);
+  // runs: the caps in order, then the scalar run last (missing when a signal stopped the sweep).
+  const bool has_scalar = runs.back().cap == kScalarCap;
+  const SweepCells scalar_cells = has_scalar ? CellsOf(runs.back().run) : SweepCells();
   std::vector<SweepCells> cells;
   for (const auto& r : runs) cells.push_back(CellsOf(r.run));
   const SweepCells& lowest = cells.front();
@@ -82,7 +80,7 @@ void AddSweepTables(report::Report& report, const DispatchOptions& o,
   }
 
   const double traced = std::max(1, o.run.traced);
-  const std::size_t n_caps = runs.size() - 1;
+  const std::size_t n_caps = runs.size() - (has_scalar ? 1 : 0);
   std::vector<std::string> columns = {"layer", "primitive", "prop_kind"};
   for (std::size_t i = 0; i < n_caps; ++i) columns.push_back(runs[i].cap);
   for (const char* c : {"scalar", "fastest", "x scalar", "x lowest"}) columns.emplace_back(c);
@@ -153,7 +151,11 @@ void AddRunsTable(report::Report& report, const std::vector<SweepRun>& runs, boo
        "speedup_vs_lowest", "max_deviation", "peak_gflops", "worker", "perf_map"},
       "Runs (samples/s with verbose off)");
   if (!perf_map) t.hidden_in_table = {"perf_map"};
-  const auto scalar = runs.back().run.results.samples_per_s;
+  // The scalar run is last, unless a signal stopped the sweep before it.
+  const SweepRun* scalar_run = runs.back().cap == kScalarCap ? &runs.back() : nullptr;
+  const double scalar = scalar_run != nullptr && scalar_run->run.results.samples_per_s
+                            ? *scalar_run->run.results.samples_per_s
+                            : 0.0;
   const auto lowest = runs.front().run.results.samples_per_s;
   for (const auto& r : runs) {
     const auto sps = r.run.results.samples_per_s;
@@ -161,7 +163,7 @@ void AddRunsTable(report::Report& report, const std::vector<SweepRun>& runs, boo
         {r.cap, r.run.results.backend ? Value(*r.run.results.backend) : Value(), ThreadsOf(r),
          r.run.header.isa_short.empty() || r.cap == kScalarCap ? Value()
                                                                : Value(r.run.header.isa_short),
-         Opt(sps, 1), sps && scalar && *scalar > 0 ? Value(*sps / *scalar, 2) : Value(),
+         Opt(sps, 1), sps && scalar > 0 ? Value(*sps / scalar, 2) : Value(),
          sps && lowest && *lowest > 0 && r.cap != kScalarCap ? Value(*sps / *lowest, 2) : Value(),
          Opt(r.run.results.max_deviation, 9), Opt(PeakOf(r), 1),
          r.run.outcome.ok() ? Value("ok") : Value(Describe(r)), PerfMapOf(perf_map, r)});
@@ -293,17 +295,21 @@ StatusOr<SweepPlan> PlanSweep(const DispatchOptions& o) {
 }
 
 // The workers of the sweep, one after the other: every cap, the scalar kernels, every thread
-// set (`set_runs`). Fails only when a worker cannot be started at all.
+// set (`set_runs`), until a signal stops it or the first worker refuses the request. Fails only
+// when a worker cannot be started at all.
 Status RunSweep(const DispatchOptions& o, const SweepPlan& plan, std::vector<SweepRun>& runs,
                 std::vector<SweepRun>& set_runs) {
-  const dispatch::SweepSettings settings{o.run, o.timeout_s, o.perf_map};
-  const bool progress = isatty(STDERR_FILENO) != 0;
-  const std::size_t total = plan.caps.size() + 1 + plan.sets.size();
-  std::size_t index = 0;
+  report::Progress progress("dispatch", plan.caps.size() + 1 + plan.sets.size());
+  dispatch::SweepSettings settings{o.run, o.timeout_s, o.perf_map};
+  if (progress.active()) {
+    settings.on_phase = [&progress](std::string_view phase) { progress.Phase(std::string(phase)); };
+  }
   auto run = [&](std::vector<SweepRun>& into, const std::string& what, std::string cap,
                  const std::string& set, int threads, const std::string& cpuset,
                  bool peak) -> Status {
-    Progress(progress, ++index, total, what);
+    if (dispatch::SignalForwarding::Received() != 0) return {};  // stopped: no further run
+    if (!runs.empty() && runs.front().run.Refused()) return {};  // the same refusal again
+    progress.Step(what);
     StatusOr<SweepRun> r =
         dispatch::RunSweepWorker(settings, std::move(cap), set, threads, cpuset, peak);
     if (!r.ok()) return r.status();
@@ -329,12 +335,33 @@ Status RunSweep(const DispatchOptions& o, const SweepPlan& plan, std::vector<Swe
   return {};
 }
 
+// The exit status of a finished sweep: 128 + N when signal N stopped it, 5 when a worker failed.
+StatusOr<int> SweepStatus(const std::vector<SweepRun>& all) {
+  if (const int sig = dispatch::SignalForwarding::Received(); sig != 0) {
+    PrintError(fmt::format("interrupted by {}; the report holds the runs done",
+                           dispatch::SignalName(sig)));
+    return 128 + sig;
+  }
+  for (const auto& r : all) {
+    if (!r.run.outcome.ok()) {
+      return Status(ExitCode::kWorkerFailed,
+                    "a model worker failed; the report holds the other runs");
+    }
+  }
+  return ToInt(ExitCode::kOk);
+}
+
 StatusOr<int> RunDispatch(const DispatchOptions& o) {
   StatusOr<SweepPlan> plan = PlanSweep(o);
   if (!plan.ok()) return plan.status();
+  dispatch::SignalForwarding forwarding;  // a signal between workers stops the sweep
   std::vector<SweepRun> runs;
   std::vector<SweepRun> set_runs;
   if (Status s = RunSweep(o, *plan, runs, set_runs); !s.ok()) return s;
+  if (runs.empty()) return SweepStatus(runs);  // a signal before the first worker
+  // A worker that refused the request (a bad --data directory, say) refuses it under every cap:
+  // its own reason, once, and its exit status.
+  if (runs.front().run.Refused()) return RefusalOf(runs.front().run);
 
   report::Report report;
   report.command = "dispatch";
@@ -345,15 +372,14 @@ StatusOr<int> RunDispatch(const DispatchOptions& o) {
   std::vector<SweepRun> all = runs;
   for (auto& r : set_runs) all.push_back(r);
   AddFindings(report, all);
+  if (const int sig = dispatch::SignalForwarding::Received(); sig != 0) {
+    report.AddFinding(report::Severity::kWarning, "interrupted",
+                      fmt::format("interrupted by {}: the report holds the runs that were done",
+                                  dispatch::SignalName(sig)));
+  }
   report::Print(report, o.format, std::cout);
   std::cout.flush();
-  for (const auto& r : all) {
-    if (!r.run.outcome.ok()) {
-      return Status(ExitCode::kWorkerFailed,
-                    "a model worker failed; the report holds the other runs");
-    }
-  }
-  return ToInt(ExitCode::kOk);
+  return SweepStatus(all);
 }
 
 // `dispatch -- CMD` takes the sweep's options, not the model's: a model option given with CMD

@@ -135,7 +135,10 @@ StatusOr<ProgramRun> RunOnce(const DispatchProgramOptions& o, const Config& c,
                              report::Progress& progress) {
   verbose::LogSession session;
   dispatch::ProgramCaptureOptions capture{.spec = SpecOf(o, c)};
-  capture.on_output = [&progress] { progress.Clear(); };
+  if (progress.active()) {
+    capture.on_output = [&progress] { progress.Clear(); };
+    capture.on_chunk = [&progress] { progress.Tick(); };
+  }
   StatusOr<dispatch::ProgramCapture> ran = dispatch::CaptureProgram(capture, session);
   if (!ran.ok()) return ran.status();
   return ProgramRun{.outcome = ran->outcome,

@@ -16,6 +16,7 @@
 #include "dispatch/capture.h"
 #include "dispatch/program.h"
 #include "dispatch/program_capture.h"
+#include "report/progress.h"
 #include "verbose/log_session.h"
 
 namespace dlcheck::cli {
@@ -120,10 +121,17 @@ report::Report BuildReport(const RunOptions& o, const RunResult& run,
 // Runs the program with its stdout split between the session and dlcheck's stderr.
 StatusOr<RunResult> Capture(const RunOptions& o, verbose::LogSession& session,
                             std::ofstream& raw_log) {
-  return dispatch::CaptureProgram({.spec = {.argv = o.command},
-                                   .raw_log = raw_log.is_open() ? &raw_log : nullptr,
-                                   .max_timeline = kMaxTimeline},
-                                  session);
+  // Progress on a terminal: cleared before the program's own output, drawn again after it.
+  report::Progress progress("run", 0);
+  progress.Step(o.command.front());
+  dispatch::ProgramCaptureOptions capture{.spec = {.argv = o.command},
+                                          .raw_log = raw_log.is_open() ? &raw_log : nullptr,
+                                          .max_timeline = kMaxTimeline};
+  if (progress.active()) {
+    capture.on_output = [&progress] { progress.Clear(); };
+    capture.on_chunk = [&progress] { progress.Tick(); };
+  }
+  return dispatch::CaptureProgram(capture, session);
 }
 
 StatusOr<int> RunRun(const RunOptions& o) {

@@ -1,6 +1,9 @@
 #include "cli/verbose_report.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <iostream>
 
 #include "report/printer.h"
 
@@ -277,6 +280,16 @@ void AddTimeline(report::Report& report, const std::vector<dispatch::ExecRecord>
                       e.layer.empty() ? Value() : Value(e.layer), e.implementation, e.prop_kind,
                       e.problem});
   }
+}
+
+StatusOr<int> RefusalOf(const dispatch::CapturedRun& run) {
+  const std::string err = run.WorkerError();
+  if (err.empty()) {
+    return Status(static_cast<ExitCode>(run.outcome.exit_code),
+                  fmt::format("the model worker {}", run.outcome.Describe(0)));
+  }
+  std::cerr << err << '\n';
+  return run.outcome.exit_code;
 }
 
 }  // namespace dlcheck::cli

@@ -17,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/status.h"
 #include "dispatch/capture.h"
 #include "report/report.h"
 #include "verbose/aggregate.h"
@@ -63,6 +64,10 @@ void AddLogSummary(report::Report& report, const std::vector<std::string>& files
 /// The `trace` table (omitted from the human table): one row per execution, as
 /// report::PrintTrace reads it.
 void AddTimeline(report::Report& report, const std::vector<dispatch::ExecRecord>& execs);
+
+/// The refusal of a worker that did nothing (CapturedRun::Refused): its own error line on
+/// stderr and its exit status, or, without a line, an error naming what became of it.
+StatusOr<int> RefusalOf(const dispatch::CapturedRun& run);
 
 /// `text` with every byte sequence that is not valid UTF-8 replaced by `?` (JSON needs UTF-8).
 std::string ValidUtf8(std::string_view text);

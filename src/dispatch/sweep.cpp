@@ -83,6 +83,7 @@ StatusOr<SweepRun> RunSweepWorker(const SweepSettings& settings, std::string cap
   capture.threads = threads;
   if (cap != kScalarCap && !cap.empty()) capture.max_cpu_isa = cap;
   capture.timeout_s = settings.timeout_s;
+  capture.on_phase = settings.on_phase;
   // Linux perf map (/tmp/perf-<pid>.map): perf report shows the JIT kernels' names.
   if (settings.perf_map) capture.extra_env.emplace_back("ONEDNN_JIT_PROFILE", "2");
   StatusOr<CapturedRun> run = CaptureModelRun(capture);

@@ -75,6 +75,10 @@ std::string Progress::Line() const {
     line += fmt::format(", ~{} left", Clock(left));
   }
   if (line.size() > kWidth) line.resize(kWidth);
+  // A command's name may hold anything: no control byte reaches the terminal.
+  for (char& c : line) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+  }
   return line;
 }
 

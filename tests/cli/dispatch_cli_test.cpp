@@ -212,6 +212,15 @@ TEST(DispatchCliTest, BadThreadSetIsAUsageError) {
             "cores)\n");
 }
 
+TEST(DispatchCliTest, AMissingDataDirectoryIsSaidOnceWithItsReason) {
+  const auto r = RunDlcheck(Args({"--data", "/nonexistent/fashion", "--no-peak"}));
+  EXPECT_EQ(r.exit_code, ToInt(ExitCode::kInputError));
+  EXPECT_EQ(r.err,
+            "dlcheck: no train-images-idx3-ubyte[.gz] in /nonexistent/fashion (--data needs an "
+            "MNIST-format directory)\n");
+  EXPECT_TRUE(r.out.empty());
+}
+
 // ---- dispatch -- CMD ------------------------------------------------------------------------
 
 // Debian's interpreter, whose python3-torch the tests use (PATH may hold another one).
