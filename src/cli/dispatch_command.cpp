@@ -12,6 +12,7 @@
 #include <tuple>
 
 #include "cli/commands.h"
+#include "cli/dispatch_program.h"
 #include "cli/model_options.h"
 #include "cli/verbose_report.h"
 #include "detect/binding.h"
@@ -19,8 +20,10 @@
 #include "detect/platform.h"
 #include "dispatch/capture.h"
 #include "dispatch/onednn_info.h"
+#include "dispatch/signals.h"
 #include "dispatch/sweep.h"
 #include "mlp/model.h"
+#include "report/progress.h"
 #include "verbose/rules.h"
 
 namespace dlcheck::cli {
@@ -38,11 +41,15 @@ using dispatch::SweepRun;
 using dispatch::ThreadsOf;
 using report::Value;
 
+constexpr std::string_view kModelGroup = "Model options (not with -- CMD)";
+
 struct DispatchOptions {
   dispatch::ModelRunOptions run;
   std::vector<std::string> isa;      ///< --isa; empty: every cap up to the machine's
-  std::vector<std::string> threads;  ///< --threads; empty: no thread sweep
-  int cap_threads = 0;               ///< OpenMP threads of the ISA sweep; 0: inherit
+  std::vector<std::string> threads;  ///< --thread-sets; empty: no thread sweep
+  int cap_threads = 0;               ///< --threads: OpenMP threads of the ISA sweep; 0: inherit
+  int repeat = 1;                    ///< --repeat (runs of CMD per configuration)
+  std::vector<std::string> command;  ///< CMD after --: sweep the user's program
   bool perf_map = false;
   bool no_peak = false;
   double timeout_s = 600;
@@ -53,15 +60,11 @@ Value Opt(const std::optional<double>& v, int precision) {
   return v ? Value(*v, precision) : Value();
 }
 
-void Progress(bool on, std::size_t index, std::size_t total, const std::string& what) {
-  if (on) std::cerr << fmt::format("dlcheck: dispatch [{}/{}] {}\n", index, total, what);
-}
-
 void AddSweepTables(report::Report& report, const DispatchOptions& o,
                     const std::vector<SweepRun>& runs) {
-  // runs: the caps in order, then the scalar run last.
-  const SweepRun& scalar = runs.back();
-  const SweepCells scalar_cells = CellsOf(scalar.run);
+  // runs: the caps in order, then the scalar run last (missing when a signal stopped the sweep).
+  const bool has_scalar = runs.back().cap == kScalarCap;
+  const SweepCells scalar_cells = has_scalar ? CellsOf(runs.back().run) : SweepCells();
   std::vector<SweepCells> cells;
   for (const auto& r : runs) cells.push_back(CellsOf(r.run));
   const SweepCells& lowest = cells.front();
@@ -77,7 +80,7 @@ void AddSweepTables(report::Report& report, const DispatchOptions& o,
   }
 
   const double traced = std::max(1, o.run.traced);
-  const std::size_t n_caps = runs.size() - 1;
+  const std::size_t n_caps = runs.size() - (has_scalar ? 1 : 0);
   std::vector<std::string> columns = {"layer", "primitive", "prop_kind"};
   for (std::size_t i = 0; i < n_caps; ++i) columns.push_back(runs[i].cap);
   for (const char* c : {"scalar", "fastest", "x scalar", "x lowest"}) columns.emplace_back(c);
@@ -148,7 +151,11 @@ void AddRunsTable(report::Report& report, const std::vector<SweepRun>& runs, boo
        "speedup_vs_lowest", "max_deviation", "peak_gflops", "worker", "perf_map"},
       "Runs (samples/s with verbose off)");
   if (!perf_map) t.hidden_in_table = {"perf_map"};
-  const auto scalar = runs.back().run.results.samples_per_s;
+  // The scalar run is last, unless a signal stopped the sweep before it.
+  const SweepRun* scalar_run = runs.back().cap == kScalarCap ? &runs.back() : nullptr;
+  const double scalar = scalar_run != nullptr && scalar_run->run.results.samples_per_s
+                            ? *scalar_run->run.results.samples_per_s
+                            : 0.0;
   const auto lowest = runs.front().run.results.samples_per_s;
   for (const auto& r : runs) {
     const auto sps = r.run.results.samples_per_s;
@@ -156,7 +163,7 @@ void AddRunsTable(report::Report& report, const std::vector<SweepRun>& runs, boo
         {r.cap, r.run.results.backend ? Value(*r.run.results.backend) : Value(), ThreadsOf(r),
          r.run.header.isa_short.empty() || r.cap == kScalarCap ? Value()
                                                                : Value(r.run.header.isa_short),
-         Opt(sps, 1), sps && scalar && *scalar > 0 ? Value(*sps / *scalar, 2) : Value(),
+         Opt(sps, 1), sps && scalar > 0 ? Value(*sps / scalar, 2) : Value(),
          sps && lowest && *lowest > 0 && r.cap != kScalarCap ? Value(*sps / *lowest, 2) : Value(),
          Opt(r.run.results.max_deviation, 9), Opt(PeakOf(r), 1),
          r.run.outcome.ok() ? Value("ok") : Value(Describe(r)), PerfMapOf(perf_map, r)});
@@ -189,10 +196,9 @@ void AddFindings(report::Report& report, const std::vector<SweepRun>& runs) {
                       r.cap.empty() ? "thread set " + r.thread_set : r.cap, Describe(r)));
     }
     if (r.cap == kScalarCap || r.cap.empty()) continue;
-    const int cap_rank = detect::OneDnnIsaRank(r.cap);
     std::vector<std::string> above, scalar;
     for (const auto& s : r.run.rows) {
-      if (!s.isa.empty() && detect::OneDnnIsaRank(s.isa) > cap_rank) {
+      if (dispatch::AboveCap(s, r.cap)) {
         above.push_back(
             fmt::format("{} {} ({})", s.layer.value_or("?"), s.primitive, s.implementation));
       }
@@ -289,17 +295,21 @@ StatusOr<SweepPlan> PlanSweep(const DispatchOptions& o) {
 }
 
 // The workers of the sweep, one after the other: every cap, the scalar kernels, every thread
-// set (`set_runs`). Fails only when a worker cannot be started at all.
+// set (`set_runs`), until a signal stops it or the first worker refuses the request. Fails only
+// when a worker cannot be started at all.
 Status RunSweep(const DispatchOptions& o, const SweepPlan& plan, std::vector<SweepRun>& runs,
                 std::vector<SweepRun>& set_runs) {
-  const dispatch::SweepSettings settings{o.run, o.timeout_s, o.perf_map};
-  const bool progress = isatty(STDERR_FILENO) != 0;
-  const std::size_t total = plan.caps.size() + 1 + plan.sets.size();
-  std::size_t index = 0;
+  report::Progress progress("dispatch", plan.caps.size() + 1 + plan.sets.size());
+  dispatch::SweepSettings settings{o.run, o.timeout_s, o.perf_map};
+  if (progress.active()) {
+    settings.on_phase = [&progress](std::string_view phase) { progress.Phase(std::string(phase)); };
+  }
   auto run = [&](std::vector<SweepRun>& into, const std::string& what, std::string cap,
                  const std::string& set, int threads, const std::string& cpuset,
                  bool peak) -> Status {
-    Progress(progress, ++index, total, what);
+    if (dispatch::SignalForwarding::Received() != 0) return {};  // stopped: no further run
+    if (!runs.empty() && runs.front().run.Refused()) return {};  // the same refusal again
+    progress.Step(what);
     StatusOr<SweepRun> r =
         dispatch::RunSweepWorker(settings, std::move(cap), set, threads, cpuset, peak);
     if (!r.ok()) return r.status();
@@ -325,12 +335,33 @@ Status RunSweep(const DispatchOptions& o, const SweepPlan& plan, std::vector<Swe
   return {};
 }
 
+// The exit status of a finished sweep: 128 + N when signal N stopped it, 5 when a worker failed.
+StatusOr<int> SweepStatus(const std::vector<SweepRun>& all) {
+  if (const int sig = dispatch::SignalForwarding::Received(); sig != 0) {
+    PrintError(fmt::format("interrupted by {}; the report holds the runs done",
+                           dispatch::SignalName(sig)));
+    return 128 + sig;
+  }
+  for (const auto& r : all) {
+    if (!r.run.outcome.ok()) {
+      return Status(ExitCode::kWorkerFailed,
+                    "a model worker failed; the report holds the other runs");
+    }
+  }
+  return ToInt(ExitCode::kOk);
+}
+
 StatusOr<int> RunDispatch(const DispatchOptions& o) {
   StatusOr<SweepPlan> plan = PlanSweep(o);
   if (!plan.ok()) return plan.status();
+  dispatch::SignalForwarding forwarding;  // a signal between workers stops the sweep
   std::vector<SweepRun> runs;
   std::vector<SweepRun> set_runs;
   if (Status s = RunSweep(o, *plan, runs, set_runs); !s.ok()) return s;
+  if (runs.empty()) return SweepStatus(runs);  // a signal before the first worker
+  // A worker that refused the request (a bad --data directory, say) refuses it under every cap:
+  // its own reason, once, and its exit status.
+  if (runs.front().run.Refused()) return RefusalOf(runs.front().run);
 
   report::Report report;
   report.command = "dispatch";
@@ -341,15 +372,42 @@ StatusOr<int> RunDispatch(const DispatchOptions& o) {
   std::vector<SweepRun> all = runs;
   for (auto& r : set_runs) all.push_back(r);
   AddFindings(report, all);
+  if (const int sig = dispatch::SignalForwarding::Received(); sig != 0) {
+    report.AddFinding(report::Severity::kWarning, "interrupted",
+                      fmt::format("interrupted by {}: the report holds the runs that were done",
+                                  dispatch::SignalName(sig)));
+  }
   report::Print(report, o.format, std::cout);
   std::cout.flush();
-  for (const auto& r : all) {
-    if (!r.run.outcome.ok()) {
-      return Status(ExitCode::kWorkerFailed,
-                    "a model worker failed; the report holds the other runs");
+  return SweepStatus(all);
+}
+
+// `dispatch -- CMD` takes the sweep's options, not the model's: a model option given with CMD
+// is a usage error rather than silently ignored.
+Status CheckProgramMode(const CLI::App& sub, const DispatchOptions& o) {
+  if (o.command.empty()) {
+    if (o.repeat != 1) return UsageError("--repeat: only with a command (dispatch -- CMD)");
+    return {};
+  }
+  for (const CLI::Option* option : sub.get_options()) {
+    const std::string& group = option->get_group();
+    if (group == kModelGroup && option->count() > 0) {
+      return UsageError(fmt::format("{}: a model option; dispatch -- CMD runs CMD, not a model",
+                                    option->get_name()));
     }
   }
-  return ToInt(ExitCode::kOk);
+  return {};
+}
+
+StatusOr<int> RunDispatchCommand(const CLI::App& sub, const DispatchOptions& o) {
+  if (Status s = CheckProgramMode(sub, o); !s.ok()) return s;
+  if (o.command.empty()) return RunDispatch(o);
+  return RunDispatchProgram({.command = o.command,
+                             .isa = o.isa,
+                             .thread_sets = o.threads,
+                             .threads = o.cap_threads,
+                             .repeat = o.repeat,
+                             .format = o.format});
 }
 
 }  // namespace
@@ -358,24 +416,36 @@ void SetupDispatch(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<DispatchOptions>();
   auto* sub = app.add_subcommand(
       "dispatch",
-      "run a model under each oneDNN ISA cap (and thread set) and on dlcheck's scalar kernels, "
-      "side by side per primitive");
+      "run a model (or, after --, a program) under each oneDNN ISA cap and thread set, side by "
+      "side per primitive");
   AddModelOptions(*sub, o->run);
   // Each run of the sweep chooses its own backend (oneDNN under a cap, then the scalar kernels).
   sub->remove_option(sub->get_option("--backend"));
+  for (CLI::Option* option : sub->get_options()) {
+    if (option->get_name() != "--help" && option->get_name() != "--help-all") {
+      option->group(std::string(kModelGroup));
+    }
+  }
   sub->add_option("--isa", o->isa,
                   "ISA caps to sweep, comma-separated (default: every cap from sse41 up to what "
                   "this machine supports)")
       ->delimiter(',')
       ->type_name("LIST");
-  sub->add_option("--threads", o->threads,
-                  "also run at the highest cap per thread set: 1, socket, all or a number of "
-                  "cores, comma-separated; one thread per core, bound by hwloc")
+  sub->add_option("--thread-sets", o->threads,
+                  "also run (at the machine's best ISA) on each thread set: 1, socket, all or a "
+                  "number of cores, comma-separated; one thread per core, bound by hwloc")
       ->delimiter(',')
       ->type_name("LIST");
-  sub->add_option("--cap-threads", o->cap_threads,
-                  "OpenMP threads of the ISA sweep (default: OMP_NUM_THREADS or all)")
-      ->check(CLI::Range(1, 4096));
+  sub->add_option("-t,--threads", o->cap_threads,
+                  "OpenMP threads of the ISA sweep (default: OMP_NUM_THREADS; else for a model "
+                  "all, for CMD the cores idle over the last minute)")
+      ->check(CLI::Range(1, 4096))
+      ->type_name("N");
+  sub->add_option("--repeat", o->repeat,
+                  "runs of CMD per configuration (median and spread reported; default 1)")
+      ->check(CLI::Range(1, 1000))
+      ->type_name("N");
+  sub->add_option("command", o->command, "the program and its arguments, after --");
   sub->add_flag("--perf-map", o->perf_map,
                 "write oneDNN's JIT kernel names to /tmp/perf-<pid>.map (ONEDNN_JIT_PROFILE=2) so "
                 "that perf report shows them");
@@ -383,7 +453,7 @@ void SetupDispatch(CLI::App& app, int& exit_code) {
   sub->add_option("--timeout", o->timeout_s, "kill a worker after this many seconds (default 600)")
       ->check(CLI::PositiveNumber);
   AddFormatOption(*sub, o->format);
-  sub->callback([o, &exit_code] { exit_code = EndCommand(RunDispatch(*o)); });
+  sub->callback([o, sub, &exit_code] { exit_code = EndCommand(RunDispatchCommand(*sub, *o)); });
 }
 
 }  // namespace dlcheck::cli

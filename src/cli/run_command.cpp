@@ -15,8 +15,9 @@
 #include "cli/verbose_report.h"
 #include "dispatch/capture.h"
 #include "dispatch/program.h"
+#include "dispatch/program_capture.h"
+#include "report/progress.h"
 #include "verbose/log_session.h"
-#include "verbose/output_splitter.h"
 
 namespace dlcheck::cli {
 namespace {
@@ -34,43 +35,7 @@ struct RunOptions {
   std::string output_path;
 };
 
-// Takes the splitter's output: verbose lines to the session (and the raw log), the program's
-// own bytes to stderr at once.
-class RunSink : public verbose::OutputSink {
- public:
-  RunSink(verbose::LogSession& session, std::ofstream& raw_log)
-      : session_(session), raw_log_(raw_log) {}
-
-  void OnVerboseLine(std::string_view line) override {
-    ++lines_;
-    if (raw_log_.is_open()) raw_log_ << line << '\n';
-    session_.Feed(line, lines_);
-  }
-  void OnTooLongLine() override { session_.FeedTooLong(++lines_); }
-  void OnProgramOutput(std::string_view bytes) override {
-    while (!bytes.empty()) {
-      const ssize_t put = write(STDERR_FILENO, bytes.data(), bytes.size());
-      if (put < 0 && errno == EINTR) continue;
-      if (put <= 0) return;  // stderr closed: the program's output has nowhere to go
-      bytes.remove_prefix(static_cast<std::size_t>(put));
-    }
-  }
-
- private:
-  verbose::LogSession& session_;
-  std::ofstream& raw_log_;
-  std::uint64_t lines_ = 0;
-};
-
-// What the run produced, for the report.
-struct RunResult {
-  dispatch::ProgramOutcome outcome;
-  std::uint64_t program_bytes = 0;
-  std::uint64_t program_lines = 0;
-  std::uint64_t verbose_lines = 0;
-  std::vector<dispatch::ExecRecord> execs;
-  std::uint64_t timeline_dropped = 0;
-};
+using RunResult = dispatch::ProgramCapture;
 
 std::string CommandText(const std::vector<std::string>& argv) {
   std::string text;
@@ -156,25 +121,17 @@ report::Report BuildReport(const RunOptions& o, const RunResult& run,
 // Runs the program with its stdout split between the session and dlcheck's stderr.
 StatusOr<RunResult> Capture(const RunOptions& o, verbose::LogSession& session,
                             std::ofstream& raw_log) {
-  RunResult run;
-  dispatch::Timeline timeline(session, run.execs, kMaxTimeline);
-  timeline.set_recording(true);
-  session.AddListener(&timeline);
-  session.StartInput("<" + o.command.front() + ">");
-  RunSink sink(session, raw_log);
-  verbose::OutputSplitter splitter(sink);
-  StatusOr<dispatch::ProgramOutcome> ended =
-      dispatch::RunProgram({.argv = o.command, .env = ProgramVerboseEnvironment()},
-                           [&](std::string_view bytes) { splitter.Feed(bytes); });
-  splitter.Finish();
-  session.Finish();
-  if (!ended.ok()) return ended.status();
-  run.outcome = *ended;
-  run.program_bytes = splitter.program_bytes();
-  run.program_lines = splitter.program_lines();
-  run.verbose_lines = splitter.verbose_lines();
-  run.timeline_dropped = timeline.dropped();
-  return run;
+  // Progress on a terminal: cleared before the program's own output, drawn again after it.
+  report::Progress progress("run", 0);
+  progress.Step(o.command.front());
+  dispatch::ProgramCaptureOptions capture{.spec = {.argv = o.command},
+                                          .raw_log = raw_log.is_open() ? &raw_log : nullptr,
+                                          .max_timeline = kMaxTimeline};
+  if (progress.active()) {
+    capture.on_output = [&progress] { progress.Clear(); };
+    capture.on_chunk = [&progress] { progress.Tick(); };
+  }
+  return dispatch::CaptureProgram(capture, session);
 }
 
 StatusOr<int> RunRun(const RunOptions& o) {

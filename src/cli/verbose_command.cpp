@@ -13,6 +13,7 @@
 #include "dispatch/capture.h"
 #include "dispatch/onednn_info.h"
 #include "mlp/model.h"
+#include "report/progress.h"
 
 namespace dlcheck::cli {
 namespace {
@@ -87,20 +88,6 @@ void AddFallbackFindings(report::Report& report, const dispatch::CapturedRun& ru
                                 layers, run.fallbacks.front().reason));
 }
 
-// The worker refused the request before doing anything (a bad --data directory, say): its own
-// error line says why, and its exit code is ours; there is no report to print.
-bool Refused(const dispatch::CapturedRun& run) {
-  return run.outcome.exited && run.outcome.exit_code != 0 &&
-         run.outcome.exit_code != ToInt(ExitCode::kFailure) && run.verbose_lines == 0 &&
-         run.last_phase.empty();
-}
-
-std::string WorkerStderr(const dispatch::CapturedRun& run) {
-  std::string tail = run.outcome.stderr_tail;
-  while (!tail.empty() && tail.back() == '\n') tail.pop_back();
-  return tail;
-}
-
 // The finding and exit code of a run whose numbers disagree with the scalar reference.
 void AddDeviationFinding(report::Report& report, const dispatch::WorkerResults& results) {
   report.AddFinding(
@@ -152,43 +139,51 @@ report::Report BuildReport(const VerboseOptions& o, const dispatch::CapturedRun&
   AddTimeline(report, run.execs);
   AddFallbackFindings(report, run);
   if (Deviates(run.results)) AddDeviationFinding(report, run.results);
-  if (!run.outcome.ok()) AddWorkerFailedFinding(report, run);
+  if (run.outcome.interrupted != 0) {
+    report.AddFinding(report::Severity::kWarning, "interrupted",
+                      fmt::format("interrupted by {}: the worker was stopped; the report holds "
+                                  "what it did before",
+                                  dispatch::SignalName(run.outcome.interrupted)));
+  } else if (!run.outcome.ok()) {
+    AddWorkerFailedFinding(report, run);
+  }
   return report;
 }
 
-// The refusal of a worker that did nothing: its own error line, or what became of it.
-StatusOr<int> RefusalOf(const dispatch::CapturedRun& run) {
-  const std::string err = WorkerStderr(run);
-  if (err.empty()) {
-    return Status(static_cast<ExitCode>(run.outcome.exit_code),
-                  fmt::format("the model worker {}", run.outcome.Describe(0)));
-  }
-  std::cerr << err << '\n';
-  return run.outcome.exit_code;
-}
-
 StatusOr<int> Finish(const VerboseOptions& o, const dispatch::CapturedRun& run) {
-  if (Refused(run)) return RefusalOf(run);
+  if (run.Refused()) return RefusalOf(run);
   report::Print(BuildReport(o, run), o.format, std::cout);
   std::cout.flush();
+  if (const int sig = run.outcome.interrupted; sig != 0) {
+    PrintError(fmt::format("interrupted by {}; the report holds what was captured",
+                           dispatch::SignalName(sig)));
+    return 128 + sig;
+  }
   if (!run.outcome.ok()) {
     // The worker's own last words (its error line, or a sanitizer/oneDNN message) come first.
-    if (const std::string err = WorkerStderr(run); !err.empty()) std::cerr << err << '\n';
+    if (const std::string err = run.WorkerError(); !err.empty()) std::cerr << err << '\n';
     return Status(ExitCode::kWorkerFailed,
                   fmt::format("the model worker {}", run.outcome.Describe(run.timeout_s)));
   }
   return ToInt(Deviates(run.results) ? ExitCode::kDeviation : ExitCode::kOk);
 }
 
-StatusOr<int> RunVerbose(VerboseOptions& o) {
-  if (Status valid = mlp::Validate(o.capture.run.model); !valid.ok()) return valid;
-  // Progress on a terminal only: phases of a long run (--data, many --iters), never in the data.
-  if (isatty(STDERR_FILENO) != 0) {
-    o.capture.on_phase = [](std::string_view phase) {
-      std::cerr << "dlcheck: verbose: " << phase << '\n';
+// The worker's run, with its phases as progress on a terminal (cleared before the report).
+StatusOr<dispatch::CapturedRun> Capture(VerboseOptions& o) {
+  report::Progress progress("verbose", 0);
+  if (progress.active()) {
+    o.capture.on_phase = [&progress](std::string_view phase) {
+      progress.Phase(std::string(phase));
     };
   }
   StatusOr<dispatch::CapturedRun> run = dispatch::CaptureModelRun(o.capture);
+  o.capture.on_phase = nullptr;
+  return run;
+}
+
+StatusOr<int> RunVerbose(VerboseOptions& o) {
+  if (Status valid = mlp::Validate(o.capture.run.model); !valid.ok()) return valid;
+  StatusOr<dispatch::CapturedRun> run = Capture(o);
   if (!run.ok()) return run.status();
   return Finish(o, *run);
 }

@@ -1,7 +1,11 @@
 #include "cli/verbose_report.h"
 
-#include <algorithm>
+#include <fmt/format.h>
 
+#include <algorithm>
+#include <iostream>
+
+#include "dispatch/program_capture.h"
 #include "report/printer.h"
 
 namespace dlcheck::cli {
@@ -280,13 +284,17 @@ void AddTimeline(report::Report& report, const std::vector<dispatch::ExecRecord>
 }
 
 const std::vector<std::pair<std::string, std::string>>& ProgramVerboseEnvironment() {
-  static const std::vector<std::pair<std::string, std::string>> kEnvironment = {
-      {"ONEDNN_VERBOSE", "2"},
-      {"DNNL_VERBOSE", "2"},
-      {"MKLDNN_VERBOSE", "2"},
-      {"ONEDNN_VERBOSE_TIMESTAMP", "1"},
-      {"DNNL_VERBOSE_TIMESTAMP", "1"}};
-  return kEnvironment;
+  return dispatch::VerboseEnvironment();
+}
+
+StatusOr<int> RefusalOf(const dispatch::CapturedRun& run) {
+  const std::string err = run.WorkerError();
+  if (err.empty()) {
+    return Status(static_cast<ExitCode>(run.outcome.exit_code),
+                  fmt::format("the model worker {}", run.outcome.Describe(0)));
+  }
+  std::cerr << err << '\n';
+  return run.outcome.exit_code;
 }
 
 }  // namespace dlcheck::cli

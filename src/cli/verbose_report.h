@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/status.h"
 #include "dispatch/capture.h"
 #include "report/report.h"
 #include "verbose/aggregate.h"
@@ -69,6 +70,9 @@ void AddTimeline(report::Report& report, const std::vector<dispatch::ExecRecord>
 /// (`run`, `profile`): ONEDNN_ (2.5+), DNNL_ (1.1-2.4, and read by 2.5-3.x when ONEDNN_ is
 /// unset), MKLDNN_ (0.x-1.0) at level 2 (creation and execution), with timestamps (2.1+).
 const std::vector<std::pair<std::string, std::string>>& ProgramVerboseEnvironment();
+/// The refusal of a worker that did nothing (CapturedRun::Refused): its own error line on
+/// stderr and its exit status, or, without a line, an error naming what became of it.
+StatusOr<int> RefusalOf(const dispatch::CapturedRun& run);
 
 /// `text` with every byte sequence that is not valid UTF-8 replaced by `?` (JSON needs UTF-8).
 std::string ValidUtf8(std::string_view text);

@@ -78,11 +78,11 @@ StatusOr<std::vector<ThreadSet>> LiveThreadSets(const std::vector<std::string>& 
       const auto [end, ec] = std::from_chars(spec.data(), spec.data() + spec.size(), count);
       if (ec != std::errc() || end != spec.data() + spec.size() || count < 1) {
         return UsageError(fmt::format(
-            "--threads: '{}' is not a thread set (1, socket, all or a number of cores)", spec));
+            "--thread-sets: '{}' is not a thread set (1, socket, all or a number of cores)", spec));
       }
       if (count > static_cast<int>(cores.size())) {
         return UsageError(
-            fmt::format("--threads: {} threads asked, but this process may use {} "
+            fmt::format("--thread-sets: {} threads asked, but this process may use {} "
                         "cores (one thread per core)",
                         count, cores.size()));
       }
@@ -90,7 +90,8 @@ StatusOr<std::vector<ThreadSet>> LiveThreadSets(const std::vector<std::string>& 
     }
     BitmapPtr set(hwloc_bitmap_alloc());
     for (unsigned pu : pus) hwloc_bitmap_set(set.get(), pu);
-    sets.push_back({spec, static_cast<int>(pus.size()), ListOf(set.get())});
+    sets.push_back({spec, static_cast<int>(pus.size()), ListOf(set.get()),
+                    std::vector<int>(pus.begin(), pus.end())});
   }
   return sets;
 }

@@ -17,9 +17,10 @@ namespace dlcheck::detect {
 
 /// The CPUs of one run: one PU (the first allowed) of each chosen core.
 struct ThreadSet {
-  std::string name;    ///< as asked: "1", "socket", "all" or a count such as "4"
-  int threads = 0;     ///< the number of cores (and OpenMP threads)
-  std::string cpuset;  ///< hwloc list syntax, e.g. "0,2,4,6"
+  std::string name;       ///< as asked: "1", "socket", "all" or a count such as "4"
+  int threads = 0;        ///< the number of cores (and OpenMP threads)
+  std::string cpuset;     ///< hwloc list syntax, e.g. "0,2,4,6"
+  std::vector<int> cpus;  ///< the same CPUs as numbers (for sched_setaffinity)
 };
 
 /// Thread sets of this machine, one per spec: "1" (one core), "socket" (every allowed core of

@@ -102,6 +102,19 @@ struct CapturedRun {
   std::uint64_t verbose_lines = 0;  ///< verbose events (creates, execs, diagnostics)
   verbose::ParseStats input;        ///< the worker's non-protocol lines: counts, skips by reason
 
+  /// True when the worker refused the request before doing anything (a bad --data directory,
+  /// say): it exited with an error status other than 1 (an internal error), in no phase and
+  /// without a verbose line. Its own error line (WorkerError) says why.
+  bool Refused() const {
+    return outcome.exited && outcome.exit_code != 0 && outcome.exit_code != 1 &&
+           verbose_lines == 0 && last_phase.empty();
+  }
+  /// The worker's stderr tail without its last line feeds.
+  std::string WorkerError() const {
+    std::string tail = outcome.stderr_tail;
+    while (!tail.empty() && tail.back() == '\n') tail.pop_back();
+    return tail;
+  }
   /// A numeric result by its key (NumericResult), or nullopt when the worker did not report it.
   std::optional<double> Number(std::string_view key) const { return NumericResult(results, key); }
 };

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -11,70 +12,28 @@
 #include <chrono>
 #include <cstring>
 
+#include "dispatch/signals.h"
+
 extern char** environ;
 
 namespace dlcheck::dispatch {
 namespace {
 
-// The running program, for the signal handler; 0 when none runs.
-volatile sig_atomic_t g_program_pid = 0;
-volatile sig_atomic_t g_forwarded = 0;
-
-// Passes SIGINT/SIGTERM on to the program. A signal the terminal sent (si_code SI_KERNEL) went
-// to the whole foreground process group, the program included: it is not sent twice.
-void ForwardSignal(int signal, siginfo_t* info, void*) {
-  if (info != nullptr && info->si_code == SI_KERNEL) return;
-  const pid_t pid = g_program_pid;
-  if (pid > 0) {
-    kill(pid, signal);
-    g_forwarded = signal;
-  }
-}
-
-// Installs the forwarding handlers (no SA_RESTART: poll wakes up) and ignores SIGPIPE, so a
-// closed stderr does not kill dlcheck; the destructor puts back what was there.
-class SignalForwarding {
- public:
-  SignalForwarding() {
-    struct sigaction forward {};
-    forward.sa_sigaction = ForwardSignal;
-    forward.sa_flags = SA_SIGINFO;
-    sigemptyset(&forward.sa_mask);
-    sigaction(SIGINT, &forward, &old_int_);
-    sigaction(SIGTERM, &forward, &old_term_);
-    struct sigaction ignore {};
-    ignore.sa_handler = SIG_IGN;
-    sigaction(SIGPIPE, &ignore, &old_pipe_);
-  }
-  ~SignalForwarding() {
-    g_program_pid = 0;
-    sigaction(SIGINT, &old_int_, nullptr);
-    sigaction(SIGTERM, &old_term_, nullptr);
-    sigaction(SIGPIPE, &old_pipe_, nullptr);
-  }
-  SignalForwarding(const SignalForwarding&) = delete;
-  SignalForwarding& operator=(const SignalForwarding&) = delete;
-
- private:
-  struct sigaction old_int_ {};
-  struct sigaction old_term_ {};
-  struct sigaction old_pipe_ {};
-};
-
 // In the child: stdout on the pipe, default signal dispositions, then exec (searching PATH).
 // An exec failure goes back to the parent as errno through the close-on-exec pipe.
 [[noreturn]] void ExecProgram(int parent, int out_fd, int status_fd, std::vector<char*>& argv,
-                              std::vector<char*>& envp) {
+                              std::vector<char*>& envp, const cpu_set_t* cpus) {
   // Default dispositions before the signals blocked around fork are let in: a SIGINT sent now
   // ends the child, as it would end the program.
-  signal(SIGINT, SIG_DFL);
-  signal(SIGTERM, SIG_DFL);
-  signal(SIGPIPE, SIG_DFL);  // SIG_IGN would be inherited across exec
+  SignalForwarding::ResetInChild();
   DieWithParent(parent);
   dup2(out_fd, STDOUT_FILENO);
-  sigset_t none;
-  sigemptyset(&none);
-  sigprocmask(SIG_SETMASK, &none, nullptr);
+  // The affinity is inherited across exec: every thread the program starts stays on these CPUs.
+  if (cpus != nullptr && sched_setaffinity(0, sizeof *cpus, cpus) != 0) {
+    const int err = errno;
+    (void)!write(status_fd, &err, sizeof err);
+    _exit(127);
+  }
   execvpe(argv[0], argv.data(), envp.data());
   const int err = errno;
   (void)!write(status_fd, &err, sizeof err);
@@ -108,7 +67,7 @@ bool Reap(pid_t pid, ProgramOutcome& outcome, bool block) {
   while ((got = waitpid(pid, &status, block ? 0 : WNOHANG)) < 0 && errno == EINTR) {
   }
   if (got != pid) return false;
-  g_program_pid = 0;  // its pid may be reused from now on: forward nothing more
+  SignalForwarding::ClearTarget();  // its pid may be reused from now on: forward nothing more
   outcome.pid = static_cast<int>(pid);
   Record(status, outcome);
   return true;
@@ -160,21 +119,25 @@ StatusOr<ProgramOutcome> RunProgram(const ProgramSpec& spec,
   for (const auto& a : spec.argv) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
 
+  cpu_set_t cpus;
+  CPU_ZERO(&cpus);
+  for (int cpu : spec.cpus) CPU_SET(cpu, &cpus);
+
   SignalForwarding forwarding;
   const auto start = std::chrono::steady_clock::now();
   const pid_t parent = getpid();
-  // SIGINT/SIGTERM wait until the program's pid is known (the parent) or the handlers are reset
-  // (the child), so none is lost between fork and exec.
-  sigset_t forwarded, before;
-  sigemptyset(&forwarded);
-  sigaddset(&forwarded, SIGINT);
-  sigaddset(&forwarded, SIGTERM);
-  sigprocmask(SIG_BLOCK, &forwarded, &before);
-  const pid_t pid = fork();
-  if (pid == 0) ExecProgram(parent, out_pipe[1], status_pipe[1], argv, envp);
-  g_program_pid = pid > 0 ? pid : 0;
-  g_forwarded = 0;
-  sigprocmask(SIG_SETMASK, &before, nullptr);
+  pid_t pid = -1;
+  {
+    // SIGINT/SIGTERM/SIGHUP wait until the program's pid is known (the parent) or the handlers
+    // are reset (the child), so none is lost between fork and exec.
+    SignalForwarding::Block blocked;
+    pid = fork();
+    if (pid == 0) {
+      ExecProgram(parent, out_pipe[1], status_pipe[1], argv, envp,
+                  spec.cpus.empty() ? nullptr : &cpus);
+    }
+    if (pid > 0) SignalForwarding::Target(pid, /*own_group=*/false);
+  }
   if (pid < 0) return Status(ExitCode::kFailure, fmt::format("cannot fork: {}", strerror(errno)));
   close(out_pipe[1]);
   close(status_pipe[1]);
@@ -193,7 +156,7 @@ StatusOr<ProgramOutcome> RunProgram(const ProgramSpec& spec,
   close(out_pipe[0]);
   if (!reaped) Reap(pid, outcome, true);
   outcome.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  outcome.forwarded_signal = g_forwarded;
+  outcome.forwarded_signal = SignalForwarding::Received();
   return outcome;
 }
 

@@ -1,8 +1,8 @@
 #pragma once
 // Runs a user's program (`dlcheck run -- CMD`) the way `time` does: found on PATH, stdin and
 // stderr inherited, in dlcheck's process group, with its stdout on a pipe that is read as it is
-// written. SIGINT and SIGTERM sent to dlcheck are passed on to the program (a Ctrl-C from the
-// terminal reaches it directly), and the program is killed if dlcheck dies.
+// written. SIGINT, SIGTERM and SIGHUP sent to dlcheck are passed on to the program (a Ctrl-C
+// from the terminal reaches it directly; signals.h), and the program is killed if dlcheck dies.
 //
 //   ProgramSpec spec{.argv = {"python3", "train.py"}, .env = {{"ONEDNN_VERBOSE", "2"}}};
 //   StatusOr<ProgramOutcome> ended = RunProgram(spec, [&](std::string_view bytes) { ... });
@@ -23,6 +23,8 @@ struct ProgramSpec {
   std::vector<std::string> argv;  ///< argv[0] is looked up on PATH when it has no `/`
   /// Variables set (or overridden) in the program's environment; the rest is inherited.
   std::vector<std::pair<std::string, std::string>> env;
+  /// The CPUs the program (every thread it starts) may run on; empty: those dlcheck may use.
+  std::vector<int> cpus;
 };
 
 /// How the program ended. Exactly one of exited / signaled is true.
@@ -31,7 +33,7 @@ struct ProgramOutcome {
   int exit_code = 0;  ///< when exited
   bool signaled = false;
   int signal = 0;            ///< when signaled
-  int forwarded_signal = 0;  ///< the last SIGINT/SIGTERM dlcheck passed on, 0 if none
+  int forwarded_signal = 0;  ///< the last SIGINT/SIGTERM/SIGHUP dlcheck received, 0 if none
   double wall_s = 0;         ///< from the start to the end of the program
   int pid = 0;
 

@@ -83,11 +83,19 @@ StatusOr<SweepRun> RunSweepWorker(const SweepSettings& settings, std::string cap
   capture.threads = threads;
   if (cap != kScalarCap && !cap.empty()) capture.max_cpu_isa = cap;
   capture.timeout_s = settings.timeout_s;
+  capture.on_phase = settings.on_phase;
   // Linux perf map (/tmp/perf-<pid>.map): perf report shows the JIT kernels' names.
   if (settings.perf_map) capture.extra_env.emplace_back("ONEDNN_JIT_PROFILE", "2");
   StatusOr<CapturedRun> run = CaptureModelRun(capture);
   if (!run.ok()) return run.status();
   return SweepRun{std::move(cap), thread_set, threads, cpuset, std::move(*run)};
+}
+
+bool AboveCap(const verbose::PrimitiveStats& s, std::string_view cap) {
+  const std::string_view isa = std::string_view(s.isa).substr(0, s.isa.find(' '));
+  if (isa.empty()) return false;
+  const auto rank = onednn::IsaRank(isa);
+  return rank && *rank > RankOf(cap);
 }
 
 PrimitiveKey KeyOf(const verbose::PrimitiveStats& s) {

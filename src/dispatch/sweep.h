@@ -7,6 +7,7 @@
 //   StatusOr<SweepRun> run = RunSweepWorker(settings, "avx2", "", 0, "", /*peak=*/true);
 //   SweepCells cells = CellsOf(run->run);   // per PrimitiveKey (layer, primitive, prop kind)
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -43,6 +44,8 @@ struct SweepSettings {
   ModelRunOptions run;
   double timeout_s = 600;
   bool perf_map = false;  ///< ONEDNN_JIT_PROFILE=2: /tmp/perf-<pid>.map for `perf report`
+  /// Called when a worker enters a phase (progress on a terminal); may be empty.
+  std::function<void(std::string_view phase)> on_phase;
 };
 
 /// One worker run of the sweep.
@@ -67,6 +70,9 @@ struct PrimitiveKey {
   std::string prop_kind;  ///< forward_training, backward_data, ...
   auto operator<=>(const PrimitiveKey&) const = default;
 };
+/// True when the row ran at an ISA that ranks above `cap`: what a cap must never allow.
+bool AboveCap(const verbose::PrimitiveStats& s, std::string_view cap);
+
 /// The key of a row.
 PrimitiveKey KeyOf(const verbose::PrimitiveStats& s);
 

@@ -14,6 +14,8 @@
 #include <climits>
 #include <cstring>
 
+#include "dispatch/signals.h"
+
 extern char** environ;
 
 namespace dlcheck::dispatch {
@@ -140,9 +142,11 @@ StatusOr<Child> Spawn(const WorkerSpec& spec) {
   argv.push_back(nullptr);
 
   const pid_t parent = getpid();
+  SignalForwarding::Block blocked;  // until the worker is named the target of forwarded signals
   const pid_t pid = fork();
   if (pid < 0) return Status(ExitCode::kFailure, fmt::format("cannot fork: {}", strerror(errno)));
   if (pid == 0) {
+    SignalForwarding::ResetInChild();
     DieWithParent(parent);
     setpgid(0, 0);  // its own process group, so a timeout kills everything it started
     dup2(out_pipe[1], STDOUT_FILENO);
@@ -152,15 +156,21 @@ StatusOr<Child> Spawn(const WorkerSpec& spec) {
     (void)!write(exec_pipe[1], &err, sizeof err);
     _exit(127);
   }
+  setpgid(pid, pid);  // as the child does: no signal to its group can come before the group
+  SignalForwarding::Target(pid, /*own_group=*/true);
   close(out_pipe[1]);
   close(err_pipe[1]);
   close(exec_pipe[1]);
   int exec_errno = 0;
-  const bool exec_failed = read(exec_pipe[0], &exec_errno, sizeof exec_errno) == sizeof exec_errno;
+  ssize_t got;
+  while ((got = read(exec_pipe[0], &exec_errno, sizeof exec_errno)) < 0 && errno == EINTR) {
+  }
+  const bool exec_failed = got == sizeof exec_errno;
   close(exec_pipe[0]);
   if (exec_failed) {
     close(out_pipe[0]);
     close(err_pipe[0]);
+    SignalForwarding::ClearTarget();
     waitpid(pid, nullptr, 0);
     return Status(ExitCode::kWorkerFailed,
                   fmt::format("cannot start worker {}: {}", spec.argv[0], strerror(exec_errno)));
@@ -220,7 +230,9 @@ void Reap(pid_t pid, WorkerOutcome& outcome) {
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
+  SignalForwarding::ClearTarget();
   outcome.pid = static_cast<int>(pid);
+  outcome.interrupted = SignalForwarding::Received();
   if (outcome.timed_out) {
     outcome.signaled = false;
     outcome.signal = SIGKILL;
@@ -239,6 +251,7 @@ StatusOr<WorkerOutcome> RunWorker(const WorkerSpec& spec,
                                   const std::function<void(std::string_view)>& on_line,
                                   std::size_t max_line) {
   if (spec.argv.empty()) return Status(ExitCode::kFailure, "worker: no program given");
+  SignalForwarding forwarding;
   StatusOr<Child> child = Spawn(spec);
   if (!child.ok()) return child.status();
   WorkerOutcome outcome;

@@ -36,6 +36,8 @@ struct WorkerOutcome {
   std::size_t stdout_lines = 0;
   std::string stderr_tail;  ///< the last 16 KiB the child wrote on stderr
   int pid = 0;              ///< the child's process id (names its perf map, /tmp/perf-<pid>.map)
+  /// The SIGINT, SIGTERM or SIGHUP dlcheck received and passed on to the child; 0: none.
+  int interrupted = 0;
 
   bool ok() const { return exited && exit_code == 0; }
   /// "exited with status 3", "killed by signal 4 (SIGILL)", "timed out after 5 s and was killed".
@@ -43,8 +45,10 @@ struct WorkerOutcome {
 };
 
 /// Runs the worker, calling `on_line` for every line of its stdout (without the line end) as it
-/// arrives. Lines longer than `max_line` bytes are cut into pieces of that size. Returns an error
-/// Status only when the child could not be started at all.
+/// arrives. Lines longer than `max_line` bytes are cut into pieces of that size. SIGINT, SIGTERM
+/// and SIGHUP sent to dlcheck meanwhile are passed on to the child's process group (signals.h)
+/// and recorded in `interrupted`. Returns an error Status only when the child could not be
+/// started at all.
 StatusOr<WorkerOutcome> RunWorker(const WorkerSpec& spec,
                                   const std::function<void(std::string_view)>& on_line,
                                   std::size_t max_line = 1 << 20);

@@ -73,6 +73,8 @@ class LogSession {
 
   /// Adds a listener (not owned; it must outlive the session's feeding).
   void AddListener(EventListener* listener) { listeners_.push_back(listener); }
+  /// Removes a listener added before (one that goes away while the session goes on).
+  void RemoveListener(EventListener* listener) { std::erase(listeners_, listener); }
 
   /// Starts an input named `name` (for --strict messages): the template and header state start
   /// afresh, the rows and counts go on. Feeding without StartInput starts an unnamed one.

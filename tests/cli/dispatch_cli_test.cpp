@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -139,7 +140,7 @@ TEST(DispatchCliTest, AWorkerKilledUnderOneCapIsReportedAndTheOthersRun) {
 
 TEST(DispatchCliTest, ThreadSetsFollowTheTopology) {
   const auto r = RunDlcheck(
-      Args({"--isa", "sse41", "--no-peak", "--threads", "1,socket,all", "--format", "json"}));
+      Args({"--isa", "sse41", "--no-peak", "--thread-sets", "1,socket,all", "--format", "json"}));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const nlohmann::json j = nlohmann::json::parse(r.out);
   const auto& sets = j["threads"];
@@ -204,11 +205,117 @@ TEST(DispatchCliTest, UnknownCapIsAUsageError) {
 }
 
 TEST(DispatchCliTest, BadThreadSetIsAUsageError) {
-  const auto r = RunDlcheck({"dispatch", "--threads", "1,half"});
+  const auto r = RunDlcheck({"dispatch", "--thread-sets", "1,half"});
   EXPECT_EQ(r.exit_code, ToInt(ExitCode::kUsage));
   EXPECT_EQ(r.err,
-            "dlcheck: --threads: 'half' is not a thread set (1, socket, all or a number of "
+            "dlcheck: --thread-sets: 'half' is not a thread set (1, socket, all or a number of "
             "cores)\n");
+}
+
+TEST(DispatchCliTest, AMissingDataDirectoryIsSaidOnceWithItsReason) {
+  const auto r = RunDlcheck(Args({"--data", "/nonexistent/fashion", "--no-peak"}));
+  EXPECT_EQ(r.exit_code, ToInt(ExitCode::kInputError));
+  EXPECT_EQ(r.err,
+            "dlcheck: no train-images-idx3-ubyte[.gz] in /nonexistent/fashion (--data needs an "
+            "MNIST-format directory)\n");
+  EXPECT_TRUE(r.out.empty());
+}
+
+// ---- dispatch -- CMD ------------------------------------------------------------------------
+
+// Debian's interpreter, whose python3-torch the tests use (PATH may hold another one).
+constexpr const char* kPython = "/usr/bin/python3";
+
+std::size_t Occurrences(const std::string& text, const std::string& word) {
+  std::size_t n = 0;
+  for (auto at = text.find(word); at != std::string::npos; at = text.find(word, at + 1)) ++n;
+  return n;
+}
+
+// Every row of a cap's configuration ran at an ISA no higher than the cap.
+void ExpectNoRowAboveItsCap(const nlohmann::json& rows) {
+  for (const auto& row : rows) {
+    if (!row["isa_cap"].is_string() || !row["isa"].is_string()) continue;
+    const std::string isa = IsaOfCell(row["isa"]);
+    EXPECT_LE(detect::OneDnnIsaRank(isa), detect::OneDnnIsaRank(row["isa_cap"].get<std::string>()))
+        << row;
+  }
+}
+
+TEST(DispatchCliTest, PytorchScriptUnderCapsAndThreadSetsRepeated) {
+  const auto r = RunDlcheck({"dispatch", "--isa", "sse41", "--thread-sets", "1,all", "--repeat",
+                             "2", "--format", "json", "--", kPython,
+                             testing::DataPath("torch/train_cnn.py"), "--steps", "2"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // The script's own output, intact, once per run: 3 configurations, 2 runs each.
+  EXPECT_EQ(Occurrences(r.err, "train_cnn done steps=2"), 6u) << r.err;
+  EXPECT_EQ(Occurrences(r.err, "step 1/2\rtrain_cnn step=1 loss="), 6u) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["run"]["repeat"], 2);
+  EXPECT_EQ(j["run"]["runs"], 6);
+  ASSERT_EQ(j["configs"].size(), 3u) << j["configs"];
+  const std::vector<std::string> names = {"cap sse41", "threads 1", "threads all"};
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    const auto& c = j["configs"][i];
+    EXPECT_EQ(c["config"], names[i]);
+    EXPECT_EQ(c["runs"], 2);
+    EXPECT_EQ(c["exit_status"], "0,0");
+    EXPECT_LE(c["wall_s_min"].get<double>(), c["wall_s"].get<double>());
+    EXPECT_LE(c["wall_s"].get<double>(), c["wall_s_max"].get<double>());
+  }
+  EXPECT_EQ(j["configs"][1]["threads"], 1);
+  // PyTorch 1.13 runs its convolutions through oneDNN: rows under every configuration and run.
+  std::map<std::pair<std::string, int>, int> convolutions;
+  for (const auto& row : j["rows"]) {
+    if (row["primitive"] == "convolution") {
+      convolutions[{row["config"].get<std::string>(), row["run"].get<int>()}] +=
+          row["execs"].get<int>();
+    }
+  }
+  EXPECT_EQ(convolutions.size(), 6u);
+  for (const auto& [key, execs] : convolutions) EXPECT_GT(execs, 0) << key.first;
+  ExpectNoRowAboveItsCap(j["rows"]);
+  ASSERT_EQ(j["sweep"].size() > 0, true);
+  for (const auto& row : j["sweep"]) EXPECT_TRUE(row.contains("sse41")) << row;
+}
+
+TEST(DispatchCliTest, DlcheckWorkerUnderEveryCapStaysUnderIt) {
+  const auto r = RunDlcheck({"dispatch", "--format", "json", "--", DLCHECK_BINARY, "worker",
+                             "--model", "mlp", "--iters", "1", "--warmup", "0", "--traced", "1"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  const std::vector<std::string> expected = ExpectedCaps();
+  ASSERT_EQ(j["configs"].size(), expected.size()) << j["configs"];
+  std::map<std::string, int> rows_per_cap;
+  for (const auto& row : j["rows"]) ++rows_per_cap[row["isa_cap"].get<std::string>()];
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    EXPECT_EQ(j["configs"][i]["isa_cap"], expected[i]);
+    EXPECT_GT(rows_per_cap[expected[i]], 0) << expected[i];
+  }
+  ExpectNoRowAboveItsCap(j["rows"]);
+  // One run per configuration: no ranking, and the report says why.
+  bool unranked = false;
+  for (const auto& f : j["findings"]) {
+    unranked |= f["code"] == "too-few-runs";
+    EXPECT_NE(f["code"], "payoff") << f;
+  }
+  EXPECT_EQ(unranked, expected.size() >= 2) << j["findings"];
+}
+
+TEST(DispatchCliTest, ModelOptionWithACommandIsAUsageError) {
+  const auto r = RunDlcheck({"dispatch", "--model", "cnn", "--", "true"});
+  EXPECT_EQ(r.exit_code, ToInt(ExitCode::kUsage));
+  EXPECT_EQ(r.err, "dlcheck: --model: a model option; dispatch -- CMD runs CMD, not a model\n");
+  const auto repeat = RunDlcheck({"dispatch", "--repeat", "3"});
+  EXPECT_EQ(repeat.exit_code, ToInt(ExitCode::kUsage));
+  EXPECT_EQ(repeat.err, "dlcheck: --repeat: only with a command (dispatch -- CMD)\n");
+}
+
+TEST(DispatchCliTest, AMissingCommandEndsWith127) {
+  const auto r = RunDlcheck({"dispatch", "--isa", "sse41", "--", "dlcheck-no-such-command"});
+  EXPECT_EQ(r.exit_code, 127);
+  EXPECT_EQ(r.err, "dlcheck: cannot run 'dlcheck-no-such-command': command not found\n");
+  EXPECT_EQ(r.out, "");
 }
 
 }  // namespace

@@ -108,6 +108,11 @@ bool GoneWithin(pid_t pid, std::chrono::milliseconds limit) {
   return true;
 }
 
+// "SIGINT" for SIGINT.
+std::string SignalName(int signal) {
+  return "SIG" + std::string(sigabbrev_np(signal));
+}
+
 int WaitExit(pid_t pid) {
   int status = 0;
   waitpid(pid, &status, 0);
@@ -233,6 +238,125 @@ TEST_F(RunCliTest, KilledVerboseLeavesNoWorkerBehind) {
   EXPECT_EQ(WaitExit(dlcheck), 128 + SIGKILL);
   EXPECT_TRUE(GoneWithin(workers[0], std::chrono::milliseconds(1000)));
   if (!Gone(workers[0])) kill(workers[0], SIGKILL);  // leave nothing behind, even on failure
+}
+
+// SIGINT, SIGTERM and SIGHUP to dlcheck while `run`, `verbose` or `dispatch` waits for a child:
+// the child is gone within a second, dlcheck prints the report of what it captured (JSON that
+// says it was interrupted) and ends with 128 + the signal.
+class SignalTest : public testing::ScratchDirTest, public ::testing::WithParamInterface<int> {
+ protected:
+  // Starts dlcheck with `args`, signals it once its child runs (after `settle`), and checks.
+  Json Interrupt(const std::vector<std::string>& args, std::chrono::milliseconds settle) {
+    const std::string out = (dir_ / "out").string(), err = (dir_ / "err").string();
+    const pid_t dlcheck = StartDlcheck(args, out, err);
+    const std::vector<pid_t> children = WaitForChildren(dlcheck, std::chrono::seconds(30));
+    EXPECT_EQ(children.size(), 1u);
+    std::this_thread::sleep_for(settle);
+    kill(dlcheck, GetParam());
+    for (pid_t child : children) {
+      EXPECT_TRUE(GoneWithin(child, std::chrono::milliseconds(1000))) << child;
+      if (!Gone(child)) kill(child, SIGKILL);  // leave nothing behind, even on failure
+    }
+    EXPECT_EQ(WaitExit(dlcheck), 128 + GetParam()) << ReadFile(err);
+    const std::string report = ReadFile(out);
+    EXPECT_TRUE(Json::accept(report)) << report << ReadFile(err);
+    return Json::accept(report) ? Json::parse(report) : Json();
+  }
+  static bool HasFinding(const Json& doc, const std::string& code) {
+    for (const auto& f : doc["findings"]) {
+      if (f["code"] == code) return true;
+    }
+    return false;
+  }
+};
+
+TEST_P(SignalTest, RunPassesItOnAndReports) {
+  const Json doc =
+      Interrupt({"run", "--format", "json", "--", "sleep", "30"}, std::chrono::milliseconds(100));
+  EXPECT_EQ(doc["run"]["forwarded_signal"], SignalName(GetParam()));
+}
+
+TEST_P(SignalTest, VerboseStopsItsWorkerAndReports) {
+  const Json doc = Interrupt(
+      {"verbose", "--model", "cnn", "--iters", "100000", "--threads", "1", "--format", "json"},
+      std::chrono::milliseconds(1500));
+  EXPECT_TRUE(HasFinding(doc, "interrupted")) << doc["findings"];
+}
+
+TEST_P(SignalTest, DispatchStopsItsWorkerAndReports) {
+  const Json doc = Interrupt({"dispatch", "--model", "cnn", "--iters", "100000", "--isa", "sse41",
+                              "--no-peak", "--threads", "1", "--format", "json"},
+                             std::chrono::milliseconds(1500));
+  EXPECT_TRUE(HasFinding(doc, "interrupted")) << doc["findings"];
+  EXPECT_EQ(doc["runs"].size(), 1u);  // no worker started after the signal
+}
+
+TEST_P(SignalTest, DispatchOfACommandStopsItAndReports) {
+  const Json doc = Interrupt(
+      {"dispatch", "--isa", "sse41", "--repeat", "3", "--format", "json", "--", "sleep", "30"},
+      std::chrono::milliseconds(100));
+  EXPECT_EQ(doc["run"]["interrupted_by"], SignalName(GetParam()));
+  EXPECT_EQ(doc["run"]["runs"], 1);  // no run started after the signal
+}
+
+INSTANTIATE_TEST_SUITE_P(Signals, SignalTest, ::testing::Values(SIGINT, SIGTERM, SIGHUP),
+                         [](const ::testing::TestParamInfo<int>& param_info) {
+                           return SignalName(param_info.param).substr(3);
+                         });
+
+// Progress: drawn on stderr when it is a terminal (a pseudo-terminal from util-linux's
+// `script`), with the command, the configuration, the time elapsed, and cleared before the
+// report; never drawn when stderr is not a terminal.
+std::string UnderTerminal(const std::string& args) {
+  const std::string command =
+      "script -qec \"" + std::string(DLCHECK_BINARY) + " " + args + " 2>&1\" /dev/null </dev/null";
+  std::string text;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return text;
+  char buffer[4096];
+  for (std::size_t got; (got = fread(buffer, 1, sizeof buffer, pipe)) > 0;)
+    text.append(buffer, got);
+  pclose(pipe);
+  return text;
+}
+
+// The last progress line is cleared (`\r ESC [K`) before the report starts at `report_start`.
+void ExpectDrawnAndCleared(const std::string& text, const std::string& line_start,
+                           const std::string& report_start) {
+  const auto drawn = text.find("\r\033[K" + line_start);
+  ASSERT_NE(drawn, std::string::npos) << text;
+  EXPECT_NE(text.find(" elapsed", drawn), std::string::npos) << text;
+  const auto report = text.find(report_start, drawn);
+  ASSERT_NE(report, std::string::npos) << text;
+  const auto last_clear = text.rfind("\r\033[K", report);
+  EXPECT_EQ(text.find("elapsed", last_clear), std::string::npos) << text;  // cleared, not drawn
+}
+
+TEST(ProgressTest, RunDrawsOnATerminalOnly) {
+  const std::string text = UnderTerminal("run --format json -- sh -c 'sleep 0.3; echo hi'");
+  ExpectDrawnAndCleared(text, "dlcheck run sh", "{");
+  EXPECT_NE(text.find("hi"), std::string::npos) << text;
+  const auto piped = RunDlcheck({"run", "--format", "json", "--", "sh", "-c", "sleep 0.3"});
+  EXPECT_EQ(piped.err, "");
+}
+
+TEST(ProgressTest, VerboseShowsThePhase) {
+  const std::string text = UnderTerminal(
+      "verbose --model mlp --iters 2 --warmup 0 --traced 1 --threads 1 --format json");
+  ExpectDrawnAndCleared(text, "dlcheck verbose: ", "{");
+  EXPECT_NE(text.find("dlcheck verbose: traced"), std::string::npos) << text;
+}
+
+TEST(ProgressTest, DispatchCountsItsConfigurations) {
+  const std::string text =
+      UnderTerminal("dispatch --isa sse41 --repeat 2 --format json -- sh -c 'sleep 0.3'");
+  ExpectDrawnAndCleared(text, "dlcheck dispatch [1/2] cap sse41 (run 1/2)", "{");
+  // After the first run, an estimate of the time left.
+  EXPECT_NE(text.find("dlcheck dispatch [2/2] cap sse41 (run 2/2)"), std::string::npos) << text;
+  EXPECT_NE(text.find(" left"), std::string::npos) << text;
+  const auto piped = RunDlcheck({"dispatch", "--isa", "sse41", "--format", "json", "--", "true"});
+  EXPECT_EQ(piped.exit_code, 0);
+  EXPECT_EQ(piped.err, "");
 }
 
 TEST_F(RunCliTest, PytorchTrainingScript) {

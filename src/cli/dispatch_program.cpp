@@ -1,0 +1,492 @@
+// dlcheck dispatch -- CMD: the user's program under each ISA cap and on each thread set,
+// repeated, side by side (see dispatch_program.h).
+#include "cli/dispatch_program.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <iostream>
+#include <map>
+#include <optional>
+#include <tuple>
+
+#include "cli/verbose_report.h"
+#include "detect/binding.h"
+#include "detect/cpu_features.h"
+#include "detect/platform.h"
+#include "dispatch/noise.h"
+#include "dispatch/onednn_info.h"
+#include "dispatch/program_capture.h"
+#include "dispatch/signals.h"
+#include "dispatch/sweep.h"
+#include "report/progress.h"
+#include "verbose/log_session.h"
+#include "verbose/rules.h"
+
+namespace dlcheck::cli {
+namespace {
+
+using dispatch::Spread;
+using report::Value;
+
+// One configuration of the sweep: an ISA cap (threads as asked, unbound) or a thread set (no
+// cap: oneDNN's own choice, the machine's best).
+struct Config {
+  std::string name;  ///< "cap avx2", "threads socket"
+  std::string cap;   ///< empty for a thread set
+  std::string thread_set;
+  int threads = 0;  ///< OMP_NUM_THREADS and MKL_NUM_THREADS; 0: inherited
+  std::string cpuset;
+  std::vector<int> cpus;
+};
+
+// One run of CMD under a configuration.
+struct ProgramRun {
+  dispatch::ProgramOutcome outcome;
+  std::vector<verbose::PrimitiveStats> rows;
+  verbose::LogHeader header;
+  double exec_ms = 0;
+  std::uint64_t verbose_lines = 0;
+};
+
+struct ConfigResult {
+  Config config;
+  std::vector<ProgramRun> runs;
+  Spread wall;  ///< over the runs, seconds
+};
+
+// What the sweep needs before its first run.
+struct Plan {
+  std::vector<Config> configs;
+  std::string threads_note;  ///< how the ISA sweep's thread count was chosen
+  std::optional<dispatch::LoadAverage> load_start;
+  std::size_t caps = 0;  ///< the first `caps` configs are the ISA caps
+};
+
+std::string Join(const std::vector<std::string>& items, const char* separator = ",") {
+  std::string text;
+  for (const auto& i : items) text += (text.empty() ? "" : separator) + i;
+  return text;
+}
+
+// The ISA sweep's thread count: --threads, else OMP_NUM_THREADS (inherited, left alone), else
+// the cores that were idle over the last minute, so that a busy machine does not make every
+// thread wait for a core (the count collapses otherwise).
+int ChooseThreads(const DispatchProgramOptions& o, int cores, Plan& plan) {
+  if (o.threads > 0) {
+    plan.threads_note = "--threads";
+    return std::min(o.threads, cores);
+  }
+  if (std::getenv("OMP_NUM_THREADS") != nullptr) {
+    plan.threads_note = "OMP_NUM_THREADS (inherited)";
+    return 0;
+  }
+  if (!plan.load_start) {
+    plan.threads_note = fmt::format("all {} cores (no load average)", cores);
+    return cores;
+  }
+  const int idle = dispatch::IdleCpus(cores, *plan.load_start);
+  plan.threads_note =
+      fmt::format("the idle cores: {} of {} at load {:.2f}", idle, cores, plan.load_start->one);
+  return idle;
+}
+
+StatusOr<Plan> PlanSweep(const DispatchProgramOptions& o) {
+  Plan plan;
+  plan.load_start = dispatch::ReadLoadAverage();
+  detect::PlatformInfo info = detect::DetectLivePlatform();
+  detect::SetOneDnnEffectiveIsa(info, dispatch::OneDnnEffectiveIsa(), "");
+  StatusOr<std::vector<std::string>> caps = dispatch::ChooseCaps(o.isa, info);
+  if (!caps.ok()) return caps.status();
+  StatusOr<std::vector<detect::ThreadSet>> all = detect::LiveThreadSets({"all"});
+  if (!all.ok()) return all.status();
+  const int threads = ChooseThreads(o, all->front().threads, plan);
+  for (const auto& cap : *caps) {
+    plan.configs.push_back({.name = "cap " + cap, .cap = cap, .threads = threads});
+  }
+  plan.caps = plan.configs.size();
+  if (!o.thread_sets.empty()) {
+    StatusOr<std::vector<detect::ThreadSet>> sets = detect::LiveThreadSets(o.thread_sets);
+    if (!sets.ok()) return sets.status();
+    for (const auto& s : *sets) {
+      plan.configs.push_back({.name = "threads " + s.name,
+                              .thread_set = s.name,
+                              .threads = s.threads,
+                              .cpuset = s.cpuset,
+                              .cpus = s.cpus});
+    }
+  }
+  return plan;
+}
+
+dispatch::ProgramSpec SpecOf(const DispatchProgramOptions& o, const Config& c) {
+  dispatch::ProgramSpec spec{.argv = o.command, .cpus = c.cpus};
+  if (!c.cap.empty()) spec.env = dispatch::MaxIsaEnvironment(c.cap);
+  if (c.threads > 0) {
+    spec.env.emplace_back("OMP_NUM_THREADS", std::to_string(c.threads));
+    spec.env.emplace_back("MKL_NUM_THREADS", std::to_string(c.threads));
+  }
+  // One OpenMP thread per CPU of the affinity mask, each kept on its own.
+  if (!c.cpus.empty()) spec.env.emplace_back("OMP_PROC_BIND", "true");
+  return spec;
+}
+
+StatusOr<ProgramRun> RunOnce(const DispatchProgramOptions& o, const Config& c,
+                             report::Progress& progress) {
+  verbose::LogSession session;
+  dispatch::ProgramCaptureOptions capture{.spec = SpecOf(o, c)};
+  if (progress.active()) {
+    capture.on_output = [&progress] { progress.Clear(); };
+    capture.on_chunk = [&progress] { progress.Tick(); };
+  }
+  StatusOr<dispatch::ProgramCapture> ran = dispatch::CaptureProgram(capture, session);
+  if (!ran.ok()) return ran.status();
+  return ProgramRun{.outcome = ran->outcome,
+                    .rows = session.aggregator().rows(),
+                    .header = session.header(),
+                    .exec_ms = session.Summarize().exec_ms,
+                    .verbose_lines = ran->verbose_lines};
+}
+
+// Every configuration `repeat` times, one run after the other, until a signal stops it.
+StatusOr<std::vector<ConfigResult>> RunSweep(const DispatchProgramOptions& o, const Plan& plan) {
+  report::Progress progress("dispatch", plan.configs.size() * o.repeat);
+  std::vector<ConfigResult> results;
+  for (const Config& c : plan.configs) {
+    ConfigResult result{.config = c};
+    for (int i = 1; i <= o.repeat && dispatch::SignalForwarding::Received() == 0; ++i) {
+      progress.Step(o.repeat > 1 ? fmt::format("{} (run {}/{})", c.name, i, o.repeat) : c.name);
+      StatusOr<ProgramRun> run = RunOnce(o, c, progress);
+      if (!run.ok()) return run.status();
+      result.runs.push_back(std::move(*run));
+    }
+    if (result.runs.empty()) break;
+    std::vector<double> walls;
+    for (const auto& r : result.runs) walls.push_back(r.outcome.wall_s);
+    result.wall = dispatch::SpreadOf(walls);
+    results.push_back(std::move(result));
+  }
+  return results;
+}
+
+// ---- the report ----------------------------------------------------------------------------
+
+// What the per-primitive table compares across caps: one primitive, direction and shape.
+using Key = std::tuple<std::string, std::string, std::string>;  // primitive, prop_kind, problem
+Key KeyOf(const verbose::PrimitiveStats& s) {
+  return {s.primitive, s.prop_kind, s.problem};
+}
+
+// A key under one configuration: its time in each run and the implementation of its largest row.
+struct Cell {
+  std::vector<double> ms;  ///< per run
+  std::string implementation;
+  bool scalar = false;
+  double top_ms = -1;
+};
+
+std::map<Key, Cell> CellsOf(const ConfigResult& r) {
+  std::map<Key, Cell> cells;
+  for (std::size_t i = 0; i < r.runs.size(); ++i) {
+    for (const auto& s : r.runs[i].rows) {
+      if (s.execs == 0) continue;
+      Cell& c = cells[KeyOf(s)];
+      c.ms.resize(r.runs.size(), 0.0);
+      c.ms[i] += s.exec_ms_total;
+      c.scalar |= verbose::IsScalarFallback(s);
+      if (s.exec_ms_total > c.top_ms) {
+        c.top_ms = s.exec_ms_total;
+        c.implementation = s.implementation;
+      }
+    }
+  }
+  return cells;
+}
+
+int ThreadsSeen(const ConfigResult& r) {
+  for (const auto& run : r.runs) {
+    if (run.header.threads) return *run.header.threads;
+  }
+  return 0;
+}
+
+std::string StatusesOf(const ConfigResult& r) {
+  std::vector<std::string> statuses;
+  for (const auto& run : r.runs) statuses.push_back(std::to_string(run.outcome.ShellStatus()));
+  return Join(statuses);
+}
+
+void AddConfigsTable(report::Report& report, const std::vector<ConfigResult>& results) {
+  report::Table& t = report.AddTable(
+      "configs",
+      {"config", "isa_cap", "thread_set", "threads", "cpuset", "log_threads", "log_isa", "runs",
+       "wall_s", "wall_s_min", "wall_s_max", "spread_pct", "exec_ms", "exit_status"},
+      "Configurations (wall time of CMD: median of the runs, min, max, spread)");
+  t.hidden_in_table = {"isa_cap", "thread_set", "wall_s_min", "wall_s_max"};
+  for (const auto& r : results) {
+    std::vector<double> exec;
+    for (const auto& run : r.runs) exec.push_back(run.exec_ms);
+    const int seen = ThreadsSeen(r);
+    const auto& header = r.runs.front().header;
+    t.rows.push_back({r.config.name, r.config.cap.empty() ? Value() : Value(r.config.cap),
+                      r.config.thread_set.empty() ? Value() : Value(r.config.thread_set),
+                      r.config.threads > 0 ? Value(r.config.threads) : Value(),
+                      r.config.cpuset.empty() ? Value() : Value(r.config.cpuset),
+                      seen > 0 ? Value(seen) : Value(),
+                      header.isa_short.empty() ? Value() : Value(ValidUtf8(header.isa_short)),
+                      r.runs.size(), Value(r.wall.median, 3), Value(r.wall.min, 3),
+                      Value(r.wall.max, 3), Value(100 * r.wall.Relative(), 1),
+                      Value(dispatch::SpreadOf(exec).median, 3), StatusesOf(r)});
+  }
+}
+
+// The cap whose median is lowest, when it is separated from every other (else nullopt).
+std::optional<std::size_t> Fastest(const std::vector<std::optional<Spread>>& spreads) {
+  std::optional<std::size_t> best;
+  for (std::size_t i = 0; i < spreads.size(); ++i) {
+    if (spreads[i] && (!best || spreads[i]->median < spreads[*best]->median)) best = i;
+  }
+  if (!best) return std::nullopt;
+  for (std::size_t i = 0; i < spreads.size(); ++i) {
+    if (i != *best && spreads[i] && !dispatch::Separated(*spreads[i], *spreads[*best])) {
+      return std::nullopt;
+    }
+  }
+  return best;
+}
+
+void AddSweepTable(report::Report& report, const std::vector<ConfigResult>& caps) {
+  std::vector<std::map<Key, Cell>> cells;
+  std::vector<Key> keys;
+  for (const auto& r : caps) {
+    cells.push_back(CellsOf(r));
+    for (const auto& run : r.runs) {
+      for (const auto& s : run.rows) {
+        if (s.execs > 0 && std::find(keys.begin(), keys.end(), KeyOf(s)) == keys.end()) {
+          keys.push_back(KeyOf(s));
+        }
+      }
+    }
+  }
+  std::vector<std::string> columns = {"primitive", "prop_kind", "problem"};
+  for (const auto& r : caps) columns.push_back(r.config.cap);
+  columns.emplace_back("fastest");
+  report::Table& t = report.AddTable(
+      "sweep", columns,
+      "Per primitive: implementation and ms per run (median) under each cap ([scalar]: "
+      "reference code); the fastest cap where its runs do not overlap the others'");
+  for (const Key& k : keys) {
+    std::vector<Value> row = {std::get<0>(k), std::get<1>(k), ValidUtf8(std::get<2>(k))};
+    std::vector<std::optional<Spread>> spreads;
+    for (const auto& c : cells) {
+      const auto it = c.find(k);
+      if (it == c.end()) {
+        row.push_back("-");
+        spreads.emplace_back();
+        continue;
+      }
+      const Spread s = dispatch::SpreadOf(it->second.ms);
+      spreads.push_back(s);
+      row.push_back(fmt::format("{} {:.4f}{}", ValidUtf8(it->second.implementation), s.median,
+                                it->second.scalar ? " [scalar]" : ""));
+    }
+    const auto fastest = Fastest(spreads);
+    row.push_back(fastest ? Value(caps[*fastest].config.cap) : Value("(too close)"));
+    t.rows.push_back(std::move(row));
+  }
+}
+
+// The long form, one row per (configuration, run, primitive row): the CSV contract.
+void AddRowsTable(report::Report& report, const std::vector<ConfigResult>& results) {
+  std::vector<std::string> columns = {"config", "isa_cap", "thread_set", "run"};
+  for (auto& c : PrimitiveColumns()) columns.push_back(std::move(c));
+  report::Table& t = report.AddTable("rows", columns, "Rows");
+  t.omit_in_table = true;
+  for (const auto& r : results) {
+    for (std::size_t i = 0; i < r.runs.size(); ++i) {
+      for (const auto& s : r.runs[i].rows) {
+        std::vector<Value> row = {
+            r.config.name, r.config.cap.empty() ? Value() : Value(r.config.cap),
+            r.config.thread_set.empty() ? Value() : Value(r.config.thread_set), i + 1};
+        for (auto& v : PrimitiveRow(s, r.runs[i].exec_ms)) row.push_back(std::move(v));
+        t.rows.push_back(std::move(row));
+      }
+    }
+  }
+  report.primary_table = "rows";
+}
+
+Value LoadValue(const std::optional<dispatch::LoadAverage>& load) {
+  return load ? Value(load->one, 2) : Value();
+}
+
+void AddRunSection(report::Report& report, const DispatchProgramOptions& o, const Plan& plan,
+                   const std::vector<ConfigResult>& results,
+                   const std::optional<dispatch::LoadAverage>& load_end) {
+  report::Section& s = report.AddSection("run", "Run");
+  std::vector<std::string> words;
+  for (const auto& a : o.command) words.push_back(a);
+  s.Add("command", ValidUtf8(Join(words, " ")));
+  std::vector<std::string> caps;
+  for (std::size_t i = 0; i < plan.caps; ++i) caps.push_back(plan.configs[i].cap);
+  s.Add("isa_caps", Join(caps));
+  s.Add("thread_sets", o.thread_sets.empty() ? Value() : Value(Join(o.thread_sets)));
+  s.Add("threads",
+        plan.caps > 0 && plan.configs[0].threads > 0 ? Value(plan.configs[0].threads) : Value());
+  s.Add("threads_from", plan.threads_note);
+  s.Add("repeat", o.repeat);
+  std::size_t runs = 0;
+  for (const auto& r : results) runs += r.runs.size();
+  s.Add("runs", runs);
+  s.Add("load_start", LoadValue(plan.load_start));
+  s.Add("load_end", LoadValue(load_end));
+  const verbose::LogHeader* header = results.empty() ? nullptr : &results.front().runs[0].header;
+  s.Add("onednn_version", header && !header->library_version.empty()
+                              ? Value(ValidUtf8(header->library_version))
+                              : Value());
+  s.Add("interrupted_by", dispatch::SignalForwarding::Received() != 0
+                              ? Value(dispatch::SignalName(dispatch::SignalForwarding::Received()))
+                              : Value());
+}
+
+// Under a cap: rows above it (the test of the cap itself) and compute rows on scalar code.
+void AddCapFindings(report::Report& report, const ConfigResult& r) {
+  std::vector<std::string> above, scalar;
+  for (const auto& s : r.runs.front().rows) {
+    const std::string what =
+        fmt::format("{} {} ({})", s.primitive, s.prop_kind, ValidUtf8(s.implementation));
+    if (dispatch::AboveCap(s, r.config.cap)) above.push_back(what);
+    if (s.execs > 0 && verbose::IsScalarFallback(s) &&
+        !verbose::IsDataMovementPrimitive(s.primitive)) {
+      scalar.push_back(what);
+    }
+  }
+  if (!above.empty()) {
+    report.AddFinding(
+        report::Severity::kWarning, "isa-above-cap",
+        fmt::format("under the cap {} oneDNN still ran {}", r.config.cap, Join(above, ", ")));
+  }
+  if (!scalar.empty()) {
+    report.AddFinding(report::Severity::kWarning, "cap-scalar-fallback",
+                      fmt::format("under the cap {} these primitives ran scalar code: {}",
+                                  r.config.cap, Join(scalar, ", ")));
+  }
+}
+
+void AddRunFindings(report::Report& report, const ConfigResult& r) {
+  for (const auto& run : r.runs) {
+    if (run.outcome.ShellStatus() == 0) continue;
+    report.AddFinding(report::Severity::kError, "program-failed",
+                      fmt::format("under {} the program {} (exit statuses of the runs: {})",
+                                  r.config.name, run.outcome.Describe(), StatusesOf(r)));
+    break;
+  }
+  const int seen = ThreadsSeen(r);
+  if (r.config.threads > 0 && seen > 0 && seen != r.config.threads) {
+    report.AddFinding(report::Severity::kInfo, "threads-overridden",
+                      fmt::format("under {} dlcheck asked for {} threads (OMP_NUM_THREADS) but "
+                                  "oneDNN ran {}: the program sets its own thread count",
+                                  r.config.name, r.config.threads, seen));
+  }
+}
+
+// "A runs 1.8x as fast as B", only when the runs of A and B do not overlap.
+void AddRanking(report::Report& report, const char* what, const ConfigResult& a,
+                const ConfigResult& b) {
+  if (a.runs.size() < 2 || b.runs.size() < 2) {
+    report.AddFinding(report::Severity::kInfo, "too-few-runs",
+                      fmt::format("{}: one run per configuration, so the spread is unknown and "
+                                  "{} and {} are not ranked; rerun with --repeat 3 or more",
+                                  what, a.config.name, b.config.name));
+    return;
+  }
+  if (!dispatch::Separated(a.wall, b.wall)) {
+    report.AddFinding(
+        report::Severity::kWarning, "too-noisy",
+        fmt::format("{}: the runs are too noisy to rank {} ({:.3f}-{:.3f} s) and {} ({:.3f}-"
+                    "{:.3f} s): their wall times overlap; rerun on a quieter machine or with "
+                    "more --repeat",
+                    what, a.config.name, a.wall.min, a.wall.max, b.config.name, b.wall.min,
+                    b.wall.max));
+    return;
+  }
+  const bool a_faster = a.wall.median < b.wall.median;
+  const ConfigResult& fast = a_faster ? a : b;
+  const ConfigResult& slow = a_faster ? b : a;
+  report.AddFinding(report::Severity::kInfo, "payoff",
+                    fmt::format("{}: the program runs {:.2f}x as fast under {} as under {} "
+                                "(median wall time of {} and {} runs; spread {:.1f}% and {:.1f}%)",
+                                what, slow.wall.median / fast.wall.median, fast.config.name,
+                                slow.config.name, fast.runs.size(), slow.runs.size(),
+                                100 * fast.wall.Relative(), 100 * slow.wall.Relative()));
+}
+
+void AddFindings(report::Report& report, const Plan& plan, const std::vector<ConfigResult>& results,
+                 const std::optional<dispatch::LoadAverage>& load_end) {
+  std::uint64_t verbose_lines = 0;
+  for (const auto& r : results) {
+    if (!r.config.cap.empty()) AddCapFindings(report, r);
+    AddRunFindings(report, r);
+    for (const auto& run : r.runs) verbose_lines += run.verbose_lines;
+  }
+  if (!results.empty() && verbose_lines == 0) {
+    report.AddFinding(
+        report::Severity::kWarning, "no-verbose",
+        "the program printed no oneDNN verbose line in any run although dlcheck switched "
+        "verbose on: it may not use oneDNN, its oneDNN may be built with verbose output "
+        "compiled out, or it may redirect or close its own stdout");
+  }
+  const std::size_t caps = std::min(plan.caps, results.size());
+  if (caps >= 2) AddRanking(report, "ISA caps", results[caps - 1], results[0]);
+  if (results.size() >= caps + 2) AddRanking(report, "thread sets", results.back(), results[caps]);
+  const auto busy = [](const std::optional<dispatch::LoadAverage>& l) { return l ? l->one : 0; };
+  const double load = std::max(busy(plan.load_start), busy(load_end));
+  if (load >= 1.0) {
+    report.AddFinding(report::Severity::kWarning, "busy-machine",
+                      fmt::format("the machine was busy (load average {:.2f} at the start, {:.2f} "
+                                  "at the end): other work competes for the cores, so times "
+                                  "vary; compare the spread before trusting a difference",
+                                  busy(plan.load_start), busy(load_end)));
+  }
+  if (const int sig = dispatch::SignalForwarding::Received(); sig != 0) {
+    report.AddFinding(report::Severity::kWarning, "interrupted",
+                      fmt::format("interrupted by {}: the report holds the runs that were done",
+                                  dispatch::SignalName(sig)));
+  }
+}
+
+// 128 + N when interrupted by signal N, else the first run's status that was not 0.
+int ExitStatusOf(const std::vector<ConfigResult>& results) {
+  if (const int sig = dispatch::SignalForwarding::Received(); sig != 0) return 128 + sig;
+  for (const auto& r : results) {
+    for (const auto& run : r.runs) {
+      if (run.outcome.ShellStatus() != 0) return run.outcome.ShellStatus();
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+StatusOr<int> RunDispatchProgram(const DispatchProgramOptions& o) {
+  StatusOr<Plan> plan = PlanSweep(o);
+  if (!plan.ok()) return plan.status();
+  dispatch::SignalForwarding forwarding;  // a signal between runs stops the sweep
+  StatusOr<std::vector<ConfigResult>> results = RunSweep(o, *plan);
+  if (!results.ok()) return results.status();
+  const auto load_end = dispatch::ReadLoadAverage();
+  report::Report report;
+  report.command = "dispatch";
+  AddRunSection(report, o, *plan, *results, load_end);
+  AddConfigsTable(report, *results);
+  const std::vector<ConfigResult> caps(results->begin(),
+                                       results->begin() + std::min(plan->caps, results->size()));
+  if (!caps.empty()) AddSweepTable(report, caps);
+  AddRowsTable(report, *results);
+  AddFindings(report, *plan, *results, load_end);
+  report::Print(report, o.format, std::cout);
+  std::cout.flush();
+  return ExitStatusOf(*results);
+}
+
+}  // namespace dlcheck::cli

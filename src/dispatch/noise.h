@@ -1,0 +1,47 @@
+#pragma once
+// The noise guard of every measurement: the machine's load average at the start and end of a
+// run, and the spread of repeated runs. A ranking ("A is 2x as fast as B") is made only when the
+// runs of A and B do not overlap, that is when the difference exceeds the spread.
+//
+//   Spread a = SpreadOf({1.02, 0.98, 1.10}), b = SpreadOf({2.1, 2.0, 2.3});
+//   if (Separated(a, b)) ...  // rank them; else: too noisy to rank
+//   std::optional<LoadAverage> load = ReadLoadAverage();
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace dlcheck::dispatch {
+
+/// Repeated measurements of one configuration.
+struct Spread {
+  std::size_t runs = 0;
+  double median = 0;
+  double min = 0;
+  double max = 0;
+  /// (max - min) / median: the spread relative to the median, 0 for a single run.
+  double Relative() const { return median > 0 ? (max - min) / median : 0; }
+};
+
+/// The median, minimum and maximum of `values` (runs = 0 when empty).
+Spread SpreadOf(std::vector<double> values);
+
+/// True when both have at least two runs and their ranges [min, max] do not overlap: the
+/// difference between them exceeds their spread, so they can be ranked.
+bool Separated(const Spread& a, const Spread& b);
+
+/// /proc/loadavg: runnable tasks averaged over 1, 5 and 15 minutes.
+struct LoadAverage {
+  double one = 0;
+  double five = 0;
+  double fifteen = 0;
+};
+
+/// The load average from `path` (Linux /proc/loadavg); nullopt when it cannot be read.
+std::optional<LoadAverage> ReadLoadAverage(const std::string& path = "/proc/loadavg");
+
+/// The CPUs that were idle on average over the last minute: `cpus` minus the 1-minute load,
+/// at least 1.
+int IdleCpus(int cpus, const LoadAverage& load);
+
+}  // namespace dlcheck::dispatch
