@@ -209,8 +209,8 @@ Status ApplyConfig(CLI::App& sub, const std::string& path) {
 
 void AddFleetOptions(CLI::App& sub, CheckOptions& o) {
   sub.add_flag("--stable", o.stable,
-               "print only what identical nodes share: no perfdata, timings or deviations "
-               "(for pdsh/srun | dshbak -c)");
+               "print only what identical nodes share: no perfdata, timings, deviations or "
+               "host name (for pdsh/srun | dshbak -c)");
   AddEnumOption(sub, "--emit", o.emit,
                 {{"report", Emit::kReport},
                  {"slurm-features", Emit::kSlurmFeatures},

@@ -37,8 +37,8 @@ void SetupFleet(CLI::App& app, int& exit_code) {
   auto* sub = app.add_subcommand(
       "fleet", "many hosts' JSON reports grouped by capability: groups, what each lacks, outliers");
   sub->add_option("reports", o->paths,
-                  "report files (one per host; the host is the file name less .json unless the "
-                  "report has a 'host' field) or directories of *.json files")
+                  "report files (one per host; the host is the report's 'host' or 'check.host', "
+                  "else the file name less .json) or directories of *.json files")
       ->required()
       ->type_name("FILE|DIR");
   AddFormatOption(*sub, o->format);

@@ -3,8 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <thread>
 #include <tuple>
 
 #include "common/onednn_isa.h"
@@ -185,49 +187,71 @@ std::size_t Fleet::hosts() const {
 void FleetReader::Add(const std::string& path) {
   std::error_code error;
   if (!std::filesystem::is_directory(path, error)) {
-    AddFile(path);
+    pending_.push_back({path, {}});
     return;
   }
   std::vector<std::string> files;
   for (const auto& entry : std::filesystem::directory_iterator(path, error)) {
     const auto& p = entry.path();
-    if (p.extension() == ".json" && p.filename().string().front() != '.')
+    if (p.extension() == ".json" && p.filename().string().front() != '.') {
       files.push_back(p.string());
+    }
   }
   if (error) {
-    ++fleet_.files;
-    fleet_.skipped.push_back({path, "cannot list the directory: " + error.message()});
+    pending_.push_back({path, "cannot list the directory: " + error.message()});
     return;
   }
   std::sort(files.begin(), files.end());
-  for (const auto& file : files) AddFile(file);
+  for (auto& file : files) pending_.push_back({std::move(file), {}});
 }
 
-void FleetReader::AddFile(const std::string& file) {
-  StatusOr<std::string> text = detect::ReadInputFile(file, {"report", "", kMaxReportBytes});
-  if (!text.ok()) {
-    ++fleet_.files;
-    fleet_.skipped.push_back({file, text.status().message()});
-    return;
-  }
-  AddText(file, *text);
+FleetReader::Parsed FleetReader::Parse(const std::string& file, std::string_view text) {
+  Parsed parsed{.report = {.host = HostFromFile(file), .file = file}};
+  const json doc = json::parse(text.begin(), text.end(), nullptr, false);
+  parsed.skip_reason = doc.is_discarded() ? "not valid JSON (a cut-off or foreign file?)"
+                                          : ReadReport(doc, parsed.report);
+  return parsed;
+}
+
+FleetReader::Parsed FleetReader::ReadAndParse(const Pending& pending) {
+  if (!pending.error.empty())
+    return {.report = {.file = pending.file}, .skip_reason = pending.error};
+  StatusOr<std::string> text = detect::ReadInputFile(pending.file, {"report", "", kMaxReportBytes});
+  if (!text.ok()) return {.report = {.file = pending.file}, .skip_reason = text.status().message()};
+  return Parse(pending.file, *text);
+}
+
+void FleetReader::Flush() {
+  // Files are read and parsed on every CPU; only the merge, in the order given, is serial.
+  std::vector<Parsed> parsed(pending_.size());
+  std::atomic<std::size_t> next{0};
+  auto work = [&] {
+    for (std::size_t i; (i = next++) < pending_.size();) parsed[i] = ReadAndParse(pending_[i]);
+  };
+  const unsigned helpers = std::min(std::max(std::thread::hardware_concurrency(), 1u), 16u) - 1;
+  std::vector<std::thread> threads;
+  for (unsigned t = 0; t < helpers && t + 1 < pending_.size(); ++t) threads.emplace_back(work);
+  work();
+  for (auto& t : threads) t.join();
+  pending_.clear();
+  for (auto& p : parsed) Merge(std::move(p));
 }
 
 void FleetReader::AddText(const std::string& file, std::string_view text) {
+  Flush();
+  Merge(Parse(file, text));
+}
+
+void FleetReader::Merge(Parsed parsed) {
   ++fleet_.files;
-  const json doc = json::parse(text.begin(), text.end(), nullptr, false);
-  if (doc.is_discarded()) {
-    fleet_.skipped.push_back({file, "not valid JSON (a cut-off or foreign file?)"});
+  HostReport& r = parsed.report;
+  if (!parsed.skip_reason.empty()) {
+    fleet_.skipped.push_back({r.file, std::move(parsed.skip_reason)});
     return;
   }
-  HostReport r{.host = HostFromFile(file), .file = file};
-  if (std::string why = ReadReport(doc, r); !why.empty()) {
-    fleet_.skipped.push_back({file, why});
-    return;
-  }
-  if (auto [it, added] = file_of_host_.emplace(r.host, file); !added) {
+  if (auto [it, added] = file_of_host_.emplace(r.host, r.file); !added) {
     fleet_.skipped.push_back(
-        {file, fmt::format("host {} again (first in {})", r.host, it->second)});
+        {r.file, fmt::format("host {} again (first in {})", r.host, it->second)});
     return;
   }
   fleet_.versions[r.dlcheck_version].push_back(r.host);
@@ -235,6 +259,7 @@ void FleetReader::AddText(const std::string& file, std::string_view text) {
 }
 
 Fleet FleetReader::Finish() {
+  Flush();
   Fleet fleet = std::move(fleet_);
   fleet_ = {};
   if (!reports_.empty()) fleet.groups = GroupHosts(reports_);

@@ -73,19 +73,32 @@ inline constexpr int kReadableSchema = 1;
 /// A report file larger than this is skipped, not read (real reports are under 64 KiB).
 inline constexpr std::size_t kMaxReportBytes = std::size_t{4} << 20;
 
-/// Reads reports one at a time, keeping only their HostReport.
+/// Reads reports, keeping only their HostReport: files are read and parsed on every CPU, one
+/// document per thread at a time, and merged in the order given.
 class FleetReader {
  public:
   /// A report file, or a directory whose `*.json` files (not recursive) are read in name order.
-  /// Anything unreadable is recorded as skipped.
+  /// Anything unreadable is recorded as skipped. Files are read by the next AddText or Finish.
   void Add(const std::string& path);
-  /// One report's text, as if read from `file` (the tests and Add use it).
+  /// One report's text, as if read from `file` (after the files added before it).
   void AddText(const std::string& file, std::string_view text);
   /// Groups, outliers, versions.
   Fleet Finish();
 
  private:
-  void AddFile(const std::string& file);
+  struct Pending {
+    std::string file;
+    std::string error;  ///< why it is skipped before reading (a directory not listed)
+  };
+  struct Parsed {
+    HostReport report;
+    std::string skip_reason;  ///< empty: usable
+  };
+  static Parsed Parse(const std::string& file, std::string_view text);
+  static Parsed ReadAndParse(const Pending& pending);
+  void Flush();
+  void Merge(Parsed parsed);
+  std::vector<Pending> pending_;
   std::vector<HostReport> reports_;
   std::map<std::string, std::string, std::less<>> file_of_host_;
   Fleet fleet_;
