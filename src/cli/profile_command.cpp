@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -31,9 +33,30 @@ namespace {
 
 enum class ProfileFormat { kTable, kCsv, kJson, kFolded, kSvg };
 
+constexpr std::pair<std::string_view, ProfileFormat> kProfileFormats[] = {
+    {"table", ProfileFormat::kTable},
+    {"csv", ProfileFormat::kCsv},
+    {"json", ProfileFormat::kJson},
+    {"folded", ProfileFormat::kFolded},
+    {"svg", ProfileFormat::kSvg}};
+
+bool EqualsIgnoringCase(std::string_view a, std::string_view b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](char x, char y) {
+    return std::tolower(static_cast<unsigned char>(x)) ==
+           std::tolower(static_cast<unsigned char>(y));
+  });
+}
+
+std::vector<std::string> FormatNames() {
+  std::vector<std::string> names;
+  for (const auto& [name, format] : kProfileFormats) names.emplace_back(name);
+  return names;
+}
+
 struct ProfileOptions {
-  dispatch::CaptureOptions capture;  ///< the model run (without CMD)
-  std::vector<std::string> command;  ///< CMD and its arguments; empty: the model
+  dispatch::CaptureOptions capture;   ///< the model run (without CMD)
+  std::vector<std::string> command;   ///< CMD and its arguments; empty: the model
+  std::string format_name = "table";  ///< --format, one of kProfileFormats
   ProfileFormat format = ProfileFormat::kTable;
   profile::PerfSettings perf;
   bool no_off_cpu = false;
@@ -288,6 +311,9 @@ Status WriteExtraOutputs(const ProfileOptions& o, const profile::Profile& p) {
 }
 
 StatusOr<int> RunProfile(ProfileOptions& o) {
+  for (const auto& [name, format] : kProfileFormats) {
+    if (EqualsIgnoringCase(name, o.format_name)) o.format = format;
+  }
   if (o.command.empty()) {
     if (Status valid = mlp::Validate(o.capture.run.model); !valid.ok()) return valid;
   }
@@ -349,15 +375,10 @@ void SetupProfile(CLI::App& app, int& exit_code) {
   sub->add_option("--timeout", o->capture.timeout_s,
                   "kill the model worker after this many seconds (default 600)")
       ->check(CLI::PositiveNumber);
-  const std::map<std::string, ProfileFormat> formats = {{"table", ProfileFormat::kTable},
-                                                        {"csv", ProfileFormat::kCsv},
-                                                        {"json", ProfileFormat::kJson},
-                                                        {"folded", ProfileFormat::kFolded},
-                                                        {"svg", ProfileFormat::kSvg}};
-  sub->add_option("-f,--format", o->format,
+  sub->add_option("-f,--format", o->format_name,
                   "output format: table (default), csv (the kernels table), json, folded "
                   "(collapsed stacks) or svg (a flame graph)")
-      ->transform(CLI::CheckedTransformer(formats, CLI::ignore_case))
+      ->check(CLI::IsMember(FormatNames(), CLI::ignore_case))
       ->type_name("FORMAT");
   sub->add_option("-F,--frequency", o->perf.frequency, "samples per second and CPU (default 999)")
       ->check(CLI::Range(1, 100000));
