@@ -20,6 +20,7 @@
 #include "cli/verbose_report.h"
 #include "dispatch/capture.h"
 #include "dispatch/program.h"
+#include "dispatch/program_capture.h"
 #include "profile/flame_graph.h"
 #include "profile/perf.h"
 #include "profile/perf_script.h"
@@ -97,22 +98,6 @@ class ScratchDir {
   std::string path_;
 };
 
-// The program's stdout: verbose lines to the session, its own bytes to dlcheck's stderr.
-class ProgramSink : public verbose::OutputSink {
- public:
-  explicit ProgramSink(verbose::LogSession& session) : session_(session) {}
-  void OnVerboseLine(std::string_view line) override { session_.Feed(line, ++lines_); }
-  void OnTooLongLine() override { session_.FeedTooLong(++lines_); }
-  void OnProgramOutput(std::string_view bytes) override {
-    std::cerr.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    std::cerr.flush();
-  }
-
- private:
-  verbose::LogSession& session_;
-  std::uint64_t lines_ = 0;
-};
-
 std::string CommandLine(const std::vector<std::string>& argv) {
   std::string text;
   for (const auto& a : argv) text += (text.empty() ? "" : " ") + a;
@@ -136,24 +121,19 @@ StatusOr<std::string> ResolveProgram(const std::string& program, std::string_vie
 
 StatusOr<Recording> RecordProgram(const ProfileOptions& o, std::vector<std::string> launcher) {
   verbose::LogSession session;
-  session.StartInput("<" + o.command.front() + ">");
-  ProgramSink sink(session);
-  verbose::OutputSplitter splitter(sink);
-  std::vector<std::pair<std::string, std::string>> env = ProgramVerboseEnvironment();
-  for (const auto& kv : profile::JitProfileEnvironment()) env.push_back(kv);
   launcher.insert(launcher.end(), o.command.begin(), o.command.end());
-  StatusOr<dispatch::ProgramOutcome> ended = dispatch::RunProgram(
-      {.argv = launcher, .env = env}, [&](std::string_view bytes) { splitter.Feed(bytes); });
-  splitter.Finish();
-  session.Finish();
+  dispatch::ProgramCaptureOptions capture{.spec = {.argv = launcher},
+                                          .input_name = "<" + o.command.front() + ">"};
+  for (const auto& kv : profile::JitProfileEnvironment()) capture.spec.env.push_back(kv);
+  StatusOr<dispatch::ProgramCapture> ended = dispatch::CaptureProgram(capture, session);
   if (!ended.ok()) return ended.status();
   Recording r;
   r.rows = session.aggregator().rows();
   r.verbose_exec_ms = session.Summarize().exec_ms;
-  r.verbose_lines = splitter.verbose_lines();
-  r.exit_status = ended->ShellStatus();
-  r.ended = ended->Describe();
-  r.wall_s = ended->wall_s;
+  r.verbose_lines = ended->verbose_lines;
+  r.exit_status = ended->outcome.ShellStatus();
+  r.ended = ended->outcome.Describe();
+  r.wall_s = ended->outcome.wall_s;
   return r;
 }
 

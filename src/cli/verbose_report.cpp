@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <iostream>
 
-#include "dispatch/program_capture.h"
 #include "report/printer.h"
 
 namespace dlcheck::cli {
@@ -281,10 +280,6 @@ void AddTimeline(report::Report& report, const std::vector<dispatch::ExecRecord>
                       e.layer.empty() ? Value() : Value(e.layer), e.implementation, e.prop_kind,
                       e.problem});
   }
-}
-
-const std::vector<std::pair<std::string, std::string>>& ProgramVerboseEnvironment() {
-  return dispatch::VerboseEnvironment();
 }
 
 StatusOr<int> RefusalOf(const dispatch::CapturedRun& run) {

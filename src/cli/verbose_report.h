@@ -66,10 +66,6 @@ void AddLogSummary(report::Report& report, const std::vector<std::string>& files
 /// report::PrintTrace reads it.
 void AddTimeline(report::Report& report, const std::vector<dispatch::ExecRecord>& execs);
 
-/// The environment that switches oneDNN's verbose output on in a program dlcheck did not write
-/// (`run`, `profile`): ONEDNN_ (2.5+), DNNL_ (1.1-2.4, and read by 2.5-3.x when ONEDNN_ is
-/// unset), MKLDNN_ (0.x-1.0) at level 2 (creation and execution), with timestamps (2.1+).
-const std::vector<std::pair<std::string, std::string>>& ProgramVerboseEnvironment();
 /// The refusal of a worker that did nothing (CapturedRun::Refused): its own error line on
 /// stderr and its exit status, or, without a line, an error naming what became of it.
 StatusOr<int> RefusalOf(const dispatch::CapturedRun& run);
