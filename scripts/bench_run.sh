@@ -21,6 +21,7 @@ python=/usr/bin/python3
 "$python" -c 'import torch' 2>/dev/null ||
   { echo "bench_run: needs Debian's python3-torch (apt-get install python3-torch)" >&2; exit 1; }
 
+echo "load at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 median() { sort -g | awk '{v[NR]=$1} END {print (NR%2 ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2)}'; }
 seconds() {  # command...: its wall time in seconds
   local start end
@@ -54,3 +55,4 @@ repeats=$(( (10000000 + per - 1) / per ))
   2> /tmp/bench_run_rss > /tmp/bench_run_report.json
 grep -E 'Maximum resident|Elapsed' /tmp/bench_run_rss
 "$python" -c 'import json; r = json.load(open("/tmp/bench_run_report.json")); print("verbose_lines", r["run"]["verbose_lines"], "execs", r["summary"]["execs"])'
+echo "load at end: $(cut -d' ' -f1-3 /proc/loadavg)"

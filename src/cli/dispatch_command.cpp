@@ -19,6 +19,7 @@
 #include "detect/cpu_features.h"
 #include "detect/platform.h"
 #include "dispatch/capture.h"
+#include "dispatch/noise.h"
 #include "dispatch/onednn_info.h"
 #include "dispatch/signals.h"
 #include "dispatch/sweep.h"
@@ -54,6 +55,13 @@ struct DispatchOptions {
   bool no_peak = false;
   double timeout_s = 600;
   report::Format format = report::Format::kTable;
+};
+
+// The noise guard of a sweep: the ISA sweep's thread count and the load at the start and end.
+struct SweepNoise {
+  dispatch::ThreadChoice threads;
+  std::optional<dispatch::LoadAverage> load_start;
+  std::optional<dispatch::LoadAverage> load_end;
 };
 
 Value Opt(const std::optional<double>& v, int precision) {
@@ -145,12 +153,14 @@ Value PerfMapOf(bool perf_map, const SweepRun& r) {
 }
 
 void AddRunsTable(report::Report& report, const std::vector<SweepRun>& runs, bool perf_map) {
-  report::Table& t = report.AddTable(
-      "runs",
-      {"isa_cap", "backend", "threads", "dispatched_isa", "samples_per_s", "speedup_vs_scalar",
-       "speedup_vs_lowest", "max_deviation", "peak_gflops", "worker", "perf_map"},
-      "Runs (samples/s with verbose off)");
-  if (!perf_map) t.hidden_in_table = {"perf_map"};
+  report::Table& t =
+      report.AddTable("runs",
+                      {"isa_cap", "backend", "threads", "dispatched_isa", "samples_per_s",
+                       "samples_per_s_min", "samples_per_s_max", "speedup_vs_scalar",
+                       "speedup_vs_lowest", "max_deviation", "peak_gflops", "worker", "perf_map"},
+                      "Runs (samples/s with verbose off)");
+  t.hidden_in_table = {"samples_per_s_min", "samples_per_s_max"};
+  if (!perf_map) t.hidden_in_table.push_back("perf_map");
   // The scalar run is last, unless a signal stopped the sweep before it.
   const SweepRun* scalar_run = runs.back().cap == kScalarCap ? &runs.back() : nullptr;
   const double scalar = scalar_run != nullptr && scalar_run->run.results.samples_per_s
@@ -163,7 +173,9 @@ void AddRunsTable(report::Report& report, const std::vector<SweepRun>& runs, boo
         {r.cap, r.run.results.backend ? Value(*r.run.results.backend) : Value(), ThreadsOf(r),
          r.run.header.isa_short.empty() || r.cap == kScalarCap ? Value()
                                                                : Value(r.run.header.isa_short),
-         Opt(sps, 1), sps && scalar > 0 ? Value(*sps / scalar, 2) : Value(),
+         Opt(sps, 1), Opt(r.run.results.samples_per_s_min, 1),
+         Opt(r.run.results.samples_per_s_max, 1),
+         sps && scalar > 0 ? Value(*sps / scalar, 2) : Value(),
          sps && lowest && *lowest > 0 && r.cap != kScalarCap ? Value(*sps / *lowest, 2) : Value(),
          Opt(r.run.results.max_deviation, 9), Opt(PeakOf(r), 1),
          r.run.outcome.ok() ? Value("ok") : Value(Describe(r)), PerfMapOf(perf_map, r)});
@@ -185,6 +197,49 @@ void AddThreadsTable(report::Report& report, const std::vector<SweepRun>& sets) 
     t.rows.push_back({r.thread_set, r.threads, r.cpuset, Opt(sps, 1), Opt(speedup, 2),
                       Opt(efficiency, 2), r.run.outcome.ok() ? Value("ok") : Value(Describe(r))});
   }
+}
+
+// A run's samples/s as a spread over the chunks of its timed steps (runs 0 when unmeasured).
+dispatch::Spread SpreadOf(const SweepRun& r) {
+  const auto& res = r.run.results;
+  if (!res.samples_per_s) return {};
+  if (!res.samples_per_s_min || !res.samples_per_s_max || !res.timed_chunks) {
+    return {.runs = 1,
+            .median = *res.samples_per_s,
+            .min = *res.samples_per_s,
+            .max = *res.samples_per_s};
+  }
+  return {.runs = static_cast<std::size_t>(*res.timed_chunks),
+          .median = *res.samples_per_s,
+          .min = *res.samples_per_s_min,
+          .max = *res.samples_per_s_max};
+}
+
+// The payoff in one sentence, the highest cap against the lowest in samples/s, only when their
+// timed chunks do not overlap; otherwise the runs are too noisy to rank.
+void AddPayoff(report::Report& report, const std::vector<SweepRun>& runs) {
+  const SweepRun* low = nullptr;
+  const SweepRun* high = nullptr;
+  for (const auto& r : runs) {
+    if (r.cap == kScalarCap || r.cap.empty() || !r.run.results.samples_per_s) continue;
+    if (low == nullptr) low = &r;
+    high = &r;
+  }
+  if (low == nullptr || high == low) return;
+  const dispatch::Spread a = SpreadOf(*low), b = SpreadOf(*high);
+  if (!dispatch::Separated(a, b)) {
+    report.AddFinding(
+        report::Severity::kWarning, "too-noisy",
+        fmt::format("the runs are too noisy to rank the caps {} ({:.0f}-{:.0f} samples/s over "
+                    "the timed chunks) and {} ({:.0f}-{:.0f}): their ranges overlap; rerun on a "
+                    "quieter machine or with more --iters",
+                    low->cap, a.min, a.max, high->cap, b.min, b.max));
+    return;
+  }
+  report.AddFinding(report::Severity::kInfo, "payoff",
+                    fmt::format("the model trains {:.2f}x as fast under the cap {} as under {} "
+                                "(samples/s; the timed chunks of the two runs do not overlap)",
+                                b.median / a.median, high->cap, low->cap));
 }
 
 void AddFindings(report::Report& report, const std::vector<SweepRun>& runs) {
@@ -232,28 +287,11 @@ void AddFindings(report::Report& report, const std::vector<SweepRun>& runs) {
                                     r.cap, join(layers), r.run.fallbacks.front().reason));
     }
   }
-  // The payoff in one sentence: the highest cap against the lowest, in samples/s.
-  const SweepRun* low = nullptr;
-  const SweepRun* high = nullptr;
-  for (const auto& r : runs) {
-    if (r.cap == kScalarCap || r.cap.empty() || !r.run.results.samples_per_s) {
-      continue;
-    }
-    if (low == nullptr) low = &r;
-    high = &r;
-  }
-  if (low != nullptr && high != low) {
-    const double a = *low->run.results.samples_per_s;
-    const double b = *high->run.results.samples_per_s;
-    report.AddFinding(report::Severity::kInfo, "payoff",
-                      fmt::format("the model trains {:.2f}x as fast under the cap {} as under {} "
-                                  "(samples/s)",
-                                  b / a, high->cap, low->cap));
-  }
+  AddPayoff(report, runs);
 }
 
 void AddRunSection(report::Report& report, const DispatchOptions& o,
-                   const std::vector<std::string>& caps) {
+                   const std::vector<std::string>& caps, const SweepNoise& noise) {
   const auto& m = o.run.model;
   report::Section& s = report.AddSection("run", "Run");
   s.Add("model", std::string(mlp::Name(m.model)));
@@ -268,15 +306,17 @@ void AddRunSection(report::Report& report, const DispatchOptions& o,
   std::string sets;
   for (const auto& t : o.threads) sets += (sets.empty() ? "" : ",") + t;
   s.Add("thread_sets", sets.empty() ? Value() : Value(sets));
-  s.Add("cap_threads", o.cap_threads > 0 ? Value(o.cap_threads) : Value());
+  s.Add("cap_threads", noise.threads.threads > 0 ? Value(noise.threads.threads) : Value());
   s.Add("onednn_version", dispatch::OneDnnVersion());
   s.Add("perf_map", o.perf_map);
+  AddNoiseGuard(report, s, noise.threads, noise.load_start, noise.load_end);
 }
 
 // What a dispatch run needs before its first worker: the caps and the thread sets.
 struct SweepPlan {
   std::vector<std::string> caps;
   std::vector<detect::ThreadSet> sets;
+  SweepNoise noise;
 };
 
 StatusOr<SweepPlan> PlanSweep(const DispatchOptions& o) {
@@ -286,6 +326,11 @@ StatusOr<SweepPlan> PlanSweep(const DispatchOptions& o) {
   StatusOr<std::vector<std::string>> caps = dispatch::ChooseCaps(o.isa, info);
   if (!caps.ok()) return caps.status();
   SweepPlan plan{.caps = std::move(*caps)};
+  plan.noise.load_start = dispatch::ReadLoadAverage();
+  StatusOr<std::vector<detect::ThreadSet>> all = detect::LiveThreadSets({"all"});
+  if (!all.ok()) return all.status();
+  plan.noise.threads = dispatch::ChooseThreads(o.cap_threads, all->front().threads,
+                                               dispatch::AllowedCpus(), plan.noise.load_start);
   if (!o.threads.empty()) {
     StatusOr<std::vector<detect::ThreadSet>> found = detect::LiveThreadSets(o.threads);
     if (!found.ok()) return found.status();
@@ -317,12 +362,13 @@ Status RunSweep(const DispatchOptions& o, const SweepPlan& plan, std::vector<Swe
     return {};
   };
   for (const auto& cap : plan.caps) {
-    if (Status s = run(runs, "cap " + cap, cap, "", o.cap_threads, "", !o.no_peak); !s.ok()) {
+    if (Status s = run(runs, "cap " + cap, cap, "", plan.noise.threads.threads, "", !o.no_peak);
+        !s.ok()) {
       return s;
     }
   }
-  if (Status s = run(runs, "dlcheck scalar kernels", std::string(kScalarCap), "", o.cap_threads, "",
-                     false);
+  if (Status s = run(runs, "dlcheck scalar kernels", std::string(kScalarCap), "",
+                     plan.noise.threads.threads, "", false);
       !s.ok()) {
     return s;
   }
@@ -341,6 +387,13 @@ StatusOr<int> SweepStatus(const std::vector<SweepRun>& all) {
     PrintError(fmt::format("interrupted by {}; the report holds the runs done",
                            dispatch::SignalName(sig)));
     return 128 + sig;
+  }
+  for (const auto& r : all) {
+    // Out of memory (a worker's exit 7, with its message) is the machine's limit.
+    if (r.run.outcome.exited && r.run.outcome.exit_code == ToInt(ExitCode::kUnsupported)) {
+      std::cerr << r.run.WorkerError() << '\n';
+      return r.run.outcome.exit_code;
+    }
   }
   for (const auto& r : all) {
     if (!r.run.outcome.ok()) {
@@ -365,7 +418,8 @@ StatusOr<int> RunDispatch(const DispatchOptions& o) {
 
   report::Report report;
   report.command = "dispatch";
-  AddRunSection(report, o, plan->caps);
+  plan->noise.load_end = dispatch::ReadLoadAverage();
+  AddRunSection(report, o, plan->caps, plan->noise);
   AddSweepTables(report, o, runs);
   AddRunsTable(report, runs, o.perf_map);
   if (!set_runs.empty()) AddThreadsTable(report, set_runs);
@@ -451,7 +505,7 @@ void SetupDispatch(CLI::App& app, int& exit_code) {
                 "that perf report shows them");
   sub->add_flag("--no-peak", o->no_peak, "skip the FMA peak probe in each worker");
   sub->add_option("--timeout", o->timeout_s, "kill a worker after this many seconds (default 600)")
-      ->check(CLI::PositiveNumber);
+      ->check(PositiveFinite());
   AddFormatOption(*sub, o->format);
   sub->callback([o, sub, &exit_code] { exit_code = EndCommand(RunDispatchCommand(*sub, *o)); });
 }

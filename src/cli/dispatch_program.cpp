@@ -58,7 +58,7 @@ struct ConfigResult {
 // What the sweep needs before its first run.
 struct Plan {
   std::vector<Config> configs;
-  std::string threads_note;  ///< how the ISA sweep's thread count was chosen
+  dispatch::ThreadChoice threads;  ///< the ISA sweep's thread count and why
   std::optional<dispatch::LoadAverage> load_start;
   std::size_t caps = 0;  ///< the first `caps` configs are the ISA caps
 };
@@ -67,28 +67,6 @@ std::string Join(const std::vector<std::string>& items, const char* separator = 
   std::string text;
   for (const auto& i : items) text += (text.empty() ? "" : separator) + i;
   return text;
-}
-
-// The ISA sweep's thread count: --threads, else OMP_NUM_THREADS (inherited, left alone), else
-// the cores that were idle over the last minute, so that a busy machine does not make every
-// thread wait for a core (the count collapses otherwise).
-int ChooseThreads(const DispatchProgramOptions& o, int cores, Plan& plan) {
-  if (o.threads > 0) {
-    plan.threads_note = "--threads";
-    return std::min(o.threads, cores);
-  }
-  if (std::getenv("OMP_NUM_THREADS") != nullptr) {
-    plan.threads_note = "OMP_NUM_THREADS (inherited)";
-    return 0;
-  }
-  if (!plan.load_start) {
-    plan.threads_note = fmt::format("all {} cores (no load average)", cores);
-    return cores;
-  }
-  const int idle = dispatch::IdleCpus(cores, *plan.load_start);
-  plan.threads_note =
-      fmt::format("the idle cores: {} of {} at load {:.2f}", idle, cores, plan.load_start->one);
-  return idle;
 }
 
 StatusOr<Plan> PlanSweep(const DispatchProgramOptions& o) {
@@ -100,7 +78,9 @@ StatusOr<Plan> PlanSweep(const DispatchProgramOptions& o) {
   if (!caps.ok()) return caps.status();
   StatusOr<std::vector<detect::ThreadSet>> all = detect::LiveThreadSets({"all"});
   if (!all.ok()) return all.status();
-  const int threads = ChooseThreads(o, all->front().threads, plan);
+  plan.threads = dispatch::ChooseThreads(o.threads, all->front().threads, dispatch::AllowedCpus(),
+                                         plan.load_start);
+  const int threads = plan.threads.threads;
   for (const auto& cap : *caps) {
     plan.configs.push_back({.name = "cap " + cap, .cap = cap, .threads = threads});
   }
@@ -316,10 +296,6 @@ void AddRowsTable(report::Report& report, const std::vector<ConfigResult>& resul
   report.primary_table = "rows";
 }
 
-Value LoadValue(const std::optional<dispatch::LoadAverage>& load) {
-  return load ? Value(load->one, 2) : Value();
-}
-
 void AddRunSection(report::Report& report, const DispatchProgramOptions& o, const Plan& plan,
                    const std::vector<ConfigResult>& results,
                    const std::optional<dispatch::LoadAverage>& load_end) {
@@ -333,13 +309,11 @@ void AddRunSection(report::Report& report, const DispatchProgramOptions& o, cons
   s.Add("thread_sets", o.thread_sets.empty() ? Value() : Value(Join(o.thread_sets)));
   s.Add("threads",
         plan.caps > 0 && plan.configs[0].threads > 0 ? Value(plan.configs[0].threads) : Value());
-  s.Add("threads_from", plan.threads_note);
   s.Add("repeat", o.repeat);
   std::size_t runs = 0;
   for (const auto& r : results) runs += r.runs.size();
   s.Add("runs", runs);
-  s.Add("load_start", LoadValue(plan.load_start));
-  s.Add("load_end", LoadValue(load_end));
+  AddNoiseGuard(report, s, plan.threads, plan.load_start, load_end);
   const verbose::LogHeader* header = results.empty() ? nullptr : &results.front().runs[0].header;
   s.Add("onednn_version", header && !header->library_version.empty()
                               ? Value(ValidUtf8(header->library_version))
@@ -421,8 +395,8 @@ void AddRanking(report::Report& report, const char* what, const ConfigResult& a,
                                 100 * fast.wall.Relative(), 100 * slow.wall.Relative()));
 }
 
-void AddFindings(report::Report& report, const Plan& plan, const std::vector<ConfigResult>& results,
-                 const std::optional<dispatch::LoadAverage>& load_end) {
+void AddFindings(report::Report& report, const Plan& plan,
+                 const std::vector<ConfigResult>& results) {
   std::uint64_t verbose_lines = 0;
   for (const auto& r : results) {
     if (!r.config.cap.empty()) AddCapFindings(report, r);
@@ -439,15 +413,6 @@ void AddFindings(report::Report& report, const Plan& plan, const std::vector<Con
   const std::size_t caps = std::min(plan.caps, results.size());
   if (caps >= 2) AddRanking(report, "ISA caps", results[caps - 1], results[0]);
   if (results.size() >= caps + 2) AddRanking(report, "thread sets", results.back(), results[caps]);
-  const auto busy = [](const std::optional<dispatch::LoadAverage>& l) { return l ? l->one : 0; };
-  const double load = std::max(busy(plan.load_start), busy(load_end));
-  if (load >= 1.0) {
-    report.AddFinding(report::Severity::kWarning, "busy-machine",
-                      fmt::format("the machine was busy (load average {:.2f} at the start, {:.2f} "
-                                  "at the end): other work competes for the cores, so times "
-                                  "vary; compare the spread before trusting a difference",
-                                  busy(plan.load_start), busy(load_end)));
-  }
   if (const int sig = dispatch::SignalForwarding::Received(); sig != 0) {
     report.AddFinding(report::Severity::kWarning, "interrupted",
                       fmt::format("interrupted by {}: the report holds the runs that were done",
@@ -483,7 +448,7 @@ StatusOr<int> RunDispatchProgram(const DispatchProgramOptions& o) {
                                        results->begin() + std::min(plan->caps, results->size()));
   if (!caps.empty()) AddSweepTable(report, caps);
   AddRowsTable(report, *results);
-  AddFindings(report, *plan, *results, load_end);
+  AddFindings(report, *plan, *results);
   report::Print(report, o.format, std::cout);
   std::cout.flush();
   return ExitStatusOf(*results);

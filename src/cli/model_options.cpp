@@ -1,5 +1,6 @@
 #include "cli/model_options.h"
 
+#include <cmath>
 #include <type_traits>
 
 #include "cli/enum_option.h"
@@ -31,7 +32,7 @@ class OptionAdder {
       } else if constexpr (std::is_same_v<T, int>) {
         if (info.min < info.max) option->check(CLI::Range(info.min, info.max));
       }
-      if (info.positive) option->check(CLI::PositiveNumber);
+      if (info.positive) option->check(PositiveFinite());
     }
     if (!info.type_name.empty()) option->type_name(std::string(info.type_name));
   }
@@ -42,6 +43,19 @@ class OptionAdder {
 };
 
 }  // namespace
+
+const CLI::Validator& PositiveFinite() {
+  static const CLI::Validator kValidator(
+      [](std::string& text) -> std::string {
+        double value = 0;
+        if (!CLI::detail::lexical_cast(text, value) || !std::isfinite(value) || value <= 0) {
+          return "'" + text.substr(0, 40) + "' is not a finite number above 0";
+        }
+        return {};
+      },
+      "NUMBER > 0");
+  return kValidator;
+}
 
 void AddModelOptions(CLI::App& sub, dispatch::ModelRunOptions& options) {
   dispatch::VisitModelOptions(options, OptionAdder(sub, /*worker=*/false));

@@ -8,6 +8,10 @@
 
 namespace dlcheck::cli {
 
+/// A real number above 0 and finite ("nan", "inf", "0", "-1" are refused): seconds of a
+/// --timeout, a learning rate.
+const CLI::Validator& PositiveFinite();
+
 /// --model, --dtype, --backend, --layers, --batch, --iters, --warmup, --traced, --seed, --lr,
 /// --data.
 void AddModelOptions(CLI::App& sub, dispatch::ModelRunOptions& options);

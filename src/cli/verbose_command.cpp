@@ -10,7 +10,9 @@
 #include "cli/enum_option.h"
 #include "cli/model_options.h"
 #include "cli/verbose_report.h"
+#include "detect/binding.h"
 #include "dispatch/capture.h"
+#include "dispatch/noise.h"
 #include "dispatch/onednn_info.h"
 #include "mlp/model.h"
 #include "report/progress.h"
@@ -20,6 +22,10 @@ namespace {
 
 struct VerboseOptions {
   dispatch::CaptureOptions capture;
+  // Filled when the run starts: the noise guard's part of the report.
+  dispatch::ThreadChoice threads;
+  std::optional<dispatch::LoadAverage> load_start;
+  std::optional<dispatch::LoadAverage> load_end;
   report::Format format = report::Format::kTable;
   SortKey sort = SortKey::kTime;
   std::size_t top = 0;
@@ -60,6 +66,14 @@ void AddRunSection(report::Report& report, const VerboseOptions& o,
                        ? Value(*run.header.threads)
                        : (o.capture.threads > 0 ? Value(o.capture.threads) : Value()));
   s.Add("samples_per_s", Num(results.samples_per_s, 1));
+  // The spread of the timed steps' chunks: how far to trust samples_per_s.
+  s.Add("samples_per_s_min", Num(results.samples_per_s_min, 1));
+  s.Add("samples_per_s_max", Num(results.samples_per_s_max, 1));
+  const auto& sps = results.samples_per_s;
+  s.Add("spread_pct",
+        sps && *sps > 0 && results.samples_per_s_min && results.samples_per_s_max
+            ? Value(100 * (*results.samples_per_s_max - *results.samples_per_s_min) / *sps, 1)
+            : Value());
   s.Add("step_ms", Num(results.step_ms_timed, 4));
   s.Add("step_ms_traced", Num(results.step_ms_traced, 4));
   const auto& timed = results.step_ms_timed;
@@ -75,6 +89,7 @@ void AddRunSection(report::Report& report, const VerboseOptions& o,
   s.Add("onednn_version", dispatch::OneDnnVersion());
   s.Add("detected_isa", run.header.isa_short.empty() ? Value() : Value(run.header.isa_short));
   s.Add("worker", run.outcome.ok() ? Value("ok") : Value(run.outcome.Describe(run.timeout_s)));
+  AddNoiseGuard(report, s, o.threads, o.load_start, o.load_end);
 }
 
 // Fallbacks to the scalar kernels: one finding for a whole-model fallback, else one per layer.
@@ -162,6 +177,10 @@ StatusOr<int> Finish(const VerboseOptions& o, const dispatch::CapturedRun& run) 
   if (!run.outcome.ok()) {
     // The worker's own last words (its error line, or a sanitizer/oneDNN message) come first.
     if (const std::string err = run.WorkerError(); !err.empty()) std::cerr << err << '\n';
+    // Out of memory (the worker's exit 7) is the machine's limit, not a worker failure.
+    if (run.outcome.exited && run.outcome.exit_code == ToInt(ExitCode::kUnsupported)) {
+      return run.outcome.exit_code;
+    }
     return Status(ExitCode::kWorkerFailed,
                   fmt::format("the model worker {}", run.outcome.Describe(run.timeout_s)));
   }
@@ -183,8 +202,15 @@ StatusOr<dispatch::CapturedRun> Capture(VerboseOptions& o) {
 
 StatusOr<int> RunVerbose(VerboseOptions& o) {
   if (Status valid = mlp::Validate(o.capture.run.model); !valid.ok()) return valid;
+  o.load_start = dispatch::ReadLoadAverage();
+  StatusOr<std::vector<detect::ThreadSet>> all = detect::LiveThreadSets({"all"});
+  if (!all.ok()) return all.status();
+  o.threads = dispatch::ChooseThreads(o.capture.threads, all->front().threads,
+                                      dispatch::AllowedCpus(), o.load_start);
+  o.capture.threads = o.threads.threads;
   StatusOr<dispatch::CapturedRun> run = Capture(o);
   if (!run.ok()) return run.status();
+  o.load_end = dispatch::ReadLoadAverage();
   return Finish(o, *run);
 }
 
@@ -196,14 +222,15 @@ void SetupVerbose(CLI::App& app, int& exit_code) {
       "verbose", "train a model through oneDNN in a worker and report every primitive it ran");
   AddModelOptions(*sub, o->capture.run);
   sub->add_option("-t,--threads", o->capture.threads,
-                  "OpenMP threads for the worker (default: OMP_NUM_THREADS or all)")
+                  "OpenMP threads for the worker (default: OMP_NUM_THREADS, else the cores idle "
+                  "over the last minute; capped at the CPUs this process may use)")
       ->check(CLI::Range(1, 4096));
   sub->add_option("--raw-log", o->capture.raw_log_path,
                   "keep the worker's raw verbose stream in FILE")
       ->type_name("FILE");
   sub->add_option("--timeout", o->capture.timeout_s,
                   "kill the worker after this many seconds (default 600)")
-      ->check(CLI::PositiveNumber);
+      ->check(PositiveFinite());
   AddFormatOption(*sub, o->format, {"trace"},
                   "output format: table (default), csv, json or trace (Chrome trace)");
   AddRowOptions(*sub, o->sort, o->top);

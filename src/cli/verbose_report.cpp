@@ -292,4 +292,31 @@ StatusOr<int> RefusalOf(const dispatch::CapturedRun& run) {
   return run.outcome.exit_code;
 }
 
+void AddNoiseGuard(report::Report& report, report::Section& section,
+                   const dispatch::ThreadChoice& threads,
+                   const std::optional<dispatch::LoadAverage>& load_start,
+                   const std::optional<dispatch::LoadAverage>& load_end) {
+  section.Add("threads_from", threads.from);
+  auto load = [](const std::optional<dispatch::LoadAverage>& l) {
+    return l ? report::Value(l->one, 2) : report::Value();
+  };
+  section.Add("load_start", load(load_start));
+  section.Add("load_end", load(load_end));
+  if (!threads.capped.empty()) {
+    report.AddFinding(report::Severity::kWarning, "threads-capped",
+                      fmt::format("{} asked, but this process may use {} CPUs: capped to {} "
+                                  "(more OpenMP threads than CPUs only wait for each other, and "
+                                  "a huge count makes the OpenMP runtime fail)",
+                                  threads.capped, threads.threads, threads.threads));
+  }
+  const double start = load_start ? load_start->one : 0, end = load_end ? load_end->one : 0;
+  if (std::max(start, end) >= 1.0) {
+    report.AddFinding(report::Severity::kWarning, "busy-machine",
+                      fmt::format("the machine was busy (load average {:.2f} at the start, {:.2f} "
+                                  "at the end): other work competes for the cores, so times "
+                                  "vary; compare the spread before trusting a difference",
+                                  start, end));
+  }
+}
+
 }  // namespace dlcheck::cli

@@ -20,6 +20,7 @@
 
 #include "common/status.h"
 #include "dispatch/capture.h"
+#include "dispatch/noise.h"
 #include "report/report.h"
 #include "verbose/aggregate.h"
 #include "verbose/line_parser.h"
@@ -65,6 +66,14 @@ void AddLogSummary(report::Report& report, const std::vector<std::string>& files
 /// The `trace` table (omitted from the human table): one row per execution, as
 /// report::PrintTrace reads it.
 void AddTimeline(report::Report& report, const std::vector<dispatch::ExecRecord>& execs);
+
+/// The noise guard's part of a measurement's report: `threads_from`, `load_start`, `load_end`
+/// in `section`, and the findings `threads-capped` (a count beyond the machine was capped) and
+/// `busy-machine` (a load average of 1 or more at the start or the end).
+void AddNoiseGuard(report::Report& report, report::Section& section,
+                   const dispatch::ThreadChoice& threads,
+                   const std::optional<dispatch::LoadAverage>& load_start,
+                   const std::optional<dispatch::LoadAverage>& load_end);
 
 /// The refusal of a worker that did nothing (CapturedRun::Refused): its own error line on
 /// stderr and its exit status, or, without a line, an error naming what became of it.

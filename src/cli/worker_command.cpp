@@ -1,5 +1,7 @@
 // dlcheck worker: the model run in a child process (started by `verbose`, `dispatch`, `check`);
 // hidden from --help.
+#include <new>
+
 #include "cli/commands.h"
 #include "cli/model_options.h"
 #include "detect/binding.h"
@@ -14,7 +16,14 @@ StatusOr<int> RunWorker(const dispatch::ModelRunOptions& options) {
   if (!options.cpuset.empty()) {
     if (Status bound = detect::BindProcess(options.cpuset); !bound.ok()) return bound;
   }
-  if (Status ran = dispatch::RunModelWorker(options); !ran.ok()) return ran;
+  try {
+    if (Status ran = dispatch::RunModelWorker(options); !ran.ok()) return ran;
+  } catch (const std::bad_alloc&) {
+    // A memory limit (ulimit -v, a cgroup) is the machine not doing what was asked: exit 7.
+    return Status(ExitCode::kUnsupported,
+                  "out of memory while running the model: raise the memory limit (ulimit -v, "
+                  "the container's limit) or use a smaller --batch or model");
+  }
   return ToInt(ExitCode::kOk);
 }
 

@@ -125,6 +125,43 @@ Status CompareWithScalar(mlp::Trainer& trainer, const mlp::ModelConfig& config,
 
 }  // namespace
 
+namespace {
+
+// The timed phase: `iters` steps in up to kTimedChunkCount chunks, each timed, so that the
+// spread of the chunks' samples/s tells how noisy the measurement was. Returns the last loss.
+float TimedSteps(mlp::Trainer& trainer, const mlp::Dataset& train, const ModelRunOptions& options,
+                 int& step) {
+  constexpr int kTimedChunkCount = 5;
+  const int batch = options.model.batch;
+  const int chunks = std::min(options.iters, kTimedChunkCount);
+  float loss = 0;
+  double chunk_min = 0, chunk_max = 0;
+  const auto timed_start = Clock::now();
+  for (int c = 0, done = 0; c < chunks; ++c) {
+    const int steps = (options.iters - done) / (chunks - c);
+    const auto chunk_start = Clock::now();
+    for (int i = 0; i < steps; ++i) loss = trainer.Step(mlp::GetBatch(train, step++, batch));
+    const double s = std::chrono::duration<double>(Clock::now() - chunk_start).count();
+    const double sps = s > 0 ? steps * batch / s : 0;
+    chunk_min = c == 0 ? sps : std::min(chunk_min, sps);
+    chunk_max = c == 0 ? sps : std::max(chunk_max, sps);
+    done += steps;
+  }
+  const double timed_s = std::chrono::duration<double>(Clock::now() - timed_start).count();
+  if (options.iters > 0) {
+    Result(result_key::kSamplesPerS, options.iters * batch / timed_s);
+    Result(result_key::kStepMsTimed, timed_s * 1e3 / options.iters);
+  }
+  if (chunks >= 2) {
+    Result(result_key::kTimedChunks, chunks);
+    Result(result_key::kSamplesPerSMin, chunk_min);
+    Result(result_key::kSamplesPerSMax, chunk_max);
+  }
+  return loss;
+}
+
+}  // namespace
+
 std::vector<std::string> WorkerArguments(const ModelRunOptions& options) {
   std::vector<std::string> args = {"worker"};
   VisitModelOptions(options, [&args](const ModelOptionInfo& info, const auto& value) {
@@ -196,16 +233,8 @@ Status RunModelWorker(const ModelRunOptions& options) {
 
   EnterPhase("timed");
   std::fflush(stdout);
-  float loss = loss_first;
-  const auto timed_start = Clock::now();
-  for (int i = 0; i < options.iters; ++i) {
-    loss = trainer.Step(mlp::GetBatch(train, step++, config.batch));
-  }
-  const double timed_s = std::chrono::duration<double>(Clock::now() - timed_start).count();
-  if (options.iters > 0) {
-    Result(result_key::kSamplesPerS, options.iters * config.batch / timed_s);
-    Result(result_key::kStepMsTimed, timed_s * 1e3 / options.iters);
-  }
+  float loss = TimedSteps(trainer, train, options, step);
+  if (options.iters == 0) loss = loss_first;
 
   EnterPhase("traced");
   SetTracing(observer, true, level);

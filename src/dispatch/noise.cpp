@@ -1,7 +1,12 @@
 #include "dispatch/noise.h"
 
+#include <fmt/format.h>
+#include <sched.h>
+
 #include <algorithm>
+#include <charconv>
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 
 namespace dlcheck::dispatch {
@@ -34,6 +39,46 @@ std::optional<LoadAverage> ReadLoadAverage(const std::string& path) {
 int IdleCpus(int cpus, const LoadAverage& load) {
   const int busy = static_cast<int>(std::lround(load.one));
   return std::max(1, cpus - busy);
+}
+
+int AllowedCpus() {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) != 0) return 1;
+  return std::max(1, CPU_COUNT(&set));
+}
+
+ThreadChoice ChooseThreads(int asked, int cores, int cpus, const std::optional<LoadAverage>& load) {
+  ThreadChoice choice;
+  if (asked > 0) {
+    choice.from = "--threads";
+    choice.threads = asked;
+  } else if (const char* env = std::getenv("OMP_NUM_THREADS"); env != nullptr && *env != 0) {
+    // A nested list ("4,2") starts with the outer level's count.
+    const std::string_view text = std::string_view(env).substr(0, std::string_view(env).find(','));
+    int count = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), count);
+    if (ec != std::errc() || end != text.data() + text.size() || count < 1) {
+      choice.capped = fmt::format("OMP_NUM_THREADS={}", text.substr(0, 40));
+      choice.threads = cpus;
+    } else {
+      choice.threads = count;
+    }
+    choice.from = "OMP_NUM_THREADS";
+  } else if (load) {
+    choice.threads = IdleCpus(cores, *load);
+    choice.from =
+        fmt::format("the idle cores: {} of {} at load {:.2f}", choice.threads, cores, load->one);
+    return choice;
+  } else {
+    choice.threads = cores;
+    choice.from = fmt::format("all {} cores (no load average)", cores);
+    return choice;
+  }
+  if (choice.threads > cpus) {
+    choice.capped = fmt::format("{} threads", choice.threads);
+    choice.threads = cpus;
+  }
+  return choice;
 }
 
 }  // namespace dlcheck::dispatch

@@ -45,3 +45,23 @@ std::optional<LoadAverage> ReadLoadAverage(const std::string& path = "/proc/load
 int IdleCpus(int cpus, const LoadAverage& load);
 
 }  // namespace dlcheck::dispatch
+
+namespace dlcheck::dispatch {
+
+/// The OpenMP thread count of a measurement and why.
+struct ThreadChoice {
+  int threads = 0;     ///< for OMP_NUM_THREADS; 0: leave the inherited value alone
+  std::string from;    ///< "--threads", "the idle cores: 3 of 4 at load 1.02", ...
+  std::string capped;  ///< when a count beyond the machine was capped: what was asked, else ""
+};
+
+/// `asked` (--threads; 0: none), else OMP_NUM_THREADS from the environment, else the cores idle
+/// over the last minute (IdleCpus; all `cores` without a load average), so that a busy machine
+/// does not make the count collapse. A count above `cpus` (the CPUs this process may use) or an
+/// OMP_NUM_THREADS that is not a positive count is replaced by `cpus`, and `capped` says so.
+ThreadChoice ChooseThreads(int asked, int cores, int cpus, const std::optional<LoadAverage>& load);
+
+/// The CPUs this process may run on (its affinity mask), at least 1.
+int AllowedCpus();
+
+}  // namespace dlcheck::dispatch

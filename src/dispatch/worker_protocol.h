@@ -33,6 +33,11 @@ inline constexpr const char* kTolerance = "tolerance";
 inline constexpr const char* kLossFirst = "loss_first";
 inline constexpr const char* kSamplesPerS = "samples_per_s";
 inline constexpr const char* kStepMsTimed = "step_ms_timed";
+/// The timed steps run in `timed_chunks` chunks (at least 2 when reported), each timed: the
+/// slowest and fastest chunk's samples/s are the spread of the measurement.
+inline constexpr const char* kTimedChunks = "timed_chunks";
+inline constexpr const char* kSamplesPerSMin = "samples_per_s_min";
+inline constexpr const char* kSamplesPerSMax = "samples_per_s_max";
 inline constexpr const char* kStepMsTraced = "step_ms_traced";
 inline constexpr const char* kLossLast = "loss_last";
 inline constexpr const char* kTestAccuracy = "test_accuracy";
@@ -49,9 +54,12 @@ struct WorkerResults {
   std::optional<std::string> deviation_tensor;  ///< where it is ("-" when equal)
   std::optional<double> tolerance;              ///< the deviation allowed for the dtype
   std::optional<double> loss_first;
-  std::optional<double> samples_per_s;   ///< timed steps, verbose off
-  std::optional<double> step_ms_timed;   ///< mean step time, verbose off
-  std::optional<double> step_ms_traced;  ///< mean step time, verbose on
+  std::optional<double> samples_per_s;      ///< timed steps, verbose off
+  std::optional<double> step_ms_timed;      ///< mean step time, verbose off
+  std::optional<double> timed_chunks;       ///< chunks of the timed steps, each timed
+  std::optional<double> samples_per_s_min;  ///< the slowest chunk
+  std::optional<double> samples_per_s_max;  ///< the fastest chunk
+  std::optional<double> step_ms_traced;     ///< mean step time, verbose on
   std::optional<double> loss_last;
   std::optional<double> test_accuracy;        ///< with --data
   std::map<std::string, double> peak_gflops;  ///< by vector ISA (sse41, avx2, avx512_core)

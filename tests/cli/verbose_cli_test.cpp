@@ -295,3 +295,49 @@ TEST(VerboseCliTest, CsvHasTheContractColumnsThenLayer) {
 
 }  // namespace
 }  // namespace dlcheck
+
+namespace dlcheck {
+namespace {
+
+TEST(VerboseCliTest, ATimeoutThatIsNotAFiniteNumberAboveZeroIsAShortUsageError) {
+  for (const std::string bad : {"nan", "inf", "0", "-5", "x"}) {
+    for (const char* command : {"verbose", "dispatch"}) {
+      const auto r = RunDlcheck({command, "--timeout", bad});
+      EXPECT_EQ(r.exit_code, ToInt(ExitCode::kUsage)) << command << " " << bad;
+      EXPECT_EQ(r.err, "dlcheck: --timeout: '" + bad +
+                           "' is not a finite number above 0 (run 'dlcheck --help' for usage)\n")
+          << command;
+    }
+  }
+}
+
+TEST(VerboseCliTest, AThreadCountBeyondTheMachineIsCappedWithAFinding) {
+  const auto r = RunDlcheck({"verbose", "--model", "mlp", "--iters", "2", "--warmup", "0",
+                             "--traced", "1", "--format", "json"},
+                            {}, {"OMP_NUM_THREADS=100000"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["run"]["threads_from"], "OMP_NUM_THREADS");
+  EXPECT_LT(j["run"]["threads"].get<int>(), 100000);
+  EXPECT_GE(j["run"]["threads"].get<int>(), 1);
+  bool capped = false;
+  for (const auto& f : j["findings"]) capped |= f["code"] == "threads-capped";
+  EXPECT_TRUE(capped) << j["findings"];
+}
+
+TEST(VerboseCliTest, TheNoiseGuardIsPartOfTheReport) {
+  const auto r = RunDlcheck({"verbose", "--model", "mlp", "--iters", "10", "--warmup", "0",
+                             "--traced", "1", "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json run = nlohmann::json::parse(r.out)["run"];
+  EXPECT_GE(run["load_start"].get<double>(), 0.0);  // Linux: /proc/loadavg is always there
+  EXPECT_GE(run["load_end"].get<double>(), 0.0);
+  const double low = run["samples_per_s_min"], high = run["samples_per_s_max"];
+  EXPECT_LE(low, high);
+  EXPECT_GT(low, 0.0);
+  EXPECT_GE(run["spread_pct"].get<double>(), 0.0);
+  EXPECT_FALSE(run["threads_from"].get<std::string>().empty());
+}
+
+}  // namespace
+}  // namespace dlcheck
