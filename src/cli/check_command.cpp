@@ -110,7 +110,8 @@ void SetupCheck(CLI::App& app, int& exit_code) {
                 "a scalar fallback is CRITICAL, not a WARNING");
   sub->add_option("--timeout", o->timeout_s,
                   "kill the model worker after this many seconds (default 60)")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::PositiveNumber)
+      ->type_name("SECONDS");
   AddFormatOption(*sub, o->format, {"text"},
                   "output format: table or text (the status line, then details; default), csv "
                   "(the checks) or json");
