@@ -269,10 +269,11 @@ void SetupCheck(CLI::App& app, int& exit_code) {
   sub->add_option("--timeout", o->timeout_s,
                   "kill the model worker after this many seconds (default 60; 20 with "
                   "--slurm-health-check)")
-      ->check(CLI::PositiveNumber);
-  AddFormatOption(*sub, o->format, {},
-                  "output format: table (the status line, then details; default), csv (the "
-                  "checks) or json");
+      ->check(CLI::PositiveNumber)
+      ->type_name("SECONDS");
+  AddFormatOption(*sub, o->format, {"text"},
+                  "output format: table or text (the status line, then details; default), csv "
+                  "(the checks) or json");
   AddFleetOptions(*sub, *o);
   const int unknown = check::ToInt(check::State::kUnknown);
   // A monitoring system reads the status: once `check` is named, a bad command line is UNKNOWN,

@@ -57,6 +57,17 @@ void AddFormatOption(CLI::App& sub, report::Format& format,
 /// length (`parse`, `verbose`, `run`).
 void AddRowOptions(CLI::App& sub, SortKey& sort, std::size_t& top);
 
+/// The one-line message for a command-line error (without `dlcheck: `): an unknown command or
+/// option is named with the nearest known one ("did you mean"), a range error says the range in
+/// words, and every message ends pointing at the help of the command it concerns
+/// (`see 'dlcheck parse --help'`). `args` are argv[1...].
+std::string UsageErrorText(CLI::App& app, const std::vector<std::string>& args,
+                           const CLI::ParseError& error);
+
+/// The candidate nearest to `word` by edit distance, when it is close enough to be a typo
+/// (at most a third of the word's length, and at least 2, edits); empty otherwise.
+std::string NearestName(std::string_view word, const std::vector<std::string>& candidates);
+
 /// Prints `dlcheck: <message>` on stderr.
 void PrintError(const std::string& message);
 

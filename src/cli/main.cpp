@@ -1,24 +1,148 @@
 // dlcheck: what a CPU machine can do for deep learning, and what oneDNN does on it.
-// main() wires the subcommands (one file each) and turns errors into exit codes.
+// main() wires the subcommands (one file each) and turns errors into exit codes: usage errors,
+// memory exhaustion and a report that could not be written all end here.
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <exception>
 #include <iostream>
+#include <memory>
+#include <new>
+#include <streambuf>
+#include <string>
+#include <vector>
 
 #include "cli/commands.h"
 #include "common/exit_code.h"
+#include "report/printer.h"
+#include "report/table_layout.h"
 
-int main(int argc, char** argv) {
-  using dlcheck::ExitCode;
-  CLI::App app{"dlcheck: what a CPU machine can do for deep learning, and what oneDNN does on it",
-               "dlcheck"};
-  app.require_subcommand(1);
-  app.set_version_flag(
-      "-V,--version", [] { return dlcheck::cli::VersionText(); },
-      "print the versions of dlcheck, oneDNN, libcpuid and hwloc");
-  app.footer("See dlcheck(1) for the output columns and the exit status.");
+namespace {
 
-  // A usage error's code until a command runs (see commands.h); the command then sets its own.
-  int exit_code = dlcheck::ToInt(ExitCode::kUsage);
+using dlcheck::ExitCode;
+using dlcheck::ToInt;
+
+// `check` answers in the monitoring-plugin convention: what it could not do is UNKNOWN.
+constexpr int kCheckUnknown = 3;
+
+// A closed standard stream (`dlcheck ... >&-`) is held by /dev/null, so that no file dlcheck
+// opens later takes its number (a report written into an input or a --raw-log). Standard output
+// is held read-only: every write to it fails (EBADF) and EndOutput reports that.
+void HoldClosedStandardStreams() {
+  for (int fd = STDIN_FILENO; fd <= STDERR_FILENO; ++fd) {
+    if (fcntl(fd, F_GETFD) != -1 || errno != EBADF) continue;
+    const int held = open("/dev/null", fd == STDERR_FILENO ? O_WRONLY : O_RDONLY);
+    if (held >= 0 && held != fd) close(held);  // the lowest free number is `fd` itself
+  }
+}
+
+// std::cout's buffer: every write goes straight to stdio's stdout, as the synced default does
+// (so it stays in order with anything written with printf), and the errno of the first write
+// that fails is kept for EndOutput, however many flushes come after it.
+class CheckedStdoutBuf : public std::streambuf {
+ public:
+  int error() const { return error_; }
+
+ protected:
+  int_type overflow(int_type c) override {
+    if (traits_type::eq_int_type(c, traits_type::eof())) return traits_type::not_eof(c);
+    const char byte = traits_type::to_char_type(c);
+    return Put(&byte, 1) ? c : traits_type::eof();
+  }
+  std::streamsize xsputn(const char* text, std::streamsize n) override {
+    return Put(text, static_cast<std::size_t>(n)) ? n : 0;
+  }
+  int sync() override {
+    if (std::fflush(stdout) == 0) return 0;
+    Record();
+    return -1;
+  }
+
+ private:
+  bool Put(const char* text, std::size_t n) {
+    if (std::fwrite(text, 1, n, stdout) == n) return true;
+    Record();
+    return false;
+  }
+  void Record() {
+    if (error_ == 0) error_ = errno != 0 ? errno : EIO;
+  }
+  int error_ = 0;
+};
+
+// Standard output written in full, or why not: the first failed write's errno, else the last
+// flush's. A reader that went away (EPIPE, when SIGPIPE is ignored) is not an error to report:
+// dlcheck ends quietly with the status a SIGPIPE gives, as `cat` does.
+int EndOutput(int exit_code, bool check, const CheckedStdoutBuf& out) {
+  errno = 0;
+  const bool flushed = std::fflush(stdout) == 0;
+  const int error = out.error() != 0 ? out.error() : errno;
+  if (flushed && out.error() == 0 && std::ferror(stdout) == 0 && std::cout.good()) {
+    return exit_code;
+  }
+  if (error == EPIPE) return 128 + SIGPIPE;
+  // No std::string here: this path may be reached with memory short.
+  std::fputs("dlcheck: write error: ", stderr);
+  std::fputs(error != 0 ? std::strerror(error) : "the report could not be written", stderr);
+  std::fputs(" (standard output)\n", stderr);
+  if (check) return kCheckUnknown;
+  return exit_code != ToInt(ExitCode::kOk) ? exit_code : ToInt(ExitCode::kOutputError);
+}
+
+int OutOfMemory(bool check) {
+  std::fputs(
+      "dlcheck: out of memory: the work did not fit in the memory this process may use "
+      "(see ulimit -v, the cgroup's memory.max); free memory, raise the limit or give a smaller "
+      "input\n",
+      stderr);
+  return check ? kCheckUnknown : ToInt(ExitCode::kUnsupported);
+}
+
+// --help shows an option's value by one name (`N`, `FILE`, `LIST`), or the names it accepts:
+// `--top N`, `--sort KEY:{time,execs,creates,name}`, never CLI11's validator internals
+// (`INT:INT in [1 - 4096]`, `UINT:NONNEGATIVE`).
+class HelpFormatter : public CLI::Formatter {
+ public:
+  std::string make_option_opts(const CLI::Option* option) const override {
+    if (!option->get_option_text().empty() || option->get_type_size() == 0) {
+      return CLI::Formatter::make_option_opts(option);
+    }
+    const std::string full = option->get_type_name();
+    std::string name = full.substr(0, full.find(':'));
+    if (name == "INT" || name == "UINT") name = "N";
+    if (name == "FLOAT") name = "NUMBER";
+    std::string text = " " + name;
+    if (const std::size_t choices = full.find(":{"); choices != std::string::npos) {
+      text += full.substr(choices, full.find('}', choices) + 1 - choices);
+    }
+    if (option->get_expected_max() == CLI::detail::expected_max_vector_size && name != "LIST") {
+      text += " ...";
+    }
+    if (option->get_required()) text += " REQUIRED";
+    return text;
+  }
+};
+
+// Memory that runs out outside the command line's try (a thread of a command) ends the same way.
+[[noreturn]] void Terminate() {
+  try {
+    if (std::exception_ptr current = std::current_exception()) std::rethrow_exception(current);
+  } catch (const std::bad_alloc&) {
+    std::_Exit(OutOfMemory(false));
+  } catch (...) {
+  }
+  std::fputs("dlcheck: internal error: terminated (this is a bug in dlcheck; please report it)\n",
+             stderr);
+  std::_Exit(ToInt(ExitCode::kFailure));
+}
+
+void SetupCommands(CLI::App& app, int& exit_code) {
   // In --help order: the main job first.
   dlcheck::cli::SetupVerbose(app, exit_code);
   dlcheck::cli::SetupParse(app, exit_code);
@@ -30,7 +154,11 @@ int main(int argc, char** argv) {
   dlcheck::cli::SetupDiff(app, exit_code);
   dlcheck::cli::SetupFleet(app, exit_code);
   dlcheck::cli::SetupWorker(app, exit_code);
+}
 
+// Parses the command line and runs the command; every failure that reaches here becomes one
+// `dlcheck: ...` line and an exit code.
+int ParseAndRun(CLI::App& app, int argc, char** argv, int& exit_code) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -40,12 +168,46 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    dlcheck::cli::PrintError(std::string(e.what()) + " (run 'dlcheck --help' for usage)");
+    dlcheck::cli::PrintError(
+        dlcheck::cli::UsageErrorText(app, std::vector<std::string>(argv + 1, argv + argc), e));
     return exit_code;
+  } catch (const dlcheck::report::ColumnChoiceError& e) {
+    // Thrown before the report is printed: nothing was written to standard output.
+    dlcheck::cli::PrintError(e.what());
+    return ToInt(ExitCode::kUsage);
+  } catch (const std::bad_alloc&) {
+    return OutOfMemory(app.got_subcommand("check"));
   } catch (const std::exception& e) {
     dlcheck::cli::PrintError(std::string("internal error: ") + e.what() +
                              " (this is a bug in dlcheck; please report it)");
-    return dlcheck::ToInt(ExitCode::kFailure);
+    return ToInt(ExitCode::kFailure);
   }
   return exit_code;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  HoldClosedStandardStreams();
+  std::set_terminate(Terminate);
+  CLI::App app{"dlcheck: what a CPU machine can do for deep learning, and what oneDNN does on it",
+               "dlcheck"};
+  app.require_subcommand(1);
+  app.set_version_flag(
+      "-V,--version", [] { return dlcheck::cli::VersionText(); },
+      "print the versions of dlcheck, oneDNN, libcpuid and hwloc");
+  app.footer("See dlcheck(1) for the output columns and the exit status.");
+  app.formatter(std::make_shared<HelpFormatter>());
+
+  // A usage error's code until a command runs (see commands.h); the command then sets its own.
+  int exit_code = ToInt(ExitCode::kUsage);
+  SetupCommands(app, exit_code);
+  // Tables fit the terminal's width when standard output is one; a pipe gets the full table.
+  dlcheck::report::SetPrintSettings({.width = dlcheck::report::StdoutTableWidth()});
+  CheckedStdoutBuf checked;
+  std::streambuf* const synced = std::cout.rdbuf(&checked);
+  const int code = ParseAndRun(app, argc, argv, exit_code);
+  const int end = EndOutput(code, app.got_subcommand("check"), checked);
+  std::cout.rdbuf(synced);
+  return end;
 }

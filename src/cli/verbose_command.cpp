@@ -230,7 +230,8 @@ void SetupVerbose(CLI::App& app, int& exit_code) {
       ->type_name("FILE");
   sub->add_option("--timeout", o->capture.timeout_s,
                   "kill the worker after this many seconds (default 600)")
-      ->check(PositiveFinite());
+      ->check(PositiveFinite())
+      ->type_name("SECONDS");
   AddFormatOption(*sub, o->format, {"trace"},
                   "output format: table (default), csv, json or trace (Chrome trace)");
   AddRowOptions(*sub, o->sort, o->top);

@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "report/printer.h"
+#include "report/safe_text.h"
 
 namespace dlcheck::cli {
 namespace {
@@ -38,42 +39,7 @@ void AddShares(report::Section& section, std::string name, std::string first_col
 }  // namespace
 
 std::string ValidUtf8(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  std::size_t i = 0;
-  while (i < text.size()) {
-    const unsigned char c = static_cast<unsigned char>(text[i]);
-    std::size_t len = 0;
-    if (c < 0x80) {
-      len = 1;
-    } else if (c >= 0xC2 && c <= 0xDF) {
-      len = 2;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-      len = 3;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-      len = 4;
-    }
-    bool ok = len > 0 && i + len <= text.size();
-    for (std::size_t k = 1; ok && k < len; ++k) {
-      ok = (static_cast<unsigned char>(text[i + k]) & 0xC0) == 0x80;
-    }
-    if (ok && len == 3) {
-      const unsigned char c1 = static_cast<unsigned char>(text[i + 1]);
-      ok = !(c == 0xE0 && c1 < 0xA0) && !(c == 0xED && c1 >= 0xA0);
-    } else if (ok && len == 4) {
-      const unsigned char c1 = static_cast<unsigned char>(text[i + 1]);
-      ok = !(c == 0xF0 && c1 < 0x90) && !(c == 0xF4 && c1 >= 0x90);
-    }
-    if (ok && len == 1 && c < 0x20 && c != '\t') ok = false;  // control characters
-    if (ok) {
-      out.append(text.substr(i, len));
-      i += len;
-    } else {
-      out.push_back('?');
-      ++i;
-    }
-  }
-  return out;
+  return report::ValidUtf8Text(text, "?", /*controls=*/true);  // the rule's one home
 }
 
 std::vector<std::string> PrimitiveColumns(const ColumnOptions& options) {
@@ -195,6 +161,8 @@ void AddPrimitivesTable(report::Report& report, const std::vector<verbose::Primi
   report::Table& t = report.AddTable("primitives", PrimitiveColumns(options), "Primitives");
   t.hidden_in_table = {"layouts",    "attributes",  "auxiliary",
                        "cache_hits", "exec_ms_min", "exec_ms_max"};
+  t.leave_out_first = {"creates",  "gflops",     "exec_ms_mean", "create_ms",
+                       "fallback", "data_types", "isa",          "prop_kind"};
   const std::size_t n = top == 0 ? rows.size() : std::min(top, rows.size());
   for (std::size_t i = 0; i < n; ++i)
     t.rows.push_back(PrimitiveRow(rows[i], total_exec_ms, options));

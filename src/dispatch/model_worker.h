@@ -86,6 +86,7 @@ void VisitModelOptions(Options& options, Visitor&& visit) {
   visit(
       ModelOptionInfo{.flags = "--layers",
                       .help = "MLP layer sizes on 784 inputs, the last one 10 (default 128,64,10)",
+                      .type_name = "LIST",
                       .min = 1,
                       .max = static_cast<int>(mlp::kMaxLayers)},
       options.model.layers);
@@ -118,7 +119,8 @@ void VisitModelOptions(Options& options, Visitor&& visit) {
   visit(ModelOptionInfo{.flags = "--data",
                         .help =
                             "MNIST-format IDX directory (e.g. /usr/share/datasets/fashion-mnist): "
-                            "train on it and report test accuracy"},
+                            "train on it and report test accuracy",
+                        .type_name = "DIR"},
         options.data_dir);
   visit(ModelOptionInfo{.flags = "--cpuset",
                         .help = "bind to these CPUs (hwloc list syntax) first",

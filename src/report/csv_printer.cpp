@@ -1,8 +1,10 @@
 // RFC 4180 CSV: one header line, CRLF line ends, a field quoted when it holds a comma, a quote,
-// CR or LF (quotes doubled). Null is an empty field; booleans are true/false.
+// CR or LF (quotes doubled). Null is an empty field; booleans are true/false. Control characters
+// other than tab, CR and LF, and bytes that are not UTF-8, are written as \xNN (VisibleText).
 #include <ostream>
 
 #include "report/printer.h"
+#include "report/safe_text.h"
 
 namespace dlcheck::report {
 namespace {
@@ -23,7 +25,8 @@ void WriteField(std::ostream& out, const std::string& text) {
 void WriteRow(std::ostream& out, const std::vector<Value>& row) {
   for (std::size_t i = 0; i < row.size(); ++i) {
     if (i) out << ',';
-    WriteField(out, ValueText(row[i], "", "true", "false"));
+    // Text from a log reaches a spreadsheet or `cat` visible, never as an escape sequence.
+    WriteField(out, VisibleText(ValueText(row[i], "", "true", "false"), true));
   }
   out << "\r\n";
 }

@@ -25,8 +25,11 @@ Json ToJson(const Value& value) {
       value.data);
 }
 
+// Pure ASCII: bytes that are not UTF-8 become U+FFFD, and every other non-ASCII character a
+// \uXXXX escape, so that no control character (C0 or C1, which some terminals obey) reaches a
+// terminal that shows the document; a JSON reader gets the same text back.
 std::string DumpJson(const Json& doc, int indent) {
-  return doc.dump(indent, ' ', false, Json::error_handler_t::replace);
+  return doc.dump(indent, ' ', /*ensure_ascii=*/true, Json::error_handler_t::replace);
 }
 
 namespace {

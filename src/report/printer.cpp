@@ -49,10 +49,93 @@ std::string_view FormatName(Format format) {
   return "table";
 }
 
-void Print(const Report& report, Format format, std::ostream& out) {
+namespace {
+
+PrintSettings& Settings() {
+  static PrintSettings settings;
+  return settings;
+}
+
+std::string ColumnList(const std::vector<std::string>& columns) {
+  std::string text;
+  for (const auto& c : columns) text += (text.empty() ? "" : ",") + c;
+  return text;
+}
+
+// Where each of `names` sits in `table`'s columns; ColumnChoiceError for a name it lacks.
+std::vector<std::size_t> ColumnIndexes(const Table& table, const std::vector<std::string>& names) {
+  std::vector<std::size_t> indexes;
+  for (const auto& name : names) {
+    const auto found = std::find(table.columns.begin(), table.columns.end(), name);
+    if (found == table.columns.end()) {
+      throw ColumnChoiceError("--columns: unknown column '" + name + "'; the " + table.name +
+                              " table has: " + ColumnList(table.columns));
+    }
+    indexes.push_back(static_cast<std::size_t>(found - table.columns.begin()));
+  }
+  return indexes;
+}
+
+std::vector<Value> Project(const std::vector<Value>& row, const std::vector<std::size_t>& at) {
+  std::vector<Value> projected;
+  projected.reserve(at.size());
+  for (std::size_t i : at) projected.push_back(i < row.size() ? row[i] : Value());
+  return projected;
+}
+
+// The report with its primary table cut to --columns; the report itself when none were chosen.
+const Report& WithChosenColumns(const Report& report, Report& storage) {
+  const std::vector<std::string>& names = Settings().columns;
+  const Table* primary = report.Primary();
+  if (names.empty() || primary == nullptr) return report;
+  storage = report;
+  for (Table& t : storage.tables) {
+    if (t.name == primary->name) t = SelectColumns(t, names);
+  }
+  return storage;
+}
+
+// A stream that hands the next printer only the chosen columns of each row.
+class ProjectedStream : public RowStream {
+ public:
+  ProjectedStream(std::unique_ptr<RowStream> next, std::vector<std::size_t> at)
+      : next_(std::move(next)), at_(std::move(at)) {}
+  void Row(const std::vector<Value>& row) override { next_->Row(Project(row, at_)); }
+  void Finish(const Report& tail) override { next_->Finish(tail); }
+
+ private:
+  std::unique_ptr<RowStream> next_;
+  std::vector<std::size_t> at_;
+};
+
+}  // namespace
+
+void SetPrintSettings(PrintSettings settings) {
+  Settings() = std::move(settings);
+}
+
+const PrintSettings& CurrentPrintSettings() {
+  return Settings();
+}
+
+Table SelectColumns(const Table& table, const std::vector<std::string>& names) {
+  const std::vector<std::size_t> at = ColumnIndexes(table, names);
+  Table selected = table;
+  selected.columns = names;
+  selected.rows.clear();
+  selected.rows.reserve(table.rows.size());
+  for (const auto& row : table.rows) selected.rows.push_back(Project(row, at));
+  // Chosen columns are shown, whatever the table hides by default.
+  selected.hidden_in_table.clear();
+  return selected;
+}
+
+void Print(const Report& whole_report, Format format, std::ostream& out) {
+  Report storage;
+  const Report& report = WithChosenColumns(whole_report, storage);
   switch (format) {
     case Format::kTable:
-      PrintTable(report, out);
+      PrintTable(report, out, Settings().width);
       break;
     case Format::kCsv:
       PrintCsv(report, out);
@@ -73,17 +156,17 @@ void Print(const Report& report, Format format, std::ostream& out) {
 
 namespace dlcheck::report {
 
-std::unique_ptr<RowStream> StartTableStream(std::ostream& out, const Report& head,
-                                            const Table& stream);
 std::unique_ptr<RowStream> StartCsvStream(std::ostream& out, const Table& stream);
 std::unique_ptr<RowStream> StartJsonStream(std::ostream& out, const Report& head,
                                            const Table& stream);
 
-std::unique_ptr<RowStream> StartRowStream(Format format, std::ostream& out, const Report& head,
-                                          const Table& stream) {
+namespace {
+
+std::unique_ptr<RowStream> StartFormatStream(Format format, std::ostream& out, const Report& head,
+                                             const Table& stream) {
   switch (format) {
     case Format::kTable:
-      return StartTableStream(out, head, stream);
+      return StartTableStream(out, head, stream, CurrentPrintSettings().width);
     case Format::kCsv:
       return StartCsvStream(out, stream);
     case Format::kJson:
@@ -92,6 +175,18 @@ std::unique_ptr<RowStream> StartRowStream(Format format, std::ostream& out, cons
       return StartJsonStream(out, head, stream);
   }
   return nullptr;
+}
+
+}  // namespace
+
+std::unique_ptr<RowStream> StartRowStream(Format format, std::ostream& out, const Report& head,
+                                          const Table& stream) {
+  const std::vector<std::string>& names = CurrentPrintSettings().columns;
+  if (names.empty()) return StartFormatStream(format, out, head, stream);
+  std::vector<std::size_t> at = ColumnIndexes(stream, names);
+  const Table selected = SelectColumns(stream, names);
+  return std::make_unique<ProjectedStream>(StartFormatStream(format, out, head, selected),
+                                           std::move(at));
 }
 
 }  // namespace dlcheck::report

@@ -11,6 +11,7 @@
 #include <iosfwd>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -39,15 +40,42 @@ std::optional<Format> ParseFormat(std::string_view name);
 /// The format's first name in kFormatChoices: "table", "csv", "json", "trace".
 std::string_view FormatName(Format format);
 
-/// Prints the whole report in one format.
+/// How every Print and StartRowStream call of this process lays out its output: set once from the
+/// command line (`--columns`) and the terminal (main), read by the printers.
+struct PrintSettings {
+  /// Display columns a human table may use: 0, no limit (standard output is not a terminal).
+  std::size_t width = 0;
+  /// `--columns`: the main table's columns, in this order, in every format (the primary table,
+  /// or the streamed one); empty: all of them.
+  std::vector<std::string> columns;
+};
+void SetPrintSettings(PrintSettings settings);
+const PrintSettings& CurrentPrintSettings();
+
+/// `--columns` named a column the main table does not have. Thrown before anything is printed;
+/// what() names the unknown column and lists the valid ones.
+class ColumnChoiceError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+/// `table` with only the columns `names`, in that order (each row likewise), or
+/// ColumnChoiceError when one is not a column of it.
+Table SelectColumns(const Table& table, const std::vector<std::string>& names);
+
+/// Prints the whole report in one format, with the current PrintSettings.
 void Print(const Report& report, Format format, std::ostream& out);
-/// For people: the headline, sections, tables (without `omit_in_table` ones), findings. Control
-/// characters in text are shown as `\x1b` (never sent raw to the terminal).
-void PrintTable(const Report& report, std::ostream& out);
+/// For people: the headline, sections, tables (without `omit_in_table` ones), findings, fitted
+/// into `width` display columns (0: no limit): the widest columns shrink and their cells wrap at
+/// word boundaries inside the column; columns that still do not fit are left out, the rightmost
+/// first, and a note under the table names them. A column hidden in the table is shown after all
+/// when rows would otherwise look identical. Control characters and bytes that are not UTF-8 are
+/// shown as `\x1b` (never sent raw to the terminal).
+void PrintTable(const Report& report, std::ostream& out, std::size_t width = 0);
 /// RFC 4180: the primary table only, one header line, CRLF line ends, quotes where needed.
 void PrintCsv(const Report& report, std::ostream& out);
 /// One JSON document: schema_version, command, dlcheck_version, sections, tables, findings.
-/// Invalid UTF-8 in text is replaced by U+FFFD.
+/// Pure ASCII: invalid UTF-8 in text is replaced by U+FFFD, other non-ASCII text is escaped.
 void PrintJson(const Report& report, std::ostream& out);
 
 /// An Office Open XML workbook (binary): a sheet per section and table, typed cells, frozen
@@ -79,5 +107,9 @@ class RowStream {
 /// its rows are ignored). In CSV, only the streamed table is printed.
 std::unique_ptr<RowStream> StartRowStream(Format format, std::ostream& out, const Report& head,
                                           const Table& stream);
+/// The table printer's stream, fitted into `width` display columns (0: no limit): the columns
+/// get widths from their names (the rows are not known yet) and cells wrap inside them.
+std::unique_ptr<RowStream> StartTableStream(std::ostream& out, const Report& head,
+                                            const Table& stream, std::size_t width);
 
 }  // namespace dlcheck::report

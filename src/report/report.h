@@ -55,6 +55,9 @@ struct Table {
   bool keyed_by_first_column = false;
   /// Columns left out of the human table (still in CSV and JSON), to keep it readable.
   std::vector<std::string> hidden_in_table;
+  /// When a terminal is too narrow for every column, the human table leaves these out first, in
+  /// this order (after columns that hold one value in every row, and before the rightmost).
+  std::vector<std::string> leave_out_first;
   /// Left out of the human table entirely (CSV and JSON keep it): a long form of a table that
   /// the human view shows in a wider shape.
   bool omit_in_table = false;

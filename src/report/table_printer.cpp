@@ -13,29 +13,25 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 #include <ostream>
 
 #include "report/printer.h"
+#include "report/safe_text.h"
+#include "report/table_layout.h"
 
 namespace dlcheck::report {
 namespace {
 
 constexpr std::string_view kNull = "-";
+constexpr std::size_t kGap = 2;             // spaces between columns
+constexpr std::size_t kMinTextColumn = 8;   // a text column wraps, but not narrower than this
+constexpr std::size_t kMaxWordColumn = 16;  // a longer word may be split inside
+constexpr std::size_t kMinWrapWidth = 20;   // findings and fields wrap, but not narrower
 
-// Text a terminal shows as it is: every control character (an escape sequence from a log, a
-// line break in a brand string) becomes visible as \xNN instead of acting on the terminal.
+// Text a terminal shows as it is (never an escape sequence from a log acting on it).
 std::string Visible(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (const char c : text) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (byte < 0x20 || byte == 0x7f) {
-      out += fmt::format("\\x{:02x}", byte);
-    } else {
-      out += c;
-    }
-  }
-  return out;
+  return VisibleText(text);
 }
 
 std::string Cell(const Value& v) {
@@ -46,13 +42,30 @@ std::string Heading(const std::string& title, const std::string& name) {
   return title.empty() ? name : title;
 }
 
-void PrintFields(const std::vector<std::pair<std::string, Value>>& fields, int indent,
-                 std::ostream& out) {
-  std::size_t width = 0;
-  for (const auto& [key, value] : fields) width = std::max(width, key.size());
+std::string Pad(std::size_t n) {
+  return std::string(n, ' ');
+}
+
+// `text` wrapped at word boundaries into what is left of `width` after `indent` columns (at
+// least kMinWrapWidth); the first line continues what is already printed on the current line,
+// the others start at `indent`.
+void PrintWrapped(std::string_view text, std::size_t indent, std::size_t width, std::ostream& out) {
+  const std::size_t room =
+      width == 0 ? 0 : std::max(kMinWrapWidth, width - std::min(width, indent));
+  const std::vector<std::string> lines = WrapText(text, room, WrapAt::kSpaces);
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    if (i > 0) out << Pad(indent);
+    out << lines[i] << '\n';
+  }
+}
+
+void PrintFields(const std::vector<std::pair<std::string, Value>>& fields, std::size_t indent,
+                 std::size_t width, std::ostream& out) {
+  std::size_t key_width = 0;
+  for (const auto& [key, value] : fields) key_width = std::max(key_width, DisplayWidth(key));
   for (const auto& [key, value] : fields) {
-    out << std::string(indent, ' ') << key << std::string(width - key.size() + 2, ' ')
-        << Cell(value) << '\n';
+    out << Pad(indent) << key << Pad(key_width - DisplayWidth(key) + kGap);
+    PrintWrapped(Cell(value), indent + key_width + kGap, width, out);
   }
 }
 
@@ -61,132 +74,323 @@ bool Hidden(const Table& table, const std::string& column) {
          table.hidden_in_table.end();
 }
 
-void PrintRows(const Table& table, int indent, std::ostream& out) {
+// The human view of a table: cell texts of every column, and which columns are shown.
+struct Grid {
+  std::vector<std::string> header;
+  std::vector<std::vector<std::string>> rows;
+  std::vector<bool> numeric;  ///< every non-null cell a number or a yes/no: never wrapped
   std::vector<std::size_t> shown;
-  for (std::size_t c = 0; c < table.columns.size(); ++c) {
-    if (!Hidden(table, table.columns[c])) shown.push_back(c);
-  }
-  std::vector<std::vector<std::string>> cells;
-  cells.reserve(table.rows.size());
-  std::vector<std::size_t> width(table.columns.size(), 0);
-  for (std::size_t c : shown) width[c] = table.columns[c].size();
+  std::vector<std::size_t> telling;  ///< hidden columns shown to tell look-alike rows apart
+};
+
+Grid TextGrid(const Table& table) {
+  Grid grid;
+  grid.header = table.columns;
+  grid.numeric.assign(table.columns.size(), true);
+  grid.rows.reserve(table.rows.size());
   for (const auto& row : table.rows) {
-    auto& line = cells.emplace_back(table.columns.size());
-    for (std::size_t c : shown) {
-      if (c < row.size()) line[c] = Cell(row[c]);
-      width[c] = std::max(width[c], line[c].size());
+    auto& line = grid.rows.emplace_back(table.columns.size());
+    for (std::size_t c = 0; c < table.columns.size() && c < row.size(); ++c) {
+      line[c] = Cell(row[c]);
+      if (std::holds_alternative<std::string>(row[c].data)) grid.numeric[c] = false;
     }
   }
-  auto emit = [&](auto&& text_of) {
-    out << std::string(indent, ' ');
-    for (std::size_t i = 0; i < shown.size(); ++i) {
-      const std::string& text = text_of(shown[i]);
-      out << text;
-      if (i + 1 < shown.size()) out << std::string(width[shown[i]] - text.size() + 2, ' ');
+  return grid;
+}
+
+// What a row is, as the shown text columns say it (numbers measure a row, they do not name it).
+std::vector<std::string> RowKey(const Grid& grid, const std::vector<std::string>& row,
+                                const std::vector<bool>& show) {
+  std::vector<std::string> key;
+  for (std::size_t c = 0; c < row.size(); ++c) {
+    if (show[c] && !grid.numeric[c]) key.push_back(row[c]);
+  }
+  return key;
+}
+
+// Whether column `c` differs between two rows that look the same in the `show` text columns.
+bool TellsApart(const Grid& grid, const std::vector<bool>& show, std::size_t c) {
+  std::map<std::vector<std::string>, const std::string*> first_value;
+  for (const auto& row : grid.rows) {
+    const auto [at, inserted] = first_value.emplace(RowKey(grid, row, show), &row[c]);
+    if (!inserted && *at->second != row[c]) return true;
+  }
+  return false;
+}
+
+// The table's shown columns, plus each hidden one that tells look-alike rows apart.
+void ChooseShown(const Table& table, Grid& grid) {
+  std::vector<bool> show(table.columns.size());
+  for (std::size_t c = 0; c < show.size(); ++c) show[c] = !Hidden(table, table.columns[c]);
+  for (std::size_t c = 0; c < show.size(); ++c) {
+    if (!show[c] && !grid.numeric[c] && TellsApart(grid, show, c)) {
+      show[c] = true;
+      grid.telling.push_back(c);
     }
-    out << '\n';
-  };
-  emit([&](std::size_t c) -> const std::string& { return table.columns[c]; });
-  for (const auto& line : cells) emit([&](std::size_t c) -> const std::string& { return line[c]; });
-  if (table.rows.empty()) out << std::string(indent, ' ') << "(none)\n";
+  }
+  for (std::size_t c = 0; c < show.size(); ++c) {
+    if (show[c]) grid.shown.push_back(c);
+  }
 }
 
-void PrintSection(const Section& section, int indent, std::ostream& out);
-
-void PrintTableBlock(const Table& table, int indent, std::ostream& out) {
-  out << std::string(indent, ' ') << Heading(table.title, table.name) << '\n';
-  PrintRows(table, indent + 2, out);
+// The text that every row holds in column `c`, or nullptr when rows differ (or there are none).
+const std::string* SameInEveryRow(const Grid& grid, std::size_t c) {
+  if (grid.rows.size() < 2) return nullptr;
+  for (const auto& row : grid.rows) {
+    if (row[c] != grid.rows.front()[c]) return nullptr;
+  }
+  return &grid.rows.front()[c];
 }
 
-void PrintSection(const Section& section, int indent, std::ostream& out) {
-  out << std::string(indent, ' ') << Heading(section.title, section.name) << '\n';
-  PrintFields(section.fields, indent + 2, out);
-  for (const auto& child : section.sections) PrintSection(child, indent + 2, out);
-  for (const auto& table : section.tables) PrintTableBlock(table, indent + 2, out);
+struct Fitted {
+  std::vector<std::size_t> columns;  ///< indexes into the grid, in print order
+  std::vector<std::size_t> widths;
+  std::vector<std::string> left_out;  ///< "engine (cpu in every row)", "gflops"
+};
+
+std::size_t NaturalWidth(const Grid& grid, std::size_t c, bool numbers_only) {
+  std::size_t w = numbers_only ? 1 : DisplayWidth(grid.header[c]);
+  for (const auto& row : grid.rows) w = std::max(w, DisplayWidth(row[c]));
+  return w;
 }
 
-void PrintFindings(const Report& report, std::ostream& out) {
+// The narrowest a column may get: a number's width (never split), or a text column's longest
+// word (text between break chances, up to kMaxWordColumn), at least kMinTextColumn, never more
+// than the column needs.
+std::size_t MinimumWidth(const Grid& grid, std::size_t c) {
+  if (grid.numeric[c]) return NaturalWidth(grid, c, true);
+  std::size_t word =
+      std::max(kMinTextColumn, std::min(LongestWord(grid.header[c]), kMaxWordColumn));
+  for (const auto& row : grid.rows) {
+    word = std::max(word, std::min(LongestWord(row[c]), kMaxWordColumn));
+  }
+  return std::min(word, NaturalWidth(grid, c, false));
+}
+
+std::size_t Needed(const std::vector<std::size_t>& minimum,
+                   const std::vector<std::size_t>& columns) {
+  std::size_t total = 0;
+  for (std::size_t c : columns) total += minimum[c];
+  return total + kGap * (columns.empty() ? 0 : columns.size() - 1);
+}
+
+void LeaveOutColumn(Fitted& fit, std::size_t at, std::string note) {
+  fit.left_out.push_back(std::move(note));
+  fit.columns.erase(fit.columns.begin() + static_cast<std::ptrdiff_t>(at));
+}
+
+// Leaves out columns until the rest fit `budget`: first those with one value in every row
+// (the note says the value), then the table's `leave_out_first`, in its order, then the
+// rightmost, keeping those that tell look-alike rows apart as long as it can.
+void LeaveOut(const Table& table, const Grid& grid, const std::vector<std::size_t>& minimum,
+              std::size_t budget, Fitted& fit) {
+  for (std::size_t i = fit.columns.size(); i-- > 0 && Needed(minimum, fit.columns) > budget;) {
+    if (const std::string* same = SameInEveryRow(grid, fit.columns[i])) {
+      LeaveOutColumn(fit, i, grid.header[fit.columns[i]] + " (" + *same + " in every row)");
+    }
+  }
+  for (const std::string& name : table.leave_out_first) {
+    if (Needed(minimum, fit.columns) <= budget || fit.columns.size() <= 1) break;
+    for (std::size_t i = 0; i < fit.columns.size(); ++i) {
+      if (grid.header[fit.columns[i]] == name) LeaveOutColumn(fit, i, name);
+    }
+  }
+  // The rightmost column that does not tell look-alike rows apart, then any rightmost one.
+  for (std::size_t i = fit.columns.size(); i-- > 0 && Needed(minimum, fit.columns) > budget;) {
+    const std::size_t c = fit.columns[i];
+    if (fit.columns.size() > 1 &&
+        std::find(grid.telling.begin(), grid.telling.end(), c) == grid.telling.end()) {
+      LeaveOutColumn(fit, i, grid.header[c]);
+    }
+  }
+  while (fit.columns.size() > 1 && Needed(minimum, fit.columns) > budget) {
+    LeaveOutColumn(fit, fit.columns.size() - 1, grid.header[fit.columns.back()]);
+  }
+}
+
+Fitted FitGrid(const Table& table, const Grid& grid, std::size_t indent, std::size_t width) {
+  Fitted fit{.columns = grid.shown};
+  if (width == 0) {
+    for (std::size_t c : fit.columns) fit.widths.push_back(NaturalWidth(grid, c, false));
+    return fit;
+  }
+  const std::size_t budget = width > indent + 1 ? width - indent : 1;
+  std::vector<std::size_t> minimum(grid.header.size());
+  for (std::size_t c : grid.shown) minimum[c] = MinimumWidth(grid, c);
+  LeaveOut(table, grid, minimum, budget, fit);
+  std::vector<std::size_t> natural;
+  std::vector<std::size_t> floor;
+  for (std::size_t c : fit.columns) {
+    natural.push_back(NaturalWidth(grid, c, false));
+    floor.push_back(minimum[c]);
+  }
+  fit.widths = FitColumns(natural, floor, kGap, budget);
+  return fit;
+}
+
+// One table row, each cell wrapped inside its column: as many lines as its tallest cell.
+void PrintGridRow(const std::vector<std::string>& cells, const Fitted& fit, std::size_t indent,
+                  std::ostream& out) {
+  std::vector<std::vector<std::string>> wrapped;
+  std::size_t height = 1;
+  for (std::size_t i = 0; i < fit.columns.size(); ++i) {
+    wrapped.push_back(WrapText(cells[fit.columns[i]], fit.widths[i]));
+    height = std::max(height, wrapped.back().size());
+  }
+  for (std::size_t line = 0; line < height; ++line) {
+    std::string text = Pad(indent);
+    for (std::size_t i = 0; i < wrapped.size(); ++i) {
+      const std::string part = line < wrapped[i].size() ? wrapped[i][line] : std::string();
+      text += part;
+      if (i + 1 < wrapped.size()) text += Pad(fit.widths[i] - DisplayWidth(part) + kGap);
+    }
+    while (!text.empty() && text.back() == ' ') text.pop_back();
+    out << text << '\n';
+  }
+}
+
+void PrintRows(const Table& table, std::size_t indent, std::size_t width, std::ostream& out) {
+  Grid grid = TextGrid(table);
+  ChooseShown(table, grid);
+  const Fitted fit = FitGrid(table, grid, indent, width);
+  PrintGridRow(grid.header, fit, indent, out);
+  for (const auto& row : grid.rows) PrintGridRow(row, fit, indent, out);
+  if (table.rows.empty()) out << Pad(indent) << "(none)\n";
+  if (fit.left_out.empty()) return;
+  std::string note = "(not shown at " + std::to_string(width) + " columns: ";
+  for (std::size_t i = 0; i < fit.left_out.size(); ++i) {
+    note += (i ? ", " : "") + fit.left_out[i];
+  }
+  out << Pad(indent);
+  PrintWrapped(note + "; choose with --columns)", indent, width, out);
+}
+
+void PrintSection(const Section& section, std::size_t indent, std::size_t width, std::ostream& out);
+
+void PrintTableBlock(const Table& table, std::size_t indent, std::size_t width, std::ostream& out) {
+  out << Pad(indent) << Heading(table.title, table.name) << '\n';
+  PrintRows(table, indent + 2, width, out);
+}
+
+void PrintSection(const Section& section, std::size_t indent, std::size_t width,
+                  std::ostream& out) {
+  out << Pad(indent) << Heading(section.title, section.name) << '\n';
+  PrintFields(section.fields, indent + 2, width, out);
+  for (const auto& child : section.sections) PrintSection(child, indent + 2, width, out);
+  for (const auto& table : section.tables) PrintTableBlock(table, indent + 2, width, out);
+}
+
+// "  warning: text", the text wrapped at word boundaries under its first word.
+void PrintFindings(const Report& report, std::size_t width, std::ostream& out) {
   if (report.findings.empty()) return;
   out << "Findings\n";
   for (const auto& f : report.findings) {
-    out << "  " << SeverityName(f.severity) << ": " << Visible(f.message) << '\n';
+    const std::string lead = "  " + std::string(SeverityName(f.severity)) + ": ";
+    out << lead;
+    PrintWrapped(Visible(f.message), lead.size(), width, out);
   }
 }
 
-void PrintTail(const Report& report, std::ostream& out) {
+void PrintTail(const Report& report, std::size_t width, std::ostream& out) {
   for (const auto& t : report.tables) {
     if (t.omit_in_table) continue;
     out << '\n';
-    PrintTableBlock(t, 0, out);
+    PrintTableBlock(t, 0, width, out);
   }
   if (!report.findings.empty()) {
     out << '\n';
-    PrintFindings(report, out);
+    PrintFindings(report, width, out);
   }
 }
 
+// The streamed table: rows are printed as they come, so the column widths come from the names
+// (at least kMinStreamColumn); a longer cell wraps inside its column when a width is set, and
+// widens its line when none is (the pipe gets every character).
 class TableStream : public RowStream {
  public:
-  TableStream(std::ostream& out, const Table& stream) : out_(out) {
-    for (const auto& c : stream.columns) {
-      width_.push_back(std::max<std::size_t>(c.size(), 6));
-      hidden_.push_back(Hidden(stream, c));
+  TableStream(std::ostream& out, const Table& stream, std::size_t width)
+      : out_(out), width_(width) {
+    grid_.header = stream.columns;
+    grid_.numeric.assign(stream.columns.size(), false);
+    for (std::size_t c = 0; c < stream.columns.size(); ++c) {
+      if (Hidden(stream, stream.columns[c])) continue;
+      fit_.columns.push_back(c);
+      natural_.push_back(std::max(kMinStreamColumn, DisplayWidth(stream.columns[c])));
     }
-    Emit(stream.columns);
+    if (width_ > 0) LeaveOutRightmost();
+    fit_.widths =
+        width_ == 0
+            ? natural_
+            : FitColumns(natural_, std::vector<std::size_t>(natural_.size(), kMinStreamColumn),
+                         kGap, width_);
+    PrintGridRow(grid_.header, fit_, 0, out_);
   }
   void Row(const std::vector<Value>& row) override {
-    std::vector<std::string> line;
-    line.reserve(row.size());
-    for (const auto& v : row) line.push_back(Cell(v));
-    Emit(line);
+    std::vector<std::string> cells(grid_.header.size());
+    for (std::size_t c = 0; c < cells.size() && c < row.size(); ++c) cells[c] = Cell(row[c]);
+    if (width_ == 0) {
+      // No limit: a cell never wraps; its column is as wide as it needs on this line.
+      Fitted line = fit_;
+      for (std::size_t i = 0; i < line.columns.size(); ++i) {
+        line.widths[i] = std::max(line.widths[i], DisplayWidth(cells[line.columns[i]]));
+      }
+      PrintGridRow(cells, line, 0, out_);
+      return;
+    }
+    PrintGridRow(cells, fit_, 0, out_);
   }
   void Finish(const Report& tail) override {
+    if (!fit_.left_out.empty()) {
+      std::string note = "(not shown at " + std::to_string(width_) + " columns:";
+      for (const auto& name : fit_.left_out) note += " " + name;
+      PrintWrapped(note + "; choose with --columns)", 0, width_, out_);
+    }
     for (const auto& s : tail.sections) {
       out_ << '\n';
-      PrintSection(s, 0, out_);
+      PrintSection(s, 0, width_, out_);
     }
-    PrintTail(tail, out_);
+    PrintTail(tail, width_, out_);
     out_.flush();
   }
 
  private:
-  void Emit(const std::vector<std::string>& line) {
-    bool first = true;
-    for (std::size_t i = 0; i < line.size() && i < width_.size(); ++i) {
-      if (hidden_[i]) continue;
-      if (!first) out_ << "  ";
-      first = false;
-      out_ << line[i];
-      if (line[i].size() < width_[i]) out_ << std::string(width_[i] - line[i].size(), ' ');
+  static constexpr std::size_t kMinStreamColumn = 6;
+  void LeaveOutRightmost() {
+    while (fit_.columns.size() > 1 &&
+           kMinStreamColumn * fit_.columns.size() + kGap * (fit_.columns.size() - 1) > width_) {
+      fit_.left_out.push_back(grid_.header[fit_.columns.back()]);
+      fit_.columns.pop_back();
+      natural_.pop_back();
     }
-    out_ << '\n';
   }
   std::ostream& out_;
-  std::vector<std::size_t> width_;
-  std::vector<bool> hidden_;
+  std::size_t width_;
+  Grid grid_;
+  Fitted fit_;
+  std::vector<std::size_t> natural_;
 };
 
 }  // namespace
 
-void PrintTable(const Report& report, std::ostream& out) {
-  if (!report.headline.empty()) out << Visible(report.headline) << '\n';
+void PrintTable(const Report& report, std::ostream& out, std::size_t width) {
+  if (!report.headline.empty()) PrintWrapped(Visible(report.headline), 0, width, out);
   bool first = true;
   for (const auto& s : report.sections) {
     if (!first) out << '\n';
     first = false;
-    PrintSection(s, 0, out);
+    PrintSection(s, 0, width, out);
   }
-  PrintTail(report, out);
+  PrintTail(report, width, out);
 }
 
 std::unique_ptr<RowStream> StartTableStream(std::ostream& out, const Report& head,
-                                            const Table& stream) {
+                                            const Table& stream, std::size_t width) {
   for (const auto& s : head.sections) {
-    PrintSection(s, 0, out);
+    PrintSection(s, 0, width, out);
     out << '\n';
   }
   out << Heading(stream.title, stream.name) << '\n';
-  return std::make_unique<TableStream>(out, stream);
+  return std::make_unique<TableStream>(out, stream, width);
 }
 
 }  // namespace dlcheck::report

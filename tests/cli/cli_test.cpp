@@ -1,4 +1,14 @@
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <set>
+#include <sstream>
 
 #include "common/exit_code.h"
 #include "support/run_dlcheck.h"
@@ -27,8 +37,60 @@ TEST(CliTest, NoSubcommandIsAUsageError) {
   const auto r = RunDlcheck({});
   EXPECT_EQ(r.exit_code, ToInt(ExitCode::kUsage));
   EXPECT_EQ(r.err.rfind("dlcheck: ", 0), 0u) << r.err;
-  EXPECT_NE(r.err.find("dlcheck --help"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err,
+            "dlcheck: no command given: name one of verbose, parse, run, platform, dispatch, "
+            "check (see 'dlcheck --help')\n");
   EXPECT_TRUE(r.out.empty());
+}
+
+TEST(CliTest, AMistypedCommandIsNamedWithASuggestion) {
+  const auto r = RunDlcheck({"parze", "log.txt"});
+  EXPECT_EQ(r.exit_code, ToInt(ExitCode::kUsage));
+  EXPECT_EQ(r.err,
+            "dlcheck: unknown command 'parze'; did you mean 'parse'? (see 'dlcheck --help')\n");
+  const auto far = RunDlcheck({"xyzzy"});
+  EXPECT_EQ(far.err, "dlcheck: unknown command 'xyzzy' (see 'dlcheck --help')\n");
+}
+
+TEST(CliTest, AMistypedOptionIsNamedWithASuggestionAndTheCommandsHelp) {
+  const auto r = RunDlcheck({"parse", "--fromat", "csv", "-"});
+  EXPECT_EQ(r.exit_code, ToInt(ExitCode::kUsage));
+  EXPECT_EQ(r.err,
+            "dlcheck: parse: unknown option '--fromat'; did you mean '--format'? (see 'dlcheck "
+            "parse --help')\n");
+  EXPECT_TRUE(r.out.empty());
+}
+
+TEST(CliTest, OutOfRangeValuesGiveOneShortLine) {
+  const auto r = RunDlcheck({"parse", "--top", "-1"});
+  EXPECT_EQ(r.exit_code, ToInt(ExitCode::kUsage));
+  EXPECT_EQ(r.err, "dlcheck: parse: --top: -1 must be 0 or more (see 'dlcheck parse --help')\n");
+  const auto sockets = RunDlcheck({"check", "--min-sockets", "0"});
+  EXPECT_EQ(sockets.exit_code, 3);  // check: UNKNOWN
+  EXPECT_EQ(sockets.err,
+            "dlcheck: check: --min-sockets: 0 must be from 1 to 4096 (see 'dlcheck check "
+            "--help')\n");
+}
+
+TEST(CliTest, SortTakesNamesOnlyAndHelpListsThem) {
+  const auto help = RunDlcheck({"parse", "--help"});
+  EXPECT_NE(help.out.find("--sort KEY"), std::string::npos) << help.out;
+  EXPECT_NE(help.out.find("time (default), execs, creates, name"), std::string::npos);
+  EXPECT_EQ(help.out.find("ENUM"), std::string::npos) << help.out;
+  EXPECT_EQ(help.out.find("->"), std::string::npos) << help.out;
+  const auto number = RunDlcheck({"parse", "--sort", "3", "-"});
+  EXPECT_EQ(number.exit_code, ToInt(ExitCode::kUsage));
+  EXPECT_EQ(number.err,
+            "dlcheck: parse: --sort: 3 not in {time,execs,creates,name} (see 'dlcheck parse "
+            "--help')\n");
+}
+
+TEST(CliTest, EveryCommandHasFormatWithTable) {
+  for (const std::string command : {"verbose", "parse", "run", "platform", "dispatch", "check"}) {
+    const auto help = RunDlcheck({command, "--help"});
+    EXPECT_NE(help.out.find("-f,--format FORMAT"), std::string::npos) << command << help.out;
+    EXPECT_NE(help.out.find("--columns LIST"), std::string::npos) << command << help.out;
+  }
 }
 
 TEST(CliTest, UnknownOptionIsAUsageError) {
@@ -52,13 +114,226 @@ TEST(CliTest, FormatNamesIgnoreCase) {
 TEST(CliTest, UnknownFormatSaysWhatIsAllowed) {
   const auto r = RunDlcheck({"platform", "--format", "xml"});
   EXPECT_EQ(r.err,
-            "dlcheck: --format: xml not in {table,csv,json} (run 'dlcheck --help' for usage)\n");
+            "dlcheck: platform: --format: xml not in {table,csv,json} (see 'dlcheck platform "
+            "--help')\n");
 }
 
 TEST(CliTest, TraceFormatIsOnlyForCommandsWithATimeline) {
   const auto r = RunDlcheck({"platform", "--format", "trace"});
   EXPECT_EQ(r.exit_code, ToInt(ExitCode::kUsage));
   EXPECT_NE(r.err.find("trace"), std::string::npos) << r.err;
+}
+
+// Runs `command` with /bin/sh; its stderr and exit status (128 + N for signal N).
+struct ShellResult {
+  int exit_code = -1;
+  std::string err;
+};
+
+ShellResult Shell(const std::string& command) {
+  const std::string err_file = ::testing::TempDir() + "dlcheck_cli_err_" + std::to_string(getpid());
+  const int status = std::system((command + " 2>" + err_file).c_str());
+  ShellResult r;
+  if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
+  std::ifstream in(err_file);
+  std::stringstream text;
+  text << in.rdbuf();
+  r.err = text.str();
+  std::remove(err_file.c_str());
+  return r;
+}
+
+// Commands that finish in a moment, in every format they have.
+std::vector<std::string> QuickCommands() {
+  const std::string log = testing::DataPath("verbose/torch_cnn_2.6.3.log");
+  const std::string dump = testing::DataPath("platform/unknown-cpu.test");
+  std::vector<std::string> commands;
+  for (const std::string format : {"table", "csv", "json"}) {
+    commands.push_back("parse " + log + " --format " + format);
+    commands.push_back("parse --events " + log + " --format " + format);
+    commands.push_back("platform --cpuid-dump " + dump + " --format " + format);
+    commands.push_back("run --format " + format + " -- true");
+  }
+  commands.push_back("run --format trace -- true");
+  return commands;
+}
+
+// stderr ends with the one write error line (a notice such as parse's skipped lines may come
+// before it).
+bool EndsWithOneWriteError(const std::string& err, const std::string& reason) {
+  const std::string line = "dlcheck: write error: " + reason + " (standard output)\n";
+  return err.size() >= line.size() &&
+         err.compare(err.size() - line.size(), line.size(), line) == 0 &&
+         err.find("write error") == err.size() - line.size() + std::string("dlcheck: ").size();
+}
+
+TEST(WriteErrorTest, AFullDiskIsAWriteErrorForEveryCommandAndFormat) {
+  ASSERT_EQ(access("/dev/full", W_OK), 0) << "Linux has /dev/full";
+  for (const std::string& command : QuickCommands()) {
+    const auto r = Shell(std::string(DLCHECK_BINARY) + " " + command + " >/dev/full");
+    EXPECT_EQ(r.exit_code, ToInt(ExitCode::kOutputError)) << command << ": " << r.err;
+    EXPECT_TRUE(EndsWithOneWriteError(r.err, "No space left on device")) << command << r.err;
+  }
+}
+
+TEST(WriteErrorTest, AClosedStdoutIsAWriteError) {
+  for (const std::string& command : QuickCommands()) {
+    const auto r = Shell(std::string(DLCHECK_BINARY) + " " + command + " >&-");
+    EXPECT_EQ(r.exit_code, ToInt(ExitCode::kOutputError)) << command << ": " << r.err;
+    EXPECT_TRUE(EndsWithOneWriteError(r.err, "Bad file descriptor")) << command << r.err;
+  }
+}
+
+TEST(WriteErrorTest, CheckReportsALostReportAsUnknown) {
+  const auto r = Shell(std::string(DLCHECK_BINARY) + " check --no-such-option >/dev/full");
+  EXPECT_EQ(r.exit_code, 3) << r.err;  // the usage error's own code, and nothing written
+  EXPECT_EQ(r.err.find("write error"), std::string::npos) << r.err;
+}
+
+TEST(WriteErrorTest, AReaderThatWentAwayIsNotAnError) {
+  // 200,000 events: far more than a pipe holds, so dlcheck writes after head has gone.
+  const std::string line =
+      "onednn_verbose,exec,cpu,eltwise,jit:avx2,forward_training,data_f32::blocked:a::f0 "
+      "diff_undef::undef:::,,alg:eltwise_relu alpha:0 beta:0,100,0.01";
+  const auto r = Shell("yes '" + line + "' | head -n 200000 | " + DLCHECK_BINARY +
+                       " parse --events --format csv | head -n 1 >/dev/null");
+  EXPECT_EQ(r.exit_code, 0);  // head's status
+  EXPECT_EQ(r.err, "");
+}
+
+// The address space (bytes) of a started `dlcheck parse -` once it waits for its first line:
+// the binary and its libraries mapped, the command line parsed.
+std::size_t StartedAddressSpace() {
+  int in[2];
+  if (pipe(in) != 0) return 0;
+  const pid_t pid = fork();
+  if (pid == 0) {
+    dup2(in[0], STDIN_FILENO);
+    close(in[0]);
+    close(in[1]);
+    execl(DLCHECK_BINARY, DLCHECK_BINARY, "parse", "-", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  close(in[0]);
+  const std::string proc = "/proc/" + std::to_string(pid);
+  std::size_t kib = 0;
+  for (int tries = 0; tries < 500 && kib == 0; ++tries) {
+    // /proc/PID/syscall starts "0 0x0 " while it blocks in read(0, ...).
+    std::ifstream syscall(proc + "/syscall");
+    std::string number, fd;
+    syscall >> number >> fd;
+    if (number == "0" && fd == "0x0") {
+      std::ifstream status(proc + "/status");
+      for (std::string line; std::getline(status, line);) {
+        if (line.rfind("VmSize:", 0) == 0) kib = std::stoul(line.substr(7));
+      }
+    } else {
+      usleep(10000);
+    }
+  }
+  close(in[1]);
+  int ignored = 0;
+  waitpid(pid, &ignored, 0);
+  return kib * 1024;
+}
+
+TEST(OutOfMemoryTest, MemoryExhaustionIsExitSevenWithAMessage) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "AddressSanitizer reserves terabytes of shadow address space, which an "
+                  "address-space limit refuses at start-up; the Release build runs this test";
+#endif
+  const std::size_t started = StartedAddressSpace();
+  ASSERT_GT(started, 0u) << "could not see dlcheck waiting for input";
+  // 4 MiB more than a started dlcheck holds, for a log of 300,000 distinct shapes: every reader
+  // and every row needs more than that, however well they are bounded.
+  const std::string limit = std::to_string(started + (4u << 20));
+  const std::string generate =
+      "awk 'BEGIN { for (i = 1; i <= 300000; i++) printf "
+      "\"onednn_verbose,exec,cpu,eltwise,jit:avx2,forward_training,data_f32::blocked:a::f0 "
+      "diff_undef::undef:::,,alg:eltwise_relu alpha:0 beta:0,%d,0.01\\n\", i }'";
+  const auto r = Shell(generate + " | prlimit --as=" + limit + " " + DLCHECK_BINARY +
+                       " parse --format csv >/dev/null");
+  EXPECT_EQ(r.exit_code, ToInt(ExitCode::kUnsupported)) << r.err;
+  EXPECT_EQ(r.err.rfind("dlcheck: out of memory: ", 0), 0u) << r.err;
+  EXPECT_EQ(r.err.find("internal error"), std::string::npos) << r.err;
+}
+
+// A log line with a terminal escape and a byte that is not UTF-8 in its fields: no format
+// passes either through raw.
+TEST(SafeTextCliTest, HostileLogTextIsSafeInEveryFormat) {
+  const std::string line =
+      "onednn_verbose,exec,cpu,eltwise,jit:\x1b[2J\xff,forward_training,data_f32::blocked:a::f0 "
+      "diff_undef::undef:::,,alg:eltwise_relu alpha:0 beta:0,100\x1b]0;owned\x07,0.01\n";
+  for (const std::string format : {"table", "csv", "json"}) {
+    const auto r = RunDlcheck({"parse", "--format", format, "-"}, line);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.out.find('\x1b'), std::string::npos) << format << ": " << r.out;
+    EXPECT_EQ(r.out.find('\x07'), std::string::npos) << format;
+    EXPECT_EQ(r.out.find('\xff'), std::string::npos) << format;
+    if (format == "json") {
+      EXPECT_TRUE(nlohmann::json::accept(r.out)) << r.out;
+    } else {
+      EXPECT_NE(r.out.find("[2J"), std::string::npos) << r.out;
+    }
+  }
+}
+
+// --help and man/dlcheck.1 describe the same options: each command's long options in --help are
+// those of its SYNOPSIS lines (every SYNOPSIS line of that command together), and each is
+// described after the SYNOPSIS.
+std::set<std::string> HelpOptions(const std::string& command) {
+  const auto r = RunDlcheck({command, "--help"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  static const std::regex option_line(R"(^\s+(?:-\w,)?--([a-z0-9][a-z0-9-]*))");
+  std::set<std::string> names;
+  std::istringstream in(r.out);
+  for (std::string line; std::getline(in, line);) {
+    std::smatch m;
+    if (std::regex_search(line, m, option_line) && m[1] != "help") names.insert(m[1]);
+  }
+  return names;
+}
+
+std::string ManPage() {
+  std::ifstream in(std::string(DLCHECK_TEST_DATA) + "/../../man/dlcheck.1");
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::set<std::string> SynopsisOptions(const std::string& man, const std::string& command) {
+  const std::size_t begin = man.find(".Sh SYNOPSIS");
+  const std::size_t end = man.find(".Sh DESCRIPTION");
+  std::istringstream in(man.substr(begin, end - begin));
+  static const std::regex flag(R"(Fl -([a-z0-9][a-z0-9-]*))");
+  std::set<std::string> names;
+  bool inside = false;
+  for (std::string line; std::getline(in, line);) {
+    if (line == ".Nm") inside = false;
+    if (line == ".Cm " + command) inside = true;
+    if (!inside) continue;
+    for (std::sregex_iterator it(line.begin(), line.end(), flag), last; it != last; ++it) {
+      names.insert((*it)[1]);
+    }
+  }
+  return names;
+}
+
+TEST(ManPageTest, SynopsisAndHelpListTheSameOptionsForEveryCommand) {
+  const std::string man = ManPage();
+  ASSERT_FALSE(man.empty());
+  for (const std::string command : {"verbose", "parse", "run", "platform", "dispatch", "check"}) {
+    const std::set<std::string> help = HelpOptions(command);
+    EXPECT_FALSE(help.empty()) << command;
+    EXPECT_EQ(SynopsisOptions(man, command), help) << "dlcheck " << command;
+    // Each is described after the SYNOPSIS (an option list entry or the command's prose).
+    const std::string body = man.substr(man.find(".Sh DESCRIPTION"));
+    for (const auto& name : help) {
+      const std::regex described("Fl -" + name + "(?![a-z0-9-])");
+      EXPECT_TRUE(std::regex_search(body, described))
+          << "dlcheck " << command << " --" << name << " is not described in man/dlcheck.1";
+    }
+  }
 }
 
 }  // namespace

@@ -1,0 +1,34 @@
+#pragma once
+// Text from inputs (log lines, brand strings, file names) made safe for each output: the one
+// home of the rules for what is valid UTF-8 and what a terminal or a spreadsheet must not get
+// raw.
+//
+//   VisibleText("Evil\x1b[2J\xff")               -> "Evil\x1b[2J\xff" spelled out as text
+//   ValidUtf8Text("caf\xe9", "\xef\xbf\xbd")     -> "caf" U+FFFD
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace dlcheck::report {
+
+/// Bytes of the valid UTF-8 sequence at text[i] (1 to 4), or 0 when none starts there: a stray
+/// continuation byte, a lead byte without its continuation bytes, an overlong form, a surrogate,
+/// or a code point beyond U+10FFFF.
+std::size_t Utf8SequenceBytes(std::string_view text, std::size_t i);
+
+/// Whether the code point of `bytes` bytes at text[i] is a control character: C0 (below 0x20),
+/// DEL, or C1 (U+0080 to U+009F, which some terminals obey as escape sequences).
+bool IsControl(std::string_view text, std::size_t i, std::size_t bytes);
+
+/// Text a terminal or a spreadsheet shows as it is: each control character and each byte that
+/// is not UTF-8 becomes `\xNN` (a C1 control: its two bytes). With `keep_line_breaks`, tab, CR
+/// and LF stay (CSV quotes them).
+std::string VisibleText(std::string_view text, bool keep_line_breaks = false);
+
+/// `text` with each byte that is not UTF-8 replaced by `replacement`; with `controls`, each
+/// control character but tab likewise.
+std::string ValidUtf8Text(std::string_view text, std::string_view replacement,
+                          bool controls = false);
+
+}  // namespace dlcheck::report

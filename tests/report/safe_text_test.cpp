@@ -1,0 +1,91 @@
+#include "report/safe_text.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "report/printer.h"
+
+namespace dlcheck::report {
+namespace {
+
+// Text as hostile inputs carry it: a terminal escape (ESC [ 2 J clears the screen), a C1 CSI
+// (U+009B), a byte that is not UTF-8, a cut sequence, a surrogate, an overlong slash.
+const std::string kHostile =
+    "a\x1b[2Jb \xc2\x9b"
+    "c \xff "
+    "d\xe2\x82 e\xed\xa0\x80 f\xc0\xaf";
+
+TEST(SafeTextTest, Utf8SequencesAreCheckedStrictly) {
+  EXPECT_EQ(Utf8SequenceBytes("\xc3\xa9", 0), 2u);
+  EXPECT_EQ(Utf8SequenceBytes("\xe2\x82\xac", 0), 3u);      // euro sign
+  EXPECT_EQ(Utf8SequenceBytes("\xf0\x9f\x98\x80", 0), 4u);  // emoji
+  EXPECT_EQ(Utf8SequenceBytes("\xe2\x82", 0), 0u);          // cut short
+  EXPECT_EQ(Utf8SequenceBytes("\xed\xa0\x80", 0), 0u);      // surrogate
+  EXPECT_EQ(Utf8SequenceBytes("\xc0\xaf", 0), 0u);          // overlong
+  EXPECT_EQ(Utf8SequenceBytes("\xf4\x90\x80\x80", 0), 0u);  // beyond U+10FFFF
+  EXPECT_EQ(Utf8SequenceBytes("\x80", 0), 0u);              // stray continuation
+}
+
+TEST(SafeTextTest, VisibleTextSpellsOutControlsAndBadBytes) {
+  EXPECT_EQ(VisibleText(kHostile),
+            "a\\x1b[2Jb \\xc2\\x9bc \\xff d\\xe2\\x82 e\\xed\\xa0\\x80 f\\xc0\\xaf");
+  EXPECT_EQ(VisibleText("tab\there\r\n"), "tab\\x09here\\x0d\\x0a");
+  EXPECT_EQ(VisibleText("tab\there\r\n", true), "tab\there\r\n");
+  EXPECT_EQ(VisibleText("caf\xc3\xa9 \xe2\x82\xac"), "caf\xc3\xa9 \xe2\x82\xac");
+}
+
+TEST(SafeTextTest, ValidUtf8TextReplaces) {
+  EXPECT_EQ(ValidUtf8Text("a\xff"
+                          "b",
+                          "?"),
+            "a?b");
+  EXPECT_EQ(ValidUtf8Text("a\x1b[2J\tb", "?", true), "a?[2J\tb");
+  EXPECT_EQ(ValidUtf8Text("a\x1b", "?"), "a\x1b");
+}
+
+Report HostileReport() {
+  Report r;
+  r.command = "parse";
+  r.AddSection("header", "Log header").Add("cpu", kHostile);
+  Table& t = r.AddTable("primitives", {"implementation", "execs"}, "Primitives");
+  t.rows.push_back({kHostile, 1});
+  r.AddFinding(Severity::kWarning, "w", kHostile);
+  return r;
+}
+
+std::string Render(Format format) {
+  std::ostringstream out;
+  Print(HostileReport(), format, out);
+  return out.str();
+}
+
+bool HasRawControlOrBadByte(const std::string& text, bool allow_line_breaks) {
+  for (std::size_t i = 0; i < text.size();) {
+    const std::size_t bytes = Utf8SequenceBytes(text, i);
+    if (bytes == 0) return true;
+    const bool line_break = text[i] == '\n' || text[i] == '\r';
+    if (IsControl(text, i, bytes) && !(allow_line_breaks && line_break)) return true;
+    i += bytes;
+  }
+  return false;
+}
+
+TEST(SafeTextTest, EveryFormatIsSafe) {
+  const std::string table = Render(Format::kTable);
+  EXPECT_FALSE(HasRawControlOrBadByte(table, true)) << table;
+  EXPECT_NE(table.find("a\\x1b[2Jb"), std::string::npos) << table;
+  const std::string csv = Render(Format::kCsv);
+  EXPECT_FALSE(HasRawControlOrBadByte(csv, true)) << csv;
+  EXPECT_NE(csv.find("a\\x1b[2Jb \\xc2\\x9bc \\xff"), std::string::npos) << csv;
+  const std::string json = Render(Format::kJson);
+  EXPECT_FALSE(HasRawControlOrBadByte(json, true)) << json;
+  const nlohmann::json doc = nlohmann::json::parse(json);
+  const std::string cell = doc["primitives"][0]["implementation"];
+  EXPECT_EQ(cell.substr(0, 6), "a\x1b[2Jb");  // escaped in the document, exact in the value
+  EXPECT_NE(cell.find("c \xef\xbf\xbd "), std::string::npos) << cell;  // 0xFF -> U+FFFD
+}
+
+}  // namespace
+}  // namespace dlcheck::report
