@@ -130,9 +130,12 @@ StatusOr<int> RunParse(const ParseOptions& options) {
     if (Status s = CheckReadable(f); !s.ok()) return s;
   }
 
-  if (options.events && options.format == report::Format::kXlsx) {
-    return UsageError("--events streams one row per line, which a workbook cannot hold; use "
-                      "--format csv or json with --events (see 'dlcheck parse --help')");
+  if (options.events &&
+      (options.format == report::Format::kXlsx || options.format == report::Format::kBenchdnn)) {
+    return UsageError(
+        "--events streams one row per line, which a workbook or a list of distinct "
+        "primitives cannot hold; use --format csv or json with --events (see "
+        "'dlcheck parse --help')");
   }
   // Events need every line parsed in full: no memo with --events.
   verbose::LogSession session({.strict = options.strict, .memo = !options.events});
@@ -181,7 +184,9 @@ void SetupParse(CLI::App& app, int& exit_code) {
       "parse", "the per-primitive report from a oneDNN/MKL-DNN verbose log (any version)");
   sub->add_option("files", options->files,
                   "log files (plain or gzip); - or nothing reads standard input");
-  AddFormatOption(*sub, options->format);
+  AddFormatOption(*sub, options->format, {"benchdnn"},
+                  "output format: table (default), csv, json, xlsx or benchdnn (a benchdnn "
+                  "command line per distinct primitive)");
   sub->add_flag("--events", options->events, "one row per event instead of per primitive");
   AddRowOptions(*sub, options->sort, options->top);
   sub->add_flag("--strict", options->strict,

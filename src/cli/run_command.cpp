@@ -167,8 +167,9 @@ void SetupRun(CLI::App& app, int& exit_code) {
   auto* sub = app.add_subcommand(
       "run", "run a program with oneDNN verbose on and report every primitive it ran");
   sub->add_option("command", o->command, "the program and its arguments, after --")->required();
-  AddFormatOption(*sub, o->format, {"trace"},
-                  "output format: table (default), csv, json or trace (Chrome trace)");
+  AddFormatOption(*sub, o->format, {"trace", "benchdnn"},
+                  "output format: table (default), csv, json, xlsx, trace (Chrome trace) or "
+                  "benchdnn (a command line per distinct primitive)");
   AddRowOptions(*sub, o->sort, o->top);
   sub->add_option("--raw-log", o->raw_log_path, "keep the program's verbose lines in FILE")
       ->type_name("FILE");

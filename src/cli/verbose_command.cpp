@@ -232,8 +232,9 @@ void SetupVerbose(CLI::App& app, int& exit_code) {
                   "kill the worker after this many seconds (default 600)")
       ->check(PositiveFinite())
       ->type_name("SECONDS");
-  AddFormatOption(*sub, o->format, {"trace"},
-                  "output format: table (default), csv, json or trace (Chrome trace)");
+  AddFormatOption(*sub, o->format, {"trace", "benchdnn"},
+                  "output format: table (default), csv, json, xlsx, trace (Chrome trace) or "
+                  "benchdnn (a command line per distinct primitive)");
   AddRowOptions(*sub, o->sort, o->top);
   sub->callback([o, &exit_code] { exit_code = EndCommand(RunVerbose(*o)); });
 }

@@ -7,6 +7,7 @@
 
 #include "report/printer.h"
 #include "report/safe_text.h"
+#include "verbose/benchdnn.h"
 
 namespace dlcheck::cli {
 namespace {
@@ -42,12 +43,26 @@ std::string ValidUtf8(std::string_view text) {
   return report::ValidUtf8Text(text, "?", /*controls=*/true);  // the rule's one home
 }
 
+// The benchdnn command that reproduces the row, with ` # untranslated: ...` for attributes it
+// cannot spell, or `# no benchdnn reproducer: <why>`: a line a shell can run or ignore.
+Value BenchdnnCell(const verbose::PrimitiveStats& s) {
+  const std::optional<verbose::BenchdnnReproducer> reproducer = verbose::MakeBenchdnnReproducer(s);
+  if (!reproducer) {
+    return Text("# no benchdnn reproducer: " + std::string(verbose::BenchdnnMissingReason(s)));
+  }
+  std::string line = reproducer->command;
+  for (std::size_t i = 0; i < reproducer->untranslated.size(); ++i) {
+    line += (i == 0 ? "  # untranslated: " : ", ") + reproducer->untranslated[i];
+  }
+  return Text(line);
+}
+
 std::vector<std::string> PrimitiveColumns(const ColumnOptions& options) {
   std::vector<std::string> columns = {
       "engine",      "primitive", "implementation", "isa",           "fallback",     "prop_kind",
       "data_types",  "layouts",   "attributes",     "auxiliary",     "problem",      "creates",
       "cache_hits",  "create_ms", "execs",          "exec_ms_total", "exec_ms_mean", "exec_ms_min",
-      "exec_ms_max", "time_pct",  "gflops"};
+      "exec_ms_max", "time_pct",  "gflops",         "benchdnn"};
   if (options.include_layer) columns.push_back("layer");
   return columns;
 }
@@ -101,6 +116,7 @@ std::vector<Value> PrimitiveRow(const verbose::PrimitiveStats& s, double total_e
       timed ? Ms(s.exec_ms_max) : Value(),
       Value(total_exec_ms > 0 ? 100.0 * s.exec_ms_total / total_exec_ms : 0.0, 2),
       gflops ? Value(*gflops, 2) : Value(),
+      BenchdnnCell(s),
   };
   if (options.include_layer) row.push_back(s.layer ? Text(*s.layer) : Value());
   return row;
@@ -159,8 +175,8 @@ void SortRows(std::vector<verbose::PrimitiveStats>& rows, SortKey key) {
 void AddPrimitivesTable(report::Report& report, const std::vector<verbose::PrimitiveStats>& rows,
                         double total_exec_ms, std::size_t top, const ColumnOptions& options) {
   report::Table& t = report.AddTable("primitives", PrimitiveColumns(options), "Primitives");
-  t.hidden_in_table = {"layouts",    "attributes",  "auxiliary",
-                       "cache_hits", "exec_ms_min", "exec_ms_max"};
+  t.hidden_in_table = {"layouts",     "attributes",  "auxiliary", "cache_hits",
+                       "exec_ms_min", "exec_ms_max", "benchdnn"};
   t.leave_out_first = {"creates",  "gflops",     "exec_ms_mean", "create_ms",
                        "fallback", "data_types", "isa",          "prop_kind"};
   const std::size_t n = top == 0 ? rows.size() : std::min(top, rows.size());

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <set>
 #include <type_traits>
 
 namespace dlcheck::report {
@@ -28,6 +29,20 @@ std::string ValueText(const Value& value, std::string_view null_text, std::strin
         }
       },
       value.data);
+}
+
+void PrintBenchdnn(const Report& report, std::ostream& out) {
+  const Table* table = report.Primary();
+  if (table == nullptr) return;
+  const auto column = std::find(table->columns.begin(), table->columns.end(), "benchdnn");
+  if (column == table->columns.end()) return;
+  const std::size_t index = static_cast<std::size_t>(column - table->columns.begin());
+  std::set<std::string> printed;
+  for (const std::vector<Value>& row : table->rows) {
+    if (index >= row.size() || row[index].is_null()) continue;
+    const std::string line = ValueText(row[index], "", "true", "false");
+    if (printed.insert(line).second) out << line << '\n';
+  }
 }
 
 std::optional<Format> ParseFormat(std::string_view name) {
@@ -149,6 +164,9 @@ void Print(const Report& whole_report, Format format, std::ostream& out) {
     case Format::kXlsx:
       PrintXlsx(report, out);
       break;
+    case Format::kBenchdnn:
+      PrintBenchdnn(report, out);
+      break;
   }
 }
 
@@ -170,8 +188,9 @@ std::unique_ptr<RowStream> StartFormatStream(Format format, std::ostream& out, c
     case Format::kCsv:
       return StartCsvStream(out, stream);
     case Format::kJson:
-    case Format::kTrace:  // a streamed table has no trace shape; JSON is the closest
-    case Format::kXlsx:   // a workbook cannot be streamed: the command refuses the pair
+    case Format::kTrace:     // a streamed table has no trace shape; JSON is the closest
+    case Format::kXlsx:      // a workbook cannot be streamed: the command refuses the pair
+    case Format::kBenchdnn:  // nor can distinct lines (parse refuses --events with either)
       return StartJsonStream(out, head, stream);
   }
   return nullptr;

@@ -20,7 +20,7 @@
 
 namespace dlcheck::report {
 
-enum class Format { kTable, kCsv, kJson, kTrace, kXlsx };
+enum class Format { kTable, kCsv, kJson, kTrace, kXlsx, kBenchdnn };
 
 /// A format's name on the command line (`--format NAME`).
 struct FormatChoice {
@@ -33,7 +33,8 @@ struct FormatChoice {
 /// used.
 inline constexpr FormatChoice kFormatChoices[] = {
     {"table", Format::kTable, true}, {"csv", Format::kCsv, true}, {"json", Format::kJson, true},
-    {"xlsx", Format::kXlsx, true},   {"trace", Format::kTrace},   {"text", Format::kTable}};
+    {"xlsx", Format::kXlsx, true},   {"trace", Format::kTrace},   {"benchdnn", Format::kBenchdnn},
+    {"text", Format::kTable}};
 
 /// A name of kFormatChoices (case-insensitive) -> Format; anything else -> nullopt.
 std::optional<Format> ParseFormat(std::string_view name);
@@ -81,6 +82,10 @@ void PrintJson(const Report& report, std::ostream& out);
 /// An Office Open XML workbook (binary): a sheet per section and table, typed cells, frozen
 /// header rows, autofilters. Throws std::runtime_error when the workbook cannot be written.
 void PrintXlsx(const Report& report, std::ostream& out);
+
+/// One line per distinct value of the primary table's `benchdnn` column (the commands that
+/// reproduce its primitives), in table order; nothing for a report without that column.
+void PrintBenchdnn(const Report& report, std::ostream& out);
 
 /// Chrome trace JSON (chrome://tracing, Perfetto): one complete ("X") event per row of the table
 /// named `trace`, whose columns `name`, `category`, `ts_us`, `dur_us` and `thread` (found by
