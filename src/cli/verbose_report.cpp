@@ -19,9 +19,16 @@ Value Text(std::string_view s) {
   return Value(ValidUtf8(s));
 }
 
-Value IsaValue(std::string_view isa, bool inferred) {
+Value IsaValue(std::string_view isa) {
   if (isa.empty()) return Value();
-  return Value(ValidUtf8(isa) + (inferred ? " (inferred)" : ""));
+  return Value(ValidUtf8(isa));
+}
+
+// Where the `isa` column's value came from: the implementation's name, or the log header's ISA
+// for a name that holds none (`gemm:jit`, `jit:uni`); null without an ISA.
+Value IsaSourceValue(std::string_view isa, bool inferred) {
+  if (isa.empty()) return Value();
+  return Value(inferred ? "log header" : "name");
 }
 
 Value Ms(double ms) {
@@ -59,32 +66,19 @@ Value BenchdnnCell(const verbose::PrimitiveStats& s) {
 
 std::vector<std::string> PrimitiveColumns(const ColumnOptions& options) {
   std::vector<std::string> columns = {
-      "engine",      "primitive", "implementation", "isa",           "fallback",     "prop_kind",
-      "data_types",  "layouts",   "attributes",     "auxiliary",     "problem",      "creates",
-      "cache_hits",  "create_ms", "execs",          "exec_ms_total", "exec_ms_mean", "exec_ms_min",
-      "exec_ms_max", "time_pct",  "gflops",         "benchdnn"};
+      "engine",      "primitive",   "implementation", "isa",        "isa_source",    "fallback",
+      "prop_kind",   "data_types",  "layouts",        "attributes", "auxiliary",     "problem",
+      "creates",     "cache_hits",  "create_ms",      "execs",      "exec_ms_total", "exec_ms_mean",
+      "exec_ms_min", "exec_ms_max", "time_pct",       "gflops",     "benchdnn"};
   if (options.include_layer) columns.push_back("layer");
   return columns;
 }
 
 std::vector<std::string> EventColumns(const ColumnOptions& options) {
-  std::vector<std::string> columns = {"line",
-                                      "era",
-                                      "operation",
-                                      "cache",
-                                      "engine",
-                                      "primitive",
-                                      "implementation",
-                                      "isa",
-                                      "fallback",
-                                      "prop_kind",
-                                      "memory_descriptors",
-                                      "attributes",
-                                      "auxiliary",
-                                      "problem",
-                                      "time_ms",
-                                      "timestamp",
-                                      "message"};
+  std::vector<std::string> columns = {
+      "line",           "era",       "operation",  "cache",    "engine",    "primitive",
+      "implementation", "isa",       "isa_source", "fallback", "prop_kind", "memory_descriptors",
+      "attributes",     "auxiliary", "problem",    "time_ms",  "timestamp", "message"};
   if (options.include_layer) columns.push_back("layer");
   return columns;
 }
@@ -98,7 +92,8 @@ std::vector<Value> PrimitiveRow(const verbose::PrimitiveStats& s, double total_e
       Text(s.engine),
       Text(s.primitive),
       Text(s.implementation),
-      IsaValue(s.isa, s.isa_inferred),
+      IsaValue(s.isa),
+      IsaSourceValue(s.isa, s.isa_inferred),
       Text(verbose::ImplClassName(s.impl_class)),
       Text(s.prop_kind),
       Text(s.data_types),
@@ -131,7 +126,8 @@ std::vector<Value> EventRow(const verbose::VerboseEvent& e, const ColumnOptions&
       Text(e.engine),
       Text(e.primitive),
       Text(e.implementation),
-      IsaValue(e.isa, e.isa_inferred),
+      IsaValue(e.isa),
+      IsaSourceValue(e.isa, e.isa_inferred),
       e.operation == verbose::Operation::kDiagnostic && e.implementation.empty()
           ? Value()
           : Text(verbose::ImplClassName(e.impl_class)),
@@ -177,8 +173,8 @@ void AddPrimitivesTable(report::Report& report, const std::vector<verbose::Primi
   report::Table& t = report.AddTable("primitives", PrimitiveColumns(options), "Primitives");
   t.hidden_in_table = {"layouts",     "attributes",  "auxiliary", "cache_hits",
                        "exec_ms_min", "exec_ms_max", "benchdnn"};
-  t.leave_out_first = {"creates",  "gflops",     "exec_ms_mean", "create_ms",
-                       "fallback", "data_types", "isa",          "prop_kind"};
+  t.leave_out_first = {"creates",    "gflops",     "exec_ms_mean", "create_ms", "fallback",
+                       "data_types", "isa_source", "isa",          "prop_kind"};
   const std::size_t n = top == 0 ? rows.size() : std::min(top, rows.size());
   for (std::size_t i = 0; i < n; ++i)
     t.rows.push_back(PrimitiveRow(rows[i], total_exec_ms, options));
