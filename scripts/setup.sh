@@ -21,6 +21,7 @@ build_packages=(
   libcli11-dev libfmt-dev nlohmann-json3-dev   # command line, formatting, JSON output
   libgtest-dev                        # unit tests
   zlib1g-dev liblzma-dev              # .gz logs and IDX files, .xz CPUID dumps
+  libarchive-dev                      # .xz, .zst and .bz2 verbose logs (libarchive's raw format)
   mandoc                              # the man page lint test
   python3-torch                       # tests of `dlcheck run` on a real framework (~1 GB)
   slurm-wlm munge pdsh                # the fleet integration test: 3 slurmd, srun, dshbak -c

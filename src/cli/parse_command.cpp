@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <iostream>
@@ -129,6 +130,12 @@ StatusOr<int> RunParse(const ParseOptions& options) {
   for (const auto& f : files) {
     if (Status s = CheckReadable(f); !s.ok()) return s;
   }
+  // On a terminal, say why nothing happens: standard input is being read.
+  if (std::find(files.begin(), files.end(), "-") != files.end() && isatty(STDIN_FILENO)) {
+    PrintError(
+        "reading a verbose log from standard input; paste it and end with Ctrl-D, or give a "
+        "file: dlcheck parse FILE");
+  }
 
   if (options.events &&
       (options.format == report::Format::kXlsx || options.format == report::Format::kBenchdnn)) {
@@ -183,7 +190,7 @@ void SetupParse(CLI::App& app, int& exit_code) {
   auto* sub = app.add_subcommand(
       "parse", "the per-primitive report from a oneDNN/MKL-DNN verbose log (any version)");
   sub->add_option("files", options->files,
-                  "log files (plain or gzip); - or nothing reads standard input");
+                  "log files (plain, gzip, xz, zstd or bzip2); - or nothing reads standard input");
   AddFormatOption(*sub, options->format, {"benchdnn"},
                   "output format: table (default), csv, json, xlsx or benchdnn (a benchdnn "
                   "command line per distinct primitive)");

@@ -66,10 +66,11 @@ Value BenchdnnCell(const verbose::PrimitiveStats& s) {
 
 std::vector<std::string> PrimitiveColumns(const ColumnOptions& options) {
   std::vector<std::string> columns = {
-      "engine",      "primitive",   "implementation", "isa",        "isa_source",    "fallback",
-      "prop_kind",   "data_types",  "layouts",        "attributes", "auxiliary",     "problem",
-      "creates",     "cache_hits",  "create_ms",      "execs",      "exec_ms_total", "exec_ms_mean",
-      "exec_ms_min", "exec_ms_max", "time_pct",       "gflops",     "benchdnn"};
+      "engine",         "primitive",        "implementation", "isa",           "isa_source",
+      "fallback",       "prop_kind",        "data_types",     "layouts",       "attributes",
+      "auxiliary",      "problem",          "creates",        "cache_hits",    "create_ms",
+      "nested_creates", "nested_create_ms", "execs",          "exec_ms_total", "exec_ms_mean",
+      "exec_ms_min",    "exec_ms_max",      "time_pct",       "gflops",        "benchdnn"};
   if (options.include_layer) columns.push_back("layer");
   return columns;
 }
@@ -104,6 +105,8 @@ std::vector<Value> PrimitiveRow(const verbose::PrimitiveStats& s, double total_e
       s.creates,
       s.cache_hits,
       Ms(s.create_ms),
+      s.nested_creates,
+      Ms(s.nested_create_ms),
       s.execs,
       Ms(s.exec_ms_total),
       mean ? Ms(*mean) : Value(),
@@ -170,14 +173,20 @@ void SortRows(std::vector<verbose::PrimitiveStats>& rows, SortKey key) {
 
 void AddPrimitivesTable(report::Report& report, const std::vector<verbose::PrimitiveStats>& rows,
                         double total_exec_ms, std::size_t top, const ColumnOptions& options) {
-  report::Table& t = report.AddTable("primitives", PrimitiveColumns(options), "Primitives");
-  t.hidden_in_table = {"layouts",     "attributes",  "auxiliary", "cache_hits",
-                       "exec_ms_min", "exec_ms_max", "benchdnn"};
+  // oneDNN Graph partitions carry the framework's op names as their layer: the column appears
+  // whenever a row has one.
+  ColumnOptions columns = options;
+  columns.include_layer =
+      options.include_layer ||
+      std::any_of(rows.begin(), rows.end(), [](const auto& row) { return row.layer.has_value(); });
+  report::Table& t = report.AddTable("primitives", PrimitiveColumns(columns), "Primitives");
+  t.hidden_in_table = {"layouts",     "attributes",  "auxiliary",        "cache_hits",
+                       "exec_ms_min", "exec_ms_max", "nested_create_ms", "benchdnn"};
   t.leave_out_first = {"creates",    "gflops",     "exec_ms_mean", "create_ms", "fallback",
                        "data_types", "isa_source", "isa",          "prop_kind"};
   const std::size_t n = top == 0 ? rows.size() : std::min(top, rows.size());
   for (std::size_t i = 0; i < n; ++i)
-    t.rows.push_back(PrimitiveRow(rows[i], total_exec_ms, options));
+    t.rows.push_back(PrimitiveRow(rows[i], total_exec_ms, columns));
   report.primary_table = "primitives";
 }
 
@@ -223,6 +232,8 @@ void AddSummary(report::Report& report, const verbose::Summary& summary,
   s.Add("cache_hits", summary.cache_hits);
   s.Add("cache_hit_rate", summary.cache_hit_rate ? Value(*summary.cache_hit_rate, 3) : Value());
   s.Add("create_ms", Ms(summary.create_ms));
+  s.Add("nested_creates", summary.nested_creates);
+  s.Add("nested_create_ms", Ms(summary.nested_create_ms));
   s.Add("execs", summary.execs);
   s.Add("exec_ms", Ms(summary.exec_ms));
   s.Add("reorder_exec_ms", Ms(summary.reorder_exec_ms));
@@ -234,6 +245,7 @@ void AddSummary(report::Report& report, const verbose::Summary& summary,
                                                          static_cast<double>(summary.steady_execs))
                                                     : Value());
   s.Add("diagnostics", summary.diagnostics);
+  s.Add("graph_pattern_matcher_lines", summary.graph_dispatch);
   AddShares(s, "by_kind", "primitive", "Execution time by primitive kind", summary.by_kind);
   AddShares(s, "by_fallback", "fallback", "Execution time by fallback class", summary.by_fallback);
 

@@ -4,8 +4,8 @@
 //
 //   CSV, aggregates (columns in this order, `layer` appended when asked):
 //   engine,primitive,implementation,isa,isa_source,fallback,prop_kind,data_types,layouts,
-//   attributes,auxiliary,problem,creates,cache_hits,create_ms,execs,exec_ms_total,exec_ms_mean,
-//   exec_ms_min,exec_ms_max,time_pct,gflops,benchdnn
+//   attributes,auxiliary,problem,creates,cache_hits,create_ms,nested_creates,nested_create_ms,
+//   execs,exec_ms_total,exec_ms_mean,exec_ms_min,exec_ms_max,time_pct,gflops,benchdnn
 //   CSV, --events:
 //   line,era,operation,cache,engine,primitive,implementation,isa,isa_source,fallback,prop_kind,
 //   memory_descriptors,attributes,auxiliary,problem,time_ms,timestamp,message

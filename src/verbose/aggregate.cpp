@@ -110,6 +110,7 @@ bool ReadTime(std::string_view text, double& ms) {
 
 LineMemo::Kind LineMemo::KindOf(const Entry& entry) {
   if (entry.exec) return Kind::kExec;
+  if (entry.nested) return entry.cache_hit ? Kind::kNestedHit : Kind::kNested;
   return entry.cache_hit ? Kind::kCreateHit : Kind::kCreate;
 }
 
@@ -184,7 +185,9 @@ LineMemo::Match LineMemo::Lookup(std::uint32_t state, std::string_view line, Ent
       return Match::kForeign;
     }
     if (!ReadTime(line.substr(comma + 1), ms)) return Match::kMiss;
-    entry = {slot.row, slot.kind == Kind::kExec, slot.kind == Kind::kCreateHit};
+    entry = {slot.row, slot.kind == Kind::kExec,
+             slot.kind == Kind::kCreateHit || slot.kind == Kind::kNestedHit,
+             slot.kind == Kind::kNested || slot.kind == Kind::kNestedHit};
     Follow(index);
     return Match::kEvent;
   };
@@ -253,11 +256,16 @@ void LineMemo::Grow() {
 
 void Aggregator::AddRepeat(const LineMemo::Entry& entry, double ms) {
   ++events_;
-  AddTime(rows_[entry.row], entry.exec, entry.cache_hit, ms);
+  if (entry.row == other_row_) ++other_events_;
+  AddTime(rows_[entry.row], entry, ms);
 }
 
-void Aggregator::AddTime(PrimitiveStats& row, bool exec, bool cache_hit, std::optional<double> ms) {
-  if (exec) {
+void Aggregator::AddTime(PrimitiveStats& row, const LineMemo::Entry& kind,
+                         std::optional<double> ms) {
+  if (kind.nested) {
+    ++row.nested_creates;
+    if (ms) row.nested_create_ms += *ms;
+  } else if (kind.exec) {
     ++exec_events_;
     ++row.execs;
     if (ms) {
@@ -272,7 +280,7 @@ void Aggregator::AddTime(PrimitiveStats& row, bool exec, bool cache_hit, std::op
     }
   } else {
     ++row.creates;
-    if (cache_hit) ++row.cache_hits;
+    if (kind.cache_hit) ++row.cache_hits;
     if (ms) row.create_ms += *ms;
   }
 }
@@ -281,7 +289,11 @@ std::size_t Aggregator::Add(const VerboseEvent& e) {
   if (e.operation == Operation::kInfo) return kNoRow;
   ++events_;
   if (e.operation == Operation::kDiagnostic) {
-    AddDiagnostic(e);
+    if (e.component == "graph" && e.primitive == "pattern_matcher") {
+      ++graph_dispatch_events_;  // thousands per model: counted, summarised, never rows
+    } else {
+      AddDiagnostic(e);
+    }
     return kNoRow;
   }
   key_.clear();
@@ -300,30 +312,53 @@ std::size_t Aggregator::Add(const VerboseEvent& e) {
   std::size_t index;
   if (auto it = index_.find(std::string_view(key_)); it != index_.end()) {
     index = it->second;
+  } else if (rows_.size() < kMaxRows) {
+    index = NewRow(e);
   } else {
-    index = rows_.size();
-    index_.emplace(key_, index);
-    PrimitiveStats& row = rows_.emplace_back();
-    row.engine = e.engine;
-    row.primitive = e.primitive;
-    row.implementation = e.implementation;
-    row.isa = e.isa;
-    row.isa_inferred = e.isa_inferred;
-    row.impl_class = e.impl_class;
-    row.prop_kind = e.prop_kind;
-    row.memory_descriptors = e.memory_descriptors;
-    ParseMemoryDescs(e.memory_descriptors, mds_);
-    row.data_types = DataTypesText(mds_);
-    row.layouts = LayoutsText(mds_);
-    row.attributes = e.attributes;
-    row.auxiliary = e.auxiliary;
-    row.problem = e.problem;
-    row.layer = e.layer;
-    row.flops = FlopsOf(e.primitive, e.problem);
-    row.first_line = e.line;
+    index = OtherRow();
   }
-  AddTime(rows_[index], e.operation == Operation::kExec, e.IsCacheHit(), e.time_ms);
+  if (index == other_row_) ++other_events_;
+  AddTime(rows_[index],
+          {index, e.operation == Operation::kExec, e.IsCacheHit(),
+           e.operation == Operation::kCreateNested},
+          e.time_ms);
   return index;
+}
+
+// A row for a primitive not seen before; key_ holds its key.
+std::size_t Aggregator::NewRow(const VerboseEvent& e) {
+  const std::size_t index = rows_.size();
+  index_.emplace(key_, index);
+  PrimitiveStats& row = rows_.emplace_back();
+  row.engine = e.engine;
+  row.primitive = e.primitive;
+  row.implementation = e.implementation;
+  row.isa = e.isa;
+  row.isa_inferred = e.isa_inferred;
+  row.impl_class = e.impl_class;
+  row.prop_kind = e.prop_kind;
+  row.memory_descriptors = e.memory_descriptors;
+  ParseMemoryDescs(e.memory_descriptors, mds_);
+  row.data_types = DataTypesText(mds_);
+  row.layouts = LayoutsText(mds_);
+  row.attributes = e.attributes;
+  row.auxiliary = e.auxiliary;
+  row.problem = e.problem;
+  row.layer = e.layer;
+  row.flops = FlopsOf(e.primitive, e.problem);
+  row.first_line = e.line;
+  return index;
+}
+
+// The one row that holds every primitive beyond kMaxRows (no key: nothing else maps to it).
+std::size_t Aggregator::OtherRow() {
+  if (other_row_ == kNoRow) {
+    other_row_ = rows_.size();
+    PrimitiveStats& row = rows_.emplace_back();
+    row.primitive = "other";
+    row.problem = "primitives beyond the first " + std::to_string(kMaxRows);
+  }
+  return other_row_;
 }
 
 void Aggregator::AddDiagnostic(const VerboseEvent& e) {
@@ -360,6 +395,8 @@ Summary Totals(const std::vector<PrimitiveStats>& rows) {
     s.creates += row.creates;
     s.cache_hits += row.cache_hits;
     s.create_ms += row.create_ms;
+    s.nested_creates += row.nested_creates;
+    s.nested_create_ms += row.nested_create_ms;
     s.execs += row.execs;
     s.exec_ms += row.exec_ms_total;
     if (row.primitive == "reorder") s.reorder_exec_ms += row.exec_ms_total;
@@ -464,6 +501,18 @@ std::vector<Finding> Notes(const Summary& s, const std::vector<PrimitiveStats>& 
          "first executions took " + ratio +
              "x the steady-state mean: warm-up (page faults, caches) inflates short runs");
   }
+  if (s.other_events > 0) {
+    note(Severity::kWarning, "row-limit",
+         "more than " + std::to_string(kMaxRows) + " distinct primitives: the " +
+             std::to_string(s.other_events) +
+             " events of the primitives beyond them are counted in one row named 'other'");
+  }
+  if (s.graph_dispatch > 0) {
+    note(Severity::kInfo, "graph-pattern-matcher",
+         std::to_string(s.graph_dispatch) +
+             " oneDNN Graph pattern-matcher lines (graph,create:dispatch): the fusion passes "
+             "that did not match; counted, not listed");
+  }
   if (s.diagnostics > 0) {
     note(Severity::kInfo, "diagnostics",
          std::to_string(s.diagnostics) +
@@ -477,6 +526,8 @@ std::vector<Finding> Notes(const Summary& s, const std::vector<PrimitiveStats>& 
 Summary Aggregator::Summarize(const LogHeader& header) const {
   Summary s = Totals(rows_);
   s.diagnostics = diagnostic_events_;
+  s.graph_dispatch = graph_dispatch_events_;
+  s.other_events = other_events_;
   s.notes = Notes(s, rows_, header);
   return s;
 }

@@ -40,9 +40,13 @@ struct PrimitiveStats {
   std::string auxiliary;
   std::string problem;
   std::optional<std::string> layer;
-  std::uint64_t creates = 0;  ///< every create event, cache hits and nested creates included
+  std::uint64_t creates = 0;  ///< every create event, cache hits included, nested ones not
   std::uint64_t cache_hits = 0;
   double create_ms = 0;
+  /// `create_nested:` events (3.3+): created inside another primitive's creation, whose
+  /// create_ms already holds their time; counted apart so it is not counted twice.
+  std::uint64_t nested_creates = 0;
+  double nested_create_ms = 0;
   std::uint64_t execs = 0;        ///< every exec event, timed or not
   std::uint64_t timed_execs = 0;  ///< execs that carried a time
   double exec_ms_total = 0;
@@ -80,8 +84,12 @@ struct Summary {
   std::uint64_t rows = 0;
   std::uint64_t creates = 0;
   std::uint64_t cache_hits = 0;
+  std::uint64_t nested_creates = 0;  ///< create_nested events, not in creates
+  double nested_create_ms = 0;       ///< their time, not in create_ms
   std::uint64_t execs = 0;
   std::uint64_t diagnostics = 0;
+  std::uint64_t graph_dispatch = 0;  ///< oneDNN Graph pattern-matcher lines, counted only
+  std::uint64_t other_events = 0;    ///< events of primitives beyond kMaxRows (the other row)
   double create_ms = 0;
   double exec_ms = 0;
   double reorder_exec_ms = 0;
@@ -106,6 +114,7 @@ class LineMemo {
     std::size_t row = 0;
     bool exec = false;
     bool cache_hit = false;
+    bool nested = false;  ///< a create_nested event
   };
   enum class Match {
     kMiss,     ///< not remembered: parse the line
@@ -127,7 +136,7 @@ class LineMemo {
  private:
   // What a remembered line was. A foreign line is keyed by its whole text, an event by all
   // but its time.
-  enum class Kind : std::uint8_t { kCreate, kCreateHit, kExec, kForeign };
+  enum class Kind : std::uint8_t { kCreate, kCreateHit, kExec, kForeign, kNested, kNestedHit };
   static Kind KindOf(const Entry& entry);
   // Open addressing over a flat slot array; keys live in one arena string. A lookup touches one
   // slot and one key: no node chasing.
@@ -184,7 +193,9 @@ class Aggregator {
   using Index = std::unordered_map<std::string, std::size_t, KeyHash, std::equal_to<>>;
 
   void AddDiagnostic(const VerboseEvent& event);
-  void AddTime(PrimitiveStats& row, bool exec, bool cache_hit, std::optional<double> ms);
+  std::size_t NewRow(const VerboseEvent& event);
+  std::size_t OtherRow();
+  void AddTime(PrimitiveStats& row, const LineMemo::Entry& kind, std::optional<double> ms);
 
   std::string key_;
   Index index_;
@@ -195,9 +206,15 @@ class Aggregator {
   std::uint64_t events_ = 0;
   std::uint64_t exec_events_ = 0;
   std::uint64_t diagnostic_events_ = 0;
+  std::uint64_t graph_dispatch_events_ = 0;
+  std::size_t other_row_ = kNoRow;  // the row of the primitives beyond kMaxRows, once needed
+  std::uint64_t other_events_ = 0;
 };
 
 /// The row count limit for distinct diagnostics kept (the rest are counted, not stored).
 inline constexpr std::size_t kMaxDiagnostics = 1000;
+/// The limit on distinct primitive rows: the events of further distinct primitives go to one
+/// `other` row (primitive `other`), with a finding, so memory stays bounded for any log.
+inline constexpr std::size_t kMaxRows = 50000;
 
 }  // namespace dlcheck::verbose

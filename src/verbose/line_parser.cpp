@@ -197,7 +197,7 @@ std::string_view SkipReasonText(SkipReason reason) {
     case SkipReason::kForeign:
       return "no oneDNN verbose marker in the line";
     case SkipReason::kGraph:
-      return "oneDNN Graph API line (partitions are not primitives)";
+      return "oneDNN Graph API line that is not a partition's compile or exec";
     case SkipReason::kUnknownOperation:
       return "unknown operation after the verbose marker";
     case SkipReason::kTruncated:
@@ -318,6 +318,8 @@ Era EraOf(Family family, const LinePrefix& p, bool engine_after_op) {
       return engine_after_op ? Era::kMkldnn1 : Era::kMkldnn0;
     case Family::kDnnl:
       return Era::kDnnl;
+    case Family::kGraph:
+      return Era::kOnednnGraph;
     default:
       return p.version >= 1 ? Era::kOnednnV1
                             : (p.component.empty() ? Era::kOnednn : Era::kOnednnComponent);
@@ -341,7 +343,6 @@ ParseResult LineParser::Parse(std::string_view line, VerboseEvent& e) {
   if (LocateMarker(line, family, end) == std::string_view::npos) {
     return {LineKind::kSkipped, SkipReason::kForeign};
   }
-  if (family == Family::kGraph) return {LineKind::kSkipped, SkipReason::kGraph};
   const std::size_t n = Split(line.substr(end));
   // oneDNN never prints a blank after the marker: `dnnl_verbose, create ...` is prose about it.
   if (fields_[0].starts_with(' ')) return {LineKind::kSkipped, SkipReason::kForeign};
@@ -357,15 +358,77 @@ ParseResult LineParser::Parse(std::string_view line, VerboseEvent& e) {
     UpdateState();
     return r;
   }
-  if (p.component == "graph" || head == "compile") {
-    return {LineKind::kSkipped, SkipReason::kGraph};
-  }
   ClearEvent(e);
   e.format_version = p.version;
   e.timestamp = p.timestamp;
   Assign(e.component, p.component);
   e.era = EraOf(family, p, i + 1 < n && IsEngine(fields_[i + 1]));
+  if (family == Family::kGraph || p.component == "graph" || head == "compile") {
+    if (family == Family::kGraph) e.component = "graph";
+    return ParseGraph(i, e);
+  }
   return ParseOperation(i, p.component, e);
+}
+
+// A oneDNN Graph API line (FORMATS.md section 7): `exec` and `compile:<cache state>` of a
+// compiled partition become events of the partition's row; `create:dispatch` (the pattern
+// matcher's trace) and the other diagnostics become diagnostics; anything else is skipped.
+ParseResult LineParser::ParseGraph(std::size_t i, VerboseEvent& e) {
+  const std::string_view op = fields_[i];
+  const std::size_t colon = op.find(':');
+  const std::string_view head = op.substr(0, colon);
+  const std::string_view sub = colon == std::string_view::npos ? "" : op.substr(colon + 1);
+  if (IsDiagnosticOperation(head, sub)) return ParseDiagnostic(i, e);
+  if (head != "exec" && head != "compile") return {LineKind::kSkipped, SkipReason::kGraph};
+  e.operation = head == "exec" ? Operation::kExec : Operation::kCreate;
+  Assign(e.cache_state, sub);
+  return ParsePartition(i + 1, e);
+}
+
+// The fields of a partition line, in the order every version's graph template shares:
+// engine, partition_id, partition_kind, op_names, data_formats, logical_tensors, fpmath_mode,
+// [implementation (3.6+)], backend, exec_time; 3.13 adds `scratchpad:<...>` before the
+// implementation, not in its template. A partition is a row: the kind is its primitive, the
+// backend (and implementation) its implementation, the op names its layer, the id its problem.
+ParseResult LineParser::ParsePartition(std::size_t first, VerboseEvent& e) {
+  const std::size_t n = count_;
+  if (n < first + 4) return {LineKind::kSkipped, SkipReason::kTruncated};
+  double ms = 0;
+  if (!ParseNumber(fields_[n - 1], ms) || !std::isfinite(ms) || ms < 0) {
+    return {LineKind::kSkipped, n < first + 9 ? SkipReason::kTruncated : SkipReason::kBadTime};
+  }
+  e.time_ms = ms;
+  Assign(e.engine, fields_[first]);
+  if (n < first + 9) {
+    // Internal executables print their own fields (`_gen_index(_gen_index),<id>,attrs:{...},
+    // inputs:{...},outputs:{...}`): kind, id, and the rest as the tensors.
+    Assign(e.primitive, fields_[first + 1]);
+    e.problem = "partition:";
+    e.problem.append(fields_[first + 2]);
+    Assign(e.memory_descriptors, Join(first + 3, n - 1));
+    e.impl_class = ImplClass::kUnknown;
+    return {LineKind::kEvent, SkipReason::kNone};
+  }
+  e.problem = "partition:";
+  e.problem.append(Trim(fields_[first + 1]));
+  Assign(e.primitive, fields_[first + 2]);
+  e.layer.emplace(fields_[first + 3]);
+  Assign(e.auxiliary, TrimRight(fields_[first + 4]));
+  Assign(e.memory_descriptors, TrimRight(fields_[first + 5]));
+  Assign(e.attributes, TrimRight(fields_[first + 6]));
+  // Between fpmath_mode and the backend: the 3.13 scratchpad, then the implementation.
+  Assign(e.implementation, fields_[n - 2]);
+  for (std::size_t k = first + 7; k + 2 < n; ++k) {
+    if (fields_[k].starts_with("scratchpad:")) {
+      e.attributes.push_back(' ');
+      e.attributes.append(fields_[k]);
+    } else if (!fields_[k].empty()) {
+      e.implementation.push_back(':');
+      e.implementation.append(fields_[k]);
+    }
+  }
+  e.impl_class = ImplClass::kUnknown;
+  return {LineKind::kEvent, SkipReason::kNone};
 }
 
 // Dispatches on the operation field `fields_[i]` of a line that is not a header line.

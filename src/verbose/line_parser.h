@@ -108,6 +108,8 @@ class LineParser {
   ParseResult ParseOperation(std::size_t op, std::string_view component, VerboseEvent& event);
   ParseResult ParseExternal(std::size_t op, VerboseEvent& event);
   ParseResult ParseDiagnostic(std::size_t first, VerboseEvent& event);
+  ParseResult ParseGraph(std::size_t op, VerboseEvent& event);
+  ParseResult ParsePartition(std::size_t first, VerboseEvent& event);
   void ClearEvent(VerboseEvent& event) const;
   void Classify(VerboseEvent& event);
 

@@ -1,5 +1,6 @@
 #include "verbose/line_reader.h"
 
+#include <archive.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -7,6 +8,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <string_view>
 
 namespace dlcheck::verbose {
 
@@ -17,9 +19,74 @@ struct LineReader::Inflater {
   ~Inflater() { inflateEnd(&stream); }
 };
 
+// xz, zstd and bzip2 through libarchive's raw format: one API for the three codecs, each
+// checked (CRC or checksum) as it streams. It reads from the file descriptor through Read, which
+// first hands back the bytes Open peeked at.
+struct LineReader::Unarchiver {
+  archive* reader = archive_read_new();
+  LineReader* owner = nullptr;
+  std::vector<unsigned char> first;
+  bool first_served = false;
+  std::vector<char> chunk;
+  ~Unarchiver() { archive_read_free(reader); }
+
+  static la_ssize_t Read(archive*, void* client, const void** buffer) {
+    auto* self = static_cast<Unarchiver*>(client);
+    if (!self->first_served) {
+      self->first_served = true;
+      *buffer = self->first.data();
+      return static_cast<la_ssize_t>(self->first.size());
+    }
+    const long n = self->owner->ReadRaw(self->chunk.data(), self->chunk.size());
+    *buffer = self->chunk.data();
+    return n < 0 ? ARCHIVE_FATAL : static_cast<la_ssize_t>(n);
+  }
+};
+
 namespace {
 constexpr std::size_t kChunk = std::size_t{1} << 18;  // 256 KiB per read
+
+struct Magic {
+  std::string_view bytes;
+  std::string_view name;
+  bool readable;  // through zlib or libarchive; the others are refused by name
+};
+
+// Magic numbers of the compressed formats (and archives) a log might arrive in.
+constexpr Magic kMagics[] = {
+    {"\x1f\x8b", "gzip", true},
+    {"\xfd"
+     "7zXZ\x00",
+     "xz", true},
+    {"\x28\xb5\x2f\xfd", "zstd", true},
+    {"BZh", "bzip2", true},
+    {"\x04\x22\x4d\x18", "lz4", false},
+    {"\x1f\x9d", "compress (.Z)", false},
+    {"LZIP", "lzip", false},
+    {"PK\x03\x04", "zip", false},
+    {"7z\xbc\xaf\x27\x1c", "7z", false},
+};
+
+const Magic* FindMagic(const std::vector<unsigned char>& first) {
+  for (const Magic& m : kMagics) {
+    if (first.size() >= m.bytes.size() &&
+        std::memcmp(first.data(), m.bytes.data(), m.bytes.size()) == 0) {
+      return &m;
+    }
+  }
+  return nullptr;
 }
+
+// Makes libarchive read `name` data in its raw format; false when it cannot (a codec built
+// without the library, ARCHIVE_WARN: it would run an external program).
+bool SupportFilter(archive* reader, std::string_view name) {
+  int rc = ARCHIVE_FATAL;
+  if (name == "xz") rc = archive_read_support_filter_xz(reader);
+  if (name == "zstd") rc = archive_read_support_filter_zstd(reader);
+  if (name == "bzip2") rc = archive_read_support_filter_bzip2(reader);
+  return rc == ARCHIVE_OK && archive_read_support_format_raw(reader) == ARCHIVE_OK;
+}
+}  // namespace
 
 LineReader::LineReader() = default;
 
@@ -50,7 +117,7 @@ Status LineReader::Open(const std::string& path, std::size_t line_cap) {
   // Peek at the first bytes: gzip data starts with 1f 8b.
   std::vector<unsigned char> first(kChunk);
   long got = 0;
-  while (got < 2) {
+  while (got < 6) {
     const long n = ReadRaw(reinterpret_cast<char*>(first.data()) + got,
                            first.size() - static_cast<std::size_t>(got));
     if (n < 0) return status_;
@@ -58,20 +125,68 @@ Status LineReader::Open(const std::string& path, std::size_t line_cap) {
     got += n;
   }
   first.resize(static_cast<std::size_t>(got));
-  if (got >= 2 && first[0] == 0x1f && first[1] == 0x8b) {
+  if (FindMagic(first) != nullptr) return StartDecoder(std::move(first));
+  std::memcpy(buffer_.data(), first.data(), first.size());
+  end_ = first.size();
+  if (got == 0) eof_ = true;
+  return {};
+}
+
+// Starts reading compressed data whose first bytes are `first` (a known magic number).
+Status LineReader::StartDecoder(std::vector<unsigned char> first) {
+  const Magic& magic = *FindMagic(first);
+  const std::string what = "cannot read '" + path_ + "': ";
+  if (!magic.readable) {
+    return InputError(what + "it holds " + std::string(magic.name) +
+                      " data; dlcheck reads plain, gzip, xz, zstd and bzip2 logs (decompress it "
+                      "first and give the text, or - with the text on standard input)");
+  }
+  compression_ = magic.name;
+  if (magic.name == "gzip") {
     inflater_ = std::make_unique<Inflater>();
     if (inflateInit2(&inflater_->stream, 16 + MAX_WBITS) != Z_OK) {
-      return InputError("cannot read '" + path + "': zlib could not start");
+      return InputError(what + "zlib could not start");
     }
     inflater_->input = std::move(first);
     inflater_->stream.next_in = inflater_->input.data();
     inflater_->stream.avail_in = static_cast<uInt>(inflater_->input.size());
-  } else {
-    std::memcpy(buffer_.data(), first.data(), first.size());
-    end_ = first.size();
-    if (got == 0) eof_ = true;
+    return {};
+  }
+  unarchiver_ = std::make_unique<Unarchiver>();
+  Unarchiver& u = *unarchiver_;
+  u.owner = this;
+  u.first = std::move(first);
+  u.chunk.resize(kChunk);
+  if (u.reader == nullptr || !SupportFilter(u.reader, magic.name)) {
+    return InputError(what + "this build of libarchive cannot read " + std::string(magic.name) +
+                      " data (decompress it first)");
+  }
+  archive_entry* entry = nullptr;
+  if (archive_read_open(u.reader, &u, nullptr, &Unarchiver::Read, nullptr) != ARCHIVE_OK ||
+      archive_read_next_header(u.reader, &entry) != ARCHIVE_OK) {
+    return status_.ok() ? InputError(what + "corrupt or cut " + std::string(magic.name) +
+                                     " data (" + archive_error_string(u.reader) + ")")
+                        : status_;
   }
   return {};
+}
+
+// Decompresses into `out` through libarchive; a codec error (bad CRC, cut data) ends the input
+// with an error in status_.
+bool LineReader::FillFromArchive(char* out, std::size_t room) {
+  const la_ssize_t n = archive_read_data(unarchiver_->reader, out, room);
+  if (n > 0) {
+    end_ += static_cast<std::size_t>(n);
+    return true;
+  }
+  eof_ = true;
+  if (n < 0 && status_.ok()) {
+    const char* reason = archive_error_string(unarchiver_->reader);
+    status_ =
+        InputError("cannot read '" + path_ + "': corrupt or cut " + std::string(compression_) +
+                   " data (" + (reason != nullptr ? reason : "decompression failed") + ")");
+  }
+  return false;
 }
 
 long LineReader::ReadRaw(char* out, std::size_t size) {
@@ -89,6 +204,7 @@ bool LineReader::Fill() {
   char* out = buffer_.data() + end_;
   const std::size_t room = buffer_.size() - 1 - end_;
   if (room == 0) return false;
+  if (unarchiver_) return FillFromArchive(out, room);
   if (!inflater_) {
     const long n = ReadRaw(out, room);
     if (n <= 0) {

@@ -1,7 +1,9 @@
 #pragma once
-// Streams the lines of a log from a file, standard input (`-`) or gzip data (detected by its
-// magic bytes, so `.gz` files and gzipped pipes both work). Memory is one buffer of about the
-// line cap, whatever the size of the log; a line longer than the cap is reported and skipped.
+// Streams the lines of a log from a file, standard input (`-`) or compressed data: gzip (zlib),
+// xz, zstd and bzip2 (libarchive's raw format), told by the magic bytes, so compressed files and
+// compressed pipes both work, whatever their names. Other compressed formats (lz4, zip, 7z, ...)
+// are refused with a clear error. Memory is one buffer of about the line cap, whatever the size
+// of the log; a line longer than the cap is reported and skipped.
 //
 //   LineReader reader;
 //   if (Status s = reader.Open(path); !s.ok()) return s;
@@ -46,10 +48,15 @@ class LineReader {
   /// Ok, or what stopped the reading early (read error, corrupt or cut gzip data).
   const Status& status() const { return status_; }
   bool gzipped() const { return inflater_ != nullptr; }
+  /// The compression of the input: "gzip", "xz", "zstd", "bzip2", or "" for plain text.
+  std::string_view compression() const { return compression_; }
 
  private:
   struct Inflater;
+  struct Unarchiver;
+  Status StartDecoder(std::vector<unsigned char> first);
   bool Fill();  // appends bytes at end_; false at end of input or on error
+  bool FillFromArchive(char* out, std::size_t room);
   long ReadRaw(char* out, std::size_t size);
 
   std::string path_;
@@ -62,6 +69,8 @@ class LineReader {
   std::size_t end_ = 0;    // one past the last byte read
   std::size_t scan_ = 0;   // where to continue looking for '\n'
   std::unique_ptr<Inflater> inflater_;
+  std::unique_ptr<Unarchiver> unarchiver_;
+  std::string_view compression_;
   std::uint64_t line_number_ = 0;
   Status status_;
 };

@@ -108,7 +108,8 @@ bool LogSession::Feed(std::string_view line, std::uint64_t number) {
 void LogSession::RememberLine(std::string_view line, std::uint64_t number) {
   if (parser_->has_pending()) return;
   if (last_.line == number && last_.row != Aggregator::kNoRow && last_.ms && !last_.timestamped) {
-    memo_.Remember(MemoState(), line, {last_.row, last_.exec, last_.cache_hit}, *last_.ms);
+    memo_.Remember(MemoState(), line, {last_.row, last_.exec, last_.cache_hit, last_.nested},
+                   *last_.ms);
   } else if (last_foreign_ == number) {
     memo_.RememberForeign(line);
   }
@@ -141,16 +142,15 @@ void LogSession::OnParsed(const ParseResult& result, VerboseEvent& event, std::u
   switch (result.kind) {
     case LineKind::kEvent: {
       ++stats_.events;
-      if (layer_.empty()) {
-        event.layer.reset();
-      } else {
-        event.layer = layer_;
-      }
+      // A graph partition's layer is its op names, set by the parser; dlcheck's own layer
+      // (SetLayer) wins where there is one.
+      if (!layer_.empty()) event.layer = layer_;
       const std::size_t row = aggregator_.Add(event);
       last_ = {line,
                row,
                event.operation == Operation::kExec,
                event.IsCacheHit(),
+               event.operation == Operation::kCreateNested,
                event.time_ms,
                event.timestamp.has_value()};
       for (EventListener* l : listeners_) l->OnEvent(event, row);

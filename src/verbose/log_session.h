@@ -115,6 +115,7 @@ class LogSession {
     std::size_t row = Aggregator::kNoRow;
     bool exec = false;
     bool cache_hit = false;
+    bool nested = false;
     std::optional<double> ms;
     bool timestamped = false;
   };

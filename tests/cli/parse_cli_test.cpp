@@ -1,4 +1,6 @@
 // dlcheck parse through the built binary: the CSV contract, formats, bad input, exit codes.
+#include <archive.h>
+#include <archive_entry.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -7,7 +9,9 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
+#include <tuple>
 
 #include "common/exit_code.h"
 #include "support/run_dlcheck.h"
@@ -22,7 +26,8 @@ using testing::RunDlcheck;
 
 constexpr const char* kPrimitiveHeader =
     "engine,primitive,implementation,isa,fallback,prop_kind,data_types,layouts,attributes,"
-    "auxiliary,problem,creates,cache_hits,create_ms,execs,exec_ms_total,exec_ms_mean,exec_ms_min,"
+    "auxiliary,problem,creates,cache_hits,create_ms,nested_creates,nested_create_ms,execs,"
+    "exec_ms_total,exec_ms_mean,exec_ms_min,"
     "exec_ms_max,time_pct,gflops";
 constexpr const char* kEventHeader =
     "line,era,operation,cache,engine,primitive,implementation,isa,fallback,prop_kind,"
@@ -115,8 +120,8 @@ TEST_F(ParseCliTest, StdinAndDashReadTheSameLog) {
   ASSERT_EQ(b.exit_code, 0);
   ASSERT_EQ(CsvLines(a.out).size(), 2u);
   EXPECT_EQ(CsvLines(a.out)[1],
-            "cpu,reorder,jit:uni,,jit,undef,src:f32 dst:f32,src:ab dst:ba,,,8x8,0,0,0.0000,2,"
-            "1.0000,0.5000,0.5000,0.5000,100.00,");
+            "cpu,reorder,jit:uni,,jit,undef,src:f32 dst:f32,src:ab dst:ba,,,8x8,0,0,0.0000,0,"
+            "0.0000,2,1.0000,0.5000,0.5000,0.5000,100.00,");
   EXPECT_TRUE(a.err.empty()) << a.err;
 }
 
@@ -251,6 +256,90 @@ TEST_F(ParseCliTest, GzippedLogIsReadLikeThePlainOne) {
   EXPECT_EQ(plain.out, zipped.out);
 }
 
+// `data` compressed with libarchive's `filter` ("xz", "zstd", "bzip2") in its raw format.
+std::string Compress(const std::string& data, const std::string& filter) {
+  archive* writer = archive_write_new();
+  if (filter == "xz") archive_write_add_filter_xz(writer);
+  if (filter == "zstd") archive_write_add_filter_zstd(writer);
+  if (filter == "bzip2") archive_write_add_filter_bzip2(writer);
+  archive_write_set_format_raw(writer);
+  std::vector<char> out(data.size() + 65536);
+  std::size_t used = 0;
+  archive_write_open_memory(writer, out.data(), out.size(), &used);
+  archive_entry* entry = archive_entry_new();
+  archive_entry_set_filetype(entry, AE_IFREG);
+  archive_write_header(writer, entry);
+  archive_write_data(writer, data.data(), data.size());
+  archive_write_close(writer);
+  archive_entry_free(entry);
+  archive_write_free(writer);
+  return std::string(out.data(), used);
+}
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// xz, zstd and bzip2 logs read like the plain one, told by their bytes whatever their names,
+// from a file or a pipe.
+TEST_F(ParseCliTest, XzZstdAndBzip2LogsAreReadLikeThePlainOne) {
+  const std::string plain_path = DataPath("verbose/generated_2.6.3.txt");
+  const auto plain = RunDlcheck({"parse", "--format", "csv", plain_path});
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  for (const char* filter : {"xz", "zstd", "bzip2"}) {
+    const std::string packed = Compress(ReadAll(plain_path), filter);
+    ASSERT_GT(packed.size(), 16u) << filter;
+    const std::string path = Write(std::string("log-without-suffix-") + filter, packed);
+    const auto from_file = RunDlcheck({"parse", "--format", "csv", path});
+    ASSERT_EQ(from_file.exit_code, 0) << filter << ": " << from_file.err;
+    EXPECT_EQ(from_file.out, plain.out) << filter;
+    const auto from_pipe = RunDlcheck({"parse", "--format", "csv"}, packed);
+    ASSERT_EQ(from_pipe.exit_code, 0) << filter << ": " << from_pipe.err;
+    EXPECT_EQ(from_pipe.out, plain.out) << filter;
+  }
+}
+
+// Corrupt data (a flipped byte in the middle: the CRC catches it) and cut data are input errors
+// (exit 3) that name the file and the format; so is a format dlcheck cannot read. A zstd frame
+// is checked only when it carries its optional checksum (the zstd tool writes one, libarchive's
+// writer here does not), so only its cut data is tested.
+TEST_F(ParseCliTest, CorruptCutAndUnreadableCompressedLogsAreInputErrors) {
+  const std::string text = ReadAll(DataPath("verbose/generated_2.6.3.txt"));
+  for (const char* filter : {"xz", "zstd", "bzip2"}) {
+    std::string packed = Compress(text, filter);
+    if (std::string(filter) != "zstd") {
+      std::string corrupt = packed;
+      corrupt[corrupt.size() / 2] = static_cast<char>(corrupt[corrupt.size() / 2] ^ 0x55);
+      const std::string bad = Write(std::string("corrupt.") + filter, corrupt);
+      const auto r = RunDlcheck({"parse", "--format", "csv", bad});
+      EXPECT_EQ(r.exit_code, ToInt(ExitCode::kInputError)) << filter << ": " << r.err;
+      EXPECT_NE(r.err.find("dlcheck: cannot read '" + bad + "': corrupt or cut " +
+                           std::string(filter) + " data"),
+                std::string::npos)
+          << filter << ": " << r.err;
+    }
+    const std::string cut =
+        Write(std::string("cut.") + filter, packed.substr(0, packed.size() / 2));
+    const auto c = RunDlcheck({"parse", "--format", "csv", cut});
+    EXPECT_EQ(c.exit_code, ToInt(ExitCode::kInputError)) << filter << ": " << c.err;
+    EXPECT_NE(c.err.find("dlcheck: cannot read '" + cut + "': corrupt or cut " +
+                         std::string(filter) + " data"),
+              std::string::npos)
+        << filter << ": " << c.err;
+  }
+  // lz4 frame magic (04 22 4d 18): a compressed format dlcheck does not read.
+  const std::string lz4 = Write("log.lz4", std::string("\x04\x22\x4d\x18\x64\x40\xa7", 7));
+  const auto r = RunDlcheck({"parse", lz4});
+  EXPECT_EQ(r.exit_code, ToInt(ExitCode::kInputError));
+  EXPECT_EQ(r.err, "dlcheck: cannot read '" + lz4 +
+                       "': it holds lz4 data; dlcheck reads plain, gzip, xz, zstd and bzip2 logs "
+                       "(decompress it first and give the text, or - with the text on standard "
+                       "input)\n");
+}
+
 TEST_F(ParseCliTest, ScalarFallbackFinding) {
   const auto r = RunDlcheck({"parse", "--format", "json", DataPath("verbose/generated_2.6.3.txt")});
   const auto doc = Json(r.out);
@@ -283,21 +372,99 @@ TEST_F(ParseCliTest, AggregatesAgreeWithEventsOnARepeatedLog) {
   const auto events = RunDlcheck({"parse", "--events", "--format", "json", path});
   ASSERT_EQ(agg.exit_code, 0);
   ASSERT_EQ(events.exit_code, 0);
-  std::map<std::string, std::pair<int, int>> from_rows, from_events;
+  // primitive implementation -> creates, execs, nested creates
+  std::map<std::string, std::tuple<int, int, int>> from_rows, from_events;
   const auto agg_doc = Json(agg.out);
   const auto events_doc = Json(events.out);
   for (const auto& row : agg_doc["primitives"]) {
     auto& c = from_rows[row["primitive"].get<std::string>() + " " + row["implementation"].dump()];
-    c.first += row["creates"].get<int>();
-    c.second += row["execs"].get<int>();
+    std::get<0>(c) += row["creates"].get<int>();
+    std::get<1>(c) += row["execs"].get<int>();
+    std::get<2>(c) += row["nested_creates"].get<int>();
   }
   for (const auto& e : events_doc["events"]) {
     if (e["operation"] == "diagnostic") continue;
     auto& c = from_events[e["primitive"].get<std::string>() + " " + e["implementation"].dump()];
-    (e["operation"] == "exec" ? c.second : c.first) += 1;
+    (e["operation"] == "exec"            ? std::get<1>(c)
+     : e["operation"] == "create_nested" ? std::get<2>(c)
+                                         : std::get<0>(c)) += 1;
   }
   EXPECT_EQ(from_rows, from_events);
   EXPECT_FALSE(from_rows.empty());
+}
+
+// oneDNN Graph partitions are rows beside the primitives, their op names the layer column, in
+// every format; pattern-matcher lines are one summary count and one finding, never rows.
+TEST_F(ParseCliTest, GraphPartitionsAreRowsInEveryFormat) {
+  std::string log;
+  std::ifstream in(DataPath("verbose/graph_lines.txt"));
+  std::uint64_t raw_exec_lines = 0, raw_pattern_lines = 0;
+  for (std::string line; std::getline(in, line);) {
+    if (line.starts_with("#")) continue;
+    const bool exec = line.find("graph,exec,") != std::string::npos ||
+                      line.find("graph_verbose,exec,") != std::string::npos;
+    const int copies = exec ? 5 : 1;
+    for (int k = 0; k < copies; ++k) log += line + "\n";
+    if (exec) raw_exec_lines += copies;
+    if (line.find("pattern_matcher") != std::string::npos) ++raw_pattern_lines;
+  }
+  const std::string path = Write("graph.log", log);
+  const auto json = RunDlcheck({"parse", "--format", "json", path});
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const auto doc = Json(json.out);
+  std::uint64_t partition_execs = 0;
+  std::set<std::string> layers;
+  for (const auto& row : doc["primitives"]) {
+    if (!row["problem"].is_string()) continue;
+    if (!row["problem"].get<std::string>().starts_with("partition:")) continue;
+    partition_execs += row["execs"].get<std::uint64_t>();
+    if (row["layer"].is_string()) layers.insert(row["layer"].get<std::string>());
+  }
+  EXPECT_EQ(partition_execs, raw_exec_lines);
+  EXPECT_EQ(layers, (std::set<std::string>{"CONV_0;BINARY_1", "CONV_0;ELTWISE_1"}));
+  EXPECT_EQ(doc["summary"]["graph_pattern_matcher_lines"].get<std::uint64_t>(), raw_pattern_lines);
+  bool finding = false;
+  for (const auto& f : doc["findings"]) finding = finding || f["code"] == "graph-pattern-matcher";
+  EXPECT_TRUE(finding);
+  const auto csv = RunDlcheck({"parse", "--format", "csv", path});
+  ASSERT_EQ(csv.exit_code, 0) << csv.err;
+  EXPECT_TRUE(CsvLines(csv.out).at(0).ends_with(",gflops,layer"));
+  EXPECT_EQ(CsvLines(csv.out).size() - 1, doc["primitives"].size());
+  const auto table = RunDlcheck({"parse", path});
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(table.out.find("convolution_post_ops"), std::string::npos);
+  EXPECT_NE(table.out.find("CONV_0;ELTWISE_1"), std::string::npos);
+  EXPECT_NE(table.out.find("pattern-matcher"), std::string::npos);
+}
+
+// create_nested (oneDNN 3.3+) has its own count and time in every format, apart from creates.
+TEST_F(ParseCliTest, NestedCreationIsReportedApartInEveryFormat) {
+  const std::string log = DataPath("verbose/formats_3.13.1.txt");
+  const auto json = RunDlcheck({"parse", "--format", "json", log});
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const auto doc = Json(json.out);
+  EXPECT_EQ(doc["summary"]["nested_creates"], 1);
+  EXPECT_DOUBLE_EQ(doc["summary"]["nested_create_ms"].get<double>(), 0.3889);
+  int nested_rows = 0;
+  for (const auto& row : doc["primitives"]) {
+    if (row["nested_creates"] == 1) {
+      ++nested_rows;
+      EXPECT_EQ(row["creates"], 0);
+      EXPECT_EQ(row["create_ms"], 0);
+    }
+  }
+  EXPECT_EQ(nested_rows, 1);
+  const auto csv = RunDlcheck({"parse", "--format", "csv", "--sort", "creates", log});
+  ASSERT_EQ(csv.exit_code, 0) << csv.err;
+  bool found = false;
+  for (const std::string& line : CsvLines(csv.out)) {
+    found = found || line.find(",0,0,0.0000,1,0.3889,") != std::string::npos;
+  }
+  EXPECT_TRUE(found) << csv.out;
+  const auto table = RunDlcheck({"parse", log});
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(table.out.find("nested_creates"), std::string::npos);
+  EXPECT_NE(table.out.find("nested_create_ms"), std::string::npos);
 }
 
 }  // namespace

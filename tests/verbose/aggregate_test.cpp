@@ -16,18 +16,24 @@ struct EventCounts : EventListener {
   void OnEvent(const VerboseEvent& e, std::size_t) override {
     if (e.operation == Operation::kExec || e.operation == Operation::kCreate ||
         e.operation == Operation::kCreateNested) {
-      Count(e.operation == Operation::kExec, e.IsCacheHit());
+      Count(e.operation == Operation::kExec, e.IsCacheHit(),
+            e.operation == Operation::kCreateNested);
     }
   }
   void OnRepeat(const LineMemo::Entry& repeat, double) override {
-    Count(repeat.exec, repeat.cache_hit);
+    Count(repeat.exec, repeat.cache_hit, repeat.nested);
   }
-  void Count(bool exec, bool cache_hit) {
+  void Count(bool exec, bool cache_hit, bool nested) {
+    if (nested) {
+      ++nested_events;  // counted apart: neither a create nor a cache hit
+      return;
+    }
     (exec ? exec_events : create_events) += 1;
     if (cache_hit) ++cache_hit_events;
   }
   std::uint64_t exec_events = 0;
   std::uint64_t create_events = 0;
+  std::uint64_t nested_events = 0;
   std::uint64_t cache_hit_events = 0;
 };
 
@@ -190,12 +196,14 @@ TEST(AggregateTest, PropertySumsOfRowsEqualEventCounts) {
     }
     LogRun run;
     Feed(log, run);
-    std::uint64_t execs = 0, creates = 0, hits = 0;
+    std::uint64_t execs = 0, creates = 0, hits = 0, nested = 0;
     for (const PrimitiveStats& row : run.aggregator.rows()) {
       execs += row.execs;
       creates += row.creates;
       hits += row.cache_hits;
+      nested += row.nested_creates;
     }
+    EXPECT_EQ(nested, run.counts.nested_events) << "trial " << trial;
     EXPECT_EQ(execs, run.counts.exec_events) << "trial " << trial;
     EXPECT_EQ(creates, run.counts.create_events) << "trial " << trial;
     EXPECT_EQ(hits, run.counts.cache_hit_events) << "trial " << trial;

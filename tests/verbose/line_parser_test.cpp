@@ -390,9 +390,93 @@ TEST(LineParserTest, LookAlikeFormatsAreForeign) {
   EXPECT_EQ(ParseOne("onedal_verbose,exec,cpu").result.reason, SkipReason::kForeign);
 }
 
-TEST(LineParserTest, GraphLinesAreSkippedAsGraph) {
+TEST(LineParserTest, GraphExecLineIsAPartitionEvent) {
+  // source: uxlfoundation/oneDNN RFC "Unify Primitive and Graph API Verbose" (3.3 format)
+  const Parsed p = ParseOne(FixtureLine("graph_lines.txt", "onednn_verbose,graph,exec,cpu,100006"));
+  ASSERT_EQ(p.result.kind, LineKind::kEvent);
+  const VerboseEvent& e = p.event;
+  EXPECT_EQ(e.operation, Operation::kExec);
+  EXPECT_EQ(e.component, "graph");
+  EXPECT_EQ(e.era, Era::kOnednnComponent);
+  EXPECT_EQ(e.engine, "cpu");
+  EXPECT_EQ(e.primitive, "convolution_post_ops");
+  EXPECT_EQ(e.implementation, "dnnl_backend");
+  EXPECT_EQ(e.problem, "partition:100006");
+  ASSERT_TRUE(e.layer);
+  EXPECT_EQ(*e.layer, "CONV_0;ELTWISE_1");
+  EXPECT_EQ(e.auxiliary, "data:NCX; filter:OIX;;");
+  EXPECT_EQ(e.attributes, "fpm:strict");
+  EXPECT_TRUE(e.memory_descriptors.starts_with("in0_f32:0:strided:undef:2x32x112x112"));
+  ASSERT_TRUE(e.time_ms);
+  EXPECT_DOUBLE_EQ(*e.time_ms, 5.44092);
+}
+
+TEST(LineParserTest, GraphCompileLineIsACreateOfThePartition) {
+  // source: uxlfoundation/oneDNN RFC "Unify Primitive and Graph API Verbose" (3.2 graph verbose)
+  LineParser parser;
+  const Parsed c = ParseOne(parser, FixtureLine("graph_lines.txt", "onednn_graph_verbose,compile"));
+  ASSERT_EQ(c.result.kind, LineKind::kEvent);
+  EXPECT_EQ(c.event.era, Era::kOnednnGraph);
+  EXPECT_EQ(c.event.operation, Operation::kCreate);
+  EXPECT_EQ(c.event.cache_state, "cache_miss");
+  EXPECT_FALSE(c.event.IsCacheHit());
+  EXPECT_EQ(c.event.primitive, "convolution_post_ops");
+  EXPECT_EQ(*c.event.layer, "CONV_0;BINARY_1");
+  EXPECT_DOUBLE_EQ(*c.event.time_ms, 66.7661);
+  const Parsed x = ParseOne(parser, FixtureLine("graph_lines.txt", "onednn_graph_verbose,exec"));
+  ASSERT_EQ(x.result.kind, LineKind::kEvent);
+  EXPECT_EQ(x.event.operation, Operation::kExec);
+  // The same partition: every field of the row's key agrees.
+  EXPECT_EQ(x.event.problem, c.event.problem);
+  EXPECT_EQ(x.event.memory_descriptors, c.event.memory_descriptors);
+  EXPECT_EQ(x.event.implementation, c.event.implementation);
+}
+
+TEST(LineParserTest, GraphVerboseHeaderLinesFillTheHeader) {
+  // source: uxlfoundation/oneDNN RFC "Unify Primitive and Graph API Verbose" (3.2 graph verbose)
+  LineParser parser;
+  VerboseEvent e;
+  for (const char* needle :
+       {"onednn_graph_verbose,info,oneDNN", "onednn_graph_verbose,info,cpu,isa"}) {
+    EXPECT_EQ(parser.Parse(FixtureLine("graph_lines.txt", needle), e).kind, LineKind::kInfo);
+  }
+  EXPECT_EQ(parser.header().library_version,
+            "oneDNN v3.2.0 (commit ce0e4a11be3fa932bdc24f67dceff4df134d0207)");
+  EXPECT_EQ(parser.header().isa, "Intel AVX-512 with Intel DL Boost");
+}
+
+TEST(LineParserTest, InternalGraphExecutableLine) {
   // source: uxlfoundation/oneDNN#4849
-  const Parsed p = ParseOne(FixtureLine("real_lines.txt", "onednn_verbose,v1,graph,exec"));
+  const Parsed p = ParseOne(FixtureLine("graph_lines.txt", "onednn_verbose,v1,graph,exec"));
+  ASSERT_EQ(p.result.kind, LineKind::kEvent);
+  EXPECT_EQ(p.event.engine, "gpu");
+  EXPECT_EQ(p.event.primitive, "_gen_index(_gen_index)");
+  EXPECT_EQ(p.event.problem, "partition:18446744073709551615");
+  EXPECT_TRUE(p.event.memory_descriptors.starts_with("attrs:{axis:2},inputs:{f32:102"));
+  EXPECT_DOUBLE_EQ(*p.event.time_ms, 0.193115);
+}
+
+TEST(LineParserTest, GraphDispatchAndCheckLinesAreDiagnostics) {
+  // source: uxlfoundation/oneDNN#5510 and #2273
+  for (const char* needle : {"graph,create:dispatch,pattern_matcher",
+                             "graph,create:dispatch,compile", "graph,create:check"}) {
+    const Parsed p = ParseOne(FixtureLine("graph_lines.txt", needle));
+    ASSERT_EQ(p.result.kind, LineKind::kEvent) << needle;
+    EXPECT_EQ(p.event.operation, Operation::kDiagnostic) << needle;
+    EXPECT_EQ(p.event.component, "graph") << needle;
+  }
+  const Parsed m = ParseOne(FixtureLine("graph_lines.txt", "op:Add (mask_add)"));
+  EXPECT_EQ(m.event.operation_text, "create:dispatch");
+  EXPECT_EQ(m.event.primitive, "pattern_matcher");
+  EXPECT_TRUE(m.event.message.starts_with("op:Add (mask_add),node:DynamicDequantize0,"));
+}
+
+TEST(LineParserTest, OtherGraphLinesAreSkippedAsGraph) {
+  // source: uxlfoundation/oneDNN#3822 and the RFC "Unify Primitive and Graph API Verbose"
+  EXPECT_EQ(ParseOne(FixtureLine("graph_lines.txt", "graph,info,pattern")).result.kind,
+            LineKind::kInfo);
+  // An operation the graph component has no partition or diagnostic for.
+  const Parsed p = ParseOne(FixtureLine("graph_lines.txt", "graph,graph:check"));
   EXPECT_EQ(p.result.kind, LineKind::kSkipped);
   EXPECT_EQ(p.result.reason, SkipReason::kGraph);
 }

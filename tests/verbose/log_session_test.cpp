@@ -199,3 +199,132 @@ TEST(LogSessionTest, ListenersSeeRepeatsToo) {
 
 }  // namespace
 }  // namespace dlcheck::verbose
+
+namespace dlcheck::verbose {
+namespace {
+
+// A log built from the real graph lines, each repeated (a model runs its partitions many
+// times): every partition row counts what a count of its raw lines gives, pattern-matcher lines
+// are counted once in the summary and never become rows or diagnostics.
+TEST(LogSessionTest, GraphPartitionsAreRowsCountedLikeTheirRawLines) {
+  std::vector<std::string> log;
+  for (const std::string& line : testing::FixtureLines("graph_lines.txt")) {
+    if (line.starts_with("#")) continue;
+    const int copies = line.find(",exec,") != std::string::npos            ? 7
+                       : line.find("pattern_matcher") != std::string::npos ? 250
+                                                                           : 1;
+    for (int k = 0; k < copies; ++k) log.push_back(line);
+  }
+  std::map<std::string, std::uint64_t> raw_execs;  // partition id -> exec lines
+  std::map<std::string, std::uint64_t> raw_creates;
+  std::uint64_t raw_pattern_lines = 0;
+  for (const std::string& line : log) {
+    if (line.find("pattern_matcher") != std::string::npos) ++raw_pattern_lines;
+    if (line.find("graph") == std::string::npos) continue;
+    for (const char* id : {",100006,", ",18446744073709551615,"}) {
+      if (line.find(id) == std::string::npos) continue;
+      if (line.find(",exec,") != std::string::npos) ++raw_execs[id];
+      if (line.find(",compile:") != std::string::npos) ++raw_creates[id];
+    }
+  }
+  for (const bool memo : {true, false}) {
+    LogSession session({.memo = memo});
+    FeedAll(session, log);
+    std::map<std::string, std::uint64_t> execs;
+    std::map<std::string, std::uint64_t> creates;
+    for (const PrimitiveStats& row : session.aggregator().rows()) {
+      if (row.problem.rfind("partition:", 0) != 0) continue;
+      const std::string id = "," + row.problem.substr(10) + ",";
+      if (row.execs > 0) execs[id] += row.execs;
+      if (row.creates > 0) creates[id] += row.creates;
+    }
+    EXPECT_EQ(execs, raw_execs) << "memo " << memo;
+    EXPECT_EQ(creates, raw_creates) << "memo " << memo;
+    const Summary summary = session.Summarize();
+    EXPECT_EQ(summary.graph_dispatch, raw_pattern_lines);
+    for (const DiagnosticStats& d : session.aggregator().diagnostics()) {
+      EXPECT_NE(d.primitive, "pattern_matcher") << d.message;
+    }
+    bool finding = false;
+    for (const Finding& f : summary.notes) finding = finding || f.code == "graph-pattern-matcher";
+    EXPECT_TRUE(finding);
+  }
+}
+
+}  // namespace
+}  // namespace dlcheck::verbose
+
+namespace dlcheck::verbose {
+namespace {
+
+// create_nested lines (3.3+) are counted apart: their own count and time per row and in the
+// summary, never in creates or create_ms (the parent's create time already holds them).
+TEST(LogSessionTest, NestedCreationIsCountedApart) {
+  // source: oneDNN v3.13.1 [gen 3.13.1] (formats_3.13.1.txt) and uxlfoundation/oneDNN#5089
+  const std::string nested =
+      testing::FixtureLine("formats_3.13.1.txt", "create_nested:cache_miss,cpu,matmul");
+  const std::string nested_5089 =
+      testing::FixtureLine("real_lines.txt", "create_nested:cache_miss,cpu,matmul");
+  const std::string create =
+      testing::FixtureLine("formats_3.13.1.txt", "create:cache_miss,cpu,matmul,gemm:jit:f32");
+  std::vector<std::string> log;
+  for (int k = 0; k < 3; ++k) log.insert(log.end(), {nested, nested_5089, create});
+  for (const bool memo : {true, false}) {
+    LogSession session({.memo = memo});
+    FeedAll(session, log);
+    const auto& rows = session.aggregator().rows();
+    ASSERT_EQ(rows.size(), 3u);
+    EXPECT_EQ(rows[0].nested_creates, 3u);
+    EXPECT_EQ(rows[0].creates, 0u);
+    EXPECT_DOUBLE_EQ(rows[0].nested_create_ms, 3 * 0.388916);
+    EXPECT_DOUBLE_EQ(rows[0].create_ms, 0);
+    EXPECT_EQ(rows[1].nested_creates, 3u);
+    EXPECT_DOUBLE_EQ(rows[1].nested_create_ms, 3 * 0.526123);
+    EXPECT_EQ(rows[2].creates, 3u);
+    EXPECT_EQ(rows[2].nested_creates, 0u);
+    EXPECT_DOUBLE_EQ(rows[2].create_ms, 3 * 0.0148926);
+    const Summary s = session.Summarize();
+    EXPECT_EQ(s.creates, 3u);
+    EXPECT_EQ(s.nested_creates, 6u);
+    EXPECT_DOUBLE_EQ(s.create_ms, 3 * 0.0148926);
+    EXPECT_NEAR(s.nested_create_ms, 3 * (0.388916 + 0.526123), 1e-9);
+  }
+}
+
+}  // namespace
+}  // namespace dlcheck::verbose
+
+namespace dlcheck::verbose {
+namespace {
+
+// Beyond kMaxRows distinct primitives, events go to one `other` row with a finding: the rows
+// stop growing, and no event is lost (the execs over the rows equal the exec lines).
+TEST(LogSessionTest, DistinctRowsAreBoundedWithAnOtherRow) {
+  const std::size_t extra = 25;
+  const std::size_t distinct = kMaxRows + extra;
+  LogSession session;
+  session.StartInput("<shapes>");
+  std::uint64_t number = 0;
+  for (int pass = 0; pass < 2; ++pass) {  // the second pass repeats every line (the memo)
+    for (std::size_t shape = 0; shape < distinct; ++shape) {
+      session.Feed(kExec.substr(0, kExec.find(",8x8,")) + "," + std::to_string(shape) + "x8,0.5",
+                   ++number);
+    }
+  }
+  session.Finish();
+  const auto& rows = session.aggregator().rows();
+  ASSERT_EQ(rows.size(), kMaxRows + 1);
+  EXPECT_EQ(rows.back().primitive, "other");
+  EXPECT_EQ(rows.back().execs, 2 * extra);
+  std::uint64_t execs = 0;
+  for (const PrimitiveStats& row : rows) execs += row.execs;
+  EXPECT_EQ(execs, 2 * distinct);
+  const Summary s = session.Summarize();
+  EXPECT_EQ(s.other_events, 2 * extra);
+  bool finding = false;
+  for (const Finding& f : s.notes) finding = finding || f.code == "row-limit";
+  EXPECT_TRUE(finding);
+}
+
+}  // namespace
+}  // namespace dlcheck::verbose
