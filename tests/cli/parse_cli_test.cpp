@@ -25,12 +25,11 @@ using testing::DataPath;
 using testing::RunDlcheck;
 
 constexpr const char* kPrimitiveHeader =
-    "engine,primitive,implementation,isa,fallback,prop_kind,data_types,layouts,attributes,"
-    "auxiliary,problem,creates,cache_hits,create_ms,nested_creates,nested_create_ms,execs,"
-    "exec_ms_total,exec_ms_mean,exec_ms_min,"
-    "exec_ms_max,time_pct,gflops";
+    "engine,primitive,implementation,isa,isa_source,fallback,prop_kind,data_types,layouts,"
+    "attributes,auxiliary,problem,creates,cache_hits,create_ms,nested_creates,nested_create_ms,"
+    "execs,exec_ms_total,exec_ms_mean,exec_ms_min,exec_ms_max,time_pct,gflops,benchdnn";
 constexpr const char* kEventHeader =
-    "line,era,operation,cache,engine,primitive,implementation,isa,fallback,prop_kind,"
+    "line,era,operation,cache,engine,primitive,implementation,isa,isa_source,fallback,prop_kind,"
     "memory_descriptors,attributes,auxiliary,problem,time_ms,timestamp,message";
 
 const std::string kGood =

@@ -288,10 +288,10 @@ TEST(VerboseCliTest, CsvHasTheContractColumnsThenLayer) {
   EXPECT_EQ(r.err, "") << "progress goes to a terminal only";
   const std::string header = r.out.substr(0, r.out.find("\r\n"));
   EXPECT_EQ(header,
-            "engine,primitive,implementation,isa,fallback,prop_kind,data_types,layouts,"
-            "attributes,auxiliary,problem,creates,cache_hits,create_ms,nested_creates,"
-            "nested_create_ms,execs,exec_ms_total,"
-            "exec_ms_mean,exec_ms_min,exec_ms_max,time_pct,gflops,layer");
+            "engine,primitive,implementation,isa,isa_source,fallback,prop_kind,data_types,"
+            "layouts,attributes,auxiliary,problem,creates,cache_hits,create_ms,nested_creates,"
+            "nested_create_ms,execs,exec_ms_total,exec_ms_mean,exec_ms_min,exec_ms_max,"
+            "time_pct,gflops,benchdnn,layer");
 }
 
 }  // namespace
