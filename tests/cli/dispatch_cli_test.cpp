@@ -53,6 +53,30 @@ std::string IsaOfCell(const nlohmann::json& cell) {
   return space == std::string::npos ? isa : isa.substr(0, space);
 }
 
+// The noise guard of the model sweep: each run's samples/s lies within its timed chunks' range,
+// and the caps are ranked (payoff) only when the lowest and highest caps' ranges do not overlap,
+// else the report says the runs are too noisy.
+void ExpectRankedOnlyBeyondTheSpread(const nlohmann::json& j) {
+  std::vector<const nlohmann::json*> caps;
+  for (const auto& run : j["runs"]) {
+    if (!run["samples_per_s_min"].is_number()) continue;
+    EXPECT_LE(run["samples_per_s_min"].get<double>(), run["samples_per_s"].get<double>() + 0.1);
+    EXPECT_LE(run["samples_per_s"].get<double>(), run["samples_per_s_max"].get<double>() + 0.1);
+    if (run["isa_cap"] != "scalar") caps.push_back(&run);
+  }
+  EXPECT_TRUE(j["run"]["load_start"].is_number());
+  if (caps.size() < 2) return;
+  const auto& low = *caps.front();
+  const auto& high = *caps.back();
+  const bool separated =
+      low["samples_per_s_max"].get<double>() < high["samples_per_s_min"].get<double>() ||
+      high["samples_per_s_max"].get<double>() < low["samples_per_s_min"].get<double>();
+  std::string codes;
+  for (const auto& f : j["findings"]) codes += f["code"].get<std::string>() + " ";
+  EXPECT_EQ(codes.find("payoff") != std::string::npos, separated) << codes;
+  EXPECT_EQ(codes.find("too-noisy") != std::string::npos, !separated) << codes;
+}
+
 TEST(DispatchCliTest, SweepsExactlyTheCapsUpToTheMachinesAndNoRowExceedsItsCap) {
   const auto r = RunDlcheck(Args({"--format", "json"}));
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -89,6 +113,7 @@ TEST(DispatchCliTest, SweepsExactlyTheCapsUpToTheMachinesAndNoRowExceedsItsCap) 
   EXPECT_EQ(j["sweep"].size() > 0, true);
   EXPECT_TRUE(j["sweep"][0].contains(expected.front()));
   EXPECT_TRUE(j["sweep"][0].contains(expected.back()));
+  ExpectRankedOnlyBeyondTheSpread(j);
 }
 
 TEST(DispatchCliTest, CsvHasOneRowPerCapAndPrimitive) {

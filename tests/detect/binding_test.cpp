@@ -57,9 +57,10 @@ TEST(BindingTest, CountBeyondTheCoresIsAUsageError) {
   StatusOr<std::vector<ThreadSet>> sets = LiveThreadSets({std::to_string(too_many)});
   ASSERT_FALSE(sets.ok());
   EXPECT_EQ(sets.status().code(), ExitCode::kUsage);
-  EXPECT_EQ(sets.status().message(),
-            "--threads: " + std::to_string(too_many) + " threads asked, but this process may use " +
-                std::to_string(too_many - 1) + " cores (one thread per core)");
+  EXPECT_EQ(sets.status().message(), "--thread-sets: " + std::to_string(too_many) +
+                                         " threads asked, but this process may use " +
+                                         std::to_string(too_many - 1) +
+                                         " cores (one thread per core)");
 }
 
 TEST(BindingTest, BindProcessPinsTheCallingProcess) {
