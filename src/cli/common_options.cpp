@@ -41,6 +41,14 @@ void AddFormatOption(CLI::App& sub, report::Format& format,
          "the main table's columns, in this order, in every format (comma-separated names; "
          "an unknown name lists the valid ones)")
       ->type_name("LIST");
+  sub.add_flag_callback(
+      "--csv-lf",
+      [] {
+        report::PrintSettings settings = report::CurrentPrintSettings();
+        settings.csv_lf = true;
+        report::SetPrintSettings(std::move(settings));
+      },
+      "CSV lines end in LF (for awk, cut, grep) instead of CRLF");
 }
 
 void AddRowOptions(CLI::App& sub, SortKey& sort, std::size_t& top) {
@@ -138,19 +146,23 @@ std::string ShortRangeText(const std::string& message) {
   static const std::regex range(R"(^(.*): Value (\S+) not in range (\S+) to (\S+)$)");
   std::smatch m;
   if (!std::regex_match(message, m, range)) return message;
-  const double low = std::stod(m[3]);
-  const double high = std::stod(m[4]);
+  const double low = std::strtod(m[3].str().c_str(), nullptr);
+  const double high = std::strtod(m[4].str().c_str(), nullptr);
+  const std::string given = m[2].str();
+  char* end = nullptr;
+  const double value = std::strtod(given.c_str(), &end);
+  const bool number = end != given.c_str() && *end == '\0';
   // CLI11 prints PositiveNumber's least value, the smallest double, as 0.000000: a value that is
   // not below it failed for being 0.
-  const bool positive = low == 0 && std::strtod(m[2].str().c_str(), nullptr) >= 0;
   std::string bound;
-  if (high >= 1e15 && positive) {
+  if (high >= 1e15 && low == 0 && number && value >= 0) {
     bound = "must be more than 0";
   } else if (high >= 1e15) {
     bound = fmt::format("must be {} or more", low);
   } else {
     bound = fmt::format("must be from {} to {}", low, high);
   }
+  if (!number) return fmt::format("{}: '{}' is not a number: it {}", m[1].str(), given, bound);
   return fmt::format("{}: {} {}", m[1].str(), m[2].str(), bound);
 }
 

@@ -173,7 +173,11 @@ int ParseAndRun(CLI::App& app, int argc, char** argv, int& exit_code) {
     return exit_code;
   } catch (const dlcheck::report::ColumnChoiceError& e) {
     // Thrown before the report is printed: nothing was written to standard output.
-    dlcheck::cli::PrintError(e.what());
+    const std::vector<CLI::App*> ran = app.get_subcommands();
+    const std::string name = ran.empty() ? std::string() : ran.front()->get_name() + " ";
+    dlcheck::cli::PrintError(name.empty() ? std::string(e.what())
+                                          : name.substr(0, name.size() - 1) + ": " + e.what() +
+                                                " (see 'dlcheck " + name + "--help')");
     return ToInt(ExitCode::kUsage);
   } catch (const std::bad_alloc&) {
     return OutOfMemory(app.got_subcommand("check"));

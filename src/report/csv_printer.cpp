@@ -1,7 +1,11 @@
-// RFC 4180 CSV: one header line, CRLF line ends, a field quoted when it holds a comma, a quote,
-// CR or LF (quotes doubled). Null is an empty field; booleans are true/false. Control characters
-// other than tab, CR and LF, and bytes that are not UTF-8, are written as \xNN (VisibleText).
+// RFC 4180 CSV: one header line, CRLF line ends (LF with --csv-lf), a field quoted when it holds
+// a comma, a quote, CR or LF (quotes doubled). Null is an empty field; booleans are true/false.
+// Control characters other than tab, CR and LF, and bytes that are not UTF-8, are written as
+// \xNN (VisibleText); a text cell that a spreadsheet would run as a formula gets a leading '
+// (CellText).
 #include <ostream>
+#include <string_view>
+#include <variant>
 
 #include "report/printer.h"
 #include "report/safe_text.h"
@@ -22,13 +26,30 @@ void WriteField(std::ostream& out, const std::string& text) {
   out << '"';
 }
 
+const char* LineEnd() {
+  return CurrentPrintSettings().csv_lf ? "\n" : "\r\n";
+}
+
+// A text cell a spreadsheet would run as a formula (`=1+2`, `+`, `-`, `@`, or a leading tab or
+// CR that some strip before looking) gets a leading `'`, the usual neutraliser: the cell then
+// shows the text. Numbers and booleans are never text here, so they are left as they are.
+std::string CellText(const Value& value) {
+  // Text from a log reaches a spreadsheet or `cat` visible, never as an escape sequence.
+  std::string text = VisibleText(ValueText(value, "", "true", "false"), true);
+  const bool is_text = std::holds_alternative<std::string>(value.data);
+  if (is_text && !text.empty() &&
+      std::string_view("=+-@\t\r").find(text[0]) != std::string_view::npos) {
+    text.insert(text.begin(), '\'');
+  }
+  return text;
+}
+
 void WriteRow(std::ostream& out, const std::vector<Value>& row) {
   for (std::size_t i = 0; i < row.size(); ++i) {
     if (i) out << ',';
-    // Text from a log reaches a spreadsheet or `cat` visible, never as an escape sequence.
-    WriteField(out, VisibleText(ValueText(row[i], "", "true", "false"), true));
+    WriteField(out, CellText(row[i]));
   }
-  out << "\r\n";
+  out << LineEnd();
 }
 
 void WriteHeader(std::ostream& out, const std::vector<std::string>& columns) {
@@ -36,7 +57,7 @@ void WriteHeader(std::ostream& out, const std::vector<std::string>& columns) {
     if (i) out << ',';
     WriteField(out, columns[i]);
   }
-  out << "\r\n";
+  out << LineEnd();
 }
 
 class CsvStream : public RowStream {

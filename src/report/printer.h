@@ -49,6 +49,8 @@ struct PrintSettings {
   /// `--columns`: the main table's columns, in this order, in every format (the primary table,
   /// or the streamed one); empty: all of them.
   std::vector<std::string> columns;
+  /// `--csv-lf`: CSV lines end in LF (for awk, cut, grep) instead of RFC 4180's CRLF.
+  bool csv_lf = false;
 };
 void SetPrintSettings(PrintSettings settings);
 const PrintSettings& CurrentPrintSettings();
@@ -73,7 +75,9 @@ void Print(const Report& report, Format format, std::ostream& out);
 /// when rows would otherwise look identical. Control characters and bytes that are not UTF-8 are
 /// shown as `\x1b` (never sent raw to the terminal).
 void PrintTable(const Report& report, std::ostream& out, std::size_t width = 0);
-/// RFC 4180: the primary table only, one header line, CRLF line ends, quotes where needed.
+/// RFC 4180: the primary table only, one header line, CRLF line ends (LF with csv_lf), quotes
+/// where needed; a text cell starting with = + - @ tab or CR gets a leading ' (no formula runs
+/// from log text in a spreadsheet).
 void PrintCsv(const Report& report, std::ostream& out);
 /// One JSON document: schema_version, command, dlcheck_version, sections, tables, findings.
 /// Pure ASCII: invalid UTF-8 in text is replaced by U+FFFD, other non-ASCII text is escaped.

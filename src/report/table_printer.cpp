@@ -156,9 +156,10 @@ std::size_t NaturalWidth(const Grid& grid, std::size_t c, bool numbers_only) {
 
 // The narrowest a column may get: a number's width (never split), or a text column's longest
 // word (text between break chances, up to kMaxWordColumn), at least kMinTextColumn, never more
-// than the column needs.
+// than the column needs; in both, the header's longest word (`speedup_`, not `spee`).
 std::size_t MinimumWidth(const Grid& grid, std::size_t c) {
-  if (grid.numeric[c]) return NaturalWidth(grid, c, true);
+  const std::size_t header_word = std::min(LongestWord(grid.header[c]), kMaxWordColumn);
+  if (grid.numeric[c]) return std::max(NaturalWidth(grid, c, true), header_word);
   std::size_t word =
       std::max(kMinTextColumn, std::min(LongestWord(grid.header[c]), kMaxWordColumn));
   for (const auto& row : grid.rows) {
@@ -268,13 +269,15 @@ void PrintRows(const Table& table, std::size_t indent, std::size_t width, std::o
 void PrintSection(const Section& section, std::size_t indent, std::size_t width, std::ostream& out);
 
 void PrintTableBlock(const Table& table, std::size_t indent, std::size_t width, std::ostream& out) {
-  out << Pad(indent) << Heading(table.title, table.name) << '\n';
+  out << Pad(indent);
+  PrintWrapped(Visible(Heading(table.title, table.name)), indent, width, out);
   PrintRows(table, indent + 2, width, out);
 }
 
 void PrintSection(const Section& section, std::size_t indent, std::size_t width,
                   std::ostream& out) {
-  out << Pad(indent) << Heading(section.title, section.name) << '\n';
+  out << Pad(indent);
+  PrintWrapped(Visible(Heading(section.title, section.name)), indent, width, out);
   PrintFields(section.fields, indent + 2, width, out);
   for (const auto& child : section.sections) PrintSection(child, indent + 2, width, out);
   for (const auto& table : section.tables) PrintTableBlock(table, indent + 2, width, out);
@@ -389,7 +392,7 @@ std::unique_ptr<RowStream> StartTableStream(std::ostream& out, const Report& hea
     PrintSection(s, 0, width, out);
     out << '\n';
   }
-  out << Heading(stream.title, stream.name) << '\n';
+  PrintWrapped(Visible(Heading(stream.title, stream.name)), 0, width, out);
   return std::make_unique<TableStream>(out, stream, width);
 }
 

@@ -158,8 +158,8 @@ TEST(CheckCliTest, BadCommandLineIsUnknown) {
   const auto r = RunDlcheck({"check", "--min-sockets", "zero"});
   EXPECT_EQ(r.exit_code, 3);
   EXPECT_EQ(r.err,
-            "dlcheck: --min-sockets: Value zero not in range 1 to 4096 (run 'dlcheck --help' for "
-            "usage)\n");
+            "dlcheck: check: --min-sockets: 'zero' is not a number: it must be from 1 to 4096 "
+            "(see 'dlcheck check --help')\n");
 }
 
 TEST(CheckCliTest, ComputeBelowTheExpectedIsaIsCritical) {

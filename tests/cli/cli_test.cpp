@@ -85,6 +85,18 @@ TEST(CliTest, SortTakesNamesOnlyAndHelpListsThem) {
             "--help')\n");
 }
 
+TEST(CliTest, AnUnknownColumnIsAUsageErrorThatListsTheValidOnes) {
+  const auto r = RunDlcheck({"parse", "--columns", "primitive,bogus", "-"}, "x\n");
+  EXPECT_EQ(r.exit_code, ToInt(ExitCode::kUsage));
+  EXPECT_EQ(r.err.rfind("dlcheck: parse: --columns: unknown column 'bogus'; the primitives table "
+                        "has: engine,primitive,implementation,",
+                        0),
+            0u)
+      << r.err;
+  EXPECT_NE(r.err.find(",gflops (see 'dlcheck parse --help')\n"), std::string::npos) << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out;
+}
+
 TEST(CliTest, EveryCommandHasFormatWithTable) {
   for (const std::string command : {"verbose", "parse", "run", "platform", "dispatch", "check"}) {
     const auto help = RunDlcheck({command, "--help"});

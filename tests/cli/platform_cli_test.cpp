@@ -236,8 +236,8 @@ TEST(PlatformCliTest, EmptyPathsAreUsageErrors) {
   for (const auto& [option, what] : cases) {
     const auto r = RunDlcheck({"platform", option, ""});
     EXPECT_EQ(r.exit_code, ToInt(ExitCode::kUsage)) << option;
-    EXPECT_EQ(r.err, std::string("dlcheck: ") + option + ": an empty " + what +
-                         " name was given: give a path (run 'dlcheck --help' for usage)\n");
+    EXPECT_EQ(r.err, std::string("dlcheck: platform: ") + option + ": an empty " + what +
+                         " name was given: give a path (see 'dlcheck platform --help')\n");
     EXPECT_TRUE(r.out.empty());
   }
 }

@@ -87,5 +87,37 @@ TEST(SafeTextTest, EveryFormatIsSafe) {
   EXPECT_NE(cell.find("c \xef\xbf\xbd "), std::string::npos) << cell;  // 0xFF -> U+FFFD
 }
 
+TEST(CsvFormulaTest, TextThatWouldRunAsAFormulaGetsAQuoteAndNumbersDoNot) {
+  Report r;
+  Table& t = r.AddTable("primitives", {"problem", "execs", "ratio"});
+  t.rows.push_back({"=1+2", -3, Value(-0.5, 1)});
+  t.rows.push_back({"+cmd", 0, Value()});
+  t.rows.push_back({"-2+3", 1, Value()});
+  t.rows.push_back({"@SUM(A1)", 1, Value()});
+  t.rows.push_back({"\t=1", 1, Value()});
+  t.rows.push_back({"10:10", 1, Value()});
+  std::ostringstream out;
+  Print(r, Format::kCsv, out);
+  EXPECT_EQ(out.str(),
+            "problem,execs,ratio\r\n"
+            "'=1+2,-3,-0.5\r\n"
+            "'+cmd,0,\r\n"
+            "'-2+3,1,\r\n"
+            "'@SUM(A1),1,\r\n"
+            "'\t=1,1,\r\n"
+            "10:10,1,\r\n");
+}
+
+TEST(CsvFormulaTest, LfLineEndsOnRequest) {
+  Report r;
+  r.AddTable("t", {"a", "b"}).rows.push_back({"x\ny", 1});
+  SetPrintSettings({.csv_lf = true});
+  std::ostringstream out;
+  Print(r, Format::kCsv, out);
+  SetPrintSettings({});
+  // The line break inside a quoted field is the cell's own, kept as it is.
+  EXPECT_EQ(out.str(), "a,b\n\"x\ny\",1\n");
+}
+
 }  // namespace
 }  // namespace dlcheck::report
