@@ -19,6 +19,7 @@
 #include "check/check.h"
 #include "check/check_report.h"
 #include "cli/commands.h"
+#include "cli/model_options.h"
 #include "cli/enum_option.h"
 #include "detect/output_file.h"
 #include "detect/platform.h"
@@ -269,7 +270,7 @@ void SetupCheck(CLI::App& app, int& exit_code) {
   sub->add_option("--timeout", o->timeout_s,
                   "kill the model worker after this many seconds (default 60; 20 with "
                   "--slurm-health-check)")
-      ->check(CLI::PositiveNumber)
+      ->check(PositiveFinite())
       ->type_name("SECONDS");
   AddFormatOption(*sub, o->format, {"text"},
                   "output format: table or text (the status line, then details; default), csv "
