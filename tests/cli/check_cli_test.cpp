@@ -348,5 +348,15 @@ TEST_F(CheckFileTest, HealthCheckWithoutScontrolIsUnknownAndSaysWhatToDo) {
   EXPECT_NE(r.err.find("give its path with --scontrol"), std::string::npos) << r.err;
 }
 
+// A timeout that is not a finite positive number is a bad command line: UNKNOWN, before any run.
+TEST(CheckCliTest, ATimeoutThatIsNotAFinitePositiveNumberIsUnknown) {
+  for (const char* value : {"nan", "inf", "0", "-5"}) {
+    const auto r = RunDlcheck({"check", "--timeout", value});
+    EXPECT_EQ(r.exit_code, 3) << value;
+    EXPECT_NE(r.err.find("--timeout"), std::string::npos) << r.err;
+    EXPECT_EQ(r.out, "") << value;
+  }
+}
+
 }  // namespace
 }  // namespace dlcheck
