@@ -24,6 +24,7 @@ build_packages=(
   libarchive-dev                      # .xz, .zst and .bz2 verbose logs (libarchive's raw format)
   mandoc                              # the man page lint test
   python3-torch                       # tests of `dlcheck run` on a real framework (~1 GB)
+  python3-jsonschema                  # the test that validates every command's JSON (schemas/)
   slurm-wlm munge pdsh                # the fleet integration test: 3 slurmd, srun, dshbak -c
   procps                              # ps/pgrep: that test checks no daemon is left behind
   prometheus                          # promtool: the fleet test lints the Prometheus textfile
