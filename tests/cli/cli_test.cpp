@@ -38,8 +38,8 @@ TEST(CliTest, NoSubcommandIsAUsageError) {
   EXPECT_EQ(r.exit_code, ToInt(ExitCode::kUsage));
   EXPECT_EQ(r.err.rfind("dlcheck: ", 0), 0u) << r.err;
   EXPECT_EQ(r.err,
-            "dlcheck: no command given: name one of verbose, parse, run, platform, dispatch, "
-            "check (see 'dlcheck --help')\n");
+            "dlcheck: no command given: name one of verbose, parse, run, profile, platform, "
+            "dispatch, check, diff, fleet (see 'dlcheck --help')\n");
   EXPECT_TRUE(r.out.empty());
 }
 
