@@ -255,6 +255,8 @@ void AddSweepTable(report::Report& report, const std::vector<ConfigResult>& caps
       "sweep", columns,
       "Per primitive: implementation and ms per run (median) under each cap ([scalar]: "
       "reference code); the fastest cap where its runs do not overlap the others'");
+  // A reading view: JSON and xlsx have the runs' values typed in `primitives` and `configs`.
+  t.only_in_table = true;
   for (const Key& k : keys) {
     std::vector<Value> row = {std::get<0>(k), std::get<1>(k), ValidUtf8(std::get<2>(k))};
     std::vector<std::optional<Spread>> spreads;
@@ -280,7 +282,7 @@ void AddSweepTable(report::Report& report, const std::vector<ConfigResult>& caps
 void AddRowsTable(report::Report& report, const std::vector<ConfigResult>& results) {
   std::vector<std::string> columns = {"config", "isa_cap", "thread_set", "run"};
   for (auto& c : PrimitiveColumns()) columns.push_back(std::move(c));
-  report::Table& t = report.AddTable("rows", columns, "Rows");
+  report::Table& t = report.AddTable("primitives", columns, "Primitives (every configuration and run)");
   t.omit_in_table = true;
   for (const auto& r : results) {
     for (std::size_t i = 0; i < r.runs.size(); ++i) {
@@ -293,7 +295,7 @@ void AddRowsTable(report::Report& report, const std::vector<ConfigResult>& resul
       }
     }
   }
-  report.primary_table = "rows";
+  report.primary_table = "primitives";
 }
 
 void AddRunSection(report::Report& report, const DispatchProgramOptions& o, const Plan& plan,

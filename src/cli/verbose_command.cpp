@@ -142,11 +142,10 @@ report::Report BuildReport(const VerboseOptions& o, const dispatch::CapturedRun&
   std::vector<verbose::PrimitiveStats> rows = run.rows;
   SortRows(rows, o.sort);
   AddPrimitivesTable(report, rows, run.summary.exec_ms, o.top, columns);
-  report.tables.back().name = "rows";
   // One engine (cpu) and one creation per primitive: the table has room for what varies.
   report.tables.back().hidden_in_table.insert(report.tables.back().hidden_in_table.end(),
                                               {"engine", "creates"});
-  report.primary_table = "rows";
+  report.primary_table = "primitives";
   // The run section already says what the log header would (version, threads, ISA). The input
   // section counts the worker's lines that were not its own protocol, skips by reason.
   AddInputSection(report, {}, run.input);

@@ -197,14 +197,14 @@ report::Report DiffReport(const RowDiff& diff) {
   summary.Add("threshold_pct", report::Value(diff.options.threshold_pct, 1));
   summary.Add("regressions", diff.regressions);
   report::Table& table = report.AddTable(
-      "rows",
+      "primitives",
       {"primitive", "prop_kind", "problem", "layer", "change", "regressed", "implementation_a",
        "implementation_b", "isa_a", "isa_b", "fallback_a", "fallback_b", "execs_a", "execs_b",
        "exec_ms_mean_a", "exec_ms_mean_b", "ratio"},
       "Rows (a -> b)");
   table.hidden_in_table = {"prop_kind", "isa_a", "isa_b", "execs_a", "execs_b"};
   for (const DiffRow& row : diff.rows) table.rows.push_back(TableRow(row));
-  report.primary_table = "rows";
+  report.primary_table = "primitives";
   AddFindings(report, diff, counts);
   return report;
 }

@@ -59,7 +59,9 @@ Json ToJson(const Section& section) {
   Json obj = Json::object();
   for (const auto& [key, value] : section.fields) obj[key] = ToJson(value);
   for (const auto& child : section.sections) obj[child.name] = ToJson(child);
-  for (const auto& table : section.tables) obj[table.name] = ToJson(table);
+  for (const auto& table : section.tables) {
+    if (!table.only_in_table) obj[table.name] = ToJson(table);
+  }
   return obj;
 }
 
@@ -102,7 +104,9 @@ class JsonStream : public RowStream {
     out_ << (first_ ? "]" : "\n  ]");
     Json rest = Json::object();
     for (const auto& s : tail.sections) rest[s.name] = ToJson(s);
-    for (const auto& t : tail.tables) rest[t.name] = ToJson(t);
+    for (const auto& t : tail.tables) {
+      if (!t.only_in_table) rest[t.name] = ToJson(t);
+    }
     rest["findings"] = Findings(tail);
     out_ << ",\n" << Members(rest) << "\n}\n";
     out_.flush();
@@ -118,7 +122,9 @@ class JsonStream : public RowStream {
 
 void PrintJson(const Report& report, std::ostream& out) {
   Json doc = Head(report);
-  for (const auto& t : report.tables) doc[t.name] = ToJson(t);
+  for (const auto& t : report.tables) {
+    if (!t.only_in_table) doc[t.name] = ToJson(t);
+  }
   doc["findings"] = Findings(report);
   out << DumpJson(doc, 2) << '\n';
 }

@@ -61,6 +61,9 @@ struct Table {
   /// Left out of the human table entirely (CSV and JSON keep it): a long form of a table that
   /// the human view shows in a wider shape.
   bool omit_in_table = false;
+  /// Printed only in the human table (JSON and xlsx leave it out): a wide view whose cells join
+  /// several values into text for reading, when another table holds the same values typed.
+  bool only_in_table = false;
 };
 
 /// A named group of key/value fields, with optional nested sections and tables. JSON prints it

@@ -96,7 +96,9 @@ void WriteSection(lxw_workbook* book, const Section& section, const std::string&
     for (const auto& [key, value] : section.fields) fields.rows.push_back({key, value});
     WriteTable(book, fields, prefix, used, styles);
   }
-  for (const Table& table : section.tables) WriteTable(book, table, path + ".", used, styles);
+  for (const Table& table : section.tables) {
+    if (!table.only_in_table) WriteTable(book, table, path + ".", used, styles);
+  }
   for (const Section& sub : section.sections) WriteSection(book, sub, path + ".", used, styles);
 }
 
@@ -118,7 +120,9 @@ void WriteWorkbook(const Report& report, const std::string& path) {
   if (const Table* primary = report.Primary()) WriteTable(book, *primary, "", used, styles);
   for (const Section& section : report.sections) WriteSection(book, section, "", used, styles);
   for (const Table& table : report.tables) {
-    if (&table != report.Primary()) WriteTable(book, table, "", used, styles);
+    if (&table != report.Primary() && !table.only_in_table) {
+      WriteTable(book, table, "", used, styles);
+    }
   }
   WriteTable(book, FindingsTable(report), "", used, styles);
   const lxw_error closed = workbook_close(book);

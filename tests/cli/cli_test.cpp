@@ -93,7 +93,7 @@ TEST(CliTest, AnUnknownColumnIsAUsageErrorThatListsTheValidOnes) {
                         0),
             0u)
       << r.err;
-  EXPECT_NE(r.err.find(",gflops (see 'dlcheck parse --help')\n"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(",gflops,benchdnn (see 'dlcheck parse --help')\n"), std::string::npos) << r.err;
   EXPECT_TRUE(r.out.empty()) << r.out;
 }
 
@@ -126,7 +126,7 @@ TEST(CliTest, FormatNamesIgnoreCase) {
 TEST(CliTest, UnknownFormatSaysWhatIsAllowed) {
   const auto r = RunDlcheck({"platform", "--format", "xml"});
   EXPECT_EQ(r.err,
-            "dlcheck: platform: --format: xml not in {table,csv,json} (see 'dlcheck platform "
+            "dlcheck: platform: --format: xml not in {table,csv,json,xlsx} (see 'dlcheck platform "
             "--help')\n");
 }
 

@@ -209,7 +209,7 @@ TEST_F(RunCliTest, WorkerUnderRunGivesTheRowsOfVerbose) {
   ASSERT_EQ(b.exit_code, 0) << b.err;
   const Counts from_run = CountsOf(Json::parse(a.out)["primitives"]);
   EXPECT_FALSE(from_run.empty());
-  EXPECT_EQ(from_run, CountsOf(Json::parse(b.out)["rows"]));
+  EXPECT_EQ(from_run, CountsOf(Json::parse(b.out)["primitives"]));
 }
 
 TEST_F(RunCliTest, SigintIsPassedOnAndTheReportStillPrinted) {

@@ -82,7 +82,7 @@ const std::multiset<Key> kCnn = Expected({{"conv1", "convolution", true},
 // Every compute primitive ran once per traced step; reorders a whole number of times per step.
 void ExpectTracedStep(const Json& doc, const std::multiset<Key>& expected) {
   std::multiset<Key> compute;
-  for (const auto& row : doc["rows"]) {
+  for (const auto& row : doc["primitives"]) {
     ASSERT_TRUE(row["layer"].is_string()) << row.dump();
     const Key key{row["layer"], row["primitive"], row["prop_kind"]};
     if (row["primitive"] == "reorder") {
@@ -115,7 +115,7 @@ TEST(VerboseCliTest, ScalarBackendReportsTheSameShapeAllScalar) {
   const Json doc = RunJson({"--model", "mlp", "--batch", "8", "--backend", "scalar"});
   EXPECT_EQ(doc["run"]["backend"], "scalar");
   ExpectTracedStep(doc, kMlp);
-  for (const auto& row : doc["rows"]) {
+  for (const auto& row : doc["primitives"]) {
     EXPECT_EQ(row["implementation"], "dlcheck:scalar") << row.dump();
     EXPECT_EQ(row["fallback"], "scalar") << row.dump();
   }
@@ -128,7 +128,7 @@ TEST(VerboseCliTest, OneDnnAgreesWithTheScalarReferenceAndCountsAddUp) {
   EXPECT_LE(run["max_deviation"].get<double>(), run["tolerance"].get<double>());
   EXPECT_GT(run["samples_per_s"].get<double>(), 0);
   std::uint64_t execs = 0, creates = 0;
-  for (const auto& row : doc["rows"]) {
+  for (const auto& row : doc["primitives"]) {
     execs += row["execs"].get<std::uint64_t>();
     creates += row["creates"].get<std::uint64_t>();
   }
@@ -254,7 +254,7 @@ TEST(VerboseCliTest, Bf16RunsOnOneDnnOrSaysWhyNot) {
   const Json doc = RunJson({"--batch", "16", "--dtype", "bf16"});
   if (doc["run"]["backend"] == "onednn") {
     bool bf16 = false;
-    for (const auto& row : doc["rows"]) {
+    for (const auto& row : doc["primitives"]) {
       bf16 = bf16 || row["data_types"].get<std::string>().find("bf16") != std::string::npos;
     }
     EXPECT_TRUE(bf16) << "a bf16 run on oneDNN must show bf16 tensors";
@@ -305,8 +305,9 @@ TEST(VerboseCliTest, ATimeoutThatIsNotAFiniteNumberAboveZeroIsAShortUsageError) 
     for (const char* command : {"verbose", "dispatch"}) {
       const auto r = RunDlcheck({command, "--timeout", bad});
       EXPECT_EQ(r.exit_code, ToInt(ExitCode::kUsage)) << command << " " << bad;
-      EXPECT_EQ(r.err, "dlcheck: --timeout: '" + bad +
-                           "' is not a finite number above 0 (run 'dlcheck --help' for usage)\n")
+      EXPECT_EQ(r.err, "dlcheck: " + std::string(command) + ": --timeout: '" + bad +
+                           "' is not a finite number above 0 (see 'dlcheck " + command +
+                           " --help')\n")
           << command;
     }
   }

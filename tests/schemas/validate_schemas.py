@@ -35,13 +35,16 @@ def invocations(data, scratch, dlcheck):
         ("check", ["check", "--stable"], {0, 1, 2}),
         ("check", ["check"], {0, 1, 2}),
         ("diff", ["diff", log, log], {0}),
-        ("profile", ["profile", "--", "sleep", "0.3"], {0}),
+        ("profile", ["profile", "--", "sleep", "1.5"], {0}),
         ("fleet", ["fleet", os.path.join(scratch, "fleet")], {0}),
     ]
 
 
 def run_json(dlcheck, argv, codes):
-    done = subprocess.run([dlcheck] + argv + ["--format", "json"], capture_output=True, text=True)
+    # The format goes before `--`: what follows it is the program's command line.
+    split = argv.index("--") if "--" in argv else len(argv)
+    argv = argv[:split] + ["--format", "json"] + argv[split:]
+    done = subprocess.run([dlcheck] + argv, capture_output=True, text=True)
     if done.returncode not in codes:
         raise RuntimeError("exit %d: %s" % (done.returncode, done.stderr.strip()))
     return json.loads(done.stdout)
