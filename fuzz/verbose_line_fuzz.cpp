@@ -27,7 +27,7 @@ class CountingListener : public EventListener {
     (void)LayoutsText(mds_);
     (void)FlopsOf(e.primitive, e.problem);
   }
-  void OnRepeat(const LineMemo::Entry& repeat, double) override {
+  void OnRepeat(const LineMemo::Entry& repeat, double, std::optional<double>) override {
     if (repeat.exec) ++exec_events;
   }
   std::uint64_t exec_events = 0;

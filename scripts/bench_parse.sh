@@ -1,14 +1,20 @@
 #!/usr/bin/env bash
 # Benchmark of `dlcheck parse` (not a test): throughput against `wc -l` on the same file, side by
-# side with hyperfine, and peak RSS with GNU time. The log (>= 200 MB by default) is made of real
-# lines: the fixture lines of tests/data/verbose repeated into /tmp.
+# side with hyperfine, and peak RSS with GNU time, on two logs made of real lines (the fixture
+# lines of tests/data/verbose) in /tmp:
+#   plain        (>= size_mb, 200 MB by default) the fixture lines repeated as they are;
+#   timestamped  (>= ts_mb, 100 MB by default) their create and exec lines with a timestamp,
+#                new on every line as in a real log, in each era that has one: 2.x
+#                `onednn_verbose,<ts>,exec,...`, 3.3+ `onednn_verbose,<ts>,primitive,exec,...`,
+#                3.6+ `onednn_verbose,v1,<ts>,primitive,exec,...`.
 #
-#   scripts/bench_parse.sh [size_mb]        (BUILD=build by default; the binary must be built)
+#   scripts/bench_parse.sh [size_mb [ts_mb]]   (BUILD=build by default; the binary must be built)
 #
 # Targets (from the issue): throughput >= 1/4 of `wc -l`, peak RSS < 64 MB.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 size_mb=${1:-200}
+ts_mb=${2:-100}
 build=${BUILD:-build}
 dlcheck=$build/dlcheck
 [ -x "$dlcheck" ] || { echo "bench_parse: build dlcheck first (cmake --build $build)" >&2; exit 1; }
@@ -27,21 +33,57 @@ if [ ! -s "$log" ] || [ "$(stat -c %s "$log")" -lt $((size_mb * 1000000)) ]; the
   while [ "$(stat -c %s "$log")" -lt $((size_mb * 1000000)) ]; do cat "$log.block" >> "$log"; done
   rm -f "$seed" "$log.block"
 fi
-bytes=$(stat -c %s "$log")
-echo "log: $log ($((bytes / 1000000)) MB, $(wc -l < "$log") lines)"
 
-json=$(mktemp)
-hyperfine --warmup 1 --runs "${RUNS:-5}" --export-json "$json" \
-  "wc -l $log" "$dlcheck parse --format csv $log"
-python3 - "$json" "$bytes" <<'PY'
+# The timestamped log: each create/exec fixture line in the three timestamped eras (template
+# lines dropped: they would name no timestamp), stamps 0.01 ms apart.
+ts_log=${BENCH_TS_LOG:-/tmp/dlcheck_bench_ts_${ts_mb}mb.log}
+if [ ! -s "$ts_log" ] || [ "$(stat -c %s "$ts_log")" -lt $((ts_mb * 1000000)) ]; then
+  cat tests/data/verbose/generated_2.6.3.txt tests/data/verbose/torch_cnn_2.6.3.log \
+      tests/data/verbose/real_lines.txt tests/data/verbose/formats_3.13.1.txt |
+    python3 -c '
+import re, sys
+size = int(sys.argv[1]) * 1000000
+body = []
+for line in sys.stdin:
+    m = re.match(r"(?:onednn|dnnl)_verbose,(?:v1,)?(?:\d+\.\d+,)?(?:primitive,)?((?:create|exec)[,:].*)$", line.rstrip("\n"))
+    if not m:
+        continue
+    rest = m.group(1)
+    body += ["onednn_verbose,%s," + rest, "onednn_verbose,%s,primitive," + rest,
+             "onednn_verbose,v1,%s,primitive," + rest]
+out, written, stamp = sys.stdout, 0, 1795000000000.0
+while written < size:
+    for b in body:
+        stamp += 0.01
+        line = b % ("%.6f" % stamp) + "\n"
+        out.write(line)
+        written += len(line)
+' "$ts_mb" > "$ts_log"
+fi
+
+bench() {  # bench LOG: hyperfine wc -l against parse, then peak RSS
+  local log=$1 bytes json
+  bytes=$(stat -c %s "$log")
+  echo "log: $log ($((bytes / 1000000)) MB, $(wc -l < "$log") lines), load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+  json=$(mktemp)
+  hyperfine --warmup 1 --runs "${RUNS:-5}" --export-json "$json" \
+    "wc -l $log" "$dlcheck parse --format csv $log"
+  python3 - "$json" "$bytes" <<'PY'
 import json, sys
 data = json.load(open(sys.argv[1]))["results"]
 size = int(sys.argv[2]) / 1e6
-wc, parse = data[0]["mean"], data[1]["mean"]
-print(f"wc -l:          {size / wc:8.1f} MB/s")
-print(f"dlcheck parse:  {size / parse:8.1f} MB/s")
+wc, parse = data[0]["median"], data[1]["median"]
+print(f"wc -l:          {size / wc:8.1f} MB/s  (median {wc:.3f} s)")
+print(f"dlcheck parse:  {size / parse:8.1f} MB/s  (median {parse:.3f} s)")
 print(f"ratio parse/wc: {wc / parse:8.3f}  (target >= 0.25)")
 PY
-rm -f "$json"
-/usr/bin/time -v "$dlcheck" parse --format csv "$log" 2>&1 >/dev/null |
-  awk -F': ' '/Maximum resident set size/ {printf "peak RSS:       %8.1f MB  (target < 64)\n", $2 / 1024}'
+  rm -f "$json"
+  /usr/bin/time -v "$dlcheck" parse --format csv "$log" 2>&1 >/dev/null |
+    awk -F': ' '/Maximum resident set size/ {printf "peak RSS:       %8.1f MB  (target < 64)\n", $2 / 1024}'
+}
+
+echo "== plain log"
+bench "$log"
+echo "== timestamped log"
+bench "$ts_log"
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -17,6 +17,7 @@
 #include "cli/verbose_report.h"
 #include "common/exit_code.h"
 #include "common/status.h"
+#include "dispatch/capture.h"
 #include "report/printer.h"
 #include "verbose/line_reader.h"
 #include "verbose/log_session.h"
@@ -89,6 +90,34 @@ class EventRowListener : public verbose::EventListener {
   const ColumnOptions& columns_;
 };
 
+// Executions kept for `--format trace`; the rest are counted and said on stderr. Each costs
+// about 250 bytes here and a few times that in the trace's JSON document.
+constexpr std::size_t kMaxTraceEvents = 100'000;
+
+// `--format trace`: the executions the timeline kept, at the log's own timestamps. A log
+// without any timestamp has no time line to draw: a usage error saying how to record one.
+StatusOr<int> PrintParseTrace(const dispatch::Timeline& timeline,
+                              const std::vector<dispatch::ExecRecord>& execs) {
+  const bool stamped = std::any_of(execs.begin(), execs.end(),
+                                   [](const dispatch::ExecRecord& e) { return e.stamp_ms; });
+  if (!stamped) {
+    return UsageError(
+        "--format trace needs a log with timestamps, and this one has no exec line with one; "
+        "record it with ONEDNN_VERBOSE_TIMESTAMP=1 (DNNL_VERBOSE_TIMESTAMP=1 before oneDNN 3.0), "
+        "or use --format json");
+  }
+  report::Report trace;
+  trace.command = "parse";
+  AddTimeline(trace, execs);
+  report::Print(trace, report::Format::kTrace, std::cout);
+  std::cout.flush();
+  if (timeline.dropped() > 0) {
+    PrintError("the trace holds the first " + std::to_string(execs.size()) + " executions; " +
+               std::to_string(timeline.dropped()) + " more were left out");
+  }
+  return ToInt(ExitCode::kOk);
+}
+
 // Feeds one file to the session, until its end or a --strict stop.
 Status FeedFile(verbose::LogSession& session, const std::string& file) {
   verbose::LineReader reader;
@@ -124,12 +153,8 @@ void PrintFullReport(const ParseOptions& options, const std::vector<std::string>
   report::Print(full, options.format, std::cout);
 }
 
-StatusOr<int> RunParse(const ParseOptions& options) {
-  std::vector<std::string> files = options.files;
-  if (files.empty()) files.push_back("-");
-  for (const auto& f : files) {
-    if (Status s = CheckReadable(f); !s.ok()) return s;
-  }
+// The checks made before reading: formats --events cannot go with, and a hint on a terminal.
+Status CheckFormat(const ParseOptions& options, const std::vector<std::string>& files) {
   // On a terminal, say why nothing happens: standard input is being read.
   if (std::find(files.begin(), files.end(), "-") != files.end() && isatty(STDIN_FILENO)) {
     PrintError(
@@ -137,6 +162,11 @@ StatusOr<int> RunParse(const ParseOptions& options) {
         "file: dlcheck parse FILE");
   }
 
+  if (options.events && options.format == report::Format::kTrace) {
+    return UsageError(
+        "--format trace is already one event per execution; drop --events (see 'dlcheck parse "
+        "--help')");
+  }
   if (options.events &&
       (options.format == report::Format::kXlsx || options.format == report::Format::kBenchdnn)) {
     return UsageError(
@@ -144,6 +174,16 @@ StatusOr<int> RunParse(const ParseOptions& options) {
         "primitives cannot hold; use --format csv or json with --events (see "
         "'dlcheck parse --help')");
   }
+  return {};
+}
+
+StatusOr<int> RunParse(const ParseOptions& options) {
+  std::vector<std::string> files = options.files;
+  if (files.empty()) files.push_back("-");
+  for (const auto& f : files) {
+    if (Status s = CheckReadable(f); !s.ok()) return s;
+  }
+  if (Status s = CheckFormat(options, files); !s.ok()) return s;
   // Events need every line parsed in full: no memo with --events.
   verbose::LogSession session({.strict = options.strict, .memo = !options.events});
   std::unique_ptr<report::RowStream> stream;
@@ -160,6 +200,10 @@ StatusOr<int> RunParse(const ParseOptions& options) {
     stream = report::StartRowStream(options.format, std::cout, head, event_table);
     session.AddListener(&events.emplace(*stream, columns));
   }
+  std::vector<dispatch::ExecRecord> execs;
+  dispatch::Timeline timeline(session, execs, kMaxTraceEvents);
+  timeline.set_recording(true);
+  if (options.format == report::Format::kTrace) session.AddListener(&timeline);
 
   Status failure;
   for (const auto& file : files) {
@@ -176,6 +220,7 @@ StatusOr<int> RunParse(const ParseOptions& options) {
   }
   if (session.stopped()) return Status(ExitCode::kStrictParse, session.strict_error());
   if (!failure.ok()) return failure;
+  if (options.format == report::Format::kTrace) return PrintParseTrace(timeline, execs);
   if (!stream) PrintFullReport(options, files, session, summary);
   std::cout.flush();
   // A notice, not a failure: the report above is complete for the lines that were read.
@@ -191,9 +236,10 @@ void SetupParse(CLI::App& app, int& exit_code) {
       "parse", "the per-primitive report from a oneDNN/MKL-DNN verbose log (any version)");
   sub->add_option("files", options->files,
                   "log files (plain, gzip, xz, zstd or bzip2); - or nothing reads standard input");
-  AddFormatOption(*sub, options->format, {"benchdnn"},
-                  "output format: table (default), csv, json, xlsx or benchdnn (a benchdnn "
-                  "command line per distinct primitive)");
+  AddFormatOption(*sub, options->format, {"trace", "benchdnn"},
+                  "output format: table (default), csv, json, xlsx, trace (Chrome trace of the "
+                  "executions, for logs with timestamps) or benchdnn (a benchdnn command line "
+                  "per distinct primitive)");
   sub->add_flag("--events", options->events, "one row per event instead of per primitive");
   AddRowOptions(*sub, options->sort, options->top);
   sub->add_flag("--strict", options->strict,

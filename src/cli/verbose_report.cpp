@@ -259,6 +259,21 @@ void AddSummary(report::Report& report, const verbose::Summary& summary,
   report.findings.insert(report.findings.end(), summary.notes.begin(), summary.notes.end());
 }
 
+namespace {
+
+// Where the timeline's start_ms 0 lies in the trace, in ms: the epoch time of the first
+// execution when the log had timestamps (so the trace holds the log's own absolute times and
+// merges with a framework's profile), else 0.001 (1 us: DevTools' trace engine takes ts 0 for
+// unset and would leave the first event out of its bounds).
+double TraceOriginMs(const std::vector<dispatch::ExecRecord>& execs) {
+  for (const auto& e : execs) {
+    if (e.stamp_ms) return *e.stamp_ms - e.start_ms;
+  }
+  return 0.001;
+}
+
+}  // namespace
+
 // The human table leaves the timeline out; JSON carries it, and `--format trace` prints only it.
 void AddTimeline(report::Report& report, const std::vector<dispatch::ExecRecord>& execs) {
   report::Table& t = report.AddTable(std::string(report::kTraceTable),
@@ -266,9 +281,10 @@ void AddTimeline(report::Report& report, const std::vector<dispatch::ExecRecord>
                                       "implementation", "prop_kind", "problem"},
                                      "Timeline");
   t.omit_in_table = true;
+  const double origin_ms = TraceOriginMs(execs);
   for (const auto& e : execs) {
     t.rows.push_back({e.layer.empty() ? e.primitive : e.layer + " " + e.primitive, e.primitive,
-                      Value(e.start_ms * 1e3, 3), Value(e.time_ms * 1e3, 3), 1,
+                      Value((origin_ms + e.start_ms) * 1e3, 3), Value(e.time_ms * 1e3, 3), 1,
                       e.layer.empty() ? Value() : Value(e.layer), e.implementation, e.prop_kind,
                       e.problem});
   }

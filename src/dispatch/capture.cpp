@@ -73,7 +73,8 @@ void Timeline::OnEvent(const verbose::VerboseEvent& e, std::size_t) {
       e.timestamp);
 }
 
-void Timeline::OnRepeat(const verbose::LineMemo::Entry& repeat, double ms) {
+void Timeline::OnRepeat(const verbose::LineMemo::Entry& repeat, double ms,
+                        std::optional<double> timestamp) {
   if (!repeat.exec || !recording_) return;
   const verbose::PrimitiveStats& s = session_.aggregator().rows()[repeat.row];
   Add({.primitive = s.primitive,
@@ -82,12 +83,13 @@ void Timeline::OnRepeat(const verbose::LineMemo::Entry& repeat, double ms) {
        .prop_kind = s.prop_kind,
        .problem = s.problem,
        .time_ms = ms},
-      std::nullopt);
+      timestamp);
 }
 
 // Starts at the timestamp since the first recorded execution; without timestamps, executions
 // are laid back to back.
 void Timeline::Add(ExecRecord rec, std::optional<double> timestamp) {
+  rec.stamp_ms = timestamp;
   if (timestamp) {
     if (!first_stamp_) first_stamp_ = *timestamp;
     rec.start_ms = *timestamp - *first_stamp_;

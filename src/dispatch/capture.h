@@ -53,6 +53,9 @@ struct ExecRecord {
   std::string problem;
   double start_ms = 0;  ///< since the first traced execution
   double time_ms = 0;
+  /// The log's timestamp of this execution (ms since the epoch, as oneDNN prints it), when the
+  /// line had one.
+  std::optional<double> stamp_ms;
 };
 
 /// The executions of a session, in order, for a timeline: a listener that records while
@@ -68,7 +71,8 @@ class Timeline : public verbose::EventListener {
   std::uint64_t dropped() const { return dropped_; }
 
   void OnEvent(const verbose::VerboseEvent& e, std::size_t row) override;
-  void OnRepeat(const verbose::LineMemo::Entry& repeat, double ms) override;
+  void OnRepeat(const verbose::LineMemo::Entry& repeat, double ms,
+                std::optional<double> timestamp) override;
 
  private:
   void Add(ExecRecord rec, std::optional<double> timestamp);

@@ -1,12 +1,22 @@
-// Chrome trace event format ("JSON object format" with complete events), which chrome://tracing
-// and Perfetto open:
+// Chrome trace event format ("JSON object format" with complete events), which chrome://tracing,
+// Perfetto and DevTools' performance panel open:
 //   {"traceEvents": [
-//     {"name": "inner_product fc1", "cat": "exec", "ph": "X", "ts": 12.5, "dur": 40.1,
-//      "pid": 1, "tid": 1, "args": {"implementation": "brgemm:avx512_core", ...}}, ...],
+//     {"name": "process_name", "ph": "M", "ts": 1795312886954178.9, "pid": 1, "tid": 1,
+//      "args": {"name": "dlcheck verbose"}},
+//     {"name": "thread_name", "ph": "M", ..., "args": {"name": "oneDNN primitives"}},
+//     {"name": "fc1 inner_product", "cat": "inner_product", "ph": "X",
+//      "ts": 1795312886954178.9, "dur": 40.1, "pid": 1, "tid": 1,
+//      "args": {"implementation": "brgemm:avx512_core", ...}}, ...],
 //    "displayTimeUnit": "ms", "otherData": {"command": "verbose", ...}}
+// The rules DevTools' trace engine holds a file to, kept here: the metadata events come first,
+// at the earliest event's time (no event before them), every duration is >= 0, ts and dur are
+// numbers (microseconds; absolute where the log has timestamps, so the file merges with a
+// framework's profile).
 #include <algorithm>
+#include <limits>
 #include <optional>
 #include <ostream>
+#include <set>
 
 #include "dlcheck/version.h"
 #include "report/json_value.h"
@@ -57,20 +67,46 @@ Json Event(const Table& trace, const TraceColumns& at, const std::vector<Value>&
           {"cat", Cell(row, at.category)},
           {"ph", "X"},
           {"ts", NumberCell(row, at.ts_us)},
-          {"dur", NumberCell(row, at.dur_us)},
+          {"dur", std::max(0.0, NumberCell(row, at.dur_us))},
           {"pid", 1},
           {"tid", at.thread ? Cell(row, at.thread) : Json(1)},
           {"args", std::move(args)}};
 }
 
+Json Metadata(std::string_view name, double ts, const Json& tid, std::string label) {
+  return {{"name", name}, {"ph", "M"},  {"ts", ts},
+          {"pid", 1},     {"tid", tid}, {"args", {{"name", std::move(label)}}}};
+}
+
+// The process and thread names (viewers show "Process 1" without them), at `ts`.
+void AddNames(const Report& report, const std::set<Json>& tids, double ts, Json& events) {
+  events.push_back(Metadata("process_name", ts, 1, "dlcheck " + report.command));
+  for (const Json& tid : tids) {
+    const std::string label =
+        tids.size() == 1 ? "oneDNN primitives" : "oneDNN primitives " + tid.dump();
+    events.push_back(Metadata("thread_name", ts, tid, label));
+  }
+}
+
 }  // namespace
 
 void PrintTrace(const Report& report, std::ostream& out) {
-  Json events = Json::array();
+  Json execs = Json::array();
+  double first_ts = std::numeric_limits<double>::infinity();
+  std::set<Json> tids;
   if (const Table* trace = report.FindTable(kTraceTable)) {
     const TraceColumns at = FindTraceColumns(*trace);
-    for (const auto& row : trace->rows) events.push_back(Event(*trace, at, row));
+    for (const auto& row : trace->rows) {
+      Json event = Event(*trace, at, row);
+      first_ts = std::min(first_ts, event["ts"].get<double>());
+      tids.insert(event["tid"]);
+      execs.push_back(std::move(event));
+    }
   }
+  if (tids.empty()) tids.insert(Json(1));
+  Json events = Json::array();
+  AddNames(report, tids, execs.empty() ? 0.0 : first_ts, events);
+  for (Json& event : execs) events.push_back(std::move(event));
   Json doc = {{"traceEvents", std::move(events)},
               {"displayTimeUnit", "ms"},
               {"otherData", {{"command", report.command}, {"dlcheck_version", kVersion}}}};

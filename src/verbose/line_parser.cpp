@@ -335,6 +335,34 @@ bool IsDiagnosticOperation(std::string_view head, std::string_view sub) {
 
 }  // namespace
 
+// The same rule as ReadPrefix, on the raw line: after the marker, an optional `vN` token (the
+// onednn family only), then a `<digits>.<digits>` field (not in the mkldnn family).
+bool FindTimestampField(std::string_view line, std::size_t& begin, std::size_t& end,
+                        std::optional<double>& value) {
+  Family family;
+  std::size_t at = 0;
+  if (LocateMarker(line, family, at) == std::string_view::npos || family == Family::kMkldnn) {
+    return false;
+  }
+  auto field_end = [&](std::size_t from) {
+    const std::size_t comma = line.find(',', from);
+    return comma == std::string_view::npos ? line.size() : comma;
+  };
+  std::size_t stop = field_end(at);
+  if (family == Family::kOnednn && IsVersionToken(line.substr(at, stop - at))) {
+    if (stop == line.size()) return false;
+    at = stop + 1;
+    stop = field_end(at);
+  }
+  // A timestamp is never the last field: the operation follows it.
+  if (stop == line.size() || !IsTimestamp(line.substr(at, stop - at))) return false;
+  begin = at;
+  end = stop + 1;
+  double ts = 0;
+  value = ParseNumber(line.substr(at, stop - at), ts) ? std::optional<double>(ts) : std::nullopt;
+  return true;
+}
+
 ParseResult LineParser::Parse(std::string_view line, VerboseEvent& e) {
   line = TrimRight(line);
   if (Trim(line).empty()) return {LineKind::kBlank, SkipReason::kNone};

@@ -18,6 +18,7 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -60,6 +61,12 @@ struct ParseResult {
 /// Position of the oneDNN marker in `line` (the first `mkldnn_verbose,`, `dnnl_verbose,`,
 /// `onednn_verbose,` or `onednn_graph_verbose,` not glued to a preceding word), or npos.
 std::size_t FindMarker(std::string_view line);
+
+/// Finds the timestamp field of a marker line (2.1+ with timestamps on): `[begin, end)` spans
+/// the field and its comma, `value` is what the parser reads from it (nullopt when it does not
+/// read as a number). False when the line has no timestamp field where the parser looks.
+bool FindTimestampField(std::string_view line, std::size_t& begin, std::size_t& end,
+                        std::optional<double>& value);
 
 class LineParser {
  public:

@@ -62,11 +62,11 @@ void LogSession::SetLayer(std::string_view layer) {
 
 // Equal states, equal results for equal lines: the parser's state (template, header ISA) and
 // the layer events are tagged with, numbered as they come.
-std::uint32_t LogSession::NewMemoState() {
+std::uint32_t LogSession::NewMemoState(std::uint32_t layer_key) {
   memo_parser_state_ = parser_->state_id();
-  memo_layer_id_ = layer_id_;
+  memo_layer_id_ = layer_key;
   const auto [it, added] = memo_states_.try_emplace(
-      {memo_parser_state_, layer_id_}, static_cast<std::uint32_t>(memo_states_.size()));
+      {memo_parser_state_, layer_key}, static_cast<std::uint32_t>(memo_states_.size()));
   memo_state_ = it->second;
   return memo_state_;
 }
@@ -80,15 +80,19 @@ bool LogSession::Feed(std::string_view line, std::uint64_t number) {
   }
   JoiningParser& parser = *parser_;
   ++stats_.lines;
-  // Fast path: a line seen before (all but its time) feeds its row without parsing.
+  // Fast path: a line seen before (all but its time and timestamp) feeds its row without
+  // parsing.
   if (options_.memo && !parser.has_pending()) {
     LineMemo::Entry entry;
     double ms = 0;
-    switch (memo_.Lookup(MemoState(), line, entry, ms)) {
+    bool stamped = false;
+    std::optional<double> timestamp;
+    const std::string_view key = MemoKey(line, stamped, timestamp);
+    switch (memo_.Lookup(MemoState(stamped), key, entry, ms)) {
       case LineMemo::Match::kEvent:
         ++stats_.events;
         aggregator_.AddRepeat(entry, ms);
-        for (EventListener* l : listeners_) l->OnRepeat(entry, ms);
+        for (EventListener* l : listeners_) l->OnRepeat(entry, ms, timestamp);
         return true;
       case LineMemo::Match::kForeign:
         ++stats_.skipped[SkipReason::kForeign];
@@ -103,12 +107,28 @@ bool LogSession::Feed(std::string_view line, std::uint64_t number) {
   return strict_error_.empty();
 }
 
-// Remembers a line that parsed alone into a timed create or exec (timestamps differ on every
-// line: never a repeat), or that had no marker.
+std::string_view LogSession::MemoKey(std::string_view line, bool& stamped,
+                                     std::optional<double>& timestamp) {
+  std::size_t begin = 0, end = 0;
+  stamped = saw_timestamp_ && FindTimestampField(line, begin, end, timestamp);
+  if (!stamped) return line;
+  memo_key_.assign(line.substr(0, begin));
+  memo_key_.append(line.substr(end));
+  return memo_key_;
+}
+
+// Remembers a line that parsed alone into a timed create or exec (keyed without its timestamp
+// field, which differs on every line), or that had no marker.
 void LogSession::RememberLine(std::string_view line, std::uint64_t number) {
   if (parser_->has_pending()) return;
-  if (last_.line == number && last_.row != Aggregator::kNoRow && last_.ms && !last_.timestamped) {
-    memo_.Remember(MemoState(), line, {last_.row, last_.exec, last_.cache_hit, last_.nested},
+  if (last_.line == number && last_.row != Aggregator::kNoRow && last_.ms) {
+    if (last_.timestamped) saw_timestamp_ = true;
+    bool stamped = false;
+    std::optional<double> timestamp;
+    const std::string_view key = MemoKey(line, stamped, timestamp);
+    // A timestamp the key function does not find where the parser found one: never a repeat.
+    if (stamped != last_.timestamped) return;
+    memo_.Remember(MemoState(stamped), key, {last_.row, last_.exec, last_.cache_hit, last_.nested},
                    *last_.ms);
   } else if (last_foreign_ == number) {
     memo_.RememberForeign(line);

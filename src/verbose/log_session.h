@@ -11,9 +11,10 @@
 //   Summary s = session.Summarize();
 //   session.stats().skipped, session.header(), session.aggregator().rows(), ...
 //
-// The memo lets a line seen before (all but its time) add its time to its row without being
-// parsed: logs repeat the same few hundred lines millions of times. Listeners see those repeats
-// through OnRepeat, with the row they add to.
+// The memo lets a line seen before (all but its time, and its timestamp where it has one) add
+// its time to its row without being parsed: logs repeat the same few hundred lines millions of
+// times. Listeners see those repeats through OnRepeat, with the row they add to and the
+// line's timestamp.
 
 #include <cstdint>
 #include <map>
@@ -58,10 +59,12 @@ class EventListener {
   /// (Aggregator::kNoRow for diagnostics).
   virtual void OnEvent(const VerboseEvent& event, std::size_t row) = 0;
   /// A repeated line taken by the memo: one more event like those of row `repeat.row` (an
-  /// exec, a create, a cache hit: see `repeat`), with time `ms`.
-  virtual void OnRepeat(const LineMemo::Entry& repeat, double ms) {
+  /// exec, a create, a cache hit: see `repeat`), with time `ms` and the line's `timestamp`
+  /// (what VerboseEvent::timestamp would hold had it been parsed in full).
+  virtual void OnRepeat(const LineMemo::Entry& repeat, double ms, std::optional<double> timestamp) {
     (void)repeat;
     (void)ms;
+    (void)timestamp;
   }
 };
 
@@ -123,14 +126,21 @@ class LogSession {
   void OnParsed(const ParseResult& result, VerboseEvent& event, std::uint64_t line);
   void OnSkipped(SkipReason reason, std::uint64_t line);
   void RememberLine(std::string_view line, std::uint64_t number);
-  // The memo's state for the current line: computed again only when the parser's state or the
-  // layer changed.
-  std::uint32_t MemoState() {
-    return parser_->state_id() == memo_parser_state_ && layer_id_ == memo_layer_id_
+  // The memo's key for `line`: the line itself, or, for a line with a timestamp field once the
+  // log has shown one, the line without that field (in memo_key_), with `stamped` set and the
+  // timestamp in `timestamp`.
+  std::string_view MemoKey(std::string_view line, bool& stamped, std::optional<double>& timestamp);
+  // The memo's state for the current line: computed again only when the parser's state, the
+  // layer or whether the line had a timestamp changed (a line without its timestamp field is
+  // keyed apart from lines that never had one).
+  std::uint32_t MemoState(bool stamped) {
+    const std::uint32_t layer_key = layer_id_ | (stamped ? kStampedBit : 0u);
+    return parser_->state_id() == memo_parser_state_ && layer_key == memo_layer_id_
                ? memo_state_
-               : NewMemoState();
+               : NewMemoState(layer_key);
   }
-  std::uint32_t NewMemoState();
+  std::uint32_t NewMemoState(std::uint32_t layer_key);
+  static constexpr std::uint32_t kStampedBit = 0x80000000u;
 
   LogSessionOptions options_;
   std::vector<EventListener*> listeners_;
@@ -143,6 +153,8 @@ class LogSession {
   std::string strict_error_;
   LastEvent last_;
   std::uint64_t last_foreign_ = 0;
+  bool saw_timestamp_ = false;  // a parsed event had a timestamp: look for them in memo keys
+  std::string memo_key_;
   // The memo's state: the parser's state and the layer, numbered as they come.
   std::string layer_;
   std::uint32_t layer_id_ = 0;

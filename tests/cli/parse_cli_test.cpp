@@ -5,10 +5,13 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <tuple>
@@ -16,6 +19,7 @@
 #include "common/exit_code.h"
 #include "support/run_dlcheck.h"
 #include "support/scratch_dir.h"
+#include "support/trace_rules.h"
 
 namespace dlcheck {
 namespace {
@@ -123,6 +127,48 @@ TEST_F(ParseCliTest, StdinAndDashReadTheSameLog) {
             "0.0000,2,1.0000,0.5000,0.5000,0.5000,100.00,,"
             "benchdnn --reorder --mode=P --sdt=f32 --ddt=f32 --stag=ab --dtag=ba 8x8");
   EXPECT_TRUE(a.err.empty()) << a.err;
+}
+
+// A log with timestamps gives a trace DevTools loads: one complete event per exec line, each at
+// the line's own timestamp (ms since the epoch, as microseconds), so it merges with a
+// framework's profile.
+TEST_F(ParseCliTest, TraceOfATimestampedLogHoldsEveryExecAtItsTimestamp) {
+  const std::string log = DataPath("verbose/generated_2.6.3.txt");
+  const auto r = RunDlcheck({"parse", "--format", "trace", log});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json doc = nlohmann::json::parse(r.out);
+  const std::vector<nlohmann::json> events = testing::ExpectDevToolsTrace(doc);
+  const auto json = nlohmann::json::parse(RunDlcheck({"parse", "--format", "json", log}).out);
+  EXPECT_EQ(events.size(), json["summary"]["execs"].get<std::size_t>());
+  EXPECT_EQ(doc["traceEvents"][0]["args"]["name"], "dlcheck parse");
+  // The stamps of the exec lines, read from the file itself.
+  std::ifstream in(log);
+  std::vector<double> stamps_us;
+  const std::regex stamped_exec(R"(onednn_verbose,(\d+\.\d+),exec,.*)");
+  for (std::string line; std::getline(in, line);) {
+    std::smatch m;
+    if (std::regex_match(line, m, stamped_exec)) {
+      stamps_us.push_back(std::stod(m[1].str()) * 1e3);
+    }
+  }
+  ASSERT_FALSE(stamps_us.empty());
+  for (const double stamp : stamps_us) {
+    const bool found = std::any_of(events.begin(), events.end(), [&](const nlohmann::json& e) {
+      return std::abs(e["ts"].get<double>() - stamp) < 1.0;
+    });
+    EXPECT_TRUE(found) << "no event at " << std::fixed << stamp;
+  }
+}
+
+// Without any timestamp there is no time line: a short usage error that says how to record one.
+TEST_F(ParseCliTest, TraceOfALogWithoutTimestampsIsAUsageError) {
+  auto r = RunDlcheck({"parse", "--format", "trace"}, kGood + "\n" + kGood + "\n");
+  EXPECT_EQ(r.exit_code, ToInt(ExitCode::kUsage));
+  EXPECT_NE(r.err.find("ONEDNN_VERBOSE_TIMESTAMP=1"), std::string::npos) << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  r = RunDlcheck({"parse", "--events", "--format", "trace", DataPath("verbose/real_lines.txt")});
+  EXPECT_EQ(r.exit_code, ToInt(ExitCode::kUsage));
+  EXPECT_NE(r.err.find("--events"), std::string::npos) << r.err;
 }
 
 TEST_F(ParseCliTest, TopAndSort) {

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "report/printer.h"
+#include "support/trace_rules.h"
 
 namespace dlcheck::report {
 namespace {
@@ -146,16 +147,38 @@ TEST(TraceTest, OneCompleteEventPerTraceRow) {
   std::ostringstream out;
   Print(r, Format::kTrace, out);
   const auto doc = nlohmann::json::parse(out.str());
-  ASSERT_EQ(doc["traceEvents"].size(), 2u);
-  const auto& e = doc["traceEvents"][0];
+  const std::vector<nlohmann::json> events = testing::ExpectDevToolsTrace(doc);
+  ASSERT_EQ(events.size(), 2u);
+  const auto& e = events[0];
   EXPECT_EQ(e["ph"], "X");
   EXPECT_EQ(e["name"], "inner_product");
   EXPECT_DOUBLE_EQ(e["ts"].get<double>(), 10.0);
   EXPECT_DOUBLE_EQ(e["dur"].get<double>(), 2.5);
   EXPECT_EQ(e["args"]["layer"], "fc1");
   EXPECT_FALSE(e["args"].contains("shape")) << "null arguments are left out";
-  EXPECT_EQ(doc["traceEvents"][1]["args"]["shape"], "mb100ic128");
-  EXPECT_DOUBLE_EQ(doc["traceEvents"][1]["ts"].get<double>(), 13.0);
+  EXPECT_EQ(events[1]["args"]["shape"], "mb100ic128");
+  EXPECT_DOUBLE_EQ(events[1]["ts"].get<double>(), 13.0);
+  // The names come first, at the earliest event's time: viewers show them, not "Process 1".
+  EXPECT_EQ(doc["traceEvents"][0]["name"], "process_name");
+  EXPECT_EQ(doc["traceEvents"][0]["args"]["name"], "dlcheck verbose");
+  EXPECT_DOUBLE_EQ(doc["traceEvents"][0]["ts"].get<double>(), 10.0);
+  EXPECT_EQ(doc["traceEvents"][1]["name"], "thread_name");
+}
+
+// Negative durations are out of DevTools' bounds: printed as 0.
+TEST(TraceTest, NoNegativeDurationAndNamesForEveryThread) {
+  Report r;
+  r.command = "parse";
+  Table& t = r.AddTable(std::string(kTraceTable), {"name", "ts_us", "dur_us", "thread"});
+  t.rows.push_back({"a", Value(20.0), Value(-1.0), 1});
+  t.rows.push_back({"b", Value(5.0), Value(1.0), 2});
+  std::ostringstream out;
+  Print(r, Format::kTrace, out);
+  const auto doc = nlohmann::json::parse(out.str());
+  const std::vector<nlohmann::json> events = testing::ExpectDevToolsTrace(doc);
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_DOUBLE_EQ(events[0]["dur"].get<double>(), 0.0);
+  EXPECT_EQ(doc["traceEvents"].size(), 5u) << "a process name and two thread names";
 }
 
 TEST(TraceTest, FindsItsColumnsByName) {
@@ -166,8 +189,9 @@ TEST(TraceTest, FindsItsColumnsByName) {
   std::ostringstream out;
   Print(r, Format::kTrace, out);
   const auto doc = nlohmann::json::parse(out.str());
-  ASSERT_EQ(doc["traceEvents"].size(), 1u);
-  const auto& e = doc["traceEvents"][0];
+  const std::vector<nlohmann::json> events = testing::ExpectDevToolsTrace(doc);
+  ASSERT_EQ(events.size(), 1u);
+  const auto& e = events[0];
   EXPECT_EQ(e["name"], "inner_product");
   EXPECT_EQ(e["cat"], "exec");
   EXPECT_EQ(e["tid"], 2);

@@ -20,7 +20,7 @@ struct EventCounts : EventListener {
             e.operation == Operation::kCreateNested);
     }
   }
-  void OnRepeat(const LineMemo::Entry& repeat, double) override {
+  void OnRepeat(const LineMemo::Entry& repeat, double, std::optional<double>) override {
     Count(repeat.exec, repeat.cache_hit, repeat.nested);
   }
   void Count(bool exec, bool cache_hit, bool nested) {

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -66,6 +67,85 @@ TEST(LogSessionTest, TheMemoGivesWhatFullParsingGives) {
     EXPECT_EQ(fast.header().isa_short, full.header().isa_short) << file;
     EXPECT_GT(fast.stats().events, 0u) << file;
   }
+}
+
+// Each event a listener sees, parsed or repeated: its row, time and timestamp.
+struct EventTrail : EventListener {
+  void OnEvent(const VerboseEvent& e, std::size_t row) override {
+    Add(row, e.time_ms.value_or(-1), e.timestamp);
+  }
+  void OnRepeat(const LineMemo::Entry& repeat, double ms, std::optional<double> ts) override {
+    Add(repeat.row, ms, ts);
+  }
+  void Add(std::size_t row, double ms, std::optional<double> ts) {
+    seen.push_back(std::to_string(row) + "@" + std::to_string(ms) + "/" +
+                   (ts ? std::to_string(*ts) : "-"));
+  }
+  std::vector<std::string> seen;
+};
+
+// `<digits>.<digits>` after the marker (and its `v1`), replaced by `stamp`; other lines as
+// they are.
+std::string Restamp(const std::string& line, double stamp) {
+  std::size_t begin = 0, end = 0;
+  std::optional<double> old;
+  if (!FindTimestampField(line, begin, end, old)) return line;
+  return line.substr(0, begin) + std::to_string(stamp) + "," + line.substr(end);
+}
+
+// The memo keys timestamped lines without their timestamp, and gives every listener what full
+// parsing gives: the same rows, and the same events with the same timestamps, in every era
+// that has timestamps (2.x, 3.3+ with the api field, 3.6+ after `v1`).
+TEST(LogSessionTest, TheMemoGivesWhatFullParsingGivesOnTimestampedLogs) {
+  const std::vector<std::string> eras = {
+      // 3.3-3.5: the timestamp before the api field (FORMATS.md, era E).
+      "onednn_verbose,1795312886954.178955,primitive,exec,cpu,reorder,jit:uni,undef,"
+      "src_f32::blocked:ab::f0 dst_f32::blocked:ba::f0,,,8x8,0.25"};
+  for (const char* file : {"generated_2.6.3.txt", "real_lines.txt", "formats_3.13.1.txt", ""}) {
+    const std::vector<std::string> base = *file != 0 ? testing::FixtureLines(file) : eras;
+    std::vector<std::string> log;
+    double stamp = 1795000000000.0;
+    for (int round = 0; round < 4; ++round) {
+      for (const auto& line : base) log.push_back(Restamp(line, stamp += 0.125));
+    }
+    LogSession fast({.memo = true});
+    LogSession full({.memo = false});
+    EventTrail fast_seen, full_seen;
+    fast.AddListener(&fast_seen);
+    full.AddListener(&full_seen);
+    FeedAll(fast, log);
+    FeedAll(full, log);
+    EXPECT_EQ(RowTexts(fast.aggregator()), RowTexts(full.aggregator())) << file;
+    EXPECT_EQ(fast_seen.seen, full_seen.seen) << file;
+    EXPECT_EQ(fast.stats().events, full.stats().events) << file;
+    EXPECT_EQ(fast.stats().skipped, full.stats().skipped) << file;
+    EXPECT_GT(fast.stats().events, 0u) << file;
+  }
+}
+
+// Timestamped repeats take the fast path: listeners hear them through OnRepeat, each with its
+// own timestamp.
+TEST(LogSessionTest, TimestampedRepeatsAreMemoHitsWithTheirOwnTimestamps) {
+  struct Seen : EventListener {
+    void OnEvent(const VerboseEvent& e, std::size_t) override {
+      parsed.push_back(e.timestamp.value_or(-1));
+    }
+    void OnRepeat(const LineMemo::Entry&, double, std::optional<double> ts) override {
+      repeated.push_back(ts.value_or(-1));
+    }
+    std::vector<double> parsed, repeated;
+  } seen;
+  LogSession session;
+  session.AddListener(&seen);
+  const std::string head = "onednn_verbose,v1,";
+  const std::string tail =
+      ",primitive,exec,cpu,reorder,jit:uni,undef,src:f32::blocked:ab::f0 "
+      "dst:f32::blocked:ba::f0,,,8x8,0.5";
+  FeedAll(session, {head + "1000.5" + tail, head + "1001.25" + tail, head + "1002.75" + tail});
+  EXPECT_EQ(seen.parsed, (std::vector<double>{1000.5}));
+  EXPECT_EQ(seen.repeated, (std::vector<double>{1001.25, 1002.75}));
+  ASSERT_EQ(session.aggregator().rows().size(), 1u);
+  EXPECT_EQ(session.aggregator().rows()[0].execs, 3u);
 }
 
 TEST(LogSessionTest, CountsEveryLineByOutcome) {
@@ -185,7 +265,7 @@ TEST(LogSessionTest, ListenersSeeRepeatsToo) {
     void OnEvent(const VerboseEvent& e, std::size_t row) override {
       parsed.push_back(std::to_string(e.line) + "->" + std::to_string(row));
     }
-    void OnRepeat(const LineMemo::Entry& repeat, double ms) override {
+    void OnRepeat(const LineMemo::Entry& repeat, double ms, std::optional<double>) override {
       repeated.push_back(std::to_string(repeat.row) + "@" + std::to_string(ms));
     }
     std::vector<std::string> parsed, repeated;
