@@ -55,7 +55,8 @@ std::string ValidUtf8(std::string_view text) {
 Value BenchdnnCell(const verbose::PrimitiveStats& s) {
   const std::optional<verbose::BenchdnnReproducer> reproducer = verbose::MakeBenchdnnReproducer(s);
   if (!reproducer) {
-    return Text("# no benchdnn reproducer: " + std::string(verbose::BenchdnnMissingReason(s)));
+    return Text("# no benchdnn reproducer for " + s.primitive + " " + s.problem + ": " +
+                std::string(verbose::BenchdnnMissingReason(s)));
   }
   std::string line = reproducer->command;
   for (std::size_t i = 0; i < reproducer->untranslated.size(); ++i) {

@@ -40,7 +40,7 @@ TEST(FormatsCliTest, BenchdnnPrintsOneLinePerDistinctRowOfTheCsvColumn) {
   std::size_t commands = 0;
   for (const std::string& line : printed) {
     const bool command = line.rfind("benchdnn --", 0) == 0;
-    const bool why = line.rfind("# no benchdnn reproducer: ", 0) == 0;
+    const bool why = line.rfind("# no benchdnn reproducer for ", 0) == 0;
     EXPECT_TRUE(command || why) << line;
     commands += command ? 1 : 0;
   }
