@@ -148,7 +148,9 @@ void PrintFullReport(const ParseOptions& options, const std::vector<std::string>
   full.sections.push_back(OptionsSection(options));
   std::vector<verbose::PrimitiveStats> rows = session.aggregator().rows();
   SortRows(rows, options.sort);
-  AddPrimitivesTable(full, rows, summary.exec_ms, options.top);
+  // Several logs: a row per (input, primitive), and a `file` column naming the input.
+  const ColumnOptions columns{.input_names = files.size() > 1 ? &session.input_names() : nullptr};
+  AddPrimitivesTable(full, rows, summary.exec_ms, options.top, columns);
   AddLogSummary(full, files, session, summary);
   report::Print(full, options.format, std::cout);
 }
@@ -205,6 +207,7 @@ StatusOr<int> RunParse(const ParseOptions& options) {
   timeline.set_recording(true);
   if (options.format == report::Format::kTrace) session.AddListener(&timeline);
 
+  if (files.size() > 1) session.LabelInputs();
   Status failure;
   for (const auto& file : files) {
     failure = FeedFile(session, file);

@@ -73,6 +73,7 @@ std::vector<std::string> PrimitiveColumns(const ColumnOptions& options) {
       "nested_creates", "nested_create_ms", "execs",          "exec_ms_total", "exec_ms_mean",
       "exec_ms_min",    "exec_ms_max",      "time_pct",       "gflops",        "benchdnn"};
   if (options.include_layer) columns.push_back("layer");
+  if (options.input_names != nullptr) columns.push_back("file");
   return columns;
 }
 
@@ -118,6 +119,10 @@ std::vector<Value> PrimitiveRow(const verbose::PrimitiveStats& s, double total_e
       BenchdnnCell(s),
   };
   if (options.include_layer) row.push_back(s.layer ? Text(*s.layer) : Value());
+  if (options.input_names != nullptr) {
+    const std::vector<std::string>& names = *options.input_names;
+    row.push_back(s.input >= 1 && s.input <= names.size() ? Text(names[s.input - 1]) : Value());
+  }
   return row;
 }
 
@@ -195,7 +200,20 @@ void AddLogSummary(report::Report& report, const std::vector<std::string>& files
                    const verbose::LogSession& session, const verbose::Summary& summary) {
   AddInputSection(report, files, session.stats());
   AddHeaderSection(report, session.header());
+  AddInputHeaders(report, session.input_headers());
   AddSummary(report, summary, session.aggregator().diagnostics());
+}
+
+void AddInputHeaders(report::Report& report,
+                     const std::vector<std::pair<std::string, verbose::LogHeader>>& headers) {
+  if (headers.size() < 2) return;  // one input: the header section is its header
+  report::Table& t = report.AddTable(
+      "headers", {"file", "library_version", "runtime", "threads", "isa", "isa_short"},
+      "Log header of each input");
+  for (const auto& [file, h] : headers) {
+    t.rows.push_back({Text(file), Text(h.library_version), Text(h.runtime),
+                      h.threads ? Value(*h.threads) : Value(), Text(h.isa), Text(h.isa_short)});
+  }
 }
 
 void AddInputSection(report::Report& report, const std::vector<std::string>& files,

@@ -31,7 +31,9 @@ namespace dlcheck::cli {
 
 /// Extensions of the column contract; every extension is appended after the contract columns.
 struct ColumnOptions {
-  bool include_layer = false;  ///< a last `layer` column (dlcheck's own models)
+  bool include_layer = false;  ///< a `layer` column (dlcheck's own models, graph op names)
+  /// A last `file` column naming each row's input (`parse` of several logs); null: none.
+  const std::vector<std::string>* input_names = nullptr;
 };
 
 enum class SortKey { kTime, kExecs, kCreates, kName };
@@ -59,7 +61,12 @@ void AddHeaderSection(report::Report& report, const verbose::LogHeader& header);
 /// The `summary` section, the `diagnostics` table and the findings.
 void AddSummary(report::Report& report, const verbose::Summary& summary,
                 const std::vector<verbose::DiagnosticStats>& diagnostics);
-/// All three for a whole log session: AddInputSection, AddHeaderSection, AddSummary.
+/// The `headers` table: each input's own header, when there are several (the header section
+/// merges them: the first input that names a field wins).
+void AddInputHeaders(report::Report& report,
+                     const std::vector<std::pair<std::string, verbose::LogHeader>>& headers);
+/// All of these for a whole log session: AddInputSection, AddHeaderSection, AddInputHeaders,
+/// AddSummary.
 void AddLogSummary(report::Report& report, const std::vector<std::string>& files,
                    const verbose::LogSession& session, const verbose::Summary& summary);
 

@@ -309,6 +309,10 @@ std::size_t Aggregator::Add(const VerboseEvent& e) {
     key_.push_back('L');
     key_.append(*e.layer);
   }
+  if (input_ != 0) {
+    key_.push_back('I');
+    key_.append(std::to_string(input_));
+  }
   std::size_t index;
   if (auto it = index_.find(std::string_view(key_)); it != index_.end()) {
     index = it->second;
@@ -345,6 +349,7 @@ std::size_t Aggregator::NewRow(const VerboseEvent& e) {
   row.auxiliary = e.auxiliary;
   row.problem = e.problem;
   row.layer = e.layer;
+  row.input = input_;
   row.flops = FlopsOf(e.primitive, e.problem);
   row.first_line = e.line;
   return index;

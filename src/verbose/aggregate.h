@@ -40,6 +40,8 @@ struct PrimitiveStats {
   std::string auxiliary;
   std::string problem;
   std::optional<std::string> layer;
+  /// The input (1-based, LogSession::input_names()) when the session labels inputs, else 0.
+  std::uint32_t input = 0;
   std::uint64_t creates = 0;  ///< every create event, cache hits included, nested ones not
   std::uint64_t cache_hits = 0;
   double create_ms = 0;
@@ -175,6 +177,9 @@ class Aggregator {
   std::size_t Add(const VerboseEvent& event);
   /// Adds one more event like the one remembered in `entry`, with time `ms`.
   void AddRepeat(const LineMemo::Entry& entry, double ms);
+  /// Rows of the following events belong to input `input` (1-based; 0: inputs are not told
+  /// apart): the same primitive in two labelled inputs is two rows.
+  void SetInput(std::uint32_t input) { input_ = input; }
 
   const std::vector<PrimitiveStats>& rows() const { return rows_; }
   const std::vector<DiagnosticStats>& diagnostics() const { return diagnostics_; }
@@ -198,6 +203,7 @@ class Aggregator {
   void AddTime(PrimitiveStats& row, const LineMemo::Entry& kind, std::optional<double> ms);
 
   std::string key_;
+  std::uint32_t input_ = 0;
   Index index_;
   std::vector<PrimitiveStats> rows_;
   Index diagnostic_index_;

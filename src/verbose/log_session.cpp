@@ -23,6 +23,10 @@ LogSession::LogSession(LogSessionOptions options) : options_(options) {}
 void LogSession::StartInput(std::string name) {
   if (parser_) Finish();
   input_name_ = std::move(name);
+  if (label_inputs_) {
+    input_names_.push_back(input_name_);
+    aggregator_.SetInput(static_cast<std::uint32_t>(input_names_.size()));
+  }
   parser_.emplace([this](const ParseResult& r, VerboseEvent& event, std::uint64_t line) {
     OnParsed(r, event, line);
   });
@@ -36,6 +40,7 @@ void LogSession::Finish() {
   if (!parser_) return;
   if (!stopped()) parser_->Finish();
   MergeHeader(merged_header_, parser_->header());
+  input_headers_.emplace_back(input_name_, parser_->header());
   parser_.reset();
 }
 

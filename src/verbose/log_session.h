@@ -94,6 +94,16 @@ class LogSession {
   /// FeedTooLong, Finish), until its end or a --strict stop. Returns the reader's status.
   Status FeedAll(LineReader& reader, std::string name);
 
+  /// Tells the inputs apart from here on (`parse` of several logs): each StartInput numbers its
+  /// input, rows are per input (PrimitiveStats::input), and input_names() names them.
+  void LabelInputs() { label_inputs_ = true; }
+  /// The labelled inputs' names, in order (PrimitiveStats::input - 1 indexes it).
+  const std::vector<std::string>& input_names() const { return input_names_; }
+  /// Each finished input's own header, with its name, in order.
+  const std::vector<std::pair<std::string, LogHeader>>& input_headers() const {
+    return input_headers_;
+  }
+
   /// Tags the following events with a layer of dlcheck's own models (empty: none). Rows are
   /// per layer, and the memo tells the same line under two layers apart.
   void SetLayer(std::string_view layer);
@@ -148,6 +158,9 @@ class LogSession {
   std::string input_name_;
   LineMemo memo_;
   Aggregator aggregator_;
+  bool label_inputs_ = false;
+  std::vector<std::string> input_names_;
+  std::vector<std::pair<std::string, LogHeader>> input_headers_;
   ParseStats stats_;
   LogHeader merged_header_;
   std::string strict_error_;

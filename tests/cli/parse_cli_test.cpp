@@ -116,6 +116,29 @@ TEST_F(ParseCliTest, TorchLogCountsAgreeWithCountingByHand) {
   EXPECT_EQ(doc["input"]["skipped_by_reason"]["foreign"], 4);  // 3 provenance lines + 1 output
 }
 
+// Several logs: a row per (log, primitive) with a `file` column, and every log's own header.
+TEST_F(ParseCliTest, SeveralLogsKeepTheirRowsAndHeadersApart) {
+  const std::string generated = testing::DataPath("verbose/generated_2.6.3.txt");
+  const std::string torch = testing::DataPath("verbose/torch_cnn_2.6.3.log");
+  const auto both = RunDlcheck({"parse", generated, torch, "--format", "json"});
+  const auto one = RunDlcheck({"parse", generated, "--format", "json"});
+  const auto other = RunDlcheck({"parse", torch, "--format", "json"});
+  ASSERT_EQ(both.exit_code, 0) << both.err;
+  const nlohmann::json doc = Json(both.out);
+  std::map<std::string, std::size_t> rows_per_file;
+  for (const auto& row : doc["primitives"]) ++rows_per_file[row["file"].get<std::string>()];
+  EXPECT_EQ(rows_per_file[generated], Json(one.out)["primitives"].size());
+  EXPECT_EQ(rows_per_file[torch], Json(other.out)["primitives"].size());
+  EXPECT_EQ(rows_per_file.size(), 2u);
+  ASSERT_EQ(doc["headers"].size(), 2u);
+  EXPECT_EQ(doc["headers"][0]["file"], generated);
+  EXPECT_EQ(doc["headers"][1]["file"], torch);
+  EXPECT_EQ(doc["headers"][1]["library_version"], Json(other.out)["header"]["library_version"]);
+  // One log: no file column, no headers table (the header section is its header).
+  EXPECT_FALSE(Json(one.out)["primitives"][0].contains("file"));
+  EXPECT_FALSE(Json(one.out).contains("headers"));
+}
+
 TEST_F(ParseCliTest, StdinAndDashReadTheSameLog) {
   const auto a = RunDlcheck({"parse", "--format", "csv"}, kGood + "\n" + kGood + "\n");
   const auto b = RunDlcheck({"parse", "--format", "csv", "-"}, kGood + "\n");
