@@ -26,6 +26,7 @@
 #include "profile/perf_script.h"
 #include "profile/profile.h"
 #include "profile/profile_report.h"
+#include "report/progress.h"
 #include "verbose/log_session.h"
 #include "verbose/output_splitter.h"
 
@@ -125,6 +126,13 @@ StatusOr<Recording> RecordProgram(const ProfileOptions& o, std::vector<std::stri
   dispatch::ProgramCaptureOptions capture{.spec = {.argv = launcher},
                                           .input_name = "<" + o.command.front() + ">"};
   for (const auto& kv : profile::JitProfileEnvironment()) capture.spec.env.push_back(kv);
+  // Progress on a terminal, as `run` draws it: cleared before the program's own output.
+  report::Progress progress("profile", 0);
+  progress.Step(o.command.front());
+  if (progress.active()) {
+    capture.on_output = [&progress] { progress.Clear(); };
+    capture.on_chunk = [&progress] { progress.Tick(); };
+  }
   StatusOr<dispatch::ProgramCapture> ended = dispatch::CaptureProgram(capture, session);
   if (!ended.ok()) return ended.status();
   Recording r;
@@ -141,6 +149,11 @@ StatusOr<Recording> RecordModel(const ProfileOptions& o, std::vector<std::string
   dispatch::CaptureOptions capture = o.capture;
   capture.launcher = std::move(launcher);
   for (const auto& kv : profile::JitProfileEnvironment()) capture.extra_env.push_back(kv);
+  // The worker's phases as progress on a terminal, as `verbose` draws them.
+  report::Progress progress("profile", 0);
+  if (progress.active()) {
+    capture.on_phase = [&progress](std::string_view phase) { progress.Phase(std::string(phase)); };
+  }
   StatusOr<dispatch::CapturedRun> run = dispatch::CaptureModelRun(capture);
   if (!run.ok()) return run.status();
   if (!run->outcome.ok()) {

@@ -13,6 +13,7 @@
 #include "common/exit_code.h"
 #include "support/run_dlcheck.h"
 #include "support/scratch_dir.h"
+#include "support/terminal.h"
 
 namespace dlcheck {
 namespace {
@@ -127,6 +128,16 @@ TEST_F(ProfileCliTest, ProgramNotFound) {
   const testing::RunResult r = RunDlcheck({"profile", "--", "no-such-program-dlcheck"});
   EXPECT_EQ(r.exit_code, ToInt(ExitCode::kCommandNotFound));
   EXPECT_EQ(r.err, "dlcheck: cannot run 'no-such-program-dlcheck': command not found\n");
+}
+
+// Progress on a terminal, as `run` draws it, cleared before the report; none when piped.
+TEST(ProfileProgressTest, DrawnOnATerminalOnly) {
+  const std::string text = testing::UnderTerminal("profile --format json -- sh -c 'sleep 1.2'");
+  testing::ExpectDrawnAndCleared(text, "dlcheck profile sh", "{");
+  const auto piped =
+      testing::RunDlcheck({"profile", "--format", "json", "--", "sh", "-c", "sleep 1.2"});
+  EXPECT_EQ(piped.exit_code, 0) << piped.err;
+  EXPECT_EQ(piped.err.find("elapsed"), std::string::npos) << piped.err;
 }
 
 }  // namespace

@@ -21,13 +21,16 @@
 #include "common/exit_code.h"
 #include "support/run_dlcheck.h"
 #include "support/scratch_dir.h"
+#include "support/terminal.h"
 
 namespace dlcheck {
 namespace {
 
 using Json = nlohmann::json;
 using testing::DataPath;
+using testing::ExpectDrawnAndCleared;
 using testing::RunDlcheck;
+using testing::UnderTerminal;
 using RunCliTest = testing::ScratchDirTest;
 using Clock = std::chrono::steady_clock;
 
@@ -307,31 +310,6 @@ INSTANTIATE_TEST_SUITE_P(Signals, SignalTest, ::testing::Values(SIGINT, SIGTERM,
 // Progress: drawn on stderr when it is a terminal (a pseudo-terminal from util-linux's
 // `script`), with the command, the configuration, the time elapsed, and cleared before the
 // report; never drawn when stderr is not a terminal.
-std::string UnderTerminal(const std::string& args) {
-  const std::string command =
-      "script -qec \"" + std::string(DLCHECK_BINARY) + " " + args + " 2>&1\" /dev/null </dev/null";
-  std::string text;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return text;
-  char buffer[4096];
-  for (std::size_t got; (got = fread(buffer, 1, sizeof buffer, pipe)) > 0;)
-    text.append(buffer, got);
-  pclose(pipe);
-  return text;
-}
-
-// The last progress line is cleared (`\r ESC [K`) before the report starts at `report_start`.
-void ExpectDrawnAndCleared(const std::string& text, const std::string& line_start,
-                           const std::string& report_start) {
-  const auto drawn = text.find("\r\033[K" + line_start);
-  ASSERT_NE(drawn, std::string::npos) << text;
-  EXPECT_NE(text.find(" elapsed", drawn), std::string::npos) << text;
-  const auto report = text.find(report_start, drawn);
-  ASSERT_NE(report, std::string::npos) << text;
-  const auto last_clear = text.rfind("\r\033[K", report);
-  EXPECT_EQ(text.find("elapsed", last_clear), std::string::npos) << text;  // cleared, not drawn
-}
-
 TEST(ProgressTest, RunDrawsOnATerminalOnly) {
   const std::string text = UnderTerminal("run --format json -- sh -c 'sleep 0.3; echo hi'");
   ExpectDrawnAndCleared(text, "dlcheck run sh", "{");
