@@ -9,14 +9,6 @@
 namespace dlcheck::compare {
 namespace {
 
-int ClassRank(std::string_view fallback) {
-  if (fallback == "jit") return 0;
-  if (fallback == "gemm") return 1;
-  if (fallback == "external") return 2;
-  if (fallback == "scalar") return 3;
-  return -1;
-}
-
 std::optional<double> MeanMs(const RunRow& row) {
   if (row.execs == 0) return std::nullopt;
   return row.exec_ms / static_cast<double>(row.execs);
@@ -33,8 +25,8 @@ void JudgeMatched(DiffRow& row, const RowDiff& diff) {
   const RunRow& a = *row.a;
   const RunRow& b = *row.b;
   row.change = a.implementation == b.implementation ? Change::kSame : Change::kImplementation;
-  const int rank_a = ClassRank(a.fallback);
-  const int rank_b = ClassRank(b.fallback);
+  const int rank_a = FallbackRank(a.fallback);
+  const int rank_b = FallbackRank(b.fallback);
   row.worse_class = rank_a >= 0 && rank_b > rank_a;
   const auto mean_a = MeanMs(a);
   const auto mean_b = MeanMs(b);
@@ -150,6 +142,14 @@ void AddFindings(report::Report& report, const RowDiff& diff, const Counts& coun
 }
 
 }  // namespace
+
+int FallbackRank(std::string_view fallback) {
+  if (fallback == "jit") return 0;
+  if (fallback == "gemm") return 1;
+  if (fallback == "external") return 2;
+  if (fallback == "scalar") return 3;
+  return -1;
+}
 
 RowDiff CompareRuns(const RunRows& a, const RunRows& b, const DiffOptions& options) {
   RowDiff diff{a.name, b.name, options, {}, TotalMs(a), TotalMs(b), 0};

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/status.h"
@@ -28,6 +29,10 @@ struct RunRow {
   std::uint64_t execs = 0;
   double exec_ms = 0;
 };
+
+/// How far a fallback class is from vector code: jit 0, gemm 1, external 2, scalar 3; -1 for
+/// unknown (no opinion). Merging keeps the worst; a diff calls a higher rank a regression.
+int FallbackRank(std::string_view fallback);
 
 /// The rows of one input, merged by key, in first-seen order.
 struct RunRows {

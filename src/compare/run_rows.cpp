@@ -18,14 +18,6 @@ using Json = nlohmann::json;
 // A JSON report may be large (one row per distinct primitive), never gigabytes.
 constexpr std::size_t kMaxReportBytes = std::size_t{256} << 20;
 
-int FallbackRank(std::string_view fallback) {
-  if (fallback == "jit") return 0;
-  if (fallback == "gemm") return 1;
-  if (fallback == "external") return 2;
-  if (fallback == "scalar") return 3;
-  return -1;  // unknown: no opinion
-}
-
 std::string JoinKey(std::initializer_list<std::string_view> parts) {
   std::string key;
   for (std::string_view part : parts) {

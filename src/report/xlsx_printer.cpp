@@ -6,22 +6,22 @@
 #include <unistd.h>
 #include <xlsxwriter.h>
 
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <set>
 #include <stdexcept>
 #include <string>
 
-#include "report/json_value.h"
 #include "report/printer.h"
+#include "report/safe_text.h"
 
 namespace dlcheck::report {
 namespace {
 
-// Valid UTF-8 for the sheet's XML: invalid bytes become U+FFFD by the JSON printer's one rule.
+// Valid UTF-8 for the sheet's XML (libxlsxwriter escapes control characters itself).
 std::string ValidText(const std::string& text) {
-  const std::string quoted = DumpJson(Json(text), -1);
-  return Json::parse(quoted).get<std::string>();
+  return ValidUtf8Text(text, "\xEF\xBF\xBD");  // U+FFFD, as in JSON
 }
 
 // A sheet name Excel accepts: at most 31 characters, none of []:*?/\, unique in the workbook.

@@ -6,17 +6,11 @@
 #include <sstream>
 #include <string>
 
+#include "support/lines.h"
 #include "support/run_dlcheck.h"
 
 namespace dlcheck::testing {
 namespace {
-
-std::vector<std::string> Lines(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
-}
 
 // The oneDNN 3.13.1 lines: one row per kind, so one line per row, every line distinct.
 TEST(FormatsCliTest, BenchdnnPrintsOneLinePerDistinctRowOfTheCsvColumn) {

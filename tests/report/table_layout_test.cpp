@@ -5,16 +5,12 @@
 #include <sstream>
 
 #include "report/printer.h"
+#include "support/lines.h"
 
 namespace dlcheck::report {
 namespace {
 
-std::vector<std::string> Lines(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
-}
+using testing::Lines;
 
 // The text with each run of spaces and line breaks as one space: wrapped prose, unwrapped.
 std::string Joined(const std::string& text) {
