@@ -172,8 +172,8 @@ std::optional<Item> ScalarFallbackItem(const Requirements& r, const dispatch::Ca
   for (const auto& f : run.fallbacks) scalar.push_back(f.layer + " (dlcheck scalar kernels)");
   for (const auto& row : run.rows) {
     if (verbose::IsComputePrimitive(row) && verbose::IsScalarFallback(row)) {
-      scalar.push_back(
-          fmt::format("{} {} ({})", row.layer.value_or("?"), row.primitive, row.implementation));
+      scalar.push_back(fmt::format("{} {} ({})", row.LayerOr("?"), row.primitive.view(),
+                                   row.implementation.view()));
     }
   }
   if (!scalar.empty()) {
@@ -210,11 +210,11 @@ IsaSurvey SurveyIsas(int want, const dispatch::CapturedRun& run) {
     }
     if (*rank < lowest_rank) {
       lowest_rank = *rank;
-      survey.lowest = row.isa.empty() ? "no ISA" : row.isa;
+      survey.lowest = row.isa.empty() ? "no ISA" : row.isa.str();
     }
     if (*rank < want) {
       survey.below.push_back(
-          fmt::format("{} {} ({})", row.layer.value_or("?"), row.primitive, row.implementation));
+          fmt::format("{} {} ({})", row.LayerOr("?"), row.primitive, row.implementation));
     }
   }
   return survey;

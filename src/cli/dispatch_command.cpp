@@ -126,13 +126,14 @@ void AddSweepTables(report::Report& report, const DispatchOptions& o,
        {"ms_per_step", "speedup_vs_scalar", "speedup_vs_lowest", "peak_gflops", "peak_fraction"}) {
     long_columns.emplace_back(c);
   }
-  report::Table& rows = report.AddTable("primitives", long_columns, "Primitives (every configuration)");
+  report::Table& rows =
+      report.AddTable("primitives", long_columns, "Primitives (every configuration)");
   rows.omit_in_table = true;
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const SweepRun& r = runs[i];
     const std::optional<double> peak = PeakOf(r);
     for (const auto& s : r.run.rows) {
-      std::vector<Value> row = {r.cap, s.layer ? Value(*s.layer) : Value()};
+      std::vector<Value> row = {r.cap, s.layer ? Value(s.layer->str()) : Value()};
       for (auto& v : PrimitiveRow(s, r.run.summary.exec_ms)) row.push_back(std::move(v));
       const PrimitiveKey k = KeyOf(s);
       row.push_back(Value(s.exec_ms_total / traced, 4));
@@ -256,14 +257,13 @@ void AddFindings(report::Report& report, const std::vector<SweepRun>& runs) {
     std::vector<std::string> above, scalar;
     for (const auto& s : r.run.rows) {
       if (dispatch::AboveCap(s, r.cap)) {
-        above.push_back(
-            fmt::format("{} {} ({})", s.layer.value_or("?"), s.primitive, s.implementation));
+        above.push_back(fmt::format("{} {} ({})", s.LayerOr("?"), s.primitive, s.implementation));
       }
       // dlcheck's own kernels are the model fallback, reported once below.
       if (s.execs > 0 && verbose::IsScalarFallback(s) &&
           !verbose::IsDataMovementPrimitive(s.primitive)) {
-        scalar.push_back(fmt::format("{} {} {} ({})", s.layer.value_or("?"), s.primitive,
-                                     s.prop_kind, s.implementation));
+        scalar.push_back(fmt::format("{} {} {} ({})", s.LayerOr("?"), s.primitive, s.prop_kind,
+                                     s.implementation));
       }
     }
     auto join = [](const std::vector<std::string>& v) {

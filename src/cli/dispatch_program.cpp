@@ -121,10 +121,11 @@ StatusOr<ProgramRun> RunOnce(const DispatchProgramOptions& o, const Config& c,
   }
   StatusOr<dispatch::ProgramCapture> ran = dispatch::CaptureProgram(capture, session);
   if (!ran.ok()) return ran.status();
+  const double exec_ms = session.Summarize().exec_ms;
   return ProgramRun{.outcome = ran->outcome,
-                    .rows = session.aggregator().rows(),
+                    .rows = session.TakeRows(),
                     .header = session.header(),
-                    .exec_ms = session.Summarize().exec_ms,
+                    .exec_ms = exec_ms,
                     .verbose_lines = ran->verbose_lines};
 }
 
@@ -282,7 +283,8 @@ void AddSweepTable(report::Report& report, const std::vector<ConfigResult>& caps
 void AddRowsTable(report::Report& report, const std::vector<ConfigResult>& results) {
   std::vector<std::string> columns = {"config", "isa_cap", "thread_set", "run"};
   for (auto& c : PrimitiveColumns()) columns.push_back(std::move(c));
-  report::Table& t = report.AddTable("primitives", columns, "Primitives (every configuration and run)");
+  report::Table& t =
+      report.AddTable("primitives", columns, "Primitives (every configuration and run)");
   t.omit_in_table = true;
   for (const auto& r : results) {
     for (std::size_t i = 0; i < r.runs.size(); ++i) {

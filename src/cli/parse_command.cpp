@@ -142,11 +142,11 @@ std::string SkippedText(const verbose::ParseStats& stats) {
 
 // The whole report (options, primitives, input, header, summary), printed at the end.
 void PrintFullReport(const ParseOptions& options, const std::vector<std::string>& files,
-                     const verbose::LogSession& session, const verbose::Summary& summary) {
+                     verbose::LogSession& session, const verbose::Summary& summary) {
   report::Report full;
   full.command = "parse";
   full.sections.push_back(OptionsSection(options));
-  std::vector<verbose::PrimitiveStats> rows = session.aggregator().rows();
+  std::vector<verbose::PrimitiveStats> rows = session.TakeRows();
   SortRows(rows, options.sort);
   // Several logs: a row per (input, primitive), and a `file` column naming the input.
   const ColumnOptions columns{.input_names = files.size() > 1 ? &session.input_names() : nullptr};

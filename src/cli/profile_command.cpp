@@ -136,8 +136,8 @@ StatusOr<Recording> RecordProgram(const ProfileOptions& o, std::vector<std::stri
   StatusOr<dispatch::ProgramCapture> ended = dispatch::CaptureProgram(capture, session);
   if (!ended.ok()) return ended.status();
   Recording r;
-  r.rows = session.aggregator().rows();
   r.verbose_exec_ms = session.Summarize().exec_ms;
+  r.rows = session.TakeRows();
   r.verbose_lines = ended->verbose_lines;
   r.exit_status = ended->outcome.ShellStatus();
   r.ended = ended->outcome.Describe();

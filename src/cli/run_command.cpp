@@ -104,12 +104,12 @@ void AddRunFindings(report::Report& report, const RunOptions& o, const RunResult
 }
 
 report::Report BuildReport(const RunOptions& o, const RunResult& run,
-                           const verbose::LogSession& session) {
+                           verbose::LogSession& session) {
   const verbose::Summary summary = session.Summarize();
   report::Report report;
   report.command = "run";
   AddRunSection(report, o, run, session.header(), summary);
-  std::vector<verbose::PrimitiveStats> rows = session.aggregator().rows();
+  std::vector<verbose::PrimitiveStats> rows = session.TakeRows();
   SortRows(rows, o.sort);
   AddPrimitivesTable(report, rows, summary.exec_ms, o.top);
   AddLogSummary(report, {}, session, summary);

@@ -54,7 +54,7 @@ class RowMerger {
 
 RunRow FromStats(const verbose::PrimitiveStats& stats) {
   RunRow row;
-  const std::string layer = stats.layer.value_or("");
+  const std::string_view layer = stats.LayerOr("");
   row.key = JoinKey({stats.engine, stats.primitive, stats.prop_kind, stats.data_types,
                      stats.attributes, stats.auxiliary, stats.problem, layer});
   row.primitive = stats.primitive;

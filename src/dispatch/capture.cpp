@@ -77,11 +77,11 @@ void Timeline::OnRepeat(const verbose::LineMemo::Entry& repeat, double ms,
                         std::optional<double> timestamp) {
   if (!repeat.exec || !recording_) return;
   const verbose::PrimitiveStats& s = session_.aggregator().rows()[repeat.row];
-  Add({.primitive = s.primitive,
-       .layer = s.layer.value_or(""),
-       .implementation = s.implementation,
-       .prop_kind = s.prop_kind,
-       .problem = s.problem,
+  Add({.primitive = s.primitive.str(),
+       .layer = std::string(s.LayerOr("")),
+       .implementation = s.implementation.str(),
+       .prop_kind = s.prop_kind.str(),
+       .problem = s.problem.str(),
        .time_ms = ms},
       timestamp);
 }
@@ -136,9 +136,9 @@ StatusOr<CapturedRun> CaptureModelRun(const CaptureOptions& options) {
   run.outcome = std::move(*outcome);
   run.last_phase = phase;
   run.header = session.header();
-  run.rows = session.aggregator().rows();
   run.diagnostics = session.aggregator().diagnostics();
   run.summary = session.Summarize();
+  run.rows = session.TakeRows();
   run.input = session.stats();
   run.verbose_lines = run.input.events;
   return run;

@@ -92,14 +92,14 @@ StatusOr<SweepRun> RunSweepWorker(const SweepSettings& settings, std::string cap
 }
 
 bool AboveCap(const verbose::PrimitiveStats& s, std::string_view cap) {
-  const std::string_view isa = std::string_view(s.isa).substr(0, s.isa.find(' '));
+  const std::string_view isa = s.isa.view().substr(0, s.isa.find(" "));
   if (isa.empty()) return false;
   const auto rank = onednn::IsaRank(isa);
   return rank && *rank > RankOf(cap);
 }
 
 PrimitiveKey KeyOf(const verbose::PrimitiveStats& s) {
-  return {s.layer.value_or(""), s.primitive, s.prop_kind};
+  return {std::string(s.LayerOr("")), s.primitive.str(), s.prop_kind.str()};
 }
 
 SweepCells CellsOf(const CapturedRun& run) {

@@ -313,14 +313,9 @@ std::size_t Aggregator::Add(const VerboseEvent& e) {
     key_.push_back('I');
     key_.append(std::to_string(input_));
   }
-  std::size_t index;
-  if (auto it = index_.find(std::string_view(key_)); it != index_.end()) {
-    index = it->second;
-  } else if (rows_.size() < kMaxRows) {
-    index = NewRow(e);
-  } else {
-    index = OtherRow();
-  }
+  const std::uint64_t hash = FullHash(key_);  // every byte: no crafted rows share a hash cheaply
+  std::size_t index = FindRow(hash, e);
+  if (index == kNoRow) index = rows_.size() < kMaxRows ? NewRow(e, hash) : OtherRow();
   if (index == other_row_) ++other_events_;
   AddTime(rows_[index],
           {index, e.operation == Operation::kExec, e.IsCacheHit(),
@@ -329,10 +324,43 @@ std::size_t Aggregator::Add(const VerboseEvent& e) {
   return index;
 }
 
-// A row for a primitive not seen before; key_ holds its key.
-std::size_t Aggregator::NewRow(const VerboseEvent& e) {
+bool Aggregator::SameRow(const PrimitiveStats& row, const VerboseEvent& e) const {
+  return row.problem == e.problem && row.memory_descriptors == e.memory_descriptors &&
+         row.primitive == e.primitive && row.implementation == e.implementation &&
+         row.prop_kind == e.prop_kind && row.attributes == e.attributes &&
+         row.auxiliary == e.auxiliary && row.engine == e.engine && row.input == input_ &&
+         row.layer.has_value() == e.layer.has_value() && (!e.layer || *row.layer == *e.layer);
+}
+
+// The row of the event's primitive, or kNoRow.
+std::size_t Aggregator::FindRow(std::uint64_t hash, const VerboseEvent& e) const {
+  if (row_slots_.empty()) return kNoRow;
+  const std::size_t mask = row_slots_.size() - 1;
+  for (std::size_t i = hash & mask; row_slots_[i].row != kEmptySlot; i = (i + 1) & mask) {
+    const RowSlot& slot = row_slots_[i];
+    if (slot.hash == hash && SameRow(rows_[slot.row], e)) return slot.row;
+  }
+  return kNoRow;
+}
+
+void Aggregator::IndexRow(std::uint64_t hash, std::size_t row) {
+  if (2 * (rows_.size() + 1) > row_slots_.size()) {
+    std::vector<RowSlot> old(row_slots_.empty() ? 256 : 2 * row_slots_.size());
+    old.swap(row_slots_);
+    for (const RowSlot& slot : old) {
+      if (slot.row != kEmptySlot) IndexRow(slot.hash, slot.row);
+    }
+  }
+  const std::size_t mask = row_slots_.size() - 1;
+  std::size_t i = hash & mask;
+  while (row_slots_[i].row != kEmptySlot) i = (i + 1) & mask;
+  row_slots_[i] = {hash, static_cast<std::uint32_t>(row)};
+}
+
+// A row for a primitive not seen before, whose key hashes to `hash`.
+std::size_t Aggregator::NewRow(const VerboseEvent& e, std::uint64_t hash) {
   const std::size_t index = rows_.size();
-  index_.emplace(key_, index);
+  IndexRow(hash, index);
   PrimitiveStats& row = rows_.emplace_back();
   row.engine = e.engine;
   row.primitive = e.primitive;
@@ -348,11 +376,24 @@ std::size_t Aggregator::NewRow(const VerboseEvent& e) {
   row.attributes = e.attributes;
   row.auxiliary = e.auxiliary;
   row.problem = e.problem;
-  row.layer = e.layer;
+  if (e.layer) row.layer = InternedText(*e.layer);
   row.input = input_;
   row.flops = FlopsOf(e.primitive, e.problem);
   row.first_line = e.line;
   return index;
+}
+
+std::vector<PrimitiveStats> Aggregator::TakeRows() {
+  std::vector<PrimitiveStats> taken;
+  taken.reserve(rows_.size());
+  while (!rows_.empty()) {
+    taken.push_back(std::move(rows_.front()));
+    rows_.pop_front();  // frees each block once its rows are moved
+  }
+  rows_.shrink_to_fit();
+  row_slots_ = {};
+  other_row_ = kNoRow;
+  return taken;
 }
 
 // The one row that holds every primitive beyond kMaxRows (no key: nothing else maps to it).
@@ -391,7 +432,7 @@ void AddShare(TimeShare& share, const PrimitiveStats& row) {
 }
 
 // Counts, times and shares over the rows.
-Summary Totals(const std::vector<PrimitiveStats>& rows) {
+Summary Totals(const PrimitiveRows& rows) {
   Summary s;
   s.rows = rows.size();
   std::map<std::string, TimeShare> by_kind;
@@ -411,7 +452,7 @@ Summary Totals(const std::vector<PrimitiveStats>& rows) {
       s.steady_exec_ms += row.exec_ms_total - row.first_exec_ms;
       s.steady_execs += row.timed_execs - 1;
     }
-    AddShare(by_kind[row.primitive], row);
+    AddShare(by_kind[row.primitive.str()], row);
     AddShare(by_fallback[std::string(ImplClassName(row.impl_class))], row);
   }
   s.by_kind = SortedShares(std::move(by_kind), s.exec_ms);
@@ -424,7 +465,7 @@ Summary Totals(const std::vector<PrimitiveStats>& rows) {
 }
 
 // "2 primitives ran scalar reference code: matmul ref:any (25.0% of exec time), ...", or "".
-std::string ScalarFallbackText(const std::vector<PrimitiveStats>& rows, double exec_ms) {
+std::string ScalarFallbackText(const PrimitiveRows& rows, double exec_ms) {
   std::map<std::string, std::pair<std::uint64_t, double>> scalar;  // "kind impl" -> rows, ms
   for (const PrimitiveStats& row : rows) {
     if (!IsScalarFallback(row)) continue;
@@ -446,10 +487,10 @@ std::string ScalarFallbackText(const std::vector<PrimitiveStats>& rows, double e
 }
 
 // "jit:uni, gemm:jit": the implementations whose ISA came from the header, or "".
-std::string InferredIsaList(const std::vector<PrimitiveStats>& rows) {
+std::string InferredIsaList(const PrimitiveRows& rows) {
   std::map<std::string, std::uint64_t> inferred;  // impl -> rows
   for (const PrimitiveStats& row : rows) {
-    if (row.isa_inferred) ++inferred[row.implementation];
+    if (row.isa_inferred) ++inferred[row.implementation.str()];
   }
   std::string list;
   for (const auto& [impl, n] : inferred) {
@@ -471,8 +512,7 @@ std::string FirstExecRatio(const Summary& s) {
 }
 
 // The plain-language conclusions about a log, in a fixed order.
-std::vector<Finding> Notes(const Summary& s, const std::vector<PrimitiveStats>& rows,
-                           const LogHeader& header) {
+std::vector<Finding> Notes(const Summary& s, const PrimitiveRows& rows, const LogHeader& header) {
   std::vector<Finding> notes;
   auto note = [&notes](Severity level, std::string code, std::string message) {
     notes.push_back({level, std::move(code), std::move(message)});

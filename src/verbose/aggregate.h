@@ -12,6 +12,7 @@
 // log. A lookup builds the key in a reused buffer and finds it without allocating.
 
 #include <cstdint>
+#include <deque>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -20,26 +21,31 @@
 
 #include "common/finding.h"
 #include "verbose/hash.h"
+#include "verbose/interned_text.h"
 #include "verbose/verbose_event.h"
 
 namespace dlcheck::verbose {
 
 /// One distinct primitive of a log and what happened to it.
 struct PrimitiveStats {
-  std::string engine;
-  std::string primitive;
-  std::string implementation;
-  std::string isa;
+  // Texts are interned (interned_text.h): a row is its counters and a handle per text, since
+  // rows of one log share most of their texts.
+  InternedText engine;
+  InternedText primitive;
+  InternedText implementation;
+  InternedText isa;
   bool isa_inferred = false;
   ImplClass impl_class = ImplClass::kUnknown;
-  std::string prop_kind;
-  std::string memory_descriptors;  ///< raw field
-  std::string data_types;          ///< `src:f32 wei:f32 dst:f32`
-  std::string layouts;             ///< `src:aBcd16b wei:ABcd16b16a dst:aBcd16b`
-  std::string attributes;
-  std::string auxiliary;
-  std::string problem;
-  std::optional<std::string> layer;
+  InternedText prop_kind;
+  InternedText memory_descriptors;  ///< raw field
+  InternedText data_types;          ///< `src:f32 wei:f32 dst:f32`
+  InternedText layouts;             ///< `src:aBcd16b wei:ABcd16b16a dst:aBcd16b`
+  InternedText attributes;
+  InternedText auxiliary;
+  InternedText problem;
+  std::optional<InternedText> layer;
+  /// The layer's name, or `none` for a row without one.
+  std::string_view LayerOr(std::string_view none) const { return layer ? layer->view() : none; }
   /// The input (1-based, LogSession::input_names()) when the session labels inputs, else 0.
   std::uint32_t input = 0;
   std::uint64_t creates = 0;  ///< every create event, cache hits included, nested ones not
@@ -62,6 +68,10 @@ struct PrimitiveStats {
   /// flops / mean exec time, in GFLOP/s; nullopt without work or time.
   std::optional<double> Gflops() const;
 };
+
+/// The rows of a log, in the order their primitives first appeared. A deque: it grows a block
+/// at a time, never holding the rows twice while it grows, and wastes no capacity.
+using PrimitiveRows = std::deque<PrimitiveStats>;
 
 /// A distinct diagnostic line (create:dispatch, create:check, exec:check, error, warning, ...).
 struct DiagnosticStats {
@@ -181,7 +191,10 @@ class Aggregator {
   /// apart): the same primitive in two labelled inputs is two rows.
   void SetInput(std::uint32_t input) { input_ = input; }
 
-  const std::vector<PrimitiveStats>& rows() const { return rows_; }
+  const PrimitiveRows& rows() const { return rows_; }
+  /// The rows, moved out block by block (never held twice); the aggregator has none after it
+  /// and forgets them: call it once no more events come (LogSession::TakeRows).
+  std::vector<PrimitiveStats> TakeRows();
   const std::vector<DiagnosticStats>& diagnostics() const { return diagnostics_; }
   /// Events counted by Add (creates, execs, diagnostics).
   std::uint64_t events() const { return events_; }
@@ -197,15 +210,26 @@ class Aggregator {
   };
   using Index = std::unordered_map<std::string, std::size_t, KeyHash, std::equal_to<>>;
 
+  // The rows' index holds no key: a slot is the key's hash and the row, and a match is
+  // confirmed against the row's own fields (16 bytes a slot instead of a second copy of them).
+  struct RowSlot {
+    std::uint64_t hash = 0;
+    std::uint32_t row = kEmptySlot;
+  };
+  static constexpr std::uint32_t kEmptySlot = 0xffffffffu;
+  std::size_t FindRow(std::uint64_t hash, const VerboseEvent& event) const;
+  void IndexRow(std::uint64_t hash, std::size_t row);
+  bool SameRow(const PrimitiveStats& row, const VerboseEvent& event) const;
+
   void AddDiagnostic(const VerboseEvent& event);
-  std::size_t NewRow(const VerboseEvent& event);
+  std::size_t NewRow(const VerboseEvent& event, std::uint64_t hash);
   std::size_t OtherRow();
   void AddTime(PrimitiveStats& row, const LineMemo::Entry& kind, std::optional<double> ms);
 
   std::string key_;
   std::uint32_t input_ = 0;
-  Index index_;
-  std::vector<PrimitiveStats> rows_;
+  std::vector<RowSlot> row_slots_;  // open addressing, a power of two, load at most 1/2
+  PrimitiveRows rows_;
   Index diagnostic_index_;
   std::vector<DiagnosticStats> diagnostics_;
   std::vector<MemoryDesc> mds_;

@@ -202,4 +202,9 @@ void LogSession::OnSkipped(SkipReason reason, std::uint64_t line) {
   }
 }
 
+std::vector<PrimitiveStats> LogSession::TakeRows() {
+  memo_.Clear();  // its entries name rows by index
+  return aggregator_.TakeRows();
+}
+
 }  // namespace dlcheck::verbose

@@ -118,6 +118,9 @@ class LogSession {
   /// input that names a field wins.
   LogHeader header() const;
   const Aggregator& aggregator() const { return aggregator_; }
+  /// The rows, moved out of the aggregator (a report that sorts them holds them once): call it
+  /// after Finish and Summarize; the session's rows are empty after it.
+  std::vector<PrimitiveStats> TakeRows();
   /// The aggregator's summary, with the merged header.
   Summary Summarize() const { return aggregator_.Summarize(header()); }
 

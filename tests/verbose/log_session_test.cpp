@@ -37,7 +37,7 @@ std::vector<std::string> RowTexts(const Aggregator& aggregator) {
   std::vector<std::string> out;
   for (const PrimitiveStats& r : aggregator.rows()) {
     out.push_back(
-        r.layer.value_or("-") + " " + r.primitive + " " + r.implementation + " " + r.problem +
+        std::string(r.LayerOr("-")) + " " + r.primitive + " " + r.implementation + " " + r.problem +
         " creates=" + std::to_string(r.creates) + " hits=" + std::to_string(r.cache_hits) +
         " execs=" + std::to_string(r.execs) + " timed=" + std::to_string(r.timed_execs) +
         " total=" + std::to_string(r.exec_ms_total) + " min=" + std::to_string(r.exec_ms_min) +
@@ -313,8 +313,8 @@ TEST(LogSessionTest, GraphPartitionsAreRowsCountedLikeTheirRawLines) {
     std::map<std::string, std::uint64_t> execs;
     std::map<std::string, std::uint64_t> creates;
     for (const PrimitiveStats& row : session.aggregator().rows()) {
-      if (row.problem.rfind("partition:", 0) != 0) continue;
-      const std::string id = "," + row.problem.substr(10) + ",";
+      if (!row.problem.starts_with("partition:")) continue;
+      const std::string id = "," + std::string(row.problem.view().substr(10)) + ",";
       if (row.execs > 0) execs[id] += row.execs;
       if (row.creates > 0) creates[id] += row.creates;
     }
