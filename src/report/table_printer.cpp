@@ -74,11 +74,25 @@ bool Hidden(const Table& table, const std::string& column) {
          table.hidden_in_table.end();
 }
 
-// A row's cell texts as the human table shows them, one per column ("" past a short row).
-std::vector<std::string> RowTexts(const Table& table, const std::vector<Value>& row) {
+// A row's cell texts as the human table shows them, one per column ("" past a short row);
+// with `only`, just those columns' (the others stay empty).
+std::vector<std::string> RowTexts(const Table& table, const std::vector<Value>& row,
+                                  const std::vector<std::size_t>* only = nullptr) {
   std::vector<std::string> texts(table.columns.size());
+  if (only != nullptr) {
+    for (std::size_t c : *only) texts[c] = c < row.size() ? Cell(row[c]) : std::string();
+    return texts;
+  }
   for (std::size_t c = 0; c < texts.size() && c < row.size(); ++c) texts[c] = Cell(row[c]);
   return texts;
+}
+
+std::size_t Mix(std::size_t seed, std::size_t hash) {
+  return seed ^ (hash + 0x9e3779b97f4a7c15ULL + (seed << 6) + (seed >> 2));
+}
+
+std::size_t Combine(std::size_t seed, std::string_view text) {
+  return Mix(seed, std::hash<std::string_view>{}(text));
 }
 
 // The human view of a table: what each column's cells are like, measured in one pass over the
@@ -86,21 +100,33 @@ std::vector<std::string> RowTexts(const Table& table, const std::vector<Value>& 
 // shown.
 struct Grid {
   std::vector<std::string> header;
+  std::vector<bool> visible;  ///< not hidden in the table
   std::size_t row_count = 0;
   std::vector<bool> numeric;        ///< every non-null cell a number or a yes/no: never wrapped
+  std::vector<bool> has_number;     ///< some cell is a number or a yes/no
   std::vector<std::size_t> widest;  ///< display width of the widest cell
   std::vector<std::size_t> longest_word;  ///< widest LongestWord of a cell, up to kMaxWordColumn
   std::vector<std::string> first;         ///< the first row's text
   std::vector<bool> same;                 ///< every row's text is `first`
+  /// Each row's hash of its visible text cells other than "" and "-" (with their column): rows
+  /// alike in every visible text column hash alike, whichever columns turn out to hold only
+  /// numbers (cells left out only make more rows hash alike, which a later pass tells apart).
+  std::vector<std::size_t> row_keys;
   std::vector<std::size_t> shown;
   std::vector<std::size_t> telling;  ///< hidden columns shown to tell look-alike rows apart
 };
 
 void MeasureRow(const std::vector<Value>& row, const std::vector<std::string>& texts, bool words,
                 Grid& grid) {
+  std::size_t key = 0;
   for (std::size_t c = 0; c < texts.size(); ++c) {
-    if (c < row.size() && std::holds_alternative<std::string>(row[c].data)) {
+    const Value* cell = c < row.size() ? &row[c] : nullptr;
+    if (cell != nullptr && std::holds_alternative<std::string>(cell->data)) {
       grid.numeric[c] = false;
+      if (grid.visible[c] && !texts[c].empty() && texts[c] != kNull)
+        key = Combine(Mix(key, c), texts[c]);
+    } else if (cell != nullptr && !cell->is_null()) {
+      grid.has_number[c] = true;
     }
     grid.widest[c] = std::max(grid.widest[c], DisplayWidth(texts[c]));
     if (words) {
@@ -113,6 +139,7 @@ void MeasureRow(const std::vector<Value>& row, const std::vector<std::string>& t
       grid.same[c] = false;
     }
   }
+  grid.row_keys.push_back(key);
   ++grid.row_count;
 }
 
@@ -120,15 +147,30 @@ void MeasureRow(const std::vector<Value>& row, const std::vector<std::string>& t
 Grid MeasureGrid(const Table& table, bool words) {
   const std::size_t n = table.columns.size();
   Grid grid{.header = table.columns,
+            .visible = std::vector<bool>(n),
             .numeric = std::vector<bool>(n, true),
+            .has_number = std::vector<bool>(n, false),
             .widest = std::vector<std::size_t>(n, 0),
             .longest_word = std::vector<std::size_t>(n, 0),
             .first = std::vector<std::string>(n),
             .same = std::vector<bool>(n, true)};
+  for (std::size_t c = 0; c < n; ++c) grid.visible[c] = !Hidden(table, table.columns[c]);
+  grid.row_keys.reserve(RowCount(table));
   ForEachRow(table, [&](const std::vector<Value>& row) {
     MeasureRow(row, RowTexts(table, row), words, grid);
   });
   return grid;
+}
+
+// Whether two rows may look the same in the visible text columns, from the row keys (which it
+// uses up). A visible column of both text and numbers (whose numbers the keys leave out) may.
+bool VisibleKeysRepeat(Grid& grid) {
+  for (std::size_t c = 0; c < grid.visible.size(); ++c) {
+    if (grid.visible[c] && !grid.numeric[c] && grid.has_number[c]) return true;
+  }
+  std::vector<std::size_t> keys = std::move(grid.row_keys);
+  std::sort(keys.begin(), keys.end());
+  return std::adjacent_find(keys.begin(), keys.end()) != keys.end();
 }
 
 // A hash of what a row is, as the shown text columns say it (numbers measure a row, they do
@@ -139,11 +181,6 @@ struct RowHashes {
   std::size_t value = 0;
   auto operator<=>(const RowHashes&) const = default;
 };
-
-std::size_t Combine(std::size_t seed, std::string_view text) {
-  const std::size_t h = std::hash<std::string_view>{}(text);
-  return seed ^ (h + 0x9e3779b97f4a7c15ULL + (seed << 6) + (seed >> 2));
-}
 
 // Each row's hashes (key over the `show` text columns, value of column `c`), sorted.
 std::vector<RowHashes> SortedRowHashes(const Table& table, const Grid& grid,
@@ -178,13 +215,13 @@ bool TellsApart(const Table& table, const Grid& grid, const std::vector<bool>& s
   return false;
 }
 
-// The table's shown columns, plus each hidden one that tells look-alike rows apart: a pass over
-// the rows for each hidden text column that is not the same in every row, until one finds no
-// two rows that look the same (then no later one can tell any apart).
+// The table's shown columns, plus each hidden one that tells look-alike rows apart: when some
+// rows look alike, a pass over the rows for each hidden text column that is not the same in
+// every row, until one finds no two rows that look the same (then no later one can tell any
+// apart).
 void ChooseShown(const Table& table, Grid& grid) {
-  std::vector<bool> show(table.columns.size());
-  for (std::size_t c = 0; c < show.size(); ++c) show[c] = !Hidden(table, table.columns[c]);
-  bool keys_repeat = true;
+  std::vector<bool> show = grid.visible;
+  bool keys_repeat = VisibleKeysRepeat(grid);
   for (std::size_t c = 0; c < show.size() && keys_repeat; ++c) {
     if (show[c] || grid.numeric[c] || grid.same[c]) continue;
     if (TellsApart(table, grid, show, c, keys_repeat)) {
@@ -314,7 +351,7 @@ void PrintRows(const Table& table, std::size_t indent, std::size_t width, std::o
   const Fitted fit = FitGrid(table, grid, indent, width);
   PrintGridRow(grid.header, fit, indent, out);
   ForEachRow(table, [&](const std::vector<Value>& row) {
-    PrintGridRow(RowTexts(table, row), fit, indent, out);
+    PrintGridRow(RowTexts(table, row, &fit.columns), fit, indent, out);
   });
   if (grid.row_count == 0) out << Pad(indent) << "(none)\n";
   if (fit.left_out.empty()) return;
