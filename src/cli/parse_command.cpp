@@ -150,7 +150,7 @@ void PrintFullReport(const ParseOptions& options, const std::vector<std::string>
   SortRows(rows, options.sort);
   // Several logs: a row per (input, primitive), and a `file` column naming the input.
   const ColumnOptions columns{.input_names = files.size() > 1 ? &session.input_names() : nullptr};
-  AddPrimitivesTable(full, rows, summary.exec_ms, options.top, columns);
+  AddPrimitivesTable(full, std::move(rows), summary.exec_ms, options.top, columns);
   AddLogSummary(full, files, session, summary);
   report::Print(full, options.format, std::cout);
 }

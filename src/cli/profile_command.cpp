@@ -245,7 +245,7 @@ report::Report BuildReport(const ProfileOptions& o, const Recording& r, const pr
   profile::AddProfileTables(report, p, r.rows, {.top = o.top, .off_cpu_reason = off_cpu_reason});
   std::vector<verbose::PrimitiveStats> rows = r.rows;
   SortRows(rows, SortKey::kTime);
-  AddPrimitivesTable(report, rows, r.verbose_exec_ms, o.top);
+  AddPrimitivesTable(report, std::move(rows), r.verbose_exec_ms, o.top);
   report.tables.back().hidden_in_table = {"engine",      "prop_kind", "data_types", "layouts",
                                           "attributes",  "auxiliary", "problem",    "exec_ms_min",
                                           "exec_ms_max", "create_ms", "cache_hits"};

@@ -111,7 +111,7 @@ report::Report BuildReport(const RunOptions& o, const RunResult& run,
   AddRunSection(report, o, run, session.header(), summary);
   std::vector<verbose::PrimitiveStats> rows = session.TakeRows();
   SortRows(rows, o.sort);
-  AddPrimitivesTable(report, rows, summary.exec_ms, o.top);
+  AddPrimitivesTable(report, std::move(rows), summary.exec_ms, o.top);
   AddLogSummary(report, {}, session, summary);
   AddTimeline(report, run.execs);
   AddRunFindings(report, o, run);

@@ -141,7 +141,7 @@ report::Report BuildReport(const VerboseOptions& o, const dispatch::CapturedRun&
   const ColumnOptions columns{.include_layer = true};
   std::vector<verbose::PrimitiveStats> rows = run.rows;
   SortRows(rows, o.sort);
-  AddPrimitivesTable(report, rows, run.summary.exec_ms, o.top, columns);
+  AddPrimitivesTable(report, std::move(rows), run.summary.exec_ms, o.top, columns);
   // One engine (cpu) and one creation per primitive: the table has room for what varies.
   report.tables.back().hidden_in_table.insert(report.tables.back().hidden_in_table.end(),
                                               {"engine", "creates"});

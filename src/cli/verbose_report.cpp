@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <iostream>
+#include <memory>
 
 #include "report/printer.h"
 #include "report/safe_text.h"
@@ -177,22 +178,47 @@ void SortRows(std::vector<verbose::PrimitiveStats>& rows, SortKey key) {
   std::stable_sort(rows.begin(), rows.end(), by);
 }
 
-void AddPrimitivesTable(report::Report& report, const std::vector<verbose::PrimitiveStats>& rows,
+namespace {
+
+// What the primitives table's rows are made from when printed: its own copy of everything, so
+// that no caller's data can end before the report is printed.
+struct PrimitiveRowSource {
+  std::vector<verbose::PrimitiveStats> rows;
+  std::vector<std::string> input_names;  ///< what `columns.input_names` points to
+  ColumnOptions columns;
+  double total_exec_ms = 0;
+};
+
+}  // namespace
+
+void AddPrimitivesTable(report::Report& report, std::vector<verbose::PrimitiveStats> rows,
                         double total_exec_ms, std::size_t top, const ColumnOptions& options) {
+  auto source = std::make_shared<PrimitiveRowSource>();
   // oneDNN Graph partitions carry the framework's op names as their layer: the column appears
-  // whenever a row has one.
-  ColumnOptions columns = options;
-  columns.include_layer =
+  // whenever a row has one (of all rows, not only the first `top`).
+  source->columns = options;
+  source->columns.include_layer =
       options.include_layer ||
       std::any_of(rows.begin(), rows.end(), [](const auto& row) { return row.layer.has_value(); });
-  report::Table& t = report.AddTable("primitives", PrimitiveColumns(columns), "Primitives");
+  if (options.input_names != nullptr) {
+    source->input_names = *options.input_names;
+    source->columns.input_names = &source->input_names;
+  }
+  if (top != 0 && rows.size() > top)
+    rows.erase(rows.begin() + static_cast<std::ptrdiff_t>(top), rows.end());
+  source->rows = std::move(rows);
+  source->total_exec_ms = total_exec_ms;
+  report::Table& t = report.AddTable("primitives", PrimitiveColumns(source->columns), "Primitives");
   t.hidden_in_table = {"layouts",     "attributes",  "auxiliary",        "cache_hits",
                        "exec_ms_min", "exec_ms_max", "nested_create_ms", "benchdnn"};
   t.leave_out_first = {"creates",    "gflops",     "exec_ms_mean", "create_ms", "fallback",
                        "data_types", "isa_source", "isa",          "prop_kind"};
-  const std::size_t n = top == 0 ? rows.size() : std::min(top, rows.size());
-  for (std::size_t i = 0; i < n; ++i)
-    t.rows.push_back(PrimitiveRow(rows[i], total_exec_ms, columns));
+  // A row of cells (1.5-2 KB with their text) is made only while a printer reads it.
+  t.generated = {.count = source->rows.size(),
+                 .make = [source = std::shared_ptr<const PrimitiveRowSource>(std::move(source))](
+                             std::size_t i) {
+                   return PrimitiveRow(source->rows[i], source->total_exec_ms, source->columns);
+                 }};
   report.primary_table = "primitives";
 }
 

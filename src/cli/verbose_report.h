@@ -50,8 +50,10 @@ std::vector<report::Value> EventRow(const verbose::VerboseEvent& event,
 /// Sorts by the key (descending for numbers, ascending for names; ties: first seen first).
 void SortRows(std::vector<verbose::PrimitiveStats>& rows, SortKey key);
 
-/// Adds the `primitives` table (the primary table) with the first `top` rows (0: all).
-void AddPrimitivesTable(report::Report& report, const std::vector<verbose::PrimitiveStats>& rows,
+/// Adds the `primitives` table (the primary table) with the first `top` rows (0: all). The table
+/// owns `rows` (and the input names `options` points to) and makes each row's cells only when a
+/// printer reads it: callers move their rows in.
+void AddPrimitivesTable(report::Report& report, std::vector<verbose::PrimitiveStats> rows,
                         double total_exec_ms, std::size_t top, const ColumnOptions& options = {});
 /// The `input` section: files (when given), lines, events, skipped lines by reason.
 void AddInputSection(report::Report& report, const std::vector<std::string>& files,

@@ -76,7 +76,7 @@ void PrintCsv(const Report& report, std::ostream& out) {
   const Table* table = report.Primary();
   if (table == nullptr) return;
   WriteHeader(out, table->columns);
-  for (const auto& row : table->rows) WriteRow(out, row);
+  ForEachRow(*table, [&](const std::vector<Value>& row) { WriteRow(out, row); });
 }
 
 std::unique_ptr<RowStream> StartCsvStream(std::ostream& out, const Table& stream) {

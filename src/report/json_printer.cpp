@@ -1,6 +1,10 @@
 // JSON: one document. Reals are rounded to their Value's precision; non-finite reals are null.
 #include <cmath>
+#include <functional>
 #include <ostream>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "dlcheck/version.h"
 #include "report/json_value.h"
@@ -45,13 +49,14 @@ Json RowObject(const Table& table, const std::vector<Value>& row, std::size_t fi
 Json ToJson(const Table& table) {
   if (table.keyed_by_first_column) {
     Json obj = Json::object();
-    for (const auto& row : table.rows) {
+    ForEachRow(table, [&](const std::vector<Value>& row) {
       obj[ValueText(row.front(), "null", "true", "false")] = RowObject(table, row, 1);
-    }
+    });
     return obj;
   }
   Json arr = Json::array();
-  for (const auto& row : table.rows) arr.push_back(RowObject(table, row, 0));
+  ForEachRow(table,
+             [&](const std::vector<Value>& row) { arr.push_back(RowObject(table, row, 0)); });
   return arr;
 }
 
@@ -118,15 +123,119 @@ class JsonStream : public RowStream {
   bool first_ = true;
 };
 
+// The piecewise document: written as DumpJson(doc, 2) would write the whole DOM, byte for byte,
+// but a table's rows are made and dumped one row object at a time, so that a generated table is
+// never held whole (as cells or as a DOM).
+
+std::string Indent(int depth) {
+  return std::string(2 * static_cast<std::size_t>(depth), ' ');
+}
+
+// `value` as DumpJson(..., 2) lays it out inside a document, its first line where the caller is
+// and each further line indented for `depth` (JSON text holds no raw newline but these).
+void WriteNested(std::ostream& out, const Json& value, int depth) {
+  const std::string text = DumpJson(value, 2);
+  const std::string indent = "\n" + Indent(depth);
+  std::size_t from = 0;
+  for (std::size_t at; (at = text.find('\n', from)) != std::string::npos; from = at + 1) {
+    out.write(text.data() + from, static_cast<std::streamsize>(at - from));
+    out << indent;
+  }
+  out.write(text.data() + from, static_cast<std::streamsize>(text.size() - from));
+}
+
+// An object's members, each written when the object is: `write(out, depth)` writes one value.
+// A key added again replaces the earlier member's value in its place, as ordered_json does.
+class ObjectWriter {
+ public:
+  using WriteValue = std::function<void(std::ostream&, int)>;
+  void Add(const std::string& key, WriteValue write) {
+    for (auto& [k, w] : members_) {
+      if (k == key) {
+        w = std::move(write);
+        return;
+      }
+    }
+    members_.emplace_back(key, std::move(write));
+  }
+  void Add(const std::string& key, Json value) {
+    Add(key, [value = std::move(value)](std::ostream& out, int depth) {
+      WriteNested(out, value, depth);
+    });
+  }
+  void Write(std::ostream& out, int depth) const {
+    if (members_.empty()) {
+      out << "{}";
+      return;
+    }
+    out << "{\n";
+    for (std::size_t i = 0; i < members_.size(); ++i) {
+      out << (i ? ",\n" : "") << Indent(depth + 1) << DumpJson(Json(members_[i].first), -1) << ": ";
+      members_[i].second(out, depth + 1);
+    }
+    out << '\n' << Indent(depth) << '}';
+  }
+
+ private:
+  std::vector<std::pair<std::string, WriteValue>> members_;
+};
+
+// An array of row objects, a row made, dumped and let go at a time. A keyed table is built
+// whole: a repeated key replaces an earlier row, which only the whole object knows.
+void WriteTable(std::ostream& out, const Table& table, int depth) {
+  if (table.keyed_by_first_column || RowCount(table) == 0) {
+    WriteNested(out, ToJson(table), depth);
+    return;
+  }
+  out << "[\n";
+  bool first = true;
+  ForEachRow(table, [&](const std::vector<Value>& row) {
+    out << (first ? "" : ",\n") << Indent(depth + 1);
+    WriteNested(out, RowObject(table, row, 0), depth + 1);
+    first = false;
+  });
+  out << '\n' << Indent(depth) << ']';
+}
+
+void AddTables(ObjectWriter& writer, const std::vector<Table>& tables) {
+  for (const Table& table : tables) {
+    if (table.only_in_table) continue;
+    writer.Add(table.name,
+               [&table](std::ostream& out, int depth) { WriteTable(out, table, depth); });
+  }
+}
+
+ObjectWriter SectionWriter(const Section& section) {
+  ObjectWriter writer;
+  for (const auto& [key, value] : section.fields) writer.Add(key, ToJson(value));
+  for (const Section& child : section.sections) {
+    writer.Add(child.name,
+               [&child](std::ostream& out, int depth) { SectionWriter(child).Write(out, depth); });
+  }
+  AddTables(writer, section.tables);
+  return writer;
+}
+
+ObjectWriter DocumentWriter(const Report& report) {
+  ObjectWriter writer;
+  writer.Add("schema_version", Json(Report::kSchemaVersion));
+  writer.Add("command", Json(report.command));
+  writer.Add("dlcheck_version", Json(kVersion));
+  for (const Section& section : report.sections) {
+    writer.Add(section.name, [&section](std::ostream& out, int depth) {
+      SectionWriter(section).Write(out, depth);
+    });
+  }
+  AddTables(writer, report.tables);
+  writer.Add("findings", Findings(report));
+  return writer;
+}
+
 }  // namespace
 
 void PrintJson(const Report& report, std::ostream& out) {
-  Json doc = Head(report);
-  for (const auto& t : report.tables) {
-    if (!t.only_in_table) doc[t.name] = ToJson(t);
-  }
-  doc["findings"] = Findings(report);
-  out << DumpJson(doc, 2) << '\n';
+  DocumentWriter(report).Write(out, 0);
+  out << '\n';
 }
 
 std::unique_ptr<RowStream> StartJsonStream(std::ostream& out, const Report& head,

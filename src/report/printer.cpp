@@ -38,11 +38,11 @@ void PrintBenchdnn(const Report& report, std::ostream& out) {
   if (column == table->columns.end()) return;
   const std::size_t index = static_cast<std::size_t>(column - table->columns.begin());
   std::set<std::string> printed;
-  for (const std::vector<Value>& row : table->rows) {
-    if (index >= row.size() || row[index].is_null()) continue;
-    const std::string line = ValueText(row[index], "", "true", "false");
+  ForEachRow(*table, [&](const std::vector<Value>& row) {
+    if (index >= row.size() || row[index].is_null()) return;
+    std::string line = ValueText(row[index], "", "true", "false");
     if (printed.insert(line).second) out << line << '\n';
-  }
+  });
 }
 
 std::optional<Format> ParseFormat(std::string_view name) {
@@ -140,6 +140,12 @@ Table SelectColumns(const Table& table, const std::vector<std::string>& names) {
   selected.rows.clear();
   selected.rows.reserve(table.rows.size());
   for (const auto& row : table.rows) selected.rows.push_back(Project(row, at));
+  // Generated rows are projected as they are made.
+  if (table.generated.count > 0) {
+    selected.generated.make = [make = table.generated.make, at](std::size_t i) {
+      return Project(make(i), at);
+    };
+  }
   // Chosen columns are shown, whatever the table hides by default.
   selected.hidden_in_table.clear();
   return selected;

@@ -10,7 +10,9 @@
 //   t.rows.push_back({"avx512f", true, Value(), true});
 //   r.primary_table = "features";   // what CSV prints
 
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -44,12 +46,23 @@ struct Value {
   bool operator==(const Value& other) const { return data == other.data; }
 };
 
-/// A rectangular table: a fixed column order, one Value per column in every row.
+/// Rows made when a printer reads them, for a table too large to hold as cells: `make(i)` gives
+/// row i of `count`. What `make` reads it must own (a shared_ptr to its data), since a copied
+/// Table shares it.
+struct RowSource {
+  std::size_t count = 0;
+  std::function<std::vector<Value>(std::size_t)> make;
+};
+
+/// A rectangular table: a fixed column order, one Value per column in every row. Its rows are
+/// the stored `rows` followed by the `generated` ones; read them with RowCount and ForEachRow.
 struct Table {
   std::string name;                  ///< JSON key and CSV identity
   std::string title;                 ///< heading in the human table
   std::vector<std::string> columns;  ///< names, in print order
   std::vector<std::vector<Value>> rows;
+  /// Rows made one at a time while printing (none when `generated.count` is 0).
+  RowSource generated;
   /// JSON shape: false gives an array of row objects; true gives one object keyed by the first
   /// column's text, each value an object of the other columns (`features{avx512f{...}}`).
   bool keyed_by_first_column = false;
@@ -65,6 +78,22 @@ struct Table {
   /// several values into text for reading, when another table holds the same values typed.
   bool only_in_table = false;
 };
+
+/// How many rows `table` has, stored and generated.
+inline std::size_t RowCount(const Table& table) {
+  return table.rows.size() + table.generated.count;
+}
+
+/// Calls `visit(row)` for each row of `table` in order: the stored rows, then the generated ones,
+/// each made for the call and gone after it. The one way printers read a table's rows.
+template <typename Visit>
+void ForEachRow(const Table& table, Visit&& visit) {
+  for (const std::vector<Value>& row : table.rows) visit(row);
+  for (std::size_t i = 0; i < table.generated.count; ++i) {
+    const std::vector<Value> row = table.generated.make(i);
+    visit(row);
+  }
+}
 
 /// A named group of key/value fields, with optional nested sections and tables. JSON prints it
 /// as an object: fields first, then sections, then tables, each in insertion order.

@@ -13,7 +13,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <map>
+#include <functional>
 #include <ostream>
 
 #include "report/printer.h"
@@ -74,58 +74,160 @@ bool Hidden(const Table& table, const std::string& column) {
          table.hidden_in_table.end();
 }
 
-// The human view of a table: cell texts of every column, and which columns are shown.
+// A row's cell texts as the human table shows them, one per column ("" past a short row);
+// with `only`, just those columns' (the others stay empty).
+std::vector<std::string> RowTexts(const Table& table, const std::vector<Value>& row,
+                                  const std::vector<std::size_t>* only = nullptr) {
+  std::vector<std::string> texts(table.columns.size());
+  if (only != nullptr) {
+    for (std::size_t c : *only) texts[c] = c < row.size() ? Cell(row[c]) : std::string();
+    return texts;
+  }
+  for (std::size_t c = 0; c < texts.size() && c < row.size(); ++c) texts[c] = Cell(row[c]);
+  return texts;
+}
+
+std::size_t Mix(std::size_t seed, std::size_t hash) {
+  return seed ^ (hash + 0x9e3779b97f4a7c15ULL + (seed << 6) + (seed >> 2));
+}
+
+std::size_t Combine(std::size_t seed, std::string_view text) {
+  return Mix(seed, std::hash<std::string_view>{}(text));
+}
+
+// The human view of a table: what each column's cells are like, measured in one pass over the
+// rows (which are not kept: a generated table is read again to print), and which columns are
+// shown.
 struct Grid {
   std::vector<std::string> header;
-  std::vector<std::vector<std::string>> rows;
-  std::vector<bool> numeric;  ///< every non-null cell a number or a yes/no: never wrapped
+  std::vector<bool> visible;  ///< not hidden in the table
+  std::size_t row_count = 0;
+  std::vector<bool> numeric;        ///< every non-null cell a number or a yes/no: never wrapped
+  std::vector<bool> has_number;     ///< some cell is a number or a yes/no
+  std::vector<std::size_t> widest;  ///< display width of the widest cell
+  std::vector<std::size_t> longest_word;  ///< widest LongestWord of a cell, up to kMaxWordColumn
+  std::vector<std::string> first;         ///< the first row's text
+  std::vector<bool> same;                 ///< every row's text is `first`
+  /// Each row's hash of its visible text cells other than "" and "-" (with their column): rows
+  /// alike in every visible text column hash alike, whichever columns turn out to hold only
+  /// numbers (cells left out only make more rows hash alike, which a later pass tells apart).
+  std::vector<std::size_t> row_keys;
   std::vector<std::size_t> shown;
   std::vector<std::size_t> telling;  ///< hidden columns shown to tell look-alike rows apart
 };
 
-Grid TextGrid(const Table& table) {
-  Grid grid;
-  grid.header = table.columns;
-  grid.numeric.assign(table.columns.size(), true);
-  grid.rows.reserve(table.rows.size());
-  for (const auto& row : table.rows) {
-    auto& line = grid.rows.emplace_back(table.columns.size());
-    for (std::size_t c = 0; c < table.columns.size() && c < row.size(); ++c) {
-      line[c] = Cell(row[c]);
-      if (std::holds_alternative<std::string>(row[c].data)) grid.numeric[c] = false;
+void MeasureRow(const std::vector<Value>& row, const std::vector<std::string>& texts, bool words,
+                Grid& grid) {
+  std::size_t key = 0;
+  for (std::size_t c = 0; c < texts.size(); ++c) {
+    const Value* cell = c < row.size() ? &row[c] : nullptr;
+    if (cell != nullptr && std::holds_alternative<std::string>(cell->data)) {
+      grid.numeric[c] = false;
+      if (grid.visible[c] && !texts[c].empty() && texts[c] != kNull)
+        key = Combine(Mix(key, c), texts[c]);
+    } else if (cell != nullptr && !cell->is_null()) {
+      grid.has_number[c] = true;
+    }
+    grid.widest[c] = std::max(grid.widest[c], DisplayWidth(texts[c]));
+    if (words) {
+      grid.longest_word[c] =
+          std::max(grid.longest_word[c], std::min(LongestWord(texts[c]), kMaxWordColumn));
+    }
+    if (grid.row_count == 0) {
+      grid.first[c] = texts[c];
+    } else if (grid.same[c] && texts[c] != grid.first[c]) {
+      grid.same[c] = false;
     }
   }
+  grid.row_keys.push_back(key);
+  ++grid.row_count;
+}
+
+// Reads every row once; `words` (a width to fit) also measures each column's longest word.
+Grid MeasureGrid(const Table& table, bool words) {
+  const std::size_t n = table.columns.size();
+  Grid grid{.header = table.columns,
+            .visible = std::vector<bool>(n),
+            .numeric = std::vector<bool>(n, true),
+            .has_number = std::vector<bool>(n, false),
+            .widest = std::vector<std::size_t>(n, 0),
+            .longest_word = std::vector<std::size_t>(n, 0),
+            .first = std::vector<std::string>(n),
+            .same = std::vector<bool>(n, true)};
+  for (std::size_t c = 0; c < n; ++c) grid.visible[c] = !Hidden(table, table.columns[c]);
+  grid.row_keys.reserve(RowCount(table));
+  ForEachRow(table, [&](const std::vector<Value>& row) {
+    MeasureRow(row, RowTexts(table, row), words, grid);
+  });
   return grid;
 }
 
-// What a row is, as the shown text columns say it (numbers measure a row, they do not name it).
-std::vector<std::string> RowKey(const Grid& grid, const std::vector<std::string>& row,
-                                const std::vector<bool>& show) {
-  std::vector<std::string> key;
-  for (std::size_t c = 0; c < row.size(); ++c) {
-    if (show[c] && !grid.numeric[c]) key.push_back(row[c]);
+// Whether two rows may look the same in the visible text columns, from the row keys (which it
+// uses up). A visible column of both text and numbers (whose numbers the keys leave out) may.
+bool VisibleKeysRepeat(Grid& grid) {
+  for (std::size_t c = 0; c < grid.visible.size(); ++c) {
+    if (grid.visible[c] && !grid.numeric[c] && grid.has_number[c]) return true;
   }
-  return key;
+  std::vector<std::size_t> keys = std::move(grid.row_keys);
+  std::sort(keys.begin(), keys.end());
+  return std::adjacent_find(keys.begin(), keys.end()) != keys.end();
 }
 
-// Whether column `c` differs between two rows that look the same in the `show` text columns.
-bool TellsApart(const Grid& grid, const std::vector<bool>& show, std::size_t c) {
-  std::map<std::vector<std::string>, const std::string*> first_value;
-  for (const auto& row : grid.rows) {
-    const auto [at, inserted] = first_value.emplace(RowKey(grid, row, show), &row[c]);
-    if (!inserted && *at->second != row[c]) return true;
+// A hash of what a row is, as the shown text columns say it (numbers measure a row, they do
+// not name it), and of its text in one more column: 16 bytes a row, where the rows' texts would
+// be kilobytes.
+struct RowHashes {
+  std::size_t key = 0;
+  std::size_t value = 0;
+  auto operator<=>(const RowHashes&) const = default;
+};
+
+// Each row's hashes (key over the `show` text columns, value of column `c`), sorted.
+std::vector<RowHashes> SortedRowHashes(const Table& table, const Grid& grid,
+                                       const std::vector<bool>& show, std::size_t c) {
+  std::vector<RowHashes> hashes;
+  hashes.reserve(grid.row_count);
+  ForEachRow(table, [&](const std::vector<Value>& row) {
+    const std::vector<std::string> texts = RowTexts(table, row);
+    RowHashes h;
+    for (std::size_t k = 0; k < texts.size(); ++k) {
+      if (show[k] && !grid.numeric[k]) h.key = Combine(h.key, texts[k]);
+    }
+    h.value = Combine(0, texts[c]);
+    hashes.push_back(h);
+  });
+  std::sort(hashes.begin(), hashes.end());
+  return hashes;
+}
+
+// Whether column `c` differs between two rows that look the same in the `show` text columns
+// (told by their hashes: two different texts that hash alike are taken as alike). Sets
+// `keys_repeat` to whether any two rows look the same at all.
+bool TellsApart(const Table& table, const Grid& grid, const std::vector<bool>& show, std::size_t c,
+                bool& keys_repeat) {
+  const std::vector<RowHashes> hashes = SortedRowHashes(table, grid, show, c);
+  keys_repeat = false;
+  for (std::size_t i = 1; i < hashes.size(); ++i) {
+    if (hashes[i].key != hashes[i - 1].key) continue;
+    keys_repeat = true;
+    if (hashes[i].value != hashes[i - 1].value) return true;
   }
   return false;
 }
 
-// The table's shown columns, plus each hidden one that tells look-alike rows apart.
+// The table's shown columns, plus each hidden one that tells look-alike rows apart: when some
+// rows look alike, a pass over the rows for each hidden text column that is not the same in
+// every row, until one finds no two rows that look the same (then no later one can tell any
+// apart).
 void ChooseShown(const Table& table, Grid& grid) {
-  std::vector<bool> show(table.columns.size());
-  for (std::size_t c = 0; c < show.size(); ++c) show[c] = !Hidden(table, table.columns[c]);
-  for (std::size_t c = 0; c < show.size(); ++c) {
-    if (!show[c] && !grid.numeric[c] && TellsApart(grid, show, c)) {
+  std::vector<bool> show = grid.visible;
+  bool keys_repeat = VisibleKeysRepeat(grid);
+  for (std::size_t c = 0; c < show.size() && keys_repeat; ++c) {
+    if (show[c] || grid.numeric[c] || grid.same[c]) continue;
+    if (TellsApart(table, grid, show, c, keys_repeat)) {
       show[c] = true;
       grid.telling.push_back(c);
+      keys_repeat = true;
     }
   }
   for (std::size_t c = 0; c < show.size(); ++c) {
@@ -135,11 +237,8 @@ void ChooseShown(const Table& table, Grid& grid) {
 
 // The text that every row holds in column `c`, or nullptr when rows differ (or there are none).
 const std::string* SameInEveryRow(const Grid& grid, std::size_t c) {
-  if (grid.rows.size() < 2) return nullptr;
-  for (const auto& row : grid.rows) {
-    if (row[c] != grid.rows.front()[c]) return nullptr;
-  }
-  return &grid.rows.front()[c];
+  if (grid.row_count < 2 || !grid.same[c]) return nullptr;
+  return &grid.first[c];
 }
 
 struct Fitted {
@@ -149,9 +248,7 @@ struct Fitted {
 };
 
 std::size_t NaturalWidth(const Grid& grid, std::size_t c, bool numbers_only) {
-  std::size_t w = numbers_only ? 1 : DisplayWidth(grid.header[c]);
-  for (const auto& row : grid.rows) w = std::max(w, DisplayWidth(row[c]));
-  return w;
+  return std::max(numbers_only ? 1 : DisplayWidth(grid.header[c]), grid.widest[c]);
 }
 
 // The narrowest a column may get: a number's width (never split), or a text column's longest
@@ -160,11 +257,7 @@ std::size_t NaturalWidth(const Grid& grid, std::size_t c, bool numbers_only) {
 std::size_t MinimumWidth(const Grid& grid, std::size_t c) {
   const std::size_t header_word = std::min(LongestWord(grid.header[c]), kMaxWordColumn);
   if (grid.numeric[c]) return std::max(NaturalWidth(grid, c, true), header_word);
-  std::size_t word =
-      std::max(kMinTextColumn, std::min(LongestWord(grid.header[c]), kMaxWordColumn));
-  for (const auto& row : grid.rows) {
-    word = std::max(word, std::min(LongestWord(row[c]), kMaxWordColumn));
-  }
+  const std::size_t word = std::max({kMinTextColumn, header_word, grid.longest_word[c]});
   return std::min(word, NaturalWidth(grid, c, false));
 }
 
@@ -250,13 +343,17 @@ void PrintGridRow(const std::vector<std::string>& cells, const Fitted& fit, std:
   }
 }
 
+// The table's rows in passes: measured, told apart (when it hides text columns), then printed
+// a row at a time.
 void PrintRows(const Table& table, std::size_t indent, std::size_t width, std::ostream& out) {
-  Grid grid = TextGrid(table);
+  Grid grid = MeasureGrid(table, width != 0);
   ChooseShown(table, grid);
   const Fitted fit = FitGrid(table, grid, indent, width);
   PrintGridRow(grid.header, fit, indent, out);
-  for (const auto& row : grid.rows) PrintGridRow(row, fit, indent, out);
-  if (table.rows.empty()) out << Pad(indent) << "(none)\n";
+  ForEachRow(table, [&](const std::vector<Value>& row) {
+    PrintGridRow(RowTexts(table, row, &fit.columns), fit, indent, out);
+  });
+  if (grid.row_count == 0) out << Pad(indent) << "(none)\n";
   if (fit.left_out.empty()) return;
   std::string note = "(not shown at " + std::to_string(width) + " columns: ";
   for (std::size_t i = 0; i < fit.left_out.size(); ++i) {

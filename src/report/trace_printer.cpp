@@ -96,12 +96,12 @@ void PrintTrace(const Report& report, std::ostream& out) {
   std::set<Json> tids;
   if (const Table* trace = report.FindTable(kTraceTable)) {
     const TraceColumns at = FindTraceColumns(*trace);
-    for (const auto& row : trace->rows) {
+    ForEachRow(*trace, [&](const std::vector<Value>& row) {
       Json event = Event(*trace, at, row);
       first_ts = std::min(first_ts, event["ts"].get<double>());
       tids.insert(event["tid"]);
       execs.push_back(std::move(event));
-    }
+    });
   }
   if (tids.empty()) tids.insert(Json(1));
   Json events = Json::array();

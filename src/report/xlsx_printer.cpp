@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <set>
 #include <stdexcept>
@@ -76,14 +77,15 @@ void WriteTable(lxw_workbook* book, const Table& table, const std::string& prefi
   lxw_worksheet* sheet = workbook_add_worksheet(book, name.c_str());
   if (sheet == nullptr) throw std::runtime_error("cannot add the sheet " + name);
   WriteHeader(sheet, table.columns, styles);
-  for (std::size_t r = 0; r < table.rows.size(); ++r) {
-    for (std::size_t c = 0; c < table.rows[r].size(); ++c) {
-      WriteCell(sheet, static_cast<lxw_row_t>(r + 1), static_cast<lxw_col_t>(c), table.rows[r][c]);
+  lxw_row_t r = 0;
+  ForEachRow(table, [&](const std::vector<Value>& row) {
+    ++r;
+    for (std::size_t c = 0; c < row.size(); ++c) {
+      WriteCell(sheet, r, static_cast<lxw_col_t>(c), row[c]);
     }
-  }
+  });
   if (!table.columns.empty()) {
-    worksheet_autofilter(sheet, 0, 0, static_cast<lxw_row_t>(table.rows.size()),
-                         static_cast<lxw_col_t>(table.columns.size() - 1));
+    worksheet_autofilter(sheet, 0, 0, r, static_cast<lxw_col_t>(table.columns.size() - 1));
   }
 }
 
@@ -110,8 +112,20 @@ Table FindingsTable(const Report& report) {
   return findings;
 }
 
+// The directory for temporary files: TMPDIR, else /tmp.
+std::string TempDir() {
+  const char* dir = std::getenv("TMPDIR");
+  return dir != nullptr && *dir ? dir : "/tmp";
+}
+
 void WriteWorkbook(const Report& report, const std::string& path) {
-  lxw_workbook* book = workbook_new(path.c_str());
+  // constant_memory: each row goes to a temporary file once the next one starts, so a large
+  // table is never held (strings are then written inline in the sheet, not shared; rows must
+  // come in order, as they do here).
+  std::string tmpdir = TempDir();
+  lxw_workbook_options options{
+      .constant_memory = LXW_TRUE, .tmpdir = tmpdir.data(), .use_zip64 = LXW_FALSE};
+  lxw_workbook* book = workbook_new_opt(path.c_str(), &options);
   if (book == nullptr) throw std::runtime_error("cannot create the workbook " + path);
   Styles styles{workbook_add_format(book)};
   format_set_bold(styles.header);
@@ -135,8 +149,7 @@ void WriteWorkbook(const Report& report, const std::string& path) {
 class TempPath {
  public:
   TempPath() {
-    const char* dir = std::getenv("TMPDIR");
-    std::string pattern = std::string(dir != nullptr && *dir ? dir : "/tmp") + "/dlcheck-XXXXXX";
+    std::string pattern = TempDir() + "/dlcheck-XXXXXX";
     const int fd = mkstemp(pattern.data());
     if (fd < 0) throw std::runtime_error("cannot create a temporary file for the workbook");
     close(fd);

@@ -45,7 +45,9 @@ def sheets(book):
 
 
 def cells(book, path, strings):
-    """{ref: (type, value, has_formula)} with shared strings resolved."""
+    """{ref: (type, value, has_formula)} with shared and inline strings resolved (dlcheck writes
+    in libxlsxwriter's constant_memory mode, whose strings are inline: t="inlineStr"); either
+    kind of text cell reads as type "s"."""
     root = ET.fromstring(book.read(path))
     out = {}
     for c in root.iter("{%s}c" % NS["m"]):
@@ -54,6 +56,9 @@ def cells(book, path, strings):
         value = None if v is None else v.text
         if kind == "s" and value is not None:
             value = strings[int(value)]
+        if kind == "inlineStr":
+            kind = "s"
+            value = "".join(t.text or "" for t in c.iter("{%s}t" % NS["m"]))
         out[c.get("r")] = (kind, value, c.find("m:f", NS) is not None)
     return out, root
 
