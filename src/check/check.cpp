@@ -135,6 +135,15 @@ void CheckTopology(const Requirements& r, const Evidence& e, std::vector<Item>& 
 Item WorkerItem(const dispatch::CapturedRun& run) {
   if (run.outcome.ok()) return {.check = "model run", .detail = "the MLP trained to the end"};
   const std::string where = run.last_phase.empty() ? "start-up" : run.last_phase;
+  if (run.OutOfMemory()) {
+    // The machine's limit, not a broken worker: UNKNOWN, as dlcheck's own memory running out.
+    return {.check = "model run",
+            .state = State::kUnknown,
+            .detail = fmt::format("the model worker ran out of memory in phase {}: raise the "
+                                  "limit (ulimit -v, the cgroup's memory.max)",
+                                  where),
+            .summary = fmt::format("model worker out of memory in phase {}", where)};
+  }
   const std::string what = run.outcome.Describe(run.timeout_s);
   return {.check = "model run",
           .state = State::kCritical,

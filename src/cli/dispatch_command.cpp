@@ -245,14 +245,24 @@ void AddPayoff(report::Report& report, const std::vector<SweepRun>& runs) {
                                 b.median / a.median, high->cap, low->cap));
 }
 
+// How a run's worker ended, when that is news: `out-of-memory` or `worker-failed`. A worker
+// stopped by the signal dlcheck passed on is no failure: the `interrupted` finding says it once.
+void AddWorkerEndFinding(report::Report& report, const SweepRun& r) {
+  if (r.run.outcome.ok() || r.run.outcome.interrupted != 0) return;
+  const std::string what = r.cap.empty() ? "thread set " + r.thread_set : r.cap;
+  if (r.run.OutOfMemory()) {
+    report.AddFinding(report::Severity::kError, "out-of-memory",
+                      fmt::format("the worker for {} did not fit in the memory it may use ({})",
+                                  what, WorkerWhere(r.run)));
+    return;
+  }
+  report.AddFinding(report::Severity::kError, "worker-failed",
+                    fmt::format("the worker for {} {}; the other runs went on", what, Describe(r)));
+}
+
 void AddFindings(report::Report& report, const std::vector<SweepRun>& runs) {
   for (const auto& r : runs) {
-    if (!r.run.outcome.ok()) {
-      report.AddFinding(
-          report::Severity::kError, "worker-failed",
-          fmt::format("the worker for {} {}; the other runs went on",
-                      r.cap.empty() ? "thread set " + r.thread_set : r.cap, Describe(r)));
-    }
+    AddWorkerEndFinding(report, r);
     if (r.cap == kScalarCap || r.cap.empty()) continue;
     std::vector<std::string> above, scalar;
     for (const auto& s : r.run.rows) {
@@ -391,11 +401,8 @@ StatusOr<int> SweepStatus(const std::vector<SweepRun>& all) {
     return 128 + sig;
   }
   for (const auto& r : all) {
-    // Out of memory (a worker's exit 7, with its message) is the machine's limit.
-    if (r.run.outcome.exited && r.run.outcome.exit_code == ToInt(ExitCode::kUnsupported)) {
-      std::cerr << r.run.WorkerError() << '\n';
-      return r.run.outcome.exit_code;
-    }
+    // Out of memory (a worker's exit 7) is the machine's limit: said once, for the first run.
+    if (r.run.OutOfMemory()) return WorkerOutOfMemoryError(r.run);
   }
   for (const auto& r : all) {
     if (!r.run.outcome.ok()) {
@@ -416,7 +423,9 @@ StatusOr<int> RunDispatch(const DispatchOptions& o) {
   if (runs.empty()) return SweepStatus(runs);  // a signal before the first worker
   // A worker that refused the request (a bad --data directory, say) refuses it under every cap:
   // its own reason, once, and its exit status.
-  if (runs.front().run.Refused()) return RefusalOf(runs.front().run);
+  if (const dispatch::CapturedRun& first = runs.front().run; first.Refused()) {
+    return first.OutOfMemory() ? WorkerOutOfMemoryError(first) : RefusalOf(first);
+  }
 
   report::Report report;
   report.command = "dispatch";

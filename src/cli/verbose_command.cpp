@@ -119,17 +119,22 @@ bool Deviates(const dispatch::WorkerResults& results) {
          !(*results.max_deviation <= *results.tolerance);
 }
 
-void AddWorkerFailedFinding(report::Report& report, const dispatch::CapturedRun& run) {
+// A worker that failed or ran out of memory: one finding, `worker-failed` or `out-of-memory`,
+// saying where it ended.
+void AddWorkerEndFinding(report::Report& report, const dispatch::CapturedRun& run) {
   // "No primitive executed" is the parser's guess for a log without exec lines; here the
   // reason is known.
   std::erase_if(report.findings, [](const report::Finding& f) { return f.code == "no-exec"; });
-  const std::string where =
-      run.last_layer.empty()
-          ? fmt::format("in phase {}", run.last_phase.empty() ? "start-up" : run.last_phase)
-          : fmt::format("in phase {}, layer {}", run.last_phase, run.last_layer);
+  if (run.OutOfMemory()) {
+    report.AddFinding(report::Severity::kError, "out-of-memory",
+                      fmt::format("the model worker did not fit in the memory it may use ({}); "
+                                  "the report holds what it did before",
+                                  WorkerWhere(run)));
+    return;
+  }
   report.AddFinding(report::Severity::kError, "worker-failed",
                     fmt::format("the model worker {} {}; the report holds what it did before",
-                                run.outcome.Describe(run.timeout_s), where));
+                                run.outcome.Describe(run.timeout_s), WorkerWhere(run)));
 }
 
 // The whole report, whatever the format: the printer chooses what to show (the human table
@@ -159,13 +164,13 @@ report::Report BuildReport(const VerboseOptions& o, const dispatch::CapturedRun&
                                   "what it did before",
                                   dispatch::SignalName(run.outcome.interrupted)));
   } else if (!run.outcome.ok()) {
-    AddWorkerFailedFinding(report, run);
+    AddWorkerEndFinding(report, run);
   }
   return report;
 }
 
 StatusOr<int> Finish(const VerboseOptions& o, const dispatch::CapturedRun& run) {
-  if (run.Refused()) return RefusalOf(run);
+  if (run.Refused()) return run.OutOfMemory() ? WorkerOutOfMemoryError(run) : RefusalOf(run);
   report::Print(BuildReport(o, run), o.format, std::cout);
   std::cout.flush();
   if (const int sig = run.outcome.interrupted; sig != 0) {
@@ -173,13 +178,12 @@ StatusOr<int> Finish(const VerboseOptions& o, const dispatch::CapturedRun& run) 
                            dispatch::SignalName(sig)));
     return 128 + sig;
   }
+  // Out of memory (the worker's exit 7) is the machine's limit, not a worker failure: one line
+  // from here says so and what to do (the worker's own line would repeat it less clearly).
+  if (run.OutOfMemory()) return WorkerOutOfMemoryError(run);
   if (!run.outcome.ok()) {
     // The worker's own last words (its error line, or a sanitizer/oneDNN message) come first.
     if (const std::string err = run.WorkerError(); !err.empty()) std::cerr << err << '\n';
-    // Out of memory (the worker's exit 7) is the machine's limit, not a worker failure.
-    if (run.outcome.exited && run.outcome.exit_code == ToInt(ExitCode::kUnsupported)) {
-      return run.outcome.exit_code;
-    }
     return Status(ExitCode::kWorkerFailed,
                   fmt::format("the model worker {}", run.outcome.Describe(run.timeout_s)));
   }

@@ -1,7 +1,5 @@
 // dlcheck worker: the model run in a child process (started by `verbose`, `dispatch`, `check`);
 // hidden from --help.
-#include <new>
-
 #include "cli/commands.h"
 #include "cli/model_options.h"
 #include "detect/binding.h"
@@ -10,20 +8,16 @@
 namespace dlcheck::cli {
 namespace {
 
+// Exit status 7 tells the parent that memory ran out, and nothing else does: a model oneDNN
+// could not allocate comes back as kUnsupported (mlp::MakeTrainer), and a std::bad_alloc anywhere
+// else (loading --data, a step) reaches main's error edge, which ends with 7 too.
 StatusOr<int> RunWorker(const dispatch::ModelRunOptions& options) {
   if (Status valid = mlp::Validate(options.model); !valid.ok()) return valid;
   // Bound before oneDNN or OpenMP start a thread: every thread inherits the binding.
   if (!options.cpuset.empty()) {
     if (Status bound = detect::BindProcess(options.cpuset); !bound.ok()) return bound;
   }
-  try {
-    if (Status ran = dispatch::RunModelWorker(options); !ran.ok()) return ran;
-  } catch (const std::bad_alloc&) {
-    // A memory limit (ulimit -v, a cgroup) is the machine not doing what was asked: exit 7.
-    return Status(ExitCode::kUnsupported,
-                  "out of memory while running the model: raise the memory limit (ulimit -v, "
-                  "the container's limit) or use a smaller --batch or model");
-  }
+  if (Status ran = dispatch::RunModelWorker(options); !ran.ok()) return ran;
   return ToInt(ExitCode::kOk);
 }
 

@@ -113,6 +113,11 @@ struct CapturedRun {
     return outcome.exited && outcome.exit_code != 0 && outcome.exit_code != 1 &&
            verbose_lines == 0 && last_phase.empty();
   }
+  /// True when the worker ran out of memory: it exited with status 7 (ExitCode::kUnsupported),
+  /// which a worker gives for nothing else (src/cli/worker_command.cpp).
+  bool OutOfMemory() const {
+    return outcome.exited && outcome.exit_code == ToInt(ExitCode::kUnsupported);
+  }
   /// The worker's stderr tail without its last line feeds.
   std::string WorkerError() const {
     std::string tail = outcome.stderr_tail;

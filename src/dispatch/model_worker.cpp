@@ -9,6 +9,8 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
+#include <memory>
 #include <type_traits>
 
 #include "dispatch/peak.h"
@@ -184,42 +186,45 @@ std::vector<std::string> WorkerArguments(const ModelRunOptions& options) {
   return args;
 }
 
-Status RunModelWorker(const ModelRunOptions& options) {
-  // Line-buffered, so that what was done before a crash reaches the parent.
-  std::setvbuf(stdout, nullptr, _IOLBF, 0);
-  const mlp::ModelConfig& config = options.model;
-  // The level the parent asked for in the environment; tracing phases use it.
+namespace {
+
+// The verbose level the parent asked for in the environment (ONEDNN_VERBOSE, else 2): the
+// tracing phases switch verbose on at this level.
+int TracingLevel() {
   int level = 2;
   if (const char* env = std::getenv("ONEDNN_VERBOSE")) level = std::atoi(env);
-  if (level <= 0) level = 2;
+  return level <= 0 ? 2 : level;
+}
 
-  // Data first: a bad --data directory is the user's error, reported before any work.
-  StatusOr<TrainingData> data = LoadData(options);
-  if (!data.ok()) return data.status();
-  const mlp::Dataset& train = data->train;
-  const mlp::Dataset& test = data->test;
-  Emit(ResultLine(result_key::kTrainSamples, static_cast<std::int64_t>(train.size())));
-
-  if (options.peak) {
-    EnterPhase("peak");
-    for (const PeakResult& p : MeasurePeak()) {
-      Result(std::string(result_key::kPeakGflopsPrefix) + p.isa, p.gflops);
-    }
+// Phase peak: the single-core FMA peak per vector ISA.
+void PeakPhase() {
+  EnterPhase("peak");
+  for (const PeakResult& p : MeasurePeak()) {
+    Result(std::string(result_key::kPeakGflopsPrefix) + p.isa, p.gflops);
   }
+}
 
-  TracingObserver observer;
+// Phase init: the model built with verbose on (every primitive's creation line, layer by
+// layer), then its fallbacks and the backend that runs it.
+StatusOr<std::unique_ptr<mlp::Trainer>> InitPhase(const ModelRunOptions& options,
+                                                  TracingObserver& observer, int level) {
   EnterPhase("init");
   SetTracing(observer, true, level);
-  auto made = mlp::MakeTrainer(options.backend, config, &observer);
+  StatusOr<std::unique_ptr<mlp::Trainer>> made =
+      mlp::MakeTrainer(options.backend, options.model, &observer);
   if (!made.ok()) return made.status();
-  mlp::Trainer& trainer = **made;
+  const mlp::Trainer& trainer = **made;
   for (const auto& f : trainer.fallbacks()) Emit(FallbackLine(f.layer, f.reason));
   Result(result_key::kBackend, std::string(mlp::Name(trainer.backend())));
   SetTracing(observer, false, level);
+  return made;
+}
 
-  // The reference: the same first step on the scalar kernels, from the same initial weights.
+// Phase reference: the first step, and on oneDNN the same step on the scalar kernels from the
+// same initial weights, compared. Returns the first step's loss.
+StatusOr<float> ReferencePhase(mlp::Trainer& trainer, const mlp::ModelConfig& config,
+                               const mlp::Dataset& train, int& step) {
   EnterPhase("reference");
-  int step = 0;
   const float loss_first = trainer.Step(mlp::GetBatch(train, step++, config.batch));
   if (trainer.backend() == mlp::Backend::kOneDnn) {
     if (Status compared = CompareWithScalar(trainer, config, train); !compared.ok()) {
@@ -227,29 +232,59 @@ Status RunModelWorker(const ModelRunOptions& options) {
     }
   }
   Result(result_key::kLossFirst, loss_first);
+  return loss_first;
+}
 
-  EnterPhase("warmup");
-  for (int i = 0; i < options.warmup; ++i) trainer.Step(mlp::GetBatch(train, step++, config.batch));
-
-  EnterPhase("timed");
-  std::fflush(stdout);
-  float loss = TimedSteps(trainer, train, options, step);
-  if (options.iters == 0) loss = loss_first;
-
+// Phase traced: `traced` steps with verbose on and a worker line before each layer's work;
+// reports the last step's loss (`loss`, the loss so far, when there is none).
+void TracedPhase(mlp::Trainer& trainer, const ModelRunOptions& options, const mlp::Dataset& train,
+                 TracingObserver& observer, int level, int& step, float loss) {
   EnterPhase("traced");
   SetTracing(observer, true, level);
   const auto traced_start = Clock::now();
   for (int i = 0; i < options.traced; ++i) {
-    loss = trainer.Step(mlp::GetBatch(train, step++, config.batch));
+    loss = trainer.Step(mlp::GetBatch(train, step++, options.model.batch));
   }
   const double traced_s = std::chrono::duration<double>(Clock::now() - traced_start).count();
   SetTracing(observer, false, level);
   if (options.traced > 0) Result(result_key::kStepMsTraced, traced_s * 1e3 / options.traced);
   Result(result_key::kLossLast, loss);
+}
 
-  if (test.size() > 0) {
+}  // namespace
+
+Status RunModelWorker(const ModelRunOptions& options) {
+  // Line-buffered, so that what was done before a crash reaches the parent.
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
+  const int level = TracingLevel();
+  // Data first: a bad --data directory is the user's error, reported before any work.
+  StatusOr<TrainingData> data = LoadData(options);
+  if (!data.ok()) return data.status();
+  const mlp::Dataset& train = data->train;
+  Emit(ResultLine(result_key::kTrainSamples, static_cast<std::int64_t>(train.size())));
+  if (options.peak) PeakPhase();
+
+  TracingObserver observer;  // outlives the trainer, which reports to it
+  StatusOr<std::unique_ptr<mlp::Trainer>> made = InitPhase(options, observer, level);
+  if (!made.ok()) return made.status();
+  mlp::Trainer& trainer = **made;
+  int step = 0;
+  StatusOr<float> loss_first = ReferencePhase(trainer, options.model, train, step);
+  if (!loss_first.ok()) return loss_first.status();
+
+  EnterPhase("warmup");
+  for (int i = 0; i < options.warmup; ++i) {
+    trainer.Step(mlp::GetBatch(train, step++, options.model.batch));
+  }
+  EnterPhase("timed");
+  std::fflush(stdout);
+  float loss = TimedSteps(trainer, train, options, step);
+  if (options.iters == 0) loss = *loss_first;
+  TracedPhase(trainer, options, train, observer, level, step, loss);
+
+  if (data->test.size() > 0) {
     EnterPhase("evaluate");
-    Result(result_key::kTestAccuracy, mlp::Accuracy(trainer, test));
+    Result(result_key::kTestAccuracy, mlp::Accuracy(trainer, data->test));
   }
   EnterPhase("done");
   std::fflush(stdout);

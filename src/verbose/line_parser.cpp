@@ -515,83 +515,92 @@ void LineParser::UpdateState() {
   state_id_ = static_cast<std::uint32_t>(states_.size());
 }
 
-ParseResult LineParser::ParseInfo(std::size_t first, std::string_view component) {
-  const std::size_t n = count_;
-  if (first >= n) return {LineKind::kInfo, SkipReason::kNone};
+LineParser::Slot LineParser::SlotNamed(std::string_view name) {
+  static constexpr std::pair<std::string_view, Slot> kSlots[] = {
+      {"engine", Slot::kEngine},
+      {"primitive", Slot::kPrimitive},
+      {"implementation", Slot::kImplementation},
+      {"prop_kind", Slot::kPropKind},
+      {"memory_descriptors", Slot::kMemory},
+      {"attributes", Slot::kAttributes},
+      {"auxiliary", Slot::kAuxiliary},
+      {"problem_desc", Slot::kProblem},
+      {"exec_time", Slot::kTime}};
+  for (const auto& [slot_name, slot] : kSlots) {
+    if (name == slot_name) return slot;
+  }
+  return Slot::kIgnored;
+}
+
+bool LineParser::ReadTemplate(std::size_t first, std::string_view component) {
   const std::string_view f0 = fields_[first];
   for (std::string_view prefix :
        {std::string_view("prim_template:"), std::string_view("template:")}) {
     if (!f0.starts_with(prefix)) continue;
-    if (component == "graph") return {LineKind::kInfo, SkipReason::kNone};
+    if (component == "graph") return true;  // the graph API's own layout: not the primitives'
     template_.clear();
-    for (std::size_t k = first; k < n; ++k) {
-      std::string_view name = Trim(k == first ? f0.substr(prefix.size()) : fields_[k]);
+    for (std::size_t k = first; k < count_; ++k) {
+      const std::string_view name = Trim(k == first ? f0.substr(prefix.size()) : fields_[k]);
       if (name == "timestamp" || name == "operation") continue;
-      Slot slot = Slot::kIgnored;
-      if (name == "engine")
-        slot = Slot::kEngine;
-      else if (name == "primitive")
-        slot = Slot::kPrimitive;
-      else if (name == "implementation")
-        slot = Slot::kImplementation;
-      else if (name == "prop_kind")
-        slot = Slot::kPropKind;
-      else if (name == "memory_descriptors")
-        slot = Slot::kMemory;
-      else if (name == "attributes")
-        slot = Slot::kAttributes;
-      else if (name == "auxiliary")
-        slot = Slot::kAuxiliary;
-      else if (name == "problem_desc")
-        slot = Slot::kProblem;
-      else if (name == "exec_time")
-        slot = Slot::kTime;
-      template_.push_back(slot);
+      template_.push_back(SlotNamed(name));
     }
-    return {LineKind::kInfo, SkipReason::kNone};
+    return true;
   }
+  return false;
+}
+
+void LineParser::SetHeaderIsa(std::string_view text) {
   // Header lines repeat once per library load: reuse the strings, no allocation.
-  auto set_isa = [this](std::string_view s) {
-    header_.isa.clear();
-    for (char c : s) {
-      if (c != '*') header_.isa.push_back(c);
-    }
-    Assign(header_.isa_short, IsaFromHeaderText(header_.isa));
-  };
-  if ((f0 == "cpu" || f0 == "gpu") && first + 1 < n) {
-    const std::string_view f1 = fields_[first + 1];
-    if (f0 == "cpu" && f1.starts_with("isa:")) {
-      set_isa(Trim(Join(first + 1, n).substr(4)));
-      return {LineKind::kInfo, SkipReason::kNone};
-    }
-    if (f0 == "cpu" && f1.starts_with("runtime:")) {
-      Assign(header_.runtime, f1.substr(8));
-      for (std::size_t k = first + 2; k < n; ++k) {
-        if (fields_[k].starts_with("nthr:")) {
-          int threads = 0;
-          const std::string_view v = fields_[k].substr(5);
-          const auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), threads);
-          if (ec == std::errc() && ptr == v.data() + v.size()) header_.threads = threads;
-        }
-      }
-      return {LineKind::kInfo, SkipReason::kNone};
-    }
+  header_.isa.clear();
+  for (char c : text) {
+    if (c != '*') header_.isa.push_back(c);
   }
+  Assign(header_.isa_short, IsaFromHeaderText(header_.isa));
+}
+
+bool LineParser::ReadCpuInfo(std::size_t first) {
+  if (fields_[first] != "cpu" || first + 1 >= count_) return false;
+  const std::string_view f1 = fields_[first + 1];
+  if (f1.starts_with("isa:")) {
+    SetHeaderIsa(Trim(Join(first + 1, count_).substr(4)));
+    return true;
+  }
+  if (!f1.starts_with("runtime:")) return false;
+  Assign(header_.runtime, f1.substr(8));
+  for (std::size_t k = first + 2; k < count_; ++k) {
+    if (!fields_[k].starts_with("nthr:")) continue;
+    int threads = 0;
+    const std::string_view v = fields_[k].substr(5);
+    const auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), threads);
+    if (ec == std::errc() && ptr == v.data() + v.size()) header_.threads = threads;
+  }
+  return true;
+}
+
+bool LineParser::ReadVersionOrIsa(std::size_t first) {
+  const std::string_view f0 = fields_[first];
   if (f0.starts_with("Detected ISA is ")) {
-    set_isa(Trim(Join(first, n).substr(16)));
-    return {LineKind::kInfo, SkipReason::kNone};
+    SetHeaderIsa(Trim(Join(first, count_).substr(16)));
+    return true;
   }
-  const bool version_line =
-      f0.find(" v") != std::string_view::npos && (f0.find("DNN") != std::string_view::npos);
-  if (version_line) {
-    Assign(header_.library_version, Trim(f0));
-    if (first + 1 < n) {  // 0.18-1.0.1: the ISA follows after a comma
-      set_isa(Trim(Join(first + 1, n)));
-    }
-    return {LineKind::kInfo, SkipReason::kNone};
+  if (f0.find(" v") == std::string_view::npos || f0.find("DNN") == std::string_view::npos) {
+    return false;
   }
-  if (header_.other.size() < 64) header_.other.emplace_back(Join(first, n));
-  return {LineKind::kInfo, SkipReason::kNone};
+  Assign(header_.library_version, Trim(f0));
+  if (first + 1 < count_) {  // 0.18-1.0.1: the ISA follows after a comma
+    SetHeaderIsa(Trim(Join(first + 1, count_)));
+  }
+  return true;
+}
+
+ParseResult LineParser::ParseInfo(std::size_t first, std::string_view component) {
+  const ParseResult info{LineKind::kInfo, SkipReason::kNone};
+  if (first >= count_) return info;
+  if (ReadTemplate(first, component) || ReadCpuInfo(first) || ReadVersionOrIsa(first)) {
+    return info;
+  }
+  if (header_.other.size() < 64) header_.other.emplace_back(Join(first, count_));
+  return info;
 }
 
 std::span<const LineParser::Slot> LineParser::SlotsFor(Era era) const {

@@ -98,6 +98,14 @@ class LineParser {
   std::size_t Split(std::string_view text);
   std::string_view Join(std::size_t first, std::size_t last) const;  // fields [first, last)
   ParseResult ParseInfo(std::size_t first, std::string_view component);
+  // The parts of an info line, each true when the line was theirs: a template line (the field
+  // layout of later lines), `cpu,isa:` / `cpu,runtime:...,nthr:N`, the version line or
+  // `Detected ISA is ...`.
+  static Slot SlotNamed(std::string_view template_name);  // kIgnored for a name it lacks
+  bool ReadTemplate(std::size_t first, std::string_view component);
+  bool ReadCpuInfo(std::size_t first);
+  bool ReadVersionOrIsa(std::size_t first);
+  void SetHeaderIsa(std::string_view text);  // without oneDNN's `*` marks
   // How the fields of a create or exec line map onto the layout's slots.
   struct FieldPlan {
     std::span<const Slot> slots;  // the template's, or the era's fixed layout

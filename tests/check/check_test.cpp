@@ -149,6 +149,18 @@ TEST(CheckTest, ACrashedWorkerIsCriticalWithItsSignalAndPhase) {
   EXPECT_EQ(r.perfdata, "'problems'=1;;;0");
 }
 
+// A worker that ran out of memory (its exit status 7) met the machine's limit: UNKNOWN, as
+// EXIT STATUS says, not the CRITICAL of a crash.
+TEST(CheckTest, AWorkerOutOfMemoryIsUnknownWithItsPhase) {
+  Evidence e = HaswellEvidence();
+  e.run->outcome = {.exited = true, .exit_code = 7};
+  e.run->last_phase = "init";
+  e.run->results = {};
+  const CheckResult r = Evaluate(Parse({}), e);
+  EXPECT_EQ(r.state, State::kUnknown);
+  EXPECT_EQ(r.summary, "model worker out of memory in phase init");
+}
+
 TEST(CheckTest, MissingEvidenceIsUnknownAndComesFirst) {
   Evidence e = HaswellEvidence();
   e.run.reset();

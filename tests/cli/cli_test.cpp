@@ -12,6 +12,7 @@
 
 #include "common/exit_code.h"
 #include "support/run_dlcheck.h"
+#include "support/scratch_dir.h"
 
 namespace dlcheck {
 namespace {
@@ -93,7 +94,8 @@ TEST(CliTest, AnUnknownColumnIsAUsageErrorThatListsTheValidOnes) {
                         0),
             0u)
       << r.err;
-  EXPECT_NE(r.err.find(",gflops,benchdnn (see 'dlcheck parse --help')\n"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(",gflops,benchdnn (see 'dlcheck parse --help')\n"), std::string::npos)
+      << r.err;
   EXPECT_TRUE(r.out.empty()) << r.out;
 }
 
@@ -268,6 +270,100 @@ TEST(OutOfMemoryTest, MemoryExhaustionIsExitSevenWithAMessage) {
   EXPECT_EQ(r.exit_code, ToInt(ExitCode::kUnsupported)) << r.err;
   EXPECT_EQ(r.err.rfind("dlcheck: out of memory: ", 0), 0u) << r.err;
   EXPECT_EQ(r.err.find("internal error"), std::string::npos) << r.err;
+}
+
+// A model worker (`verbose`, `dispatch`) that runs out of memory under a real address-space
+// limit: the parent ends with 7 and says so once, in its own words, never as a worker failure.
+// The limit applies to dlcheck and, inherited, to its worker; the parent stays far below it.
+class WorkerOutOfMemoryTest : public testing::ScratchDirTest {
+ protected:
+  // An MNIST-format directory of 200,000 blank training images (gzip keeps it under 1 MB): the
+  // worker reads their 157 MB of bytes, then cannot have the 627 MB of floats they become.
+  std::string WriteLargeDataSet() {
+    const std::string dir = dir_.string();
+    const auto idx = [&dir](const std::string& name, const std::string& header, long bytes) {
+      return "{ printf '" + header + "'; head -c " + std::to_string(bytes) +
+             " /dev/zero; } | gzip -1 >" + dir + "/" + name + ".gz";
+    };
+    // Big-endian headers: magic 0x803 (images) or 0x801 (labels), then the dimensions;
+    // 200,000 is 0x00030d40 and 100 is 0x64.
+    const std::string images = "\\000\\000\\010\\003", labels = "\\000\\000\\010\\001";
+    const std::string side = "\\000\\000\\000\\034\\000\\000\\000\\034";  // 28 x 28
+    const std::string many = "\\000\\003\\015\\100", few = "\\000\\000\\000\\144";
+    const std::string script = idx("train-images-idx3-ubyte", images + many + side, 200000L * 784) +
+                               " && " + idx("train-labels-idx1-ubyte", labels + many, 200000) +
+                               " && " +
+                               idx("t10k-images-idx3-ubyte", images + few + side, 100L * 784) +
+                               " && " + idx("t10k-labels-idx1-ubyte", labels + few, 100);
+    EXPECT_EQ(std::system(script.c_str()), 0) << script;
+    return dir;
+  }
+  // `dlcheck ARGS` under an address-space limit `extra_mib` above a started dlcheck's.
+  ShellResult UnderLimit(const std::string& args, std::size_t extra_mib) {
+    const std::size_t started = StartedAddressSpace();
+    EXPECT_GT(started, 0u) << "could not see dlcheck waiting for input";
+    return Shell("prlimit --as=" + std::to_string(started + (extra_mib << 20)) + " " +
+                 DLCHECK_BINARY + " " + args + " >" + (dir_ / "out").string());
+  }
+  std::string Out() const {
+    std::ifstream in(dir_ / "out");
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+  }
+};
+
+// The worker runs out while it loads --data (a std::bad_alloc in the worker, before its first
+// phase): no report, one line, 7; the same for dispatch, which starts no second worker.
+TEST_F(WorkerOutOfMemoryTest, DataThatDoesNotFitEndsWithSevenAndOneLine) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "AddressSanitizer reserves terabytes of shadow address space, which an "
+                  "address-space limit refuses at start-up; the Release build runs this test";
+#endif
+  const std::string data = WriteLargeDataSet();
+  const std::string message =
+      "dlcheck: out of memory: the model worker did not fit in the memory it may use (in phase "
+      "start-up); raise the limit (ulimit -v, the cgroup's memory.max) or use a smaller --batch, "
+      "--layers or --data set\n";
+  const std::string model = " --data " + data + " --iters 1 --warmup 0 --traced 1 --format json";
+  for (const std::string command : {"verbose", "dispatch --isa sse41 --no-peak"}) {
+    const auto r = UnderLimit(command + model, 320);
+    EXPECT_EQ(r.exit_code, ToInt(ExitCode::kUnsupported)) << command << r.err;
+    EXPECT_EQ(r.err, message) << command;
+    EXPECT_EQ(Out(), "") << command;
+  }
+  // Without the limit the same data set trains: the limit, not the data, stopped it.
+  const auto r = Shell(std::string(DLCHECK_BINARY) + " verbose" + model + " >/dev/null");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+}
+
+// The model's weights do not fit (oneDNN or the scalar kernels cannot allocate them, in phase
+// init): the report of what was done, with an `out-of-memory` finding and no `worker-failed`,
+// then one line and 7.
+TEST_F(WorkerOutOfMemoryTest, AModelThatDoesNotFitIsReportedOnceWithSeven) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "AddressSanitizer reserves terabytes of shadow address space, which an "
+                  "address-space limit refuses at start-up; the Release build runs this test";
+#endif
+  // fc2 alone holds 16384 x 16384 floats (1 GiB), twice the room the limit leaves.
+  const auto r = UnderLimit(
+      "verbose --layers 16384,16384,10 --iters 1 --warmup 0 --traced 1 --threads 1 --format json",
+      512);
+  EXPECT_EQ(r.exit_code, ToInt(ExitCode::kUnsupported)) << r.err;
+  static const std::regex message(
+      "dlcheck: out of memory: the model worker did not fit in the memory it may use \\(in phase "
+      "init(, layer \\w+)?\\); raise the limit \\(ulimit -v, the cgroup's memory.max\\) or use a "
+      "smaller --batch, --layers or --data set\n");
+  EXPECT_TRUE(std::regex_match(r.err, message)) << r.err;
+  const std::string out = Out();
+  ASSERT_TRUE(nlohmann::json::accept(out)) << out;
+  const nlohmann::json doc = nlohmann::json::parse(out);
+  std::multiset<std::string> codes;
+  for (const auto& f : doc["findings"]) {
+    codes.insert(f["code"].get<std::string>());
+  }
+  EXPECT_EQ(codes.count("out-of-memory"), 1u) << out;
+  EXPECT_EQ(codes.count("worker-failed"), 0u) << out;
 }
 
 // A log line with a terminal escape and a byte that is not UTF-8 in its fields: no format

@@ -291,7 +291,32 @@ TEST_P(SignalTest, DispatchStopsItsWorkerAndReports) {
                               "--no-peak", "--threads", "1", "--format", "json"},
                              std::chrono::milliseconds(1500));
   EXPECT_TRUE(HasFinding(doc, "interrupted")) << doc["findings"];
+  // The stopped worker is said once, as interrupted: it did not fail.
+  EXPECT_FALSE(HasFinding(doc, "worker-failed")) << doc["findings"];
   EXPECT_EQ(doc["runs"].size(), 1u);  // no worker started after the signal
+}
+
+// A worker that crashed before the signal (a real SIGILL under the cap sse41) is still a
+// failure; the one the signal stopped (the scalar kernels' run) is not.
+TEST_P(SignalTest, DispatchStillNamesAWorkerThatFailedBeforeTheSignal) {
+  setenv("DLCHECK_WORKER_FAULT", "init", 1);
+  setenv("DLCHECK_WORKER_FAULT_ISA", "sse41", 1);
+  const Json doc = Interrupt({"dispatch", "--model", "cnn", "--iters", "100000", "--isa", "sse41",
+                              "--no-peak", "--threads", "1", "--format", "json"},
+                             std::chrono::milliseconds(1500));
+  unsetenv("DLCHECK_WORKER_FAULT");
+  unsetenv("DLCHECK_WORKER_FAULT_ISA");
+  EXPECT_TRUE(HasFinding(doc, "interrupted")) << doc["findings"];
+  std::vector<std::string> failed;
+  for (const auto& f : doc["findings"]) {
+    if (f["code"] == "worker-failed") failed.push_back(Text(f["message"]));
+  }
+  ASSERT_EQ(failed.size(), 1u) << doc["findings"];
+  EXPECT_EQ(failed[0],
+            "the worker for sse41 was killed by signal 4 (SIGILL) in phase init; the other runs "
+            "went on");
+  ASSERT_EQ(doc["runs"].size(), 2u) << doc["runs"];
+  EXPECT_EQ(doc["runs"][1]["isa_cap"], "scalar") << doc["runs"];
 }
 
 TEST_P(SignalTest, DispatchOfACommandStopsItAndReports) {
