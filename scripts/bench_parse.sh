@@ -6,11 +6,13 @@
 #   timestamped  (>= ts_mb, 100 MB by default) their create and exec lines with a timestamp,
 #                new on every line as in a real log, in each era that has one: 2.x
 #                `onednn_verbose,<ts>,exec,...`, 3.3+ `onednn_verbose,<ts>,primitive,exec,...`,
-#                3.6+ `onednn_verbose,v1,<ts>,primitive,exec,...`.
+#                3.6+ `onednn_verbose,v1,<ts>,primitive,exec,...`;
+#   distinct     200,000 distinct shapes (a 3.x convolution and matmul line per sequence length,
+#                as a dynamic-shape model prints them): peak RSS in every format, the row bound.
 #
 #   scripts/bench_parse.sh [size_mb [ts_mb]]   (BUILD=build by default; the binary must be built)
 #
-# Targets (from the issue): throughput >= 1/4 of `wc -l`, peak RSS < 64 MB.
+# Targets (from the issue): throughput >= 1/4 of `wc -l`, peak RSS < 64 MB for any log.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 size_mb=${1:-200}
@@ -82,8 +84,25 @@ PY
     awk -F': ' '/Maximum resident set size/ {printf "peak RSS:       %8.1f MB  (target < 64)\n", $2 / 1024}'
 }
 
+distinct_log=${BENCH_DISTINCT_LOG:-/tmp/dlcheck_bench_distinct.log}
+if [ ! -s "$distinct_log" ]; then
+  awk 'BEGIN { for (i = 1; i <= 100000; i++) {
+    printf "onednn_verbose,v1,primitive,exec,cpu,convolution,jit:avx2,forward_training,src:f32:a:blocked:aBcd8b::f0 wei:f32:a:blocked:ABcd8b8a::f0 bia:f32::blocked:a::f0 dst:f32:a:blocked:aBcd8b::f0,attr-scratchpad:user attr-post-ops:eltwise_relu,alg:convolution_direct,mb2_ic16oc32_ih%doh%dkh3sh1dh0ph1_iw13ow13kw3sw1dw0pw1,0.0820312\n", i, i
+    printf "onednn_verbose,v1,primitive,exec,cpu,matmul,brg_matmul:avx2,undef,src:f32::blocked:abc::f0 wei:f32::blocked:abc::f0 bia:f32::blocked:abc::f0_mask4 dst:f32::blocked:abc::f0,,,4x%dx16:4x16x32,0.0441895\n", i } }' > "$distinct_log"
+fi
+
+distinct() {  # peak RSS and wall time of parse in every format on the distinct-shapes log
+  echo "log: $distinct_log ($(wc -l < "$distinct_log") lines, 200,000 distinct shapes)"
+  for format in table csv json xlsx; do
+    /usr/bin/time -f "$format: peak RSS %M KB, %e s" "$dlcheck" parse --format "$format" \
+      "$distinct_log" 2>&1 >/dev/null | tail -1
+  done
+}
+
 echo "== plain log"
 bench "$log"
 echo "== timestamped log"
 bench "$ts_log"
+echo "== distinct shapes (target: peak RSS < 64 MB in every format)"
+distinct
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -315,7 +315,10 @@ std::size_t Aggregator::Add(const VerboseEvent& e) {
   }
   const std::uint64_t hash = FullHash(key_);  // every byte: no crafted rows share a hash cheaply
   std::size_t index = FindRow(hash, e);
-  if (index == kNoRow) index = rows_.size() < kMaxRows ? NewRow(e, hash) : OtherRow();
+  if (index == kNoRow) {
+    const bool room = rows_.size() < kMaxRows && row_text_bytes_ < kMaxRowTextBytes;
+    index = room ? NewRow(e, hash) : OtherRow();
+  }
   if (index == other_row_) ++other_events_;
   AddTime(rows_[index],
           {index, e.operation == Operation::kExec, e.IsCacheHit(),
@@ -362,21 +365,22 @@ std::size_t Aggregator::NewRow(const VerboseEvent& e, std::uint64_t hash) {
   const std::size_t index = rows_.size();
   IndexRow(hash, index);
   PrimitiveStats& row = rows_.emplace_back();
-  row.engine = e.engine;
-  row.primitive = e.primitive;
-  row.implementation = e.implementation;
-  row.isa = e.isa;
+  auto text = [this](std::string_view s) { return InternedText(s, row_text_bytes_); };
+  row.engine = text(e.engine);
+  row.primitive = text(e.primitive);
+  row.implementation = text(e.implementation);
+  row.isa = text(e.isa);
   row.isa_inferred = e.isa_inferred;
   row.impl_class = e.impl_class;
-  row.prop_kind = e.prop_kind;
-  row.memory_descriptors = e.memory_descriptors;
+  row.prop_kind = text(e.prop_kind);
+  row.memory_descriptors = text(e.memory_descriptors);
   ParseMemoryDescs(e.memory_descriptors, mds_);
-  row.data_types = DataTypesText(mds_);
-  row.layouts = LayoutsText(mds_);
-  row.attributes = e.attributes;
-  row.auxiliary = e.auxiliary;
-  row.problem = e.problem;
-  if (e.layer) row.layer = InternedText(*e.layer);
+  row.data_types = text(DataTypesText(mds_));
+  row.layouts = text(LayoutsText(mds_));
+  row.attributes = text(e.attributes);
+  row.auxiliary = text(e.auxiliary);
+  row.problem = text(e.problem);
+  if (e.layer) row.layer = text(*e.layer);
   row.input = input_;
   row.flops = FlopsOf(e.primitive, e.problem);
   row.first_line = e.line;
@@ -392,6 +396,7 @@ std::vector<PrimitiveStats> Aggregator::TakeRows() {
   }
   rows_.shrink_to_fit();
   row_slots_ = {};
+  row_text_bytes_ = 0;
   other_row_ = kNoRow;
   return taken;
 }
@@ -402,25 +407,39 @@ std::size_t Aggregator::OtherRow() {
     other_row_ = rows_.size();
     PrimitiveStats& row = rows_.emplace_back();
     row.primitive = "other";
-    row.problem = "primitives beyond the first " + std::to_string(kMaxRows);
+    row.problem = "primitives beyond the first " + std::to_string(rows_.size() - 1);
   }
   return other_row_;
 }
 
+namespace {
+
+// A diagnostic's text as kept: its first kMaxDiagnosticText bytes, `...` after a cut.
+std::string DiagnosticText(std::string_view text) {
+  if (text.size() <= kMaxDiagnosticText) return std::string(text);
+  return std::string(text.substr(0, kMaxDiagnosticText)) + "...";
+}
+
+}  // namespace
+
+// Diagnostics that agree in their kept texts are one row: at most kMaxDiagnostics rows of at
+// most four cut texts each, whatever the lines hold.
 void Aggregator::AddDiagnostic(const VerboseEvent& e) {
   ++diagnostic_events_;
+  const auto cut = [](std::string_view text) { return text.substr(0, kMaxDiagnosticText); };
   key_.clear();
-  AppendKeyPart(key_, e.operation_text);
-  AppendKeyPart(key_, e.primitive);
-  AppendKeyPart(key_, e.implementation);
-  AppendKeyPart(key_, e.message);
+  AppendKeyPart(key_, cut(e.operation_text));
+  AppendKeyPart(key_, cut(e.primitive));
+  AppendKeyPart(key_, cut(e.implementation));
+  AppendKeyPart(key_, cut(e.message));
   if (auto it = diagnostic_index_.find(std::string_view(key_)); it != diagnostic_index_.end()) {
     ++diagnostics_[it->second].count;
     return;
   }
   if (diagnostics_.size() >= kMaxDiagnostics) return;
   diagnostic_index_.emplace(key_, diagnostics_.size());
-  diagnostics_.push_back({e.operation_text, e.primitive, e.implementation, e.message, 1, e.line});
+  diagnostics_.push_back({DiagnosticText(e.operation_text), DiagnosticText(e.primitive),
+                          DiagnosticText(e.implementation), DiagnosticText(e.message), 1, e.line});
 }
 
 namespace {
@@ -548,7 +567,8 @@ std::vector<Finding> Notes(const Summary& s, const PrimitiveRows& rows, const Lo
   }
   if (s.other_events > 0) {
     note(Severity::kWarning, "row-limit",
-         "more than " + std::to_string(kMaxRows) + " distinct primitives: the " +
+         "more than " + std::to_string(kMaxRows) + " distinct primitives (or " +
+             std::to_string(kMaxRowTextBytes >> 20) + " MiB of their texts): the " +
              std::to_string(s.other_events) +
              " events of the primitives beyond them are counted in one row named 'other'");
   }

@@ -237,6 +237,7 @@ class Aggregator {
   std::uint64_t exec_events_ = 0;
   std::uint64_t diagnostic_events_ = 0;
   std::uint64_t graph_dispatch_events_ = 0;
+  std::size_t row_text_bytes_ = 0;  // what the rows' new texts took in the pool
   std::size_t other_row_ = kNoRow;  // the row of the primitives beyond kMaxRows, once needed
   std::uint64_t other_events_ = 0;
 };
@@ -246,5 +247,11 @@ inline constexpr std::size_t kMaxDiagnostics = 1000;
 /// The limit on distinct primitive rows: the events of further distinct primitives go to one
 /// `other` row (primitive `other`), with a finding, so memory stays bounded for any log.
 inline constexpr std::size_t kMaxRows = 50000;
+/// The limit on the bytes of texts that distinct rows bring (a log line may be 1 MiB, so
+/// kMaxRows alone would not bound them): past it, further distinct primitives go to the
+/// `other` row as well.
+inline constexpr std::size_t kMaxRowTextBytes = std::size_t{16} << 20;
+/// Diagnostic messages are kept up to this many bytes (the rest is cut, with `...`).
+inline constexpr std::size_t kMaxDiagnosticText = 1024;
 
 }  // namespace dlcheck::verbose

@@ -13,7 +13,8 @@ namespace {
 // through an open-addressing table of (hash, string) slots, load at most 1/2.
 class Pool {
  public:
-  const std::string* Intern(std::string_view text) {
+  // The entry for `text`; adds the bytes a new one takes to `stored_bytes`.
+  const std::string* Intern(std::string_view text, std::size_t& stored_bytes) {
     const std::uint64_t hash = FullHash(text);
     std::lock_guard<std::mutex> lock(mutex_);
     if (2 * (texts_.size() + 1) > slots_.size()) Grow();
@@ -23,7 +24,9 @@ class Pool {
       if (slots_[i].hash == hash && *slots_[i].text == text) return slots_[i].text;
     }
     slots_[i] = {hash, &texts_.emplace_back(text)};
-    text_bytes_ += texts_.back().capacity() > 15 ? texts_.back().capacity() + 1 : 0;
+    const std::size_t heap = texts_.back().capacity() > 15 ? texts_.back().capacity() + 1 : 0;
+    text_bytes_ += heap;
+    stored_bytes += sizeof(std::string) + heap + 2 * sizeof(Slot);
     return slots_[i].text;
   }
 
@@ -69,7 +72,12 @@ Pool& ThePool() {
 }  // namespace
 
 InternedText::InternedText(std::string_view text) {
-  if (!text.empty()) entry_ = ThePool().Intern(text);
+  std::size_t ignored = 0;
+  if (!text.empty()) entry_ = ThePool().Intern(text, ignored);
+}
+
+InternedText::InternedText(std::string_view text, std::size_t& stored_bytes) {
+  if (!text.empty()) entry_ = ThePool().Intern(text, stored_bytes);
 }
 
 const std::string& InternedText::Empty() {

@@ -25,6 +25,9 @@ class InternedText {
  public:
   InternedText() = default;  ///< the empty text
   explicit InternedText(std::string_view text);
+  /// As above, and adds to `stored_bytes` what the pool took for the text (0 when it held it
+  /// already): a caller bounds the memory its own texts take with it.
+  InternedText(std::string_view text, std::size_t& stored_bytes);
   InternedText& operator=(std::string_view text) { return *this = InternedText(text); }
 
   const std::string& str() const { return entry_ == nullptr ? Empty() : *entry_; }

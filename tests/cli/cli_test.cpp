@@ -366,6 +366,61 @@ TEST_F(WorkerOutOfMemoryTest, AModelThatDoesNotFitIsReportedOnceWithSeven) {
   EXPECT_EQ(codes.count("worker-failed"), 0u) << out;
 }
 
+// A log of any size and any number of shapes parses in bounded memory, in every format: 200,000
+// distinct shapes (past kMaxRows, into the `other` row), 200 primitives whose attributes are
+// 256 KB of text each (past the rows' text budget) and 200 diagnostics of 256 KB each (cut), all
+// read under an address-space limit 48 MiB above a started dlcheck. Without those bounds the
+// rows hold ~200 MB, the diagnostics ~80 MB: exit 7.
+TEST(BoundedMemoryTest, AnyNumberOfShapesAndAnyLengthFitIn48MiB) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "AddressSanitizer reserves terabytes of shadow address space, which an "
+                  "address-space limit refuses at start-up; the Release build runs this test";
+#endif
+  const std::size_t started = StartedAddressSpace();
+  ASSERT_GT(started, 0u) << "could not see dlcheck waiting for input";
+  const std::string limit = std::to_string(started + (std::size_t{48} << 20));
+  const std::string generate =
+      "awk 'BEGIN { long = \"y\"; while (length(long) < 200000) long = long long;"
+      " for (i = 1; i <= 200000; i++) printf "
+      "\"onednn_verbose,v1,primitive,exec,cpu,convolution,jit:avx2,forward_training,"
+      "src:f32::blocked:abcd::f0 dst:f32::blocked:abcd::f0,,alg:convolution_direct,"
+      "mb2_ic16oc32_ih%doh%dkh3sh1dh0ph1_iw13ow13kw3sw1dw0pw1,0.08\\n\", i, i;"
+      " for (i = 1; i <= 200; i++) printf "
+      "\"onednn_verbose,v1,primitive,exec,cpu,eltwise,jit:avx2,forward_training,"
+      "data:f32::blocked:a::f0,attr-post-ops:%d%s,alg:eltwise_relu alpha:0 beta:0,8,0.01\\n\","
+      " i, long;"
+      " for (i = 1; i <= 200; i++) printf "
+      "\"onednn_verbose,v1,primitive,create:dispatch,convolution,cpu,x64:gemm,%d%s\\n\", i,"
+      " long }'";
+  const std::string json = ::testing::TempDir() + "dlcheck_bounded_" + std::to_string(getpid());
+  for (const std::string format : {"csv", "table", "xlsx", "json"}) {
+    const auto r =
+        Shell(generate + " | prlimit --as=" + limit + " " + DLCHECK_BINARY + " parse --format " +
+              format + " - >" + (format == "json" ? json : "/dev/null"));
+    EXPECT_EQ(r.exit_code, 0) << format << ": " << r.err;
+  }
+  std::ifstream in(json);
+  const nlohmann::json doc = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  std::remove(json.c_str());
+  ASSERT_TRUE(doc.is_object());
+  const auto& rows = doc["primitives"];
+  ASSERT_GE(rows.size(), 2u);
+  EXPECT_EQ(rows.size(), doc["summary"]["rows"].get<std::size_t>());
+  EXPECT_LE(rows.size(), 50001u);
+  std::uint64_t execs = 0;
+  for (const auto& row : rows) execs += row["execs"].get<std::uint64_t>();
+  EXPECT_EQ(execs, 200200u) << "every exec counted, in its row or in 'other'";
+  bool other = false;
+  for (const auto& row : rows) other = other || row["primitive"] == "other";
+  EXPECT_TRUE(other);
+  std::size_t longest_diagnostic = 0;
+  for (const auto& d : doc["diagnostics"]) {
+    longest_diagnostic = std::max(longest_diagnostic, d["message"].get<std::string>().size());
+  }
+  EXPECT_GT(longest_diagnostic, 0u);
+  EXPECT_LE(longest_diagnostic, 1024u + 3u) << "diagnostics are cut at 1 KiB";
+}
+
 // A log line with a terminal escape and a byte that is not UTF-8 in its fields: no format
 // passes either through raw.
 TEST(SafeTextCliTest, HostileLogTextIsSafeInEveryFormat) {

@@ -406,5 +406,47 @@ TEST(LogSessionTest, DistinctRowsAreBoundedWithAnOtherRow) {
   EXPECT_TRUE(finding);
 }
 
+// Rows of long texts (a line may be 1 MiB) stop at the rows' text budget, before kMaxRows: the
+// pool takes at most the budget and one row more, and the later primitives go to `other`.
+TEST(LogSessionTest, DistinctRowsOfLongTextsAreBoundedByTheirBytes) {
+  const std::string long_text(256 << 10, 'z');
+  const std::size_t lines = 2 * (kMaxRowTextBytes / long_text.size());
+  const std::size_t pool_before = InternedText::PoolBytes();
+  LogSession session;
+  std::uint64_t number = 0;
+  for (std::size_t i = 0; i < lines; ++i) {
+    session.Feed(
+        "onednn_verbose,exec,cpu,eltwise,jit:avx2,forward_training,data_f32::blocked:a:f0,"
+        "attr-post-ops:" +
+            std::to_string(i) + long_text + ",alg:eltwise_relu,8,0.5",
+        ++number);
+  }
+  session.Finish();
+  const auto& rows = session.aggregator().rows();
+  ASSERT_LT(rows.size(), lines);
+  EXPECT_EQ(rows.back().primitive, "other");
+  EXPECT_LE(InternedText::PoolBytes() - pool_before, kMaxRowTextBytes + 2 * long_text.size());
+  std::uint64_t execs = 0;
+  for (const PrimitiveStats& row : rows) execs += row.execs;
+  EXPECT_EQ(execs, lines);
+  EXPECT_EQ(session.Summarize().other_events, lines - (rows.size() - 1));
+}
+
+// A diagnostic keeps its first kMaxDiagnosticText bytes: messages that differ only after them
+// are one row, counted twice.
+TEST(LogSessionTest, LongDiagnosticsAreCut) {
+  const std::string head = "onednn_verbose,v1,primitive,create:dispatch,convolution,cpu,x64:gemm,";
+  const std::string message(3 * kMaxDiagnosticText, 'm');
+  LogSession session;
+  session.Feed(head + message + "1", 1);
+  session.Feed(head + message + "2", 2);
+  session.Finish();
+  const auto& diagnostics = session.aggregator().diagnostics();
+  ASSERT_EQ(diagnostics.size(), 1u);
+  EXPECT_EQ(diagnostics[0].count, 2u);
+  EXPECT_EQ(diagnostics[0].message.size(), kMaxDiagnosticText + 3);
+  EXPECT_TRUE(diagnostics[0].message.ends_with("mmm...")) << diagnostics[0].message.substr(0, 40);
+}
+
 }  // namespace
 }  // namespace dlcheck::verbose
