@@ -9,8 +9,8 @@
 #include <string_view>
 #include <vector>
 
-#include "verbose/log_session.h"
 #include "verbose/flops.h"
+#include "verbose/log_session.h"
 
 using namespace dlcheck::verbose;
 

@@ -30,8 +30,9 @@ build_packages=(
   prometheus                          # promtool: the fleet test lints the Prometheus textfile
   linux-perf                          # `dlcheck profile` records with perf; its tests need it
 )
-# ci: what .ci/run adds (the libFuzzer target is built with clang; ASan/UBSan use gcc's runtime).
-ci_packages=(clang libclang-rt-14-dev)
+# ci: what .ci/run adds (the libFuzzer target is built with clang; ASan/UBSan use gcc's runtime;
+# `make format-check` holds every source to .clang-format).
+ci_packages=(clang libclang-rt-14-dev clang-format)
 # bench: scripts/bench_parse.sh (side-by-side timing, peak RSS, figures read back with python3).
 bench_packages=(hyperfine time python3)
 # models: real data for --data (scripts/bench_models.sh; the PyTorch peers come with build).

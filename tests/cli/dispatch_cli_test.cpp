@@ -7,8 +7,8 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <set>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -129,7 +129,8 @@ TEST(DispatchCliTest, CsvHasOneRowPerCapAndPrimitive) {
   std::istringstream in(r.out);
   std::string header;
   std::getline(in, header);
-  EXPECT_EQ(header.rfind("isa_cap,layer,engine,primitive,implementation,isa,isa_source,fallback,", 0), 0u)
+  EXPECT_EQ(
+      header.rfind("isa_cap,layer,engine,primitive,implementation,isa,isa_source,fallback,", 0), 0u)
       << header;
   EXPECT_NE(header.find(",speedup_vs_scalar,"), std::string::npos) << header;
   std::size_t lines = 0;
