@@ -73,6 +73,12 @@ class LineSplitter {
 
 std::string WorkerOutcome::Describe(double timeout_s) const {
   if (timed_out) return fmt::format("timed out after {:g} s and was killed", timeout_s);
+  if (interrupted != 0) {
+    // Stopped on the user's word, not crashed: say whose signal it was.
+    const std::string name = SignalName(interrupted);
+    return fmt::format("was stopped: dlcheck received {} and passed it on",
+                       name.empty() ? "signal " + std::to_string(interrupted) : name);
+  }
   if (signaled) {
     return KilledBySignalText(signal);
   }

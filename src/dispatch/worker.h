@@ -40,7 +40,8 @@ struct WorkerOutcome {
   int interrupted = 0;
 
   bool ok() const { return exited && exit_code == 0; }
-  /// "exited with status 3", "killed by signal 4 (SIGILL)", "timed out after 5 s and was killed".
+  /// "exited with status 3", "killed by signal 4 (SIGILL)", "timed out after 5 s and was killed",
+  /// "was stopped: dlcheck received SIGINT and passed it on".
   std::string Describe(double timeout_s) const;
 };
 

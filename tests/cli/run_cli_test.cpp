@@ -293,7 +293,13 @@ TEST_P(SignalTest, DispatchStopsItsWorkerAndReports) {
   EXPECT_TRUE(HasFinding(doc, "interrupted")) << doc["findings"];
   // The stopped worker is said once, as interrupted: it did not fail.
   EXPECT_FALSE(HasFinding(doc, "worker-failed")) << doc["findings"];
-  EXPECT_EQ(doc["runs"].size(), 1u);  // no worker started after the signal
+  ASSERT_EQ(doc["runs"].size(), 1u);  // no worker started after the signal
+  EXPECT_EQ(Text(doc["runs"][0]["worker"])
+                .rfind("was stopped: dlcheck received " + std::string(SignalName(GetParam())) +
+                           " and passed it on in phase ",
+                       0),
+            0u)
+      << doc["runs"][0];
 }
 
 // A worker that crashed before the signal (a real SIGILL under the cap sse41) is still a
