@@ -251,22 +251,37 @@ std::size_t StartedAddressSpace() {
   return kib * 1024;
 }
 
-TEST(OutOfMemoryTest, MemoryExhaustionIsExitSevenWithAMessage) {
+// Tests that run dlcheck under an address-space limit (`prlimit --as`) set relative to what a
+// started dlcheck holds.
+class AddressSpaceLimitTest : public testing::ScratchDirTest {
+ protected:
+  void SetUp() override {
+    ScratchDirTest::SetUp();
 #if defined(__SANITIZE_ADDRESS__)
-  GTEST_SKIP() << "AddressSanitizer reserves terabytes of shadow address space, which an "
-                  "address-space limit refuses at start-up; the Release build runs this test";
+    GTEST_SKIP() << "AddressSanitizer reserves terabytes of shadow address space, which an "
+                    "address-space limit refuses at start-up; the Release build runs this test";
 #endif
-  const std::size_t started = StartedAddressSpace();
-  ASSERT_GT(started, 0u) << "could not see dlcheck waiting for input";
+  }
+  // `prlimit --as=N ` for N `extra_mib` MiB above a started dlcheck's address space.
+  static std::string PrlimitAbove(std::size_t extra_mib) {
+    const std::size_t started = StartedAddressSpace();
+    EXPECT_GT(started, 0u) << "could not see dlcheck waiting for input";
+    return "prlimit --as=" + std::to_string(started + (extra_mib << 20)) + " ";
+  }
+};
+
+class OutOfMemoryTest : public AddressSpaceLimitTest {};
+
+TEST_F(OutOfMemoryTest, MemoryExhaustionIsExitSevenWithAMessage) {
   // 4 MiB more than a started dlcheck holds, for a log of 300,000 distinct shapes: every reader
   // and every row needs more than that, however well they are bounded.
-  const std::string limit = std::to_string(started + (4u << 20));
+  const std::string prlimit = PrlimitAbove(4);
   const std::string generate =
       "awk 'BEGIN { for (i = 1; i <= 300000; i++) printf "
       "\"onednn_verbose,exec,cpu,eltwise,jit:avx2,forward_training,data_f32::blocked:a::f0 "
       "diff_undef::undef:::,,alg:eltwise_relu alpha:0 beta:0,%d,0.01\\n\", i }'";
-  const auto r = Shell(generate + " | prlimit --as=" + limit + " " + DLCHECK_BINARY +
-                       " parse --format csv >/dev/null");
+  const auto r =
+      Shell(generate + " | " + prlimit + DLCHECK_BINARY + " parse --format csv >/dev/null");
   EXPECT_EQ(r.exit_code, ToInt(ExitCode::kUnsupported)) << r.err;
   EXPECT_EQ(r.err.rfind("dlcheck: out of memory: ", 0), 0u) << r.err;
   EXPECT_EQ(r.err.find("internal error"), std::string::npos) << r.err;
@@ -275,7 +290,7 @@ TEST(OutOfMemoryTest, MemoryExhaustionIsExitSevenWithAMessage) {
 // A model worker (`verbose`, `dispatch`) that runs out of memory under a real address-space
 // limit: the parent ends with 7 and says so once, in its own words, never as a worker failure.
 // The limit applies to dlcheck and, inherited, to its worker; the parent stays far below it.
-class WorkerOutOfMemoryTest : public testing::ScratchDirTest {
+class WorkerOutOfMemoryTest : public AddressSpaceLimitTest {
  protected:
   // An MNIST-format directory of 200,000 blank training images (gzip keeps it under 1 MB): the
   // worker reads their 157 MB of bytes, then cannot have the 627 MB of floats they become.
@@ -300,10 +315,8 @@ class WorkerOutOfMemoryTest : public testing::ScratchDirTest {
   }
   // `dlcheck ARGS` under an address-space limit `extra_mib` above a started dlcheck's.
   ShellResult UnderLimit(const std::string& args, std::size_t extra_mib) {
-    const std::size_t started = StartedAddressSpace();
-    EXPECT_GT(started, 0u) << "could not see dlcheck waiting for input";
-    return Shell("prlimit --as=" + std::to_string(started + (extra_mib << 20)) + " " +
-                 DLCHECK_BINARY + " " + args + " >" + (dir_ / "out").string());
+    return Shell(PrlimitAbove(extra_mib) + DLCHECK_BINARY + " " + args + " >" +
+                 (dir_ / "out").string());
   }
   std::string Out() const {
     std::ifstream in(dir_ / "out");
@@ -316,10 +329,6 @@ class WorkerOutOfMemoryTest : public testing::ScratchDirTest {
 // The worker runs out while it loads --data (a std::bad_alloc in the worker, before its first
 // phase): no report, one line, 7; the same for dispatch, which starts no second worker.
 TEST_F(WorkerOutOfMemoryTest, DataThatDoesNotFitEndsWithSevenAndOneLine) {
-#if defined(__SANITIZE_ADDRESS__)
-  GTEST_SKIP() << "AddressSanitizer reserves terabytes of shadow address space, which an "
-                  "address-space limit refuses at start-up; the Release build runs this test";
-#endif
   const std::string data = WriteLargeDataSet();
   const std::string message =
       "dlcheck: out of memory: the model worker did not fit in the memory it may use (in phase "
@@ -341,10 +350,6 @@ TEST_F(WorkerOutOfMemoryTest, DataThatDoesNotFitEndsWithSevenAndOneLine) {
 // init): the report of what was done, with an `out-of-memory` finding and no `worker-failed`,
 // then one line and 7.
 TEST_F(WorkerOutOfMemoryTest, AModelThatDoesNotFitIsReportedOnceWithSeven) {
-#if defined(__SANITIZE_ADDRESS__)
-  GTEST_SKIP() << "AddressSanitizer reserves terabytes of shadow address space, which an "
-                  "address-space limit refuses at start-up; the Release build runs this test";
-#endif
   // fc2 alone holds 16384 x 16384 floats (1 GiB), twice the room the limit leaves.
   const auto r = UnderLimit(
       "verbose --layers 16384,16384,10 --iters 1 --warmup 0 --traced 1 --threads 1 --format json",
@@ -371,14 +376,10 @@ TEST_F(WorkerOutOfMemoryTest, AModelThatDoesNotFitIsReportedOnceWithSeven) {
 // 256 KB of text each (past the rows' text budget) and 200 diagnostics of 256 KB each (cut), all
 // read under an address-space limit 48 MiB above a started dlcheck. Without those bounds the
 // rows hold ~200 MB, the diagnostics ~80 MB: exit 7.
-TEST(BoundedMemoryTest, AnyNumberOfShapesAndAnyLengthFitIn48MiB) {
-#if defined(__SANITIZE_ADDRESS__)
-  GTEST_SKIP() << "AddressSanitizer reserves terabytes of shadow address space, which an "
-                  "address-space limit refuses at start-up; the Release build runs this test";
-#endif
-  const std::size_t started = StartedAddressSpace();
-  ASSERT_GT(started, 0u) << "could not see dlcheck waiting for input";
-  const std::string limit = std::to_string(started + (std::size_t{48} << 20));
+class BoundedMemoryTest : public AddressSpaceLimitTest {};
+
+TEST_F(BoundedMemoryTest, AnyNumberOfShapesAndAnyLengthFitIn48MiB) {
+  const std::string prlimit = PrlimitAbove(48);
   const std::string generate =
       "awk 'BEGIN { long = \"y\"; while (length(long) < 200000) long = long long;"
       " for (i = 1; i <= 200000; i++) printf "
@@ -392,16 +393,14 @@ TEST(BoundedMemoryTest, AnyNumberOfShapesAndAnyLengthFitIn48MiB) {
       " for (i = 1; i <= 200; i++) printf "
       "\"onednn_verbose,v1,primitive,create:dispatch,convolution,cpu,x64:gemm,%d%s\\n\", i,"
       " long }'";
-  const std::string json = ::testing::TempDir() + "dlcheck_bounded_" + std::to_string(getpid());
+  const std::string json = (dir_ / "out.json").string();
   for (const std::string format : {"csv", "table", "xlsx", "json"}) {
-    const auto r =
-        Shell(generate + " | prlimit --as=" + limit + " " + DLCHECK_BINARY + " parse --format " +
-              format + " - >" + (format == "json" ? json : "/dev/null"));
+    const auto r = Shell(generate + " | " + prlimit + DLCHECK_BINARY + " parse --format " + format +
+                         " - >" + (format == "json" ? json : "/dev/null"));
     EXPECT_EQ(r.exit_code, 0) << format << ": " << r.err;
   }
   std::ifstream in(json);
   const nlohmann::json doc = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
-  std::remove(json.c_str());
   ASSERT_TRUE(doc.is_object());
   const auto& rows = doc["primitives"];
   ASSERT_GE(rows.size(), 2u);
