@@ -181,6 +181,9 @@ int ParseAndRun(CLI::App& app, int argc, char** argv, int& exit_code) {
     return ToInt(ExitCode::kUsage);
   } catch (const std::bad_alloc&) {
     return OutOfMemory(app.got_subcommand("check"));
+  } catch (const dlcheck::report::OutputError& e) {
+    dlcheck::cli::PrintError(e.what());
+    return app.got_subcommand("check") ? kCheckUnknown : ToInt(ExitCode::kOutputError);
   } catch (const std::exception& e) {
     dlcheck::cli::PrintError(std::string("internal error: ") + e.what() +
                              " (this is a bug in dlcheck; please report it)");

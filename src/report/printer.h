@@ -62,6 +62,13 @@ class ColumnChoiceError : public std::invalid_argument {
   using std::invalid_argument::invalid_argument;
 };
 
+/// A report that could not be written for a reason outside dlcheck (a temporary file that cannot
+/// be made, a full disk): what() says what failed and what to do. Reported as exit 8.
+class OutputError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 /// `table` with only the columns `names`, in that order (each row likewise), or
 /// ColumnChoiceError when one is not a column of it.
 Table SelectColumns(const Table& table, const std::vector<std::string>& names);
@@ -84,7 +91,8 @@ void PrintCsv(const Report& report, std::ostream& out);
 void PrintJson(const Report& report, std::ostream& out);
 
 /// An Office Open XML workbook (binary): a sheet per section and table, typed cells, frozen
-/// header rows, autofilters. Throws std::runtime_error when the workbook cannot be written.
+/// header rows, autofilters. Throws OutputError when the workbook's files (in TMPDIR, else /tmp)
+/// cannot be made or written.
 void PrintXlsx(const Report& report, std::ostream& out);
 
 /// One line per distinct value of the primary table's `benchdnn` column (the commands that

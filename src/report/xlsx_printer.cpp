@@ -6,9 +6,11 @@
 #include <unistd.h>
 #include <xlsxwriter.h>
 
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <set>
 #include <stdexcept>
@@ -118,6 +120,12 @@ std::string TempDir() {
   return dir != nullptr && *dir ? dir : "/tmp";
 }
 
+// "<what> in DIR: <errno text>; set TMPDIR to a writable directory with room".
+std::string TempFileError(const std::string& what, int error) {
+  return what + " in " + TempDir() + (error != 0 ? ": " + std::string(std::strerror(error)) : "") +
+         "; set TMPDIR to a writable directory with room";
+}
+
 void WriteWorkbook(const Report& report, const std::string& path) {
   // constant_memory: each row goes to a temporary file once the next one starts, so a large
   // table is never held (strings are then written inline in the sheet, not shared; rows must
@@ -125,8 +133,9 @@ void WriteWorkbook(const Report& report, const std::string& path) {
   std::string tmpdir = TempDir();
   lxw_workbook_options options{
       .constant_memory = LXW_TRUE, .tmpdir = tmpdir.data(), .use_zip64 = LXW_FALSE};
+  errno = 0;
   lxw_workbook* book = workbook_new_opt(path.c_str(), &options);
-  if (book == nullptr) throw std::runtime_error("cannot create the workbook " + path);
+  if (book == nullptr) throw OutputError(TempFileError("cannot create the workbook", errno));
   Styles styles{workbook_add_format(book)};
   format_set_bold(styles.header);
   std::set<std::string> used;
@@ -139,9 +148,11 @@ void WriteWorkbook(const Report& report, const std::string& path) {
     }
   }
   WriteTable(book, FindingsTable(report), "", used, styles);
+  errno = 0;
   const lxw_error closed = workbook_close(book);
   if (closed != LXW_NO_ERROR) {
-    throw std::runtime_error(std::string("cannot write the workbook: ") + lxw_strerror(closed));
+    throw OutputError(TempFileError(
+        std::string("cannot write the workbook (") + lxw_strerror(closed) + ")", errno));
   }
 }
 
@@ -151,7 +162,8 @@ class TempPath {
   TempPath() {
     std::string pattern = TempDir() + "/dlcheck-XXXXXX";
     const int fd = mkstemp(pattern.data());
-    if (fd < 0) throw std::runtime_error("cannot create a temporary file for the workbook");
+    if (fd < 0)
+      throw OutputError(TempFileError("cannot create a temporary file for the workbook", errno));
     close(fd);
     path_ = pattern;
   }

@@ -198,6 +198,18 @@ TEST(WriteErrorTest, AClosedStdoutIsAWriteError) {
   }
 }
 
+// A workbook is made in temporary files (TMPDIR): when they cannot be made, the error names the
+// directory and the remedy, exit 8, never an "internal error".
+TEST(WriteErrorTest, AWorkbookWithoutRoomForItsTemporaryFilesIsAWriteError) {
+  const std::string log = testing::DataPath("verbose/torch_cnn_2.6.3.log");
+  const auto r = Shell("TMPDIR=/nonexistent/dlcheck " + std::string(DLCHECK_BINARY) +
+                       " parse --format xlsx " + log + " >/dev/null");
+  EXPECT_EQ(r.exit_code, ToInt(ExitCode::kOutputError)) << r.err;
+  EXPECT_EQ(r.err,
+            "dlcheck: cannot create a temporary file for the workbook in /nonexistent/dlcheck: No "
+            "such file or directory; set TMPDIR to a writable directory with room\n");
+}
+
 TEST(WriteErrorTest, CheckReportsALostReportAsUnknown) {
   const auto r = Shell(std::string(DLCHECK_BINARY) + " check --no-such-option >/dev/full");
   EXPECT_EQ(r.exit_code, 3) << r.err;  // the usage error's own code, and nothing written
