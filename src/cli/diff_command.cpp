@@ -27,12 +27,15 @@ StatusOr<int> RunDiff(const DiffCommandOptions& options) {
                       ": no primitive rows to compare (is it a verbose log, or the JSON "
                       "report of 'dlcheck parse', 'verbose' or 'run'?)");
   }
-  const compare::RowDiff diff = compare::CompareRuns(*a, *b, options.diff);
-  report::Print(compare::DiffReport(diff), options.format, std::cout);
+  compare::RowDiff diff = compare::CompareRuns(*a, *b, options.diff);
+  a->rows = {};  // the diff holds the rows it needs
+  b->rows = {};
+  const bool regressed = diff.regressions > 0;
+  report::Print(compare::DiffReport(std::move(diff)), options.format, std::cout);
   if (!std::cout.flush()) {
     return Status(ExitCode::kOutputError, "cannot write the report to standard output");
   }
-  return diff.regressions > 0 ? ToInt(ExitCode::kRegression) : ToInt(ExitCode::kOk);
+  return regressed ? ToInt(ExitCode::kRegression) : ToInt(ExitCode::kOk);
 }
 
 }  // namespace

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
+#include <numeric>
 #include <unordered_map>
 
 namespace dlcheck::compare {
@@ -38,14 +40,32 @@ void JudgeMatched(DiffRow& row, const RowDiff& diff) {
 }
 
 // Regressions first, then the rows whose time moved most.
+// Regressions first, then by time moved, ties in their order: the order is sorted as row
+// numbers (4 bytes a row) and applied in place, so the rows are never held twice.
 void SortForReading(std::vector<DiffRow>& rows) {
   const auto moved = [](const DiffRow& row) {
     return std::fabs((row.b ? row.b->exec_ms : 0) - (row.a ? row.a->exec_ms : 0));
   };
-  std::stable_sort(rows.begin(), rows.end(), [&](const DiffRow& x, const DiffRow& y) {
-    if (x.Regressed() != y.Regressed()) return x.Regressed();
-    return moved(x) > moved(y);
+  std::vector<std::uint32_t> order(rows.size());
+  std::iota(order.begin(), order.end(), 0u);
+  std::stable_sort(order.begin(), order.end(), [&](std::uint32_t x, std::uint32_t y) {
+    if (rows[x].Regressed() != rows[y].Regressed()) return rows[x].Regressed();
+    return moved(rows[x]) > moved(rows[y]);
   });
+  // Position i takes row order[i]: follow each cycle of the permutation once.
+  for (std::size_t start = 0; start < order.size(); ++start) {
+    if (order[start] == start) continue;
+    DiffRow held = std::move(rows[start]);
+    std::size_t at = start;
+    while (order[at] != start) {
+      const std::size_t from = order[at];
+      rows[at] = std::move(rows[from]);
+      order[at] = static_cast<std::uint32_t>(at);
+      at = from;
+    }
+    rows[at] = std::move(held);
+    order[at] = static_cast<std::uint32_t>(at);
+  }
 }
 
 std::string_view ChangeName(Change change) {
@@ -62,8 +82,8 @@ std::string_view ChangeName(Change change) {
   return "same";
 }
 
-report::Value OptionalText(const std::optional<RunRow>& row, std::string RunRow::*field) {
-  return row ? report::Value((*row).*field) : report::Value();
+report::Value OptionalText(const std::optional<RunRow>& row, RunRow::Text RunRow::*field) {
+  return row ? report::Value(((*row).*field).str()) : report::Value();
 }
 
 report::Value MeanCell(const std::optional<RunRow>& row) {
@@ -74,10 +94,10 @@ report::Value MeanCell(const std::optional<RunRow>& row) {
 
 std::vector<report::Value> TableRow(const DiffRow& row) {
   const RunRow& any = row.a ? *row.a : *row.b;
-  return {any.primitive,
-          any.prop_kind,
-          any.problem,
-          any.layer.empty() ? report::Value() : report::Value(any.layer),
+  return {any.primitive.str(),
+          any.prop_kind.str(),
+          any.problem.str(),
+          any.layer.empty() ? report::Value() : report::Value(any.layer.str()),
           std::string(ChangeName(row.change)),
           row.Regressed(),
           OptionalText(row.a, &RunRow::implementation),
@@ -113,18 +133,18 @@ Counts CountRows(const RowDiff& diff) {
 }
 
 std::string RowName(const RunRow& row) {
-  std::string name = row.primitive + " " + row.prop_kind + " " + row.problem;
-  if (!row.layer.empty()) name += " (" + row.layer + ")";
+  std::string name = row.primitive + " " + row.prop_kind.str() + " " + row.problem.str();
+  if (!row.layer.empty()) name += " (" + row.layer.str() + ")";
   return name;
 }
 
 void AddFindings(report::Report& report, const RowDiff& diff, const Counts& counts) {
   for (const DiffRow& row : diff.rows) {
     if (row.worse_class) {
-      report.AddFinding(
-          Severity::kWarning, "diff-worse-implementation",
-          fmt::format("{}: {} ({}) became {} ({})", RowName(*row.a), row.a->implementation,
-                      row.a->fallback, row.b->implementation, row.b->fallback));
+      report.AddFinding(Severity::kWarning, "diff-worse-implementation",
+                        fmt::format("{}: {} ({}) became {} ({})", RowName(*row.a),
+                                    row.a->implementation.view(), row.a->fallback.view(),
+                                    row.b->implementation.view(), row.b->fallback.view()));
     }
   }
   if (diff.regressions == 0) {
@@ -153,7 +173,9 @@ int FallbackRank(std::string_view fallback) {
 
 RowDiff CompareRuns(const RunRows& a, const RunRows& b, const DiffOptions& options) {
   RowDiff diff{a.name, b.name, options, {}, TotalMs(a), TotalMs(b), 0};
-  std::unordered_map<std::string, std::size_t> b_index;
+  // At most every row of both; capacity never touched costs no memory.
+  diff.rows.reserve(a.rows.size() + b.rows.size());
+  std::unordered_map<RunRow::Key, std::size_t, RunRow::KeyHash> b_index;
   for (std::size_t i = 0; i < b.rows.size(); ++i) b_index.emplace(b.rows[i].key, i);
   std::vector<bool> b_matched(b.rows.size(), false);
   for (const RunRow& row : a.rows) {
@@ -176,7 +198,7 @@ RowDiff CompareRuns(const RunRows& a, const RunRows& b, const DiffOptions& optio
   return diff;
 }
 
-report::Report DiffReport(const RowDiff& diff) {
+report::Report DiffReport(RowDiff diff) {
   report::Report report;
   report.command = "diff";
   const Counts counts = CountRows(diff);
@@ -203,9 +225,11 @@ report::Report DiffReport(const RowDiff& diff) {
        "exec_ms_mean_a", "exec_ms_mean_b", "ratio"},
       "Rows (a -> b)");
   table.hidden_in_table = {"prop_kind", "isa_a", "isa_b", "execs_a", "execs_b"};
-  for (const DiffRow& row : diff.rows) table.rows.push_back(TableRow(row));
   report.primary_table = "primitives";
   AddFindings(report, diff, counts);
+  // The rows' cells are made as they are printed (a diff of two large logs is large).
+  auto rows = std::make_shared<const std::vector<DiffRow>>(std::move(diff.rows));
+  table.generated = {rows->size(), [rows](std::size_t i) { return TableRow((*rows)[i]); }};
   return report;
 }
 

@@ -8,6 +8,7 @@
 //   RowDiff diff = CompareRuns(*a, *b, {.threshold_pct = 20});
 //   report::Report r = DiffReport(diff);   // diff.regressions > 0: exit 1
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -16,16 +17,29 @@
 
 #include "common/status.h"
 #include "report/report.h"
+#include "verbose/interned_text.h"
 
 namespace dlcheck::compare {
 
-/// One primitive of one run, in the terms both a log and a JSON report give.
+/// One primitive of one run, in the terms both a log and a JSON report give. Texts are interned
+/// (verbose/interned_text.h): a row is a handle per text, and equal keys are one pointer.
 struct RunRow {
-  std::string key;  ///< what matches rows across runs (never the implementation or layouts)
-  std::string primitive, prop_kind, problem, layer;
-  std::string implementation;  ///< several, joined by " + ", when layouts split one key
-  std::string isa;
-  std::string fallback;  ///< jit, gemm, external, scalar, unknown (the worst when merged)
+  using Text = verbose::InternedText;
+  /// What matches rows across runs (never the implementation or layouts): what the primitive
+  /// computes. Handles, compared and hashed as pointers.
+  struct Key {
+    std::array<Text, 8> parts;  // engine, primitive, prop kind, data types, attributes,
+                                // auxiliary, problem, layer
+    bool operator==(const Key&) const = default;
+  };
+  struct KeyHash {
+    std::size_t operator()(const Key& key) const noexcept;
+  };
+  Key key;
+  Text primitive, prop_kind, problem, layer;
+  Text implementation;  ///< several, joined by " + ", when layouts split one key
+  Text isa;
+  Text fallback;  ///< jit, gemm, external, scalar, unknown (the worst when merged)
   std::uint64_t execs = 0;
   double exec_ms = 0;
 };
@@ -72,7 +86,8 @@ struct RowDiff {
 
 RowDiff CompareRuns(const RunRows& a, const RunRows& b, const DiffOptions& options);
 
-/// The `diff` report: the summary section, the `rows` table (primary), findings.
-report::Report DiffReport(const RowDiff& diff);
+/// The `diff` report: the summary section, the `primitives` table (primary, its cells made as
+/// it is printed: the report owns the rows), findings.
+report::Report DiffReport(RowDiff diff);
 
 }  // namespace dlcheck::compare

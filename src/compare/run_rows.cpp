@@ -18,15 +18,6 @@ using Json = nlohmann::json;
 // A JSON report may be large (one row per distinct primitive), never gigabytes.
 constexpr std::size_t kMaxReportBytes = std::size_t{256} << 20;
 
-std::string JoinKey(std::initializer_list<std::string_view> parts) {
-  std::string key;
-  for (std::string_view part : parts) {
-    key += part;
-    key.push_back('\x1f');  // a separator no verbose field holds
-  }
-  return key;
-}
-
 // Adds `row` to `rows`, merging it into an earlier row with the same key.
 class RowMerger {
  public:
@@ -39,31 +30,31 @@ class RowMerger {
     }
     RunRow& into = rows_[it->second];
     if (into.implementation.find(row.implementation) == std::string::npos) {
-      into.implementation += " + " + row.implementation;
+      into.implementation = into.implementation + " + " + row.implementation.str();
     }
     if (FallbackRank(row.fallback) > FallbackRank(into.fallback)) into.fallback = row.fallback;
-    if (into.isa != row.isa && !row.isa.empty()) into.isa += " + " + row.isa;
+    if (into.isa != row.isa && !row.isa.empty()) into.isa = into.isa + " + " + row.isa.str();
     into.execs += row.execs;
     into.exec_ms += row.exec_ms;
   }
 
  private:
   std::vector<RunRow>& rows_;
-  std::unordered_map<std::string, std::size_t> index_;
+  std::unordered_map<RunRow::Key, std::size_t, RunRow::KeyHash> index_;
 };
 
 RunRow FromStats(const verbose::PrimitiveStats& stats) {
   RunRow row;
   const std::string_view layer = stats.LayerOr("");
-  row.key = JoinKey({stats.engine, stats.primitive, stats.prop_kind, stats.data_types,
-                     stats.attributes, stats.auxiliary, stats.problem, layer});
+  row.key = {stats.engine,     stats.primitive, stats.prop_kind, stats.data_types,
+             stats.attributes, stats.auxiliary, stats.problem,   RunRow::Text(layer)};
   row.primitive = stats.primitive;
   row.prop_kind = stats.prop_kind;
   row.problem = stats.problem;
   row.layer = layer;
   row.implementation = stats.implementation;
   row.isa = stats.isa;
-  row.fallback = std::string(verbose::ImplClassName(stats.impl_class));
+  row.fallback = verbose::ImplClassName(stats.impl_class);
   row.execs = stats.execs;
   row.exec_ms = stats.exec_ms_total;
   return row;
@@ -75,6 +66,7 @@ StatusOr<RunRows> LoadLog(const std::string& path) {
   if (Status opened = reader.Open(path); !opened.ok()) return opened;
   if (Status fed = session.FeedAll(reader, path); !fed.ok()) return fed;
   RunRows run{path, "verbose log", {}};
+  run.rows.reserve(session.aggregator().rows().size());
   RowMerger merger(run.rows);
   for (const verbose::PrimitiveStats& stats : session.aggregator().rows()) {
     merger.Add(FromStats(stats));
@@ -82,10 +74,10 @@ StatusOr<RunRows> LoadLog(const std::string& path) {
   return run;
 }
 
-std::string TextOf(const Json& row, const char* name) {
+RunRow::Text TextOf(const Json& row, const char* name) {
   const auto it = row.find(name);
   if (it == row.end() || it->is_null()) return {};
-  return it->is_string() ? it->get<std::string>() : it->dump();
+  return RunRow::Text(it->is_string() ? it->get<std::string>() : it->dump());
 }
 
 double NumberOf(const Json& row, const char* name) {
@@ -118,8 +110,14 @@ RunRow FromJsonRow(const Json& row) {
   out.prop_kind = TextOf(row, "prop_kind");
   out.problem = TextOf(row, "problem");
   out.layer = TextOf(row, "layer");
-  out.key = JoinKey({TextOf(row, "engine"), out.primitive, out.prop_kind, TextOf(row, "data_types"),
-                     TextOf(row, "attributes"), TextOf(row, "auxiliary"), out.problem, out.layer});
+  out.key = {TextOf(row, "engine"),
+             out.primitive,
+             out.prop_kind,
+             TextOf(row, "data_types"),
+             TextOf(row, "attributes"),
+             TextOf(row, "auxiliary"),
+             out.problem,
+             out.layer};
   out.implementation = TextOf(row, "implementation");
   out.isa = TextOf(row, "isa");
   out.fallback = TextOf(row, "fallback");
@@ -141,7 +139,7 @@ StatusOr<RunRows> LoadReport(const std::string& path, const std::string& text) {
                       ": this JSON has no primitives table; give the --format json output of "
                       "'dlcheck parse', 'verbose' or 'run', or a verbose log");
   }
-  RunRows run{path, "dlcheck " + TextOf(document, "command") + " report", {}};
+  RunRows run{path, "dlcheck " + TextOf(document, "command").str() + " report", {}};
   RowMerger merger(run.rows);
   for (const Json& row : *table) {
     if (row.is_object()) merger.Add(FromJsonRow(row));
@@ -160,6 +158,14 @@ bool LooksLikeJson(const std::string& path) {
 }
 
 }  // namespace
+
+std::size_t RunRow::KeyHash::operator()(const Key& key) const noexcept {
+  std::size_t hash = 0;
+  for (const Text& part : key.parts) {
+    hash = (hash ^ std::hash<Text>()(part)) * 0x9e3779b97f4a7c15ULL;
+  }
+  return hash;
+}
 
 StatusOr<RunRows> LoadRunRows(const std::string& path) {
   if (path != "-" && LooksLikeJson(path)) {

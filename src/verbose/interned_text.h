@@ -16,6 +16,8 @@
 
 #include <compare>
 #include <cstdint>
+#include <functional>
+#include <ostream>
 #include <string>
 #include <string_view>
 
@@ -56,6 +58,9 @@ class InternedText {
   friend std::string operator+(InternedText a, const std::string& b) { return a.str() + b; }
   friend std::string operator+(const char* a, InternedText b) { return a + b.str(); }
   friend std::string operator+(InternedText a, const char* b) { return a.str() + b; }
+  friend std::ostream& operator<<(std::ostream& out, InternedText text) {
+    return out << text.str();
+  }
 
   /// Distinct texts held and the bytes the pool has taken, for tests and benchmarks.
   static std::size_t PoolTexts();
@@ -67,3 +72,11 @@ class InternedText {
 };
 
 }  // namespace dlcheck::verbose
+
+/// Equal texts are one entry: hashing the handle is hashing the text, in O(1).
+template <>
+struct std::hash<dlcheck::verbose::InternedText> {
+  std::size_t operator()(dlcheck::verbose::InternedText text) const noexcept {
+    return std::hash<const void*>()(&text.str());
+  }
+};
