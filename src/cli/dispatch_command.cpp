@@ -423,9 +423,7 @@ StatusOr<int> RunDispatch(const DispatchOptions& o) {
   if (runs.empty()) return SweepStatus(runs);  // a signal before the first worker
   // A worker that refused the request (a bad --data directory, say) refuses it under every cap:
   // its own reason, once, and its exit status.
-  if (const dispatch::CapturedRun& first = runs.front().run; first.Refused()) {
-    return first.OutOfMemory() ? WorkerOutOfMemoryError(first) : RefusalOf(first);
-  }
+  if (runs.front().run.Refused()) return RefusalOf(runs.front().run);
 
   report::Report report;
   report.command = "dispatch";

@@ -170,7 +170,7 @@ report::Report BuildReport(const VerboseOptions& o, const dispatch::CapturedRun&
 }
 
 StatusOr<int> Finish(const VerboseOptions& o, const dispatch::CapturedRun& run) {
-  if (run.Refused()) return run.OutOfMemory() ? WorkerOutOfMemoryError(run) : RefusalOf(run);
+  if (run.Refused()) return RefusalOf(run);
   report::Print(BuildReport(o, run), o.format, std::cout);
   std::cout.flush();
   if (const int sig = run.outcome.interrupted; sig != 0) {

@@ -354,6 +354,7 @@ Status WorkerOutOfMemoryError(const dispatch::CapturedRun& run) {
 }
 
 StatusOr<int> RefusalOf(const dispatch::CapturedRun& run) {
+  if (run.OutOfMemory()) return WorkerOutOfMemoryError(run);
   const std::string err = run.WorkerError();
   if (err.empty()) {
     return Status(static_cast<ExitCode>(run.outcome.exit_code),

@@ -84,8 +84,9 @@ void AddNoiseGuard(report::Report& report, report::Section& section,
                    const std::optional<dispatch::LoadAverage>& load_start,
                    const std::optional<dispatch::LoadAverage>& load_end);
 
-/// The refusal of a worker that did nothing (CapturedRun::Refused): its own error line on
-/// stderr and its exit status, or, without a line, an error naming what became of it.
+/// The refusal of a worker that did nothing (CapturedRun::Refused): WorkerOutOfMemoryError when
+/// memory ran out, else its own error line on stderr and its exit status, or, without a line, an
+/// error naming what became of it.
 StatusOr<int> RefusalOf(const dispatch::CapturedRun& run);
 
 /// Where a model worker ended: "in phase start-up" (before its first phase: loading the data),

@@ -79,11 +79,18 @@ Json Findings(const Report& report) {
   return arr;
 }
 
-Json Head(const Report& report) {
+// What every document starts with: the schema, the command and the version.
+Json Identity(const Report& report) {
   Json doc = Json::object();
   doc["schema_version"] = Report::kSchemaVersion;
   doc["command"] = report.command;
   doc["dlcheck_version"] = kVersion;
+  return doc;
+}
+
+// The identity and the sections, for the head of a streamed document.
+Json Head(const Report& report) {
+  Json doc = Identity(report);
   for (const auto& s : report.sections) doc[s.name] = ToJson(s);
   return doc;
 }
@@ -218,9 +225,8 @@ ObjectWriter SectionWriter(const Section& section) {
 
 ObjectWriter DocumentWriter(const Report& report) {
   ObjectWriter writer;
-  writer.Add("schema_version", Json(Report::kSchemaVersion));
-  writer.Add("command", Json(report.command));
-  writer.Add("dlcheck_version", Json(kVersion));
+  const Json identity = Identity(report);
+  for (const auto& [key, value] : identity.items()) writer.Add(key, value);
   for (const Section& section : report.sections) {
     writer.Add(section.name, [&section](std::ostream& out, int depth) {
       SectionWriter(section).Write(out, depth);
