@@ -4,10 +4,13 @@
 BUILD ?= build
 JOBS ?= $(shell nproc)
 
-.PHONY: run test configure build setup setup-ci setup-bench setup-models asan fuzz bench clean
+.PHONY: run test configure build setup setup-test setup-ci setup-bench setup-models asan fuzz bench clean
 
 setup:
 	bash scripts/setup.sh build
+
+setup-test:
+	bash scripts/setup.sh build test
 
 setup-ci:
 	bash scripts/setup.sh build ci
@@ -18,26 +21,37 @@ setup-bench:
 setup-models:
 	bash scripts/setup.sh build bench models
 
-configure: setup
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo
+CMAKE_FLAGS ?=
+
+configure: setup setup-test
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDLCHECK_TESTS=ON $(CMAKE_FLAGS)
 
 build: configure
 	cmake --build $(BUILD) -j $(JOBS)
 
-# The main job needs only the binary, not the tests.
-run: configure
+# The main job needs only the binary, not the tests, nor their packages (GoogleTest, mandoc).
+run: setup
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDLCHECK_TESTS=OFF $(CMAKE_FLAGS)
 	cmake --build $(BUILD) -j $(JOBS) --target dlcheck
 	./$(BUILD)/dlcheck verbose --model mlp
 
 test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
+# The published JSON Schemas, generated from the declarations in src/report/contracts.cpp (the
+# json_schemas test fails when a checked-in schema differs from what the binary declares).
+.PHONY: schemas
+schemas: configure
+	cmake --build $(BUILD) -j $(JOBS) --target dlcheck
+	for c in platform parse verbose run dispatch check diff profile fleet; do \
+	  ./$(BUILD)/dlcheck schema $$c > schemas/$$c.schema.json || exit 1; done
+
 # Every tracked C++ source as .clang-format lays it out (CI fails on a difference).
 .PHONY: format-check
 format-check: setup-ci
 	git ls-files '*.cpp' '*.h' | xargs clang-format --dry-run -Werror
 
-asan: setup-ci
+asan: setup-test setup-ci
 	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DDLCHECK_SANITIZE=ON
 	cmake --build build-asan -j $(JOBS)
 	ctest --test-dir build-asan --output-on-failure -j $(JOBS)

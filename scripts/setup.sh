@@ -3,7 +3,7 @@
 #
 #   bash scripts/setup.sh run     install what `make run` needs, then run it (README, command 1)
 #   bash scripts/setup.sh test    install what `make test` needs, then run it (README, command 2)
-#   bash scripts/setup.sh [GROUP...]   only install: build (default), ci, bench, models
+#   bash scripts/setup.sh [GROUP...]   only install: build (default), test, ci, bench, models
 #
 # It works on a bare Debian 12 system (no make, no sudo): it needs only bash, dpkg and apt-get.
 # As root it installs directly; otherwise through sudo when sudo exists; otherwise it names the
@@ -11,7 +11,8 @@
 # when everything is there.
 set -euo pipefail
 
-# build: compiling dlcheck, `make run` and `make test` (the tests need nothing more).
+# build: what building and running dlcheck needs (`make run`), nothing more: no daemon, no
+# framework. linux-perf is `dlcheck profile`'s runtime need.
 build_packages=(
   build-essential cmake pkg-config    # compiler, make and the build
   libdnnl-dev ocl-icd-opencl-dev      # oneDNN 2.6.3; its CMake config needs the OpenCL files
@@ -19,23 +20,29 @@ build_packages=(
   libcpuid-dev                        # libcpuid 0.6.2: the "libcpuid" feature layer
   libhwloc-dev                        # hwloc 2.9: topology
   libcli11-dev libfmt-dev nlohmann-json3-dev   # command line, formatting, JSON output
-  libgtest-dev                        # unit tests
   zlib1g-dev liblzma-dev              # .gz logs and IDX files, .xz CPUID dumps
   libarchive-dev                      # .xz, .zst and .bz2 verbose logs (libarchive's raw format)
+  linux-perf                          # `dlcheck profile` records with perf
+)
+# test: what only `make test` adds. Some of these ship daemons (munge, slurmctld, slurmd,
+# prometheus): they are installed with a policy-rc.d that forbids starting services and their
+# units are disabled again afterwards (see install_without_daemons), so setup leaves no daemon
+# running or enabled; the fleet integration test starts its own and stops them.
+test_packages=(
+  libgtest-dev                        # unit tests
   mandoc                              # the man page lint test
   python3-torch                       # tests of `dlcheck run` on a real framework (~1 GB)
   python3-jsonschema                  # the test that validates every command's JSON (schemas/)
   slurm-wlm munge pdsh                # the fleet integration test: 3 slurmd, srun, dshbak -c
   procps                              # ps/pgrep: that test checks no daemon is left behind
   prometheus                          # promtool: the fleet test lints the Prometheus textfile
-  linux-perf                          # `dlcheck profile` records with perf; its tests need it
 )
 # ci: what .ci/run adds (the libFuzzer target is built with clang; ASan/UBSan use gcc's runtime;
 # `make format-check` holds every source to .clang-format).
 ci_packages=(clang libclang-rt-14-dev clang-format)
 # bench: scripts/bench_parse.sh (side-by-side timing, peak RSS, figures read back with python3).
 bench_packages=(hyperfine time python3)
-# models: real data for --data (scripts/bench_models.sh; the PyTorch peers come with build).
+# models: real data for --data (scripts/bench_models.sh; the PyTorch peers come with test).
 models_packages=(dataset-fashion-mnist)
 
 usage() {
@@ -46,7 +53,8 @@ usage() {
 groups=() then=''
 for arg in "$@"; do
   case $arg in
-    run | test) then=$arg groups+=(build) ;;
+    run) then=$arg groups+=(build) ;;
+    test) then=$arg groups+=(build test) ;;
     build | ci | bench | models) groups+=("$arg") ;;
     -h | --help) usage ;;
     *) echo "dlcheck setup: unknown argument '$arg'" >&2; usage ;;
@@ -58,11 +66,43 @@ wanted=()
 for g in "${groups[@]}"; do
   case $g in
     build) wanted+=("${build_packages[@]}") ;;
+    test) wanted+=("${test_packages[@]}") ;;
     ci) wanted+=("${ci_packages[@]}") ;;
     bench) wanted+=("${bench_packages[@]}") ;;
     models) wanted+=("${models_packages[@]}") ;;
   esac
 done
+
+# Installs "${missing[@]}" (as "$@", e.g. sudo) so that no service of theirs is started or left
+# enabled: a policy-rc.d that answers 101 ("action forbidden") while apt runs stops
+# invoke-rc.d from starting daemons on any init; afterwards the units of every package this
+# install added (dependencies too: slurm-wlm pulls in slurmctld and slurmd) are disabled again
+# where systemctl exists (a systemd host, or a chroot: offline). Packages that were there before
+# are not looked at: their units are the machine's business.
+install_without_daemons() {
+  local policy=/usr/sbin/policy-rc.d own_policy=''
+  if [ ! -e "$policy" ]; then
+    "$@" sh -c "printf '#!/bin/sh\nexit 101\n' > $policy && chmod 755 $policy"
+    own_policy=1
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  local rc=0 before
+  before=$(dpkg-query -W -f='${Package}\n' | sort)
+  "$@" apt-get update -qq && "$@" apt-get install -y -qq --no-install-recommends "${missing[@]}" || rc=$?
+  [ -n "$own_policy" ] && "$@" rm -f "$policy"
+  [ $rc -eq 0 ] || exit $rc
+  if command -v systemctl >/dev/null 2>&1; then
+    local units added
+    added=$(comm -13 <(echo "$before") <(dpkg-query -W -f='${Package}\n' | sort))
+    # shellcheck disable=SC2086 # one package name a word
+    units=$(dpkg -L $added 2>/dev/null | grep -E '^/(usr/)?lib/systemd/system/[^/]+\.(service|socket|timer)$' | xargs -r -n1 basename | sort -u)
+    for unit in $units; do
+      if systemctl is-enabled --quiet "$unit" 2>/dev/null; then
+        "$@" systemctl disable --quiet "$unit" 2>/dev/null || true
+      fi
+    done
+  fi
+}
 
 missing=()
 for p in "${wanted[@]}"; do
@@ -83,9 +123,7 @@ if [ ${#missing[@]} -gt 0 ]; then
     fi
   fi
   echo "dlcheck setup: installing ${missing[*]}" >&2
-  export DEBIAN_FRONTEND=noninteractive
-  "${as_root[@]}" apt-get update -qq
-  "${as_root[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+  install_without_daemons "${as_root[@]}"
 fi
 
 if [ -n "$then" ]; then

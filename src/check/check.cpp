@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 
 #include "common/onednn_isa.h"
 #include "detect/cpu_features.h"
@@ -270,6 +271,25 @@ void CheckModelRun(const Requirements& r, const Evidence& e, std::vector<Item>& 
   if (!r.expect_isa.empty()) items.push_back(ExpectIsaItem(r.expect_isa, run));
 }
 
+}  // namespace
+
+std::string PerfdataNumber(double value, int significant) {
+  // The plugin guidelines' value class is [-0-9.]: fixed-point, never an exponent. Decimals enough
+  // for `significant` digits (3.81e-06 -> 0.00000381), at most 15 (below that: 0).
+  constexpr int kMaxDecimals = 15;
+  if (!std::isfinite(value) || value == 0) return "0";
+  const int magnitude = static_cast<int>(std::floor(std::log10(std::fabs(value))));
+  const int decimals = std::clamp(significant - 1 - magnitude, 0, kMaxDecimals);
+  std::string text = fmt::format("{:.{}f}", value, decimals);
+  if (text.find('.') != std::string::npos) {
+    while (text.back() == '0') text.pop_back();
+    if (text.back() == '.') text.pop_back();
+  }
+  return text == "-0" ? "0" : text;
+}
+
+namespace {
+
 std::string Perfdata(const Evidence& e, const std::vector<Item>& items) {
   std::string perf;
   if (e.run) {
@@ -281,7 +301,7 @@ std::string Perfdata(const Evidence& e, const std::vector<Item>& items) {
       perf += fmt::format(" 'step_time'={:.6f}s;;;0", *results.step_ms_timed / 1e3);
     }
     if (results.max_deviation) {
-      perf += fmt::format(" 'max_deviation'={:.3g};;;0", *results.max_deviation);
+      perf += fmt::format(" 'max_deviation'={};;;0", PerfdataNumber(*results.max_deviation, 3));
     }
   }
   const auto problems = std::count_if(items.begin(), items.end(),

@@ -24,6 +24,10 @@
 
 namespace dlcheck::check {
 
+/// Seconds of the check's timed model steps: long enough that a busy node's figure is not one
+/// scheduler tick (five steps took 1-60 ms and spread 57x), short enough for a health check.
+inline constexpr double kModelPassSeconds = 0.5;
+
 /// The state of one item and of the whole check; its number is the exit status a monitoring
 /// system reads (man/dlcheck.1 documents them under `check`). Ordered: worse is greater.
 enum class State : int { kOk = 0, kWarning = 1, kCritical = 2, kUnknown = 3 };
@@ -104,5 +108,9 @@ CheckResult Evaluate(const Requirements& requirements, const Evidence& evidence)
 
 /// The ISA oneDNN dispatches to on the platform: what it reports, else what the bits allow.
 std::string OneDnnIsa(const detect::PlatformInfo& platform);
+
+/// `value` as Nagios perfdata writes a number: fixed-point with `significant` digits, no exponent
+/// (the plugin guidelines' value class is [-0-9.]): 3.81e-06 -> "0.00000381", 0 -> "0".
+std::string PerfdataNumber(double value, int significant);
 
 }  // namespace dlcheck::check

@@ -16,6 +16,12 @@ void AddIf(report::Section& section, const char* key, const std::optional<T>& va
   }
 }
 
+// The timed phase's budget in seconds, null when --iters fixed the step count.
+report::Value Budget(const dispatch::ModelRunOptions& run) {
+  const std::optional<double> budget = dispatch::TimedBudget(run);
+  return budget ? report::Value(*budget, 3) : report::Value();
+}
+
 // The worker's results, typed, under the keys of the worker protocol.
 void AddResults(const dispatch::WorkerResults& r, report::Section& section) {
   namespace key = dispatch::result_key;
@@ -37,11 +43,20 @@ void AddRunSection(const Evidence& evidence, const dispatch::CaptureOptions& ran
   run.Add("model", std::string(mlp::Name(ran.run.model.model)))
       .Add("batch", ran.run.model.batch)
       .Add("warmup_iters", ran.run.warmup)
-      .Add("timed_iters", ran.run.iters)
+      .Add("timed_s", Budget(ran.run))
       .Add("traced_iters", ran.run.traced);
   if (!ran.max_cpu_isa.empty()) run.Add("max_cpu_isa", ran.max_cpu_isa);
   if (!evidence.run) return;
-  if (!stable) AddResults(evidence.run->results, run);
+  if (!stable) {
+    // The steps the timed phase ran (what fitted in timed_s, or --iters), as `verbose` says.
+    const auto& steps = evidence.run->results.timed_steps;
+    if (steps) {
+      run.Add("timed_iters", static_cast<std::int64_t>(*steps));
+    } else if (ran.run.iters != dispatch::kItersByTime) {
+      run.Add("timed_iters", ran.run.iters);
+    }
+    AddResults(evidence.run->results, run);
+  }
   run.Add("worker", evidence.run->outcome.ok()
                         ? report::Value("ok")
                         : report::Value(evidence.run->outcome.Describe(evidence.run->timeout_s)));

@@ -59,21 +59,13 @@ constexpr double kDefaultTimeout = 60;
 // Slurm kills a HealthCheckProgram after 60 s: the model worker must end well before.
 constexpr double kHealthCheckTimeout = 20;
 
-// A node configured with ONEDNN_MAX_CPU_ISA is checked as configured: the worker gets the cap.
-std::string ConfiguredIsaCap() {
-  for (const char* name : {"ONEDNN_MAX_CPU_ISA", "DNNL_MAX_CPU_ISA"}) {
-    if (const char* value = std::getenv(name)) return value;
-  }
-  return {};
-}
-
 // The short model pass every check runs: enough steps to time, one traced.
 dispatch::CaptureOptions ModelPass(const CheckOptions& o, const std::string& cap) {
   dispatch::CaptureOptions capture;
   capture.run.model.model = mlp::ModelKind::kMlp;
   capture.run.model.batch = 100;
   capture.run.warmup = 1;
-  capture.run.iters = 5;
+  capture.run.time_s = check::kModelPassSeconds;
   capture.run.traced = 1;
   capture.timeout_s = o.timeout_s > 0        ? o.timeout_s
                       : o.slurm_health_check ? kHealthCheckTimeout
@@ -160,7 +152,7 @@ StatusOr<int> RunCheck(const CheckOptions& o) {
   StatusOr<check::Requirements> requirements = check::ParseRequirements(
       o.require, o.min_sockets, o.min_cores, o.expect_isa, o.no_scalar_fallback);
   if (!requirements.ok()) return requirements.status();
-  const dispatch::CaptureOptions capture = ModelPass(o, ConfiguredIsaCap());
+  const dispatch::CaptureOptions capture = ModelPass(o, dispatch::ConfiguredIsaCap());
   const check::Evidence evidence = GatherEvidence(capture);
   const check::CheckResult result = check::Evaluate(*requirements, evidence);
   if (Status delivered = Deliver(o, Emitted(o, result, evidence, capture)); !delivered.ok()) {

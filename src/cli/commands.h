@@ -27,6 +27,8 @@ void SetupPlatform(CLI::App& app, int& exit_code);
 void SetupVerbose(CLI::App& app, int& exit_code);
 /// `dlcheck worker`: the model run of a parent dlcheck, in a child process (hidden).
 void SetupWorker(CLI::App& app, int& exit_code);
+/// `dlcheck schema COMMAND`: the JSON Schema of COMMAND's document (hidden).
+void SetupSchema(CLI::App& app, int& exit_code);
 
 /// `dlcheck parse [FILE...|-]`: the per-primitive report from a oneDNN verbose log.
 void SetupParse(CLI::App& app, int& exit_code);

@@ -310,14 +310,13 @@ void AddRunSection(report::Report& report, const DispatchOptions& o,
   s.Add("dtype", std::string(mlp::Name(m.dtype)));
   s.Add("batch", m.batch);
   s.Add("warmup_iters", o.run.warmup);
-  s.Add("timed_iters", o.run.iters);
+  // Each run sizes its timed phase by the budget unless --iters fixed it (then: that count).
+  s.Add("timed_iters", o.run.iters == dispatch::kItersByTime ? Value() : Value(o.run.iters));
+  const std::optional<double> budget = dispatch::TimedBudget(o.run);
+  s.Add("timed_s", budget ? Value(*budget, 3) : Value());
   s.Add("traced_iters", o.run.traced);
-  std::string list;
-  for (const auto& c : caps) list += (list.empty() ? "" : ",") + c;
-  s.Add("isa_caps", list);
-  std::string sets;
-  for (const auto& t : o.threads) sets += (sets.empty() ? "" : ",") + t;
-  s.Add("thread_sets", sets.empty() ? Value() : Value(sets));
+  s.Add("isa_caps", Value(report::TextList(caps)));
+  s.Add("thread_sets", o.threads.empty() ? Value() : Value(report::TextList(o.threads)));
   s.Add("cap_threads", noise.threads.threads > 0 ? Value(noise.threads.threads) : Value());
   s.Add("onednn_version", dispatch::OneDnnVersion());
   s.Add("perf_map", o.perf_map);

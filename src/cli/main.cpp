@@ -154,6 +154,7 @@ void SetupCommands(CLI::App& app, int& exit_code) {
   dlcheck::cli::SetupDiff(app, exit_code);
   dlcheck::cli::SetupFleet(app, exit_code);
   dlcheck::cli::SetupWorker(app, exit_code);
+  dlcheck::cli::SetupSchema(app, exit_code);
 }
 
 // Parses the command line and runs the command; every failure that reaches here becomes one

@@ -147,6 +147,7 @@ StatusOr<Recording> RecordProgram(const ProfileOptions& o, std::vector<std::stri
 
 StatusOr<Recording> RecordModel(const ProfileOptions& o, std::vector<std::string> launcher) {
   dispatch::CaptureOptions capture = o.capture;
+  capture.max_cpu_isa = dispatch::ConfiguredIsaCap();
   capture.launcher = std::move(launcher);
   for (const auto& kv : profile::JitProfileEnvironment()) capture.extra_env.push_back(kv);
   // The worker's phases as progress on a terminal, as `verbose` draws them.
@@ -187,6 +188,10 @@ StatusOr<profile::Profile> ReadProfile(const profile::PerfSettings& perf) {
 void RemovePerfMaps(const profile::Profile& p) {
   for (int pid : p.pids) unlink(fmt::format("/tmp/perf-{}.map", pid).c_str());
 }
+
+// The model's timed phase under perf: about 3,000 samples at perf's default 999 Hz, whatever the
+// CPU's speed (the step count is derived from the time, not fixed).
+constexpr double kProfileTimedSeconds = 3.0;
 
 // The recording spans less than this: the program exited before it could be profiled.
 constexpr double kShortestProfileS = 0.1;
@@ -357,6 +362,7 @@ StatusOr<int> RunProfile(ProfileOptions& o) {
 
 void SetupProfile(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<ProfileOptions>();
+  o->capture.run.time_s = kProfileTimedSeconds;
   auto* sub = app.add_subcommand(
       "profile",
       "sample the model (or -- CMD) with perf: CPU time by class, JIT kernels by "

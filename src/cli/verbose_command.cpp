@@ -60,7 +60,10 @@ void AddRunSection(report::Report& report, const VerboseOptions& o,
   s.Add("batch", m.batch);
   s.Add("train_samples", Opt(results.train_samples));
   s.Add("warmup_iters", o.capture.run.warmup);
-  s.Add("timed_iters", o.capture.run.iters);
+  s.Add("timed_iters", results.timed_steps
+                          ? Value(static_cast<std::int64_t>(*results.timed_steps))
+                          : Value());
+  s.Add("timed_s", Num(dispatch::TimedBudget(o.capture.run), 3));
   s.Add("traced_iters", o.capture.run.traced);
   s.Add("threads", run.header.threads
                        ? Value(*run.header.threads)
@@ -205,6 +208,7 @@ StatusOr<dispatch::CapturedRun> Capture(VerboseOptions& o) {
 
 StatusOr<int> RunVerbose(VerboseOptions& o) {
   if (Status valid = mlp::Validate(o.capture.run.model); !valid.ok()) return valid;
+  o.capture.max_cpu_isa = dispatch::ConfiguredIsaCap();
   o.load_start = dispatch::ReadLoadAverage();
   StatusOr<std::vector<detect::ThreadSet>> all = detect::LiveThreadSets({"all"});
   if (!all.ok()) return all.status();

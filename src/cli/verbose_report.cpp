@@ -249,9 +249,9 @@ void AddInputSection(report::Report& report, const std::vector<std::string>& fil
                      const verbose::ParseStats& stats) {
   report::Section& input = report.AddSection("input", "Input");
   if (!files.empty()) {
-    std::string names;
-    for (const auto& f : files) names += (names.empty() ? "" : " ") + ValidUtf8(f);
-    input.Add("files", names);
+    report::TextList names;
+    for (const auto& f : files) names.push_back(ValidUtf8(f));
+    input.Add("files", Value(std::move(names)));
   }
   input.Add("lines", stats.lines);
   input.Add("events", stats.events);

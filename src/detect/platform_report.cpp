@@ -46,12 +46,14 @@ void AddPlatform(const PlatformInfo& info, report::Report& report,
       .Add("xcr0", info.xcr0 ? report::Value(fmt::format("{:#x}", *info.xcr0)) : report::Value())
       .Add("xsave_supported", fmt::format("{:#x}", info.xsave_supported))
       .Add("amx_permission", Optional(info.amx_permission))
-      .Add("amx_tiles",
-           info.amx_palette
-               ? report::Value(fmt::format("{} x {} rows x {} bytes", info.amx_palette->tiles,
-                                           info.amx_palette->rows, info.amx_palette->bytes_per_row))
-               : report::Value())
       .Add("libcpuid_version", info.libcpuid_version);
+  // The AMX tile palette as its three numbers (JSON: an object; null without AMX).
+  if (info.amx_palette) {
+    cpu.AddSection("amx_tiles", "AMX tiles (palette 1)")
+        .Add("tiles", info.amx_palette->tiles)
+        .Add("rows", info.amx_palette->rows)
+        .Add("bytes_per_row", info.amx_palette->bytes_per_row);
+  }
   report::Table& kinds = cpu.AddTable("core_kinds", {"kind", "logical_cpus", "same_features"},
                                       "Core kinds (CPUID leaf 1Ah)");
   for (const CpuidCoreType& kind : info.core_types) {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 
@@ -10,6 +11,17 @@
 #include "verbose/log_session.h"
 
 namespace dlcheck::dispatch {
+
+namespace {
+
+}  // namespace
+
+std::string ConfiguredIsaCap() {
+  for (const char* name : {"ONEDNN_MAX_CPU_ISA", "DNNL_MAX_CPU_ISA"}) {
+    if (const char* value = std::getenv(name); value != nullptr && *value != '\0') return value;
+  }
+  return {};
+}
 
 namespace {
 

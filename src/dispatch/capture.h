@@ -27,6 +27,11 @@
 
 namespace dlcheck::dispatch {
 
+/// The ISA cap this process's environment sets for oneDNN (ONEDNN_MAX_CPU_ISA, else the legacy
+/// DNNL_MAX_CPU_ISA); empty: none. A machine configured with a cap is run as configured: the
+/// model worker of `verbose`, `profile` and `check` gets it, as any oneDNN program would.
+std::string ConfiguredIsaCap();
+
 struct CaptureOptions {
   ModelRunOptions run;
   int threads = 0;            ///< OMP_NUM_THREADS for the worker; 0: inherit the environment

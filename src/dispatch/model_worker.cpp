@@ -100,7 +100,9 @@ StatusOr<TrainingData> LoadData(const ModelRunOptions& options) {
     data.train = std::move(sets->train);
     data.test = std::move(sets->test);
   } else {
-    const int steps = 1 + options.warmup + options.iters + options.traced;
+    // By time, the step count is not known in advance: the batches repeat after 1,000 samples.
+    const int timed = options.iters == kItersByTime ? 1000 : options.iters;
+    const int steps = 1 + options.warmup + timed + options.traced;
     const int samples = std::min(std::max(config.batch * 10, 1000), config.batch * steps);
     data.train = mlp::MakeSyntheticData(std::max(samples, config.batch), config.seed);
   }
@@ -129,30 +131,43 @@ Status CompareWithScalar(mlp::Trainer& trainer, const mlp::ModelConfig& config,
 
 namespace {
 
-// The timed phase: `iters` steps in up to kTimedChunkCount chunks, each timed, so that the
-// spread of the chunks' samples/s tells how noisy the measurement was. Returns the last loss.
+// The timed phase in up to kTimedChunkCount chunks, each timed, so that the spread of the
+// chunks' samples/s tells how noisy the measurement was: exactly `iters` steps when given, else
+// chunks of time_s / kTimedChunkCount seconds each (at least one step a chunk). Returns the last
+// loss.
 float TimedSteps(mlp::Trainer& trainer, const mlp::Dataset& train, const ModelRunOptions& options,
                  int& step) {
   constexpr int kTimedChunkCount = 5;
+  const bool by_time = options.iters == kItersByTime;
   const int batch = options.model.batch;
-  const int chunks = std::min(options.iters, kTimedChunkCount);
+  const int chunks = by_time ? kTimedChunkCount : std::min(options.iters, kTimedChunkCount);
+  const auto chunk_budget = std::chrono::duration<double>(options.time_s / kTimedChunkCount);
   float loss = 0;
   double chunk_min = 0, chunk_max = 0;
+  std::int64_t done = 0;
   const auto timed_start = Clock::now();
-  for (int c = 0, done = 0; c < chunks; ++c) {
-    const int steps = (options.iters - done) / (chunks - c);
+  for (int c = 0; c < chunks; ++c) {
+    const std::int64_t fixed_steps = by_time ? 0 : (options.iters - done) / (chunks - c);
     const auto chunk_start = Clock::now();
-    for (int i = 0; i < steps; ++i) loss = trainer.Step(mlp::GetBatch(train, step++, batch));
+    std::int64_t steps = 0;
+    for (;;) {
+      if (by_time ? steps > 0 && Clock::now() - chunk_start >= chunk_budget : steps == fixed_steps) {
+        break;
+      }
+      loss = trainer.Step(mlp::GetBatch(train, step++, batch));
+      ++steps;
+    }
     const double s = std::chrono::duration<double>(Clock::now() - chunk_start).count();
-    const double sps = s > 0 ? steps * batch / s : 0;
+    const double sps = s > 0 ? static_cast<double>(steps) * batch / s : 0;
     chunk_min = c == 0 ? sps : std::min(chunk_min, sps);
     chunk_max = c == 0 ? sps : std::max(chunk_max, sps);
     done += steps;
   }
   const double timed_s = std::chrono::duration<double>(Clock::now() - timed_start).count();
-  if (options.iters > 0) {
-    Result(result_key::kSamplesPerS, options.iters * batch / timed_s);
-    Result(result_key::kStepMsTimed, timed_s * 1e3 / options.iters);
+  Result(result_key::kTimedSteps, static_cast<double>(done));
+  if (done > 0) {
+    Result(result_key::kSamplesPerS, static_cast<double>(done) * batch / timed_s);
+    Result(result_key::kStepMsTimed, timed_s * 1e3 / static_cast<double>(done));
   }
   if (chunks >= 2) {
     Result(result_key::kTimedChunks, chunks);
@@ -176,6 +191,11 @@ std::vector<std::string> WorkerArguments(const ModelRunOptions& options) {
       if (!value.empty()) args.insert(args.end(), {name, value});
     } else if constexpr (std::is_same_v<T, std::vector<int>>) {
       args.insert(args.end(), {name, fmt::format("{}", fmt::join(value, ","))});
+    } else if constexpr (std::is_same_v<T, int>) {
+      // An integer below its range is "not given" (kItersByTime): the worker's default holds.
+      if (info.min >= info.max || value >= info.min) {
+        args.insert(args.end(), {name, fmt::format("{}", value)});
+      }
     } else if constexpr (std::is_enum_v<T>) {
       args.insert(args.end(), {name, std::string(mlp::Name(value))});
     } else {

@@ -8,7 +8,8 @@
 //   reference  one step on oneDNN and one on the scalar kernels from the same weights and
 //              batch, compared (verbose off)
 //   warmup     untimed steps (verbose off)
-//   timed      `iters` steps timed as a whole: samples/s (verbose off, no worker lines)
+//   timed      steps timed as a whole for `time_s` seconds (or exactly `iters` steps when
+//              given): samples/s (verbose off, no worker lines)
 //   traced     `traced` steps with verbose on and a worker line before each layer's work
 //   evaluate   test accuracy with --data (verbose off)
 //   done       results
@@ -16,6 +17,7 @@
 // Verbose is switched per phase with dnnl_set_verbose, so throughput is measured without
 // verbose's cost and the per-primitive report comes from the traced steps.
 
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -27,11 +29,22 @@
 
 namespace dlcheck::dispatch {
 
+/// `iters` when the timed phase is sized by time: the step count is whatever fits in `time_s`, so
+/// the same default is right on a CPU ten times faster or slower (as benchdnn's
+/// --max-ms-per-prb and Google Benchmark's min time do).
+inline constexpr int kItersByTime = -1;
+/// The timed phase's budget of `verbose` and `dispatch` (each run); `check` and `profile` set
+/// their own (check.h, profile_command.cpp).
+inline constexpr double kDefaultTimedSeconds = 1.0;
+/// The longest budget --time takes (an hour: a typo of 1e10 is a usage error, not an overflow).
+inline constexpr double kMaxTimedSeconds = 3600.0;
+
 struct ModelRunOptions {
   mlp::ModelConfig model;
   mlp::Backend backend = mlp::Backend::kOneDnn;
   int warmup = 5;        ///< untimed steps after the reference step
-  int iters = 50;        ///< timed steps (verbose off)
+  int iters = kItersByTime;  ///< timed steps (verbose off); kItersByTime: as many as time_s allows
+  double time_s = kDefaultTimedSeconds;  ///< the timed phase's budget when iters is kItersByTime
   int traced = 3;        ///< steps with verbose on: the per-primitive report
   std::string data_dir;  ///< MNIST-format IDX directory; empty: synthetic data
   std::string cpuset;    ///< bind the worker to these CPUs (hwloc list syntax); empty: no binding
@@ -49,6 +62,7 @@ struct ModelOptionInfo {
   int min = 0;
   int max = 0;
   bool positive = false;     ///< a real option that must be > 0
+  double max_real = 0;       ///< with positive: the largest value a real option takes (0: none)
   bool worker_only = false;  ///< only the hidden `worker` takes it (--cpuset, --peak)
 };
 
@@ -96,10 +110,17 @@ void VisitModelOptions(Options& options, Visitor&& visit) {
                         .max = mlp::kMaxBatch},
         options.model.batch);
   visit(ModelOptionInfo{.flags = "-n,--iters",
-                        .help = "timed steps, verbose off (default 50)",
+                        .help = "timed steps, verbose off (default: as many as --time allows)",
                         .min = 0,
                         .max = 1000000},
         options.iters);
+  visit(ModelOptionInfo{.flags = "--time",
+                        .help = "seconds of timed steps when --iters is not given (default 1; "
+                                "check 0.5, profile 3)",
+                        .type_name = "SECONDS",
+                        .positive = true,
+                        .max_real = kMaxTimedSeconds},
+        options.time_s);
   visit(ModelOptionInfo{.flags = "--warmup",
                         .help = "untimed steps before timing (default 5)",
                         .min = 0,
@@ -130,6 +151,12 @@ void VisitModelOptions(Options& options, Visitor&& visit) {
                         .help = "measure the single-core FMA peak per vector ISA first",
                         .worker_only = true},
         options.peak);
+}
+
+/// The timed phase's budget in seconds for a report: null (nullopt) when --iters fixed the count.
+inline std::optional<double> TimedBudget(const ModelRunOptions& options) {
+  if (options.iters != kItersByTime) return std::nullopt;
+  return options.time_s;
 }
 
 /// The arguments of `dlcheck worker` that reproduce `options` (without the program path).

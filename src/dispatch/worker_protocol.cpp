@@ -46,6 +46,7 @@ constexpr RealField kRealFields[] = {
     {result_key::kSamplesPerS, &WorkerResults::samples_per_s},
     {result_key::kStepMsTimed, &WorkerResults::step_ms_timed},
     {result_key::kTimedChunks, &WorkerResults::timed_chunks},
+    {result_key::kTimedSteps, &WorkerResults::timed_steps},
     {result_key::kSamplesPerSMin, &WorkerResults::samples_per_s_min},
     {result_key::kSamplesPerSMax, &WorkerResults::samples_per_s_max},
     {result_key::kStepMsTraced, &WorkerResults::step_ms_traced},

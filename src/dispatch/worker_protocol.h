@@ -36,6 +36,8 @@ inline constexpr const char* kStepMsTimed = "step_ms_timed";
 /// The timed steps run in `timed_chunks` chunks (at least 2 when reported), each timed: the
 /// slowest and fastest chunk's samples/s are the spread of the measurement.
 inline constexpr const char* kTimedChunks = "timed_chunks";
+/// How many steps the timed phase ran: --iters, or what fitted in --time.
+inline constexpr const char* kTimedSteps = "timed_steps";
 inline constexpr const char* kSamplesPerSMin = "samples_per_s_min";
 inline constexpr const char* kSamplesPerSMax = "samples_per_s_max";
 inline constexpr const char* kStepMsTraced = "step_ms_traced";
@@ -57,6 +59,7 @@ struct WorkerResults {
   std::optional<double> samples_per_s;      ///< timed steps, verbose off
   std::optional<double> step_ms_timed;      ///< mean step time, verbose off
   std::optional<double> timed_chunks;       ///< chunks of the timed steps, each timed
+  std::optional<double> timed_steps;        ///< steps the timed phase ran (by time or --iters)
   std::optional<double> samples_per_s_min;  ///< the slowest chunk
   std::optional<double> samples_per_s_max;  ///< the fastest chunk
   std::optional<double> step_ms_traced;     ///< mean step time, verbose on

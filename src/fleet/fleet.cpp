@@ -45,22 +45,19 @@ std::string HostFromFile(const std::string& file) {
   return stem;
 }
 
-std::string Plural(long n, const char* word) {
-  return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s");
-}
-
-std::string TopologyShape(const json& doc) {
+std::optional<TopologyShape> ReadTopology(const json& doc) {
   auto it = doc.find("topology");
-  if (it == doc.end() || !it->is_object()) return {};
+  if (it == doc.end() || !it->is_object()) return std::nullopt;
   auto count = [&](const char* key) {
     auto v = it->find(key);
     return v != it->end() && v->is_number_integer() ? v->get<long>() : -1L;
   };
-  const long packages = count("packages"), numa = count("numa_nodes"), cores = count("cores"),
-             pus = count("pus");
-  if (packages < 0 || cores < 0 || pus < 0) return {};
-  return fmt::format("{}, {} NUMA, {}, {} PUs", Plural(packages, "socket"), std::max(numa, 0L),
-                     Plural(cores, "core"), pus);
+  const TopologyShape shape{.sockets = count("packages"),
+                            .numa_nodes = std::max(count("numa_nodes"), 0L),
+                            .cores = count("cores"),
+                            .pus = count("pus")};
+  if (shape.sockets < 0 || shape.cores < 0 || shape.pus < 0) return std::nullopt;
+  return shape;
 }
 
 void ReadFeatures(const json& features, HostReport& r) {
@@ -106,7 +103,7 @@ std::string ReadReport(const json& doc, HostReport& r) {
   const json& levels = doc.contains("levels") ? doc["levels"] : json();
   r.onednn_isa = Text(levels, "onednn_effective_isa");
   if (r.onednn_isa.empty()) r.onednn_isa = Text(levels, "onednn_max_isa");
-  r.topology = TopologyShape(doc);
+  r.topology = ReadTopology(doc);
   if (r.command == "check") {
     const json& check = doc.contains("check") ? doc["check"] : json();
     r.check_status = Text(check, "status");
@@ -117,7 +114,7 @@ std::string ReadReport(const json& doc, HostReport& r) {
   return {};
 }
 
-std::tuple<std::vector<std::string>, std::string, std::string, std::string> Signature(
+std::tuple<std::vector<std::string>, std::string, std::optional<TopologyShape>, std::string> Signature(
     const HostReport& r) {
   return {r.usable, r.onednn_isa, r.topology, r.check_status};
 }

@@ -11,11 +11,21 @@
 
 #include <cstddef>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace dlcheck::fleet {
+
+/// A host's topology as the fleet compares it: counts from the report's `topology` section.
+struct TopologyShape {
+  long sockets = 0;
+  long numa_nodes = 0;
+  long cores = 0;
+  long pus = 0;
+  auto operator<=>(const TopologyShape&) const = default;
+};
 
 /// What one host's report says, reduced to what the fleet compares.
 struct HostReport {
@@ -28,7 +38,7 @@ struct HostReport {
   std::vector<std::string> cpuid_only;  ///< in CPUID but not enabled by the OS
   std::vector<std::string> faulted;     ///< usable per CPUID and OS, but the probe faulted
   std::string onednn_isa;               ///< effective, else maximum
-  std::string topology;                 ///< "2 sockets, 4 NUMA, 64 cores, 128 PUs"; "" unknown
+  std::optional<TopologyShape> topology;  ///< nullopt: the report has no topology
   std::string check_status;             ///< OK, WARNING, ...; "" for a platform report
   std::string check_summary;
 };
@@ -46,7 +56,7 @@ struct FleetGroup {
   std::string cpu;                 ///< of the first host (brands may differ in a group)
   std::vector<std::string> usable;
   std::string onednn_isa;
-  std::string topology;
+  std::optional<TopologyShape> topology;
   std::string check_status;
   std::vector<std::string> lacks;  ///< features the best group has and this one does not
   bool best = false;

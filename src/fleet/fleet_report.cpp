@@ -7,21 +7,30 @@
 namespace dlcheck::fleet {
 namespace {
 
-std::string Words(const std::vector<std::string>& words) {
-  return fmt::format("{}", fmt::join(words, " "));
+// A list of words: an array in JSON, the words joined by spaces in the table and CSV.
+report::Value Words(const std::vector<std::string>& words) {
+  return report::Value(report::TextList(words));
+}
+
+// One count of a group's topology; null when the reports had no topology.
+report::Value Count(const std::optional<TopologyShape>& shape, long TopologyShape::*count) {
+  return shape ? report::Value((*shape).*count) : report::Value();
 }
 
 void AddGroups(const Fleet& fleet, report::Report& report) {
   report::Table& t = report.AddTable("groups",
                                      {"group", "hosts", "hostlist", "best", "cpu", "onednn_isa",
-                                      "topology", "status", "lacks", "features"},
+                                      "sockets", "numa_nodes", "cores", "pus", "status", "lacks",
+                                      "features"},
                                      "Groups (by usable features, oneDNN ISA, topology, status)");
   t.hidden_in_table = {"features"};
   int number = 0;
   for (const FleetGroup& g : fleet.groups) {
     t.rows.push_back({++number, g.hosts.size(), CompressHostlist(g.hosts), g.best, g.cpu,
                       g.onednn_isa,
-                      g.topology.empty() ? report::Value() : report::Value(g.topology),
+                      Count(g.topology, &TopologyShape::sockets),
+                      Count(g.topology, &TopologyShape::numa_nodes),
+                      Count(g.topology, &TopologyShape::cores), Count(g.topology, &TopologyShape::pus),
                       g.check_status.empty() ? report::Value() : report::Value(g.check_status),
                       Words(g.lacks), Words(g.usable)});
   }
@@ -44,12 +53,13 @@ void AddLists(const Fleet& fleet, report::Report& report) {
 report::Report FleetReport(const Fleet& fleet) {
   report::Report report;
   report.command = "fleet";
-  report.AddSection("fleet", "Fleet")
-      .Add("reports", fleet.files)
-      .Add("hosts", fleet.hosts())
-      .Add("groups", fleet.groups.size())
-      .Add("skipped", fleet.skipped.size())
-      .Add("versions", fleet.versions.size());
+  report::Section& summary = report.AddSection("fleet", "Fleet");
+  const std::pair<const char*, std::size_t> counts[] = {{"reports", fleet.files},
+                                                        {"hosts", fleet.hosts()},
+                                                        {"groups", fleet.groups.size()},
+                                                        {"skipped", fleet.skipped.size()},
+                                                        {"versions", fleet.versions.size()}};
+  for (const auto& [key, count] : counts) summary.Add(key, count);
   AddGroups(fleet, report);
   AddLists(fleet, report);
   report.primary_table = "groups";

@@ -36,7 +36,7 @@ const char* LineEnd() {
 std::string CellText(const Value& value) {
   // Text from a log reaches a spreadsheet or `cat` visible, never as an escape sequence.
   std::string text = VisibleText(ValueText(value, "", "true", "false"), true);
-  const bool is_text = std::holds_alternative<std::string>(value.data);
+  const bool is_text = value.is_text();
   if (is_text && !text.empty() &&
       std::string_view("=+-@\t\r").find(text[0]) != std::string_view::npos) {
     text.insert(text.begin(), '\'');

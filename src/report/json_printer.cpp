@@ -1,4 +1,7 @@
-// JSON: one document. Reals are rounded to their Value's precision; non-finite reals are null.
+// JSON: one document, as the command's contract (contract.h) declares it: every declared member
+// is written, null when the report has nothing for it. Reals keep their full precision;
+// non-finite reals are null.
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <ostream>
@@ -7,6 +10,7 @@
 #include <vector>
 
 #include "dlcheck/version.h"
+#include "report/contract.h"
 #include "report/json_value.h"
 #include "report/printer.h"
 
@@ -19,15 +23,50 @@ Json ToJson(const Value& value) {
         if constexpr (std::is_same_v<T, std::monostate>) {
           return nullptr;
         } else if constexpr (std::is_same_v<T, double>) {
+          // Full precision: rounding is the human table's business (a 1 us primitive's
+          // exec_ms_min is 0.001, not 0.0010 nor 0).
           if (!std::isfinite(v)) return nullptr;
-          const double scale = std::pow(10.0, value.precision);
-          return std::round(v * scale) / scale;
+          return v;
         } else {
           return v;
         }
       },
       value.data);
 }
+
+namespace {
+
+using contract::Member;
+using contract::Shape;
+
+// The members a document of `report`'s command declares; none for a command without a contract.
+const std::vector<Member>& Declared(const Report& report) {
+  static const std::vector<Member> kNone;
+  const contract::Document* document = contract::Find(report.command);
+  return document == nullptr ? kNone : document->members;
+}
+
+// The members of a declared object, or none.
+const std::vector<Member>& ObjectMembers(const std::vector<Member>& declared,
+                                         std::string_view name) {
+  static const std::vector<Member> kNone;
+  const Member* member = contract::FindMember(declared, name);
+  return member != nullptr && member->shape == Shape::kObject ? member->members : kNone;
+}
+
+// `object` with every member `declared` names and it lacks added as null, nested objects too.
+void Complete(Json& object, const std::vector<Member>& declared) {
+  for (const Member& m : declared) {
+    auto it = object.find(m.name);
+    if (it == object.end()) {
+      object[m.name] = nullptr;
+    } else if (m.shape == Shape::kObject && it->is_object()) {
+      Complete(*it, m.members);
+    }
+  }
+}
+
+}  // namespace
 
 // Pure ASCII: bytes that are not UTF-8 become U+FFFD, and every other non-ASCII character a
 // \uXXXX escape, so that no control character (C0 or C1, which some terminals obey) reaches a
@@ -60,13 +99,16 @@ Json ToJson(const Table& table) {
   return arr;
 }
 
-Json ToJson(const Section& section) {
+Json ToJson(const Section& section, const std::vector<Member>& declared) {
   Json obj = Json::object();
   for (const auto& [key, value] : section.fields) obj[key] = ToJson(value);
-  for (const auto& child : section.sections) obj[child.name] = ToJson(child);
+  for (const auto& child : section.sections) {
+    obj[child.name] = ToJson(child, ObjectMembers(declared, child.name));
+  }
   for (const auto& table : section.tables) {
     if (!table.only_in_table) obj[table.name] = ToJson(table);
   }
+  Complete(obj, declared);
   return obj;
 }
 
@@ -91,7 +133,7 @@ Json Identity(const Report& report) {
 // The identity and the sections, for the head of a streamed document.
 Json Head(const Report& report) {
   Json doc = Identity(report);
-  for (const auto& s : report.sections) doc[s.name] = ToJson(s);
+  for (const auto& s : report.sections) doc[s.name] = ToJson(s, ObjectMembers(Declared(report), s.name));
   return doc;
 }
 
@@ -105,8 +147,11 @@ std::string Members(const Json& obj) {
 
 class JsonStream : public RowStream {
  public:
-  JsonStream(std::ostream& out, const Table& stream) : out_(out), header_(stream) {
+  JsonStream(std::ostream& out, const Report& head, const Table& stream)
+      : out_(out), header_(stream), declared_(Declared(head)) {
     header_.rows.clear();
+    for (const auto& s : head.sections) written_.push_back(s.name);
+    written_.push_back(stream.name);
   }
   void Row(const std::vector<Value>& row) override {
     out_ << (first_ ? "\n    " : ",\n    ") << DumpJson(RowObject(header_, row, 0), -1);
@@ -115,9 +160,16 @@ class JsonStream : public RowStream {
   void Finish(const Report& tail) override {
     out_ << (first_ ? "]" : "\n  ]");
     Json rest = Json::object();
-    for (const auto& s : tail.sections) rest[s.name] = ToJson(s);
+    for (const auto& s : tail.sections) rest[s.name] = ToJson(s, ObjectMembers(declared_, s.name));
     for (const auto& t : tail.tables) {
       if (!t.only_in_table) rest[t.name] = ToJson(t);
+    }
+    // The declared members neither the head nor the tail had, as null.
+    for (const Member& m : declared_) {
+      if (!rest.contains(m.name) &&
+          std::find(written_.begin(), written_.end(), m.name) == written_.end()) {
+        rest[m.name] = nullptr;
+      }
     }
     rest["findings"] = Findings(tail);
     out_ << ",\n" << Members(rest) << "\n}\n";
@@ -127,6 +179,8 @@ class JsonStream : public RowStream {
  private:
   std::ostream& out_;
   Table header_;
+  const std::vector<Member>& declared_;
+  std::vector<std::string> written_;  ///< the members the head and the stream wrote
   bool first_ = true;
 };
 
@@ -170,6 +224,14 @@ class ObjectWriter {
       WriteNested(out, value, depth);
     });
   }
+  /// Each member of `declared` not added yet, as null (the contract: every declared key present).
+  void AddMissing(const std::vector<Member>& declared) {
+    for (const Member& m : declared) {
+      const bool added = std::any_of(members_.begin(), members_.end(),
+                                     [&](const auto& member) { return member.first == m.name; });
+      if (!added) Add(m.name, Json(nullptr));
+    }
+  }
   void Write(std::ostream& out, int depth) const {
     if (members_.empty()) {
       out << "{}";
@@ -212,14 +274,17 @@ void AddTables(ObjectWriter& writer, const std::vector<Table>& tables) {
   }
 }
 
-ObjectWriter SectionWriter(const Section& section) {
+ObjectWriter SectionWriter(const Section& section, const std::vector<Member>& declared) {
   ObjectWriter writer;
   for (const auto& [key, value] : section.fields) writer.Add(key, ToJson(value));
   for (const Section& child : section.sections) {
-    writer.Add(child.name,
-               [&child](std::ostream& out, int depth) { SectionWriter(child).Write(out, depth); });
+    const std::vector<Member>& members = ObjectMembers(declared, child.name);
+    writer.Add(child.name, [&child, &members](std::ostream& out, int depth) {
+      SectionWriter(child, members).Write(out, depth);
+    });
   }
   AddTables(writer, section.tables);
+  writer.AddMissing(declared);
   return writer;
 }
 
@@ -227,12 +292,15 @@ ObjectWriter DocumentWriter(const Report& report) {
   ObjectWriter writer;
   const Json identity = Identity(report);
   for (const auto& [key, value] : identity.items()) writer.Add(key, value);
+  const std::vector<Member>& declared = Declared(report);
   for (const Section& section : report.sections) {
-    writer.Add(section.name, [&section](std::ostream& out, int depth) {
-      SectionWriter(section).Write(out, depth);
+    const std::vector<Member>& members = ObjectMembers(declared, section.name);
+    writer.Add(section.name, [&section, &members](std::ostream& out, int depth) {
+      SectionWriter(section, members).Write(out, depth);
     });
   }
   AddTables(writer, report.tables);
+  writer.AddMissing(declared);
   writer.Add("findings", Findings(report));
   return writer;
 }
@@ -247,7 +315,7 @@ void PrintJson(const Report& report, std::ostream& out) {
 std::unique_ptr<RowStream> StartJsonStream(std::ostream& out, const Report& head,
                                            const Table& stream) {
   out << "{\n" << Members(Head(head)) << ",\n  \"" << stream.name << "\": [";
-  return std::make_unique<JsonStream>(out, stream);
+  return std::make_unique<JsonStream>(out, head, stream);
 }
 
 }  // namespace dlcheck::report

@@ -1,6 +1,7 @@
 #include "report/printer.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cctype>
@@ -24,6 +25,8 @@ std::string ValueText(const Value& value, std::string_view null_text, std::strin
         } else if constexpr (std::is_same_v<T, double>) {
           if (!std::isfinite(v)) return std::string(null_text);
           return fmt::format("{:.{}f}", v, value.precision);
+        } else if constexpr (std::is_same_v<T, TextList>) {
+          return fmt::format("{}", fmt::join(v, " "));
         } else {
           return v;
         }

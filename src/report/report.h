@@ -23,9 +23,13 @@
 
 namespace dlcheck::report {
 
-/// One cell or field: null (unknown / no opinion), bool, integer, real, or text.
+/// A list of words (features a group lacks, the input files): a JSON array, and in text formats
+/// the words joined by spaces.
+using TextList = std::vector<std::string>;
+
+/// One cell or field: null (unknown / no opinion), bool, integer, real, text, or a list of texts.
 struct Value {
-  using Data = std::variant<std::monostate, bool, std::int64_t, double, std::string>;
+  using Data = std::variant<std::monostate, bool, std::int64_t, double, std::string, TextList>;
   Data data;
   int precision = 3;  ///< decimals printed for reals, in every format
 
@@ -41,7 +45,12 @@ struct Value {
   Value(std::string s) : data(std::move(s)) {}                         // NOLINT
   Value(std::string_view s) : data(std::string(s)) {}                  // NOLINT
   Value(const char* s) : data(std::string(s)) {}                       // NOLINT
+  explicit Value(TextList list) : data(std::move(list)) {}
 
+  /// Text or a list of texts (what a spreadsheet must not run as a formula, what wraps).
+  bool is_text() const {
+    return std::holds_alternative<std::string>(data) || std::holds_alternative<TextList>(data);
+  }
   bool is_null() const { return std::holds_alternative<std::monostate>(data); }
   bool operator==(const Value& other) const { return data == other.data; }
 };

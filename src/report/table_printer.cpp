@@ -121,7 +121,7 @@ void MeasureRow(const std::vector<Value>& row, const std::vector<std::string>& t
   std::size_t key = 0;
   for (std::size_t c = 0; c < texts.size(); ++c) {
     const Value* cell = c < row.size() ? &row[c] : nullptr;
-    if (cell != nullptr && std::holds_alternative<std::string>(cell->data)) {
+    if (cell != nullptr && cell->is_text()) {
       grid.numeric[c] = false;
       if (grid.visible[c] && !texts[c].empty() && texts[c] != kNull)
         key = Combine(Mix(key, c), texts[c]);

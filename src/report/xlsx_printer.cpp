@@ -59,6 +59,9 @@ void WriteCell(lxw_worksheet* sheet, lxw_row_t row, lxw_col_t col, const Value& 
           if (std::isfinite(v)) worksheet_write_number(sheet, row, col, v, nullptr);
         } else if constexpr (std::is_same_v<T, std::string>) {
           worksheet_write_string(sheet, row, col, ValidText(v).c_str(), nullptr);
+        } else if constexpr (std::is_same_v<T, TextList>) {
+          worksheet_write_string(sheet, row, col,
+                                 ValidText(ValueText(value, "", "true", "false")).c_str(), nullptr);
         }
       },
       value.data);

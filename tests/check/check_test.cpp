@@ -82,7 +82,7 @@ TEST(CheckTest, AHealthyNodeIsOkWithItsSummaryAndPerfdata) {
                            ", 1 socket, 4 cores, oneDNN avx2, MLP matches the scalar reference, "
                            "5 requirements met");
   EXPECT_EQ(r.perfdata,
-            "'samples_per_s'=104233.5;;;0 'step_time'=0.000960s;;;0 'max_deviation'=2.5e-07;;;0 "
+            "'samples_per_s'=104233.5;;;0 'step_time'=0.000960s;;;0 'max_deviation'=0.00000025;;;0 "
             "'problems'=0;;;0");
   EXPECT_EQ(r.Headline(), "DLCHECK OK - " + r.summary + " | " + r.perfdata);
 }
@@ -230,8 +230,9 @@ TEST(CheckReportTest, FormatsAgreeAndNumbersAreTyped) {
   EXPECT_EQ(doc["check"]["exit_status"], 0);
   EXPECT_EQ(doc["run"]["batch"], 64) << "the options that ran, not literals";
   EXPECT_EQ(doc["run"]["timed_iters"], 7);
+  EXPECT_TRUE(doc["run"]["timed_s"].is_null()) << "--iters fixed the count: no time budget";
   EXPECT_TRUE(doc["run"]["samples_per_s"].is_number());
-  EXPECT_DOUBLE_EQ(doc["run"]["samples_per_s"].get<double>(), 104233.5);
+  EXPECT_NEAR(doc["run"]["samples_per_s"].get<double>(), 104233.5, 0.1);
   EXPECT_TRUE(doc["run"]["max_deviation"].is_number());
   EXPECT_EQ(doc["run"]["train_samples"], 1000);
   ASSERT_EQ(doc["checks"].size(), result.items.size());
@@ -241,6 +242,21 @@ TEST(CheckReportTest, FormatsAgreeAndNumbersAreTyped) {
   std::size_t records = 0;
   for (std::size_t p = 0; (p = text.find("\r\n", p)) != std::string::npos; p += 2) ++records;
   EXPECT_EQ(records, result.items.size() + 1);
+}
+
+// Nagios perfdata values are fixed-point ([-0-9.] in the plugin guidelines), whatever the size.
+TEST(CheckTest, PerfdataNumbersAreFixedPointWithTheirSignificantDigits) {
+  EXPECT_EQ(PerfdataNumber(3.81e-06, 3), "0.00000381");
+  EXPECT_EQ(PerfdataNumber(0.5, 3), "0.5");
+  EXPECT_EQ(PerfdataNumber(123456.0, 3), "123456");
+  EXPECT_EQ(PerfdataNumber(-2.5e-3, 2), "-0.0025");
+  EXPECT_EQ(PerfdataNumber(0.0, 3), "0");
+  EXPECT_EQ(PerfdataNumber(1e-30, 3), "0");
+  for (double v : {1e-12, 7.77e-9, 4.2e-4, 9.99, 1e9}) {
+    const std::string text = PerfdataNumber(v, 3);
+    EXPECT_EQ(text.find_first_not_of("-0123456789."), std::string::npos) << text;
+    EXPECT_NEAR(std::stod(text), v, v * 1e-2) << text;
+  }
 }
 
 }  // namespace

@@ -44,7 +44,7 @@ TEST_F(ProfileCliTest, MlpProfileNamesKernelsByPrimitiveAndItsStacksAddUp) {
   const std::string folded_path = (dir_ / "mlp.folded").string();
   const std::string svg_path = (dir_ / "mlp.svg").string();
   const testing::RunResult r =
-      RunDlcheck({"profile", "--model", "mlp", "--threads", "2", "--iters", "30", "--format",
+      RunDlcheck({"profile", "--model", "mlp", "--threads", "2", "--time", "2", "--format",
                   "json", "--folded", folded_path, "--svg", svg_path});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const Json report = Json::parse(r.out);

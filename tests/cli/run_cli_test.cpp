@@ -234,7 +234,7 @@ TEST_F(RunCliTest, SigintIsPassedOnAndTheReportStillPrinted) {
 TEST_F(RunCliTest, KilledVerboseLeavesNoWorkerBehind) {
   const std::string out = (dir_ / "out").string(), err = (dir_ / "err").string();
   const pid_t dlcheck =
-      StartDlcheck({"verbose", "--model", "cnn", "--iters", "100000", "--threads", "1"}, out, err);
+      StartDlcheck({"verbose", "--model", "cnn", "--time", "600", "--threads", "1"}, out, err);
   const std::vector<pid_t> workers = WaitForChildren(dlcheck, std::chrono::seconds(20));
   ASSERT_EQ(workers.size(), 1u);
   kill(dlcheck, SIGKILL);
@@ -281,13 +281,13 @@ TEST_P(SignalTest, RunPassesItOnAndReports) {
 
 TEST_P(SignalTest, VerboseStopsItsWorkerAndReports) {
   const Json doc = Interrupt(
-      {"verbose", "--model", "cnn", "--iters", "100000", "--threads", "1", "--format", "json"},
+      {"verbose", "--model", "cnn", "--time", "600", "--threads", "1", "--format", "json"},
       std::chrono::milliseconds(1500));
   EXPECT_TRUE(HasFinding(doc, "interrupted")) << doc["findings"];
 }
 
 TEST_P(SignalTest, DispatchStopsItsWorkerAndReports) {
-  const Json doc = Interrupt({"dispatch", "--model", "cnn", "--iters", "100000", "--isa", "sse41",
+  const Json doc = Interrupt({"dispatch", "--model", "cnn", "--time", "600", "--isa", "sse41",
                               "--no-peak", "--threads", "1", "--format", "json"},
                              std::chrono::milliseconds(1500));
   EXPECT_TRUE(HasFinding(doc, "interrupted")) << doc["findings"];
@@ -307,7 +307,7 @@ TEST_P(SignalTest, DispatchStopsItsWorkerAndReports) {
 TEST_P(SignalTest, DispatchStillNamesAWorkerThatFailedBeforeTheSignal) {
   setenv("DLCHECK_WORKER_FAULT", "init", 1);
   setenv("DLCHECK_WORKER_FAULT_ISA", "sse41", 1);
-  const Json doc = Interrupt({"dispatch", "--model", "cnn", "--iters", "100000", "--isa", "sse41",
+  const Json doc = Interrupt({"dispatch", "--model", "cnn", "--time", "600", "--isa", "sse41",
                               "--no-peak", "--threads", "1", "--format", "json"},
                              std::chrono::milliseconds(1500));
   unsetenv("DLCHECK_WORKER_FAULT");

@@ -3,6 +3,8 @@
 // at all an input error.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "support/run_dlcheck.h"
@@ -37,13 +39,15 @@ TEST_F(FleetCliTest, GroupsHostsAndNamesTheBrokenReport) {
   EXPECT_EQ(j["groups"][0]["hostlist"], "node[1-3,7]");
   EXPECT_EQ(j["groups"][0]["best"], true);
   EXPECT_EQ(j["groups"][1]["hostlist"], "node4");
-  EXPECT_NE(j["groups"][1]["lacks"].get<std::string>().find("avx512f"), std::string::npos);
+  const auto lacks = j["groups"][1]["lacks"].get<std::vector<std::string>>();
+  EXPECT_NE(std::find(lacks.begin(), lacks.end(), "avx512f"), lacks.end());
   ASSERT_EQ(j["skipped"].size(), 1u);
   EXPECT_EQ(j["skipped"][0]["file"], (dir_ / "node5.json").string());
   EXPECT_EQ(j["fleet"]["reports"], 6);
   const auto csv = RunDlcheck({"fleet", "--format", "csv", dir_.string()});
   EXPECT_EQ(csv.out.rfind(
-                "group,hosts,hostlist,best,cpu,onednn_isa,topology,status,lacks,features\r\n", 0),
+                "group,hosts,hostlist,best,cpu,onednn_isa,sockets,numa_nodes,cores,pus,status,lacks,"
+                "features\r\n", 0),
             0u)
       << csv.out;
   const auto table = RunDlcheck({"fleet", dir_.string()});

@@ -1,11 +1,23 @@
 #!/usr/bin/python3
-"""Every command's --format json output against its published schema (schemas/<name>.schema.json,
-JSON Schema draft 2020-12), with Debian's python3-jsonschema. Each invocation is small: recorded
-inputs where a command reads any, the shortest model runs where it trains.
+"""The JSON contract, checked by its consumer (Debian's python3-jsonschema, draft 2020-12).
 
-usage: validate_schemas.py DLCHECK DATA_DIR SCHEMA_DIR SCRATCH_DIR [--write-drafts]
-Exits 0 when every document validates, 1 with the failures listed.
+1. Each checked-in schemas/<command>.schema.json is what `dlcheck schema <command>` generates
+   from the declarations in src/report/contracts.cpp (regenerate with `make schemas`).
+2. Every command's --format json document validates against its schema, held strictly: an
+   object the schema declares may not carry a key it does not declare (a member a builder adds
+   must be declared, so the schema stays the whole contract). Documents: the live host (every
+   command), a replay of every recorded CPU in tests/data/cpuid and every topology in
+   tests/data/hwloc, every verbose log in tests/data/verbose (logs dlcheck did not write:
+   PyTorch 1.13 at two ISA caps, lines pasted in public issues, oneDNN 3.13 lines, Graph API
+   lines), --columns subsets, `parse --events`, `diff` of two real logs, `fleet` of replays.
+3. Every declared key is present in every document (null when unknown), a replay without a
+   topology included.
+
+usage: validate_schemas.py DLCHECK DATA_DIR SCHEMA_DIR SCRATCH_DIR
+Exits 0 when everything holds, 1 with the failures listed.
 """
+import copy
+import glob
 import json
 import os
 import subprocess
@@ -16,28 +28,44 @@ import jsonschema
 TINY = ["--iters", "1", "--warmup", "0", "--traced", "1", "--batch", "16", "--threads", "1"]
 
 
-def invocations(data, scratch, dlcheck):
-    """(schema name, argv, acceptable exit codes) of every command with a JSON report."""
+def recorded(data, pattern):
+    return sorted(f for f in glob.glob(os.path.join(data, pattern)) if os.path.isfile(f))
+
+
+def invocations(data, scratch):
+    """(schema name, argv, acceptable exit codes) of every document to check."""
+    logs = recorded(data, "verbose/*.txt") + recorded(data, "verbose/*.log")
+    dumps = recorded(data, "cpuid/*.test") + recorded(data, "cpuid/*.test.xz")
+    topologies = recorded(data, "hwloc/*.xml")
     log = os.path.join(data, "verbose", "generated_2.6.3.txt")
-    formats = os.path.join(data, "verbose", "formats_3.13.1.txt")
-    dump = os.path.join(data, "cpuid", "11th-gen-intel-core-i7-1165g7.test")
-    topology = os.path.join(data, "hwloc", "16amd64-4distances.xml")
     cat_log = ["sh", "-c", 'cat "$0"', log]
-    return [
+    a = os.path.join(data, "verbose", "torch1.13_cnn_avx2.txt")
+    b = os.path.join(data, "verbose", "torch1.13_cnn_avx512_core_bf16.txt")
+    calls = [
         ("platform", ["platform"], {0}),
-        ("platform", ["platform", "--cpuid-dump", dump, "--topology", topology], {0}),
         ("platform", ["platform", "--probe"], {0}),
-        ("parse", ["parse", log, formats], {0}),
+        ("parse", ["parse"] + logs, {0}),
+        ("parse", ["parse", "--events", log], {0}),
+        ("parse", ["parse", "--columns", "primitive,exec_ms_total", log], {0}),
         ("verbose", ["verbose", "--model", "mlp"] + TINY, {0}),
+        ("verbose", ["verbose", "--model", "cnn"] + TINY, {0}),
         ("run", ["run", "--"] + cat_log, {0}),
         ("dispatch", ["dispatch", "--model", "mlp", "--isa", "sse41"] + TINY, {0}),
         ("dispatch", ["dispatch", "--isa", "sse41", "--"] + cat_log, {0}),
         ("check", ["check", "--stable"], {0, 1, 2}),
         ("check", ["check"], {0, 1, 2}),
+        # A requirement no x86-64 CPU meets in full: a CRITICAL document.
+        ("check", ["check", "--require", "avx512f,amx_int8,avx512_fp16"], {2}),
+        ("diff", ["diff", a, b], {0, 1}),
         ("diff", ["diff", log, log], {0}),
         ("profile", ["profile", "--", "sleep", "1.5"], {0}),
         ("fleet", ["fleet", os.path.join(scratch, "fleet")], {0}),
     ]
+    calls += [("parse", ["parse", f], {0}) for f in logs]
+    calls += [("platform", ["platform", "--cpuid-dump", d], {0}) for d in dumps]
+    calls += [("platform", ["platform", "--cpuid-dump", dumps[0], "--topology", t], {0})
+              for t in topologies]
+    return calls
 
 
 def run_json(dlcheck, argv, codes):
@@ -46,46 +74,95 @@ def run_json(dlcheck, argv, codes):
     argv = argv[:split] + ["--format", "json"] + argv[split:]
     done = subprocess.run([dlcheck] + argv, capture_output=True, text=True)
     if done.returncode not in codes:
-        raise RuntimeError("exit %d: %s" % (done.returncode, done.stderr.strip()))
+        raise RuntimeError("exit %d: %s" % (done.returncode, done.stderr.strip()[-400:]))
     return json.loads(done.stdout)
 
 
-def prepare_fleet(dlcheck, scratch):
-    """Two hosts' reports for `fleet`: this machine's platform and check, named by host."""
+def prepare_fleet(dlcheck, data, scratch):
+    """Reports of several hosts for `fleet`: this machine's check, recorded CPUs' platform."""
     fleet = os.path.join(scratch, "fleet")
     os.makedirs(fleet, exist_ok=True)
-    for name, argv in (("node1.json", ["platform"]), ("node2.json", ["check"])):
-        report = run_json(dlcheck, argv, {0, 1, 2})
+    reports = [("live-check.json", ["check"])]
+    for i, dump in enumerate(recorded(data, "cpuid/*.test")[:6]):
+        reports.append(("node%d.json" % i, ["platform", "--cpuid-dump", dump]))
+    for name, argv in reports:
         with open(os.path.join(fleet, name), "w") as f:
-            json.dump(report, f)
+            json.dump(run_json(dlcheck, argv, {0, 1, 2}), f)
+
+
+def strict(schema):
+    """The schema with every declared object closed: no key it does not declare."""
+    schema = copy.deepcopy(schema)
+
+    def close(node):
+        if isinstance(node, dict):
+            if "properties" in node and "additionalProperties" not in node:
+                node["additionalProperties"] = False
+            for value in node.values():
+                close(value)
+        elif isinstance(node, list):
+            for value in node:
+                close(value)
+
+    close(schema)
+    return schema
+
+
+def missing_keys(document, schema, where=""):
+    """Keys a declared object lacks: every declared member is present, null when unknown."""
+    lacking = []
+    if not isinstance(document, dict):
+        return lacking
+    for key in schema.get("required", []):
+        if key not in document:
+            lacking.append(where + "/" + key)
+    for key, sub in schema.get("properties", {}).items():
+        if isinstance(document.get(key), dict):
+            node = sub.get("anyOf", [sub])[0] if "anyOf" in sub else sub
+            lacking += missing_keys(document[key], node, where + "/" + key)
+    return lacking
+
+
+def check_generated(dlcheck, schemas):
+    failures = []
+    for path in sorted(glob.glob(os.path.join(schemas, "*.schema.json"))):
+        name = os.path.basename(path).split(".")[0]
+        done = subprocess.run([dlcheck, "schema", name], capture_output=True, text=True)
+        with open(path) as f:
+            if done.returncode != 0 or done.stdout != f.read():
+                failures.append("schemas/%s.schema.json differs from `dlcheck schema %s`: run "
+                                "`make schemas` and review the change" % (name, name))
+    return failures
 
 
 def main():
     dlcheck, data, schemas, scratch = sys.argv[1:5]
-    drafts = "--write-drafts" in sys.argv
-    prepare_fleet(dlcheck, scratch)
-    failures = []
-    saved = 0
-    for name, argv, codes in invocations(data, scratch, dlcheck):
-        label = "dlcheck " + " ".join(argv)
+    failures = check_generated(dlcheck, schemas)
+    prepare_fleet(dlcheck, data, scratch)
+    loaded = {}
+    checked = 0
+    for name, argv, codes in invocations(data, scratch):
+        label = "dlcheck " + " ".join(os.path.basename(a) if os.sep in a else a for a in argv)
         try:
             document = run_json(dlcheck, argv, codes)
         except (RuntimeError, ValueError) as error:
             failures.append("%s: %s" % (label, error))
             continue
-        if drafts:  # the documents scripts/schema_draft.py drafts a schema from
-            saved += 1
-            with open(os.path.join(scratch, "%s.%d.json" % (name, saved)), "w") as f:
-                json.dump(document, f)
-            continue
-        with open(os.path.join(schemas, name + ".schema.json")) as f:
-            schema = json.load(f)
-        validator = jsonschema.Draft202012Validator(schema)
+        if name not in loaded:
+            with open(os.path.join(schemas, name + ".schema.json")) as f:
+                schema = json.load(f)
+            loaded[name] = (schema, jsonschema.Draft202012Validator(strict(schema)))
+        schema, validator = loaded[name]
         errors = sorted(validator.iter_errors(document), key=lambda e: list(e.path))
         for error in errors[:5]:
             where = "/".join(str(p) for p in error.path)
             failures.append("%s: at /%s: %s" % (label, where, error.message[:200]))
-        print("%-60s %s" % (label[:60], "ok" if not errors else "%d errors" % len(errors)))
+        lacking = missing_keys(document, schema)
+        if lacking:
+            failures.append("%s: declared keys missing: %s" % (label, ", ".join(lacking[:8])))
+        checked += 1
+        print("%-70s %s" % (label[:70], "ok" if not errors and not lacking else "FAILED"))
+    print("%d documents checked" % checked)
     if failures:
         print("FAILED:\n  " + "\n  ".join(failures))
         sys.exit(1)

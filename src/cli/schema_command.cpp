@@ -1,0 +1,34 @@
+// dlcheck schema COMMAND: the JSON Schema of COMMAND's --format json document, generated from
+// its declaration (report/contract.h); schemas/ holds the same text, checked in. Hidden from
+// --help: it is for `make schemas` and for scripts that validate a document.
+#include <iostream>
+
+#include "cli/commands.h"
+#include "report/contract.h"
+
+namespace dlcheck::cli {
+namespace {
+
+std::vector<std::string> DocumentNames() {
+  std::vector<std::string> names;
+  for (const auto& document : report::contract::All()) names.push_back(document.command);
+  return names;
+}
+
+}  // namespace
+
+void SetupSchema(CLI::App& app, int& exit_code) {
+  auto command = std::make_shared<std::string>();
+  auto* sub = app.add_subcommand("schema", "print the JSON Schema of a command's JSON document");
+  sub->group("");
+  sub->add_option("command", *command, "the command whose document it describes")
+      ->required()
+      ->check(CLI::IsMember(DocumentNames()));
+  sub->callback([command, &exit_code] {
+    std::cout << report::contract::SchemaText(*report::contract::Find(*command));
+    std::cout.flush();
+    exit_code = std::cout ? ToInt(ExitCode::kOk) : ToInt(ExitCode::kOutputError);
+  });
+}
+
+}  // namespace dlcheck::cli
