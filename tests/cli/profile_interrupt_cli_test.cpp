@@ -71,7 +71,7 @@ class ProfileInterruptTest : public testing::ScratchDirTest {
   // `delay` (counted from the moment a process with `started_marker` in its command line runs,
   // where one is given).
   Ended Interrupt(const std::vector<std::string>& args, int signal, std::chrono::milliseconds delay,
-                  const std::string& started_marker = "") {
+                  const std::string& started_marker = "", int started_processes = 0) {
     const std::filesystem::path tmpdir = dir_ / "tmp";
     std::filesystem::create_directory(tmpdir);
     const std::string out = (dir_ / "out").string(), err = (dir_ / "err").string();
@@ -87,8 +87,7 @@ class ProfileInterruptTest : public testing::ScratchDirTest {
       _exit(127);
     }
     const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-    // dlcheck's and perf record's command lines hold the marker too: the program is the third.
-    while (!started_marker.empty() && ProcessesWith(started_marker) < 3 &&
+    while (!started_marker.empty() && ProcessesWith(started_marker) < started_processes &&
            std::chrono::steady_clock::now() < end) {
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
@@ -137,12 +136,29 @@ TEST_F(ProfileInterruptTest, SigintInTheFirstSecondsOfTheModel) {
   }
 }
 
+// And once the model worker runs under perf (two seconds after it started): the report of what
+// perf recorded, not "the model worker was stopped" as an error, and no perf map left.
+TEST_F(ProfileInterruptTest, SigintWhileTheModelIsRecorded) {
+  const std::set<std::string> maps_before = PerfMaps();
+  const Ended e =
+      Interrupt({"--model", "mlp", "--iters", "100000", "--threads", "1", "--format", "json"},
+                SIGINT, std::chrono::milliseconds(2000), " worker --",
+                /*started_processes=*/2);  // perf record and the worker
+  ExpectInterruptedEnd(e, SIGINT);
+  EXPECT_FALSE(e.out.empty()) << e.err;
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  for (const std::string& map : PerfMaps()) {
+    EXPECT_TRUE(maps_before.count(map) != 0) << "left behind: /tmp/" << map;
+  }
+}
+
 // One more of the class: SIGTERM to dlcheck a second after the profiled program started: the
 // report of what perf recorded, 143, and nothing of the program left.
 TEST_F(ProfileInterruptTest, SigtermWhileAProgramIsRecordedReportsIt) {
   const std::string marker = "profiled-marker-" + std::to_string(getpid());
   const Ended e = Interrupt({"--format", "json", "--", "sh", "-c", "while :; do :; done", marker},
-                            SIGTERM, std::chrono::milliseconds(1000), marker);
+                            SIGTERM, std::chrono::milliseconds(1000), marker,
+                            /*started_processes=*/3);
   ExpectInterruptedEnd(e, SIGTERM);
   ASSERT_FALSE(e.out.empty()) << e.err;
   EXPECT_GT(Json::parse(e.out)["profile"]["samples"].get<int>(), 0) << e.out;
