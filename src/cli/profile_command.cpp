@@ -16,6 +16,7 @@
 #include <ctime>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include "cli/commands.h"
 #include "cli/model_options.h"
@@ -216,6 +217,9 @@ void RemoveLeftPerfMaps(std::time_t since) {
   }
 }
 
+// The recording spans less than this: the program exited before it could be profiled.
+constexpr double kShortestProfileS = 0.1;
+
 // A signal (Ctrl-C, SIGTERM, SIGHUP) stopped the profile before anything could be reported:
 // one line saying so, and the status the signal gives.
 int NothingRecorded(int signal, const std::string& why) {
@@ -223,8 +227,16 @@ int NothingRecorded(int signal, const std::string& why) {
   return 128 + signal;
 }
 
-// The recording spans less than this: the program exited before it could be profiled.
-constexpr double kShortestProfileS = 0.1;
+// Why a recording stopped by a signal has nothing to report; nullopt: it has.
+std::optional<std::string> NothingToReport(const StatusOr<profile::Profile>& p) {
+  if (!p.ok()) return "perf's recording could not be read: " + p.status().message();
+  if (p->samples == 0) return "perf recorded no sample before it";
+  const double span = p->last_s - p->first_s;
+  if (span < kShortestProfileS) {
+    return fmt::format("stopped after {:.3f} s, too soon to report ({} samples)", span, p->samples);
+  }
+  return std::nullopt;
+}
 
 // A program that exited at once, or a recording with nothing in it, is an error that says so.
 Status TooShort(const ProfileOptions& o, const Recording& r, const profile::Profile& p) {
@@ -335,6 +347,24 @@ Status WriteExtraOutputs(const ProfileOptions& o, const profile::Profile& p) {
   return {};
 }
 
+// The report (and --folded, --svg); a signal received while perf recorded is said after it.
+StatusOr<int> WriteReport(const ProfileOptions& o, const Recording& r, const profile::Profile& p,
+                          const profile::PerfProbe& probe, detect::OutputFile& output) {
+  if (Status extra = WriteExtraOutputs(o, p); !extra.ok()) return extra;
+  std::ostream& out = output.is_open() ? output.stream() : std::cout;
+  Print(o, r, p, probe, out);
+  out.flush();
+  if (output.is_open()) {
+    if (Status written = output.Commit(); !written.ok()) return written;
+  }
+  if (const int sig = dispatch::SignalForwarding::Received(); sig != 0) {
+    PrintError(fmt::format("interrupted by {}; the report holds what perf recorded before",
+                           dispatch::SignalName(sig)));
+    return 128 + sig;
+  }
+  return r.exit_status;
+}
+
 // The recording and its report. A signal stops the recording (passed on to perf and what it
 // records), never the report of what was recorded.
 StatusOr<int> RecordAndReport(ProfileOptions& o, const std::string& perf, const ScratchDir& scratch,
@@ -354,38 +384,20 @@ StatusOr<int> RecordAndReport(ProfileOptions& o, const std::string& perf, const 
   if (!rec.ok() && SignalForwarding::Received() == 0) return rec.status();
   StatusOr<profile::Profile> p =
       rec.ok() ? ReadProfile(o.perf) : StatusOr<profile::Profile>(rec.status());
+  const int interrupted = SignalForwarding::Received();
   if (o.perf_data_path.empty()) {
     if (p.ok()) RemovePerfMaps(*p);
-    RemoveLeftPerfMaps(started);
+    // A recording stopped early may not name every process that wrote a map.
+    if (interrupted != 0 || !p.ok()) RemoveLeftPerfMaps(started);
   }
-  if (const int sig = SignalForwarding::Received(); sig != 0) {
-    if (!p.ok())
-      return NothingRecorded(sig, "perf's recording could not be read: " + p.status().message());
-    if (p->samples == 0) return NothingRecorded(sig, "perf recorded no sample before it");
+  if (interrupted != 0) {
+    if (std::optional<std::string> why = NothingToReport(p))
+      return NothingRecorded(interrupted, *why);
   }
   if (!p.ok()) return p.status();
   const bool empty = p->samples == 0 && p->off_cpu.empty();
-  if (empty || p->last_s - p->first_s < kShortestProfileS) {
-    if (const int sig = SignalForwarding::Received(); sig != 0) {
-      return NothingRecorded(sig, fmt::format("stopped after {:.3f} s, too soon to report ({} "
-                                              "samples)",
-                                              p->last_s - p->first_s, p->samples));
-    }
-    return TooShort(o, *rec, *p);
-  }
-  if (Status extra = WriteExtraOutputs(o, *p); !extra.ok()) return extra;
-  std::ostream& out = output.is_open() ? output.stream() : std::cout;
-  Print(o, *rec, *p, *probe, out);
-  out.flush();
-  if (output.is_open()) {
-    if (Status written = output.Commit(); !written.ok()) return written;
-  }
-  if (const int sig = SignalForwarding::Received(); sig != 0) {
-    PrintError(fmt::format("interrupted by {}; the report holds what perf recorded before",
-                           dispatch::SignalName(sig)));
-    return 128 + sig;
-  }
-  return rec->exit_status;
+  if (empty || p->last_s - p->first_s < kShortestProfileS) return TooShort(o, *rec, *p);
+  return WriteReport(o, *rec, *p, *probe, output);
 }
 
 StatusOr<int> RunProfile(ProfileOptions& o) {
