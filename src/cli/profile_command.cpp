@@ -4,23 +4,29 @@
 // stream into classes, JIT kernels by primitive, off-CPU time and collapsed stacks. The report
 // goes to stdout (or --output): table, CSV, JSON, folded stacks or an SVG flame graph.
 #include <fmt/format.h>
+#include <signal.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
+#include <optional>
 
 #include "cli/commands.h"
 #include "cli/model_options.h"
 #include "cli/verbose_report.h"
+#include "detect/output_file.h"
 #include "dispatch/capture.h"
 #include "dispatch/program.h"
 #include "dispatch/program_capture.h"
+#include "dispatch/signals.h"
+#include "dispatch/worker.h"
 #include "profile/flame_graph.h"
 #include "profile/perf.h"
 #include "profile/perf_script.h"
@@ -157,7 +163,8 @@ StatusOr<Recording> RecordModel(const ProfileOptions& o, std::vector<std::string
   }
   StatusOr<dispatch::CapturedRun> run = dispatch::CaptureModelRun(capture);
   if (!run.ok()) return run.status();
-  if (!run->outcome.ok()) {
+  // Stopped on the user's word (the signal dlcheck passed on): what perf recorded is reported.
+  if (!run->outcome.ok() && run->outcome.interrupted == 0) {
     std::string err = run->outcome.stderr_tail;
     while (!err.empty() && err.back() == '\n') err.pop_back();
     if (!err.empty()) std::cerr << err << '\n';
@@ -193,8 +200,48 @@ void RemovePerfMaps(const profile::Profile& p) {
 // CPU's speed (the step count is derived from the time, not fixed).
 constexpr double kProfileTimedSeconds = 3.0;
 
+// The perf maps of a recording that was not read back (stopped by a signal): those of this
+// user, written since `since`, by processes that are gone.
+void RemoveLeftPerfMaps(std::time_t since) {
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator("/tmp", error)) {
+    const std::string name = entry.path().filename().string();
+    if (!name.starts_with("perf-") || !name.ends_with(".map")) continue;
+    const std::string digits = name.substr(5, name.size() - 9);
+    if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos ||
+        digits.size() > 9) {
+      continue;
+    }
+    struct stat info {};
+    if (lstat(entry.path().c_str(), &info) != 0 || !S_ISREG(info.st_mode) ||
+        info.st_uid != geteuid() || info.st_mtime < since) {
+      continue;
+    }
+    const pid_t pid = static_cast<pid_t>(std::stol(digits));
+    if (kill(pid, 0) != 0 && errno == ESRCH) unlink(entry.path().c_str());
+  }
+}
+
 // The recording spans less than this: the program exited before it could be profiled.
 constexpr double kShortestProfileS = 0.1;
+
+// A signal (Ctrl-C, SIGTERM, SIGHUP) stopped the profile before anything could be reported:
+// one line saying so, and the status the signal gives.
+int NothingRecorded(int signal, const std::string& why) {
+  PrintError(fmt::format("profile interrupted by {}: {}", dispatch::SignalName(signal), why));
+  return 128 + signal;
+}
+
+// Why a recording stopped by a signal has nothing to report; nullopt: it has.
+std::optional<std::string> NothingToReport(const StatusOr<profile::Profile>& p) {
+  if (!p.ok()) return "perf's recording could not be read: " + p.status().message();
+  if (p->samples == 0) return "perf recorded no sample before it";
+  const double span = p->last_s - p->first_s;
+  if (span < kShortestProfileS) {
+    return fmt::format("stopped after {:.3f} s, too soon to report ({} samples)", span, p->samples);
+  }
+  return std::nullopt;
+}
 
 // A program that exited at once, or a recording with nothing in it, is an error that says so.
 Status TooShort(const ProfileOptions& o, const Recording& r, const profile::Profile& p) {
@@ -293,19 +340,69 @@ void Print(const ProfileOptions& o, const Recording& r, const profile::Profile& 
 Status WriteExtraOutputs(const ProfileOptions& o, const profile::Profile& p) {
   for (const auto& [path, svg] : {std::pair{o.folded_path, false}, std::pair{o.svg_path, true}}) {
     if (path.empty()) continue;
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    detect::OutputFile out;
+    if (Status opened = out.Open(path); !opened.ok()) return opened;
     if (svg) {
-      profile::WriteFlameGraphSvg(p.folded, SvgOptions(o, p), out);
+      profile::WriteFlameGraphSvg(p.folded, SvgOptions(o, p), out.stream());
     } else {
-      profile::WriteFolded(p.folded, out);
+      profile::WriteFolded(p.folded, out.stream());
     }
-    out.flush();
-    if (!out) {
-      return Status(ExitCode::kOutputError,
-                    fmt::format("cannot write '{}': {}", path, std::strerror(errno)));
-    }
+    if (Status written = out.Commit(); !written.ok()) return written;
   }
   return {};
+}
+
+// The report (and --folded, --svg); a signal received while perf recorded is said after it.
+StatusOr<int> WriteReport(const ProfileOptions& o, const Recording& r, const profile::Profile& p,
+                          const profile::PerfProbe& probe, detect::OutputFile& output) {
+  if (Status extra = WriteExtraOutputs(o, p); !extra.ok()) return extra;
+  std::ostream& out = output.is_open() ? output.stream() : std::cout;
+  Print(o, r, p, probe, out);
+  out.flush();
+  if (output.is_open()) {
+    if (Status written = output.Commit(); !written.ok()) return written;
+  }
+  if (const int sig = dispatch::SignalForwarding::Received(); sig != 0) {
+    PrintError(fmt::format("interrupted by {}; the report holds what perf recorded before",
+                           dispatch::SignalName(sig)));
+    return 128 + sig;
+  }
+  return r.exit_status;
+}
+
+// The recording and its report. A signal stops the recording (passed on to perf and what it
+// records), never the report of what was recorded.
+StatusOr<int> RecordAndReport(ProfileOptions& o, const std::string& perf, const ScratchDir& scratch,
+                              detect::OutputFile& output) {
+  const std::time_t started = std::time(nullptr) - 1;
+  using dispatch::SignalForwarding;
+  o.perf.perf = perf;
+  o.perf.data_path = o.perf_data_path.empty() ? scratch.path() + "/perf.data" : o.perf_data_path;
+  StatusOr<profile::PerfProbe> probe = profile::ProbePerf(o.perf, scratch.path());
+  if (const int sig = SignalForwarding::Received(); sig != 0) {
+    return NothingRecorded(sig, "perf had not started recording; nothing to report");
+  }
+  if (!probe.ok()) return probe.status();
+  const auto launcher = profile::RecordCommand(o.perf, probe->off_cpu && !o.no_off_cpu);
+  StatusOr<Recording> rec =
+      o.command.empty() ? RecordModel(o, launcher) : RecordProgram(o, launcher);
+  if (!rec.ok() && SignalForwarding::Received() == 0) return rec.status();
+  StatusOr<profile::Profile> p =
+      rec.ok() ? ReadProfile(o.perf) : StatusOr<profile::Profile>(rec.status());
+  const int interrupted = SignalForwarding::Received();
+  if (o.perf_data_path.empty()) {
+    if (p.ok()) RemovePerfMaps(*p);
+    // A recording stopped early may not name every process that wrote a map.
+    if (interrupted != 0 || !p.ok()) RemoveLeftPerfMaps(started);
+  }
+  if (interrupted != 0) {
+    if (std::optional<std::string> why = NothingToReport(p))
+      return NothingRecorded(interrupted, *why);
+  }
+  if (!p.ok()) return p.status();
+  const bool empty = p->samples == 0 && p->off_cpu.empty();
+  if (empty || p->last_s - p->first_s < kShortestProfileS) return TooShort(o, *rec, *p);
+  return WriteReport(o, *rec, *p, *probe, output);
 }
 
 StatusOr<int> RunProfile(ProfileOptions& o) {
@@ -319,43 +416,24 @@ StatusOr<int> RunProfile(ProfileOptions& o) {
   const std::string path_list = path != nullptr ? path : "/usr/bin:/bin";
   StatusOr<std::string> perf = profile::FindPerf(path_list);
   if (!perf.ok()) return perf.status();
-  std::ofstream output;
+  detect::OutputFile output;
   if (!o.output_path.empty()) {
-    output.open(o.output_path, std::ios::binary | std::ios::trunc);
-    if (!output) {
-      return Status(ExitCode::kOutputError,
-                    fmt::format("cannot write '{}': {}", o.output_path, std::strerror(errno)));
-    }
+    if (Status opened = output.Open(o.output_path); !opened.ok()) return opened;
   }
+  if (!o.command.empty()) {
+    StatusOr<std::string> program = ResolveProgram(o.command.front(), path_list);
+    if (!program.ok()) return program.status();
+  }
+  // SIGINT, SIGTERM and SIGHUP are kept from here to the end (and passed on to perf and what it
+  // records): none is lost between the steps, and the scratch directory is always removed.
+  const dispatch::SignalForwarding interrupts;
   ScratchDir scratch;
   if (scratch.path().empty()) {
     return Status(ExitCode::kOutputError,
                   fmt::format("cannot create a scratch directory in {}: {}",
                               std::filesystem::temp_directory_path().string(), strerror(errno)));
   }
-  if (!o.command.empty()) {
-    StatusOr<std::string> program = ResolveProgram(o.command.front(), path_list);
-    if (!program.ok()) return program.status();
-  }
-  o.perf.perf = *perf;
-  o.perf.data_path = o.perf_data_path.empty() ? scratch.path() + "/perf.data" : o.perf_data_path;
-  StatusOr<profile::PerfProbe> probe = profile::ProbePerf(o.perf, scratch.path());
-  if (!probe.ok()) return probe.status();
-  const auto launcher = profile::RecordCommand(o.perf, probe->off_cpu && !o.no_off_cpu);
-  StatusOr<Recording> rec =
-      o.command.empty() ? RecordModel(o, launcher) : RecordProgram(o, launcher);
-  if (!rec.ok()) return rec.status();
-  StatusOr<profile::Profile> p = ReadProfile(o.perf);
-  if (!p.ok()) return p.status();
-  if (o.perf_data_path.empty()) RemovePerfMaps(*p);
-  const bool empty = p->samples == 0 && p->off_cpu.empty();
-  if (empty || p->last_s - p->first_s < kShortestProfileS) return TooShort(o, *rec, *p);
-  if (Status extra = WriteExtraOutputs(o, *p); !extra.ok()) return extra;
-  std::ostream& out = output.is_open() ? static_cast<std::ostream&>(output) : std::cout;
-  Print(o, *rec, *p, *probe, out);
-  out.flush();
-  if (!out) return Status(ExitCode::kOutputError, "the report could not be written");
-  return rec->exit_status;
+  return RecordAndReport(o, *perf, scratch, output);
 }
 
 }  // namespace

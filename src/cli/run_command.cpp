@@ -6,13 +6,11 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include <cerrno>
-#include <cstring>
-#include <fstream>
 #include <iostream>
 
 #include "cli/commands.h"
 #include "cli/verbose_report.h"
+#include "detect/output_file.h"
 #include "dispatch/capture.h"
 #include "dispatch/program.h"
 #include "dispatch/program_capture.h"
@@ -120,13 +118,14 @@ report::Report BuildReport(const RunOptions& o, const RunResult& run,
 
 // Runs the program with its stdout split between the session and dlcheck's stderr.
 StatusOr<RunResult> Capture(const RunOptions& o, verbose::LogSession& session,
-                            std::ofstream& raw_log) {
+                            detect::OutputFile& raw_log) {
   // Progress on a terminal: cleared before the program's own output, drawn again after it.
   report::Progress progress("run", 0);
   progress.Step(o.command.front());
-  dispatch::ProgramCaptureOptions capture{.spec = {.argv = o.command},
-                                          .raw_log = raw_log.is_open() ? &raw_log : nullptr,
-                                          .max_timeline = kMaxTimeline};
+  dispatch::ProgramCaptureOptions capture{
+      .spec = {.argv = o.command},
+      .raw_log = raw_log.is_open() ? &raw_log.stream() : nullptr,
+      .max_timeline = kMaxTimeline};
   if (progress.active()) {
     capture.on_output = [&progress] { progress.Clear(); };
     capture.on_chunk = [&progress] { progress.Tick(); };
@@ -135,28 +134,27 @@ StatusOr<RunResult> Capture(const RunOptions& o, verbose::LogSession& session,
 }
 
 StatusOr<int> RunRun(const RunOptions& o) {
-  std::ofstream raw_log;
+  // Both opened before the program runs, so a bad path fails before anything is run.
+  detect::OutputFile raw_log;
   if (!o.raw_log_path.empty()) {
-    raw_log.open(o.raw_log_path, std::ios::binary | std::ios::trunc);
-    if (!raw_log) {
-      return InputError(
-          fmt::format("cannot write the raw log '{}': {}", o.raw_log_path, std::strerror(errno)));
-    }
+    if (Status opened = raw_log.Open(o.raw_log_path); !opened.ok()) return opened;
   }
-  // Opened before the program runs, so a bad path fails before anything is run.
-  std::ofstream output;
+  detect::OutputFile output;
   if (!o.output_path.empty()) {
-    output.open(o.output_path, std::ios::binary | std::ios::trunc);
-    if (!output) {
-      return InputError(fmt::format("cannot write '{}': {}", o.output_path, std::strerror(errno)));
-    }
+    if (Status opened = output.Open(o.output_path); !opened.ok()) return opened;
   }
   verbose::LogSession session;
   StatusOr<RunResult> run = Capture(o, session, raw_log);
   if (!run.ok()) return run.status();
-  std::ostream& out = output.is_open() ? static_cast<std::ostream&>(output) : std::cout;
+  // The program has run: its report is printed even when the raw log could not be kept.
+  const Status raw_log_kept = raw_log.is_open() ? raw_log.Commit() : Status();
+  std::ostream& out = output.is_open() ? output.stream() : std::cout;
   report::Print(BuildReport(o, *run, session), o.format, out);
   out.flush();
+  if (output.is_open()) {
+    if (Status written = output.Commit(); !written.ok()) return written;
+  }
+  if (!raw_log_kept.ok()) return raw_log_kept;
   return run->outcome.ShellStatus();
 }
 

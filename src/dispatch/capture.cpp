@@ -1,12 +1,8 @@
 #include "dispatch/capture.h"
 
-#include <fmt/format.h>
-
-#include <cerrno>
 #include <cstdlib>
-#include <cstring>
-#include <fstream>
 
+#include "detect/output_file.h"
 #include "dispatch/worker_protocol.h"
 #include "verbose/log_session.h"
 
@@ -117,13 +113,9 @@ void Timeline::Add(ExecRecord rec, std::optional<double> timestamp) {
 }
 
 StatusOr<CapturedRun> CaptureModelRun(const CaptureOptions& options) {
-  std::ofstream raw_log;
+  detect::OutputFile raw_log;
   if (!options.raw_log_path.empty()) {
-    raw_log.open(options.raw_log_path, std::ios::binary | std::ios::trunc);
-    if (!raw_log) {
-      return InputError(fmt::format("cannot write the raw log '{}': {}", options.raw_log_path,
-                                    std::strerror(errno)));
-    }
+    if (Status opened = raw_log.Open(options.raw_log_path); !opened.ok()) return opened;
   }
 
   CapturedRun run;
@@ -138,12 +130,15 @@ StatusOr<CapturedRun> CaptureModelRun(const CaptureOptions& options) {
   auto on_line = [&](std::string_view line) {
     ++line_number;
     if (TakeWorkerLine(line, options, run, session, phase, timeline)) return;
-    if (raw_log.is_open()) raw_log << line << '\n';
+    if (raw_log.is_open()) raw_log.stream() << line << '\n';
     session.Feed(line, line_number);
   };
 
   StatusOr<WorkerOutcome> outcome = RunWorker(WorkerSpecFor(options), on_line);
   if (!outcome.ok()) return outcome.status();
+  if (raw_log.is_open()) {
+    if (Status kept = raw_log.Commit(); !kept.ok()) return kept;
+  }
   session.Finish();
   run.outcome = std::move(*outcome);
   run.last_phase = phase;

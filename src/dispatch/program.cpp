@@ -19,10 +19,20 @@ extern char** environ;
 namespace dlcheck::dispatch {
 namespace {
 
-// In the child: stdout on the pipe, default signal dispositions, then exec (searching PATH).
-// An exec failure goes back to the parent as errno through the close-on-exec pipe.
+// In the child: its own process group (holding the terminal when dlcheck held it), stdout on
+// the pipe, default signal dispositions, then exec (searching PATH). An exec failure goes back
+// to the parent as errno through the close-on-exec pipe.
 [[noreturn]] void ExecProgram(int parent, int out_fd, int status_fd, std::vector<char*>& argv,
-                              std::vector<char*>& envp, const cpu_set_t* cpus) {
+                              std::vector<char*>& envp, const cpu_set_t* cpus, bool terminal) {
+  // Its own group, so that everything it starts can be signalled together; the terminal's
+  // foreground too, so that it reads the terminal and gets Ctrl-C as it would without dlcheck.
+  // SIGTTOU is held back meanwhile: this process is not yet in the foreground.
+  sigset_t ttou;
+  sigemptyset(&ttou);
+  sigaddset(&ttou, SIGTTOU);
+  sigprocmask(SIG_BLOCK, &ttou, nullptr);
+  setpgid(0, 0);
+  if (terminal) tcsetpgrp(STDIN_FILENO, getpid());
   // Default dispositions before the signals blocked around fork are let in: a SIGINT sent now
   // ends the child, as it would end the program.
   SignalForwarding::ResetInChild();
@@ -38,6 +48,30 @@ namespace {
   const int err = errno;
   (void)!write(status_fd, &err, sizeof err);
   _exit(127);
+}
+
+// SIGTTOU held back in dlcheck while it lives: dlcheck may give the terminal to the program's
+// group and take it back, and writes the program's output to a terminal it does not hold.
+class TerminalSignalsHeld {
+ public:
+  TerminalSignalsHeld() {
+    sigset_t ttou;
+    sigemptyset(&ttou);
+    sigaddset(&ttou, SIGTTOU);
+    sigprocmask(SIG_BLOCK, &ttou, &before_);
+  }
+  ~TerminalSignalsHeld() { sigprocmask(SIG_SETMASK, &before_, nullptr); }
+  TerminalSignalsHeld(const TerminalSignalsHeld&) = delete;
+  TerminalSignalsHeld& operator=(const TerminalSignalsHeld&) = delete;
+
+ private:
+  sigset_t before_{};
+};
+
+// Whether dlcheck holds its terminal's foreground (an interactive run): the program then gets
+// it for as long as it runs.
+bool HoldsTerminal() {
+  return isatty(STDIN_FILENO) == 1 && tcgetpgrp(STDIN_FILENO) == getpgrp();
 }
 
 Status ExecError(const std::string& program, int err) {
@@ -60,42 +94,82 @@ void Record(int status, ProgramOutcome& outcome) {
   }
 }
 
-// Waits for the program (blocking or not); true once it has been reaped.
-bool Reap(pid_t pid, ProgramOutcome& outcome, bool block) {
-  int status = 0;
-  pid_t got;
-  while ((got = waitpid(pid, &status, block ? 0 : WNOHANG)) < 0 && errno == EINTR) {
-  }
-  if (got != pid) return false;
-  SignalForwarding::ClearTarget();  // its pid may be reused from now on: forward nothing more
-  outcome.pid = static_cast<int>(pid);
-  Record(status, outcome);
-  return true;
+// The program's process group and the terminal, as a shell keeps them for a job.
+struct Job {
+  pid_t pid = -1;         // the program, leader of its own process group
+  bool terminal = false;  // the program's group holds dlcheck's terminal
+};
+
+// The program stopped (Ctrl-Z at the terminal it holds): dlcheck takes the terminal back and
+// stops too, so the shell sees its job stopped; on `fg` both go on.
+void FollowStop(const Job& job) {
+  tcsetpgrp(STDIN_FILENO, getpgrp());
+  kill(getpid(), SIGSTOP);
+  tcsetpgrp(STDIN_FILENO, job.pid);
+  kill(-job.pid, SIGCONT);
 }
 
-// Reads the program's stdout until it closes, or until the program has ended and the pipe holds
-// nothing more (something it left running in the background may keep the pipe open). Returns
-// whether the program was reaped on the way.
-bool PumpStdout(int fd, pid_t pid, ProgramOutcome& outcome,
+// Waits for the program (blocking or not); true once it has ended and been reaped.
+bool Reap(const Job& job, ProgramOutcome& outcome, bool block) {
+  for (;;) {
+    int status = 0;
+    const int flags = (block ? 0 : WNOHANG) | (job.terminal ? WUNTRACED : 0);
+    const pid_t got = waitpid(job.pid, &status, flags);
+    if (got < 0 && errno == EINTR) continue;
+    if (got != job.pid) return false;
+    if (WIFSTOPPED(status)) {
+      FollowStop(job);
+      if (!block) return false;
+      continue;
+    }
+    outcome.pid = static_cast<int>(job.pid);
+    Record(status, outcome);
+    return true;
+  }
+}
+
+// What the program's stdout still holds when it has ended is read for at most this long: its
+// last words, not what a process it left in the background goes on writing.
+constexpr auto kDrainAfterEnd = std::chrono::milliseconds(250);
+// How often the program is looked at while its stdout is quiet.
+constexpr int kWaitPollMs = 20;
+
+// Reads the program's stdout as it is written until the program has ended (waitpid says so,
+// whoever else still holds the pipe) and what it wrote has been read, or the pipe closes.
+// Returns whether the program was reaped on the way.
+bool PumpStdout(int fd, const Job& job, ProgramOutcome& outcome,
                 const std::function<void(std::string_view)>& on_stdout) {
   std::string buffer(64 * 1024, '\0');
   pollfd readable{fd, POLLIN, 0};
   bool reaped = false;
+  std::chrono::steady_clock::time_point drain_until;
   for (;;) {
-    const int ready = poll(&readable, 1, reaped ? 0 : 200);
-    if (ready < 0 && errno == EINTR) continue;
-    if (ready < 0) break;
-    if (ready == 0) {
-      if (reaped) break;
-      reaped = Reap(pid, outcome, false);
-      continue;
+    if (!reaped && Reap(job, outcome, false)) {
+      reaped = true;
+      drain_until = std::chrono::steady_clock::now() + kDrainAfterEnd;
     }
+    if (reaped && std::chrono::steady_clock::now() >= drain_until) break;
+    const int ready = poll(&readable, 1, reaped ? 0 : kWaitPollMs);
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready < 0 || (ready == 0 && reaped)) break;
+    if (ready == 0) continue;
     const ssize_t got = read(fd, buffer.data(), buffer.size());
     if (got < 0 && errno == EINTR) continue;
     if (got <= 0) break;
     on_stdout(std::string_view(buffer.data(), static_cast<std::size_t>(got)));
   }
   return reaped;
+}
+
+// The program has ended: the terminal comes back to dlcheck, and whatever the program left
+// running in its process group is sent SIGTERM (nothing dlcheck started outlives its run).
+void EndJob(const Job& job) {
+  if (job.terminal) tcsetpgrp(STDIN_FILENO, getpgrp());
+  SignalForwarding::ClearTarget();
+  if (kill(-job.pid, 0) == 0) {
+    kill(-job.pid, SIGTERM);
+    kill(-job.pid, SIGCONT);  // a stopped one ends too
+  }
 }
 
 }  // namespace
@@ -124,21 +198,28 @@ StatusOr<ProgramOutcome> RunProgram(const ProgramSpec& spec,
   for (int cpu : spec.cpus) CPU_SET(cpu, &cpus);
 
   SignalForwarding forwarding;
+  const TerminalSignalsHeld terminal_signals;
+  Job job{.terminal = HoldsTerminal()};
   const auto start = std::chrono::steady_clock::now();
   const pid_t parent = getpid();
-  pid_t pid = -1;
   {
-    // SIGINT/SIGTERM/SIGHUP wait until the program's pid is known (the parent) or the handlers
-    // are reset (the child), so none is lost between fork and exec.
+    // SIGINT/SIGTERM/SIGHUP wait until the program's group is known (the parent) or the
+    // handlers are reset (the child), so none is lost between fork and exec.
     SignalForwarding::Block blocked;
-    pid = fork();
-    if (pid == 0) {
+    job.pid = fork();
+    if (job.pid == 0) {
       ExecProgram(parent, out_pipe[1], status_pipe[1], argv, envp,
-                  spec.cpus.empty() ? nullptr : &cpus);
+                  spec.cpus.empty() ? nullptr : &cpus, job.terminal);
     }
-    if (pid > 0) SignalForwarding::Target(pid, /*own_group=*/false);
+    if (job.pid > 0) {
+      setpgid(job.pid, job.pid);  // as the child does: no signal to the group comes before it
+      if (job.terminal) tcsetpgrp(STDIN_FILENO, job.pid);
+      SignalForwarding::Target(job.pid, /*own_group=*/true);
+    }
   }
-  if (pid < 0) return Status(ExitCode::kFailure, fmt::format("cannot fork: {}", strerror(errno)));
+  if (job.pid < 0) {
+    return Status(ExitCode::kFailure, fmt::format("cannot fork: {}", strerror(errno)));
+  }
   close(out_pipe[1]);
   close(status_pipe[1]);
   int exec_errno = 0;
@@ -149,12 +230,14 @@ StatusOr<ProgramOutcome> RunProgram(const ProgramSpec& spec,
   ProgramOutcome outcome;
   if (got == sizeof exec_errno) {
     close(out_pipe[0]);
-    Reap(pid, outcome, true);
+    Reap(job, outcome, true);
+    EndJob(job);
     return ExecError(spec.argv[0], exec_errno);
   }
-  const bool reaped = PumpStdout(out_pipe[0], pid, outcome, on_stdout);
+  const bool reaped = PumpStdout(out_pipe[0], job, outcome, on_stdout);
   close(out_pipe[0]);
-  if (!reaped) Reap(pid, outcome, true);
+  if (!reaped) Reap(job, outcome, true);
+  EndJob(job);
   outcome.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   outcome.forwarded_signal = SignalForwarding::Received();
   return outcome;

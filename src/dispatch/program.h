@@ -1,8 +1,13 @@
 #pragma once
 // Runs a user's program (`dlcheck run -- CMD`) the way `time` does: found on PATH, stdin and
-// stderr inherited, in dlcheck's process group, with its stdout on a pipe that is read as it is
-// written. SIGINT, SIGTERM and SIGHUP sent to dlcheck are passed on to the program (a Ctrl-C
-// from the terminal reaches it directly; signals.h), and the program is killed if dlcheck dies.
+// stderr inherited, with its stdout on a pipe that is read as it is written. It runs in its own
+// process group, which holds the terminal while it runs when dlcheck held it (so it reads the
+// terminal and gets Ctrl-C and Ctrl-Z as it would alone; dlcheck stops and goes on with it).
+// SIGINT, SIGTERM and SIGHUP sent to dlcheck are passed on to the whole group (signals.h), and
+// the program is killed if dlcheck dies. The program's end is what waitpid says, not the end of
+// its output: what it left running in the background may hold the pipe open and keep writing;
+// once the program has ended, what it wrote is read (for a quarter of a second at most), and
+// whatever is left in its process group is sent SIGTERM.
 //
 //   ProgramSpec spec{.argv = {"python3", "train.py"}, .env = {{"ONEDNN_VERBOSE", "2"}}};
 //   StatusOr<ProgramOutcome> ended = RunProgram(spec, [&](std::string_view bytes) { ... });

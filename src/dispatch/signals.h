@@ -2,8 +2,9 @@
 // The signals that end an interactive run (SIGINT, SIGTERM, SIGHUP) while dlcheck waits for a
 // child: passed on to the child, so that it ends, and remembered, so that dlcheck stops what it
 // was doing (a sweep does not start its next run) and still reports what it captured. A child
-// in dlcheck's process group (`run`'s program) already got a signal the terminal sent to the
-// whole foreground group and is not sent it twice; a worker in its own group gets every one.
+// in its own process group (a worker, `run`'s program) gets every one, with everything it
+// started; a child in dlcheck's group already got a signal the terminal sent to the whole
+// foreground group and is not sent it twice.
 //
 //   SignalForwarding forwarding;          // handlers in place while it lives (nests)
 //   SignalForwarding::Target(pid, true);  // a worker: its whole process group

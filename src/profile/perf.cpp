@@ -93,7 +93,8 @@ std::string FirstLine(std::string_view text) {
       while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
       return std::string(line);
     }
-    if (first.empty()) first = line;
+    // "'trace' not valid for hardware events. Ignoring.": a warning, not why perf failed.
+    if (first.empty() && !line.ends_with("Ignoring.")) first = line;
     if (nl == std::string_view::npos) break;
     text.remove_prefix(nl + 1);
   }
@@ -152,15 +153,22 @@ std::vector<std::string> RecordCommand(const PerfSettings& s, bool off_cpu) {
   return argv;
 }
 
+std::vector<std::string> ScriptCommand(const PerfSettings& s) {
+  // The fields per event type, so that each type is asked only for what it has: the `trace`
+  // field exists for tracepoints (sched_switch) alone, and a list without a type would ask it
+  // of the cycles or cpu-clock samples too. A type the recording lacks is passed over.
+  constexpr std::string_view kSampleFields = "comm,pid,tid,time,event,ip,sym,dso";
+  std::vector<std::string> argv = {s.perf, "script", "--input", s.data_path};
+  for (std::string_view type : {"hw", "sw", "raw"}) {
+    argv.insert(argv.end(), {"--fields", fmt::format("{}:{}", type, kSampleFields)});
+  }
+  argv.insert(argv.end(), {"--fields", "trace:comm,pid,tid,time,event,trace,ip,sym,dso",
+                           "--show-switch-events", "--no-inline"});
+  return argv;
+}
+
 Status ReadPerfScript(const PerfSettings& s, const std::function<void(std::string_view)>& on_line) {
-  const std::vector<std::string> argv = {s.perf,
-                                         "script",
-                                         "--input",
-                                         s.data_path,
-                                         "--fields",
-                                         "comm,pid,tid,time,event,trace,ip,sym,dso",
-                                         "--show-switch-events",
-                                         "--no-inline"};
+  const std::vector<std::string> argv = ScriptCommand(s);
   StatusOr<dispatch::WorkerOutcome> ended = dispatch::RunWorker(
       dispatch::WorkerSpec{.argv = argv, .env = {}, .unset_env = {}, .timeout_s = 3600}, on_line);
   if (!ended.ok()) return ended.status();

@@ -53,6 +53,10 @@ StatusOr<PerfProbe> ProbePerf(const PerfSettings& settings, const std::string& s
 /// `perf record ... --`: the words to put before the program's own.
 std::vector<std::string> RecordCommand(const PerfSettings& settings, bool off_cpu);
 
+/// `perf script` over the settings' data file: its fields asked per event type (hw, sw, raw,
+/// trace), `trace` of tracepoints only, so that no field is invalid for the event recorded.
+std::vector<std::string> ScriptCommand(const PerfSettings& settings);
+
 /// Runs `perf script` over the settings' data file and hands on each line of its output as it
 /// is written. Error (kFailure) when perf script fails; its last words are in the message.
 Status ReadPerfScript(const PerfSettings& settings,
@@ -66,7 +70,8 @@ std::optional<int> ReadParanoid();
 std::string NotPermittedMessage(std::string_view perf_stderr, std::optional<int> paranoid,
                                 bool root);
 
-/// The first line of `text` that says something (perf's stderr), without the line end.
+/// The first line of `text` that says something (perf's stderr), without the line end: perf's
+/// own "Error:" verdict where it gives one; never a warning that ends in "Ignoring.".
 std::string FirstLine(std::string_view text);
 
 }  // namespace dlcheck::profile

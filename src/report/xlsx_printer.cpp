@@ -3,6 +3,7 @@
 // date, so `10:10` and `=1+2` stay text), a bold frozen header row and an autofilter on each
 // table. libxlsxwriter writes to a file; the printer writes a temporary one and copies its bytes
 // to the stream, so `-f xlsx > report.xlsx` and `-o report.xlsx` both work.
+#include <fcntl.h>
 #include <unistd.h>
 #include <xlsxwriter.h>
 
@@ -17,6 +18,7 @@
 #include <string>
 
 #include "report/printer.h"
+#include "report/removed_on_signal.h"
 #include "report/safe_text.h"
 
 namespace dlcheck::report {
@@ -129,7 +131,35 @@ std::string TempFileError(const std::string& what, int error) {
          "; set TMPDIR to a writable directory with room";
 }
 
+// libxlsxwriter reports its own failures on stderr ("[ERROR] ... packager.c"); dlcheck says
+// what went wrong in its one line, so the library's words are muted while it works.
+class LibraryStderrMuted {
+ public:
+  LibraryStderrMuted() : saved_(dup(STDERR_FILENO)) {
+    const int null_fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+    if (saved_ < 0 || null_fd < 0) {
+      if (null_fd >= 0) close(null_fd);
+      return;
+    }
+    std::fflush(stderr);
+    dup2(null_fd, STDERR_FILENO);
+    close(null_fd);
+  }
+  ~LibraryStderrMuted() {
+    if (saved_ < 0) return;
+    std::fflush(stderr);
+    dup2(saved_, STDERR_FILENO);
+    close(saved_);
+  }
+  LibraryStderrMuted(const LibraryStderrMuted&) = delete;
+  LibraryStderrMuted& operator=(const LibraryStderrMuted&) = delete;
+
+ private:
+  int saved_;
+};
+
 void WriteWorkbook(const Report& report, const std::string& path) {
+  const LibraryStderrMuted muted;
   // constant_memory: each row goes to a temporary file once the next one starts, so a large
   // table is never held (strings are then written inline in the sheet, not shared; rows must
   // come in order, as they do here).
@@ -169,6 +199,7 @@ class TempPath {
       throw OutputError(TempFileError("cannot create a temporary file for the workbook", errno));
     close(fd);
     path_ = pattern;
+    removed_on_signal_.Reset(path_);  // a SIGTERM while the workbook is packed leaves nothing
   }
   ~TempPath() { std::remove(path_.c_str()); }
   TempPath(const TempPath&) = delete;
@@ -177,6 +208,7 @@ class TempPath {
 
  private:
   std::string path_;
+  RemovedOnSignal removed_on_signal_;
 };
 
 }  // namespace

@@ -127,5 +127,30 @@ TEST(PerfMessagesTest, NotPermittedSaysTheValueAndTheSysctl) {
             std::string::npos);
 }
 
+// perf's warnings about fields it ignores come before its reason: the reason is given.
+TEST(PerfMessagesTest, WarningsAboutIgnoredFieldsAreNotTheReason) {
+  EXPECT_EQ(FirstLine(ReadData("perf_script_stderr_empty.txt")),
+            "zero-sized data (empty.data), nothing to do!");
+  EXPECT_EQ(FirstLine("'trace' not valid for hardware events. Ignoring.\n"), "");
+}
+
+// Each event type is asked only for fields it has: every field list names its type, and the
+// `trace` field (tracepoints only) is in the trace list alone.
+TEST(PerfCommandTest, ScriptFieldsAreAskedPerEventType) {
+  const std::vector<std::string> argv =
+      ScriptCommand({.perf = "perf", .event = "cycles", .frequency = 999, .data_path = "p.data"});
+  std::vector<std::string> types;
+  for (std::size_t i = 0; i + 1 < argv.size(); ++i) {
+    if (argv[i] != "--fields") continue;
+    const std::string& list = argv[i + 1];
+    const std::string type = list.substr(0, list.find(':'));
+    ASSERT_NE(list.find(':'), std::string::npos) << list;
+    types.push_back(type);
+    EXPECT_EQ(list.find("trace", type.size()) != std::string::npos, type == "trace") << list;
+  }
+  EXPECT_EQ(types, (std::vector<std::string>{"hw", "sw", "raw", "trace"}));
+  EXPECT_EQ(argv[1], "script");
+}
+
 }  // namespace
 }  // namespace dlcheck::profile
