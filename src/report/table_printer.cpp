@@ -344,10 +344,13 @@ Fitted FitGrid(const Table& table, const Grid& grid, std::size_t indent, std::si
     priority.whole[c] = WholeWidth(grid, c);
     priority.minimum[c] = MinimumWidth(grid, c, priority.answer[c]);
   }
-  // The first column says what a row is: cut last and least.
-  if (!grid.shown.empty() && !grid.numeric[grid.shown.front()]) {
-    const std::size_t c = grid.shown.front();
-    priority.minimum[c] = std::max(priority.minimum[c], std::min(grid.widest[c], kMinFirstColumn));
+  // The first column that tells rows apart says what a row is: cut last and least.
+  const auto first = std::find_if(grid.shown.begin(), grid.shown.end(), [&](std::size_t c) {
+    return SameInEveryRow(grid, c) == nullptr;
+  });
+  if (first != grid.shown.end() && !grid.numeric[*first]) {
+    priority.minimum[*first] =
+        std::max(priority.minimum[*first], std::min(grid.widest[*first], kMinFirstColumn));
   }
   // One long text column (a list of features) is not worth leaving out every other column for:
   // columns go while the rest do not fit at kRoomyTextColumn, then they are cut.
