@@ -146,7 +146,7 @@ class HelpFormatter : public CLI::Formatter {
  private:
   // A help line wider than the terminal, wrapped between words: an option's description under
   // its own first column (`  -f,--format FORMAT   output format ...`), other text under its
-  // indentation (2 more when there is no room).
+  // own indentation.
   static std::string FitHelpLine(const std::string& line, std::size_t width) {
     if (dlcheck::report::DisplayWidth(line) <= width) return line + '\n';
     const std::size_t lead = std::min(line.find_first_not_of(' '), line.size());
@@ -154,7 +154,7 @@ class HelpFormatter : public CLI::Formatter {
     if (text_at != std::string::npos) text_at = line.find_first_not_of(' ', text_at);
     if (text_at == std::string::npos || text_at + kMinHelpText > width) text_at = lead;
     const std::string head = line.substr(0, text_at);
-    const std::size_t indent = text_at == lead ? std::min(lead + 2, width / 2) : text_at;
+    const std::size_t indent = text_at == lead ? std::min(lead, width / 2) : text_at;
     const std::vector<std::string> lines = dlcheck::report::WrapText(
         line.substr(text_at), width - indent, dlcheck::report::WrapAt::kSpaces);
     std::string fitted;
@@ -199,7 +199,10 @@ void SetupHelp(CLI::App& app, int& exit_code) {
       exit_code = ToInt(ExitCode::kUsage);
       return;
     }
-    std::cout << about->help();
+    // App::help would print the help of the command being run (this one): the formatter is asked.
+    std::cout << about->get_formatter()->make_help(
+        about, about == &app ? app.get_name() : app.get_name() + " " + about->get_name(),
+        CLI::AppFormatMode::Normal);
     exit_code = ToInt(ExitCode::kOk);
   });
 }

@@ -44,6 +44,55 @@ TEST(CliTest, NoSubcommandIsAUsageError) {
   EXPECT_TRUE(r.out.empty());
 }
 
+TEST(CliTest, AMistypedTopLevelOptionIsNamedWithASuggestion) {
+  const auto r = RunDlcheck({"--verison"});
+  EXPECT_EQ(r.exit_code, ToInt(ExitCode::kUsage));
+  EXPECT_EQ(r.err,
+            "dlcheck: unknown option '--verison'; did you mean '--version'? (see 'dlcheck "
+            "--help')\n");
+}
+
+TEST(CliTest, HelpCommandPrintsACommandsHelp) {
+  const auto r = RunDlcheck({"help", "diff"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.out, RunDlcheck({"diff", "--help"}).out);
+  const auto top = RunDlcheck({"help"});
+  EXPECT_EQ(top.exit_code, 0);
+  EXPECT_EQ(top.out, RunDlcheck({"--help"}).out);
+  const auto typo = RunDlcheck({"help", "parze"});
+  EXPECT_EQ(typo.exit_code, ToInt(ExitCode::kUsage));
+  EXPECT_EQ(typo.err,
+            "dlcheck: help: unknown command 'parze'; did you mean 'parse'? (see 'dlcheck "
+            "--help')\n");
+}
+
+TEST(CliTest, OutputGoesToTheFileOfDashO) {
+  const std::string path = ::testing::TempDir() + "/dlcheck-dash-o.csv";
+  const auto r = RunDlcheck(
+      {"parse", "-f", "csv", "-o", path, testing::DataPath("verbose/torch_cnn_2.6.3.log")});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "");
+  std::ifstream in(path);
+  std::string header;
+  std::getline(in, header);
+  EXPECT_EQ(header.rfind("engine,primitive,", 0), 0u) << header;
+  std::remove(path.c_str());
+  const auto bad = RunDlcheck({"diff", "-o", "/nonexistent-dir/x", "a", "b"});
+  EXPECT_EQ(bad.exit_code, ToInt(ExitCode::kOutputError));
+  EXPECT_EQ(bad.err, "dlcheck: cannot write /nonexistent-dir/x: No such file or directory\n");
+}
+
+TEST(CliTest, CsvRawLeavesFormulaLikeTextAsItIs) {
+  const std::string log =
+      "onednn_verbose,exec,cpu,reorder,jit:uni,undef,src_f32::blocked:ab:f0 "
+      "dst_f32::blocked:ab:f0,,,=1+2,0.5\n";
+  const auto guarded = RunDlcheck({"parse", "-f", "csv", "--columns", "problem", "-"}, log);
+  EXPECT_EQ(guarded.out, "problem\r\n'=1+2\r\n");
+  const auto raw =
+      RunDlcheck({"parse", "-f", "csv", "--csv-raw", "--csv-lf", "--columns", "problem", "-"}, log);
+  EXPECT_EQ(raw.out, "problem\n=1+2\n");
+}
+
 TEST(CliTest, AMistypedCommandIsNamedWithASuggestion) {
   const auto r = RunDlcheck({"parze", "log.txt"});
   EXPECT_EQ(r.exit_code, ToInt(ExitCode::kUsage));

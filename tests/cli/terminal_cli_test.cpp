@@ -307,6 +307,23 @@ TEST(TerminalTest, DispatchKeepsTheFastestCapAndItsSpeedups) {
                          {"Per primitive", {"fastest", "x scalar", "x lowest"}, true});
 }
 
+// The model's primitives, by name (a live run: its times, and so their order by time, vary).
+const std::vector<std::string> kTinyModel = {"--model",  "mlp", "--iters",  "2",
+                                             "--warmup", "0",   "--traced", "1",
+                                             "--batch",  "16",  "--sort",   "name"};
+
+TEST(TerminalTest, VerboseKeepsEachPrimitiveOnOneLine) {
+  std::vector<std::string> args = {"verbose"};
+  args.insert(args.end(), kTinyModel.begin(), kTinyModel.end());
+  ExpectFittedAt80And120(args, {"Primitives", {"exec_ms_total", "time_pct"}, true});
+}
+
+TEST(TerminalTest, RunKeepsEachPrimitiveOnOneLine) {
+  std::vector<std::string> args = {"run", "--sort", "name", "--", DLCHECK_BINARY, "worker"};
+  args.insert(args.end(), kTinyModel.begin(), kTinyModel.end() - 2);
+  ExpectFittedAt80And120(args, {"Primitives", {"exec_ms_total", "time_pct"}, true});
+}
+
 TEST(TerminalTest, HelpFitsEightyColumns) {
   for (const std::vector<std::string>& args : {std::vector<std::string>{"--help"},
                                                {"parse", "--help"},
