@@ -484,8 +484,8 @@ void PrintTail(const Report& report, std::size_t width, std::ostream& out) {
 }
 
 // The streamed table: rows are printed as they come, so the column widths come from the names
-// (at least kMinStreamColumn); a longer cell wraps inside its column when a width is set, and
-// widens its line when none is (the pipe gets every character).
+// (at least kMinStreamColumn); a longer cell is cut with `…` when a width is set (one line a row),
+// and widens its line when none is (the pipe gets every character).
 class TableStream : public RowStream {
  public:
   TableStream(std::ostream& out, const Table& stream, std::size_t width)
@@ -498,11 +498,7 @@ class TableStream : public RowStream {
       natural_.push_back(std::max(kMinStreamColumn, DisplayWidth(stream.columns[c])));
     }
     if (width_ > 0) LeaveOutRightmost();
-    fit_.widths =
-        width_ == 0
-            ? natural_
-            : FitColumns(natural_, std::vector<std::size_t>(natural_.size(), kMinStreamColumn),
-                         kGap, width_);
+    fit_.widths = natural_;
     PrintHeader(grid_.header, fit_, 0, out_);
   }
   void Row(const std::vector<Value>& row) override {
@@ -531,9 +527,15 @@ class TableStream : public RowStream {
 
  private:
   static constexpr std::size_t kMinStreamColumn = 6;
+  // Columns as wide as their names (a name is never split), the rightmost left out until the
+  // rest fit.
   void LeaveOutRightmost() {
-    while (fit_.columns.size() > 1 &&
-           kMinStreamColumn * fit_.columns.size() + kGap * (fit_.columns.size() - 1) > width_) {
+    const auto needed = [&] {
+      std::size_t total = kGap * (natural_.size() - 1);
+      for (std::size_t w : natural_) total += w;
+      return total;
+    };
+    while (fit_.columns.size() > 1 && needed() > width_) {
       fit_.left_out.push_back(grid_.header[fit_.columns.back()]);
       fit_.columns.pop_back();
       natural_.pop_back();
