@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <set>
@@ -325,11 +326,18 @@ TEST(TerminalTest, RunKeepsEachPrimitiveOnOneLine) {
 }
 
 TEST(TerminalTest, HelpFitsEightyColumns) {
-  for (const std::vector<std::string>& args : {std::vector<std::string>{"--help"},
-                                               {"parse", "--help"},
-                                               {"dispatch", "--help"},
-                                               {"profile", "--help"},
-                                               {"check", "--help"}}) {
+  const std::vector<std::vector<std::string>> helps = {{"--help"},
+                                                       {"verbose", "--help"},
+                                                       {"parse", "--help"},
+                                                       {"run", "--help"},
+                                                       {"profile", "--help"},
+                                                       {"platform", "--help"},
+                                                       {"dispatch", "--help"},
+                                                       {"check", "--help"},
+                                                       {"diff", "--help"},
+                                                       {"fleet", "--help"},
+                                                       {"help", "parse"}};
+  for (const std::vector<std::string>& args : helps) {
     const Screen screen = RunOnTerminal(args, 80);
     EXPECT_EQ(screen.exit_code, 0);
     for (const std::string& line : Lines(screen.text)) EXPECT_LE(Width(line), 80u) << line;
@@ -343,6 +351,16 @@ TEST(TerminalTest, AWorkbookIsNotWrittenToATerminal) {
   EXPECT_NE(screen.text.find("dlcheck: parse: --format xlsx: "), std::string::npos) << screen.text;
   EXPECT_NE(screen.text.find("-o FILE"), std::string::npos) << screen.text;
   EXPECT_EQ(screen.text.find("PK"), std::string::npos);  // no ZIP on the screen
+  // The remedy works on the same terminal.
+  const std::string path = ::testing::TempDir() + "/dlcheck-terminal.xlsx";
+  const Screen to_file = RunOnTerminal(
+      {"parse", "-f", "xlsx", "-o", path, testing::DataPath("verbose/torch_cnn_2.6.3.log")}, 80);
+  EXPECT_EQ(to_file.exit_code, 0) << to_file.text;
+  std::ifstream in(path, std::ios::binary);
+  std::string magic(2, '\0');
+  in.read(magic.data(), 2);
+  EXPECT_EQ(magic, "PK");
+  std::remove(path.c_str());
 }
 
 }  // namespace
