@@ -8,6 +8,8 @@
 #include <set>
 #include <type_traits>
 
+#include "common/nearest_name.h"
+
 namespace dlcheck::report {
 
 std::string ValueText(const Value& value, std::string_view null_text, std::string_view yes,
@@ -83,7 +85,8 @@ std::vector<std::size_t> ColumnIndexes(const Table& table, const std::vector<std
   for (const auto& name : names) {
     const auto found = std::find(table.columns.begin(), table.columns.end(), name);
     if (found == table.columns.end()) {
-      throw ColumnChoiceError("--columns: unknown column '" + name + "'; the " + table.name +
+      throw ColumnChoiceError("--columns: unknown column '" + name + "'" +
+                              DidYouMean(name, table.columns) + "; the " + table.name +
                               " table has: " + ColumnList(table.columns));
     }
     indexes.push_back(static_cast<std::size_t>(found - table.columns.begin()));
@@ -116,8 +119,8 @@ Table* ChosenTable(Report& report, const std::string& name, std::string_view mai
     if (found == nullptr && t.name == wanted) found = &t;
   });
   if (found == nullptr && !name.empty()) {
-    throw ColumnChoiceError("--columns: no table '" + name +
-                            "' in this report; its tables: " + ColumnList(names));
+    throw ColumnChoiceError("--columns: no table '" + name + "' in this report" +
+                            DidYouMean(name, names) + "; its tables: " + ColumnList(names));
   }
   return found;
 }

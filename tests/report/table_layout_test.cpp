@@ -160,6 +160,17 @@ TEST(TableWidthTest, ChosenColumnsInTheirOrderInEveryFormat) {
                  "gflops");
   }
   EXPECT_EQ(none.str(), "");
+  SetPrintSettings({.columns = {{"", {"exec_ms_totl"}}}});
+  try {
+    Print(r, Format::kJson, none);
+    ADD_FAILURE() << "an unknown column was accepted";
+  } catch (const ColumnChoiceError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("--columns: unknown column 'exec_ms_totl'; did you mean "
+                                          "'exec_ms_total'?; the primitives table has: ",
+                                          0),
+              0u)
+        << e.what();
+  }
   SetPrintSettings({});
 }
 
@@ -256,7 +267,8 @@ TEST(TableWidthTest, ColumnsOfANamedTable) {
     ADD_FAILURE() << "an unknown table was accepted";
   } catch (const ColumnChoiceError& e) {
     EXPECT_STREQ(e.what(),
-                 "--columns: no table 'swep' in this report; its tables: primitives,sweep");
+                 "--columns: no table 'swep' in this report; did you mean 'sweep'?; its tables: "
+                 "primitives,sweep");
   }
   SetPrintSettings({});
 }
