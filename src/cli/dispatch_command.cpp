@@ -94,7 +94,7 @@ void AddSweepTables(report::Report& report, const DispatchOptions& o,
   for (const char* c : {"scalar", "fastest", "x scalar", "x lowest"}) columns.emplace_back(c);
   report::Table& wide = report.AddTable(
       "sweep", columns,
-      "Per primitive: implementation and ms per step under each cap ([scalar]: reference code); "
+      "Per primitive: ms per step and implementation under each cap ([scalar]: reference code); "
       "the fastest cap and its speedup over dlcheck's scalar kernels and over the lowest cap");
   // A reading view: JSON and xlsx have the same values typed in `primitives` (ms_per_step, ...).
   wide.only_in_table = true;
@@ -110,8 +110,9 @@ void AddSweepTables(report::Report& report, const DispatchOptions& o,
         continue;
       }
       if (!fastest || c->second.ms_total < cells[*fastest].at(k).ms_total) fastest = i;
-      row.push_back(fmt::format("{} {:.4f}{}", c->second.implementation,
-                                c->second.ms_total / traced, c->second.scalar ? " [scalar]" : ""));
+      // The time first: a cell cut to fit a terminal keeps what the columns compare.
+      row.push_back(fmt::format("{:.4f} {}{}", c->second.ms_total / traced,
+                                c->second.implementation, c->second.scalar ? " [scalar]" : ""));
     }
     const auto s = scalar_cells.find(k);
     row.push_back(s == scalar_cells.end() ? Value() : Value(s->second.ms_total / traced, 4));

@@ -255,7 +255,7 @@ void AddSweepTable(report::Report& report, const std::vector<ConfigResult>& caps
   columns.emplace_back("fastest");
   report::Table& t = report.AddTable(
       "sweep", columns,
-      "Per primitive: implementation and ms per run (median) under each cap ([scalar]: "
+      "Per primitive: ms per run (median) and implementation under each cap ([scalar]: "
       "reference code); the fastest cap where its runs do not overlap the others'");
   // A reading view: JSON and xlsx have the runs' values typed in `primitives` and `configs`.
   t.only_in_table = true;
@@ -273,7 +273,8 @@ void AddSweepTable(report::Report& report, const std::vector<ConfigResult>& caps
       }
       const Spread s = dispatch::SpreadOf(it->second.ms);
       spreads.push_back(s);
-      row.push_back(fmt::format("{} {:.4f}{}", ValidUtf8(it->second.implementation), s.median,
+      // The time first: a cell cut to fit a terminal keeps what the columns compare.
+      row.push_back(fmt::format("{:.4f} {}{}", s.median, ValidUtf8(it->second.implementation),
                                 it->second.scalar ? " [scalar]" : ""));
     }
     const auto fastest = Fastest(spreads);
