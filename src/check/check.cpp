@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cmath>
 
+#include "common/nearest_name.h"
 #include "common/onednn_isa.h"
 #include "detect/cpu_features.h"
 #include "dispatch/sweep.h"
@@ -356,6 +357,13 @@ std::size_t Requirements::Count() const {
   return require.size() + (min_sockets > 0) + (min_cores > 0) + (expect_isa.empty() ? 0 : 1);
 }
 
+// "; did you mean 'avx512bw'?" for a mistyped feature or ISA level, or "".
+std::string RequireSuggestion(const std::string& name) {
+  std::vector<std::string> names = detect::ReportedFeatures();
+  for (const auto& cap : dispatch::kSweepCaps) names.emplace_back(cap);
+  return DidYouMean(name, names);
+}
+
 StatusOr<Requirements> ParseRequirements(const std::vector<std::string>& require, int min_sockets,
                                          int min_cores, std::string expect_isa,
                                          bool no_scalar_fallback) {
@@ -374,13 +382,14 @@ StatusOr<Requirements> ParseRequirements(const std::vector<std::string>& require
     } else {
       return UsageError(
           fmt::format("--require: '{}' is neither a feature (a /proc/cpuinfo name such "
-                      "as avx512bw) nor a oneDNN ISA ({})",
-                      given, dispatch::SweepCapsText()));
+                      "as avx512bw) nor a oneDNN ISA ({}){}",
+                      given, dispatch::SweepCapsText(), RequireSuggestion(name)));
     }
   }
   if (!r.expect_isa.empty() && !dispatch::IsSweepCap(r.expect_isa)) {
-    return UsageError(fmt::format("--expect-isa: '{}' is not a oneDNN ISA ({})", r.expect_isa,
-                                  dispatch::SweepCapsText()));
+    return UsageError(fmt::format("--expect-isa: '{}' is not a oneDNN ISA ({}){}", r.expect_isa,
+                                  dispatch::SweepCapsText(),
+                                  DidYouMean(r.expect_isa, dispatch::kSweepCaps)));
   }
   return r;
 }

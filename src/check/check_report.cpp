@@ -74,6 +74,7 @@ void AddCheckReport(const CheckResult& result, const Evidence& evidence,
       .Add("summary", result.summary);
   if (!stable) check.Add("perfdata", result.perfdata);
   report::Table& t = report.AddTable("checks", {"check", "status", "detail"}, "Checks");
+  t.answer_columns = {"status"};
   for (const auto& i : result.items) {
     t.rows.push_back(
         {i.check, std::string(StateName(i.state)), stable ? i.StableDetail() : i.detail});

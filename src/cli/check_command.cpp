@@ -186,8 +186,16 @@ Status ApplyConfig(CLI::App& sub, const std::string& path) {
     if (item.name == "++" || item.name == "--") continue;  // section markers
     CLI::Option* option = sub.get_option_no_throw("--" + item.name);
     if (option == nullptr || item.name == "config" || !item.parents.empty()) {
-      return UsageError(fmt::format("--config {}: '{}' is not an option of dlcheck check", path,
-                                    item.fullname()));
+      std::vector<std::string> keys;
+      for (const CLI::Option* known : sub.get_options()) {
+        for (const auto& name : known->get_lnames()) {
+          if (name != "config" && name != "help") keys.push_back(name);
+        }
+      }
+      const std::string nearest = NearestName(item.fullname(), keys);
+      return UsageError(fmt::format("--config {}: '{}' is not an option of dlcheck check{}", path,
+                                    item.fullname(),
+                                    nearest.empty() ? "" : "; did you mean '" + nearest + "'?"));
     }
     if (option->count() > 0) continue;
     try {

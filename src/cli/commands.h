@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "cli/verbose_report.h"
+#include "common/nearest_name.h"
 #include "common/status.h"
 #include "report/printer.h"
 
@@ -55,9 +56,24 @@ void AddFormatOption(CLI::App& sub, report::Format& format,
                      const std::vector<std::string_view>& extra_names = {},
                      const std::string& help = {});
 
+/// Adds the options of every command that prints tables, which AddFormatOption adds too:
+/// `--columns [TABLE:]LIST`, `--csv-lf`, `--csv-raw` (for `profile`, whose --format is its own).
+void AddTableOptions(CLI::App& sub);
+
+/// Adds `-o,--output FILE`: standard output becomes FILE (created, or emptied) as soon as the
+/// command line is read, so the report goes there in every format, at full width. A file that
+/// cannot be opened is an output error (exit 8). For commands that print to standard output
+/// (run, profile and check write their own --output).
+void AddOutputOption(CLI::App& sub);
+
 /// Adds `--sort time|execs|creates|name` and `--top N`: the primitives table's row order and
 /// length (`parse`, `verbose`, `run`).
 void AddRowOptions(CLI::App& sub, SortKey& sort, std::size_t& top);
+
+/// Throws CLI::ValidationError (a usage error) when the command chose a binary format (xlsx)
+/// for standard output and standard output is a terminal, as gzip refuses: the remedy is -o FILE
+/// or a redirect. Run once the command line is parsed, before the command does any work.
+void RefuseBinaryOnTerminal(CLI::App& app);
 
 /// The one-line message for a command-line error (without `dlcheck: `): an unknown command or
 /// option is named with the nearest known one ("did you mean"), a range error says the range in
@@ -66,9 +82,8 @@ void AddRowOptions(CLI::App& sub, SortKey& sort, std::size_t& top);
 std::string UsageErrorText(CLI::App& app, const std::vector<std::string>& args,
                            const CLI::ParseError& error);
 
-/// The candidate nearest to `word` by edit distance, when it is close enough to be a typo
-/// (at most a third of the word's length, and at least 2, edits); empty otherwise.
-std::string NearestName(std::string_view word, const std::vector<std::string>& candidates);
+using dlcheck::DidYouMean;
+using dlcheck::NearestName;
 
 /// Prints `dlcheck: <message>` on stderr.
 void PrintError(const std::string& message);

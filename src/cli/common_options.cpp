@@ -1,8 +1,13 @@
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
 #include <map>
 #include <regex>
@@ -14,6 +19,33 @@
 #include "dlcheck/version.h"
 
 namespace dlcheck::cli {
+
+namespace {
+
+// "output format: table (default), csv, json or xlsx": every name the option accepts.
+std::string FormatHelp(const std::vector<std::string>& names) {
+  std::string text = "output format: ";
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (i > 0) text += i + 1 == names.size() ? " or " : ", ";
+    text += names[i] + (i == 0 ? " (default)" : "");
+  }
+  return text;
+}
+
+// "table,csv,json,xlsx": the names, less the aliases (`text`, `table` under another name).
+std::string FormatList(const std::vector<std::string>& names) {
+  std::string list;
+  std::vector<report::Format> listed;
+  for (const std::string& name : names) {
+    const report::Format format = report::ParseFormat(name).value();
+    if (std::find(listed.begin(), listed.end(), format) != listed.end()) continue;
+    listed.push_back(format);
+    list += (list.empty() ? "" : ",") + name;
+  }
+  return list;
+}
+
+}  // namespace
 
 void AddFormatOption(CLI::App& sub, report::Format& format,
                      const std::vector<std::string_view>& extra_names, const std::string& help) {
@@ -28,19 +60,26 @@ void AddFormatOption(CLI::App& sub, report::Format& format,
   sub.add_option_function<std::string>(
          "-f,--format",
          [&format](const std::string& name) { format = report::ParseFormat(name).value(); },
-         help.empty() ? "output format: table (default), csv or json" : help)
+         help.empty() ? FormatHelp(names) : help)
       ->check(CLI::IsMember(names, CLI::ignore_case))
-      ->type_name("FORMAT");
-  sub.add_option_function<std::string>(
+      ->type_name("FORMAT:{" + FormatList(names) + "}");
+  AddTableOptions(sub);
+}
+
+void AddTableOptions(CLI::App& sub) {
+  sub.add_option_function<std::vector<std::string>>(
          "--columns",
-         [](const std::string& list) {
+         [](const std::vector<std::string>& lists) {
            report::PrintSettings settings = report::CurrentPrintSettings();
-           settings.columns = CLI::detail::split(list, ',');
+           for (const std::string& list : lists) {
+             settings.columns.push_back(report::ParseColumnChoice(list));
+           }
            report::SetPrintSettings(std::move(settings));
          },
-         "the main table's columns, in this order, in every format (comma-separated names; "
-         "an unknown name lists the valid ones)")
-      ->type_name("LIST");
+         "[TABLE:]NAME,... a table's columns, in this order, in every format; no TABLE: the main "
+         "table; repeat for more tables (an unknown name lists the valid ones)")
+      ->type_name("LIST")
+      ->allow_extra_args(false);
   sub.add_flag_callback(
       "--csv-lf",
       [] {
@@ -49,6 +88,35 @@ void AddFormatOption(CLI::App& sub, report::Format& format,
         report::SetPrintSettings(std::move(settings));
       },
       "CSV lines end in LF (for awk, cut, grep) instead of CRLF");
+  sub.add_flag_callback(
+      "--csv-raw",
+      [] {
+        report::PrintSettings settings = report::CurrentPrintSettings();
+        settings.csv_raw = true;
+        report::SetPrintSettings(std::move(settings));
+      },
+      "CSV text cells as they are, for programs (pandas, R, awk): no ' before a leading = + - @ "
+      "(the guard that keeps a spreadsheet from running it as a formula)");
+}
+
+void AddOutputOption(CLI::App& sub) {
+  sub.add_option_function<std::string>(
+         "-o,--output",
+         [](const std::string& path) {
+           const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+           if (fd < 0) {
+             throw report::OutputError("cannot write " + path + ": " + std::strerror(errno));
+           }
+           std::fflush(stdout);
+           dup2(fd, STDOUT_FILENO);
+           close(fd);
+           // A file gets the full table, as a pipe does.
+           report::PrintSettings settings = report::CurrentPrintSettings();
+           settings.width = 0;
+           report::SetPrintSettings(std::move(settings));
+         },
+         "write the report to FILE instead of standard output")
+      ->type_name("FILE");
 }
 
 void AddRowOptions(CLI::App& sub, SortKey& sort, std::size_t& top) {
@@ -82,26 +150,6 @@ std::string VersionText() {
 
 namespace dlcheck::cli {
 namespace {
-
-std::size_t EditDistance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j < row.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1] ? 1 : 0)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
-}
-
-std::string DidYouMean(std::string_view word, const std::vector<std::string>& candidates) {
-  const std::string nearest = NearestName(word, candidates);
-  return nearest.empty() ? std::string() : "; did you mean '" + nearest + "'?";
-}
 
 // The commands a user can name (the hidden worker is not one).
 std::vector<std::string> CommandNames(CLI::App& app) {
@@ -168,18 +216,21 @@ std::string ShortRangeText(const std::string& message) {
 
 }  // namespace
 
-std::string NearestName(std::string_view word, const std::vector<std::string>& candidates) {
-  const std::size_t limit = std::max<std::size_t>(2, word.size() / 3);
-  std::string best;
-  std::size_t best_distance = limit + 1;
-  for (const auto& candidate : candidates) {
-    const std::size_t distance = EditDistance(word, candidate);
-    if (distance < best_distance) {
-      best = candidate;
-      best_distance = distance;
-    }
-  }
-  return best;
+void RefuseBinaryOnTerminal(CLI::App& app) {
+  const std::vector<CLI::App*> ran = app.get_subcommands();
+  if (ran.empty() || isatty(STDOUT_FILENO) == 0) return;
+  const CLI::App& sub = *ran.front();
+  const CLI::Option* format = sub.get_option_no_throw("--format");
+  if (format == nullptr || format->count() == 0) return;
+  const std::string name = format->results().back();
+  const auto chosen = report::ParseFormat(name);
+  if (!chosen || !report::IsBinary(*chosen)) return;
+  const CLI::Option* output = sub.get_option_no_throw("--output");
+  if (output != nullptr && output->count() > 0) return;
+  throw CLI::ValidationError(
+      "--format " + name,
+      "a workbook is binary and standard output is a terminal; write it to a file (-o FILE, or "
+      "> FILE)");
 }
 
 std::string UsageErrorText(CLI::App& app, const std::vector<std::string>& args,
@@ -187,6 +238,11 @@ std::string UsageErrorText(CLI::App& app, const std::vector<std::string>& args,
   const std::string top_help = " (see 'dlcheck --help')";
   const auto word = std::find_if(args.begin(), args.end(),
                                  [](const std::string& a) { return a.empty() || a[0] != '-'; });
+  const std::string top_unknown = UnknownOption(app, {args.begin(), word});
+  if (!top_unknown.empty()) {
+    return "unknown option '" + top_unknown + "'" + DidYouMean(top_unknown, OptionNames(app)) +
+           top_help;
+  }
   if (word == args.end()) {
     std::string names;
     for (const auto& name : CommandNames(app)) names += (names.empty() ? "" : ", ") + name;

@@ -61,6 +61,7 @@ void SetupDiff(CLI::App& app, int& exit_code) {
       ->type_name("PCT")
       ->check(CLI::Range(0.0, 100.0));
   AddFormatOption(*sub, options->format);
+  AddOutputOption(*sub);
   sub->callback([options, &exit_code] { exit_code = EndCommand(RunDiff(*options)); });
 }
 

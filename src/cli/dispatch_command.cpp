@@ -94,10 +94,12 @@ void AddSweepTables(report::Report& report, const DispatchOptions& o,
   for (const char* c : {"scalar", "fastest", "x scalar", "x lowest"}) columns.emplace_back(c);
   report::Table& wide = report.AddTable(
       "sweep", columns,
-      "Per primitive: implementation and ms per step under each cap ([scalar]: reference code); "
+      "Per primitive: ms per step and implementation under each cap ([scalar]: reference code); "
       "the fastest cap and its speedup over dlcheck's scalar kernels and over the lowest cap");
   // A reading view: JSON and xlsx have the same values typed in `primitives` (ms_per_step, ...).
   wide.only_in_table = true;
+  wide.answer_columns = {"fastest", "x scalar", "x lowest"};
+  wide.leave_out_first = {"prop_kind", "scalar"};
   for (const PrimitiveKey& k : keys) {
     std::vector<Value> row = {k.layer, k.primitive, k.prop_kind};
     std::optional<std::size_t> fastest;
@@ -108,8 +110,9 @@ void AddSweepTables(report::Report& report, const DispatchOptions& o,
         continue;
       }
       if (!fastest || c->second.ms_total < cells[*fastest].at(k).ms_total) fastest = i;
-      row.push_back(fmt::format("{} {:.4f}{}", c->second.implementation,
-                                c->second.ms_total / traced, c->second.scalar ? " [scalar]" : ""));
+      // The time first: a cell cut to fit a terminal keeps what the columns compare.
+      row.push_back(fmt::format("{:.4f} {}{}", c->second.ms_total / traced,
+                                c->second.implementation, c->second.scalar ? " [scalar]" : ""));
     }
     const auto s = scalar_cells.find(k);
     row.push_back(s == scalar_cells.end() ? Value() : Value(s->second.ms_total / traced, 4));
@@ -163,6 +166,8 @@ void AddRunsTable(report::Report& report, const std::vector<SweepRun>& runs, boo
                        "speedup_vs_lowest", "max_deviation", "peak_gflops", "worker", "perf_map"},
                       "Runs (samples/s with verbose off)");
   t.hidden_in_table = {"samples_per_s_min", "samples_per_s_max"};
+  t.answer_columns = {"samples_per_s", "speedup_vs_scalar", "speedup_vs_lowest"};
+  t.leave_out_first = {"max_deviation", "backend", "peak_gflops"};
   if (!perf_map) t.hidden_in_table.push_back("perf_map");
   // The scalar run is last, unless a signal stopped the sweep before it.
   const SweepRun* scalar_run = runs.back().cap == kScalarCap ? &runs.back() : nullptr;
@@ -516,6 +521,7 @@ void SetupDispatch(CLI::App& app, int& exit_code) {
       ->check(PositiveFinite())
       ->type_name("SECONDS");
   AddFormatOption(*sub, o->format);
+  AddOutputOption(*sub);
   sub->callback([o, sub, &exit_code] { exit_code = EndCommand(RunDispatchCommand(*sub, *o)); });
 }
 

@@ -204,6 +204,7 @@ void AddConfigsTable(report::Report& report, const std::vector<ConfigResult>& re
        "wall_s", "wall_s_min", "wall_s_max", "spread_pct", "exec_ms", "exit_status"},
       "Configurations (wall time of CMD: median of the runs, min, max, spread)");
   t.hidden_in_table = {"isa_cap", "thread_set", "wall_s_min", "wall_s_max"};
+  t.answer_columns = {"wall_s", "spread_pct"};
   for (const auto& r : results) {
     std::vector<double> exec;
     for (const auto& run : r.runs) exec.push_back(run.exec_ms);
@@ -254,10 +255,12 @@ void AddSweepTable(report::Report& report, const std::vector<ConfigResult>& caps
   columns.emplace_back("fastest");
   report::Table& t = report.AddTable(
       "sweep", columns,
-      "Per primitive: implementation and ms per run (median) under each cap ([scalar]: "
+      "Per primitive: ms per run (median) and implementation under each cap ([scalar]: "
       "reference code); the fastest cap where its runs do not overlap the others'");
   // A reading view: JSON and xlsx have the runs' values typed in `primitives` and `configs`.
   t.only_in_table = true;
+  t.answer_columns = {"fastest"};
+  t.leave_out_first = {"prop_kind", "problem"};
   for (const Key& k : keys) {
     std::vector<Value> row = {std::get<0>(k), std::get<1>(k), ValidUtf8(std::get<2>(k))};
     std::vector<std::optional<Spread>> spreads;
@@ -270,7 +273,8 @@ void AddSweepTable(report::Report& report, const std::vector<ConfigResult>& caps
       }
       const Spread s = dispatch::SpreadOf(it->second.ms);
       spreads.push_back(s);
-      row.push_back(fmt::format("{} {:.4f}{}", ValidUtf8(it->second.implementation), s.median,
+      // The time first: a cell cut to fit a terminal keeps what the columns compare.
+      row.push_back(fmt::format("{:.4f} {}{}", s.median, ValidUtf8(it->second.implementation),
                                 it->second.scalar ? " [scalar]" : ""));
     }
     const auto fastest = Fastest(spreads);

@@ -42,6 +42,7 @@ void SetupFleet(CLI::App& app, int& exit_code) {
       ->required()
       ->type_name("FILE|DIR");
   AddFormatOption(*sub, o->format);
+  AddOutputOption(*sub);
   sub->callback([o, &exit_code] { exit_code = EndCommand(RunFleet(*o)); });
 }
 

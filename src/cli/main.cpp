@@ -127,6 +127,43 @@ class HelpFormatter : public CLI::Formatter {
     if (option->get_required()) text += " REQUIRED";
     return text;
   }
+  // On a terminal, each line fitted to its width (see FitHelpLine).
+  std::string make_help(const CLI::App* app, std::string name,
+                        CLI::AppFormatMode mode) const override {
+    const std::string help = CLI::Formatter::make_help(app, std::move(name), mode);
+    const std::size_t width = dlcheck::report::StdoutTableWidth();
+    if (width == 0) return help;
+    std::string fitted;
+    std::size_t start = 0;
+    while (start < help.size()) {
+      const std::size_t end = std::min(help.find('\n', start), help.size());
+      fitted += FitHelpLine(help.substr(start, end - start), width);
+      start = end + 1;
+    }
+    return fitted;
+  }
+
+ private:
+  // A help line wider than the terminal, wrapped between words: an option's description under
+  // its own first column (`  -f,--format FORMAT   output format ...`), other text under its
+  // own indentation.
+  static std::string FitHelpLine(const std::string& line, std::size_t width) {
+    if (dlcheck::report::DisplayWidth(line) <= width) return line + '\n';
+    const std::size_t lead = std::min(line.find_first_not_of(' '), line.size());
+    std::size_t text_at = line.find("  ", lead);
+    if (text_at != std::string::npos) text_at = line.find_first_not_of(' ', text_at);
+    if (text_at == std::string::npos || text_at + kMinHelpText > width) text_at = lead;
+    const std::string head = line.substr(0, text_at);
+    const std::size_t indent = text_at == lead ? std::min(lead, width / 2) : text_at;
+    const std::vector<std::string> lines = dlcheck::report::WrapText(
+        line.substr(text_at), width - indent, dlcheck::report::WrapAt::kSpaces);
+    std::string fitted;
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+      fitted += (i == 0 ? head : std::string(indent, ' ')) + lines[i] + '\n';
+    }
+    return fitted;
+  }
+  static constexpr std::size_t kMinHelpText = 24;  // a description narrower than this moves left
 };
 
 // Memory that runs out outside the command line's try (a thread of a command) ends the same way.
@@ -142,6 +179,34 @@ class HelpFormatter : public CLI::Formatter {
   std::_Exit(ToInt(ExitCode::kFailure));
 }
 
+// `dlcheck help [COMMAND]`: what `dlcheck [COMMAND] --help` prints; an unknown command is a usage
+// error with the nearest name.
+void SetupHelp(CLI::App& app, int& exit_code) {
+  auto command = std::make_shared<std::string>();
+  CLI::App* sub = app.add_subcommand("help", "print the help of COMMAND (or this one)");
+  sub->add_option("command", *command, "the command whose options to print")->type_name("COMMAND");
+  sub->callback([&app, command, &exit_code] {
+    CLI::App* about = command->empty() ? &app : nullptr;
+    std::vector<std::string> names;  // the commands a user can name (not the hidden worker)
+    for (CLI::App* known : app.get_subcommands([](CLI::App*) { return true; })) {
+      if (known->get_group().empty()) continue;
+      names.push_back(known->get_name());
+      if (known->get_name() == *command) about = known;
+    }
+    if (about == nullptr) {
+      dlcheck::cli::PrintError("help: unknown command '" + *command + "'" +
+                               dlcheck::DidYouMean(*command, names) + " (see 'dlcheck --help')");
+      exit_code = ToInt(ExitCode::kUsage);
+      return;
+    }
+    // App::help would print the help of the command being run (this one): the formatter is asked.
+    std::cout << about->get_formatter()->make_help(
+        about, about == &app ? app.get_name() : app.get_name() + " " + about->get_name(),
+        CLI::AppFormatMode::Normal);
+    exit_code = ToInt(ExitCode::kOk);
+  });
+}
+
 void SetupCommands(CLI::App& app, int& exit_code) {
   // In --help order: the main job first.
   dlcheck::cli::SetupVerbose(app, exit_code);
@@ -155,6 +220,7 @@ void SetupCommands(CLI::App& app, int& exit_code) {
   dlcheck::cli::SetupFleet(app, exit_code);
   dlcheck::cli::SetupWorker(app, exit_code);
   dlcheck::cli::SetupSchema(app, exit_code);
+  SetupHelp(app, exit_code);
 }
 
 // Parses the command line and runs the command; every failure that reaches here becomes one
@@ -210,6 +276,8 @@ int main(int argc, char** argv) {
   // A usage error's code until a command runs (see commands.h); the command then sets its own.
   int exit_code = ToInt(ExitCode::kUsage);
   SetupCommands(app, exit_code);
+  // The main app's parse-complete callback runs after every option is read, before the command.
+  app.parse_complete_callback([&app] { dlcheck::cli::RefuseBinaryOnTerminal(app); });
   // Tables fit the terminal's width when standard output is one; a pipe gets the full table.
   dlcheck::report::SetPrintSettings({.width = dlcheck::report::StdoutTableWidth()});
   CheckedStdoutBuf checked;

@@ -243,6 +243,7 @@ void SetupParse(CLI::App& app, int& exit_code) {
                   "output format: table (default), csv, json, xlsx, trace (Chrome trace of the "
                   "executions, for logs with timestamps) or benchdnn (a benchdnn command line "
                   "per distinct primitive)");
+  AddOutputOption(*sub);
   sub->add_flag("--events", options->events, "one row per event instead of per primitive");
   AddRowOptions(*sub, options->sort, options->top);
   sub->add_flag("--strict", options->strict,

@@ -138,6 +138,7 @@ void SetupPlatform(CLI::App& app, int& exit_code) {
   auto options = std::make_shared<PlatformOptions>();
   auto* sub = app.add_subcommand("platform", "what this CPU machine can do for deep learning");
   AddFormatOption(*sub, options->format);
+  AddOutputOption(*sub);
   sub->add_option("--cpuid-dump", options->cpuid_dump,
                   "replay a raw CPUID dump (libcpuid .test or .test.xz, or `cpuid -r` output) "
                   "instead of this CPU")

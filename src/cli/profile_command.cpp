@@ -39,14 +39,12 @@
 namespace dlcheck::cli {
 namespace {
 
-enum class ProfileFormat { kTable, kCsv, kJson, kFolded, kSvg };
+enum class ProfileFormat { kTable, kCsv, kJson, kXlsx, kFolded, kSvg };
 
 constexpr std::pair<std::string_view, ProfileFormat> kProfileFormats[] = {
-    {"table", ProfileFormat::kTable},
-    {"csv", ProfileFormat::kCsv},
-    {"json", ProfileFormat::kJson},
-    {"folded", ProfileFormat::kFolded},
-    {"svg", ProfileFormat::kSvg}};
+    {"table", ProfileFormat::kTable},   {"csv", ProfileFormat::kCsv},
+    {"json", ProfileFormat::kJson},     {"xlsx", ProfileFormat::kXlsx},
+    {"folded", ProfileFormat::kFolded}, {"svg", ProfileFormat::kSvg}};
 
 bool EqualsIgnoringCase(std::string_view a, std::string_view b) {
   return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](char x, char y) {
@@ -333,6 +331,9 @@ void Print(const ProfileOptions& o, const Recording& r, const profile::Profile& 
     case ProfileFormat::kJson:
       report::Print(BuildReport(o, r, p, probe), report::Format::kJson, out);
       return;
+    case ProfileFormat::kXlsx:
+      report::Print(BuildReport(o, r, p, probe), report::Format::kXlsx, out);
+      return;
   }
 }
 
@@ -451,12 +452,13 @@ void SetupProfile(CLI::App& app, int& exit_code) {
       ->check(CLI::Range(1, 4096));
   sub->add_option("--timeout", o->capture.timeout_s,
                   "kill the model worker after this many seconds (default 600)")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::PositiveNumber)
+      ->type_name("SECONDS");
   sub->add_option("-f,--format", o->format_name,
-                  "output format: table (default), csv (the kernels table), json, folded "
+                  "output format: table (default), csv (the kernels table), json, xlsx, folded "
                   "(collapsed stacks) or svg (a flame graph)")
       ->check(CLI::IsMember(FormatNames(), CLI::ignore_case))
-      ->type_name("FORMAT");
+      ->type_name(fmt::format("FORMAT:{{{}}}", fmt::join(FormatNames(), ",")));
   sub->add_option("-F,--frequency", o->perf.frequency, "samples per second and CPU (default 999)")
       ->check(CLI::Range(1, 100000));
   sub->add_option("-e,--event", o->perf.event,
@@ -465,7 +467,10 @@ void SetupProfile(CLI::App& app, int& exit_code) {
   sub->add_flag("--no-off-cpu", o->no_off_cpu, "do not record off-CPU time (sched_switch)");
   sub->add_option("--top", o->top,
                   "rows of the kernels, off-CPU and primitives tables "
-                  "(default 20; 0: all)");
+                  "(default 20; 0: all)")
+      ->check(CLI::NonNegativeNumber.description(""))
+      ->type_name("N");
+  AddTableOptions(*sub);
   sub->add_option("--perf-data", o->perf_data_path,
                   "keep perf's recording in FILE (and oneDNN's perf maps in /tmp) for perf "
                   "report")

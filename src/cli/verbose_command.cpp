@@ -242,6 +242,7 @@ void SetupVerbose(CLI::App& app, int& exit_code) {
   AddFormatOption(*sub, o->format, {"trace", "benchdnn"},
                   "output format: table (default), csv, json, xlsx, trace (Chrome trace) or "
                   "benchdnn (a command line per distinct primitive)");
+  AddOutputOption(*sub);
   AddRowOptions(*sub, o->sort, o->top);
   sub->callback([o, &exit_code] { exit_code = EndCommand(RunVerbose(*o)); });
 }

@@ -214,6 +214,7 @@ void AddPrimitivesTable(report::Report& report, std::vector<verbose::PrimitiveSt
   report::Table& t = report.AddTable("primitives", PrimitiveColumns(source->columns), "Primitives");
   t.hidden_in_table = {"layouts",     "attributes",  "auxiliary",        "cache_hits",
                        "exec_ms_min", "exec_ms_max", "nested_create_ms", "benchdnn"};
+  t.answer_columns = {"exec_ms_total", "time_pct"};
   t.leave_out_first = {"creates",    "gflops",     "exec_ms_mean", "create_ms", "fallback",
                        "data_types", "isa_source", "isa",          "prop_kind"};
   // A row of cells (1.5-2 KB with their text) is made only while a printer reads it.

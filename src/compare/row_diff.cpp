@@ -225,6 +225,8 @@ report::Report DiffReport(RowDiff diff) {
        "exec_ms_mean_a", "exec_ms_mean_b", "ratio"},
       "Rows (a -> b)");
   table.hidden_in_table = {"prop_kind", "isa_a", "isa_b", "execs_a", "execs_b"};
+  table.answer_columns = {"ratio"};
+  table.leave_out_first = {"fallback_a", "fallback_b", "layer", "regressed", "problem"};
   report.primary_table = "primitives";
   AddFindings(report, diff, counts);
   // The rows' cells are made as they are printed (a diff of two large logs is large).

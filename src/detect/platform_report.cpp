@@ -74,6 +74,7 @@ void AddPlatform(const PlatformInfo& info, report::Report& report,
       "features", std::vector<std::string>(std::begin(kFeatureColumns), std::end(kFeatureColumns)),
       "Features");
   features.keyed_by_first_column = true;
+  features.answer_columns = {"usable"};
   for (const FeatureLayers& f : info.features) {
     features.rows.push_back({f.name, f.cpuid, Optional(f.os), Optional(f.libcpuid),
                              Optional(f.kernel), Optional(f.usable),

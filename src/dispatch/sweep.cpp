@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "common/nearest_name.h"
 #include "common/onednn_isa.h"
 #include "verbose/rules.h"
 
@@ -56,8 +57,8 @@ StatusOr<std::vector<std::string>> ChooseCaps(const std::vector<std::string>& re
   for (const auto& given : requested) {
     const std::string name = Lower(given);
     if (!IsSweepCap(name)) {
-      return UsageError(
-          fmt::format("--isa: '{}' is not a oneDNN ISA cap ({})", given, SweepCapsText()));
+      return UsageError(fmt::format("--isa: '{}' is not a oneDNN ISA cap ({}){}", given,
+                                    SweepCapsText(), DidYouMean(Lower(given), kSweepCaps)));
     }
     if (RankOf(name) > max_rank) {
       return Status(ExitCode::kUnsupported,

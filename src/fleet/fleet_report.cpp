@@ -24,6 +24,8 @@ void AddGroups(const Fleet& fleet, report::Report& report) {
                                       "features"},
                                      "Groups (by usable features, oneDNN ISA, topology, status)");
   t.hidden_in_table = {"features"};
+  t.answer_columns = {"lacks"};
+  t.leave_out_first = {"topology", "cpu", "onednn_isa"};
   int number = 0;
   for (const FleetGroup& g : fleet.groups) {
     t.rows.push_back({++number, g.hosts.size(), CompressHostlist(g.hosts), g.best, g.cpu,

@@ -57,6 +57,7 @@ void AddKernelsTable(report::Report& report, const std::vector<KernelRow>& kerne
   report::Table& t = report.AddTable(
       "kernels", {"kernel", "primitive", "implementations", "samples", "pct", "pct_of_jit"},
       "JIT kernels by primitive");
+  t.answer_columns = {"samples", "pct"};
   const std::uint64_t jit = p.class_samples[static_cast<std::size_t>(CpuClass::kJit)];
   for (const KernelRow& k : kernels) {
     if (top > 0 && t.rows.size() == top) break;
@@ -82,6 +83,7 @@ void AddByPrimitiveTable(report::Report& report, const std::vector<KernelRow>& k
                                      {"primitive", "implementations", "jit_samples", "sampled_pct",
                                       "verbose_exec_ms", "verbose_pct"},
                                      "Sampled JIT time and verbose time by primitive");
+  t.answer_columns = {"sampled_pct", "verbose_pct"};
   for (const auto& [primitive, n] : samples) {
     const auto ms = exec_ms.find(primitive);
     const std::string impls = ImplementationsOf(primitive, rows);
@@ -101,6 +103,7 @@ void AddOffCpuTable(report::Report& report, const Profile& p, std::size_t top) {
   report::Table& t = report.AddTable(
       "off_cpu", {"state", "seconds", "pct", "switches", "wait", "stack"}, "Off-CPU time by stack");
   t.hidden_in_table = {"stack"};
+  t.answer_columns = {"seconds", "pct"};
   const double total = OffCpuSeconds(p);
   for (const auto& [key, s] : stacks) {
     if (top > 0 && t.rows.size() == top) break;

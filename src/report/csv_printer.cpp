@@ -32,12 +32,13 @@ const char* LineEnd() {
 
 // A text cell a spreadsheet would run as a formula (`=1+2`, `+`, `-`, `@`, or a leading tab or
 // CR that some strip before looking) gets a leading `'`, the usual neutraliser: the cell then
-// shows the text. Numbers and booleans are never text here, so they are left as they are.
+// shows the text; with --csv-raw (for programs, which read the `'` as data) it does not. Numbers
+// and booleans are never text here, so they are left as they are.
 std::string CellText(const Value& value) {
   // Text from a log reaches a spreadsheet or `cat` visible, never as an escape sequence.
   std::string text = VisibleText(ValueText(value, "", "true", "false"), true);
   const bool is_text = value.is_text();
-  if (is_text && !text.empty() &&
+  if (is_text && !text.empty() && !CurrentPrintSettings().csv_raw &&
       std::string_view("=+-@\t\r").find(text[0]) != std::string_view::npos) {
     text.insert(text.begin(), '\'');
   }

@@ -9,6 +9,8 @@
 #include <set>
 #include <type_traits>
 
+#include "common/nearest_name.h"
+
 namespace dlcheck::report {
 
 std::string ValueText(const Value& value, std::string_view null_text, std::string_view yes,
@@ -86,7 +88,8 @@ std::vector<std::size_t> ColumnIndexes(const Table& table, const std::vector<std
   for (const auto& name : names) {
     const auto found = std::find(table.columns.begin(), table.columns.end(), name);
     if (found == table.columns.end()) {
-      throw ColumnChoiceError("--columns: unknown column '" + name + "'; the " + table.name +
+      throw ColumnChoiceError("--columns: unknown column '" + name + "'" +
+                              DidYouMean(name, table.columns) + "; the " + table.name +
                               " table has: " + ColumnList(table.columns));
     }
     indexes.push_back(static_cast<std::size_t>(found - table.columns.begin()));
@@ -101,16 +104,71 @@ std::vector<Value> Project(const std::vector<Value>& row, const std::vector<std:
   return projected;
 }
 
-// The report with its primary table cut to --columns; the report itself when none were chosen.
+// Calls `visit(table)` for every table of the report, nested ones included.
+template <typename Visit>
+void ForEachTable(std::vector<Section>& sections, std::vector<Table>& tables, Visit&& visit) {
+  for (Section& s : sections) ForEachTable(s.sections, s.tables, visit);
+  for (Table& t : tables) visit(t);
+}
+
+// The table a --columns choice names ("" -> `main`), or ColumnChoiceError naming the report's
+// tables when it has none of that name.
+Table* ChosenTable(Report& report, const std::string& name, std::string_view main) {
+  const std::string wanted = name.empty() ? std::string(main) : name;
+  Table* found = nullptr;
+  std::vector<std::string> names;
+  ForEachTable(report.sections, report.tables, [&](Table& t) {
+    names.push_back(t.name);
+    if (found == nullptr && t.name == wanted) found = &t;
+  });
+  if (found == nullptr && !name.empty()) {
+    throw ColumnChoiceError("--columns: no table '" + name + "' in this report" +
+                            DidYouMean(name, names) + "; its tables: " + ColumnList(names));
+  }
+  return found;
+}
+
+// "; the sweep table has them: --columns sweep:layer,fastest" when another table has every
+// one of `names`, else "".
+std::string TableWithColumns(Report& report, const std::vector<std::string>& names) {
+  std::string hint;
+  ForEachTable(report.sections, report.tables, [&](Table& t) {
+    const bool has_all = std::all_of(names.begin(), names.end(), [&](const std::string& name) {
+      return std::find(t.columns.begin(), t.columns.end(), name) != t.columns.end();
+    });
+    if (hint.empty() && has_all) {
+      hint = "; the " + t.name + " table has them: --columns " + t.name + ":" + ColumnList(names);
+    }
+  });
+  return hint;
+}
+
+// The report with its tables cut to --columns; the report itself when none were chosen.
 const Report& WithChosenColumns(const Report& report, Report& storage) {
-  const std::vector<std::string>& names = Settings().columns;
-  const Table* primary = report.Primary();
-  if (names.empty() || primary == nullptr) return report;
+  const std::vector<ColumnChoice>& choices = Settings().columns;
+  if (choices.empty()) return report;
   storage = report;
-  for (Table& t : storage.tables) {
-    if (t.name == primary->name) t = SelectColumns(t, names);
+  const Table* primary = report.Primary();
+  const std::string main = primary == nullptr ? std::string() : primary->name;
+  for (const ColumnChoice& choice : choices) {
+    Table* t = ChosenTable(storage, choice.table, main);
+    if (t == nullptr) continue;
+    try {
+      *t = SelectColumns(*t, choice.names);
+    } catch (const ColumnChoiceError& e) {
+      if (!choice.table.empty()) throw;
+      throw ColumnChoiceError(e.what() + TableWithColumns(storage, choice.names));
+    }
   }
   return storage;
+}
+
+// The names chosen for the main table (`stream`), or none.
+const std::vector<std::string>* NamesFor(const Table& stream) {
+  for (const ColumnChoice& choice : Settings().columns) {
+    if (choice.table.empty() || choice.table == stream.name) return &choice.names;
+  }
+  return nullptr;
 }
 
 // A stream that hands the next printer only the chosen columns of each row.
@@ -127,6 +185,23 @@ class ProjectedStream : public RowStream {
 };
 
 }  // namespace
+
+ColumnChoice ParseColumnChoice(std::string_view text) {
+  ColumnChoice choice;
+  const std::size_t colon = text.find(':');
+  if (colon != std::string_view::npos &&
+      text.substr(0, colon).find(',') == std::string_view::npos) {
+    choice.table = std::string(text.substr(0, colon));
+    text.remove_prefix(colon + 1);
+  }
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', start), text.size());
+    choice.names.emplace_back(text.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return choice;
+}
 
 void SetPrintSettings(PrintSettings settings) {
   Settings() = std::move(settings);
@@ -149,8 +224,9 @@ Table SelectColumns(const Table& table, const std::vector<std::string>& names) {
       return Project(make(i), at);
     };
   }
-  // Chosen columns are shown, whatever the table hides by default.
+  // Chosen columns are shown, whatever the table hides by default, and never left out.
   selected.hidden_in_table.clear();
+  selected.answer_columns = names;
   return selected;
 }
 
@@ -209,10 +285,10 @@ std::unique_ptr<RowStream> StartFormatStream(Format format, std::ostream& out, c
 
 std::unique_ptr<RowStream> StartRowStream(Format format, std::ostream& out, const Report& head,
                                           const Table& stream) {
-  const std::vector<std::string>& names = CurrentPrintSettings().columns;
-  if (names.empty()) return StartFormatStream(format, out, head, stream);
-  std::vector<std::size_t> at = ColumnIndexes(stream, names);
-  const Table selected = SelectColumns(stream, names);
+  const std::vector<std::string>* names = NamesFor(stream);
+  if (names == nullptr) return StartFormatStream(format, out, head, stream);
+  std::vector<std::size_t> at = ColumnIndexes(stream, *names);
+  const Table selected = SelectColumns(stream, *names);
   return std::make_unique<ProjectedStream>(StartFormatStream(format, out, head, selected),
                                            std::move(at));
 }

@@ -36,21 +36,38 @@ inline constexpr FormatChoice kFormatChoices[] = {
     {"xlsx", Format::kXlsx, true},   {"trace", Format::kTrace},   {"benchdnn", Format::kBenchdnn},
     {"text", Format::kTable}};
 
+/// Whether `format` is bytes no terminal shows (a workbook): never written to a terminal.
+inline bool IsBinary(Format format) {
+  return format == Format::kXlsx;
+}
+
 /// A name of kFormatChoices (case-insensitive) -> Format; anything else -> nullopt.
 std::optional<Format> ParseFormat(std::string_view name);
 /// The format's first name in kFormatChoices: "table", "csv", "json", "trace".
 std::string_view FormatName(Format format);
+
+/// One `--columns` value: `sweep:layer,fastest` -> {"sweep", {"layer", "fastest"}}; `a,b` ->
+/// {"", {"a", "b"}} (the main table).
+struct ColumnChoice {
+  std::string table;
+  std::vector<std::string> names;
+};
+/// Reads one `--columns` value.
+ColumnChoice ParseColumnChoice(std::string_view text);
 
 /// How every Print and StartRowStream call of this process lays out its output: set once from the
 /// command line (`--columns`) and the terminal (main), read by the printers.
 struct PrintSettings {
   /// Display columns a human table may use: 0, no limit (standard output is not a terminal).
   std::size_t width = 0;
-  /// `--columns`: the main table's columns, in this order, in every format (the primary table,
-  /// or the streamed one); empty: all of them.
-  std::vector<std::string> columns;
+  /// `--columns [TABLE:]NAME,...`: a table's columns, in this order, in every format; with no
+  /// TABLE, the main table's (the primary table, or the streamed one). One entry per table.
+  std::vector<ColumnChoice> columns;
   /// `--csv-lf`: CSV lines end in LF (for awk, cut, grep) instead of RFC 4180's CRLF.
   bool csv_lf = false;
+  /// `--csv-raw`: text cells exactly as they are, without the `'` that keeps a spreadsheet from
+  /// running `=1+2` as a formula (for pandas, R, awk: programs that read the `'` as data).
+  bool csv_raw = false;
 };
 void SetPrintSettings(PrintSettings settings);
 const PrintSettings& CurrentPrintSettings();
@@ -70,7 +87,8 @@ class OutputError : public std::runtime_error {
 };
 
 /// `table` with only the columns `names`, in that order (each row likewise), or
-/// ColumnChoiceError when one is not a column of it.
+/// ColumnChoiceError when one is not a column of it. The human table never leaves a chosen
+/// column out.
 Table SelectColumns(const Table& table, const std::vector<std::string>& names);
 
 /// Prints the whole report in one format, with the current PrintSettings.

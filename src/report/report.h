@@ -77,9 +77,15 @@ struct Table {
   bool keyed_by_first_column = false;
   /// Columns left out of the human table (still in CSV and JSON), to keep it readable.
   std::vector<std::string> hidden_in_table;
-  /// When a terminal is too narrow for every column, the human table leaves these out first, in
-  /// this order (after columns that hold one value in every row, and before the rightmost).
+  /// The columns' priority in the human table, which keeps every row on one screen line: when a
+  /// terminal is too narrow, columns that hold one value in every row go first, then these, in
+  /// this order (the lowest value first), then the rightmost of the rest; long text is cut with
+  /// `…` only after that.
   std::vector<std::string> leave_out_first;
+  /// The columns the table exists for (the highest priority): never left out of the human table,
+  /// whatever the width (`exec_ms_total` of the primitives, `fastest` of a sweep, `ratio` of a
+  /// diff). Columns chosen with --columns are all answer columns.
+  std::vector<std::string> answer_columns;
   /// Left out of the human table entirely (CSV and JSON keep it): a long form of a table that
   /// the human view shows in a wider shape.
   bool omit_in_table = false;

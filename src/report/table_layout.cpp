@@ -51,6 +51,58 @@ std::size_t CodePointBytes(std::string_view text, std::size_t i) {
   return std::max<std::size_t>(Utf8SequenceBytes(text, i), 1);
 }
 
+// The code point of a valid UTF-8 sequence (an invalid byte: itself).
+char32_t Decode(std::string_view bytes) {
+  const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(bytes[i]); };
+  switch (bytes.size()) {
+    case 2:
+      return (char32_t{byte(0)} & 0x1F) << 6 | (byte(1) & 0x3F);
+    case 3:
+      return (char32_t{byte(0)} & 0x0F) << 12 | (char32_t{byte(1)} & 0x3F) << 6 | (byte(2) & 0x3F);
+    case 4:
+      return (char32_t{byte(0)} & 0x07) << 18 | (char32_t{byte(1)} & 0x3F) << 12 |
+             (char32_t{byte(2)} & 0x3F) << 6 | (byte(3) & 0x3F);
+    default:
+      return byte(0);
+  }
+}
+
+struct Range {
+  char32_t first;
+  char32_t last;
+};
+
+// East Asian Wide and Fullwidth blocks and emoji: two terminal columns each.
+constexpr Range kWide[] = {{0x1100, 0x115F},   {0x2E80, 0x303E},   {0x3041, 0x33FF},
+                           {0x3400, 0x4DBF},   {0x4E00, 0x9FFF},   {0xA000, 0xA4CF},
+                           {0xAC00, 0xD7A3},   {0xF900, 0xFAFF},   {0xFE30, 0xFE4F},
+                           {0xFF00, 0xFF60},   {0xFFE0, 0xFFE6},   {0x1F300, 0x1F64F},
+                           {0x1F900, 0x1F9FF}, {0x20000, 0x2FFFD}, {0x30000, 0x3FFFD}};
+// Combining marks and zero-width characters: no column of their own.
+constexpr Range kZeroWidth[] = {{0x0300, 0x036F}, {0x1AB0, 0x1AFF}, {0x1DC0, 0x1DFF},
+                                {0x200B, 0x200F}, {0x20D0, 0x20FF}, {0xFE00, 0xFE0F},
+                                {0xFE20, 0xFE2F}, {0xFEFF, 0xFEFF}};
+
+bool InRanges(char32_t c, const Range* begin, const Range* end) {
+  return std::any_of(begin, end, [c](const Range& r) { return c >= r.first && c <= r.last; });
+}
+
+// Terminal columns of one code point (as wcwidth(3) says for the common cases, without a locale).
+std::size_t CodePointWidth(std::string_view code_point) {
+  if (code_point.size() < 2) return 1;
+  const char32_t c = Decode(code_point);
+  if (InRanges(c, std::begin(kZeroWidth), std::end(kZeroWidth))) return 0;
+  if (InRanges(c, std::begin(kWide), std::end(kWide))) return 2;
+  return 1;
+}
+
+// Where a cut text may end: after a space, `,` `;` `:` or `/` (never inside an identifier such
+// as `avx512_core`).
+bool IsTruncationBreak(std::string_view code_point) {
+  return code_point.size() == 1 &&
+         std::string_view(",;:/").find(code_point[0]) != std::string_view::npos;
+}
+
 }  // namespace
 
 std::size_t StdoutTableWidth() {
@@ -67,8 +119,34 @@ std::size_t StdoutTableWidth() {
 
 std::size_t DisplayWidth(std::string_view text) {
   std::size_t width = 0;
-  for (std::size_t i = 0; i < text.size(); i += CodePointBytes(text, i)) ++width;
+  for (std::size_t i = 0; i < text.size(); i += CodePointBytes(text, i)) {
+    width += CodePointWidth(text.substr(i, CodePointBytes(text, i)));
+  }
   return width;
+}
+
+std::string Truncate(std::string_view text, std::size_t width) {
+  if (DisplayWidth(text) <= width) return std::string(text);
+  if (width == 0) return {};
+  const std::size_t room = width - DisplayWidth(kEllipsis);
+  std::size_t used = 0;
+  std::size_t end = 0;       // bytes that fit in `room`
+  std::size_t word_end = 0;  // bytes up to the last break chance that fits
+  for (std::size_t i = 0; i < text.size();) {
+    const std::string_view code_point = text.substr(i, CodePointBytes(text, i));
+    const std::size_t w = CodePointWidth(code_point);
+    if (used + w > room) break;
+    used += w;
+    i += code_point.size();
+    end = i;
+    if (code_point == " ") word_end = i - 1;
+    if (IsTruncationBreak(code_point)) word_end = i;
+  }
+  // At a break chance when that keeps at least half the room; inside a word otherwise (the
+  // ellipsis says the word goes on).
+  std::string cut(text.substr(0, word_end * 2 >= end && word_end > 0 ? word_end : end));
+  TrimTrailingSpaces(cut);
+  return cut + std::string(kEllipsis);
 }
 
 std::size_t LongestWord(std::string_view text) {
@@ -81,7 +159,8 @@ std::size_t LongestWord(std::string_view text) {
       run = 0;
       continue;
     }
-    longest = std::max(longest, ++run);
+    run += CodePointWidth(code_point);
+    longest = std::max(longest, run);
     if (IsBreakAfter(code_point)) run = 0;
   }
   return longest;
@@ -126,7 +205,7 @@ std::vector<std::string> WrapText(std::string_view text, std::size_t width, Wrap
     }
     if (space && line.text.empty() && !lines.empty()) continue;  // no leading space on a wrap
     line.text += code_point;
-    ++line.width;
+    line.width += CodePointWidth(code_point);
     if (space && line.text.size() > 1) {
       line.keep = line.text.size() - 1;
       line.resume = line.text.size();

@@ -24,9 +24,19 @@ namespace dlcheck::report {
 /// not a terminal (a pipe, a file), 0: the full table.
 std::size_t StdoutTableWidth();
 
-/// Columns shown on a terminal line: code points of UTF-8 text (a byte that starts no valid
-/// sequence counts as one).
+/// Columns shown on a terminal line: one per code point of UTF-8 text, two for an East Asian
+/// wide or fullwidth character or an emoji, none for a combining mark (a byte that starts no
+/// valid sequence counts as one).
 std::size_t DisplayWidth(std::string_view text);
+
+/// The single character that marks cut text.
+inline constexpr std::string_view kEllipsis = "\u2026";
+
+/// `text` cut to at most `width` display columns, ending in kEllipsis when cut: at a space,
+/// `,` `;` `:` or `/` when that keeps at least half of it, never after `_` (`avx512_core`
+/// stays a token), inside a word only when a word alone is too wide.
+///   Truncate("avx512_core avx512_vnni", 16) -> "avx512_core…"
+std::string Truncate(std::string_view text, std::size_t width);
 
 /// The display width of the longest piece of `text` that WrapText keeps on one line when it can
 /// (the text between two break chances, with its trailing `,` `:` ...).

@@ -24,10 +24,13 @@ namespace dlcheck::report {
 namespace {
 
 constexpr std::string_view kNull = "-";
-constexpr std::size_t kGap = 2;             // spaces between columns
-constexpr std::size_t kMinTextColumn = 8;   // a text column wraps, but not narrower than this
-constexpr std::size_t kMaxWordColumn = 16;  // a longer word may be split inside
-constexpr std::size_t kMinWrapWidth = 20;   // findings and fields wrap, but not narrower
+constexpr std::size_t kGap = 2;               // spaces between columns
+constexpr std::size_t kMinTextColumn = 10;    // a text column is cut, but not narrower than this
+constexpr std::size_t kMinAnswerColumn = 24;  // nor an answer column narrower than this
+constexpr std::size_t kMinFirstColumn = 16;   // nor the first column (what a row is)
+constexpr std::size_t kRoomyTextColumn = 32;  // columns are left out before text is cut to this
+constexpr std::size_t kMaxWordColumn = 16;    // a header's longer word may be split inside
+constexpr std::size_t kMinWrapWidth = 20;     // findings and fields wrap, but not narrower
 
 // Text a terminal shows as it is (never an escape sequence from a log acting on it).
 std::string Visible(std::string_view text) {
@@ -105,9 +108,8 @@ struct Grid {
   std::vector<bool> numeric;        ///< every non-null cell a number or a yes/no: never wrapped
   std::vector<bool> has_number;     ///< some cell is a number or a yes/no
   std::vector<std::size_t> widest;  ///< display width of the widest cell
-  std::vector<std::size_t> longest_word;  ///< widest LongestWord of a cell, up to kMaxWordColumn
-  std::vector<std::string> first;         ///< the first row's text
-  std::vector<bool> same;                 ///< every row's text is `first`
+  std::vector<std::string> first;   ///< the first row's text
+  std::vector<bool> same;           ///< every row's text is `first`
   /// Each row's hash of its visible text cells other than "" and "-" (with their column): rows
   /// alike in every visible text column hash alike, whichever columns turn out to hold only
   /// numbers (cells left out only make more rows hash alike, which a later pass tells apart).
@@ -116,8 +118,7 @@ struct Grid {
   std::vector<std::size_t> telling;  ///< hidden columns shown to tell look-alike rows apart
 };
 
-void MeasureRow(const std::vector<Value>& row, const std::vector<std::string>& texts, bool words,
-                Grid& grid) {
+void MeasureRow(const std::vector<Value>& row, const std::vector<std::string>& texts, Grid& grid) {
   std::size_t key = 0;
   for (std::size_t c = 0; c < texts.size(); ++c) {
     const Value* cell = c < row.size() ? &row[c] : nullptr;
@@ -129,10 +130,6 @@ void MeasureRow(const std::vector<Value>& row, const std::vector<std::string>& t
       grid.has_number[c] = true;
     }
     grid.widest[c] = std::max(grid.widest[c], DisplayWidth(texts[c]));
-    if (words) {
-      grid.longest_word[c] =
-          std::max(grid.longest_word[c], std::min(LongestWord(texts[c]), kMaxWordColumn));
-    }
     if (grid.row_count == 0) {
       grid.first[c] = texts[c];
     } else if (grid.same[c] && texts[c] != grid.first[c]) {
@@ -143,22 +140,20 @@ void MeasureRow(const std::vector<Value>& row, const std::vector<std::string>& t
   ++grid.row_count;
 }
 
-// Reads every row once; `words` (a width to fit) also measures each column's longest word.
-Grid MeasureGrid(const Table& table, bool words) {
+// Reads every row once.
+Grid MeasureGrid(const Table& table) {
   const std::size_t n = table.columns.size();
   Grid grid{.header = table.columns,
             .visible = std::vector<bool>(n),
             .numeric = std::vector<bool>(n, true),
             .has_number = std::vector<bool>(n, false),
             .widest = std::vector<std::size_t>(n, 0),
-            .longest_word = std::vector<std::size_t>(n, 0),
             .first = std::vector<std::string>(n),
             .same = std::vector<bool>(n, true)};
   for (std::size_t c = 0; c < n; ++c) grid.visible[c] = !Hidden(table, table.columns[c]);
   grid.row_keys.reserve(RowCount(table));
-  ForEachRow(table, [&](const std::vector<Value>& row) {
-    MeasureRow(row, RowTexts(table, row), words, grid);
-  });
+  ForEachRow(table,
+             [&](const std::vector<Value>& row) { MeasureRow(row, RowTexts(table, row), grid); });
   return grid;
 }
 
@@ -247,24 +242,46 @@ struct Fitted {
   std::vector<std::string> left_out;  ///< "engine (cpu in every row)", "gflops"
 };
 
-std::size_t NaturalWidth(const Grid& grid, std::size_t c, bool numbers_only) {
-  return std::max(numbers_only ? 1 : DisplayWidth(grid.header[c]), grid.widest[c]);
+bool Contains(const std::vector<std::string>& names, const std::string& name) {
+  return std::find(names.begin(), names.end(), name) != names.end();
 }
 
-// The narrowest a column may get: a number's width (never split), or a text column's longest
-// word (text between break chances, up to kMaxWordColumn), at least kMinTextColumn, never more
-// than the column needs; in both, the header's longest word (`speedup_`, not `spee`).
-std::size_t MinimumWidth(const Grid& grid, std::size_t c) {
-  const std::size_t header_word = std::min(LongestWord(grid.header[c]), kMaxWordColumn);
-  if (grid.numeric[c]) return std::max(NaturalWidth(grid, c, true), header_word);
-  const std::size_t word = std::max({kMinTextColumn, header_word, grid.longest_word[c]});
-  return std::min(word, NaturalWidth(grid, c, false));
+std::size_t NaturalWidth(const Grid& grid, std::size_t c) {
+  return std::max(DisplayWidth(grid.header[c]), grid.widest[c]);
 }
 
-std::size_t Needed(const std::vector<std::size_t>& minimum,
+// The narrowest the header fits in two lines: a header may wrap once, after `_` or another
+// break chance (`exec_ms_` / `total`), a cell never.
+std::size_t HeaderWord(const Grid& grid, std::size_t c) {
+  const std::string& header = grid.header[c];
+  std::size_t best = DisplayWidth(header);
+  for (std::size_t at = 1; at < header.size(); ++at) {
+    if (std::string_view(",:;/_+ ").find(header[at - 1]) == std::string_view::npos) continue;
+    const std::string_view first = std::string_view(header).substr(0, at);
+    const std::string_view rest = std::string_view(header).substr(at);
+    best = std::min(best, std::max(DisplayWidth(first), DisplayWidth(rest)));
+  }
+  return std::min(best, kMaxWordColumn);
+}
+
+// The width that shows every cell whole.
+std::size_t WholeWidth(const Grid& grid, std::size_t c) {
+  return std::max(grid.widest[c], HeaderWord(grid, c));
+}
+
+// The narrowest a column may get: a number's width (never cut), or a text column cut with `…`
+// to kMinTextColumn (kMinAnswerColumn for an answer), never more than the column needs; in
+// both, the header's longest word.
+std::size_t MinimumWidth(const Grid& grid, std::size_t c, bool answer) {
+  if (grid.numeric[c]) return WholeWidth(grid, c);
+  const std::size_t text = std::min(grid.widest[c], answer ? kMinAnswerColumn : kMinTextColumn);
+  return std::max(text, HeaderWord(grid, c));
+}
+
+std::size_t Needed(const std::vector<std::size_t>& widths,
                    const std::vector<std::size_t>& columns) {
   std::size_t total = 0;
-  for (std::size_t c : columns) total += minimum[c];
+  for (std::size_t c : columns) total += widths[c];
   return total + kGap * (columns.empty() ? 0 : columns.size() - 1);
 }
 
@@ -273,111 +290,168 @@ void LeaveOutColumn(Fitted& fit, std::size_t at, std::string note) {
   fit.columns.erase(fit.columns.begin() + static_cast<std::ptrdiff_t>(at));
 }
 
-// Leaves out columns until the rest fit `budget`: first those with one value in every row
-// (the note says the value), then the table's `leave_out_first`, in its order, then the
-// rightmost, keeping those that tell look-alike rows apart as long as it can.
-void LeaveOut(const Table& table, const Grid& grid, const std::vector<std::size_t>& minimum,
-              std::size_t budget, Fitted& fit) {
-  for (std::size_t i = fit.columns.size(); i-- > 0 && Needed(minimum, fit.columns) > budget;) {
+// What the human table needs to know of a column to leave it out.
+struct ColumnPriority {
+  std::vector<bool> answer;  ///< never left out
+  std::vector<std::size_t> whole;
+  std::vector<std::size_t> minimum;
+};
+
+// Leaves out columns, lowest value first, until every row fits one line: those with one value in
+// every row (the note says the value) and then the table's `leave_out_first`, in its order, while
+// the rest do not fit whole; then the rightmost, keeping the first column (what a row is) and
+// those that tell look-alike rows apart as long as it can, while the rest do not fit even cut.
+// Answer columns stay.
+void LeaveOut(const Table& table, const Grid& grid, const ColumnPriority& p, std::size_t budget,
+              Fitted& fit) {
+  for (std::size_t i = fit.columns.size(); i-- > 0 && Needed(p.whole, fit.columns) > budget;) {
+    if (p.answer[fit.columns[i]]) continue;
     if (const std::string* same = SameInEveryRow(grid, fit.columns[i])) {
       LeaveOutColumn(fit, i, grid.header[fit.columns[i]] + " (" + *same + " in every row)");
     }
   }
   for (const std::string& name : table.leave_out_first) {
-    if (Needed(minimum, fit.columns) <= budget || fit.columns.size() <= 1) break;
+    if (Needed(p.whole, fit.columns) <= budget) break;
     for (std::size_t i = 0; i < fit.columns.size(); ++i) {
-      if (grid.header[fit.columns[i]] == name) LeaveOutColumn(fit, i, name);
+      const std::size_t c = fit.columns[i];
+      if (grid.header[c] == name && !p.answer[c] && i > 0) LeaveOutColumn(fit, i, name);
     }
   }
-  // The rightmost column that does not tell look-alike rows apart, then any rightmost one.
-  for (std::size_t i = fit.columns.size(); i-- > 0 && Needed(minimum, fit.columns) > budget;) {
-    const std::size_t c = fit.columns[i];
-    if (fit.columns.size() > 1 &&
-        std::find(grid.telling.begin(), grid.telling.end(), c) == grid.telling.end()) {
-      LeaveOutColumn(fit, i, grid.header[c]);
+  const auto telling = [&](std::size_t c) {
+    return std::find(grid.telling.begin(), grid.telling.end(), c) != grid.telling.end();
+  };
+  for (const bool keep_telling : {true, false}) {
+    for (std::size_t i = fit.columns.size(); i-- > 1 && Needed(p.minimum, fit.columns) > budget;) {
+      const std::size_t c = fit.columns[i];
+      if (!p.answer[c] && !(keep_telling && telling(c))) LeaveOutColumn(fit, i, grid.header[c]);
     }
-  }
-  while (fit.columns.size() > 1 && Needed(minimum, fit.columns) > budget) {
-    LeaveOutColumn(fit, fit.columns.size() - 1, grid.header[fit.columns.back()]);
   }
 }
 
 Fitted FitGrid(const Table& table, const Grid& grid, std::size_t indent, std::size_t width) {
   Fitted fit{.columns = grid.shown};
   if (width == 0) {
-    for (std::size_t c : fit.columns) fit.widths.push_back(NaturalWidth(grid, c, false));
+    for (std::size_t c : fit.columns) fit.widths.push_back(NaturalWidth(grid, c));
     return fit;
   }
   const std::size_t budget = width > indent + 1 ? width - indent : 1;
-  std::vector<std::size_t> minimum(grid.header.size());
-  for (std::size_t c : grid.shown) minimum[c] = MinimumWidth(grid, c);
-  LeaveOut(table, grid, minimum, budget, fit);
+  const std::size_t n = grid.header.size();
+  ColumnPriority priority{.answer = std::vector<bool>(n, false),
+                          .whole = std::vector<std::size_t>(n, 0),
+                          .minimum = std::vector<std::size_t>(n, 0)};
+  for (std::size_t c : grid.shown) {
+    priority.answer[c] = Contains(table.answer_columns, grid.header[c]);
+    priority.whole[c] = WholeWidth(grid, c);
+    priority.minimum[c] = MinimumWidth(grid, c, priority.answer[c]);
+  }
+  // The first column that tells rows apart says what a row is: cut last and least.
+  const auto first = std::find_if(grid.shown.begin(), grid.shown.end(), [&](std::size_t c) {
+    return SameInEveryRow(grid, c) == nullptr;
+  });
+  if (first != grid.shown.end() && !grid.numeric[*first]) {
+    priority.minimum[*first] =
+        std::max(priority.minimum[*first], std::min(grid.widest[*first], kMinFirstColumn));
+  }
+  // One long text column (a list of features) is not worth leaving out every other column for:
+  // columns go while the rest do not fit at kRoomyTextColumn, then they are cut.
+  for (std::size_t c : grid.shown) {
+    if (!grid.numeric[c]) {
+      priority.whole[c] =
+          std::max(priority.minimum[c], std::min(priority.whole[c], kRoomyTextColumn));
+    }
+  }
+  LeaveOut(table, grid, priority, budget, fit);
   std::vector<std::size_t> natural;
+  std::vector<std::size_t> whole;
   std::vector<std::size_t> floor;
   for (std::size_t c : fit.columns) {
-    natural.push_back(NaturalWidth(grid, c, false));
-    floor.push_back(minimum[c]);
+    natural.push_back(NaturalWidth(grid, c));
+    whole.push_back(WholeWidth(grid, c));
+    floor.push_back(priority.minimum[c]);
   }
-  fit.widths = FitColumns(natural, floor, kGap, budget);
+  // Headers wrap (after `_`) before any cell is cut.
+  fit.widths = FitColumns(FitColumns(natural, whole, kGap, budget), floor, kGap, budget);
   return fit;
 }
 
-// One table row, each cell wrapped inside its column: as many lines as its tallest cell.
-void PrintGridRow(const std::vector<std::string>& cells, const Fitted& fit, std::size_t indent,
-                  std::ostream& out) {
+// One table line: each cell in its column, cut with `…` when wider (a data row is one line).
+void PrintGridLine(const std::vector<std::string>& cells, const Fitted& fit, std::size_t indent,
+                   std::ostream& out) {
+  std::string text = Pad(indent);
+  for (std::size_t i = 0; i < fit.columns.size(); ++i) {
+    const std::string part = Truncate(cells[fit.columns[i]], fit.widths[i]);
+    text += part;
+    if (i + 1 < fit.columns.size()) text += Pad(fit.widths[i] - DisplayWidth(part) + kGap);
+  }
+  while (!text.empty() && text.back() == ' ') text.pop_back();
+  out << text << '\n';
+}
+
+// The header: a name wider than its column wraps after `_` (`exec_ms_` / `total`), the one row
+// that may take more than a line.
+void PrintHeader(const std::vector<std::string>& names, const Fitted& fit, std::size_t indent,
+                 std::ostream& out) {
   std::vector<std::vector<std::string>> wrapped;
   std::size_t height = 1;
   for (std::size_t i = 0; i < fit.columns.size(); ++i) {
-    wrapped.push_back(WrapText(cells[fit.columns[i]], fit.widths[i]));
+    wrapped.push_back(WrapText(names[fit.columns[i]], fit.widths[i]));
     height = std::max(height, wrapped.back().size());
   }
   for (std::size_t line = 0; line < height; ++line) {
-    std::string text = Pad(indent);
-    for (std::size_t i = 0; i < wrapped.size(); ++i) {
-      const std::string part = line < wrapped[i].size() ? wrapped[i][line] : std::string();
-      text += part;
-      if (i + 1 < wrapped.size()) text += Pad(fit.widths[i] - DisplayWidth(part) + kGap);
+    std::vector<std::string> cells(names.size());
+    for (std::size_t i = 0; i < fit.columns.size(); ++i) {
+      if (line < wrapped[i].size()) cells[fit.columns[i]] = wrapped[i][line];
     }
-    while (!text.empty() && text.back() == ' ') text.pop_back();
-    out << text << '\n';
+    PrintGridLine(cells, fit, indent, out);
   }
+}
+
+// The note under a table that left columns out: which, and the --columns that brings them back
+// (`--columns sweep:NAME,...` for a table other than the main one).
+void PrintLeftOut(const std::vector<std::string>& left_out, const std::string& table_prefix,
+                  std::size_t indent, std::size_t width, std::ostream& out) {
+  if (left_out.empty()) return;
+  std::string note = "(not shown at " + std::to_string(width) + " columns: ";
+  for (std::size_t i = 0; i < left_out.size(); ++i) note += (i ? ", " : "") + left_out[i];
+  out << Pad(indent);
+  PrintWrapped(note + "; choose with --columns " + table_prefix + "NAME,...)", indent, width, out);
 }
 
 // The table's rows in passes: measured, told apart (when it hides text columns), then printed
-// a row at a time.
-void PrintRows(const Table& table, std::size_t indent, std::size_t width, std::ostream& out) {
-  Grid grid = MeasureGrid(table, width != 0);
+// a row at a time, each on one line.
+void PrintRows(const Table& table, std::string_view main_table, std::size_t indent,
+               std::size_t width, std::ostream& out) {
+  Grid grid = MeasureGrid(table);
   ChooseShown(table, grid);
   const Fitted fit = FitGrid(table, grid, indent, width);
-  PrintGridRow(grid.header, fit, indent, out);
+  PrintHeader(grid.header, fit, indent, out);
   ForEachRow(table, [&](const std::vector<Value>& row) {
-    PrintGridRow(RowTexts(table, row, &fit.columns), fit, indent, out);
+    PrintGridLine(RowTexts(table, row, &fit.columns), fit, indent, out);
   });
   if (grid.row_count == 0) out << Pad(indent) << "(none)\n";
-  if (fit.left_out.empty()) return;
-  std::string note = "(not shown at " + std::to_string(width) + " columns: ";
-  for (std::size_t i = 0; i < fit.left_out.size(); ++i) {
-    note += (i ? ", " : "") + fit.left_out[i];
-  }
-  out << Pad(indent);
-  PrintWrapped(note + "; choose with --columns)", indent, width, out);
+  PrintLeftOut(fit.left_out, table.name == main_table ? std::string() : table.name + ":", indent,
+               width, out);
 }
 
-void PrintSection(const Section& section, std::size_t indent, std::size_t width, std::ostream& out);
+void PrintSection(const Section& section, std::string_view main_table, std::size_t indent,
+                  std::size_t width, std::ostream& out);
 
-void PrintTableBlock(const Table& table, std::size_t indent, std::size_t width, std::ostream& out) {
+void PrintTableBlock(const Table& table, std::string_view main_table, std::size_t indent,
+                     std::size_t width, std::ostream& out) {
   out << Pad(indent);
   PrintWrapped(Visible(Heading(table.title, table.name)), indent, width, out);
-  PrintRows(table, indent + 2, width, out);
+  PrintRows(table, main_table, indent + 2, width, out);
 }
 
-void PrintSection(const Section& section, std::size_t indent, std::size_t width,
-                  std::ostream& out) {
+void PrintSection(const Section& section, std::string_view main_table, std::size_t indent,
+                  std::size_t width, std::ostream& out) {
   out << Pad(indent);
   PrintWrapped(Visible(Heading(section.title, section.name)), indent, width, out);
   PrintFields(section.fields, indent + 2, width, out);
-  for (const auto& child : section.sections) PrintSection(child, indent + 2, width, out);
-  for (const auto& table : section.tables) PrintTableBlock(table, indent + 2, width, out);
+  for (const auto& child : section.sections)
+    PrintSection(child, main_table, indent + 2, width, out);
+  for (const auto& table : section.tables)
+    PrintTableBlock(table, main_table, indent + 2, width, out);
 }
 
 // "  warning: text", the text wrapped at word boundaries under its first word.
@@ -391,11 +465,17 @@ void PrintFindings(const Report& report, std::size_t width, std::ostream& out) {
   }
 }
 
+// The table an unnamed --columns chooses.
+std::string_view MainTable(const Report& report) {
+  const Table* primary = report.Primary();
+  return primary == nullptr ? std::string_view() : std::string_view(primary->name);
+}
+
 void PrintTail(const Report& report, std::size_t width, std::ostream& out) {
   for (const auto& t : report.tables) {
     if (t.omit_in_table) continue;
     out << '\n';
-    PrintTableBlock(t, 0, width, out);
+    PrintTableBlock(t, MainTable(report), 0, width, out);
   }
   if (!report.findings.empty()) {
     out << '\n';
@@ -404,8 +484,8 @@ void PrintTail(const Report& report, std::size_t width, std::ostream& out) {
 }
 
 // The streamed table: rows are printed as they come, so the column widths come from the names
-// (at least kMinStreamColumn); a longer cell wraps inside its column when a width is set, and
-// widens its line when none is (the pipe gets every character).
+// (at least kMinStreamColumn); a longer cell is cut with `…` when a width is set (one line a row),
+// and widens its line when none is (the pipe gets every character).
 class TableStream : public RowStream {
  public:
   TableStream(std::ostream& out, const Table& stream, std::size_t width)
@@ -418,36 +498,28 @@ class TableStream : public RowStream {
       natural_.push_back(std::max(kMinStreamColumn, DisplayWidth(stream.columns[c])));
     }
     if (width_ > 0) LeaveOutRightmost();
-    fit_.widths =
-        width_ == 0
-            ? natural_
-            : FitColumns(natural_, std::vector<std::size_t>(natural_.size(), kMinStreamColumn),
-                         kGap, width_);
-    PrintGridRow(grid_.header, fit_, 0, out_);
+    fit_.widths = natural_;
+    PrintHeader(grid_.header, fit_, 0, out_);
   }
   void Row(const std::vector<Value>& row) override {
     std::vector<std::string> cells(grid_.header.size());
     for (std::size_t c = 0; c < cells.size() && c < row.size(); ++c) cells[c] = Cell(row[c]);
     if (width_ == 0) {
-      // No limit: a cell never wraps; its column is as wide as it needs on this line.
+      // No limit: a cell is never cut; its column is as wide as it needs on this line.
       Fitted line = fit_;
       for (std::size_t i = 0; i < line.columns.size(); ++i) {
         line.widths[i] = std::max(line.widths[i], DisplayWidth(cells[line.columns[i]]));
       }
-      PrintGridRow(cells, line, 0, out_);
+      PrintGridLine(cells, line, 0, out_);
       return;
     }
-    PrintGridRow(cells, fit_, 0, out_);
+    PrintGridLine(cells, fit_, 0, out_);
   }
   void Finish(const Report& tail) override {
-    if (!fit_.left_out.empty()) {
-      std::string note = "(not shown at " + std::to_string(width_) + " columns:";
-      for (const auto& name : fit_.left_out) note += " " + name;
-      PrintWrapped(note + "; choose with --columns)", 0, width_, out_);
-    }
+    PrintLeftOut(fit_.left_out, {}, 0, width_, out_);
     for (const auto& s : tail.sections) {
       out_ << '\n';
-      PrintSection(s, 0, width_, out_);
+      PrintSection(s, MainTable(tail), 0, width_, out_);
     }
     PrintTail(tail, width_, out_);
     out_.flush();
@@ -455,9 +527,15 @@ class TableStream : public RowStream {
 
  private:
   static constexpr std::size_t kMinStreamColumn = 6;
+  // Columns as wide as their names (a name is never split), the rightmost left out until the
+  // rest fit.
   void LeaveOutRightmost() {
-    while (fit_.columns.size() > 1 &&
-           kMinStreamColumn * fit_.columns.size() + kGap * (fit_.columns.size() - 1) > width_) {
+    const auto needed = [&] {
+      std::size_t total = kGap * (natural_.size() - 1);
+      for (std::size_t w : natural_) total += w;
+      return total;
+    };
+    while (fit_.columns.size() > 1 && needed() > width_) {
       fit_.left_out.push_back(grid_.header[fit_.columns.back()]);
       fit_.columns.pop_back();
       natural_.pop_back();
@@ -478,7 +556,7 @@ void PrintTable(const Report& report, std::ostream& out, std::size_t width) {
   for (const auto& s : report.sections) {
     if (!first) out << '\n';
     first = false;
-    PrintSection(s, 0, width, out);
+    PrintSection(s, MainTable(report), 0, width, out);
   }
   PrintTail(report, width, out);
 }
@@ -486,7 +564,7 @@ void PrintTable(const Report& report, std::ostream& out, std::size_t width) {
 std::unique_ptr<RowStream> StartTableStream(std::ostream& out, const Report& head,
                                             const Table& stream, std::size_t width) {
   for (const auto& s : head.sections) {
-    PrintSection(s, 0, width, out);
+    PrintSection(s, MainTable(head), 0, width, out);
     out << '\n';
   }
   PrintWrapped(Visible(Heading(stream.title, stream.name)), 0, width, out);

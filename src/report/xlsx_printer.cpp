@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include <xlsxwriter.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -49,72 +50,162 @@ struct Styles {
   lxw_format* header = nullptr;
 };
 
-void WriteCell(lxw_worksheet* sheet, lxw_row_t row, lxw_col_t col, const Value& value) {
+// Excel's limit on a cell's text (LXW_STR_MAX): a longer string is not written at all.
+constexpr std::size_t kMaxCellChars = 32767;
+// Column widths, in characters: from the header and the cells, within these bounds.
+constexpr double kMinColumnWidth = 6;
+constexpr double kMaxColumnWidth = 60;
+
+// What a workbook's sheets met on the way: each text cell cut to Excel's limit ("sheet!B12:
+// 40000 characters"), the widest text of each column of the sheet being written.
+struct WriteLog {
+  std::vector<std::string> cut_cells;
+  std::vector<std::size_t> widths;
+};
+
+// Characters (code points) of UTF-8 text.
+std::size_t Chars(std::string_view text) {
+  std::size_t n = 0;
+  for (unsigned char c : text) n += (c & 0xC0) != 0x80 ? 1 : 0;
+  return n;
+}
+
+// `text` cut to Excel's limit with a visible marker ("… [cut: 40000 characters]"), whole code
+// points only.
+std::string CutToCellLimit(const std::string& text) {
+  const std::string marker = "\u2026 [cut: " + std::to_string(Chars(text)) + " characters]";
+  const std::size_t keep = kMaxCellChars - Chars(marker);
+  std::size_t chars = 0;
+  std::size_t end = 0;
+  while (end < text.size() && chars < keep) {
+    ++end;
+    while (end < text.size() && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) ++end;
+    ++chars;
+  }
+  return text.substr(0, end) + marker;
+}
+
+std::string CellName(lxw_row_t row, lxw_col_t col) {
+  std::string letters;
+  for (unsigned n = col + 1; n > 0; n = (n - 1) / 26) {
+    letters.insert(letters.begin(), static_cast<char>('A' + (n - 1) % 26));
+  }
+  return letters + std::to_string(row + 1);
+}
+
+void Widen(WriteLog& log, lxw_col_t col, std::size_t width) {
+  if (log.widths.size() <= col) log.widths.resize(col + 1, 0);
+  log.widths[col] = std::max(log.widths[col], width);
+}
+
+void WriteText(lxw_worksheet* sheet, const std::string& name, lxw_row_t row, lxw_col_t col,
+               const std::string& raw, WriteLog& log) {
+  std::string text = ValidText(raw);
+  if (Chars(text) > kMaxCellChars) {
+    log.cut_cells.push_back(name + "!" + CellName(row, col) + ": " + std::to_string(Chars(text)) +
+                            " characters");
+    text = CutToCellLimit(text);
+  }
+  Widen(log, col, Chars(text));
+  worksheet_write_string(sheet, row, col, text.c_str(), nullptr);
+}
+
+void WriteCell(lxw_worksheet* sheet, const std::string& name, lxw_row_t row, lxw_col_t col,
+               const Value& value, WriteLog& log) {
   std::visit(
       [&](const auto& v) {
         using T = std::decay_t<decltype(v)>;
         if constexpr (std::is_same_v<T, bool>) {
           worksheet_write_boolean(sheet, row, col, v ? 1 : 0, nullptr);
+          Widen(log, col, 5);
         } else if constexpr (std::is_same_v<T, std::int64_t>) {
           worksheet_write_number(sheet, row, col, static_cast<double>(v), nullptr);
+          Widen(log, col, std::to_string(v).size());
         } else if constexpr (std::is_same_v<T, double>) {
           if (std::isfinite(v)) worksheet_write_number(sheet, row, col, v, nullptr);
+          Widen(log, col, ValueText(value, "", "", "").size());
         } else if constexpr (std::is_same_v<T, std::string>) {
-          worksheet_write_string(sheet, row, col, ValidText(v).c_str(), nullptr);
+          WriteText(sheet, name, row, col, v, log);
         } else if constexpr (std::is_same_v<T, TextList>) {
-          worksheet_write_string(sheet, row, col,
-                                 ValidText(ValueText(value, "", "true", "false")).c_str(), nullptr);
+          WriteText(sheet, name, row, col, ValueText(value, "", "true", "false"), log);
         }
       },
       value.data);
 }
 
 void WriteHeader(lxw_worksheet* sheet, const std::vector<std::string>& columns,
-                 const Styles& styles) {
+                 const Styles& styles, WriteLog& log) {
   for (std::size_t c = 0; c < columns.size(); ++c) {
-    worksheet_write_string(sheet, 0, static_cast<lxw_col_t>(c), ValidText(columns[c]).c_str(),
-                           styles.header);
+    const std::string text = ValidText(columns[c]);
+    worksheet_write_string(sheet, 0, static_cast<lxw_col_t>(c), text.c_str(), styles.header);
+    Widen(log, static_cast<lxw_col_t>(c), Chars(text) + 2);  // room for the autofilter's button
   }
   worksheet_freeze_panes(sheet, 1, 0);
 }
 
-void WriteTable(lxw_workbook* book, const Table& table, const std::string& prefix,
-                std::set<std::string>& used, const Styles& styles) {
-  const std::string name = SheetName(prefix + table.name, used);
-  lxw_worksheet* sheet = workbook_add_worksheet(book, name.c_str());
+// Each column as wide as its header and widest cell, within kMinColumnWidth..kMaxColumnWidth.
+void SizeColumns(lxw_worksheet* sheet, const std::vector<std::size_t>& widths) {
+  for (std::size_t c = 0; c < widths.size(); ++c) {
+    const double width =
+        std::clamp(static_cast<double>(widths[c]) + 1, kMinColumnWidth, kMaxColumnWidth);
+    worksheet_set_column(sheet, static_cast<lxw_col_t>(c), static_cast<lxw_col_t>(c), width,
+                         nullptr);
+  }
+}
+
+// The workbook being written: its styles, the sheet names taken, what its sheets met.
+struct Book {
+  lxw_workbook* workbook = nullptr;
+  Styles styles;
+  std::set<std::string> used;
+  std::vector<std::string> cut_cells;
+};
+
+void WriteTable(Book& book, const Table& table, const std::string& prefix) {
+  const std::string name = SheetName(prefix + table.name, book.used);
+  lxw_worksheet* sheet = workbook_add_worksheet(book.workbook, name.c_str());
   if (sheet == nullptr) throw std::runtime_error("cannot add the sheet " + name);
-  WriteHeader(sheet, table.columns, styles);
+  WriteLog log;
+  WriteHeader(sheet, table.columns, book.styles, log);
   lxw_row_t r = 0;
   ForEachRow(table, [&](const std::vector<Value>& row) {
     ++r;
     for (std::size_t c = 0; c < row.size(); ++c) {
-      WriteCell(sheet, r, static_cast<lxw_col_t>(c), row[c]);
+      WriteCell(sheet, name, r, static_cast<lxw_col_t>(c), row[c], log);
     }
   });
   if (!table.columns.empty()) {
     worksheet_autofilter(sheet, 0, 0, r, static_cast<lxw_col_t>(table.columns.size() - 1));
   }
+  SizeColumns(sheet, log.widths);
+  book.cut_cells.insert(book.cut_cells.end(), log.cut_cells.begin(), log.cut_cells.end());
 }
 
 // A section's fields as a two-column sheet (field, value), then its tables and subsections.
-void WriteSection(lxw_workbook* book, const Section& section, const std::string& prefix,
-                  std::set<std::string>& used, const Styles& styles) {
+void WriteSection(Book& book, const Section& section, const std::string& prefix) {
   const std::string path = prefix + section.name;
   if (!section.fields.empty()) {
     Table fields{section.name, section.title, {"field", "value"}, {}};
     for (const auto& [key, value] : section.fields) fields.rows.push_back({key, value});
-    WriteTable(book, fields, prefix, used, styles);
+    WriteTable(book, fields, prefix);
   }
   for (const Table& table : section.tables) {
-    if (!table.only_in_table) WriteTable(book, table, path + ".", used, styles);
+    if (!table.only_in_table) WriteTable(book, table, path + ".");
   }
-  for (const Section& sub : section.sections) WriteSection(book, sub, path + ".", used, styles);
+  for (const Section& sub : section.sections) WriteSection(book, sub, path + ".");
 }
 
-Table FindingsTable(const Report& report) {
+// The report's findings, and one for each text cell cut to Excel's limit.
+Table FindingsTable(const Report& report, const std::vector<std::string>& cut_cells) {
   Table findings{"findings", "Findings", {"severity", "code", "message"}, {}};
   for (const Finding& f : report.findings) {
     findings.rows.push_back({std::string(SeverityName(f.severity)), f.code, f.message});
+  }
+  for (const std::string& cell : cut_cells) {
+    findings.rows.push_back(
+        {std::string(SeverityName(Severity::kWarning)), "xlsx_cell_cut",
+         cell + " cut to Excel's limit of " + std::to_string(kMaxCellChars) +
+             " characters (marked \u2026 [cut: ...]); -f json or -f csv has the whole text"});
   }
   return findings;
 }
@@ -167,22 +258,19 @@ void WriteWorkbook(const Report& report, const std::string& path) {
   lxw_workbook_options options{
       .constant_memory = LXW_TRUE, .tmpdir = tmpdir.data(), .use_zip64 = LXW_FALSE};
   errno = 0;
-  lxw_workbook* book = workbook_new_opt(path.c_str(), &options);
-  if (book == nullptr) throw OutputError(TempFileError("cannot create the workbook", errno));
-  Styles styles{workbook_add_format(book)};
-  format_set_bold(styles.header);
-  std::set<std::string> used;
+  lxw_workbook* workbook = workbook_new_opt(path.c_str(), &options);
+  if (workbook == nullptr) throw OutputError(TempFileError("cannot create the workbook", errno));
+  Book book{.workbook = workbook, .styles = {workbook_add_format(workbook)}};
+  format_set_bold(book.styles.header);
   // The primary table first: the sheet a spreadsheet opens on.
-  if (const Table* primary = report.Primary()) WriteTable(book, *primary, "", used, styles);
-  for (const Section& section : report.sections) WriteSection(book, section, "", used, styles);
+  if (const Table* primary = report.Primary()) WriteTable(book, *primary, "");
+  for (const Section& section : report.sections) WriteSection(book, section, "");
   for (const Table& table : report.tables) {
-    if (&table != report.Primary() && !table.only_in_table) {
-      WriteTable(book, table, "", used, styles);
-    }
+    if (&table != report.Primary() && !table.only_in_table) WriteTable(book, table, "");
   }
-  WriteTable(book, FindingsTable(report), "", used, styles);
+  WriteTable(book, FindingsTable(report, book.cut_cells), "");
   errno = 0;
-  const lxw_error closed = workbook_close(book);
+  const lxw_error closed = workbook_close(workbook);
   if (closed != LXW_NO_ERROR) {
     throw OutputError(TempFileError(
         std::string("cannot write the workbook (") + lxw_strerror(closed) + ")", errno));

@@ -205,7 +205,7 @@ TEST(CheckTest, RequirementsAreFeaturesOrIsasInAnyCase) {
   EXPECT_EQ(bad.status().message(),
             "--require: 'sse9' is neither a feature (a /proc/cpuinfo name such as avx512bw) nor a "
             "oneDNN ISA (sse41, avx, avx2, avx2_vnni, avx512_core, avx512_core_vnni, "
-            "avx512_core_bf16, avx512_core_amx)");
+            "avx512_core_bf16, avx512_core_amx); did you mean 'sse41'?");
   EXPECT_FALSE(ParseRequirements({}, 0, 0, "avx9", false).ok());
 }
 

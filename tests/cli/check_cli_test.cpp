@@ -150,8 +150,11 @@ TEST(CheckCliTest, UnknownRequirementIsUnknown) {
   EXPECT_EQ(r.err,
             "dlcheck: --require: 'sse9' is neither a feature (a /proc/cpuinfo name such as "
             "avx512bw) nor a oneDNN ISA (sse41, avx, avx2, avx2_vnni, avx512_core, "
-            "avx512_core_vnni, avx512_core_bf16, avx512_core_amx)\n");
+            "avx512_core_vnni, avx512_core_bf16, avx512_core_amx); did you mean 'sse41'?\n");
   EXPECT_TRUE(r.out.empty());
+  const auto typo = RunDlcheck({"check", "--require", "avx512bww"});
+  EXPECT_EQ(typo.exit_code, 3);
+  EXPECT_NE(typo.err.find("; did you mean 'avx512bw'?\n"), std::string::npos) << typo.err;
 }
 
 TEST(CheckCliTest, BadCommandLineIsUnknown) {
@@ -199,7 +202,8 @@ TEST(CheckCliTest, UnknownExpectedIsaIsUnknown) {
   EXPECT_EQ(r.exit_code, 3);
   EXPECT_EQ(r.err,
             "dlcheck: --expect-isa: 'avx9' is not a oneDNN ISA (sse41, avx, avx2, avx2_vnni, "
-            "avx512_core, avx512_core_vnni, avx512_core_bf16, avx512_core_amx)\n");
+            "avx512_core, avx512_core_vnni, avx512_core_bf16, avx512_core_amx); did you mean "
+            "'avx'?\n");
 }
 
 TEST(CheckCliTest, TooFewCoresIsCritical) {
@@ -344,6 +348,10 @@ TEST_F(CheckFileTest, ABadConfigFileIsUnknownAndSaysWhy) {
   EXPECT_EQ(r.exit_code, 3);
   EXPECT_EQ(r.err, "dlcheck: --config " + config +
                        ": 'no-such-option' is not an option of dlcheck check\n");
+  const std::string typo = Write("typo.conf", "min-core = 1\n");
+  EXPECT_EQ(RunDlcheck({"check", "--config", typo}).err,
+            "dlcheck: --config " + typo +
+                ": 'min-core' is not an option of dlcheck check; did you mean 'min-cores'?\n");
   const auto missing = RunDlcheck({"check", "--config", (dir_ / "absent.conf").string()});
   EXPECT_EQ(missing.exit_code, 3);
   EXPECT_EQ(missing.err, "dlcheck: --config " + (dir_ / "absent.conf").string() +

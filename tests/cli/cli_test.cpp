@@ -40,8 +40,57 @@ TEST(CliTest, NoSubcommandIsAUsageError) {
   EXPECT_EQ(r.err.rfind("dlcheck: ", 0), 0u) << r.err;
   EXPECT_EQ(r.err,
             "dlcheck: no command given: name one of verbose, parse, run, profile, platform, "
-            "dispatch, check, diff, fleet (see 'dlcheck --help')\n");
+            "dispatch, check, diff, fleet, help (see 'dlcheck --help')\n");
   EXPECT_TRUE(r.out.empty());
+}
+
+TEST(CliTest, AMistypedTopLevelOptionIsNamedWithASuggestion) {
+  const auto r = RunDlcheck({"--verison"});
+  EXPECT_EQ(r.exit_code, ToInt(ExitCode::kUsage));
+  EXPECT_EQ(r.err,
+            "dlcheck: unknown option '--verison'; did you mean '--version'? (see 'dlcheck "
+            "--help')\n");
+}
+
+TEST(CliTest, HelpCommandPrintsACommandsHelp) {
+  const auto r = RunDlcheck({"help", "diff"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.out, RunDlcheck({"diff", "--help"}).out);
+  const auto top = RunDlcheck({"help"});
+  EXPECT_EQ(top.exit_code, 0);
+  EXPECT_EQ(top.out, RunDlcheck({"--help"}).out);
+  const auto typo = RunDlcheck({"help", "parze"});
+  EXPECT_EQ(typo.exit_code, ToInt(ExitCode::kUsage));
+  EXPECT_EQ(typo.err,
+            "dlcheck: help: unknown command 'parze'; did you mean 'parse'? (see 'dlcheck "
+            "--help')\n");
+}
+
+TEST(CliTest, OutputGoesToTheFileOfDashO) {
+  const std::string path = ::testing::TempDir() + "/dlcheck-dash-o.csv";
+  const auto r = RunDlcheck(
+      {"parse", "-f", "csv", "-o", path, testing::DataPath("verbose/torch_cnn_2.6.3.log")});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "");
+  std::ifstream in(path);
+  std::string header;
+  std::getline(in, header);
+  EXPECT_EQ(header.rfind("engine,primitive,", 0), 0u) << header;
+  std::remove(path.c_str());
+  const auto bad = RunDlcheck({"diff", "-o", "/nonexistent-dir/x", "a", "b"});
+  EXPECT_EQ(bad.exit_code, ToInt(ExitCode::kOutputError));
+  EXPECT_EQ(bad.err, "dlcheck: cannot write /nonexistent-dir/x: No such file or directory\n");
+}
+
+TEST(CliTest, CsvRawLeavesFormulaLikeTextAsItIs) {
+  const std::string log =
+      "onednn_verbose,exec,cpu,reorder,jit:uni,undef,src_f32::blocked:ab:f0 "
+      "dst_f32::blocked:ab:f0,,,=1+2,0.5\n";
+  const auto guarded = RunDlcheck({"parse", "-f", "csv", "--columns", "problem", "-"}, log);
+  EXPECT_EQ(guarded.out, "problem\r\n'=1+2\r\n");
+  const auto raw =
+      RunDlcheck({"parse", "-f", "csv", "--csv-raw", "--csv-lf", "--columns", "problem", "-"}, log);
+  EXPECT_EQ(raw.out, "problem\n=1+2\n");
 }
 
 TEST(CliTest, AMistypedCommandIsNamedWithASuggestion) {
@@ -493,10 +542,83 @@ std::set<std::string> SynopsisOptions(const std::string& man, const std::string&
   return names;
 }
 
+// The one table of commands and the common options they take: every command has these, and
+// writes these formats. --help, the man page's SYNOPSIS and README are held to it.
+struct CommandFormats {
+  std::string command;
+  std::set<std::string> formats;
+};
+const std::set<std::string> kTableFormats = {"table", "csv", "json", "xlsx"};
+const std::set<std::string> kTimelineFormats = {"table", "csv",   "json",
+                                                "xlsx",  "trace", "benchdnn"};
+const std::vector<CommandFormats> kCommandTable = {
+    {"verbose", kTimelineFormats}, {"parse", kTimelineFormats},
+    {"run", kTimelineFormats},     {"profile", {"table", "csv", "json", "xlsx", "folded", "svg"}},
+    {"platform", kTableFormats},   {"dispatch", kTableFormats},
+    {"check", kTableFormats},      {"diff", kTableFormats},
+    {"fleet", kTableFormats}};
+const std::vector<std::string> kCommonOptions = {"format", "columns", "csv-lf", "csv-raw",
+                                                 "output"};
+
+std::set<std::string> SplitSet(const std::string& text, char separator) {
+  std::set<std::string> names;
+  std::istringstream in(text);
+  for (std::string name; std::getline(in, name, separator);) names.insert(name);
+  return names;
+}
+
+// The format names `--help` shows (`-f,--format FORMAT:{table,csv,json}`).
+std::set<std::string> HelpFormats(const std::string& command) {
+  const auto r = RunDlcheck({command, "--help"});
+  static const std::regex format(R"(--format FORMAT:\{([a-z,]+)\})");
+  std::smatch m;
+  if (!std::regex_search(r.out, m, format)) return {};
+  return SplitSet(m[1], ',');
+}
+
+// The format names of each of the command's SYNOPSIS lines (`.Op Fl -format Ar table|csv`).
+std::vector<std::set<std::string>> SynopsisFormats(const std::string& man,
+                                                   const std::string& command) {
+  const std::size_t begin = man.find(".Sh SYNOPSIS");
+  std::istringstream in(man.substr(begin, man.find(".Sh DESCRIPTION") - begin));
+  static const std::regex format(R"(Fl -format Ar ([a-z|]+))");
+  std::vector<std::set<std::string>> lists;
+  bool inside = false;
+  for (std::string line; std::getline(in, line);) {
+    if (line == ".Nm") inside = false;
+    if (line == ".Cm " + command) inside = true;
+    std::smatch m;
+    if (inside && std::regex_search(line, m, format)) lists.push_back(SplitSet(m[1], '|'));
+  }
+  return lists;
+}
+
+TEST(ManPageTest, EveryCommandHasTheCommonOptionsAndItsFormatsEverywhere) {
+  const std::string man = ManPage();
+  ASSERT_FALSE(man.empty());
+  for (const CommandFormats& row : kCommandTable) {
+    SCOPED_TRACE(row.command);
+    const std::set<std::string> help = HelpOptions(row.command);
+    for (const std::string& option : kCommonOptions) EXPECT_EQ(help.count(option), 1u) << option;
+    EXPECT_EQ(HelpFormats(row.command), row.formats);
+    const auto synopsis = SynopsisFormats(man, row.command);
+    EXPECT_FALSE(synopsis.empty());
+    for (const auto& formats : synopsis) EXPECT_EQ(formats, row.formats);
+  }
+  std::ifstream in(std::string(DLCHECK_TEST_DATA) + "/../../README.md");
+  std::stringstream readme;
+  readme << in.rdbuf();
+  for (const char* entry : {"| `-f, --format FORMAT` |", "| `-o, --output FILE` |",
+                            "| `--columns [TABLE:]LIST` |", "| `--csv-lf` |", "| `--csv-raw` |"}) {
+    EXPECT_NE(readme.str().find(entry), std::string::npos) << entry;
+  }
+}
+
 TEST(ManPageTest, SynopsisAndHelpListTheSameOptionsForEveryCommand) {
   const std::string man = ManPage();
   ASSERT_FALSE(man.empty());
-  for (const std::string command : {"verbose", "parse", "run", "platform", "dispatch", "check"}) {
+  for (const std::string command :
+       {"verbose", "parse", "run", "platform", "dispatch", "check", "diff", "fleet"}) {
     const std::set<std::string> help = HelpOptions(command);
     EXPECT_FALSE(help.empty()) << command;
     EXPECT_EQ(SynopsisOptions(man, command), help) << "dlcheck " << command;

@@ -234,8 +234,11 @@ TEST(DispatchCliTest, UnknownCapIsAUsageError) {
   EXPECT_EQ(r.exit_code, ToInt(ExitCode::kUsage));
   EXPECT_EQ(r.err,
             "dlcheck: --isa: 'avx3' is not a oneDNN ISA cap (sse41, avx, avx2, avx2_vnni, "
-            "avx512_core, avx512_core_vnni, avx512_core_bf16, avx512_core_amx)\n");
+            "avx512_core, avx512_core_vnni, avx512_core_bf16, avx512_core_amx); did you mean "
+            "'avx'?\n");
   EXPECT_TRUE(r.out.empty());
+  EXPECT_NE(RunDlcheck({"dispatch", "--isa", "avx512_cor"}).err.find("did you mean 'avx512_core'?"),
+            std::string::npos);
 }
 
 TEST(DispatchCliTest, BadThreadSetIsAUsageError) {

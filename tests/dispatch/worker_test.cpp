@@ -246,7 +246,7 @@ TEST(SweepTest, RequestedCapsAreCheckedDeduplicatedAndSorted) {
   EXPECT_EQ(caps.status().code(), ExitCode::kUsage);
   EXPECT_EQ(caps.status().message(),
             "--isa: 'avx3' is not a oneDNN ISA cap (sse41, avx, avx2, avx2_vnni, avx512_core, "
-            "avx512_core_vnni, avx512_core_bf16, avx512_core_amx)");
+            "avx512_core_vnni, avx512_core_bf16, avx512_core_amx); did you mean 'avx'?");
 
   caps = ChooseCaps({"avx512_core_amx"}, info);
   ASSERT_FALSE(caps.ok());

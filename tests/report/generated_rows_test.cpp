@@ -171,7 +171,7 @@ TEST(GeneratedRowsTest, SelectColumnsProjectsGeneratedRows) {
   EXPECT_EQ(Collect(generated).front(), (std::vector<Value>{10, "conv"}));
   EXPECT_THROW(SelectColumns(Generated(Sample()).tables[0], {"nope"}), ColumnChoiceError);
   // --columns goes through the same projection in every printer.
-  SetPrintSettings({.columns = names});
+  SetPrintSettings({.columns = {{"", names}}});
   const std::string csv = Render(Generated(Sample()), Format::kCsv);
   const std::string json = Render(Generated(Sample()), Format::kJson);
   EXPECT_EQ(csv, Render(Sample(), Format::kCsv));

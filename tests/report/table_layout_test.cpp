@@ -40,6 +40,8 @@ Report WideReport() {
                          "exec_ms_total", "exec_ms_mean", "time_pct", "gflops"},
                         "Primitives");
   t.hidden_in_table = {"layouts"};
+  t.answer_columns = {"exec_ms_total", "time_pct"};
+  t.leave_out_first = {"gflops", "exec_ms_mean"};
   t.rows.push_back({"cpu", "convolution", "brgemm:avx512_core_amx", "src_f32::blocked:acdb::f0",
                     "mb64_ic3oc64_ih224oh112kh7sh2dh0ph3_iw224ow112kw7sw2dw0pw3", 120,
                     Value(12345.678), Value(102.881), Value(55.5, 1), Value(1234.5, 1)});
@@ -105,7 +107,7 @@ TEST(TableWidthTest, NumbersAreNeverSplitAndLeftOutColumnsAreNamed) {
   // engine holds cpu in every row: it goes first, and the note says so.
   EXPECT_NE(Joined(text).find("engine (cpu in every row)"), std::string::npos) << text;
   EXPECT_NE(Joined(text).find("(not shown at 60 columns: "), std::string::npos) << text;
-  EXPECT_NE(Joined(text).find("; choose with --columns)"), std::string::npos) << text;
+  EXPECT_NE(Joined(text).find("; choose with --columns NAME,...)"), std::string::npos) << text;
   for (const std::string& line : Lines(text)) {
     if (line.find("12345") != std::string::npos) {
       EXPECT_NE(line.find("12345.678"), std::string::npos) << line;
@@ -139,14 +141,14 @@ TEST(TableWidthTest, AHiddenColumnThatTellsRowsApartIsShown) {
 
 TEST(TableWidthTest, ChosenColumnsInTheirOrderInEveryFormat) {
   Report r = WideReport();
-  SetPrintSettings({.columns = {"execs", "primitive", "layouts"}});
+  SetPrintSettings({.columns = {{"", {"execs", "primitive", "layouts"}}}});
   std::ostringstream csv;
   Print(r, Format::kCsv, csv);
   EXPECT_EQ(Lines(csv.str()).front(), "execs,primitive,layouts\r");
   std::ostringstream table;
   Print(r, Format::kTable, table);
   EXPECT_NE(table.str().find("src_f32::blocked:acdb::f0"), std::string::npos);
-  SetPrintSettings({.columns = {"execs", "nope"}});
+  SetPrintSettings({.columns = {{"", {"execs", "nope"}}}});
   std::ostringstream none;
   try {
     Print(r, Format::kJson, none);
@@ -158,6 +160,17 @@ TEST(TableWidthTest, ChosenColumnsInTheirOrderInEveryFormat) {
                  "gflops");
   }
   EXPECT_EQ(none.str(), "");
+  SetPrintSettings({.columns = {{"", {"exec_ms_totl"}}}});
+  try {
+    Print(r, Format::kJson, none);
+    ADD_FAILURE() << "an unknown column was accepted";
+  } catch (const ColumnChoiceError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("--columns: unknown column 'exec_ms_totl'; did you mean "
+                                          "'exec_ms_total'?; the primitives table has: ",
+                                          0),
+              0u)
+        << e.what();
+  }
   SetPrintSettings({});
 }
 
@@ -171,6 +184,112 @@ TEST(TableWidthTest, StreamedTableFitsTheWidth) {
   stream->Finish(Report{});
   for (const std::string& line : Lines(out.str())) EXPECT_LE(DisplayWidth(line), 40u) << line;
   EXPECT_NE(out.str().find("brgemm:"), std::string::npos);
+}
+
+TEST(TruncateTest, CutsAtATokenBoundaryWithOneEllipsis) {
+  EXPECT_EQ(Truncate("avx512_core avx512_vnni", 40), "avx512_core avx512_vnni");
+  EXPECT_EQ(Truncate("avx512_core avx512_vnni", 16), "avx512_core\u2026");
+  EXPECT_EQ(Truncate("brgemm:avx512_core_amx", 12), "brgemm:\u2026");
+  // A word alone wider than the column is cut inside, the ellipsis saying so.
+  EXPECT_EQ(Truncate("mb64_ic3oc64_ih224oh112", 8), "mb64_ic\u2026");
+  EXPECT_EQ(DisplayWidth(Truncate("mb64_ic3oc64_ih224oh112", 8)), 8u);
+  EXPECT_EQ(Truncate("abc", 0), "");
+}
+
+TEST(TruncateTest, CountsWideCharactersAsTwoColumns) {
+  EXPECT_EQ(DisplayWidth("\u6df1\u5ea6"), 4u);  // two CJK ideographs
+  EXPECT_EQ(DisplayWidth("e\u0301"), 1u);       // e and a combining acute accent
+  const std::string cut = Truncate("\u6df1\u5ea6\u5b66\u4e60", 5);
+  EXPECT_LE(DisplayWidth(cut), 5u);
+  EXPECT_EQ(cut, "\u6df1\u5ea6\u2026");
+}
+
+// Each data row of the primitives table is one line at every width: its rows are the lines
+// after the header that start with a primitive's name.
+TEST(TableWidthTest, EveryRowIsOneLineAndTheAnswerColumnsStay) {
+  for (std::size_t width : {40u, 60u, 80u, 100u, 132u, 200u}) {
+    SCOPED_TRACE(width);
+    const std::vector<std::string> lines = Lines(RenderTable(WideReport(), width));
+    const auto title = std::find(lines.begin(), lines.end(), "Primitives");
+    ASSERT_NE(title, lines.end());
+    std::vector<std::string> block;
+    for (auto it = title + 1; it != lines.end() && !it->empty(); ++it) block.push_back(*it);
+    std::size_t first = 0;
+    while (first < block.size() && block[first].find("convolution") == std::string::npos) {
+      ++first;
+    }
+    ASSERT_LT(first + 1, block.size());
+    EXPECT_NE(block[first + 1].find("inner_product"), std::string::npos) << block[first + 1];
+    // The answer columns' values are on the rows, whole.
+    EXPECT_NE(block[first].find("12345.678"), std::string::npos) << block[first];
+    EXPECT_NE(block[first].find("55.5"), std::string::npos) << block[first];
+    // time_pct's header, whole or wrapped after its `_`.
+    std::string header;
+    for (std::size_t i = 0; i < first; ++i) header += block[i] + "\n";
+    EXPECT_TRUE(
+        header.find("time_pct") != std::string::npos ||
+        (header.find("time_") != std::string::npos && header.find(" pct\n") != std::string::npos))
+        << header;
+    // No identifier is broken: a cut cell ends in the ellipsis.
+    EXPECT_EQ(block[first].find("avx512_ "), std::string::npos) << block[first];
+  }
+}
+
+TEST(TableWidthTest, AWideTerminalShowsEverythingWhole) {
+  const std::string text = RenderTable(WideReport(), 200);
+  EXPECT_EQ(text.find("\u2026"), std::string::npos) << text;
+  EXPECT_EQ(text.find("not shown"), std::string::npos) << text;
+}
+
+TEST(TableWidthTest, ConstantColumnsGoBeforeTheLowestRankedOnes) {
+  const std::string text = Joined(RenderTable(WideReport(), 100));
+  const auto note = text.find("(not shown at 100 columns: ");
+  ASSERT_NE(note, std::string::npos) << text;
+  EXPECT_NE(text.find("engine (cpu in every row)", note), std::string::npos) << text;
+  EXPECT_EQ(text.find("exec_ms_total", note), std::string::npos) << text;
+}
+
+TEST(TableWidthTest, ColumnsOfANamedTable) {
+  Report r = WideReport();
+  Table& sweep = r.AddTable("sweep", {"layer", "avx2", "fastest"}, "Sweep");
+  sweep.rows.push_back({"fc1", "gemm:jit 0.1234", "avx2"});
+  SetPrintSettings({.width = 30, .columns = {ParseColumnChoice("sweep:fastest,layer")}});
+  std::ostringstream table;
+  Print(r, Format::kTable, table);
+  const std::string text = table.str();
+  const auto at = text.find("Sweep\n");
+  ASSERT_NE(at, std::string::npos) << text;
+  EXPECT_EQ(text.substr(at, 40).find("  fastest  layer\n  avx2     fc1\n"), 6u) << text;
+  SetPrintSettings({.columns = {ParseColumnChoice("swep:layer")}});
+  try {
+    std::ostringstream none;
+    Print(r, Format::kTable, none);
+    ADD_FAILURE() << "an unknown table was accepted";
+  } catch (const ColumnChoiceError& e) {
+    EXPECT_STREQ(e.what(),
+                 "--columns: no table 'swep' in this report; did you mean 'sweep'?; its tables: "
+                 "primitives,sweep");
+  }
+  SetPrintSettings({});
+}
+
+TEST(TableWidthTest, ANoteNamesTheTableToChooseFrom) {
+  Report r = WideReport();
+  Table& sweep = r.AddTable("sweep", {"layer", "avx2", "avx512_core", "fastest"}, "Sweep");
+  sweep.answer_columns = {"fastest"};
+  sweep.rows.push_back({"fc1", "gemm:jit 0.1234", "brgemm:avx512_core 0.0456", "avx512_core"});
+  sweep.rows.push_back({"fc2", "gemm:jit 0.2234", "brgemm:avx512_core 0.0556", "avx512_core"});
+  const std::string text = Joined(RenderTable(r, 40));
+  EXPECT_NE(text.find("choose with --columns sweep:NAME,...)"), std::string::npos) << text;
+}
+
+TEST(ParseColumnChoiceTest, ATableNameBeforeAColon) {
+  const ColumnChoice named = ParseColumnChoice("sweep:layer,fastest");
+  EXPECT_EQ(named.table, "sweep");
+  EXPECT_EQ(named.names, (std::vector<std::string>{"layer", "fastest"}));
+  const ColumnChoice main = ParseColumnChoice("primitive,exec_ms_total");
+  EXPECT_EQ(main.table, "");
+  EXPECT_EQ(main.names, (std::vector<std::string>{"primitive", "exec_ms_total"}));
 }
 
 }  // namespace

@@ -93,7 +93,39 @@ def main():
     check(pane is not None and pane.get("ySplit") == "1" and pane.get("state") == "frozen",
           "the header row is frozen")
     check(root.find("m:autoFilter", NS) is not None, "the table has an autofilter")
+    cols = root.find("m:cols", NS)
+    check(cols is not None and len(cols) > 0, "the columns are sized")
+    widths = {int(c.get("min")): float(c.get("width")) for c in cols}
+    problem_column = ord(column["problem"]) - ord("A") + 1
+    check(widths.get(problem_column, 0) >= len("problem"),
+          "the problem column is as wide as its header: %s" % widths)
+    check_long_cell(binary, scratch)
     print("ok: %d sheets, %d cells on the first" % (len(names), len(grid)))
+
+
+def check_long_cell(binary, scratch):
+    """A text cell over Excel's 32,767 characters is cut with a visible marker and a finding,
+    never written empty."""
+    log = scratch + "/long.log"
+    with open(log, "w") as f:
+        f.write("onednn_verbose,exec,cpu,reorder,jit:uni,undef,src_f32::blocked:ab:f0 "
+                "dst_f32::blocked:ab:f0,,," + "x" * 40000 + ",0.5\n")
+    xlsx = scratch + "/long.xlsx"
+    with open(xlsx, "wb") as out:
+        run = subprocess.run([binary, "parse", log, "--format", "xlsx"], stdout=out)
+    check(run.returncode == 0, "the long cell's workbook: exit %d" % run.returncode)
+    book = zipfile.ZipFile(xlsx)
+    strings = shared_strings(book)
+    grid, _ = cells(book, sheets(book)[0][1], strings)
+    column = {grid[c + "1"][1]: c for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ" if c + "1" in grid}
+    kind, text, _ = grid[column["problem"] + "2"]
+    check(kind == "s" and len(text) == 32767, "the long cell holds 32767 characters: %d"
+          % len(text or ""))
+    check(text.endswith("\u2026 [cut: 40000 characters]"), "the cut is marked: ..." + text[-40:])
+    findings = [path for name, path in sheets(book) if name == "findings"]
+    found, _ = cells(book, findings[0], strings)
+    check(any(v[1] == "xlsx_cell_cut" for v in found.values()),
+          "a finding names the cut cell: %s" % sorted(v[1] for v in found.values()))
 
 
 if __name__ == "__main__":

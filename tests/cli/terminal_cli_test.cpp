@@ -1,0 +1,367 @@
+// The human table on a real terminal: dlcheck runs on a pseudo-terminal of 80 and 120 columns
+// (openpty with that window size, no COLUMNS: the width comes from the terminal as it does in
+// tmux or xterm), and what it printed is read back as the screen shows it.
+//
+// Each table is checked against the same command's piped output (no width limit: every row on
+// one line, every cell whole): each row takes exactly one screen line, in order, under a header
+// of at most three lines; no line is wider than the terminal; every word on the screen is a
+// word of the piped output or ends in `…` (a cut cell), so no identifier is broken
+// (`avx512_` / `core`); the answer columns are on the screen at 80 columns, with the piped
+// output's values for the first row.
+#include <gtest/gtest.h>
+#include <pty.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "support/run_dlcheck.h"
+#include "support/scratch_dir.h"
+
+namespace dlcheck {
+namespace {
+
+using testing::RunDlcheck;
+
+constexpr std::string_view kEllipsis = "\u2026";
+
+// What dlcheck printed on a terminal of `columns` columns (CR LF read back as LF), and how it
+// ended.
+struct Screen {
+  std::string text;
+  int exit_code = -1;
+};
+
+[[noreturn]] void ExecOnTerminal(const std::vector<std::string>& args) {
+  unsetenv("COLUMNS");
+  unsetenv("LINES");
+  std::vector<char*> argv;
+  std::string binary = DLCHECK_BINARY;
+  argv.push_back(binary.data());
+  std::vector<std::string> copies = args;
+  for (std::string& a : copies) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  execv(binary.c_str(), argv.data());
+  _exit(127);
+}
+
+Screen RunOnTerminal(const std::vector<std::string>& args, unsigned short columns) {
+  winsize size{};
+  size.ws_row = 50;
+  size.ws_col = columns;
+  int master = -1;
+  const pid_t pid = forkpty(&master, nullptr, nullptr, &size);
+  if (pid < 0) return {};
+  if (pid == 0) ExecOnTerminal(args);
+  std::string raw;
+  char buffer[4096];
+  for (;;) {
+    const ssize_t n = read(master, buffer, sizeof buffer);
+    if (n > 0) {
+      raw.append(buffer, static_cast<std::size_t>(n));
+    } else if (n < 0 && errno == EINTR) {
+      continue;
+    } else {
+      break;  // EIO: the child closed its side
+    }
+  }
+  close(master);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  Screen screen;
+  screen.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  for (std::size_t i = 0; i < raw.size(); ++i) {
+    if (raw[i] == '\r' && i + 1 < raw.size() && raw[i + 1] == '\n') continue;
+    screen.text += raw[i];
+  }
+  return screen;
+}
+
+// The screen's lines: a progress line drawn over (`\r ESC [K`) leaves what was drawn last.
+std::vector<std::string> Lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (const auto cr = line.rfind('\r'); cr != std::string::npos) line = line.substr(cr + 1);
+    for (std::size_t at; (at = line.find("\033[K")) != std::string::npos;) line.erase(at, 3);
+    lines.push_back(line);
+  }
+  return lines;
+}
+
+// Display columns of ASCII and `…` text (what these tables hold).
+std::size_t Width(const std::string& line) {
+  std::size_t width = 0;
+  for (unsigned char c : line) width += (c & 0xC0) != 0x80 ? 1 : 0;
+  return width;
+}
+
+std::vector<std::string> Words(const std::string& line) {
+  std::vector<std::string> words;
+  std::istringstream in(line);
+  for (std::string w; in >> w;) words.push_back(w);
+  return words;
+}
+
+bool EndsInEllipsis(const std::string& word) {
+  return word.size() >= kEllipsis.size() &&
+         word.compare(word.size() - kEllipsis.size(), kEllipsis.size(), kEllipsis) == 0;
+}
+
+// A table as printed: its title line, the lines up to the next blank line.
+std::vector<std::string> Block(const std::vector<std::string>& lines, const std::string& title) {
+  std::vector<std::string> block;
+  bool inside = false;
+  for (const std::string& line : lines) {
+    if (!inside) {
+      inside = line.rfind(title, 0) == 0;
+      continue;
+    }
+    if (line.empty()) break;
+    if (block.empty() && line[0] != ' ') continue;  // the title's own second line
+    block.push_back(line);
+  }
+  return block;
+}
+
+// The piped table's rows: every line after its one header line.
+std::vector<std::string> PipedRows(const std::vector<std::string>& piped_block) {
+  return {piped_block.begin() + (piped_block.empty() ? 0 : 1), piped_block.end()};
+}
+
+// Whether the screen line shows the piped row: each of its words is a word of the row, or the
+// start of one cut with `…` (the screen leaves columns out, never adds any).
+// A live run (`dispatch` of the model) measures again: only its first word, what the row is,
+// is compared.
+bool ShowsRow(const std::string& screen_line, const std::string& piped_row, bool live) {
+  std::vector<std::string> shown = Words(screen_line);
+  const std::vector<std::string> whole = Words(piped_row);
+  if (shown.empty()) return false;
+  if (live) shown.resize(1);
+  for (const std::string& word : shown) {
+    if (std::find(whole.begin(), whole.end(), word) != whole.end()) continue;
+    if (!EndsInEllipsis(word)) return false;
+    const std::string stem = word.substr(0, word.size() - kEllipsis.size());
+    if (std::none_of(whole.begin(), whole.end(),
+                     [&](const std::string& w) { return w.rfind(stem, 0) == 0; })) {
+      return false;
+    }
+  }
+  return true;
+}
+
+struct TableCheck {
+  std::string title;                 ///< the table's heading, as printed
+  std::vector<std::string> answers;  ///< columns that must be on the screen
+  bool live = false;                 ///< the command measures: two runs differ in numbers
+};
+
+// Whether a word is a measurement (`12.5`, `-`): what a live run changes.
+bool IsNumber(const std::string& word) {
+  return word.find_first_not_of("0123456789.-") == std::string::npos;
+}
+
+// The checks of the file's header comment, for one table of one command at one width.
+void ExpectFitted(const std::vector<std::string>& args, const TableCheck& table,
+                  unsigned short columns) {
+  SCOPED_TRACE(table.title + " at " + std::to_string(columns) + " columns");
+  const testing::RunResult piped = RunDlcheck(args);
+  ASSERT_LE(piped.exit_code, 1) << piped.err;  // `diff` ends 1 on a regression
+  const Screen screen = RunOnTerminal(args, columns);
+  ASSERT_EQ(screen.exit_code, piped.exit_code) << screen.text;
+  const std::vector<std::string> lines = Lines(screen.text);
+  for (const std::string& line : lines) EXPECT_LE(Width(line), columns) << line;
+
+  const std::vector<std::string> piped_block = Block(Lines(piped.out), table.title);
+  const std::vector<std::string> rows = PipedRows(piped_block);
+  ASSERT_FALSE(rows.empty()) << piped.out;
+  const std::vector<std::string> block = Block(lines, table.title);
+  std::size_t first = 0;
+  while (first < block.size() && !ShowsRow(block[first], rows[0], table.live)) ++first;
+  ASSERT_LT(first, block.size()) << "no first row in\n" << screen.text;
+  EXPECT_LE(first, 3u) << "header lines\n" << screen.text;
+  ASSERT_GE(block.size(), first + rows.size()) << screen.text;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    EXPECT_TRUE(ShowsRow(block[first + i], rows[i], table.live))
+        << "row " << i << " is not on line " << first + i << ":\n"
+        << block[first + i] << "\nexpected\n"
+        << rows[i] << "\nscreen:\n"
+        << screen.text;
+  }
+  // What follows the rows is the note of left-out columns, not a row's second line.
+  for (std::size_t i = first + rows.size(); i < block.size(); ++i) {
+    EXPECT_NE(block[i].find_first_not_of(' '), std::string::npos);
+    if (i == first + rows.size()) {
+      EXPECT_NE(block[i].find("(not shown at "), std::string::npos);
+    }
+  }
+
+  std::set<std::string> whole_words;
+  for (const std::string& line : piped_block) {
+    for (const std::string& w : Words(line)) whole_words.insert(w);
+  }
+  for (std::size_t i = first; i < first + rows.size(); ++i) {
+    for (const std::string& w : Words(block[i])) {
+      EXPECT_TRUE(whole_words.count(w) == 1 || EndsInEllipsis(w) || (table.live && IsNumber(w)))
+          << "broken word '" << w << "' in\n"
+          << block[i];
+    }
+  }
+  // The answer columns: in the header (a name may wrap after `_`: its words are on the header
+  // lines), never in the note of left-out columns.
+  std::string header;
+  for (std::size_t i = 0; i < first; ++i) header += block[i];
+  std::string header_words;
+  for (const std::string& w : Words(header)) header_words += w;
+  std::string note;
+  for (std::size_t i = first + rows.size(); i < block.size(); ++i) note += block[i] + " ";
+  for (const std::string& answer : table.answers) {
+    std::string glued;  // the name's words as the header lines hold them, without spaces
+    for (const std::string& w : Words(answer)) glued += w;
+    bool in_header = header_words.find(glued) != std::string::npos;
+    if (!in_header) {
+      // Wrapped: each piece of the name on its own header line.
+      std::size_t found = 0;
+      std::string rest = glued;
+      for (std::size_t i = 0; i < first && !rest.empty(); ++i) {
+        for (const std::string& w : Words(block[i])) {
+          if (rest.rfind(w, 0) == 0) {
+            rest = rest.substr(w.size());
+            ++found;
+            break;
+          }
+        }
+      }
+      in_header = rest.empty() && found > 0;
+    }
+    EXPECT_TRUE(in_header) << answer << " not in the header:\n" << screen.text;
+    EXPECT_EQ(note.find(" " + answer + ","), std::string::npos) << note;
+    EXPECT_EQ(note.find(": " + answer), std::string::npos) << note;
+  }
+}
+
+void ExpectFittedAt80And120(const std::vector<std::string>& args, const TableCheck& table) {
+  for (const unsigned short columns : {std::uint16_t{80}, std::uint16_t{120}}) {
+    ExpectFitted(args, table, columns);
+  }
+}
+
+const TableCheck kPrimitives{"Primitives", {"exec_ms_total", "time_pct"}};
+
+TEST(TerminalTest, ParseOfATorchLogKeepsEachPrimitiveOnOneLine) {
+  // 17 primitive rows (a PyTorch CNN's training steps), with long implementation names.
+  ExpectFittedAt80And120({"parse", testing::DataPath("verbose/torch_cnn_2.6.3.log")}, kPrimitives);
+}
+
+TEST(TerminalTest, ParseOfGeneratedLinesKeepsEachPrimitiveOnOneLine) {
+  ExpectFittedAt80And120({"parse", testing::DataPath("verbose/generated_2.6.3.txt")}, kPrimitives);
+}
+
+class TerminalFilesTest : public testing::ScratchDirTest {
+ protected:
+  // The lines of generated_2.6.3.txt's section whose `# source:` line contains `marker`.
+  std::string Section(const std::string& marker) {
+    std::ifstream in(testing::DataPath("verbose/generated_2.6.3.txt"));
+    std::string text;
+    bool inside = false;
+    for (std::string line; std::getline(in, line);) {
+      if (line.rfind("# source:", 0) == 0) inside = line.find(marker) != std::string::npos;
+      if (inside) text += line + "\n";
+    }
+    return text;
+  }
+};
+
+TEST_F(TerminalFilesTest, DiffKeepsTheRatioAndOneLineARow) {
+  const std::string a = Write("avx512.log", Section("(default max ISA)"));
+  const std::string b = Write("avx2.log", Section("ONEDNN_MAX_CPU_ISA=AVX2"));
+  ExpectFittedAt80And120({"diff", a, b}, {"Rows (a -> b)", {"ratio"}});
+}
+
+TEST_F(TerminalFilesTest, FleetKeepsWhatGroupsLack) {
+  for (const auto& [host, dump] :
+       std::vector<std::pair<std::string, std::string>>{{"node1", "intel-xeon-w9-3475x.test.xz"},
+                                                        {"node2", "intel-core-i7-4770-cpu.test"},
+                                                        {"node3",
+                                                         "amd-ryzen-9-7900x-12-core-"
+                                                         "processor.test"}}) {
+    const auto r = RunDlcheck(
+        {"platform", "--cpuid-dump", testing::DataPath("cpuid/" + dump), "--format", "json"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    Write(host + ".json", r.out);
+  }
+  ExpectFittedAt80And120({"fleet", dir_.string()}, {"Groups", {"lacks"}});
+}
+
+TEST(TerminalTest, DispatchKeepsTheFastestCapAndItsSpeedups) {
+  ExpectFittedAt80And120({"dispatch", "--model", "mlp", "--iters", "2", "--warmup", "0", "--traced",
+                          "1", "--batch", "16"},
+                         {"Per primitive", {"fastest", "x scalar", "x lowest"}, true});
+}
+
+// The model's primitives, by name (a live run: its times, and so their order by time, vary).
+const std::vector<std::string> kTinyModel = {"--model",  "mlp", "--iters",  "2",
+                                             "--warmup", "0",   "--traced", "1",
+                                             "--batch",  "16",  "--sort",   "name"};
+
+TEST(TerminalTest, VerboseKeepsEachPrimitiveOnOneLine) {
+  std::vector<std::string> args = {"verbose"};
+  args.insert(args.end(), kTinyModel.begin(), kTinyModel.end());
+  ExpectFittedAt80And120(args, {"Primitives", {"exec_ms_total", "time_pct"}, true});
+}
+
+TEST(TerminalTest, RunKeepsEachPrimitiveOnOneLine) {
+  std::vector<std::string> args = {"run", "--sort", "name", "--", DLCHECK_BINARY, "worker"};
+  args.insert(args.end(), kTinyModel.begin(), kTinyModel.end() - 2);
+  ExpectFittedAt80And120(args, {"Primitives", {"exec_ms_total", "time_pct"}, true});
+}
+
+TEST(TerminalTest, HelpFitsEightyColumns) {
+  const std::vector<std::vector<std::string>> helps = {{"--help"},
+                                                       {"verbose", "--help"},
+                                                       {"parse", "--help"},
+                                                       {"run", "--help"},
+                                                       {"profile", "--help"},
+                                                       {"platform", "--help"},
+                                                       {"dispatch", "--help"},
+                                                       {"check", "--help"},
+                                                       {"diff", "--help"},
+                                                       {"fleet", "--help"},
+                                                       {"help", "parse"}};
+  for (const std::vector<std::string>& args : helps) {
+    const Screen screen = RunOnTerminal(args, 80);
+    EXPECT_EQ(screen.exit_code, 0);
+    for (const std::string& line : Lines(screen.text)) EXPECT_LE(Width(line), 80u) << line;
+  }
+}
+
+TEST(TerminalTest, AWorkbookIsNotWrittenToATerminal) {
+  const Screen screen =
+      RunOnTerminal({"parse", "-f", "xlsx", testing::DataPath("verbose/torch_cnn_2.6.3.log")}, 80);
+  EXPECT_EQ(screen.exit_code, 2);
+  EXPECT_NE(screen.text.find("dlcheck: parse: --format xlsx: "), std::string::npos) << screen.text;
+  EXPECT_NE(screen.text.find("-o FILE"), std::string::npos) << screen.text;
+  EXPECT_EQ(screen.text.find("PK"), std::string::npos);  // no ZIP on the screen
+  // The remedy works on the same terminal.
+  const std::string path = ::testing::TempDir() + "/dlcheck-terminal.xlsx";
+  const Screen to_file = RunOnTerminal(
+      {"parse", "-f", "xlsx", "-o", path, testing::DataPath("verbose/torch_cnn_2.6.3.log")}, 80);
+  EXPECT_EQ(to_file.exit_code, 0) << to_file.text;
+  std::ifstream in(path, std::ios::binary);
+  std::string magic(2, '\0');
+  in.read(magic.data(), 2);
+  EXPECT_EQ(magic, "PK");
+  std::remove(path.c_str());
+}
+
+}  // namespace
+}  // namespace dlcheck
