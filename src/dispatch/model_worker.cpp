@@ -101,8 +101,11 @@ StatusOr<TrainingData> LoadData(const ModelRunOptions& options) {
     data.test = std::move(sets->test);
   } else {
     const int steps = 1 + options.warmup + options.iters + options.traced;
-    const int samples = std::min(std::max(config.batch * 10, 1000), config.batch * steps);
-    data.train = mlp::MakeSyntheticData(std::max(samples, config.batch), config.seed);
+    // In 64 bits: --batch 16384 times a million steps does not fit an int.
+    const std::int64_t samples = std::min<std::int64_t>(std::max(config.batch * 10, 1000),
+                                                        std::int64_t{config.batch} * steps);
+    data.train = mlp::MakeSyntheticData(
+        static_cast<int>(std::max<std::int64_t>(samples, config.batch)), config.seed);
   }
   if (data.train.size() < config.batch) {
     return InputError(fmt::format("the training set has {} samples, fewer than --batch {}",
@@ -144,14 +147,14 @@ float TimedSteps(mlp::Trainer& trainer, const mlp::Dataset& train, const ModelRu
     const auto chunk_start = Clock::now();
     for (int i = 0; i < steps; ++i) loss = trainer.Step(mlp::GetBatch(train, step++, batch));
     const double s = std::chrono::duration<double>(Clock::now() - chunk_start).count();
-    const double sps = s > 0 ? steps * batch / s : 0;
+    const double sps = s > 0 ? static_cast<double>(steps) * batch / s : 0;
     chunk_min = c == 0 ? sps : std::min(chunk_min, sps);
     chunk_max = c == 0 ? sps : std::max(chunk_max, sps);
     done += steps;
   }
   const double timed_s = std::chrono::duration<double>(Clock::now() - timed_start).count();
   if (options.iters > 0) {
-    Result(result_key::kSamplesPerS, options.iters * batch / timed_s);
+    Result(result_key::kSamplesPerS, static_cast<double>(options.iters) * batch / timed_s);
     Result(result_key::kStepMsTimed, timed_s * 1e3 / options.iters);
   }
   if (chunks >= 2) {

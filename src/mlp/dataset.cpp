@@ -64,6 +64,51 @@ bool ReadExactly(gzFile file, unsigned char* out, std::size_t size) {
   return true;
 }
 
+// zlib's words for why a read stopped ("incorrect data check" for a bad CRC), or "".
+std::string GzErrorText(gzFile file) {
+  int code = Z_OK;
+  const char* text = gzerror(file, &code);
+  return code == Z_OK || code == Z_STREAM_END || text == nullptr ? "" : text;
+}
+
+// The most an IDX file's data may hold: Fashion-MNIST's training images are 47 MB.
+constexpr std::size_t kMaxIdxBytes = std::size_t{1} << 30;
+// Read in steps of this many bytes, so that memory follows the data that is there, not the size
+// a header claims.
+constexpr std::size_t kIdxStep = std::size_t{1} << 22;
+
+// The `total` bytes after the header, then the end of the file: a file cut short, longer than
+// its header says, or whose gzip check fails (CRC, length) is an error.
+StatusOr<std::vector<unsigned char>> ReadIdxData(gzFile file, const std::string& path,
+                                                 std::size_t total) {
+  std::vector<unsigned char> bytes;
+  while (bytes.size() < total) {
+    const std::size_t at = bytes.size();
+    bytes.resize(at + std::min(kIdxStep, total - at));
+    if (!ReadExactly(file, bytes.data() + at, bytes.size() - at)) {
+      const std::string why = GzErrorText(file);
+      if (!why.empty()) return InputError(path + ": corrupt gzip data (" + why + ")");
+      return InputError(path + ": truncated IDX data (expected " + std::to_string(total) +
+                        " bytes after the header)");
+    }
+  }
+  unsigned char extra = 0;
+  const int after = gzread(file, &extra, 1);
+  if (const std::string why = GzErrorText(file); after < 0 || !why.empty()) {
+    return InputError(path + ": corrupt gzip data (" + why + ")");
+  }
+  if (after > 0) {
+    return InputError(path + ": more data than its IDX header says (" + std::to_string(total) +
+                      " bytes after the header)");
+  }
+  return bytes;
+}
+
+// A file named `.gz` that zlib reads as plain bytes has a damaged gzip header.
+bool NamedGzipButPlain(gzFile file, const std::string& path) {
+  return path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0 && gzdirect(file) != 0;
+}
+
 // Reads an unsigned-byte IDX file with `dims` dimensions (magic 0x0000080N).
 StatusOr<std::vector<unsigned char>> ReadIdxBytes(const std::string& path, int dims,
                                                   std::vector<std::uint32_t>& shape) {
@@ -71,6 +116,9 @@ StatusOr<std::vector<unsigned char>> ReadIdxBytes(const std::string& path, int d
   if (!file) return InputError("cannot open IDX file " + path);
   unsigned char header[4 + 4 * 3];
   if (!ReadExactly(file.get(), header, 4)) return InputError(path + ": truncated IDX header");
+  if (NamedGzipButPlain(file.get(), path)) {
+    return InputError(path + ": named .gz but not gzip data (a damaged gzip header?)");
+  }
   const std::uint32_t magic = BigEndian(header);
   const std::uint32_t expected = 0x800u + static_cast<std::uint32_t>(dims);
   if (magic != expected) {
@@ -89,14 +137,11 @@ StatusOr<std::vector<unsigned char>> ReadIdxBytes(const std::string& path, int d
   for (int d = 0; d < dims; ++d) {
     shape.push_back(BigEndian(header + 4 + 4 * d));
     total *= shape.back();
+    if (total > kMaxIdxBytes) {
+      return InputError(path + ": IDX dimensions too large (more than 1 GiB of data)");
+    }
   }
-  if (total > (std::size_t{1} << 32)) return InputError(path + ": IDX dimensions too large");
-  std::vector<unsigned char> bytes(total);
-  if (!ReadExactly(file.get(), bytes.data(), total)) {
-    return InputError(path + ": truncated IDX data (expected " + std::to_string(total) +
-                      " bytes after the header)");
-  }
-  return bytes;
+  return ReadIdxData(file.get(), path, total);
 }
 
 std::string FindIdx(const std::string& dir, const std::string& name) {
