@@ -195,7 +195,8 @@ TEST_F(InputsCliTest, ANodeNameWithANewlineNeverReachesSlurmConf) {
 // --- numbers at the edges ------------------------------------------------------------------------
 
 TEST_F(InputsCliTest, DurationsBeyondThirtyDaysAndNonFiniteNumbersAreUsageErrors) {
-  for (const char* command : {"verbose", "dispatch", "profile"}) {
+  // verbose and dispatch: VerboseCliTest.ATimeoutThatIsNotAFiniteNumberAboveZeroIsAShortUsageError
+  for (const char* command : {"profile"}) {
     for (const char* value : {"1e10", "inf", "nan", "0"}) {
       const auto r = RunDlcheck({command, "--timeout", value});
       EXPECT_EQ(r.exit_code, kUsage) << command << " " << value << ": " << r.err;
