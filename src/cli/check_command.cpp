@@ -9,10 +9,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <cstdlib>
-#include <cstring>
-#include <fstream>
 #include <iostream>
 #include <sstream>
 
@@ -21,6 +18,7 @@
 #include "cli/commands.h"
 #include "cli/enum_option.h"
 #include "cli/model_options.h"
+#include "detect/input_file.h"
 #include "detect/output_file.h"
 #include "detect/platform.h"
 #include "detect/platform_report.h"
@@ -71,6 +69,13 @@ dispatch::CaptureOptions ModelPass(const CheckOptions& o, const std::string& cap
                       : o.slurm_health_check ? kHealthCheckTimeout
                                              : kDefaultTimeout;
   capture.max_cpu_isa = cap;
+  // An OMP_NUM_THREADS beyond the CPUs this process may use (100000 makes the OpenMP runtime
+  // fail) or not a count is capped as `verbose` caps it; a sane one is inherited as it is.
+  if (std::getenv("OMP_NUM_THREADS") != nullptr) {
+    const int cpus = dispatch::AllowedCpus();
+    const dispatch::ThreadChoice threads = dispatch::ChooseThreads(0, cpus, cpus, std::nullopt);
+    if (!threads.capped.empty()) capture.threads = threads.threads;
+  }
   // A check runs every few minutes on every node: OpenMP threads that spin while they wait
   // (GNU OpenMP's default) would double its CPU time. An explicit OMP_WAIT_POLICY is kept.
   if (std::getenv("OMP_WAIT_POLICY") == nullptr) {
@@ -98,23 +103,26 @@ check::Evidence GatherEvidence(const dispatch::CaptureOptions& capture) {
 }
 
 // The node's name for Slurm: --node-name, else SLURMD_NODENAME (set for a HealthCheckProgram and
-// in jobs), else the short host name.
-std::string NodeName(const CheckOptions& o) {
-  if (!o.node_name.empty()) return o.node_name;
-  if (const char* slurmd = std::getenv("SLURMD_NODENAME"); slurmd && *slurmd) return slurmd;
+// in jobs), else the short host name; refused when it is not a valid node name, before it can
+// enter slurm.conf, a report or an scontrol command.
+StatusOr<std::string> NodeName(const CheckOptions& o) {
+  if (!o.node_name.empty()) return fleet::CheckedNodeName(o.node_name, "--node-name");
+  if (const char* slurmd = std::getenv("SLURMD_NODENAME"); slurmd && *slurmd) {
+    return fleet::CheckedNodeName(slurmd, "SLURMD_NODENAME");
+  }
   char host[256] = {};
-  if (::gethostname(host, sizeof host - 1) != 0) return "localhost";
+  if (::gethostname(host, sizeof host - 1) != 0) return std::string("localhost");
   std::string name = host;
-  return name.substr(0, name.find('.'));
+  return fleet::CheckedNodeName(name.substr(0, name.find('.')), "the host name");
 }
 
-std::string Emitted(const CheckOptions& o, const check::CheckResult& result,
+std::string Emitted(const CheckOptions& o, std::string_view node, const check::CheckResult& result,
                     const check::Evidence& evidence, const dispatch::CaptureOptions& capture) {
   switch (o.emit) {
     case Emit::kSlurmFeatures:
       return fleet::SlurmFeatureList(fleet::SlurmFeatures(result, evidence)) + "\n";
     case Emit::kSlurmConf:
-      return fleet::SlurmConfFragment(NodeName(o), fleet::SlurmFeatures(result, evidence)) + "\n";
+      return fleet::SlurmConfFragment(node, fleet::SlurmFeatures(result, evidence)) + "\n";
     case Emit::kNfd:
       return fleet::NfdFeatureFile(result, evidence,
                                    o.nfd_expiry_s > 0 ? fleet::ExpiryTime(o.nfd_expiry_s) : "");
@@ -128,7 +136,7 @@ std::string Emitted(const CheckOptions& o, const check::CheckResult& result,
   // Which node this is, for `dlcheck fleet`; left out of --stable output, where it would keep
   // identical nodes apart.
   for (report::Section& section : report.sections) {
-    if (section.name == "check" && !o.stable) section.Add("host", NodeName(o));
+    if (section.name == "check" && !o.stable) section.Add("host", std::string(node));
   }
   detect::AddPlatform(evidence.platform, report, evidence.probes);
   report.primary_table = "checks";  // AddPlatform makes its features table the primary one
@@ -152,18 +160,20 @@ StatusOr<int> RunCheck(const CheckOptions& o) {
   StatusOr<check::Requirements> requirements = check::ParseRequirements(
       o.require, o.min_sockets, o.min_cores, o.expect_isa, o.no_scalar_fallback);
   if (!requirements.ok()) return requirements.status();
+  const StatusOr<std::string> node = NodeName(o);
+  if (!node.ok()) return node.status();
   const dispatch::CaptureOptions capture = ModelPass(o, dispatch::ConfiguredIsaCap());
   const check::Evidence evidence = GatherEvidence(capture);
   const check::CheckResult result = check::Evaluate(*requirements, evidence);
-  if (Status delivered = Deliver(o, Emitted(o, result, evidence, capture)); !delivered.ok()) {
+  if (Status delivered = Deliver(o, Emitted(o, *node, result, evidence, capture));
+      !delivered.ok()) {
     return delivered;
   }
   if (o.slurm_health_check) {
-    StatusOr<fleet::HealthAction> action = fleet::ApplyHealthCheck(o.slurm, NodeName(o), result);
+    StatusOr<fleet::HealthAction> action = fleet::ApplyHealthCheck(o.slurm, *node, result);
     if (!action.ok()) return action.status();
     if (*action != fleet::HealthAction::kNone) {
-      std::cerr << "dlcheck: node " << NodeName(o) << " " << fleet::HealthActionName(*action)
-                << "\n";
+      std::cerr << "dlcheck: node " << *node << " " << fleet::HealthActionName(*action) << "\n";
     }
   }
   return check::ToInt(result.state);
@@ -171,11 +181,13 @@ StatusOr<int> RunCheck(const CheckOptions& o) {
 
 // Options from --config FILE: `key = value` lines (INI/TOML, as CLI11 reads them), each key a
 // long option of `check` without its dashes. The command line wins over the file.
+// The file is read whole through the bounded reader: a directory, a device or a file over 1 MiB
+// is an input error, never an empty configuration or a read without end.
 Status ApplyConfig(CLI::App& sub, const std::string& path) {
-  std::ifstream in(path);
-  if (!in) {
-    return InputError(fmt::format("--config {}: cannot read it: {}", path, std::strerror(errno)));
-  }
+  StatusOr<std::string> text =
+      detect::ReadInputFile(path, {"--config file", "", std::size_t{1} << 20});
+  if (!text.ok()) return text.status();
+  std::istringstream in(*text);
   std::vector<CLI::ConfigItem> items;
   try {
     items = CLI::ConfigINI().from_config(in);
@@ -270,7 +282,7 @@ void SetupCheck(CLI::App& app, int& exit_code) {
   sub->add_option("--timeout", o->timeout_s,
                   "kill the model worker after this many seconds (default 60; 20 with "
                   "--slurm-health-check)")
-      ->check(PositiveFinite())
+      ->check(Seconds())
       ->type_name("SECONDS");
   AddFormatOption(*sub, o->format, {"text"},
                   "output format: table or text (the status line, then details; default), csv "

@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/model_options.h"
 #include "compare/row_diff.h"
 
 namespace dlcheck::cli {
@@ -55,11 +56,11 @@ void SetupDiff(CLI::App& app, int& exit_code) {
   sub->add_option("--threshold", options->diff.threshold_pct,
                   "a row more than PCT % slower per execution regressed (default 20)")
       ->type_name("PCT")
-      ->check(CLI::Range(0.0, 1000.0));
+      ->check(RealRange(0.0, 1000.0));
   sub->add_option("--min-share", options->diff.min_share_pct,
                   "rows under PCT % of both runs' exec time are not judged on time (default 1)")
       ->type_name("PCT")
-      ->check(CLI::Range(0.0, 100.0));
+      ->check(RealRange(0.0, 100.0));
   AddFormatOption(*sub, options->format);
   AddOutputOption(*sub);
   sub->callback([options, &exit_code] { exit_code = EndCommand(RunDiff(*options)); });

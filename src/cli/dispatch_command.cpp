@@ -518,7 +518,7 @@ void SetupDispatch(CLI::App& app, int& exit_code) {
                 "that perf report shows them");
   sub->add_flag("--no-peak", o->no_peak, "skip the FMA peak probe in each worker");
   sub->add_option("--timeout", o->timeout_s, "kill a worker after this many seconds (default 600)")
-      ->check(PositiveFinite())
+      ->check(Seconds())
       ->type_name("SECONDS");
   AddFormatOption(*sub, o->format);
   AddOutputOption(*sub);

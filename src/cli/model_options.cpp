@@ -1,5 +1,7 @@
 #include "cli/model_options.h"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <type_traits>
 
@@ -56,6 +58,35 @@ const CLI::Validator& PositiveFinite() {
       },
       "NUMBER > 0");
   return kValidator;
+}
+
+const CLI::Validator& Seconds() {
+  static const CLI::Validator kValidator(
+      [](std::string& text) -> std::string {
+        double value = 0;
+        if (!CLI::detail::lexical_cast(text, value) || !std::isfinite(value) || value <= 0 ||
+            value > kMaxSeconds) {
+          return "'" + text.substr(0, 40) + "' is not a number of seconds above 0 and at most " +
+                 std::to_string(static_cast<long>(kMaxSeconds)) + " (30 days)";
+        }
+        return {};
+      },
+      "SECONDS");
+  return kValidator;
+}
+
+CLI::Validator RealRange(double low, double high) {
+  return CLI::Validator(
+      [low, high](std::string& text) -> std::string {
+        double value = 0;
+        if (!CLI::detail::lexical_cast(text, value) || !std::isfinite(value) || value < low ||
+            value > high) {
+          return fmt::format("'{}' is not a number from {:g} to {:g}", text.substr(0, 40), low,
+                             high);
+        }
+        return {};
+      },
+      fmt::format("NUMBER in [{:g}, {:g}]", low, high));
 }
 
 void AddModelOptions(CLI::App& sub, dispatch::ModelRunOptions& options) {

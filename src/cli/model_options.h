@@ -12,6 +12,14 @@ namespace dlcheck::cli {
 /// --timeout, a learning rate.
 const CLI::Validator& PositiveFinite();
 
+/// The one rule for a duration in seconds (every --timeout): a finite number above 0 and at most
+/// kMaxSeconds, so that every clock it reaches (std::chrono's nanoseconds) holds it.
+inline constexpr double kMaxSeconds = 30.0 * 86400;
+const CLI::Validator& Seconds();
+
+/// A real number from `low` to `high`; unlike CLI::Range, "nan" and "inf" are refused.
+CLI::Validator RealRange(double low, double high);
+
 /// --model, --dtype, --backend, --layers, --batch, --iters, --warmup, --traced, --seed, --lr,
 /// --data.
 void AddModelOptions(CLI::App& sub, dispatch::ModelRunOptions& options);

@@ -16,6 +16,7 @@
 #include "cli/commands.h"
 #include "cli/verbose_report.h"
 #include "common/exit_code.h"
+#include "common/input_rules.h"
 #include "common/status.h"
 #include "dispatch/capture.h"
 #include "report/printer.h"
@@ -55,9 +56,11 @@ Status CheckReadable(const std::string& path) {
   if (stat(path.c_str(), &st) != 0) {
     return InputError("cannot open '" + path + "': " + std::strerror(errno));
   }
-  if (S_ISDIR(st.st_mode)) {
-    return InputError("cannot read '" + path +
-                      "': it is a directory (give a log file, or - for standard input)");
+  // The reader's own rule (common/input_rules.h), told without opening: a FIFO stays unopened.
+  if (const std::string_view refused = RefusedInputType(st, false); !refused.empty()) {
+    const std::string_view not_file = S_ISDIR(st.st_mode) ? "" : ", not a regular file or a pipe";
+    return InputError("cannot read '" + path + "': it is " + std::string(refused) +
+                      std::string(not_file) + " (give a log file, or - for standard input)");
   }
   if (access(path.c_str(), R_OK) != 0) {
     return InputError("cannot open '" + path + "': " + std::strerror(errno));

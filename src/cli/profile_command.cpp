@@ -452,7 +452,7 @@ void SetupProfile(CLI::App& app, int& exit_code) {
       ->check(CLI::Range(1, 4096));
   sub->add_option("--timeout", o->capture.timeout_s,
                   "kill the model worker after this many seconds (default 600)")
-      ->check(CLI::PositiveNumber)
+      ->check(Seconds())
       ->type_name("SECONDS");
   sub->add_option("-f,--format", o->format_name,
                   "output format: table (default), csv (the kernels table), json, xlsx, folded "

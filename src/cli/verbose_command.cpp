@@ -237,7 +237,7 @@ void SetupVerbose(CLI::App& app, int& exit_code) {
       ->type_name("FILE");
   sub->add_option("--timeout", o->capture.timeout_s,
                   "kill the worker after this many seconds (default 600)")
-      ->check(PositiveFinite())
+      ->check(Seconds())
       ->type_name("SECONDS");
   AddFormatOption(*sub, o->format, {"trace", "benchdnn"},
                   "output format: table (default), csv, json, xlsx, trace (Chrome trace) or "

@@ -1,5 +1,4 @@
 // Loading one run's rows: a verbose log through the log session, or a dlcheck JSON report.
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <string_view>
 #include <unordered_map>
@@ -60,10 +59,8 @@ RunRow FromStats(const verbose::PrimitiveStats& stats) {
   return row;
 }
 
-StatusOr<RunRows> LoadLog(const std::string& path) {
+StatusOr<RunRows> LoadLog(verbose::LineReader& reader, const std::string& path) {
   verbose::LogSession session;
-  verbose::LineReader reader;
-  if (Status opened = reader.Open(path); !opened.ok()) return opened;
   if (Status fed = session.FeedAll(reader, path); !fed.ok()) return fed;
   RunRows run{path, "verbose log", {}};
   run.rows.reserve(session.aggregator().rows().size());
@@ -127,6 +124,10 @@ RunRow FromJsonRow(const Json& row) {
 }
 
 StatusOr<RunRows> LoadReport(const std::string& path, const std::string& text) {
+  // The bound keeps the parser's and FindPrimitivesTable's recursion off a deeply nested file.
+  if (Status bounded = detect::CheckJsonBounds(text, "report", path, {}); !bounded.ok()) {
+    return bounded;
+  }
   const Json document = Json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (document.is_discarded()) {
     return Status(ExitCode::kInputError,
@@ -147,16 +148,6 @@ StatusOr<RunRows> LoadReport(const std::string& path, const std::string& text) {
   return run;
 }
 
-// True when the file's first non-blank byte opens a JSON object (a gzip log starts 0x1f 0x8b).
-bool LooksLikeJson(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  char c = 0;
-  while (in.get(c)) {
-    if (c != ' ' && c != '\t' && c != '\r' && c != '\n') return c == '{';
-  }
-  return false;
-}
-
 }  // namespace
 
 std::size_t RunRow::KeyHash::operator()(const Key& key) const noexcept {
@@ -167,13 +158,17 @@ std::size_t RunRow::KeyHash::operator()(const Key& key) const noexcept {
   return hash;
 }
 
+// The input is opened once and told apart by its first byte (a JSON report opens an object), so a
+// pipe (`diff <(zcat a.gz) <(zcat b.gz)`) is read whole and compressed reports work too.
 StatusOr<RunRows> LoadRunRows(const std::string& path) {
-  if (path != "-" && LooksLikeJson(path)) {
-    StatusOr<std::string> text = detect::ReadInputFile(path, {"report", "", kMaxReportBytes});
-    if (!text.ok()) return text.status();
-    return LoadReport(path, *text);
+  verbose::LineReader reader;
+  if (Status opened = reader.Open(path); !opened.ok()) return opened;
+  if (reader.PeekFirstNonBlank() == '{') {
+    std::string text;
+    if (Status read = reader.ReadRest(text, kMaxReportBytes); !read.ok()) return read;
+    return LoadReport(path, text);
   }
-  return LoadLog(path);
+  return LoadLog(reader, path);
 }
 
 }  // namespace dlcheck::compare

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <sstream>
 
+#include "common/input_rules.h"
 #include "detect/input_file.h"
 
 namespace dlcheck::detect {
@@ -26,10 +27,14 @@ bool ParseHex(std::string_view s, std::uint32_t& out) {
   return ec == std::errc() && ptr == s.data() + s.size();
 }
 
+// The largest logical CPU number a dump may name (Linux's NR_CPUS is at most 8192).
+constexpr int kMaxCpuIndex = 65535;
+
+// A CPU number or an array index: digits only (no sign), at most kMaxCpuIndex.
 bool ParseDecimal(std::string_view s, int& out) {
-  if (s.empty()) return false;
+  if (s.empty() || s.front() < '0' || s.front() > '9') return false;
   const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), out, 10);
-  return ec == std::errc() && ptr == s.data() + s.size();
+  return ec == std::errc() && ptr == s.data() + s.size() && out <= kMaxCpuIndex;
 }
 
 // How a line that should hold one CPUID query was read.
@@ -209,13 +214,10 @@ Status LineError(const std::string& origin, int line_number, std::string_view wh
   return InputError(fmt::format("{}:{}: {}: '{}'", origin, line_number, what, Snippet(line)));
 }
 
-// What liblzma may allocate to decode: `xz -9e` needs 65 MiB; a header asking for more is refused.
-constexpr std::uint64_t kMaxXzDecoderMemory = std::uint64_t{256} << 20;
-
 // An .xz file's text, at most kMaxInputBytes of it.
 StatusOr<std::string> DecompressXz(const std::string& bytes, const std::string& path) {
   lzma_stream stream = LZMA_STREAM_INIT;
-  if (lzma_stream_decoder(&stream, kMaxXzDecoderMemory, LZMA_CONCATENATED) != LZMA_OK) {
+  if (lzma_stream_decoder(&stream, kMaxXzDecoderBytes, LZMA_CONCATENATED) != LZMA_OK) {
     return InputError(fmt::format("cannot decompress '{}': liblzma failed to start", path));
   }
   std::string text;
@@ -234,7 +236,7 @@ StatusOr<std::string> DecompressXz(const std::string& bytes, const std::string& 
     return InputError(fmt::format(
         "cannot decompress '{}': it needs more than {} of memory to decompress, the most dlcheck "
         "gives",
-        path, ByteCountText(kMaxXzDecoderMemory)));
+        path, ByteCountText(kMaxXzDecoderBytes)));
   }
   if (text.size() > kMaxInputBytes) {
     return InputError(

@@ -8,6 +8,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "common/input_rules.h"
+
 namespace dlcheck::detect {
 namespace {
 
@@ -25,13 +27,6 @@ class FileDescriptor {
  private:
   int fd_;
 };
-
-std::string_view FileTypeName(mode_t mode) {
-  if (S_ISCHR(mode)) return "a character device";
-  if (S_ISBLK(mode)) return "a block device";
-  if (S_ISSOCK(mode)) return "a socket";
-  return "not a regular file";
-}
 
 Status TooLarge(const std::string& path, const InputFileKind& kind) {
   return InputError(fmt::format("{} '{}' is larger than {}, the most dlcheck reads", kind.what,
@@ -112,6 +107,43 @@ std::string ByteCountText(std::size_t bytes) {
   return fmt::format("{} bytes", bytes);
 }
 
+Status CheckJsonBounds(std::string_view text, std::string_view what, const std::string& path,
+                       const JsonBounds& bounds) {
+  std::size_t depth = 0;
+  std::size_t values = 0;
+  bool in_string = false;
+  bool in_scalar = false;  // inside a number or a literal (true, false, null)
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+      }
+      continue;
+    }
+    const bool starts_container = c == '[' || c == '{';
+    const bool starts_scalar = !in_scalar && (c == '"' || c == '-' || c == 't' || c == 'f' ||
+                                              c == 'n' || (c >= '0' && c <= '9'));
+    in_scalar = c != '"' && (starts_scalar || (in_scalar && c != ',' && c != ']' && c != '}' &&
+                                               c != ' ' && c != '\n' && c != '\t' && c != '\r'));
+    if (starts_container || starts_scalar) ++values;
+    if (values > bounds.max_values) {
+      return InputError(
+          fmt::format("{} '{}' holds more than {} JSON values, the most dlcheck reads", what, path,
+                      bounds.max_values));
+    }
+    if (c == '"') in_string = true;
+    if (starts_container && ++depth > bounds.max_depth) {
+      return InputError(fmt::format("{} '{}' nests JSON more than {} deep, the most dlcheck reads",
+                                    what, path, bounds.max_depth));
+    }
+    if ((c == ']' || c == '}') && depth > 0) --depth;
+  }
+  return {};
+}
+
 StatusOr<std::string> ReadInputFile(const std::string& path, const InputFileKind& kind) {
   const FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY));
   if (fd.get() < 0) {
@@ -123,13 +155,13 @@ StatusOr<std::string> ReadInputFile(const std::string& path, const InputFileKind
     return InputError(
         fmt::format("cannot read {} '{}': {}", kind.what, path, std::strerror(errno)));
   }
-  if (S_ISDIR(info.st_mode)) {
-    return InputError(
-        fmt::format("cannot read {} '{}': it is a directory{}", kind.what, path, kind.hint));
-  }
-  if (!S_ISREG(info.st_mode) && !S_ISFIFO(info.st_mode)) {
+  if (const std::string_view refused = RefusedInputType(info, false); !refused.empty()) {
+    if (S_ISDIR(info.st_mode)) {
+      return InputError(
+          fmt::format("cannot read {} '{}': it is a directory{}", kind.what, path, kind.hint));
+    }
     return InputError(fmt::format("cannot read {} '{}': it is {}, not a regular file or a pipe",
-                                  kind.what, path, FileTypeName(info.st_mode)));
+                                  kind.what, path, refused));
   }
   const std::size_t size = S_ISREG(info.st_mode) ? static_cast<std::size_t>(info.st_size) : 0;
   if (size > kind.max_bytes) return TooLarge(path, kind);

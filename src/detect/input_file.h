@@ -30,6 +30,20 @@ struct InputFileKind {
 /// failure is an InputError naming the file.
 StatusOr<std::string> ReadInputFile(const std::string& path, const InputFileKind& kind);
 
+/// How much structure a JSON document may have: its nesting (arrays and objects inside each
+/// other) and its values. A parser's stack grows with the nesting and its memory with the values,
+/// so both are bounded before any JSON library sees the text.
+struct JsonBounds {
+  std::size_t max_depth = 64;                ///< dlcheck's own reports nest fewer than 10 deep
+  std::size_t max_values = std::size_t(-1);  ///< arrays, objects and scalars together
+};
+
+/// Ok when `text` nests at most `bounds.max_depth` deep and holds at most `bounds.max_values`
+/// values; else an InputError naming `what` and `path`. Only the structure is scanned (strings
+/// are skipped with their escapes); whether the text is valid JSON is left to the parser.
+Status CheckJsonBounds(std::string_view text, std::string_view what, const std::string& path,
+                       const JsonBounds& bounds);
+
 /// Text from a recorded file made safe for a terminal and for JSON: valid UTF-8 is kept, while
 /// control characters (C0, DEL, C1) and bytes that are not UTF-8 become '?'. At most
 /// `max_bytes` bytes of `text` are looked at.

@@ -3,8 +3,10 @@
 #include <fmt/format.h>
 #include <libcpuid/libcpuid.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <map>
 #include <span>
 
 namespace dlcheck::detect {
@@ -56,11 +58,18 @@ LibcpuidLayer Unavailable(std::string note) {
   return layer;
 }
 
-// libcpuid's fixed array for an indexed leaf's subleaves; empty for the leaves it keeps none of.
+// libcpuid 0.6.2 decodes leaf 4 into tables of one entry per cache type (L1I, L1D, L2, L3, L4)
+// on cpu_identify's stack, indexed by subleaf: a dump with a sixth cache subleaf smashes that
+// stack. So libcpuid is given at most this many leaf-4 rows (a real CPU has at most five caches).
+constexpr std::size_t kMaxLeaf4Rows = 5;
+
+// libcpuid's fixed array for an indexed leaf's subleaves, cut to the rows it can take safely;
+// empty for the leaves it keeps none of.
 std::span<std::uint32_t[NUM_REGS]> SubleafRows(cpu_raw_data_t& raw, std::uint32_t leaf) {
   switch (leaf) {
     case 0x4:
-      return raw.intel_fn4;
+      return std::span(raw.intel_fn4)
+          .first(std::min<std::size_t>(MAX_INTELFN4_LEVEL, kMaxLeaf4Rows));
     case 0xB:
       return raw.intel_fn11;
     case 0x12:
@@ -83,17 +92,33 @@ void Store(std::uint32_t (&row)[NUM_REGS], const CpuidRegs& regs) {
 
 // One logical CPU's leaves in libcpuid's raw struct, as cpuid_get_raw_data would have read them:
 // subleaf 0 of leaves 0-1Fh and 80000000h-8000001Fh, and the subleaves of the indexed leaves it
-// keeps. What does not fit its fixed arrays is left out (0.6.2's own reader writes past them).
-void FillRawData(const LogicalCpuDump& cpu, cpu_raw_data_t& raw) {
+// keeps, each table bounded (SubleafRows). Returns what was left out: the leaves whose subleaves
+// with data did not fit, e.g. "leaf 4 subleaves 5 to 7", or "" when everything fit.
+std::string FillRawData(const LogicalCpuDump& cpu, cpu_raw_data_t& raw) {
   std::memset(&raw, 0, sizeof(raw));
+  std::map<std::uint32_t, std::pair<std::uint32_t, std::uint32_t>> left_out;  // leaf -> subleaves
   for (const auto& [key, regs] : cpu.leaves) {
     const auto [leaf, subleaf] = key;
     if (subleaf == 0 && leaf < MAX_CPUID_LEVEL) Store(raw.basic_cpuid[leaf], regs);
     const std::uint32_t ext = leaf - 0x80000000u;  // wraps above the basic range
     if (subleaf == 0 && ext < MAX_EXT_CPUID_LEVEL) Store(raw.ext_cpuid[ext], regs);
     const std::span<std::uint32_t[NUM_REGS]> rows = SubleafRows(raw, leaf);
-    if (subleaf < rows.size()) Store(rows[subleaf], regs);
+    if (subleaf < rows.size()) {
+      Store(rows[subleaf], regs);
+    } else if (!rows.empty() && regs != CpuidRegs{}) {
+      const auto [it, first] = left_out.try_emplace(leaf, subleaf, subleaf);
+      if (!first) it->second.second = subleaf;
+    }
   }
+  std::string text;
+  for (const auto& [leaf, range] : left_out) {
+    text +=
+        range.second == range.first
+            ? fmt::format("{}leaf {:X}h subleaf {}", text.empty() ? "" : ", ", leaf, range.first)
+            : fmt::format("{}leaf {:X}h subleaves {} to {}", text.empty() ? "" : ", ", leaf,
+                          range.first, range.second);
+  }
+  return text;
 }
 
 // Identifies the first logical CPU of the dump at `path`; error text when libcpuid cannot.
@@ -133,12 +158,19 @@ LibcpuidLayer LibcpuidFromDump(const CpuidDump& dump) {
   Silence();
   if (dump.cpus.empty()) return Unavailable("libcpuid not run: the dump has no logical CPU");
   cpu_raw_data_t raw;
-  FillRawData(dump.cpus.front(), raw);
+  const std::string left_out = FillRawData(dump.cpus.front(), raw);
   cpu_id_t id;
   if (cpu_identify(&raw, &id) != 0) {
     return Unavailable(fmt::format("libcpuid could not identify the CPU: {}", cpuid_error()));
   }
-  return FromId(id);
+  LibcpuidLayer layer = FromId(id);
+  if (!left_out.empty()) {
+    layer.left_out = fmt::format(
+        "libcpuid was not given {} of the dump (more subleaves than its fixed tables hold); "
+        "dlcheck's own decoding read them",
+        left_out);
+  }
+  return layer;
 }
 
 std::string LibcpuidCanRead(const std::string& path) {

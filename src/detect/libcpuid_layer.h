@@ -17,6 +17,7 @@ struct LibcpuidLayer {
   std::string note;
   std::map<std::string, bool, std::less<>> flags;
   std::string codename;  ///< libcpuid's codename (informational; 0.6.2's table is dated)
+  std::string left_out;  ///< for a dump: the subleaves libcpuid was not given, said for a finding
 };
 
 /// libcpuid on this machine (cpu_identify on the current CPU).

@@ -353,6 +353,10 @@ StatusOr<PlatformInfo> DetectRecordedPlatform(const std::string& path) {
   PlatformInfo info = Combine(first, first_bits, libcpuid, std::nullopt,
                               CoreTypesOf(*dump, first_bits), static_cast<int>(dump->cpus.size()));
   info.source = SafeText(path);  // a path may hold any bytes; the report needs text
+  if (!libcpuid.left_out.empty()) {
+    AddFinding(info, Severity::kInfo, "libcpuid-subleaves-left-out", libcpuid.left_out,
+               Topic::kLibcpuid);
+  }
   RecordingFindings(info, dump->cpus.front());
   return info;
 }

@@ -103,8 +103,11 @@ StatusOr<TrainingData> LoadData(const ModelRunOptions& options) {
     // By time, the step count is not known in advance: the batches repeat after 1,000 samples.
     const int timed = options.iters == kItersByTime ? 1000 : options.iters;
     const int steps = 1 + options.warmup + timed + options.traced;
-    const int samples = std::min(std::max(config.batch * 10, 1000), config.batch * steps);
-    data.train = mlp::MakeSyntheticData(std::max(samples, config.batch), config.seed);
+    // In 64 bits: --batch 16384 times a million steps does not fit an int.
+    const std::int64_t samples = std::min<std::int64_t>(std::max(config.batch * 10, 1000),
+                                                        std::int64_t{config.batch} * steps);
+    data.train = mlp::MakeSyntheticData(
+        static_cast<int>(std::max<std::int64_t>(samples, config.batch)), config.seed);
   }
   if (data.train.size() < config.batch) {
     return InputError(fmt::format("the training set has {} samples, fewer than --batch {}",

@@ -187,23 +187,34 @@ void FleetReader::Add(const std::string& path) {
     pending_.push_back({path, {}});
     return;
   }
-  std::vector<std::string> files;
+  // A listed entry that is not a regular file (a FIFO would block the open for ever, a device
+  // never ends) is skipped without being opened, and said so.
+  std::vector<Pending> files;
   for (const auto& entry : std::filesystem::directory_iterator(path, error)) {
     const auto& p = entry.path();
-    if (p.extension() == ".json" && p.filename().string().front() != '.') {
-      files.push_back(p.string());
-    }
+    if (p.extension() != ".json" || p.filename().string().front() == '.') continue;
+    std::error_code type_error;
+    const bool regular = entry.is_regular_file(type_error);
+    files.push_back({p.string(), regular ? std::string()
+                                         : "not a regular file (a FIFO, device, socket or "
+                                           "dangling link found in the directory; not opened)"});
   }
   if (error) {
     pending_.push_back({path, "cannot list the directory: " + error.message()});
     return;
   }
-  std::sort(files.begin(), files.end());
-  for (auto& file : files) pending_.push_back({std::move(file), {}});
+  std::sort(files.begin(), files.end(),
+            [](const Pending& a, const Pending& b) { return a.file < b.file; });
+  for (auto& file : files) pending_.push_back(std::move(file));
 }
 
 FleetReader::Parsed FleetReader::Parse(const std::string& file, std::string_view text) {
   Parsed parsed{.report = {.host = HostFromFile(file), .file = file}};
+  if (Status bounded = detect::CheckJsonBounds(text, "report", file, kReportJsonBounds);
+      !bounded.ok()) {
+    parsed.skip_reason = bounded.message();
+    return parsed;
+  }
   const json doc = json::parse(text.begin(), text.end(), nullptr, false);
   parsed.skip_reason = doc.is_discarded() ? "not valid JSON (a cut-off or foreign file?)"
                                           : ReadReport(doc, parsed.report);

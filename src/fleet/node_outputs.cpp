@@ -6,6 +6,7 @@
 #include <cctype>
 #include <ctime>
 
+#include "detect/input_file.h"
 #include "dlcheck/version.h"
 
 namespace dlcheck::fleet {
@@ -128,6 +129,18 @@ void RunFamilies(const check::Evidence& e, std::string& out) {
 }
 
 }  // namespace
+
+StatusOr<std::string> CheckedNodeName(std::string_view name, std::string_view source) {
+  const bool valid = !name.empty() && name.size() <= 64 && IsAlnum(name.front()) &&
+                     std::all_of(name.begin(), name.end(), [](char c) {
+                       return IsAlnum(c) || c == '-' || c == '_' || c == '.';
+                     });
+  if (valid) return std::string(name);
+  return UsageError(fmt::format(
+      "{} '{}' is not a valid node name (1 to 64 letters, digits, '-', '_' or '.'); it would "
+      "enter generated configuration",
+      source, detect::SafeText(name, 80)));
+}
 
 bool IsSlurmFeatureToken(std::string_view token) {
   if (token.empty() || !std::isalpha(static_cast<unsigned char>(token.front()))) return false;

@@ -22,6 +22,11 @@
 
 namespace dlcheck::fleet {
 
+/// `name` when it is a node name that may enter slurm.conf, a report and an scontrol command: 1
+/// to 64 letters, digits, '-', '_' and '.', starting with a letter or digit. Else a UsageError
+/// naming `source` (--node-name, SLURMD_NODENAME) and the name made safe to print.
+StatusOr<std::string> CheckedNodeName(std::string_view name, std::string_view source);
+
 /// A Slurm feature token slurmd and `srun -C` accept: a letter, then letters, digits and `_`
 /// (never `& | * [ ] ( ) ! ,` or spaces, which are constraint syntax or separators).
 bool IsSlurmFeatureToken(std::string_view token);

@@ -87,9 +87,17 @@ StatusOr<std::string> RunScontrol(const SlurmTools& tools, const std::vector<std
   dispatch::ProgramSpec spec{.argv = {tools.scontrol}};
   spec.argv.insert(spec.argv.end(), args.begin(), args.end());
   if (!tools.slurm_conf.empty()) spec.env.emplace_back("SLURM_CONF", tools.slurm_conf);
+  // `scontrol -o show node` prints one line; what is past the bound is read and dropped, so a
+  // runaway scontrol cannot take memory in proportion to what it prints.
+  constexpr std::size_t kMaxScontrolBytes = std::size_t{1} << 20;
   std::string out;
+  bool overflowed = false;
   StatusOr<dispatch::ProgramOutcome> ended =
-      dispatch::RunProgram(spec, [&out](std::string_view bytes) { out += bytes; });
+      dispatch::RunProgram(spec, [&out, &overflowed](std::string_view bytes) {
+        const std::size_t room = kMaxScontrolBytes - out.size();
+        overflowed = overflowed || bytes.size() > room;
+        out += bytes.substr(0, room);
+      });
   const std::string command = fmt::format("{} {}", tools.scontrol, fmt::join(args, " "));
   if (!ended.ok()) {
     return Status(ExitCode::kFailure,
@@ -100,6 +108,10 @@ StatusOr<std::string> RunScontrol(const SlurmTools& tools, const std::vector<std
     return Status(ExitCode::kFailure,
                   fmt::format("'{}' {} (is slurmctld up, and --slurm-conf right?)", command,
                               ended->Describe()));
+  }
+  if (overflowed) {
+    return Status(ExitCode::kFailure,
+                  fmt::format("'{}' printed more than 1 MiB; not a node's line", command));
   }
   return out;
 }

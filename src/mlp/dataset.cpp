@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <string_view>
 
 #include "mlp/model.h"
 
@@ -53,15 +54,72 @@ std::uint32_t BigEndian(const unsigned char* bytes) {
          (std::uint32_t{bytes[2]} << 8) | std::uint32_t{bytes[3]};
 }
 
-bool ReadExactly(gzFile file, unsigned char* out, std::size_t size) {
+// zlib's words for why a read stopped ("incorrect data check" for a bad CRC), or "" when it did
+// not fail. gzerror prefixes them with the path, which the caller says already.
+std::string GzErrorText(gzFile file, const std::string& path) {
+  int code = Z_OK;
+  const char* text = gzerror(file, &code);
+  if (code == Z_OK || code == Z_STREAM_END || text == nullptr) return "";
+  std::string_view why = text;
+  if (why.starts_with(path + ": ")) why.remove_prefix(path.size() + 2);
+  return std::string(why);
+}
+
+// Reads exactly `size` bytes. Errors: the gzip data is corrupt (zlib's reason: a bad CRC or
+// length, bad deflate data), else the file ends early ("truncated `what`").
+Status ReadExactly(gzFile file, const std::string& path, unsigned char* out, std::size_t size,
+                   std::string_view what) {
   while (size > 0) {
     const unsigned chunk = static_cast<unsigned>(std::min<std::size_t>(size, 1u << 30));
     const int got = gzread(file, out, chunk);
-    if (got <= 0) return false;
+    if (got <= 0) {
+      if (const std::string why = GzErrorText(file, path); !why.empty()) {
+        return InputError(path + ": corrupt gzip data (" + why + ")");
+      }
+      return InputError(path + ": truncated " + std::string(what));
+    }
     out += got;
     size -= static_cast<std::size_t>(got);
   }
-  return true;
+  return {};
+}
+
+// The most an IDX file's data may hold: Fashion-MNIST's training images are 47 MB.
+constexpr std::size_t kMaxIdxBytes = std::size_t{1} << 30;
+// Read in steps of this many bytes, so that memory follows the data that is there, not the size
+// a header claims.
+constexpr std::size_t kIdxStep = std::size_t{1} << 22;
+
+// The `total` bytes after the header, then the end of the file: a file cut short, longer than
+// its header says, or whose gzip check fails (CRC, length) is an error.
+StatusOr<std::vector<unsigned char>> ReadIdxData(gzFile file, const std::string& path,
+                                                 std::size_t total) {
+  std::vector<unsigned char> bytes;
+  const std::string cut =
+      "IDX data (expected " + std::to_string(total) + " bytes after the header)";
+  while (bytes.size() < total) {
+    const std::size_t at = bytes.size();
+    bytes.resize(at + std::min(kIdxStep, total - at));
+    if (Status read = ReadExactly(file, path, bytes.data() + at, bytes.size() - at, cut);
+        !read.ok()) {
+      return read;
+    }
+  }
+  unsigned char extra = 0;
+  const int after = gzread(file, &extra, 1);
+  if (const std::string why = GzErrorText(file, path); after < 0 || !why.empty()) {
+    return InputError(path + ": corrupt gzip data (" + why + ")");
+  }
+  if (after > 0) {
+    return InputError(path + ": more data than its IDX header says (" + std::to_string(total) +
+                      " bytes after the header)");
+  }
+  return bytes;
+}
+
+// A file named `.gz` that zlib reads as plain bytes has a damaged gzip header.
+bool NamedGzipButPlain(gzFile file, const std::string& path) {
+  return path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0 && gzdirect(file) != 0;
 }
 
 // Reads an unsigned-byte IDX file with `dims` dimensions (magic 0x0000080N).
@@ -70,7 +128,10 @@ StatusOr<std::vector<unsigned char>> ReadIdxBytes(const std::string& path, int d
   GzFile file(gzopen(path.c_str(), "rb"));
   if (!file) return InputError("cannot open IDX file " + path);
   unsigned char header[4 + 4 * 3];
-  if (!ReadExactly(file.get(), header, 4)) return InputError(path + ": truncated IDX header");
+  if (Status read = ReadExactly(file.get(), path, header, 4, "IDX header"); !read.ok()) return read;
+  if (NamedGzipButPlain(file.get(), path)) {
+    return InputError(path + ": named .gz but not gzip data (a damaged gzip header?)");
+  }
   const std::uint32_t magic = BigEndian(header);
   const std::uint32_t expected = 0x800u + static_cast<std::uint32_t>(dims);
   if (magic != expected) {
@@ -81,22 +142,21 @@ StatusOr<std::vector<unsigned char>> ReadIdxBytes(const std::string& path, int d
                   magic, expected);
     return InputError(path + text);
   }
-  if (!ReadExactly(file.get(), header + 4, 4 * static_cast<std::size_t>(dims))) {
-    return InputError(path + ": truncated IDX header");
+  if (Status read = ReadExactly(file.get(), path, header + 4, 4 * static_cast<std::size_t>(dims),
+                                "IDX header");
+      !read.ok()) {
+    return read;
   }
   shape.clear();
   std::size_t total = 1;
   for (int d = 0; d < dims; ++d) {
     shape.push_back(BigEndian(header + 4 + 4 * d));
     total *= shape.back();
+    if (total > kMaxIdxBytes) {
+      return InputError(path + ": IDX dimensions too large (more than 1 GiB of data)");
+    }
   }
-  if (total > (std::size_t{1} << 32)) return InputError(path + ": IDX dimensions too large");
-  std::vector<unsigned char> bytes(total);
-  if (!ReadExactly(file.get(), bytes.data(), total)) {
-    return InputError(path + ": truncated IDX data (expected " + std::to_string(total) +
-                      " bytes after the header)");
-  }
-  return bytes;
+  return ReadIdxData(file.get(), path, total);
 }
 
 std::string FindIdx(const std::string& dir, const std::string& name) {

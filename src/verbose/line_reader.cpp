@@ -2,6 +2,7 @@
 
 #include <archive.h>
 #include <fcntl.h>
+#include <lzma.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -9,6 +10,8 @@
 #include <cerrno>
 #include <cstring>
 #include <string_view>
+
+#include "common/input_rules.h"
 
 namespace dlcheck::verbose {
 
@@ -19,7 +22,16 @@ struct LineReader::Inflater {
   ~Inflater() { inflateEnd(&stream); }
 };
 
-// xz, zstd and bzip2 through libarchive's raw format: one API for the three codecs, each
+// xz through liblzma with a memory limit (libarchive's xz filter sets none): a header that asks
+// for a dictionary larger than kMaxXzDecoderBytes is refused, not allocated.
+struct LineReader::XzDecoder {
+  lzma_stream stream = LZMA_STREAM_INIT;
+  std::vector<unsigned char> input;
+  bool input_ended = false;
+  ~XzDecoder() { lzma_end(&stream); }
+};
+
+// zstd and bzip2 through libarchive's raw format: one API for both codecs, each
 // checked (CRC or checksum) as it streams. It reads from the file descriptor through Read, which
 // first hands back the bytes Open peeked at.
 struct LineReader::Unarchiver {
@@ -77,11 +89,30 @@ const Magic* FindMagic(const std::vector<unsigned char>& first) {
   return nullptr;
 }
 
+// The compression a file's name claims (".gz", ".bz2", ...), or "" for any other name.
+std::string_view CompressionOfName(std::string_view path) {
+  struct Suffix {
+    std::string_view suffix;
+    std::string_view name;
+  };
+  static constexpr Suffix kSuffixes[] = {
+      {".gz", "gzip"}, {".xz", "xz"}, {".zst", "zstd"}, {".bz2", "bzip2"}};
+  for (const Suffix& s : kSuffixes) {
+    if (path.size() > s.suffix.size() && path.ends_with(s.suffix)) return s.name;
+  }
+  return {};
+}
+
+// libarchive's code for the filter that reads `name` data.
+int FilterCode(std::string_view name) {
+  if (name == "zstd") return ARCHIVE_FILTER_ZSTD;
+  return ARCHIVE_FILTER_BZIP2;
+}
+
 // Makes libarchive read `name` data in its raw format; false when it cannot (a codec built
 // without the library, ARCHIVE_WARN: it would run an external program).
 bool SupportFilter(archive* reader, std::string_view name) {
   int rc = ARCHIVE_FATAL;
-  if (name == "xz") rc = archive_read_support_filter_xz(reader);
   if (name == "zstd") rc = archive_read_support_filter_zstd(reader);
   if (name == "bzip2") rc = archive_read_support_filter_bzip2(reader);
   return rc == ARCHIVE_OK && archive_read_support_format_raw(reader) == ARCHIVE_OK;
@@ -97,22 +128,19 @@ LineReader::~LineReader() {
 Status LineReader::Open(const std::string& path, std::size_t line_cap) {
   path_ = path;
   line_cap_ = line_cap;
-  if (path == "-") {
+  const bool standard_input = path == "-";
+  if (standard_input) {
     fd_ = STDIN_FILENO;
     owns_fd_ = false;
     path_ = "<stdin>";
   } else {
-    fd_ = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    fd_ = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY);
     if (fd_ < 0) {
       return InputError("cannot open '" + path + "': " + std::strerror(errno));
     }
     owns_fd_ = true;
-    struct stat st {};
-    if (fstat(fd_, &st) == 0 && S_ISDIR(st.st_mode)) {
-      return InputError("cannot read '" + path +
-                        "': it is a directory (give a log file, or - for standard input)");
-    }
   }
+  if (Status kind = CheckInputType(standard_input); !kind.ok()) return kind;
   buffer_.assign(line_cap_ + kChunk + 1, '\0');
   // Peek at the first bytes: gzip data starts with 1f 8b.
   std::vector<unsigned char> first(kChunk);
@@ -126,10 +154,59 @@ Status LineReader::Open(const std::string& path, std::size_t line_cap) {
   }
   first.resize(static_cast<std::size_t>(got));
   if (FindMagic(first) != nullptr) return StartDecoder(std::move(first));
+  if (const std::string_view named = CompressionOfName(path); !named.empty() && got > 0) {
+    return InputError("cannot read '" + path + "': named like " + std::string(named) +
+                      " data but it does not start as " + std::string(named) +
+                      " data does (a damaged header?)");
+  }
   std::memcpy(buffer_.data(), first.data(), first.size());
   end_ = first.size();
   if (got == 0) eof_ = true;
   return {};
+}
+
+// Refuses what is not a file or a pipe before reading it (common/input_rules.h): a directory, a
+// device such as /dev/zero, or a standard input that was closed (main holds it by /dev/null).
+Status LineReader::CheckInputType(bool standard_input) const {
+  struct stat info {};
+  if (fstat(fd_, &info) != 0) {
+    return InputError("cannot read '" + path_ + "': " + std::strerror(errno));
+  }
+  const std::string_view refused = RefusedInputType(info, standard_input);
+  if (refused.empty()) return {};
+  if (standard_input) {
+    const std::string_view held = S_ISCHR(info.st_mode) ? " (closed, or /dev/null?)" : "";
+    return InputError("cannot read standard input: it is " + std::string(refused) +
+                      std::string(held) + ", not a log; give a file, or pipe the log in");
+  }
+  const std::string_view not_file = S_ISDIR(info.st_mode) ? "" : ", not a regular file or a pipe";
+  return InputError("cannot read '" + path_ + "': it is " + std::string(refused) +
+                    std::string(not_file) + " (give a log file, or - for standard input)");
+}
+
+char LineReader::PeekFirstNonBlank() {
+  while (true) {
+    for (std::size_t i = begin_; i < end_; ++i) {
+      const char c = buffer_[i];
+      if (c != ' ' && c != '\t' && c != '\r' && c != '\n') return c;
+    }
+    if (!Fill()) return '\0';
+  }
+}
+
+Status LineReader::ReadRest(std::string& out, std::size_t max_bytes) {
+  while (true) {
+    out.append(buffer_.data() + begin_, end_ - begin_);
+    begin_ = scan_ = end_ = 0;
+    if (out.size() > max_bytes) {
+      const std::size_t mib = std::size_t{1} << 20;
+      return InputError("'" + path_ + "' is larger than " +
+                        (max_bytes % mib == 0 ? std::to_string(max_bytes / mib) + " MiB"
+                                              : std::to_string(max_bytes) + " bytes") +
+                        ", the most dlcheck reads");
+    }
+    if (!Fill()) return status_;
+  }
 }
 
 // Starts reading compressed data whose first bytes are `first` (a known magic number).
@@ -152,6 +229,16 @@ Status LineReader::StartDecoder(std::vector<unsigned char> first) {
     inflater_->stream.avail_in = static_cast<uInt>(inflater_->input.size());
     return {};
   }
+  if (magic.name == "xz") {
+    xz_ = std::make_unique<XzDecoder>();
+    if (lzma_stream_decoder(&xz_->stream, kMaxXzDecoderBytes, LZMA_CONCATENATED) != LZMA_OK) {
+      return InputError(what + "liblzma could not start");
+    }
+    xz_->input = std::move(first);
+    xz_->stream.next_in = xz_->input.data();
+    xz_->stream.avail_in = xz_->input.size();
+    return {};
+  }
   unarchiver_ = std::make_unique<Unarchiver>();
   Unarchiver& u = *unarchiver_;
   u.owner = this;
@@ -167,6 +254,11 @@ Status LineReader::StartDecoder(std::vector<unsigned char> first) {
     return status_.ok() ? InputError(what + "corrupt or cut " + std::string(magic.name) +
                                      " data (" + archive_error_string(u.reader) + ")")
                         : status_;
+  }
+  // Data that only looks like `name` at its first bytes (a damaged header) is not decoded by any
+  // filter: libarchive would hand it back as it is, and binary would be read as text.
+  if (archive_filter_code(u.reader, 0) != FilterCode(magic.name)) {
+    return InputError(what + "corrupt " + std::string(magic.name) + " data (a damaged header)");
   }
   return {};
 }
@@ -189,6 +281,50 @@ bool LineReader::FillFromArchive(char* out, std::size_t room) {
   return false;
 }
 
+namespace {
+// Why liblzma stopped, for the user.
+std::string XzErrorText(lzma_ret rc) {
+  if (rc == LZMA_MEMLIMIT_ERROR) {
+    return "its xz header asks for more than " + std::to_string(kMaxXzDecoderBytes >> 20) +
+           " MiB of memory to decompress, the most dlcheck gives";
+  }
+  if (rc == LZMA_BUF_ERROR) return "corrupt or cut xz data (it ends early)";
+  if (rc == LZMA_MEM_ERROR) return "out of memory to decompress xz data";
+  return "corrupt or cut xz data (a check or header is wrong)";
+}
+}  // namespace
+
+// Decompresses into `out` through liblzma; corrupt or cut data, or a header that asks for more
+// memory than kMaxXzDecoderBytes, ends the input with an error in status_.
+bool LineReader::FillFromXz(char* out, std::size_t room) {
+  XzDecoder& x = *xz_;
+  x.stream.next_out = reinterpret_cast<std::uint8_t*>(out);
+  x.stream.avail_out = room;
+  lzma_ret rc = LZMA_OK;
+  while (rc == LZMA_OK && x.stream.avail_out == room) {
+    if (x.stream.avail_in == 0 && !x.input_ended) {
+      x.input.resize(kChunk);
+      const long n = ReadRaw(reinterpret_cast<char*>(x.input.data()), x.input.size());
+      if (n < 0) {
+        rc = LZMA_PROG_ERROR;  // status_ says why
+        break;
+      }
+      x.stream.next_in = x.input.data();
+      x.stream.avail_in = static_cast<std::size_t>(n);
+      x.input_ended = n == 0;
+    }
+    rc = lzma_code(&x.stream, x.input_ended ? LZMA_FINISH : LZMA_RUN);
+  }
+  const std::size_t produced = room - x.stream.avail_out;
+  end_ += produced;
+  if (rc == LZMA_OK) return true;
+  eof_ = true;
+  if (rc != LZMA_STREAM_END && status_.ok()) {
+    status_ = InputError("cannot read '" + path_ + "': " + XzErrorText(rc));
+  }
+  return produced > 0;
+}
+
 long LineReader::ReadRaw(char* out, std::size_t size) {
   while (true) {
     const ssize_t n = read(fd_, out, size);
@@ -205,6 +341,7 @@ bool LineReader::Fill() {
   const std::size_t room = buffer_.size() - 1 - end_;
   if (room == 0) return false;
   if (unarchiver_) return FillFromArchive(out, room);
+  if (xz_) return FillFromXz(out, room);
   if (!inflater_) {
     const long n = ReadRaw(out, room);
     if (n <= 0) {

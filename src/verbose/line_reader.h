@@ -1,9 +1,9 @@
 #pragma once
 // Streams the lines of a log from a file, standard input (`-`) or compressed data: gzip (zlib),
-// xz, zstd and bzip2 (libarchive's raw format), told by the magic bytes, so compressed files and
-// compressed pipes both work, whatever their names. Other compressed formats (lz4, zip, 7z, ...)
-// are refused with a clear error. Memory is one buffer of about the line cap, whatever the size
-// of the log; a line longer than the cap is reported and skipped.
+// xz (liblzma, with a memory limit), zstd and bzip2 (libarchive's raw format), told by the magic
+// bytes, so compressed files and compressed pipes both work, whatever their names. Other compressed
+// formats (lz4, zip, 7z, ...) are refused with a clear error. Memory is one buffer of about the
+// line cap, whatever the size of the log; a line longer than the cap is reported and skipped.
 //
 //   LineReader reader;
 //   if (Status s = reader.Open(path); !s.ok()) return s;
@@ -43,6 +43,12 @@ class LineReader {
   /// Opens `path` (`-` is standard input). Errors: InputError with one line for the user.
   Status Open(const std::string& path, std::size_t line_cap = kDefaultLineCap);
   Next Read(std::string_view& line);
+  /// The first byte that is not blank (space, tab, CR, LF) of what is left to read, decompressed,
+  /// without consuming it; '\0' at the end of the input. Reads ahead until it finds one.
+  char PeekFirstNonBlank();
+  /// Appends everything left to read (decompressed) to `out`. InputError when that is more than
+  /// `max_bytes`, or the reader's own error (read error, corrupt data).
+  Status ReadRest(std::string& out, std::size_t max_bytes);
   /// 1-based number of the line last returned.
   std::uint64_t line_number() const { return line_number_; }
   /// Ok, or what stopped the reading early (read error, corrupt or cut gzip data).
@@ -54,9 +60,12 @@ class LineReader {
  private:
   struct Inflater;
   struct Unarchiver;
+  struct XzDecoder;
+  Status CheckInputType(bool standard_input) const;
   Status StartDecoder(std::vector<unsigned char> first);
   bool Fill();  // appends bytes at end_; false at end of input or on error
   bool FillFromArchive(char* out, std::size_t room);
+  bool FillFromXz(char* out, std::size_t room);
   long ReadRaw(char* out, std::size_t size);
 
   std::string path_;
@@ -70,6 +79,7 @@ class LineReader {
   std::size_t scan_ = 0;   // where to continue looking for '\n'
   std::unique_ptr<Inflater> inflater_;
   std::unique_ptr<Unarchiver> unarchiver_;
+  std::unique_ptr<XzDecoder> xz_;
   std::string_view compression_;
   std::uint64_t line_number_ = 0;
   Status status_;

@@ -354,8 +354,8 @@ TEST_F(CheckFileTest, ABadConfigFileIsUnknownAndSaysWhy) {
                 ": 'min-core' is not an option of dlcheck check; did you mean 'min-cores'?\n");
   const auto missing = RunDlcheck({"check", "--config", (dir_ / "absent.conf").string()});
   EXPECT_EQ(missing.exit_code, 3);
-  EXPECT_EQ(missing.err, "dlcheck: --config " + (dir_ / "absent.conf").string() +
-                             ": cannot read it: No such file or directory\n");
+  EXPECT_EQ(missing.err, "dlcheck: cannot open --config file '" + (dir_ / "absent.conf").string() +
+                             "': No such file or directory\n");
 }
 
 TEST_F(CheckFileTest, HealthCheckWithoutScontrolIsUnknownAndSaysWhatToDo) {

@@ -100,5 +100,19 @@ TEST(SlurmHealthTest, AMissingScontrolSaysWhatToDo) {
       << out.status().message();
 }
 
+// A runaway scontrol (300 MiB seen) cannot fill dlcheck's memory: past 1 MiB its output is
+// dropped and the run is an error; a node's one line is read as it is.
+TEST(SlurmHealthTest, AnScontrolThatPrintsWithoutEndIsBounded) {
+  const StatusOr<std::string> line =
+      RunScontrol({.scontrol = "/bin/sh"}, {"-c", "echo NodeName=n1 State=IDLE"});
+  ASSERT_TRUE(line.ok()) << line.status().message();
+  EXPECT_EQ(*line, "NodeName=n1 State=IDLE\n");
+  const StatusOr<std::string> flood =
+      RunScontrol({.scontrol = "/bin/sh"}, {"-c", "head -c 5000000 /dev/zero"});
+  ASSERT_FALSE(flood.ok());
+  EXPECT_EQ(flood.status().message(),
+            "'/bin/sh -c head -c 5000000 /dev/zero' printed more than 1 MiB; not a node's line");
+}
+
 }  // namespace
 }  // namespace dlcheck::fleet

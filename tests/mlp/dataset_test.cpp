@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <numeric>
 
 #include "mlp/model.h"
@@ -138,6 +139,61 @@ TEST(ReadIdxTest, ErrorsNameTheFileAndTheProblem) {
   WritePlain(dir + "/bad_label", LabelsIdx({1, 12}));
   EXPECT_EQ(error(images, dir + "/bad_label"),
             dir + "/bad_label: label 12 of sample 1 is not a class 0..9");
+}
+
+// Damaged data is refused, not trained on (issue 20): a .gz whose CRC is wrong, a file named .gz
+// whose gzip header is damaged (zlib would read it as plain bytes), and data longer than its
+// header says.
+TEST(ReadIdxTest, DamagedGzipDataIsAnInputError) {
+  const std::string dir = TempDir("damaged");
+  const std::string labels = dir + "/labels";
+  WritePlain(labels, LabelsIdx({1, 2}));
+  WriteGz(dir + "/images.gz", ImagesIdx(2));
+  std::string gz;
+  {
+    std::ifstream in(dir + "/images.gz", std::ios::binary);
+    gz.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  ASSERT_GT(gz.size(), 18u);
+  ASSERT_TRUE(ReadIdx(dir + "/images.gz", labels).ok());
+  std::string bad_crc = gz;
+  bad_crc[bad_crc.size() - 8] = static_cast<char>(bad_crc[bad_crc.size() - 8] ^ 0x01);
+  WritePlain(dir + "/bad_crc.gz", bad_crc);
+  StatusOr<Dataset> data = ReadIdx(dir + "/bad_crc.gz", labels);
+  ASSERT_FALSE(data.ok());
+  EXPECT_EQ(data.status().code(), ExitCode::kInputError);
+  EXPECT_EQ(data.status().message(), dir + "/bad_crc.gz: corrupt gzip data (incorrect data check)");
+  // The gzip magic broken: zlib alone would read the compressed bytes as the IDX file.
+  std::string bad_header = gz;
+  bad_header[0] = 'X';
+  WritePlain(dir + "/bad_header.gz", bad_header);
+  data = ReadIdx(dir + "/bad_header.gz", labels);
+  ASSERT_FALSE(data.ok());
+  EXPECT_EQ(data.status().message(),
+            dir + "/bad_header.gz: named .gz but not gzip data (a damaged gzip header?)");
+  WritePlain(dir + "/long", ImagesIdx(2) + "x");
+  data = ReadIdx(dir + "/long", labels);
+  ASSERT_FALSE(data.ok());
+  EXPECT_EQ(data.status().message(),
+            dir + "/long: more data than its IDX header says (1568 bytes after the header)");
+}
+
+// A header is a claim: 16 bytes that say 2^32 - 1 images, or 60,000 images with none after them,
+// are refused without allocating what they claim (memory follows the bytes that are there).
+TEST(ReadIdxTest, AHeaderClaimingHugeDimensionsIsRefusedWithoutAllocatingThem) {
+  const std::string dir = TempDir("claims");
+  const std::string labels = dir + "/labels";
+  WritePlain(labels, LabelsIdx({1}));
+  WritePlain(dir + "/huge", Be32(0x803) + Be32(0xFFFFFFFFu) + Be32(28) + Be32(28));
+  StatusOr<Dataset> data = ReadIdx(dir + "/huge", labels);
+  ASSERT_FALSE(data.ok());
+  EXPECT_EQ(data.status().message(),
+            dir + "/huge: IDX dimensions too large (more than 1 GiB of data)");
+  WritePlain(dir + "/empty", Be32(0x803) + Be32(60000) + Be32(28) + Be32(28));
+  data = ReadIdx(dir + "/empty", labels);
+  ASSERT_FALSE(data.ok());
+  EXPECT_EQ(data.status().message(),
+            dir + "/empty: truncated IDX data (expected 47040000 bytes after the header)");
 }
 
 TEST(LoadIdxTest, ReadsTrainAndTestSetsPreferringPlainFiles) {

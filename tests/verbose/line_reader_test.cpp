@@ -1,10 +1,12 @@
 #include "verbose/line_reader.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <zlib.h>
 
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "support/scratch_dir.h"
 
@@ -144,6 +146,82 @@ TEST_F(LineReaderTest, MissingFileAndDirectoryAreInputErrors) {
   EXPECT_EQ(s.code(), ExitCode::kInputError);
   EXPECT_EQ(s.message(), "cannot read '" + dir_.string() +
                              "': it is a directory (give a log file, or - for standard input)");
+}
+
+// --- inputs that are not files, bombs and damaged headers (issue 20) -----------------------------
+
+// An .xz file of 108 bytes whose LZMA2 header asks for a 1 GiB dictionary (made with Python's
+// lzma module: filters=[{"id": FILTER_LZMA2, "dict_size": 1 << 30, "preset": 0}] over ten
+// "onednn_verbose,info,oneDNN v2.6.3" lines). liblzma would allocate the dictionary first.
+const std::string kXzAskingForOneGiB(
+    "\xfd\x37\x7a\x58\x5a\x00\x00\x04\xe6\xd6\xb4\x46\x02\x00\x21\x01\x24\x00\x00\x00\x5e\x1f"
+    "\xc7\xf9\xe0\x01\x53\x00\x2b\x5d\x00\x37\x9b\x88\xd3\x4e\xbb\x71\x54\x7d\xe5\xde\xf6\xc3"
+    "\xe3\xb2\x01\x4a\xc8\x81\x18\x4d\x60\x1f\x34\x26\xff\x73\xa1\xee\xaa\x61\x7d\x5b\x70\x27"
+    "\x01\xc8\xe4\x5c\xf8\x24\x00\x00\x00\x00\xdb\xab\x24\x73\x45\x03\xef\x06\x00\x01\x47\xd4"
+    "\x02\x00\x00\x00\x1b\xff\x74\x07\xb1\xc4\x67\xfb\x02\x00\x00\x00\x00\x04\x59\x5a",
+    108);
+
+TEST_F(LineReaderTest, AnXzHeaderAskingForMoreMemoryThanTheLimitIsRefused) {
+  const std::string path = Write("bomb.xz", kXzAskingForOneGiB);
+  LineReader reader;
+  ASSERT_TRUE(reader.Open(path).ok());
+  EXPECT_TRUE(ReadAll(reader).lines.empty());
+  EXPECT_EQ(reader.status().code(), ExitCode::kInputError);
+  EXPECT_EQ(reader.status().message(),
+            "cannot read '" + path +
+                "': its xz header asks for more than 65 MiB of memory to decompress, the most "
+                "dlcheck gives");
+}
+
+TEST_F(LineReaderTest, DevicesAreRefusedBeforeReading) {
+  for (const char* device : {"/dev/zero", "/dev/null"}) {
+    if (!fs::exists(device)) continue;
+    LineReader reader;
+    const Status s = reader.Open(device);
+    EXPECT_EQ(s.code(), ExitCode::kInputError);
+    EXPECT_EQ(s.message(), "cannot read '" + std::string(device) +
+                               "': it is a character device, not a regular file or a pipe "
+                               "(give a log file, or - for standard input)");
+  }
+}
+
+// Bytes that only start like bzip2 ("BZh" and a block size that is not one) are not decoded by
+// any filter: libarchive would hand them back as they are, as if they were text.
+TEST_F(LineReaderTest, DamagedCompressedHeadersAreInputErrors) {
+  const std::string bz2 = Write("log", "BZh0not really bzip2\nonednn_verbose,exec\n");
+  LineReader reader;
+  Status s = reader.Open(bz2);
+  EXPECT_EQ(s.code(), ExitCode::kInputError);
+  EXPECT_EQ(s.message(), "cannot read '" + bz2 + "': corrupt bzip2 data (a damaged header)");
+  // A name that says gzip on bytes that are not: the magic itself was damaged.
+  const std::string gz = Write("log.gz", "\x1f\x8a\x08 garbage\n");
+  LineReader named;
+  s = named.Open(gz);
+  EXPECT_EQ(s.code(), ExitCode::kInputError);
+  EXPECT_EQ(s.message(), "cannot read '" + gz +
+                             "': named like gzip data but it does not start as gzip data does (a "
+                             "damaged header?)");
+}
+
+// One open, then the first byte is looked at and the rest read: nothing of a pipe is lost.
+TEST_F(LineReaderTest, PeekAndReadRestKeepEveryByteOfAPipe) {
+  const std::string fifo = (dir_ / "pipe").string();
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  std::string text = "  \n{";
+  for (int i = 0; i < 20000; ++i) text += "\"k" + std::to_string(i) + "\": 1,\n";
+  text += "\"end\": 0}\n";
+  std::thread writer([&] { std::ofstream(fifo, std::ios::binary) << text; });
+  LineReader reader;
+  ASSERT_TRUE(reader.Open(fifo).ok());
+  EXPECT_EQ(reader.PeekFirstNonBlank(), '{');
+  std::string rest;
+  EXPECT_TRUE(reader.ReadRest(rest, std::size_t{1} << 20).ok());
+  writer.join();
+  EXPECT_EQ(rest, text);
+  LineReader small;
+  ASSERT_TRUE(small.Open(Write("big", text)).ok());
+  std::string cut;
+  EXPECT_EQ(small.ReadRest(cut, 1000).code(), ExitCode::kInputError);
 }
 
 }  // namespace

@@ -1,0 +1,163 @@
+// Crafted recordings (issue 20): subleaf tables longer than libcpuid's fixed arrays, CPU numbers
+// out of range, and JSON nested or filled beyond what a parser should be given. Each must be
+// refused or read within bounds, never crash dlcheck.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "detect/cpuid_dump.h"
+#include "detect/input_file.h"
+#include "detect/platform.h"
+#include "support/run_dlcheck.h"
+
+namespace dlcheck::detect {
+namespace {
+
+using dlcheck::testing::DataPath;
+
+// An Intel client (four caches in leaf 4: L1D, L1I, L2, L3) and an AMD desktop (four in
+// 8000001Dh), recorded by libcpuid's own tool.
+const std::string kIntel = "cpuid/11th-gen-intel-core-i7-1165g7.test";
+const std::string kAmd = "cpuid/amd-ryzen-9-7900x-12-core-processor.test";
+
+// The first logical CPU of a recorded dump, with `extra` more subleaves of `leaf`, each a copy of
+// its last one (a cache row that says "there is one more cache").
+LogicalCpuDump WithExtraSubleaves(const std::string& fixture, std::uint32_t leaf, int extra) {
+  const StatusOr<CpuidDump> dump = LoadCpuidDump(DataPath(fixture));
+  EXPECT_TRUE(dump.ok()) << dump.status().message();
+  LogicalCpuDump cpu = dump->cpus.front();
+  std::uint32_t last = 0;
+  while (cpu.leaves.count({leaf, last + 1}) != 0) ++last;
+  const CpuidRegs row = cpu.leaves.at({leaf, last});
+  for (int i = 1; i <= extra; ++i) cpu.leaves[{leaf, last + i}] = row;
+  return cpu;
+}
+
+// The same CPU as `cpuid -r` prints it.
+std::string AsCpuidTool(const LogicalCpuDump& cpu) {
+  std::string out = "CPU 0:\n";
+  for (const auto& [key, r] : cpu.leaves) {
+    char line[128];
+    std::snprintf(line, sizeof line,
+                  "   0x%08x 0x%02x: eax=0x%08x ebx=0x%08x ecx=0x%08x edx=0x%08x\n", key.first,
+                  key.second, r.eax, r.ebx, r.ecx, r.edx);
+    out += line;
+  }
+  return out;
+}
+
+class CraftedDumpTest : public ::testing::Test {
+ protected:
+  void TearDown() override {
+    for (const auto& path : written_) std::filesystem::remove(path);
+  }
+  std::string Write(const std::string& name, const std::string& text) {
+    const std::string path = (std::filesystem::temp_directory_path() /
+                              ("dlcheck_crafted_" + std::to_string(getpid()) + "_" + name))
+                                 .string();
+    std::ofstream(path, std::ios::binary) << text;
+    written_.push_back(path);
+    return path;
+  }
+  // Replays the dump at `path` and returns the libcpuid finding about left-out subleaves ("" when
+  // there is none); fails when the replay fails.
+  std::string LeftOutFinding(const std::string& path) {
+    const StatusOr<PlatformInfo> info = DetectRecordedPlatform(path);
+    EXPECT_TRUE(info.ok()) << info.status().message();
+    if (!info.ok()) return "?";
+    EXPECT_TRUE(info->FindFeature("avx2")->cpuid);
+    const Finding* finding = info->FindFinding("libcpuid-subleaves-left-out");
+    return finding == nullptr ? "" : finding->message;
+  }
+
+ private:
+  std::vector<std::string> written_;
+};
+
+// Six leaf-4 cache subleaves smashed libcpuid 0.6.2's stack (five fit its tables): the replay now
+// gives it five and says which were left out, in both dump formats.
+TEST_F(CraftedDumpTest, SixCacheSubleavesInLeaf4AreCutForLibcpuidInBothFormats) {
+  const LogicalCpuDump cpu = WithExtraSubleaves(kIntel, 4, 2);  // subleaves 0..5
+  ASSERT_EQ(cpu.leaves.count({4, 5}), 1u);
+  const std::string expected =
+      "libcpuid was not given leaf 4h subleaf 5 of the dump (more subleaves than its fixed "
+      "tables hold); dlcheck's own decoding read them";
+  EXPECT_EQ(LeftOutFinding(Write("six.test", FormatCpuidDump({{cpu}}))), expected);
+  EXPECT_EQ(LeftOutFinding(Write("six.txt", AsCpuidTool(cpu))), expected);
+  // Eight, libcpuid's own array size, is cut the same way.
+  EXPECT_EQ(
+      LeftOutFinding(Write("eight.test", FormatCpuidDump({{WithExtraSubleaves(kIntel, 4, 4)}}))),
+      "libcpuid was not given leaf 4h subleaves 5 to 7 of the dump (more subleaves than its "
+      "fixed tables hold); dlcheck's own decoding read them");
+}
+
+// The same class: every other subleaf table libcpuid keeps in a fixed array (leaf Bh and
+// 8000001Dh hold four rows) takes no more than it holds.
+TEST_F(CraftedDumpTest, OverlongTopologyAndAmdCacheTablesAreCutForLibcpuid) {
+  EXPECT_EQ(
+      LeftOutFinding(Write("b.test", FormatCpuidDump({{WithExtraSubleaves(kIntel, 0xB, 4)}}))),
+      "libcpuid was not given leaf Bh subleaves 4 to 5 of the dump (more subleaves than its "
+      "fixed tables hold); dlcheck's own decoding read them");
+  EXPECT_EQ(
+      LeftOutFinding(Write("amd.txt", AsCpuidTool(WithExtraSubleaves(kAmd, 0x8000001D, 2)))),
+      "libcpuid was not given leaf 8000001Dh subleaves 4 to 5 of the dump (more subleaves than "
+      "its fixed tables hold); dlcheck's own decoding read them");
+  // A recording whose tables fit says nothing.
+  EXPECT_EQ(LeftOutFinding(DataPath(kIntel)), "");
+}
+
+// `cpuid -r` CPU numbers are digits and at most 65535: a sign or an overflow is refused.
+TEST(CraftedCpuNumberTest, NegativeAndHugeCpuNumbersAreRefused) {
+  const std::string line =
+      "   0x00000000 0x00: eax=0x00000007 ebx=0x68747541 ecx=0x444d4163 edx=0x69746e65\n";
+  for (const std::string header : {"CPU -1:", "CPU 99999999999:", "CPU 65536:", "CPU +3:"}) {
+    const StatusOr<CpuidDump> dump = ParseCpuidDump(header + "\n" + line, "t");
+    ASSERT_FALSE(dump.ok()) << header;
+    EXPECT_EQ(dump.status().code(), ExitCode::kInputError);
+    EXPECT_EQ(dump.status().message(), "t:1: not a CPUID dump header: '" + header + "'");
+  }
+  const StatusOr<CpuidDump> last = ParseCpuidDump("CPU 65535:\n" + line, "t");
+  ASSERT_TRUE(last.ok()) << last.status().message();
+  EXPECT_EQ(last->cpus.front().index, 65535);
+  // The AIDA64 header's number follows the same rule.
+  EXPECT_FALSE(ParseCpuidDump("------[ Logical CPU #4294967296 ]------\n", "t").ok());
+}
+
+// --- JSON bounds
+// ----------------------------------------------------------------------------------
+
+TEST(JsonBoundsTest, DeepNestingIsRefusedBeforeAnyParserRecurses) {
+  const std::string deep = std::string(50000, '[') + std::string(50000, ']');
+  const Status s = CheckJsonBounds(deep, "report", "deep.json", {});
+  EXPECT_EQ(s.code(), ExitCode::kInputError);
+  EXPECT_EQ(s.message(), "report 'deep.json' nests JSON more than 64 deep, the most dlcheck reads");
+  const std::string objects = [] {
+    std::string text;
+    for (int i = 0; i < 65; ++i) text += "{\"a\":";
+    return text + "1" + std::string(65, '}');
+  }();
+  EXPECT_FALSE(CheckJsonBounds(objects, "report", "o.json", {}).ok());
+  EXPECT_TRUE(CheckJsonBounds(objects, "report", "o.json", {.max_depth = 65}).ok());
+}
+
+TEST(JsonBoundsTest, ValuesAreCountedAndBracketsInStringsAreNot) {
+  const std::string wide = "[" + [] {
+    std::string items;
+    for (int i = 0; i < 1000; ++i) items += (i ? ",[]" : "[]");
+    return items;
+  }() + "]";
+  EXPECT_TRUE(CheckJsonBounds(wide, "report", "w", {.max_values = 1001}).ok());
+  const Status s = CheckJsonBounds(wide, "report", "w", {.max_values = 1000});
+  EXPECT_EQ(s.message(), "report 'w' holds more than 1000 JSON values, the most dlcheck reads");
+  // Brackets, quotes and escapes inside strings are text, not structure.
+  const std::string strings = R"({"a": "[[[[[[\"]]]", "b": [1, true, null, -2.5e3]})";
+  EXPECT_TRUE(CheckJsonBounds(strings, "r", "s", {.max_depth = 2, .max_values = 9}).ok());
+  EXPECT_FALSE(CheckJsonBounds(strings, "r", "s", {.max_depth = 2, .max_values = 8}).ok());
+  EXPECT_FALSE(CheckJsonBounds(strings, "r", "s", {.max_depth = 1}).ok());
+}
+
+}  // namespace
+}  // namespace dlcheck::detect
