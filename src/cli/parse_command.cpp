@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/enum_option.h"
 #include "cli/verbose_report.h"
 #include "common/exit_code.h"
 #include "common/status.h"
@@ -32,6 +33,7 @@ struct ParseOptions {
   SortKey sort = SortKey::kTime;
   std::size_t top = 0;
   bool strict = false;
+  verbose::BenchdnnVersion benchdnn_version = verbose::BenchdnnVersion::kLogs;
 };
 
 std::string_view SortName(SortKey key) {
@@ -46,6 +48,18 @@ std::string_view SortName(SortKey key) {
       return "name";
   }
   return "time";
+}
+
+std::string_view BenchdnnVersionName(verbose::BenchdnnVersion version) {
+  switch (version) {
+    case verbose::BenchdnnVersion::kV2:
+      return "2";
+    case verbose::BenchdnnVersion::kV3:
+      return "3";
+    case verbose::BenchdnnVersion::kLogs:
+      break;
+  }
+  return "log";
 }
 
 // Checks every named file before any output, so an unreadable input fails cleanly.
@@ -73,6 +87,7 @@ report::Section OptionsSection(const ParseOptions& o) {
   s.Add("top", o.top);
   s.Add("events", o.events);
   s.Add("strict", o.strict);
+  s.Add("benchdnn_version", BenchdnnVersionName(o.benchdnn_version));
   return s;
 }
 
@@ -149,7 +164,12 @@ void PrintFullReport(const ParseOptions& options, const std::vector<std::string>
   std::vector<verbose::PrimitiveStats> rows = session.TakeRows();
   SortRows(rows, options.sort);
   // Several logs: a row per (input, primitive), and a `file` column naming the input.
-  const ColumnOptions columns{.input_names = files.size() > 1 ? &session.input_names() : nullptr};
+  const verbose::LogHeader header = session.header();
+  const ColumnOptions columns{
+      .input_names = files.size() > 1 ? &session.input_names() : nullptr,
+      .benchdnn_version = options.benchdnn_version,
+      .header = &header,
+      .input_headers = files.size() > 1 ? &session.input_headers() : nullptr};
   AddPrimitivesTable(full, std::move(rows), summary.exec_ms, options.top, columns);
   AddLogSummary(full, files, session, summary);
   report::Print(full, options.format, std::cout);
@@ -247,6 +267,13 @@ void SetupParse(CLI::App& app, int& exit_code) {
   AddRowOptions(*sub, options->sort, options->top);
   sub->add_flag("--strict", options->strict,
                 "stop at the first marker line that cannot be parsed (exit status 4)");
+  AddEnumOption(*sub, "--benchdnn-version", options->benchdnn_version,
+                {{"log", verbose::BenchdnnVersion::kLogs},
+                 {"2", verbose::BenchdnnVersion::kV2},
+                 {"3", verbose::BenchdnnVersion::kV3}},
+                "the benchdnn whose syntax the benchdnn column speaks: log (default: each log's "
+                "own oneDNN version), 2 (oneDNN 1.x-2.x, --cfg=) or 3 (oneDNN 3.x, --dt=)",
+                "VERSION");
   sub->callback([options, &exit_code] { exit_code = EndCommand(RunParse(*options)); });
 }
 

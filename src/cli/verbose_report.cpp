@@ -51,13 +51,27 @@ std::string ValidUtf8(std::string_view text) {
   return report::ValidUtf8Text(text, "?", /*controls=*/true);  // the rule's one home
 }
 
+// The header that speaks for a row: its own input's when inputs are labelled, else the log's.
+const verbose::LogHeader* HeaderOf(const verbose::PrimitiveStats& s, const ColumnOptions& options) {
+  if (options.input_headers != nullptr && s.input >= 1 && s.input <= options.input_headers->size()) {
+    return &(*options.input_headers)[s.input - 1].second;
+  }
+  return options.header;
+}
+
 // The benchdnn command that reproduces the row, with ` # untranslated: ...` for attributes it
 // cannot spell, or `# no benchdnn reproducer: <why>`: a line a shell can run or ignore.
-Value BenchdnnCell(const verbose::PrimitiveStats& s) {
-  const std::optional<verbose::BenchdnnReproducer> reproducer = verbose::MakeBenchdnnReproducer(s);
+Value BenchdnnCell(const verbose::PrimitiveStats& s, const ColumnOptions& options) {
+  verbose::BenchdnnContext context{.version = options.benchdnn_version};
+  if (const verbose::LogHeader* header = HeaderOf(s, options); header != nullptr) {
+    context.library_version = header->library_version;
+    context.header_isa = header->isa_short;
+  }
+  const std::optional<verbose::BenchdnnReproducer> reproducer =
+      verbose::MakeBenchdnnReproducer(s, context);
   if (!reproducer) {
     return Text("# no benchdnn reproducer for " + s.primitive + " " + s.problem + ": " +
-                std::string(verbose::BenchdnnMissingReason(s)));
+                std::string(verbose::BenchdnnMissingReason(s, context)));
   }
   std::string line = reproducer->command;
   for (std::size_t i = 0; i < reproducer->untranslated.size(); ++i) {
@@ -117,7 +131,7 @@ std::vector<Value> PrimitiveRow(const verbose::PrimitiveStats& s, double total_e
       timed ? Ms(s.exec_ms_max) : Value(),
       Value(total_exec_ms > 0 ? 100.0 * s.exec_ms_total / total_exec_ms : 0.0, 2),
       gflops ? Value(*gflops, 2) : Value(),
-      BenchdnnCell(s),
+      BenchdnnCell(s, options),
   };
   if (options.include_layer) row.push_back(s.layer ? Text(*s.layer) : Value());
   if (options.input_names != nullptr) {
@@ -188,9 +202,28 @@ namespace {
 struct PrimitiveRowSource {
   std::vector<verbose::PrimitiveStats> rows;
   std::vector<std::string> input_names;  ///< what `columns.input_names` points to
+  verbose::LogHeader header;             ///< what `columns.header` points to
+  std::vector<std::pair<std::string, verbose::LogHeader>> input_headers;  ///< and this
   ColumnOptions columns;
   double total_exec_ms = 0;
 };
+
+// A header without an ISA line (a pasted or trimmed log) takes, for the benchdnn column, the
+// highest ISA its own rows' implementations name: the cap that log ran under, as far as it tells.
+void FillImpliedIsas(PrimitiveRowSource& source, const std::vector<verbose::PrimitiveStats>& rows) {
+  auto implied = [&rows](std::uint32_t input) {
+    std::vector<const verbose::PrimitiveStats*> of_input;
+    for (const verbose::PrimitiveStats& row : rows) {
+      if (input == 0 || row.input == input) of_input.push_back(&row);
+    }
+    return std::string(verbose::HighestIsaOf(of_input));
+  };
+  if (source.header.isa_short.empty()) source.header.isa_short = implied(0);
+  for (std::size_t i = 0; i < source.input_headers.size(); ++i) {
+    verbose::LogHeader& header = source.input_headers[i].second;
+    if (header.isa_short.empty()) header.isa_short = implied(static_cast<std::uint32_t>(i + 1));
+  }
+}
 
 }  // namespace
 
@@ -207,6 +240,13 @@ void AddPrimitivesTable(report::Report& report, std::vector<verbose::PrimitiveSt
     source->input_names = *options.input_names;
     source->columns.input_names = &source->input_names;
   }
+  source->columns.header = &source->header;  // an empty one when not given: rows imply an ISA
+  if (options.header != nullptr) source->header = *options.header;
+  if (options.input_headers != nullptr) {
+    source->input_headers = *options.input_headers;
+    source->columns.input_headers = &source->input_headers;
+  }
+  FillImpliedIsas(*source, rows);
   if (top != 0 && rows.size() > top)
     rows.erase(rows.begin() + static_cast<std::ptrdiff_t>(top), rows.end());
   source->rows = std::move(rows);

@@ -22,6 +22,7 @@
 #include "dispatch/capture.h"
 #include "dispatch/noise.h"
 #include "report/report.h"
+#include "verbose/benchdnn.h"
 #include "verbose/aggregate.h"
 #include "verbose/line_parser.h"
 #include "verbose/log_session.h"
@@ -34,6 +35,12 @@ struct ColumnOptions {
   bool include_layer = false;  ///< a `layer` column (dlcheck's own models, graph op names)
   /// A last `file` column naming each row's input (`parse` of several logs); null: none.
   const std::vector<std::string>* input_names = nullptr;
+  /// The syntax of the `benchdnn` column: kLogs speaks each log's own benchdnn version.
+  verbose::BenchdnnVersion benchdnn_version = verbose::BenchdnnVersion::kLogs;
+  /// The header that tells a row's oneDNN version and ISA (the merged one), and each input's
+  /// own (PrimitiveStats::input - 1 indexes it when inputs are labelled); null: none.
+  const verbose::LogHeader* header = nullptr;
+  const std::vector<std::pair<std::string, verbose::LogHeader>>* input_headers = nullptr;
 };
 
 enum class SortKey { kTime, kExecs, kCreates, kName };
