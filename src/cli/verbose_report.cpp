@@ -53,7 +53,8 @@ std::string ValidUtf8(std::string_view text) {
 
 // The header that speaks for a row: its own input's when inputs are labelled, else the log's.
 const verbose::LogHeader* HeaderOf(const verbose::PrimitiveStats& s, const ColumnOptions& options) {
-  if (options.input_headers != nullptr && s.input >= 1 && s.input <= options.input_headers->size()) {
+  if (options.input_headers != nullptr && s.input >= 1 &&
+      s.input <= options.input_headers->size()) {
     return &(*options.input_headers)[s.input - 1].second;
   }
   return options.header;

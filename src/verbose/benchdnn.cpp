@@ -272,8 +272,8 @@ std::string_view PolicyOf(std::string_view argument, std::string_view mask,
 
 // `src0:0+wei:1:f16` -> `src:common:1+wei:per_oc` (3.x logs hold masks, not values; benchdnn 3.x
 // takes a value for `common` only); 2.x `src:0:*+dst:0:119` -> `src:common:1*+dst:common:119`.
-bool TranslateArgumentMasks(std::string_view list, std::string_view driver,
-                            BenchdnnVersion version, std::string& out) {
+bool TranslateArgumentMasks(std::string_view list, std::string_view driver, BenchdnnVersion version,
+                            std::string& out) {
   bool all_known = true;
   ForEachPiece(list, '+', [&](std::string_view piece) {
     const std::size_t colon = piece.find(':');
@@ -348,8 +348,9 @@ AttributeFlags TranslateAttributes(std::string_view attributes, std::string_view
   ForEachPiece(attributes, ' ', [&](std::string_view token) {
     // 2.x joined several attributes with `;` inside one token: `oscale:0:nan;post_ops:'...'`.
     if (token.find('\'') == std::string_view::npos && token.find(';') != std::string_view::npos) {
-      ForEachPiece(token, ';',
-                   [&](std::string_view part) { TranslateAttribute(part, driver, version, flags); });
+      ForEachPiece(token, ';', [&](std::string_view part) {
+        TranslateAttribute(part, driver, version, flags);
+      });
     } else {
       TranslateAttribute(token, driver, version, flags);
     }
@@ -496,8 +497,7 @@ void AddOneTypeFlags(CommandLine& line, std::string_view driver, const Tensors& 
 }
 
 // The types and tags of drivers with a source and a destination type (`--sdt`, `--ddt`).
-void AddSourceDestinationTypes(CommandLine& line, std::string_view driver,
-                               const Tensors& tensors) {
+void AddSourceDestinationTypes(CommandLine& line, std::string_view driver, const Tensors& tensors) {
   const MemoryDesc* src = FirstSource(tensors);
   std::vector<std::string_view> types;
   std::vector<std::string_view> tags;
@@ -554,7 +554,9 @@ void AddSourceDestinationFlags(CommandLine& line, std::string_view driver,
 }
 
 // rnn: `alg:vanilla_lstm direction:unidirectional_left2right activation:undef`.
-std::string RnnAlgorithm(std::string_view alg) { return Upper(alg); }
+std::string RnnAlgorithm(std::string_view alg) {
+  return Upper(alg);
+}
 
 std::string_view RnnDirection(std::string_view direction) {
   if (direction == "unidirectional_left2right" || direction == "unidirectional") {
@@ -571,8 +573,7 @@ std::string_view RnnProp(std::string_view prop_kind) {
   return dir == "BWD_D" || dir == "BWD_W" ? "BWD_DW" : dir;
 }
 
-void AddRnnFlags(CommandLine& line, const PrimitiveStats& row,
-                 const std::vector<MemoryDesc>& mds) {
+void AddRnnFlags(CommandLine& line, const PrimitiveStats& row, const std::vector<MemoryDesc>& mds) {
   line.Flag("prop", RnnProp(row.prop_kind));
   line.Flag("cfg", TypeOf(Named(mds, "src_layer")));
   line.Flag("alg", RnnAlgorithm(AuxValue(row.auxiliary, "alg")));
@@ -643,7 +644,7 @@ BenchdnnVersion BenchdnnVersionOf(const PrimitiveStats& row, const BenchdnnConte
       return BenchdnnVersion::kV2;
     case Era::kOnednn:  // 2.5 - 3.1: 3.x lines name per-argument scales `src0`
       return row.attributes.find("src0:") != std::string_view::npos ? BenchdnnVersion::kV3
-                                                                       : BenchdnnVersion::kV2;
+                                                                    : BenchdnnVersion::kV2;
     default:
       return BenchdnnVersion::kV3;
   }

@@ -42,9 +42,9 @@ struct BenchdnnContext {
 BenchdnnVersion BenchdnnVersionOf(const PrimitiveStats& row, const BenchdnnContext& context);
 
 struct BenchdnnReproducer {
-  std::string command;    ///< `[ONEDNN_MAX_CPU_ISA=X ]benchdnn --conv --mode=P ... <problem>`
-  std::string arguments;  ///< the same from the driver on: `--conv --mode=P ... <problem>`
-  std::string max_cpu_isa;                ///< the ONEDNN_MAX_CPU_ISA value pinned, or ""
+  std::string command;      ///< `[ONEDNN_MAX_CPU_ISA=X ]benchdnn --conv --mode=P ... <problem>`
+  std::string arguments;    ///< the same from the driver on: `--conv --mode=P ... <problem>`
+  std::string max_cpu_isa;  ///< the ONEDNN_MAX_CPU_ISA value pinned, or ""
   std::vector<std::string> untranslated;  ///< attribute pieces benchdnn has no knob for
 };
 

@@ -91,7 +91,8 @@ TEST(BenchdnnTest, InferenceConvolutionWithBiasKeepsItsBias) {
             "mb1_ic32oc1_ih56oh56kh3sh1dh0ph1_iw96ow96kw3sw1dw0pw1");
   EXPECT_EQ(CommandOf(line, kV2),
             "ONEDNN_MAX_CPU_ISA=AVX2 benchdnn --conv --mode=P --allow-enum-tags-only=0 "
-            "--dir=FWD_B --cfg=f32 --stag=any --wtag=any --dtag=any mb1_ic32oc1_ih56oh56kh3sh1dh0ph1_iw96ow96kw3sw1dw0pw1");
+            "--dir=FWD_B --cfg=f32 --stag=any --wtag=any --dtag=any "
+            "mb1_ic32oc1_ih56oh56kh3sh1dh0ph1_iw96ow96kw3sw1dw0pw1");
 }
 
 TEST(BenchdnnTest, InnerProductOfOnednn26) {
@@ -103,7 +104,8 @@ TEST(BenchdnnTest, InnerProductOfOnednn26) {
       "attr-post-ops:eltwise_relu ,,mb200ic15680oc512,28.6951";
   EXPECT_EQ(CommandOf(line),
             "ONEDNN_MAX_CPU_ISA=AVX512_CORE benchdnn --ip --mode=P --allow-enum-tags-only=0 "
-            "--dir=FWD_B --cfg=f32 --stag=ab --wtag=AB16b64a --dtag=ab --attr-post-ops=relu --attr-scratchpad=user "
+            "--dir=FWD_B --cfg=f32 --stag=ab --wtag=AB16b64a --dtag=ab --attr-post-ops=relu "
+            "--attr-scratchpad=user "
             "mb200ic15680oc512");
   EXPECT_EQ(CommandOf(line, kV3),
             "ONEDNN_MAX_CPU_ISA=AVX512_CORE benchdnn --ip --mode=P --dir=FWD_I --bia-dt=f32 "
@@ -129,7 +131,8 @@ TEST(BenchdnnTest, Bf16BiasIsNamedIn3xAndFollowsTheConfigIn2x) {
             "--attr-scratchpad=user mb4_ic3oc16_ih16oh14kh3sh1dh0ph0_iw16ow14kw3sw1dw0pw0");
   EXPECT_EQ(CommandOf(kBf16ConvWithBias),
             "ONEDNN_MAX_CPU_ISA=AVX512_CORE_BF16 benchdnn --conv --mode=P "
-            "--allow-enum-tags-only=0 --dir=FWD_B --cfg=bf16bf16bf16 --stag=abcd --wtag=AcdB16a2b --dtag=aBcd16b "
+            "--allow-enum-tags-only=0 --dir=FWD_B --cfg=bf16bf16bf16 --stag=abcd --wtag=AcdB16a2b "
+            "--dtag=aBcd16b "
             "--attr-scratchpad=user mb4_ic3oc16_ih16oh14kh3sh1dh0ph0_iw16ow14kw3sw1dw0pw0");
 }
 
@@ -138,7 +141,8 @@ TEST(BenchdnnTest, Int8WeightsWithCompensationAreAny) {
   // log's kernel takes them only as `any`. 2.x holds the zero-point values (`*` run-time).
   EXPECT_EQ(CommandOf(kInt8ConvWithCompensation),
             "ONEDNN_MAX_CPU_ISA=AVX512_CORE_VNNI benchdnn --conv --mode=P "
-            "--allow-enum-tags-only=0 --dir=FWD_B --cfg=u8s8u8 --stag=acdb --wtag=any --dtag=acdb --attr-oscale=per_dim_1:1 "
+            "--allow-enum-tags-only=0 --dir=FWD_B --cfg=u8s8u8 --stag=acdb --wtag=any --dtag=acdb "
+            "--attr-oscale=per_dim_1:1 "
             "--attr-zero-points=src:common:1*+dst:common:119 --attr-scratchpad=user "
             "mb2_ic3oc16_ih16oh14kh3sh1dh0ph0_iw16ow14kw3sw1dw0pw0");
 }
@@ -283,7 +287,8 @@ TEST(BenchdnnTest, PoolingOf2xTakesACfg) {
                       "ws_u8::blocked:aBcd16b:f0,,alg:pooling_max,"
                       "mb2ic16_ih8oh4kh2sh2dh0ph0_iw8ow4kw2sw2dw0pw0,0.01"),
             "ONEDNN_MAX_CPU_ISA=AVX512_CORE benchdnn --pool --mode=P --allow-enum-tags-only=0 "
-            "--dir=FWD_D --cfg=f32 --tag=aBcd16b --alg=max mb2ic16_ih8oh4kh2sh2dh0ph0_iw8ow4kw2sw2dw0pw0");
+            "--dir=FWD_D --cfg=f32 --tag=aBcd16b --alg=max "
+            "mb2ic16_ih8oh4kh2sh2dh0ph0_iw8ow4kw2sw2dw0pw0");
 }
 
 TEST(BenchdnnTest, TheOtherDriversOf2x) {
