@@ -404,24 +404,26 @@ std::string_view WeightsTag(const MemoryDesc* weights) {
 // The direction and bias type of a conv/deconv/ip. 3.x (3.8+): FWD_B/BWD_WB mean an f32 bias,
 // any other bias is `--bia-dt` beside FWD_D/FWD_I/BWD_W. 2.x: FWD_B/BWD_WB, whose bias type
 // follows --cfg (2.x has no inference with bias: FWD_B stands for it).
+// The direction that carries a bias: FWD_B for the forward ones, BWD_WB for the weights.
+std::string_view WithBias(std::string_view dir) {
+  if (dir == "FWD_D" || dir == "FWD_I") return "FWD_B";
+  if (dir == "BWD_W") return "BWD_WB";
+  return dir;
+}
+
 void AddDirectionAndBias(CommandLine& line, std::string_view prop_kind, const MemoryDesc* bias,
                          BenchdnnVersion version) {
-  std::string_view dir = Direction(prop_kind);
+  const std::string_view dir = Direction(prop_kind);
   if (bias == nullptr) {
     line.Flag("dir", dir);
-    return;
+  } else if (version == BenchdnnVersion::kV2) {
+    line.Flag("dir", WithBias(dir));
+  } else if (dir != "FWD_I" && bias->data_type == "f32") {
+    line.Flag("dir", WithBias(dir));
+  } else {
+    line.Flag("dir", dir);
+    line.Flag("bia-dt", bias->data_type);
   }
-  const bool training = dir == "FWD_D" || dir == "BWD_W";
-  if (version == BenchdnnVersion::kV2) {
-    line.Flag("dir", dir == "FWD_I" ? "FWD_B" : (dir == "FWD_D" ? "FWD_B" : "BWD_WB"));
-    return;
-  }
-  if (training && bias->data_type == "f32") {
-    line.Flag("dir", dir == "FWD_D" ? "FWD_B" : "BWD_WB");
-    return;
-  }
-  line.Flag("dir", dir);
-  line.Flag("bia-dt", bias->data_type);
 }
 
 void AddWeightedFlags(CommandLine& line, std::string_view driver, const PrimitiveStats& row,
