@@ -4,7 +4,11 @@
 
 #include <algorithm>
 #include <iostream>
+#include <map>
 #include <memory>
+#include <set>
+#include <string>
+#include <tuple>
 
 #include "report/printer.h"
 #include "report/safe_text.h"
@@ -60,14 +64,21 @@ const verbose::LogHeader* HeaderOf(const verbose::PrimitiveStats& s, const Colum
   return options.header;
 }
 
-// The benchdnn command that reproduces the row, with ` # untranslated: ...` for attributes it
-// cannot spell, or `# no benchdnn reproducer: <why>`: a line a shell can run or ignore.
-Value BenchdnnCell(const verbose::PrimitiveStats& s, const ColumnOptions& options) {
+// What a row's reproducer needs besides the row: the version asked for, its log's header.
+verbose::BenchdnnContext BenchdnnContextOf(const verbose::PrimitiveStats& s,
+                                           const ColumnOptions& options) {
   verbose::BenchdnnContext context{.version = options.benchdnn_version};
   if (const verbose::LogHeader* header = HeaderOf(s, options); header != nullptr) {
     context.library_version = header->library_version;
     context.header_isa = header->isa_short;
   }
+  return context;
+}
+
+// The benchdnn command that reproduces the row, with ` # untranslated: ...` for attributes it
+// cannot spell, or `# no benchdnn reproducer: <why>`: a line a shell can run or ignore.
+Value BenchdnnCell(const verbose::PrimitiveStats& s, const ColumnOptions& options) {
+  const verbose::BenchdnnContext context = BenchdnnContextOf(s, options);
   const std::optional<verbose::BenchdnnReproducer> reproducer =
       verbose::MakeBenchdnnReproducer(s, context);
   if (!reproducer) {
@@ -264,6 +275,61 @@ void AddPrimitivesTable(report::Report& report, std::vector<verbose::PrimitiveSt
                    return PrimitiveRow(source->rows[i], source->total_exec_ms, source->columns);
                  }};
   report.primary_table = "primitives";
+}
+
+std::string BenchdnnBatch(std::vector<verbose::PrimitiveStats> rows, std::string_view driver,
+                          const ColumnOptions& options) {
+  PrimitiveRowSource source;
+  source.columns = options;
+  source.columns.header = &source.header;
+  if (options.header != nullptr) source.header = *options.header;
+  if (options.input_headers != nullptr) {
+    source.input_headers = *options.input_headers;
+    source.columns.input_headers = &source.input_headers;
+  }
+  FillImpliedIsas(source, rows);
+  const std::string prefix = "--" + std::string(driver) + " --mode=P ";
+  std::vector<std::pair<std::string, std::string>> lines;  // (ISA cap, line or comment)
+  std::vector<std::pair<std::string, std::size_t>> caps;   // in order of first appearance
+  std::set<std::string> seen;
+  for (const verbose::PrimitiveStats& row : rows) {
+    if (verbose::BenchdnnDriverOf(row.primitive) != driver) continue;
+    const verbose::BenchdnnContext context = BenchdnnContextOf(row, source.columns);
+    const auto reproducer = verbose::MakeBenchdnnReproducer(row, context);
+    if (!reproducer) {
+      lines.emplace_back("", "# no benchdnn reproducer for " + row.primitive + " " + row.problem +
+                                 ": " + std::string(verbose::BenchdnnMissingReason(row, context)));
+      continue;
+    }
+    std::string line = "--reset " + reproducer->arguments.substr(prefix.size());
+    if (!seen.insert(line).second) continue;
+    for (const std::string& piece : reproducer->untranslated) {
+      lines.emplace_back("", "# untranslated in the next line: " + piece);
+    }
+    auto cap = std::find_if(caps.begin(), caps.end(), [&](const auto& entry) {
+      return entry.first == reproducer->max_cpu_isa;
+    });
+    if (cap == caps.end()) cap = caps.emplace(caps.end(), reproducer->max_cpu_isa, 0);
+    ++cap->second;
+    lines.emplace_back(reproducer->max_cpu_isa, std::move(line));
+  }
+  // The cap most lines ran at goes on the command (ties: the first line's); a line the log ran
+  // at another is told.
+  std::string cap;
+  std::size_t most = 0;
+  for (const auto& [name, count] : caps) {
+    if (count > most) std::tie(cap, most) = std::tie(name, count);
+  }
+  std::string text = "# " + (cap.empty() ? std::string() : "ONEDNN_MAX_CPU_ISA=" + cap + " ") +
+                     "benchdnn --" + std::string(driver) + " --mode=P --batch=THIS_FILE\n";
+  for (const auto& [line_cap, line] : lines) {
+    if (line.front() != '#' && line_cap != cap) {
+      text += "# the log ran the next line at ONEDNN_MAX_CPU_ISA=" +
+              (line_cap.empty() ? std::string("(no cap: no ISA in the log)") : line_cap) + "\n";
+    }
+    text += line + "\n";
+  }
+  return text;
 }
 
 void AddLogSummary(report::Report& report, const std::vector<std::string>& files,

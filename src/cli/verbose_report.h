@@ -74,6 +74,12 @@ void AddSummary(report::Report& report, const verbose::Summary& summary,
 /// merges them: the first input that names a field wins).
 void AddInputHeaders(report::Report& report,
                      const std::vector<std::pair<std::string, verbose::LogHeader>>& headers);
+/// A benchdnn `--batch` file of the rows' reproducers for one driver (`conv`), in the syntax the
+/// options ask for: a first comment with the command that runs it (`ONEDNN_MAX_CPU_ISA=X
+/// benchdnn --conv --mode=P --batch=FILE`), then `--reset <options> <problem>` per distinct line,
+/// `#` comments for that driver's rows without a line and for lines the log ran at another ISA.
+std::string BenchdnnBatch(std::vector<verbose::PrimitiveStats> rows, std::string_view driver,
+                          const ColumnOptions& options = {});
 /// All of these for a whole log session: AddInputSection, AddHeaderSection, AddInputHeaders,
 /// AddSummary.
 void AddLogSummary(report::Report& report, const std::vector<std::string>& files,

@@ -1,5 +1,6 @@
 #include "verbose/benchdnn.h"
 
+#include <algorithm>
 #include <array>
 #include <cctype>
 #include <cstdlib>
@@ -650,6 +651,20 @@ BenchdnnVersion BenchdnnVersionOf(const PrimitiveStats& row, const BenchdnnConte
     default:
       return BenchdnnVersion::kV3;
   }
+}
+
+std::vector<std::string_view> BenchdnnDrivers() {
+  std::vector<std::string_view> drivers;
+  for (const DriverName& entry : kDrivers) {
+    if (std::find(drivers.begin(), drivers.end(), entry.driver) == drivers.end()) {
+      drivers.push_back(entry.driver);
+    }
+  }
+  return drivers;
+}
+
+std::string_view BenchdnnDriverOf(std::string_view primitive) {
+  return DriverOf(primitive);
 }
 
 std::string_view HighestIsaOf(const std::vector<const PrimitiveStats*>& rows) {

@@ -57,6 +57,12 @@ std::optional<BenchdnnReproducer> MakeBenchdnnReproducer(const PrimitiveStats& r
 std::string_view BenchdnnMissingReason(const PrimitiveStats& row,
                                        const BenchdnnContext& context = {});
 
+/// The benchdnn drivers dlcheck writes lines for, each once, in the order of its table.
+std::vector<std::string_view> BenchdnnDrivers();
+
+/// The benchdnn driver of a primitive kind (`convolution` -> `conv`), "" when benchdnn has none.
+std::string_view BenchdnnDriverOf(std::string_view primitive);
+
 /// The highest ISA the rows' implementation names carry (`jit:avx2`, `brg:avx512_core`), or "":
 /// the ISA a log without a header line ran at, as far as its lines tell.
 std::string_view HighestIsaOf(const std::vector<const PrimitiveStats*>& rows);

@@ -78,6 +78,32 @@ TEST(FormatsCliTest, BenchdnnLinesSpeakTheLogsVersionOrTheOneAskedFor) {
   EXPECT_NE(bad.err.find("--benchdnn-version"), std::string::npos) << bad.err;
 }
 
+// --benchdnn-batch: one driver's benchdnn batch file, whose first line says how to run it; its
+// lines are the driver's options of the --format benchdnn lines (driver_conv.md: --reset).
+TEST(FormatsCliTest, BenchdnnBatchIsOneDriversBatchFile) {
+  const std::string log = DataPath("verbose/torch_int8_2.6.3.log");
+  const RunResult batch = RunDlcheck({"parse", log, "--benchdnn-batch", "conv"});
+  ASSERT_EQ(batch.exit_code, 0) << batch.err;
+  const std::vector<std::string> lines = Lines(batch.out);
+  ASSERT_EQ(lines.size(), 4u) << batch.out;  // the command, 2 lines, a comment before one
+  EXPECT_EQ(lines[0],
+            "# ONEDNN_MAX_CPU_ISA=AVX512_CORE_VNNI benchdnn --conv --mode=P "
+            "--batch=THIS_FILE");
+  EXPECT_EQ(lines[1],
+            "--reset --allow-enum-tags-only=0 --dir=FWD_B --cfg=u8s8u8 --stag=acdb "
+            "--wtag=any --dtag=acdb --attr-oscale=per_dim_1:1 "
+            "--attr-zero-points=src:common:1*+dst:common:119 --attr-scratchpad=user "
+            "mb2_ic3oc16_ih16oh14kh3sh1dh0ph0_iw16ow14kw3sw1dw0pw0");
+  EXPECT_EQ(lines[2], "# the log ran the next line at ONEDNN_MAX_CPU_ISA=AVX512_CORE");
+  EXPECT_EQ(lines[3].rfind("--reset --allow-enum-tags-only=0 --dir=FWD_B --cfg=f32 ", 0), 0u);
+  for (const char* other : {"--events", "--format=csv"}) {
+    const RunResult refused = RunDlcheck({"parse", log, "--benchdnn-batch", "conv", other});
+    EXPECT_EQ(refused.exit_code, 2) << other;
+    EXPECT_NE(refused.err.find("--benchdnn-batch"), std::string::npos) << refused.err;
+  }
+  EXPECT_EQ(RunDlcheck({"parse", log, "--benchdnn-batch", "convolution"}).exit_code, 2);
+}
+
 TEST(FormatsCliTest, EventsCannotBeAWorkbookOrADistinctList) {
   const std::string log = DataPath("verbose/formats_3.13.1.txt");
   for (const char* format : {"xlsx", "benchdnn"}) {

@@ -74,6 +74,46 @@ def reproducers(dlcheck, lines):
     return rows[1:]
 
 
+def check_batches(dlcheck, peers, log, lines, era, timeout):
+    """`parse --benchdnn-batch DRIVER` of each driver in the log, run as its first line says with
+    --mode=R: benchdnn takes every line (exit 0, as many tests as lines, none failed)."""
+    failures, ran = [], 0
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "log.txt")
+        with open(path, "w") as f:
+            f.writelines(lines)
+        version = ["--benchdnn-version", str(era)]
+        for driver in ("conv", "deconv", "ip", "matmul", "reorder", "eltwise", "softmax", "pool",
+                       "binary", "bnorm", "lnorm", "lrn", "resampling", "reduction", "shuffle",
+                       "sum", "concat", "prelu", "rnn", "gnorm"):
+            text = subprocess.run([dlcheck, "parse", path, "--benchdnn-batch", driver] + version,
+                                  capture_output=True, text=True, check=False).stdout
+            count = sum(1 for line in text.splitlines() if line.startswith("--reset"))
+            if count == 0:
+                continue
+            batch = os.path.join(tmp, driver + ".batch")
+            with open(batch, "w") as f:
+                f.write(text)
+            env, argv = split_command(text.splitlines()[0][2:])
+            argv = [a.replace("THIS_FILE", batch) for a in argv]
+            binary = os.path.join(peers, "benchdnn-2.6.3" if era == 2 else "benchdnn-3.10.2",
+                                  "benchdnn")
+            try:
+                run = subprocess.run([binary] + argv, capture_output=True, text=True,
+                                     env=dict(os.environ, OMP_NUM_THREADS="2", **env),
+                                     timeout=timeout * count, check=False)
+            except subprocess.TimeoutExpired:
+                failures.append(f"{log}: the {driver} batch timed out")
+                continue
+            tests = re.search(r"tests:(\d+) .*failed:(\d+)", run.stdout + run.stderr)
+            if run.returncode != 0 or not tests or int(tests.group(1)) != count \
+                    or tests.group(2) != "0":
+                failures.append(f"{log}: benchdnn --{driver} --batch of {count} lines: exit "
+                                f"{run.returncode}, {tests.group(0) if tests else 'no summary'}")
+            ran += count
+    return ran, failures
+
+
 def era_of(command, lines):
     """2 or 3: the syntax of a weighted driver's line, else the log's marker."""
     if any(driver in command for driver in WEIGHTED):
@@ -136,6 +176,7 @@ def main():
 
     jobs = []  # (log, group, era, primitive, implementation, command)
     no_line = {}
+    batch_lines, failures = 0, []
     for log in LOGS:
         for group, lines in groups_of(os.path.join(args.data, "verbose", log)):
             seen = set()
@@ -147,8 +188,14 @@ def main():
                     continue
                 seen.add(cell)
                 jobs.append((log, group, era_of(cell, lines), primitive, implementation, cell))
+            if log in MADE_HERE and seen:
+                ran, batch_failures = check_batches(args.dlcheck, args.peers, log, lines,
+                                                    era_of(next(iter(seen)), lines), args.timeout)
+                batch_lines += ran
+                failures += batch_failures
 
-    failures = []
+    print(f"--benchdnn-batch files of the logs made here: {batch_lines} lines run in their "
+          f"driver's batch")
     figures = {}  # (log, era) -> [lines, ran, same]
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
         results = pool.map(lambda j: run_one(args.peers, j[2], j[5], args.timeout), jobs)
