@@ -683,13 +683,17 @@ std::string_view HighestIsaOf(const std::vector<const PrimitiveStats*>& rows) {
 
 std::string MaxCpuIsaValue(std::string_view isa, BenchdnnVersion version) {
   const std::optional<int> rank = onednn::IsaRank(isa);
-  if (!rank || *rank <= 0) return {};  // `uni`, `any`, AArch64 names: no x86 cap
-  if (isa == "avx512_common" || isa == "avx512_core_common") return "AVX512_CORE";
+  if (!rank || *rank <= 0) return {};                // `uni`, `any`, AArch64 names: no x86 cap
+  if (isa == "avx512_common") return "AVX512_CORE";  // 1.x's name of the avx512_core kernels
+  // 3.5 renamed the AVX-512 FP16 and AMX levels: each version takes its own names.
   if (version == BenchdnnVersion::kV3) {
-    // 3.5 renamed the AVX-512 FP16 and AMX levels; the old names stay accepted as aliases.
     if (isa == "avx512_core_fp16") return "AVX10_1_512";
     if (isa == "avx512_core_amx") return "AVX10_1_512_AMX";
     if (isa == "avx512_core_amx_fp16") return "AVX10_1_512_AMX_FP16";
+  } else {
+    if (isa == "avx10_1_512") return "AVX512_CORE_FP16";
+    if (isa == "avx10_1_512_amx") return "AVX512_CORE_AMX";
+    if (isa == "avx10_1_512_amx_fp16") return "AVX512_CORE_AMX_FP16";
   }
   return Upper(isa);
 }
@@ -712,6 +716,18 @@ std::string_view BenchdnnMissingReason(const PrimitiveStats& row, const Benchdnn
   }
   return {};
 }
+
+namespace {
+
+// The ONEDNN_MAX_CPU_ISA value a CPU row ran under: its implementation's ISA, else the log's.
+std::string IsaCap(const PrimitiveStats& row, const BenchdnnContext& context,
+                   BenchdnnVersion version) {
+  if (row.engine.view().substr(0, 3) != "cpu") return {};
+  const std::string_view isa = row.isa_inferred || row.isa.empty() ? context.header_isa : row.isa;
+  return MaxCpuIsaValue(isa, version);
+}
+
+}  // namespace
 
 std::optional<BenchdnnReproducer> MakeBenchdnnReproducer(const PrimitiveStats& row,
                                                          const BenchdnnContext& context) {
@@ -741,9 +757,7 @@ std::optional<BenchdnnReproducer> MakeBenchdnnReproducer(const PrimitiveStats& r
   line.Finish(row.problem);
   BenchdnnReproducer reproducer;
   reproducer.arguments = line.Take();
-  const bool cpu = row.engine.view().substr(0, 3) == "cpu";
-  const std::string_view isa = row.isa_inferred || row.isa.empty() ? context.header_isa : row.isa;
-  if (cpu) reproducer.max_cpu_isa = MaxCpuIsaValue(isa, version);
+  reproducer.max_cpu_isa = IsaCap(row, context, version);
   if (!reproducer.max_cpu_isa.empty()) {
     reproducer.command = "ONEDNN_MAX_CPU_ISA=" + reproducer.max_cpu_isa + " ";
   }

@@ -390,7 +390,10 @@ TEST(BenchdnnTest, TheIsaCapIsTheImplementationsElseTheHeaders) {
             "--oflag=zp_comp:1 --attr-scratchpad=user 16x3x3x3");
   EXPECT_EQ(MaxCpuIsaValue("avx512_core_amx", BenchdnnVersion::kV2), "AVX512_CORE_AMX");
   EXPECT_EQ(MaxCpuIsaValue("avx512_core_amx", BenchdnnVersion::kV3), "AVX10_1_512_AMX");
+  EXPECT_EQ(MaxCpuIsaValue("avx10_1_512_amx", BenchdnnVersion::kV2), "AVX512_CORE_AMX");
+  EXPECT_EQ(MaxCpuIsaValue("avx512_common", BenchdnnVersion::kV2), "AVX512_CORE");
   EXPECT_EQ(MaxCpuIsaValue("uni", BenchdnnVersion::kV3), "");
+  EXPECT_EQ(MaxCpuIsaValue("sve_256", BenchdnnVersion::kV3), "");
 }
 
 TEST(BenchdnnTest, ScalesAreMasksWithUnitValuesAndOscaleIsListedAsUntranslated) {
