@@ -24,10 +24,12 @@ import subprocess
 import sys
 import tempfile
 
-LOGS = ["torch_cnn_2.6.3.log", "torch_cnn_avx2_2.6.3.log", "torch_bf16_2.6.3.log",
+LOGS = ["torch_cnn_2.6.3.log", "torch_cnn_avx2_2.6.3.log", "torch_cnn_sse41_2.6.3.log",
+        "torch_bf16_2.6.3.log",
         "torch_int8_2.6.3.log", "generated_2.6.3.txt", "formats_3.13.1.txt", "real_lines.txt",
         "graph_lines.txt"]
-MADE_HERE = {"torch_cnn_2.6.3.log", "torch_cnn_avx2_2.6.3.log", "torch_bf16_2.6.3.log",
+MADE_HERE = {"torch_cnn_2.6.3.log", "torch_cnn_avx2_2.6.3.log", "torch_cnn_sse41_2.6.3.log",
+             "torch_bf16_2.6.3.log",
              "torch_int8_2.6.3.log", "generated_2.6.3.txt", "formats_3.13.1.txt"}
 WEIGHTED = ("--conv ", "--deconv ", "--ip ", "--matmul ", "--pool ")
 # Implementation names oneDNN renamed between the log's version and the peer's: the same kernel.

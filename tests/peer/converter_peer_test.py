@@ -15,7 +15,8 @@ import os
 import subprocess
 import sys
 
-LOGS = ["torch_cnn_2.6.3.log", "torch_cnn_avx2_2.6.3.log", "torch_bf16_2.6.3.log",
+LOGS = ["torch_cnn_2.6.3.log", "torch_cnn_avx2_2.6.3.log", "torch_cnn_sse41_2.6.3.log",
+        "torch_bf16_2.6.3.log",
         "torch_int8_2.6.3.log", "generated_2.6.3.txt"]
 # Options that do not decide the problem or the kernel: the converter's `--reset`, `--engine=cpu`
 # and `--alg=direct` are benchdnn's defaults, `--mode` and `--allow-enum-tags-only` are how to run.
