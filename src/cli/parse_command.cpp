@@ -14,12 +14,14 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/enum_option.h"
 #include "cli/verbose_report.h"
 #include "common/exit_code.h"
 #include "common/input_rules.h"
 #include "common/status.h"
 #include "dispatch/capture.h"
 #include "report/printer.h"
+#include "verbose/benchdnn.h"
 #include "verbose/line_reader.h"
 #include "verbose/log_session.h"
 
@@ -33,6 +35,8 @@ struct ParseOptions {
   SortKey sort = SortKey::kTime;
   std::size_t top = 0;
   bool strict = false;
+  verbose::BenchdnnVersion benchdnn_version = verbose::BenchdnnVersion::kLogs;
+  std::string benchdnn_batch;  ///< a driver: print its --batch file instead of the report
 };
 
 std::string_view SortName(SortKey key) {
@@ -47,6 +51,25 @@ std::string_view SortName(SortKey key) {
       return "name";
   }
   return "time";
+}
+
+std::string_view BenchdnnVersionName(verbose::BenchdnnVersion version) {
+  switch (version) {
+    case verbose::BenchdnnVersion::kV2:
+      return "2";
+    case verbose::BenchdnnVersion::kV3:
+      return "3";
+    case verbose::BenchdnnVersion::kLogs:
+      break;
+  }
+  return "log";
+}
+
+// The drivers --benchdnn-batch takes, as benchdnn names them.
+std::vector<std::pair<std::string, std::string>> BatchDrivers() {
+  std::vector<std::pair<std::string, std::string>> drivers;
+  for (std::string_view name : verbose::BenchdnnDrivers()) drivers.emplace_back(name, name);
+  return drivers;
 }
 
 // Checks every named file before any output, so an unreadable input fails cleanly.
@@ -76,6 +99,9 @@ report::Section OptionsSection(const ParseOptions& o) {
   s.Add("top", o.top);
   s.Add("events", o.events);
   s.Add("strict", o.strict);
+  s.Add("benchdnn_version", BenchdnnVersionName(o.benchdnn_version));
+  s.Add("benchdnn_batch",
+        o.benchdnn_batch.empty() ? report::Value() : report::Value(o.benchdnn_batch));
   return s;
 }
 
@@ -143,6 +169,26 @@ std::string SkippedText(const verbose::ParseStats& stats) {
   return text;
 }
 
+// The primitives table's columns: several logs get a `file` column and their own headers.
+ColumnOptions PrimitiveColumnsOf(const ParseOptions& options, const std::vector<std::string>& files,
+                                 const verbose::LogSession& session,
+                                 const verbose::LogHeader& header) {
+  return {.input_names = files.size() > 1 ? &session.input_names() : nullptr,
+          .benchdnn_version = options.benchdnn_version,
+          .header = &header,
+          .input_headers = files.size() > 1 ? &session.input_headers() : nullptr};
+}
+
+// --benchdnn-batch DRIVER: that driver's benchdnn --batch file instead of the report.
+void PrintBenchdnnBatch(const ParseOptions& options, const std::vector<std::string>& files,
+                        verbose::LogSession& session) {
+  std::vector<verbose::PrimitiveStats> rows = session.TakeRows();
+  SortRows(rows, options.sort);
+  const verbose::LogHeader header = session.header();
+  std::cout << BenchdnnBatch(std::move(rows), options.benchdnn_batch,
+                             PrimitiveColumnsOf(options, files, session, header));
+}
+
 // The whole report (options, primitives, input, header, summary), printed at the end.
 void PrintFullReport(const ParseOptions& options, const std::vector<std::string>& files,
                      verbose::LogSession& session, const verbose::Summary& summary) {
@@ -152,7 +198,8 @@ void PrintFullReport(const ParseOptions& options, const std::vector<std::string>
   std::vector<verbose::PrimitiveStats> rows = session.TakeRows();
   SortRows(rows, options.sort);
   // Several logs: a row per (input, primitive), and a `file` column naming the input.
-  const ColumnOptions columns{.input_names = files.size() > 1 ? &session.input_names() : nullptr};
+  const verbose::LogHeader header = session.header();
+  const ColumnOptions columns = PrimitiveColumnsOf(options, files, session, header);
   AddPrimitivesTable(full, std::move(rows), summary.exec_ms, options.top, columns);
   AddLogSummary(full, files, session, summary);
   report::Print(full, options.format, std::cout);
@@ -171,6 +218,16 @@ Status CheckFormat(const ParseOptions& options, const std::vector<std::string>& 
     return UsageError(
         "--format trace is already one event per execution; drop --events (see 'dlcheck parse "
         "--help')");
+  }
+  if (!options.benchdnn_batch.empty() && options.events) {
+    return UsageError(
+        "--benchdnn-batch prints distinct primitives, which --events cannot stream; "
+        "drop --events (see 'dlcheck parse --help')");
+  }
+  if (!options.benchdnn_batch.empty() && options.format != report::Format::kTable) {
+    return UsageError(
+        "--benchdnn-batch is a format of its own; drop --format (see 'dlcheck "
+        "parse --help')");
   }
   if (options.events &&
       (options.format == report::Format::kXlsx || options.format == report::Format::kBenchdnn)) {
@@ -227,7 +284,11 @@ StatusOr<int> RunParse(const ParseOptions& options) {
   if (session.stopped()) return Status(ExitCode::kStrictParse, session.strict_error());
   if (!failure.ok()) return failure;
   if (options.format == report::Format::kTrace) return PrintParseTrace(timeline, execs);
-  if (!stream) PrintFullReport(options, files, session, summary);
+  if (!options.benchdnn_batch.empty()) {
+    PrintBenchdnnBatch(options, files, session);
+  } else if (!stream) {
+    PrintFullReport(options, files, session, summary);
+  }
   std::cout.flush();
   // A notice, not a failure: the report above is complete for the lines that were read.
   if (const std::string text = SkippedText(session.stats()); !text.empty()) PrintError(text);
@@ -251,6 +312,17 @@ void SetupParse(CLI::App& app, int& exit_code) {
   AddRowOptions(*sub, options->sort, options->top);
   sub->add_flag("--strict", options->strict,
                 "stop at the first marker line that cannot be parsed (exit status 4)");
+  AddEnumOption(*sub, "--benchdnn-version", options->benchdnn_version,
+                {{"log", verbose::BenchdnnVersion::kLogs},
+                 {"2", verbose::BenchdnnVersion::kV2},
+                 {"3", verbose::BenchdnnVersion::kV3}},
+                "the benchdnn whose syntax the benchdnn column speaks: log (default: each log's "
+                "own oneDNN version), 2 (oneDNN 1.x-2.x, --cfg=) or 3 (oneDNN 3.x, --dt=)",
+                "VERSION");
+  AddEnumOption(*sub, "--benchdnn-batch", options->benchdnn_batch, BatchDrivers(),
+                "print a benchdnn --batch file of the log's lines for this driver instead of the "
+                "report (benchdnn --DRIVER --batch=FILE reruns them; its first line says how)",
+                "DRIVER");
   sub->callback([options, &exit_code] { exit_code = EndCommand(RunParse(*options)); });
 }
 

@@ -109,7 +109,8 @@ report::Report BuildReport(const RunOptions& o, const RunResult& run,
   AddRunSection(report, o, run, session.header(), summary);
   std::vector<verbose::PrimitiveStats> rows = session.TakeRows();
   SortRows(rows, o.sort);
-  AddPrimitivesTable(report, std::move(rows), summary.exec_ms, o.top);
+  const verbose::LogHeader header = session.header();  // the benchdnn column's version and ISA
+  AddPrimitivesTable(report, std::move(rows), summary.exec_ms, o.top, {.header = &header});
   AddLogSummary(report, {}, session, summary);
   AddTimeline(report, run.execs);
   AddRunFindings(report, o, run);

@@ -146,7 +146,8 @@ report::Report BuildReport(const VerboseOptions& o, const dispatch::CapturedRun&
   report::Report report;
   report.command = "verbose";
   AddRunSection(report, o, run);
-  const ColumnOptions columns{.include_layer = true};
+  // The header tells the benchdnn column its version and ISA.
+  const ColumnOptions columns{.include_layer = true, .header = &run.header};
   std::vector<verbose::PrimitiveStats> rows = run.rows;
   SortRows(rows, o.sort);
   AddPrimitivesTable(report, std::move(rows), run.summary.exec_ms, o.top, columns);

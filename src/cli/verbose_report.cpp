@@ -4,7 +4,11 @@
 
 #include <algorithm>
 #include <iostream>
+#include <map>
 #include <memory>
+#include <set>
+#include <string>
+#include <tuple>
 
 #include "report/printer.h"
 #include "report/safe_text.h"
@@ -51,13 +55,35 @@ std::string ValidUtf8(std::string_view text) {
   return report::ValidUtf8Text(text, "?", /*controls=*/true);  // the rule's one home
 }
 
+// The header that speaks for a row: its own input's when inputs are labelled, else the log's.
+const verbose::LogHeader* HeaderOf(const verbose::PrimitiveStats& s, const ColumnOptions& options) {
+  if (options.input_headers != nullptr && s.input >= 1 &&
+      s.input <= options.input_headers->size()) {
+    return &(*options.input_headers)[s.input - 1].second;
+  }
+  return options.header;
+}
+
+// What a row's reproducer needs besides the row: the version asked for, its log's header.
+verbose::BenchdnnContext BenchdnnContextOf(const verbose::PrimitiveStats& s,
+                                           const ColumnOptions& options) {
+  verbose::BenchdnnContext context{.version = options.benchdnn_version};
+  if (const verbose::LogHeader* header = HeaderOf(s, options); header != nullptr) {
+    context.library_version = header->library_version;
+    context.header_isa = header->isa_short;
+  }
+  return context;
+}
+
 // The benchdnn command that reproduces the row, with ` # untranslated: ...` for attributes it
 // cannot spell, or `# no benchdnn reproducer: <why>`: a line a shell can run or ignore.
-Value BenchdnnCell(const verbose::PrimitiveStats& s) {
-  const std::optional<verbose::BenchdnnReproducer> reproducer = verbose::MakeBenchdnnReproducer(s);
+Value BenchdnnCell(const verbose::PrimitiveStats& s, const ColumnOptions& options) {
+  const verbose::BenchdnnContext context = BenchdnnContextOf(s, options);
+  const std::optional<verbose::BenchdnnReproducer> reproducer =
+      verbose::MakeBenchdnnReproducer(s, context);
   if (!reproducer) {
     return Text("# no benchdnn reproducer for " + s.primitive + " " + s.problem + ": " +
-                std::string(verbose::BenchdnnMissingReason(s)));
+                std::string(verbose::BenchdnnMissingReason(s, context)));
   }
   std::string line = reproducer->command;
   for (std::size_t i = 0; i < reproducer->untranslated.size(); ++i) {
@@ -117,7 +143,7 @@ std::vector<Value> PrimitiveRow(const verbose::PrimitiveStats& s, double total_e
       timed ? Ms(s.exec_ms_max) : Value(),
       Value(total_exec_ms > 0 ? 100.0 * s.exec_ms_total / total_exec_ms : 0.0, 2),
       gflops ? Value(*gflops, 2) : Value(),
-      BenchdnnCell(s),
+      BenchdnnCell(s, options),
   };
   if (options.include_layer) row.push_back(s.layer ? Text(*s.layer) : Value());
   if (options.input_names != nullptr) {
@@ -188,9 +214,28 @@ namespace {
 struct PrimitiveRowSource {
   std::vector<verbose::PrimitiveStats> rows;
   std::vector<std::string> input_names;  ///< what `columns.input_names` points to
+  verbose::LogHeader header;             ///< what `columns.header` points to
+  std::vector<std::pair<std::string, verbose::LogHeader>> input_headers;  ///< and this
   ColumnOptions columns;
   double total_exec_ms = 0;
 };
+
+// A header without an ISA line (a pasted or trimmed log) takes, for the benchdnn column, the
+// highest ISA its own rows' implementations name: the cap that log ran under, as far as it tells.
+void FillImpliedIsas(PrimitiveRowSource& source, const std::vector<verbose::PrimitiveStats>& rows) {
+  auto implied = [&rows](std::uint32_t input) {
+    std::vector<const verbose::PrimitiveStats*> of_input;
+    for (const verbose::PrimitiveStats& row : rows) {
+      if (input == 0 || row.input == input) of_input.push_back(&row);
+    }
+    return std::string(verbose::HighestIsaOf(of_input));
+  };
+  if (source.header.isa_short.empty()) source.header.isa_short = implied(0);
+  for (std::size_t i = 0; i < source.input_headers.size(); ++i) {
+    verbose::LogHeader& header = source.input_headers[i].second;
+    if (header.isa_short.empty()) header.isa_short = implied(static_cast<std::uint32_t>(i + 1));
+  }
+}
 
 }  // namespace
 
@@ -207,6 +252,13 @@ void AddPrimitivesTable(report::Report& report, std::vector<verbose::PrimitiveSt
     source->input_names = *options.input_names;
     source->columns.input_names = &source->input_names;
   }
+  source->columns.header = &source->header;  // an empty one when not given: rows imply an ISA
+  if (options.header != nullptr) source->header = *options.header;
+  if (options.input_headers != nullptr) {
+    source->input_headers = *options.input_headers;
+    source->columns.input_headers = &source->input_headers;
+  }
+  FillImpliedIsas(*source, rows);
   if (top != 0 && rows.size() > top)
     rows.erase(rows.begin() + static_cast<std::ptrdiff_t>(top), rows.end());
   source->rows = std::move(rows);
@@ -224,6 +276,61 @@ void AddPrimitivesTable(report::Report& report, std::vector<verbose::PrimitiveSt
                    return PrimitiveRow(source->rows[i], source->total_exec_ms, source->columns);
                  }};
   report.primary_table = "primitives";
+}
+
+std::string BenchdnnBatch(std::vector<verbose::PrimitiveStats> rows, std::string_view driver,
+                          const ColumnOptions& options) {
+  PrimitiveRowSource source;
+  source.columns = options;
+  source.columns.header = &source.header;
+  if (options.header != nullptr) source.header = *options.header;
+  if (options.input_headers != nullptr) {
+    source.input_headers = *options.input_headers;
+    source.columns.input_headers = &source.input_headers;
+  }
+  FillImpliedIsas(source, rows);
+  const std::string prefix = "--" + std::string(driver) + " --mode=P ";
+  std::vector<std::pair<std::string, std::string>> lines;  // (ISA cap, line or comment)
+  std::vector<std::pair<std::string, std::size_t>> caps;   // in order of first appearance
+  std::set<std::string> seen;
+  for (const verbose::PrimitiveStats& row : rows) {
+    if (verbose::BenchdnnDriverOf(row.primitive) != driver) continue;
+    const verbose::BenchdnnContext context = BenchdnnContextOf(row, source.columns);
+    const auto reproducer = verbose::MakeBenchdnnReproducer(row, context);
+    if (!reproducer) {
+      lines.emplace_back("", "# no benchdnn reproducer for " + row.primitive + " " + row.problem +
+                                 ": " + std::string(verbose::BenchdnnMissingReason(row, context)));
+      continue;
+    }
+    std::string line = "--reset " + reproducer->arguments.substr(prefix.size());
+    if (!seen.insert(line).second) continue;
+    for (const std::string& piece : reproducer->untranslated) {
+      lines.emplace_back("", "# untranslated in the next line: " + piece);
+    }
+    auto cap = std::find_if(caps.begin(), caps.end(), [&](const auto& entry) {
+      return entry.first == reproducer->max_cpu_isa;
+    });
+    if (cap == caps.end()) cap = caps.emplace(caps.end(), reproducer->max_cpu_isa, 0);
+    ++cap->second;
+    lines.emplace_back(reproducer->max_cpu_isa, std::move(line));
+  }
+  // The cap most lines ran at goes on the command (ties: the first line's); a line the log ran
+  // at another is told.
+  std::string cap;
+  std::size_t most = 0;
+  for (const auto& [name, count] : caps) {
+    if (count > most) std::tie(cap, most) = std::tie(name, count);
+  }
+  std::string text = "# " + (cap.empty() ? std::string() : "ONEDNN_MAX_CPU_ISA=" + cap + " ") +
+                     "benchdnn --" + std::string(driver) + " --mode=P --batch=THIS_FILE\n";
+  for (const auto& [line_cap, line] : lines) {
+    if (line.front() != '#' && line_cap != cap) {
+      text += "# the log ran the next line at ONEDNN_MAX_CPU_ISA=" +
+              (line_cap.empty() ? std::string("(no cap: no ISA in the log)") : line_cap) + "\n";
+    }
+    text += line + "\n";
+  }
+  return text;
 }
 
 void AddLogSummary(report::Report& report, const std::vector<std::string>& files,

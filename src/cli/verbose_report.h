@@ -23,6 +23,7 @@
 #include "dispatch/noise.h"
 #include "report/report.h"
 #include "verbose/aggregate.h"
+#include "verbose/benchdnn.h"
 #include "verbose/line_parser.h"
 #include "verbose/log_session.h"
 #include "verbose/verbose_event.h"
@@ -34,6 +35,12 @@ struct ColumnOptions {
   bool include_layer = false;  ///< a `layer` column (dlcheck's own models, graph op names)
   /// A last `file` column naming each row's input (`parse` of several logs); null: none.
   const std::vector<std::string>* input_names = nullptr;
+  /// The syntax of the `benchdnn` column: kLogs speaks each log's own benchdnn version.
+  verbose::BenchdnnVersion benchdnn_version = verbose::BenchdnnVersion::kLogs;
+  /// The header that tells a row's oneDNN version and ISA (the merged one), and each input's
+  /// own (PrimitiveStats::input - 1 indexes it when inputs are labelled); null: none.
+  const verbose::LogHeader* header = nullptr;
+  const std::vector<std::pair<std::string, verbose::LogHeader>>* input_headers = nullptr;
 };
 
 enum class SortKey { kTime, kExecs, kCreates, kName };
@@ -67,6 +74,12 @@ void AddSummary(report::Report& report, const verbose::Summary& summary,
 /// merges them: the first input that names a field wins).
 void AddInputHeaders(report::Report& report,
                      const std::vector<std::pair<std::string, verbose::LogHeader>>& headers);
+/// A benchdnn `--batch` file of the rows' reproducers for one driver (`conv`), in the syntax the
+/// options ask for: a first comment with the command that runs it (`ONEDNN_MAX_CPU_ISA=X
+/// benchdnn --conv --mode=P --batch=FILE`), then `--reset <options> <problem>` per distinct line,
+/// `#` comments for that driver's rows without a line and for lines the log ran at another ISA.
+std::string BenchdnnBatch(std::vector<verbose::PrimitiveStats> rows, std::string_view driver,
+                          const ColumnOptions& options = {});
 /// All of these for a whole log session: AddInputSection, AddHeaderSection, AddInputHeaders,
 /// AddSummary.
 void AddLogSummary(report::Report& report, const std::vector<std::string>& files,

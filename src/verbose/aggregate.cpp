@@ -380,6 +380,7 @@ std::size_t Aggregator::NewRow(const VerboseEvent& e, std::uint64_t hash) {
   row.attributes = text(e.attributes);
   row.auxiliary = text(e.auxiliary);
   row.problem = text(e.problem);
+  row.era = e.era;
   if (e.layer) row.layer = text(*e.layer);
   row.input = input_;
   row.flops = FlopsOf(e.primitive, e.problem);

@@ -43,6 +43,7 @@ struct PrimitiveStats {
   InternedText attributes;
   InternedText auxiliary;
   InternedText problem;
+  Era era = Era::kUnknown;  ///< the line format of the row's first line
   std::optional<InternedText> layer;
   /// The layer's name, or `none` for a row without one.
   std::string_view LayerOr(std::string_view none) const { return layer ? layer->view() : none; }

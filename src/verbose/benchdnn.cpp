@@ -1,9 +1,11 @@
 #include "verbose/benchdnn.h"
 
+#include <algorithm>
 #include <array>
 #include <cctype>
 #include <cstdlib>
 
+#include "common/onednn_isa.h"
 #include "verbose/aggregate.h"
 #include "verbose/line_parser.h"
 
@@ -15,7 +17,7 @@ struct DriverName {
   std::string_view primitive;
   std::string_view driver;
 };
-constexpr std::array<DriverName, 13> kDrivers{{
+constexpr std::array<DriverName, 24> kDrivers{{
     {"convolution", "conv"},
     {"deconvolution", "deconv"},
     {"inner_product", "ip"},
@@ -29,6 +31,17 @@ constexpr std::array<DriverName, 13> kDrivers{{
     {"pooling_v2", "pool"},
     {"binary", "binary"},
     {"batch_normalization", "bnorm"},
+    {"layer_normalization", "lnorm"},
+    {"group_normalization", "gnorm"},
+    {"lrn", "lrn"},
+    {"resampling", "resampling"},
+    {"reduction", "reduction"},
+    {"shuffle", "shuffle"},
+    {"sum", "sum"},
+    {"concat", "concat"},
+    {"prelu", "prelu"},
+    {"rnn", "rnn"},
+    {"lstm", "rnn"},
 }};
 
 std::string_view DriverOf(std::string_view primitive) {
@@ -73,14 +86,20 @@ const MemoryDesc* FirstSource(const Tensors& tensors) {
   return tensors.sources.empty() ? nullptr : tensors.sources.front();
 }
 
-// `--dir=` from the prop kind; bias decides FWD_B/FWD_D and BWD_WB/BWD_W as benchdnn names them.
-std::string_view Direction(std::string_view prop_kind, bool has_bias) {
-  if (prop_kind == "forward_training" || prop_kind == "forward") {
-    return has_bias ? "FWD_B" : "FWD_D";
+// The first present tensor called `name`, for the rnn driver's many tensors.
+const MemoryDesc* Named(const std::vector<MemoryDesc>& mds, std::string_view name) {
+  for (const MemoryDesc& md : mds) {
+    if (md.name == name && Present(md)) return &md;
   }
+  return nullptr;
+}
+
+// `--dir=` from the prop kind alone (no bias): FWD_D, FWD_I, BWD_D, BWD_W, BWD_DW.
+std::string_view Direction(std::string_view prop_kind) {
+  if (prop_kind == "forward_training" || prop_kind == "forward") return "FWD_D";
   if (prop_kind == "forward_inference" || prop_kind == "forward_scoring") return "FWD_I";
   if (prop_kind == "backward_data") return "BWD_D";
-  if (prop_kind == "backward_weights") return has_bias ? "BWD_WB" : "BWD_W";
+  if (prop_kind == "backward_weights") return "BWD_W";
   if (prop_kind == "backward") return "BWD_DW";
   return {};
 }
@@ -98,6 +117,30 @@ std::string JoinTypes(const std::vector<std::string_view>& types) {
   return joined;
 }
 
+// `f32`, `f32` -> `f32:f32`: drivers with one value per input (binary, sum, prelu) want each.
+std::string JoinEach(const std::vector<std::string_view>& values) {
+  std::string joined;
+  for (std::string_view value : values) {
+    if (!joined.empty()) joined.push_back(':');
+    joined += value;
+  }
+  return joined;
+}
+
+// A 2.x `--cfg=`: one type when all agree and benchdnn 2.x names it so (`f32`, `f16`, and `s8`,
+// `u8`, `s32`, `bf16` where the driver lists them), else the types run together (`u8s8s32`,
+// `bf16bf16bf16`), as the cfg tables of benchdnn 2.6.3 spell them.
+std::string Config(std::string_view driver, const std::vector<std::string_view>& types) {
+  bool all_same = true;
+  for (std::string_view type : types) all_same = all_same && type == types.front();
+  const bool one_name = types.empty() || types.front() == "f32" || types.front() == "f16" ||
+                        driver == "pool" || driver == "rnn";
+  if (all_same && one_name) return types.empty() ? "" : std::string(types.front());
+  std::string joined;
+  for (std::string_view type : types) joined += type;
+  return joined;
+}
+
 std::string_view TypeOf(const MemoryDesc* md) {
   return md == nullptr ? std::string_view{} : std::string_view(md->data_type);
 }
@@ -110,7 +153,7 @@ std::string_view TagOf(const MemoryDesc* md) {
 class CommandLine {
  public:
   explicit CommandLine(std::string_view driver) {
-    text_ = "benchdnn --";
+    text_ = "--";
     text_ += driver;
   }
   void Flag(std::string_view name, std::string_view value) {
@@ -148,6 +191,12 @@ std::string_view StripPrefix(std::string_view text, std::string_view prefix) {
   return text.substr(0, prefix.size()) == prefix ? text.substr(prefix.size()) : text;
 }
 
+std::string Upper(std::string_view text) {
+  std::string upper(text);
+  for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return upper;
+}
+
 // A oneDNN mask as a benchdnn policy: 0 common, 1 per_dim_0, 2 per_dim_1, 3 per_dim_01, ...
 std::string_view PolicyOfMask(std::string_view mask) {
   constexpr std::array<std::string_view, 9> kPolicies{
@@ -171,7 +220,7 @@ void ForEachPiece(std::string_view list, char separator, Each each) {
 }
 
 struct AttributeFlags {
-  std::string post_ops, scales, zero_points, scratchpad, fpmath;
+  std::string post_ops, oscale, scales, zero_points, scratchpad, fpmath;
   std::vector<std::string> untranslated;
 };
 
@@ -181,12 +230,15 @@ void Append(std::string& list, std::string_view piece) {
 }
 
 // `eltwise_relu:0.5` -> `relu:0.5`; `binary_add:f32:2` -> `add:f32:2`; `sum:1` stays.
-void TranslatePostOp(std::string_view op, AttributeFlags& flags) {
+void TranslatePostOp(std::string_view op, BenchdnnVersion version, AttributeFlags& flags) {
   if (op.substr(0, 20) == "eltwise_bounded_relu") {
-    // Removed in oneDNN 3.0: bounded_relu(alpha) is clip(0, alpha).
     const std::size_t colon = op.find(':');
     const std::string_view alpha = colon == std::string_view::npos ? "0" : op.substr(colon + 1);
-    Append(flags.post_ops, "clip:0:" + std::string(alpha));
+    if (version == BenchdnnVersion::kV2) {
+      Append(flags.post_ops, "bounded_relu:" + std::string(alpha));
+    } else {  // removed in oneDNN 3.0: bounded_relu(alpha) is clip(0, alpha)
+      Append(flags.post_ops, "clip:0:" + std::string(alpha));
+    }
   } else if (op.substr(0, 8) == "eltwise_") {
     Append(flags.post_ops, op.substr(8));
   } else if (op.substr(0, 7) == "binary_") {
@@ -198,26 +250,70 @@ void TranslatePostOp(std::string_view op, AttributeFlags& flags) {
   }
 }
 
-// `src0:0+wei:1:f16` -> `src:common:1+wei:per_dim_0` (the log holds masks, not values).
-bool TranslateArgumentMasks(std::string_view list, std::string& out) {
+// The value a 2.x log holds after a mask (`0.500000`, `119`, `*` or `nan` for a run-time one)
+// as benchdnn 2.x takes it (`0.500000`, `119`, `1*`); 1 where the log holds none (3.x logs hold
+// a data type there, the values being run-time arguments).
+std::string ValueAfterMask(std::string_view rest, BenchdnnVersion version) {
+  if (version != BenchdnnVersion::kV2 || rest.empty()) return "1";
+  if (rest == "*" || rest == "nan") return "1*";
+  const std::string text(rest);
+  char* end = nullptr;
+  std::strtod(text.c_str(), &end);
+  return *end == '\0' ? text : "1";
+}
+
+// The policy of a scale or zero-point mask: conv/deconv/ip weights per output channel (mask 1,
+// or 3 when grouped) are `per_oc`, which benchdnn takes there where `per_dim_0` is refused.
+std::string_view PolicyOf(std::string_view argument, std::string_view mask,
+                          std::string_view driver) {
+  const bool weights_per_oc = argument == "wei" && (mask == "1" || mask == "3") &&
+                              (driver == "conv" || driver == "deconv" || driver == "ip");
+  return weights_per_oc ? "per_oc" : PolicyOfMask(mask);
+}
+
+// `src0:0+wei:1:f16` -> `src:common:1+wei:per_oc` (3.x logs hold masks, not values; benchdnn 3.x
+// takes a value for `common` only); 2.x `src:0:*+dst:0:119` -> `src:common:1*+dst:common:119`.
+bool TranslateArgumentMasks(std::string_view list, std::string_view driver, BenchdnnVersion version,
+                            std::string& out) {
   bool all_known = true;
   ForEachPiece(list, '+', [&](std::string_view piece) {
     const std::size_t colon = piece.find(':');
     std::string_view argument = piece.substr(0, colon);
     if (argument == "src0") argument = "src";
     std::string_view mask = colon == std::string_view::npos ? "0" : piece.substr(colon + 1);
-    mask = mask.substr(0, mask.find(':'));
-    const std::string_view policy = PolicyOfMask(mask);
+    const std::size_t value_at = mask.find(':');
+    const std::string_view rest =
+        value_at == std::string_view::npos ? std::string_view{} : mask.substr(value_at + 1);
+    mask = mask.substr(0, value_at);
+    const std::string_view policy = PolicyOf(argument, mask, driver);
     if (policy.empty()) {
       all_known = false;
       return;
     }
-    Append(out, std::string(argument) + ":" + std::string(policy) + ":1");
+    std::string item = std::string(argument) + ":" + std::string(policy);
+    if (version == BenchdnnVersion::kV2 || policy == "common") {
+      item += ":" + ValueAfterMask(rest, version);
+    }
+    Append(out, item);
   });
   return all_known;
 }
 
-void TranslateAttribute(std::string_view token, AttributeFlags& flags) {
+// 2.x `oscale:<mask>[:<value>]` -> `--attr-oscale=<policy>:<value>` (benchdnn 2.x has the knob;
+// 3.x has no output scales).
+bool TranslateOutputScale(std::string_view value, BenchdnnVersion version, std::string& out) {
+  if (version != BenchdnnVersion::kV2) return false;
+  const std::size_t colon = value.find(':');
+  const std::string_view policy = PolicyOfMask(value.substr(0, colon));
+  if (policy.empty()) return false;
+  const std::string_view rest =
+      colon == std::string_view::npos ? std::string_view{} : value.substr(colon + 1);
+  out = std::string(policy) + ":" + ValueAfterMask(rest, version);
+  return true;
+}
+
+void TranslateAttribute(std::string_view token, std::string_view driver, BenchdnnVersion version,
+                        AttributeFlags& flags) {
   token = StripPrefix(token, "attr-");
   if (token.back() == ';') token.remove_suffix(1);
   if (token.substr(0, 9) == "post-ops:" || token.substr(0, 9) == "post_ops:") {
@@ -225,13 +321,17 @@ void TranslateAttribute(std::string_view token, AttributeFlags& flags) {
     if (!list.empty() && list.front() == '\'') list.remove_prefix(1);
     if (!list.empty() && list.back() == '\'') list.remove_suffix(1);
     ForEachPiece(list, list.find(';') != std::string_view::npos ? ';' : '+',
-                 [&](std::string_view op) { TranslatePostOp(op, flags); });
+                 [&](std::string_view op) { TranslatePostOp(op, version, flags); });
+  } else if (token.substr(0, 7) == "oscale:") {
+    if (!TranslateOutputScale(token.substr(7), version, flags.oscale)) {
+      flags.untranslated.emplace_back(token);
+    }
   } else if (token.substr(0, 7) == "scales:") {
-    if (!TranslateArgumentMasks(token.substr(7), flags.scales)) {
+    if (!TranslateArgumentMasks(token.substr(7), driver, version, flags.scales)) {
       flags.untranslated.emplace_back(token);
     }
   } else if (token.substr(0, 12) == "zero-points:") {
-    if (!TranslateArgumentMasks(token.substr(12), flags.zero_points)) {
+    if (!TranslateArgumentMasks(token.substr(12), driver, version, flags.zero_points)) {
       flags.untranslated.emplace_back(token);
     }
   } else if (token.substr(0, 11) == "scratchpad:" || token.substr(0, 16) == "scratchpad_mode:") {
@@ -243,20 +343,24 @@ void TranslateAttribute(std::string_view token, AttributeFlags& flags) {
   }
 }
 
-AttributeFlags TranslateAttributes(std::string_view attributes) {
+AttributeFlags TranslateAttributes(std::string_view attributes, std::string_view driver,
+                                   BenchdnnVersion version) {
   AttributeFlags flags;
   ForEachPiece(attributes, ' ', [&](std::string_view token) {
     // 2.x joined several attributes with `;` inside one token: `oscale:0:nan;post_ops:'...'`.
     if (token.find('\'') == std::string_view::npos && token.find(';') != std::string_view::npos) {
-      ForEachPiece(token, ';', [&](std::string_view part) { TranslateAttribute(part, flags); });
+      ForEachPiece(token, ';', [&](std::string_view part) {
+        TranslateAttribute(part, driver, version, flags);
+      });
     } else {
-      TranslateAttribute(token, flags);
+      TranslateAttribute(token, driver, version, flags);
     }
   });
   return flags;
 }
 
 void AddAttributes(CommandLine& line, const AttributeFlags& flags) {
+  line.Flag("attr-oscale", flags.oscale);
   line.Flag("attr-scales", flags.scales);
   line.Flag("attr-zero-points", flags.zero_points);
   line.Flag("attr-post-ops", flags.post_ops);
@@ -270,20 +374,88 @@ std::string_view BiasMask(const MemoryDesc& bias) {
   return at == std::string::npos ? std::string_view{} : std::string_view(bias.flags).substr(at + 4);
 }
 
-void AddWeightedFlags(CommandLine& line, std::string_view driver, const PrimitiveStats& row,
-                      const Tensors& tensors) {
-  const MemoryDesc* src = FirstSource(tensors);
-  line.Flag("dir", Direction(row.prop_kind, tensors.bias != nullptr));
-  line.Flag("dt", JoinTypes({TypeOf(src), TypeOf(tensors.weights), TypeOf(tensors.destination)}));
-  if (driver == "matmul" && tensors.bias != nullptr) {
-    line.Flag("bia_dt", tensors.bias->data_type);
-    line.Flag("bia_mask", BiasMask(*tensors.bias));
+// The compensation a tensor's extra flags carry (`f1:s8m1`, `f8:zpm1`, `f9:s8m1:zpm1`) as
+// reorder's --oflag spells it: `s8s8_comp:1+zp_comp:1`; "" for none.
+std::string CompensationFlags(const MemoryDesc* md) {
+  std::string oflag;
+  if (md == nullptr) return oflag;
+  ForEachPiece(md->flags, ':', [&](std::string_view piece) {
+    piece = piece.substr(0, piece.find('_'));
+    if (piece.substr(0, 3) == "s8m") Append(oflag, "s8s8_comp:" + std::string(piece.substr(3)));
+    if (piece.substr(0, 3) == "zpm") Append(oflag, "zp_comp:" + std::string(piece.substr(3)));
+  });
+  return oflag;
+}
+
+// The tag of a conv/deconv/ip/matmul tensor: `any` where the log says the framework created it
+// with `any` (the `a` property of 3.2+), so that benchdnn lets the library choose as the
+// framework did; else the tag the log resolved.
+std::string_view WeightedTag(const MemoryDesc* md) {
+  if (md != nullptr && md->properties.find('a') != std::string::npos) return "any";
+  return TagOf(md);
+}
+
+// Weights whose layout carries a compensation buffer can only come from `any`: a plain tag has
+// none, and the log's int8 kernel needs it.
+std::string_view WeightsTag(const MemoryDesc* weights) {
+  if (!CompensationFlags(weights).empty()) return "any";
+  return WeightedTag(weights);
+}
+
+// The direction and bias type of a conv/deconv/ip. 3.x (3.8+): FWD_B/BWD_WB mean an f32 bias,
+// any other bias is `--bia-dt` beside FWD_D/FWD_I/BWD_W. 2.x: FWD_B/BWD_WB, whose bias type
+// follows --cfg (2.x has no inference with bias: FWD_B stands for it).
+// The direction that carries a bias: FWD_B for the forward ones, BWD_WB for the weights.
+std::string_view WithBias(std::string_view dir) {
+  if (dir == "FWD_D" || dir == "FWD_I") return "FWD_B";
+  if (dir == "BWD_W") return "BWD_WB";
+  return dir;
+}
+
+void AddDirectionAndBias(CommandLine& line, std::string_view prop_kind, const MemoryDesc* bias,
+                         BenchdnnVersion version) {
+  const std::string_view dir = Direction(prop_kind);
+  if (bias == nullptr) {
+    line.Flag("dir", dir);
+  } else if (version == BenchdnnVersion::kV2) {
+    line.Flag("dir", WithBias(dir));
+  } else if (dir != "FWD_I" && bias->data_type == "f32") {
+    line.Flag("dir", WithBias(dir));
+  } else {
+    line.Flag("dir", dir);
+    line.Flag("bia-dt", bias->data_type);
   }
-  line.Flag("stag", TagOf(src));
-  line.Flag("wtag", TagOf(tensors.weights));
-  line.Flag("dtag", TagOf(tensors.destination));
+}
+
+void AddWeightedFlags(CommandLine& line, std::string_view driver, const PrimitiveStats& row,
+                      const Tensors& tensors, BenchdnnVersion version) {
+  const MemoryDesc* src = FirstSource(tensors);
+  const std::vector<std::string_view> types = {TypeOf(src), TypeOf(tensors.weights),
+                                               TypeOf(tensors.destination)};
+  const bool v2 = version == BenchdnnVersion::kV2;
+  if (driver == "matmul") {
+    if (tensors.bias != nullptr) {
+      line.Flag(v2 ? "bia_dt" : "bia-dt", tensors.bias->data_type);
+      line.Flag("bia_mask", BiasMask(*tensors.bias));
+    }
+  } else if (Direction(row.prop_kind) != "BWD_D") {
+    AddDirectionAndBias(line, row.prop_kind, tensors.bias, version);
+  } else {
+    line.Flag("dir", "BWD_D");
+  }
+  if (v2) {
+    line.Flag("cfg", Config(driver, types));
+  } else {
+    line.Flag("dt", JoinTypes(types));
+  }
+  line.Flag("stag", WeightedTag(src));
+  line.Flag("wtag", WeightsTag(tensors.weights));
+  line.Flag("dtag", WeightedTag(tensors.destination));
   const std::string_view alg = AuxValue(row.auxiliary, "alg");
   if (alg == "convolution_winograd" || alg == "deconvolution_winograd") line.Flag("alg", "WINO");
+  if (driver == "matmul") {
+    line.Flag("runtime_dims_masks", AuxValue(row.auxiliary, "runtime_dims_masks"));
+  }
 }
 
 // `eltwise_relu` -> `relu`, `softmax_log` -> `LOGSOFTMAX`, `pooling_max` -> `max`, ...
@@ -299,41 +471,118 @@ std::string AlgorithmFlag(std::string_view driver, const PrimitiveStats& row) {
     if (alg == "pooling_avg_include_padding") return "avg_p";
     return alg.empty() ? "" : "avg_np";
   }
-  if (driver == "binary") {
-    std::string name(StripPrefix(alg, "binary_"));
-    for (char& c : name) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    return name;
-  }
+  if (driver == "binary") return Upper(StripPrefix(alg, "binary_"));
+  if (driver == "lrn") return alg == "lrn_within_channel" ? "WITHIN" : "ACROSS";
+  if (driver == "resampling") return std::string(StripPrefix(alg, "resampling_"));
+  if (driver == "reduction") return std::string(StripPrefix(alg, "reduction_"));
   return {};
 }
 
-void AddSourceDestinationFlags(CommandLine& line, std::string_view driver,
-                               const PrimitiveStats& row, const Tensors& tensors) {
+// The types and tags of drivers with one data type for src and dst (`--dt`, `--tag`).
+void AddOneTypeFlags(CommandLine& line, std::string_view driver, const Tensors& tensors,
+                     BenchdnnVersion version) {
   const MemoryDesc* src = FirstSource(tensors);
-  line.Flag("dir", Direction(row.prop_kind, false));
-  if (driver == "eltwise" || driver == "bnorm") {
-    line.Flag("dt", TypeOf(src));
-    line.Flag("tag", TagOf(src));
-  } else if (driver == "pool") {
-    line.Flag("dt", JoinTypes({TypeOf(src), TypeOf(tensors.destination)}));
-    line.Flag("tag", TagOf(src));
+  const MemoryDesc* dst = tensors.destination == nullptr ? src : tensors.destination;
+  if (driver == "pool") {
+    const std::vector<std::string_view> types = {TypeOf(src), TypeOf(dst)};
+    line.Flag(version == BenchdnnVersion::kV2 ? "cfg" : "dt",
+              version == BenchdnnVersion::kV2 ? Config(driver, types) : JoinTypes(types));
+  } else if ((driver == "lnorm" || driver == "gnorm") && version == BenchdnnVersion::kV3) {
+    line.Flag("dt", JoinEach({TypeOf(src), TypeOf(dst)}));
   } else {
-    std::vector<std::string_view> types;
-    std::vector<std::string_view> tags;
-    for (const MemoryDesc* source : tensors.sources) {
-      types.push_back(source->data_type);
-      tags.push_back(source->tag);
-    }
-    line.Flag("sdt", driver == "binary" ? JoinTypes(types) : std::string(TypeOf(src)));
-    line.Flag("ddt", TypeOf(tensors.destination));
-    line.Flag("stag", driver == "binary" ? JoinTypes(tags) : std::string(TagOf(src)));
-    line.Flag("dtag", TagOf(tensors.destination));
+    line.Flag("dt", TypeOf(src));
   }
+  if ((driver == "lnorm" || driver == "gnorm") && version == BenchdnnVersion::kV3) {
+    line.Flag("tag", JoinEach({TagOf(src), TagOf(dst)}));
+  } else {
+    line.Flag("tag", TagOf(src));
+  }
+}
+
+// The types and tags of drivers with a source and a destination type (`--sdt`, `--ddt`).
+void AddSourceDestinationTypes(CommandLine& line, std::string_view driver, const Tensors& tensors) {
+  const MemoryDesc* src = FirstSource(tensors);
+  std::vector<std::string_view> types;
+  std::vector<std::string_view> tags;
+  for (const MemoryDesc* source : tensors.sources) {
+    types.push_back(source->data_type);
+    tags.push_back(TagOf(source));
+  }
+  const bool per_input = driver == "binary" || driver == "sum";
+  line.Flag("sdt", per_input ? JoinEach(types) : std::string(TypeOf(src)));
+  line.Flag("ddt", TypeOf(tensors.destination));
+  if (driver == "resampling") {
+    line.Flag("tag", TagOf(src));
+    return;
+  }
+  line.Flag("stag", per_input || driver == "concat" ? JoinEach(tags) : std::string(TagOf(src)));
+  line.Flag("dtag", TagOf(tensors.destination));
+}
+
+bool OneTypeDriver(std::string_view driver) {
+  return driver == "eltwise" || driver == "bnorm" || driver == "lnorm" || driver == "gnorm" ||
+         driver == "lrn" || driver == "shuffle" || driver == "pool";
+}
+
+void AddSourceDestinationFlags(CommandLine& line, std::string_view driver,
+                               const PrimitiveStats& row, const Tensors& tensors,
+                               BenchdnnVersion version) {
+  if (driver == "shuffle") {  // benchdnn's shuffle runs FWD_D and BWD_D only
+    line.Flag("dir", Direction(row.prop_kind) == "FWD_I" ? "FWD_D" : Direction(row.prop_kind));
+  } else if (driver != "reorder" && driver != "sum" && driver != "concat" &&
+             driver != "reduction" && driver != "binary") {
+    line.Flag("dir", Direction(row.prop_kind));
+  }
+  if (driver == "prelu") {
+    line.Flag("sdt", JoinEach({TypeOf(FirstSource(tensors)), TypeOf(tensors.weights)}));
+    line.Flag("stag", JoinEach({TagOf(FirstSource(tensors)), TagOf(tensors.weights)}));
+  } else if (OneTypeDriver(driver)) {
+    AddOneTypeFlags(line, driver, tensors, version);
+  } else {
+    AddSourceDestinationTypes(line, driver, tensors);
+  }
+  if (driver == "reorder") line.Flag("oflag", CompensationFlags(tensors.destination));
   line.Flag("alg", AlgorithmFlag(driver, row));
   line.Flag("alpha", AuxValue(row.auxiliary, "alpha"));
   line.Flag("beta", AuxValue(row.auxiliary, "beta"));
   line.Flag("axis", AuxValue(row.auxiliary, "axis"));
-  if (driver == "bnorm") line.Flag("flags", AuxValue(row.auxiliary, "flags"));
+  if (driver == "shuffle") line.Flag("group", AuxValue(row.auxiliary, "group"));
+  if (driver == "reduction") {
+    line.Flag("p", AuxValue(row.auxiliary, "p"));
+    line.Flag("eps", AuxValue(row.auxiliary, "eps"));
+  }
+  if (driver == "bnorm" || driver == "lnorm" || driver == "gnorm") {
+    line.Flag("flags", AuxValue(row.auxiliary, "flags"));
+  }
+}
+
+// rnn: `alg:vanilla_lstm direction:unidirectional_left2right activation:undef`.
+std::string RnnAlgorithm(std::string_view alg) {
+  return Upper(alg);
+}
+
+std::string_view RnnDirection(std::string_view direction) {
+  if (direction == "unidirectional_left2right" || direction == "unidirectional") {
+    return "left2right";
+  }
+  if (direction == "unidirectional_right2left") return "right2left";
+  if (direction == "bidirectional_concat") return "concat";
+  if (direction == "bidirectional_sum") return "sum";
+  return {};
+}
+
+std::string_view RnnProp(std::string_view prop_kind) {
+  const std::string_view dir = Direction(prop_kind);
+  return dir == "BWD_D" || dir == "BWD_W" ? "BWD_DW" : dir;
+}
+
+void AddRnnFlags(CommandLine& line, const PrimitiveStats& row, const std::vector<MemoryDesc>& mds) {
+  line.Flag("prop", RnnProp(row.prop_kind));
+  line.Flag("cfg", TypeOf(Named(mds, "src_layer")));
+  line.Flag("alg", RnnAlgorithm(AuxValue(row.auxiliary, "alg")));
+  line.Flag("direction", RnnDirection(AuxValue(row.auxiliary, "direction")));
+  const std::string_view activation = AuxValue(row.auxiliary, "activation");
+  if (activation != "undef") line.Flag("activation", Upper(StripPrefix(activation, "eltwise_")));
 }
 
 void AddEngine(CommandLine& line, std::string_view driver, std::string_view engine) {
@@ -344,28 +593,146 @@ void AddEngine(CommandLine& line, std::string_view driver, std::string_view engi
   if (engine.substr(0, 3) == "gpu") line.Flag("engine", engine);
 }
 
+bool HasBlockedTag(const std::vector<MemoryDesc>& mds) {
+  for (const MemoryDesc& md : mds) {
+    for (char c : md.tag) {
+      if (std::isupper(static_cast<unsigned char>(c)) != 0) return true;
+    }
+  }
+  return false;
+}
+
 bool HasRuntimeDimensions(std::string_view problem) {
   return problem.find("-9223372036854775808") != std::string_view::npos ||
          problem.find('*') != std::string_view::npos;
 }
 
-}  // namespace
+// The major version in `oneDNN v3.10.2 (commit ...)` / `DNNL v1.6.0`, 0 when none.
+int MajorOfLibraryVersion(std::string_view text) {
+  const std::size_t v = text.find(" v");
+  if (v == std::string_view::npos || v + 2 >= text.size()) return 0;
+  const char digit = text[v + 2];
+  return std::isdigit(static_cast<unsigned char>(digit)) != 0 ? digit - '0' : 0;
+}
 
-std::string_view BenchdnnMissingReason(const PrimitiveStats& row) {
-  const std::string_view driver = DriverOf(row.primitive);
-  if (driver.empty()) return "no benchdnn driver for this primitive kind in dlcheck's table";
-  if (row.problem.empty()) return "the log line has no problem descriptor";
-  if (HasRuntimeDimensions(row.problem)) return "the shapes are run-time dimensions";
-  std::vector<MemoryDesc> mds;
-  ParseMemoryDescs(row.memory_descriptors, mds);
-  if (FirstSource(SortTensors(mds)) == nullptr) {
-    return "the log line names no data types (MKL-DNN 0.x)";
+// Why an rnn row cannot be spelled by benchdnn's rnn driver ("" when it can).
+std::string_view RnnMissingReason(const PrimitiveStats& row, const std::vector<MemoryDesc>& mds) {
+  const MemoryDesc* layer = Named(mds, "src_layer");
+  if (layer == nullptr) return "the log line names no data types (MKL-DNN 0.x)";
+  for (const MemoryDesc& md : mds) {
+    if (Present(md) && md.data_type != layer->data_type && md.name != "bias") {
+      return "mixed-precision rnn: benchdnn's --cfg names are not derived by dlcheck";
+    }
+  }
+  if (layer->data_type != "f32" && layer->data_type != "bf16" && layer->data_type != "f16") {
+    return "mixed-precision rnn: benchdnn's --cfg names are not derived by dlcheck";
+  }
+  if (RnnDirection(AuxValue(row.auxiliary, "direction")).empty()) {
+    return "the rnn direction is not in the log line";
   }
   return {};
 }
 
-std::optional<BenchdnnReproducer> MakeBenchdnnReproducer(const PrimitiveStats& row) {
-  if (!BenchdnnMissingReason(row).empty()) return std::nullopt;
+}  // namespace
+
+BenchdnnVersion BenchdnnVersionOf(const PrimitiveStats& row, const BenchdnnContext& context) {
+  if (context.version != BenchdnnVersion::kLogs) return context.version;
+  const int major = MajorOfLibraryVersion(context.library_version);
+  if (major >= 3) return BenchdnnVersion::kV3;
+  if (major >= 1) return BenchdnnVersion::kV2;
+  switch (row.era) {
+    case Era::kMkldnn0:
+    case Era::kMkldnn1:
+    case Era::kDnnl:
+      return BenchdnnVersion::kV2;
+    case Era::kOnednn:  // 2.5 - 3.1: 3.x lines name per-argument scales `src0`
+      return row.attributes.find("src0:") != std::string_view::npos ? BenchdnnVersion::kV3
+                                                                    : BenchdnnVersion::kV2;
+    default:
+      return BenchdnnVersion::kV3;
+  }
+}
+
+std::vector<std::string_view> BenchdnnDrivers() {
+  std::vector<std::string_view> drivers;
+  for (const DriverName& entry : kDrivers) {
+    if (std::find(drivers.begin(), drivers.end(), entry.driver) == drivers.end()) {
+      drivers.push_back(entry.driver);
+    }
+  }
+  return drivers;
+}
+
+std::string_view BenchdnnDriverOf(std::string_view primitive) {
+  return DriverOf(primitive);
+}
+
+std::string_view HighestIsaOf(const std::vector<const PrimitiveStats*>& rows) {
+  std::string_view highest;
+  int highest_rank = -1;
+  for (const PrimitiveStats* row : rows) {
+    if (row->isa_inferred || row->isa.empty()) continue;
+    const std::optional<int> rank = onednn::IsaRank(row->isa.view());
+    if (rank && *rank > highest_rank) {
+      highest_rank = *rank;
+      highest = row->isa.view();
+    }
+  }
+  return highest;
+}
+
+std::string MaxCpuIsaValue(std::string_view isa, BenchdnnVersion version) {
+  const std::optional<int> rank = onednn::IsaRank(isa);
+  if (!rank || *rank <= 0) return {};                // `uni`, `any`, AArch64 names: no x86 cap
+  if (isa == "avx512_common") return "AVX512_CORE";  // 1.x's name of the avx512_core kernels
+  // 3.5 renamed the AVX-512 FP16 and AMX levels: each version takes its own names.
+  if (version == BenchdnnVersion::kV3) {
+    if (isa == "avx512_core_fp16") return "AVX10_1_512";
+    if (isa == "avx512_core_amx") return "AVX10_1_512_AMX";
+    if (isa == "avx512_core_amx_fp16") return "AVX10_1_512_AMX_FP16";
+  } else {
+    if (isa == "avx10_1_512") return "AVX512_CORE_FP16";
+    if (isa == "avx10_1_512_amx") return "AVX512_CORE_AMX";
+    if (isa == "avx10_1_512_amx_fp16") return "AVX512_CORE_AMX_FP16";
+  }
+  return Upper(isa);
+}
+
+std::string_view BenchdnnMissingReason(const PrimitiveStats& row, const BenchdnnContext& context) {
+  const std::string_view driver = DriverOf(row.primitive);
+  if (driver.empty()) return "no benchdnn driver for this primitive kind in dlcheck's table";
+  if (row.problem.empty()) return "the log line has no problem descriptor";
+  if (HasRuntimeDimensions(row.problem)) {
+    return "the shapes are run-time dimensions (a create line; the exec line has them)";
+  }
+  std::vector<MemoryDesc> mds;
+  ParseMemoryDescs(row.memory_descriptors, mds);
+  if (driver == "rnn") return RnnMissingReason(row, mds);
+  if (FirstSource(SortTensors(mds)) == nullptr) {
+    return "the log line names no data types (MKL-DNN 0.x)";
+  }
+  if (driver == "gnorm" && BenchdnnVersionOf(row, context) == BenchdnnVersion::kV2) {
+    return "benchdnn 2.x has no group normalization driver";
+  }
+  return {};
+}
+
+namespace {
+
+// The ONEDNN_MAX_CPU_ISA value a CPU row ran under: its implementation's ISA, else the log's.
+std::string IsaCap(const PrimitiveStats& row, const BenchdnnContext& context,
+                   BenchdnnVersion version) {
+  if (row.engine.view().substr(0, 3) != "cpu") return {};
+  const std::string_view isa = row.isa_inferred || row.isa.empty() ? context.header_isa : row.isa;
+  return MaxCpuIsaValue(isa, version);
+}
+
+}  // namespace
+
+std::optional<BenchdnnReproducer> MakeBenchdnnReproducer(const PrimitiveStats& row,
+                                                         const BenchdnnContext& context) {
+  if (!BenchdnnMissingReason(row, context).empty()) return std::nullopt;
+  const BenchdnnVersion version = BenchdnnVersionOf(row, context);
   const std::string_view driver = DriverOf(row.primitive);
   std::vector<MemoryDesc> mds;
   ParseMemoryDescs(row.memory_descriptors, mds);
@@ -373,17 +740,30 @@ std::optional<BenchdnnReproducer> MakeBenchdnnReproducer(const PrimitiveStats& r
   CommandLine line(driver);
   AddEngine(line, driver, row.engine);
   line.Flag("mode", "P");
-  const bool weighted =
-      driver == "conv" || driver == "deconv" || driver == "ip" || driver == "matmul";
-  if (weighted) {
-    AddWeightedFlags(line, driver, row, tensors);
-  } else {
-    AddSourceDestinationFlags(line, driver, row, tensors);
+  // benchdnn 2.x refuses a blocked tag oneDNN's format_tag enum does not name (`debcA16a`)
+  // unless told before the first tag option.
+  if (version == BenchdnnVersion::kV2 && driver != "rnn" && HasBlockedTag(mds)) {
+    line.Flag("allow-enum-tags-only", "0");
   }
-  AttributeFlags attributes = TranslateAttributes(row.attributes);
+  if (driver == "rnn") {
+    AddRnnFlags(line, row, mds);
+  } else if (driver == "conv" || driver == "deconv" || driver == "ip" || driver == "matmul") {
+    AddWeightedFlags(line, driver, row, tensors, version);
+  } else {
+    AddSourceDestinationFlags(line, driver, row, tensors, version);
+  }
+  AttributeFlags attributes = TranslateAttributes(row.attributes, driver, version);
   AddAttributes(line, attributes);
   line.Finish(row.problem);
-  return BenchdnnReproducer{line.Take(), std::move(attributes.untranslated)};
+  BenchdnnReproducer reproducer;
+  reproducer.arguments = line.Take();
+  reproducer.max_cpu_isa = IsaCap(row, context, version);
+  if (!reproducer.max_cpu_isa.empty()) {
+    reproducer.command = "ONEDNN_MAX_CPU_ISA=" + reproducer.max_cpu_isa + " ";
+  }
+  reproducer.command += "benchdnn " + reproducer.arguments;
+  reproducer.untranslated = std::move(attributes.untranslated);
+  return reproducer;
 }
 
 }  // namespace dlcheck::verbose

@@ -1,16 +1,18 @@
 #pragma once
 // A benchdnn command line that reproduces one distinct primitive of a verbose log, as oneDNN's
 // own verbose converter does: the driver, direction, data types, tags, algorithm, attributes
-// and the problem, for the benchdnn of oneDNN 3.x (`--dt=src:wei:dst`, `--attr-scales=`).
+// and the problem, in the syntax of the benchdnn of the log's version (or of the one asked for):
 //
-//   onednn_verbose,exec,cpu,inner_product,brgemm:avx512_core,forward_inference,
-//     src_f32::blocked:ab:f0 wei_f32::blocked:AB16b64a:f0 bia_f32::blocked:a:f0
-//     dst_f32::blocked:ab:f0,attr-post-ops:eltwise_relu ,,mb200ic128oc64,0.04
-//   -> benchdnn --ip --mode=P --dir=FWD_I --dt=f32 --stag=ab --wtag=AB16b64a --dtag=ab
-//        --attr-post-ops=relu mb200ic128oc64
+//   onednn_verbose,exec,cpu,convolution,jit:avx512_core,forward_training,
+//     src_f32::blocked:abcd:f0 wei_f32:p:blocked:Acdb16a:f0 bia_f32::blocked:a:f0
+//     dst_f32:p:blocked:aBcd16b:f0,attr-scratchpad:user ,alg:convolution_direct,mb64_ic1oc20_...
+//   -> 2.x: ONEDNN_MAX_CPU_ISA=AVX512_CORE benchdnn --conv --mode=P --dir=FWD_B --cfg=f32 ...
+//   -> 3.x: ONEDNN_MAX_CPU_ISA=AVX512_CORE benchdnn --conv --mode=P --dir=FWD_B --dt=f32 ...
 //
-// Values a log does not hold (the run-time scale and zero-point values) are set to 1; attribute
-// pieces with no benchdnn spelling are listed in `untranslated`, never dropped silently.
+// The ISA the log ran at is pinned with ONEDNN_MAX_CPU_ISA (the implementation's ISA, else the
+// header's), so a machine with a newer ISA runs the log's kernel, not its own best one. Values a
+// log does not hold (the run-time scale and zero-point values) are set to 1; attribute pieces
+// with no benchdnn spelling are listed in `untranslated`, never dropped silently.
 
 #include <optional>
 #include <string>
@@ -21,16 +23,52 @@ namespace dlcheck::verbose {
 
 struct PrimitiveStats;
 
+/// Whose benchdnn syntax a line speaks: 2 for the benchdnn of oneDNN 1.x-2.x (`--cfg=u8s8s32`,
+/// checked with 2.6.3), 3 for oneDNN 3.x (`--dt=u8:s8:s32`, `--bia-dt`; checked with 3.10.2).
+enum class BenchdnnVersion { kLogs, kV2, kV3 };
+
+/// What a reproducer needs besides the row: the version asked for and the log's header.
+struct BenchdnnContext {
+  BenchdnnVersion version = BenchdnnVersion::kLogs;  ///< kLogs: the version of the row's log
+  std::string_view library_version;  ///< the header's `oneDNN v2.6.3 (commit N/A)`, or ""
+  /// The header's ISA name (`avx512_core_bf16`); without a header, the highest ISA the log's
+  /// implementations name (HighestIsaOf); "" when neither says.
+  std::string_view header_isa;
+};
+
+/// The version a row's line speaks: the one asked for, else the log's (the header's version,
+/// else the line format: `dnnl_verbose`/`mkldnn_verbose` and 2.x `onednn_verbose` lines 2, the
+/// 3.3+ formats 3). kLogs is never returned.
+BenchdnnVersion BenchdnnVersionOf(const PrimitiveStats& row, const BenchdnnContext& context);
+
 struct BenchdnnReproducer {
-  std::string command;                    ///< `benchdnn --conv --mode=P ... <problem>`
+  std::string command;      ///< `[ONEDNN_MAX_CPU_ISA=X ]benchdnn --conv --mode=P ... <problem>`
+  std::string arguments;    ///< the same from the driver on: `--conv --mode=P ... <problem>`
+  std::string max_cpu_isa;  ///< the ONEDNN_MAX_CPU_ISA value pinned, or ""
   std::vector<std::string> untranslated;  ///< attribute pieces benchdnn has no knob for
 };
 
 /// The reproducer of `row`, or nullopt when benchdnn has no driver for its primitive kind or
 /// the log does not say enough (MKL-DNN 0.x lines carry no data types; a row without a problem).
-std::optional<BenchdnnReproducer> MakeBenchdnnReproducer(const PrimitiveStats& row);
+std::optional<BenchdnnReproducer> MakeBenchdnnReproducer(const PrimitiveStats& row,
+                                                         const BenchdnnContext& context = {});
 
 /// Why a row has no reproducer, for the report's note ("" when it has one).
-std::string_view BenchdnnMissingReason(const PrimitiveStats& row);
+std::string_view BenchdnnMissingReason(const PrimitiveStats& row,
+                                       const BenchdnnContext& context = {});
+
+/// The benchdnn drivers dlcheck writes lines for, each once, in the order of its table.
+std::vector<std::string_view> BenchdnnDrivers();
+
+/// The benchdnn driver of a primitive kind (`convolution` -> `conv`), "" when benchdnn has none.
+std::string_view BenchdnnDriverOf(std::string_view primitive);
+
+/// The highest ISA the rows' implementation names carry (`jit:avx2`, `brg:avx512_core`), or "":
+/// the ISA a log without a header line ran at, as far as its lines tell.
+std::string_view HighestIsaOf(const std::vector<const PrimitiveStats*>& rows);
+
+/// The ONEDNN_MAX_CPU_ISA value of an ISA name (`avx512_core_bf16` -> `AVX512_CORE_BF16`), in
+/// the spelling of that benchdnn's oneDNN; "" for names that are no cap (`uni`, `any`, ...).
+std::string MaxCpuIsaValue(std::string_view isa, BenchdnnVersion version);
 
 }  // namespace dlcheck::verbose

@@ -33,12 +33,75 @@ TEST(FormatsCliTest, BenchdnnPrintsOneLinePerDistinctRowOfTheCsvColumn) {
   EXPECT_EQ(printed.size(), distinct.size());  // no line twice
   std::size_t commands = 0;
   for (const std::string& line : printed) {
-    const bool command = line.rfind("benchdnn --", 0) == 0;
+    const bool command = line.rfind("benchdnn --", 0) == 0 ||
+                         line.rfind("ONEDNN_MAX_CPU_ISA=AVX2 benchdnn --", 0) == 0;
     const bool why = line.rfind("# no benchdnn reproducer for ", 0) == 0;
     EXPECT_TRUE(command || why) << line;
     commands += command ? 1 : 0;
   }
   EXPECT_GE(commands, 10u);  // conv, deconv, ip, matmul, reorder, eltwise, softmax, pool, ...
+}
+
+// The line speaks the benchdnn of the log's version (a 2.6.3 header: --cfg), or the one asked
+// for; several logs each speak their own. Expected lines from driver_conv.md of each version.
+TEST(FormatsCliTest, BenchdnnLinesSpeakTheLogsVersionOrTheOneAskedFor) {
+  const std::string int8 = DataPath("verbose/torch_int8_2.6.3.log");
+  const std::string v3 = DataPath("verbose/formats_3.13.1.txt");
+  const RunResult own = RunDlcheck({"parse", int8, "--format", "benchdnn"});
+  ASSERT_EQ(own.exit_code, 0) << own.err;
+  EXPECT_NE(own.out.find("ONEDNN_MAX_CPU_ISA=AVX512_CORE_VNNI benchdnn --conv --mode=P "
+                         "--allow-enum-tags-only=0 --dir=FWD_B --cfg=u8s8u8 --stag=acdb "
+                         "--wtag=any --dtag=acdb"),
+            std::string::npos)
+      << own.out;
+  const RunResult three =
+      RunDlcheck({"parse", int8, "--format", "benchdnn", "--benchdnn-version", "3"});
+  ASSERT_EQ(three.exit_code, 0) << three.err;
+  EXPECT_NE(three.out.find("ONEDNN_MAX_CPU_ISA=AVX512_CORE_VNNI benchdnn --conv --mode=P "
+                           "--dir=FWD_I --bia-dt=f32 --dt=u8:s8:u8 --stag=acdb --wtag=any"),
+            std::string::npos)
+      << three.out;
+  EXPECT_EQ(three.out.find("--cfg="), std::string::npos) << three.out;
+  // Two logs of two eras: a 2.x conv line and a 3.x one (formats_3.13.1.txt has no header: its
+  // line format and its implementations' highest ISA, avx2, decide).
+  const RunResult both = RunDlcheck({"parse", int8, v3, "--format", "benchdnn"});
+  ASSERT_EQ(both.exit_code, 0) << both.err;
+  EXPECT_NE(both.out.find("--cfg=u8s8u8"), std::string::npos) << both.out;
+  EXPECT_NE(both.out.find("ONEDNN_MAX_CPU_ISA=AVX2 benchdnn --reorder --mode=P --sdt=f32 "
+                          "--ddt=f32 --stag=abcd --dtag=aBcd8b 2x16x7x7"),
+            std::string::npos)
+      << both.out;
+  EXPECT_NE(both.out.find("benchdnn --lnorm --mode=P --dir=FWD_I --dt=f32:f32"), std::string::npos)
+      << both.out;
+  const RunResult bad = RunDlcheck({"parse", int8, "--benchdnn-version", "4"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("--benchdnn-version"), std::string::npos) << bad.err;
+}
+
+// --benchdnn-batch: one driver's benchdnn batch file, whose first line says how to run it; its
+// lines are the driver's options of the --format benchdnn lines (driver_conv.md: --reset).
+TEST(FormatsCliTest, BenchdnnBatchIsOneDriversBatchFile) {
+  const std::string log = DataPath("verbose/torch_int8_2.6.3.log");
+  const RunResult batch = RunDlcheck({"parse", log, "--benchdnn-batch", "conv"});
+  ASSERT_EQ(batch.exit_code, 0) << batch.err;
+  const std::vector<std::string> lines = Lines(batch.out);
+  ASSERT_EQ(lines.size(), 4u) << batch.out;  // the command, 2 lines, a comment before one
+  EXPECT_EQ(lines[0],
+            "# ONEDNN_MAX_CPU_ISA=AVX512_CORE_VNNI benchdnn --conv --mode=P "
+            "--batch=THIS_FILE");
+  EXPECT_EQ(lines[1],
+            "--reset --allow-enum-tags-only=0 --dir=FWD_B --cfg=u8s8u8 --stag=acdb "
+            "--wtag=any --dtag=acdb --attr-oscale=per_dim_1:1 "
+            "--attr-zero-points=src:common:1*+dst:common:119 --attr-scratchpad=user "
+            "mb2_ic3oc16_ih16oh14kh3sh1dh0ph0_iw16ow14kw3sw1dw0pw0");
+  EXPECT_EQ(lines[2], "# the log ran the next line at ONEDNN_MAX_CPU_ISA=AVX512_CORE");
+  EXPECT_EQ(lines[3].rfind("--reset --allow-enum-tags-only=0 --dir=FWD_B --cfg=f32 ", 0), 0u);
+  for (const char* other : {"--events", "--format=csv"}) {
+    const RunResult refused = RunDlcheck({"parse", log, "--benchdnn-batch", "conv", other});
+    EXPECT_EQ(refused.exit_code, 2) << other;
+    EXPECT_NE(refused.err.find("--benchdnn-batch"), std::string::npos) << refused.err;
+  }
+  EXPECT_EQ(RunDlcheck({"parse", log, "--benchdnn-batch", "convolution"}).exit_code, 2);
 }
 
 TEST(FormatsCliTest, EventsCannotBeAWorkbookOrADistinctList) {

@@ -8,8 +8,8 @@
    must be declared, so the schema stays the whole contract). Documents: the live host (every
    command), a replay of every recorded CPU in tests/data/cpuid and every topology in
    tests/data/hwloc, every verbose log in tests/data/verbose (logs dlcheck did not write:
-   PyTorch 1.13 at two ISA caps, lines pasted in public issues, oneDNN 3.13 lines, Graph API
-   lines), --columns subsets, `parse --events`, `diff` of two real logs, `fleet` of replays.
+   PyTorch 1.13 CNNs at three ISA caps, bf16 and int8 models, lines pasted in public issues of
+   every oneDNN generation, oneDNN 3.13 lines, Graph API lines), --columns subsets, `parse --events`, `diff` of two real logs, `fleet` of replays.
 3. Every declared key is present in every document (null when unknown), a replay without a
    topology included.
 
@@ -39,8 +39,8 @@ def invocations(data, scratch):
     topologies = recorded(data, "hwloc/*.xml")
     log = os.path.join(data, "verbose", "generated_2.6.3.txt")
     cat_log = ["sh", "-c", 'cat "$0"', log]
-    a = os.path.join(data, "verbose", "torch1.13_cnn_avx2.txt")
-    b = os.path.join(data, "verbose", "torch1.13_cnn_avx512_core_bf16.txt")
+    a = os.path.join(data, "verbose", "torch_cnn_avx2_2.6.3.log")
+    b = os.path.join(data, "verbose", "torch_cnn_2.6.3.log")
     calls = [
         ("platform", ["platform"], {0}),
         ("platform", ["platform", "--probe"], {0}),
