@@ -314,8 +314,7 @@ void AddRunSection(report::Report& report, const DispatchProgramOptions& o, cons
   std::vector<std::string> caps;
   for (std::size_t i = 0; i < plan.caps; ++i) caps.push_back(plan.configs[i].cap);
   s.Add("isa_caps", Value(report::TextList(caps)));
-  s.Add("thread_sets",
-        o.thread_sets.empty() ? Value() : Value(report::TextList(o.thread_sets)));
+  s.Add("thread_sets", o.thread_sets.empty() ? Value() : Value(report::TextList(o.thread_sets)));
   s.Add("threads",
         plan.caps > 0 && plan.configs[0].threads > 0 ? Value(plan.configs[0].threads) : Value());
   s.Add("repeat", o.repeat);

@@ -60,9 +60,8 @@ void AddRunSection(report::Report& report, const VerboseOptions& o,
   s.Add("batch", m.batch);
   s.Add("train_samples", Opt(results.train_samples));
   s.Add("warmup_iters", o.capture.run.warmup);
-  s.Add("timed_iters", results.timed_steps
-                          ? Value(static_cast<std::int64_t>(*results.timed_steps))
-                          : Value());
+  s.Add("timed_iters",
+        results.timed_steps ? Value(static_cast<std::int64_t>(*results.timed_steps)) : Value());
   s.Add("timed_s", Num(dispatch::TimedBudget(o.capture.run), 3));
   s.Add("traced_iters", o.capture.run.traced);
   s.Add("threads", run.header.threads

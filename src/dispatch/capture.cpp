@@ -8,9 +8,7 @@
 
 namespace dlcheck::dispatch {
 
-namespace {
-
-}  // namespace
+namespace {}  // namespace
 
 std::string ConfiguredIsaCap() {
   for (const char* name : {"ONEDNN_MAX_CPU_ISA", "DNNL_MAX_CPU_ISA"}) {

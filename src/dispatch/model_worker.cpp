@@ -154,7 +154,8 @@ float TimedSteps(mlp::Trainer& trainer, const mlp::Dataset& train, const ModelRu
     const auto chunk_start = Clock::now();
     std::int64_t steps = 0;
     for (;;) {
-      if (by_time ? steps > 0 && Clock::now() - chunk_start >= chunk_budget : steps == fixed_steps) {
+      if (by_time ? steps > 0 && Clock::now() - chunk_start >= chunk_budget
+                  : steps == fixed_steps) {
         break;
       }
       loss = trainer.Step(mlp::GetBatch(train, step++, batch));

@@ -42,13 +42,13 @@ inline constexpr double kMaxTimedSeconds = 3600.0;
 struct ModelRunOptions {
   mlp::ModelConfig model;
   mlp::Backend backend = mlp::Backend::kOneDnn;
-  int warmup = 5;        ///< untimed steps after the reference step
+  int warmup = 5;            ///< untimed steps after the reference step
   int iters = kItersByTime;  ///< timed steps (verbose off); kItersByTime: as many as time_s allows
   double time_s = kDefaultTimedSeconds;  ///< the timed phase's budget when iters is kItersByTime
-  int traced = 3;        ///< steps with verbose on: the per-primitive report
-  std::string data_dir;  ///< MNIST-format IDX directory; empty: synthetic data
-  std::string cpuset;    ///< bind the worker to these CPUs (hwloc list syntax); empty: no binding
-  bool peak = false;     ///< measure the FMA peak per vector ISA first (phase `peak`)
+  int traced = 3;                        ///< steps with verbose on: the per-primitive report
+  std::string data_dir;                  ///< MNIST-format IDX directory; empty: synthetic data
+  std::string cpuset;  ///< bind the worker to these CPUs (hwloc list syntax); empty: no binding
+  bool peak = false;   ///< measure the FMA peak per vector ISA first (phase `peak`)
 };
 
 /// One option of a model run, described once: `AddModelOptions` (src/cli) makes the command-line

@@ -114,8 +114,8 @@ std::string ReadReport(const json& doc, HostReport& r) {
   return {};
 }
 
-std::tuple<std::vector<std::string>, std::string, std::optional<TopologyShape>, std::string> Signature(
-    const HostReport& r) {
+std::tuple<std::vector<std::string>, std::string, std::optional<TopologyShape>, std::string>
+Signature(const HostReport& r) {
   return {r.usable, r.onednn_isa, r.topology, r.check_status};
 }
 

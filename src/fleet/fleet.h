@@ -33,15 +33,15 @@ struct TopologyShape {
 struct HostReport {
   std::string host;  ///< the report's `host` or `check.host`, else the file name less `.json`
   std::string file;
-  std::string command;                  ///< "platform" or "check"
-  std::string dlcheck_version;          ///< of the dlcheck that wrote the report
-  std::string cpu;                      ///< brand, else vendor
-  std::vector<std::string> usable;      ///< usable features, sorted
-  std::vector<std::string> cpuid_only;  ///< in CPUID but not enabled by the OS
-  std::vector<std::string> faulted;     ///< usable per CPUID and OS, but the probe faulted
-  std::string onednn_isa;               ///< effective, else maximum
+  std::string command;                    ///< "platform" or "check"
+  std::string dlcheck_version;            ///< of the dlcheck that wrote the report
+  std::string cpu;                        ///< brand, else vendor
+  std::vector<std::string> usable;        ///< usable features, sorted
+  std::vector<std::string> cpuid_only;    ///< in CPUID but not enabled by the OS
+  std::vector<std::string> faulted;       ///< usable per CPUID and OS, but the probe faulted
+  std::string onednn_isa;                 ///< effective, else maximum
   std::optional<TopologyShape> topology;  ///< nullopt: the report has no topology
-  std::string check_status;             ///< OK, WARNING, ...; "" for a platform report
+  std::string check_status;               ///< OK, WARNING, ...; "" for a platform report
   std::string check_summary;
 };
 

@@ -18,23 +18,22 @@ report::Value Count(const std::optional<TopologyShape>& shape, long TopologyShap
 }
 
 void AddGroups(const Fleet& fleet, report::Report& report) {
-  report::Table& t = report.AddTable("groups",
-                                     {"group", "hosts", "hostlist", "best", "cpu", "onednn_isa",
-                                      "sockets", "numa_nodes", "cores", "pus", "status", "lacks",
-                                      "features"},
-                                     "Groups (by usable features, oneDNN ISA, topology, status)");
+  report::Table& t =
+      report.AddTable("groups",
+                      {"group", "hosts", "hostlist", "best", "cpu", "onednn_isa", "sockets",
+                       "numa_nodes", "cores", "pus", "status", "lacks", "features"},
+                      "Groups (by usable features, oneDNN ISA, topology, status)");
   t.hidden_in_table = {"features"};
   t.answer_columns = {"lacks"};
   t.leave_out_first = {"topology", "cpu", "onednn_isa"};
   int number = 0;
   for (const FleetGroup& g : fleet.groups) {
-    t.rows.push_back({++number, g.hosts.size(), CompressHostlist(g.hosts), g.best, g.cpu,
-                      g.onednn_isa,
-                      Count(g.topology, &TopologyShape::sockets),
-                      Count(g.topology, &TopologyShape::numa_nodes),
-                      Count(g.topology, &TopologyShape::cores), Count(g.topology, &TopologyShape::pus),
-                      g.check_status.empty() ? report::Value() : report::Value(g.check_status),
-                      Words(g.lacks), Words(g.usable)});
+    t.rows.push_back(
+        {++number, g.hosts.size(), CompressHostlist(g.hosts), g.best, g.cpu, g.onednn_isa,
+         Count(g.topology, &TopologyShape::sockets), Count(g.topology, &TopologyShape::numa_nodes),
+         Count(g.topology, &TopologyShape::cores), Count(g.topology, &TopologyShape::pus),
+         g.check_status.empty() ? report::Value() : report::Value(g.check_status), Words(g.lacks),
+         Words(g.usable)});
   }
 }
 

@@ -36,8 +36,8 @@ Member List(std::string name, Type item_type) {
 
 const Document* Find(std::string_view command) {
   const auto& all = All();
-  const auto it = std::find_if(all.begin(), all.end(),
-                               [&](const Document& d) { return d.command == command; });
+  const auto it =
+      std::find_if(all.begin(), all.end(), [&](const Document& d) { return d.command == command; });
   return it == all.end() ? nullptr : &*it;
 }
 
@@ -102,12 +102,12 @@ Json MemberSchema(const Member& member) {
     case Shape::kRows:
       // Row objects carry the table's columns, all of them unless --columns chose some: none is
       // required, each has its type.
-      return Nullable(Json{{"type", "array"},
-                           {"items", ObjectSchema(member.members, /*all_required=*/false)}});
+      return Nullable(
+          Json{{"type", "array"}, {"items", ObjectSchema(member.members, /*all_required=*/false)}});
     case Shape::kKeyedRows:
-      return Nullable(Json{{"type", "object"},
-                           {"additionalProperties",
-                            ObjectSchema(member.members, /*all_required=*/false)}});
+      return Nullable(
+          Json{{"type", "object"},
+               {"additionalProperties", ObjectSchema(member.members, /*all_required=*/false)}});
     case Shape::kMap:
       return Nullable(
           Json{{"type", "object"}, {"additionalProperties", Nullable(ScalarSchema(member.type))}});
@@ -121,13 +121,12 @@ Json FindingsSchema() {
   const Json text{{"type", "string"}};
   return Json{
       {"type", "array"},
-      {"items",
-       Json{{"type", "object"},
-            {"properties",
-             Json{{"severity", Json{{"enum", Json::array({"info", "warning", "error"})}}},
-                  {"code", text},
-                  {"message", text}}},
-            {"required", Json::array({"severity", "code", "message"})}}}};
+      {"items", Json{{"type", "object"},
+                     {"properties",
+                      Json{{"severity", Json{{"enum", Json::array({"info", "warning", "error"})}}},
+                           {"code", text},
+                           {"message", text}}},
+                     {"required", Json::array({"severity", "code", "message"})}}}};
 }
 
 }  // namespace

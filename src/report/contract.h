@@ -71,5 +71,4 @@ std::string SchemaText(const Document& document);
 /// The member of `members` called `name`, or nullptr.
 const Member* FindMember(const std::vector<Member>& members, std::string_view name);
 
-
 }  // namespace dlcheck::report::contract

@@ -54,16 +54,31 @@ Member TopologyMember() {
 
 // The columns of a primitives table (verbose_report's PrimitiveColumns), then `extra`.
 std::vector<Member> PrimitiveColumns(std::vector<Member> extra = {}) {
-  std::vector<Member> columns = {
-      Text("engine"),          Text("primitive"),       Text("implementation"),
-      Text("isa"),             Text("isa_source"),      Text("fallback"),
-      Text("prop_kind"),       Text("data_types"),      Text("layouts"),
-      Text("attributes"),      Text("auxiliary"),       Text("problem"),
-      Integer("creates"),      Integer("cache_hits"),   Number("create_ms"),
-      Integer("nested_creates"), Number("nested_create_ms"), Integer("execs"),
-      Number("exec_ms_total"), Number("exec_ms_mean"),  Number("exec_ms_min"),
-      Number("exec_ms_max"),   Number("time_pct"),      Number("gflops"),
-      Text("benchdnn")};
+  std::vector<Member> columns = {Text("engine"),
+                                 Text("primitive"),
+                                 Text("implementation"),
+                                 Text("isa"),
+                                 Text("isa_source"),
+                                 Text("fallback"),
+                                 Text("prop_kind"),
+                                 Text("data_types"),
+                                 Text("layouts"),
+                                 Text("attributes"),
+                                 Text("auxiliary"),
+                                 Text("problem"),
+                                 Integer("creates"),
+                                 Integer("cache_hits"),
+                                 Number("create_ms"),
+                                 Integer("nested_creates"),
+                                 Number("nested_create_ms"),
+                                 Integer("execs"),
+                                 Number("exec_ms_total"),
+                                 Number("exec_ms_mean"),
+                                 Number("exec_ms_min"),
+                                 Number("exec_ms_max"),
+                                 Number("time_pct"),
+                                 Number("gflops"),
+                                 Text("benchdnn")};
   for (Member& m : extra) columns.push_back(std::move(m));
   return columns;
 }
@@ -93,23 +108,13 @@ Member SummaryMember() {
     return Rows(name, {Text(key), Integer("rows"), Integer("execs"), Number("exec_ms"),
                        Number("time_pct")});
   };
-  return Object("summary", {Integer("rows"),
-                            Integer("creates"),
-                            Integer("cache_hits"),
-                            Number("cache_hit_rate"),
-                            Number("create_ms"),
-                            Integer("nested_creates"),
-                            Number("nested_create_ms"),
-                            Integer("execs"),
-                            Number("exec_ms"),
-                            Number("reorder_exec_ms"),
-                            Number("reorder_pct"),
-                            Number("first_exec_ms_mean"),
-                            Number("steady_exec_ms_mean"),
-                            Integer("diagnostics"),
-                            Integer("graph_pattern_matcher_lines"),
-                            shares("by_kind", "primitive"),
-                            shares("by_fallback", "fallback")});
+  return Object("summary", {Integer("rows"), Integer("creates"), Integer("cache_hits"),
+                            Number("cache_hit_rate"), Number("create_ms"),
+                            Integer("nested_creates"), Number("nested_create_ms"), Integer("execs"),
+                            Number("exec_ms"), Number("reorder_exec_ms"), Number("reorder_pct"),
+                            Number("first_exec_ms_mean"), Number("steady_exec_ms_mean"),
+                            Integer("diagnostics"), Integer("graph_pattern_matcher_lines"),
+                            shares("by_kind", "primitive"), shares("by_fallback", "fallback")});
 }
 
 Member DiagnosticsMember() {
@@ -120,18 +125,18 @@ Member DiagnosticsMember() {
 // A log holds dlcheck's worker lines when dlcheck wrote it (--raw-log): then rows have a layer.
 Member EventsMember() {
   std::vector<Member> columns = {
-      Integer("line"),      Text("era"),        Text("operation"),  Text("cache"),
-      Text("engine"),       Text("primitive"),  Text("implementation"), Text("isa"),
-      Text("isa_source"),   Text("fallback"),   Text("prop_kind"),  Text("memory_descriptors"),
-      Text("attributes"),   Text("auxiliary"),  Text("problem"),    Number("time_ms"),
-      Number("timestamp"),  Text("message"),      Text("layer")};
+      Integer("line"),     Text("era"),       Text("operation"),      Text("cache"),
+      Text("engine"),      Text("primitive"), Text("implementation"), Text("isa"),
+      Text("isa_source"),  Text("fallback"),  Text("prop_kind"),      Text("memory_descriptors"),
+      Text("attributes"),  Text("auxiliary"), Text("problem"),        Number("time_ms"),
+      Number("timestamp"), Text("message"),   Text("layer")};
   return Rows("events", std::move(columns));
 }
 
 Member TraceMember() {
-  return Rows("trace", {Text("name"), Text("category"), Number("ts_us"), Number("dur_us"),
-                        Integer("thread"), Text("layer"), Text("implementation"),
-                        Text("prop_kind"), Text("problem")});
+  return Rows("trace",
+              {Text("name"), Text("category"), Number("ts_us"), Number("dur_us"), Integer("thread"),
+               Text("layer"), Text("implementation"), Text("prop_kind"), Text("problem")});
 }
 
 // Where the figures of a timed run come from (verbose_report's AddNoiseGuard).
@@ -141,36 +146,35 @@ std::vector<Member> NoiseGuardMembers() {
 
 // The model run's fields, as `verbose` reports them.
 std::vector<Member> ModelRunMembers() {
-  return Prefixed(
-      {Text("model"),
-       Text("layers"),
-       Text("backend_requested"),
-       Text("backend"),
-       Text("dtype"),
-       Integer("batch"),
-       Integer("train_samples"),
-       Integer("warmup_iters"),
-       Integer("timed_iters"),
-       Number("timed_s"),
-       Integer("traced_iters"),
-       Integer("threads"),
-       Number("samples_per_s"),
-       Number("samples_per_s_min"),
-       Number("samples_per_s_max"),
-       Number("spread_pct"),
-       Number("step_ms"),
-       Number("step_ms_traced"),
-       Number("verbose_overhead_pct"),
-       Number("loss_first"),
-       Number("loss_last"),
-       Number("test_accuracy"),
-       Number("max_deviation"),
-       Text("deviation_tensor"),
-       Number("tolerance"),
-       Text("onednn_version"),
-       Text("detected_isa"),
-       Text("worker")},
-      NoiseGuardMembers());
+  return Prefixed({Text("model"),
+                   Text("layers"),
+                   Text("backend_requested"),
+                   Text("backend"),
+                   Text("dtype"),
+                   Integer("batch"),
+                   Integer("train_samples"),
+                   Integer("warmup_iters"),
+                   Integer("timed_iters"),
+                   Number("timed_s"),
+                   Integer("traced_iters"),
+                   Integer("threads"),
+                   Number("samples_per_s"),
+                   Number("samples_per_s_min"),
+                   Number("samples_per_s_max"),
+                   Number("spread_pct"),
+                   Number("step_ms"),
+                   Number("step_ms_traced"),
+                   Number("verbose_overhead_pct"),
+                   Number("loss_first"),
+                   Number("loss_last"),
+                   Number("test_accuracy"),
+                   Number("max_deviation"),
+                   Text("deviation_tensor"),
+                   Number("tolerance"),
+                   Text("onednn_version"),
+                   Text("detected_isa"),
+                   Text("worker")},
+                  NoiseGuardMembers());
 }
 
 Document Platform() {
@@ -200,7 +204,8 @@ Document Check() {
 Document Parse() {
   return {"parse",
           "the per-primitive report of oneDNN verbose logs",
-          {Object("options", {Text("sort"), Integer("top"), Boolean("events"), Boolean("strict")}),
+          {Object("options", {Text("sort"), Integer("top"), Boolean("events"), Boolean("strict"),
+                              Text("benchdnn_version"), Text("benchdnn_batch")}),
            InputMember(/*with_files=*/true), HeaderMember(), SummaryMember(),
            Rows("primitives", PrimitiveColumns({Text("layer"), Text("file")})),
            Rows("headers", {Text("file"), Text("library_version"), Text("runtime"),
@@ -259,14 +264,14 @@ Document Dispatch() {
                      PrimitiveColumns({Number("ms_per_step"), Number("speedup_vs_scalar"),
                                        Number("speedup_vs_lowest"), Number("peak_gflops"),
                                        Number("peak_fraction")}))),
-       Rows("runs", {Text("isa_cap"), Text("backend"), Integer("threads"), Text("dispatched_isa"),
-                     Number("samples_per_s"), Number("samples_per_s_min"),
-                     Number("samples_per_s_max"), Number("speedup_vs_scalar"),
-                     Number("speedup_vs_lowest"), Number("max_deviation"), Number("peak_gflops"),
-                     Text("worker"), Text("perf_map")}),
-       Rows("threads", {Text("thread_set"), Integer("threads"), Text("cpuset"),
-                        Number("samples_per_s"), Number("speedup"), Number("efficiency"),
-                        Text("worker")}),
+       Rows("runs",
+            {Text("isa_cap"), Text("backend"), Integer("threads"), Text("dispatched_isa"),
+             Number("samples_per_s"), Number("samples_per_s_min"), Number("samples_per_s_max"),
+             Number("speedup_vs_scalar"), Number("speedup_vs_lowest"), Number("max_deviation"),
+             Number("peak_gflops"), Text("worker"), Text("perf_map")}),
+       Rows("threads",
+            {Text("thread_set"), Integer("threads"), Text("cpuset"), Number("samples_per_s"),
+             Number("speedup"), Number("efficiency"), Text("worker")}),
        Rows("configs", {Text("config"), Text("isa_cap"), Text("thread_set"), Integer("threads"),
                         Text("cpuset"), Integer("log_threads"), Text("log_isa"), Integer("runs"),
                         Number("wall_s"), Number("wall_s_min"), Number("wall_s_max"),
@@ -276,12 +281,11 @@ Document Dispatch() {
 Document Diff() {
   return {"diff",
           "two runs compared primitive by primitive",
-          {Object("summary", {Text("a"), Text("b"), Integer("rows_matched"),
-                              Integer("changed_implementation"), Integer("worse_class"),
-                              Integer("slower"), Integer("faster"), Integer("new"),
-                              Integer("vanished"), Number("exec_ms_a"), Number("exec_ms_b"),
-                              Number("exec_time_ratio"), Number("threshold_pct"),
-                              Integer("regressions")}),
+          {Object("summary",
+                  {Text("a"), Text("b"), Integer("rows_matched"), Integer("changed_implementation"),
+                   Integer("worse_class"), Integer("slower"), Integer("faster"), Integer("new"),
+                   Integer("vanished"), Number("exec_ms_a"), Number("exec_ms_b"),
+                   Number("exec_time_ratio"), Number("threshold_pct"), Integer("regressions")}),
            Rows("primitives",
                 {Text("primitive"), Text("prop_kind"), Text("problem"), Text("layer"),
                  Text("change"), Boolean("regressed"), Text("implementation_a"),
@@ -294,18 +298,18 @@ Document Profile() {
   return {
       "profile",
       "where the CPU time goes: classes, JIT kernels by primitive, off-CPU time",
-      {Object("profile", {Text("command"), Text("ended"), Text("event"), Integer("frequency_hz"),
-                          Integer("samples"), Number("duration_s"), Integer("processes"),
-                          Integer("threads"), Integer("jit_kernels"), Number("samples_per_s"),
-                          Number("timed_s"), Integer("verbose_lines"), Number("verbose_exec_ms"),
-                          Boolean("off_cpu_recorded"), Number("off_cpu_s"), Number("blocked_s"),
-                          Number("preempted_s"), Text("perf_data")}),
+      {Object("profile",
+              {Text("command"), Text("ended"), Text("event"), Integer("frequency_hz"),
+               Integer("samples"), Number("duration_s"), Integer("processes"), Integer("threads"),
+               Integer("jit_kernels"), Number("samples_per_s"), Number("timed_s"),
+               Integer("verbose_lines"), Number("verbose_exec_ms"), Boolean("off_cpu_recorded"),
+               Number("off_cpu_s"), Number("blocked_s"), Number("preempted_s"), Text("perf_data")}),
        Rows("classes", {Text("class"), Integer("samples"), Number("pct"), Text("description")}),
        Rows("kernels", {Text("kernel"), Text("primitive"), Text("implementations"),
                         Integer("samples"), Number("pct"), Number("pct_of_jit")}),
-       Rows("by_primitive", {Text("primitive"), Text("implementations"), Integer("jit_samples"),
-                             Number("sampled_pct"), Number("verbose_exec_ms"),
-                             Number("verbose_pct")}),
+       Rows("by_primitive",
+            {Text("primitive"), Text("implementations"), Integer("jit_samples"),
+             Number("sampled_pct"), Number("verbose_exec_ms"), Number("verbose_pct")}),
        Rows("off_cpu", {Text("state"), Number("seconds"), Number("pct"), Integer("switches"),
                         Text("wait"), Text("stack")}),
        Rows("primitives", PrimitiveColumns({Text("layer")}))}};
@@ -328,8 +332,8 @@ Document Fleet() {
 }  // namespace
 
 const std::vector<Document>& All() {
-  static const std::vector<Document> kAll = {Platform(), Parse(),   Verbose(), Run(),  Dispatch(),
-                                             Check(),    Diff(),    Profile(), Fleet()};
+  static const std::vector<Document> kAll = {Platform(), Parse(), Verbose(), Run(),  Dispatch(),
+                                             Check(),    Diff(),  Profile(), Fleet()};
   return kAll;
 }
 

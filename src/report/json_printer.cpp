@@ -133,7 +133,8 @@ Json Identity(const Report& report) {
 // The identity and the sections, for the head of a streamed document.
 Json Head(const Report& report) {
   Json doc = Identity(report);
-  for (const auto& s : report.sections) doc[s.name] = ToJson(s, ObjectMembers(Declared(report), s.name));
+  for (const auto& s : report.sections)
+    doc[s.name] = ToJson(s, ObjectMembers(Declared(report), s.name));
   return doc;
 }
 

@@ -44,14 +44,16 @@ TEST_F(ProfileCliTest, MlpProfileNamesKernelsByPrimitiveAndItsStacksAddUp) {
   const std::string folded_path = (dir_ / "mlp.folded").string();
   const std::string svg_path = (dir_ / "mlp.svg").string();
   const testing::RunResult r =
-      RunDlcheck({"profile", "--model", "mlp", "--threads", "2", "--time", "2", "--format",
-                  "json", "--folded", folded_path, "--svg", svg_path});
+      RunDlcheck({"profile", "--model", "mlp", "--threads", "2", "--time", "2", "--format", "json",
+                  "--folded", folded_path, "--svg", svg_path});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const Json report = Json::parse(r.out);
   const Json& kernels = report["kernels"];
   ASSERT_FALSE(kernels.empty()) << report.dump(2);
+  // Named from oneDNN's perf map, not an address: `jit_avx512_core_...`, and under an AVX2 cap
+  // the post-processing kernel of gemm:jit, `inner_product_utils::jit_pp_kernel_t`.
   for (const auto& k : kernels) {
-    EXPECT_TRUE(k["kernel"].get<std::string>().starts_with("jit")) << k.dump();
+    EXPECT_NE(k["kernel"].get<std::string>().find("jit"), std::string::npos) << k.dump();
   }
   // The inner products' kernels (brgemm or gemm, whichever this machine's oneDNN chose) are
   // attributed to inner_product, with the implementation verbose saw.

@@ -126,8 +126,8 @@ TEST_F(ProfileInterruptTest, SigintInTheFirstSecondsOfTheModel) {
     SCOPED_TRACE(ms);
     const std::set<std::string> maps_before = PerfMaps();
     const Ended e =
-        Interrupt({"--model", "mlp", "--iters", "100000", "--threads", "1", "--format", "json"},
-                  SIGINT, std::chrono::milliseconds(ms));
+        Interrupt({"--model", "mlp", "--time", "600", "--threads", "1", "--format", "json"}, SIGINT,
+                  std::chrono::milliseconds(ms));
     ExpectInterruptedEnd(e, SIGINT);
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
     for (const std::string& map : PerfMaps()) {
@@ -141,8 +141,8 @@ TEST_F(ProfileInterruptTest, SigintInTheFirstSecondsOfTheModel) {
 TEST_F(ProfileInterruptTest, SigintWhileTheModelIsRecorded) {
   const std::set<std::string> maps_before = PerfMaps();
   const Ended e =
-      Interrupt({"--model", "mlp", "--iters", "100000", "--threads", "1", "--format", "json"},
-                SIGINT, std::chrono::milliseconds(2000), " worker --",
+      Interrupt({"--model", "mlp", "--time", "600", "--threads", "1", "--format", "json"}, SIGINT,
+                std::chrono::milliseconds(2000), " worker --",
                 /*started_processes=*/2);  // perf record and the worker
   ExpectInterruptedEnd(e, SIGINT);
   EXPECT_FALSE(e.out.empty()) << e.err;

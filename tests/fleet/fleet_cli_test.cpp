@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-
 #include <nlohmann/json.hpp>
 
 #include "support/run_dlcheck.h"
@@ -45,10 +44,12 @@ TEST_F(FleetCliTest, GroupsHostsAndNamesTheBrokenReport) {
   EXPECT_EQ(j["skipped"][0]["file"], (dir_ / "node5.json").string());
   EXPECT_EQ(j["fleet"]["reports"], 6);
   const auto csv = RunDlcheck({"fleet", "--format", "csv", dir_.string()});
-  EXPECT_EQ(csv.out.rfind(
-                "group,hosts,hostlist,best,cpu,onednn_isa,sockets,numa_nodes,cores,pus,status,lacks,"
-                "features\r\n", 0),
-            0u)
+  EXPECT_EQ(
+      csv.out.rfind(
+          "group,hosts,hostlist,best,cpu,onednn_isa,sockets,numa_nodes,cores,pus,status,lacks,"
+          "features\r\n",
+          0),
+      0u)
       << csv.out;
   const auto table = RunDlcheck({"fleet", dir_.string()});
   EXPECT_NE(table.out.find("node[1-3,7]"), std::string::npos) << table.out;

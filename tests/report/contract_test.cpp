@@ -37,8 +37,8 @@ TEST(ContractTest, TheSchemaRequiresEveryDeclaredMemberAndLetsEachBeNull) {
   const Json schema = Json::parse(contract::SchemaText(*contract::Find("diff")));
   EXPECT_EQ(schema["properties"]["command"]["const"], "diff");
   const Json& required = schema["required"];
-  for (const char* key : {"schema_version", "command", "dlcheck_version", "summary", "primitives",
-                          "findings"}) {
+  for (const char* key :
+       {"schema_version", "command", "dlcheck_version", "summary", "primitives", "findings"}) {
     EXPECT_NE(std::find(required.begin(), required.end(), key), required.end()) << key;
   }
   const Json& summary = schema["properties"]["summary"];
