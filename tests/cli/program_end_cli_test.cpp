@@ -18,12 +18,14 @@
 #include <thread>
 #include <vector>
 
+#include "support/run_dlcheck.h"
 #include "support/scratch_dir.h"
 
 namespace dlcheck {
 namespace {
 
 using Json = nlohmann::json;
+using testing::StartDlcheck;
 using Clock = std::chrono::steady_clock;
 using ProgramEndTest = testing::ScratchDirTest;
 
@@ -32,24 +34,6 @@ std::string ReadFile(const std::string& path) {
   std::ostringstream text;
   text << in.rdbuf();
   return text.str();
-}
-
-// Starts dlcheck without waiting: stdout and stderr go to files.
-pid_t StartDlcheck(const std::vector<std::string>& args, const std::string& out,
-                   const std::string& err) {
-  const pid_t pid = fork();
-  if (pid == 0) {
-    const int out_fd = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    const int err_fd = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    dup2(out_fd, STDOUT_FILENO);
-    dup2(err_fd, STDERR_FILENO);
-    std::vector<char*> argv = {const_cast<char*>(DLCHECK_BINARY)};
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    execv(DLCHECK_BINARY, argv.data());
-    _exit(127);
-  }
-  return pid;
 }
 
 int WaitExit(pid_t pid) {

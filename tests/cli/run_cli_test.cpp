@@ -30,6 +30,7 @@ using Json = nlohmann::json;
 using testing::DataPath;
 using testing::ExpectDrawnAndCleared;
 using testing::RunDlcheck;
+using testing::StartDlcheck;
 using testing::UnderTerminal;
 using RunCliTest = testing::ScratchDirTest;
 using Clock = std::chrono::steady_clock;
@@ -58,24 +59,6 @@ Counts CountsOf(const Json& rows) {
     c.second += row["creates"].get<int>();
   }
   return counts;
-}
-
-// Starts dlcheck without waiting: stdout and stderr go to files.
-pid_t StartDlcheck(const std::vector<std::string>& args, const std::string& out,
-                   const std::string& err) {
-  const pid_t pid = fork();
-  if (pid == 0) {
-    const int out_fd = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    const int err_fd = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    dup2(out_fd, STDOUT_FILENO);
-    dup2(err_fd, STDERR_FILENO);
-    std::vector<char*> argv = {const_cast<char*>(DLCHECK_BINARY)};
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    execv(DLCHECK_BINARY, argv.data());
-    _exit(127);
-  }
-  return pid;
 }
 
 // The children of `pid` (Linux /proc), once it has one: waits up to `limit`.

@@ -1,5 +1,6 @@
 #include "support/run_dlcheck.h"
 
+#include <fcntl.h>
 #include <poll.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -13,6 +14,23 @@
 extern char** environ;
 
 namespace dlcheck::testing {
+
+pid_t StartDlcheck(const std::vector<std::string>& args, const std::string& out,
+                   const std::string& err) {
+  const pid_t pid = fork();
+  if (pid == 0) {
+    const int out_fd = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int err_fd = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(out_fd, STDOUT_FILENO);
+    dup2(err_fd, STDERR_FILENO);
+    std::vector<char*> argv = {const_cast<char*>(DLCHECK_BINARY)};
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execv(DLCHECK_BINARY, argv.data());
+    _exit(127);
+  }
+  return pid;
+}
 
 std::string DataPath(const std::string& relative) {
   return std::string(DLCHECK_TEST_DATA) + "/" + relative;

@@ -1,6 +1,8 @@
 #pragma once
 // Runs the built dlcheck binary in a child process and captures what it prints, for CLI tests.
 
+#include <sys/types.h>
+
 #include <string>
 #include <vector>
 
@@ -15,6 +17,11 @@ struct RunResult {
 /// Runs DLCHECK_BINARY with `args`; `stdin_text` is written to its standard input.
 RunResult RunDlcheck(const std::vector<std::string>& args, const std::string& stdin_text = {},
                      const std::vector<std::string>& extra_env = {});
+
+/// Starts DLCHECK_BINARY with `args` without waiting, its stdout and stderr going to the files
+/// `out` and `err`: for tests that signal it while it runs. The caller reaps it.
+pid_t StartDlcheck(const std::vector<std::string>& args, const std::string& out,
+                   const std::string& err);
 
 /// The path of a file under tests/data.
 std::string DataPath(const std::string& relative);
