@@ -10,7 +10,7 @@ setup:
 	bash scripts/setup.sh build
 
 setup-test:
-	bash scripts/setup.sh build test
+	bash scripts/setup.sh build tests
 
 setup-ci:
 	bash scripts/setup.sh build ci

@@ -3,7 +3,7 @@
 #
 #   bash scripts/setup.sh run     install what `make run` needs, then run it (README, command 1)
 #   bash scripts/setup.sh test    install what `make test` needs, then run it (README, command 2)
-#   bash scripts/setup.sh [GROUP...]   only install: build (default), test, ci, bench, models
+#   bash scripts/setup.sh [GROUP...]   only install: build (default), tests, ci, bench, models
 #
 # It works on a bare Debian 12 system (no make, no sudo): it needs only bash, dpkg and apt-get.
 # As root it installs directly; otherwise through sudo when sudo exists; otherwise it names the
@@ -24,11 +24,11 @@ build_packages=(
   libarchive-dev                      # .xz, .zst and .bz2 verbose logs (libarchive's raw format)
   linux-perf                          # `dlcheck profile` records with perf
 )
-# test: what only `make test` adds. Some of these ship daemons (munge, slurmctld, slurmd,
+# tests: what only `make test` adds. Some of these ship daemons (munge, slurmctld, slurmd,
 # prometheus): they are installed with a policy-rc.d that forbids starting services and their
 # units are disabled again afterwards (see install_without_daemons), so setup leaves no daemon
 # running or enabled; the fleet integration test starts its own and stops them.
-test_packages=(
+tests_packages=(
   libgtest-dev                        # unit tests
   mandoc                              # the man page lint test
   python3-torch                       # tests of `dlcheck run` on a real framework (~1 GB)
@@ -54,8 +54,8 @@ groups=() then=''
 for arg in "$@"; do
   case $arg in
     run) then=$arg groups+=(build) ;;
-    test) then=$arg groups+=(build test) ;;
-    build | ci | bench | models) groups+=("$arg") ;;
+    test) then=$arg groups+=(build tests) ;;
+    build | tests | ci | bench | models) groups+=("$arg") ;;
     -h | --help) usage ;;
     *) echo "dlcheck setup: unknown argument '$arg'" >&2; usage ;;
   esac
@@ -66,7 +66,7 @@ wanted=()
 for g in "${groups[@]}"; do
   case $g in
     build) wanted+=("${build_packages[@]}") ;;
-    test) wanted+=("${test_packages[@]}") ;;
+    tests) wanted+=("${tests_packages[@]}") ;;
     ci) wanted+=("${ci_packages[@]}") ;;
     bench) wanted+=("${bench_packages[@]}") ;;
     models) wanted+=("${models_packages[@]}") ;;
