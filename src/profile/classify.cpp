@@ -103,9 +103,9 @@ bool IsBlasSymbol(std::string_view symbol) {
 constexpr std::string_view kKernelNamespaces[] = {
     "(anonymous namespace)::", "DEFAULT::", "AVX2::", "AVX512::", "ZVECTOR::", "CPU_CAPABILITY::"};
 
-// The first name of a qualified name: "addmm" for "addmm::call", "f" for "f<float>::g".
+// The first name of a qualified name: "addmm" for "addmm::call", "f" for "f<float>::g" or "f(int)".
 std::string_view FirstComponent(std::string_view name) {
-  const std::size_t end = name.find_first_of(":<");
+  const std::size_t end = name.find_first_of(":<(");
   return name.substr(0, end);
 }
 
