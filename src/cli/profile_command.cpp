@@ -448,7 +448,7 @@ void SetupProfile(CLI::App& app, int& exit_code) {
   auto* sub = app.add_subcommand(
       "profile",
       "sample the model (or -- CMD) with perf: CPU time by class, JIT kernels by "
-      "primitive, off-CPU time, flame graphs");
+      "primitive, time by framework operator, off-CPU time, flame graphs");
   AddModelOptions(*sub, o->capture.run);
   sub->add_option("-t,--threads", o->capture.threads,
                   "OpenMP threads for the model worker (default: OMP_NUM_THREADS or all)")
@@ -476,7 +476,7 @@ void SetupProfile(CLI::App& app, int& exit_code) {
       ->type_name("MODE");
   sub->add_flag("--no-off-cpu", o->no_off_cpu, "do not record off-CPU time (sched_switch)");
   sub->add_option("--top", o->top,
-                  "rows of the kernels, off-CPU and primitives tables "
+                  "rows of the kernels, operators, off-CPU and primitives tables "
                   "(default 20; 0: all)")
       ->check(CLI::NonNegativeNumber.description(""))
       ->type_name("N");
