@@ -134,6 +134,17 @@ void AddOffCpuTable(report::Report& report, const Profile& p, std::size_t top) {
   }
 }
 
+// Python's perf trampolines (3.12+, -X perf) name each Python function as "py::<function>:<file>";
+// without them only the evaluation loop shows.
+bool HasUnnamedPythonFrames(const Profile& p) {
+  bool interpreter = false;
+  for (const auto& [stack, n] : p.folded) {
+    if (stack.find(";py::") != std::string::npos) return false;
+    if (stack.find(";_PyEval_EvalFrameDefault") != std::string::npos) interpreter = true;
+  }
+  return interpreter;
+}
+
 void AddFindings(report::Report& report, const Profile& p, const ProfileReportOptions& o) {
   const double omp = Pct(p.class_samples[static_cast<std::size_t>(CpuClass::kOpenMp)], p.samples);
   if (omp >= kOpenMpFindingPct) {
@@ -150,6 +161,14 @@ void AddFindings(report::Report& report, const Profile& p, const ProfileReportOp
                       "(/tmp/perf-<pid>.map) was not written (oneDNN built without "
                       "ONEDNN_ENABLE_JIT_PROFILING, or the program sets its own profiling "
                       "flags), or oneDNN ran no JIT code");
+  }
+  if (HasUnnamedPythonFrames(p)) {
+    report.AddFinding(report::Severity::kInfo, "no-python-frames",
+                      "the Python interpreter's frames are not named by Python function "
+                      "(_PyEval_EvalFrameDefault): only Python 3.12 and later tell perf their "
+                      "functions (python3 -X perf, or PYTHONPERFSUPPORT=1); Debian 12's Python "
+                      "3.11 cannot, so the stacks go from the interpreter straight to the "
+                      "framework's operators");
   }
   if (!o.off_cpu_reason.empty()) {
     report.AddFinding(report::Severity::kInfo, "no-off-cpu",

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <map>
 #include <numeric>
+#include <set>
 #include <string>
 
 #include "profile/classify.h"
@@ -178,6 +179,18 @@ TEST(PerfScriptTest, TorchDwarfRecordingHasBlasAndOperators) {
       blas_under_addmm = true;
   }
   EXPECT_TRUE(blas_under_addmm);
+}
+
+TEST(PerfScriptTest, PythonFramesWithoutNamesAreSaid) {
+  const auto codes = [](const std::string& file) {
+    report::Report report;
+    AddProfileTables(report, ParseFile(file).profile, {}, {});
+    std::set<std::string> found;
+    for (const auto& f : report.findings) found.insert(f.code);
+    return found;
+  };
+  EXPECT_EQ(codes("torch_cnn_dwarf_excerpt.script").count("no-python-frames"), 1u);
+  EXPECT_EQ(codes("mlp_excerpt.script").count("no-python-frames"), 0u);  // no Python at all
 }
 
 TEST(PerfScriptTest, SleepIsOffCpuInNanosleep) {
