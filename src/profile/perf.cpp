@@ -129,7 +129,8 @@ StatusOr<PerfProbe> ProbePerf(const PerfSettings& settings, const std::string& s
                   fmt::format("perf record -e {} --call-graph {} failed ({}): check the event "
                               "name with 'perf list' (lbr needs an Intel CPU's last branch "
                               "records, which virtual machines seldom have)",
-                              settings.event, settings.call_graph, FirstLine(err)));
+                              settings.event, settings.call_graph,
+                              FirstLine(err).empty() ? "perf gave no reason" : FirstLine(err)));
   }
   PerfProbe probe;
   StatusOr<dispatch::WorkerOutcome> off_cpu = RunPerf(ProbeCommand(settings, scratch_dir, true));
