@@ -267,11 +267,14 @@ void AddProfileSection(report::Report& report, const ProfileOptions& o, const Re
   s.Add("ended", r.ended);
   s.Add("event", p.event);
   s.Add("frequency_hz", o.perf.frequency);
+  s.Add("call_graph", profile::CallGraphArgument(o.perf.call_graph));
   s.Add("samples", p.samples);
   s.Add("duration_s", report::Value(p.last_s - p.first_s, 3));
   s.Add("processes", p.pids.size());
   s.Add("threads", p.tids.size());
   s.Add("jit_kernels", p.kernel_samples.size());
+  const std::optional<double> attributed = profile::OperatorAttributedPct(p);
+  s.Add("operator_attributed_pct", attributed ? report::Value(*attributed, 1) : report::Value());
   s.Add("samples_per_s", r.samples_per_s ? report::Value(*r.samples_per_s, 1) : report::Value());
   s.Add("verbose_lines", r.verbose_lines);
   s.Add("verbose_exec_ms", report::Value(r.verbose_exec_ms, 3));
@@ -445,7 +448,7 @@ void SetupProfile(CLI::App& app, int& exit_code) {
   auto* sub = app.add_subcommand(
       "profile",
       "sample the model (or -- CMD) with perf: CPU time by class, JIT kernels by "
-      "primitive, off-CPU time, flame graphs");
+      "primitive, time by framework operator, off-CPU time, flame graphs");
   AddModelOptions(*sub, o->capture.run);
   sub->add_option("-t,--threads", o->capture.threads,
                   "OpenMP threads for the model worker (default: OMP_NUM_THREADS or all)")
@@ -464,9 +467,16 @@ void SetupProfile(CLI::App& app, int& exit_code) {
   sub->add_option("-e,--event", o->perf.event,
                   "perf event to sample (default cycles; perf uses cpu-clock where the machine "
                   "has no hardware counters)");
+  sub->add_option("-g,--call-graph", o->perf.call_graph,
+                  fmt::format("how perf finds each sample's callers: fp (frame pointers), "
+                              "dwarf (unwinds a {}-byte copy of the stack; default) or lbr",
+                              profile::kDwarfStackBytes))
+      ->check(CLI::IsMember(std::vector<std::string>(std::begin(profile::kCallGraphModes),
+                                                     std::end(profile::kCallGraphModes))))
+      ->type_name("MODE");
   sub->add_flag("--no-off-cpu", o->no_off_cpu, "do not record off-CPU time (sched_switch)");
   sub->add_option("--top", o->top,
-                  "rows of the kernels, off-CPU and primitives tables "
+                  "rows of the kernels, operators, off-CPU and primitives tables "
                   "(default 20; 0: all)")
       ->check(CLI::NonNegativeNumber.description(""))
       ->type_name("N");

@@ -22,6 +22,17 @@ bool IsKernel(std::string_view dso) {
 
 constexpr std::string_view kOneDnnLibraries[] = {"libdnnl", "libmkldnn", "libonednn"};
 constexpr std::string_view kOneDnnSymbols[] = {"dnnl::", "dnnl_", "mkldnn::", "mkldnn_", "zendnn"};
+// Debian's alternatives install OpenBLAS, BLIS and the reference BLAS as libblas.so.3 (in
+// openblas-pthread/, blis-openmp/, blas/); MKL is libmkl_core, libmkl_intel_lp64, ...
+constexpr std::string_view kBlasLibraries[] = {"libblas", "libcblas", "libopenblas",
+                                               "libblis", "libmkl_",  "libflexiblas"};
+// The same code linked into a framework (MKL inside a libtorch wheel, OpenBLAS inside numpy's
+// wheels): its C interface, MKL's and BLIS's internals, OpenBLAS's kernels and thread server.
+constexpr std::string_view kBlasSymbols[] = {"cblas_",    "mkl_blas_",          "mkl_serv_", "bli_",
+                                             "openblas_", "blas_thread_server", "exec_blas"};
+// The Fortran interface of the routines deep learning calls: sgemm_, dgemm_, sgemv_, ...
+constexpr std::string_view kBlasRoutines[] = {"gemm_", "gemv_", "gemm3m_", "trsm_", "trmm_",
+                                              "syrk_", "axpy_", "dot_",    "scal_", "ger_"};
 constexpr std::string_view kOpenMpLibraries[] = {"libgomp", "libiomp", "libomp"};
 constexpr std::string_view kOpenMpSymbols[] = {"gomp_", "GOMP_", "__kmp", "__kmpc", "omp_"};
 // libtorch_cpu, libc10, libpython3.11, python3.11, _C.cpython-311-x86_64-linux-gnu.so,
@@ -75,11 +86,73 @@ std::string_view WithoutArguments(std::string_view symbol) {
   return symbol;
 }
 
+bool IsBlasSymbol(std::string_view symbol) {
+  if (StartsWithAny(symbol, kBlasSymbols)) return true;
+  // OpenBLAS's per-CPU kernels and copy routines: sgemm_kernel_HASWELL, dgemm_kernel_SKYLAKEX.
+  if (symbol.find("gemm_kernel") != std::string_view::npos) return true;
+  if (symbol.size() < 2 || std::string_view("sdcz").find(symbol.front()) == std::string_view::npos)
+    return false;
+  for (std::string_view routine : kBlasRoutines) {
+    if (symbol.substr(1) == routine) return true;
+  }
+  return false;
+}
+
+// The namespaces PyTorch puts its kernels in besides at::native: anonymous ones, and one per CPU
+// capability the kernel was compiled for (DEFAULT, AVX2, AVX512, ZVECTOR).
+constexpr std::string_view kKernelNamespaces[] = {
+    "(anonymous namespace)::", "DEFAULT::", "AVX2::", "AVX512::", "ZVECTOR::", "CPU_CAPABILITY::"};
+
+// The first name of a qualified name: "addmm" for "addmm::call", "f" for "f<float>::g" or "f(int)".
+std::string_view FirstComponent(std::string_view name) {
+  const std::size_t end = name.find_first_of(":<(");
+  return name.substr(0, end);
+}
+
+std::string_view WithoutKernelNamespaces(std::string_view name) {
+  for (bool stripped = true; stripped;) {
+    stripped = false;
+    for (std::string_view ns : kKernelNamespaces) {
+      if (name.starts_with(ns)) {
+        name.remove_prefix(ns.size());
+        stripped = true;
+      }
+    }
+  }
+  return name;
+}
+
 }  // namespace
+
+std::string OperatorOfFrame(const Frame& frame) {
+  constexpr std::string_view kDispatcher = "at::_ops::";
+  constexpr std::string_view kNative = "at::native::";
+  const std::string_view symbol = frame.symbol;
+  if (symbol.starts_with(kDispatcher)) {
+    const std::string_view op = FirstComponent(symbol.substr(kDispatcher.size()));
+    return op.empty() ? std::string() : "aten::" + std::string(op);
+  }
+  if (symbol.starts_with(kNative)) {
+    const std::string_view op =
+        FirstComponent(WithoutKernelNamespaces(symbol.substr(kNative.size())));
+    return op.empty() ? std::string() : std::string(kNative) + std::string(op);
+  }
+  return {};
+}
+
+std::string OperatorOf(const std::vector<Frame>& frames) {
+  std::string native;
+  for (const Frame& f : frames) {
+    std::string op = OperatorOfFrame(f);
+    if (op.starts_with("aten::")) return op;
+    if (native.empty()) native = std::move(op);
+  }
+  return native;
+}
 
 std::string_view ClassName(CpuClass cls) {
   static constexpr std::array<std::string_view, kCpuClassCount> kNames = {
-      "jit", "onednn", "openmp", "framework", "kernel", "other"};
+      "jit", "onednn", "blas", "openmp", "framework", "kernel", "other"};
   return kNames[static_cast<std::size_t>(cls)];
 }
 
@@ -87,6 +160,7 @@ std::string_view ClassDescription(CpuClass cls) {
   static constexpr std::array<std::string_view, kCpuClassCount> kDescriptions = {
       "oneDNN JIT kernels",
       "oneDNN code that is not JIT (reference, simple and reorder code, the JIT generator)",
+      "a BLAS library (OpenBLAS, BLIS, MKL, the reference BLAS, or one inside the framework)",
       "the OpenMP runtime (spinning, barriers, fork/join)",
       "the framework (libtorch, the Python interpreter, dlcheck's model worker)",
       "the operating system kernel",
@@ -106,6 +180,7 @@ CpuClass ClassOf(const Frame& frame) {
   if (StartsWithAny(object, kOneDnnLibraries) || StartsWithAny(frame.symbol, kOneDnnSymbols)) {
     return CpuClass::kOneDnn;
   }
+  if (StartsWithAny(object, kBlasLibraries) || IsBlasSymbol(frame.symbol)) return CpuClass::kBlas;
   if (StartsWithAny(object, kOpenMpLibraries) || StartsWithAny(frame.symbol, kOpenMpSymbols)) {
     return CpuClass::kOpenMp;
   }

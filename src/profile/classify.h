@@ -5,6 +5,8 @@
 //   jit        oneDNN's JIT kernels: code in a perf map (/tmp/perf-<pid>.map)
 //   onednn     oneDNN code that is not JIT (reference and simple implementations, reorders, the
 //              JIT generator itself), in libdnnl or linked into a framework (dnnl:: symbols)
+//   blas       a BLAS library: OpenBLAS, BLIS, MKL, the reference BLAS, or a BLAS linked into the
+//              framework (sgemm_, cblas_*, *gemm_kernel*, mkl_blas_*, bli_* symbols)
 //   openmp     the OpenMP runtime (libgomp, libiomp5, libomp): spinning, barriers, fork/join
 //   framework  the program around oneDNN: libtorch/libc10, the Python interpreter, dlcheck's own
 //              model worker
@@ -15,18 +17,19 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "profile/perf_script.h"
 
 namespace dlcheck::profile {
 
-enum class CpuClass { kJit, kOneDnn, kOpenMp, kFramework, kKernel, kOther };
-inline constexpr std::size_t kCpuClassCount = 6;
-inline constexpr CpuClass kCpuClasses[] = {CpuClass::kJit,    CpuClass::kOneDnn,
-                                           CpuClass::kOpenMp, CpuClass::kFramework,
-                                           CpuClass::kKernel, CpuClass::kOther};
+enum class CpuClass { kJit, kOneDnn, kBlas, kOpenMp, kFramework, kKernel, kOther };
+inline constexpr std::size_t kCpuClassCount = 7;
+inline constexpr CpuClass kCpuClasses[] = {
+    CpuClass::kJit,       CpuClass::kOneDnn, CpuClass::kBlas, CpuClass::kOpenMp,
+    CpuClass::kFramework, CpuClass::kKernel, CpuClass::kOther};
 
-/// "jit", "onednn", "openmp", "framework", "kernel", "other".
+/// "jit", "onednn", "blas", "openmp", "framework", "kernel", "other".
 std::string_view ClassName(CpuClass cls);
 /// A sentence for people: "oneDNN JIT kernels", "the OpenMP runtime", ...
 std::string_view ClassDescription(CpuClass cls);
@@ -54,6 +57,17 @@ struct KernelOwner {
                                ///< "barrier" for oneDNN's spin barrier ("jit_t")
 };
 KernelOwner OwnerOfKernel(std::string_view kernel);
+
+/// The framework operator a frame is, as the framework's profiler names it: "aten::addmm" for
+/// PyTorch's dispatcher entry ("at::_ops::addmm::call(...)"), "at::native::max_pool2d_kernel_impl"
+/// for a PyTorch kernel function ("at::native::(anonymous namespace)::max_pool2d_kernel_impl"
+/// with its cpu-capability namespace left out); empty for any other frame.
+std::string OperatorOfFrame(const Frame& frame);
+
+/// The framework operator a sample served: the leaf-nearest dispatcher frame (at::_ops::), else
+/// the leaf-nearest kernel function (at::native::); empty when its stack has neither (a program
+/// that calls oneDNN itself, or a stack cut short by frame pointers).
+std::string OperatorOf(const std::vector<Frame>& frames);
 
 /// A frame's name in stacks and flame graphs: the symbol without its argument list
 /// ("dnnl::impl::cpu::x64::brgemm_inner_product_fwd_t<...>::execute_forward"), or the object's

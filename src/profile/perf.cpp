@@ -126,9 +126,11 @@ StatusOr<PerfProbe> ProbePerf(const PerfSettings& settings, const std::string& s
                     NotPermittedMessage(err, ReadParanoid(), geteuid() == 0));
     }
     return Status(ExitCode::kUnsupported,
-                  fmt::format("perf record -e {} failed ({}): check the event name with "
-                              "'perf list'",
-                              settings.event, FirstLine(err)));
+                  fmt::format("perf record -e {} --call-graph {} failed ({}): check the event "
+                              "name with 'perf list' (lbr needs an Intel CPU's last branch "
+                              "records, which virtual machines seldom have)",
+                              settings.event, settings.call_graph,
+                              FirstLine(err).empty() ? "perf gave no reason" : FirstLine(err)));
   }
   PerfProbe probe;
   StatusOr<dispatch::WorkerOutcome> off_cpu = RunPerf(ProbeCommand(settings, scratch_dir, true));
@@ -144,10 +146,23 @@ StatusOr<PerfProbe> ProbePerf(const PerfSettings& settings, const std::string& s
   return probe;
 }
 
+std::string CallGraphArgument(std::string_view mode) {
+  if (mode == "dwarf") return fmt::format("dwarf,{}", kDwarfStackBytes);
+  return std::string(mode);
+}
+
 std::vector<std::string> RecordCommand(const PerfSettings& s, bool off_cpu) {
-  std::vector<std::string> argv = {
-      s.perf,    "record", "--quiet",  "--call-graph", "fp", "--freq", std::to_string(s.frequency),
-      "--event", s.event,  "--output", s.data_path};
+  std::vector<std::string> argv = {s.perf,
+                                   "record",
+                                   "--quiet",
+                                   "--call-graph",
+                                   CallGraphArgument(s.call_graph),
+                                   "--freq",
+                                   std::to_string(s.frequency),
+                                   "--event",
+                                   s.event,
+                                   "--output",
+                                   s.data_path};
   if (off_cpu) argv.insert(argv.end(), {"--event", "sched:sched_switch", "--switch-events"});
   argv.push_back("--");
   return argv;

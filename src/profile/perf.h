@@ -20,12 +20,26 @@
 
 namespace dlcheck::profile {
 
+/// The call-graph modes `--call-graph` takes: frame pointers, DWARF unwinding of a copy of each
+/// sample's user stack, the CPU's last branch records (Intel, not in virtual machines).
+inline constexpr std::string_view kCallGraphModes[] = {"fp", "dwarf", "lbr"};
+/// The user stack bytes copied per sample in dwarf mode: perf's own default (8192) loses the
+/// root of PyTorch's deep stacks, 65528 (its maximum) makes recordings eight times larger.
+inline constexpr int kDwarfStackBytes = 16384;
+/// The default mode: DWARF, because Debian builds Python, libtorch and oneDNN without frame
+/// pointers, so frame pointers stop one frame above the leaf (README: "Call graphs").
+inline constexpr std::string_view kDefaultCallGraph = "dwarf";
+
+/// perf record's --call-graph argument for a mode: "dwarf,16384" for "dwarf".
+std::string CallGraphArgument(std::string_view mode);
+
 struct PerfSettings {
   std::string perf;              ///< the perf executable
   std::string event = "cycles";  ///< on-CPU event; perf itself falls back to cpu-clock where
                                  ///< the machine has no hardware counters (virtual machines)
   int frequency = 999;           ///< samples per second and CPU
-  std::string data_path;         ///< perf.data
+  std::string call_graph = std::string(kDefaultCallGraph);  ///< perf record --call-graph
+  std::string data_path;                                    ///< perf.data
 };
 
 /// What the machine lets perf record, found by recording `true`.

@@ -88,16 +88,20 @@ void ProfileBuilder::AddOnCpu(const PerfRecord& record) {
   if (profile_.event.empty()) profile_.event = record.event;
   ++profile_.samples;
   ++profile_.folded[CollapsedStack(record)];
-  if (record.frames.empty()) {
-    ++profile_.class_samples[static_cast<std::size_t>(CpuClass::kOther)];
-    return;
-  }
-  const CpuClass cls = ClassOf(record.frames.front());
+  const CpuClass cls = record.frames.empty() ? CpuClass::kOther : ClassOf(record.frames.front());
   ++profile_.class_samples[static_cast<std::size_t>(cls)];
+  AddToOperator(record, cls);
   if (cls == CpuClass::kJit) {
     const std::string kernel = FrameName(record.frames.front());
     ++profile_.kernel_samples[kernel.substr(0, kernel.size() - 4)];  // without "_[j]"
   }
+}
+
+void ProfileBuilder::AddToOperator(const PerfRecord& record, CpuClass cls) {
+  const std::string op = OperatorOf(record.frames);
+  OperatorSamples& o = profile_.operators[op.empty() ? std::string(kNoOperator) : op];
+  ++o.samples;
+  ++o.class_samples[static_cast<std::size_t>(cls)];
 }
 
 void ProfileBuilder::AddSwitchOut(const PerfRecord& record) {

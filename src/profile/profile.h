@@ -33,10 +33,22 @@ struct OffCpuStack {
                      ///< first user-space frame ("do_nanosleep_[k] <- clock_nanosleep")
 };
 
+/// On-CPU samples under one framework operator, by the class of their leaf.
+struct OperatorSamples {
+  std::uint64_t samples = 0;
+  std::array<std::uint64_t, kCpuClassCount> class_samples{};
+};
+
+/// The operator name of samples under no framework operator.
+inline constexpr std::string_view kNoOperator = "-";
+
 struct Profile {
   std::string event;          ///< the on-CPU event perf sampled ("cycles", "cpu-clock")
   std::uint64_t samples = 0;  ///< on-CPU samples
   std::array<std::uint64_t, kCpuClassCount> class_samples{};
+  /// On-CPU samples by framework operator (OperatorOf; kNoOperator for none): the samples add
+  /// up to `samples`.
+  std::map<std::string, OperatorSamples> operators;
   /// JIT kernel samples by kernel name (the perf map's).
   std::map<std::string, std::uint64_t> kernel_samples;
   /// Collapsed on-CPU stacks ("comm;root;...;leaf") -> samples; the values add up to `samples`.
@@ -67,6 +79,7 @@ class ProfileBuilder {
   void AddOnCpu(const PerfRecord& record);
   void AddSwitchOut(const PerfRecord& record);
   void EndOffCpu(int tid, double now_s);
+  void AddToOperator(const PerfRecord& record, CpuClass cls);
 
   Profile profile_;
   std::map<int, Pending> pending_;

@@ -94,6 +94,28 @@ void AddByPrimitiveTable(report::Report& report, const std::vector<KernelRow>& k
   }
 }
 
+std::uint64_t ClassCount(const std::array<std::uint64_t, kCpuClassCount>& counts, CpuClass cls) {
+  return counts[static_cast<std::size_t>(cls)];
+}
+
+void AddOperatorsTable(report::Report& report, const Profile& p, std::size_t top) {
+  std::vector<std::pair<std::string, OperatorSamples>> ops(p.operators.begin(), p.operators.end());
+  std::stable_sort(ops.begin(), ops.end(), [](const auto& a, const auto& b) {
+    return a.second.samples > b.second.samples;
+  });
+  report::Table& t = report.AddTable(
+      "operators", {"operator", "samples", "pct", "jit_samples", "onednn_samples", "blas_samples"},
+      "CPU time by framework operator");
+  t.answer_columns = {"samples", "pct"};
+  for (const auto& [op, o] : ops) {
+    if (top > 0 && t.rows.size() == top) break;
+    t.rows.push_back({op, o.samples, Value(Pct(o.samples, p.samples), 1),
+                      ClassCount(o.class_samples, CpuClass::kJit),
+                      ClassCount(o.class_samples, CpuClass::kOneDnn),
+                      ClassCount(o.class_samples, CpuClass::kBlas)});
+  }
+}
+
 void AddOffCpuTable(report::Report& report, const Profile& p, std::size_t top) {
   std::vector<std::pair<std::pair<std::string, std::string>, OffCpuStack>> stacks(p.off_cpu.begin(),
                                                                                   p.off_cpu.end());
@@ -112,6 +134,17 @@ void AddOffCpuTable(report::Report& report, const Profile& p, std::size_t top) {
   }
 }
 
+// Python's perf trampolines (3.12+, -X perf) name each Python function as "py::<function>:<file>";
+// without them only the evaluation loop shows.
+bool HasUnnamedPythonFrames(const Profile& p) {
+  bool interpreter = false;
+  for (const auto& [stack, n] : p.folded) {
+    if (stack.find(";py::") != std::string::npos) return false;
+    if (stack.find(";_PyEval_EvalFrameDefault") != std::string::npos) interpreter = true;
+  }
+  return interpreter;
+}
+
 void AddFindings(report::Report& report, const Profile& p, const ProfileReportOptions& o) {
   const double omp = Pct(p.class_samples[static_cast<std::size_t>(CpuClass::kOpenMp)], p.samples);
   if (omp >= kOpenMpFindingPct) {
@@ -128,6 +161,14 @@ void AddFindings(report::Report& report, const Profile& p, const ProfileReportOp
                       "(/tmp/perf-<pid>.map) was not written (oneDNN built without "
                       "ONEDNN_ENABLE_JIT_PROFILING, or the program sets its own profiling "
                       "flags), or oneDNN ran no JIT code");
+  }
+  if (HasUnnamedPythonFrames(p)) {
+    report.AddFinding(report::Severity::kInfo, "no-python-frames",
+                      "the Python interpreter's frames are not named by Python function "
+                      "(_PyEval_EvalFrameDefault): only Python 3.12 and later tell perf their "
+                      "functions (python3 -X perf, or PYTHONPERFSUPPORT=1); Debian 12's Python "
+                      "3.11 cannot, so the stacks go from the interpreter straight to the "
+                      "framework's operators");
   }
   if (!o.off_cpu_reason.empty()) {
     report.AddFinding(report::Severity::kInfo, "no-off-cpu",
@@ -173,6 +214,19 @@ std::string ImplementationsOf(const std::string& primitive,
   return Join(impls, " ");
 }
 
+std::optional<double> OperatorAttributedPct(const Profile& profile) {
+  std::uint64_t all = 0;
+  std::uint64_t attributed = 0;
+  for (const auto& [op, o] : profile.operators) {
+    const std::uint64_t n =
+        ClassCount(o.class_samples, CpuClass::kJit) + ClassCount(o.class_samples, CpuClass::kBlas);
+    all += n;
+    if (op != kNoOperator) attributed += n;
+  }
+  if (all == 0) return std::nullopt;
+  return Pct(attributed, all);
+}
+
 double OffCpuSeconds(const Profile& profile, const std::vector<std::string>& states) {
   double seconds = 0;
   for (const auto& [key, s] : profile.off_cpu) {
@@ -190,6 +244,7 @@ void AddProfileTables(report::Report& report, const Profile& profile,
   const std::vector<KernelRow> kernels = KernelRows(profile, rows);
   AddKernelsTable(report, kernels, profile, rows, options.top);
   AddByPrimitiveTable(report, kernels, profile, rows);
+  AddOperatorsTable(report, profile, options.top);
   if (options.off_cpu_reason.empty()) AddOffCpuTable(report, profile, options.top);
   AddFindings(report, profile, options);
 }

@@ -6,9 +6,12 @@
 //                                                       JIT kernels by the primitive that ran them
 //   by_primitive  primitive,implementations,jit_samples,sampled_pct,verbose_exec_ms,verbose_pct
 //                                                       sampled CPU share beside verbose's time
+//   operators   operator,samples,pct,jit_samples,onednn_samples,blas_samples
+//                                                       CPU time by framework operator (top N)
 //   off_cpu     state,seconds,pct,switches,wait,stack  blocked time by stack (top N)
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -42,11 +45,15 @@ std::string AttributeKernel(const std::string& kernel,
 std::string ImplementationsOf(const std::string& primitive,
                               const std::vector<verbose::PrimitiveStats>& rows);
 
-/// Adds the four tables above and the profile's findings (OpenMP share, no JIT names, off-CPU
+/// Adds the five tables above and the profile's findings (OpenMP share, no JIT names, off-CPU
 /// not recorded).
 void AddProfileTables(report::Report& report, const Profile& profile,
                       const std::vector<verbose::PrimitiveStats>& rows,
                       const ProfileReportOptions& options);
+
+/// The share (%) of the samples in oneDNN JIT code or BLAS that a framework operator is above;
+/// nullopt when no sample landed in either.
+std::optional<double> OperatorAttributedPct(const Profile& profile);
 
 /// Seconds off CPU in the given states ("S", "D", ...); all states when `states` is empty.
 double OffCpuSeconds(const Profile& profile, const std::vector<std::string>& states = {});

@@ -109,6 +109,48 @@ TEST_F(ProfileCliTest, SleepShowsItsSleepOffCpu) {
   EXPECT_NE(wait.find("nanosleep"), std::string::npos) << wait;
 }
 
+// Debian's PyTorch (python3-torch 1.13) training a small CNN, under the default call graph
+// (DWARF): BLAS is a class of its own, the operators table adds up to the total, and the BLAS
+// samples (nn.Linear's sgemm_) are found under the operator that called them.
+TEST_F(ProfileCliTest, TorchProfileAttributesBlasToOperators) {
+  const testing::RunResult r = RunDlcheck(
+      {"profile", "--format", "json", "--top", "0", "--no-off-cpu", "--", "/usr/bin/python3",
+       testing::DataPath("torch/train_cnn.py"), "--steps", "200", "--batch", "32"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Json report = Json::parse(r.out);
+  EXPECT_EQ(report["profile"]["call_graph"], "dwarf,16384");
+  const std::int64_t total = report["profile"]["samples"].get<std::int64_t>();
+  std::int64_t sum = 0;
+  std::int64_t blas_attributed = 0;
+  std::int64_t aten = 0;
+  for (const auto& op : report["operators"]) {
+    sum += op["samples"].get<std::int64_t>();
+    const std::string name = op["operator"].get<std::string>();
+    if (name.starts_with("aten::")) aten += op["samples"].get<std::int64_t>();
+    if (name != "-") blas_attributed += op["blas_samples"].get<std::int64_t>();
+  }
+  EXPECT_EQ(sum, total);
+  EXPECT_GT(aten, 0) << report["operators"].dump(2);
+  const std::vector<Json> blas = RowsWhere(report["classes"], "class", "blas");
+  ASSERT_EQ(blas.size(), 1u);
+  const std::int64_t blas_samples = blas.front()["samples"].get<std::int64_t>();
+  // Too few samples say nothing on a fast machine: the share is checked from five on.
+  if (blas_samples >= 5) {
+    EXPECT_GE(100 * blas_attributed, 80 * blas_samples) << report["operators"].dump(2);
+  }
+}
+
+TEST_F(ProfileCliTest, CallGraphModeIsReportedAndChecked) {
+  const testing::RunResult fp = RunDlcheck(
+      {"profile", "--format", "json", "--call-graph", "fp", "--", "sh", "-c", "sleep 1.2"});
+  ASSERT_EQ(fp.exit_code, 0) << fp.err;
+  EXPECT_EQ(Json::parse(fp.out)["profile"]["call_graph"], "fp");
+  const testing::RunResult bad =
+      RunDlcheck({"profile", "--call-graph", "stack", "--", "sh", "-c", "sleep 1.2"});
+  EXPECT_EQ(bad.exit_code, ToInt(ExitCode::kUsage));
+  EXPECT_TRUE(bad.err.starts_with("dlcheck: ")) << bad.err;
+}
+
 TEST_F(ProfileCliTest, PerfMissingNamesThePackage) {
   const testing::RunResult r =
       RunDlcheck({"profile", "--", "/bin/true"}, {}, {"PATH=" + (dir_ / "empty").string()});

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -24,6 +25,77 @@ TEST(ClassifyTest, ClassesByObjectAndSymbol) {
   EXPECT_EQ(ClassOf({"_PyEval_EvalFrameDefault", "/usr/bin/python3.11"}), CpuClass::kFramework);
   EXPECT_EQ(ClassOf({"clear_page_erms", "[kernel.kallsyms]"}), CpuClass::kKernel);
   EXPECT_EQ(ClassOf({"memcpy", "/usr/lib/x86_64-linux-gnu/libc.so.6"}), CpuClass::kOther);
+}
+
+TEST(ClassifyTest, BlasLibrariesAndBlasInsideFrameworksAreBlas) {
+  // Debian's alternatives: the reference BLAS and OpenBLAS both as libblas.so.3.
+  EXPECT_EQ(ClassOf({"sgemm_", "/usr/lib/x86_64-linux-gnu/blas/libblas.so.3.11.0"}),
+            CpuClass::kBlas);
+  EXPECT_EQ(ClassOf({"[unknown]", "/usr/lib/x86_64-linux-gnu/openblas-pthread/libblas.so.3"}),
+            CpuClass::kBlas);
+  EXPECT_EQ(ClassOf({"sgemm_kernel_HASWELL", "/usr/lib/x86_64-linux-gnu/libopenblasp-r0.3.21.so"}),
+            CpuClass::kBlas);
+  EXPECT_EQ(ClassOf({"bli_sgemm_haswell_asm_6x16", "/usr/lib/x86_64-linux-gnu/libblis.so.4"}),
+            CpuClass::kBlas);
+  EXPECT_EQ(ClassOf({"[unknown]", "/opt/intel/oneapi/mkl/lib/libmkl_avx2.so.2"}), CpuClass::kBlas);
+  // A BLAS linked into the framework is still BLAS; the framework's own gemm wrapper is not.
+  EXPECT_EQ(ClassOf({"mkl_blas_avx2_sgemm_kernel_0", "/opt/torch/lib/libtorch_cpu.so"}),
+            CpuClass::kBlas);
+  EXPECT_EQ(ClassOf({"cblas_sgemm", "/opt/torch/lib/libtorch_cpu.so"}), CpuClass::kBlas);
+  EXPECT_EQ(ClassOf({"dgemm_", "/opt/torch/lib/libtorch_cpu.so"}), CpuClass::kBlas);
+  EXPECT_EQ(ClassOf({"at::native::cpublas::gemm(...)", "/opt/torch/lib/libtorch_cpu.so"}),
+            CpuClass::kFramework);
+  // oneDNN's own gemm stays oneDNN's, its JIT gemm kernels JIT.
+  EXPECT_EQ(ClassOf({"dnnl_sgemm", "/usr/lib/x86_64-linux-gnu/libdnnl.so.2.6"}), CpuClass::kOneDnn);
+  EXPECT_EQ(ClassOf({"jit_avx512_core_gemm_smalln_tn_f32_kern", "/tmp/perf-1.map"}),
+            CpuClass::kJit);
+  EXPECT_EQ(ClassName(CpuClass::kBlas), "blas");
+  EXPECT_NE(ClassDescription(CpuClass::kBlas).find("BLAS"), std::string_view::npos);
+}
+
+TEST(ClassifyTest, OperatorsAreDispatcherEntriesElseKernelFunctions) {
+  const std::string torch = "/usr/lib/x86_64-linux-gnu/libtorch_cpu.so.1.13.0";
+  EXPECT_EQ(OperatorOfFrame({"at::_ops::addmm::call(at::Tensor const&, at::Tensor const&)", torch}),
+            "aten::addmm");
+  EXPECT_EQ(OperatorOfFrame({"at::_ops::convolution_backward::redispatch", torch}),
+            "aten::convolution_backward");
+  EXPECT_EQ(
+      OperatorOfFrame({"at::native::(anonymous namespace)::max_pool2d_kernel_impl(int)", torch}),
+      "at::native::max_pool2d_kernel_impl");
+  EXPECT_EQ(
+      OperatorOfFrame({"at::native::AVX2::(anonymous namespace)::cpu_kernel_vec<float>", torch}),
+      "at::native::cpu_kernel_vec");
+  EXPECT_EQ(OperatorOfFrame({"at::native::structured_addmm_out_cpu::impl", torch}),
+            "at::native::structured_addmm_out_cpu");
+  EXPECT_EQ(OperatorOfFrame({"dnnl_primitive_execute", "/usr/lib/libdnnl.so.2.6"}), "");
+  EXPECT_EQ(OperatorOfFrame({"c10::Dispatcher::call", torch}), "");
+  // Leaf first: the dispatcher entry nearest the leaf wins over kernel functions nearer still.
+  const std::vector<Frame> stack = {{"sgemm_", "/usr/lib/libblas.so.3"},
+                                    {"at::native::cpublas::gemm", torch},
+                                    {"at::native::addmm_impl_cpu_", torch},
+                                    {"at::_ops::addmm::call", torch},
+                                    {"at::_ops::linear::call", torch}};
+  EXPECT_EQ(OperatorOf(stack), "aten::addmm");
+  EXPECT_EQ(OperatorOf({stack.begin(), stack.begin() + 3}), "at::native::cpublas");
+  // A C++ program calling oneDNN itself has no operator.
+  EXPECT_EQ(OperatorOf({{"jit_brgemm_kernel_t", "/tmp/perf-1.map"},
+                        {"dnnl_primitive_execute", "/usr/lib/libdnnl.so.2.6"},
+                        {"main", "/usr/bin/mlp"}}),
+            "");
+}
+
+TEST(PerfCommandTest, CallGraphModeIsPassedToPerfRecord) {
+  EXPECT_EQ(CallGraphArgument("dwarf"), "dwarf," + std::to_string(kDwarfStackBytes));
+  EXPECT_EQ(CallGraphArgument("fp"), "fp");
+  EXPECT_EQ(CallGraphArgument("lbr"), "lbr");
+  PerfSettings s{.perf = "perf", .event = "cycles", .frequency = 999, .data_path = "p.data"};
+  EXPECT_EQ(s.call_graph, kDefaultCallGraph);
+  s.call_graph = "fp";
+  const std::vector<std::string> argv = RecordCommand(s, false);
+  const auto flag = std::find(argv.begin(), argv.end(), "--call-graph");
+  ASSERT_NE(flag, argv.end());
+  ASSERT_NE(flag + 1, argv.end());
+  EXPECT_EQ(*(flag + 1), "fp");
 }
 
 TEST(ClassifyTest, KernelOwnersFromTheirNames) {

@@ -4,11 +4,14 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <map>
 #include <numeric>
+#include <set>
 #include <string>
 
 #include "profile/classify.h"
 #include "profile/profile.h"
+#include "profile/profile_report.h"
 
 namespace dlcheck::profile {
 namespace {
@@ -128,6 +131,66 @@ TEST(PerfScriptTest, ClassesAndFoldedStacksAddUpToTheSamples) {
     EXPECT_TRUE(stack.starts_with("dlcheck;")) << stack;  // the command name is the root
   }
   EXPECT_EQ(folded, p.profile.samples);
+}
+
+TEST(PerfScriptTest, MlpRecordingHasNoFrameworkOperator) {
+  // dlcheck's model worker calls oneDNN itself: every sample is under no operator.
+  const Parsed p = ParseFile("mlp_excerpt.script");
+  ASSERT_EQ(p.profile.operators.size(), 1u);
+  EXPECT_EQ(p.profile.operators.begin()->first, kNoOperator);
+  EXPECT_EQ(p.profile.operators.begin()->second.samples, p.profile.samples);
+  EXPECT_EQ(OperatorAttributedPct(p.profile), 0.0);  // 10 JIT samples, none attributed
+}
+
+TEST(PerfScriptTest, TorchDwarfRecordingHasBlasAndOperators) {
+  const Parsed p = ParseFile("torch_cnn_dwarf_excerpt.script");
+  EXPECT_EQ(p.skipped, 0u);
+  ASSERT_EQ(p.profile.samples, 6u);
+  const auto cls = [&](CpuClass c) { return p.profile.class_samples[static_cast<std::size_t>(c)]; };
+  EXPECT_EQ(cls(CpuClass::kBlas), 2u);  // the two sgemm_ leaves
+  EXPECT_EQ(cls(CpuClass::kJit), 1u);
+  const auto& ops = p.profile.operators;
+  std::map<std::string, std::uint64_t> samples;
+  std::uint64_t total = 0;
+  for (const auto& [op, o] : ops) {
+    samples[op] = o.samples;
+    total += o.samples;
+    EXPECT_EQ(std::accumulate(o.class_samples.begin(), o.class_samples.end(), std::uint64_t{0}),
+              o.samples)
+        << op;
+  }
+  EXPECT_EQ(total, p.profile.samples);
+  // Read off the recording: the leaf-nearest at::_ops frame, else at::native (a stack cut short
+  // by the 16 KiB copy); the JIT sample (DWARF cannot unwind JIT code) and Python's have none.
+  const std::map<std::string, std::uint64_t> expected = {{"-", 2},
+                                                         {"aten::addmm", 1},
+                                                         {"aten::mm", 1},
+                                                         {"aten::convolution_backward", 1},
+                                                         {"at::native::mkldnn_to_dense", 1}};
+  EXPECT_EQ(samples, expected);
+  EXPECT_EQ(ops.at("aten::addmm").class_samples[static_cast<std::size_t>(CpuClass::kBlas)], 1u);
+  EXPECT_EQ(ops.at("-").class_samples[static_cast<std::size_t>(CpuClass::kJit)], 1u);
+  ASSERT_TRUE(OperatorAttributedPct(p.profile).has_value());
+  EXPECT_NEAR(*OperatorAttributedPct(p.profile), 200.0 / 3, 1e-9);  // 2 of 2 BLAS, 0 of 1 JIT
+  // The folded stacks keep the deep stacks: the BLAS leaf under its operator.
+  bool blas_under_addmm = false;
+  for (const auto& [stack, n] : p.profile.folded) {
+    if (stack.ends_with(";sgemm_") && stack.find(";at::_ops::addmm::call;") != std::string::npos)
+      blas_under_addmm = true;
+  }
+  EXPECT_TRUE(blas_under_addmm);
+}
+
+TEST(PerfScriptTest, PythonFramesWithoutNamesAreSaid) {
+  const auto codes = [](const std::string& file) {
+    report::Report report;
+    AddProfileTables(report, ParseFile(file).profile, {}, {});
+    std::set<std::string> found;
+    for (const auto& f : report.findings) found.insert(f.code);
+    return found;
+  };
+  EXPECT_EQ(codes("torch_cnn_dwarf_excerpt.script").count("no-python-frames"), 1u);
+  EXPECT_EQ(codes("mlp_excerpt.script").count("no-python-frames"), 0u);  // no Python at all
 }
 
 TEST(PerfScriptTest, SleepIsOffCpuInNanosleep) {
