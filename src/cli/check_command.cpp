@@ -116,13 +116,35 @@ StatusOr<std::string> NodeName(const CheckOptions& o) {
   return fleet::CheckedNodeName(name.substr(0, name.find('.')), "the host name");
 }
 
+// Physical memory in MiB as slurmd measures it (sysconf), for RealMemory; 0 when unknown.
+long PhysicalMemoryMib() {
+  const long pages = ::sysconf(_SC_PHYS_PAGES);
+  const long page_size = ::sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || page_size <= 0) return 0;
+  return static_cast<long>(static_cast<long long>(pages) * page_size / (1024 * 1024));
+}
+
+// The node line's hardware fields; without a topology, the line has only NodeName and Features,
+// and stderr says why.
+std::optional<fleet::SlurmNodeHardware> SlurmHardware(const check::Evidence& evidence) {
+  std::optional<fleet::SlurmNodeHardware> hardware;
+  if (evidence.topology) hardware = fleet::NodeHardware(*evidence.topology, PhysicalMemoryMib());
+  if (!hardware) {
+    std::cerr << "dlcheck: the topology is unknown (" << evidence.topology_error
+              << "): the node line has no CPUs, sockets, cores, threads or RealMemory\n";
+  }
+  return hardware;
+}
+
 std::string Emitted(const CheckOptions& o, std::string_view node, const check::CheckResult& result,
                     const check::Evidence& evidence, const dispatch::CaptureOptions& capture) {
   switch (o.emit) {
     case Emit::kSlurmFeatures:
       return fleet::SlurmFeatureList(fleet::SlurmFeatures(result, evidence)) + "\n";
     case Emit::kSlurmConf:
-      return fleet::SlurmConfFragment(node, fleet::SlurmFeatures(result, evidence)) + "\n";
+      return fleet::SlurmNodeLine(node, SlurmHardware(evidence),
+                                  fleet::SlurmFeatures(result, evidence)) +
+             "\n";
     case Emit::kNfd:
       return fleet::NfdFeatureFile(result, evidence,
                                    o.nfd_expiry_s > 0 ? fleet::ExpiryTime(o.nfd_expiry_s) : "");

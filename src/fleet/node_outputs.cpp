@@ -6,6 +6,7 @@
 #include <cctype>
 #include <ctime>
 
+#include "common/onednn_isa.h"
 #include "detect/input_file.h"
 #include "dlcheck/version.h"
 
@@ -128,7 +129,29 @@ void RunFamilies(const check::Evidence& e, std::string& out) {
   }
 }
 
+bool FeatureUsable(const detect::PlatformInfo& p, std::string_view name) {
+  return std::any_of(p.features.begin(), p.features.end(),
+                     [&](const auto& f) { return f.name == name && f.usable.value_or(f.cpuid); });
+}
+
 }  // namespace
+
+std::vector<std::string> OneDnnLevelsMet(const detect::PlatformInfo& platform) {
+  const std::string isa = Lower(check::OneDnnIsa(platform));
+  const std::optional<int> top = onednn::IsaRank(isa);
+  if (!top || *top <= 0) return {};
+  std::vector<std::string> levels;
+  for (std::string_view cap : onednn::kSweepCaps) {
+    const std::optional<int> rank = onednn::IsaRank(cap);
+    if (!rank || *rank >= *top) continue;
+    // AVX2 VNNI sits beside, not below, the AVX-512 levels: an AVX-512 node meets it only
+    // when its CPU has AVX-VNNI (Sapphire Rapids does, Ice Lake and Zen 4 do not).
+    if (cap == "avx2_vnni" && !FeatureUsable(platform, "avx_vnni")) continue;
+    levels.emplace_back(cap);
+  }
+  levels.push_back(isa);
+  return levels;
+}
 
 StatusOr<std::string> CheckedNodeName(std::string_view name, std::string_view source) {
   const bool valid = !name.empty() && name.size() <= 64 && IsAlnum(name.front()) &&
@@ -156,9 +179,7 @@ std::vector<std::string> SlurmFeatures(const check::CheckResult& result,
   for (const auto& f : p.features) {
     if (f.usable.value_or(f.cpuid)) features.push_back(Lower(f.name));
   }
-  if (const std::string isa = check::OneDnnIsa(p); !isa.empty()) {
-    features.push_back("onednn_" + Lower(isa));
-  }
+  for (const std::string& level : OneDnnLevelsMet(p)) features.push_back("onednn_" + level);
   if (p.amx_permission.value_or(false)) features.emplace_back("amx_permission");
   features.push_back("dlcheck_" + Lower(check::StateName(result.state)));
   features.erase(std::remove_if(features.begin(), features.end(),
@@ -172,8 +193,27 @@ std::string SlurmFeatureList(const std::vector<std::string>& features) {
   return fmt::format("{}", fmt::join(features, ","));
 }
 
-std::string SlurmConfFragment(std::string_view node, const std::vector<std::string>& features) {
-  return fmt::format("NodeName={} Features={}", node, SlurmFeatureList(features));
+std::optional<SlurmNodeHardware> NodeHardware(const detect::Topology& topology, long memory_mib) {
+  if (topology.packages <= 0 || topology.cores <= 0 || topology.pus <= 0) return std::nullopt;
+  SlurmNodeHardware h;
+  h.cpus = topology.pus;
+  h.sockets_per_board = topology.packages;
+  h.cores_per_socket = std::max(1, topology.cores / topology.packages);
+  h.threads_per_core = std::max(1, topology.pus / topology.cores);
+  h.real_memory_mib = std::max(1L, memory_mib);
+  return h;
+}
+
+std::string SlurmNodeLine(std::string_view nodes, const std::optional<SlurmNodeHardware>& hardware,
+                          const std::vector<std::string>& features) {
+  std::string line = fmt::format("NodeName={}", nodes);
+  if (hardware) {
+    line += fmt::format(
+        " CPUs={} Boards={} SocketsPerBoard={} CoresPerSocket={} ThreadsPerCore={} RealMemory={}",
+        hardware->cpus, hardware->boards, hardware->sockets_per_board, hardware->cores_per_socket,
+        hardware->threads_per_core, hardware->real_memory_mib);
+  }
+  return line + fmt::format(" Features={}", SlurmFeatureList(features));
 }
 
 bool IsValidLabelValue(std::string_view value) {

@@ -51,6 +51,49 @@ TEST(SlurmFeaturesTest, SapphireRapidsHasAmxAndItsOneDnnLevel) {
   EXPECT_TRUE(std::is_sorted(features.begin(), features.end()));
 }
 
+using Levels = std::vector<std::string>;
+
+TEST(OneDnnLevelsTest, AreCumulativeUpToTheNodesLevel) {
+  EXPECT_EQ(OneDnnLevelsMet(Recorded("intel-xeon-w9-3475x.test.xz").platform),
+            (Levels{"sse41", "avx", "avx2", "avx2_vnni", "avx512_core", "avx512_core_vnni",
+                    "avx512_core_bf16", "avx512_core_amx"}));
+  EXPECT_EQ(OneDnnLevelsMet(Recorded("intel-core-i7-4770-cpu.test").platform),
+            (Levels{"sse41", "avx", "avx2"}));
+  EXPECT_EQ(OneDnnLevelsMet(Recorded("intel-xeon-cpu-e7450-quad.test").platform),
+            (Levels{"sse41"}));
+}
+
+TEST(OneDnnLevelsTest, Avx2VnniOnlyWhereAvxVnniIsUsable) {
+  // Cascade Lake: AVX-512 VNNI, no AVX-VNNI (VEX): avx2_vnni is beside avx512_core, not below.
+  EXPECT_EQ(OneDnnLevelsMet(Recorded("intel-xeon-platinum-8280-cpu.test.xz").platform),
+            (Levels{"sse41", "avx", "avx2", "avx512_core", "avx512_core_vnni"}));
+  // Alder Lake (AVX-512 off): AVX-VNNI is its top level.
+  EXPECT_EQ(OneDnnLevelsMet(Recorded("12th-gen-intel-core-i9-12900k.test").platform),
+            (Levels{"sse41", "avx", "avx2", "avx2_vnni"}));
+}
+
+TEST(OneDnnLevelsTest, AnEffectiveCapLowersTheLevels) {
+  detect::PlatformInfo p = Recorded("intel-xeon-w9-3475x.test.xz").platform;
+  p.onednn_effective_isa = "avx2";
+  EXPECT_EQ(OneDnnLevelsMet(p), (Levels{"sse41", "avx", "avx2"}));
+  p.onednn_effective_isa = "none";
+  EXPECT_TRUE(OneDnnLevelsMet(p).empty());
+}
+
+TEST(SlurmFeaturesTest, AnAmxNodeMeetsABf16Constraint) {
+  // `srun -C onednn_avx512_core_bf16` must land on an AMX node, which is better than bf16.
+  const auto features =
+      SlurmFeatures(WithState(check::State::kOk), Recorded("intel-xeon-w9-3475x.test.xz"));
+  for (const char* level : {"onednn_avx512_core", "onednn_avx512_core_bf16",
+                            "onednn_avx512_core_amx", "onednn_avx2", "onednn_sse41"}) {
+    EXPECT_TRUE(Has(features, level)) << level;
+  }
+  const auto haswell =
+      SlurmFeatures(WithState(check::State::kOk), Recorded("intel-core-i7-4770-cpu.test"));
+  EXPECT_TRUE(Has(haswell, "onednn_avx2"));
+  EXPECT_FALSE(Has(haswell, "onednn_avx512_core"));
+}
+
 TEST(SlurmFeaturesTest, HaswellHasAvx2ButNoAvx512AndTheStateIsNamed) {
   const auto features =
       SlurmFeatures(WithState(check::State::kCritical), Recorded("intel-core-i7-4770-cpu.test"));
@@ -72,8 +115,19 @@ TEST(SlurmFeaturesTest, EveryTokenIsOneSlurmAccepts) {
   EXPECT_FALSE(IsSlurmFeatureToken(""));
 }
 
-TEST(SlurmFeaturesTest, ConfFragmentNamesTheNode) {
-  EXPECT_EQ(SlurmConfFragment("node7", {"avx2", "dlcheck_ok"}),
+TEST(SlurmNodeLineTest, IsSlurmdMinusCsShapeWithFeatures) {
+  detect::Topology dual;  // two sockets of 56 cores, SMT 2
+  dual.packages = 2;
+  dual.cores = 112;
+  dual.pus = 224;
+  EXPECT_EQ(SlurmNodeLine("node[1-64]", NodeHardware(dual, 515703), {"avx2", "dlcheck_ok"}),
+            "NodeName=node[1-64] CPUs=224 Boards=1 SocketsPerBoard=2 CoresPerSocket=56 "
+            "ThreadsPerCore=2 RealMemory=515703 Features=avx2,dlcheck_ok");
+}
+
+TEST(SlurmNodeLineTest, WithoutATopologyOnlyNameAndFeatures) {
+  EXPECT_FALSE(NodeHardware(detect::Topology{}, 1024));
+  EXPECT_EQ(SlurmNodeLine("node7", std::nullopt, {"avx2", "dlcheck_ok"}),
             "NodeName=node7 Features=avx2,dlcheck_ok");
 }
 
