@@ -69,13 +69,8 @@ dispatch::CaptureOptions ModelPass(const CheckOptions& o, const std::string& cap
                       : o.slurm_health_check ? kHealthCheckTimeout
                                              : kDefaultTimeout;
   capture.max_cpu_isa = cap;
-  // An OMP_NUM_THREADS beyond the CPUs this process may use (100000 makes the OpenMP runtime
-  // fail) or not a count is capped as `verbose` caps it; a sane one is inherited as it is.
-  if (std::getenv("OMP_NUM_THREADS") != nullptr) {
-    const int cpus = dispatch::AllowedCpus();
-    const dispatch::ThreadChoice threads = dispatch::ChooseThreads(0, cpus, cpus, std::nullopt);
-    if (!threads.capped.empty()) capture.threads = threads.threads;
-  }
+  // A fixed thread count, whatever OMP_NUM_THREADS says, so that nodes compare (check.h).
+  capture.threads = check::kModelPassThreads;
   // A check runs every few minutes on every node: OpenMP threads that spin while they wait
   // (GNU OpenMP's default) would double its CPU time. An explicit OMP_WAIT_POLICY is kept.
   if (std::getenv("OMP_WAIT_POLICY") == nullptr) {

@@ -115,8 +115,19 @@ void RunFamilies(const check::Evidence& e, std::string& out) {
   const dispatch::WorkerResults& r = e.run->results;
   if (r.samples_per_s) {
     Family(out, "dlcheck_model_samples_per_second",
-           "Training throughput of the check's MLP pass on oneDNN.",
+           "Training throughput of the check's MLP pass on oneDNN, over its timed steps.",
            {Sample("dlcheck_model_samples_per_second", "", *r.samples_per_s)});
+    Family(out, "dlcheck_model_threads",
+           "OpenMP threads of the check's model pass (fixed, so that nodes compare).",
+           {Sample("dlcheck_model_threads", "", check::kModelPassThreads)});
+  }
+  if (r.samples_per_s_min && r.samples_per_s_max) {
+    Family(out, "dlcheck_model_samples_per_second_min",
+           "Throughput of the slowest timed chunk of the check's model pass.",
+           {Sample("dlcheck_model_samples_per_second_min", "", *r.samples_per_s_min)});
+    Family(out, "dlcheck_model_samples_per_second_max",
+           "Throughput of the fastest timed chunk of the check's model pass.",
+           {Sample("dlcheck_model_samples_per_second_max", "", *r.samples_per_s_max)});
   }
   if (r.step_ms_timed) {
     Family(out, "dlcheck_model_step_seconds", "Mean time of one timed training step.",

@@ -259,6 +259,22 @@ TEST(CheckCliTest, JsonNamesTheHostExceptWhenStable) {
   EXPECT_TRUE(nlohmann::json::parse(stable.out)["check"]["host"].is_null()) << stable.out;
 }
 
+TEST(CheckCliTest, TheModelPassRunsOnOneThreadWhateverOmpNumThreadsSays) {
+  const auto r = RunDlcheck({"check", "-f", "json"}, "", {"OMP_NUM_THREADS=2"});
+  ASSERT_LE(r.exit_code, 2) << r.err;
+  const auto doc = nlohmann::json::parse(r.out);
+  const auto& run = doc["run"];
+  EXPECT_EQ(run["threads"], 1) << run;
+  if (!run["samples_per_s"].is_null()) {  // a host whose worker failed has no figures
+    EXPECT_GT(run["samples_per_s_min"].get<double>(), 0) << run;
+    EXPECT_LE(run["samples_per_s_min"].get<double>(), run["samples_per_s_max"].get<double>());
+    const std::string perfdata = doc["check"]["perfdata"];
+    EXPECT_NE(perfdata.find("'threads'=1;;;0"), std::string::npos) << perfdata;
+    EXPECT_NE(perfdata.find("'samples_per_s_min'="), std::string::npos) << perfdata;
+    EXPECT_NE(perfdata.find("'samples_per_s_max'="), std::string::npos) << perfdata;
+  }
+}
+
 TEST(CheckCliTest, SlurmFeaturesAreTokensWithTheOneDnnLevelAndTheStatus) {
   const auto r = RunDlcheck({"check", "--emit", "slurm-features"});
   ASSERT_FALSE(r.out.empty());

@@ -198,6 +198,22 @@ TEST_F(PrometheusTest, PromtoolAcceptsTheTextfileOfEveryMachine) {
   }
 }
 
+TEST_F(PrometheusTest, ThroughputComesWithItsThreadsAndSpread) {
+  check::Evidence e = Recorded("intel-core-i7-4770-cpu.test");
+  e.run.emplace();
+  e.run->results.samples_per_s = 1000;
+  e.run->results.samples_per_s_min = 800;
+  e.run->results.samples_per_s_max = 1250;
+  const std::string text = PrometheusTextfile(WithState(check::State::kOk), e);
+  EXPECT_NE(text.find("\ndlcheck_model_samples_per_second 1000\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("\ndlcheck_model_threads 1\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("\ndlcheck_model_samples_per_second_min 800\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("\ndlcheck_model_samples_per_second_max 1250\n"), std::string::npos) << text;
+  std::string messages;
+  EXPECT_EQ(Promtool(text, messages), 0) << messages << text;
+  EXPECT_EQ(messages, "");
+}
+
 TEST_F(PrometheusTest, PromtoolRejectsABrokenTextSoTheTestCanFail) {
   std::string messages;
   EXPECT_NE(Promtool("dlcheck_step_ms 3\n", messages), 0);
