@@ -67,6 +67,13 @@ TEST(OneDnnLevelsTest, Avx2VnniOnlyWhereAvxVnniIsUsable) {
   // Cascade Lake: AVX-512 VNNI, no AVX-VNNI (VEX): avx2_vnni is beside avx512_core, not below.
   EXPECT_EQ(OneDnnLevelsMet(Recorded("intel-xeon-platinum-8280-cpu.test.xz").platform),
             (Levels{"sse41", "avx", "avx2", "avx512_core", "avx512_core_vnni"}));
+  // Zen 4 has no AVX-VNNI, Zen 5 has it: both are avx512_core_bf16 nodes.
+  EXPECT_EQ(
+      OneDnnLevelsMet(Recorded("amd-ryzen-9-7900x-12-core-processor.test").platform),
+      (Levels{"sse41", "avx", "avx2", "avx512_core", "avx512_core_vnni", "avx512_core_bf16"}));
+  EXPECT_EQ(OneDnnLevelsMet(Recorded("amd-ryzen-9-9950x-16-core-processor.test").platform),
+            (Levels{"sse41", "avx", "avx2", "avx2_vnni", "avx512_core", "avx512_core_vnni",
+                    "avx512_core_bf16"}));
   // Alder Lake (AVX-512 off): AVX-VNNI is its top level.
   EXPECT_EQ(OneDnnLevelsMet(Recorded("12th-gen-intel-core-i9-12900k.test").platform),
             (Levels{"sse41", "avx", "avx2", "avx2_vnni"}));
