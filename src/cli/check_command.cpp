@@ -241,15 +241,16 @@ void AddFleetOptions(CLI::App& sub, CheckOptions& o) {
   sub.add_flag("--stable", o.stable,
                "print only what identical nodes share: no perfdata, timings, deviations or "
                "host name (for pdsh/srun | dshbak -c)");
-  AddEnumOption(sub, "--emit", o.emit,
-                {{"report", Emit::kReport},
-                 {"slurm-features", Emit::kSlurmFeatures},
-                 {"slurm-conf", Emit::kSlurmConf},
-                 {"nfd", Emit::kNfd},
-                 {"prometheus", Emit::kPrometheus}},
-                "print instead of the report: slurm-features (Features= list), slurm-conf "
-                "(a NodeName line), nfd (NFD feature file), prometheus (textfile)",
-                "KIND");
+  AddEnumOption(
+      sub, "--emit", o.emit,
+      {{"report", Emit::kReport},
+       {"slurm-features", Emit::kSlurmFeatures},
+       {"slurm-conf", Emit::kSlurmConf},
+       {"nfd", Emit::kNfd},
+       {"prometheus", Emit::kPrometheus}},
+      "print instead of the report: slurm-features (Features= list), slurm-conf "
+      "(a complete node line, as slurmd -C), nfd (NFD feature file), prometheus (textfile)",
+      "KIND");
   sub.add_option("-o,--output", o.output,
                  "write the output to FILE (a dot-file renamed over FILE), not stdout")
       ->type_name("FILE");

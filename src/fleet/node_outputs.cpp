@@ -147,8 +147,8 @@ bool FeatureUsable(const detect::PlatformInfo& p, std::string_view name) {
 
 }  // namespace
 
-std::vector<std::string> OneDnnLevelsMet(const detect::PlatformInfo& platform) {
-  const std::string isa = Lower(check::OneDnnIsa(platform));
+std::vector<std::string> OneDnnLevelsMet(std::string_view isa_name, bool avx_vnni_usable) {
+  const std::string isa = Lower(isa_name);
   const std::optional<int> top = onednn::IsaRank(isa);
   if (!top || *top <= 0) return {};
   std::vector<std::string> levels;
@@ -156,12 +156,34 @@ std::vector<std::string> OneDnnLevelsMet(const detect::PlatformInfo& platform) {
     const std::optional<int> rank = onednn::IsaRank(cap);
     if (!rank || *rank >= *top) continue;
     // AVX2 VNNI sits beside, not below, the AVX-512 levels: an AVX-512 node meets it only
-    // when its CPU has AVX-VNNI (Sapphire Rapids does, Ice Lake and Zen 4 do not).
-    if (cap == "avx2_vnni" && !FeatureUsable(platform, "avx_vnni")) continue;
+    // when its CPU has AVX-VNNI (Sapphire Rapids and Zen 5 do, Ice Lake and Zen 4 do not).
+    if (cap == "avx2_vnni" && !avx_vnni_usable) continue;
     levels.emplace_back(cap);
   }
   levels.push_back(isa);
   return levels;
+}
+
+std::vector<std::string> OneDnnLevelsMet(const detect::PlatformInfo& platform) {
+  return OneDnnLevelsMet(check::OneDnnIsa(platform), FeatureUsable(platform, "avx_vnni"));
+}
+
+std::vector<std::string> SlurmFeatureTokens(const std::vector<std::string>& usable,
+                                            std::string_view onednn_isa, bool amx_permission,
+                                            std::string_view state) {
+  std::vector<std::string> features;
+  for (const std::string& f : usable) features.push_back(Lower(f));
+  const bool avx_vnni = std::find(usable.begin(), usable.end(), "avx_vnni") != usable.end();
+  for (const std::string& level : OneDnnLevelsMet(onednn_isa, avx_vnni)) {
+    features.push_back("onednn_" + level);
+  }
+  if (amx_permission) features.emplace_back("amx_permission");
+  if (!state.empty()) features.push_back("dlcheck_" + Lower(state));
+  features.erase(std::remove_if(features.begin(), features.end(),
+                                [](const std::string& f) { return !IsSlurmFeatureToken(f); }),
+                 features.end());
+  std::sort(features.begin(), features.end());
+  return features;
 }
 
 StatusOr<std::string> CheckedNodeName(std::string_view name, std::string_view source) {
@@ -184,35 +206,34 @@ bool IsSlurmFeatureToken(std::string_view token) {
 std::vector<std::string> SlurmFeatures(const check::CheckResult& result,
                                        const check::Evidence& evidence) {
   const detect::PlatformInfo& p = evidence.platform;
-  std::vector<std::string> features;
   // As the check judges a requirement: usable, or, where the OS layer is unknown (a recording),
   // in CPUID.
+  std::vector<std::string> usable;
   for (const auto& f : p.features) {
-    if (f.usable.value_or(f.cpuid)) features.push_back(Lower(f.name));
+    if (f.usable.value_or(f.cpuid)) usable.push_back(f.name);
   }
-  for (const std::string& level : OneDnnLevelsMet(p)) features.push_back("onednn_" + level);
-  if (p.amx_permission.value_or(false)) features.emplace_back("amx_permission");
-  features.push_back("dlcheck_" + Lower(check::StateName(result.state)));
-  features.erase(std::remove_if(features.begin(), features.end(),
-                                [](const std::string& f) { return !IsSlurmFeatureToken(f); }),
-                 features.end());
-  std::sort(features.begin(), features.end());
-  return features;
+  return SlurmFeatureTokens(usable, check::OneDnnIsa(p), p.amx_permission.value_or(false),
+                            check::StateName(result.state));
 }
 
 std::string SlurmFeatureList(const std::vector<std::string>& features) {
   return fmt::format("{}", fmt::join(features, ","));
 }
 
-std::optional<SlurmNodeHardware> NodeHardware(const detect::Topology& topology, long memory_mib) {
-  if (topology.packages <= 0 || topology.cores <= 0 || topology.pus <= 0) return std::nullopt;
+std::optional<SlurmNodeHardware> NodeHardware(long packages, long cores, long pus,
+                                              long memory_mib) {
+  if (packages <= 0 || cores <= 0 || pus <= 0) return std::nullopt;
   SlurmNodeHardware h;
-  h.cpus = topology.pus;
-  h.sockets_per_board = topology.packages;
-  h.cores_per_socket = std::max(1, topology.cores / topology.packages);
-  h.threads_per_core = std::max(1, topology.pus / topology.cores);
+  h.cpus = static_cast<int>(pus);
+  h.sockets_per_board = static_cast<int>(packages);
+  h.cores_per_socket = static_cast<int>(std::max(1L, cores / packages));
+  h.threads_per_core = static_cast<int>(std::max(1L, pus / cores));
   h.real_memory_mib = std::max(1L, memory_mib);
   return h;
+}
+
+std::optional<SlurmNodeHardware> NodeHardware(const detect::Topology& topology, long memory_mib) {
+  return NodeHardware(topology.packages, topology.cores, topology.pus, memory_mib);
 }
 
 std::string SlurmNodeLine(std::string_view nodes, const std::optional<SlurmNodeHardware>& hardware,

@@ -40,6 +40,16 @@ bool IsSlurmFeatureToken(std::string_view token);
 ///   Haswell:         {"sse41", "avx", "avx2"}
 /// Empty when the ISA has no x86 rank or is "none".
 std::vector<std::string> OneDnnLevelsMet(const detect::PlatformInfo& platform);
+/// The same from the node's oneDNN ISA and whether AVX-VNNI is usable (for `dlcheck fleet`,
+/// which has them from the reports).
+std::vector<std::string> OneDnnLevelsMet(std::string_view isa, bool avx_vnni_usable);
+
+/// The one rule of the Slurm features, from a node's facts: `usable` features (lower-cased),
+/// `onednn_<level>` for each of OneDnnLevelsMet, `amx_permission`, `dlcheck_<state>` (when
+/// `state` is not empty); tokens Slurm would not take left out; sorted.
+std::vector<std::string> SlurmFeatureTokens(const std::vector<std::string>& usable,
+                                            std::string_view onednn_isa, bool amx_permission,
+                                            std::string_view state);
 
 /// The node's Slurm features, sorted: every usable ISA feature (its /proc/cpuinfo name),
 /// `onednn_<level>` for every oneDNN level the node meets (OneDnnLevelsMet: cumulative, so
@@ -67,6 +77,8 @@ struct SlurmNodeHardware {
 /// measures it: a RealMemory above slurmd's own figure would drain the node). nullopt when the
 /// topology has no packages, cores or PUs.
 std::optional<SlurmNodeHardware> NodeHardware(const detect::Topology& topology, long memory_mib);
+/// The same from the counts (for `dlcheck fleet`, which has them from the reports).
+std::optional<SlurmNodeHardware> NodeHardware(long packages, long cores, long pus, long memory_mib);
 
 /// A complete slurm.conf node line in `slurmd -C`'s shape, with Features:
 /// `NodeName=n1 CPUs=2 Boards=1 SocketsPerBoard=1 CoresPerSocket=2 ThreadsPerCore=1

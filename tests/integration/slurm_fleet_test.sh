@@ -39,11 +39,12 @@ say() { echo "[$((SECONDS - start))s] $*"; }
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 expect_eq() { if [[ $1 == "$2" ]]; then say "ok: $3"; else fail "$3: got '$1', want '$2'"; fi; }
 
-# Five free ports in a row (slurmctld, the dynamic node's slurmd port, node1..node3).
+# Six free ports in a row (slurmctld, the dynamic node's slurmd port, node1..node3, a second
+# slurmctld on the config `dlcheck fleet --emit slurm-conf` writes).
 pick_ports() {
   local base
   for base in $(seq $((20000 + $$ % 20000)) 50 60000); do
-    if ! command -v ss > /dev/null || ! ss -Hltn | awk '{print $4}' | grep -qE ":($base|$((base + 1))|$((base + 2))|$((base + 3))|$((base + 4)))\$"; then
+    if ! command -v ss > /dev/null || ! ss -Hltn | awk '{print $4}' | grep -qE ":($base|$((base + 1))|$((base + 2))|$((base + 3))|$((base + 4))|$((base + 5)))\$"; then
       echo "$base"; return
     fi
   done
@@ -253,5 +254,30 @@ if slurmd -f "$SLURM_CONF" -Z -N node4 --conf "Feature=$dynamic" && wait_state n
   expect_eq "$(srun -w node4 -C "$isa" printenv SLURMD_NODENAME)" node4 "srun -C $isa runs on the dynamic node"
 else
   fail "dynamic node4 did not come up: $(sinfo -h -N -o '%N %t')"; tail -n 5 "$T/log/slurmd-node4.log"
+fi
+# --- dlcheck fleet --emit slurm-conf: one hostlist line per group, taken by a real slurmctld -------
+conf_line=$("$DL" fleet --emit slurm-conf "$T/reports" 2> /dev/null)
+expect_eq "$(grep -c . <<< "$conf_line")" 1 "fleet --emit slurm-conf: one line for one group"
+[[ $conf_line == "NodeName=node[1-3] CPUs=$(nproc) Boards=1 "*" Features="*onednn_sse41* ]] ||
+  fail "fleet --emit slurm-conf: $conf_line"
+mkdir -p "$T/state-fleet"
+sed -e "/^NodeName=/d" -e "/^HealthCheck/d" -e "/^MaxNodeCount/d" \
+    -e "s|^SlurmctldPort=.*|SlurmctldPort=$((PORT + 5))|" \
+    -e "s|^StateSaveLocation=.*|StateSaveLocation=$T/state-fleet|" \
+    -e "s|^SlurmctldPidFile=.*|SlurmctldPidFile=$T/run/slurmctld-fleet.pid|" \
+    -e "s|^SlurmctldLogFile=.*|SlurmctldLogFile=$T/log/slurmctld-fleet.log|" \
+    -e "s|^PartitionName=.*|$conf_line NodeHostname=$HOST NodeAddr=127.0.0.1\n&|" \
+    "$SLURM_CONF" > "$T/etc/fleet.conf"
+if slurmctld -f "$T/etc/fleet.conf"; then
+  shown=""
+  for _ in $(seq 40); do
+    shown=$(SLURM_CONF=$T/etc/fleet.conf sinfo -h -N -o '%N %c %f' 2> /dev/null | sort -u | tr '\n' ';')
+    [[ -n $shown ]] && break; sleep 0.25
+  done
+  features=${conf_line#*Features=}
+  expect_eq "$shown" "node1 $(nproc) $features;node2 $(nproc) $features;node3 $(nproc) $features;" \
+    "slurmctld started on the fleet's generated node line and defines node[1-3] with it"
+else
+  fail "slurmctld refused the fleet's config: $(tail -n 3 "$T/log/slurmctld-fleet.log")"
 fi
 say "integration tests done"
