@@ -265,6 +265,9 @@ std::vector<NfdLabel> NfdLabels(const check::CheckResult& result, const check::E
   labels.push_back({"check-status", Lower(check::StateName(result.state))});
   labels.push_back({"onednn-isa", check::OneDnnIsa(p)});
   labels.push_back({"onednn-max-isa", p.onednn_max_isa});
+  // One label per level met, as the Slurm tokens: a nodeSelector on
+  // `.../onednn.avx512_core_bf16: "true"` means at least bf16.
+  for (const std::string& level : OneDnnLevelsMet(p)) labels.push_back({"onednn." + level, "true"});
   if (p.xcr0) labels.push_back({"amx-os-state", YesNo((*p.xcr0 & kXcr0AmxTiles) == kXcr0AmxTiles)});
   if (p.amx_permission) labels.push_back({"amx-permission", YesNo(*p.amx_permission)});
   for (const auto& f : p.features) {

@@ -102,7 +102,8 @@ struct NfdLabel {
   std::string value;
 };
 
-/// What NFD's cpu source lacks: the check status, the oneDNN ISA levels, the OS state of AMX
+/// What NFD's cpu source lacks: the check status, the oneDNN ISA levels (`onednn-isa`,
+/// `onednn-max-isa`, and `onednn.<level>=true` for each of OneDnnLevelsMet), the OS state of AMX
 /// tiles (XCR0 bits 17-18) and the per-process AMX permission, AMX usability, and the
 /// execution probes. Nothing NFD already labels (CPUID flags) is repeated.
 std::vector<NfdLabel> NfdLabels(const check::CheckResult& result, const check::Evidence& evidence);

@@ -164,6 +164,10 @@ TEST(NfdTest, LabelsAddWhatNfdLacksAndNotItsCpuidFlags) {
                                           Recorded("intel-xeon-w9-3475x.test.xz"), "");
   EXPECT_NE(file.find("/check-status=critical\n"), std::string::npos) << file;
   EXPECT_NE(file.find("/onednn-max-isa=avx512_core_amx\n"), std::string::npos) << file;
+  // Cumulative levels, as the Slurm tokens: a selector on bf16 takes this AMX node.
+  EXPECT_NE(file.find("/onednn.avx512_core_bf16=true\n"), std::string::npos) << file;
+  EXPECT_NE(file.find("/onednn.avx512_core_amx=true\n"), std::string::npos) << file;
+  EXPECT_NE(file.find("/onednn.sse41=true\n"), std::string::npos) << file;
   EXPECT_EQ(file.find("avx512f"), std::string::npos) << "NFD's cpu source has it: " << file;
   EXPECT_EQ(file.find("expiry"), std::string::npos);
 }
