@@ -56,8 +56,25 @@ asan: setup-test setup-ci
 	cmake --build build-asan -j $(JOBS)
 	ctest --test-dir build-asan --output-on-failure -j $(JOBS)
 
+# The Debian package (cmake/Package.cmake): the binary only (no tests), in its own build
+# directory, installed under /usr, then CPack. Leaves dlcheck_<version>_<arch>.deb here.
+.PHONY: deb
+deb: setup
+	cmake -S . -B build-deb -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDLCHECK_TESTS=OFF \
+	  -DDLCHECK_PACKAGE=ON -DCMAKE_INSTALL_PREFIX=/usr $(CMAKE_FLAGS)
+	cmake --build build-deb -j $(JOBS)
+	cd build-deb && cpack -G DEB
+	cp build-deb/dlcheck_*.deb .
+
+# The package on a fresh Debian 12 chroot (root, network to the mirror; the rootfs tarball
+# ../shared/tools/fresh.sh caches, or DEB_ROOTFS=...): install, check, textfile, node_exporter,
+# bash completion, purge.
+.PHONY: deb-test
+deb-test: deb
+	bash tests/integration/deb_fresh_test.sh dlcheck_$$(sed -n 's/^project(dlcheck VERSION \([^ ]*\).*/\1/p' CMakeLists.txt)_amd64.deb $(DEB_ROOTFS)
+
 clean:
-	rm -rf $(BUILD) build-asan build-fuzz
+	rm -rf $(BUILD) build-asan build-fuzz build-deb
 
 # The verbose parser's libFuzzer target (clang, build-fuzz/) for a bounded time, and its benchmark.
 .PHONY: fuzz-verbose bench-parse

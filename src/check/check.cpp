@@ -297,6 +297,12 @@ std::string Perfdata(const Evidence& e, const std::vector<Item>& items) {
     const dispatch::WorkerResults& results = e.run->results;
     if (results.samples_per_s) {
       perf += fmt::format(" 'samples_per_s'={:.1f};;;0", *results.samples_per_s);
+      // Its context: the spread over the timed chunks and the threads it ran on.
+      if (results.samples_per_s_min && results.samples_per_s_max) {
+        perf += fmt::format(" 'samples_per_s_min'={:.1f};;;0 'samples_per_s_max'={:.1f};;;0",
+                            *results.samples_per_s_min, *results.samples_per_s_max);
+      }
+      perf += fmt::format(" 'threads'={};;;0", kModelPassThreads);
     }
     if (results.step_ms_timed) {
       perf += fmt::format(" 'step_time'={:.6f}s;;;0", *results.step_ms_timed / 1e3);

@@ -27,6 +27,11 @@ namespace dlcheck::check {
 /// Seconds of the check's timed model steps: long enough that a busy node's figure is not one
 /// scheduler tick (five steps took 1-60 ms and spread 57x), short enough for a health check.
 inline constexpr double kModelPassSeconds = 0.5;
+/// OpenMP threads of the check's model pass, whatever OMP_NUM_THREADS says: one thread is the
+/// figure nodes of a fleet can compare (it does not grow with the core count) and that a busy
+/// node disturbs least (no OpenMP barrier waits on a descheduled thread). A check is a smoke
+/// test, not a benchmark: `dlcheck run` measures the machine at the threads you choose.
+inline constexpr int kModelPassThreads = 1;
 
 /// The state of one item and of the whole check; its number is the exit status a monitoring
 /// system reads (man/dlcheck.1 documents them under `check`). Ordered: worse is greater.

@@ -32,6 +32,8 @@ void AddResults(const dispatch::WorkerResults& r, report::Section& section) {
   AddIf(section, key::kTolerance, r.tolerance, 6);
   AddIf(section, key::kLossFirst, r.loss_first, 4);
   AddIf(section, key::kSamplesPerS, r.samples_per_s, 1);
+  AddIf(section, key::kSamplesPerSMin, r.samples_per_s_min, 1);
+  AddIf(section, key::kSamplesPerSMax, r.samples_per_s_max, 1);
   AddIf(section, key::kStepMsTimed, r.step_ms_timed, 4);
   AddIf(section, key::kStepMsTraced, r.step_ms_traced, 4);
   AddIf(section, key::kLossLast, r.loss_last, 4);
@@ -44,7 +46,8 @@ void AddRunSection(const Evidence& evidence, const dispatch::CaptureOptions& ran
       .Add("batch", ran.run.model.batch)
       .Add("warmup_iters", ran.run.warmup)
       .Add("timed_s", Budget(ran.run))
-      .Add("traced_iters", ran.run.traced);
+      .Add("traced_iters", ran.run.traced)
+      .Add("threads", ran.threads);
   if (!ran.max_cpu_isa.empty()) run.Add("max_cpu_isa", ran.max_cpu_isa);
   if (!evidence.run) return;
   if (!stable) {

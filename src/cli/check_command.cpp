@@ -69,13 +69,8 @@ dispatch::CaptureOptions ModelPass(const CheckOptions& o, const std::string& cap
                       : o.slurm_health_check ? kHealthCheckTimeout
                                              : kDefaultTimeout;
   capture.max_cpu_isa = cap;
-  // An OMP_NUM_THREADS beyond the CPUs this process may use (100000 makes the OpenMP runtime
-  // fail) or not a count is capped as `verbose` caps it; a sane one is inherited as it is.
-  if (std::getenv("OMP_NUM_THREADS") != nullptr) {
-    const int cpus = dispatch::AllowedCpus();
-    const dispatch::ThreadChoice threads = dispatch::ChooseThreads(0, cpus, cpus, std::nullopt);
-    if (!threads.capped.empty()) capture.threads = threads.threads;
-  }
+  // A fixed thread count, whatever OMP_NUM_THREADS says, so that nodes compare (check.h).
+  capture.threads = check::kModelPassThreads;
   // A check runs every few minutes on every node: OpenMP threads that spin while they wait
   // (GNU OpenMP's default) would double its CPU time. An explicit OMP_WAIT_POLICY is kept.
   if (std::getenv("OMP_WAIT_POLICY") == nullptr) {
@@ -116,13 +111,35 @@ StatusOr<std::string> NodeName(const CheckOptions& o) {
   return fleet::CheckedNodeName(name.substr(0, name.find('.')), "the host name");
 }
 
+// Physical memory in MiB as slurmd measures it (sysconf), for RealMemory; 0 when unknown.
+long PhysicalMemoryMib() {
+  const long pages = ::sysconf(_SC_PHYS_PAGES);
+  const long page_size = ::sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || page_size <= 0) return 0;
+  return static_cast<long>(static_cast<long long>(pages) * page_size / (1024 * 1024));
+}
+
+// The node line's hardware fields; without a topology, the line has only NodeName and Features,
+// and stderr says why.
+std::optional<fleet::SlurmNodeHardware> SlurmHardware(const check::Evidence& evidence) {
+  std::optional<fleet::SlurmNodeHardware> hardware;
+  if (evidence.topology) hardware = fleet::NodeHardware(*evidence.topology, PhysicalMemoryMib());
+  if (!hardware) {
+    std::cerr << "dlcheck: the topology is unknown (" << evidence.topology_error
+              << "): the node line has no CPUs, sockets, cores, threads or RealMemory\n";
+  }
+  return hardware;
+}
+
 std::string Emitted(const CheckOptions& o, std::string_view node, const check::CheckResult& result,
                     const check::Evidence& evidence, const dispatch::CaptureOptions& capture) {
   switch (o.emit) {
     case Emit::kSlurmFeatures:
       return fleet::SlurmFeatureList(fleet::SlurmFeatures(result, evidence)) + "\n";
     case Emit::kSlurmConf:
-      return fleet::SlurmConfFragment(node, fleet::SlurmFeatures(result, evidence)) + "\n";
+      return fleet::SlurmNodeLine(node, SlurmHardware(evidence),
+                                  fleet::SlurmFeatures(result, evidence)) +
+             "\n";
     case Emit::kNfd:
       return fleet::NfdFeatureFile(result, evidence,
                                    o.nfd_expiry_s > 0 ? fleet::ExpiryTime(o.nfd_expiry_s) : "");
@@ -224,15 +241,16 @@ void AddFleetOptions(CLI::App& sub, CheckOptions& o) {
   sub.add_flag("--stable", o.stable,
                "print only what identical nodes share: no perfdata, timings, deviations or "
                "host name (for pdsh/srun | dshbak -c)");
-  AddEnumOption(sub, "--emit", o.emit,
-                {{"report", Emit::kReport},
-                 {"slurm-features", Emit::kSlurmFeatures},
-                 {"slurm-conf", Emit::kSlurmConf},
-                 {"nfd", Emit::kNfd},
-                 {"prometheus", Emit::kPrometheus}},
-                "print instead of the report: slurm-features (Features= list), slurm-conf "
-                "(a NodeName line), nfd (NFD feature file), prometheus (textfile)",
-                "KIND");
+  AddEnumOption(
+      sub, "--emit", o.emit,
+      {{"report", Emit::kReport},
+       {"slurm-features", Emit::kSlurmFeatures},
+       {"slurm-conf", Emit::kSlurmConf},
+       {"nfd", Emit::kNfd},
+       {"prometheus", Emit::kPrometheus}},
+      "print instead of the report: slurm-features (Features= list), slurm-conf "
+      "(a complete node line, as slurmd -C), nfd (NFD feature file), prometheus (textfile)",
+      "KIND");
   sub.add_option("-o,--output", o.output,
                  "write the output to FILE (a dot-file renamed over FILE), not stdout")
       ->type_name("FILE");

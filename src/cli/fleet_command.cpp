@@ -5,22 +5,39 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/enum_option.h"
 #include "fleet/fleet.h"
 #include "fleet/fleet_report.h"
 
 namespace dlcheck::cli {
 namespace {
 
+// What `fleet` prints: its report, or slurm.conf node lines, one per group.
+enum class FleetEmit { kReport, kSlurmConf };
+
 struct FleetOptions {
   std::vector<std::string> paths;
   report::Format format = report::Format::kTable;
+  FleetEmit emit = FleetEmit::kReport;
 };
+
+void PrintSlurmConf(const fleet::Fleet& fleet) {
+  const fleet::SlurmConfLines conf = fleet::FleetSlurmConf(fleet);
+  std::cout << conf.lines << std::flush;
+  for (const std::string& why : conf.left_out) {
+    std::cerr << "dlcheck: a group left out of the node lines: " << why << "\n";
+  }
+}
 
 StatusOr<int> RunFleet(const FleetOptions& o) {
   fleet::FleetReader reader;
   for (const std::string& path : o.paths) reader.Add(path);
   const fleet::Fleet fleet = reader.Finish();
-  report::Print(fleet::FleetReport(fleet), o.format, std::cout);
+  if (o.emit == FleetEmit::kSlurmConf) {
+    PrintSlurmConf(fleet);
+  } else {
+    report::Print(fleet::FleetReport(fleet), o.format, std::cout);
+  }
   if (fleet.groups.empty()) {
     return InputError(
         "no usable dlcheck report among the " + std::to_string(fleet.files) +
@@ -42,6 +59,11 @@ void SetupFleet(CLI::App& app, int& exit_code) {
       ->required()
       ->type_name("FILE|DIR");
   AddFormatOption(*sub, o->format);
+  AddEnumOption(*sub, "--emit", o->emit,
+                {{"report", FleetEmit::kReport}, {"slurm-conf", FleetEmit::kSlurmConf}},
+                "print instead of the report: slurm-conf (one slurm.conf node line per group, "
+                "NodeName a compressed hostlist)",
+                "KIND");
   AddOutputOption(*sub);
   sub->callback([o, &exit_code] { exit_code = EndCommand(RunFleet(*o)); });
 }

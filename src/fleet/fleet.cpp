@@ -104,6 +104,11 @@ std::string ReadReport(const json& doc, HostReport& r) {
   r.onednn_isa = Text(levels, "onednn_effective_isa");
   if (r.onednn_isa.empty()) r.onednn_isa = Text(levels, "onednn_max_isa");
   r.topology = ReadTopology(doc);
+  if (auto topology = doc.find("topology"); topology != doc.end() && topology->is_object()) {
+    auto memory = topology->find("memory_mib");
+    if (memory != topology->end() && memory->is_number_integer()) r.memory_mib = *memory;
+  }
+  r.amx_permission = IsTrue(cpu, "amx_permission");
   if (r.command == "check") {
     const json& check = doc.contains("check") ? doc["check"] : json();
     r.check_status = Text(check, "status");
@@ -114,9 +119,9 @@ std::string ReadReport(const json& doc, HostReport& r) {
   return {};
 }
 
-std::tuple<std::vector<std::string>, std::string, std::optional<TopologyShape>, std::string>
+std::tuple<std::vector<std::string>, std::string, std::optional<TopologyShape>, std::string, bool>
 Signature(const HostReport& r) {
-  return {r.usable, r.onednn_isa, r.topology, r.check_status};
+  return {r.usable, r.onednn_isa, r.topology, r.check_status, r.amx_permission};
 }
 
 // Higher is better: the oneDNN ISA's rank, then how many features are usable, then hosts.
@@ -145,6 +150,14 @@ std::vector<FleetGroup> GroupHosts(const std::vector<HostReport>& reports) {
       g.onednn_isa = r.onednn_isa;
       g.topology = r.topology;
       g.check_status = r.check_status;
+      g.amx_permission = r.amx_permission;
+      g.memory_mib = r.memory_mib;
+    }
+    // The least memory of the group: a RealMemory above a node's own would drain it.
+    if (r.memory_mib <= 0 || g.memory_mib <= 0) {
+      g.memory_mib = 0;
+    } else {
+      g.memory_mib = std::min(g.memory_mib, r.memory_mib);
     }
     g.hosts.push_back(r.host);
   }

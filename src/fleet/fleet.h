@@ -43,6 +43,8 @@ struct HostReport {
   std::optional<TopologyShape> topology;  ///< nullopt: the report has no topology
   std::string check_status;               ///< OK, WARNING, ...; "" for a platform report
   std::string check_summary;
+  bool amx_permission = false;  ///< cpu.amx_permission: the process may use AMX tiles
+  long memory_mib = 0;          ///< topology.memory_mib (hwloc's NUMA memory); 0: unknown
 };
 
 /// A file that was not used, and why.
@@ -52,7 +54,7 @@ struct SkippedReport {
 };
 
 /// Hosts with one capability signature: usable features, oneDNN ISA, topology shape, check
-/// status.
+/// status, AMX permission (what a Slurm node line of the group says, less its memory).
 struct FleetGroup {
   std::vector<std::string> hosts;  ///< sorted
   std::string cpu;                 ///< of the first host (brands may differ in a group)
@@ -60,6 +62,8 @@ struct FleetGroup {
   std::string onednn_isa;
   std::optional<TopologyShape> topology;
   std::string check_status;
+  bool amx_permission = false;
+  long memory_mib = 0;             ///< the least of the hosts' (hwloc's NUMA memory); 0: unknown
   std::vector<std::string> lacks;  ///< features the best group has and this one does not
   bool best = false;
 };

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "fleet/hostlist.h"
+#include "fleet/node_outputs.h"
 
 namespace dlcheck::fleet {
 namespace {
@@ -50,6 +51,30 @@ void AddLists(const Fleet& fleet, report::Report& report) {
 }
 
 }  // namespace
+
+SlurmConfLines FleetSlurmConf(const Fleet& fleet) {
+  SlurmConfLines out;
+  for (const FleetGroup& g : fleet.groups) {
+    const std::string nodes = CompressHostlist(g.hosts);
+    const auto invalid = std::find_if(g.hosts.begin(), g.hosts.end(), [](const std::string& h) {
+      return !CheckedNodeName(h, "host").ok();
+    });
+    if (invalid != g.hosts.end()) {
+      out.left_out.push_back(CheckedNodeName(*invalid, "host").status().message());
+      continue;
+    }
+    std::optional<SlurmNodeHardware> hardware;
+    if (g.topology && g.memory_mib > 0) {
+      hardware =
+          NodeHardware(g.topology->sockets, g.topology->cores, g.topology->pus, g.memory_mib);
+    }
+    out.lines += SlurmNodeLine(
+                     nodes, hardware,
+                     SlurmFeatureTokens(g.usable, g.onednn_isa, g.amx_permission, g.check_status)) +
+                 "\n";
+  }
+  return out;
+}
 
 report::Report FleetReport(const Fleet& fleet) {
   report::Report report;

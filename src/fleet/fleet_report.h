@@ -16,4 +16,13 @@ namespace dlcheck::fleet {
 
 report::Report FleetReport(const Fleet& fleet);
 
+/// One slurm.conf node line per group (`check --emit slurm-conf`'s shape, NodeName a compressed
+/// hostlist, RealMemory the least of the group's hwloc memory), largest group first, and the
+/// groups left out (a host name that is no valid node name) with why.
+struct SlurmConfLines {
+  std::string lines;
+  std::vector<std::string> left_out;
+};
+SlurmConfLines FleetSlurmConf(const Fleet& fleet);
+
 }  // namespace dlcheck::fleet

@@ -6,6 +6,7 @@
 #include <cctype>
 #include <ctime>
 
+#include "common/onednn_isa.h"
 #include "detect/input_file.h"
 #include "dlcheck/version.h"
 
@@ -114,8 +115,19 @@ void RunFamilies(const check::Evidence& e, std::string& out) {
   const dispatch::WorkerResults& r = e.run->results;
   if (r.samples_per_s) {
     Family(out, "dlcheck_model_samples_per_second",
-           "Training throughput of the check's MLP pass on oneDNN.",
+           "Training throughput of the check's MLP pass on oneDNN, over its timed steps.",
            {Sample("dlcheck_model_samples_per_second", "", *r.samples_per_s)});
+    Family(out, "dlcheck_model_threads",
+           "OpenMP threads of the check's model pass (fixed, so that nodes compare).",
+           {Sample("dlcheck_model_threads", "", check::kModelPassThreads)});
+  }
+  if (r.samples_per_s_min && r.samples_per_s_max) {
+    Family(out, "dlcheck_model_samples_per_second_min",
+           "Throughput of the slowest timed chunk of the check's model pass.",
+           {Sample("dlcheck_model_samples_per_second_min", "", *r.samples_per_s_min)});
+    Family(out, "dlcheck_model_samples_per_second_max",
+           "Throughput of the fastest timed chunk of the check's model pass.",
+           {Sample("dlcheck_model_samples_per_second_max", "", *r.samples_per_s_max)});
   }
   if (r.step_ms_timed) {
     Family(out, "dlcheck_model_step_seconds", "Mean time of one timed training step.",
@@ -128,7 +140,51 @@ void RunFamilies(const check::Evidence& e, std::string& out) {
   }
 }
 
+bool FeatureUsable(const detect::PlatformInfo& p, std::string_view name) {
+  return std::any_of(p.features.begin(), p.features.end(),
+                     [&](const auto& f) { return f.name == name && f.usable.value_or(f.cpuid); });
+}
+
 }  // namespace
+
+std::vector<std::string> OneDnnLevelsMet(std::string_view isa_name, bool avx_vnni_usable) {
+  const std::string isa = Lower(isa_name);
+  const std::optional<int> top = onednn::IsaRank(isa);
+  if (!top || *top <= 0) return {};
+  std::vector<std::string> levels;
+  for (std::string_view cap : onednn::kSweepCaps) {
+    const std::optional<int> rank = onednn::IsaRank(cap);
+    if (!rank || *rank >= *top) continue;
+    // AVX2 VNNI sits beside, not below, the AVX-512 levels: an AVX-512 node meets it only
+    // when its CPU has AVX-VNNI (Sapphire Rapids and Zen 5 do, Ice Lake and Zen 4 do not).
+    if (cap == "avx2_vnni" && !avx_vnni_usable) continue;
+    levels.emplace_back(cap);
+  }
+  levels.push_back(isa);
+  return levels;
+}
+
+std::vector<std::string> OneDnnLevelsMet(const detect::PlatformInfo& platform) {
+  return OneDnnLevelsMet(check::OneDnnIsa(platform), FeatureUsable(platform, "avx_vnni"));
+}
+
+std::vector<std::string> SlurmFeatureTokens(const std::vector<std::string>& usable,
+                                            std::string_view onednn_isa, bool amx_permission,
+                                            std::string_view state) {
+  std::vector<std::string> features;
+  for (const std::string& f : usable) features.push_back(Lower(f));
+  const bool avx_vnni = std::find(usable.begin(), usable.end(), "avx_vnni") != usable.end();
+  for (const std::string& level : OneDnnLevelsMet(onednn_isa, avx_vnni)) {
+    features.push_back("onednn_" + level);
+  }
+  if (amx_permission) features.emplace_back("amx_permission");
+  if (!state.empty()) features.push_back("dlcheck_" + Lower(state));
+  features.erase(std::remove_if(features.begin(), features.end(),
+                                [](const std::string& f) { return !IsSlurmFeatureToken(f); }),
+                 features.end());
+  std::sort(features.begin(), features.end());
+  return features;
+}
 
 StatusOr<std::string> CheckedNodeName(std::string_view name, std::string_view source) {
   const bool valid = !name.empty() && name.size() <= 64 && IsAlnum(name.front()) &&
@@ -150,30 +206,46 @@ bool IsSlurmFeatureToken(std::string_view token) {
 std::vector<std::string> SlurmFeatures(const check::CheckResult& result,
                                        const check::Evidence& evidence) {
   const detect::PlatformInfo& p = evidence.platform;
-  std::vector<std::string> features;
   // As the check judges a requirement: usable, or, where the OS layer is unknown (a recording),
   // in CPUID.
+  std::vector<std::string> usable;
   for (const auto& f : p.features) {
-    if (f.usable.value_or(f.cpuid)) features.push_back(Lower(f.name));
+    if (f.usable.value_or(f.cpuid)) usable.push_back(f.name);
   }
-  if (const std::string isa = check::OneDnnIsa(p); !isa.empty()) {
-    features.push_back("onednn_" + Lower(isa));
-  }
-  if (p.amx_permission.value_or(false)) features.emplace_back("amx_permission");
-  features.push_back("dlcheck_" + Lower(check::StateName(result.state)));
-  features.erase(std::remove_if(features.begin(), features.end(),
-                                [](const std::string& f) { return !IsSlurmFeatureToken(f); }),
-                 features.end());
-  std::sort(features.begin(), features.end());
-  return features;
+  return SlurmFeatureTokens(usable, check::OneDnnIsa(p), p.amx_permission.value_or(false),
+                            check::StateName(result.state));
 }
 
 std::string SlurmFeatureList(const std::vector<std::string>& features) {
   return fmt::format("{}", fmt::join(features, ","));
 }
 
-std::string SlurmConfFragment(std::string_view node, const std::vector<std::string>& features) {
-  return fmt::format("NodeName={} Features={}", node, SlurmFeatureList(features));
+std::optional<SlurmNodeHardware> NodeHardware(long packages, long cores, long pus,
+                                              long memory_mib) {
+  if (packages <= 0 || cores <= 0 || pus <= 0) return std::nullopt;
+  SlurmNodeHardware h;
+  h.cpus = static_cast<int>(pus);
+  h.sockets_per_board = static_cast<int>(packages);
+  h.cores_per_socket = static_cast<int>(std::max(1L, cores / packages));
+  h.threads_per_core = static_cast<int>(std::max(1L, pus / cores));
+  h.real_memory_mib = std::max(1L, memory_mib);
+  return h;
+}
+
+std::optional<SlurmNodeHardware> NodeHardware(const detect::Topology& topology, long memory_mib) {
+  return NodeHardware(topology.packages, topology.cores, topology.pus, memory_mib);
+}
+
+std::string SlurmNodeLine(std::string_view nodes, const std::optional<SlurmNodeHardware>& hardware,
+                          const std::vector<std::string>& features) {
+  std::string line = fmt::format("NodeName={}", nodes);
+  if (hardware) {
+    line += fmt::format(
+        " CPUs={} Boards={} SocketsPerBoard={} CoresPerSocket={} ThreadsPerCore={} RealMemory={}",
+        hardware->cpus, hardware->boards, hardware->sockets_per_board, hardware->cores_per_socket,
+        hardware->threads_per_core, hardware->real_memory_mib);
+  }
+  return line + fmt::format(" Features={}", SlurmFeatureList(features));
 }
 
 bool IsValidLabelValue(std::string_view value) {
@@ -193,6 +265,9 @@ std::vector<NfdLabel> NfdLabels(const check::CheckResult& result, const check::E
   labels.push_back({"check-status", Lower(check::StateName(result.state))});
   labels.push_back({"onednn-isa", check::OneDnnIsa(p)});
   labels.push_back({"onednn-max-isa", p.onednn_max_isa});
+  // One label per level met, as the Slurm tokens: a nodeSelector on
+  // `.../onednn.avx512_core_bf16: "true"` means at least bf16.
+  for (const std::string& level : OneDnnLevelsMet(p)) labels.push_back({"onednn." + level, "true"});
   if (p.xcr0) labels.push_back({"amx-os-state", YesNo((*p.xcr0 & kXcr0AmxTiles) == kXcr0AmxTiles)});
   if (p.amx_permission) labels.push_back({"amx-permission", YesNo(*p.amx_permission)});
   for (const auto& f : p.features) {

@@ -82,9 +82,19 @@ TEST(CheckTest, AHealthyNodeIsOkWithItsSummaryAndPerfdata) {
                            ", 1 socket, 4 cores, oneDNN avx2, MLP matches the scalar reference, "
                            "5 requirements met");
   EXPECT_EQ(r.perfdata,
-            "'samples_per_s'=104233.5;;;0 'step_time'=0.000960s;;;0 'max_deviation'=0.00000025;;;0 "
-            "'problems'=0;;;0");
+            "'samples_per_s'=104233.5;;;0 'threads'=1;;;0 'step_time'=0.000960s;;;0 "
+            "'max_deviation'=0.00000025;;;0 'problems'=0;;;0");
   EXPECT_EQ(r.Headline(), "DLCHECK OK - " + r.summary + " | " + r.perfdata);
+}
+
+TEST(CheckTest, ThroughputInThePerfdataComesWithItsSpreadAndThreads) {
+  Evidence e = HaswellEvidence();
+  e.run->results.samples_per_s_min = 90000.25;
+  e.run->results.samples_per_s_max = 120000;
+  const CheckResult r = Evaluate(Parse({}), e);
+  EXPECT_EQ(r.perfdata.substr(0, r.perfdata.find(" 'step_time'")),
+            "'samples_per_s'=104233.5;;;0 'samples_per_s_min'=90000.2;;;0 "
+            "'samples_per_s_max'=120000.0;;;0 'threads'=1;;;0");
 }
 
 TEST(CheckTest, AMissingFeatureAndAHigherIsaAreCritical) {

@@ -54,6 +54,52 @@ TEST(FleetTest, IdenticalHostsFormOneGroupAndTheWeakerGroupLacksTheDifference) {
   EXPECT_TRUE(fleet.skipped.empty());
 }
 
+json WithTopology(json doc, long memory_mib) {
+  doc["topology"] = {
+      {"packages", 2}, {"numa_nodes", 2}, {"cores", 112}, {"pus", 224}, {"memory_mib", memory_mib}};
+  return doc;
+}
+
+TEST(FleetTest, SlurmConfIsOneCompressedNodeLinePerGroup) {
+  FleetReader reader;
+  for (const char* host : {"node1", "node2", "node3"}) {
+    // node2 has less memory: the group's RealMemory is the least, so no node of it drains.
+    const long memory = std::string(host) == "node2" ? 515000 : 515703;
+    reader.AddText(std::string("/in/") + host + ".json",
+                   WithTopology(PlatformJson(kSapphireRapids), memory).dump());
+  }
+  reader.AddText("/in/node9.json", PlatformJson(kHaswell).dump());  // no topology
+  const SlurmConfLines conf = FleetSlurmConf(reader.Finish());
+  std::istringstream in(conf.lines);
+  std::string spr, hsw, more;
+  ASSERT_TRUE(std::getline(in, spr));
+  ASSERT_TRUE(std::getline(in, hsw));
+  EXPECT_FALSE(std::getline(in, more)) << conf.lines;
+  EXPECT_EQ(spr.rfind("NodeName=node[1-3] CPUs=224 Boards=1 SocketsPerBoard=2 CoresPerSocket=56 "
+                      "ThreadsPerCore=2 RealMemory=515000 Features=",
+                      0),
+            0u)
+      << spr;
+  EXPECT_NE(spr.find(",onednn_avx512_core_bf16,"), std::string::npos) << spr;
+  EXPECT_NE(spr.find(",onednn_avx512_core_amx,"), std::string::npos) << spr;
+  EXPECT_EQ(spr.find("dlcheck_"), std::string::npos) << "platform reports carry no status";
+  EXPECT_EQ(hsw.rfind("NodeName=node9 Features=", 0), 0u) << hsw;
+  EXPECT_NE(hsw.find(",onednn_avx2,"), std::string::npos) << hsw;
+  EXPECT_EQ(hsw.find("onednn_avx512"), std::string::npos) << hsw;
+  EXPECT_TRUE(conf.left_out.empty());
+}
+
+TEST(FleetTest, SlurmConfLeavesOutAGroupWhoseHostIsNoNodeName) {
+  FleetReader reader;
+  json odd = PlatformJson(kHaswell);
+  odd["host"] = "n1 Features=all";
+  reader.AddText("/in/x.json", odd.dump());
+  const SlurmConfLines conf = FleetSlurmConf(reader.Finish());
+  EXPECT_EQ(conf.lines, "");
+  ASSERT_EQ(conf.left_out.size(), 1u);
+  EXPECT_NE(conf.left_out[0].find("not a valid node name"), std::string::npos) << conf.left_out[0];
+}
+
 TEST(FleetTest, AFeatureInCpuidButNotEnabledIsAnOutlierNamed) {
   json odd = PlatformJson(kSapphireRapids);
   odd["features"]["avx512_bf16"]["os"] = false;

@@ -51,6 +51,56 @@ TEST(SlurmFeaturesTest, SapphireRapidsHasAmxAndItsOneDnnLevel) {
   EXPECT_TRUE(std::is_sorted(features.begin(), features.end()));
 }
 
+using Levels = std::vector<std::string>;
+
+TEST(OneDnnLevelsTest, AreCumulativeUpToTheNodesLevel) {
+  EXPECT_EQ(OneDnnLevelsMet(Recorded("intel-xeon-w9-3475x.test.xz").platform),
+            (Levels{"sse41", "avx", "avx2", "avx2_vnni", "avx512_core", "avx512_core_vnni",
+                    "avx512_core_bf16", "avx512_core_amx"}));
+  EXPECT_EQ(OneDnnLevelsMet(Recorded("intel-core-i7-4770-cpu.test").platform),
+            (Levels{"sse41", "avx", "avx2"}));
+  EXPECT_EQ(OneDnnLevelsMet(Recorded("intel-xeon-cpu-e7450-quad.test").platform),
+            (Levels{"sse41"}));
+}
+
+TEST(OneDnnLevelsTest, Avx2VnniOnlyWhereAvxVnniIsUsable) {
+  // Cascade Lake: AVX-512 VNNI, no AVX-VNNI (VEX): avx2_vnni is beside avx512_core, not below.
+  EXPECT_EQ(OneDnnLevelsMet(Recorded("intel-xeon-platinum-8280-cpu.test.xz").platform),
+            (Levels{"sse41", "avx", "avx2", "avx512_core", "avx512_core_vnni"}));
+  // Zen 4 has no AVX-VNNI, Zen 5 has it: both are avx512_core_bf16 nodes.
+  EXPECT_EQ(
+      OneDnnLevelsMet(Recorded("amd-ryzen-9-7900x-12-core-processor.test").platform),
+      (Levels{"sse41", "avx", "avx2", "avx512_core", "avx512_core_vnni", "avx512_core_bf16"}));
+  EXPECT_EQ(OneDnnLevelsMet(Recorded("amd-ryzen-9-9950x-16-core-processor.test").platform),
+            (Levels{"sse41", "avx", "avx2", "avx2_vnni", "avx512_core", "avx512_core_vnni",
+                    "avx512_core_bf16"}));
+  // Alder Lake (AVX-512 off): AVX-VNNI is its top level.
+  EXPECT_EQ(OneDnnLevelsMet(Recorded("12th-gen-intel-core-i9-12900k.test").platform),
+            (Levels{"sse41", "avx", "avx2", "avx2_vnni"}));
+}
+
+TEST(OneDnnLevelsTest, AnEffectiveCapLowersTheLevels) {
+  detect::PlatformInfo p = Recorded("intel-xeon-w9-3475x.test.xz").platform;
+  p.onednn_effective_isa = "avx2";
+  EXPECT_EQ(OneDnnLevelsMet(p), (Levels{"sse41", "avx", "avx2"}));
+  p.onednn_effective_isa = "none";
+  EXPECT_TRUE(OneDnnLevelsMet(p).empty());
+}
+
+TEST(SlurmFeaturesTest, AnAmxNodeMeetsABf16Constraint) {
+  // `srun -C onednn_avx512_core_bf16` must land on an AMX node, which is better than bf16.
+  const auto features =
+      SlurmFeatures(WithState(check::State::kOk), Recorded("intel-xeon-w9-3475x.test.xz"));
+  for (const char* level : {"onednn_avx512_core", "onednn_avx512_core_bf16",
+                            "onednn_avx512_core_amx", "onednn_avx2", "onednn_sse41"}) {
+    EXPECT_TRUE(Has(features, level)) << level;
+  }
+  const auto haswell =
+      SlurmFeatures(WithState(check::State::kOk), Recorded("intel-core-i7-4770-cpu.test"));
+  EXPECT_TRUE(Has(haswell, "onednn_avx2"));
+  EXPECT_FALSE(Has(haswell, "onednn_avx512_core"));
+}
+
 TEST(SlurmFeaturesTest, HaswellHasAvx2ButNoAvx512AndTheStateIsNamed) {
   const auto features =
       SlurmFeatures(WithState(check::State::kCritical), Recorded("intel-core-i7-4770-cpu.test"));
@@ -72,8 +122,19 @@ TEST(SlurmFeaturesTest, EveryTokenIsOneSlurmAccepts) {
   EXPECT_FALSE(IsSlurmFeatureToken(""));
 }
 
-TEST(SlurmFeaturesTest, ConfFragmentNamesTheNode) {
-  EXPECT_EQ(SlurmConfFragment("node7", {"avx2", "dlcheck_ok"}),
+TEST(SlurmNodeLineTest, IsSlurmdMinusCsShapeWithFeatures) {
+  detect::Topology dual;  // two sockets of 56 cores, SMT 2
+  dual.packages = 2;
+  dual.cores = 112;
+  dual.pus = 224;
+  EXPECT_EQ(SlurmNodeLine("node[1-64]", NodeHardware(dual, 515703), {"avx2", "dlcheck_ok"}),
+            "NodeName=node[1-64] CPUs=224 Boards=1 SocketsPerBoard=2 CoresPerSocket=56 "
+            "ThreadsPerCore=2 RealMemory=515703 Features=avx2,dlcheck_ok");
+}
+
+TEST(SlurmNodeLineTest, WithoutATopologyOnlyNameAndFeatures) {
+  EXPECT_FALSE(NodeHardware(detect::Topology{}, 1024));
+  EXPECT_EQ(SlurmNodeLine("node7", std::nullopt, {"avx2", "dlcheck_ok"}),
             "NodeName=node7 Features=avx2,dlcheck_ok");
 }
 
@@ -103,6 +164,10 @@ TEST(NfdTest, LabelsAddWhatNfdLacksAndNotItsCpuidFlags) {
                                           Recorded("intel-xeon-w9-3475x.test.xz"), "");
   EXPECT_NE(file.find("/check-status=critical\n"), std::string::npos) << file;
   EXPECT_NE(file.find("/onednn-max-isa=avx512_core_amx\n"), std::string::npos) << file;
+  // Cumulative levels, as the Slurm tokens: a selector on bf16 takes this AMX node.
+  EXPECT_NE(file.find("/onednn.avx512_core_bf16=true\n"), std::string::npos) << file;
+  EXPECT_NE(file.find("/onednn.avx512_core_amx=true\n"), std::string::npos) << file;
+  EXPECT_NE(file.find("/onednn.sse41=true\n"), std::string::npos) << file;
   EXPECT_EQ(file.find("avx512f"), std::string::npos) << "NFD's cpu source has it: " << file;
   EXPECT_EQ(file.find("expiry"), std::string::npos);
 }
@@ -142,6 +207,22 @@ TEST_F(PrometheusTest, PromtoolAcceptsTheTextfileOfEveryMachine) {
     EXPECT_NE(text.find("\ndlcheck_check_status 1\n"), std::string::npos) << text;
     EXPECT_NE(text.find("dlcheck_info{dlcheck_version=\""), std::string::npos) << text;
   }
+}
+
+TEST_F(PrometheusTest, ThroughputComesWithItsThreadsAndSpread) {
+  check::Evidence e = Recorded("intel-core-i7-4770-cpu.test");
+  e.run.emplace();
+  e.run->results.samples_per_s = 1000;
+  e.run->results.samples_per_s_min = 800;
+  e.run->results.samples_per_s_max = 1250;
+  const std::string text = PrometheusTextfile(WithState(check::State::kOk), e);
+  EXPECT_NE(text.find("\ndlcheck_model_samples_per_second 1000\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("\ndlcheck_model_threads 1\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("\ndlcheck_model_samples_per_second_min 800\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("\ndlcheck_model_samples_per_second_max 1250\n"), std::string::npos) << text;
+  std::string messages;
+  EXPECT_EQ(Promtool(text, messages), 0) << messages << text;
+  EXPECT_EQ(messages, "");
 }
 
 TEST_F(PrometheusTest, PromtoolRejectsABrokenTextSoTheTestCanFail) {

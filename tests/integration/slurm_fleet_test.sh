@@ -8,8 +8,8 @@
 #
 # What it checks: `srun -N3 dlcheck check --stable` and `pdsh -R exec ... check --stable`
 # collapse into one block in `dshbak -c`; `srun -N3 dlcheck platform --format json` gathered
-# into `dlcheck fleet` is one group node[1-3]; generated Features (check --emit slurm-conf) are
-# accepted by slurmd (in slurm.conf and by a dynamic `slurmd -Z --conf Feature=...`) and
+# into `dlcheck fleet` is one group node[1-3]; the generated node lines (check --emit slurm-conf:
+# slurmd -C's hardware fields and Features) are accepted by slurmctld and slurmd (in slurm.conf and by a dynamic `slurmd -Z --conf Feature=...`) and
 # `srun -C` lands only on nodes that have them; the HealthCheckProgram
 # drains a node for an unmet requirement, resumes it when the requirement is met again, and
 # leaves an administrator's drain alone; teardown leaves no daemon (checked with ps).
@@ -39,11 +39,12 @@ say() { echo "[$((SECONDS - start))s] $*"; }
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 expect_eq() { if [[ $1 == "$2" ]]; then say "ok: $3"; else fail "$3: got '$1', want '$2'"; fi; }
 
-# Five free ports in a row (slurmctld, the dynamic node's slurmd port, node1..node3).
+# Six free ports in a row (slurmctld, the dynamic node's slurmd port, node1..node3, a second
+# slurmctld on the config `dlcheck fleet --emit slurm-conf` writes).
 pick_ports() {
   local base
   for base in $(seq $((20000 + $$ % 20000)) 50 60000); do
-    if ! command -v ss > /dev/null || ! ss -Hltn | awk '{print $4}' | grep -qE ":($base|$((base + 1))|$((base + 2))|$((base + 3))|$((base + 4)))\$"; then
+    if ! command -v ss > /dev/null || ! ss -Hltn | awk '{print $4}' | grep -qE ":($base|$((base + 1))|$((base + 2))|$((base + 3))|$((base + 4))|$((base + 5)))\$"; then
       echo "$base"; return
     fi
   done
@@ -82,7 +83,7 @@ teardown() {
 trap 'teardown; say "teardown done"; [[ $failures -eq 0 ]] && echo PASSED || echo "FAILED ($failures)"; exit $((failures > 0))' EXIT
 
 write_conf() {
-  local host=$1 i feat
+  local host=$1 i line
   mkdir -p "$T"/{etc,state,log,run,munge,reports} "${NODES[@]/#/$T/spool/}"
   {
     echo "ClusterName=dlcheck"
@@ -113,9 +114,10 @@ write_conf() {
     echo "TreeWidth=65533"     # needed by dynamic nodes
     echo "HealthCheckInterval=5"
     for i in 0 1 2; do
-      # node1 and node2 get the Features dlcheck generates; node3 none, so -C must avoid it.
-      feat=""; ((i < 2)) && feat=" ${FEATURES[$i]#NodeName=* }"
-      echo "NodeName=${NODES[$i]} NodeHostname=$host NodeAddr=127.0.0.1 Port=$((PORT + 2 + i)) CPUs=$(nproc) State=UNKNOWN$feat"
+      # node1 and node2 are the whole lines dlcheck generates (hardware and Features); node3 has
+      # no features, so -C must avoid it.
+      line="NodeName=${NODES[$i]} CPUs=$(nproc)"; ((i < 2)) && line=${FEATURES[$i]}
+      echo "$line NodeHostname=$host NodeAddr=127.0.0.1 Port=$((PORT + 2 + i)) State=UNKNOWN"
     done
     echo "PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP"
   } > "$SLURM_CONF"
@@ -161,7 +163,10 @@ wait_state() {
 # --- up ----------------------------------------------------------------------------------------
 HOST=$(hostname -s)
 mapfile -t FEATURES < <(for n in node1 node2; do "$DL" check --stable --emit slurm-conf --node-name "$n"; done)
-[[ ${FEATURES[0]} == "NodeName=node1 Features="*onednn_* ]] || { fail "generated features: ${FEATURES[0]}"; exit 1; }
+[[ ${FEATURES[0]} == "NodeName=node1 CPUs="*" Features="*onednn_* ]] || { fail "generated line: ${FEATURES[0]}"; exit 1; }
+# The hardware fields are slurmd -C's own.
+hardware=${FEATURES[0]#NodeName=node1 }
+expect_eq "${hardware% Features=*}" "$(slurmd -C | head -n1 | cut -d' ' -f2-)" "check --emit slurm-conf has slurmd -C's hardware"
 write_conf "$HOST"
 start_daemons || { fail "daemons did not start"; tail -n 20 "$T"/log/* "$T"/munge/*.log; exit 1; }
 for n in "${NODES[@]}"; do wait_state "$n" '^idle$' 60 || { fail "$n not idle"; sinfo -N; tail -n 20 "$T/log/slurmd-$n.log"; exit 1; }; done
@@ -170,13 +175,31 @@ say "cluster up: $(sinfo -h -N -o '%N %t' | tr '\n' ' ')"
 # --- generated features: slurmd took every token, srun -C lands only where they are --------------
 want=${FEATURES[0]#*Features=}
 expect_eq "$(sinfo -h -n node1 -N -o '%f')" "$want" "slurm took node1's generated features"
-isa=$(tr ',' '\n' <<< "$want" | grep '^onednn_')
+# The oneDNN tokens are cumulative: the node's top level and every level below it ("at least").
+levels=$(tr ',' '\n' <<< "$want" | grep '^onednn_' | tr '\n' ' ')
+[[ $levels == *onednn_sse41* ]] || fail "oneDNN levels are not cumulative: $levels"
+isa="" unmet=""
+for level in sse41 avx avx2 avx512_core avx512_core_vnni avx512_core_bf16 avx512_core_amx; do
+  if [[ " $levels" == *" onednn_$level "* ]]; then isa=onednn_$level; else unmet=${unmet:-onednn_$level}; fi
+done
 got=$(srun -N2 -C "$isa" -l printenv SLURMD_NODENAME | sort | awk '{print $2}' | tr '\n' ' ')
 expect_eq "$got" "node1 node2 " "srun -N2 -C $isa lands on node1 and node2"
 if srun -N3 -C "$isa" true 2> /dev/null; then
   fail "srun -N3 -C $isa ran"
 else
   say "ok: srun -N3 -C $isa is refused (node3 lacks it)"
+fi
+for level in onednn_avx2 onednn_avx512_core onednn_avx512_core_bf16; do
+  [[ " $levels" == *" $level "* ]] || continue
+  got=$(srun -N2 -C "$level" -l printenv SLURMD_NODENAME | sort | awk '{print $2}' | tr '\n' ' ')
+  expect_eq "$got" "node1 node2 " "srun -N2 -C $level (at least) lands on node1 and node2"
+done
+if [[ -z $unmet ]]; then
+  say "skip: this host meets every oneDNN level; no unmet token to refuse"
+elif srun -C "$unmet" true 2> /dev/null; then
+  fail "srun -C $unmet ran on a host below that level"
+else
+  say "ok: srun -C $unmet is refused (no node meets it)"
 fi
 
 # --- srun and pdsh: check --stable collapses in dshbak -c -----------------------------------------
@@ -231,5 +254,30 @@ if slurmd -f "$SLURM_CONF" -Z -N node4 --conf "Feature=$dynamic" && wait_state n
   expect_eq "$(srun -w node4 -C "$isa" printenv SLURMD_NODENAME)" node4 "srun -C $isa runs on the dynamic node"
 else
   fail "dynamic node4 did not come up: $(sinfo -h -N -o '%N %t')"; tail -n 5 "$T/log/slurmd-node4.log"
+fi
+# --- dlcheck fleet --emit slurm-conf: one hostlist line per group, taken by a real slurmctld -------
+conf_line=$("$DL" fleet --emit slurm-conf "$T/reports" 2> /dev/null)
+expect_eq "$(grep -c . <<< "$conf_line")" 1 "fleet --emit slurm-conf: one line for one group"
+[[ $conf_line == "NodeName=node[1-3] CPUs=$(nproc) Boards=1 "*" Features="*onednn_sse41* ]] ||
+  fail "fleet --emit slurm-conf: $conf_line"
+mkdir -p "$T/state-fleet"
+sed -e "/^NodeName=/d" -e "/^HealthCheck/d" -e "/^MaxNodeCount/d" \
+    -e "s|^SlurmctldPort=.*|SlurmctldPort=$((PORT + 5))|" \
+    -e "s|^StateSaveLocation=.*|StateSaveLocation=$T/state-fleet|" \
+    -e "s|^SlurmctldPidFile=.*|SlurmctldPidFile=$T/run/slurmctld-fleet.pid|" \
+    -e "s|^SlurmctldLogFile=.*|SlurmctldLogFile=$T/log/slurmctld-fleet.log|" \
+    -e "s|^PartitionName=.*|$conf_line NodeHostname=$HOST NodeAddr=127.0.0.1\n&|" \
+    "$SLURM_CONF" > "$T/etc/fleet.conf"
+if slurmctld -f "$T/etc/fleet.conf"; then
+  shown=""
+  for _ in $(seq 40); do
+    shown=$(SLURM_CONF=$T/etc/fleet.conf sinfo -h -N -o '%N %c %f' 2> /dev/null | sort -u | tr '\n' ';')
+    [[ -n $shown ]] && break; sleep 0.25
+  done
+  features=${conf_line#*Features=}
+  expect_eq "$shown" "node1 $(nproc) $features;node2 $(nproc) $features;node3 $(nproc) $features;" \
+    "slurmctld started on the fleet's generated node line and defines node[1-3] with it"
+else
+  fail "slurmctld refused the fleet's config: $(tail -n 3 "$T/log/slurmctld-fleet.log")"
 fi
 say "integration tests done"

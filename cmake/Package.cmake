@@ -1,0 +1,53 @@
+# `make deb`: a Debian package built with CPack from this tree's install rules.
+#
+# Decision: CPack, not debhelper. The package is what `cmake --install` puts in place, described
+# once (here and the install() calls), built by the same CMake build as the tests, with no
+# debian/ directory to keep in step; dpkg-shlibdeps (CPACK_DEBIAN_PACKAGE_SHLIBDEPS) computes the
+# runtime dependencies from the binary's libraries (libdnnl2, not -dev). What debhelper would
+# generate is written out in packaging/deb: the maintainer scripts that enable the timer
+# (dh_installsystemd's deb-systemd-helper calls) and the conffiles list.
+#
+# Layout (Debian 12): /usr/bin/dlcheck, /usr/share/man/man1/dlcheck.1.gz,
+# /etc/dlcheck/check.conf (a conffile), /lib/systemd/system/dlcheck.{service,timer},
+# /usr/share/bash-completion/completions/dlcheck.
+
+set(DLCHECK_PACKAGING ${PROJECT_SOURCE_DIR}/packaging)
+# Debian installs man pages compressed (gzip -9n: no name, no time stamp, reproducible).
+add_custom_command(
+  OUTPUT ${CMAKE_CURRENT_BINARY_DIR}/dlcheck.1.gz
+  COMMAND gzip -9n -c ${PROJECT_SOURCE_DIR}/man/dlcheck.1 > ${CMAKE_CURRENT_BINARY_DIR}/dlcheck.1.gz
+  DEPENDS ${PROJECT_SOURCE_DIR}/man/dlcheck.1
+  VERBATIM)
+add_custom_target(dlcheck_man_gz ALL DEPENDS ${CMAKE_CURRENT_BINARY_DIR}/dlcheck.1.gz)
+install(FILES ${CMAKE_CURRENT_BINARY_DIR}/dlcheck.1.gz DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
+install(FILES ${DLCHECK_PACKAGING}/check.conf DESTINATION /etc/dlcheck)
+install(FILES ${DLCHECK_PACKAGING}/dlcheck.service ${DLCHECK_PACKAGING}/dlcheck.timer
+        DESTINATION /lib/systemd/system)
+install(FILES ${DLCHECK_PACKAGING}/dlcheck.bash-completion
+        DESTINATION ${CMAKE_INSTALL_DATAROOTDIR}/bash-completion/completions RENAME dlcheck)
+
+set(CPACK_GENERATOR DEB)
+set(CPACK_PACKAGE_NAME dlcheck)
+set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
+set(CPACK_PACKAGE_CONTACT "dlcheck maintainers <dlcheck@localhost>")
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "what a CPU can do for deep learning, and what oneDNN does on it")
+# The long description; CPack puts the summary above it and indents the lines.
+set(CPACK_PACKAGE_DESCRIPTION
+    "dlcheck reports the ISA features of the CPU layer by layer (CPUID, OS,\n\
+kernel, probes), the oneDNN levels they allow, and what oneDNN dispatches\n\
+in a real run. Its check command is a provisioning smoke check with Slurm,\n\
+NFD and Prometheus outputs; a systemd timer writes its Prometheus textfile\n\
+for node_exporter.")
+set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
+set(CPACK_DEBIAN_PACKAGE_SECTION utils)
+set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
+set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+set(CPACK_DEBIAN_PACKAGE_SUGGESTS "prometheus-node-exporter")
+set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA
+    ${DLCHECK_PACKAGING}/deb/conffiles ${DLCHECK_PACKAGING}/deb/postinst
+    ${DLCHECK_PACKAGING}/deb/prerm ${DLCHECK_PACKAGING}/deb/postrm)
+set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
+set(CPACK_SET_DESTDIR ON)
+set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
+set(CPACK_STRIP_FILES ON)
+include(CPack)
