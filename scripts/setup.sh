@@ -76,9 +76,8 @@ done
 # Installs "${missing[@]}" (as "$@", e.g. sudo) so that no service of theirs is started or left
 # enabled: a policy-rc.d that answers 101 ("action forbidden") while apt runs stops
 # invoke-rc.d from starting daemons on any init; afterwards the units of every package this
-# install added (dependencies too: slurm-wlm pulls in slurmctld and slurmd) are disabled again
-# where systemctl exists (a systemd host, or a chroot: offline). Packages that were there before
-# are not looked at: their units are the machine's business.
+# install added (dependencies too: slurm-wlm pulls in slurmctld and slurmd) are disabled again.
+# Packages that were there before are not looked at: their units are the machine's business.
 install_without_daemons() {
   local policy=/usr/sbin/policy-rc.d own_policy=''
   if [ ! -e "$policy" ]; then
@@ -91,17 +90,22 @@ install_without_daemons() {
   "$@" apt-get update -qq && "$@" apt-get install -y -qq --no-install-recommends "${missing[@]}" || rc=$?
   [ -n "$own_policy" ] && "$@" rm -f "$policy"
   [ $rc -eq 0 ] || exit $rc
-  if command -v systemctl >/dev/null 2>&1; then
-    local units added
-    added=$(comm -13 <(echo "$before") <(dpkg-query -W -f='${Package}\n' | sort))
-    # shellcheck disable=SC2086 # one package name a word
-    units=$(dpkg -L $added 2>/dev/null | grep -E '^/(usr/)?lib/systemd/system/[^/]+\.(service|socket|timer)$' | xargs -r -n1 basename | sort -u)
-    for unit in $units; do
-      if systemctl is-enabled --quiet "$unit" 2>/dev/null; then
-        "$@" systemctl disable --quiet "$unit" 2>/dev/null || true
+  # The units of every package this install added, disabled as `systemctl disable` would:
+  # deb-systemd-helper (Debian's, present with or without systemd: a chroot has no systemctl
+  # and still gets the .wants links) removes the links and records the unit as disabled, so an
+  # upgrade does not enable it again; on a running systemd, systemctl stops what may have started.
+  local added unit owner
+  added=$(comm -13 <(echo "$before") <(dpkg-query -W -f='${Package}\n' | sort))
+  for owner in $added; do
+    for unit in $(dpkg -L "$owner" 2>/dev/null | grep -E '^/(usr/)?lib/systemd/system/[^/@]+\.(service|socket|timer)$' | xargs -r -n1 basename); do
+      if command -v deb-systemd-helper >/dev/null 2>&1; then
+        "$@" env DPKG_MAINTSCRIPT_PACKAGE="$owner" deb-systemd-helper disable "$unit" >/dev/null 2>&1 || true
+      fi
+      if command -v systemctl >/dev/null 2>&1 && [ -d /run/systemd/system ]; then
+        "$@" systemctl disable --now --quiet "$unit" >/dev/null 2>&1 || true
       fi
     done
-  fi
+  done
 }
 
 missing=()
