@@ -15,6 +15,7 @@
 #include "dispatch/program.h"
 #include "dispatch/program_capture.h"
 #include "report/progress.h"
+#include "verbose/aggregate.h"
 #include "verbose/log_session.h"
 
 namespace dlcheck::cli {
@@ -77,6 +78,12 @@ void AddRunSection(report::Report& report, const RunOptions& o, const RunResult&
 
 void AddRunFindings(report::Report& report, const RunOptions& o, const RunResult& run) {
   const std::string program = ValidUtf8(o.command.front());
+  if (run.outcome.forwarded_signal != 0) {
+    // dlcheck passed a signal on: the log ends where the program was stopped, so the notes
+    // that conclude from a whole run do not hold.
+    std::erase_if(report.findings,
+                  [](const report::Finding& f) { return verbose::NeedsAWholeRun(f.code); });
+  }
   if (run.verbose_lines == 0) {
     // The parser's "is ONEDNN_VERBOSE set?" does not apply: dlcheck set it.
     std::erase_if(report.findings, [](const report::Finding& f) { return f.code == "no-exec"; });

@@ -16,6 +16,7 @@
 #include "dispatch/onednn_info.h"
 #include "mlp/model.h"
 #include "report/progress.h"
+#include "verbose/aggregate.h"
 
 namespace dlcheck::cli {
 namespace {
@@ -124,9 +125,6 @@ bool Deviates(const dispatch::WorkerResults& results) {
 // A worker that failed or ran out of memory: one finding, `worker-failed` or `out-of-memory`,
 // saying where it ended.
 void AddWorkerEndFinding(report::Report& report, const dispatch::CapturedRun& run) {
-  // "No primitive executed" is the parser's guess for a log without exec lines; here the
-  // reason is known.
-  std::erase_if(report.findings, [](const report::Finding& f) { return f.code == "no-exec"; });
   if (run.OutOfMemory()) {
     report.AddFinding(report::Severity::kError, "out-of-memory",
                       fmt::format("the model worker did not fit in the memory it may use ({}); "
@@ -161,6 +159,12 @@ report::Report BuildReport(const VerboseOptions& o, const dispatch::CapturedRun&
   AddTimeline(report, run.execs);
   AddFallbackFindings(report, run);
   if (Deviates(run.results)) AddDeviationFinding(report, run.results);
+  if (!run.outcome.ok() || run.outcome.interrupted != 0) {
+    // The log ends where the worker was stopped: "no primitive executed", "creation took
+    // longer" and the like conclude from a whole run, and here the reason is known.
+    std::erase_if(report.findings,
+                  [](const report::Finding& f) { return verbose::NeedsAWholeRun(f.code); });
+  }
   if (run.outcome.interrupted != 0) {
     report.AddFinding(report::Severity::kWarning, "interrupted",
                       fmt::format("interrupted by {}: the worker was stopped; the report holds "

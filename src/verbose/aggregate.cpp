@@ -531,6 +531,14 @@ std::string FirstExecRatio(const Summary& s) {
   return buf;
 }
 
+}  // namespace
+
+bool NeedsAWholeRun(std::string_view code) {
+  return code == "no-exec" || code == "create-dominates" || code == "first-exec-slow";
+}
+
+namespace {
+
 // The plain-language conclusions about a log, in a fixed order.
 std::vector<Finding> Notes(const Summary& s, const PrimitiveRows& rows, const LogHeader& header) {
   std::vector<Finding> notes;

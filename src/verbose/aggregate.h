@@ -117,6 +117,12 @@ struct Summary {
   std::vector<Finding> notes;          ///< plain-language conclusions about the log
 };
 
+/// Whether the note `code` (Summary::notes) concludes from the proportions of a whole run: no
+/// primitive executed, creation costlier than execution, first executions slower than the
+/// steady state. A run that was stopped early (a signal, a crash) did not give its whole log,
+/// so these notes are dropped for it; the others (scalar fallback, ISA inferred, ...) still hold.
+bool NeedsAWholeRun(std::string_view code);
+
 /// Memo of lines already aggregated, keyed by the line's text up to its last comma (all but the
 /// time): a repeated line skips parsing, only its time is read. Bounded; clear it whenever the
 /// parser's state changes (an `info` line: new header or template).
