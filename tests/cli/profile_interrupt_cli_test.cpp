@@ -107,6 +107,9 @@ class ProfileInterruptTest : public testing::ScratchDirTest {
     const std::string name = "SIG" + std::string(sigabbrev_np(signal));
     EXPECT_EQ(e.status, 128 + signal) << e.err;
     EXPECT_EQ(e.err.find("perf script"), std::string::npos) << e.err;
+    // A signal that lands before dlcheck has set up its handlers (a slow start: the sanitizer
+    // build on a loaded machine) ends it as the signal's default does: 128+N, nothing written.
+    if (e.out.empty() && e.err.empty()) return;
     if (e.out.empty()) {
       EXPECT_TRUE(e.err.starts_with("dlcheck: profile interrupted by " + name + ": ")) << e.err;
       EXPECT_EQ(std::count(e.err.begin(), e.err.end(), '\n'), 1) << e.err;

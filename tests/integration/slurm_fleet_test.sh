@@ -59,6 +59,8 @@ descendants() {
     { parent[$1] = $2 }
     END { for (p in parent) { q = p; while (q in parent && q != 1) { if (index(roots, " " q " ")) { print p; break } q = parent[q] } } }'
 }
+# A process that still runs: it exists and is not a zombie waiting for its parent to reap it.
+alive() { [[ -r /proc/$1/stat ]] && [[ $(sed 's/.*) //' "/proc/$1/stat" 2> /dev/null | cut -d' ' -f1) != Z ]]; }
 teardown() {
   scancel --quiet --partition=debug 2> /dev/null
   local f pid pids=() family
@@ -67,16 +69,23 @@ teardown() {
   done
   family=$(descendants "${pids[@]}")
   local i; for i in $(seq 100); do
-    local alive=0; for pid in "${pids[@]}"; do kill -0 "$pid" 2> /dev/null && alive=1; done
-    ((alive)) || break; sleep 0.1
+    local waiting=0; for pid in "${pids[@]}"; do kill -0 "$pid" 2> /dev/null && waiting=1; done
+    ((waiting)) || break; sleep 0.1
   done
   for pid in "${pids[@]}"; do kill -KILL "$pid" 2> /dev/null; done
+  # Their children (slurmd's forks for an RPC, slurmstepd) end with them; on a loaded machine
+  # (the sanitizer build beside other tests) that takes a while: up to 5 s, then they are killed.
+  for i in $(seq 50); do
+    local running=0; for pid in $family; do alive "$pid" && running=1; done
+    ((running)) || break; sleep 0.1
+  done
+  for pid in $family; do kill -KILL "$pid" 2> /dev/null; done
   sleep 0.2
   local left
   left=$(pgrep -a -f "$T" | grep -v slurm_fleet_test)
   if [[ -n $left ]]; then echo "FAIL: processes left behind:"; echo "$left"; failures=$((failures + 1)); fi
   for pid in $family; do
-    [[ -d /proc/$pid ]] && { echo "FAIL: $pid ($(cat "/proc/$pid/comm" 2> /dev/null)) still runs"; failures=$((failures + 1)); }
+    alive "$pid" && { echo "FAIL: $pid ($(cat "/proc/$pid/comm" 2> /dev/null)) still runs"; failures=$((failures + 1)); }
   done
   rm -rf "$T"
 }
