@@ -45,16 +45,39 @@ std::set<std::string> PerfMaps() {
   return maps;
 }
 
-// Processes whose command line holds `marker` (the profiled program's own argument: the
-// program, perf record, dlcheck itself).
-int ProcessesWith(const std::string& marker) {
+// The parent of process `pid` (0 when it is gone).
+pid_t ParentOf(pid_t pid) {
+  const std::string stat = ReadFile("/proc/" + std::to_string(pid) + "/stat");
+  const std::size_t end = stat.rfind(')');
+  if (end == std::string::npos) return 0;
+  std::istringstream fields(stat.substr(end + 2));
+  std::string state;
+  pid_t parent = 0;
+  fields >> state >> parent;
+  return parent;
+}
+
+// Descendants of `root` whose command line holds `marker` (the profiled program's own argument:
+// the program, perf record), so that other tests' workers on the same machine are not counted;
+// with `root` 0, every process (for a marker no other test uses).
+int ProcessesWith(pid_t root, const std::string& marker) {
   int found = 0;
   for (const auto& e : std::filesystem::directory_iterator("/proc")) {
     const std::string name = e.path().filename().string();
     if (name.find_first_not_of("0123456789") != std::string::npos) continue;
     std::string cmdline = ReadFile(e.path().string() + "/cmdline");
     for (char& c : cmdline) c = c == '\0' ? ' ' : c;
-    if (cmdline.find(marker) != std::string::npos) ++found;
+    if (cmdline.find(marker) == std::string::npos) continue;
+    if (root == 0) {
+      ++found;
+      continue;
+    }
+    for (pid_t p = static_cast<pid_t>(std::stol(name)); p > 1; p = ParentOf(p)) {
+      if (p == root) {
+        ++found;
+        break;
+      }
+    }
   }
   return found;
 }
@@ -87,7 +110,7 @@ class ProfileInterruptTest : public testing::ScratchDirTest {
       _exit(127);
     }
     const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-    while (!started_marker.empty() && ProcessesWith(started_marker) < started_processes &&
+    while (!started_marker.empty() && ProcessesWith(pid, started_marker) < started_processes &&
            std::chrono::steady_clock::now() < end) {
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
@@ -166,7 +189,7 @@ TEST_F(ProfileInterruptTest, SigtermWhileAProgramIsRecordedReportsIt) {
   ASSERT_FALSE(e.out.empty()) << e.err;
   EXPECT_GT(Json::parse(e.out)["profile"]["samples"].get<int>(), 0) << e.out;
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
-  EXPECT_EQ(ProcessesWith(marker), 0);
+  EXPECT_EQ(ProcessesWith(0, marker), 0);
 }
 
 }  // namespace
