@@ -35,7 +35,7 @@ class OptionAdder {
         if (info.min < info.max) option->check(CLI::Range(info.min, info.max));
       }
       if (info.positive) option->check(PositiveFinite());
-      if (info.max_real > 0) option->check(CLI::Range(0.0, info.max_real));
+      if (info.seconds) option->check(Seconds());
     }
     if (!info.type_name.empty()) option->type_name(std::string(info.type_name));
   }

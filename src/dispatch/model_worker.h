@@ -36,8 +36,6 @@ inline constexpr int kItersByTime = -1;
 /// The timed phase's budget of `verbose` and `dispatch` (each run); `check` and `profile` set
 /// their own (check.h, profile_command.cpp).
 inline constexpr double kDefaultTimedSeconds = 1.0;
-/// The longest budget --time takes (an hour: a typo of 1e10 is a usage error, not an overflow).
-inline constexpr double kMaxTimedSeconds = 3600.0;
 
 struct ModelRunOptions {
   mlp::ModelConfig model;
@@ -62,7 +60,7 @@ struct ModelOptionInfo {
   int min = 0;
   int max = 0;
   bool positive = false;     ///< a real option that must be > 0
-  double max_real = 0;       ///< with positive: the largest value a real option takes (0: none)
+  bool seconds = false;      ///< a duration: the command line's one rule for seconds
   bool worker_only = false;  ///< only the hidden `worker` takes it (--cpuset, --peak)
 };
 
@@ -118,8 +116,7 @@ void VisitModelOptions(Options& options, Visitor&& visit) {
                         .help = "seconds of timed steps when --iters is not given (default 1; "
                                 "check 0.5, profile 3)",
                         .type_name = "SECONDS",
-                        .positive = true,
-                        .max_real = kMaxTimedSeconds},
+                        .seconds = true},
         options.time_s);
   visit(ModelOptionInfo{.flags = "--warmup",
                         .help = "untimed steps before timing (default 5)",

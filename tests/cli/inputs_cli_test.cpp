@@ -206,6 +206,14 @@ TEST_F(InputsCliTest, DurationsBeyondThirtyDaysAndNonFiniteNumbersAreUsageErrors
                            command + " --help')\n");
     }
   }
+  // The model's --time budget is a duration too: the same rule and message.
+  for (const char* value : {"1e10", "nan", "0"}) {
+    const auto r = RunDlcheck({"verbose", "--time", value});
+    EXPECT_EQ(r.exit_code, kUsage) << value << ": " << r.err;
+    EXPECT_NE(r.err.find("--time: '" + std::string(value) + "' is not a number of seconds above 0"),
+              std::string::npos)
+        << r.err;
+  }
   const auto check = RunDlcheck({"check", "--timeout", "1e10"});
   EXPECT_EQ(check.exit_code, 3);  // a check's bad command line is UNKNOWN
   for (const char* value : {"nan", "inf", "-1"}) {
