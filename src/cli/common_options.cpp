@@ -151,15 +151,6 @@ std::string VersionText() {
 namespace dlcheck::cli {
 namespace {
 
-// The commands a user can name (the hidden worker is not one).
-std::vector<std::string> CommandNames(CLI::App& app) {
-  std::vector<std::string> names;
-  for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
-    if (!sub->get_group().empty()) names.push_back(sub->get_name());
-  }
-  return names;
-}
-
 // Every long and short option of `sub`, spelled as on the command line.
 std::vector<std::string> OptionNames(const CLI::App& sub) {
   std::vector<std::string> names;
@@ -245,15 +236,19 @@ std::string UsageErrorText(CLI::App& app, const std::vector<std::string>& args,
   }
   if (word == args.end()) {
     std::string names;
-    for (const auto& name : CommandNames(app)) names += (names.empty() ? "" : ", ") + name;
+    for (const auto& name : CommandNames(Command::Kind::kUtility)) {
+      names += (names.empty() ? "" : ", ") + name;
+    }
     return "no command given: name one of " + names + top_help;
   }
-  const std::vector<std::string> commands = CommandNames(app);
-  if (std::find(commands.begin(), commands.end(), *word) == commands.end()) {
-    // The hidden worker is named by dlcheck itself, never by a user: its errors stay as they are.
-    if (*word == "worker") return std::string(error.what());
-    return "unknown command '" + *word + "'" + DidYouMean(*word, commands) + top_help;
+  const Command* named = FindCommand(*word);
+  if (named == nullptr) {
+    return "unknown command '" + *word + "'" +
+           DidYouMean(*word, CommandNames(Command::Kind::kUtility)) + top_help;
   }
+  // A hidden command is named by dlcheck itself or a script, not a user: its errors stay as
+  // CLI11 says them.
+  if (named->kind == Command::Kind::kHidden) return std::string(error.what());
   CLI::App& sub = *app.get_subcommand(*word);
   const std::string help = " (see 'dlcheck " + *word + " --help')";
   const std::vector<std::string> rest(word + 1, args.end());

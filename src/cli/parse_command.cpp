@@ -297,10 +297,9 @@ StatusOr<int> RunParse(const ParseOptions& options) {
 
 }  // namespace
 
-void SetupParse(CLI::App& app, int& exit_code) {
+void SetupParse(CLI::App& subcommand, int& exit_code) {
   auto options = std::make_shared<ParseOptions>();
-  auto* sub = app.add_subcommand(
-      "parse", "the per-primitive report from a oneDNN/MKL-DNN verbose log (any version)");
+  CLI::App* const sub = &subcommand;
   sub->add_option("files", options->files,
                   "log files (plain, gzip, xz, zstd or bzip2); - or nothing reads standard input");
   AddFormatOption(*sub, options->format, {"trace", "benchdnn"},

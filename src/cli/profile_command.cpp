@@ -442,13 +442,10 @@ StatusOr<int> RunProfile(ProfileOptions& o) {
 
 }  // namespace
 
-void SetupProfile(CLI::App& app, int& exit_code) {
+void SetupProfile(CLI::App& subcommand, int& exit_code) {
   auto o = std::make_shared<ProfileOptions>();
   o->capture.run.time_s = kProfileTimedSeconds;
-  auto* sub = app.add_subcommand(
-      "profile",
-      "sample the model (or -- CMD) with perf: CPU time by class, JIT kernels by "
-      "primitive, time by framework operator, off-CPU time, flame graphs");
+  CLI::App* const sub = &subcommand;
   AddModelOptions(*sub, o->capture.run);
   sub->add_option("-t,--threads", o->capture.threads,
                   "OpenMP threads for the model worker (default: OMP_NUM_THREADS or all)")

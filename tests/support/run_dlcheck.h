@@ -23,7 +23,12 @@ RunResult RunDlcheck(const std::vector<std::string>& args, const std::string& st
 pid_t StartDlcheck(const std::vector<std::string>& args, const std::string& out,
                    const std::string& err);
 
-/// The path of a file under tests/data.
+/// The path of a file under tests/data (`../../man/dlcheck.1` reaches the source tree's man
+/// page): the one spelling of the data directory in the tests.
 std::string DataPath(const std::string& relative);
+
+/// The report commands of the binary's command table (`dlcheck help --list`), in --help order:
+/// what the tests that hold every command to a rule iterate, so none can be left out.
+std::vector<std::string> ReportCommands();
 
 }  // namespace dlcheck::testing
