@@ -52,16 +52,14 @@ const Command* FindCommand(std::string_view name);
 /// kReport gives what `dlcheck help --list` prints, kUtility what a user can name.
 std::vector<std::string> CommandNames(Command::Kind least_visible);
 
-/// Adds `-f,--format table|csv|json` to a subcommand, named as in report::kFormatChoices, with
-/// `extra_names` of that list too (`trace` where the command has a timeline). `help` replaces
-/// the usual help text when not empty.
+/// Adds `-f,--format table|csv|json|xlsx` to a subcommand, named as in report::kFormatChoices,
+/// with `extra_names` of that list too (`trace` where the command has a timeline, `folded` and
+/// `svg` where it has stacks), and the options of every command that prints tables:
+/// `--columns [TABLE:]LIST`, `--csv-lf`, `--csv-raw`. `help` replaces the usual help text when
+/// not empty.
 void AddFormatOption(CLI::App& sub, report::Format& format,
                      const std::vector<std::string_view>& extra_names = {},
                      const std::string& help = {});
-
-/// Adds the options of every command that prints tables, which AddFormatOption adds too:
-/// `--columns [TABLE:]LIST`, `--csv-lf`, `--csv-raw` (for `profile`, whose --format is its own).
-void AddTableOptions(CLI::App& sub);
 
 /// Adds `-o,--output FILE`: standard output becomes FILE (created, or emptied) as soon as the
 /// command line is read, so the report goes there in every format, at full width. A file that

@@ -45,27 +45,8 @@ std::string FormatList(const std::vector<std::string>& names) {
   return list;
 }
 
-}  // namespace
-
-void AddFormatOption(CLI::App& sub, report::Format& format,
-                     const std::vector<std::string_view>& extra_names, const std::string& help) {
-  std::vector<std::string> names;
-  for (const report::FormatChoice& choice : report::kFormatChoices) {
-    if (choice.every_command ||
-        std::find(extra_names.begin(), extra_names.end(), choice.name) != extra_names.end()) {
-      names.emplace_back(choice.name);
-    }
-  }
-  // IsMember has already turned the value into one of `names`, which ParseFormat knows.
-  sub.add_option_function<std::string>(
-         "-f,--format",
-         [&format](const std::string& name) { format = report::ParseFormat(name).value(); },
-         help.empty() ? FormatHelp(names) : help)
-      ->check(CLI::IsMember(names, CLI::ignore_case))
-      ->type_name("FORMAT:{" + FormatList(names) + "}");
-  AddTableOptions(sub);
-}
-
+// The options of every command that prints tables: `--columns [TABLE:]LIST`, `--csv-lf`,
+// `--csv-raw`.
 void AddTableOptions(CLI::App& sub) {
   sub.add_option_function<std::vector<std::string>>(
          "--columns",
@@ -97,6 +78,27 @@ void AddTableOptions(CLI::App& sub) {
       },
       "CSV text cells as they are, for programs (pandas, R, awk): no ' before a leading = + - @ "
       "(the guard that keeps a spreadsheet from running it as a formula)");
+}
+
+}  // namespace
+
+void AddFormatOption(CLI::App& sub, report::Format& format,
+                     const std::vector<std::string_view>& extra_names, const std::string& help) {
+  std::vector<std::string> names;
+  for (const report::FormatChoice& choice : report::kFormatChoices) {
+    if (choice.every_command ||
+        std::find(extra_names.begin(), extra_names.end(), choice.name) != extra_names.end()) {
+      names.emplace_back(choice.name);
+    }
+  }
+  // IsMember has already turned the value into one of `names`, which ParseFormat knows.
+  sub.add_option_function<std::string>(
+         "-f,--format",
+         [&format](const std::string& name) { format = report::ParseFormat(name).value(); },
+         help.empty() ? FormatHelp(names) : help)
+      ->check(CLI::IsMember(names, CLI::ignore_case))
+      ->type_name("FORMAT:{" + FormatList(names) + "}");
+  AddTableOptions(sub);
 }
 
 void AddOutputOption(CLI::App& sub) {

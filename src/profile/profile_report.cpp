@@ -5,6 +5,9 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <utility>
+
+#include "report/printer.h"
 
 namespace dlcheck::profile {
 namespace {
@@ -247,6 +250,15 @@ void AddProfileTables(report::Report& report, const Profile& profile,
   AddOperatorsTable(report, profile, options.top);
   if (options.off_cpu_reason.empty()) AddOffCpuTable(report, profile, options.top);
   AddFindings(report, profile, options);
+}
+
+void AddStacksTable(report::Report& report, const Profile& profile, std::string title,
+                    std::string caption) {
+  report::Table& t =
+      report.AddTable(std::string(report::kStacksTable), {"stack", "samples"}, std::move(title));
+  t.caption = std::move(caption);
+  t.format_input = true;
+  for (const auto& [stack, samples] : profile.folded) t.rows.push_back({stack, samples});
 }
 
 }  // namespace dlcheck::profile

@@ -58,4 +58,10 @@ std::optional<double> OperatorAttributedPct(const Profile& profile);
 /// Seconds off CPU in the given states ("S", "D", ...); all states when `states` is empty.
 double OffCpuSeconds(const Profile& profile, const std::vector<std::string>& states = {});
 
+/// Adds the `stacks` table (stack, samples: the collapsed stacks, in their order) that
+/// `--format folded` and `--format svg` print, titled `title` with `caption` under it (the flame
+/// graph's two lines); no other format shows it.
+void AddStacksTable(report::Report& report, const Profile& profile, std::string title,
+                    std::string caption);
+
 }  // namespace dlcheck::profile

@@ -252,6 +252,12 @@ void Print(const Report& whole_report, Format format, std::ostream& out) {
     case Format::kBenchdnn:
       PrintBenchdnn(report, out);
       break;
+    case Format::kFolded:
+      PrintFolded(report, out);
+      break;
+    case Format::kSvg:
+      PrintFlameGraph(report, out);
+      break;
   }
 }
 
@@ -276,6 +282,8 @@ std::unique_ptr<RowStream> StartFormatStream(Format format, std::ostream& out, c
     case Format::kTrace:     // a streamed table has no trace shape; JSON is the closest
     case Format::kXlsx:      // a workbook cannot be streamed: the command refuses the pair
     case Format::kBenchdnn:  // nor can distinct lines (parse refuses --events with either)
+    case Format::kFolded:    // no command that streams has stacks
+    case Format::kSvg:
       return StartJsonStream(out, head, stream);
   }
   return nullptr;

@@ -12,6 +12,7 @@
 #include "profile/classify.h"
 #include "profile/profile.h"
 #include "profile/profile_report.h"
+#include "report/printer.h"
 
 namespace dlcheck::profile {
 namespace {
@@ -207,6 +208,31 @@ TEST(PerfScriptTest, SleepIsOffCpuInNanosleep) {
   // machine: the CPU was not free at once).
   EXPECT_NEAR(sleeping, 12690.497490 - 12690.270501, 1e-6);
   EXPECT_NE(wait.find("nanosleep"), std::string::npos) << wait;
+}
+
+}  // namespace
+}  // namespace dlcheck::profile
+
+namespace dlcheck::profile {
+namespace {
+
+// The stacks table --format folded and svg print: every collapsed stack, in its order, and no
+// other format's table.
+TEST(StacksTableTest, HoldsEveryCollapsedStack) {
+  const Parsed parsed = ParseFile("mlp_excerpt.script");
+  report::Report report;
+  AddStacksTable(report, parsed.profile, "title", "caption");
+  const report::Table* stacks = report.FindTable(report::kStacksTable);
+  ASSERT_NE(stacks, nullptr);
+  EXPECT_TRUE(stacks->format_input);
+  EXPECT_EQ(stacks->caption, "caption");
+  ASSERT_EQ(stacks->rows.size(), parsed.profile.folded.size());
+  std::size_t i = 0;
+  for (const auto& [stack, samples] : parsed.profile.folded) {
+    EXPECT_EQ(stacks->rows[i][0], report::Value(stack));
+    EXPECT_EQ(stacks->rows[i][1], report::Value(samples));
+    ++i;
+  }
 }
 
 }  // namespace

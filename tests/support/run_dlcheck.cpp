@@ -33,10 +33,6 @@ pid_t StartDlcheck(const std::vector<std::string>& args, const std::string& out,
   return pid;
 }
 
-std::string DataPath(const std::string& relative) {
-  return std::string(DLCHECK_TEST_DATA) + "/" + relative;
-}
-
 std::vector<std::string> ReportCommands() {
   const RunResult listed = RunDlcheck({"help", "--list"});
   std::vector<std::string> names;

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "support/test_files.h"
+
 namespace dlcheck::testing {
 
 struct RunResult {
@@ -22,10 +24,6 @@ RunResult RunDlcheck(const std::vector<std::string>& args, const std::string& st
 /// `out` and `err`: for tests that signal it while it runs. The caller reaps it.
 pid_t StartDlcheck(const std::vector<std::string>& args, const std::string& out,
                    const std::string& err);
-
-/// The path of a file under tests/data (`../../man/dlcheck.1` reaches the source tree's man
-/// page): the one spelling of the data directory in the tests.
-std::string DataPath(const std::string& relative);
 
 /// The report commands of the binary's command table (`dlcheck help --list`), in --help order:
 /// what the tests that hold every command to a rule iterate, so none can be left out.
