@@ -228,10 +228,7 @@ ShellResult Shell(const std::string& command) {
   const int status = std::system((command + " 2>" + err_file).c_str());
   ShellResult r;
   if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
-  std::ifstream in(err_file);
-  std::stringstream text;
-  text << in.rdbuf();
-  r.err = text.str();
+  r.err = testing::ReadFile(err_file);
   std::remove(err_file.c_str());
   return r;
 }
@@ -409,12 +406,7 @@ class WorkerOutOfMemoryTest : public AddressSpaceLimitTest {
     return Shell(PrlimitAbove(extra_mib) + DLCHECK_BINARY + " " + args + " >" +
                  (dir_ / "out").string());
   }
-  std::string Out() const {
-    std::ifstream in(dir_ / "out");
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-  }
+  std::string Out() const { return testing::ReadFile((dir_ / "out").string()); }
 };
 
 // The worker runs out while it loads --data (a std::bad_alloc in the worker, before its first
@@ -548,10 +540,7 @@ std::set<std::string> HelpOptions(const std::string& command) {
 }
 
 std::string ManPage() {
-  std::ifstream in(testing::DataPath("../../man/dlcheck.1"));
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
+  return testing::ReadFile(testing::DataPath("../../man/dlcheck.1"));
 }
 
 std::set<std::string> SynopsisOptions(const std::string& man, const std::string& command) {
@@ -627,12 +616,10 @@ TEST(ManPageTest, EveryCommandHasTheCommonOptionsAndItsFormatsEverywhere) {
     EXPECT_FALSE(synopsis.empty());
     for (const auto& listed : synopsis) EXPECT_EQ(listed, formats);
   }
-  std::ifstream in(testing::DataPath("../../README.md"));
-  std::stringstream readme;
-  readme << in.rdbuf();
+  const std::string readme = testing::ReadFile(testing::DataPath("../../README.md"));
   for (const char* entry : {"| `-f, --format FORMAT` |", "| `-o, --output FILE` |",
                             "| `--columns [TABLE:]LIST` |", "| `--csv-lf` |", "| `--csv-raw` |"}) {
-    EXPECT_NE(readme.str().find(entry), std::string::npos) << entry;
+    EXPECT_NE(readme.find(entry), std::string::npos) << entry;
   }
 }
 

@@ -14,6 +14,7 @@
 #include "support/run_dlcheck.h"
 #include "support/scratch_dir.h"
 #include "support/terminal.h"
+#include "support/test_files.h"
 
 namespace dlcheck {
 namespace {
@@ -22,12 +23,7 @@ using Json = nlohmann::json;
 using testing::RunDlcheck;
 using ProfileCliTest = testing::ScratchDirTest;
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using dlcheck::testing::ReadFile;
 
 // The rows of a report table whose column `key` equals `value`.
 std::vector<Json> RowsWhere(const Json& table, const std::string& key, const std::string& value) {

@@ -10,6 +10,7 @@
 
 #include "profile/perf.h"
 #include "profile/profile_report.h"
+#include "support/test_files.h"
 
 namespace dlcheck::profile {
 namespace {
@@ -145,10 +146,7 @@ namespace dlcheck::profile {
 namespace {
 
 std::string ReadData(const std::string& name) {
-  std::ifstream in(std::string(DLCHECK_TEST_DATA) + "/profile/" + name);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  return dlcheck::testing::ReadFile(dlcheck::testing::DataPath("profile/" + name));
 }
 
 // perf's own verdict ("Error:" line) is the reason given, from its real stderr.

@@ -13,12 +13,13 @@
 #include "profile/profile.h"
 #include "profile/profile_report.h"
 #include "report/printer.h"
+#include "support/test_files.h"
 
 namespace dlcheck::profile {
 namespace {
 
 std::string DataPath(const std::string& name) {
-  return std::string(DLCHECK_TEST_DATA) + "/profile/" + name;
+  return dlcheck::testing::DataPath("profile/" + name);
 }
 
 // Every record of a recorded `perf script` output, and the profile built from them.
