@@ -62,6 +62,18 @@ std::optional<Format> ParseFormat(std::string_view name) {
   return std::nullopt;
 }
 
+std::string_view InputTable(Format format) {
+  switch (format) {
+    case Format::kTrace:
+      return kTraceTable;
+    case Format::kFolded:
+    case Format::kSvg:
+      return kStacksTable;
+    default:
+      return {};
+  }
+}
+
 std::string_view FormatName(Format format) {
   for (const FormatChoice& choice : kFormatChoices) {
     if (choice.format == format) return choice.name;

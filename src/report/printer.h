@@ -41,6 +41,11 @@ inline bool IsBinary(Format format) {
   return format == Format::kXlsx;
 }
 
+/// The table a format's printer draws from instead of the whole report: `trace` for trace,
+/// `stacks` for folded and svg; empty for the formats that print the whole report. A command
+/// fills such a table only when the chosen format reads it (parse's timeline).
+std::string_view InputTable(Format format);
+
 /// A name of kFormatChoices (case-insensitive) -> Format; anything else -> nullopt.
 std::optional<Format> ParseFormat(std::string_view name);
 /// The format's first name in kFormatChoices: "table", "csv", "json", "trace".

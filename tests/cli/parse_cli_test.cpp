@@ -185,6 +185,16 @@ TEST_F(ParseCliTest, TraceOfATimestampedLogHoldsEveryExecAtItsTimestamp) {
   }
 }
 
+// The trace is one more format of the same report: the lines the log had that are not oneDNN's
+// are said on stderr as for every other format (the recorded log has 8 foreign lines).
+TEST_F(ParseCliTest, TraceNotesSkippedLinesAsEveryFormatDoes) {
+  const std::string log = DataPath("verbose/generated_2.6.3.txt");
+  const auto trace = RunDlcheck({"parse", "--format", "trace", log});
+  ASSERT_EQ(trace.exit_code, 0) << trace.err;
+  EXPECT_EQ(trace.err, "dlcheck: skipped 8 of 236 lines: foreign 8\n");
+  EXPECT_EQ(trace.err, RunDlcheck({"parse", "--format", "json", log}).err);
+}
+
 // Without any timestamp there is no time line: a short usage error that says how to record one.
 TEST_F(ParseCliTest, TraceOfALogWithoutTimestampsIsAUsageError) {
   auto r = RunDlcheck({"parse", "--format", "trace"}, kGood + "\n" + kGood + "\n");
