@@ -46,6 +46,15 @@ std::string CollapsedStack(const PerfRecord& record) {
   return stack;
 }
 
+std::vector<Frame> SpliceCallers(const std::vector<Frame>& frames,
+                                 const std::vector<Frame>& callers) {
+  auto after_jit = std::find_if(frames.begin(), frames.end(),
+                                [](const Frame& f) { return ClassOf(f) != CpuClass::kJit; });
+  std::vector<Frame> spliced(frames.begin(), after_jit);
+  spliced.insert(spliced.end(), callers.begin(), callers.end());
+  return spliced;
+}
+
 std::string StateLetter(std::string_view prev_state) {
   if (prev_state.empty()) return "?";
   return std::string(1, prev_state.front());
@@ -84,7 +93,24 @@ void ProfileBuilder::Add(const PerfRecord& record) {
   AddOnCpu(record);
 }
 
-void ProfileBuilder::AddOnCpu(const PerfRecord& record) {
+const std::vector<Frame>* ProfileBuilder::ScannedCallers(const PerfRecord& record) const {
+  if (scanned_ == nullptr || record.frames.empty()) return nullptr;
+  if (ClassOf(record.frames.front()) != CpuClass::kJit) return nullptr;
+  const auto it = scanned_->callers.find({static_cast<std::uint32_t>(record.tid), record.time_ns});
+  return it == scanned_->callers.end() ? nullptr : &it->second;
+}
+
+void ProfileBuilder::AddOnCpu(const PerfRecord& unwound) {
+  PerfRecord spliced;
+  const PerfRecord* used = &unwound;
+  if (const std::vector<Frame>* callers = ScannedCallers(unwound)) {
+    spliced = unwound;
+    spliced.frames = SpliceCallers(unwound.frames, *callers);
+    used = &spliced;
+    ++profile_.scanned_samples;
+    profile_.scanned_frames += callers->size();
+  }
+  const PerfRecord& record = *used;
   if (profile_.event.empty()) profile_.event = record.event;
   ++profile_.samples;
   ++profile_.folded[CollapsedStack(record)];

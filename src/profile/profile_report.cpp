@@ -170,6 +170,12 @@ void AddFindings(report::Report& report, const Profile& p, const ProfileReportOp
                       "3.11 cannot, so the stacks go from the interpreter straight to the "
                       "framework's operators");
   }
+  if (!p.stack_scan_error.empty()) {
+    report.AddFinding(report::Severity::kInfo, "no-stack-scan",
+                      "the callers of JIT kernels were not recovered (perf.data could not be "
+                      "scanned: " +
+                          p.stack_scan_error + "): JIT samples name no operator");
+  }
   if (!o.off_cpu_reason.empty()) {
     report.AddFinding(report::Severity::kInfo, "no-off-cpu",
                       "off-CPU time was not recorded: " + o.off_cpu_reason);

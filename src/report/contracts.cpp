@@ -323,6 +323,7 @@ Document Profile() {
                               Integer("threads"),
                               Integer("jit_kernels"),
                               Number("operator_attributed_pct"),
+                              Integer("scanned_samples"),
                               Number("samples_per_s"),
                               Number("timed_s"),
                               Integer("verbose_lines"),

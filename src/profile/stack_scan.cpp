@@ -1,0 +1,326 @@
+#include "profile/stack_scan.h"
+
+#include <cxxabi.h>
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <unordered_map>
+
+#include "profile/perf_data.h"
+
+namespace dlcheck::profile {
+namespace {
+
+// The most frames one sample's scan keeps: a 16 KiB stack copy holds 2048 words.
+constexpr std::size_t kMaxScannedFrames = 256;
+// The longest call instruction: FF /2 with a SIB byte and a 32-bit displacement.
+constexpr std::size_t kLongestCall = 7;
+
+std::string Demangle(const char* name) {
+  int status = 0;
+  char* out = abi::__cxa_demangle(name, nullptr, nullptr, &status);
+  if (status != 0 || out == nullptr) return name;
+  std::string demangled(out);
+  std::free(out);
+  return demangled;
+}
+
+// The length of an FF /2 call whose ModRM byte is `modrm` (and SIB byte `sib`, when it has one).
+std::size_t IndirectCallLength(std::uint8_t modrm, std::uint8_t sib) {
+  const int mod = modrm >> 6;
+  const int rm = modrm & 7;
+  const bool has_sib = mod != 3 && rm == 4;
+  std::size_t length = 2 + (has_sib ? 1 : 0);
+  if (mod == 1) length += 1;
+  if (mod == 2) length += 4;
+  if (mod == 0 && rm == 5) length += 4;                    // RIP-relative
+  if (mod == 0 && has_sib && (sib & 7) == 5) length += 4;  // no base, disp32
+  return length;
+}
+
+// One ELF file mapped for reading: its bytes, its loadable segments and its function symbols.
+class ElfImage {
+ public:
+  static std::unique_ptr<ElfImage> Open(const std::string& path) {
+    auto image = std::unique_ptr<ElfImage>(new ElfImage());
+    return image->Load(path) ? std::move(image) : nullptr;
+  }
+  ~ElfImage() {
+    if (elf_ != nullptr) elf_end(elf_);
+    if (bytes_ != nullptr) munmap(const_cast<std::uint8_t*>(bytes_), size_);
+    if (fd_ >= 0) close(fd_);
+  }
+  ElfImage(const ElfImage&) = delete;
+  ElfImage& operator=(const ElfImage&) = delete;
+
+  bool CallEndsAt(std::uint64_t file_offset) const {
+    if (file_offset < kLongestCall || file_offset > size_) return false;
+    return EndsInCall({bytes_ + file_offset - kLongestCall, kLongestCall});
+  }
+
+  // The demangled function containing the byte at `file_offset`; empty when no symbol does.
+  std::string SymbolAt(std::uint64_t file_offset) {
+    const std::optional<std::uint64_t> vaddr = AddressOf(file_offset);
+    if (!vaddr) return {};
+    auto it = std::upper_bound(symbols_.begin(), symbols_.end(), *vaddr,
+                               [](std::uint64_t a, const Symbol& s) { return a < s.value; });
+    if (it == symbols_.begin()) return {};
+    --it;
+    if (*vaddr >= it->value + std::max<std::uint64_t>(it->size, 1)) return {};
+    auto [cached, fresh] = demangled_.try_emplace(it->name);
+    if (fresh) cached->second = Demangle(it->name);
+    return cached->second;
+  }
+
+ private:
+  struct Segment {
+    std::uint64_t offset = 0;
+    std::uint64_t vaddr = 0;
+    std::uint64_t size = 0;
+  };
+  struct Symbol {
+    std::uint64_t value = 0;
+    std::uint64_t size = 0;
+    const char* name = nullptr;
+  };
+
+  ElfImage() = default;
+
+  bool Load(const std::string& path) {
+    fd_ = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    struct stat st {};
+    if (fd_ < 0 || fstat(fd_, &st) != 0 || st.st_size <= 0) return false;
+    size_ = static_cast<std::size_t>(st.st_size);
+    void* map = mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd_, 0);
+    if (map == MAP_FAILED) return false;
+    bytes_ = static_cast<const std::uint8_t*>(map);
+    elf_ = elf_begin(fd_, ELF_C_READ_MMAP, nullptr);
+    if (elf_ == nullptr || elf_kind(elf_) != ELF_K_ELF) return false;
+    LoadSegments();
+    LoadSymbols();
+    return !segments_.empty();
+  }
+
+  void LoadSegments() {
+    std::size_t count = 0;
+    if (elf_getphdrnum(elf_, &count) != 0) return;
+    for (std::size_t i = 0; i < count; ++i) {
+      GElf_Phdr ph;
+      if (gelf_getphdr(elf_, static_cast<int>(i), &ph) == nullptr) continue;
+      if (ph.p_type == PT_LOAD) segments_.push_back({ph.p_offset, ph.p_vaddr, ph.p_filesz});
+    }
+  }
+
+  void LoadSymbols() {
+    for (Elf_Scn* scn = elf_nextscn(elf_, nullptr); scn != nullptr; scn = elf_nextscn(elf_, scn)) {
+      GElf_Shdr sh;
+      if (gelf_getshdr(scn, &sh) == nullptr) continue;
+      if (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM) AddSymbols(scn, sh);
+    }
+    std::sort(symbols_.begin(), symbols_.end(),
+              [](const Symbol& a, const Symbol& b) { return a.value < b.value; });
+  }
+
+  void AddSymbols(Elf_Scn* scn, const GElf_Shdr& sh) {
+    Elf_Data* data = elf_getdata(scn, nullptr);
+    if (data == nullptr || sh.sh_entsize == 0) return;
+    const std::size_t count = sh.sh_size / sh.sh_entsize;
+    for (std::size_t i = 0; i < count; ++i) {
+      GElf_Sym sym;
+      if (gelf_getsym(data, static_cast<int>(i), &sym) == nullptr) continue;
+      const int type = GELF_ST_TYPE(sym.st_info);
+      if ((type != STT_FUNC && type != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF ||
+          sym.st_value == 0) {
+        continue;
+      }
+      const char* name = elf_strptr(elf_, sh.sh_link, sym.st_name);
+      if (name != nullptr && *name != '\0') symbols_.push_back({sym.st_value, sym.st_size, name});
+    }
+  }
+
+  std::optional<std::uint64_t> AddressOf(std::uint64_t file_offset) const {
+    for (const Segment& s : segments_) {
+      if (file_offset >= s.offset && file_offset < s.offset + s.size) {
+        return file_offset - s.offset + s.vaddr;
+      }
+    }
+    return std::nullopt;
+  }
+
+  int fd_ = -1;
+  const std::uint8_t* bytes_ = nullptr;
+  std::size_t size_ = 0;
+  Elf* elf_ = nullptr;
+  std::vector<Segment> segments_;
+  std::vector<Symbol> symbols_;
+  std::unordered_map<const char*, std::string> demangled_;
+};
+
+struct Mapping {
+  std::uint64_t start = 0;
+  std::uint64_t end = 0;
+  std::uint64_t file_offset = 0;
+  std::string path;
+};
+
+using Ranges = std::vector<std::pair<std::uint64_t, std::uint64_t>>;
+
+bool InRanges(const Ranges& ranges, std::uint64_t address) {
+  auto it = std::upper_bound(ranges.begin(), ranges.end(), address,
+                             [](std::uint64_t a, const auto& r) { return a < r.first; });
+  return it != ranges.begin() && address < std::prev(it)->second;
+}
+
+// A file mapping worth scanning into: a file on disk, not "//anon", "[vdso]" or a deleted one.
+bool IsScannableFile(const PerfDataMmap& m) {
+  return m.executable && m.filename.starts_with('/') && !m.filename.starts_with("//") &&
+         !m.filename.ends_with(" (deleted)");
+}
+
+class Scanner {
+ public:
+  explicit Scanner(std::string perf_map_dir) : perf_map_dir_(std::move(perf_map_dir)) {
+    elf_version(EV_CURRENT);
+  }
+
+  void AddMapping(const PerfDataMmap& m) {
+    if (!IsScannableFile(m)) return;
+    maps_[m.pid][m.start] = {m.start, m.start + m.length, m.file_offset, m.filename};
+  }
+
+  void Fork(const PerfDataFork& f) {
+    if (f.pid == f.ppid) return;  // a thread shares its process's mappings
+    const auto parent = maps_.find(f.ppid);
+    if (parent != maps_.end()) maps_[f.pid] = parent->second;
+  }
+
+  void Sample(const PerfDataSample& s) {
+    if (!InRanges(JitRangesOf(s.pid), s.ip)) return;
+    ++result_.jit_samples;
+    if (!s.has_user_regs || s.stack.size() < 8) return;
+    ++result_.jit_with_stack;
+    std::vector<Frame> callers = ScanStack(s);
+    if (!callers.empty()) result_.callers[{s.tid, s.time_ns}] = std::move(callers);
+  }
+
+  ScannedStacks Take() {
+    result_.files_unreadable = 0;
+    for (const auto& [path, image] : images_) result_.files_unreadable += image == nullptr;
+    return std::move(result_);
+  }
+
+ private:
+  std::vector<Frame> ScanStack(const PerfDataSample& s) {
+    std::vector<Frame> frames;
+    std::uint64_t previous = 0;
+    const auto maps = maps_.find(s.pid);
+    if (maps == maps_.end()) return frames;
+    for (std::size_t at = 0; at + 8 <= s.stack.size(); at += 8) {
+      std::uint64_t word = 0;
+      std::memcpy(&word, s.stack.data() + at, 8);
+      if (word == previous) continue;  // the same address twice is a stale copy
+      std::optional<Frame> frame = ReturnFrame(maps->second, word);
+      if (!frame) continue;
+      previous = word;
+      frames.push_back(std::move(*frame));
+      if (frames.size() == kMaxScannedFrames) break;
+    }
+    return frames;
+  }
+
+  std::optional<Frame> ReturnFrame(const std::map<std::uint64_t, Mapping>& maps,
+                                   std::uint64_t address) {
+    auto it = maps.upper_bound(address);
+    if (it == maps.begin()) return std::nullopt;
+    const Mapping& m = std::prev(it)->second;
+    if (address >= m.end) return std::nullopt;
+    ElfImage* image = ImageOf(m.path);
+    const std::uint64_t offset = address - m.start + m.file_offset;
+    if (image == nullptr || !image->CallEndsAt(offset)) return std::nullopt;
+    std::string symbol = image->SymbolAt(offset - 1);  // the call, not what follows it
+    return Frame{.symbol = symbol.empty() ? "[unknown]" : std::move(symbol), .dso = m.path};
+  }
+
+  ElfImage* ImageOf(const std::string& path) {
+    auto [it, fresh] = images_.try_emplace(path);
+    if (fresh) it->second = ElfImage::Open(path);
+    return it->second.get();
+  }
+
+  const Ranges& JitRangesOf(std::uint32_t pid) {
+    auto [it, fresh] = jit_.try_emplace(pid);
+    if (fresh) {
+      std::ifstream in(fmt::format("{}/perf-{}.map", perf_map_dir_, pid));
+      std::stringstream text;
+      text << in.rdbuf();
+      it->second = ParsePerfMapRanges(text.str());
+    }
+    return it->second;
+  }
+
+  std::string perf_map_dir_;
+  std::map<std::uint32_t, std::map<std::uint64_t, Mapping>> maps_;
+  std::map<std::uint32_t, Ranges> jit_;
+  std::map<std::string, std::unique_ptr<ElfImage>> images_;
+  ScannedStacks result_;
+};
+
+}  // namespace
+
+bool EndsInCall(std::span<const std::uint8_t> before) {
+  const std::size_t n = before.size();
+  if (n >= 5 && before[n - 5] == 0xE8) return true;  // call rel32
+  for (std::size_t length = 2; length <= std::min(n, kLongestCall); ++length) {
+    const std::size_t at = n - length;
+    if (before[at] != 0xFF) continue;
+    const std::uint8_t modrm = before[at + 1];
+    const std::uint8_t sib = length >= 3 ? before[at + 2] : 0;
+    if (((modrm >> 3) & 7) == 2 && IndirectCallLength(modrm, sib) == length) return true;
+  }
+  return false;
+}
+
+std::vector<std::pair<std::uint64_t, std::uint64_t>> ParsePerfMapRanges(std::string_view text) {
+  Ranges ranges;
+  while (!text.empty()) {
+    const std::size_t nl = text.find('\n');
+    const std::string line(text.substr(0, nl));
+    text.remove_prefix(nl == std::string_view::npos ? text.size() : nl + 1);
+    char* end = nullptr;
+    const std::uint64_t start = std::strtoull(line.c_str(), &end, 16);
+    if (end == line.c_str() || *end != ' ') continue;
+    char* size_end = nullptr;
+    const std::uint64_t size = std::strtoull(end + 1, &size_end, 16);
+    if (size_end == end + 1 || size == 0) continue;
+    ranges.emplace_back(start, start + size);
+  }
+  std::sort(ranges.begin(), ranges.end());
+  return ranges;
+}
+
+StatusOr<ScannedStacks> ScanJitStacks(const std::string& perf_data_path,
+                                      const std::string& perf_map_dir) {
+  std::ifstream in(perf_data_path, std::ios::binary);
+  if (!in) return InputError(fmt::format("cannot read {}", perf_data_path));
+  Scanner scanner(perf_map_dir);
+  const PerfDataVisitor visitor{.on_sample = [&](const PerfDataSample& s) { scanner.Sample(s); },
+                                .on_mmap = [&](const PerfDataMmap& m) { scanner.AddMapping(m); },
+                                .on_fork = [&](const PerfDataFork& f) { scanner.Fork(f); }};
+  StatusOr<PerfDataCounts> read = ReadPerfData(in, visitor);
+  if (!read.ok()) return read.status();
+  return scanner.Take();
+}
+
+}  // namespace dlcheck::profile

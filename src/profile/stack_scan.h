@@ -1,0 +1,56 @@
+#pragma once
+// The callers of oneDNN's JIT kernels, found by stack scanning as crash reporters do. JIT code
+// has no unwind tables, so perf's DWARF unwinding stops at the kernel; but perf.data keeps each
+// sample's user registers and a copy of its user stack. Scanning that copy upward from the
+// stack pointer, a word is taken for a return address when it (a) falls in an executable file
+// mapped into the process and (b) follows a call instruction in that file's bytes; it is named
+// from the file's ELF symbol tables (.symtab, else .dynsym; demangled). Stale return addresses
+// left in a frame's unused slots pass both tests too: scanned frames are a best effort, and
+// the report says how many samples got them.
+//
+//   StatusOr<ScannedStacks> scanned = ScanJitStacks("perf.data", "/tmp");
+//   builder.UseScannedStacks(&*scanned);   // before the perf script records are added
+
+#include <compare>
+#include <cstdint>
+#include <map>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "common/status.h"
+#include "profile/perf_script.h"
+
+namespace dlcheck::profile {
+
+/// A sample as both perf.data and `perf script --ns` name it: its thread and its time.
+struct SampleKey {
+  std::uint32_t tid = 0;
+  std::uint64_t time_ns = 0;
+  auto operator<=>(const SampleKey&) const = default;
+};
+
+/// The frames found above the JIT samples of a recording.
+struct ScannedStacks {
+  /// Recovered callers by sample, leaf-nearest first (the JIT kernel itself not included).
+  std::map<SampleKey, std::vector<Frame>> callers;
+  std::uint64_t jit_samples = 0;       ///< samples whose IP lies in a perf map's code
+  std::uint64_t jit_with_stack = 0;    ///< of these, those with user registers and stack copy
+  std::uint64_t files_unreadable = 0;  ///< mapped files that could not be read as ELF
+};
+
+/// Scans the JIT samples of the perf.data at `perf_data_path`; the JIT code's ranges come from
+/// the perf maps in `perf_map_dir` ("perf-<pid>.map"). Error (kInputError): ReadPerfData's.
+StatusOr<ScannedStacks> ScanJitStacks(const std::string& perf_data_path,
+                                      const std::string& perf_map_dir);
+
+/// Whether the `before` bytes (those just before a return address, the last byte adjacent to
+/// it) end in an x86-64 call: E8 rel32, or FF /2 (call r/m64) in any of its lengths.
+bool EndsInCall(std::span<const std::uint8_t> before);
+
+/// The code ranges [start, end) of a perf map's text ("7f12ab001000 1a0 jit_kernel_name" lines).
+std::vector<std::pair<std::uint64_t, std::uint64_t>> ParsePerfMapRanges(std::string_view text);
+
+}  // namespace dlcheck::profile
