@@ -189,61 +189,29 @@ bool IsScannableFile(const PerfDataMmap& m) {
          !m.filename.ends_with(" (deleted)");
 }
 
-class Scanner {
- public:
-  explicit Scanner(std::string perf_map_dir) : perf_map_dir_(std::move(perf_map_dir)) {
-    elf_version(EV_CURRENT);
+Ranges ReadPerfMapRanges(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return ParsePerfMapRanges(text.str());
+}
+
+}  // namespace
+
+struct ReturnAddressScanner::State {
+  std::map<std::uint32_t, std::map<std::uint64_t, Mapping>> maps;
+  std::map<std::string, std::unique_ptr<ElfImage>> images;
+
+  ElfImage* ImageOf(const std::string& path) {
+    auto [it, fresh] = images.try_emplace(path);
+    if (fresh) it->second = ElfImage::Open(path);
+    return it->second.get();
   }
 
-  void AddMapping(const PerfDataMmap& m) {
-    if (!IsScannableFile(m)) return;
-    maps_[m.pid][m.start] = {m.start, m.start + m.length, m.file_offset, m.filename};
-  }
-
-  void Fork(const PerfDataFork& f) {
-    if (f.pid == f.ppid) return;  // a thread shares its process's mappings
-    const auto parent = maps_.find(f.ppid);
-    if (parent != maps_.end()) maps_[f.pid] = parent->second;
-  }
-
-  void Sample(const PerfDataSample& s) {
-    if (!InRanges(JitRangesOf(s.pid), s.ip)) return;
-    ++result_.jit_samples;
-    if (!s.has_user_regs || s.stack.size() < 8) return;
-    ++result_.jit_with_stack;
-    std::vector<Frame> callers = ScanStack(s);
-    if (!callers.empty()) result_.callers[{s.tid, s.time_ns}] = std::move(callers);
-  }
-
-  ScannedStacks Take() {
-    result_.files_unreadable = 0;
-    for (const auto& [path, image] : images_) result_.files_unreadable += image == nullptr;
-    return std::move(result_);
-  }
-
- private:
-  std::vector<Frame> ScanStack(const PerfDataSample& s) {
-    std::vector<Frame> frames;
-    std::uint64_t previous = 0;
-    const auto maps = maps_.find(s.pid);
-    if (maps == maps_.end()) return frames;
-    for (std::size_t at = 0; at + 8 <= s.stack.size(); at += 8) {
-      std::uint64_t word = 0;
-      std::memcpy(&word, s.stack.data() + at, 8);
-      if (word == previous) continue;  // the same address twice is a stale copy
-      std::optional<Frame> frame = ReturnFrame(maps->second, word);
-      if (!frame) continue;
-      previous = word;
-      frames.push_back(std::move(*frame));
-      if (frames.size() == kMaxScannedFrames) break;
-    }
-    return frames;
-  }
-
-  std::optional<Frame> ReturnFrame(const std::map<std::uint64_t, Mapping>& maps,
+  std::optional<Frame> ReturnFrame(const std::map<std::uint64_t, Mapping>& of_pid,
                                    std::uint64_t address) {
-    auto it = maps.upper_bound(address);
-    if (it == maps.begin()) return std::nullopt;
+    auto it = of_pid.upper_bound(address);
+    if (it == of_pid.begin()) return std::nullopt;
     const Mapping& m = std::prev(it)->second;
     if (address >= m.end) return std::nullopt;
     ElfImage* image = ImageOf(m.path);
@@ -252,32 +220,49 @@ class Scanner {
     std::string symbol = image->SymbolAt(offset - 1);  // the call, not what follows it
     return Frame{.symbol = symbol.empty() ? "[unknown]" : std::move(symbol), .dso = m.path};
   }
-
-  ElfImage* ImageOf(const std::string& path) {
-    auto [it, fresh] = images_.try_emplace(path);
-    if (fresh) it->second = ElfImage::Open(path);
-    return it->second.get();
-  }
-
-  const Ranges& JitRangesOf(std::uint32_t pid) {
-    auto [it, fresh] = jit_.try_emplace(pid);
-    if (fresh) {
-      std::ifstream in(fmt::format("{}/perf-{}.map", perf_map_dir_, pid));
-      std::stringstream text;
-      text << in.rdbuf();
-      it->second = ParsePerfMapRanges(text.str());
-    }
-    return it->second;
-  }
-
-  std::string perf_map_dir_;
-  std::map<std::uint32_t, std::map<std::uint64_t, Mapping>> maps_;
-  std::map<std::uint32_t, Ranges> jit_;
-  std::map<std::string, std::unique_ptr<ElfImage>> images_;
-  ScannedStacks result_;
 };
 
-}  // namespace
+ReturnAddressScanner::ReturnAddressScanner() : state_(std::make_unique<State>()) {
+  elf_version(EV_CURRENT);
+}
+
+ReturnAddressScanner::~ReturnAddressScanner() = default;
+
+void ReturnAddressScanner::AddMapping(const PerfDataMmap& m) {
+  if (!IsScannableFile(m)) return;
+  state_->maps[m.pid][m.start] = {m.start, m.start + m.length, m.file_offset, m.filename};
+}
+
+void ReturnAddressScanner::Fork(const PerfDataFork& f) {
+  if (f.pid == f.ppid) return;  // a thread shares its process's mappings
+  const auto parent = state_->maps.find(f.ppid);
+  if (parent != state_->maps.end()) state_->maps[f.pid] = parent->second;
+}
+
+std::vector<Frame> ReturnAddressScanner::Scan(std::uint32_t pid,
+                                              std::span<const std::uint8_t> stack) {
+  std::vector<Frame> frames;
+  const auto maps = state_->maps.find(pid);
+  if (maps == state_->maps.end()) return frames;
+  std::uint64_t previous = 0;
+  for (std::size_t at = 0; at + 8 <= stack.size(); at += 8) {
+    std::uint64_t word = 0;
+    std::memcpy(&word, stack.data() + at, 8);
+    if (word == previous) continue;  // the same address twice in a row is a stale copy
+    std::optional<Frame> frame = state_->ReturnFrame(maps->second, word);
+    if (!frame) continue;
+    previous = word;
+    frames.push_back(std::move(*frame));
+    if (frames.size() == kMaxScannedFrames) break;
+  }
+  return frames;
+}
+
+std::uint64_t ReturnAddressScanner::files_unreadable() const {
+  std::uint64_t n = 0;
+  for (const auto& [path, image] : state_->images) n += image == nullptr;
+  return n;
+}
 
 bool EndsInCall(std::span<const std::uint8_t> before) {
   const std::size_t n = before.size();
@@ -314,13 +299,27 @@ StatusOr<ScannedStacks> ScanJitStacks(const std::string& perf_data_path,
                                       const std::string& perf_map_dir) {
   std::ifstream in(perf_data_path, std::ios::binary);
   if (!in) return InputError(fmt::format("cannot read {}", perf_data_path));
-  Scanner scanner(perf_map_dir);
-  const PerfDataVisitor visitor{.on_sample = [&](const PerfDataSample& s) { scanner.Sample(s); },
+  ReturnAddressScanner scanner;
+  std::map<std::uint32_t, Ranges> jit;  // by pid, read when its first sample comes
+  ScannedStacks result;
+  const auto on_sample = [&](const PerfDataSample& s) {
+    auto [ranges, fresh] = jit.try_emplace(s.pid);
+    if (fresh)
+      ranges->second = ReadPerfMapRanges(fmt::format("{}/perf-{}.map", perf_map_dir, s.pid));
+    if (!InRanges(ranges->second, s.ip)) return;
+    ++result.jit_samples;
+    if (!s.has_user_regs || s.stack.size() < 8) return;
+    ++result.jit_with_stack;
+    std::vector<Frame> callers = scanner.Scan(s.pid, s.stack);
+    if (!callers.empty()) result.callers[{s.tid, s.time_ns}] = std::move(callers);
+  };
+  const PerfDataVisitor visitor{.on_sample = on_sample,
                                 .on_mmap = [&](const PerfDataMmap& m) { scanner.AddMapping(m); },
                                 .on_fork = [&](const PerfDataFork& f) { scanner.Fork(f); }};
   StatusOr<PerfDataCounts> read = ReadPerfData(in, visitor);
   if (!read.ok()) return read.status();
-  return scanner.Take();
+  result.files_unreadable = scanner.files_unreadable();
+  return result;
 }
 
 }  // namespace dlcheck::profile

@@ -14,6 +14,7 @@
 #include <compare>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -21,6 +22,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "profile/perf_data.h"
 #include "profile/perf_script.h"
 
 namespace dlcheck::profile {
@@ -39,6 +41,31 @@ struct ScannedStacks {
   std::uint64_t jit_samples = 0;       ///< samples whose IP lies in a perf map's code
   std::uint64_t jit_with_stack = 0;    ///< of these, those with user registers and stack copy
   std::uint64_t files_unreadable = 0;  ///< mapped files that could not be read as ELF
+};
+
+/// Return addresses in copies of threads' stacks, named: the executable file mappings of each
+/// process (as perf.data's MMAP records give them) and those files' bytes and symbols.
+class ReturnAddressScanner {
+ public:
+  ReturnAddressScanner();
+  ~ReturnAddressScanner();
+  ReturnAddressScanner(const ReturnAddressScanner&) = delete;
+  ReturnAddressScanner& operator=(const ReturnAddressScanner&) = delete;
+
+  /// A mapping of process `m.pid`; kept when it is executable code from a file on disk.
+  void AddMapping(const PerfDataMmap& m);
+  /// A new process starts with its parent's mappings.
+  void Fork(const PerfDataFork& f);
+  /// The return addresses among the 8-byte words of `stack` (from the stack pointer upward),
+  /// as frames, leaf-nearest first: a word that lies in one of `pid`'s file mappings and follows
+  /// a call instruction there, named "[unknown]" when no symbol covers its call.
+  std::vector<Frame> Scan(std::uint32_t pid, std::span<const std::uint8_t> stack);
+  /// Files mapped as code that could not be read as ELF (removed since, or no permission).
+  std::uint64_t files_unreadable() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
 };
 
 /// Scans the JIT samples of the perf.data at `perf_data_path`; the JIT code's ranges come from

@@ -54,6 +54,18 @@ TEST(PerfScriptTest, ReadsASampleHeader) {
   EXPECT_EQ(r.kind, PerfRecord::Kind::kSample);
 }
 
+TEST(PerfScriptTest, ReadsTheTimeExactlyInNanoseconds) {
+  PerfRecord r;
+  // `perf script --ns`: the same nanoseconds as PERF_SAMPLE_TIME in perf.data.
+  ASSERT_TRUE(ParseRecordHeader("conv_loop 11626/11626 14430.547623890:   cpu-clock: ", r));
+  EXPECT_EQ(r.time_ns, 14430547623890u);
+  // Without --ns perf prints microseconds.
+  ASSERT_TRUE(ParseRecordHeader("dlcheck  4411/4437  13315.541986:          cpu-clock: ", r));
+  EXPECT_EQ(r.time_ns, 13315541986000u);
+  ASSERT_TRUE(ParseRecordHeader("x 1/2 7: cycles: ", r));
+  EXPECT_EQ(r.time_ns, 7000000000u);
+}
+
 TEST(PerfScriptTest, ReadsACommandNameWithSpacesAndSlashes) {
   PerfRecord r;
   ASSERT_TRUE(ParseRecordHeader("GC Thread/0 12 7/8 1.5: cycles: ", r));
