@@ -70,18 +70,36 @@ class ElfImage {
     return EndsInCall({bytes_ + file_offset - kLongestCall, kLongestCall});
   }
 
-  // The demangled function containing the byte at `file_offset`; empty when no symbol does.
-  std::string SymbolAt(std::uint64_t file_offset) {
+  // The function containing the byte at `file_offset`: its demangled name and its address (the
+  // file's virtual address); nullopt when no symbol covers it.
+  struct Function {
+    std::string name;
+    std::uint64_t address = 0;
+  };
+  std::optional<Function> FunctionAt(std::uint64_t file_offset) {
     const std::optional<std::uint64_t> vaddr = AddressOf(file_offset);
-    if (!vaddr) return {};
+    if (!vaddr) return std::nullopt;
     auto it = std::upper_bound(symbols_.begin(), symbols_.end(), *vaddr,
                                [](std::uint64_t a, const Symbol& s) { return a < s.value; });
-    if (it == symbols_.begin()) return {};
+    if (it == symbols_.begin()) return std::nullopt;
     --it;
-    if (*vaddr >= it->value + std::max<std::uint64_t>(it->size, 1)) return {};
+    if (*vaddr >= it->value + std::max<std::uint64_t>(it->size, 1)) return std::nullopt;
     auto [cached, fresh] = demangled_.try_emplace(it->name);
     if (fresh) cached->second = Demangle(it->name);
-    return cached->second;
+    return Function{cached->second, it->value};
+  }
+
+  // Where the direct call (E8 rel32) that ends at `file_offset` goes, as a virtual address of
+  // the file; nullopt for any other call.
+  std::optional<std::uint64_t> DirectCallTarget(std::uint64_t file_offset) const {
+    if (file_offset < 5 || file_offset > size_ || bytes_[file_offset - 5] != 0xE8) {
+      return std::nullopt;
+    }
+    std::int32_t displacement = 0;
+    std::memcpy(&displacement, bytes_ + file_offset - 4, 4);
+    const std::optional<std::uint64_t> vaddr = AddressOf(file_offset);
+    if (!vaddr) return std::nullopt;
+    return *vaddr + static_cast<std::uint64_t>(static_cast<std::int64_t>(displacement));
   }
 
  private:
@@ -175,6 +193,14 @@ struct Mapping {
   std::string path;
 };
 
+// A word of the stack taken for a return address: its frame, and what says whether it is live.
+struct ReturnAddress {
+  Frame frame;
+  const ElfImage* image = nullptr;
+  std::optional<std::uint64_t> function;     ///< the containing function's address, when named
+  std::optional<std::uint64_t> call_target;  ///< where its call goes, when direct
+};
+
 using Ranges = std::vector<std::pair<std::uint64_t, std::uint64_t>>;
 
 bool InRanges(const Ranges& ranges, std::uint64_t address) {
@@ -208,8 +234,8 @@ struct ReturnAddressScanner::State {
     return it->second.get();
   }
 
-  std::optional<Frame> ReturnFrame(const std::map<std::uint64_t, Mapping>& of_pid,
-                                   std::uint64_t address) {
+  std::optional<ReturnAddress> ReturnAddressAt(const std::map<std::uint64_t, Mapping>& of_pid,
+                                               std::uint64_t address) {
     auto it = of_pid.upper_bound(address);
     if (it == of_pid.begin()) return std::nullopt;
     const Mapping& m = std::prev(it)->second;
@@ -217,10 +243,35 @@ struct ReturnAddressScanner::State {
     ElfImage* image = ImageOf(m.path);
     const std::uint64_t offset = address - m.start + m.file_offset;
     if (image == nullptr || !image->CallEndsAt(offset)) return std::nullopt;
-    std::string symbol = image->SymbolAt(offset - 1);  // the call, not what follows it
-    return Frame{.symbol = symbol.empty() ? "[unknown]" : std::move(symbol), .dso = m.path};
+    ReturnAddress r{.frame = {.symbol = "[unknown]", .dso = m.path}, .image = image};
+    // The call, not what follows it: a call may be a function's last instruction.
+    if (std::optional<ElfImage::Function> f = image->FunctionAt(offset - 1)) {
+      r.frame.symbol = std::move(f->name);
+      r.function = f->address;
+    }
+    r.call_target = image->DirectCallTarget(offset);
+    return r;
   }
 };
+
+namespace {
+
+// Drops the stale frames a live one exposes: a frame whose call goes straight (E8) to the
+// function of an earlier frame is that frame's caller, so whatever was found between the two
+// is not live. Indirect calls and calls through the PLT say nothing and drop nothing.
+void DropFramesBetweenCallerAndCallee(std::vector<ReturnAddress>& chain,
+                                      const ReturnAddress& caller) {
+  if (!caller.call_target) return;
+  for (std::size_t i = chain.size(); i-- > 0;) {
+    const ReturnAddress& callee = chain[i];
+    if (callee.image == caller.image && callee.function == caller.call_target) {
+      chain.resize(i + 1);
+      return;
+    }
+  }
+}
+
+}  // namespace
 
 ReturnAddressScanner::ReturnAddressScanner() : state_(std::make_unique<State>()) {
   elf_version(EV_CURRENT);
@@ -241,20 +292,23 @@ void ReturnAddressScanner::Fork(const PerfDataFork& f) {
 
 std::vector<Frame> ReturnAddressScanner::Scan(std::uint32_t pid,
                                               std::span<const std::uint8_t> stack) {
-  std::vector<Frame> frames;
   const auto maps = state_->maps.find(pid);
-  if (maps == state_->maps.end()) return frames;
+  if (maps == state_->maps.end()) return {};
+  std::vector<ReturnAddress> chain;
   std::uint64_t previous = 0;
-  for (std::size_t at = 0; at + 8 <= stack.size(); at += 8) {
+  for (std::size_t at = 0; at + 8 <= stack.size() && chain.size() < kMaxScannedFrames; at += 8) {
     std::uint64_t word = 0;
     std::memcpy(&word, stack.data() + at, 8);
     if (word == previous) continue;  // the same address twice in a row is a stale copy
-    std::optional<Frame> frame = state_->ReturnFrame(maps->second, word);
-    if (!frame) continue;
+    std::optional<ReturnAddress> found = state_->ReturnAddressAt(maps->second, word);
+    if (!found) continue;
     previous = word;
-    frames.push_back(std::move(*frame));
-    if (frames.size() == kMaxScannedFrames) break;
+    DropFramesBetweenCallerAndCallee(chain, *found);
+    chain.push_back(std::move(*found));
   }
+  std::vector<Frame> frames;
+  frames.reserve(chain.size());
+  for (ReturnAddress& r : chain) frames.push_back(std::move(r.frame));
   return frames;
 }
 
