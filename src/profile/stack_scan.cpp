@@ -28,9 +28,14 @@ constexpr std::size_t kMaxScannedFrames = 256;
 // The longest call instruction: FF /2 with a SIB byte and a 32-bit displacement.
 constexpr std::size_t kLongestCall = 7;
 
+// The function's name as perf prints it: demangled, without the suffix GCC gives the parts and
+// copies it splits off (".part.0", ".isra.0", ".constprop.0", ".cold"), so that a scanned frame
+// reads as the same function perf's own unwinding names.
 std::string Demangle(const char* name) {
+  std::string mangled(name);
+  if (mangled.starts_with("_Z")) mangled = mangled.substr(0, mangled.find('.'));
   int status = 0;
-  char* out = abi::__cxa_demangle(name, nullptr, nullptr, &status);
+  char* out = abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status);
   if (status != 0 || out == nullptr) return name;
   std::string demangled(out);
   std::free(out);
@@ -58,6 +63,8 @@ class ElfImage {
     return image->Load(path) ? std::move(image) : nullptr;
   }
   ~ElfImage() {
+    if (debug_elf_ != nullptr) elf_end(debug_elf_);
+    if (debug_fd_ >= 0) close(debug_fd_);
     if (elf_ != nullptr) elf_end(elf_);
     if (bytes_ != nullptr) munmap(const_cast<std::uint8_t*>(bytes_), size_);
     if (fd_ >= 0) close(fd_);
@@ -112,6 +119,7 @@ class ElfImage {
     std::uint64_t value = 0;
     std::uint64_t size = 0;
     const char* name = nullptr;
+    int preference = 0;  ///< of the names of one address, the global one wins, then a weak one
   };
 
   ElfImage() = default;
@@ -127,8 +135,48 @@ class ElfImage {
     elf_ = elf_begin(fd_, ELF_C_READ_MMAP, nullptr);
     if (elf_ == nullptr || elf_kind(elf_) != ELF_K_ELF) return false;
     LoadSegments();
-    LoadSymbols();
+    LoadSymbols(elf_);
+    LoadDebugSymbols();
+    // By address, the preferred name of an address last: the one FunctionAt finds.
+    std::sort(symbols_.begin(), symbols_.end(), [](const Symbol& a, const Symbol& b) {
+      return a.value != b.value ? a.value < b.value : a.preference < b.preference;
+    });
     return !segments_.empty();
+  }
+
+  // The GNU build id of the file, in hex; empty when it has none.
+  std::string BuildId() const {
+    for (Elf_Scn* scn = elf_nextscn(elf_, nullptr); scn != nullptr; scn = elf_nextscn(elf_, scn)) {
+      GElf_Shdr sh;
+      if (gelf_getshdr(scn, &sh) == nullptr || sh.sh_type != SHT_NOTE) continue;
+      Elf_Data* data = elf_getdata(scn, nullptr);
+      GElf_Nhdr note;
+      std::size_t name_at = 0;
+      std::size_t desc_at = 0;
+      for (std::size_t at = 0;
+           data != nullptr && (at = gelf_getnote(data, at, &note, &name_at, &desc_at)) != 0;) {
+        if (note.n_type != NT_GNU_BUILD_ID || note.n_namesz != 4) continue;
+        const auto* desc = static_cast<const std::uint8_t*>(data->d_buf) + desc_at;
+        std::string hex;
+        for (std::size_t i = 0; i < note.n_descsz; ++i) hex += fmt::format("{:02x}", desc[i]);
+        return hex;
+      }
+    }
+    return {};
+  }
+
+  // The full symbol table of a stripped file from its detached debug file, where one is
+  // installed (Debian's -dbg and -dbgsym packages: /usr/lib/debug/.build-id/ab/cdef....debug),
+  // as perf finds it.
+  void LoadDebugSymbols() {
+    const std::string id = BuildId();
+    if (id.size() < 3) return;
+    const std::string path =
+        fmt::format("/usr/lib/debug/.build-id/{}/{}.debug", id.substr(0, 2), id.substr(2));
+    debug_fd_ = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (debug_fd_ < 0) return;
+    debug_elf_ = elf_begin(debug_fd_, ELF_C_READ_MMAP, nullptr);
+    if (debug_elf_ != nullptr && elf_kind(debug_elf_) == ELF_K_ELF) LoadSymbols(debug_elf_);
   }
 
   void LoadSegments() {
@@ -141,17 +189,15 @@ class ElfImage {
     }
   }
 
-  void LoadSymbols() {
-    for (Elf_Scn* scn = elf_nextscn(elf_, nullptr); scn != nullptr; scn = elf_nextscn(elf_, scn)) {
+  void LoadSymbols(Elf* elf) {
+    for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn != nullptr; scn = elf_nextscn(elf, scn)) {
       GElf_Shdr sh;
       if (gelf_getshdr(scn, &sh) == nullptr) continue;
-      if (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM) AddSymbols(scn, sh);
+      if (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM) AddSymbols(elf, scn, sh);
     }
-    std::sort(symbols_.begin(), symbols_.end(),
-              [](const Symbol& a, const Symbol& b) { return a.value < b.value; });
   }
 
-  void AddSymbols(Elf_Scn* scn, const GElf_Shdr& sh) {
+  void AddSymbols(Elf* elf, Elf_Scn* scn, const GElf_Shdr& sh) {
     Elf_Data* data = elf_getdata(scn, nullptr);
     if (data == nullptr || sh.sh_entsize == 0) return;
     const std::size_t count = sh.sh_size / sh.sh_entsize;
@@ -163,8 +209,12 @@ class ElfImage {
           sym.st_value == 0) {
         continue;
       }
-      const char* name = elf_strptr(elf_, sh.sh_link, sym.st_name);
-      if (name != nullptr && *name != '\0') symbols_.push_back({sym.st_value, sym.st_size, name});
+      const char* name = elf_strptr(elf, sh.sh_link, sym.st_name);
+      const int binding = GELF_ST_BIND(sym.st_info);
+      const int preference = binding == STB_GLOBAL ? 2 : binding == STB_WEAK ? 1 : 0;
+      if (name != nullptr && *name != '\0') {
+        symbols_.push_back({sym.st_value, sym.st_size, name, preference});
+      }
     }
   }
 
@@ -181,6 +231,8 @@ class ElfImage {
   const std::uint8_t* bytes_ = nullptr;
   std::size_t size_ = 0;
   Elf* elf_ = nullptr;
+  int debug_fd_ = -1;
+  Elf* debug_elf_ = nullptr;
   std::vector<Segment> segments_;
   std::vector<Symbol> symbols_;
   std::unordered_map<const char*, std::string> demangled_;
