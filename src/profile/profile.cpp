@@ -96,8 +96,7 @@ void ProfileBuilder::Add(const PerfRecord& record) {
 const std::vector<Frame>* ProfileBuilder::ScannedCallers(const PerfRecord& record) const {
   if (scanned_ == nullptr || record.frames.empty()) return nullptr;
   if (ClassOf(record.frames.front()) != CpuClass::kJit) return nullptr;
-  const auto it = scanned_->callers.find({static_cast<std::uint32_t>(record.tid), record.time_ns});
-  return it == scanned_->callers.end() ? nullptr : &it->second;
+  return scanned_->CallersOf({static_cast<std::uint32_t>(record.tid), record.time_ns});
 }
 
 void ProfileBuilder::AddOnCpu(const PerfRecord& unwound) {

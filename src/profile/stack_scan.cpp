@@ -370,6 +370,32 @@ std::uint64_t ReturnAddressScanner::files_unreadable() const {
   return n;
 }
 
+void ScannedStacks::Add(SampleKey sample, const std::vector<Frame>& callers) {
+  std::string joined;
+  for (const Frame& f : callers) {
+    joined += f.symbol;
+    joined += '\0';
+    joined += f.dso;
+    joined += '\0';
+  }
+  auto [it, fresh] =
+      index_.try_emplace(std::move(joined), static_cast<std::uint32_t>(stacks_.size()));
+  if (fresh) stacks_.push_back(callers);
+  if (!samples_.empty() && !(samples_.back().first < sample)) sorted_ = false;
+  samples_.emplace_back(sample, it->second);
+}
+
+const std::vector<Frame>* ScannedStacks::CallersOf(SampleKey sample) const {
+  if (!sorted_) {
+    std::sort(samples_.begin(), samples_.end());
+    sorted_ = true;
+  }
+  auto it = std::lower_bound(samples_.begin(), samples_.end(), sample,
+                             [](const auto& entry, SampleKey key) { return entry.first < key; });
+  if (it == samples_.end() || it->first != sample) return nullptr;
+  return &stacks_[it->second];
+}
+
 bool EndsInCall(std::span<const std::uint8_t> before) {
   const std::size_t n = before.size();
   if (n >= 5 && before[n - 5] == 0xE8) return true;  // call rel32
@@ -417,7 +443,7 @@ StatusOr<ScannedStacks> ScanJitStacks(const std::string& perf_data_path,
     if (!s.has_user_regs || s.stack.size() < 8) return;
     ++result.jit_with_stack;
     std::vector<Frame> callers = scanner.Scan(s.pid, s.stack);
-    if (!callers.empty()) result.callers[{s.tid, s.time_ns}] = std::move(callers);
+    if (!callers.empty()) result.Add({s.tid, s.time_ns}, callers);
   };
   const PerfDataVisitor visitor{.on_sample = on_sample,
                                 .on_mmap = [&](const PerfDataMmap& m) { scanner.AddMapping(m); },

@@ -35,13 +35,29 @@ struct SampleKey {
   auto operator<=>(const SampleKey&) const = default;
 };
 
-/// The frames found above the JIT samples of a recording.
-struct ScannedStacks {
-  /// Recovered callers by sample, leaf-nearest first (the JIT kernel itself not included).
-  std::map<SampleKey, std::vector<Frame>> callers;
+/// The frames found above the JIT samples of a recording: each distinct caller stack kept once,
+/// and per sample only its key and the stack's index, so that memory grows with the distinct
+/// stacks and by 24 bytes per JIT sample, not with the frames of every sample.
+class ScannedStacks {
+ public:
+  /// `callers` (leaf-nearest first, the JIT kernel itself not included) found for `sample`.
+  void Add(SampleKey sample, const std::vector<Frame>& callers);
+  /// The callers found for `sample`; nullptr when none were.
+  const std::vector<Frame>* CallersOf(SampleKey sample) const;
+  /// Samples with callers.
+  std::size_t size() const { return samples_.size(); }
+  /// Distinct caller stacks.
+  std::size_t distinct() const { return stacks_.size(); }
+
   std::uint64_t jit_samples = 0;       ///< samples whose IP lies in a perf map's code
   std::uint64_t jit_with_stack = 0;    ///< of these, those with user registers and stack copy
   std::uint64_t files_unreadable = 0;  ///< mapped files that could not be read as ELF
+
+ private:
+  std::vector<std::vector<Frame>> stacks_;
+  std::map<std::string, std::uint32_t> index_;  ///< a stack's frames, joined -> its index
+  mutable std::vector<std::pair<SampleKey, std::uint32_t>> samples_;
+  mutable bool sorted_ = true;
 };
 
 /// Return addresses in copies of threads' stacks, named: the executable file mappings of each

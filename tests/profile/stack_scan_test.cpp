@@ -172,7 +172,8 @@ TEST(StackScanTest, FindsTheJitSamplesOfTheRecording) {
   // and symbols), so only their bound is checked.
   EXPECT_EQ(scanned->jit_samples, 13u);
   EXPECT_EQ(scanned->jit_with_stack, 13u);
-  EXPECT_LE(scanned->callers.size(), 13u);
+  EXPECT_LE(scanned->size(), 13u);
+  EXPECT_LE(scanned->distinct(), scanned->size());
   const StatusOr<ScannedStacks> missing = ScanJitStacks(DataPath("no-such.data"), DataPath(""));
   ASSERT_FALSE(missing.ok());
   EXPECT_EQ(missing.status().message(), "cannot read " + DataPath("no-such.data"));
@@ -192,9 +193,10 @@ PerfRecord JitSample(int tid, std::uint64_t time_ns) {
 
 TEST(StackScanTest, ScannedCallersAreSplicedAboveTheJitFrameWithoutAddingSamples) {
   ScannedStacks scanned;
-  scanned.callers[{41, 5'000'000'001}] = {
+  const std::vector<Frame> callers = {
       {"dnnl_primitive_execute", "/usr/lib/x86_64-linux-gnu/libdnnl.so.2.6"},
       {"at::_ops::mkldnn_convolution::call(at::Tensor const&)", "/usr/lib/libtorch_cpu.so"}};
+  scanned.Add({41, 5'000'000'001}, callers);
   ProfileBuilder builder;
   builder.UseScannedStacks(&scanned);
   builder.Add(JitSample(41, 5'000'000'001));  // joined: same thread, same nanosecond
@@ -211,6 +213,21 @@ TEST(StackScanTest, ScannedCallersAreSplicedAboveTheJitFrameWithoutAddingSamples
                         "jit_avx512_common_conv_fwd_kernel_[j]"),
             1u);
   EXPECT_EQ(p.folded.at("python3;jit_avx512_common_conv_fwd_kernel_[j]"), 2u);
+}
+
+TEST(StackScanTest, ScannedStacksKeepEachStackOnceAndFindSamplesInAnyOrder) {
+  ScannedStacks scanned;
+  const std::vector<Frame> a = {{"f", "/lib/a.so"}};
+  const std::vector<Frame> b = {{"f", "/lib/b.so"}};
+  scanned.Add({1, 30}, a);
+  scanned.Add({1, 10}, b);  // out of time order: perf.data is only nearly sorted
+  scanned.Add({2, 20}, a);
+  EXPECT_EQ(scanned.size(), 3u);
+  EXPECT_EQ(scanned.distinct(), 2u);
+  ASSERT_NE(scanned.CallersOf({1, 10}), nullptr);
+  EXPECT_EQ(scanned.CallersOf({1, 10})->front().dso, "/lib/b.so");
+  EXPECT_EQ(scanned.CallersOf({2, 20})->front().dso, "/lib/a.so");
+  EXPECT_EQ(scanned.CallersOf({2, 30}), nullptr);
 }
 
 TEST(StackScanTest, SpliceReplacesWhatFollowsTheJitFrames) {
