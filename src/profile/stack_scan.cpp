@@ -77,13 +77,9 @@ class ElfImage {
     return EndsInCall({bytes_ + file_offset - kLongestCall, kLongestCall});
   }
 
-  // The function containing the byte at `file_offset`: its demangled name and its address (the
-  // file's virtual address); nullopt when no symbol covers it.
-  struct Function {
-    std::string name;
-    std::uint64_t address = 0;
-  };
-  std::optional<Function> FunctionAt(std::uint64_t file_offset) {
+  // The demangled name of the function containing the byte at `file_offset`; nullopt when no
+  // symbol covers it.
+  std::optional<std::string> FunctionAt(std::uint64_t file_offset) {
     const std::optional<std::uint64_t> vaddr = AddressOf(file_offset);
     if (!vaddr) return std::nullopt;
     auto it = std::upper_bound(symbols_.begin(), symbols_.end(), *vaddr,
@@ -93,20 +89,7 @@ class ElfImage {
     if (*vaddr >= it->value + std::max<std::uint64_t>(it->size, 1)) return std::nullopt;
     auto [cached, fresh] = demangled_.try_emplace(it->name);
     if (fresh) cached->second = Demangle(it->name);
-    return Function{cached->second, it->value};
-  }
-
-  // Where the direct call (E8 rel32) that ends at `file_offset` goes, as a virtual address of
-  // the file; nullopt for any other call.
-  std::optional<std::uint64_t> DirectCallTarget(std::uint64_t file_offset) const {
-    if (file_offset < 5 || file_offset > size_ || bytes_[file_offset - 5] != 0xE8) {
-      return std::nullopt;
-    }
-    std::int32_t displacement = 0;
-    std::memcpy(&displacement, bytes_ + file_offset - 4, 4);
-    const std::optional<std::uint64_t> vaddr = AddressOf(file_offset);
-    if (!vaddr) return std::nullopt;
-    return *vaddr + static_cast<std::uint64_t>(static_cast<std::int64_t>(displacement));
+    return cached->second;
   }
 
  private:
@@ -245,14 +228,6 @@ struct Mapping {
   std::string path;
 };
 
-// A word of the stack taken for a return address: its frame, and what says whether it is live.
-struct ReturnAddress {
-  Frame frame;
-  const ElfImage* image = nullptr;
-  std::optional<std::uint64_t> function;     ///< the containing function's address, when named
-  std::optional<std::uint64_t> call_target;  ///< where its call goes, when direct
-};
-
 using Ranges = std::vector<std::pair<std::uint64_t, std::uint64_t>>;
 
 bool InRanges(const Ranges& ranges, std::uint64_t address) {
@@ -286,8 +261,8 @@ struct ReturnAddressScanner::State {
     return it->second.get();
   }
 
-  std::optional<ReturnAddress> ReturnAddressAt(const std::map<std::uint64_t, Mapping>& of_pid,
-                                               std::uint64_t address) {
+  std::optional<Frame> ReturnFrame(const std::map<std::uint64_t, Mapping>& of_pid,
+                                   std::uint64_t address) {
     auto it = of_pid.upper_bound(address);
     if (it == of_pid.begin()) return std::nullopt;
     const Mapping& m = std::prev(it)->second;
@@ -295,35 +270,11 @@ struct ReturnAddressScanner::State {
     ElfImage* image = ImageOf(m.path);
     const std::uint64_t offset = address - m.start + m.file_offset;
     if (image == nullptr || !image->CallEndsAt(offset)) return std::nullopt;
-    ReturnAddress r{.frame = {.symbol = "[unknown]", .dso = m.path}, .image = image};
     // The call, not what follows it: a call may be a function's last instruction.
-    if (std::optional<ElfImage::Function> f = image->FunctionAt(offset - 1)) {
-      r.frame.symbol = std::move(f->name);
-      r.function = f->address;
-    }
-    r.call_target = image->DirectCallTarget(offset);
-    return r;
+    std::optional<std::string> name = image->FunctionAt(offset - 1);
+    return Frame{.symbol = name ? std::move(*name) : "[unknown]", .dso = m.path};
   }
 };
-
-namespace {
-
-// Drops the stale frames a live one exposes: a frame whose call goes straight (E8) to the
-// function of an earlier frame is that frame's caller, so whatever was found between the two
-// is not live. Indirect calls and calls through the PLT say nothing and drop nothing.
-void DropFramesBetweenCallerAndCallee(std::vector<ReturnAddress>& chain,
-                                      const ReturnAddress& caller) {
-  if (!caller.call_target) return;
-  for (std::size_t i = chain.size(); i-- > 0;) {
-    const ReturnAddress& callee = chain[i];
-    if (callee.image == caller.image && callee.function == caller.call_target) {
-      chain.resize(i + 1);
-      return;
-    }
-  }
-}
-
-}  // namespace
 
 ReturnAddressScanner::ReturnAddressScanner() : state_(std::make_unique<State>()) {
   elf_version(EV_CURRENT);
@@ -346,21 +297,17 @@ std::vector<Frame> ReturnAddressScanner::Scan(std::uint32_t pid,
                                               std::span<const std::uint8_t> stack) {
   const auto maps = state_->maps.find(pid);
   if (maps == state_->maps.end()) return {};
-  std::vector<ReturnAddress> chain;
+  std::vector<Frame> frames;
   std::uint64_t previous = 0;
-  for (std::size_t at = 0; at + 8 <= stack.size() && chain.size() < kMaxScannedFrames; at += 8) {
+  for (std::size_t at = 0; at + 8 <= stack.size() && frames.size() < kMaxScannedFrames; at += 8) {
     std::uint64_t word = 0;
     std::memcpy(&word, stack.data() + at, 8);
     if (word == previous) continue;  // the same address twice in a row is a stale copy
-    std::optional<ReturnAddress> found = state_->ReturnAddressAt(maps->second, word);
-    if (!found) continue;
+    std::optional<Frame> frame = state_->ReturnFrame(maps->second, word);
+    if (!frame) continue;
     previous = word;
-    DropFramesBetweenCallerAndCallee(chain, *found);
-    chain.push_back(std::move(*found));
+    frames.push_back(std::move(*frame));
   }
-  std::vector<Frame> frames;
-  frames.reserve(chain.size());
-  for (ReturnAddress& r : chain) frames.push_back(std::move(r.frame));
   return frames;
 }
 

@@ -5,9 +5,10 @@
 // stack pointer, a word is taken for a return address when it (a) falls in an executable file
 // mapped into the process and (b) follows a call instruction in that file's bytes; it is named
 // from the file's ELF symbol tables (.symtab, else .dynsym; demangled). Stale return addresses
-// left in a frame's unused slots pass both tests too; those between a frame and a caller that
-// calls its function directly (E8 rel32 to its address) are dropped, the others stay:
-// scanned frames are a best effort, and the report says how many samples got them.
+// left in a frame's unused slots pass both tests too: scanned frames are a best effort, and the
+// report says how many samples got them. (Dropping the frames found between a callee and a
+// frame whose direct call goes to it was tried and undone: stale frames come in consistent
+// chains, left by earlier calls, with live frames between them.)
 //
 //   StatusOr<ScannedStacks> scanned = ScanJitStacks("perf.data", "/tmp");
 //   builder.UseScannedStacks(&*scanned);   // before the perf script records are added
@@ -75,8 +76,7 @@ class ReturnAddressScanner {
   void Fork(const PerfDataFork& f);
   /// The return addresses among the 8-byte words of `stack` (from the stack pointer upward),
   /// as frames, leaf-nearest first: a word that lies in one of `pid`'s file mappings and follows
-  /// a call instruction there, named "[unknown]" when no symbol covers its call; the frames
-  /// between a callee and a caller whose direct call goes to the callee's function are dropped.
+  /// a call instruction there, named "[unknown]" when no symbol covers its call.
   std::vector<Frame> Scan(std::uint32_t pid, std::span<const std::uint8_t> stack);
   /// Files mapped as code that could not be read as ELF (removed since, or no permission).
   std::uint64_t files_unreadable() const;

@@ -90,27 +90,6 @@ std::vector<PerfDataMmap> OwnCodeMappings() {
   return address;
 }
 
-// Two live frames, callee and caller: a return address inside ScanTestCallee (after its call to
-// ReturnAddressHere) and one inside ScanTestCaller (after its direct call to ScanTestCallee).
-struct CallPair {
-  std::uint64_t in_callee = 0;
-  std::uint64_t in_caller = 0;
-};
-
-[[gnu::noinline]] CallPair ScanTestCallee() {
-  CallPair pair;
-  pair.in_callee = ReturnAddressHere();
-  pair.in_caller = reinterpret_cast<std::uint64_t>(__builtin_return_address(0));
-  asm volatile("" : : "r"(pair.in_callee) : "memory");
-  return pair;
-}
-
-[[gnu::noinline]] CallPair ScanTestCaller() {
-  const CallPair pair = ScanTestCallee();
-  asm volatile("" : : "r"(pair.in_caller) : "memory");  // no tail call
-  return pair;
-}
-
 std::vector<std::uint8_t> Words(const std::vector<std::uint64_t>& words) {
   std::vector<std::uint8_t> bytes(words.size() * 8);
   std::memcpy(bytes.data(), words.data(), bytes.size());
@@ -135,23 +114,6 @@ TEST(StackScanTest, FindsAReturnAddressAmongOtherWords) {
   EXPECT_EQ(scanner.files_unreadable(), 0u);
   // Another process has none of these mappings.
   EXPECT_TRUE(scanner.Scan(static_cast<std::uint32_t>(getpid()) + 1, stack).empty());
-}
-
-TEST(StackScanTest, ACallerThatCallsItsCalleeDirectlyDropsTheStaleFramesBetween) {
-  ReturnAddressScanner scanner;
-  const auto pid = static_cast<std::uint32_t>(getpid());
-  for (const PerfDataMmap& m : OwnCodeMappings()) scanner.AddMapping(m);
-  const CallPair live = ScanTestCaller();
-  const std::uint64_t stale = CallerOfReturnAddressHere();  // a return address, not live here
-  const std::vector<Frame> frames =
-      scanner.Scan(pid, Words({live.in_callee, stale, live.in_caller}));
-  ASSERT_EQ(frames.size(), 2u);
-  EXPECT_NE(frames[0].symbol.find("ScanTestCallee"), std::string::npos) << frames[0].symbol;
-  EXPECT_NE(frames[1].symbol.find("ScanTestCaller"), std::string::npos) << frames[1].symbol;
-  // Without the caller, nothing says the other address is stale: it stays.
-  const std::vector<Frame> unproven = scanner.Scan(pid, Words({live.in_callee, stale}));
-  ASSERT_EQ(unproven.size(), 2u);
-  EXPECT_NE(unproven[1].symbol.find("CallerOfReturnAddressHere"), std::string::npos);
 }
 
 TEST(StackScanTest, ForkedProcessInheritsMappingsThreadsShareThem) {
