@@ -127,6 +127,11 @@ void ProfileBuilder::AddToOperator(const PerfRecord& record, CpuClass cls) {
   OperatorSamples& o = profile_.operators[op.empty() ? std::string(kNoOperator) : op];
   ++o.samples;
   ++o.class_samples[static_cast<std::size_t>(cls)];
+  if (cls == CpuClass::kJit || cls == CpuClass::kOneDnn || cls == CpuClass::kBlas) {
+    std::string leaf = FrameName(record.frames.front());
+    if (cls == CpuClass::kJit) leaf.resize(leaf.size() - 4);  // without "_[j]"
+    ++o.beneath[leaf];
+  }
 }
 
 void ProfileBuilder::AddSwitchOut(const PerfRecord& record) {

@@ -38,6 +38,9 @@ struct OffCpuStack {
 struct OperatorSamples {
   std::uint64_t samples = 0;
   std::array<std::uint64_t, kCpuClassCount> class_samples{};
+  /// The oneDNN and BLAS work beneath the operator: samples by leaf frame, for leaves of class
+  /// jit (the kernel's name: "jit_avx512_common_conv_fwd_kernel"), onednn and blas ("sgemm_").
+  std::map<std::string, std::uint64_t> beneath;
 };
 
 /// The operator name of samples under no framework operator.

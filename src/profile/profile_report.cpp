@@ -98,13 +98,28 @@ std::uint64_t ClassCount(const std::array<std::uint64_t, kCpuClassCount>& counts
   return counts[static_cast<std::size_t>(cls)];
 }
 
+// "jit_avx512_common_conv_bwd_weights_kernel_f32 99, jit_uni_reorder_kernel_f32 4": the leaves
+// beneath an operator, most samples first (ties by name).
+std::string Beneath(const OperatorSamples& o) {
+  std::vector<std::pair<std::string, std::uint64_t>> leaves(o.beneath.begin(), o.beneath.end());
+  std::stable_sort(leaves.begin(), leaves.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::string text;
+  for (const auto& [leaf, n] : leaves) {
+    if (!text.empty()) text += ", ";
+    text += fmt::format("{} {}", leaf, n);
+  }
+  return text;
+}
+
 void AddOperatorsTable(report::Report& report, const Profile& p, std::size_t top) {
   std::vector<std::pair<std::string, OperatorSamples>> ops(p.operators.begin(), p.operators.end());
   std::stable_sort(ops.begin(), ops.end(), [](const auto& a, const auto& b) {
     return a.second.samples > b.second.samples;
   });
   report::Table& t = report.AddTable(
-      "operators", {"operator", "samples", "pct", "jit_samples", "onednn_samples", "blas_samples"},
+      "operators",
+      {"operator", "samples", "pct", "jit_samples", "onednn_samples", "blas_samples", "beneath"},
       "CPU time by framework operator");
   t.answer_columns = {"samples", "pct"};
   for (const auto& [op, o] : ops) {
@@ -112,7 +127,7 @@ void AddOperatorsTable(report::Report& report, const Profile& p, std::size_t top
     t.rows.push_back({op, o.samples, Value(Pct(o.samples, p.samples), 1),
                       ClassCount(o.class_samples, CpuClass::kJit),
                       ClassCount(o.class_samples, CpuClass::kOneDnn),
-                      ClassCount(o.class_samples, CpuClass::kBlas)});
+                      ClassCount(o.class_samples, CpuClass::kBlas), Beneath(o)});
   }
 }
 

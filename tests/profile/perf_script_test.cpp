@@ -181,6 +181,12 @@ TEST(PerfScriptTest, TorchDwarfRecordingHasBlasAndOperators) {
                                                          {"at::native::mkldnn_to_dense", 1}};
   EXPECT_EQ(samples, expected);
   EXPECT_EQ(ops.at("aten::addmm").class_samples[static_cast<std::size_t>(CpuClass::kBlas)], 1u);
+  // The work beneath each operator, by leaf: the BLAS call, and the JIT kernel by its name.
+  EXPECT_EQ(ops.at("aten::addmm").beneath, (std::map<std::string, std::uint64_t>{{"sgemm_", 1}}));
+  EXPECT_EQ(
+      ops.at("-").beneath,
+      (std::map<std::string, std::uint64_t>{{"_jit_avx512_common_conv_bwd_data_kernel_f32", 1}}));
+  EXPECT_TRUE(ops.at("at::native::mkldnn_to_dense").beneath.empty());
   EXPECT_EQ(ops.at("-").class_samples[static_cast<std::size_t>(CpuClass::kJit)], 1u);
   ASSERT_TRUE(OperatorAttributedPct(p.profile).has_value());
   EXPECT_NEAR(*OperatorAttributedPct(p.profile), 200.0 / 3, 1e-9);  // 2 of 2 BLAS, 0 of 1 JIT

@@ -9,6 +9,7 @@
 
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -170,6 +171,8 @@ TEST(StackScanTest, ScannedCallersAreSplicedAboveTheJitFrameWithoutAddingSamples
   EXPECT_EQ(p.scanned_samples, 1u);
   EXPECT_EQ(p.scanned_frames, 2u);
   EXPECT_EQ(p.operators.at("aten::mkldnn_convolution").samples, 1u);
+  EXPECT_EQ(p.operators.at("aten::mkldnn_convolution").beneath,
+            (std::map<std::string, std::uint64_t>{{"jit_avx512_common_conv_fwd_kernel", 1}}));
   EXPECT_EQ(p.operators.at(std::string(kNoOperator)).samples, 2u);
   EXPECT_EQ(p.folded.at("python3;at::_ops::mkldnn_convolution::call;dnnl_primitive_execute;"
                         "jit_avx512_common_conv_fwd_kernel_[j]"),
