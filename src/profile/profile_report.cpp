@@ -99,15 +99,19 @@ std::uint64_t ClassCount(const std::array<std::uint64_t, kCpuClassCount>& counts
 }
 
 // "jit_avx512_common_conv_bwd_weights_kernel_f32 99, jit_uni_reorder_kernel_f32 4": the leaves
-// beneath an operator, most samples first (ties by name).
+// beneath an operator, most samples first (ties by name), the first kBeneathLeaves of them and
+// how many more there are.
 std::string Beneath(const OperatorSamples& o) {
   std::vector<std::pair<std::string, std::uint64_t>> leaves(o.beneath.begin(), o.beneath.end());
   std::stable_sort(leaves.begin(), leaves.end(),
                    [](const auto& a, const auto& b) { return a.second > b.second; });
   std::string text;
-  for (const auto& [leaf, n] : leaves) {
+  for (std::size_t i = 0; i < leaves.size() && i < kBeneathLeaves; ++i) {
     if (!text.empty()) text += ", ";
-    text += fmt::format("{} {}", leaf, n);
+    text += fmt::format("{} {}", leaves[i].first, leaves[i].second);
+  }
+  if (leaves.size() > kBeneathLeaves) {
+    text += fmt::format(", {} more", leaves.size() - kBeneathLeaves);
   }
   return text;
 }

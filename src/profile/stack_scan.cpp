@@ -102,10 +102,20 @@ class ElfImage {
     std::uint64_t value = 0;
     std::uint64_t size = 0;
     const char* name = nullptr;
-    int preference = 0;  ///< of the names of one address, the global one wins, then a weak one
+    int binding = 0;  ///< 2 global, 1 weak, 0 local
   };
 
   ElfImage() = default;
+
+  // Of two names of one address, the one perf shows: global over weak over local, then fewer
+  // leading underscores ("clone3", not "__clone3"), then the shorter.
+  static bool NameIsBetter(const Symbol& a, const Symbol& b) {
+    if (a.binding != b.binding) return a.binding > b.binding;
+    const auto underscores = [](const char* name) { return std::strspn(name, "_"); };
+    if (underscores(a.name) != underscores(b.name))
+      return underscores(a.name) < underscores(b.name);
+    return std::strlen(a.name) < std::strlen(b.name);
+  }
 
   bool Load(const std::string& path) {
     fd_ = open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -122,7 +132,7 @@ class ElfImage {
     LoadDebugSymbols();
     // By address, the preferred name of an address last: the one FunctionAt finds.
     std::sort(symbols_.begin(), symbols_.end(), [](const Symbol& a, const Symbol& b) {
-      return a.value != b.value ? a.value < b.value : a.preference < b.preference;
+      return a.value != b.value ? a.value < b.value : NameIsBetter(b, a);
     });
     return !segments_.empty();
   }
@@ -193,10 +203,10 @@ class ElfImage {
         continue;
       }
       const char* name = elf_strptr(elf, sh.sh_link, sym.st_name);
-      const int binding = GELF_ST_BIND(sym.st_info);
-      const int preference = binding == STB_GLOBAL ? 2 : binding == STB_WEAK ? 1 : 0;
+      const int bind = GELF_ST_BIND(sym.st_info);
+      const int binding = bind == STB_GLOBAL ? 2 : bind == STB_WEAK ? 1 : 0;
       if (name != nullptr && *name != '\0') {
-        symbols_.push_back({sym.st_value, sym.st_size, name, preference});
+        symbols_.push_back({sym.st_value, sym.st_size, name, binding});
       }
     }
   }

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "profile/profile.h"
+#include "profile/profile_report.h"
 
 namespace dlcheck::profile {
 namespace {
@@ -193,6 +194,26 @@ TEST(StackScanTest, ScannedStacksKeepEachStackOnceAndFindSamplesInAnyOrder) {
   EXPECT_EQ(scanned.CallersOf({1, 10})->front().dso, "/lib/b.so");
   EXPECT_EQ(scanned.CallersOf({2, 20})->front().dso, "/lib/a.so");
   EXPECT_EQ(scanned.CallersOf({2, 30}), nullptr);
+}
+
+TEST(StackScanTest, OperatorsTableNamesWhatIsBeneathMostFirstAndCountsTheRest) {
+  Profile p;
+  p.samples = 28;
+  OperatorSamples& conv = p.operators["aten::convolution_backward"];
+  conv.samples = 28;
+  conv.beneath = {{"a_kernel", 1}, {"b_kernel", 7}, {"c_kernel", 6}, {"d_kernel", 5},
+                  {"e_kernel", 4}, {"f_kernel", 3}, {"sgemm_", 2}};
+  report::Report report;
+  AddProfileTables(report, p, {}, {});
+  const report::Table* table = nullptr;
+  for (const report::Table& t : report.tables) {
+    if (t.name == "operators") table = &t;
+  }
+  ASSERT_NE(table, nullptr);
+  ASSERT_EQ(table->rows.size(), 1u);
+  EXPECT_EQ(table->columns.back(), "beneath");
+  EXPECT_EQ(table->rows[0].back(),
+            report::Value("b_kernel 7, c_kernel 6, d_kernel 5, e_kernel 4, f_kernel 3, 2 more"));
 }
 
 TEST(StackScanTest, SpliceReplacesWhatFollowsTheJitFrames) {
