@@ -47,7 +47,9 @@ constexpr int kRegSp = 7;                          // PERF_REG_X86_SP (asm/perf_
 constexpr char kMagic[] = "PERFILE2";
 constexpr std::size_t kFileHeaderBytes = 104;
 constexpr std::size_t kFileSectionBytes = 16;
-constexpr std::size_t kAttrMinBytes = 96;  // PERF_ATTR_SIZE_VER3: up to sample_stack_user
+constexpr std::size_t kAttrMinBytes = 96;           // PERF_ATTR_SIZE_VER3: up to sample_stack_user
+constexpr std::size_t kAttrMaxBytes = 4096;         // perf_event_attr is 136 bytes in Linux 6.1
+constexpr std::uint64_t kMaxIdsPerEvent = 1 << 16;  // one per CPU and event, per process
 
 // The fields of a perf_event_attr that shape a sample.
 struct Attr {
@@ -147,6 +149,7 @@ StatusOr<FileHeader> ReadFileHeader(std::istream& in) {
   h.attrs = {c.U64(), c.U64()};
   h.data = {c.U64(), c.U64()};
   if (h.attr_size < kAttrMinBytes + kFileSectionBytes) return Damaged("event attributes too old");
+  if (h.attr_size > kAttrMaxBytes) return Damaged("event attributes of an unknown size");
   return h;
 }
 
@@ -180,7 +183,7 @@ StatusOr<Events> ReadEvents(std::istream& in, const FileHeader& h) {
     events.attrs.push_back(ParseAttr(raw));
     Cursor ids_at(std::span<const std::uint8_t>(raw).subspan(h.attr_size - kFileSectionBytes));
     const FileSection ids{ids_at.U64(), ids_at.U64()};
-    std::vector<std::uint64_t> id_list(std::min<std::uint64_t>(ids.size / 8, 1 << 20));
+    std::vector<std::uint64_t> id_list(std::min<std::uint64_t>(ids.size / 8, kMaxIdsPerEvent));
     if (!ReadAt(in, ids.offset, id_list.data(), id_list.size() * 8)) {
       return Damaged("event ids cut short");
     }

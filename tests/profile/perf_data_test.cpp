@@ -103,6 +103,19 @@ TEST(PerfDataTest, RejectsWhatIsNotPerfData) {
   EXPECT_EQ(empty.counts.status().message(), "not a readable perf.data: shorter than its header");
 }
 
+TEST(PerfDataTest, RejectsAttributesOfAnUnknownSize) {
+  std::string bytes = FixtureBytes();
+  ASSERT_GT(bytes.size(), 24u);
+  // The header's attr_size (bytes 16-23): found by the fuzzer (fuzz/perf_data_fuzz.cpp) as an
+  // allocation of exabytes.
+  const std::uint64_t huge = 0x7669626178786390;
+  bytes.replace(16, 8, reinterpret_cast<const char*>(&huge), 8);
+  const Read r = ReadBytes(bytes);
+  ASSERT_FALSE(r.counts.ok());
+  EXPECT_EQ(r.counts.status().message(),
+            "not a readable perf.data: event attributes of an unknown size");
+}
+
 TEST(PerfDataTest, RejectsARecordingCutShort) {
   const std::string bytes = FixtureBytes();
   ASSERT_GT(bytes.size(), 0x3000u);
