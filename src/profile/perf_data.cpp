@@ -43,6 +43,7 @@ constexpr std::uint64_t kReadGroup = 1 << 3;
 constexpr std::uint64_t kReadLost = 1 << 4;
 constexpr std::uint64_t kBranchHwIndex = 1 << 17;  // PERF_SAMPLE_BRANCH_HW_INDEX
 constexpr int kRegSp = 7;                          // PERF_REG_X86_SP (asm/perf_regs.h)
+constexpr int kRegIp = 8;                          // PERF_REG_X86_IP
 
 constexpr char kMagic[] = "PERFILE2";
 constexpr std::size_t kFileHeaderBytes = 104;
@@ -261,11 +262,19 @@ void ReadUserStack(Cursor& c, const Attr& a, PerfDataSample& s) {
   if (a.sample_type & kRegsUser) {
     const std::uint64_t abi = c.U64();
     if (abi != 0) {
-      const int sp_index = std::popcount(a.regs_user & ((std::uint64_t{1} << kRegSp) - 1));
+      // The registers are stored in the order of their bits in the mask.
+      const auto index_of = [&](int reg) {
+        return (a.regs_user >> reg & 1) != 0
+                   ? std::popcount(a.regs_user & ((std::uint64_t{1} << reg) - 1))
+                   : -1;
+      };
+      const int sp_index = index_of(kRegSp);
+      const int ip_index = index_of(kRegIp);
       const int count = std::popcount(a.regs_user);
       for (int i = 0; i < count; ++i) {
         const std::uint64_t value = c.U64();
-        if (i == sp_index && (a.regs_user >> kRegSp & 1) != 0) {
+        if (i == ip_index) s.user_ip = value;
+        if (i == sp_index) {
           s.sp = value;
           s.has_user_regs = true;
         }

@@ -29,6 +29,9 @@ struct PerfDataSample {
   std::uint64_t ip = 0;
   bool has_user_regs = false;  ///< sp is the user stack pointer (PERF_SAMPLE_REGS_USER)
   std::uint64_t sp = 0;
+  /// Where user space was: `ip` for a sample in user space, the instruction that entered the
+  /// kernel (a page fault, a system call) for one in the kernel; 0 without user registers.
+  std::uint64_t user_ip = 0;
   std::span<const std::uint8_t> stack;  ///< the valid bytes of the stack copy, from sp upward
 };
 

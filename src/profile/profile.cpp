@@ -48,8 +48,10 @@ std::string CollapsedStack(const PerfRecord& record) {
 
 std::vector<Frame> SpliceCallers(const std::vector<Frame>& frames,
                                  const std::vector<Frame>& callers) {
-  auto after_jit = std::find_if(frames.begin(), frames.end(),
-                                [](const Frame& f) { return ClassOf(f) != CpuClass::kJit; });
+  auto after_jit = std::find_if(frames.begin(), frames.end(), [](const Frame& f) {
+    const CpuClass cls = ClassOf(f);
+    return cls != CpuClass::kJit && cls != CpuClass::kKernel;
+  });
   std::vector<Frame> spliced(frames.begin(), after_jit);
   spliced.insert(spliced.end(), callers.begin(), callers.end());
   return spliced;
@@ -94,8 +96,11 @@ void ProfileBuilder::Add(const PerfRecord& record) {
 }
 
 const std::vector<Frame>* ProfileBuilder::ScannedCallers(const PerfRecord& record) const {
-  if (scanned_ == nullptr || record.frames.empty()) return nullptr;
-  if (ClassOf(record.frames.front()) != CpuClass::kJit) return nullptr;
+  if (scanned_ == nullptr) return nullptr;
+  // A JIT leaf, or the kernel entered from JIT code: the first user-space frame is JIT.
+  const auto user = std::find_if(record.frames.begin(), record.frames.end(),
+                                 [](const Frame& f) { return ClassOf(f) != CpuClass::kKernel; });
+  if (user == record.frames.end() || ClassOf(*user) != CpuClass::kJit) return nullptr;
   return scanned_->CallersOf({static_cast<std::uint32_t>(record.tid), record.time_ns});
 }
 

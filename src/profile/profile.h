@@ -59,8 +59,9 @@ struct Profile {
   std::map<std::string, std::uint64_t> folded;
   /// Off-CPU time by (thread state letter as perf prints it: S, D, R, ...; collapsed stack).
   std::map<std::pair<std::string, std::string>, OffCpuStack> off_cpu;
-  /// JIT samples whose stack was extended by stack scanning (ScannedStacks), and the frames
-  /// added: counted among `samples` like any other, never added to them.
+  /// Samples in JIT code, or in the kernel entered from it, whose stack was extended by stack
+  /// scanning (ScannedStacks), and the frames added: counted among `samples` like any other,
+  /// never added to them.
   std::uint64_t scanned_samples = 0;
   std::uint64_t scanned_frames = 0;
   std::string stack_scan_error;      ///< why perf.data could not be scanned; empty when it was
@@ -104,7 +105,8 @@ class ProfileBuilder {
 /// "comm;root;...;leaf" for a record's call graph (FrameName for each frame).
 std::string CollapsedStack(const PerfRecord& record);
 
-/// `frames` (leaf first) with `callers` in place of whatever follows its leading JIT frames.
+/// `frames` (leaf first) with `callers` in place of whatever follows its leading kernel and JIT
+/// frames.
 std::vector<Frame> SpliceCallers(const std::vector<Frame>& frames,
                                  const std::vector<Frame>& callers);
 

@@ -395,7 +395,9 @@ StatusOr<ScannedStacks> ScanJitStacks(const std::string& perf_data_path,
     auto [ranges, fresh] = jit.try_emplace(s.pid);
     if (fresh)
       ranges->second = ReadPerfMapRanges(fmt::format("{}/perf-{}.map", perf_map_dir, s.pid));
-    if (!InRanges(ranges->second, s.ip)) return;
+    // In JIT code, or in the kernel entered from it (a page fault on the kernel's first touch of
+    // fresh memory).
+    if (!InRanges(ranges->second, s.has_user_regs ? s.user_ip : s.ip)) return;
     ++result.jit_samples;
     if (!s.has_user_regs || s.stack.size() < 8) return;
     ++result.jit_with_stack;

@@ -50,7 +50,7 @@ class ScannedStacks {
   /// Distinct caller stacks.
   std::size_t distinct() const { return stacks_.size(); }
 
-  std::uint64_t jit_samples = 0;       ///< samples whose IP lies in a perf map's code
+  std::uint64_t jit_samples = 0;       ///< samples whose user IP lies in a perf map's code
   std::uint64_t jit_with_stack = 0;    ///< of these, those with user registers and stack copy
   std::uint64_t files_unreadable = 0;  ///< mapped files that could not be read as ELF
 

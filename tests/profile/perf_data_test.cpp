@@ -63,6 +63,7 @@ TEST(PerfDataTest, ReadsTheRecordedSamplesAsPerfDoes) {
   EXPECT_EQ(first.ip, 0x7fdb7bb4022fu);
   EXPECT_TRUE(first.has_user_regs);
   EXPECT_EQ(first.sp, 0x7ffd5745eb28u);
+  EXPECT_EQ(first.user_ip, first.ip);  // a sample in user space: the IP register is the IP
   for (std::size_t size : r.stack_sizes) {
     EXPECT_GT(size, 0u);
     EXPECT_LE(size, 4096u);  // --call-graph dwarf,4096

@@ -181,6 +181,29 @@ TEST(StackScanTest, ScannedCallersAreSplicedAboveTheJitFrameWithoutAddingSamples
   EXPECT_EQ(p.folded.at("python3;jit_avx512_common_conv_fwd_kernel_[j]"), 2u);
 }
 
+TEST(StackScanTest, AKernelSampleEnteredFromJitCodeGetsTheCallersToo) {
+  ScannedStacks scanned;
+  scanned.Add({41, 7}, {{"at::_ops::convolution_backward::call(at::Tensor const&)",
+                         "/usr/lib/libtorch_cpu.so"}});
+  PerfRecord fault = JitSample(41, 7);  // a page fault on the kernel's first touch of memory
+  fault.frames.insert(fault.frames.begin(), {"exc_page_fault", "[kernel.kallsyms]"});
+  PerfRecord in_kernel = JitSample(41, 8);  // kernel code not entered from JIT: left alone
+  in_kernel.frames = {{"exc_page_fault", "[kernel.kallsyms]"}, {"memset", "/lib/libc.so.6"}};
+  scanned.Add({41, 8}, {{"at::_ops::mm::call(at::Tensor const&)", "/usr/lib/libtorch_cpu.so"}});
+  ProfileBuilder builder;
+  builder.UseScannedStacks(&scanned);
+  builder.Add(fault);
+  builder.Add(in_kernel);
+  const Profile& p = builder.profile();
+  EXPECT_EQ(p.samples, 2u);
+  EXPECT_EQ(p.class_samples[static_cast<std::size_t>(CpuClass::kKernel)], 2u);
+  EXPECT_EQ(p.scanned_samples, 1u);
+  EXPECT_EQ(p.operators.at("aten::convolution_backward").samples, 1u);
+  EXPECT_EQ(p.folded.at("python3;at::_ops::convolution_backward::call;"
+                        "jit_avx512_common_conv_fwd_kernel_[j];exc_page_fault_[k]"),
+            1u);
+}
+
 TEST(StackScanTest, ScannedStacksKeepEachStackOnceAndFindSamplesInAnyOrder) {
   ScannedStacks scanned;
   const std::vector<Frame> a = {{"f", "/lib/a.so"}};
