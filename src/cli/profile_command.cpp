@@ -157,13 +157,19 @@ StatusOr<Recording> RecordModel(const ProfileOptions& o, std::vector<std::string
 
 StatusOr<profile::Profile> ReadProfile(const profile::PerfSettings& perf) {
   profile::ProfileBuilder builder;
+  // The callers of JIT kernels, from the stack copies in perf.data (while oneDNN's perf maps are
+  // still there): not fatal when perf.data cannot be scanned, the report says why.
+  StatusOr<profile::ScannedStacks> scanned = profile::ScanJitStacks(perf.data_path, "/tmp");
+  if (scanned.ok()) builder.UseScannedStacks(&*scanned);
   profile::PerfScriptParser parser([&](const profile::PerfRecord& r) { builder.Add(r); });
   if (Status read = profile::ReadPerfScript(perf, [&](std::string_view l) { parser.Feed(l); });
       !read.ok()) {
     return read;
   }
   parser.Finish();
-  return builder.profile();
+  profile::Profile p = builder.profile();
+  if (!scanned.ok()) p.stack_scan_error = scanned.status().message();
+  return p;
 }
 
 // oneDNN leaves its perf maps in /tmp; they are only needed beside a kept perf.data.
@@ -252,6 +258,7 @@ void AddProfileSection(report::Report& report, const ProfileOptions& o, const Re
   s.Add("jit_kernels", p.kernel_samples.size());
   const std::optional<double> attributed = profile::OperatorAttributedPct(p);
   s.Add("operator_attributed_pct", attributed ? report::Value(*attributed, 1) : report::Value());
+  s.Add("scanned_samples", p.scanned_samples);
   s.Add("samples_per_s", r.samples_per_s ? report::Value(*r.samples_per_s, 1) : report::Value());
   s.Add("verbose_lines", r.verbose_lines);
   s.Add("verbose_exec_ms", report::Value(r.verbose_exec_ms, 3));

@@ -56,6 +56,18 @@ TEST(PerfScriptTest, ReadsASampleHeader) {
   EXPECT_EQ(r.kind, PerfRecord::Kind::kSample);
 }
 
+TEST(PerfScriptTest, ReadsTheTimeExactlyInNanoseconds) {
+  PerfRecord r;
+  // `perf script --ns`: the same nanoseconds as PERF_SAMPLE_TIME in perf.data.
+  ASSERT_TRUE(ParseRecordHeader("conv_loop 11626/11626 14430.547623890:   cpu-clock: ", r));
+  EXPECT_EQ(r.time_ns, 14430547623890u);
+  // Without --ns perf prints microseconds.
+  ASSERT_TRUE(ParseRecordHeader("dlcheck  4411/4437  13315.541986:          cpu-clock: ", r));
+  EXPECT_EQ(r.time_ns, 13315541986000u);
+  ASSERT_TRUE(ParseRecordHeader("x 1/2 7: cycles: ", r));
+  EXPECT_EQ(r.time_ns, 7000000000u);
+}
+
 TEST(PerfScriptTest, ReadsACommandNameWithSpacesAndSlashes) {
   PerfRecord r;
   ASSERT_TRUE(ParseRecordHeader("GC Thread/0 12 7/8 1.5: cycles: ", r));
@@ -171,6 +183,12 @@ TEST(PerfScriptTest, TorchDwarfRecordingHasBlasAndOperators) {
                                                          {"at::native::mkldnn_to_dense", 1}};
   EXPECT_EQ(samples, expected);
   EXPECT_EQ(ops.at("aten::addmm").class_samples[static_cast<std::size_t>(CpuClass::kBlas)], 1u);
+  // The work beneath each operator, by leaf: the BLAS call, and the JIT kernel by its name.
+  EXPECT_EQ(ops.at("aten::addmm").beneath, (std::map<std::string, std::uint64_t>{{"sgemm_", 1}}));
+  EXPECT_EQ(
+      ops.at("-").beneath,
+      (std::map<std::string, std::uint64_t>{{"_jit_avx512_common_conv_bwd_data_kernel_f32", 1}}));
+  EXPECT_TRUE(ops.at("at::native::mkldnn_to_dense").beneath.empty());
   EXPECT_EQ(ops.at("-").class_samples[static_cast<std::size_t>(CpuClass::kJit)], 1u);
   ASSERT_TRUE(OperatorAttributedPct(p.profile).has_value());
   EXPECT_NEAR(*OperatorAttributedPct(p.profile), 200.0 / 3, 1e-9);  // 2 of 2 BLAS, 0 of 1 JIT
