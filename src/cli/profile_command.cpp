@@ -21,12 +21,13 @@
 #include "cli/commands.h"
 #include "cli/model_options.h"
 #include "cli/verbose_report.h"
-#include "detect/output_file.h"
 #include "dispatch/capture.h"
 #include "dispatch/program.h"
 #include "dispatch/program_capture.h"
 #include "dispatch/signals.h"
 #include "dispatch/worker.h"
+#include "os/exit_status.h"
+#include "os/output_file.h"
 #include "profile/flame_graph.h"
 #include "profile/perf.h"
 #include "profile/perf_script.h"
@@ -227,7 +228,7 @@ constexpr double kShortestProfileS = 0.1;
 // one line saying so, and the status the signal gives.
 int NothingRecorded(int signal, const std::string& why) {
   PrintError(fmt::format("profile interrupted by {}: {}", dispatch::SignalName(signal), why));
-  return 128 + signal;
+  return os::ExitStatusForSignal(signal);
 }
 
 // Why a recording stopped by a signal has nothing to report; nullopt: it has.
@@ -344,7 +345,7 @@ void Print(const ProfileOptions& o, const Recording& r, const profile::Profile& 
 Status WriteExtraOutputs(const ProfileOptions& o, const profile::Profile& p) {
   for (const auto& [path, svg] : {std::pair{o.folded_path, false}, std::pair{o.svg_path, true}}) {
     if (path.empty()) continue;
-    detect::OutputFile out;
+    os::OutputFile out;
     if (Status opened = out.Open(path); !opened.ok()) return opened;
     if (svg) {
       profile::WriteFlameGraphSvg(p.folded, SvgOptions(o, p), out.stream());
@@ -358,7 +359,7 @@ Status WriteExtraOutputs(const ProfileOptions& o, const profile::Profile& p) {
 
 // The report (and --folded, --svg); a signal received while perf recorded is said after it.
 StatusOr<int> WriteReport(const ProfileOptions& o, const Recording& r, const profile::Profile& p,
-                          const profile::PerfProbe& probe, detect::OutputFile& output) {
+                          const profile::PerfProbe& probe, os::OutputFile& output) {
   if (Status extra = WriteExtraOutputs(o, p); !extra.ok()) return extra;
   std::ostream& out = output.is_open() ? output.stream() : std::cout;
   Print(o, r, p, probe, out);
@@ -369,7 +370,7 @@ StatusOr<int> WriteReport(const ProfileOptions& o, const Recording& r, const pro
   if (const int sig = dispatch::SignalForwarding::Received(); sig != 0) {
     PrintError(fmt::format("interrupted by {}; the report holds what perf recorded before",
                            dispatch::SignalName(sig)));
-    return 128 + sig;
+    return os::ExitStatusForSignal(sig);
   }
   return r.exit_status;
 }
@@ -377,7 +378,7 @@ StatusOr<int> WriteReport(const ProfileOptions& o, const Recording& r, const pro
 // The recording and its report. A signal stops the recording (passed on to perf and what it
 // records), never the report of what was recorded.
 StatusOr<int> RecordAndReport(ProfileOptions& o, const std::string& perf, const ScratchDir& scratch,
-                              detect::OutputFile& output) {
+                              os::OutputFile& output) {
   const std::time_t started = std::time(nullptr) - 1;
   using dispatch::SignalForwarding;
   o.perf.perf = perf;
@@ -420,7 +421,7 @@ StatusOr<int> RunProfile(ProfileOptions& o) {
   const std::string path_list = path != nullptr ? path : "/usr/bin:/bin";
   StatusOr<std::string> perf = profile::FindPerf(path_list);
   if (!perf.ok()) return perf.status();
-  detect::OutputFile output;
+  os::OutputFile output;
   if (!o.output_path.empty()) {
     if (Status opened = output.Open(o.output_path); !opened.ok()) return opened;
   }

@@ -10,10 +10,10 @@
 
 #include "cli/commands.h"
 #include "cli/verbose_report.h"
-#include "detect/output_file.h"
 #include "dispatch/capture.h"
 #include "dispatch/program.h"
 #include "dispatch/program_capture.h"
+#include "os/output_file.h"
 #include "report/progress.h"
 #include "verbose/aggregate.h"
 #include "verbose/log_session.h"
@@ -126,7 +126,7 @@ report::Report BuildReport(const RunOptions& o, const RunResult& run,
 
 // Runs the program with its stdout split between the session and dlcheck's stderr.
 StatusOr<RunResult> Capture(const RunOptions& o, verbose::LogSession& session,
-                            detect::OutputFile& raw_log) {
+                            os::OutputFile& raw_log) {
   // Progress on a terminal: cleared before the program's own output, drawn again after it.
   report::Progress progress("run", 0);
   progress.Step(o.command.front());
@@ -143,11 +143,11 @@ StatusOr<RunResult> Capture(const RunOptions& o, verbose::LogSession& session,
 
 StatusOr<int> RunRun(const RunOptions& o) {
   // Both opened before the program runs, so a bad path fails before anything is run.
-  detect::OutputFile raw_log;
+  os::OutputFile raw_log;
   if (!o.raw_log_path.empty()) {
     if (Status opened = raw_log.Open(o.raw_log_path); !opened.ok()) return opened;
   }
-  detect::OutputFile output;
+  os::OutputFile output;
   if (!o.output_path.empty()) {
     if (Status opened = output.Open(o.output_path); !opened.ok()) return opened;
   }

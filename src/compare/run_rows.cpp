@@ -4,7 +4,7 @@
 #include <unordered_map>
 
 #include "compare/row_diff.h"
-#include "detect/input_file.h"
+#include "os/input_file.h"
 #include "verbose/aggregate.h"
 #include "verbose/line_reader.h"
 #include "verbose/log_session.h"
@@ -125,7 +125,7 @@ RunRow FromJsonRow(const Json& row) {
 
 StatusOr<RunRows> LoadReport(const std::string& path, const std::string& text) {
   // The bound keeps the parser's and FindPrimitivesTable's recursion off a deeply nested file.
-  if (Status bounded = detect::CheckJsonBounds(text, "report", path, {}); !bounded.ok()) {
+  if (Status bounded = os::CheckJsonBounds(text, "report", path, {}); !bounded.ok()) {
     return bounded;
   }
   const Json document = Json::parse(text, nullptr, /*allow_exceptions=*/false);

@@ -8,8 +8,8 @@
 #include <map>
 
 #include "detect/cpuinfo.h"
-#include "detect/input_file.h"
 #include "detect/library_versions.h"
+#include "report/safe_text.h"
 
 namespace dlcheck::detect {
 namespace {
@@ -352,7 +352,7 @@ StatusOr<PlatformInfo> DetectRecordedPlatform(const std::string& path) {
   const FeatureSet first_bits = DecodeFeatures(first);  // CPU 0, decoded once
   PlatformInfo info = Combine(first, first_bits, libcpuid, std::nullopt,
                               CoreTypesOf(*dump, first_bits), static_cast<int>(dump->cpus.size()));
-  info.source = SafeText(path);  // a path may hold any bytes; the report needs text
+  info.source = report::SafeText(path);  // a path may hold any bytes; the report needs text
   if (!libcpuid.left_out.empty()) {
     AddFinding(info, Severity::kInfo, "libcpuid-subleaves-left-out", libcpuid.left_out,
                Topic::kLibcpuid);

@@ -7,8 +7,8 @@
 #include <ctime>
 
 #include "common/onednn_isa.h"
-#include "detect/input_file.h"
 #include "dlcheck/version.h"
+#include "report/safe_text.h"
 
 namespace dlcheck::fleet {
 namespace {
@@ -195,7 +195,7 @@ StatusOr<std::string> CheckedNodeName(std::string_view name, std::string_view so
   return UsageError(fmt::format(
       "{} '{}' is not a valid node name (1 to 64 letters, digits, '-', '_' or '.'); it would "
       "enter generated configuration",
-      source, detect::SafeText(name, 80)));
+      source, report::SafeText(name, 80)));
 }
 
 bool IsSlurmFeatureToken(std::string_view token) {
