@@ -8,23 +8,13 @@
 
 #include "common/nearest_name.h"
 #include "common/onednn_isa.h"
+#include "common/text.h"
 #include "detect/cpu_features.h"
 #include "dispatch/sweep.h"
 #include "verbose/rules.h"
 
 namespace dlcheck::check {
 namespace {
-
-std::string Lower(std::string text) {
-  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return text;
-}
-
-std::string Join(const std::vector<std::string>& parts) {
-  std::string text;
-  for (const auto& p : parts) text += (text.empty() ? "" : ", ") + p;
-  return text;
-}
 
 bool Usable(const detect::FeatureLayers* f) {
   return f != nullptr && f->usable.value_or(f->cpuid);
@@ -190,7 +180,7 @@ std::optional<Item> ScalarFallbackItem(const Requirements& r, const dispatch::Ca
   if (!scalar.empty()) {
     return Item{.check = "scalar fallback",
                 .state = r.no_scalar_fallback ? State::kCritical : State::kWarning,
-                .detail = "compute ran on scalar code: " + Join(scalar),
+                .detail = "compute ran on scalar code: " + Join(scalar, ", "),
                 .summary = fmt::format("{} scalar fallback(s)", scalar.size())};
   }
   if (!run.outcome.ok()) return std::nullopt;
@@ -240,16 +230,16 @@ Item ExpectIsaItem(const std::string& expect_isa, const dispatch::CapturedRun& r
     item.summary = "no compute primitive to check the ISA of";
   } else if (!survey.below.empty()) {
     item.state = State::kCritical;
-    item.detail = "below " + expect_isa + ": " + Join(survey.below);
+    item.detail = "below " + expect_isa + ": " + Join(survey.below, ", ");
     item.summary =
         fmt::format("compute dispatched {} below the expected {}", survey.lowest, expect_isa);
   } else if (!survey.unranked.empty()) {
     // An ISA with no place in the x86 order is not evidence of being below it.
     item.state = State::kUnknown;
     item.detail = fmt::format("compute dispatched {}, which dlcheck cannot rank against {}",
-                              Join(survey.unranked), expect_isa);
-    item.summary =
-        fmt::format("cannot rank {} against the expected {}", Join(survey.unranked), expect_isa);
+                              Join(survey.unranked, ", "), expect_isa);
+    item.summary = fmt::format("cannot rank {} against the expected {}",
+                               Join(survey.unranked, ", "), expect_isa);
   } else {
     item.detail = fmt::format("{} compute primitives at {} or above (lowest {})",
                               survey.compute_rows, expect_isa, survey.lowest);

@@ -21,6 +21,7 @@
 #include "cli/commands.h"
 #include "cli/model_options.h"
 #include "cli/verbose_report.h"
+#include "common/text.h"
 #include "dispatch/capture.h"
 #include "dispatch/program.h"
 #include "dispatch/program_capture.h"
@@ -103,12 +104,6 @@ class ScratchDir {
  private:
   std::string path_;
 };
-
-std::string CommandLine(const std::vector<std::string>& argv) {
-  std::string text;
-  for (const auto& a : argv) text += (text.empty() ? "" : " ") + a;
-  return ValidUtf8(text);
-}
 
 // CMD as perf will run it: looked up on PATH here, so that a missing program is named as
 // `run` names it (perf would only say "Workload failed").
@@ -264,7 +259,7 @@ void AddProfileSection(report::Report& report, const ProfileOptions& o, const Re
   s.Add("command", o.command.empty()
                        ? report::Value(fmt::format("dlcheck worker --model {}",
                                                    mlp::Name(o.capture.run.model.model)))
-                       : report::Value(CommandLine(o.command)));
+                       : report::Value(ValidUtf8(CommandText(o.command))));
   s.Add("ended", r.ended);
   s.Add("event", p.event);
   s.Add("frequency_hz", o.perf.frequency);
@@ -312,7 +307,7 @@ profile::FlameGraphOptions SvgOptions(const ProfileOptions& o, const profile::Pr
       o.command.empty()
           ? std::vector<std::string>{"--model", std::string(mlp::Name(o.capture.run.model.model))}
           : o.command;
-  return {.title = "dlcheck profile " + CommandLine(what),
+  return {.title = "dlcheck profile " + ValidUtf8(CommandText(what)),
           .subtitle = fmt::format("{} samples of {} at {} Hz; JIT kernels green, OS kernel blue",
                                   p.samples, p.event, o.perf.frequency)};
 }

@@ -10,6 +10,7 @@
 
 #include "cli/commands.h"
 #include "cli/verbose_report.h"
+#include "common/text.h"
 #include "dispatch/capture.h"
 #include "dispatch/program.h"
 #include "dispatch/program_capture.h"
@@ -36,15 +37,6 @@ struct RunOptions {
 
 using RunResult = dispatch::ProgramCapture;
 
-std::string CommandText(const std::vector<std::string>& argv) {
-  std::string text;
-  for (const auto& a : argv) {
-    const bool plain = !a.empty() && a.find_first_of(" \t\n'\"\\$`*?;&|<>()") == std::string::npos;
-    text += (text.empty() ? "" : " ") + (plain ? a : "'" + a + "'");
-  }
-  return ValidUtf8(text);
-}
-
 report::Value TextOrNull(const std::string& text) {
   return text.empty() ? report::Value() : report::Value(ValidUtf8(text));
 }
@@ -53,7 +45,7 @@ void AddRunSection(report::Report& report, const RunOptions& o, const RunResult&
                    const verbose::LogHeader& header, const verbose::Summary& summary) {
   const dispatch::ProgramOutcome& ended = run.outcome;
   report::Section& s = report.AddSection("run", "Run");
-  s.Add("command", CommandText(o.command));
+  s.Add("command", ValidUtf8(CommandText(o.command)));
   s.Add("exit_status", ended.ShellStatus());
   s.Add("ended", ended.Describe());
   s.Add("signal",

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <map>
 
+#include "common/text.h"
 #include "detect/cpuinfo.h"
 #include "detect/library_versions.h"
 #include "report/safe_text.h"
@@ -34,15 +35,6 @@ const std::vector<std::pair<std::string, std::string>>& Avx512Short() {
       {"avx512er", "ER"},
       {"avx512pf", "PF"}};
   return kNames;
-}
-
-std::string Join(const std::vector<std::string>& parts, const char* separator) {
-  std::string out;
-  for (const std::string& p : parts) {
-    if (!out.empty()) out += separator;
-    out += p;
-  }
-  return out;
 }
 
 void AddFinding(PlatformInfo& info, Severity severity, std::string code, std::string message,

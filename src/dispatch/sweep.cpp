@@ -7,15 +7,11 @@
 
 #include "common/nearest_name.h"
 #include "common/onednn_isa.h"
+#include "common/text.h"
 #include "verbose/rules.h"
 
 namespace dlcheck::dispatch {
 namespace {
-
-std::string Lower(std::string text) {
-  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return text;
-}
 
 // Every cap has a rank; a maximum that is unknown or cannot be ranked sits below every cap.
 int RankOf(std::string_view isa) {
@@ -25,9 +21,7 @@ int RankOf(std::string_view isa) {
 }  // namespace
 
 std::string SweepCapsText() {
-  std::string text;
-  for (auto c : kSweepCaps) text += fmt::format("{}{}", text.empty() ? "" : ", ", c);
-  return text;
+  return Join(kSweepCaps, ", ");
 }
 
 bool IsSweepCap(std::string_view name) {

@@ -7,6 +7,7 @@
 #include <ctime>
 
 #include "common/onednn_isa.h"
+#include "common/text.h"
 #include "dlcheck/version.h"
 #include "report/safe_text.h"
 
@@ -15,12 +16,6 @@ namespace {
 
 bool IsAlnum(char c) {
   return std::isalnum(static_cast<unsigned char>(c)) != 0;
-}
-
-std::string Lower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
 }
 
 const char* YesNo(bool value) {
