@@ -195,25 +195,27 @@ struct IsaSurvey {
   std::string lowest;                 ///< the lowest ranked ISA seen
 };
 
-IsaSurvey SurveyIsas(int want, const dispatch::CapturedRun& run) {
+IsaSurvey SurveyIsas(std::string_view expect_isa, const dispatch::CapturedRun& run) {
   IsaSurvey survey;
   int lowest_rank = 1 << 20;
   for (const auto& row : run.rows) {
     if (!verbose::IsComputePrimitive(row) || row.execs == 0) continue;
     ++survey.compute_rows;
-    const std::optional<int> rank = row.isa.empty() ? 0 : onednn::IsaRank(row.isa);
-    if (!rank) {
+    // A row without an ISA token ran plain code: "none", below every ISA.
+    const std::string_view isa = row.isa.empty() ? onednn::IsaName("none") : row.isa.view();
+    const onednn::IsaOrder order = onednn::Compare(isa, expect_isa);
+    if (order == onednn::IsaOrder::kUnrankable) {
       if (std::find(survey.unranked.begin(), survey.unranked.end(), row.isa) ==
           survey.unranked.end()) {
         survey.unranked.push_back(row.isa);
       }
       continue;
     }
-    if (*rank < lowest_rank) {
-      lowest_rank = *rank;
+    if (const int rank = *onednn::IsaRank(isa); rank < lowest_rank) {
+      lowest_rank = rank;
       survey.lowest = row.isa.empty() ? "no ISA" : row.isa.str();
     }
-    if (*rank < want) {
+    if (order == onednn::IsaOrder::kBelow) {
       survey.below.push_back(
           fmt::format("{} {} ({})", row.LayerOr("?"), row.primitive, row.implementation));
     }
@@ -222,7 +224,7 @@ IsaSurvey SurveyIsas(int want, const dispatch::CapturedRun& run) {
 }
 
 Item ExpectIsaItem(const std::string& expect_isa, const dispatch::CapturedRun& run) {
-  const IsaSurvey survey = SurveyIsas(onednn::IsaRank(expect_isa).value_or(0), run);
+  const IsaSurvey survey = SurveyIsas(expect_isa, run);
   Item item{.check = "expect-isa " + expect_isa};
   if (survey.compute_rows == 0) {
     item.state = State::kUnknown;
@@ -356,7 +358,7 @@ std::size_t Requirements::Count() const {
 // "; did you mean 'avx512bw'?" for a mistyped feature or ISA level, or "".
 std::string RequireSuggestion(const std::string& name) {
   std::vector<std::string> names = detect::ReportedFeatures();
-  for (const auto& cap : dispatch::kSweepCaps) names.emplace_back(cap);
+  for (const auto& cap : onednn::kSweepCaps) names.emplace_back(cap);
   return DidYouMean(name, names);
 }
 
@@ -373,19 +375,19 @@ StatusOr<Requirements> ParseRequirements(const std::vector<std::string>& require
     const std::string name = Lower(given);
     if (std::find(features.begin(), features.end(), name) != features.end()) {
       r.require.push_back({name, false});
-    } else if (dispatch::IsSweepCap(name)) {
+    } else if (onednn::IsSweepCap(name)) {
       r.require.push_back({name, true});
     } else {
       return UsageError(
           fmt::format("--require: '{}' is neither a feature (a /proc/cpuinfo name such "
                       "as avx512bw) nor a oneDNN ISA ({}){}",
-                      given, dispatch::SweepCapsText(), RequireSuggestion(name)));
+                      given, onednn::SweepCapsText(), RequireSuggestion(name)));
     }
   }
-  if (!r.expect_isa.empty() && !dispatch::IsSweepCap(r.expect_isa)) {
+  if (!r.expect_isa.empty() && !onednn::IsSweepCap(r.expect_isa)) {
     return UsageError(fmt::format("--expect-isa: '{}' is not a oneDNN ISA ({}){}", r.expect_isa,
-                                  dispatch::SweepCapsText(),
-                                  DidYouMean(r.expect_isa, dispatch::kSweepCaps)));
+                                  onednn::SweepCapsText(),
+                                  DidYouMean(r.expect_isa, onednn::kSweepCaps)));
   }
   return r;
 }

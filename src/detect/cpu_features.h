@@ -94,9 +94,4 @@ std::string X86_64Level(const FeatureSet& bits);
 /// following oneDNN's cpu_isa_traits.hpp `mayiuse`; "none" below sse41.
 std::string MaxOneDnnIsa(const FeatureSet& bits);
 
-/// Rank of a oneDNN ISA name in dispatch order (common/onednn_isa.h: sse41 = 1 ...); 0 for
-/// "none", -1 for a name dlcheck does not know or cannot rank. New code should call
-/// onednn::IsaRank, whose nullopt says "cannot rank" explicitly.
-int OneDnnIsaRank(std::string_view isa);
-
 }  // namespace dlcheck::detect

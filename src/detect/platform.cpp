@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <map>
 
+#include "common/onednn_isa.h"
 #include "common/text.h"
 #include "detect/cpuinfo.h"
 #include "detect/library_versions.h"
@@ -357,9 +358,7 @@ void SetOneDnnEffectiveIsa(PlatformInfo& info, const std::string& effective,
                            const std::string& max_isa_env) {
   info.onednn_effective_isa = effective;
   if (effective == info.onednn_max_isa) return;
-  const int have = OneDnnIsaRank(effective);
-  const int derived = OneDnnIsaRank(info.onednn_max_isa);
-  if (have > derived) {
+  if (onednn::Compare(effective, info.onednn_max_isa) == onednn::IsaOrder::kAbove) {
     AddFinding(info, Severity::kWarning, "onednn-isa-above-derived",
                fmt::format("oneDNN dispatches to {}, above the {} that dlcheck derives from the "
                            "usable features: one of the two is wrong; please report this",

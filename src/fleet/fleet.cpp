@@ -126,7 +126,7 @@ Signature(const HostReport& r) {
 
 // Higher is better: the oneDNN ISA's rank, then how many features are usable, then hosts.
 std::tuple<int, std::size_t, std::size_t> Merit(const FleetGroup& g) {
-  return {onednn::IsaRank(g.onednn_isa).value_or(-1), g.usable.size(), g.hosts.size()};
+  return {onednn::SortRank(g.onednn_isa), g.usable.size(), g.hosts.size()};
 }
 
 void MarkBest(std::vector<FleetGroup>& groups) {
