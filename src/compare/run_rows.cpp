@@ -31,7 +31,9 @@ class RowMerger {
     if (into.implementation.find(row.implementation) == std::string::npos) {
       into.implementation = into.implementation + " + " + row.implementation.str();
     }
-    if (FallbackRank(row.fallback) > FallbackRank(into.fallback)) into.fallback = row.fallback;
+    const std::optional<int> depth = FallbackDepthOf(row.fallback);
+    const std::optional<int> into_depth = FallbackDepthOf(into.fallback);
+    if (depth && (!into_depth || *depth > *into_depth)) into.fallback = row.fallback;
     if (into.isa != row.isa && !row.isa.empty()) into.isa = into.isa + " + " + row.isa.str();
     into.execs += row.execs;
     into.exec_ms += row.exec_ms;
