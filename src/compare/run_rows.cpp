@@ -5,6 +5,7 @@
 
 #include "compare/row_diff.h"
 #include "os/input_file.h"
+#include "report/primitive_columns.h"
 #include "verbose/aggregate.h"
 #include "verbose/line_reader.h"
 #include "verbose/log_session.h"
@@ -86,7 +87,8 @@ double NumberOf(const Json& row, const char* name) {
 
 bool IsPrimitivesTable(const Json& value) {
   return value.is_array() && !value.empty() && value.front().is_object() &&
-         value.front().contains("primitive") && value.front().contains("implementation");
+         value.front().contains(report::primitive_column::kPrimitive.name) &&
+         value.front().contains(report::primitive_column::kImplementation.name);
 }
 
 // The first primitives table of a report, wherever a command put it (`primitives`, `rows`, or
@@ -105,23 +107,24 @@ const Json* FindPrimitivesTable(const Json& node) {
 
 RunRow FromJsonRow(const Json& row) {
   RunRow out;
-  out.primitive = TextOf(row, "primitive");
-  out.prop_kind = TextOf(row, "prop_kind");
-  out.problem = TextOf(row, "problem");
-  out.layer = TextOf(row, "layer");
-  out.key = {TextOf(row, "engine"),
+  namespace column = report::primitive_column;
+  out.primitive = TextOf(row, column::kPrimitive.name);
+  out.prop_kind = TextOf(row, column::kPropKind.name);
+  out.problem = TextOf(row, column::kProblem.name);
+  out.layer = TextOf(row, column::kLayer.name);
+  out.key = {TextOf(row, column::kEngine.name),
              out.primitive,
              out.prop_kind,
-             TextOf(row, "data_types"),
-             TextOf(row, "attributes"),
-             TextOf(row, "auxiliary"),
+             TextOf(row, column::kDataTypes.name),
+             TextOf(row, column::kAttributes.name),
+             TextOf(row, column::kAuxiliary.name),
              out.problem,
              out.layer};
-  out.implementation = TextOf(row, "implementation");
-  out.isa = TextOf(row, "isa");
-  out.fallback = TextOf(row, "fallback");
-  out.execs = static_cast<std::uint64_t>(NumberOf(row, "execs"));
-  out.exec_ms = NumberOf(row, "exec_ms_total");
+  out.implementation = TextOf(row, column::kImplementation.name);
+  out.isa = TextOf(row, column::kIsa.name);
+  out.fallback = TextOf(row, column::kFallback.name);
+  out.execs = static_cast<std::uint64_t>(NumberOf(row, column::kExecs.name));
+  out.exec_ms = NumberOf(row, column::kExecMsTotal.name);
   return out;
 }
 
