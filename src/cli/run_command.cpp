@@ -70,15 +70,7 @@ void AddRunSection(report::Report& report, const RunOptions& o, const RunResult&
 
 void AddRunFindings(report::Report& report, const RunOptions& o, const RunResult& run) {
   const std::string program = ValidUtf8(o.command.front());
-  if (run.outcome.forwarded_signal != 0) {
-    // dlcheck passed a signal on: the log ends where the program was stopped, so the notes
-    // that conclude from a whole run do not hold.
-    std::erase_if(report.findings,
-                  [](const report::Finding& f) { return verbose::NeedsAWholeRun(f.code); });
-  }
   if (run.verbose_lines == 0) {
-    // The parser's "is ONEDNN_VERBOSE set?" does not apply: dlcheck set it.
-    std::erase_if(report.findings, [](const report::Finding& f) { return f.code == "no-exec"; });
     report.AddFinding(
         report::Severity::kWarning, "no-verbose",
         fmt::format("{} printed no oneDNN verbose line although dlcheck switched verbose on: "
@@ -102,7 +94,11 @@ void AddRunFindings(report::Report& report, const RunOptions& o, const RunResult
 
 report::Report BuildReport(const RunOptions& o, const RunResult& run,
                            verbose::LogSession& session) {
-  const verbose::Summary summary = session.Summarize();
+  // A signal dlcheck passed on ends the log where the program was stopped; with no verbose line
+  // at all, no-verbose below says why, and the parser's "is ONEDNN_VERBOSE set?" does not apply.
+  const verbose::Summary summary =
+      session.Summarize({.whole_run = run.outcome.forwarded_signal == 0,
+                         .silent_with_verbose_on = run.verbose_lines == 0});
   report::Report report;
   report.command = "run";
   AddRunSection(report, o, run, session.header(), summary);

@@ -123,6 +123,17 @@ struct Summary {
 /// so these notes are dropped for it; the others (scalar fallback, ISA inferred, ...) still hold.
 bool NeedsAWholeRun(std::string_view code);
 
+/// What the caller knows about the run a log came from, which the log itself cannot say. The
+/// notes are made knowing it, so no caller erases a note after the fact.
+struct RunContext {
+  /// The log holds the whole run. False when the run was stopped early (a signal, a crash): the
+  /// notes that conclude from a whole run (NeedsAWholeRun) are not made.
+  bool whole_run = true;
+  /// dlcheck switched verbose output on and the run printed no verbose line: the caller says
+  /// why, and the no-exec note's "is ONEDNN_VERBOSE set?" is not made.
+  bool silent_with_verbose_on = false;
+};
+
 /// Memo of lines already aggregated, keyed by the line's text up to its last comma (all but the
 /// time): a repeated line skips parsing, only its time is read. Bounded; clear it whenever the
 /// parser's state changes (an `info` line: new header or template).
@@ -207,8 +218,8 @@ class Aggregator {
   std::uint64_t events() const { return events_; }
   std::uint64_t exec_events() const { return exec_events_; }
   /// Totals, time shares and the notes about the log; `header` names the ISA that inferred
-  /// ISAs came from.
-  Summary Summarize(const LogHeader& header) const;
+  /// ISAs came from; `context` what the log cannot say about its run.
+  Summary Summarize(const LogHeader& header, const RunContext& context = {}) const;
 
  private:
   struct KeyHash {
