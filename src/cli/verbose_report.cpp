@@ -179,6 +179,13 @@ std::vector<Value> EventRow(const verbose::VerboseEvent& e, const ColumnOptions&
   return row;
 }
 
+std::string_view SortName(SortKey key) {
+  for (const auto& [name, value] : kSortKeys) {
+    if (value == key) return name;
+  }
+  return {};
+}
+
 void SortRows(std::vector<verbose::PrimitiveStats>& rows, SortKey key) {
   auto by = [key](const verbose::PrimitiveStats& a, const verbose::PrimitiveStats& b) {
     switch (key) {

@@ -266,7 +266,6 @@ void Aggregator::AddTime(PrimitiveStats& row, const LineMemo::Entry& kind,
     ++row.nested_creates;
     if (ms) row.nested_create_ms += *ms;
   } else if (kind.exec) {
-    ++exec_events_;
     ++row.execs;
     if (ms) {
       if (row.timed_execs == 0) {

@@ -216,7 +216,6 @@ class Aggregator {
   const std::vector<DiagnosticStats>& diagnostics() const { return diagnostics_; }
   /// Events counted by Add (creates, execs, diagnostics).
   std::uint64_t events() const { return events_; }
-  std::uint64_t exec_events() const { return exec_events_; }
   /// Totals, time shares and the notes about the log; `header` names the ISA that inferred
   /// ISAs came from; `context` what the log cannot say about its run.
   Summary Summarize(const LogHeader& header, const RunContext& context = {}) const;
@@ -252,7 +251,6 @@ class Aggregator {
   std::vector<DiagnosticStats> diagnostics_;
   std::vector<MemoryDesc> mds_;
   std::uint64_t events_ = 0;
-  std::uint64_t exec_events_ = 0;
   std::uint64_t diagnostic_events_ = 0;
   std::uint64_t graph_dispatch_events_ = 0;
   std::size_t row_text_bytes_ = 0;  // what the rows' new texts took in the pool
