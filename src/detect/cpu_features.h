@@ -60,15 +60,6 @@ std::string Microarchitecture(std::string_view vendor, int family, int model, in
 /// The CPUID bits, decoded from leaves 1, 7.0, 7.1 and 80000001h.
 FeatureSet DecodeFeatures(const CpuidSource& source);
 
-/// XCR0 state components, by the features that need them.
-inline constexpr std::uint64_t kXcr0AvxState = 0x6;      ///< bits 1-2: SSE and AVX (YMM) state
-inline constexpr std::uint64_t kXcr0Avx512State = 0xE0;  ///< bits 5-7: opmask, ZMM0-15, ZMM16-31
-inline constexpr std::uint64_t kXcr0AmxState = 0x60000;  ///< bits 17-18: tile config and data
-/// True when every bit of `state` is set in `xcr0`.
-constexpr bool HasState(std::uint64_t xcr0, std::uint64_t state) {
-  return (xcr0 & state) == state;
-}
-
 /// The XCR0 bits the CPU can enable (leaf 0Dh subleaf 0, EDX:EAX); 0 without leaf 0Dh.
 std::uint64_t XsaveSupported(const CpuidSource& source);
 

@@ -45,21 +45,6 @@ std::vector<TimeShare> SortedShares(std::map<std::string, TimeShare> by_name, do
   return out;
 }
 
-}  // namespace
-
-std::optional<double> PrimitiveStats::ExecMsMean() const {
-  if (timed_execs == 0) return std::nullopt;
-  return exec_ms_total / static_cast<double>(timed_execs);
-}
-
-std::optional<double> PrimitiveStats::Gflops() const {
-  const std::optional<double> mean = ExecMsMean();
-  if (!flops || !mean || *mean <= 0) return std::nullopt;
-  return *flops / (*mean * 1e6);
-}
-
-namespace {
-
 // The position of the last comma (memrchr: one vector compare for the short time field).
 std::size_t LastComma(std::string_view s) {
   const void* hit = memrchr(s.data(), ',', s.size());
