@@ -3,14 +3,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 
 #include "common/nearest_name.h"
 #include "common/onednn_isa.h"
 #include "common/text.h"
 #include "detect/cpu_features.h"
-#include "dispatch/sweep.h"
 #include "verbose/rules.h"
 
 namespace dlcheck::check {

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cctype>
 
 #include "common/nearest_name.h"
 #include "common/onednn_isa.h"
