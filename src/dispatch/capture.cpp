@@ -2,8 +2,8 @@
 
 #include <cstdlib>
 
-#include "detect/output_file.h"
 #include "dispatch/worker_protocol.h"
+#include "os/output_file.h"
 #include "verbose/log_session.h"
 
 namespace dlcheck::dispatch {
@@ -111,7 +111,7 @@ void Timeline::Add(ExecRecord rec, std::optional<double> timestamp) {
 }
 
 StatusOr<CapturedRun> CaptureModelRun(const CaptureOptions& options) {
-  detect::OutputFile raw_log;
+  os::OutputFile raw_log;
   if (!options.raw_log_path.empty()) {
     if (Status opened = raw_log.Open(options.raw_log_path); !opened.ok()) return opened;
   }
