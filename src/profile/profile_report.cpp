@@ -7,9 +7,8 @@
 #include <set>
 #include <utility>
 
-#include "report/printer.h"
-
 #include "common/text.h"
+#include "report/printer.h"
 
 namespace dlcheck::profile {
 namespace {
