@@ -146,7 +146,7 @@ Item WorkerItem(const dispatch::CapturedRun& run) {
                                   where),
             .summary = fmt::format("model worker out of memory in phase {}", where)};
   }
-  const std::string what = run.outcome.Describe(run.timeout_s);
+  const std::string what = run.outcome.Describe();
   return {.check = "model run",
           .state = State::kCritical,
           .detail = fmt::format("the model worker {} in phase {}", what, where),

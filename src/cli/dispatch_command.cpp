@@ -21,9 +21,9 @@
 #include "dispatch/capture.h"
 #include "dispatch/noise.h"
 #include "dispatch/onednn_info.h"
-#include "dispatch/signals.h"
 #include "dispatch/sweep.h"
 #include "mlp/model.h"
+#include "os/signals.h"
 #include "report/progress.h"
 #include "verbose/rules.h"
 
@@ -368,7 +368,7 @@ Status RunSweep(const DispatchOptions& o, const SweepPlan& plan, std::vector<Swe
   auto run = [&](std::vector<SweepRun>& into, const std::string& what, std::string cap,
                  const std::string& set, int threads, const std::string& cpuset,
                  bool peak) -> Status {
-    if (dispatch::SignalForwarding::Received() != 0) return {};  // stopped: no further run
+    if (os::SignalForwarding::Received() != 0) return {};        // stopped: no further run
     if (!runs.empty() && runs.front().run.Refused()) return {};  // the same refusal again
     progress.Step(what);
     StatusOr<SweepRun> r =
@@ -399,9 +399,9 @@ Status RunSweep(const DispatchOptions& o, const SweepPlan& plan, std::vector<Swe
 
 // The exit status of a finished sweep: 128 + N when signal N stopped it, 5 when a worker failed.
 StatusOr<int> SweepStatus(const std::vector<SweepRun>& all) {
-  if (const int sig = dispatch::SignalForwarding::Received(); sig != 0) {
-    PrintError(fmt::format("interrupted by {}; the report holds the runs done",
-                           dispatch::SignalName(sig)));
+  if (const int sig = os::SignalForwarding::Received(); sig != 0) {
+    PrintError(
+        fmt::format("interrupted by {}; the report holds the runs done", os::SignalName(sig)));
     return 128 + sig;
   }
   for (const auto& r : all) {
@@ -420,7 +420,7 @@ StatusOr<int> SweepStatus(const std::vector<SweepRun>& all) {
 StatusOr<int> RunDispatch(const DispatchOptions& o) {
   StatusOr<SweepPlan> plan = PlanSweep(o);
   if (!plan.ok()) return plan.status();
-  dispatch::SignalForwarding forwarding;  // a signal between workers stops the sweep
+  os::SignalForwarding forwarding;  // a signal between workers stops the sweep
   std::vector<SweepRun> runs;
   std::vector<SweepRun> set_runs;
   if (Status s = RunSweep(o, *plan, runs, set_runs); !s.ok()) return s;
@@ -439,10 +439,10 @@ StatusOr<int> RunDispatch(const DispatchOptions& o) {
   std::vector<SweepRun> all = runs;
   for (auto& r : set_runs) all.push_back(r);
   AddFindings(report, all);
-  if (const int sig = dispatch::SignalForwarding::Received(); sig != 0) {
+  if (const int sig = os::SignalForwarding::Received(); sig != 0) {
     report.AddFinding(report::Severity::kWarning, "interrupted",
                       fmt::format("interrupted by {}: the report holds the runs that were done",
-                                  dispatch::SignalName(sig)));
+                                  os::SignalName(sig)));
   }
   report::Print(report, o.format, std::cout);
   std::cout.flush();

@@ -17,8 +17,8 @@
 #include "dispatch/noise.h"
 #include "dispatch/onednn_info.h"
 #include "dispatch/program_capture.h"
-#include "dispatch/signals.h"
 #include "dispatch/sweep.h"
+#include "os/signals.h"
 #include "report/progress.h"
 #include "verbose/log_session.h"
 #include "verbose/rules.h"
@@ -42,7 +42,7 @@ struct Config {
 
 // One run of CMD under a configuration.
 struct ProgramRun {
-  dispatch::ProgramOutcome outcome;
+  os::Outcome outcome;
   std::vector<verbose::PrimitiveStats> rows;
   verbose::LogHeader header;
   double exec_ms = 0;
@@ -99,8 +99,8 @@ StatusOr<Plan> PlanSweep(const DispatchProgramOptions& o) {
   return plan;
 }
 
-dispatch::ProgramSpec SpecOf(const DispatchProgramOptions& o, const Config& c) {
-  dispatch::ProgramSpec spec{.argv = o.command, .cpus = c.cpus};
+os::Spec SpecOf(const DispatchProgramOptions& o, const Config& c) {
+  os::Spec spec{.argv = o.command, .cpus = c.cpus};
   if (!c.cap.empty()) spec.env = dispatch::MaxIsaEnvironment(c.cap);
   if (c.threads > 0) {
     spec.env.emplace_back("OMP_NUM_THREADS", std::to_string(c.threads));
@@ -135,7 +135,7 @@ StatusOr<std::vector<ConfigResult>> RunSweep(const DispatchProgramOptions& o, co
   std::vector<ConfigResult> results;
   for (const Config& c : plan.configs) {
     ConfigResult result{.config = c};
-    for (int i = 1; i <= o.repeat && dispatch::SignalForwarding::Received() == 0; ++i) {
+    for (int i = 1; i <= o.repeat && os::SignalForwarding::Received() == 0; ++i) {
       progress.Step(o.repeat > 1 ? fmt::format("{} (run {}/{})", c.name, i, o.repeat) : c.name);
       StatusOr<ProgramRun> run = RunOnce(o, c, progress);
       if (!run.ok()) return run.status();
@@ -326,8 +326,8 @@ void AddRunSection(report::Report& report, const DispatchProgramOptions& o, cons
   s.Add("onednn_version", header && !header->library_version.empty()
                               ? Value(ValidUtf8(header->library_version))
                               : Value());
-  s.Add("interrupted_by", dispatch::SignalForwarding::Received() != 0
-                              ? Value(dispatch::SignalName(dispatch::SignalForwarding::Received()))
+  s.Add("interrupted_by", os::SignalForwarding::Received() != 0
+                              ? Value(os::SignalName(os::SignalForwarding::Received()))
                               : Value());
 }
 
@@ -360,7 +360,7 @@ void AddRunFindings(report::Report& report, const ConfigResult& r) {
     if (run.outcome.ShellStatus() == 0) continue;
     report.AddFinding(report::Severity::kError, "program-failed",
                       fmt::format("under {} the program {} (exit statuses of the runs: {})",
-                                  r.config.name, run.outcome.Describe(), StatusesOf(r)));
+                                  r.config.name, run.outcome.Ended(), StatusesOf(r)));
     break;
   }
   const int seen = ThreadsSeen(r);
@@ -421,16 +421,16 @@ void AddFindings(report::Report& report, const Plan& plan,
   const std::size_t caps = std::min(plan.caps, results.size());
   if (caps >= 2) AddRanking(report, "ISA caps", results[caps - 1], results[0]);
   if (results.size() >= caps + 2) AddRanking(report, "thread sets", results.back(), results[caps]);
-  if (const int sig = dispatch::SignalForwarding::Received(); sig != 0) {
+  if (const int sig = os::SignalForwarding::Received(); sig != 0) {
     report.AddFinding(report::Severity::kWarning, "interrupted",
                       fmt::format("interrupted by {}: the report holds the runs that were done",
-                                  dispatch::SignalName(sig)));
+                                  os::SignalName(sig)));
   }
 }
 
 // 128 + N when interrupted by signal N, else the first run's status that was not 0.
 int ExitStatusOf(const std::vector<ConfigResult>& results) {
-  if (const int sig = dispatch::SignalForwarding::Received(); sig != 0) return 128 + sig;
+  if (const int sig = os::SignalForwarding::Received(); sig != 0) return 128 + sig;
   for (const auto& r : results) {
     for (const auto& run : r.runs) {
       if (run.outcome.ShellStatus() != 0) return run.outcome.ShellStatus();
@@ -444,7 +444,7 @@ int ExitStatusOf(const std::vector<ConfigResult>& results) {
 StatusOr<int> RunDispatchProgram(const DispatchProgramOptions& o) {
   StatusOr<Plan> plan = PlanSweep(o);
   if (!plan.ok()) return plan.status();
-  dispatch::SignalForwarding forwarding;  // a signal between runs stops the sweep
+  os::SignalForwarding forwarding;  // a signal between runs stops the sweep
   StatusOr<std::vector<ConfigResult>> results = RunSweep(o, *plan);
   if (!results.ok()) return results.status();
   const auto load_end = dispatch::ReadLoadAverage();

@@ -12,8 +12,9 @@
 #include "cli/verbose_report.h"
 #include "detect/output_file.h"
 #include "dispatch/capture.h"
-#include "dispatch/program.h"
 #include "dispatch/program_capture.h"
+#include "os/signals.h"
+#include "os/subprocess.h"
 #include "report/progress.h"
 #include "verbose/aggregate.h"
 #include "verbose/log_session.h"
@@ -51,16 +52,14 @@ report::Value TextOrNull(const std::string& text) {
 
 void AddRunSection(report::Report& report, const RunOptions& o, const RunResult& run,
                    const verbose::LogHeader& header, const verbose::Summary& summary) {
-  const dispatch::ProgramOutcome& ended = run.outcome;
+  const os::Outcome& ended = run.outcome;
   report::Section& s = report.AddSection("run", "Run");
   s.Add("command", CommandText(o.command));
   s.Add("exit_status", ended.ShellStatus());
-  s.Add("ended", ended.Describe());
-  s.Add("signal",
-        ended.signaled ? TextOrNull(dispatch::SignalName(ended.signal)) : report::Value());
-  s.Add("forwarded_signal", ended.forwarded_signal != 0
-                                ? TextOrNull(dispatch::SignalName(ended.forwarded_signal))
-                                : report::Value());
+  s.Add("ended", ended.Ended());
+  s.Add("signal", ended.signaled ? TextOrNull(os::SignalName(ended.signal)) : report::Value());
+  s.Add("forwarded_signal",
+        ended.interrupted != 0 ? TextOrNull(os::SignalName(ended.interrupted)) : report::Value());
   s.Add("wall_s", report::Value(ended.wall_s, 3));
   s.Add("onednn_version", TextOrNull(header.library_version));
   s.Add("runtime", TextOrNull(header.runtime));
@@ -78,7 +77,7 @@ void AddRunSection(report::Report& report, const RunOptions& o, const RunResult&
 
 void AddRunFindings(report::Report& report, const RunOptions& o, const RunResult& run) {
   const std::string program = ValidUtf8(o.command.front());
-  if (run.outcome.forwarded_signal != 0) {
+  if (run.outcome.interrupted != 0) {
     // dlcheck passed a signal on: the log ends where the program was stopped, so the notes
     // that conclude from a whole run do not hold.
     std::erase_if(report.findings,
@@ -98,7 +97,7 @@ void AddRunFindings(report::Report& report, const RunOptions& o, const RunResult
   if (run.outcome.signaled) {
     report.AddFinding(report::Severity::kError, "program-signaled",
                       fmt::format("{} {}; the report holds what it printed before", program,
-                                  run.outcome.Describe()));
+                                  run.outcome.Ended()));
   }
   if (run.timeline_dropped > 0) {
     report.AddFinding(report::Severity::kInfo, "timeline-capped",

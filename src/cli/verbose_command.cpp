@@ -15,6 +15,7 @@
 #include "dispatch/noise.h"
 #include "dispatch/onednn_info.h"
 #include "mlp/model.h"
+#include "os/signals.h"
 #include "report/progress.h"
 #include "verbose/aggregate.h"
 
@@ -91,7 +92,7 @@ void AddRunSection(report::Report& report, const VerboseOptions& o,
   s.Add("tolerance", Num(results.tolerance, 6));
   s.Add("onednn_version", dispatch::OneDnnVersion());
   s.Add("detected_isa", run.header.isa_short.empty() ? Value() : Value(run.header.isa_short));
-  s.Add("worker", run.outcome.ok() ? Value("ok") : Value(run.outcome.Describe(run.timeout_s)));
+  s.Add("worker", run.outcome.ok() ? Value("ok") : Value(run.outcome.Describe()));
   AddNoiseGuard(report, s, o.threads, o.load_start, o.load_end);
 }
 
@@ -134,7 +135,7 @@ void AddWorkerEndFinding(report::Report& report, const dispatch::CapturedRun& ru
   }
   report.AddFinding(report::Severity::kError, "worker-failed",
                     fmt::format("the model worker {} {}; the report holds what it did before",
-                                run.outcome.Describe(run.timeout_s), WorkerWhere(run)));
+                                run.outcome.Describe(), WorkerWhere(run)));
 }
 
 // The whole report, whatever the format: the printer chooses what to show (the human table
@@ -169,7 +170,7 @@ report::Report BuildReport(const VerboseOptions& o, const dispatch::CapturedRun&
     report.AddFinding(report::Severity::kWarning, "interrupted",
                       fmt::format("interrupted by {}: the worker was stopped; the report holds "
                                   "what it did before",
-                                  dispatch::SignalName(run.outcome.interrupted)));
+                                  os::SignalName(run.outcome.interrupted)));
   } else if (!run.outcome.ok()) {
     AddWorkerEndFinding(report, run);
   }
@@ -181,8 +182,8 @@ StatusOr<int> Finish(const VerboseOptions& o, const dispatch::CapturedRun& run) 
   report::Print(BuildReport(o, run), o.format, std::cout);
   std::cout.flush();
   if (const int sig = run.outcome.interrupted; sig != 0) {
-    PrintError(fmt::format("interrupted by {}; the report holds what was captured",
-                           dispatch::SignalName(sig)));
+    PrintError(
+        fmt::format("interrupted by {}; the report holds what was captured", os::SignalName(sig)));
     return 128 + sig;
   }
   // Out of memory (the worker's exit 7) is the machine's limit, not a worker failure: one line
@@ -192,7 +193,7 @@ StatusOr<int> Finish(const VerboseOptions& o, const dispatch::CapturedRun& run) 
     // The worker's own last words (its error line, or a sanitizer/oneDNN message) come first.
     if (const std::string err = run.WorkerError(); !err.empty()) std::cerr << err << '\n';
     return Status(ExitCode::kWorkerFailed,
-                  fmt::format("the model worker {}", run.outcome.Describe(run.timeout_s)));
+                  fmt::format("the model worker {}", run.outcome.Describe()));
   }
   return ToInt(Deviates(run.results) ? ExitCode::kDeviation : ExitCode::kOk);
 }

@@ -466,7 +466,7 @@ StatusOr<int> RefusalOf(const dispatch::CapturedRun& run) {
   const std::string err = run.WorkerError();
   if (err.empty()) {
     return Status(static_cast<ExitCode>(run.outcome.exit_code),
-                  fmt::format("the model worker {}", run.outcome.Describe(0)));
+                  fmt::format("the model worker {}", run.outcome.Describe()));
   }
   std::cerr << err << '\n';
   return run.outcome.exit_code;

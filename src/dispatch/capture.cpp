@@ -20,10 +20,10 @@ std::string ConfiguredIsaCap() {
 namespace {
 
 // The worker's command line and environment for `options`.
-WorkerSpec WorkerSpecFor(const CaptureOptions& options) {
-  WorkerSpec spec;
+os::Spec WorkerSpecFor(const CaptureOptions& options) {
+  os::Spec spec;
   spec.argv = options.launcher;
-  spec.argv.push_back(options.worker_binary.empty() ? SelfExecutable() : options.worker_binary);
+  spec.argv.push_back(options.worker_binary.empty() ? os::SelfExecutable() : options.worker_binary);
   for (auto& a : WorkerArguments(options.run)) spec.argv.push_back(std::move(a));
   // Level 2 prints creation as well as execution; timestamps give the timeline. The legacy
   // variables are removed so that a user's DNNL_VERBOSE=0 cannot silence the worker.
@@ -35,6 +35,7 @@ WorkerSpec WorkerSpecFor(const CaptureOptions& options) {
   if (!options.max_cpu_isa.empty())
     spec.env.emplace_back("ONEDNN_MAX_CPU_ISA", options.max_cpu_isa);
   spec.timeout_s = options.timeout_s;
+  spec.keep_stderr_tail = true;  // says why a worker failed
   for (const auto& kv : options.extra_env) spec.env.push_back(kv);
   return spec;
 }
@@ -132,8 +133,8 @@ StatusOr<CapturedRun> CaptureModelRun(const CaptureOptions& options) {
     session.Feed(line, line_number);
   };
 
-  StatusOr<WorkerOutcome> outcome = RunWorker(WorkerSpecFor(options), on_line);
-  if (!outcome.ok()) return outcome.status();
+  StatusOr<os::Outcome> outcome = os::RunProcessLines(WorkerSpecFor(options), on_line);
+  if (!outcome.ok()) return Status(ExitCode::kWorkerFailed, outcome.status().message());
   if (raw_log.is_open()) {
     if (Status kept = raw_log.Commit(); !kept.ok()) return kept;
   }

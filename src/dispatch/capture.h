@@ -18,8 +18,8 @@
 
 #include "common/status.h"
 #include "dispatch/model_worker.h"
-#include "dispatch/worker.h"
 #include "dispatch/worker_protocol.h"
+#include "os/subprocess.h"
 #include "verbose/aggregate.h"
 #include "verbose/line_parser.h"
 #include "verbose/log_session.h"
@@ -92,7 +92,7 @@ class Timeline : public verbose::EventListener {
 };
 
 struct CapturedRun {
-  WorkerOutcome outcome;
+  os::Outcome outcome;
   double timeout_s = 0;
   std::string last_phase;  ///< the phase the worker was in when it ended
   std::string last_layer;  ///< the layer it announced last

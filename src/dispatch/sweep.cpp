@@ -147,7 +147,7 @@ int ThreadsOf(const SweepRun& r) {
 
 std::string Describe(const SweepRun& r) {
   const std::string where = r.run.last_phase.empty() ? "start-up" : r.run.last_phase;
-  return fmt::format("{} in phase {}", r.run.outcome.Describe(r.run.timeout_s), where);
+  return fmt::format("{} in phase {}", r.run.outcome.Describe(), where);
 }
 
 }  // namespace dlcheck::dispatch
