@@ -182,7 +182,7 @@ std::optional<Item> ScalarFallbackItem(const Requirements& r, const dispatch::Ca
   std::vector<std::string> scalar;
   for (const auto& f : run.fallbacks) scalar.push_back(f.layer + " (dlcheck scalar kernels)");
   for (const auto& row : run.rows) {
-    if (verbose::IsComputePrimitive(row) && verbose::IsScalarFallback(row)) {
+    if (verbose::IsScalarFinding(row, verbose::ScalarScope::kCompute)) {
       scalar.push_back(fmt::format("{} {} ({})", row.LayerOr("?"), row.primitive.view(),
                                    row.implementation.view()));
     }

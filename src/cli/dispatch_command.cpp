@@ -22,6 +22,7 @@
 #include "dispatch/noise.h"
 #include "dispatch/onednn_info.h"
 #include "dispatch/sweep.h"
+#include "dispatch/sweep_findings.h"
 #include "mlp/model.h"
 #include "os/signals.h"
 #include "report/progress.h"
@@ -89,7 +90,7 @@ void AddSweepTables(report::Report& report, const DispatchOptions& o,
 
   const double traced = std::max(1, o.run.traced);
   const std::size_t n_caps = runs.size() - (has_scalar ? 1 : 0);
-  std::vector<std::string> columns = {"layer", "primitive", "prop_kind"};
+  std::vector<std::string> columns = {"layer", "primitive", "prop_kind", "problem"};
   for (std::size_t i = 0; i < n_caps; ++i) columns.push_back(runs[i].cap);
   for (const char* c : {"scalar", "fastest", "x scalar", "x lowest"}) columns.emplace_back(c);
   report::Table& wide = report.AddTable(
@@ -99,9 +100,9 @@ void AddSweepTables(report::Report& report, const DispatchOptions& o,
   // A reading view: JSON and xlsx have the same values typed in `primitives` (ms_per_step, ...).
   wide.only_in_table = true;
   wide.answer_columns = {"fastest", "x scalar", "x lowest"};
-  wide.leave_out_first = {"prop_kind", "scalar"};
+  wide.leave_out_first = {"problem", "prop_kind", "scalar"};
   for (const PrimitiveKey& k : keys) {
-    std::vector<Value> row = {k.layer, k.primitive, k.prop_kind};
+    std::vector<Value> row = {k.layer, k.primitive, k.prop_kind, k.problem};
     std::optional<std::size_t> fastest;
     for (std::size_t i = 0; i < n_caps; ++i) {
       const auto c = cells[i].find(k);
@@ -258,7 +259,7 @@ void AddWorkerEndFinding(report::Report& report, const SweepRun& r) {
   if (r.run.OutOfMemory()) {
     report.AddFinding(report::Severity::kError, "out-of-memory",
                       fmt::format("the worker for {} did not fit in the memory it may use ({})",
-                                  what, WorkerWhere(r.run)));
+                                  what, r.run.Where()));
     return;
   }
   report.AddFinding(report::Severity::kError, "worker-failed",
@@ -269,39 +270,10 @@ void AddFindings(report::Report& report, const std::vector<SweepRun>& runs) {
   for (const auto& r : runs) {
     AddWorkerEndFinding(report, r);
     if (r.cap == kScalarCap || r.cap.empty()) continue;
-    std::vector<std::string> above, scalar;
-    for (const auto& s : r.run.rows) {
-      if (dispatch::AboveCap(s, r.cap)) {
-        above.push_back(fmt::format("{} {} ({})", s.LayerOr("?"), s.primitive, s.implementation));
-      }
-      // dlcheck's own kernels are the model fallback, reported once below.
-      if (s.execs > 0 && verbose::IsScalarFallback(s) &&
-          !verbose::IsDataMovementPrimitive(s.primitive)) {
-        scalar.push_back(fmt::format("{} {} {} ({})", s.LayerOr("?"), s.primitive, s.prop_kind,
-                                     s.implementation));
-      }
-    }
-    auto join = [](const std::vector<std::string>& v) {
-      std::string s;
-      for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
-      return s;
-    };
-    if (!above.empty()) {
-      report.AddFinding(report::Severity::kWarning, "isa-above-cap",
-                        fmt::format("under the cap {} oneDNN still ran {}", r.cap, join(above)));
-    }
-    if (!scalar.empty()) {
-      report.AddFinding(report::Severity::kWarning, "cap-scalar-fallback",
-                        fmt::format("under the cap {} these primitives ran scalar code: {}", r.cap,
-                                    join(scalar)));
-    }
-    if (!r.run.fallbacks.empty()) {
-      std::vector<std::string> layers;
-      for (const auto& f : r.run.fallbacks) layers.push_back(f.layer);
-      report.AddFinding(report::Severity::kWarning, "cap-model-fallback",
-                        fmt::format("under the cap {} oneDNN could not run this model, so "
-                                    "dlcheck's scalar kernels ran it (layers {}): {}",
-                                    r.cap, join(layers), r.run.fallbacks.front().reason));
+    std::vector<Finding> cap = dispatch::CapFindings(r.run.rows, r.cap);
+    report.findings.insert(report.findings.end(), cap.begin(), cap.end());
+    if (auto model = dispatch::CapModelFallbackFinding(r.run, r.cap)) {
+      report.findings.push_back(std::move(*model));
     }
   }
   AddPayoff(report, runs);
@@ -406,7 +378,7 @@ StatusOr<int> SweepStatus(const std::vector<SweepRun>& all) {
   }
   for (const auto& r : all) {
     // Out of memory (a worker's exit 7) is the machine's limit: said once, for the first run.
-    if (r.run.OutOfMemory()) return WorkerOutOfMemoryError(r.run);
+    if (r.run.OutOfMemory()) return r.run.OutOfMemoryError();
   }
   for (const auto& r : all) {
     if (!r.run.outcome.ok()) {
@@ -427,7 +399,7 @@ StatusOr<int> RunDispatch(const DispatchOptions& o) {
   if (runs.empty()) return SweepStatus(runs);  // a signal before the first worker
   // A worker that refused the request (a bad --data directory, say) refuses it under every cap:
   // its own reason, once, and its exit status.
-  if (runs.front().run.Refused()) return RefusalOf(runs.front().run);
+  if (runs.front().run.Refused()) return EndRefused(runs.front().run);
 
   report::Report report;
   report.command = "dispatch";
@@ -440,9 +412,7 @@ StatusOr<int> RunDispatch(const DispatchOptions& o) {
   for (auto& r : set_runs) all.push_back(r);
   AddFindings(report, all);
   if (const int sig = os::SignalForwarding::Received(); sig != 0) {
-    report.AddFinding(report::Severity::kWarning, "interrupted",
-                      fmt::format("interrupted by {}: the report holds the runs that were done",
-                                  os::SignalName(sig)));
+    report.findings.push_back(dispatch::InterruptedFinding(sig));
   }
   report::Print(report, o.format, std::cout);
   std::cout.flush();

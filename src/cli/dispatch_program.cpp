@@ -8,7 +8,6 @@
 #include <iostream>
 #include <map>
 #include <optional>
-#include <tuple>
 
 #include "cli/verbose_report.h"
 #include "detect/binding.h"
@@ -18,6 +17,7 @@
 #include "dispatch/onednn_info.h"
 #include "dispatch/program_capture.h"
 #include "dispatch/sweep.h"
+#include "dispatch/sweep_findings.h"
 #include "os/signals.h"
 #include "report/progress.h"
 #include "verbose/log_session.h"
@@ -152,11 +152,9 @@ StatusOr<std::vector<ConfigResult>> RunSweep(const DispatchProgramOptions& o, co
 
 // ---- the report ----------------------------------------------------------------------------
 
-// What the per-primitive table compares across caps: one primitive, direction and shape.
-using Key = std::tuple<std::string, std::string, std::string>;  // primitive, prop_kind, problem
-Key KeyOf(const verbose::PrimitiveStats& s) {
-  return {s.primitive, s.prop_kind, s.problem};
-}
+// What the per-primitive table compares across caps: the sweep's one key (dispatch::KeyOf).
+using Key = dispatch::PrimitiveKey;
+using dispatch::KeyOf;
 
 // A key under one configuration: its time in each run and the implementation of its largest row.
 struct Cell {
@@ -262,7 +260,7 @@ void AddSweepTable(report::Report& report, const std::vector<ConfigResult>& caps
   t.answer_columns = {"fastest"};
   t.leave_out_first = {"prop_kind", "problem"};
   for (const Key& k : keys) {
-    std::vector<Value> row = {std::get<0>(k), std::get<1>(k), ValidUtf8(std::get<2>(k))};
+    std::vector<Value> row = {k.primitive, k.prop_kind, ValidUtf8(k.problem)};
     std::vector<std::optional<Spread>> spreads;
     for (const auto& c : cells) {
       const auto it = c.find(k);
@@ -331,30 +329,6 @@ void AddRunSection(report::Report& report, const DispatchProgramOptions& o, cons
                               : Value());
 }
 
-// Under a cap: rows above it (the test of the cap itself) and compute rows on scalar code.
-void AddCapFindings(report::Report& report, const ConfigResult& r) {
-  std::vector<std::string> above, scalar;
-  for (const auto& s : r.runs.front().rows) {
-    const std::string what =
-        fmt::format("{} {} ({})", s.primitive, s.prop_kind, ValidUtf8(s.implementation));
-    if (dispatch::AboveCap(s, r.config.cap)) above.push_back(what);
-    if (s.execs > 0 && verbose::IsScalarFallback(s) &&
-        !verbose::IsDataMovementPrimitive(s.primitive)) {
-      scalar.push_back(what);
-    }
-  }
-  if (!above.empty()) {
-    report.AddFinding(
-        report::Severity::kWarning, "isa-above-cap",
-        fmt::format("under the cap {} oneDNN still ran {}", r.config.cap, Join(above, ", ")));
-  }
-  if (!scalar.empty()) {
-    report.AddFinding(report::Severity::kWarning, "cap-scalar-fallback",
-                      fmt::format("under the cap {} these primitives ran scalar code: {}",
-                                  r.config.cap, Join(scalar, ", ")));
-  }
-}
-
 void AddRunFindings(report::Report& report, const ConfigResult& r) {
   for (const auto& run : r.runs) {
     if (run.outcome.ShellStatus() == 0) continue;
@@ -372,42 +346,18 @@ void AddRunFindings(report::Report& report, const ConfigResult& r) {
   }
 }
 
-// "A runs 1.8x as fast as B", only when the runs of A and B do not overlap.
-void AddRanking(report::Report& report, const char* what, const ConfigResult& a,
-                const ConfigResult& b) {
-  if (a.runs.size() < 2 || b.runs.size() < 2) {
-    report.AddFinding(report::Severity::kInfo, "too-few-runs",
-                      fmt::format("{}: one run per configuration, so the spread is unknown and "
-                                  "{} and {} are not ranked; rerun with --repeat 3 or more",
-                                  what, a.config.name, b.config.name));
-    return;
-  }
-  if (!dispatch::Separated(a.wall, b.wall)) {
-    report.AddFinding(
-        report::Severity::kWarning, "too-noisy",
-        fmt::format("{}: the runs are too noisy to rank {} ({:.3f}-{:.3f} s) and {} ({:.3f}-"
-                    "{:.3f} s): their wall times overlap; rerun on a quieter machine or with "
-                    "more --repeat",
-                    what, a.config.name, a.wall.min, a.wall.max, b.config.name, b.wall.min,
-                    b.wall.max));
-    return;
-  }
-  const bool a_faster = a.wall.median < b.wall.median;
-  const ConfigResult& fast = a_faster ? a : b;
-  const ConfigResult& slow = a_faster ? b : a;
-  report.AddFinding(report::Severity::kInfo, "payoff",
-                    fmt::format("{}: the program runs {:.2f}x as fast under {} as under {} "
-                                "(median wall time of {} and {} runs; spread {:.1f}% and {:.1f}%)",
-                                what, slow.wall.median / fast.wall.median, fast.config.name,
-                                slow.config.name, fast.runs.size(), slow.runs.size(),
-                                100 * fast.wall.Relative(), 100 * slow.wall.Relative()));
+dispatch::RankedConfig RankedOf(const ConfigResult& r) {
+  return {.name = r.config.name, .runs = r.runs.size(), .wall = r.wall};
 }
 
 void AddFindings(report::Report& report, const Plan& plan,
                  const std::vector<ConfigResult>& results) {
   std::uint64_t verbose_lines = 0;
   for (const auto& r : results) {
-    if (!r.config.cap.empty()) AddCapFindings(report, r);
+    if (!r.runs.empty()) {
+      std::vector<Finding> cap = dispatch::CapFindings(r.runs.front().rows, r.config.cap);
+      report.findings.insert(report.findings.end(), cap.begin(), cap.end());
+    }
     AddRunFindings(report, r);
     for (const auto& run : r.runs) verbose_lines += run.verbose_lines;
   }
@@ -419,24 +369,25 @@ void AddFindings(report::Report& report, const Plan& plan,
         "compiled out, or it may redirect or close its own stdout");
   }
   const std::size_t caps = std::min(plan.caps, results.size());
-  if (caps >= 2) AddRanking(report, "ISA caps", results[caps - 1], results[0]);
-  if (results.size() >= caps + 2) AddRanking(report, "thread sets", results.back(), results[caps]);
+  if (caps >= 2) {
+    report.findings.push_back(
+        dispatch::RankConfigs("ISA caps", RankedOf(results[caps - 1]), RankedOf(results[0])));
+  }
+  if (results.size() >= caps + 2) {
+    report.findings.push_back(
+        dispatch::RankConfigs("thread sets", RankedOf(results.back()), RankedOf(results[caps])));
+  }
   if (const int sig = os::SignalForwarding::Received(); sig != 0) {
-    report.AddFinding(report::Severity::kWarning, "interrupted",
-                      fmt::format("interrupted by {}: the report holds the runs that were done",
-                                  os::SignalName(sig)));
+    report.findings.push_back(dispatch::InterruptedFinding(sig));
   }
 }
 
-// 128 + N when interrupted by signal N, else the first run's status that was not 0.
 int ExitStatusOf(const std::vector<ConfigResult>& results) {
-  if (const int sig = os::SignalForwarding::Received(); sig != 0) return 128 + sig;
+  std::vector<int> statuses;
   for (const auto& r : results) {
-    for (const auto& run : r.runs) {
-      if (run.outcome.ShellStatus() != 0) return run.outcome.ShellStatus();
-    }
+    for (const auto& run : r.runs) statuses.push_back(run.outcome.ShellStatus());
   }
-  return 0;
+  return dispatch::ProgramSweepStatus(os::SignalForwarding::Received(), statuses);
 }
 
 }  // namespace

@@ -130,12 +130,12 @@ void AddWorkerEndFinding(report::Report& report, const dispatch::CapturedRun& ru
     report.AddFinding(report::Severity::kError, "out-of-memory",
                       fmt::format("the model worker did not fit in the memory it may use ({}); "
                                   "the report holds what it did before",
-                                  WorkerWhere(run)));
+                                  run.Where()));
     return;
   }
   report.AddFinding(report::Severity::kError, "worker-failed",
                     fmt::format("the model worker {} {}; the report holds what it did before",
-                                run.outcome.Describe(), WorkerWhere(run)));
+                                run.outcome.Describe(), run.Where()));
 }
 
 // The whole report, whatever the format: the printer chooses what to show (the human table
@@ -178,7 +178,7 @@ report::Report BuildReport(const VerboseOptions& o, const dispatch::CapturedRun&
 }
 
 StatusOr<int> Finish(const VerboseOptions& o, const dispatch::CapturedRun& run) {
-  if (run.Refused()) return RefusalOf(run);
+  if (run.Refused()) return EndRefused(run);
   report::Print(BuildReport(o, run), o.format, std::cout);
   std::cout.flush();
   if (const int sig = run.outcome.interrupted; sig != 0) {
@@ -188,7 +188,7 @@ StatusOr<int> Finish(const VerboseOptions& o, const dispatch::CapturedRun& run) 
   }
   // Out of memory (the worker's exit 7) is the machine's limit, not a worker failure: one line
   // from here says so and what to do (the worker's own line would repeat it less clearly).
-  if (run.OutOfMemory()) return WorkerOutOfMemoryError(run);
+  if (run.OutOfMemory()) return run.OutOfMemoryError();
   if (!run.outcome.ok()) {
     // The worker's own last words (its error line, or a sanitizer/oneDNN message) come first.
     if (const std::string err = run.WorkerError(); !err.empty()) std::cerr << err << '\n';

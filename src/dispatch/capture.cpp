@@ -1,5 +1,7 @@
 #include "dispatch/capture.h"
 
+#include <fmt/format.h>
+
 #include <cstdlib>
 
 #include "detect/output_file.h"
@@ -7,8 +9,6 @@
 #include "verbose/log_session.h"
 
 namespace dlcheck::dispatch {
-
-namespace {}  // namespace
 
 std::string ConfiguredIsaCap() {
   for (const char* name : {"ONEDNN_MAX_CPU_ISA", "DNNL_MAX_CPU_ISA"}) {
@@ -109,6 +109,31 @@ void Timeline::Add(ExecRecord rec, std::optional<double> timestamp) {
     return;
   }
   execs_.push_back(std::move(rec));
+}
+
+std::string CapturedRun::Where() const {
+  const std::string_view phase =
+      last_phase.empty() ? std::string_view("start-up") : std::string_view(last_phase);
+  if (last_layer.empty()) return fmt::format("in phase {}", phase);
+  return fmt::format("in phase {}, layer {}", phase, last_layer);
+}
+
+Status CapturedRun::OutOfMemoryError() const {
+  return Status(ExitCode::kUnsupported,
+                fmt::format("out of memory: the model worker did not fit in the memory it may use "
+                            "({}); raise the limit (ulimit -v, the cgroup's memory.max) or use a "
+                            "smaller --batch, --layers or --data set",
+                            Where()));
+}
+
+CapturedRun::Refusal CapturedRun::RefusalOf() const {
+  if (OutOfMemory()) return {.error = OutOfMemoryError()};
+  std::string line = WorkerError();
+  if (line.empty()) {
+    return {.error = Status(static_cast<ExitCode>(outcome.exit_code),
+                            fmt::format("the model worker {}", outcome.Describe()))};
+  }
+  return {.exit_status = outcome.exit_code, .worker_line = std::move(line)};
 }
 
 StatusOr<CapturedRun> CaptureModelRun(const CaptureOptions& options) {

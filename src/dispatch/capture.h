@@ -129,6 +129,22 @@ struct CapturedRun {
     while (!tail.empty() && tail.back() == '\n') tail.pop_back();
     return tail;
   }
+  /// Where the worker ended: "in phase start-up" (before its first phase: loading the data),
+  /// "in phase init", "in phase init, layer fc2".
+  std::string Where() const;
+  /// The error of a worker that ran out of memory (OutOfMemory), for the command's error edge:
+  /// `out of memory: the model worker did not fit in the memory it may use (in phase init, layer
+  /// fc2); raise the limit ... or use a smaller --batch, --layers or --data set`.
+  Status OutOfMemoryError() const;
+  /// How a command ends when the worker refused (Refused): with `error` when it is set (memory
+  /// ran out, or the worker gave no reason); else with the worker's exit status, after its own
+  /// error line (`dlcheck: ...`, printed as it is) on stderr.
+  struct Refusal {
+    Status error;
+    int exit_status = 0;
+    std::string worker_line;
+  };
+  Refusal RefusalOf() const;
   /// A numeric result by its key (NumericResult), or nullopt when the worker did not report it.
   std::optional<double> Number(std::string_view key) const { return NumericResult(results, key); }
 };

@@ -100,7 +100,7 @@ bool AboveCap(const verbose::PrimitiveStats& s, std::string_view cap) {
 }
 
 PrimitiveKey KeyOf(const verbose::PrimitiveStats& s) {
-  return {std::string(s.LayerOr("")), s.primitive.str(), s.prop_kind.str()};
+  return {std::string(s.LayerOr("")), s.primitive.str(), s.prop_kind.str(), s.problem.str()};
 }
 
 SweepCells CellsOf(const CapturedRun& run) {

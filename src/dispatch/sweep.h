@@ -5,7 +5,8 @@
 //
 //   StatusOr<std::vector<std::string>> caps = ChooseCaps(requested, platform);
 //   StatusOr<SweepRun> run = RunSweepWorker(settings, "avx2", "", 0, "", /*peak=*/true);
-//   SweepCells cells = CellsOf(run->run);   // per PrimitiveKey (layer, primitive, prop kind)
+//   SweepCells cells = CellsOf(run->run);   // per PrimitiveKey (layer, primitive, prop kind,
+//   shape)
 
 #include <functional>
 #include <map>
@@ -63,11 +64,16 @@ StatusOr<SweepRun> RunSweepWorker(const SweepSettings& settings, std::string cap
                                   const std::string& thread_set, int threads,
                                   const std::string& cpuset, bool peak);
 
-/// What the sweep compares across caps: one primitive of one layer in one direction.
+/// What both sweeps (a model's and a program's) compare across caps: one operation, whatever
+/// the cap made of it. The problem (the shape: `mb64ic784oc128`) is in it because a program has
+/// no layers, and two matmuls of one program must not be added together; the layer because two
+/// layers of a model may share a shape. The implementation, ISA and layouts are left out: they
+/// are what a cap changes.
 struct PrimitiveKey {
   std::string layer;      ///< empty for a row without a layer
   std::string primitive;  ///< inner_product, convolution, ...
   std::string prop_kind;  ///< forward_training, backward_data, ...
+  std::string problem;    ///< the shape, as oneDNN prints it
   auto operator<=>(const PrimitiveKey&) const = default;
 };
 /// True when the row ran at an ISA that ranks above `cap`: what a cap must never allow.

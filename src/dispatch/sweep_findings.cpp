@@ -1,0 +1,100 @@
+#include "dispatch/sweep_findings.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "dispatch/sweep.h"
+#include "os/signals.h"
+#include "verbose/rules.h"
+
+namespace dlcheck::dispatch {
+
+std::string RowName(const verbose::PrimitiveStats& row) {
+  const std::string layer = row.layer ? row.layer->str() + " " : std::string();
+  return fmt::format("{}{} {} ({})", layer, row.primitive.view(), row.prop_kind.view(),
+                     row.implementation.view());
+}
+
+std::vector<Finding> CapFindings(const std::vector<verbose::PrimitiveStats>& rows,
+                                 std::string_view cap) {
+  if (cap.empty() || cap == kScalarCap) return {};
+  std::vector<std::string> above, scalar;
+  for (const auto& row : rows) {
+    if (AboveCap(row, cap)) above.push_back(RowName(row));
+    if (verbose::IsScalarFinding(row, verbose::ScalarScope::kExecutedWork)) {
+      scalar.push_back(RowName(row));
+    }
+  }
+  std::vector<Finding> findings;
+  if (!above.empty()) {
+    findings.push_back({.severity = Severity::kWarning,
+                        .code = "isa-above-cap",
+                        .message = fmt::format("under the cap {} oneDNN still ran {}", cap,
+                                               fmt::join(above, ", "))});
+  }
+  if (!scalar.empty()) {
+    findings.push_back(
+        {.severity = Severity::kWarning,
+         .code = "cap-scalar-fallback",
+         .message = fmt::format("under the cap {} these primitives ran scalar code: {}", cap,
+                                fmt::join(scalar, ", "))});
+  }
+  return findings;
+}
+
+std::optional<Finding> CapModelFallbackFinding(const CapturedRun& run, std::string_view cap) {
+  if (run.fallbacks.empty()) return std::nullopt;
+  std::vector<std::string> layers;
+  for (const auto& f : run.fallbacks) layers.push_back(f.layer);
+  return Finding{
+      .severity = Severity::kWarning,
+      .code = "cap-model-fallback",
+      .message = fmt::format("under the cap {} oneDNN could not run this model, so "
+                             "dlcheck's scalar kernels ran it (layers {}): {}",
+                             cap, fmt::join(layers, ", "), run.fallbacks.front().reason)};
+}
+
+Finding InterruptedFinding(int signal) {
+  return {.severity = Severity::kWarning,
+          .code = "interrupted",
+          .message = fmt::format("interrupted by {}: the report holds the runs that were done",
+                                 os::SignalName(signal))};
+}
+
+Finding RankConfigs(std::string_view what, const RankedConfig& a, const RankedConfig& b) {
+  if (a.runs < 2 || b.runs < 2) {
+    return {.severity = Severity::kInfo,
+            .code = "too-few-runs",
+            .message = fmt::format("{}: one run per configuration, so the spread is unknown and "
+                                   "{} and {} are not ranked; rerun with --repeat 3 or more",
+                                   what, a.name, b.name)};
+  }
+  if (!Separated(a.wall, b.wall)) {
+    return {.severity = Severity::kWarning,
+            .code = "too-noisy",
+            .message = fmt::format(
+                "{}: the runs are too noisy to rank {} ({:.3f}-{:.3f} s) and {} ({:.3f}-{:.3f} "
+                "s): their wall times overlap; rerun on a quieter machine or with more --repeat",
+                what, a.name, a.wall.min, a.wall.max, b.name, b.wall.min, b.wall.max)};
+  }
+  const bool a_faster = a.wall.median < b.wall.median;
+  const RankedConfig& fast = a_faster ? a : b;
+  const RankedConfig& slow = a_faster ? b : a;
+  return {.severity = Severity::kInfo,
+          .code = "payoff",
+          .message = fmt::format(
+              "{}: the program runs {:.2f}x as fast under {} as under {} (median wall time of {} "
+              "and {} runs; spread {:.1f}% and {:.1f}%)",
+              what, slow.wall.median / fast.wall.median, fast.name, slow.name, fast.runs, slow.runs,
+              100 * fast.wall.Relative(), 100 * slow.wall.Relative())};
+}
+
+int ProgramSweepStatus(int interrupted_by, const std::vector<int>& run_statuses) {
+  if (interrupted_by != 0) return 128 + interrupted_by;
+  for (int status : run_statuses) {
+    if (status != 0) return status;
+  }
+  return 0;
+}
+
+}  // namespace dlcheck::dispatch
