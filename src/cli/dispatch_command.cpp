@@ -34,7 +34,6 @@ namespace {
 using dispatch::CellsOf;
 using dispatch::Describe;
 using dispatch::KeyOf;
-using dispatch::kScalarCap;
 using dispatch::PeakOf;
 using dispatch::PrimitiveKey;
 using dispatch::SpeedupOver;
@@ -69,10 +68,16 @@ Value Opt(const std::optional<double>& v, int precision) {
   return v ? Value(*v, precision) : Value();
 }
 
+// The `isa_cap` of a run of the cap tables: its cap, or `scalar` (thread sets have their own
+// table).
+std::string CapName(const SweepRun& r) {
+  return dispatch::IsaCapOf(r.config).value_or("");
+}
+
 void AddSweepTables(report::Report& report, const DispatchOptions& o,
                     const std::vector<SweepRun>& runs) {
   // runs: the caps in order, then the scalar run last (missing when a signal stopped the sweep).
-  const bool has_scalar = runs.back().cap == kScalarCap;
+  const bool has_scalar = runs.back().scalar();
   const SweepCells scalar_cells = has_scalar ? CellsOf(runs.back().run) : SweepCells();
   std::vector<SweepCells> cells;
   for (const auto& r : runs) cells.push_back(CellsOf(r.run));
@@ -91,7 +96,7 @@ void AddSweepTables(report::Report& report, const DispatchOptions& o,
   const double traced = std::max(1, o.run.traced);
   const std::size_t n_caps = runs.size() - (has_scalar ? 1 : 0);
   std::vector<std::string> columns = {"layer", "primitive", "prop_kind", "problem"};
-  for (std::size_t i = 0; i < n_caps; ++i) columns.push_back(runs[i].cap);
+  for (std::size_t i = 0; i < n_caps; ++i) columns.push_back(CapName(runs[i]));
   for (const char* c : {"scalar", "fastest", "x scalar", "x lowest"}) columns.emplace_back(c);
   report::Table& wide = report.AddTable(
       "sweep", columns,
@@ -117,7 +122,7 @@ void AddSweepTables(report::Report& report, const DispatchOptions& o,
     }
     const auto s = scalar_cells.find(k);
     row.push_back(s == scalar_cells.end() ? Value() : Value(s->second.ms_total / traced, 4));
-    row.push_back(fastest ? Value(runs[*fastest].cap) : Value());
+    row.push_back(fastest ? Value(CapName(runs[*fastest])) : Value());
     row.push_back(fastest ? Opt(SpeedupOver(scalar_cells, cells[*fastest], k), 1) : Value());
     row.push_back(fastest ? Opt(SpeedupOver(lowest, cells[*fastest], k), 1) : Value());
     wide.rows.push_back(std::move(row));
@@ -137,12 +142,12 @@ void AddSweepTables(report::Report& report, const DispatchOptions& o,
     const SweepRun& r = runs[i];
     const std::optional<double> peak = PeakOf(r);
     for (const auto& s : r.run.rows) {
-      std::vector<Value> row = {r.cap, s.layer ? Value(s.layer->str()) : Value()};
+      std::vector<Value> row = {CapName(r), s.layer ? Value(s.layer->str()) : Value()};
       for (auto& v : PrimitiveRow(s, r.run.summary.exec_ms)) row.push_back(std::move(v));
       const PrimitiveKey k = KeyOf(s);
       row.push_back(Value(s.exec_ms_total / traced, 4));
       row.push_back(Opt(SpeedupOver(scalar_cells, cells[i], k), 2));
-      row.push_back(r.cap == kScalarCap ? Value() : Opt(SpeedupOver(lowest, cells[i], k), 2));
+      row.push_back(r.scalar() ? Value() : Opt(SpeedupOver(lowest, cells[i], k), 2));
       row.push_back(Opt(peak, 1));
       const auto gflops = s.Gflops();
       row.push_back(peak && gflops && *peak > 0 ? Value(*gflops / (*peak * ThreadsOf(r)), 3)
@@ -155,7 +160,7 @@ void AddSweepTables(report::Report& report, const DispatchOptions& o,
 
 // The perf map oneDNN wrote for a worker, when asked to.
 Value PerfMapOf(bool perf_map, const SweepRun& r) {
-  if (!perf_map || r.cap == kScalarCap) return {};
+  if (!perf_map || r.scalar()) return {};
   return fmt::format("/tmp/perf-{}.map", r.run.outcome.pid);
 }
 
@@ -171,7 +176,7 @@ void AddRunsTable(report::Report& report, const std::vector<SweepRun>& runs, boo
   t.leave_out_first = {"max_deviation", "backend", "peak_gflops"};
   if (!perf_map) t.hidden_in_table.push_back("perf_map");
   // The scalar run is last, unless a signal stopped the sweep before it.
-  const SweepRun* scalar_run = runs.back().cap == kScalarCap ? &runs.back() : nullptr;
+  const SweepRun* scalar_run = runs.back().scalar() ? &runs.back() : nullptr;
   const double scalar = scalar_run != nullptr && scalar_run->run.results.samples_per_s
                             ? *scalar_run->run.results.samples_per_s
                             : 0.0;
@@ -179,13 +184,12 @@ void AddRunsTable(report::Report& report, const std::vector<SweepRun>& runs, boo
   for (const auto& r : runs) {
     const auto sps = r.run.results.samples_per_s;
     t.rows.push_back(
-        {r.cap, r.run.results.backend ? Value(*r.run.results.backend) : Value(), ThreadsOf(r),
-         r.run.header.isa_short.empty() || r.cap == kScalarCap ? Value()
-                                                               : Value(r.run.header.isa_short),
+        {CapName(r), r.run.results.backend ? Value(*r.run.results.backend) : Value(), ThreadsOf(r),
+         r.run.header.isa_short.empty() || r.scalar() ? Value() : Value(r.run.header.isa_short),
          Opt(sps, 1), Opt(r.run.results.samples_per_s_min, 1),
          Opt(r.run.results.samples_per_s_max, 1),
          sps && scalar > 0 ? Value(*sps / scalar, 2) : Value(),
-         sps && lowest && *lowest > 0 && r.cap != kScalarCap ? Value(*sps / *lowest, 2) : Value(),
+         sps && lowest && *lowest > 0 && !r.scalar() ? Value(*sps / *lowest, 2) : Value(),
          Opt(r.run.results.max_deviation, 9), Opt(PeakOf(r), 1),
          r.run.outcome.ok() ? Value("ok") : Value(Describe(r)), PerfMapOf(perf_map, r)});
   }
@@ -203,7 +207,8 @@ void AddThreadsTable(report::Report& report, const std::vector<SweepRun>& sets) 
     if (sps && base && *base > 0) speedup = *sps / *base;
     std::optional<double> efficiency;
     if (speedup && r.threads > 0) efficiency = *speedup * sets.front().threads / r.threads;
-    t.rows.push_back({r.thread_set, r.threads, r.cpuset, Opt(sps, 1), Opt(speedup, 2),
+    const dispatch::ThreadSetConfig& set = *r.thread_set();
+    t.rows.push_back({set.name, r.threads, set.cpuset, Opt(sps, 1), Opt(speedup, 2),
                       Opt(efficiency, 2), r.run.outcome.ok() ? Value("ok") : Value(Describe(r))});
   }
 }
@@ -230,7 +235,7 @@ void AddPayoff(report::Report& report, const std::vector<SweepRun>& runs) {
   const SweepRun* low = nullptr;
   const SweepRun* high = nullptr;
   for (const auto& r : runs) {
-    if (r.cap == kScalarCap || r.cap.empty() || !r.run.results.samples_per_s) continue;
+    if (r.cap() == nullptr || !r.run.results.samples_per_s) continue;
     if (low == nullptr) low = &r;
     high = &r;
   }
@@ -242,20 +247,21 @@ void AddPayoff(report::Report& report, const std::vector<SweepRun>& runs) {
         fmt::format("the runs are too noisy to rank the caps {} ({:.0f}-{:.0f} samples/s over "
                     "the timed chunks) and {} ({:.0f}-{:.0f}): their ranges overlap; rerun on a "
                     "quieter machine or with more --iters",
-                    low->cap, a.min, a.max, high->cap, b.min, b.max));
+                    low->cap()->isa, a.min, a.max, high->cap()->isa, b.min, b.max));
     return;
   }
   report.AddFinding(report::Severity::kInfo, "payoff",
                     fmt::format("the model trains {:.2f}x as fast under the cap {} as under {} "
                                 "(samples/s; the timed chunks of the two runs do not overlap)",
-                                b.median / a.median, high->cap, low->cap));
+                                b.median / a.median, high->cap()->isa, low->cap()->isa));
 }
 
 // How a run's worker ended, when that is news: `out-of-memory` or `worker-failed`. A worker
 // stopped by the signal dlcheck passed on is no failure: the `interrupted` finding says it once.
 void AddWorkerEndFinding(report::Report& report, const SweepRun& r) {
   if (r.run.outcome.ok() || r.run.outcome.interrupted != 0) return;
-  const std::string what = r.cap.empty() ? "thread set " + r.thread_set : r.cap;
+  const std::string what =
+      r.thread_set() != nullptr ? "thread set " + r.thread_set()->name : CapName(r);
   if (r.run.OutOfMemory()) {
     report.AddFinding(report::Severity::kError, "out-of-memory",
                       fmt::format("the worker for {} did not fit in the memory it may use ({})",
@@ -269,10 +275,11 @@ void AddWorkerEndFinding(report::Report& report, const SweepRun& r) {
 void AddFindings(report::Report& report, const std::vector<SweepRun>& runs) {
   for (const auto& r : runs) {
     AddWorkerEndFinding(report, r);
-    if (r.cap == kScalarCap || r.cap.empty()) continue;
-    std::vector<Finding> cap = dispatch::CapFindings(r.run.rows, r.cap);
-    report.findings.insert(report.findings.end(), cap.begin(), cap.end());
-    if (auto model = dispatch::CapModelFallbackFinding(r.run, r.cap)) {
+    const dispatch::CapConfig* cap = r.cap();
+    if (cap == nullptr) continue;
+    std::vector<Finding> found = dispatch::CapFindings(r.run.rows, cap->isa);
+    report.findings.insert(report.findings.end(), found.begin(), found.end());
+    if (auto model = dispatch::CapModelFallbackFinding(r.run, cap->isa)) {
       report.findings.push_back(std::move(*model));
     }
   }
@@ -337,32 +344,33 @@ Status RunSweep(const DispatchOptions& o, const SweepPlan& plan, std::vector<Swe
   if (progress.active()) {
     settings.on_phase = [&progress](std::string_view phase) { progress.Phase(std::string(phase)); };
   }
-  auto run = [&](std::vector<SweepRun>& into, const std::string& what, std::string cap,
-                 const std::string& set, int threads, const std::string& cpuset,
-                 bool peak) -> Status {
+  auto run = [&](std::vector<SweepRun>& into, const std::string& what, dispatch::RunConfig config,
+                 int threads, bool peak) -> Status {
     if (os::SignalForwarding::Received() != 0) return {};        // stopped: no further run
     if (!runs.empty() && runs.front().run.Refused()) return {};  // the same refusal again
     progress.Step(what);
-    StatusOr<SweepRun> r =
-        dispatch::RunSweepWorker(settings, std::move(cap), set, threads, cpuset, peak);
+    StatusOr<SweepRun> r = dispatch::RunSweepWorker(settings, std::move(config), threads, peak);
     if (!r.ok()) return r.status();
     into.push_back(std::move(*r));
     return {};
   };
   for (const auto& cap : plan.caps) {
-    if (Status s = run(runs, "cap " + cap, cap, "", plan.noise.threads.threads, "", !o.no_peak);
+    if (Status s = run(runs, "cap " + cap, dispatch::CapConfig{cap}, plan.noise.threads.threads,
+                       !o.no_peak);
         !s.ok()) {
       return s;
     }
   }
-  if (Status s = run(runs, "dlcheck scalar kernels", std::string(kScalarCap), "",
-                     plan.noise.threads.threads, "", false);
+  if (Status s = run(runs, "dlcheck scalar kernels", dispatch::ScalarConfig{},
+                     plan.noise.threads.threads, false);
       !s.ok()) {
     return s;
   }
   for (const auto& set : plan.sets) {
     const std::string what = fmt::format("threads {} ({})", set.name, set.cpuset);
-    if (Status s = run(set_runs, what, "", set.name, set.threads, set.cpuset, false); !s.ok()) {
+    const dispatch::ThreadSetConfig config{
+        .name = set.name, .cpuset = set.cpuset, .cpus = set.cpus};
+    if (Status s = run(set_runs, what, config, set.threads, false); !s.ok()) {
       return s;
     }
   }

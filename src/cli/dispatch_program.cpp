@@ -30,15 +30,25 @@ using dispatch::Spread;
 using report::Value;
 
 // One configuration of the sweep: an ISA cap (threads as asked, unbound) or a thread set (no
-// cap: oneDNN's own choice, the machine's best).
+// cap: oneDNN's own choice, the machine's best). A program has no scalar run.
 struct Config {
   std::string name;  ///< "cap avx2", "threads socket"
-  std::string cap;   ///< empty for a thread set
-  std::string thread_set;
+  dispatch::RunConfig run;
   int threads = 0;  ///< OMP_NUM_THREADS and MKL_NUM_THREADS; 0: inherited
-  std::string cpuset;
-  std::vector<int> cpus;
+
+  const dispatch::CapConfig* cap() const { return std::get_if<dispatch::CapConfig>(&run); }
+  const dispatch::ThreadSetConfig* thread_set() const {
+    return std::get_if<dispatch::ThreadSetConfig>(&run);
+  }
 };
+
+// Where a configuration's cap or thread set goes in a row: its name, or null.
+Value CapValue(const Config& c) {
+  return c.cap() != nullptr ? Value(c.cap()->isa) : Value();
+}
+Value ThreadSetValue(const Config& c) {
+  return c.thread_set() != nullptr ? Value(c.thread_set()->name) : Value();
+}
 
 // One run of CMD under a configuration.
 struct ProgramRun {
@@ -82,32 +92,33 @@ StatusOr<Plan> PlanSweep(const DispatchProgramOptions& o) {
                                          plan.load_start);
   const int threads = plan.threads.threads;
   for (const auto& cap : *caps) {
-    plan.configs.push_back({.name = "cap " + cap, .cap = cap, .threads = threads});
+    plan.configs.push_back(
+        {.name = "cap " + cap, .run = dispatch::CapConfig{cap}, .threads = threads});
   }
   plan.caps = plan.configs.size();
   if (!o.thread_sets.empty()) {
     StatusOr<std::vector<detect::ThreadSet>> sets = detect::LiveThreadSets(o.thread_sets);
     if (!sets.ok()) return sets.status();
     for (const auto& s : *sets) {
-      plan.configs.push_back({.name = "threads " + s.name,
-                              .thread_set = s.name,
-                              .threads = s.threads,
-                              .cpuset = s.cpuset,
-                              .cpus = s.cpus});
+      plan.configs.push_back(
+          {.name = "threads " + s.name,
+           .run = dispatch::ThreadSetConfig{.name = s.name, .cpuset = s.cpuset, .cpus = s.cpus},
+           .threads = s.threads});
     }
   }
   return plan;
 }
 
 os::Spec SpecOf(const DispatchProgramOptions& o, const Config& c) {
-  os::Spec spec{.argv = o.command, .cpus = c.cpus};
-  if (!c.cap.empty()) spec.env = dispatch::MaxIsaEnvironment(c.cap);
+  os::Spec spec{.argv = o.command};
+  if (c.cap() != nullptr) spec.env = dispatch::MaxIsaEnvironment(c.cap()->isa);
+  if (c.thread_set() != nullptr) spec.cpus = c.thread_set()->cpus;
   if (c.threads > 0) {
     spec.env.emplace_back("OMP_NUM_THREADS", std::to_string(c.threads));
     spec.env.emplace_back("MKL_NUM_THREADS", std::to_string(c.threads));
   }
   // One OpenMP thread per CPU of the affinity mask, each kept on its own.
-  if (!c.cpus.empty()) spec.env.emplace_back("OMP_PROC_BIND", "true");
+  if (!spec.cpus.empty()) spec.env.emplace_back("OMP_PROC_BIND", "true");
   return spec;
 }
 
@@ -208,10 +219,10 @@ void AddConfigsTable(report::Report& report, const std::vector<ConfigResult>& re
     for (const auto& run : r.runs) exec.push_back(run.exec_ms);
     const int seen = ThreadsSeen(r);
     const auto& header = r.runs.front().header;
-    t.rows.push_back({r.config.name, r.config.cap.empty() ? Value() : Value(r.config.cap),
-                      r.config.thread_set.empty() ? Value() : Value(r.config.thread_set),
+    const dispatch::ThreadSetConfig* set = r.config.thread_set();
+    t.rows.push_back({r.config.name, CapValue(r.config), ThreadSetValue(r.config),
                       r.config.threads > 0 ? Value(r.config.threads) : Value(),
-                      r.config.cpuset.empty() ? Value() : Value(r.config.cpuset),
+                      set != nullptr && !set->cpuset.empty() ? Value(set->cpuset) : Value(),
                       seen > 0 ? Value(seen) : Value(),
                       header.isa_short.empty() ? Value() : Value(ValidUtf8(header.isa_short)),
                       r.runs.size(), Value(r.wall.median, 3), Value(r.wall.min, 3),
@@ -249,7 +260,7 @@ void AddSweepTable(report::Report& report, const std::vector<ConfigResult>& caps
     }
   }
   std::vector<std::string> columns = {"primitive", "prop_kind", "problem"};
-  for (const auto& r : caps) columns.push_back(r.config.cap);
+  for (const auto& r : caps) columns.push_back(r.config.cap()->isa);
   columns.emplace_back("fastest");
   report::Table& t = report.AddTable(
       "sweep", columns,
@@ -276,7 +287,7 @@ void AddSweepTable(report::Report& report, const std::vector<ConfigResult>& caps
                                 it->second.scalar ? " [scalar]" : ""));
     }
     const auto fastest = Fastest(spreads);
-    row.push_back(fastest ? Value(caps[*fastest].config.cap) : Value("(too close)"));
+    row.push_back(fastest ? Value(caps[*fastest].config.cap()->isa) : Value("(too close)"));
     t.rows.push_back(std::move(row));
   }
 }
@@ -291,9 +302,8 @@ void AddRowsTable(report::Report& report, const std::vector<ConfigResult>& resul
   for (const auto& r : results) {
     for (std::size_t i = 0; i < r.runs.size(); ++i) {
       for (const auto& s : r.runs[i].rows) {
-        std::vector<Value> row = {
-            r.config.name, r.config.cap.empty() ? Value() : Value(r.config.cap),
-            r.config.thread_set.empty() ? Value() : Value(r.config.thread_set), i + 1};
+        std::vector<Value> row = {r.config.name, CapValue(r.config), ThreadSetValue(r.config),
+                                  i + 1};
         for (auto& v : PrimitiveRow(s, r.runs[i].exec_ms)) row.push_back(std::move(v));
         t.rows.push_back(std::move(row));
       }
@@ -310,7 +320,7 @@ void AddRunSection(report::Report& report, const DispatchProgramOptions& o, cons
   for (const auto& a : o.command) words.push_back(a);
   s.Add("command", ValidUtf8(Join(words, " ")));
   std::vector<std::string> caps;
-  for (std::size_t i = 0; i < plan.caps; ++i) caps.push_back(plan.configs[i].cap);
+  for (std::size_t i = 0; i < plan.caps; ++i) caps.push_back(plan.configs[i].cap()->isa);
   s.Add("isa_caps", Value(report::TextList(caps)));
   s.Add("thread_sets", o.thread_sets.empty() ? Value() : Value(report::TextList(o.thread_sets)));
   s.Add("threads",
@@ -354,8 +364,8 @@ void AddFindings(report::Report& report, const Plan& plan,
                  const std::vector<ConfigResult>& results) {
   std::uint64_t verbose_lines = 0;
   for (const auto& r : results) {
-    if (!r.runs.empty()) {
-      std::vector<Finding> cap = dispatch::CapFindings(r.runs.front().rows, r.config.cap);
+    if (r.config.cap() != nullptr) {
+      std::vector<Finding> cap = dispatch::CapFindings(r.runs.front().rows, r.config.cap()->isa);
       report.findings.insert(report.findings.end(), cap.begin(), cap.end());
     }
     AddRunFindings(report, r);

@@ -4,7 +4,7 @@
 // into tables; the numbers are computed here.
 //
 //   StatusOr<std::vector<std::string>> caps = ChooseCaps(requested, platform);
-//   StatusOr<SweepRun> run = RunSweepWorker(settings, "avx2", "", 0, "", /*peak=*/true);
+//   StatusOr<SweepRun> run = RunSweepWorker(settings, CapConfig{"avx2"}, 0, /*peak=*/true);
 //   SweepCells cells = CellsOf(run->run);   // per PrimitiveKey (layer, primitive, prop kind,
 //   shape)
 
@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 #include "common/onednn_isa.h"
@@ -49,20 +50,41 @@ struct SweepSettings {
   std::function<void(std::string_view phase)> on_phase;
 };
 
+/// oneDNN capped at an ISA (ONEDNN_MAX_CPU_ISA and its older spellings).
+struct CapConfig {
+  std::string isa;  ///< a name in kSweepCaps
+};
+/// oneDNN's own choice (no cap), one thread per core of a thread set, bound to its cores.
+struct ThreadSetConfig {
+  std::string name;  ///< core, socket, numa0, ...
+  std::string cpuset;
+  std::vector<int> cpus;
+};
+/// dlcheck's scalar kernels, not oneDNN (the model sweep's baseline).
+struct ScalarConfig {};
+/// How a sweep runs one configuration: a typed choice, used by both sweeps (a model's and a
+/// program's); no empty cap string stands for "a thread set".
+using RunConfig = std::variant<CapConfig, ThreadSetConfig, ScalarConfig>;
+
+/// The `isa_cap` a report gives a run: the cap, kScalarCap for the scalar kernels, nullopt for a
+/// thread set (no cap).
+std::optional<std::string> IsaCapOf(const RunConfig& config);
+
 /// One worker run of the sweep.
 struct SweepRun {
-  std::string cap;  ///< an ISA cap, or kScalarCap; empty for a thread-set run (no cap)
-  std::string thread_set;
-  int threads = 0;
-  std::string cpuset;
+  RunConfig config;
+  int threads = 0;  ///< OMP_NUM_THREADS asked; 0: inherited
   CapturedRun run;
+
+  const CapConfig* cap() const { return std::get_if<CapConfig>(&config); }
+  const ThreadSetConfig* thread_set() const { return std::get_if<ThreadSetConfig>(&config); }
+  bool scalar() const { return std::holds_alternative<ScalarConfig>(config); }
 };
 
-/// Runs the model under `cap` (kScalarCap: on the scalar kernels), with `threads` OpenMP threads
-/// bound to `cpuset` when given, measuring the FMA peak first when `peak`.
-StatusOr<SweepRun> RunSweepWorker(const SweepSettings& settings, std::string cap,
-                                  const std::string& thread_set, int threads,
-                                  const std::string& cpuset, bool peak);
+/// Runs the model under `config` with `threads` OpenMP threads (a thread set's bound to its
+/// cpuset), measuring the FMA peak first when `peak`.
+StatusOr<SweepRun> RunSweepWorker(const SweepSettings& settings, RunConfig config, int threads,
+                                  bool peak);
 
 /// What both sweeps (a model's and a program's) compare across caps: one operation, whatever
 /// the cap made of it. The problem (the shape: `mb64ic784oc128`) is in it because a program has
@@ -104,7 +126,8 @@ std::optional<double> SpeedupOver(const SweepCells& base, const SweepCells& cell
 /// The vector ISA whose measured peak bounds a cap: avx512_core for the AVX-512 caps, avx2 for
 /// avx2 and avx2_vnni, sse41 below (the peak loops cover these three).
 std::string PeakIsaOf(std::string_view cap);
-/// The run's measured peak GFLOP/s for its cap; nullopt for the scalar run or without a peak.
+/// The run's measured peak GFLOP/s for its cap; nullopt without a cap (the scalar run, a thread
+/// set) or without a peak.
 std::optional<double> PeakOf(const SweepRun& r);
 /// The OpenMP threads the run used (from oneDNN's header line when it printed one).
 int ThreadsOf(const SweepRun& r);
