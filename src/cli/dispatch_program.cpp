@@ -231,21 +231,6 @@ void AddConfigsTable(report::Report& report, const std::vector<ConfigResult>& re
   }
 }
 
-// The cap whose median is lowest, when it is separated from every other (else nullopt).
-std::optional<std::size_t> Fastest(const std::vector<std::optional<Spread>>& spreads) {
-  std::optional<std::size_t> best;
-  for (std::size_t i = 0; i < spreads.size(); ++i) {
-    if (spreads[i] && (!best || spreads[i]->median < spreads[*best]->median)) best = i;
-  }
-  if (!best) return std::nullopt;
-  for (std::size_t i = 0; i < spreads.size(); ++i) {
-    if (i != *best && spreads[i] && !dispatch::Separated(*spreads[i], *spreads[*best])) {
-      return std::nullopt;
-    }
-  }
-  return best;
-}
-
 void AddSweepTable(report::Report& report, const std::vector<ConfigResult>& caps) {
   std::vector<std::map<Key, Cell>> cells;
   std::vector<Key> keys;
@@ -286,7 +271,7 @@ void AddSweepTable(report::Report& report, const std::vector<ConfigResult>& caps
       row.push_back(fmt::format("{:.4f} {}{}", s.median, ValidUtf8(it->second.implementation),
                                 it->second.scalar ? " [scalar]" : ""));
     }
-    const auto fastest = Fastest(spreads);
+    const auto fastest = dispatch::SeparatedFastest(spreads);
     row.push_back(fastest ? Value(caps[*fastest].config.cap()->isa) : Value("(too close)"));
     t.rows.push_back(std::move(row));
   }

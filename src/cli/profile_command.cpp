@@ -162,9 +162,7 @@ StatusOr<Recording> RecordModel(const ProfileOptions& o, std::vector<std::string
   if (!run.ok()) return run.status();
   // Stopped on the user's word (the signal dlcheck passed on): what perf recorded is reported.
   if (!run->outcome.ok() && run->outcome.interrupted == 0) {
-    std::string err = run->outcome.stderr_tail;
-    while (!err.empty() && err.back() == '\n') err.pop_back();
-    if (!err.empty()) std::cerr << err << '\n';
+    if (const std::string err = run->WorkerError(); !err.empty()) std::cerr << err << '\n';
     return Status(ExitCode::kWorkerFailed,
                   fmt::format("the model worker (under perf record) {}", run->outcome.Describe()));
   }

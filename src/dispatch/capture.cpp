@@ -36,6 +36,7 @@ os::Spec WorkerSpecFor(const CaptureOptions& options) {
     spec.env.emplace_back("ONEDNN_MAX_CPU_ISA", options.max_cpu_isa);
   spec.timeout_s = options.timeout_s;
   spec.keep_stderr_tail = true;  // says why a worker failed
+  spec.read_to_end = true;       // under perf, the worker (which writes) ends after perf
   for (const auto& kv : options.extra_env) spec.env.push_back(kv);
   return spec;
 }

@@ -89,6 +89,18 @@ Finding RankConfigs(std::string_view what, const RankedConfig& a, const RankedCo
               100 * fast.wall.Relative(), 100 * slow.wall.Relative())};
 }
 
+std::optional<std::size_t> SeparatedFastest(const std::vector<std::optional<Spread>>& spreads) {
+  std::optional<std::size_t> best;
+  for (std::size_t i = 0; i < spreads.size(); ++i) {
+    if (spreads[i] && (!best || spreads[i]->median < spreads[*best]->median)) best = i;
+  }
+  if (!best) return std::nullopt;
+  for (std::size_t i = 0; i < spreads.size(); ++i) {
+    if (i != *best && spreads[i] && !Separated(*spreads[i], *spreads[*best])) return std::nullopt;
+  }
+  return best;
+}
+
 int ProgramSweepStatus(int interrupted_by, const std::vector<int>& run_statuses) {
   if (interrupted_by != 0) return 128 + interrupted_by;
   for (int status : run_statuses) {

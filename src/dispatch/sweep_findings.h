@@ -49,6 +49,11 @@ struct RankedConfig {
 /// names the comparison ("ISA caps", "thread sets").
 Finding RankConfigs(std::string_view what, const RankedConfig& a, const RankedConfig& b);
 
+/// Which of the configurations ran a primitive fastest: the one with the lowest median, only
+/// when its runs do not overlap any other's (nullopt otherwise, or when none ran it). A
+/// configuration without the primitive is nullopt in `spreads`.
+std::optional<std::size_t> SeparatedFastest(const std::vector<std::optional<Spread>>& spreads);
+
 /// The exit status of a program sweep: 128 + N when signal N stopped it, else the first status
 /// of a run that was not 0 (in run order), else 0.
 int ProgramSweepStatus(int interrupted_by, const std::vector<int>& run_statuses);

@@ -242,18 +242,31 @@ class Pipes {
   std::string buffer_ = std::string(64 * 1024, '\0');
 };
 
-// Reads the child's pipes as they are written until it has ended (waitpid says so, whoever
-// else still holds the pipes) and what it wrote has been read, or the deadline passes (its
-// group is then killed and it is reaped).
-void Follow(const Job& job, Pipes& pipes, std::optional<Clock::time_point> deadline,
-            Outcome& outcome, const std::function<void(std::string_view)>& on_stdout) {
+std::optional<Clock::time_point> DeadlineOf(double timeout_s) {
+  if (timeout_s <= 0) return std::nullopt;
+  return Clock::now() +
+         std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s));
+}
+
+// Reads the child's pipes as they are written until it has ended (waitpid says so) and what it
+// wrote has been read: to the pipes' end with Spec::read_to_end, else what is waiting, for
+// kDrainAfterEnd at most (whoever else still holds the pipes). Past the deadline its group is
+// killed (and it is reaped).
+void Follow(const Job& job, Pipes& pipes, const Spec& spec, Outcome& outcome,
+            const std::function<void(std::string_view)>& on_stdout) {
+  const std::optional<Clock::time_point> deadline = DeadlineOf(spec.timeout_s);
   std::optional<Clock::time_point> drain_until;
+  bool reaped = false;
   for (;;) {
-    if (!drain_until && Reap(job, outcome, false)) drain_until = Clock::now() + kDrainAfterEnd;
-    if (drain_until && (!pipes.open() || Clock::now() >= *drain_until)) return;
-    if (!drain_until && deadline && Clock::now() >= *deadline) {
-      outcome.timed_out = true;
+    if (!reaped && Reap(job, outcome, false)) {
+      reaped = true;
+      if (!spec.read_to_end) drain_until = Clock::now() + kDrainAfterEnd;
+    }
+    if (reaped && (!pipes.open() || (drain_until && Clock::now() >= *drain_until))) return;
+    if (deadline && Clock::now() >= *deadline) {
       kill(-job.pid, SIGKILL);
+      if (reaped) return;  // what it left behind held the pipes: ended with it
+      outcome.timed_out = true;
       kill(job.pid, SIGKILL);
       Reap(job, outcome, true);
       return;
@@ -261,12 +274,6 @@ void Follow(const Job& job, Pipes& pipes, std::optional<Clock::time_point> deadl
     const bool got = pipes.Read(drain_until ? 0 : kWaitPollMs, on_stdout, outcome.stderr_tail);
     if (!got && drain_until) return;  // ended, and nothing more is waiting
   }
-}
-
-std::optional<Clock::time_point> DeadlineOf(double timeout_s) {
-  if (timeout_s <= 0) return std::nullopt;
-  return Clock::now() +
-         std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s));
 }
 
 // Forks the child; in the parent, puts it in its own group (holding the terminal when asked)
@@ -377,7 +384,7 @@ StatusOr<Outcome> RunProcess(const Spec& spec,
     EndJob(job);
     return CannotRun(spec.argv[0], exec_errno);
   }
-  Follow(job, pipes, DeadlineOf(spec.timeout_s), outcome, on_stdout);
+  Follow(job, pipes, spec, outcome, on_stdout);
   if (outcome.pid == 0) Reap(job, outcome, true);
   EndJob(job);
   outcome.wall_s = std::chrono::duration<double>(Clock::now() - start).count();

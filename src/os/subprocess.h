@@ -7,8 +7,8 @@
 // - is killed (SIGKILL) if dlcheck dies, and inherits dlcheck's stdin;
 // - writes its stdout into a pipe that is read as it is written.
 // Its end is what waitpid says, not the end of its output: once it has ended, what it wrote is
-// read (for a quarter of a second at most), and whatever it left in its process group is sent
-// SIGTERM, so nothing dlcheck started outlives its run.
+// read (for a quarter of a second at most, or to the end with Spec::read_to_end), and whatever
+// it left in its process group is sent SIGTERM, so nothing dlcheck started outlives its run.
 //
 //   Spec spec{.argv = {"python3", "train.py"}, .env = {{"ONEDNN_VERBOSE", "2"}},
 //             .search_path = true, .terminal = true};
@@ -42,6 +42,9 @@ struct Spec {
   /// it runs (when dlcheck held it), so it reads the terminal and gets Ctrl-C; when it is
   /// stopped (Ctrl-Z) dlcheck stops too and both go on together.
   bool terminal = false;
+  /// Its output is read to the end (until every writer closed it), not for 0.25 s after it ended:
+  /// for a helper whose output is the result (a worker; perf, whose workload ends after it).
+  bool read_to_end = false;
   double timeout_s = 0;   ///< killed (SIGKILL, its whole group) after this many seconds; 0: never
   std::vector<int> cpus;  ///< the CPUs it (every thread it starts) may run on; empty: dlcheck's
 };

@@ -34,7 +34,8 @@ bool LooksLikePermission(std::string_view text) {
 
 // Runs perf with `args`, its stdout thrown away; the outcome keeps the tail of its stderr.
 StatusOr<os::Outcome> RunPerf(const std::vector<std::string>& argv, double timeout_s = 60) {
-  const os::Spec spec{.argv = argv, .keep_stderr_tail = true, .timeout_s = timeout_s};
+  const os::Spec spec{
+      .argv = argv, .keep_stderr_tail = true, .read_to_end = true, .timeout_s = timeout_s};
   return os::RunProcess(spec, [](std::string_view) {});
 }
 
@@ -184,7 +185,8 @@ std::vector<std::string> ScriptCommand(const PerfSettings& s) {
 Status ReadPerfScript(const PerfSettings& s, const std::function<void(std::string_view)>& on_line) {
   const std::vector<std::string> argv = ScriptCommand(s);
   StatusOr<os::Outcome> ended = os::RunProcessLines(
-      os::Spec{.argv = argv, .keep_stderr_tail = true, .timeout_s = 3600}, on_line);
+      os::Spec{.argv = argv, .keep_stderr_tail = true, .read_to_end = true, .timeout_s = 3600},
+      on_line);
   if (!ended.ok()) return ended.status();
   if (!ended->ok()) {
     return Status(ExitCode::kFailure,

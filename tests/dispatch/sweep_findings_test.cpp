@@ -152,6 +152,20 @@ TEST(SweepFindingsTest, OneRunEachHasNoSpreadToRankBy) {
       << few.message;
 }
 
+// The `fastest` column of a program sweep: named only when its runs stand apart from every
+// other configuration's that ran the primitive.
+TEST(SweepFindingsTest, TheFastestIsNamedOnlyWhenItStandsApart) {
+  const Spread slow = Walls(2.0, 2.1, 2.2), fast = Walls(1.0, 1.1, 1.2),
+               near = Walls(1.15, 1.3, 1.4);
+  EXPECT_EQ(SeparatedFastest({slow, fast}), 1u);
+  EXPECT_EQ(SeparatedFastest({slow, std::nullopt, fast}), 2u) << "a cap without the primitive";
+  EXPECT_FALSE(SeparatedFastest({slow, fast, near})) << "fast and near overlap";
+  EXPECT_FALSE(SeparatedFastest({std::nullopt, std::nullopt}));
+  EXPECT_FALSE(SeparatedFastest({Spread{.runs = 1, .median = 1, .min = 1, .max = 1},
+                                 Spread{.runs = 1, .median = 2, .min = 2, .max = 2}}))
+      << "one run each: no spread to separate by";
+}
+
 TEST(SweepFindingsTest, TheProgramSweepEndsWithASignalThenTheFirstFailure) {
   EXPECT_EQ(ProgramSweepStatus(0, {0, 0, 0}), 0);
   EXPECT_EQ(ProgramSweepStatus(0, {0, 3, 139}), 3);

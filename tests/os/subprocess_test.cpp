@@ -180,6 +180,24 @@ TEST(SubprocessTest, EndsWithTheChildAndLeavesNothingBehind) {
   EXPECT_TRUE(gone) << "the background sleep " << left << " outlived the run";
 }
 
+// A helper whose output is the result (a worker under perf) is read to the end: what a process
+// it started writes after it ended is kept.
+TEST(SubprocessTest, ReadToEndKeepsWhatALaterWriterWrote) {
+  Spec spec = Shell("(sleep 0.5; echo late) & exit 0");
+  spec.read_to_end = true;
+  std::vector<std::string> lines;
+  auto outcome = RunProcessLines(spec, [&](std::string_view l) { lines.emplace_back(l); });
+  ASSERT_TRUE(outcome.ok());
+  EXPECT_TRUE(outcome->ok());
+  EXPECT_EQ(lines, (std::vector<std::string>{"late"}));
+  // Without it the end is waitpid's: the late writer is cut off (and sent SIGTERM).
+  spec.read_to_end = false;
+  lines.clear();
+  outcome = RunProcessLines(spec, [&](std::string_view l) { lines.emplace_back(l); });
+  ASSERT_TRUE(outcome.ok());
+  EXPECT_TRUE(lines.empty());
+}
+
 TEST(SubprocessTest, NamesSignals) {
   EXPECT_EQ(SignalName(SIGSEGV), "SIGSEGV");
   EXPECT_EQ(KilledBySignalText(SIGSEGV), "was killed by signal 11 (SIGSEGV)");
