@@ -213,49 +213,6 @@ void AddThreadsTable(report::Report& report, const std::vector<SweepRun>& sets) 
   }
 }
 
-// A run's samples/s as a spread over the chunks of its timed steps (runs 0 when unmeasured).
-dispatch::Spread SpreadOf(const SweepRun& r) {
-  const auto& res = r.run.results;
-  if (!res.samples_per_s) return {};
-  if (!res.samples_per_s_min || !res.samples_per_s_max || !res.timed_chunks) {
-    return {.runs = 1,
-            .median = *res.samples_per_s,
-            .min = *res.samples_per_s,
-            .max = *res.samples_per_s};
-  }
-  return {.runs = static_cast<std::size_t>(*res.timed_chunks),
-          .median = *res.samples_per_s,
-          .min = *res.samples_per_s_min,
-          .max = *res.samples_per_s_max};
-}
-
-// The payoff in one sentence, the highest cap against the lowest in samples/s, only when their
-// timed chunks do not overlap; otherwise the runs are too noisy to rank.
-void AddPayoff(report::Report& report, const std::vector<SweepRun>& runs) {
-  const SweepRun* low = nullptr;
-  const SweepRun* high = nullptr;
-  for (const auto& r : runs) {
-    if (r.cap() == nullptr || !r.run.results.samples_per_s) continue;
-    if (low == nullptr) low = &r;
-    high = &r;
-  }
-  if (low == nullptr || high == low) return;
-  const dispatch::Spread a = SpreadOf(*low), b = SpreadOf(*high);
-  if (!dispatch::Separated(a, b)) {
-    report.AddFinding(
-        report::Severity::kWarning, "too-noisy",
-        fmt::format("the runs are too noisy to rank the caps {} ({:.0f}-{:.0f} samples/s over "
-                    "the timed chunks) and {} ({:.0f}-{:.0f}): their ranges overlap; rerun on a "
-                    "quieter machine or with more --iters",
-                    low->cap()->isa, a.min, a.max, high->cap()->isa, b.min, b.max));
-    return;
-  }
-  report.AddFinding(report::Severity::kInfo, "payoff",
-                    fmt::format("the model trains {:.2f}x as fast under the cap {} as under {} "
-                                "(samples/s; the timed chunks of the two runs do not overlap)",
-                                b.median / a.median, high->cap()->isa, low->cap()->isa));
-}
-
 // How a run's worker ended, when that is news: `out-of-memory` or `worker-failed`. A worker
 // stopped by the signal dlcheck passed on is no failure: the `interrupted` finding says it once.
 void AddWorkerEndFinding(report::Report& report, const SweepRun& r) {
@@ -283,7 +240,7 @@ void AddFindings(report::Report& report, const std::vector<SweepRun>& runs) {
       report.findings.push_back(std::move(*model));
     }
   }
-  AddPayoff(report, runs);
+  if (auto payoff = dispatch::ModelPayoff(runs)) report.findings.push_back(std::move(*payoff));
 }
 
 void AddRunSection(report::Report& report, const DispatchOptions& o,

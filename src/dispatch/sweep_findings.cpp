@@ -54,6 +54,49 @@ std::optional<Finding> CapModelFallbackFinding(const CapturedRun& run, std::stri
                              cap, fmt::join(layers, ", "), run.fallbacks.front().reason)};
 }
 
+Spread SamplesSpreadOf(const SweepRun& r) {
+  const auto& res = r.run.results;
+  if (!res.samples_per_s) return {};
+  if (!res.samples_per_s_min || !res.samples_per_s_max || !res.timed_chunks) {
+    return {.runs = 1,
+            .median = *res.samples_per_s,
+            .min = *res.samples_per_s,
+            .max = *res.samples_per_s};
+  }
+  return {.runs = static_cast<std::size_t>(*res.timed_chunks),
+          .median = *res.samples_per_s,
+          .min = *res.samples_per_s_min,
+          .max = *res.samples_per_s_max};
+}
+
+std::optional<Finding> ModelPayoff(const std::vector<SweepRun>& runs) {
+  const SweepRun* low = nullptr;
+  const SweepRun* high = nullptr;
+  for (const auto& r : runs) {
+    if (r.cap() == nullptr || !r.run.results.samples_per_s) continue;
+    if (low == nullptr) low = &r;
+    high = &r;
+  }
+  if (low == nullptr || high == low) return std::nullopt;
+  const Spread a = SamplesSpreadOf(*low), b = SamplesSpreadOf(*high);
+  if (!Separated(a, b)) {
+    return Finding{
+        .severity = Severity::kWarning,
+        .code = "too-noisy",
+        .message = fmt::format(
+            "the runs are too noisy to rank the caps {} ({:.0f}-{:.0f} samples/s over the timed "
+            "chunks) and {} ({:.0f}-{:.0f}): their ranges overlap; rerun on a quieter machine or "
+            "with more --iters",
+            low->cap()->isa, a.min, a.max, high->cap()->isa, b.min, b.max)};
+  }
+  return Finding{.severity = Severity::kInfo,
+                 .code = "payoff",
+                 .message = fmt::format(
+                     "the model trains {:.2f}x as fast under the cap {} as under {} (samples/s; "
+                     "the timed chunks of the two runs do not overlap)",
+                     b.median / a.median, high->cap()->isa, low->cap()->isa)};
+}
+
 Finding InterruptedFinding(int signal) {
   return {.severity = Severity::kWarning,
           .code = "interrupted",

@@ -15,6 +15,7 @@
 #include "common/finding.h"
 #include "dispatch/capture.h"
 #include "dispatch/noise.h"
+#include "dispatch/sweep.h"
 #include "verbose/aggregate.h"
 
 namespace dlcheck::dispatch {
@@ -33,6 +34,15 @@ std::vector<Finding> CapFindings(const std::vector<verbose::PrimitiveStats>& row
 /// `cap-model-fallback`: under `cap` oneDNN could not run the model, so dlcheck's scalar kernels
 /// ran it (the layers the worker announced as model fallbacks); nullopt when none was.
 std::optional<Finding> CapModelFallbackFinding(const CapturedRun& run, std::string_view cap);
+
+/// A model run's samples/s as a spread over the chunks of its timed steps (runs 0 when it
+/// measured none, 1 without chunks).
+Spread SamplesSpreadOf(const SweepRun& r);
+
+/// The model sweep's payoff in one sentence: the highest cap against the lowest in samples/s
+/// (`payoff`), only when their timed chunks do not overlap, else `too-noisy`; nullopt with fewer
+/// than two measured caps.
+std::optional<Finding> ModelPayoff(const std::vector<SweepRun>& runs);
 
 /// `interrupted`: the sweep was stopped by `signal`, which dlcheck passed on.
 Finding InterruptedFinding(int signal);

@@ -166,6 +166,36 @@ TEST(SweepFindingsTest, TheFastestIsNamedOnlyWhenItStandsApart) {
       << "one run each: no spread to separate by";
 }
 
+// A model run under `isa` measured at `sps` samples/s, its timed chunks from `min` to `max`.
+SweepRun Measured(RunConfig config, double sps, double min, double max) {
+  SweepRun r{.config = std::move(config)};
+  r.run.results.samples_per_s = sps;
+  r.run.results.samples_per_s_min = min;
+  r.run.results.samples_per_s_max = max;
+  r.run.results.timed_chunks = 5;
+  return r;
+}
+
+TEST(SweepFindingsTest, TheModelPaysOffOnlyWhenTheChunksStandApart) {
+  const std::vector<SweepRun> runs = {
+      Measured(CapConfig{"sse41"}, 100, 95, 105), Measured(CapConfig{"avx2"}, 150, 140, 160),
+      Measured(CapConfig{"avx512_core"}, 300, 290, 310), Measured(ScalarConfig{}, 10, 9, 11)};
+  const auto payoff = ModelPayoff(runs);
+  ASSERT_TRUE(payoff);
+  EXPECT_EQ(payoff->code, "payoff");
+  EXPECT_EQ(payoff->message,
+            "the model trains 3.00x as fast under the cap avx512_core as under sse41 (samples/s; "
+            "the timed chunks of the two runs do not overlap)");
+  const std::vector<SweepRun> noisy = {Measured(CapConfig{"sse41"}, 100, 80, 130),
+                                       Measured(CapConfig{"avx2"}, 120, 100, 140)};
+  const auto too_noisy = ModelPayoff(noisy);
+  ASSERT_TRUE(too_noisy);
+  EXPECT_EQ(too_noisy->code, "too-noisy");
+  // One measured cap (the scalar run and thread sets do not count): nothing to rank.
+  EXPECT_FALSE(
+      ModelPayoff({runs[0], runs[3], Measured(ThreadSetConfig{.name = "core"}, 500, 490, 510)}));
+}
+
 TEST(SweepFindingsTest, TheProgramSweepEndsWithASignalThenTheFirstFailure) {
   EXPECT_EQ(ProgramSweepStatus(0, {0, 0, 0}), 0);
   EXPECT_EQ(ProgramSweepStatus(0, {0, 3, 139}), 3);
