@@ -325,19 +325,14 @@ void AddRunSection(report::Report& report, const DispatchProgramOptions& o, cons
 }
 
 void AddRunFindings(report::Report& report, const ConfigResult& r) {
-  for (const auto& run : r.runs) {
-    if (run.outcome.ShellStatus() == 0) continue;
-    report.AddFinding(report::Severity::kError, "program-failed",
-                      fmt::format("under {} the program {} (exit statuses of the runs: {})",
-                                  r.config.name, run.outcome.Ended(), StatusesOf(r)));
-    break;
+  std::vector<os::Outcome> ends;
+  for (const auto& run : r.runs) ends.push_back(run.outcome);
+  if (auto failed = dispatch::ProgramFailedFinding(r.config.name, ends)) {
+    report.findings.push_back(std::move(*failed));
   }
-  const int seen = ThreadsSeen(r);
-  if (r.config.threads > 0 && seen > 0 && seen != r.config.threads) {
-    report.AddFinding(report::Severity::kInfo, "threads-overridden",
-                      fmt::format("under {} dlcheck asked for {} threads (OMP_NUM_THREADS) but "
-                                  "oneDNN ran {}: the program sets its own thread count",
-                                  r.config.name, r.config.threads, seen));
+  if (auto overridden =
+          dispatch::ThreadsOverriddenFinding(r.config.name, r.config.threads, ThreadsSeen(r))) {
+    report.findings.push_back(std::move(*overridden));
   }
 }
 

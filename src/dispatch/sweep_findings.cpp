@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
+
 #include "dispatch/sweep.h"
 #include "os/signals.h"
 #include "verbose/rules.h"
@@ -142,6 +144,28 @@ std::optional<std::size_t> SeparatedFastest(const std::vector<std::optional<Spre
     if (i != *best && spreads[i] && !Separated(*spreads[i], *spreads[*best])) return std::nullopt;
   }
   return best;
+}
+
+std::optional<Finding> ProgramFailedFinding(std::string_view config,
+                                            const std::vector<os::Outcome>& runs) {
+  const auto failed = std::find_if(runs.begin(), runs.end(),
+                                   [](const os::Outcome& o) { return o.ShellStatus() != 0; });
+  if (failed == runs.end()) return std::nullopt;
+  std::vector<int> statuses;
+  for (const auto& run : runs) statuses.push_back(run.ShellStatus());
+  return Finding{.severity = Severity::kError,
+                 .code = "program-failed",
+                 .message = fmt::format("under {} the program {} (exit statuses of the runs: {})",
+                                        config, failed->Ended(), fmt::join(statuses, ","))};
+}
+
+std::optional<Finding> ThreadsOverriddenFinding(std::string_view config, int asked, int seen) {
+  if (asked <= 0 || seen <= 0 || seen == asked) return std::nullopt;
+  return Finding{.severity = Severity::kInfo,
+                 .code = "threads-overridden",
+                 .message = fmt::format("under {} dlcheck asked for {} threads (OMP_NUM_THREADS) "
+                                        "but oneDNN ran {}: the program sets its own thread count",
+                                        config, asked, seen)};
 }
 
 int ProgramSweepStatus(int interrupted_by, const std::vector<int>& run_statuses) {

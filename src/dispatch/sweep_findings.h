@@ -16,6 +16,7 @@
 #include "dispatch/capture.h"
 #include "dispatch/noise.h"
 #include "dispatch/sweep.h"
+#include "os/subprocess.h"
 #include "verbose/aggregate.h"
 
 namespace dlcheck::dispatch {
@@ -63,6 +64,15 @@ Finding RankConfigs(std::string_view what, const RankedConfig& a, const RankedCo
 /// when its runs do not overlap any other's (nullopt otherwise, or when none ran it). A
 /// configuration without the primitive is nullopt in `spreads`.
 std::optional<std::size_t> SeparatedFastest(const std::vector<std::optional<Spread>>& spreads);
+
+/// `program-failed`: the first run under `config` that did not exit 0, with every run's exit
+/// status; nullopt when each exited 0.
+std::optional<Finding> ProgramFailedFinding(std::string_view config,
+                                            const std::vector<os::Outcome>& runs);
+
+/// `threads-overridden`: dlcheck asked for `asked` threads under `config` and oneDNN ran `seen`
+/// (the program sets its own count); nullopt when they agree or either is unknown (0).
+std::optional<Finding> ThreadsOverriddenFinding(std::string_view config, int asked, int seen);
 
 /// The exit status of a program sweep: 128 + N when signal N stopped it, else the first status
 /// of a run that was not 0 (in run order), else 0.

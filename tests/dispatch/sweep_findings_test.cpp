@@ -196,6 +196,34 @@ TEST(SweepFindingsTest, TheModelPaysOffOnlyWhenTheChunksStandApart) {
       ModelPayoff({runs[0], runs[3], Measured(ThreadSetConfig{.name = "core"}, 500, 490, 510)}));
 }
 
+os::Outcome Exited(int code) {
+  return os::Outcome{.exited = true, .exit_code = code};
+}
+
+TEST(SweepFindingsTest, AFailedRunIsNamedWithEveryRunsStatus) {
+  EXPECT_FALSE(ProgramFailedFinding("cap avx2", {Exited(0), Exited(0)}));
+  os::Outcome killed{.signaled = true, .signal = SIGSEGV};
+  const auto f = ProgramFailedFinding("cap avx2", {Exited(0), killed, Exited(3)});
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->code, "program-failed");
+  EXPECT_EQ(f->severity, Severity::kError);
+  EXPECT_EQ(f->message,
+            "under cap avx2 the program was killed by signal 11 (SIGSEGV) (exit statuses of the "
+            "runs: 0,139,3)");
+}
+
+TEST(SweepFindingsTest, AThreadCountTheProgramSetItselfIsNamed) {
+  EXPECT_FALSE(ThreadsOverriddenFinding("threads core", 4, 4));
+  EXPECT_FALSE(ThreadsOverriddenFinding("threads core", 0, 8)) << "nothing asked";
+  EXPECT_FALSE(ThreadsOverriddenFinding("threads core", 4, 0)) << "no header seen";
+  const auto f = ThreadsOverriddenFinding("threads core", 4, 8);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->code, "threads-overridden");
+  EXPECT_EQ(f->message,
+            "under threads core dlcheck asked for 4 threads (OMP_NUM_THREADS) but oneDNN ran 8: "
+            "the program sets its own thread count");
+}
+
 TEST(SweepFindingsTest, TheProgramSweepEndsWithASignalThenTheFirstFailure) {
   EXPECT_EQ(ProgramSweepStatus(0, {0, 0, 0}), 0);
   EXPECT_EQ(ProgramSweepStatus(0, {0, 3, 139}), 3);
