@@ -216,17 +216,12 @@ void AddThreadsTable(report::Report& report, const std::vector<SweepRun>& sets) 
 // How a run's worker ended, when that is news: `out-of-memory` or `worker-failed`. A worker
 // stopped by the signal dlcheck passed on is no failure: the `interrupted` finding says it once.
 void AddWorkerEndFinding(report::Report& report, const SweepRun& r) {
-  if (r.run.outcome.ok() || r.run.outcome.interrupted != 0) return;
   const std::string what =
       r.thread_set() != nullptr ? "thread set " + r.thread_set()->name : CapName(r);
-  if (r.run.OutOfMemory()) {
-    report.AddFinding(report::Severity::kError, "out-of-memory",
-                      fmt::format("the worker for {} did not fit in the memory it may use ({})",
-                                  what, r.run.Where()));
-    return;
+  const std::string then = r.run.OutOfMemory() ? "" : "; the other runs went on";
+  if (auto ended = dispatch::WorkerEndFinding(r.run, "the worker for " + what, then)) {
+    report.findings.push_back(std::move(*ended));
   }
-  report.AddFinding(report::Severity::kError, "worker-failed",
-                    fmt::format("the worker for {} {}; the other runs went on", what, Describe(r)));
 }
 
 void AddFindings(report::Report& report, const std::vector<SweepRun>& runs) {

@@ -123,21 +123,6 @@ bool Deviates(const dispatch::WorkerResults& results) {
          !(*results.max_deviation <= *results.tolerance);
 }
 
-// A worker that failed or ran out of memory: one finding, `worker-failed` or `out-of-memory`,
-// saying where it ended.
-void AddWorkerEndFinding(report::Report& report, const dispatch::CapturedRun& run) {
-  if (run.OutOfMemory()) {
-    report.AddFinding(report::Severity::kError, "out-of-memory",
-                      fmt::format("the model worker did not fit in the memory it may use ({}); "
-                                  "the report holds what it did before",
-                                  run.Where()));
-    return;
-  }
-  report.AddFinding(report::Severity::kError, "worker-failed",
-                    fmt::format("the model worker {} {}; the report holds what it did before",
-                                run.outcome.Describe(), run.Where()));
-}
-
 // The whole report, whatever the format: the printer chooses what to show (the human table
 // leaves the timeline out; JSON and trace carry it).
 report::Report BuildReport(const VerboseOptions& o, const dispatch::CapturedRun& run) {
@@ -171,8 +156,9 @@ report::Report BuildReport(const VerboseOptions& o, const dispatch::CapturedRun&
                       fmt::format("interrupted by {}: the worker was stopped; the report holds "
                                   "what it did before",
                                   os::SignalName(run.outcome.interrupted)));
-  } else if (!run.outcome.ok()) {
-    AddWorkerEndFinding(report, run);
+  } else if (auto ended = dispatch::WorkerEndFinding(run, "the model worker",
+                                                     "; the report holds what it did before")) {
+    report.findings.push_back(std::move(*ended));
   }
   return report;
 }

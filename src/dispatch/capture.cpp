@@ -137,6 +137,21 @@ CapturedRun::Refusal CapturedRun::RefusalOf() const {
   return {.exit_status = outcome.exit_code, .worker_line = std::move(line)};
 }
 
+std::optional<Finding> WorkerEndFinding(const CapturedRun& run, std::string_view who,
+                                        std::string_view then) {
+  if (run.outcome.ok() || run.outcome.interrupted != 0) return std::nullopt;
+  if (run.OutOfMemory()) {
+    return Finding{.severity = Severity::kError,
+                   .code = "out-of-memory",
+                   .message = fmt::format("{} did not fit in the memory it may use ({}){}", who,
+                                          run.Where(), then)};
+  }
+  return Finding{
+      .severity = Severity::kError,
+      .code = "worker-failed",
+      .message = fmt::format("{} {} {}{}", who, run.outcome.Describe(), run.Where(), then)};
+}
+
 StatusOr<CapturedRun> CaptureModelRun(const CaptureOptions& options) {
   detect::OutputFile raw_log;
   if (!options.raw_log_path.empty()) {

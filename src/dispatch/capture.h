@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "common/finding.h"
 #include "common/status.h"
 #include "dispatch/model_worker.h"
 #include "dispatch/worker_protocol.h"
@@ -148,6 +149,13 @@ struct CapturedRun {
   /// A numeric result by its key (NumericResult), or nullopt when the worker did not report it.
   std::optional<double> Number(std::string_view key) const { return NumericResult(results, key); }
 };
+
+/// How a run's worker ended, when that is news: `out-of-memory` ("`who` did not fit in the memory
+/// it may use (where)") or `worker-failed` ("`who` was killed by signal 4 (SIGILL) in phase
+/// init"), each followed by `then` ("; the other runs went on"). Nullopt for a worker that ended
+/// well, or that the signal dlcheck passed on stopped (no failure: said once, as interrupted).
+std::optional<Finding> WorkerEndFinding(const CapturedRun& run, std::string_view who,
+                                        std::string_view then);
 
 /// Runs the model in a worker and captures it. Errors only when the worker cannot be started
 /// or the raw log cannot be written; a worker that fails is a CapturedRun with its outcome.

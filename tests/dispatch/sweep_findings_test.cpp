@@ -283,5 +283,28 @@ TEST(CapturedRunTest, OutOfMemoryIsTheMachinesLimitWithWhatToDo) {
       << refusal.error.message();
 }
 
+TEST(CapturedRunTest, AWorkerThatEndedBadlyIsOneFindingSayingWhere) {
+  CapturedRun run;
+  run.outcome.exited = true;
+  EXPECT_FALSE(WorkerEndFinding(run, "the model worker", "")) << "it ended well";
+  run.outcome = os::Outcome{.signaled = true, .signal = SIGILL};
+  run.last_phase = "timed";
+  run.last_layer = "fc2";
+  auto failed = WorkerEndFinding(run, "the worker for avx2", "; the other runs went on");
+  ASSERT_TRUE(failed);
+  EXPECT_EQ(failed->code, "worker-failed");
+  EXPECT_EQ(failed->message,
+            "the worker for avx2 was killed by signal 4 (SIGILL) in phase timed, layer fc2; the "
+            "other runs went on");
+  run.outcome.interrupted = SIGINT;  // stopped on the user's word: no failure
+  EXPECT_FALSE(WorkerEndFinding(run, "the model worker", ""));
+  run.outcome = os::Outcome{.exited = true, .exit_code = ToInt(ExitCode::kUnsupported)};
+  auto oom = WorkerEndFinding(run, "the model worker", "");
+  ASSERT_TRUE(oom);
+  EXPECT_EQ(oom->code, "out-of-memory");
+  EXPECT_EQ(oom->message,
+            "the model worker did not fit in the memory it may use (in phase timed, layer fc2)");
+}
+
 }  // namespace
 }  // namespace dlcheck::dispatch
