@@ -38,12 +38,13 @@ run: setup
 test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
-# The published JSON Schemas, generated from the declarations in src/report/contracts.cpp (the
-# json_schemas test fails when a checked-in schema differs from what the binary declares).
+# The published JSON Schemas, generated from the declarations in src/report/contracts.cpp, one
+# per report command of the command table (`dlcheck help --list`; the json_schemas test fails
+# when a checked-in schema differs from what the binary declares).
 .PHONY: schemas
 schemas: configure
 	cmake --build $(BUILD) -j $(JOBS) --target dlcheck
-	for c in platform parse verbose run dispatch check diff profile fleet; do \
+	commands=$$(./$(BUILD)/dlcheck help --list) || exit 1; for c in $$commands; do \
 	  ./$(BUILD)/dlcheck schema $$c > schemas/$$c.schema.json || exit 1; done
 
 # Every tracked C++ source as .clang-format lays it out (CI fails on a difference).

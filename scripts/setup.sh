@@ -23,6 +23,7 @@ build_packages=(
   zlib1g-dev liblzma-dev              # .gz logs and IDX files, .xz CPUID dumps
   libarchive-dev                      # .xz, .zst and .bz2 verbose logs (libarchive's raw format)
   linux-perf                          # `dlcheck profile` records with perf
+  libelf-dev                          # profile: symbol tables of the callers of JIT kernels
 )
 # tests: what only `make test` adds. Some of these ship daemons (munge, slurmctld, slurmd,
 # prometheus): they are installed with a policy-rc.d that forbids starting services and their

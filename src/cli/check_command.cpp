@@ -275,12 +275,9 @@ void AddFleetOptions(CLI::App& sub, CheckOptions& o) {
 
 }  // namespace
 
-void SetupCheck(CLI::App& app, int& exit_code) {
+void SetupCheck(CLI::App& subcommand, int& exit_code) {
   auto o = std::make_shared<CheckOptions>();
-  auto* sub = app.add_subcommand(
-      "check",
-      "provisioning smoke check: requirements, probes and a short MLP pass; exit 0 OK, "
-      "1 WARNING, 2 CRITICAL, 3 UNKNOWN");
+  CLI::App* const sub = &subcommand;
   sub->add_option("--require", o->require,
                   "features (/proc/cpuinfo names) or oneDNN ISA levels this node must have, "
                   "comma-separated (e.g. avx512bw,avx512vl,avx512dq or avx512_core_bf16)")
@@ -306,10 +303,9 @@ void SetupCheck(CLI::App& app, int& exit_code) {
                   "output format: table or text (the status line, then details; default), csv "
                   "(the checks) or json");
   AddFleetOptions(*sub, *o);
+  // Every failure of the check itself is UNKNOWN (the command table's row says so for the
+  // failures main ends: a bad command line, memory, a report that cannot be written).
   const int unknown = check::ToInt(check::State::kUnknown);
-  // A monitoring system reads the status: once `check` is named, a bad command line is UNKNOWN,
-  // and so is any failure of the check itself.
-  sub->preparse_callback([&exit_code, unknown](std::size_t) { exit_code = unknown; });
   sub->callback([sub, o, &exit_code, unknown] {
     if (!o->config.empty()) {
       if (Status applied = ApplyConfig(*sub, o->config); !applied.ok()) {

@@ -1,16 +1,18 @@
 #pragma once
-// One file per subcommand: an options struct, a Setup...(CLI::App&, int& exit_code) that adds
-// the subcommand and its options, and a Run...(const Options&) that returns a StatusOr<int>: the
-// exit code it chose, or the failure that ends it. The callback hands that to EndCommand, the
-// one place that prints `dlcheck: <message>`. main() only wires them.
+// One file per subcommand: an options struct, a Setup...(CLI::App& sub, int& exit_code) that adds
+// the options and the callback to the subcommand main made from the command's row in the command
+// table (command_table.cpp), and a Run...(const Options&) that returns a StatusOr<int>: the exit
+// code it chose, or the failure that ends it. The callback hands that to EndCommand, the one
+// place that prints `dlcheck: <message>`. main() only iterates the table.
 //
 //   sub->callback([o, &exit_code] { exit_code = EndCommand(RunVerbose(*o)); });
 //
 // Until a command's callback runs, `exit_code` holds what a usage error of the command line
-// ends with (2; `check` sets 3, UNKNOWN, as soon as it is named).
+// ends with (2, or the row's failure_exit as soon as the command is named).
 
 #include <CLI/CLI.hpp>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,43 +24,42 @@
 
 namespace dlcheck::cli {
 
-/// `dlcheck platform`: what the machine can do (CPUID, OS, libraries, oneDNN, topology).
-void SetupPlatform(CLI::App& app, int& exit_code);
-/// `dlcheck verbose --model mlp|cnn`: a training pass through oneDNN, reported per primitive.
-void SetupVerbose(CLI::App& app, int& exit_code);
-/// `dlcheck worker`: the model run of a parent dlcheck, in a child process (hidden).
-void SetupWorker(CLI::App& app, int& exit_code);
-/// `dlcheck schema COMMAND`: the JSON Schema of COMMAND's document (hidden).
-void SetupSchema(CLI::App& app, int& exit_code);
+/// A command's Setup: adds the options and the callback of `sub`, the subcommand main made from
+/// the command's table row (named and described there). The callback sets `exit_code`.
+using SetupFunction = void (*)(CLI::App& sub, int& exit_code);
 
-/// `dlcheck parse [FILE...|-]`: the per-primitive report from a oneDNN verbose log.
-void SetupParse(CLI::App& app, int& exit_code);
+/// One row of the command table (command_table.cpp), the one list of dlcheck's commands.
+struct Command {
+  /// Who names the command, from the most visible: a command that writes a report (it has
+  /// --format, a JSON document and a SYNOPSIS line in the man page), a utility (`help`), a
+  /// command only dlcheck or a script names (hidden from --help and from "did you mean").
+  enum class Kind { kReport, kUtility, kHidden };
+  std::string_view name;
+  std::string_view help;  ///< its line in `dlcheck --help`
+  SetupFunction setup;
+  /// The exit status of every failure once the command is named (a usage error of its command
+  /// line, memory exhausted, a report that could not be written), for a command read by a
+  /// convention of its own (`check`: 3, UNKNOWN); nullopt: each failure's own code.
+  std::optional<int> failure_exit = std::nullopt;
+  Kind kind = Kind::kReport;
+};
 
-/// `dlcheck run -- CMD`: the verbose report of any program that uses oneDNN.
-void SetupRun(CLI::App& app, int& exit_code);
+/// Every command, in --help order.
+std::span<const Command> Commands();
+/// The command named `name` (hidden ones too), or nullptr.
+const Command* FindCommand(std::string_view name);
+/// The names of the commands at most as hidden as `least_visible`, in --help order:
+/// kReport gives what `dlcheck help --list` prints, kUtility what a user can name.
+std::vector<std::string> CommandNames(Command::Kind least_visible);
 
-/// `dlcheck profile [-- CMD]`: perf samples by class, JIT kernel and primitive; flame graphs.
-void SetupProfile(CLI::App& app, int& exit_code);
-
-/// `dlcheck check`: the provisioning smoke check (exit 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN).
-void SetupCheck(CLI::App& app, int& exit_code);
-/// `dlcheck dispatch`: the model under each ISA cap and thread set, side by side.
-void SetupDispatch(CLI::App& app, int& exit_code);
-/// `dlcheck diff A B`: two runs side by side (exit 0 no regression, 1 regression).
-void SetupDiff(CLI::App& app, int& exit_code);
-/// `dlcheck fleet FILE|DIR...`: many hosts' reports grouped by what the nodes can do.
-void SetupFleet(CLI::App& app, int& exit_code);
-
-/// Adds `-f,--format table|csv|json` to a subcommand, named as in report::kFormatChoices, with
-/// `extra_names` of that list too (`trace` where the command has a timeline). `help` replaces
-/// the usual help text when not empty.
+/// Adds `-f,--format table|csv|json|xlsx` to a subcommand, named as in report::kFormatChoices,
+/// with `extra_names` of that list too (`trace` where the command has a timeline, `folded` and
+/// `svg` where it has stacks), and the options of every command that prints tables:
+/// `--columns [TABLE:]LIST`, `--csv-lf`, `--csv-raw`. `help` replaces the usual help text when
+/// not empty.
 void AddFormatOption(CLI::App& sub, report::Format& format,
                      const std::vector<std::string_view>& extra_names = {},
                      const std::string& help = {});
-
-/// Adds the options of every command that prints tables, which AddFormatOption adds too:
-/// `--columns [TABLE:]LIST`, `--csv-lf`, `--csv-raw` (for `profile`, whose --format is its own).
-void AddTableOptions(CLI::App& sub);
 
 /// Adds `-o,--output FILE`: standard output becomes FILE (created, or emptied) as soon as the
 /// command line is read, so the report goes there in every format, at full width. A file that

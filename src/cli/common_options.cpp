@@ -45,27 +45,8 @@ std::string FormatList(const std::vector<std::string>& names) {
   return list;
 }
 
-}  // namespace
-
-void AddFormatOption(CLI::App& sub, report::Format& format,
-                     const std::vector<std::string_view>& extra_names, const std::string& help) {
-  std::vector<std::string> names;
-  for (const report::FormatChoice& choice : report::kFormatChoices) {
-    if (choice.every_command ||
-        std::find(extra_names.begin(), extra_names.end(), choice.name) != extra_names.end()) {
-      names.emplace_back(choice.name);
-    }
-  }
-  // IsMember has already turned the value into one of `names`, which ParseFormat knows.
-  sub.add_option_function<std::string>(
-         "-f,--format",
-         [&format](const std::string& name) { format = report::ParseFormat(name).value(); },
-         help.empty() ? FormatHelp(names) : help)
-      ->check(CLI::IsMember(names, CLI::ignore_case))
-      ->type_name("FORMAT:{" + FormatList(names) + "}");
-  AddTableOptions(sub);
-}
-
+// The options of every command that prints tables: `--columns [TABLE:]LIST`, `--csv-lf`,
+// `--csv-raw`.
 void AddTableOptions(CLI::App& sub) {
   sub.add_option_function<std::vector<std::string>>(
          "--columns",
@@ -97,6 +78,27 @@ void AddTableOptions(CLI::App& sub) {
       },
       "CSV text cells as they are, for programs (pandas, R, awk): no ' before a leading = + - @ "
       "(the guard that keeps a spreadsheet from running it as a formula)");
+}
+
+}  // namespace
+
+void AddFormatOption(CLI::App& sub, report::Format& format,
+                     const std::vector<std::string_view>& extra_names, const std::string& help) {
+  std::vector<std::string> names;
+  for (const report::FormatChoice& choice : report::kFormatChoices) {
+    if (choice.every_command ||
+        std::find(extra_names.begin(), extra_names.end(), choice.name) != extra_names.end()) {
+      names.emplace_back(choice.name);
+    }
+  }
+  // IsMember has already turned the value into one of `names`, which ParseFormat knows.
+  sub.add_option_function<std::string>(
+         "-f,--format",
+         [&format](const std::string& name) { format = report::ParseFormat(name).value(); },
+         help.empty() ? FormatHelp(names) : help)
+      ->check(CLI::IsMember(names, CLI::ignore_case))
+      ->type_name("FORMAT:{" + FormatList(names) + "}");
+  AddTableOptions(sub);
 }
 
 void AddOutputOption(CLI::App& sub) {
@@ -150,15 +152,6 @@ std::string VersionText() {
 
 namespace dlcheck::cli {
 namespace {
-
-// The commands a user can name (the hidden worker is not one).
-std::vector<std::string> CommandNames(CLI::App& app) {
-  std::vector<std::string> names;
-  for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
-    if (!sub->get_group().empty()) names.push_back(sub->get_name());
-  }
-  return names;
-}
 
 // Every long and short option of `sub`, spelled as on the command line.
 std::vector<std::string> OptionNames(const CLI::App& sub) {
@@ -245,15 +238,19 @@ std::string UsageErrorText(CLI::App& app, const std::vector<std::string>& args,
   }
   if (word == args.end()) {
     std::string names;
-    for (const auto& name : CommandNames(app)) names += (names.empty() ? "" : ", ") + name;
+    for (const auto& name : CommandNames(Command::Kind::kUtility)) {
+      names += (names.empty() ? "" : ", ") + name;
+    }
     return "no command given: name one of " + names + top_help;
   }
-  const std::vector<std::string> commands = CommandNames(app);
-  if (std::find(commands.begin(), commands.end(), *word) == commands.end()) {
-    // The hidden worker is named by dlcheck itself, never by a user: its errors stay as they are.
-    if (*word == "worker") return std::string(error.what());
-    return "unknown command '" + *word + "'" + DidYouMean(*word, commands) + top_help;
+  const Command* named = FindCommand(*word);
+  if (named == nullptr) {
+    return "unknown command '" + *word + "'" +
+           DidYouMean(*word, CommandNames(Command::Kind::kUtility)) + top_help;
   }
+  // A hidden command is named by dlcheck itself or a script, not a user: its errors stay as
+  // CLI11 says them.
+  if (named->kind == Command::Kind::kHidden) return std::string(error.what());
   CLI::App& sub = *app.get_subcommand(*word);
   const std::string help = " (see 'dlcheck " + *word + " --help')";
   const std::vector<std::string> rest(word + 1, args.end());

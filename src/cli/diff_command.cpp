@@ -41,12 +41,9 @@ StatusOr<int> RunDiff(const DiffCommandOptions& options) {
 
 }  // namespace
 
-void SetupDiff(CLI::App& app, int& exit_code) {
+void SetupDiff(CLI::App& subcommand, int& exit_code) {
   auto options = std::make_shared<DiffCommandOptions>();
-  CLI::App* sub = app.add_subcommand(
-      "diff",
-      "compare two runs (verbose logs or JSON reports of parse, verbose, run): implementation "
-      "changes, time ratios, new and vanished rows; exit 1 when B regressed");
+  CLI::App* const sub = &subcommand;
   sub->add_option("A", options->a, "the reference run: a verbose log (.gz too) or a JSON report")
       ->required()
       ->type_name("FILE");

@@ -409,12 +409,9 @@ StatusOr<int> RunDispatchCommand(const CLI::App& sub, const DispatchOptions& o) 
 
 }  // namespace
 
-void SetupDispatch(CLI::App& app, int& exit_code) {
+void SetupDispatch(CLI::App& subcommand, int& exit_code) {
   auto o = std::make_shared<DispatchOptions>();
-  auto* sub = app.add_subcommand(
-      "dispatch",
-      "run a model (or, after --, a program) under each oneDNN ISA cap and thread set, side by "
-      "side per primitive");
+  CLI::App* const sub = &subcommand;
   AddModelOptions(*sub, o->run);
   // Each run of the sweep chooses its own backend (oneDNN under a cap, then the scalar kernels).
   sub->remove_option(sub->get_option("--backend"));

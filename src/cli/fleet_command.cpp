@@ -49,10 +49,9 @@ StatusOr<int> RunFleet(const FleetOptions& o) {
 
 }  // namespace
 
-void SetupFleet(CLI::App& app, int& exit_code) {
+void SetupFleet(CLI::App& subcommand, int& exit_code) {
   auto o = std::make_shared<FleetOptions>();
-  auto* sub = app.add_subcommand(
-      "fleet", "many hosts' JSON reports grouped by capability: groups, what each lacks, outliers");
+  CLI::App* const sub = &subcommand;
   sub->add_option("reports", o->paths,
                   "report files (one per host; the host is the report's 'host' or 'check.host', "
                   "else the file name less .json) or directories of *.json files")

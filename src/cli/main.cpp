@@ -1,6 +1,7 @@
 // dlcheck: what a CPU machine can do for deep learning, and what oneDNN does on it.
-// main() wires the subcommands (one file each) and turns errors into exit codes: usage errors,
-// memory exhaustion and a report that could not be written all end here.
+// main() adds the subcommands of the command table (cli/command_table.cpp, one file each) and
+// turns errors into exit codes: usage errors, memory exhaustion and a report that could not be
+// written all end here, with the named command's failure exit where its row has one.
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -14,6 +15,7 @@
 #include <iostream>
 #include <memory>
 #include <new>
+#include <optional>
 #include <streambuf>
 #include <string>
 #include <vector>
@@ -27,9 +29,6 @@ namespace {
 
 using dlcheck::ExitCode;
 using dlcheck::ToInt;
-
-// `check` answers in the monitoring-plugin convention: what it could not do is UNKNOWN.
-constexpr int kCheckUnknown = 3;
 
 // A closed standard stream (`dlcheck ... >&-`) is held by /dev/null, so that no file dlcheck
 // opens later takes its number (a report written into an input or a --raw-log). Standard output
@@ -79,7 +78,8 @@ class CheckedStdoutBuf : public std::streambuf {
 // Standard output written in full, or why not: the first failed write's errno, else the last
 // flush's. A reader that went away (EPIPE, when SIGPIPE is ignored) is not an error to report:
 // dlcheck ends quietly with the status a SIGPIPE gives, as `cat` does.
-int EndOutput(int exit_code, bool check, const CheckedStdoutBuf& out) {
+// `failure_exit`: the named command's row's (see Command::failure_exit).
+int EndOutput(int exit_code, std::optional<int> failure_exit, const CheckedStdoutBuf& out) {
   errno = 0;
   const bool flushed = std::fflush(stdout) == 0;
   const int error = out.error() != 0 ? out.error() : errno;
@@ -91,17 +91,17 @@ int EndOutput(int exit_code, bool check, const CheckedStdoutBuf& out) {
   std::fputs("dlcheck: write error: ", stderr);
   std::fputs(error != 0 ? std::strerror(error) : "the report could not be written", stderr);
   std::fputs(" (standard output)\n", stderr);
-  if (check) return kCheckUnknown;
+  if (failure_exit) return *failure_exit;
   return exit_code != ToInt(ExitCode::kOk) ? exit_code : ToInt(ExitCode::kOutputError);
 }
 
-int OutOfMemory(bool check) {
+int OutOfMemory(std::optional<int> failure_exit) {
   std::fputs(
       "dlcheck: out of memory: the work did not fit in the memory this process may use "
       "(see ulimit -v, the cgroup's memory.max); free memory, raise the limit or give a smaller "
       "input\n",
       stderr);
-  return check ? kCheckUnknown : ToInt(ExitCode::kUnsupported);
+  return failure_exit.value_or(ToInt(ExitCode::kUnsupported));
 }
 
 // --help shows an option's value by one name (`N`, `FILE`, `LIST`), or the names it accepts:
@@ -171,7 +171,7 @@ class HelpFormatter : public CLI::Formatter {
   try {
     if (std::exception_ptr current = std::current_exception()) std::rethrow_exception(current);
   } catch (const std::bad_alloc&) {
-    std::_Exit(OutOfMemory(false));
+    std::_Exit(OutOfMemory(std::nullopt));
   } catch (...) {
   }
   std::fputs("dlcheck: internal error: terminated (this is a bug in dlcheck; please report it)\n",
@@ -179,48 +179,26 @@ class HelpFormatter : public CLI::Formatter {
   std::_Exit(ToInt(ExitCode::kFailure));
 }
 
-// `dlcheck help [COMMAND]`: what `dlcheck [COMMAND] --help` prints; an unknown command is a usage
-// error with the nearest name.
-void SetupHelp(CLI::App& app, int& exit_code) {
-  auto command = std::make_shared<std::string>();
-  CLI::App* sub = app.add_subcommand("help", "print the help of COMMAND (or this one)");
-  sub->add_option("command", *command, "the command whose options to print")->type_name("COMMAND");
-  sub->callback([&app, command, &exit_code] {
-    CLI::App* about = command->empty() ? &app : nullptr;
-    std::vector<std::string> names;  // the commands a user can name (not the hidden worker)
-    for (CLI::App* known : app.get_subcommands([](CLI::App*) { return true; })) {
-      if (known->get_group().empty()) continue;
-      names.push_back(known->get_name());
-      if (known->get_name() == *command) about = known;
+// Every row of the command table becomes a subcommand, in the table's order: named and described
+// by the row, hidden where the row says, and from the moment it is named, a usage error ends with
+// the row's failure exit. The row's Setup adds the rest.
+void SetupCommands(CLI::App& app, int& exit_code) {
+  for (const dlcheck::cli::Command& command : dlcheck::cli::Commands()) {
+    CLI::App* sub = app.add_subcommand(std::string(command.name), std::string(command.help));
+    if (command.kind == dlcheck::cli::Command::Kind::kHidden) sub->group("");
+    if (const std::optional<int> failure = command.failure_exit) {
+      sub->preparse_callback([&exit_code, code = *failure](std::size_t) { exit_code = code; });
     }
-    if (about == nullptr) {
-      dlcheck::cli::PrintError("help: unknown command '" + *command + "'" +
-                               dlcheck::DidYouMean(*command, names) + " (see 'dlcheck --help')");
-      exit_code = ToInt(ExitCode::kUsage);
-      return;
-    }
-    // App::help would print the help of the command being run (this one): the formatter is asked.
-    std::cout << about->get_formatter()->make_help(
-        about, about == &app ? app.get_name() : app.get_name() + " " + about->get_name(),
-        CLI::AppFormatMode::Normal);
-    exit_code = ToInt(ExitCode::kOk);
-  });
+    command.setup(*sub, exit_code);
+  }
 }
 
-void SetupCommands(CLI::App& app, int& exit_code) {
-  // In --help order: the main job first.
-  dlcheck::cli::SetupVerbose(app, exit_code);
-  dlcheck::cli::SetupParse(app, exit_code);
-  dlcheck::cli::SetupRun(app, exit_code);
-  dlcheck::cli::SetupProfile(app, exit_code);
-  dlcheck::cli::SetupPlatform(app, exit_code);
-  dlcheck::cli::SetupDispatch(app, exit_code);
-  dlcheck::cli::SetupCheck(app, exit_code);
-  dlcheck::cli::SetupDiff(app, exit_code);
-  dlcheck::cli::SetupFleet(app, exit_code);
-  dlcheck::cli::SetupWorker(app, exit_code);
-  dlcheck::cli::SetupSchema(app, exit_code);
-  SetupHelp(app, exit_code);
+// The failure exit of the command that was named, if its row has one.
+std::optional<int> NamedCommandFailureExit(CLI::App& app) {
+  const std::vector<CLI::App*> named = app.get_subcommands();
+  if (named.empty()) return std::nullopt;
+  const dlcheck::cli::Command* command = dlcheck::cli::FindCommand(named.front()->get_name());
+  return command != nullptr ? command->failure_exit : std::nullopt;
 }
 
 // Parses the command line and runs the command; every failure that reaches here becomes one
@@ -247,10 +225,10 @@ int ParseAndRun(CLI::App& app, int argc, char** argv, int& exit_code) {
                                                 " (see 'dlcheck " + name + "--help')");
     return ToInt(ExitCode::kUsage);
   } catch (const std::bad_alloc&) {
-    return OutOfMemory(app.got_subcommand("check"));
+    return OutOfMemory(NamedCommandFailureExit(app));
   } catch (const dlcheck::report::OutputError& e) {
     dlcheck::cli::PrintError(e.what());
-    return app.got_subcommand("check") ? kCheckUnknown : ToInt(ExitCode::kOutputError);
+    return NamedCommandFailureExit(app).value_or(ToInt(ExitCode::kOutputError));
   } catch (const std::exception& e) {
     dlcheck::cli::PrintError(std::string("internal error: ") + e.what() +
                              " (this is a bug in dlcheck; please report it)");
@@ -283,7 +261,7 @@ int main(int argc, char** argv) {
   CheckedStdoutBuf checked;
   std::streambuf* const synced = std::cout.rdbuf(&checked);
   const int code = ParseAndRun(app, argc, argv, exit_code);
-  const int end = EndOutput(code, app.got_subcommand("check"), checked);
+  const int end = EndOutput(code, NamedCommandFailureExit(app), checked);
   std::cout.rdbuf(synced);
   return end;
 }

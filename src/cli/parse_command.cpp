@@ -123,28 +123,24 @@ class EventRowListener : public verbose::EventListener {
 // about 250 bytes here and a few times that in the trace's JSON document.
 constexpr std::size_t kMaxTraceEvents = 100'000;
 
-// `--format trace`: the executions the timeline kept, at the log's own timestamps. A log
-// without any timestamp has no time line to draw: a usage error saying how to record one.
-StatusOr<int> PrintParseTrace(const dispatch::Timeline& timeline,
-                              const std::vector<dispatch::ExecRecord>& execs) {
+// A timeline to print needs the log's own timestamps: without any, a usage error saying how to
+// record them.
+Status CheckTimestamps(const std::vector<dispatch::ExecRecord>& execs) {
   const bool stamped = std::any_of(execs.begin(), execs.end(),
                                    [](const dispatch::ExecRecord& e) { return e.stamp_ms; });
-  if (!stamped) {
-    return UsageError(
-        "--format trace needs a log with timestamps, and this one has no exec line with one; "
-        "record it with ONEDNN_VERBOSE_TIMESTAMP=1 (DNNL_VERBOSE_TIMESTAMP=1 before oneDNN 3.0), "
-        "or use --format json");
-  }
-  report::Report trace;
-  trace.command = "parse";
-  AddTimeline(trace, execs);
-  report::Print(trace, report::Format::kTrace, std::cout);
-  std::cout.flush();
-  if (timeline.dropped() > 0) {
-    PrintError("the trace holds the first " + std::to_string(execs.size()) + " executions; " +
-               std::to_string(timeline.dropped()) + " more were left out");
-  }
-  return ToInt(ExitCode::kOk);
+  if (stamped) return {};
+  return UsageError(
+      "--format trace needs a log with timestamps, and this one has no exec line with one; "
+      "record it with ONEDNN_VERBOSE_TIMESTAMP=1 (DNNL_VERBOSE_TIMESTAMP=1 before oneDNN 3.0), "
+      "or use --format json");
+}
+
+// The executions the timeline kept, as the `trace` table only the trace printer reads (parse's
+// JSON document has no timeline); nothing when none was kept.
+void AddParseTimeline(report::Report& report, const std::vector<dispatch::ExecRecord>& execs) {
+  if (execs.empty()) return;
+  AddTimeline(report, execs);
+  report.tables.back().format_input = true;
 }
 
 // Feeds one file to the session, until its end or a --strict stop.
@@ -191,7 +187,8 @@ void PrintBenchdnnBatch(const ParseOptions& options, const std::vector<std::stri
 
 // The whole report (options, primitives, input, header, summary), printed at the end.
 void PrintFullReport(const ParseOptions& options, const std::vector<std::string>& files,
-                     verbose::LogSession& session, const verbose::Summary& summary) {
+                     verbose::LogSession& session, const verbose::Summary& summary,
+                     const std::vector<dispatch::ExecRecord>& execs) {
   report::Report full;
   full.command = "parse";
   full.sections.push_back(OptionsSection(options));
@@ -202,6 +199,7 @@ void PrintFullReport(const ParseOptions& options, const std::vector<std::string>
   const ColumnOptions columns = PrimitiveColumnsOf(options, files, session, header);
   AddPrimitivesTable(full, std::move(rows), summary.exec_ms, options.top, columns);
   AddLogSummary(full, files, session, summary);
+  AddParseTimeline(full, execs);
   report::Print(full, options.format, std::cout);
 }
 
@@ -262,10 +260,12 @@ StatusOr<int> RunParse(const ParseOptions& options) {
     stream = report::StartRowStream(options.format, std::cout, head, event_table);
     session.AddListener(&events.emplace(*stream, columns));
   }
+  // Every log passes the timeline; it keeps the executions only for a format that prints them.
   std::vector<dispatch::ExecRecord> execs;
   dispatch::Timeline timeline(session, execs, kMaxTraceEvents);
-  timeline.set_recording(true);
-  if (options.format == report::Format::kTrace) session.AddListener(&timeline);
+  const bool timeline_printed = report::InputTable(options.format) == report::kTraceTable;
+  timeline.set_recording(timeline_printed);
+  session.AddListener(&timeline);
 
   if (files.size() > 1) session.LabelInputs();
   Status failure;
@@ -283,13 +283,19 @@ StatusOr<int> RunParse(const ParseOptions& options) {
   }
   if (session.stopped()) return Status(ExitCode::kStrictParse, session.strict_error());
   if (!failure.ok()) return failure;
-  if (options.format == report::Format::kTrace) return PrintParseTrace(timeline, execs);
+  if (timeline_printed) {
+    if (Status stamped = CheckTimestamps(execs); !stamped.ok()) return stamped;
+  }
   if (!options.benchdnn_batch.empty()) {
     PrintBenchdnnBatch(options, files, session);
   } else if (!stream) {
-    PrintFullReport(options, files, session, summary);
+    PrintFullReport(options, files, session, summary, execs);
   }
   std::cout.flush();
+  if (timeline.dropped() > 0) {
+    PrintError("the trace holds the first " + std::to_string(execs.size()) + " executions; " +
+               std::to_string(timeline.dropped()) + " more were left out");
+  }
   // A notice, not a failure: the report above is complete for the lines that were read.
   if (const std::string text = SkippedText(session.stats()); !text.empty()) PrintError(text);
   return ToInt(ExitCode::kOk);
@@ -297,10 +303,9 @@ StatusOr<int> RunParse(const ParseOptions& options) {
 
 }  // namespace
 
-void SetupParse(CLI::App& app, int& exit_code) {
+void SetupParse(CLI::App& subcommand, int& exit_code) {
   auto options = std::make_shared<ParseOptions>();
-  auto* sub = app.add_subcommand(
-      "parse", "the per-primitive report from a oneDNN/MKL-DNN verbose log (any version)");
+  CLI::App* const sub = &subcommand;
   sub->add_option("files", options->files,
                   "log files (plain, gzip, xz, zstd or bzip2); - or nothing reads standard input");
   AddFormatOption(*sub, options->format, {"trace", "benchdnn"},

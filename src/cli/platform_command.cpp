@@ -134,9 +134,9 @@ CLI::Validator NotEmpty(const std::string& what) {
       "", "not empty");
 }
 
-void SetupPlatform(CLI::App& app, int& exit_code) {
+void SetupPlatform(CLI::App& subcommand, int& exit_code) {
   auto options = std::make_shared<PlatformOptions>();
-  auto* sub = app.add_subcommand("platform", "what this CPU machine can do for deep learning");
+  CLI::App* const sub = &subcommand;
   AddFormatOption(*sub, options->format);
   AddOutputOption(*sub);
   sub->add_option("--cpuid-dump", options->cpuid_dump,

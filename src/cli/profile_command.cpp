@@ -10,7 +10,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <ctime>
@@ -26,7 +25,6 @@
 #include "dispatch/program_capture.h"
 #include "os/signals.h"
 #include "os/subprocess.h"
-#include "profile/flame_graph.h"
 #include "profile/perf.h"
 #include "profile/perf_script.h"
 #include "profile/profile.h"
@@ -38,31 +36,10 @@
 namespace dlcheck::cli {
 namespace {
 
-enum class ProfileFormat { kTable, kCsv, kJson, kXlsx, kFolded, kSvg };
-
-constexpr std::pair<std::string_view, ProfileFormat> kProfileFormats[] = {
-    {"table", ProfileFormat::kTable},   {"csv", ProfileFormat::kCsv},
-    {"json", ProfileFormat::kJson},     {"xlsx", ProfileFormat::kXlsx},
-    {"folded", ProfileFormat::kFolded}, {"svg", ProfileFormat::kSvg}};
-
-bool EqualsIgnoringCase(std::string_view a, std::string_view b) {
-  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](char x, char y) {
-    return std::tolower(static_cast<unsigned char>(x)) ==
-           std::tolower(static_cast<unsigned char>(y));
-  });
-}
-
-std::vector<std::string> FormatNames() {
-  std::vector<std::string> names;
-  for (const auto& [name, format] : kProfileFormats) names.emplace_back(name);
-  return names;
-}
-
 struct ProfileOptions {
-  dispatch::CaptureOptions capture;   ///< the model run (without CMD)
-  std::vector<std::string> command;   ///< CMD and its arguments; empty: the model
-  std::string format_name = "table";  ///< --format, one of kProfileFormats
-  ProfileFormat format = ProfileFormat::kTable;
+  dispatch::CaptureOptions capture;  ///< the model run (without CMD)
+  std::vector<std::string> command;  ///< CMD and its arguments; empty: the model
+  report::Format format = report::Format::kTable;
   profile::PerfSettings perf;
   bool no_off_cpu = false;
   std::size_t top = 20;
@@ -177,13 +154,19 @@ StatusOr<Recording> RecordModel(const ProfileOptions& o, std::vector<std::string
 
 StatusOr<profile::Profile> ReadProfile(const profile::PerfSettings& perf) {
   profile::ProfileBuilder builder;
+  // The callers of JIT kernels, from the stack copies in perf.data (while oneDNN's perf maps are
+  // still there): not fatal when perf.data cannot be scanned, the report says why.
+  StatusOr<profile::ScannedStacks> scanned = profile::ScanJitStacks(perf.data_path, "/tmp");
+  if (scanned.ok()) builder.UseScannedStacks(&*scanned);
   profile::PerfScriptParser parser([&](const profile::PerfRecord& r) { builder.Add(r); });
   if (Status read = profile::ReadPerfScript(perf, [&](std::string_view l) { parser.Feed(l); });
       !read.ok()) {
     return read;
   }
   parser.Finish();
-  return builder.profile();
+  profile::Profile p = builder.profile();
+  if (!scanned.ok()) p.stack_scan_error = scanned.status().message();
+  return p;
 }
 
 // oneDNN leaves its perf maps in /tmp; they are only needed beside a kept perf.data.
@@ -272,6 +255,7 @@ void AddProfileSection(report::Report& report, const ProfileOptions& o, const Re
   s.Add("jit_kernels", p.kernel_samples.size());
   const std::optional<double> attributed = profile::OperatorAttributedPct(p);
   s.Add("operator_attributed_pct", attributed ? report::Value(*attributed, 1) : report::Value());
+  s.Add("scanned_samples", p.scanned_samples);
   s.Add("samples_per_s", r.samples_per_s ? report::Value(*r.samples_per_s, 1) : report::Value());
   s.Add("verbose_lines", r.verbose_lines);
   s.Add("verbose_exec_ms", report::Value(r.verbose_exec_ms, 3));
@@ -283,6 +267,18 @@ void AddProfileSection(report::Report& report, const ProfileOptions& o, const Re
   s.Add("preempted_s",
         off_cpu ? report::Value(profile::OffCpuSeconds(p, {"R"}), 4) : report::Value());
   s.Add("perf_data", o.perf_data_path.empty() ? report::Value() : report::Value(o.perf_data_path));
+}
+
+// The collapsed stacks that --format folded and svg print, with the flame graph's two lines.
+void AddStacksTable(report::Report& report, const ProfileOptions& o, const profile::Profile& p) {
+  const std::vector<std::string> what =
+      o.command.empty()
+          ? std::vector<std::string>{"--model", std::string(mlp::Name(o.capture.run.model.model))}
+          : o.command;
+  profile::AddStacksTable(
+      report, p, "dlcheck profile " + CommandLine(what),
+      fmt::format("{} samples of {} at {} Hz; JIT kernels green, OS kernel blue", p.samples,
+                  p.event, o.perf.frequency));
 }
 
 report::Report BuildReport(const ProfileOptions& o, const Recording& r, const profile::Profile& p,
@@ -300,54 +296,18 @@ report::Report BuildReport(const ProfileOptions& o, const Recording& r, const pr
                                           "attributes",  "auxiliary", "problem",    "exec_ms_min",
                                           "exec_ms_max", "create_ms", "cache_hits"};
   report.primary_table = "kernels";
+  AddStacksTable(report, o, p);
   return report;
 }
 
-profile::FlameGraphOptions SvgOptions(const ProfileOptions& o, const profile::Profile& p) {
-  const std::vector<std::string> what =
-      o.command.empty()
-          ? std::vector<std::string>{"--model", std::string(mlp::Name(o.capture.run.model.model))}
-          : o.command;
-  return {.title = "dlcheck profile " + CommandLine(what),
-          .subtitle = fmt::format("{} samples of {} at {} Hz; JIT kernels green, OS kernel blue",
-                                  p.samples, p.event, o.perf.frequency)};
-}
-
-void Print(const ProfileOptions& o, const Recording& r, const profile::Profile& p,
-           const profile::PerfProbe& probe, std::ostream& out) {
-  switch (o.format) {
-    case ProfileFormat::kFolded:
-      profile::WriteFolded(p.folded, out);
-      return;
-    case ProfileFormat::kSvg:
-      profile::WriteFlameGraphSvg(p.folded, SvgOptions(o, p), out);
-      return;
-    case ProfileFormat::kTable:
-      report::Print(BuildReport(o, r, p, probe), report::Format::kTable, out);
-      return;
-    case ProfileFormat::kCsv:
-      report::Print(BuildReport(o, r, p, probe), report::Format::kCsv, out);
-      return;
-    case ProfileFormat::kJson:
-      report::Print(BuildReport(o, r, p, probe), report::Format::kJson, out);
-      return;
-    case ProfileFormat::kXlsx:
-      report::Print(BuildReport(o, r, p, probe), report::Format::kXlsx, out);
-      return;
-  }
-}
-
 // --folded FILE and --svg FILE: the flame graph beside the report, from the same recording.
-Status WriteExtraOutputs(const ProfileOptions& o, const profile::Profile& p) {
-  for (const auto& [path, svg] : {std::pair{o.folded_path, false}, std::pair{o.svg_path, true}}) {
+Status WriteExtraOutputs(const ProfileOptions& o, const report::Report& report) {
+  for (const auto& [path, format] : {std::pair{o.folded_path, report::Format::kFolded},
+                                     std::pair{o.svg_path, report::Format::kSvg}}) {
     if (path.empty()) continue;
     detect::OutputFile out;
     if (Status opened = out.Open(path); !opened.ok()) return opened;
-    if (svg) {
-      profile::WriteFlameGraphSvg(p.folded, SvgOptions(o, p), out.stream());
-    } else {
-      profile::WriteFolded(p.folded, out.stream());
-    }
+    report::Print(report, format, out.stream());
     if (Status written = out.Commit(); !written.ok()) return written;
   }
   return {};
@@ -356,9 +316,10 @@ Status WriteExtraOutputs(const ProfileOptions& o, const profile::Profile& p) {
 // The report (and --folded, --svg); a signal received while perf recorded is said after it.
 StatusOr<int> WriteReport(const ProfileOptions& o, const Recording& r, const profile::Profile& p,
                           const profile::PerfProbe& probe, detect::OutputFile& output) {
-  if (Status extra = WriteExtraOutputs(o, p); !extra.ok()) return extra;
+  const report::Report report = BuildReport(o, r, p, probe);
+  if (Status extra = WriteExtraOutputs(o, report); !extra.ok()) return extra;
   std::ostream& out = output.is_open() ? output.stream() : std::cout;
-  Print(o, r, p, probe, out);
+  report::Print(report, o.format, out);
   out.flush();
   if (output.is_open()) {
     if (Status written = output.Commit(); !written.ok()) return written;
@@ -407,9 +368,6 @@ StatusOr<int> RecordAndReport(ProfileOptions& o, const std::string& perf, const 
 }
 
 StatusOr<int> RunProfile(ProfileOptions& o) {
-  for (const auto& [name, format] : kProfileFormats) {
-    if (EqualsIgnoringCase(name, o.format_name)) o.format = format;
-  }
   if (o.command.empty()) {
     if (Status valid = mlp::Validate(o.capture.run.model); !valid.ok()) return valid;
   }
@@ -439,13 +397,10 @@ StatusOr<int> RunProfile(ProfileOptions& o) {
 
 }  // namespace
 
-void SetupProfile(CLI::App& app, int& exit_code) {
+void SetupProfile(CLI::App& subcommand, int& exit_code) {
   auto o = std::make_shared<ProfileOptions>();
   o->capture.run.time_s = kProfileTimedSeconds;
-  auto* sub = app.add_subcommand(
-      "profile",
-      "sample the model (or -- CMD) with perf: CPU time by class, JIT kernels by "
-      "primitive, time by framework operator, off-CPU time, flame graphs");
+  CLI::App* const sub = &subcommand;
   AddModelOptions(*sub, o->capture.run);
   sub->add_option("-t,--threads", o->capture.threads,
                   "OpenMP threads for the model worker (default: OMP_NUM_THREADS or all)")
@@ -454,11 +409,9 @@ void SetupProfile(CLI::App& app, int& exit_code) {
                   "kill the model worker after this many seconds (default 600)")
       ->check(Seconds())
       ->type_name("SECONDS");
-  sub->add_option("-f,--format", o->format_name,
+  AddFormatOption(*sub, o->format, {"folded", "svg"},
                   "output format: table (default), csv (the kernels table), json, xlsx, folded "
-                  "(collapsed stacks) or svg (a flame graph)")
-      ->check(CLI::IsMember(FormatNames(), CLI::ignore_case))
-      ->type_name(fmt::format("FORMAT:{{{}}}", fmt::join(FormatNames(), ",")));
+                  "(collapsed stacks) or svg (a flame graph)");
   sub->add_option("-F,--frequency", o->perf.frequency, "samples per second and CPU (default 999)")
       ->check(CLI::Range(1, 100000));
   sub->add_option("-e,--event", o->perf.event,
@@ -477,7 +430,6 @@ void SetupProfile(CLI::App& app, int& exit_code) {
                   "(default 20; 0: all)")
       ->check(CLI::NonNegativeNumber.description(""))
       ->type_name("N");
-  AddTableOptions(*sub);
   sub->add_option("--perf-data", o->perf_data_path,
                   "keep perf's recording in FILE (and oneDNN's perf maps in /tmp) for perf "
                   "report")

@@ -167,10 +167,9 @@ StatusOr<int> RunRun(const RunOptions& o) {
 
 }  // namespace
 
-void SetupRun(CLI::App& app, int& exit_code) {
+void SetupRun(CLI::App& subcommand, int& exit_code) {
   auto o = std::make_shared<RunOptions>();
-  auto* sub = app.add_subcommand(
-      "run", "run a program with oneDNN verbose on and report every primitive it ran");
+  CLI::App* const sub = &subcommand;
   sub->add_option("command", o->command, "the program and its arguments, after --")->required();
   AddFormatOption(*sub, o->format, {"trace", "benchdnn"},
                   "output format: table (default), csv, json, xlsx, trace (Chrome trace) or "

@@ -17,10 +17,9 @@ std::vector<std::string> DocumentNames() {
 
 }  // namespace
 
-void SetupSchema(CLI::App& app, int& exit_code) {
+void SetupSchema(CLI::App& subcommand, int& exit_code) {
   auto command = std::make_shared<std::string>();
-  auto* sub = app.add_subcommand("schema", "print the JSON Schema of a command's JSON document");
-  sub->group("");
+  CLI::App* const sub = &subcommand;
   sub->add_option("command", *command, "the command whose document it describes")
       ->required()
       ->check(CLI::IsMember(DocumentNames()));

@@ -214,10 +214,9 @@ StatusOr<int> RunVerbose(VerboseOptions& o) {
 
 }  // namespace
 
-void SetupVerbose(CLI::App& app, int& exit_code) {
+void SetupVerbose(CLI::App& subcommand, int& exit_code) {
   auto o = std::make_shared<VerboseOptions>();
-  auto* sub = app.add_subcommand(
-      "verbose", "train a model through oneDNN in a worker and report every primitive it ran");
+  CLI::App* const sub = &subcommand;
   AddModelOptions(*sub, o->capture.run);
   sub->add_option("-t,--threads", o->capture.threads,
                   "OpenMP threads for the worker (default: OMP_NUM_THREADS, else the cores idle "

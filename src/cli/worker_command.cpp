@@ -24,10 +24,9 @@ StatusOr<int> RunWorker(const dispatch::ModelRunOptions& options) {
 }  // namespace
 
 // Every model option and the worker's own (--cpuset, --peak).
-void SetupWorker(CLI::App& app, int& exit_code) {
+void SetupWorker(CLI::App& subcommand, int& exit_code) {
   auto options = std::make_shared<dispatch::ModelRunOptions>();
-  auto* sub = app.add_subcommand("worker", "run a model for a parent dlcheck (internal)");
-  sub->group("");  // hidden: users run `verbose`, which starts this
+  CLI::App* const sub = &subcommand;
   AddWorkerOptions(*sub, *options);
   sub->callback([options, &exit_code] { exit_code = EndCommand(RunWorker(*options)); });
 }

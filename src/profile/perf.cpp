@@ -178,7 +178,7 @@ std::vector<std::string> ScriptCommand(const PerfSettings& s) {
     argv.insert(argv.end(), {"--fields", fmt::format("{}:{}", type, kSampleFields)});
   }
   argv.insert(argv.end(), {"--fields", "trace:comm,pid,tid,time,event,trace,ip,sym,dso",
-                           "--show-switch-events", "--no-inline"});
+                           "--show-switch-events", "--no-inline", "--ns"});
   return argv;
 }
 

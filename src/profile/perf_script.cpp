@@ -34,7 +34,22 @@ struct HeaderSpan {
   int pid = 0;
   int tid = 0;
   double time_s = 0;
+  std::uint64_t time_ns = 0;
 };
+
+// "5268.246705" (microseconds) or "5268.246705123" (--ns) as nanoseconds.
+std::uint64_t Nanoseconds(std::string_view seconds) {
+  const std::size_t dot = seconds.find('.');
+  std::uint64_t whole = 0;
+  std::from_chars(seconds.data(), seconds.data() + std::min(dot, seconds.size()), whole);
+  std::uint64_t fraction = 0;
+  if (dot != std::string_view::npos) {
+    std::string digits(seconds.substr(dot + 1, 9));
+    digits.resize(9, '0');
+    std::from_chars(digits.data(), digits.data() + digits.size(), fraction);
+  }
+  return whole * 1'000'000'000 + fraction;
+}
 
 bool MatchHeaderAt(std::string_view line, std::size_t slash, HeaderSpan& span) {
   std::size_t b = slash;
@@ -50,6 +65,7 @@ bool MatchHeaderAt(std::string_view line, std::size_t slash, HeaderSpan& span) {
   while (e < line.size() && (IsDigit(line[e]) || line[e] == '.')) ++e;
   if (e == t || e >= line.size() || line[e] != ':') return false;
   span.time_s = std::strtod(std::string(line.substr(t, e - t)).c_str(), nullptr);
+  span.time_ns = Nanoseconds(line.substr(t, e - t));
   span.pid_begin = b;
   span.rest_begin = e + 1;
   return true;
@@ -94,6 +110,7 @@ bool ParseRecordHeader(std::string_view line, PerfRecord& record) {
   record.pid = span.pid;
   record.tid = span.tid;
   record.time_s = span.time_s;
+  record.time_ns = span.time_ns;
   return ParseEventText(Trim(line.substr(span.rest_begin)), record);
 }
 

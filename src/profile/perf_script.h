@@ -1,7 +1,7 @@
 #pragma once
 // `perf script` text -> records, one at a time, as the text streams in. dlcheck asks perf for
 //
-//   perf script -F comm,pid,tid,time,event,trace,ip,sym,dso --show-switch-events --no-inline
+//   perf script -F comm,pid,tid,time,event,trace,ip,sym,dso --show-switch-events --no-inline --ns
 //
 // which prints a header line per record and, for samples with a call graph, one frame per line
 // (leaf first), then a blank line:
@@ -38,6 +38,7 @@ struct PerfRecord {
   int pid = 0;
   int tid = 0;
   double time_s = 0;          ///< perf's clock, seconds
+  std::uint64_t time_ns = 0;  ///< the same, nanoseconds: exact with `perf script --ns`
   std::string event;          ///< "cpu-clock", "cycles", "sched:sched_switch"; empty for switches
   std::string trace;          ///< a tracepoint's fields ("prev_comm=... prev_state=S ==> ...")
   std::vector<Frame> frames;  ///< leaf first; empty without a call graph

@@ -46,6 +46,17 @@ std::string CollapsedStack(const PerfRecord& record) {
   return stack;
 }
 
+std::vector<Frame> SpliceCallers(const std::vector<Frame>& frames,
+                                 const std::vector<Frame>& callers) {
+  auto after_jit = std::find_if(frames.begin(), frames.end(), [](const Frame& f) {
+    const CpuClass cls = ClassOf(f);
+    return cls != CpuClass::kJit && cls != CpuClass::kKernel;
+  });
+  std::vector<Frame> spliced(frames.begin(), after_jit);
+  spliced.insert(spliced.end(), callers.begin(), callers.end());
+  return spliced;
+}
+
 std::string StateLetter(std::string_view prev_state) {
   if (prev_state.empty()) return "?";
   return std::string(1, prev_state.front());
@@ -84,7 +95,26 @@ void ProfileBuilder::Add(const PerfRecord& record) {
   AddOnCpu(record);
 }
 
-void ProfileBuilder::AddOnCpu(const PerfRecord& record) {
+const std::vector<Frame>* ProfileBuilder::ScannedCallers(const PerfRecord& record) const {
+  if (scanned_ == nullptr) return nullptr;
+  // A JIT leaf, or the kernel entered from JIT code: the first user-space frame is JIT.
+  const auto user = std::find_if(record.frames.begin(), record.frames.end(),
+                                 [](const Frame& f) { return ClassOf(f) != CpuClass::kKernel; });
+  if (user == record.frames.end() || ClassOf(*user) != CpuClass::kJit) return nullptr;
+  return scanned_->CallersOf({static_cast<std::uint32_t>(record.tid), record.time_ns});
+}
+
+void ProfileBuilder::AddOnCpu(const PerfRecord& unwound) {
+  PerfRecord spliced;
+  const PerfRecord* used = &unwound;
+  if (const std::vector<Frame>* callers = ScannedCallers(unwound)) {
+    spliced = unwound;
+    spliced.frames = SpliceCallers(unwound.frames, *callers);
+    used = &spliced;
+    ++profile_.scanned_samples;
+    profile_.scanned_frames += callers->size();
+  }
+  const PerfRecord& record = *used;
   if (profile_.event.empty()) profile_.event = record.event;
   ++profile_.samples;
   ++profile_.folded[CollapsedStack(record)];
@@ -102,6 +132,11 @@ void ProfileBuilder::AddToOperator(const PerfRecord& record, CpuClass cls) {
   OperatorSamples& o = profile_.operators[op.empty() ? std::string(kNoOperator) : op];
   ++o.samples;
   ++o.class_samples[static_cast<std::size_t>(cls)];
+  if (cls == CpuClass::kJit || cls == CpuClass::kOneDnn || cls == CpuClass::kBlas) {
+    std::string leaf = FrameName(record.frames.front());
+    if (cls == CpuClass::kJit) leaf.resize(leaf.size() - 4);  // without "_[j]"
+    ++o.beneath[leaf];
+  }
 }
 
 void ProfileBuilder::AddSwitchOut(const PerfRecord& record) {

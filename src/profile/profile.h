@@ -19,6 +19,7 @@
 
 #include "profile/classify.h"
 #include "profile/perf_script.h"
+#include "profile/stack_scan.h"
 
 namespace dlcheck::profile {
 
@@ -37,6 +38,9 @@ struct OffCpuStack {
 struct OperatorSamples {
   std::uint64_t samples = 0;
   std::array<std::uint64_t, kCpuClassCount> class_samples{};
+  /// The oneDNN and BLAS work beneath the operator: samples by leaf frame, for leaves of class
+  /// jit (the kernel's name: "jit_avx512_common_conv_fwd_kernel"), onednn and blas ("sgemm_").
+  std::map<std::string, std::uint64_t> beneath;
 };
 
 /// The operator name of samples under no framework operator.
@@ -55,6 +59,12 @@ struct Profile {
   std::map<std::string, std::uint64_t> folded;
   /// Off-CPU time by (thread state letter as perf prints it: S, D, R, ...; collapsed stack).
   std::map<std::pair<std::string, std::string>, OffCpuStack> off_cpu;
+  /// Samples in JIT code, or in the kernel entered from it, whose stack was extended by stack
+  /// scanning (ScannedStacks), and the frames added: counted among `samples` like any other,
+  /// never added to them.
+  std::uint64_t scanned_samples = 0;
+  std::uint64_t scanned_frames = 0;
+  std::string stack_scan_error;      ///< why perf.data could not be scanned; empty when it was
   std::uint64_t switch_samples = 0;  ///< sched_switch samples seen
   std::set<int> pids;                ///< processes sampled
   std::set<int> tids;                ///< threads sampled
@@ -64,6 +74,10 @@ struct Profile {
 
 class ProfileBuilder {
  public:
+  /// Callers found by stack scanning, spliced above the JIT frames of the samples they were
+  /// found for, joined by (tid, time_ns); null (the default): the stacks as perf unwound them.
+  /// `scanned` must outlive the builder's use.
+  void UseScannedStacks(const ScannedStacks* scanned) { scanned_ = scanned; }
   void Add(const PerfRecord& record);
   const Profile& profile() const { return profile_; }
 
@@ -80,13 +94,21 @@ class ProfileBuilder {
   void AddSwitchOut(const PerfRecord& record);
   void EndOffCpu(int tid, double now_s);
   void AddToOperator(const PerfRecord& record, CpuClass cls);
+  // The record with its scanned callers above its leaf JIT frames; nullptr when none were found.
+  const std::vector<Frame>* ScannedCallers(const PerfRecord& record) const;
 
   Profile profile_;
+  const ScannedStacks* scanned_ = nullptr;
   std::map<int, Pending> pending_;
 };
 
 /// "comm;root;...;leaf" for a record's call graph (FrameName for each frame).
 std::string CollapsedStack(const PerfRecord& record);
+
+/// `frames` (leaf first) with `callers` in place of whatever follows its leading kernel and JIT
+/// frames.
+std::vector<Frame> SpliceCallers(const std::vector<Frame>& frames,
+                                 const std::vector<Frame>& callers);
 
 /// "R" from "R+", "S" from "S": the thread state of a sched_switch's prev_state, one letter.
 std::string StateLetter(std::string_view prev_state);

@@ -5,6 +5,9 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <utility>
+
+#include "report/printer.h"
 
 namespace dlcheck::profile {
 namespace {
@@ -98,13 +101,32 @@ std::uint64_t ClassCount(const std::array<std::uint64_t, kCpuClassCount>& counts
   return counts[static_cast<std::size_t>(cls)];
 }
 
+// "jit_avx512_common_conv_bwd_weights_kernel_f32 99, jit_uni_reorder_kernel_f32 4": the leaves
+// beneath an operator, most samples first (ties by name), the first kBeneathLeaves of them and
+// how many more there are.
+std::string Beneath(const OperatorSamples& o) {
+  std::vector<std::pair<std::string, std::uint64_t>> leaves(o.beneath.begin(), o.beneath.end());
+  std::stable_sort(leaves.begin(), leaves.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::string text;
+  for (std::size_t i = 0; i < leaves.size() && i < kBeneathLeaves; ++i) {
+    if (!text.empty()) text += ", ";
+    text += fmt::format("{} {}", leaves[i].first, leaves[i].second);
+  }
+  if (leaves.size() > kBeneathLeaves) {
+    text += fmt::format(", {} more", leaves.size() - kBeneathLeaves);
+  }
+  return text;
+}
+
 void AddOperatorsTable(report::Report& report, const Profile& p, std::size_t top) {
   std::vector<std::pair<std::string, OperatorSamples>> ops(p.operators.begin(), p.operators.end());
   std::stable_sort(ops.begin(), ops.end(), [](const auto& a, const auto& b) {
     return a.second.samples > b.second.samples;
   });
   report::Table& t = report.AddTable(
-      "operators", {"operator", "samples", "pct", "jit_samples", "onednn_samples", "blas_samples"},
+      "operators",
+      {"operator", "samples", "pct", "jit_samples", "onednn_samples", "blas_samples", "beneath"},
       "CPU time by framework operator");
   t.answer_columns = {"samples", "pct"};
   for (const auto& [op, o] : ops) {
@@ -112,7 +134,7 @@ void AddOperatorsTable(report::Report& report, const Profile& p, std::size_t top
     t.rows.push_back({op, o.samples, Value(Pct(o.samples, p.samples), 1),
                       ClassCount(o.class_samples, CpuClass::kJit),
                       ClassCount(o.class_samples, CpuClass::kOneDnn),
-                      ClassCount(o.class_samples, CpuClass::kBlas)});
+                      ClassCount(o.class_samples, CpuClass::kBlas), Beneath(o)});
   }
 }
 
@@ -169,6 +191,12 @@ void AddFindings(report::Report& report, const Profile& p, const ProfileReportOp
                       "functions (python3 -X perf, or PYTHONPERFSUPPORT=1); Debian 12's Python "
                       "3.11 cannot, so the stacks go from the interpreter straight to the "
                       "framework's operators");
+  }
+  if (!p.stack_scan_error.empty()) {
+    report.AddFinding(report::Severity::kInfo, "no-stack-scan",
+                      "the callers of JIT kernels were not recovered (perf.data could not be "
+                      "scanned: " +
+                          p.stack_scan_error + "): JIT samples name no operator");
   }
   if (!o.off_cpu_reason.empty()) {
     report.AddFinding(report::Severity::kInfo, "no-off-cpu",
@@ -247,6 +275,15 @@ void AddProfileTables(report::Report& report, const Profile& profile,
   AddOperatorsTable(report, profile, options.top);
   if (options.off_cpu_reason.empty()) AddOffCpuTable(report, profile, options.top);
   AddFindings(report, profile, options);
+}
+
+void AddStacksTable(report::Report& report, const Profile& profile, std::string title,
+                    std::string caption) {
+  report::Table& t =
+      report.AddTable(std::string(report::kStacksTable), {"stack", "samples"}, std::move(title));
+  t.caption = std::move(caption);
+  t.format_input = true;
+  for (const auto& [stack, samples] : profile.folded) t.rows.push_back({stack, samples});
 }
 
 }  // namespace dlcheck::profile

@@ -6,7 +6,7 @@
 //                                                       JIT kernels by the primitive that ran them
 //   by_primitive  primitive,implementations,jit_samples,sampled_pct,verbose_exec_ms,verbose_pct
 //                                                       sampled CPU share beside verbose's time
-//   operators   operator,samples,pct,jit_samples,onednn_samples,blas_samples
+//   operators   operator,samples,pct,jit_samples,onednn_samples,blas_samples,beneath
 //                                                       CPU time by framework operator (top N)
 //   off_cpu     state,seconds,pct,switches,wait,stack  blocked time by stack (top N)
 
@@ -24,6 +24,9 @@ namespace dlcheck::profile {
 
 /// The OpenMP runtime's share of samples from which the `openmp-share` finding is raised.
 inline constexpr double kOpenMpFindingPct = 25.0;
+
+/// The leaves the operators table's `beneath` column names per operator (the rest are counted).
+inline constexpr std::size_t kBeneathLeaves = 5;
 
 /// The primitive column of oneDNN's spin barrier ("jit_t"): time threads spent waiting for each
 /// other inside a primitive, not any primitive's work.
@@ -57,5 +60,11 @@ std::optional<double> OperatorAttributedPct(const Profile& profile);
 
 /// Seconds off CPU in the given states ("S", "D", ...); all states when `states` is empty.
 double OffCpuSeconds(const Profile& profile, const std::vector<std::string>& states = {});
+
+/// Adds the `stacks` table (stack, samples: the collapsed stacks, in their order) that
+/// `--format folded` and `--format svg` print, titled `title` with `caption` under it (the flame
+/// graph's two lines); no other format shows it.
+void AddStacksTable(report::Report& report, const Profile& profile, std::string title,
+                    std::string caption);
 
 }  // namespace dlcheck::profile

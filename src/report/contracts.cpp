@@ -323,6 +323,7 @@ Document Profile() {
                               Integer("threads"),
                               Integer("jit_kernels"),
                               Number("operator_attributed_pct"),
+                              Integer("scanned_samples"),
                               Number("samples_per_s"),
                               Number("timed_s"),
                               Integer("verbose_lines"),
@@ -340,7 +341,7 @@ Document Profile() {
                  Number("sampled_pct"), Number("verbose_exec_ms"), Number("verbose_pct")}),
            Rows("operators",
                 {Text("operator"), Integer("samples"), Number("pct"), Integer("jit_samples"),
-                 Integer("onednn_samples"), Integer("blas_samples")}),
+                 Integer("onednn_samples"), Integer("blas_samples"), Text("beneath")}),
            Rows("off_cpu", {Text("state"), Number("seconds"), Number("pct"), Integer("switches"),
                             Text("wait"), Text("stack")}),
            Rows("primitives", PrimitiveColumns({Text("layer")}))}};

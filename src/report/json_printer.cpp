@@ -106,7 +106,7 @@ Json ToJson(const Section& section, const std::vector<Member>& declared) {
     obj[child.name] = ToJson(child, ObjectMembers(declared, child.name));
   }
   for (const auto& table : section.tables) {
-    if (!table.only_in_table) obj[table.name] = ToJson(table);
+    if (CarriedInDocuments(table)) obj[table.name] = ToJson(table);
   }
   Complete(obj, declared);
   return obj;
@@ -163,7 +163,7 @@ class JsonStream : public RowStream {
     Json rest = Json::object();
     for (const auto& s : tail.sections) rest[s.name] = ToJson(s, ObjectMembers(declared_, s.name));
     for (const auto& t : tail.tables) {
-      if (!t.only_in_table) rest[t.name] = ToJson(t);
+      if (CarriedInDocuments(t)) rest[t.name] = ToJson(t);
     }
     // The declared members neither the head nor the tail had, as null.
     for (const Member& m : declared_) {
@@ -269,7 +269,7 @@ void WriteTable(std::ostream& out, const Table& table, int depth) {
 
 void AddTables(ObjectWriter& writer, const std::vector<Table>& tables) {
   for (const Table& table : tables) {
-    if (table.only_in_table) continue;
+    if (!CarriedInDocuments(table)) continue;
     writer.Add(table.name,
                [&table](std::ostream& out, int depth) { WriteTable(out, table, depth); });
   }

@@ -62,6 +62,18 @@ std::optional<Format> ParseFormat(std::string_view name) {
   return std::nullopt;
 }
 
+std::string_view InputTable(Format format) {
+  switch (format) {
+    case Format::kTrace:
+      return kTraceTable;
+    case Format::kFolded:
+    case Format::kSvg:
+      return kStacksTable;
+    default:
+      return {};
+  }
+}
+
 std::string_view FormatName(Format format) {
   for (const FormatChoice& choice : kFormatChoices) {
     if (choice.format == format) return choice.name;
@@ -252,6 +264,12 @@ void Print(const Report& whole_report, Format format, std::ostream& out) {
     case Format::kBenchdnn:
       PrintBenchdnn(report, out);
       break;
+    case Format::kFolded:
+      PrintFolded(report, out);
+      break;
+    case Format::kSvg:
+      PrintFlameGraph(report, out);
+      break;
   }
 }
 
@@ -276,6 +294,8 @@ std::unique_ptr<RowStream> StartFormatStream(Format format, std::ostream& out, c
     case Format::kTrace:     // a streamed table has no trace shape; JSON is the closest
     case Format::kXlsx:      // a workbook cannot be streamed: the command refuses the pair
     case Format::kBenchdnn:  // nor can distinct lines (parse refuses --events with either)
+    case Format::kFolded:    // no command that streams has stacks
+    case Format::kSvg:
       return StartJsonStream(out, head, stream);
   }
   return nullptr;

@@ -20,7 +20,7 @@
 
 namespace dlcheck::report {
 
-enum class Format { kTable, kCsv, kJson, kTrace, kXlsx, kBenchdnn };
+enum class Format { kTable, kCsv, kJson, kTrace, kXlsx, kBenchdnn, kFolded, kSvg };
 
 /// A format's name on the command line (`--format NAME`).
 struct FormatChoice {
@@ -29,17 +29,22 @@ struct FormatChoice {
   bool every_command = false;  ///< offered by every command (else only where a command asks)
 };
 /// Every format name, in --help order: the one list the command-line options are made from.
-/// `trace` is for commands with a timeline; `text` is `table` under the name `check` has always
-/// used.
+/// `trace` is for commands with a timeline, `folded` and `svg` for those with stacks; `text` is
+/// `table` under the name `check` has always used.
 inline constexpr FormatChoice kFormatChoices[] = {
     {"table", Format::kTable, true}, {"csv", Format::kCsv, true}, {"json", Format::kJson, true},
     {"xlsx", Format::kXlsx, true},   {"trace", Format::kTrace},   {"benchdnn", Format::kBenchdnn},
-    {"text", Format::kTable}};
+    {"folded", Format::kFolded},     {"svg", Format::kSvg},       {"text", Format::kTable}};
 
 /// Whether `format` is bytes no terminal shows (a workbook): never written to a terminal.
 inline bool IsBinary(Format format) {
   return format == Format::kXlsx;
 }
+
+/// The table a format's printer draws from instead of the whole report: `trace` for trace,
+/// `stacks` for folded and svg; empty for the formats that print the whole report. A command
+/// fills such a table only when the chosen format reads it (parse's timeline).
+std::string_view InputTable(Format format);
 
 /// A name of kFormatChoices (case-insensitive) -> Format; anything else -> nullopt.
 std::optional<Format> ParseFormat(std::string_view name);
@@ -123,6 +128,15 @@ void PrintBenchdnn(const Report& report, std::ostream& out);
 /// report without that table prints no events.
 void PrintTrace(const Report& report, std::ostream& out);
 inline constexpr std::string_view kTraceTable = "trace";
+
+/// Collapsed-stack text (what flamegraph.pl, inferno and speedscope read): one "a;b;c N" line per
+/// row of the table named `stacks` (its columns `stack`, frames joined by ';', and `samples`),
+/// in row order. A report without that table prints nothing.
+void PrintFolded(const Report& report, std::ostream& out);
+/// The flame graph of the `stacks` table as one SVG document (see flame_graph.h), titled with
+/// the table's title and caption.
+void PrintFlameGraph(const Report& report, std::ostream& out);
+inline constexpr std::string_view kStacksTable = "stacks";
 
 /// Text of a value as the table and CSV printers show it (null: `null_text`).
 std::string ValueText(const Value& value, std::string_view null_text, std::string_view yes,

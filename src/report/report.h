@@ -92,7 +92,21 @@ struct Table {
   /// Printed only in the human table (JSON and xlsx leave it out): a wide view whose cells join
   /// several values into text for reading, when another table holds the same values typed.
   bool only_in_table = false;
+  /// What one format's printer draws from, not a table to show (the `stacks` of `--format folded`
+  /// and `svg`): the table, CSV, JSON and xlsx printers leave it out.
+  bool format_input = false;
+  /// A line under the title, where a format draws one (the flame graph's subtitle).
+  std::string caption;
 };
+
+/// Whether the human table shows `table` (not omit_in_table, not a format's input).
+inline bool ShownInTable(const Table& table) {
+  return !table.omit_in_table && !table.format_input;
+}
+/// Whether JSON and xlsx carry `table` (not only_in_table, not a format's input).
+inline bool CarriedInDocuments(const Table& table) {
+  return !table.only_in_table && !table.format_input;
+}
 
 /// How many rows `table` has, stored and generated.
 inline std::size_t RowCount(const Table& table) {

@@ -473,7 +473,7 @@ std::string_view MainTable(const Report& report) {
 
 void PrintTail(const Report& report, std::size_t width, std::ostream& out) {
   for (const auto& t : report.tables) {
-    if (t.omit_in_table) continue;
+    if (!ShownInTable(t)) continue;
     out << '\n';
     PrintTableBlock(t, MainTable(report), 0, width, out);
   }

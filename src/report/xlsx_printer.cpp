@@ -190,7 +190,7 @@ void WriteSection(Book& book, const Section& section, const std::string& prefix)
     WriteTable(book, fields, prefix);
   }
   for (const Table& table : section.tables) {
-    if (!table.only_in_table) WriteTable(book, table, path + ".");
+    if (CarriedInDocuments(table)) WriteTable(book, table, path + ".");
   }
   for (const Section& sub : section.sections) WriteSection(book, sub, path + ".");
 }
@@ -266,7 +266,7 @@ void WriteWorkbook(const Report& report, const std::string& path) {
   if (const Table* primary = report.Primary()) WriteTable(book, *primary, "");
   for (const Section& section : report.sections) WriteSection(book, section, "");
   for (const Table& table : report.tables) {
-    if (&table != report.Primary() && !table.only_in_table) WriteTable(book, table, "");
+    if (&table != report.Primary() && CarriedInDocuments(table)) WriteTable(book, table, "");
   }
   WriteTable(book, FindingsTable(report, book.cut_cells), "");
   errno = 0;

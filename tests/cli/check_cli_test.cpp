@@ -310,12 +310,10 @@ TEST_F(CheckFileTest, OutputIsWrittenWholeUnderItsNameAndNothingElseIsLeft) {
   const auto r = RunDlcheck({"check", "--emit", "prometheus", "-o", target});
   EXPECT_LE(r.exit_code, 1) << r.err;
   EXPECT_EQ(r.out, "");
-  std::ifstream in(target);
-  std::stringstream text;
-  text << in.rdbuf();
-  EXPECT_NE(text.str().find("\ndlcheck_check_status " + std::to_string(r.exit_code) + "\n"),
+  const std::string text = testing::ReadFile(target);
+  EXPECT_NE(text.find("\ndlcheck_check_status " + std::to_string(r.exit_code) + "\n"),
             std::string::npos)
-      << text.str();
+      << text;
   int files = 0;
   for (const auto& entry : std::filesystem::directory_iterator(dir_)) {
     ++files;

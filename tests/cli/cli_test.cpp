@@ -2,6 +2,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -32,6 +33,33 @@ TEST(CliTest, HelpListsSubcommands) {
   const auto r = RunDlcheck({"--help"});
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_NE(r.out.find("platform"), std::string::npos) << r.out;
+}
+
+// The commands `dlcheck --help` shows under Subcommands (`  parse   the per-primitive ...`).
+std::vector<std::string> HelpSubcommands() {
+  const std::string help = RunDlcheck({"--help"}).out;
+  std::istringstream in(help.substr(help.find("Subcommands:")));
+  static const std::regex row(R"(^  ([a-z]+)\s)");
+  std::vector<std::string> names;
+  for (std::string line; std::getline(in, line);) {
+    std::smatch m;
+    if (std::regex_search(line, m, row)) names.push_back(m[1]);
+  }
+  return names;
+}
+
+// `help --list` is the command table's report commands: every command --help shows but `help`,
+// in the same order, and no hidden one.
+TEST(CliTest, HelpListIsEveryReportCommandOfHelp) {
+  const std::vector<std::string> listed = testing::ReportCommands();
+  std::vector<std::string> shown = HelpSubcommands();
+  ASSERT_FALSE(shown.empty());
+  EXPECT_EQ(shown.back(), "help");
+  shown.pop_back();
+  EXPECT_EQ(listed, shown);
+  for (const std::string hidden : {"worker", "schema"}) {
+    EXPECT_EQ(std::count(listed.begin(), listed.end(), hidden), 0) << hidden;
+  }
 }
 
 TEST(CliTest, NoSubcommandIsAUsageError) {
@@ -149,7 +177,9 @@ TEST(CliTest, AnUnknownColumnIsAUsageErrorThatListsTheValidOnes) {
 }
 
 TEST(CliTest, EveryCommandHasFormatWithTable) {
-  for (const std::string command : {"verbose", "parse", "run", "platform", "dispatch", "check"}) {
+  const std::vector<std::string> commands = testing::ReportCommands();
+  ASSERT_FALSE(commands.empty());
+  for (const std::string& command : commands) {
     const auto help = RunDlcheck({command, "--help"});
     EXPECT_NE(help.out.find("-f,--format FORMAT"), std::string::npos) << command << help.out;
     EXPECT_NE(help.out.find("--columns LIST"), std::string::npos) << command << help.out;
@@ -198,10 +228,7 @@ ShellResult Shell(const std::string& command) {
   const int status = std::system((command + " 2>" + err_file).c_str());
   ShellResult r;
   if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
-  std::ifstream in(err_file);
-  std::stringstream text;
-  text << in.rdbuf();
-  r.err = text.str();
+  r.err = testing::ReadFile(err_file);
   std::remove(err_file.c_str());
   return r;
 }
@@ -379,12 +406,7 @@ class WorkerOutOfMemoryTest : public AddressSpaceLimitTest {
     return Shell(PrlimitAbove(extra_mib) + DLCHECK_BINARY + " " + args + " >" +
                  (dir_ / "out").string());
   }
-  std::string Out() const {
-    std::ifstream in(dir_ / "out");
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-  }
+  std::string Out() const { return testing::ReadFile((dir_ / "out").string()); }
 };
 
 // The worker runs out while it loads --data (a std::bad_alloc in the worker, before its first
@@ -518,10 +540,7 @@ std::set<std::string> HelpOptions(const std::string& command) {
 }
 
 std::string ManPage() {
-  std::ifstream in(std::string(DLCHECK_TEST_DATA) + "/../../man/dlcheck.1");
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
+  return testing::ReadFile(testing::DataPath("../../man/dlcheck.1"));
 }
 
 std::set<std::string> SynopsisOptions(const std::string& man, const std::string& command) {
@@ -542,21 +561,9 @@ std::set<std::string> SynopsisOptions(const std::string& man, const std::string&
   return names;
 }
 
-// The one table of commands and the common options they take: every command has these, and
-// writes these formats. --help, the man page's SYNOPSIS and README are held to it.
-struct CommandFormats {
-  std::string command;
-  std::set<std::string> formats;
-};
-const std::set<std::string> kTableFormats = {"table", "csv", "json", "xlsx"};
-const std::set<std::string> kTimelineFormats = {"table", "csv",   "json",
-                                                "xlsx",  "trace", "benchdnn"};
-const std::vector<CommandFormats> kCommandTable = {
-    {"verbose", kTimelineFormats}, {"parse", kTimelineFormats},
-    {"run", kTimelineFormats},     {"profile", {"table", "csv", "json", "xlsx", "folded", "svg"}},
-    {"platform", kTableFormats},   {"dispatch", kTableFormats},
-    {"check", kTableFormats},      {"diff", kTableFormats},
-    {"fleet", kTableFormats}};
+// What every report command of the command table (`dlcheck help --list`) offers: these options
+// and at least these formats. --help, the man page's SYNOPSIS and README are held to it.
+const std::set<std::string> kEveryCommandFormats = {"table", "csv", "json", "xlsx"};
 const std::vector<std::string> kCommonOptions = {"format", "columns", "csv-lf", "csv-raw",
                                                  "output"};
 
@@ -596,29 +603,32 @@ std::vector<std::set<std::string>> SynopsisFormats(const std::string& man,
 TEST(ManPageTest, EveryCommandHasTheCommonOptionsAndItsFormatsEverywhere) {
   const std::string man = ManPage();
   ASSERT_FALSE(man.empty());
-  for (const CommandFormats& row : kCommandTable) {
-    SCOPED_TRACE(row.command);
-    const std::set<std::string> help = HelpOptions(row.command);
+  const std::vector<std::string> commands = testing::ReportCommands();
+  ASSERT_FALSE(commands.empty());
+  for (const std::string& command : commands) {
+    SCOPED_TRACE(command);
+    const std::set<std::string> help = HelpOptions(command);
     for (const std::string& option : kCommonOptions) EXPECT_EQ(help.count(option), 1u) << option;
-    EXPECT_EQ(HelpFormats(row.command), row.formats);
-    const auto synopsis = SynopsisFormats(man, row.command);
+    const std::set<std::string> formats = HelpFormats(command);
+    EXPECT_TRUE(std::includes(formats.begin(), formats.end(), kEveryCommandFormats.begin(),
+                              kEveryCommandFormats.end()));
+    const auto synopsis = SynopsisFormats(man, command);
     EXPECT_FALSE(synopsis.empty());
-    for (const auto& formats : synopsis) EXPECT_EQ(formats, row.formats);
+    for (const auto& listed : synopsis) EXPECT_EQ(listed, formats);
   }
-  std::ifstream in(std::string(DLCHECK_TEST_DATA) + "/../../README.md");
-  std::stringstream readme;
-  readme << in.rdbuf();
+  const std::string readme = testing::ReadFile(testing::DataPath("../../README.md"));
   for (const char* entry : {"| `-f, --format FORMAT` |", "| `-o, --output FILE` |",
                             "| `--columns [TABLE:]LIST` |", "| `--csv-lf` |", "| `--csv-raw` |"}) {
-    EXPECT_NE(readme.str().find(entry), std::string::npos) << entry;
+    EXPECT_NE(readme.find(entry), std::string::npos) << entry;
   }
 }
 
 TEST(ManPageTest, SynopsisAndHelpListTheSameOptionsForEveryCommand) {
   const std::string man = ManPage();
   ASSERT_FALSE(man.empty());
-  for (const std::string command :
-       {"verbose", "parse", "run", "platform", "dispatch", "check", "diff", "fleet"}) {
+  const std::vector<std::string> commands = testing::ReportCommands();
+  ASSERT_FALSE(commands.empty());
+  for (const std::string& command : commands) {
     const std::set<std::string> help = HelpOptions(command);
     EXPECT_FALSE(help.empty()) << command;
     EXPECT_EQ(SynopsisOptions(man, command), help) << "dlcheck " << command;

@@ -26,6 +26,7 @@
 #include "common/exit_code.h"
 #include "support/run_dlcheck.h"
 #include "support/scratch_dir.h"
+#include "support/test_files.h"
 
 namespace dlcheck {
 namespace {
@@ -40,12 +41,7 @@ constexpr const char* kVerboseLine =
     "onednn_verbose,exec,cpu,eltwise,jit:avx2,forward_training,data_f32::blocked:a::f0 "
     "diff_undef::undef:::,,alg:eltwise_relu alpha:0 beta:0,100,0.01";
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using dlcheck::testing::ReadFile;
 
 struct stat StatOf(const std::string& path) {
   struct stat info {};

@@ -19,6 +19,7 @@
 #include "common/exit_code.h"
 #include "support/run_dlcheck.h"
 #include "support/scratch_dir.h"
+#include "support/test_files.h"
 #include "support/trace_rules.h"
 
 namespace dlcheck {
@@ -26,6 +27,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using testing::DataPath;
+using testing::ReadFile;
 using testing::RunDlcheck;
 
 constexpr const char* kPrimitiveHeader =
@@ -183,6 +185,16 @@ TEST_F(ParseCliTest, TraceOfATimestampedLogHoldsEveryExecAtItsTimestamp) {
   }
 }
 
+// The trace is one more format of the same report: the lines the log had that are not oneDNN's
+// are said on stderr as for every other format (the recorded log has 8 foreign lines).
+TEST_F(ParseCliTest, TraceNotesSkippedLinesAsEveryFormatDoes) {
+  const std::string log = DataPath("verbose/generated_2.6.3.txt");
+  const auto trace = RunDlcheck({"parse", "--format", "trace", log});
+  ASSERT_EQ(trace.exit_code, 0) << trace.err;
+  EXPECT_EQ(trace.err, "dlcheck: skipped 8 of 236 lines: foreign 8\n");
+  EXPECT_EQ(trace.err, RunDlcheck({"parse", "--format", "json", log}).err);
+}
+
 // Without any timestamp there is no time line: a short usage error that says how to record one.
 TEST_F(ParseCliTest, TraceOfALogWithoutTimestampsIsAUsageError) {
   auto r = RunDlcheck({"parse", "--format", "trace"}, kGood + "\n" + kGood + "\n");
@@ -310,12 +322,9 @@ TEST_F(ParseCliTest, DecimalCommaAndHardWrappedLines) {
 }
 
 TEST_F(ParseCliTest, GzippedLogIsReadLikeThePlainOne) {
-  std::ifstream in(DataPath("verbose/generated_2.6.3.txt"), std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
+  const std::string s = ReadFile(DataPath("verbose/generated_2.6.3.txt"));
   const std::string gz_path = (dir_ / "log.gz").string();
   gzFile gz = gzopen(gz_path.c_str(), "wb");
-  const std::string s = text.str();
   gzwrite(gz, s.data(), static_cast<unsigned>(s.size()));
   gzclose(gz);
   const auto plain =
@@ -345,13 +354,6 @@ std::string Compress(const std::string& data, const std::string& filter) {
   return std::string(out.data(), used);
 }
 
-std::string ReadAll(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 // xz, zstd and bzip2 logs read like the plain one, told by their bytes whatever their names,
 // from a file or a pipe.
 TEST_F(ParseCliTest, XzZstdAndBzip2LogsAreReadLikeThePlainOne) {
@@ -359,7 +361,7 @@ TEST_F(ParseCliTest, XzZstdAndBzip2LogsAreReadLikeThePlainOne) {
   const auto plain = RunDlcheck({"parse", "--format", "csv", plain_path});
   ASSERT_EQ(plain.exit_code, 0) << plain.err;
   for (const char* filter : {"xz", "zstd", "bzip2"}) {
-    const std::string packed = Compress(ReadAll(plain_path), filter);
+    const std::string packed = Compress(ReadFile(plain_path), filter);
     ASSERT_GT(packed.size(), 16u) << filter;
     const std::string path = Write(std::string("log-without-suffix-") + filter, packed);
     const auto from_file = RunDlcheck({"parse", "--format", "csv", path});
@@ -376,7 +378,7 @@ TEST_F(ParseCliTest, XzZstdAndBzip2LogsAreReadLikeThePlainOne) {
 // is checked only when it carries its optional checksum (the zstd tool writes one, libarchive's
 // writer here does not), so only its cut data is tested.
 TEST_F(ParseCliTest, CorruptCutAndUnreadableCompressedLogsAreInputErrors) {
-  const std::string text = ReadAll(DataPath("verbose/generated_2.6.3.txt"));
+  const std::string text = ReadFile(DataPath("verbose/generated_2.6.3.txt"));
   for (const char* filter : {"xz", "zstd", "bzip2"}) {
     std::string packed = Compress(text, filter);
     if (std::string(filter) != "zstd") {
@@ -431,10 +433,8 @@ TEST_F(ParseCliTest, AggregatesAgreeWithEventsOnARepeatedLog) {
   std::string log;
   for (const char* name :
        {"verbose/generated_2.6.3.txt", "verbose/torch_cnn_2.6.3.log", "verbose/real_lines.txt"}) {
-    std::ifstream in(DataPath(name), std::ios::binary);
-    std::stringstream text;
-    text << in.rdbuf();
-    for (int i = 0; i < 7; ++i) log += text.str();
+    const std::string text = ReadFile(DataPath(name));
+    for (int i = 0; i < 7; ++i) log += text;
   }
   const std::string path = Write("repeated.log", log);
   const auto agg = RunDlcheck({"parse", "--format", "json", path});

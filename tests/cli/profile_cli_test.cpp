@@ -3,6 +3,7 @@
 // the report's total, an SVG that parses as XML, the off-CPU time of `sleep`, and the errors.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -14,6 +15,7 @@
 #include "support/run_dlcheck.h"
 #include "support/scratch_dir.h"
 #include "support/terminal.h"
+#include "support/test_files.h"
 
 namespace dlcheck {
 namespace {
@@ -22,12 +24,7 @@ using Json = nlohmann::json;
 using testing::RunDlcheck;
 using ProfileCliTest = testing::ScratchDirTest;
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using dlcheck::testing::ReadFile;
 
 // The rows of a report table whose column `key` equals `value`.
 std::vector<Json> RowsWhere(const Json& table, const std::string& key, const std::string& value) {
@@ -36,6 +33,33 @@ std::vector<Json> RowsWhere(const Json& table, const std::string& key, const std
     if (row[key].is_string() && row[key].get<std::string>() == value) rows.push_back(row);
   }
   return rows;
+}
+
+// Stack scanning (stack_scan.h): whenever the host ran JIT code, the JIT samples' stacks go on
+// beyond the JIT frame (dnnl_primitive_execute and the model worker's own frames call it), and
+// scanning never adds samples: scanned ones are among the JIT ones and the kernel's (a page
+// fault entered from JIT code).
+void ExpectJitSamplesHaveCallers(const Json& report, const std::string& folded) {
+  const std::vector<Json> jit = RowsWhere(report["classes"], "class", "jit");
+  const std::vector<Json> kernel = RowsWhere(report["classes"], "class", "kernel");
+  ASSERT_EQ(jit.size(), 1u);
+  ASSERT_EQ(kernel.size(), 1u);
+  const std::int64_t jit_samples = jit.front()["samples"].get<std::int64_t>();
+  const std::int64_t scanned = report["profile"]["scanned_samples"].get<std::int64_t>();
+  EXPECT_LE(scanned, jit_samples + kernel.front()["samples"].get<std::int64_t>());
+  if (jit_samples == 0) return;  // nothing to scan on this host
+  EXPECT_GT(scanned, 0) << report["profile"].dump(2);
+  std::int64_t deep = 0;  // samples with a JIT frame whose stack goes on beyond "comm;kernel_[j]"
+  std::istringstream lines(folded);
+  for (std::string line; std::getline(lines, line);) {
+    const std::string stack = line.substr(0, line.rfind(' '));
+    const std::size_t jit_frame = stack.find("_[j]");
+    if (jit_frame == std::string::npos) continue;
+    if (std::count(stack.begin(), stack.begin() + jit_frame, ';') >= 2) {
+      deep += std::stoll(line.substr(line.rfind(' ') + 1));
+    }
+  }
+  EXPECT_GE(deep, scanned) << folded.substr(0, 4000);
 }
 
 // One MLP profile (two threads, so that OpenMP has work to share; a few seconds of sampling)
@@ -82,6 +106,7 @@ TEST_F(ProfileCliTest, MlpProfileNamesKernelsByPrimitiveAndItsStacksAddUp) {
   std::int64_t classes = 0;
   for (const auto& c : report["classes"]) classes += c["samples"].get<std::int64_t>();
   EXPECT_EQ(classes, total);
+  ExpectJitSamplesHaveCallers(report, ReadFile(folded_path));
   // Valid XML, and the JIT kernels are named in it.
   const std::string check =
       "python3 -c \"import sys,xml.etree.ElementTree as E; "
@@ -137,6 +162,19 @@ TEST_F(ProfileCliTest, TorchProfileAttributesBlasToOperators) {
   // Too few samples say nothing on a fast machine: the share is checked from five on.
   if (blas_samples >= 5) {
     EXPECT_GE(100 * blas_attributed, 80 * blas_samples) << report["operators"].dump(2);
+  }
+  // The convolutions' JIT samples, scanned, are under the operators that ran them.
+  std::int64_t jit_attributed = 0;
+  for (const auto& op : report["operators"]) {
+    if (op["operator"] != "-") jit_attributed += op["jit_samples"].get<std::int64_t>();
+  }
+  const std::int64_t jit_samples =
+      RowsWhere(report["classes"], "class", "jit").front()["samples"].get<std::int64_t>();
+  const std::int64_t kernel_samples =
+      RowsWhere(report["classes"], "class", "kernel").front()["samples"].get<std::int64_t>();
+  EXPECT_LE(report["profile"]["scanned_samples"].get<std::int64_t>(), jit_samples + kernel_samples);
+  if (jit_samples >= 5) {
+    EXPECT_GE(100 * jit_attributed, 80 * jit_samples) << report["operators"].dump(2);
   }
 }
 

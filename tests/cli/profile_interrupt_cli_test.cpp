@@ -21,18 +21,14 @@
 #include <vector>
 
 #include "support/scratch_dir.h"
+#include "support/test_files.h"
 
 namespace dlcheck {
 namespace {
 
 using Json = nlohmann::json;
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using dlcheck::testing::ReadFile;
 
 // The perf maps in /tmp now.
 std::set<std::string> PerfMaps() {

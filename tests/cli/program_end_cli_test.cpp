@@ -20,6 +20,7 @@
 
 #include "support/run_dlcheck.h"
 #include "support/scratch_dir.h"
+#include "support/test_files.h"
 
 namespace dlcheck {
 namespace {
@@ -29,12 +30,7 @@ using testing::StartDlcheck;
 using Clock = std::chrono::steady_clock;
 using ProgramEndTest = testing::ScratchDirTest;
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using dlcheck::testing::ReadFile;
 
 int WaitExit(pid_t pid) {
   int status = 0;

@@ -22,6 +22,7 @@
 #include "support/run_dlcheck.h"
 #include "support/scratch_dir.h"
 #include "support/terminal.h"
+#include "support/test_files.h"
 
 namespace dlcheck {
 namespace {
@@ -38,12 +39,7 @@ using Clock = std::chrono::steady_clock;
 // Debian's interpreter, whose python3-torch the tests use (PATH may hold another one).
 constexpr const char* kPython = "/usr/bin/python3";
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using dlcheck::testing::ReadFile;
 
 std::string Text(const Json& value) {
   return value.is_string() ? value.get<std::string>() : std::string();

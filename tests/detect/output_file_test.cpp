@@ -18,18 +18,14 @@
 #include <vector>
 
 #include "support/scratch_dir.h"
+#include "support/test_files.h"
 
 namespace dlcheck::detect {
 namespace {
 
 using OutputTargetTest = testing::ScratchDirTest;
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using dlcheck::testing::ReadFile;
 
 std::vector<std::string> Entries(const std::filesystem::path& dir) {
   std::vector<std::string> names;

@@ -14,11 +14,9 @@ namespace dlcheck::fleet {
 namespace {
 
 SlurmNode Recorded(const std::string& name) {
-  std::ifstream in(dlcheck::testing::DataPath("slurm/" + name));
-  std::stringstream text;
-  text << in.rdbuf();
-  EXPECT_FALSE(text.str().empty()) << name;
-  return ParseShowNode(text.str());
+  const std::string text = dlcheck::testing::ReadFile(dlcheck::testing::DataPath("slurm/" + name));
+  EXPECT_FALSE(text.empty()) << name;
+  return ParseShowNode(text);
 }
 
 check::CheckResult WithState(check::State state, std::string summary) {

@@ -9,6 +9,7 @@
 #include <numeric>
 
 #include "mlp/model.h"
+#include "support/test_files.h"
 
 namespace dlcheck::mlp {
 namespace {
@@ -16,7 +17,7 @@ namespace {
 namespace fs = std::filesystem;
 
 std::string Sample(const std::string& name) {
-  return std::string(DLCHECK_TEST_DATA) + "/mnist/" + name;
+  return dlcheck::testing::DataPath("mnist/" + name);
 }
 
 // A fresh directory under the test's temporary directory.
@@ -211,12 +212,12 @@ TEST(LoadIdxTest, ReadsTrainAndTestSetsPreferringPlainFiles) {
 
 TEST(LoadIdxTest, MissingFileIsAnInputError) {
   // The sample holds only the test set.
-  StatusOr<IdxDataSets> sets = LoadIdx(std::string(DLCHECK_TEST_DATA) + "/mnist");
+  StatusOr<IdxDataSets> sets = LoadIdx(dlcheck::testing::DataPath("mnist"));
   ASSERT_FALSE(sets.ok());
   EXPECT_EQ(sets.status().code(), ExitCode::kInputError);
   EXPECT_EQ(sets.status().message(), "no train-images-idx3-ubyte[.gz] in " +
-                                         std::string(DLCHECK_TEST_DATA) +
-                                         "/mnist (--data needs an MNIST-format directory)");
+                                         dlcheck::testing::DataPath("mnist") +
+                                         " (--data needs an MNIST-format directory)");
 }
 
 // Real data: the first 100 test samples of Fashion-MNIST (tests/data/mnist/README.md).

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "dispatch/onednn_info.h"
+#include "support/test_files.h"
 
 namespace dlcheck::mlp {
 namespace {
@@ -158,7 +159,7 @@ TEST_P(BackendTest, CnnLossFallsOnARepeatedBatch) {
 
 // Real data: the 100 Fashion-MNIST samples in tests/data/mnist (README there).
 TEST_P(BackendTest, MlpLearnsTheFashionMnistSample) {
-  const std::string dir = std::string(DLCHECK_TEST_DATA) + "/mnist/";
+  const std::string dir = dlcheck::testing::DataPath("mnist/");
   StatusOr<Dataset> data =
       ReadIdx(dir + "t10k-images-idx3-ubyte.gz", dir + "t10k-labels-idx1-ubyte.gz");
   ASSERT_TRUE(data.ok()) << data.status().message();

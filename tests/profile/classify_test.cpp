@@ -8,9 +8,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "profile/flame_graph.h"
 #include "profile/perf.h"
 #include "profile/profile_report.h"
+#include "support/test_files.h"
 
 namespace dlcheck::profile {
 namespace {
@@ -139,34 +139,6 @@ TEST(ClassifyTest, FrameNamesDropArgumentsAndMarkKernelAndJit) {
   EXPECT_EQ(FrameName({"a;b", "/x"}), "a:b");  // ';' separates folded frames
 }
 
-TEST(FlameGraphTest, FoldedTextIsOneLinePerStack) {
-  std::ostringstream out;
-  WriteFolded({{"a;b", 3}, {"a;c", 2}}, out);
-  EXPECT_EQ(out.str(), "a;b 3\na;c 2\n");
-}
-
-// The SVG parses as XML (python3's expat) and names every frame in a <title>.
-TEST(FlameGraphTest, SvgIsWellFormedXmlWithEveryFrame) {
-  const std::map<std::string, std::uint64_t> folded = {
-      {"dlcheck;main;jit_brgemm_kernel_t_[j]", 30},
-      {"dlcheck;main;<&\"odd'>", 10},
-      {"dlcheck;[libgomp.so.1];do_sched_yield_[k]", 60}};
-  const std::string path = ::testing::TempDir() + "/flame.svg";
-  {
-    std::ofstream out(path);
-    WriteFlameGraphSvg(folded, {.title = "t & <test>"}, out);
-  }
-  const std::string check =
-      "python3 -c \"import sys,xml.etree.ElementTree as E; r=E.parse(sys.argv[1]).getroot(); "
-      "ns='{http://www.w3.org/2000/svg}'; "
-      "t=[x.text for x in r.iter(ns+'title')]; "
-      "need=['all (100 samples, 100.00%)','jit_brgemm_kernel_t_[j] (30 samples, 30.00%)',"
-      "'<&\\\"odd\\'> (10 samples, 10.00%)','do_sched_yield_[k] (60 samples, 60.00%)']; "
-      "sys.exit(0 if all(n in t for n in need) and len(t)==7 else 1)\" " +
-      path;
-  EXPECT_EQ(std::system(check.c_str()), 0) << "not valid XML, or frames missing: " << path;
-}
-
 }  // namespace
 }  // namespace dlcheck::profile
 
@@ -174,10 +146,7 @@ namespace dlcheck::profile {
 namespace {
 
 std::string ReadData(const std::string& name) {
-  std::ifstream in(std::string(DLCHECK_TEST_DATA) + "/profile/" + name);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  return dlcheck::testing::ReadFile(dlcheck::testing::DataPath("profile/" + name));
 }
 
 // perf's own verdict ("Error:" line) is the reason given, from its real stderr.

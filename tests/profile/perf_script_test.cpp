@@ -12,12 +12,14 @@
 #include "profile/classify.h"
 #include "profile/profile.h"
 #include "profile/profile_report.h"
+#include "report/printer.h"
+#include "support/test_files.h"
 
 namespace dlcheck::profile {
 namespace {
 
 std::string DataPath(const std::string& name) {
-  return std::string(DLCHECK_TEST_DATA) + "/profile/" + name;
+  return dlcheck::testing::DataPath("profile/" + name);
 }
 
 // Every record of a recorded `perf script` output, and the profile built from them.
@@ -52,6 +54,18 @@ TEST(PerfScriptTest, ReadsASampleHeader) {
   EXPECT_DOUBLE_EQ(r.time_s, 13315.541986);
   EXPECT_EQ(r.event, "cpu-clock");
   EXPECT_EQ(r.kind, PerfRecord::Kind::kSample);
+}
+
+TEST(PerfScriptTest, ReadsTheTimeExactlyInNanoseconds) {
+  PerfRecord r;
+  // `perf script --ns`: the same nanoseconds as PERF_SAMPLE_TIME in perf.data.
+  ASSERT_TRUE(ParseRecordHeader("conv_loop 11626/11626 14430.547623890:   cpu-clock: ", r));
+  EXPECT_EQ(r.time_ns, 14430547623890u);
+  // Without --ns perf prints microseconds.
+  ASSERT_TRUE(ParseRecordHeader("dlcheck  4411/4437  13315.541986:          cpu-clock: ", r));
+  EXPECT_EQ(r.time_ns, 13315541986000u);
+  ASSERT_TRUE(ParseRecordHeader("x 1/2 7: cycles: ", r));
+  EXPECT_EQ(r.time_ns, 7000000000u);
 }
 
 TEST(PerfScriptTest, ReadsACommandNameWithSpacesAndSlashes) {
@@ -169,6 +183,12 @@ TEST(PerfScriptTest, TorchDwarfRecordingHasBlasAndOperators) {
                                                          {"at::native::mkldnn_to_dense", 1}};
   EXPECT_EQ(samples, expected);
   EXPECT_EQ(ops.at("aten::addmm").class_samples[static_cast<std::size_t>(CpuClass::kBlas)], 1u);
+  // The work beneath each operator, by leaf: the BLAS call, and the JIT kernel by its name.
+  EXPECT_EQ(ops.at("aten::addmm").beneath, (std::map<std::string, std::uint64_t>{{"sgemm_", 1}}));
+  EXPECT_EQ(
+      ops.at("-").beneath,
+      (std::map<std::string, std::uint64_t>{{"_jit_avx512_common_conv_bwd_data_kernel_f32", 1}}));
+  EXPECT_TRUE(ops.at("at::native::mkldnn_to_dense").beneath.empty());
   EXPECT_EQ(ops.at("-").class_samples[static_cast<std::size_t>(CpuClass::kJit)], 1u);
   ASSERT_TRUE(OperatorAttributedPct(p.profile).has_value());
   EXPECT_NEAR(*OperatorAttributedPct(p.profile), 200.0 / 3, 1e-9);  // 2 of 2 BLAS, 0 of 1 JIT
@@ -207,6 +227,31 @@ TEST(PerfScriptTest, SleepIsOffCpuInNanosleep) {
   // machine: the CPU was not free at once).
   EXPECT_NEAR(sleeping, 12690.497490 - 12690.270501, 1e-6);
   EXPECT_NE(wait.find("nanosleep"), std::string::npos) << wait;
+}
+
+}  // namespace
+}  // namespace dlcheck::profile
+
+namespace dlcheck::profile {
+namespace {
+
+// The stacks table --format folded and svg print: every collapsed stack, in its order, and no
+// other format's table.
+TEST(StacksTableTest, HoldsEveryCollapsedStack) {
+  const Parsed parsed = ParseFile("mlp_excerpt.script");
+  report::Report report;
+  AddStacksTable(report, parsed.profile, "title", "caption");
+  const report::Table* stacks = report.FindTable(report::kStacksTable);
+  ASSERT_NE(stacks, nullptr);
+  EXPECT_TRUE(stacks->format_input);
+  EXPECT_EQ(stacks->caption, "caption");
+  ASSERT_EQ(stacks->rows.size(), parsed.profile.folded.size());
+  std::size_t i = 0;
+  for (const auto& [stack, samples] : parsed.profile.folded) {
+    EXPECT_EQ(stacks->rows[i][0], report::Value(stack));
+    EXPECT_EQ(stacks->rows[i][1], report::Value(samples));
+    ++i;
+  }
 }
 
 }  // namespace

@@ -1,8 +1,10 @@
 #!/usr/bin/python3
 """The JSON contract, checked by its consumer (Debian's python3-jsonschema, draft 2020-12).
 
-1. Each checked-in schemas/<command>.schema.json is what `dlcheck schema <command>` generates
-   from the declarations in src/report/contracts.cpp (regenerate with `make schemas`).
+1. Each report command of the command table (`dlcheck help --list`) has its checked-in
+   schemas/<command>.schema.json, and it is what `dlcheck schema <command>` generates from the
+   declarations in src/report/contracts.cpp (regenerate with `make schemas`); every command has
+   a document checked below.
 2. Every command's --format json document validates against its schema, held strictly: an
    object the schema declares may not carry a key it does not declare (a member a builder adds
    must be declared, so the schema stays the whole contract). Documents: the live host (every
@@ -123,25 +125,47 @@ def missing_keys(document, schema, where=""):
     return lacking
 
 
-def check_generated(dlcheck, schemas):
+def report_commands(dlcheck):
+    """The report commands of the binary's command table (`dlcheck help --list`)."""
+    done = subprocess.run([dlcheck, "help", "--list"], capture_output=True, text=True, check=True)
+    return done.stdout.split()
+
+
+def check_generated(dlcheck, schemas, commands):
+    """Each command's checked-in schema is what the binary generates; no schema of a command the
+    table does not have."""
     failures = []
-    for path in sorted(glob.glob(os.path.join(schemas, "*.schema.json"))):
-        name = os.path.basename(path).split(".")[0]
+    checked_in = sorted(os.path.basename(p).split(".")[0]
+                        for p in glob.glob(os.path.join(schemas, "*.schema.json")))
+    for name in sorted(set(checked_in) - set(commands)):
+        failures.append("schemas/%s.schema.json: no such command in `dlcheck help --list`" % name)
+    for name in commands:
+        path = os.path.join(schemas, name + ".schema.json")
         done = subprocess.run([dlcheck, "schema", name], capture_output=True, text=True)
-        with open(path) as f:
-            if done.returncode != 0 or done.stdout != f.read():
-                failures.append("schemas/%s.schema.json differs from `dlcheck schema %s`: run "
-                                "`make schemas` and review the change" % (name, name))
+        expected = open(path).read() if os.path.exists(path) else None
+        if done.returncode != 0 or done.stdout != expected:
+            failures.append("schemas/%s.schema.json differs from `dlcheck schema %s`: run "
+                            "`make schemas` and review the change" % (name, name))
     return failures
+
+
+def check_every_command_has_a_document(calls, commands):
+    """Every report command's document is checked (a new command cannot be left out)."""
+    documented = {name for name, _, _ in calls}
+    return ["dlcheck %s: no document of it is checked (add its invocation to invocations())" % c
+            for c in commands if c not in documented]
 
 
 def main():
     dlcheck, data, schemas, scratch = sys.argv[1:5]
-    failures = check_generated(dlcheck, schemas)
+    commands = report_commands(dlcheck)
+    failures = check_generated(dlcheck, schemas, commands)
     prepare_fleet(dlcheck, data, scratch)
+    calls = invocations(data, scratch)
+    failures += check_every_command_has_a_document(calls, commands)
     loaded = {}
     checked = 0
-    for name, argv, codes in invocations(data, scratch):
+    for name, argv, codes in calls:
         label = "dlcheck " + " ".join(os.path.basename(a) if os.sep in a else a for a in argv)
         try:
             document = run_json(dlcheck, argv, codes)

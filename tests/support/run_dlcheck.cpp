@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstdlib>
@@ -32,8 +33,16 @@ pid_t StartDlcheck(const std::vector<std::string>& args, const std::string& out,
   return pid;
 }
 
-std::string DataPath(const std::string& relative) {
-  return std::string(DLCHECK_TEST_DATA) + "/" + relative;
+std::vector<std::string> ReportCommands() {
+  const RunResult listed = RunDlcheck({"help", "--list"});
+  std::vector<std::string> names;
+  std::size_t start = 0;
+  while (listed.exit_code == 0 && start < listed.out.size()) {
+    const std::size_t end = std::min(listed.out.find('\n', start), listed.out.size());
+    names.push_back(listed.out.substr(start, end - start));
+    start = end + 1;
+  }
+  return names;
 }
 
 RunResult RunDlcheck(const std::vector<std::string>& args, const std::string& stdin_text,

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "support/test_files.h"
+
 namespace dlcheck::testing {
 
 struct RunResult {
@@ -23,7 +25,8 @@ RunResult RunDlcheck(const std::vector<std::string>& args, const std::string& st
 pid_t StartDlcheck(const std::vector<std::string>& args, const std::string& out,
                    const std::string& err);
 
-/// The path of a file under tests/data.
-std::string DataPath(const std::string& relative);
+/// The report commands of the binary's command table (`dlcheck help --list`), in --help order:
+/// what the tests that hold every command to a rule iterate, so none can be left out.
+std::vector<std::string> ReportCommands();
 
 }  // namespace dlcheck::testing

@@ -6,10 +6,11 @@
 #include <string>
 #include <vector>
 
+#include "support/test_files.h"
 namespace dlcheck::verbose::testing {
 
 inline std::string DataFile(const std::string& name) {
-  return std::string(DLCHECK_TEST_DATA) + "/verbose/" + name;
+  return dlcheck::testing::DataPath("verbose/" + name);
 }
 
 inline std::vector<std::string> FixtureLines(const std::string& name) {

@@ -1,4 +1,4 @@
-#include "profile/flame_graph.h"
+#include "report/flame_graph.h"
 
 #include <fmt/format.h>
 
@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-namespace dlcheck::profile {
+namespace dlcheck::report {
 namespace {
 
 struct Node {
@@ -235,4 +235,4 @@ void WriteFolded(const std::map<std::string, std::uint64_t>& folded, std::ostrea
   for (const auto& [stack, samples] : folded) out << stack << ' ' << samples << '\n';
 }
 
-}  // namespace dlcheck::profile
+}  // namespace dlcheck::report

@@ -6,13 +6,16 @@
 // clicking a box zooms to it, and Reset zoom (or a click on the root) goes back.
 //
 //   WriteFlameGraphSvg(profile.folded, {.title = "dlcheck profile --model mlp"}, std::cout);
+//
+// The printers of `--format folded` and `--format svg` (report::PrintFolded, PrintFlameGraph in
+// printer.h) call these with a report's `stacks` table.
 
 #include <cstdint>
 #include <map>
 #include <ostream>
 #include <string>
 
-namespace dlcheck::profile {
+namespace dlcheck::report {
 
 struct FlameGraphOptions {
   std::string title = "Flame graph";
@@ -30,4 +33,4 @@ void WriteFlameGraphSvg(const std::map<std::string, std::uint64_t>& folded,
 /// flamegraph.pl, inferno and speedscope read.
 void WriteFolded(const std::map<std::string, std::uint64_t>& folded, std::ostream& out);
 
-}  // namespace dlcheck::profile
+}  // namespace dlcheck::report

@@ -1,0 +1,416 @@
+#include "profile/stack_scan.h"
+
+#include <cxxabi.h>
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <unordered_map>
+
+#include "profile/perf_data.h"
+
+namespace dlcheck::profile {
+namespace {
+
+// The most frames one sample's scan keeps: a 16 KiB stack copy holds 2048 words.
+constexpr std::size_t kMaxScannedFrames = 256;
+// The longest call instruction: FF /2 with a SIB byte and a 32-bit displacement.
+constexpr std::size_t kLongestCall = 7;
+
+// The function's name as perf prints it: demangled, without the suffix GCC gives the parts and
+// copies it splits off (".part.0", ".isra.0", ".constprop.0", ".cold"), so that a scanned frame
+// reads as the same function perf's own unwinding names.
+std::string Demangle(const char* name) {
+  std::string mangled(name);
+  if (mangled.starts_with("_Z")) mangled = mangled.substr(0, mangled.find('.'));
+  int status = 0;
+  char* out = abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status);
+  if (status != 0 || out == nullptr) return name;
+  std::string demangled(out);
+  std::free(out);
+  return demangled;
+}
+
+// The length of an FF /2 call whose ModRM byte is `modrm` (and SIB byte `sib`, when it has one).
+std::size_t IndirectCallLength(std::uint8_t modrm, std::uint8_t sib) {
+  const int mod = modrm >> 6;
+  const int rm = modrm & 7;
+  const bool has_sib = mod != 3 && rm == 4;
+  std::size_t length = 2 + (has_sib ? 1 : 0);
+  if (mod == 1) length += 1;
+  if (mod == 2) length += 4;
+  if (mod == 0 && rm == 5) length += 4;                    // RIP-relative
+  if (mod == 0 && has_sib && (sib & 7) == 5) length += 4;  // no base, disp32
+  return length;
+}
+
+// One ELF file mapped for reading: its bytes, its loadable segments and its function symbols.
+class ElfImage {
+ public:
+  static std::unique_ptr<ElfImage> Open(const std::string& path) {
+    auto image = std::unique_ptr<ElfImage>(new ElfImage());
+    return image->Load(path) ? std::move(image) : nullptr;
+  }
+  ~ElfImage() {
+    if (debug_elf_ != nullptr) elf_end(debug_elf_);
+    if (debug_fd_ >= 0) close(debug_fd_);
+    if (elf_ != nullptr) elf_end(elf_);
+    if (bytes_ != nullptr) munmap(const_cast<std::uint8_t*>(bytes_), size_);
+    if (fd_ >= 0) close(fd_);
+  }
+  ElfImage(const ElfImage&) = delete;
+  ElfImage& operator=(const ElfImage&) = delete;
+
+  bool CallEndsAt(std::uint64_t file_offset) const {
+    if (file_offset < kLongestCall || file_offset > size_) return false;
+    return EndsInCall({bytes_ + file_offset - kLongestCall, kLongestCall});
+  }
+
+  // The demangled name of the function containing the byte at `file_offset`; nullopt when no
+  // symbol covers it.
+  std::optional<std::string> FunctionAt(std::uint64_t file_offset) {
+    const std::optional<std::uint64_t> vaddr = AddressOf(file_offset);
+    if (!vaddr) return std::nullopt;
+    auto it = std::upper_bound(symbols_.begin(), symbols_.end(), *vaddr,
+                               [](std::uint64_t a, const Symbol& s) { return a < s.value; });
+    if (it == symbols_.begin()) return std::nullopt;
+    --it;
+    if (*vaddr >= it->value + std::max<std::uint64_t>(it->size, 1)) return std::nullopt;
+    auto [cached, fresh] = demangled_.try_emplace(it->name);
+    if (fresh) cached->second = Demangle(it->name);
+    return cached->second;
+  }
+
+ private:
+  struct Segment {
+    std::uint64_t offset = 0;
+    std::uint64_t vaddr = 0;
+    std::uint64_t size = 0;
+  };
+  struct Symbol {
+    std::uint64_t value = 0;
+    std::uint64_t size = 0;
+    const char* name = nullptr;
+    int binding = 0;  ///< 2 global, 1 weak, 0 local
+  };
+
+  ElfImage() = default;
+
+  // Of two names of one address, the one perf shows: global over weak over local, then fewer
+  // leading underscores ("clone3", not "__clone3"), then the shorter.
+  static bool NameIsBetter(const Symbol& a, const Symbol& b) {
+    if (a.binding != b.binding) return a.binding > b.binding;
+    const auto underscores = [](const char* name) { return std::strspn(name, "_"); };
+    if (underscores(a.name) != underscores(b.name))
+      return underscores(a.name) < underscores(b.name);
+    return std::strlen(a.name) < std::strlen(b.name);
+  }
+
+  bool Load(const std::string& path) {
+    fd_ = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    struct stat st {};
+    if (fd_ < 0 || fstat(fd_, &st) != 0 || st.st_size <= 0) return false;
+    size_ = static_cast<std::size_t>(st.st_size);
+    void* map = mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd_, 0);
+    if (map == MAP_FAILED) return false;
+    bytes_ = static_cast<const std::uint8_t*>(map);
+    elf_ = elf_begin(fd_, ELF_C_READ_MMAP, nullptr);
+    if (elf_ == nullptr || elf_kind(elf_) != ELF_K_ELF) return false;
+    LoadSegments();
+    LoadSymbols(elf_);
+    LoadDebugSymbols();
+    // By address, the preferred name of an address last: the one FunctionAt finds.
+    std::sort(symbols_.begin(), symbols_.end(), [](const Symbol& a, const Symbol& b) {
+      return a.value != b.value ? a.value < b.value : NameIsBetter(b, a);
+    });
+    return !segments_.empty();
+  }
+
+  // The GNU build id of the file, in hex; empty when it has none.
+  std::string BuildId() const {
+    for (Elf_Scn* scn = elf_nextscn(elf_, nullptr); scn != nullptr; scn = elf_nextscn(elf_, scn)) {
+      GElf_Shdr sh;
+      if (gelf_getshdr(scn, &sh) == nullptr || sh.sh_type != SHT_NOTE) continue;
+      Elf_Data* data = elf_getdata(scn, nullptr);
+      GElf_Nhdr note;
+      std::size_t name_at = 0;
+      std::size_t desc_at = 0;
+      for (std::size_t at = 0;
+           data != nullptr && (at = gelf_getnote(data, at, &note, &name_at, &desc_at)) != 0;) {
+        if (note.n_type != NT_GNU_BUILD_ID || note.n_namesz != 4) continue;
+        const auto* desc = static_cast<const std::uint8_t*>(data->d_buf) + desc_at;
+        std::string hex;
+        for (std::size_t i = 0; i < note.n_descsz; ++i) hex += fmt::format("{:02x}", desc[i]);
+        return hex;
+      }
+    }
+    return {};
+  }
+
+  // The full symbol table of a stripped file from its detached debug file, where one is
+  // installed (Debian's -dbg and -dbgsym packages: /usr/lib/debug/.build-id/ab/cdef....debug),
+  // as perf finds it.
+  void LoadDebugSymbols() {
+    const std::string id = BuildId();
+    if (id.size() < 3) return;
+    const std::string path =
+        fmt::format("/usr/lib/debug/.build-id/{}/{}.debug", id.substr(0, 2), id.substr(2));
+    debug_fd_ = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (debug_fd_ < 0) return;
+    debug_elf_ = elf_begin(debug_fd_, ELF_C_READ_MMAP, nullptr);
+    if (debug_elf_ != nullptr && elf_kind(debug_elf_) == ELF_K_ELF) LoadSymbols(debug_elf_);
+  }
+
+  void LoadSegments() {
+    std::size_t count = 0;
+    if (elf_getphdrnum(elf_, &count) != 0) return;
+    for (std::size_t i = 0; i < count; ++i) {
+      GElf_Phdr ph;
+      if (gelf_getphdr(elf_, static_cast<int>(i), &ph) == nullptr) continue;
+      if (ph.p_type == PT_LOAD) segments_.push_back({ph.p_offset, ph.p_vaddr, ph.p_filesz});
+    }
+  }
+
+  void LoadSymbols(Elf* elf) {
+    for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn != nullptr; scn = elf_nextscn(elf, scn)) {
+      GElf_Shdr sh;
+      if (gelf_getshdr(scn, &sh) == nullptr) continue;
+      if (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM) AddSymbols(elf, scn, sh);
+    }
+  }
+
+  void AddSymbols(Elf* elf, Elf_Scn* scn, const GElf_Shdr& sh) {
+    Elf_Data* data = elf_getdata(scn, nullptr);
+    if (data == nullptr || sh.sh_entsize == 0) return;
+    const std::size_t count = sh.sh_size / sh.sh_entsize;
+    for (std::size_t i = 0; i < count; ++i) {
+      GElf_Sym sym;
+      if (gelf_getsym(data, static_cast<int>(i), &sym) == nullptr) continue;
+      const int type = GELF_ST_TYPE(sym.st_info);
+      if ((type != STT_FUNC && type != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF ||
+          sym.st_value == 0) {
+        continue;
+      }
+      const char* name = elf_strptr(elf, sh.sh_link, sym.st_name);
+      const int bind = GELF_ST_BIND(sym.st_info);
+      const int binding = bind == STB_GLOBAL ? 2 : bind == STB_WEAK ? 1 : 0;
+      if (name != nullptr && *name != '\0') {
+        symbols_.push_back({sym.st_value, sym.st_size, name, binding});
+      }
+    }
+  }
+
+  std::optional<std::uint64_t> AddressOf(std::uint64_t file_offset) const {
+    for (const Segment& s : segments_) {
+      if (file_offset >= s.offset && file_offset < s.offset + s.size) {
+        return file_offset - s.offset + s.vaddr;
+      }
+    }
+    return std::nullopt;
+  }
+
+  int fd_ = -1;
+  const std::uint8_t* bytes_ = nullptr;
+  std::size_t size_ = 0;
+  Elf* elf_ = nullptr;
+  int debug_fd_ = -1;
+  Elf* debug_elf_ = nullptr;
+  std::vector<Segment> segments_;
+  std::vector<Symbol> symbols_;
+  std::unordered_map<const char*, std::string> demangled_;
+};
+
+struct Mapping {
+  std::uint64_t start = 0;
+  std::uint64_t end = 0;
+  std::uint64_t file_offset = 0;
+  std::string path;
+};
+
+using Ranges = std::vector<std::pair<std::uint64_t, std::uint64_t>>;
+
+bool InRanges(const Ranges& ranges, std::uint64_t address) {
+  auto it = std::upper_bound(ranges.begin(), ranges.end(), address,
+                             [](std::uint64_t a, const auto& r) { return a < r.first; });
+  return it != ranges.begin() && address < std::prev(it)->second;
+}
+
+// A file mapping worth scanning into: a file on disk, not "//anon", "[vdso]" or a deleted one.
+bool IsScannableFile(const PerfDataMmap& m) {
+  return m.executable && m.filename.starts_with('/') && !m.filename.starts_with("//") &&
+         !m.filename.ends_with(" (deleted)");
+}
+
+Ranges ReadPerfMapRanges(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return ParsePerfMapRanges(text.str());
+}
+
+}  // namespace
+
+struct ReturnAddressScanner::State {
+  std::map<std::uint32_t, std::map<std::uint64_t, Mapping>> maps;
+  std::map<std::string, std::unique_ptr<ElfImage>> images;
+
+  ElfImage* ImageOf(const std::string& path) {
+    auto [it, fresh] = images.try_emplace(path);
+    if (fresh) it->second = ElfImage::Open(path);
+    return it->second.get();
+  }
+
+  std::optional<Frame> ReturnFrame(const std::map<std::uint64_t, Mapping>& of_pid,
+                                   std::uint64_t address) {
+    auto it = of_pid.upper_bound(address);
+    if (it == of_pid.begin()) return std::nullopt;
+    const Mapping& m = std::prev(it)->second;
+    if (address >= m.end) return std::nullopt;
+    ElfImage* image = ImageOf(m.path);
+    const std::uint64_t offset = address - m.start + m.file_offset;
+    if (image == nullptr || !image->CallEndsAt(offset)) return std::nullopt;
+    // The call, not what follows it: a call may be a function's last instruction.
+    std::optional<std::string> name = image->FunctionAt(offset - 1);
+    return Frame{.symbol = name ? std::move(*name) : "[unknown]", .dso = m.path};
+  }
+};
+
+ReturnAddressScanner::ReturnAddressScanner() : state_(std::make_unique<State>()) {
+  elf_version(EV_CURRENT);
+}
+
+ReturnAddressScanner::~ReturnAddressScanner() = default;
+
+void ReturnAddressScanner::AddMapping(const PerfDataMmap& m) {
+  if (!IsScannableFile(m)) return;
+  state_->maps[m.pid][m.start] = {m.start, m.start + m.length, m.file_offset, m.filename};
+}
+
+void ReturnAddressScanner::Fork(const PerfDataFork& f) {
+  if (f.pid == f.ppid) return;  // a thread shares its process's mappings
+  const auto parent = state_->maps.find(f.ppid);
+  if (parent != state_->maps.end()) state_->maps[f.pid] = parent->second;
+}
+
+std::vector<Frame> ReturnAddressScanner::Scan(std::uint32_t pid,
+                                              std::span<const std::uint8_t> stack) {
+  const auto maps = state_->maps.find(pid);
+  if (maps == state_->maps.end()) return {};
+  std::vector<Frame> frames;
+  std::uint64_t previous = 0;
+  for (std::size_t at = 0; at + 8 <= stack.size() && frames.size() < kMaxScannedFrames; at += 8) {
+    std::uint64_t word = 0;
+    std::memcpy(&word, stack.data() + at, 8);
+    if (word == previous) continue;  // the same address twice in a row is a stale copy
+    std::optional<Frame> frame = state_->ReturnFrame(maps->second, word);
+    if (!frame) continue;
+    previous = word;
+    frames.push_back(std::move(*frame));
+  }
+  return frames;
+}
+
+std::uint64_t ReturnAddressScanner::files_unreadable() const {
+  std::uint64_t n = 0;
+  for (const auto& [path, image] : state_->images) n += image == nullptr;
+  return n;
+}
+
+void ScannedStacks::Add(SampleKey sample, const std::vector<Frame>& callers) {
+  std::string joined;
+  for (const Frame& f : callers) {
+    joined += f.symbol;
+    joined += '\0';
+    joined += f.dso;
+    joined += '\0';
+  }
+  auto [it, fresh] =
+      index_.try_emplace(std::move(joined), static_cast<std::uint32_t>(stacks_.size()));
+  if (fresh) stacks_.push_back(callers);
+  if (!samples_.empty() && !(samples_.back().first < sample)) sorted_ = false;
+  samples_.emplace_back(sample, it->second);
+}
+
+const std::vector<Frame>* ScannedStacks::CallersOf(SampleKey sample) const {
+  if (!sorted_) {
+    std::sort(samples_.begin(), samples_.end());
+    sorted_ = true;
+  }
+  auto it = std::lower_bound(samples_.begin(), samples_.end(), sample,
+                             [](const auto& entry, SampleKey key) { return entry.first < key; });
+  if (it == samples_.end() || it->first != sample) return nullptr;
+  return &stacks_[it->second];
+}
+
+bool EndsInCall(std::span<const std::uint8_t> before) {
+  const std::size_t n = before.size();
+  if (n >= 5 && before[n - 5] == 0xE8) return true;  // call rel32
+  for (std::size_t length = 2; length <= std::min(n, kLongestCall); ++length) {
+    const std::size_t at = n - length;
+    if (before[at] != 0xFF) continue;
+    const std::uint8_t modrm = before[at + 1];
+    const std::uint8_t sib = length >= 3 ? before[at + 2] : 0;
+    if (((modrm >> 3) & 7) == 2 && IndirectCallLength(modrm, sib) == length) return true;
+  }
+  return false;
+}
+
+std::vector<std::pair<std::uint64_t, std::uint64_t>> ParsePerfMapRanges(std::string_view text) {
+  Ranges ranges;
+  while (!text.empty()) {
+    const std::size_t nl = text.find('\n');
+    const std::string line(text.substr(0, nl));
+    text.remove_prefix(nl == std::string_view::npos ? text.size() : nl + 1);
+    char* end = nullptr;
+    const std::uint64_t start = std::strtoull(line.c_str(), &end, 16);
+    if (end == line.c_str() || *end != ' ') continue;
+    char* size_end = nullptr;
+    const std::uint64_t size = std::strtoull(end + 1, &size_end, 16);
+    if (size_end == end + 1 || size == 0) continue;
+    ranges.emplace_back(start, start + size);
+  }
+  std::sort(ranges.begin(), ranges.end());
+  return ranges;
+}
+
+StatusOr<ScannedStacks> ScanJitStacks(const std::string& perf_data_path,
+                                      const std::string& perf_map_dir) {
+  std::ifstream in(perf_data_path, std::ios::binary);
+  if (!in) return InputError(fmt::format("cannot read {}", perf_data_path));
+  ReturnAddressScanner scanner;
+  std::map<std::uint32_t, Ranges> jit;  // by pid, read when its first sample comes
+  ScannedStacks result;
+  const auto on_sample = [&](const PerfDataSample& s) {
+    auto [ranges, fresh] = jit.try_emplace(s.pid);
+    if (fresh)
+      ranges->second = ReadPerfMapRanges(fmt::format("{}/perf-{}.map", perf_map_dir, s.pid));
+    // In JIT code, or in the kernel entered from it (a page fault on the kernel's first touch of
+    // fresh memory).
+    if (!InRanges(ranges->second, s.has_user_regs ? s.user_ip : s.ip)) return;
+    ++result.jit_samples;
+    if (!s.has_user_regs || s.stack.size() < 8) return;
+    ++result.jit_with_stack;
+    std::vector<Frame> callers = scanner.Scan(s.pid, s.stack);
+    if (!callers.empty()) result.Add({s.tid, s.time_ns}, callers);
+  };
+  const PerfDataVisitor visitor{.on_sample = on_sample,
+                                .on_mmap = [&](const PerfDataMmap& m) { scanner.AddMapping(m); },
+                                .on_fork = [&](const PerfDataFork& f) { scanner.Fork(f); }};
+  StatusOr<PerfDataCounts> read = ReadPerfData(in, visitor);
+  if (!read.ok()) return read.status();
+  result.files_unreadable = scanner.files_unreadable();
+  return result;
+}
+
+}  // namespace dlcheck::profile

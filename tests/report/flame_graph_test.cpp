@@ -1,0 +1,106 @@
+// --format folded and --format svg: the printers of a report's `stacks` table, held to the text
+// and the SVG dlcheck wrote before they were report formats (tests/data/profile/INDEX.md).
+#include "report/flame_graph.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "report/printer.h"
+#include "support/test_files.h"
+
+namespace dlcheck::report {
+namespace {
+
+using dlcheck::testing::DataPath;
+using dlcheck::testing::ReadFile;
+
+TEST(FlameGraphTest, FoldedTextIsOneLinePerStack) {
+  std::ostringstream out;
+  WriteFolded({{"a;b", 3}, {"a;c", 2}}, out);
+  EXPECT_EQ(out.str(), "a;b 3\na;c 2\n");
+}
+
+// The SVG parses as XML (python3's expat) and names every frame in a <title>.
+TEST(FlameGraphTest, SvgIsWellFormedXmlWithEveryFrame) {
+  const std::map<std::string, std::uint64_t> folded = {
+      {"dlcheck;main;jit_brgemm_kernel_t_[j]", 30},
+      {"dlcheck;main;<&\"odd'>", 10},
+      {"dlcheck;[libgomp.so.1];do_sched_yield_[k]", 60}};
+  const std::string path = ::testing::TempDir() + "/flame.svg";
+  {
+    std::ofstream out(path);
+    WriteFlameGraphSvg(folded, {.title = "t & <test>"}, out);
+  }
+  const std::string check =
+      "python3 -c \"import sys,xml.etree.ElementTree as E; r=E.parse(sys.argv[1]).getroot(); "
+      "ns='{http://www.w3.org/2000/svg}'; "
+      "t=[x.text for x in r.iter(ns+'title')]; "
+      "need=['all (100 samples, 100.00%)','jit_brgemm_kernel_t_[j] (30 samples, 30.00%)',"
+      "'<&\\\"odd\\'> (10 samples, 10.00%)','do_sched_yield_[k] (60 samples, 60.00%)']; "
+      "sys.exit(0 if all(n in t for n in need) and len(t)==7 else 1)\" " +
+      path;
+  EXPECT_EQ(std::system(check.c_str()), 0) << "not valid XML, or frames missing: " << path;
+}
+
+// A profile's report: a kernels table and the stacks of a recorded folded file, as
+// profile::AddStacksTable makes them.
+Report ProfileReport(const std::string& folded_name) {
+  Report report;
+  report.command = "profile";
+  report.AddTable("kernels", {"kernel", "samples"}).rows.push_back({"jit_t", 3});
+  report.primary_table = "kernels";
+  Table& stacks = report.AddTable(std::string(kStacksTable), {"stack", "samples"},
+                                  "dlcheck profile --model mlp");
+  stacks.caption = "960 samples of cycles at 999 Hz; JIT kernels green, OS kernel blue";
+  stacks.format_input = true;
+  std::istringstream in(ReadFile(DataPath("profile/" + folded_name)));
+  for (std::string line; std::getline(in, line);) {
+    const std::size_t space = line.rfind(' ');
+    stacks.rows.push_back({line.substr(0, space), std::stoll(line.substr(space + 1))});
+  }
+  return report;
+}
+
+std::string Printed(const Report& report, Format format) {
+  std::ostringstream out;
+  Print(report, format, out);
+  return out.str();
+}
+
+TEST(StacksPrinterTest, FoldedAndSvgAreByteIdenticalToTheRecordedOutput) {
+  for (const std::string name : {"mlp_excerpt", "torch_cnn_dwarf_excerpt"}) {
+    SCOPED_TRACE(name);
+    const Report report = ProfileReport(name + ".folded");
+    ASSERT_GT(report.FindTable(kStacksTable)->rows.size(), 3u);
+    EXPECT_EQ(Printed(report, Format::kFolded), ReadFile(DataPath("profile/" + name + ".folded")));
+    EXPECT_EQ(Printed(report, Format::kSvg), ReadFile(DataPath("profile/" + name + ".svg")));
+  }
+}
+
+TEST(StacksPrinterTest, FormatNamesAreFoldedAndSvg) {
+  EXPECT_EQ(ParseFormat("folded"), Format::kFolded);
+  EXPECT_EQ(ParseFormat("SVG"), Format::kSvg);
+}
+
+// The stacks are a format's input: the table, CSV, JSON and xlsx printers leave them out.
+TEST(StacksPrinterTest, NoOtherFormatShowsTheStacks) {
+  const Report report = ProfileReport("mlp_excerpt.folded");
+  for (const Format format : {Format::kTable, Format::kCsv, Format::kJson}) {
+    const std::string text = Printed(report, format);
+    EXPECT_NE(text.find("jit_t"), std::string::npos) << FormatName(format);
+    EXPECT_EQ(text.find("stack"), std::string::npos) << FormatName(format) << text;
+  }
+}
+
+TEST(StacksPrinterTest, AReportWithoutStacksPrintsNoStacks) {
+  Report report;
+  report.AddTable("kernels", {"kernel", "samples"}).rows.push_back({"jit_t", 3});
+  EXPECT_EQ(Printed(report, Format::kFolded), "");
+  EXPECT_NE(Printed(report, Format::kSvg).find("<svg"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace dlcheck::report
