@@ -3,28 +3,16 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 
 #include "common/nearest_name.h"
 #include "common/onednn_isa.h"
+#include "common/text.h"
 #include "detect/cpu_features.h"
-#include "dispatch/sweep.h"
 #include "verbose/rules.h"
 
 namespace dlcheck::check {
 namespace {
-
-std::string Lower(std::string text) {
-  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return text;
-}
-
-std::string Join(const std::vector<std::string>& parts) {
-  std::string text;
-  for (const auto& p : parts) text += (text.empty() ? "" : ", ") + p;
-  return text;
-}
 
 bool Usable(const detect::FeatureLayers* f) {
   return f != nullptr && f->usable.value_or(f->cpuid);
@@ -190,7 +178,7 @@ std::optional<Item> ScalarFallbackItem(const Requirements& r, const dispatch::Ca
   if (!scalar.empty()) {
     return Item{.check = "scalar fallback",
                 .state = r.no_scalar_fallback ? State::kCritical : State::kWarning,
-                .detail = "compute ran on scalar code: " + Join(scalar),
+                .detail = "compute ran on scalar code: " + Join(scalar, ", "),
                 .summary = fmt::format("{} scalar fallback(s)", scalar.size())};
   }
   if (!run.outcome.ok()) return std::nullopt;
@@ -205,25 +193,27 @@ struct IsaSurvey {
   std::string lowest;                 ///< the lowest ranked ISA seen
 };
 
-IsaSurvey SurveyIsas(int want, const dispatch::CapturedRun& run) {
+IsaSurvey SurveyIsas(std::string_view expect_isa, const dispatch::CapturedRun& run) {
   IsaSurvey survey;
   int lowest_rank = 1 << 20;
   for (const auto& row : run.rows) {
     if (!verbose::IsComputePrimitive(row) || row.execs == 0) continue;
     ++survey.compute_rows;
-    const std::optional<int> rank = row.isa.empty() ? 0 : onednn::IsaRank(row.isa);
-    if (!rank) {
+    // A row without an ISA token ran plain code: "none", below every ISA.
+    const std::string_view isa = row.isa.empty() ? onednn::IsaName("none") : row.isa.view();
+    const onednn::IsaOrder order = onednn::Compare(isa, expect_isa);
+    if (order == onednn::IsaOrder::kUnrankable) {
       if (std::find(survey.unranked.begin(), survey.unranked.end(), row.isa) ==
           survey.unranked.end()) {
         survey.unranked.push_back(row.isa);
       }
       continue;
     }
-    if (*rank < lowest_rank) {
-      lowest_rank = *rank;
+    if (const int rank = *onednn::IsaRank(isa); rank < lowest_rank) {
+      lowest_rank = rank;
       survey.lowest = row.isa.empty() ? "no ISA" : row.isa.str();
     }
-    if (*rank < want) {
+    if (order == onednn::IsaOrder::kBelow) {
       survey.below.push_back(
           fmt::format("{} {} ({})", row.LayerOr("?"), row.primitive, row.implementation));
     }
@@ -232,7 +222,7 @@ IsaSurvey SurveyIsas(int want, const dispatch::CapturedRun& run) {
 }
 
 Item ExpectIsaItem(const std::string& expect_isa, const dispatch::CapturedRun& run) {
-  const IsaSurvey survey = SurveyIsas(onednn::IsaRank(expect_isa).value_or(0), run);
+  const IsaSurvey survey = SurveyIsas(expect_isa, run);
   Item item{.check = "expect-isa " + expect_isa};
   if (survey.compute_rows == 0) {
     item.state = State::kUnknown;
@@ -240,16 +230,16 @@ Item ExpectIsaItem(const std::string& expect_isa, const dispatch::CapturedRun& r
     item.summary = "no compute primitive to check the ISA of";
   } else if (!survey.below.empty()) {
     item.state = State::kCritical;
-    item.detail = "below " + expect_isa + ": " + Join(survey.below);
+    item.detail = "below " + expect_isa + ": " + Join(survey.below, ", ");
     item.summary =
         fmt::format("compute dispatched {} below the expected {}", survey.lowest, expect_isa);
   } else if (!survey.unranked.empty()) {
     // An ISA with no place in the x86 order is not evidence of being below it.
     item.state = State::kUnknown;
     item.detail = fmt::format("compute dispatched {}, which dlcheck cannot rank against {}",
-                              Join(survey.unranked), expect_isa);
-    item.summary =
-        fmt::format("cannot rank {} against the expected {}", Join(survey.unranked), expect_isa);
+                              Join(survey.unranked, ", "), expect_isa);
+    item.summary = fmt::format("cannot rank {} against the expected {}",
+                               Join(survey.unranked, ", "), expect_isa);
   } else {
     item.detail = fmt::format("{} compute primitives at {} or above (lowest {})",
                               survey.compute_rows, expect_isa, survey.lowest);
@@ -366,7 +356,7 @@ std::size_t Requirements::Count() const {
 // "; did you mean 'avx512bw'?" for a mistyped feature or ISA level, or "".
 std::string RequireSuggestion(const std::string& name) {
   std::vector<std::string> names = detect::ReportedFeatures();
-  for (const auto& cap : dispatch::kSweepCaps) names.emplace_back(cap);
+  for (const auto& cap : onednn::kSweepCaps) names.emplace_back(cap);
   return DidYouMean(name, names);
 }
 
@@ -383,19 +373,19 @@ StatusOr<Requirements> ParseRequirements(const std::vector<std::string>& require
     const std::string name = Lower(given);
     if (std::find(features.begin(), features.end(), name) != features.end()) {
       r.require.push_back({name, false});
-    } else if (dispatch::IsSweepCap(name)) {
+    } else if (onednn::IsSweepCap(name)) {
       r.require.push_back({name, true});
     } else {
       return UsageError(
           fmt::format("--require: '{}' is neither a feature (a /proc/cpuinfo name such "
                       "as avx512bw) nor a oneDNN ISA ({}){}",
-                      given, dispatch::SweepCapsText(), RequireSuggestion(name)));
+                      given, onednn::SweepCapsText(), RequireSuggestion(name)));
     }
   }
-  if (!r.expect_isa.empty() && !dispatch::IsSweepCap(r.expect_isa)) {
+  if (!r.expect_isa.empty() && !onednn::IsSweepCap(r.expect_isa)) {
     return UsageError(fmt::format("--expect-isa: '{}' is not a oneDNN ISA ({}){}", r.expect_isa,
-                                  dispatch::SweepCapsText(),
-                                  DidYouMean(r.expect_isa, dispatch::kSweepCaps)));
+                                  onednn::SweepCapsText(),
+                                  DidYouMean(r.expect_isa, onednn::kSweepCaps)));
   }
   return r;
 }

@@ -18,8 +18,6 @@
 #include "cli/commands.h"
 #include "cli/enum_option.h"
 #include "cli/model_options.h"
-#include "detect/input_file.h"
-#include "detect/output_file.h"
 #include "detect/platform.h"
 #include "detect/platform_report.h"
 #include "detect/probe.h"
@@ -28,6 +26,8 @@
 #include "dispatch/onednn_info.h"
 #include "fleet/node_outputs.h"
 #include "fleet/slurm_health.h"
+#include "os/input_file.h"
+#include "os/output_file.h"
 
 namespace dlcheck::cli {
 namespace {
@@ -165,7 +165,7 @@ std::string Emitted(const CheckOptions& o, std::string_view node, const check::C
 // The output goes to stdout, or whole to --output (a dot-file renamed over it: NFD, the textfile
 // collector and Ansible never read half a file).
 Status Deliver(const CheckOptions& o, const std::string& text) {
-  if (!o.output.empty()) return detect::WriteFileReplacing(o.output, text);
+  if (!o.output.empty()) return os::WriteFileReplacing(o.output, text);
   std::cout << text << std::flush;
   return {};
 }
@@ -201,8 +201,7 @@ StatusOr<int> RunCheck(const CheckOptions& o) {
 // The file is read whole through the bounded reader: a directory, a device or a file over 1 MiB
 // is an input error, never an empty configuration or a read without end.
 Status ApplyConfig(CLI::App& sub, const std::string& path) {
-  StatusOr<std::string> text =
-      detect::ReadInputFile(path, {"--config file", "", std::size_t{1} << 20});
+  StatusOr<std::string> text = os::ReadInputFile(path, {"--config file", "", std::size_t{1} << 20});
   if (!text.ok()) return text.status();
   std::istringstream in(*text);
   std::vector<CLI::ConfigItem> items;

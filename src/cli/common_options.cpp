@@ -14,6 +14,7 @@
 
 #include "cli/commands.h"
 #include "cli/enum_option.h"
+#include "common/text.h"
 #include "detect/library_versions.h"
 #include "dispatch/onednn_info.h"
 #include "dlcheck/version.h"
@@ -122,12 +123,13 @@ void AddOutputOption(CLI::App& sub) {
 }
 
 void AddRowOptions(CLI::App& sub, SortKey& sort, std::size_t& top) {
-  AddEnumOption(sub, "--sort", sort,
-                {{"time", SortKey::kTime},
-                 {"execs", SortKey::kExecs},
-                 {"creates", SortKey::kCreates},
-                 {"name", SortKey::kName}},
-                "row order: time (default), execs, creates, name", "KEY");
+  std::vector<std::pair<std::string, SortKey>> choices;
+  std::vector<std::string> names;
+  for (const auto& [name, key] : kSortKeys) {
+    choices.emplace_back(name, key);
+    names.push_back(key == sort ? std::string(name) + " (default)" : std::string(name));
+  }
+  AddEnumOption(sub, "--sort", sort, std::move(choices), "row order: " + Join(names, ", "), "KEY");
   sub.add_option("--top", top, "print only the first N rows (0: all)")
       ->check(CLI::NonNegativeNumber.description(""))
       ->type_name("N");

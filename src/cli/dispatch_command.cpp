@@ -24,6 +24,7 @@
 #include "dispatch/sweep.h"
 #include "dispatch/sweep_findings.h"
 #include "mlp/model.h"
+#include "os/exit_status.h"
 #include "os/signals.h"
 #include "report/progress.h"
 #include "verbose/rules.h"
@@ -334,7 +335,7 @@ StatusOr<int> SweepStatus(const std::vector<SweepRun>& all) {
   if (const int sig = os::SignalForwarding::Received(); sig != 0) {
     PrintError(
         fmt::format("interrupted by {}; the report holds the runs done", os::SignalName(sig)));
-    return 128 + sig;
+    return os::ExitStatusForSignal(sig);
   }
   for (const auto& r : all) {
     // Out of memory (a worker's exit 7) is the machine's limit: said once, for the first run.

@@ -22,6 +22,7 @@
 
 #include "cli/commands.h"
 #include "common/exit_code.h"
+#include "os/exit_status.h"
 #include "report/printer.h"
 #include "report/table_layout.h"
 
@@ -86,7 +87,7 @@ int EndOutput(int exit_code, std::optional<int> failure_exit, const CheckedStdou
   if (flushed && out.error() == 0 && std::ferror(stdout) == 0 && std::cout.good()) {
     return exit_code;
   }
-  if (error == EPIPE) return 128 + SIGPIPE;
+  if (error == EPIPE) return dlcheck::os::ExitStatusForSignal(SIGPIPE);
   // No std::string here: this path may be reached with memory short.
   std::fputs("dlcheck: write error: ", stderr);
   std::fputs(error != 0 ? std::strerror(error) : "the report could not be written", stderr);

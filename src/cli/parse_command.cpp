@@ -39,20 +39,6 @@ struct ParseOptions {
   std::string benchdnn_batch;  ///< a driver: print its --batch file instead of the report
 };
 
-std::string_view SortName(SortKey key) {
-  switch (key) {
-    case SortKey::kTime:
-      return "time";
-    case SortKey::kExecs:
-      return "execs";
-    case SortKey::kCreates:
-      return "creates";
-    case SortKey::kName:
-      return "name";
-  }
-  return "time";
-}
-
 std::string_view BenchdnnVersionName(verbose::BenchdnnVersion version) {
   switch (version) {
     case verbose::BenchdnnVersion::kV2:

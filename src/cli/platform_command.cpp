@@ -8,13 +8,13 @@
 #include "common/status.h"
 #include "detect/cpuid_dump.h"
 #include "detect/cpuid_source.h"
-#include "detect/output_file.h"
 #include "detect/platform.h"
 #include "detect/platform_report.h"
 #include "detect/probe.h"
 #include "detect/topology.h"
 #include "detect/topology_report.h"
 #include "dispatch/onednn_info.h"
+#include "os/output_file.h"
 
 namespace dlcheck::cli {
 namespace {
@@ -37,13 +37,12 @@ Status SaveRaw(const std::string& dir) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) {
-    return detect::OutputError("cannot create directory '" + dir +
-                               "' for --save-raw: " + ec.message());
+    return OutputFileError("cannot create directory '" + dir + "' for --save-raw: " + ec.message());
   }
   StatusOr<detect::CpuidDump> dump = detect::DumpLiveCpuid();
   if (!dump.ok()) return dump.status();
   const std::string path = (std::filesystem::path(dir) / "cpuid.test").string();
-  const Status written = detect::WriteFileReplacing(path, detect::FormatCpuidDump(*dump));
+  const Status written = os::WriteFileReplacing(path, detect::FormatCpuidDump(*dump));
   if (!written.ok()) return written;
   const std::string xml = (std::filesystem::path(dir) / "topology.xml").string();
   const Status topology = detect::SaveLiveTopologyXml(xml);

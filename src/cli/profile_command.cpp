@@ -20,9 +20,11 @@
 #include "cli/commands.h"
 #include "cli/model_options.h"
 #include "cli/verbose_report.h"
-#include "detect/output_file.h"
+#include "common/text.h"
 #include "dispatch/capture.h"
 #include "dispatch/program_capture.h"
+#include "os/exit_status.h"
+#include "os/output_file.h"
 #include "os/signals.h"
 #include "os/subprocess.h"
 #include "profile/perf.h"
@@ -78,12 +80,6 @@ class ScratchDir {
  private:
   std::string path_;
 };
-
-std::string CommandLine(const std::vector<std::string>& argv) {
-  std::string text;
-  for (const auto& a : argv) text += (text.empty() ? "" : " ") + a;
-  return ValidUtf8(text);
-}
 
 // CMD as perf will run it: looked up on PATH here, so that a missing program is named as
 // `run` names it (perf would only say "Workload failed").
@@ -207,7 +203,7 @@ constexpr double kShortestProfileS = 0.1;
 // one line saying so, and the status the signal gives.
 int NothingRecorded(int signal, const std::string& why) {
   PrintError(fmt::format("profile interrupted by {}: {}", os::SignalName(signal), why));
-  return 128 + signal;
+  return os::ExitStatusForSignal(signal);
 }
 
 // Why a recording stopped by a signal has nothing to report; nullopt: it has.
@@ -243,7 +239,7 @@ void AddProfileSection(report::Report& report, const ProfileOptions& o, const Re
   s.Add("command", o.command.empty()
                        ? report::Value(fmt::format("dlcheck worker --model {}",
                                                    mlp::Name(o.capture.run.model.model)))
-                       : report::Value(CommandLine(o.command)));
+                       : report::Value(ValidUtf8(CommandText(o.command))));
   s.Add("ended", r.ended);
   s.Add("event", p.event);
   s.Add("frequency_hz", o.perf.frequency);
@@ -276,7 +272,7 @@ void AddStacksTable(report::Report& report, const ProfileOptions& o, const profi
           ? std::vector<std::string>{"--model", std::string(mlp::Name(o.capture.run.model.model))}
           : o.command;
   profile::AddStacksTable(
-      report, p, "dlcheck profile " + CommandLine(what),
+      report, p, "dlcheck profile " + ValidUtf8(CommandText(what)),
       fmt::format("{} samples of {} at {} Hz; JIT kernels green, OS kernel blue", p.samples,
                   p.event, o.perf.frequency));
 }
@@ -305,7 +301,7 @@ Status WriteExtraOutputs(const ProfileOptions& o, const report::Report& report) 
   for (const auto& [path, format] : {std::pair{o.folded_path, report::Format::kFolded},
                                      std::pair{o.svg_path, report::Format::kSvg}}) {
     if (path.empty()) continue;
-    detect::OutputFile out;
+    os::OutputFile out;
     if (Status opened = out.Open(path); !opened.ok()) return opened;
     report::Print(report, format, out.stream());
     if (Status written = out.Commit(); !written.ok()) return written;
@@ -315,7 +311,7 @@ Status WriteExtraOutputs(const ProfileOptions& o, const report::Report& report) 
 
 // The report (and --folded, --svg); a signal received while perf recorded is said after it.
 StatusOr<int> WriteReport(const ProfileOptions& o, const Recording& r, const profile::Profile& p,
-                          const profile::PerfProbe& probe, detect::OutputFile& output) {
+                          const profile::PerfProbe& probe, os::OutputFile& output) {
   const report::Report report = BuildReport(o, r, p, probe);
   if (Status extra = WriteExtraOutputs(o, report); !extra.ok()) return extra;
   std::ostream& out = output.is_open() ? output.stream() : std::cout;
@@ -327,7 +323,7 @@ StatusOr<int> WriteReport(const ProfileOptions& o, const Recording& r, const pro
   if (const int sig = os::SignalForwarding::Received(); sig != 0) {
     PrintError(fmt::format("interrupted by {}; the report holds what perf recorded before",
                            os::SignalName(sig)));
-    return 128 + sig;
+    return os::ExitStatusForSignal(sig);
   }
   return r.exit_status;
 }
@@ -335,7 +331,7 @@ StatusOr<int> WriteReport(const ProfileOptions& o, const Recording& r, const pro
 // The recording and its report. A signal stops the recording (passed on to perf and what it
 // records), never the report of what was recorded.
 StatusOr<int> RecordAndReport(ProfileOptions& o, const std::string& perf, const ScratchDir& scratch,
-                              detect::OutputFile& output) {
+                              os::OutputFile& output) {
   const std::time_t started = std::time(nullptr) - 1;
   using os::SignalForwarding;
   o.perf.perf = perf;
@@ -375,7 +371,7 @@ StatusOr<int> RunProfile(ProfileOptions& o) {
   const std::string path_list = path != nullptr ? path : "/usr/bin:/bin";
   StatusOr<std::string> perf = profile::FindPerf(path_list);
   if (!perf.ok()) return perf.status();
-  detect::OutputFile output;
+  os::OutputFile output;
   if (!o.output_path.empty()) {
     if (Status opened = output.Open(o.output_path); !opened.ok()) return opened;
   }

@@ -10,9 +10,10 @@
 
 #include "cli/commands.h"
 #include "cli/verbose_report.h"
-#include "detect/output_file.h"
+#include "common/text.h"
 #include "dispatch/capture.h"
 #include "dispatch/program_capture.h"
+#include "os/output_file.h"
 #include "os/signals.h"
 #include "os/subprocess.h"
 #include "report/progress.h"
@@ -37,15 +38,6 @@ struct RunOptions {
 
 using RunResult = dispatch::ProgramCapture;
 
-std::string CommandText(const std::vector<std::string>& argv) {
-  std::string text;
-  for (const auto& a : argv) {
-    const bool plain = !a.empty() && a.find_first_of(" \t\n'\"\\$`*?;&|<>()") == std::string::npos;
-    text += (text.empty() ? "" : " ") + (plain ? a : "'" + a + "'");
-  }
-  return ValidUtf8(text);
-}
-
 report::Value TextOrNull(const std::string& text) {
   return text.empty() ? report::Value() : report::Value(ValidUtf8(text));
 }
@@ -54,7 +46,7 @@ void AddRunSection(report::Report& report, const RunOptions& o, const RunResult&
                    const verbose::LogHeader& header, const verbose::Summary& summary) {
   const os::Outcome& ended = run.outcome;
   report::Section& s = report.AddSection("run", "Run");
-  s.Add("command", CommandText(o.command));
+  s.Add("command", ValidUtf8(CommandText(o.command)));
   s.Add("exit_status", ended.ShellStatus());
   s.Add("ended", ended.Ended());
   s.Add("signal", ended.signaled ? TextOrNull(os::SignalName(ended.signal)) : report::Value());
@@ -77,15 +69,7 @@ void AddRunSection(report::Report& report, const RunOptions& o, const RunResult&
 
 void AddRunFindings(report::Report& report, const RunOptions& o, const RunResult& run) {
   const std::string program = ValidUtf8(o.command.front());
-  if (run.outcome.interrupted != 0) {
-    // dlcheck passed a signal on: the log ends where the program was stopped, so the notes
-    // that conclude from a whole run do not hold.
-    std::erase_if(report.findings,
-                  [](const report::Finding& f) { return verbose::NeedsAWholeRun(f.code); });
-  }
   if (run.verbose_lines == 0) {
-    // The parser's "is ONEDNN_VERBOSE set?" does not apply: dlcheck set it.
-    std::erase_if(report.findings, [](const report::Finding& f) { return f.code == "no-exec"; });
     report.AddFinding(
         report::Severity::kWarning, "no-verbose",
         fmt::format("{} printed no oneDNN verbose line although dlcheck switched verbose on: "
@@ -109,7 +93,11 @@ void AddRunFindings(report::Report& report, const RunOptions& o, const RunResult
 
 report::Report BuildReport(const RunOptions& o, const RunResult& run,
                            verbose::LogSession& session) {
-  const verbose::Summary summary = session.Summarize();
+  // A signal dlcheck passed on ends the log where the program was stopped; with no verbose line
+  // at all, no-verbose below says why, and the parser's "is ONEDNN_VERBOSE set?" does not apply.
+  const verbose::Summary summary =
+      session.Summarize({.whole_run = run.outcome.interrupted == 0,
+                         .silent_with_verbose_on = run.verbose_lines == 0});
   report::Report report;
   report.command = "run";
   AddRunSection(report, o, run, session.header(), summary);
@@ -125,7 +113,7 @@ report::Report BuildReport(const RunOptions& o, const RunResult& run,
 
 // Runs the program with its stdout split between the session and dlcheck's stderr.
 StatusOr<RunResult> Capture(const RunOptions& o, verbose::LogSession& session,
-                            detect::OutputFile& raw_log) {
+                            os::OutputFile& raw_log) {
   // Progress on a terminal: cleared before the program's own output, drawn again after it.
   report::Progress progress("run", 0);
   progress.Step(o.command.front());
@@ -142,11 +130,11 @@ StatusOr<RunResult> Capture(const RunOptions& o, verbose::LogSession& session,
 
 StatusOr<int> RunRun(const RunOptions& o) {
   // Both opened before the program runs, so a bad path fails before anything is run.
-  detect::OutputFile raw_log;
+  os::OutputFile raw_log;
   if (!o.raw_log_path.empty()) {
     if (Status opened = raw_log.Open(o.raw_log_path); !opened.ok()) return opened;
   }
-  detect::OutputFile output;
+  os::OutputFile output;
   if (!o.output_path.empty()) {
     if (Status opened = output.Open(o.output_path); !opened.ok()) return opened;
   }

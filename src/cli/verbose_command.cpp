@@ -15,6 +15,7 @@
 #include "dispatch/noise.h"
 #include "dispatch/onednn_info.h"
 #include "mlp/model.h"
+#include "os/exit_status.h"
 #include "os/signals.h"
 #include "report/progress.h"
 #include "verbose/aggregate.h"
@@ -170,7 +171,7 @@ StatusOr<int> Finish(const VerboseOptions& o, const dispatch::CapturedRun& run) 
   if (const int sig = run.outcome.interrupted; sig != 0) {
     PrintError(
         fmt::format("interrupted by {}; the report holds what was captured", os::SignalName(sig)));
-    return 128 + sig;
+    return os::ExitStatusForSignal(sig);
   }
   // Out of memory (the worker's exit 7) is the machine's limit, not a worker failure: one line
   // from here says so and what to do (the worker's own line would repeat it less clearly).

@@ -10,6 +10,7 @@
 #include <string>
 #include <tuple>
 
+#include "report/primitive_columns.h"
 #include "report/printer.h"
 #include "report/safe_text.h"
 #include "verbose/benchdnn.h"
@@ -93,14 +94,12 @@ Value BenchdnnCell(const verbose::PrimitiveStats& s, const ColumnOptions& option
 }
 
 std::vector<std::string> PrimitiveColumns(const ColumnOptions& options) {
-  std::vector<std::string> columns = {
-      "engine",         "primitive",        "implementation", "isa",           "isa_source",
-      "fallback",       "prop_kind",        "data_types",     "layouts",       "attributes",
-      "auxiliary",      "problem",          "creates",        "cache_hits",    "create_ms",
-      "nested_creates", "nested_create_ms", "execs",          "exec_ms_total", "exec_ms_mean",
-      "exec_ms_min",    "exec_ms_max",      "time_pct",       "gflops",        "benchdnn"};
-  if (options.include_layer) columns.push_back("layer");
-  if (options.input_names != nullptr) columns.push_back("file");
+  std::vector<std::string> columns;
+  for (const report::primitive_column::Column& column : report::kPrimitiveColumns) {
+    columns.emplace_back(column.name);
+  }
+  if (options.include_layer) columns.emplace_back(report::primitive_column::kLayer.name);
+  if (options.input_names != nullptr) columns.emplace_back(report::primitive_column::kFile.name);
   return columns;
 }
 
@@ -178,6 +177,13 @@ std::vector<Value> EventRow(const verbose::VerboseEvent& e, const ColumnOptions&
   };
   if (options.include_layer) row.push_back(e.layer ? Text(*e.layer) : Value());
   return row;
+}
+
+std::string_view SortName(SortKey key) {
+  for (const auto& [name, value] : kSortKeys) {
+    if (value == key) return name;
+  }
+  return {};
 }
 
 void SortRows(std::vector<verbose::PrimitiveStats>& rows, SortKey key) {

@@ -10,6 +10,7 @@
 //   line,era,operation,cache,engine,primitive,implementation,isa,isa_source,fallback,prop_kind,
 //   memory_descriptors,attributes,auxiliary,problem,time_ms,timestamp,message
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -44,6 +45,17 @@ struct ColumnOptions {
 };
 
 enum class SortKey { kTime, kExecs, kCreates, kName };
+
+/// The --sort keys by name, the one list: the option, its help and the report's `sort` read it.
+inline constexpr std::array<std::pair<std::string_view, SortKey>, 4> kSortKeys = {{
+    {"time", SortKey::kTime},
+    {"execs", SortKey::kExecs},
+    {"creates", SortKey::kCreates},
+    {"name", SortKey::kName},
+}};
+
+/// The name of `key` in kSortKeys.
+std::string_view SortName(SortKey key);
 
 std::vector<std::string> PrimitiveColumns(const ColumnOptions& options = {});
 std::vector<std::string> EventColumns(const ColumnOptions& options = {});

@@ -8,6 +8,8 @@
 //   onednn::IsaRank("sve_256")           -> nullopt (AArch64: no place in the x86 order)
 //   onednn::IsaRank("no_such_isa")       -> nullopt (FindIsa says which of the two)
 //   for (std::string_view cap : onednn::kSweepCaps) ...   // sse41 ... avx512_core_amx
+//   onednn::Compare("avx2", "avx512_core")  -> IsaOrder::kBelow ("sve_256": kUnrankable)
+//   onednn::IsaName("avx2")                 -> "avx2", checked against the table at compile time
 //
 // Sources: oneDNN's src/cpu/x64/cpu_isa_traits.{hpp,cpp} (cpu_isa_t, JIT_IMPL_NAME_HELPER,
 // isa_info_t::get_name) from 0.x to 3.12, and the ISA suffixes of FORMATS.md §8.
@@ -16,7 +18,10 @@
 #include <array>
 #include <cstddef>
 #include <optional>
+#include <string>
 #include <string_view>
+
+#include "common/text.h"
 
 namespace dlcheck::onednn {
 
@@ -142,5 +147,68 @@ inline constexpr auto kSweepCaps = [] {
   }
   return caps;
 }();
+
+/// Whether `name` is a row marked `sweep_cap`: an ISA `dispatch --isa` and `check --require`
+/// / `--expect-isa` accept.
+constexpr bool IsSweepCap(std::string_view name) {
+  const Isa* isa = FindIsa(name);
+  return isa != nullptr && isa->sweep_cap;
+}
+
+/// "sse41, avx, ..., avx512_core_amx": the sweep caps, for messages.
+inline std::string SweepCapsText() {
+  return Join(kSweepCaps, ", ");
+}
+
+/// How one ISA name stands against another in the x86 dispatch order. kUnrankable when either
+/// cannot be ranked (unknown, or another architecture): no caller picks a number for it.
+enum class IsaOrder { kBelow, kSame, kAbove, kUnrankable };
+
+constexpr IsaOrder Compare(std::string_view a, std::string_view b) {
+  const std::optional<int> rank_a = IsaRank(a);
+  const std::optional<int> rank_b = IsaRank(b);
+  if (!rank_a || !rank_b) return IsaOrder::kUnrankable;
+  if (*rank_a < *rank_b) return IsaOrder::kBelow;
+  return *rank_a == *rank_b ? IsaOrder::kSame : IsaOrder::kAbove;
+}
+
+/// A key that sorts ISA names by rank, for a list that must place every name: a name that
+/// cannot be ranked sorts below every ranked one ("none" included).
+constexpr int SortRank(std::string_view name) {
+  return IsaRank(name).value_or(-1);
+}
+
+/// Whether `a` ranks at or below `b` (false when either cannot be ranked).
+constexpr bool AtOrBelow(std::string_view a, std::string_view b) {
+  const IsaOrder order = Compare(a, b);
+  return order == IsaOrder::kBelow || order == IsaOrder::kSame;
+}
+
+/// Whether `a` ranks at or above `b` (false when either cannot be ranked).
+constexpr bool AtOrAbove(std::string_view a, std::string_view b) {
+  const IsaOrder order = Compare(a, b);
+  return order == IsaOrder::kAbove || order == IsaOrder::kSame;
+}
+
+namespace internal {
+// Not a constant expression: a name passed to IsaName that is not in the table.
+inline void NotInTheIsaTable() {}
+}  // namespace internal
+
+/// `name`, checked at compile time to be a row of kIsas: code that names an ISA spells it
+/// through here, so a typo or a name the table lacks does not compile.
+consteval std::string_view IsaName(std::string_view name) {
+  if (FindIsa(name) == nullptr) internal::NotInTheIsaTable();
+  return name;
+}
+
+/// The ISA whose header text (what oneDNN's `info,cpu,isa:` line says, newest spelling) is
+/// exactly `text`; empty when no row holds it.
+constexpr std::string_view IsaOfHeaderText(std::string_view text) {
+  for (const Isa& isa : kIsas) {
+    if (!isa.header_text.empty() && isa.header_text == text) return isa.name;
+  }
+  return {};
+}
 
 }  // namespace dlcheck::onednn

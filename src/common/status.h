@@ -35,6 +35,11 @@ inline Status InputError(std::string message) {
 inline Status UsageError(std::string message) {
   return Status(ExitCode::kUsage, std::move(message));
 }
+/// A file or directory dlcheck was asked to write could not be written (full disk, no
+/// permission). Not report::OutputError, the exception a printer throws.
+inline Status OutputFileError(std::string message) {
+  return Status(ExitCode::kOutputError, std::move(message));
+}
 
 /// A value, or the Status that explains its absence. Never holds an ok Status.
 template <typename T>

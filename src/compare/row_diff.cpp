@@ -8,6 +8,8 @@
 #include <numeric>
 #include <unordered_map>
 
+#include "verbose/verbose_event.h"
+
 namespace dlcheck::compare {
 namespace {
 
@@ -27,9 +29,9 @@ void JudgeMatched(DiffRow& row, const RowDiff& diff) {
   const RunRow& a = *row.a;
   const RunRow& b = *row.b;
   row.change = a.implementation == b.implementation ? Change::kSame : Change::kImplementation;
-  const int rank_a = FallbackRank(a.fallback);
-  const int rank_b = FallbackRank(b.fallback);
-  row.worse_class = rank_a >= 0 && rank_b > rank_a;
+  const std::optional<int> depth_a = FallbackDepthOf(a.fallback);
+  const std::optional<int> depth_b = FallbackDepthOf(b.fallback);
+  row.worse_class = depth_a && depth_b && *depth_b > *depth_a;
   const auto mean_a = MeanMs(a);
   const auto mean_b = MeanMs(b);
   if (mean_a && mean_b && *mean_a > 0) row.ratio = *mean_b / *mean_a;
@@ -163,12 +165,8 @@ void AddFindings(report::Report& report, const RowDiff& diff, const Counts& coun
 
 }  // namespace
 
-int FallbackRank(std::string_view fallback) {
-  if (fallback == "jit") return 0;
-  if (fallback == "gemm") return 1;
-  if (fallback == "external") return 2;
-  if (fallback == "scalar") return 3;
-  return -1;
+std::optional<int> FallbackDepthOf(std::string_view fallback) {
+  return verbose::FallbackDepth(verbose::ImplClassFromName(fallback));
 }
 
 RowDiff CompareRuns(const RunRows& a, const RunRows& b, const DiffOptions& options) {

@@ -44,9 +44,10 @@ struct RunRow {
   double exec_ms = 0;
 };
 
-/// How far a fallback class is from vector code: jit 0, gemm 1, external 2, scalar 3; -1 for
-/// unknown (no opinion). Merging keeps the worst; a diff calls a higher rank a regression.
-int FallbackRank(std::string_view fallback);
+/// How far the fallback class named `fallback` is from vector code, by the classes' one order
+/// (verbose::FallbackDepth); nullopt for unknown (no opinion). Merging keeps the worst; a diff
+/// calls a deeper fallback a regression.
+std::optional<int> FallbackDepthOf(std::string_view fallback);
 
 /// The rows of one input, merged by key, in first-seen order.
 struct RunRows {

@@ -4,7 +4,8 @@
 #include <unordered_map>
 
 #include "compare/row_diff.h"
-#include "detect/input_file.h"
+#include "os/input_file.h"
+#include "report/primitive_columns.h"
 #include "verbose/aggregate.h"
 #include "verbose/line_reader.h"
 #include "verbose/log_session.h"
@@ -31,7 +32,9 @@ class RowMerger {
     if (into.implementation.find(row.implementation) == std::string::npos) {
       into.implementation = into.implementation + " + " + row.implementation.str();
     }
-    if (FallbackRank(row.fallback) > FallbackRank(into.fallback)) into.fallback = row.fallback;
+    const std::optional<int> depth = FallbackDepthOf(row.fallback);
+    const std::optional<int> into_depth = FallbackDepthOf(into.fallback);
+    if (depth && (!into_depth || *depth > *into_depth)) into.fallback = row.fallback;
     if (into.isa != row.isa && !row.isa.empty()) into.isa = into.isa + " + " + row.isa.str();
     into.execs += row.execs;
     into.exec_ms += row.exec_ms;
@@ -84,7 +87,8 @@ double NumberOf(const Json& row, const char* name) {
 
 bool IsPrimitivesTable(const Json& value) {
   return value.is_array() && !value.empty() && value.front().is_object() &&
-         value.front().contains("primitive") && value.front().contains("implementation");
+         value.front().contains(report::primitive_column::kPrimitive.name) &&
+         value.front().contains(report::primitive_column::kImplementation.name);
 }
 
 // The first primitives table of a report, wherever a command put it (`primitives`, `rows`, or
@@ -103,29 +107,30 @@ const Json* FindPrimitivesTable(const Json& node) {
 
 RunRow FromJsonRow(const Json& row) {
   RunRow out;
-  out.primitive = TextOf(row, "primitive");
-  out.prop_kind = TextOf(row, "prop_kind");
-  out.problem = TextOf(row, "problem");
-  out.layer = TextOf(row, "layer");
-  out.key = {TextOf(row, "engine"),
+  namespace column = report::primitive_column;
+  out.primitive = TextOf(row, column::kPrimitive.name);
+  out.prop_kind = TextOf(row, column::kPropKind.name);
+  out.problem = TextOf(row, column::kProblem.name);
+  out.layer = TextOf(row, column::kLayer.name);
+  out.key = {TextOf(row, column::kEngine.name),
              out.primitive,
              out.prop_kind,
-             TextOf(row, "data_types"),
-             TextOf(row, "attributes"),
-             TextOf(row, "auxiliary"),
+             TextOf(row, column::kDataTypes.name),
+             TextOf(row, column::kAttributes.name),
+             TextOf(row, column::kAuxiliary.name),
              out.problem,
              out.layer};
-  out.implementation = TextOf(row, "implementation");
-  out.isa = TextOf(row, "isa");
-  out.fallback = TextOf(row, "fallback");
-  out.execs = static_cast<std::uint64_t>(NumberOf(row, "execs"));
-  out.exec_ms = NumberOf(row, "exec_ms_total");
+  out.implementation = TextOf(row, column::kImplementation.name);
+  out.isa = TextOf(row, column::kIsa.name);
+  out.fallback = TextOf(row, column::kFallback.name);
+  out.execs = static_cast<std::uint64_t>(NumberOf(row, column::kExecs.name));
+  out.exec_ms = NumberOf(row, column::kExecMsTotal.name);
   return out;
 }
 
 StatusOr<RunRows> LoadReport(const std::string& path, const std::string& text) {
   // The bound keeps the parser's and FindPrimitivesTable's recursion off a deeply nested file.
-  if (Status bounded = detect::CheckJsonBounds(text, "report", path, {}); !bounded.ok()) {
+  if (Status bounded = os::CheckJsonBounds(text, "report", path, {}); !bounded.ok()) {
     return bounded;
   }
   const Json document = Json::parse(text, nullptr, /*allow_exceptions=*/false);

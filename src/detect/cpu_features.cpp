@@ -376,25 +376,33 @@ std::string X86_64Level(const FeatureSet& bits) {
 }
 
 std::string MaxOneDnnIsa(const FeatureSet& bits) {
+  using onednn::IsaName;
   // oneDNN 2.6 src/cpu/x64/cpu_isa_traits.hpp, mayiuse(): avx512_core needs F+BW+VL+DQ (not
   // CD); avx512_mic (Xeon Phi) needs F+CD+ER+PF and sits beside, not below, avx512_core.
   const bool core = All(bits, {"avx512f", "avx512bw", "avx512vl", "avx512dq"});
   const bool core_vnni = core && All(bits, {"avx512_vnni"});
   const bool core_bf16 = core_vnni && All(bits, {"avx512_bf16"});
-  if (core_bf16 && All(bits, {"amx_tile", "amx_int8", "amx_bf16"})) return "avx512_core_amx";
-  if (core_bf16) return "avx512_core_bf16";
-  if (core_vnni) return "avx512_core_vnni";
-  if (core) return "avx512_core";
-  if (All(bits, {"avx512f", "avx512cd", "avx512er", "avx512pf"})) return "avx512_mic";
-  if (All(bits, {"avx2", "avx_vnni"})) return "avx2_vnni";
-  if (All(bits, {"avx2"})) return "avx2";
-  if (All(bits, {"avx"})) return "avx";
-  if (All(bits, {"sse4_1"})) return "sse41";
-  return "none";
-}
-
-int OneDnnIsaRank(std::string_view isa) {
-  return onednn::IsaRank(isa).value_or(-1);
+  std::string_view isa = IsaName("none");
+  if (core_bf16 && All(bits, {"amx_tile", "amx_int8", "amx_bf16"})) {
+    isa = IsaName("avx512_core_amx");
+  } else if (core_bf16) {
+    isa = IsaName("avx512_core_bf16");
+  } else if (core_vnni) {
+    isa = IsaName("avx512_core_vnni");
+  } else if (core) {
+    isa = IsaName("avx512_core");
+  } else if (All(bits, {"avx512f", "avx512cd", "avx512er", "avx512pf"})) {
+    isa = IsaName("avx512_mic");
+  } else if (All(bits, {"avx2", "avx_vnni"})) {
+    isa = IsaName("avx2_vnni");
+  } else if (All(bits, {"avx2"})) {
+    isa = IsaName("avx2");
+  } else if (All(bits, {"avx"})) {
+    isa = IsaName("avx");
+  } else if (All(bits, {"sse4_1"})) {
+    isa = IsaName("sse41");
+  }
+  return std::string(isa);
 }
 
 }  // namespace dlcheck::detect

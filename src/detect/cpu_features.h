@@ -60,15 +60,6 @@ std::string Microarchitecture(std::string_view vendor, int family, int model, in
 /// The CPUID bits, decoded from leaves 1, 7.0, 7.1 and 80000001h.
 FeatureSet DecodeFeatures(const CpuidSource& source);
 
-/// XCR0 state components, by the features that need them.
-inline constexpr std::uint64_t kXcr0AvxState = 0x6;      ///< bits 1-2: SSE and AVX (YMM) state
-inline constexpr std::uint64_t kXcr0Avx512State = 0xE0;  ///< bits 5-7: opmask, ZMM0-15, ZMM16-31
-inline constexpr std::uint64_t kXcr0AmxState = 0x60000;  ///< bits 17-18: tile config and data
-/// True when every bit of `state` is set in `xcr0`.
-constexpr bool HasState(std::uint64_t xcr0, std::uint64_t state) {
-  return (xcr0 & state) == state;
-}
-
 /// The XCR0 bits the CPU can enable (leaf 0Dh subleaf 0, EDX:EAX); 0 without leaf 0Dh.
 std::uint64_t XsaveSupported(const CpuidSource& source);
 
@@ -93,10 +84,5 @@ std::string X86_64Level(const FeatureSet& bits);
 /// The highest oneDNN 2.6 ISA level (its ONEDNN_MAX_CPU_ISA names) these (usable) bits allow,
 /// following oneDNN's cpu_isa_traits.hpp `mayiuse`; "none" below sse41.
 std::string MaxOneDnnIsa(const FeatureSet& bits);
-
-/// Rank of a oneDNN ISA name in dispatch order (common/onednn_isa.h: sse41 = 1 ...); 0 for
-/// "none", -1 for a name dlcheck does not know or cannot rank. New code should call
-/// onednn::IsaRank, whose nullopt says "cannot rank" explicitly.
-int OneDnnIsaRank(std::string_view isa);
 
 }  // namespace dlcheck::detect

@@ -9,7 +9,7 @@
 #include <sstream>
 
 #include "common/input_rules.h"
-#include "detect/input_file.h"
+#include "os/input_file.h"
 
 namespace dlcheck::detect {
 namespace {
@@ -214,7 +214,7 @@ Status LineError(const std::string& origin, int line_number, std::string_view wh
   return InputError(fmt::format("{}:{}: {}: '{}'", origin, line_number, what, Snippet(line)));
 }
 
-// An .xz file's text, at most kMaxInputBytes of it.
+// An .xz file's text, at most os::kMaxInputBytes of it.
 StatusOr<std::string> DecompressXz(const std::string& bytes, const std::string& path) {
   lzma_stream stream = LZMA_STREAM_INIT;
   if (lzma_stream_decoder(&stream, kMaxXzDecoderBytes, LZMA_CONCATENATED) != LZMA_OK) {
@@ -225,7 +225,7 @@ StatusOr<std::string> DecompressXz(const std::string& bytes, const std::string& 
   stream.next_in = reinterpret_cast<const std::uint8_t*>(bytes.data());
   stream.avail_in = bytes.size();
   lzma_ret ret = LZMA_OK;
-  while (ret == LZMA_OK && text.size() <= kMaxInputBytes) {
+  while (ret == LZMA_OK && text.size() <= os::kMaxInputBytes) {
     stream.next_out = reinterpret_cast<std::uint8_t*>(buffer);
     stream.avail_out = sizeof(buffer);
     ret = lzma_code(&stream, LZMA_FINISH);
@@ -236,13 +236,13 @@ StatusOr<std::string> DecompressXz(const std::string& bytes, const std::string& 
     return InputError(fmt::format(
         "cannot decompress '{}': it needs more than {} of memory to decompress, the most dlcheck "
         "gives",
-        path, ByteCountText(kMaxXzDecoderBytes)));
+        path, os::ByteCountText(kMaxXzDecoderBytes)));
   }
-  if (text.size() > kMaxInputBytes) {
+  if (text.size() > os::kMaxInputBytes) {
     return InputError(
         fmt::format("CPUID dump '{}' decompresses to more than {}, the most dlcheck "
                     "reads",
-                    path, ByteCountText(kMaxInputBytes)));
+                    path, os::ByteCountText(os::kMaxInputBytes)));
   }
   if (ret != LZMA_STREAM_END) {
     return InputError(
@@ -329,7 +329,7 @@ StatusOr<CpuidDump> ParseCpuidDump(std::string_view text, const std::string& ori
 }
 
 StatusOr<std::string> ReadDumpText(const std::string& path) {
-  StatusOr<std::string> bytes = ReadInputFile(path, {"CPUID dump", "", kMaxInputBytes});
+  StatusOr<std::string> bytes = os::ReadInputFile(path, {"CPUID dump", "", os::kMaxInputBytes});
   if (!bytes.ok()) return bytes.status();
   const bool xz = bytes->size() >= 6 && std::memcmp(bytes->data(),
                                                     "\xFD"

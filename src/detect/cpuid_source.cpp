@@ -10,8 +10,6 @@
 #include <cerrno>
 #include <cstring>
 
-#include "detect/cpu_features.h"
-
 namespace dlcheck::detect {
 namespace {
 

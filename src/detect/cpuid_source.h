@@ -15,6 +15,15 @@
 
 namespace dlcheck::detect {
 
+/// XCR0 state components, by the features that need them.
+inline constexpr std::uint64_t kXcr0AvxState = 0x6;      ///< bits 1-2: SSE and AVX (YMM) state
+inline constexpr std::uint64_t kXcr0Avx512State = 0xE0;  ///< bits 5-7: opmask, ZMM0-15, ZMM16-31
+inline constexpr std::uint64_t kXcr0AmxState = 0x60000;  ///< bits 17-18: tile config and data
+/// True when every bit of `state` is set in `xcr0`.
+constexpr bool HasState(std::uint64_t xcr0, std::uint64_t state) {
+  return (xcr0 & state) == state;
+}
+
 /// Where CPUID answers come from.
 class CpuidSource {
  public:

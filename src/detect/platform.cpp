@@ -7,9 +7,11 @@
 #include <algorithm>
 #include <map>
 
+#include "common/onednn_isa.h"
+#include "common/text.h"
 #include "detect/cpuinfo.h"
-#include "detect/input_file.h"
 #include "detect/library_versions.h"
+#include "report/safe_text.h"
 
 namespace dlcheck::detect {
 namespace {
@@ -34,15 +36,6 @@ const std::vector<std::pair<std::string, std::string>>& Avx512Short() {
       {"avx512er", "ER"},
       {"avx512pf", "PF"}};
   return kNames;
-}
-
-std::string Join(const std::vector<std::string>& parts, const char* separator) {
-  std::string out;
-  for (const std::string& p : parts) {
-    if (!out.empty()) out += separator;
-    out += p;
-  }
-  return out;
 }
 
 void AddFinding(PlatformInfo& info, Severity severity, std::string code, std::string message,
@@ -352,7 +345,7 @@ StatusOr<PlatformInfo> DetectRecordedPlatform(const std::string& path) {
   const FeatureSet first_bits = DecodeFeatures(first);  // CPU 0, decoded once
   PlatformInfo info = Combine(first, first_bits, libcpuid, std::nullopt,
                               CoreTypesOf(*dump, first_bits), static_cast<int>(dump->cpus.size()));
-  info.source = SafeText(path);  // a path may hold any bytes; the report needs text
+  info.source = report::SafeText(path);  // a path may hold any bytes; the report needs text
   if (!libcpuid.left_out.empty()) {
     AddFinding(info, Severity::kInfo, "libcpuid-subleaves-left-out", libcpuid.left_out,
                Topic::kLibcpuid);
@@ -365,9 +358,7 @@ void SetOneDnnEffectiveIsa(PlatformInfo& info, const std::string& effective,
                            const std::string& max_isa_env) {
   info.onednn_effective_isa = effective;
   if (effective == info.onednn_max_isa) return;
-  const int have = OneDnnIsaRank(effective);
-  const int derived = OneDnnIsaRank(info.onednn_max_isa);
-  if (have > derived) {
+  if (onednn::Compare(effective, info.onednn_max_isa) == onednn::IsaOrder::kAbove) {
     AddFinding(info, Severity::kWarning, "onednn-isa-above-derived",
                fmt::format("oneDNN dispatches to {}, above the {} that dlcheck derives from the "
                            "usable features: one of the two is wrong; please report this",

@@ -13,8 +13,9 @@
 #include <string_view>
 #include <tuple>
 
-#include "detect/input_file.h"
-#include "detect/output_file.h"
+#include "os/input_file.h"
+#include "os/output_file.h"
+#include "report/safe_text.h"
 
 namespace dlcheck::detect {
 namespace {
@@ -152,8 +153,9 @@ std::vector<HwlocCpuKind> CpuKinds(hwloc_topology_t t) {
     for (unsigned j = 0; j < nr_infos; ++j) {
       if (!kind.infos.empty()) kind.infos += ' ';
       // An XML file's infos are any bytes: made safe here, before they reach a report.
-      kind.infos += SafeText(fmt::format("{}={}", infos[j].name, infos[j].value));
-      if (std::string_view(infos[j].name) == "CoreType") kind.name = SafeText(infos[j].value);
+      kind.infos += report::SafeText(fmt::format("{}={}", infos[j].name, infos[j].value));
+      if (std::string_view(infos[j].name) == "CoreType")
+        kind.name = report::SafeText(infos[j].value);
     }
     if (kind.name.empty()) kind.name = fmt::format("kind{}", i);
     kind.cores = CoresInside(t, set.get());
@@ -166,7 +168,7 @@ std::vector<HwlocCpuKind> CpuKinds(hwloc_topology_t t) {
 // Reads the loaded hwloc topology into the plain record.
 Topology Extract(hwloc_topology_t t, std::string source, bool live) {
   Topology topo;
-  topo.source = SafeText(source);  // a path may hold any bytes
+  topo.source = report::SafeText(source);  // a path may hold any bytes
   topo.is_this_system = hwloc_topology_is_thissystem(t) == 1;
   topo.packages = CountByType(t, HWLOC_OBJ_PACKAGE);
   topo.numa_nodes = CountByType(t, HWLOC_OBJ_NUMANODE);
@@ -312,7 +314,7 @@ Status NotTopologyError(const std::string& path, std::string_view hwloc_says) {
     reason.remove_suffix(1);
   }
   const std::string because =
-      reason.empty() ? std::string() : fmt::format(" ({})", SafeText(reason, 120));
+      reason.empty() ? std::string() : fmt::format(" ({})", report::SafeText(reason, 120));
   return InputError(fmt::format(
       "'{}' is not an hwloc XML topology: hwloc could not load it{}; write one with hwloc 2.x "
       "(lstopo --of xml)",
@@ -347,8 +349,8 @@ StatusOr<Topology> LoadLiveTopology() {
 }
 
 StatusOr<Topology> LoadTopologyXml(const std::string& path) {
-  StatusOr<std::string> xml = ReadInputFile(
-      path, {"topology file", "; give an hwloc XML file (lstopo --of xml)", kMaxInputBytes});
+  StatusOr<std::string> xml = os::ReadInputFile(
+      path, {"topology file", "; give an hwloc XML file (lstopo --of xml)", os::kMaxInputBytes});
   if (!xml.ok()) return xml.status();
 
   // hwloc 2.x refuses XML version 3 with a message only its verbose mode prints; say it here.
@@ -404,7 +406,7 @@ Status SaveLiveTopologyXml(const std::string& path) {
   const std::string xml(buffer, length > 0 ? static_cast<std::size_t>(length - 1) : 0);
   hwloc_free_xmlbuffer(t, buffer);
 
-  return WriteFileReplacing(path, xml);
+  return os::WriteFileReplacing(path, xml);
 }
 
 }  // namespace dlcheck::detect

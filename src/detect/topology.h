@@ -87,7 +87,7 @@ StatusOr<Topology> LoadTopologyXml(const std::string& path);
 
 /// Writes the live topology (CPUs, memory and caches; no I/O devices) as hwloc XML, loadable by
 /// LoadTopologyXml and by `lstopo --input`, without following a symlink at `path`
-/// (WriteFileReplacing). A file that cannot be written is an OutputError.
+/// (WriteFileReplacing). A file that cannot be written is an OutputFileError.
 Status SaveLiveTopologyXml(const std::string& path);
 
 }  // namespace dlcheck::detect

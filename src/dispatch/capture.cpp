@@ -4,8 +4,8 @@
 
 #include <cstdlib>
 
-#include "detect/output_file.h"
 #include "dispatch/worker_protocol.h"
+#include "os/output_file.h"
 #include "verbose/log_session.h"
 
 namespace dlcheck::dispatch {
@@ -153,7 +153,7 @@ std::optional<Finding> WorkerEndFinding(const CapturedRun& run, std::string_view
 }
 
 StatusOr<CapturedRun> CaptureModelRun(const CaptureOptions& options) {
-  detect::OutputFile raw_log;
+  os::OutputFile raw_log;
   if (!options.raw_log_path.empty()) {
     if (Status opened = raw_log.Open(options.raw_log_path); !opened.ok()) return opened;
   }

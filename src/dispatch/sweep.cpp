@@ -3,47 +3,32 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cctype>
 
 #include "common/nearest_name.h"
 #include "common/onednn_isa.h"
+#include "common/text.h"
 #include "verbose/rules.h"
 
 namespace dlcheck::dispatch {
 namespace {
 
-std::string Lower(std::string text) {
-  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return text;
-}
-
-// Every cap has a rank; a maximum that is unknown or cannot be ranked sits below every cap.
-int RankOf(std::string_view isa) {
-  return onednn::IsaRank(isa).value_or(-1);
+// Whether a cap runs below or at the machine's maximum; a maximum that is unknown or cannot be
+// ranked admits no cap.
+bool CapFits(std::string_view cap, std::string_view max) {
+  return onednn::AtOrBelow(cap, max);
 }
 
 }  // namespace
 
-std::string SweepCapsText() {
-  std::string text;
-  for (auto c : kSweepCaps) text += fmt::format("{}{}", text.empty() ? "" : ", ", c);
-  return text;
-}
-
-bool IsSweepCap(std::string_view name) {
-  return std::find(std::begin(kSweepCaps), std::end(kSweepCaps), name) != std::end(kSweepCaps);
-}
-
 StatusOr<std::vector<std::string>> ChooseCaps(const std::vector<std::string>& requested,
                                               const detect::PlatformInfo& info) {
   const std::string max = info.onednn_effective_isa.value_or(info.onednn_max_isa);
-  const int max_rank = RankOf(max);
   const detect::FeatureLayers* vnni = info.FindFeature("avx_vnni");
   const bool avx_vnni = vnni != nullptr && vnni->usable.value_or(vnni->cpuid);
   std::vector<std::string> caps;
   if (requested.empty()) {
     for (auto c : kSweepCaps) {
-      if (RankOf(c) > max_rank) continue;
+      if (!CapFits(c, max)) continue;
       if (c == "avx2_vnni" && !avx_vnni) continue;  // would run the avx2 kernels again
       caps.emplace_back(c);
     }
@@ -56,11 +41,11 @@ StatusOr<std::vector<std::string>> ChooseCaps(const std::vector<std::string>& re
   }
   for (const auto& given : requested) {
     const std::string name = Lower(given);
-    if (!IsSweepCap(name)) {
+    if (!onednn::IsSweepCap(name)) {
       return UsageError(fmt::format("--isa: '{}' is not a oneDNN ISA cap ({}){}", given,
-                                    SweepCapsText(), DidYouMean(Lower(given), kSweepCaps)));
+                                    onednn::SweepCapsText(), DidYouMean(Lower(given), kSweepCaps)));
     }
-    if (RankOf(name) > max_rank) {
+    if (!CapFits(name, max)) {
       return Status(ExitCode::kUnsupported,
                     fmt::format("--isa: this machine dispatches up to {}, so a cap of {} would run "
                                 "the same kernels as {}",
@@ -68,8 +53,9 @@ StatusOr<std::vector<std::string>> ChooseCaps(const std::vector<std::string>& re
     }
     if (std::find(caps.begin(), caps.end(), name) == caps.end()) caps.push_back(name);
   }
-  std::sort(caps.begin(), caps.end(),
-            [](const std::string& a, const std::string& b) { return RankOf(a) < RankOf(b); });
+  std::sort(caps.begin(), caps.end(), [](const std::string& a, const std::string& b) {
+    return onednn::Compare(a, b) == onednn::IsaOrder::kBelow;  // caps: all ranked
+  });
   return caps;
 }
 
@@ -101,8 +87,7 @@ StatusOr<SweepRun> RunSweepWorker(const SweepSettings& settings, RunConfig confi
 bool AboveCap(const verbose::PrimitiveStats& s, std::string_view cap) {
   const std::string_view isa = s.isa.view().substr(0, s.isa.find(" "));
   if (isa.empty()) return false;
-  const auto rank = onednn::IsaRank(isa);
-  return rank && *rank > RankOf(cap);
+  return onednn::Compare(isa, cap) == onednn::IsaOrder::kAbove;
 }
 
 PrimitiveKey KeyOf(const verbose::PrimitiveStats& s) {
@@ -135,10 +120,11 @@ std::optional<double> SpeedupOver(const SweepCells& base, const SweepCells& cell
 }
 
 std::string PeakIsaOf(std::string_view cap) {
-  const int rank = RankOf(cap);
-  if (rank >= RankOf("avx512_core")) return "avx512_core";
-  if (rank >= RankOf("avx2")) return "avx2";
-  return "sse41";
+  using onednn::IsaName;
+  for (const std::string_view peak : {IsaName("avx512_core"), IsaName("avx2")}) {
+    if (onednn::AtOrAbove(cap, peak)) return std::string(peak);
+  }
+  return std::string(IsaName("sse41"));
 }
 
 std::optional<double> PeakOf(const SweepRun& r) {

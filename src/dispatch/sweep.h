@@ -30,11 +30,6 @@ inline constexpr std::string_view kScalarCap = "scalar";
 /// The caps a sweep may use, in dispatch order: a view of the shared ISA table.
 inline constexpr const auto& kSweepCaps = onednn::kSweepCaps;
 
-/// "sse41, avx, ..., avx512_core_amx": the caps, for messages.
-std::string SweepCapsText();
-/// True for a name in kSweepCaps.
-bool IsSweepCap(std::string_view name);
-
 /// `requested` (--isa) checked and sorted, or, when empty, every cap from sse41 up to what oneDNN
 /// dispatches to on `info`'s machine (avx2_vnni only where AVX-VNNI is usable: it would run the
 /// avx2 kernels again). Errors: an unknown name (usage), a cap above the machine (unsupported).

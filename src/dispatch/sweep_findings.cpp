@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "dispatch/sweep.h"
+#include "os/exit_status.h"
 #include "os/signals.h"
 #include "verbose/rules.h"
 
@@ -169,7 +170,7 @@ std::optional<Finding> ThreadsOverriddenFinding(std::string_view config, int ask
 }
 
 int ProgramSweepStatus(int interrupted_by, const std::vector<int>& run_statuses) {
-  if (interrupted_by != 0) return 128 + interrupted_by;
+  if (interrupted_by != 0) return os::ExitStatusForSignal(interrupted_by);
   for (int status : run_statuses) {
     if (status != 0) return status;
   }

@@ -10,7 +10,7 @@
 #include <tuple>
 
 #include "common/onednn_isa.h"
-#include "detect/input_file.h"
+#include "os/input_file.h"
 
 namespace dlcheck::fleet {
 namespace {
@@ -126,7 +126,7 @@ Signature(const HostReport& r) {
 
 // Higher is better: the oneDNN ISA's rank, then how many features are usable, then hosts.
 std::tuple<int, std::size_t, std::size_t> Merit(const FleetGroup& g) {
-  return {onednn::IsaRank(g.onednn_isa).value_or(-1), g.usable.size(), g.hosts.size()};
+  return {onednn::SortRank(g.onednn_isa), g.usable.size(), g.hosts.size()};
 }
 
 void MarkBest(std::vector<FleetGroup>& groups) {
@@ -223,7 +223,7 @@ void FleetReader::Add(const std::string& path) {
 
 FleetReader::Parsed FleetReader::Parse(const std::string& file, std::string_view text) {
   Parsed parsed{.report = {.host = HostFromFile(file), .file = file}};
-  if (Status bounded = detect::CheckJsonBounds(text, "report", file, kReportJsonBounds);
+  if (Status bounded = os::CheckJsonBounds(text, "report", file, kReportJsonBounds);
       !bounded.ok()) {
     parsed.skip_reason = bounded.message();
     return parsed;
@@ -237,7 +237,7 @@ FleetReader::Parsed FleetReader::Parse(const std::string& file, std::string_view
 FleetReader::Parsed FleetReader::ReadAndParse(const Pending& pending) {
   if (!pending.error.empty())
     return {.report = {.file = pending.file}, .skip_reason = pending.error};
-  StatusOr<std::string> text = detect::ReadInputFile(pending.file, {"report", "", kMaxReportBytes});
+  StatusOr<std::string> text = os::ReadInputFile(pending.file, {"report", "", kMaxReportBytes});
   if (!text.ok()) return {.report = {.file = pending.file}, .skip_reason = text.status().message()};
   return Parse(pending.file, *text);
 }

@@ -16,7 +16,7 @@
 #include <string_view>
 #include <vector>
 
-#include "detect/input_file.h"
+#include "os/input_file.h"
 
 namespace dlcheck::fleet {
 
@@ -91,7 +91,7 @@ inline constexpr std::size_t kMaxReportBytes = std::size_t{4} << 20;
 /// A report nesting deeper or holding more JSON values than this is skipped before it is parsed:
 /// a real one nests 6 deep and holds a few thousand values, while 4 MiB of `[[],[],...]` would
 /// take memory out of proportion to its size (one document per thread).
-inline constexpr detect::JsonBounds kReportJsonBounds{.max_depth = 32, .max_values = 50000};
+inline constexpr os::JsonBounds kReportJsonBounds{.max_depth = 32, .max_values = 50000};
 
 /// Reads reports, keeping only their HostReport: files are read and parsed on every CPU, one
 /// document per thread at a time, and merged in the order given.

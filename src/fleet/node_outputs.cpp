@@ -7,20 +7,15 @@
 #include <ctime>
 
 #include "common/onednn_isa.h"
-#include "detect/input_file.h"
+#include "common/text.h"
 #include "dlcheck/version.h"
+#include "report/safe_text.h"
 
 namespace dlcheck::fleet {
 namespace {
 
 bool IsAlnum(char c) {
   return std::isalnum(static_cast<unsigned char>(c)) != 0;
-}
-
-std::string Lower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
 }
 
 const char* YesNo(bool value) {
@@ -195,7 +190,7 @@ StatusOr<std::string> CheckedNodeName(std::string_view name, std::string_view so
   return UsageError(fmt::format(
       "{} '{}' is not a valid node name (1 to 64 letters, digits, '-', '_' or '.'); it would "
       "enter generated configuration",
-      source, detect::SafeText(name, 80)));
+      source, report::SafeText(name, 80)));
 }
 
 bool IsSlurmFeatureToken(std::string_view token) {

@@ -2,7 +2,7 @@
 // What one node's check says, in the words each fleet engine reads: Slurm node features, a
 // Kubernetes Node Feature Discovery (NFD) local feature file, and a Prometheus textfile for
 // node_exporter's textfile collector. Pure functions of a check's result and evidence: the
-// caller prints them or writes them atomically (detect::WriteFileReplacing).
+// caller prints them or writes them atomically (os::WriteFileReplacing).
 //
 //   SlurmFeatures(result, evidence)   {"avx2", ..., "avx512_bf16", "onednn_avx512_core_bf16",
 //                                      "amx_permission", "dlcheck_ok"}

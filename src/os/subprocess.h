@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "os/exit_status.h"
 
 namespace dlcheck::os {
 
@@ -65,7 +66,7 @@ struct Outcome {
 
   bool ok() const { return exited && exit_code == 0; }
   /// The exit status a shell would report: the exit code, or 128 + the signal.
-  int ShellStatus() const { return exited ? exit_code : 128 + signal; }
+  int ShellStatus() const { return exited ? exit_code : ExitStatusForSignal(signal); }
   /// How the process itself ended: "exited with status 3", "was killed by signal 11 (SIGSEGV)",
   /// "timed out after 5 s and was killed".
   std::string Ended() const;

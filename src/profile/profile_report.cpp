@@ -7,6 +7,7 @@
 #include <set>
 #include <utility>
 
+#include "common/text.h"
 #include "report/printer.h"
 
 namespace dlcheck::profile {
@@ -19,12 +20,6 @@ double Pct(double part, double whole) {
 }
 double Pct(std::uint64_t part, std::uint64_t whole) {
   return Pct(static_cast<double>(part), static_cast<double>(whole));
-}
-
-std::string Join(const std::set<std::string>& items, std::string_view separator) {
-  std::string text;
-  for (const auto& item : items) text += (text.empty() ? "" : std::string(separator)) + item;
-  return text;
 }
 
 void AddClassesTable(report::Report& report, const Profile& p) {

@@ -2,6 +2,7 @@
 // JSON printer in every document of its command, null when the run had nothing for it; the
 // schemas in schemas/ are generated from these lists (`dlcheck schema COMMAND`).
 #include "report/contract.h"
+#include "report/primitive_columns.h"
 
 namespace dlcheck::report::contract {
 namespace {
@@ -52,33 +53,26 @@ Member TopologyMember() {
                            Text("infos")})});
 }
 
-// The columns of a primitives table (verbose_report's PrimitiveColumns), then `extra`.
+Member ColumnMember(const primitive_column::Column& column) {
+  switch (column.type) {
+    case Type::kInteger:
+      return Integer(column.name);
+    case Type::kNumber:
+      return Number(column.name);
+    case Type::kBoolean:
+      return Boolean(column.name);
+    case Type::kText:
+      break;
+  }
+  return Text(column.name);
+}
+
+// The columns of a primitives table (report/primitive_columns.h), then `extra`.
 std::vector<Member> PrimitiveColumns(std::vector<Member> extra = {}) {
-  std::vector<Member> columns = {Text("engine"),
-                                 Text("primitive"),
-                                 Text("implementation"),
-                                 Text("isa"),
-                                 Text("isa_source"),
-                                 Text("fallback"),
-                                 Text("prop_kind"),
-                                 Text("data_types"),
-                                 Text("layouts"),
-                                 Text("attributes"),
-                                 Text("auxiliary"),
-                                 Text("problem"),
-                                 Integer("creates"),
-                                 Integer("cache_hits"),
-                                 Number("create_ms"),
-                                 Integer("nested_creates"),
-                                 Number("nested_create_ms"),
-                                 Integer("execs"),
-                                 Number("exec_ms_total"),
-                                 Number("exec_ms_mean"),
-                                 Number("exec_ms_min"),
-                                 Number("exec_ms_max"),
-                                 Number("time_pct"),
-                                 Number("gflops"),
-                                 Text("benchdnn")};
+  std::vector<Member> columns;
+  for (const primitive_column::Column& column : kPrimitiveColumns) {
+    columns.push_back(ColumnMember(column));
+  }
   for (Member& m : extra) columns.push_back(std::move(m));
   return columns;
 }
@@ -222,7 +216,8 @@ Document Parse() {
           {Object("options", {Text("sort"), Integer("top"), Boolean("events"), Boolean("strict"),
                               Text("benchdnn_version"), Text("benchdnn_batch")}),
            InputMember(/*with_files=*/true), HeaderMember(), SummaryMember(),
-           Rows("primitives", PrimitiveColumns({Text("layer"), Text("file")})),
+           Rows("primitives", PrimitiveColumns({ColumnMember(primitive_column::kLayer),
+                                                ColumnMember(primitive_column::kFile)})),
            Rows("headers", {Text("file"), Text("library_version"), Text("runtime"),
                             Integer("threads"), Text("isa"), Text("isa_short")}),
            DiagnosticsMember(), EventsMember(), TraceMember()}};
@@ -232,8 +227,8 @@ Document Verbose() {
   return {"verbose",
           "a model trained through oneDNN in a worker, every primitive per layer",
           {Object("run", ModelRunMembers()), InputMember(/*with_files=*/false), SummaryMember(),
-           Rows("primitives", PrimitiveColumns({Text("layer")})), DiagnosticsMember(),
-           EventsMember(), TraceMember()}};
+           Rows("primitives", PrimitiveColumns({ColumnMember(primitive_column::kLayer)})),
+           DiagnosticsMember(), EventsMember(), TraceMember()}};
 }
 
 Document Run() {
@@ -245,8 +240,8 @@ Document Run() {
                           Number("exec_pct_of_wall"), Integer("verbose_lines"),
                           Integer("program_lines"), Integer("program_bytes")}),
            InputMember(/*with_files=*/false), HeaderMember(), SummaryMember(),
-           Rows("primitives", PrimitiveColumns({Text("layer")})), DiagnosticsMember(),
-           EventsMember(), TraceMember()}};
+           Rows("primitives", PrimitiveColumns({ColumnMember(primitive_column::kLayer)})),
+           DiagnosticsMember(), EventsMember(), TraceMember()}};
 }
 
 Document Dispatch() {
@@ -274,8 +269,8 @@ Document Dispatch() {
       "the model (or a program) under each oneDNN ISA cap and thread set, side by side",
       {Object("run", std::move(run)),
        Rows("primitives",
-            Prefixed({Text("isa_cap"), Text("layer"), Text("config"), Text("thread_set"),
-                      Integer("run")},
+            Prefixed({Text("isa_cap"), ColumnMember(primitive_column::kLayer), Text("config"),
+                      Text("thread_set"), Integer("run")},
                      PrimitiveColumns({Number("ms_per_step"), Number("speedup_vs_scalar"),
                                        Number("speedup_vs_lowest"), Number("peak_gflops"),
                                        Number("peak_fraction")}))),
@@ -344,7 +339,7 @@ Document Profile() {
                  Integer("onednn_samples"), Integer("blas_samples"), Text("beneath")}),
            Rows("off_cpu", {Text("state"), Number("seconds"), Number("pct"), Integer("switches"),
                             Text("wait"), Text("stack")}),
-           Rows("primitives", PrimitiveColumns({Text("layer")}))}};
+           Rows("primitives", PrimitiveColumns({ColumnMember(primitive_column::kLayer)}))}};
 }
 
 Document Fleet() {

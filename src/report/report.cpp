@@ -33,13 +33,6 @@ Table& Report::AddTable(std::string name, std::vector<std::string> columns, std:
   return tables.back();
 }
 
-const Section* Report::FindSection(std::string_view name) const {
-  for (const auto& s : sections) {
-    if (s.name == name) return &s;
-  }
-  return nullptr;
-}
-
 const Table* Report::FindTable(std::string_view name) const {
   for (const auto& t : tables) {
     if (t.name == name) return &t;

@@ -167,7 +167,6 @@ struct Report {
   void AddFinding(Severity severity, std::string code, std::string message) {
     findings.push_back({severity, std::move(code), std::move(message)});
   }
-  const Section* FindSection(std::string_view name) const;
   const Table* FindTable(std::string_view name) const;
   /// The table CSV prints, or nullptr when the report has none.
   const Table* Primary() const;

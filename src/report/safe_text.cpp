@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace dlcheck::report {
 namespace {
 
@@ -80,6 +82,23 @@ std::string ValidUtf8Text(std::string_view text, std::string_view replacement, b
       out.append(text, i, bytes);
       i += bytes;
     }
+  }
+  return out;
+}
+
+std::string SafeText(std::string_view text, std::size_t max_bytes) {
+  text = text.substr(0, max_bytes);
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size();) {
+    const std::size_t bytes = Utf8SequenceBytes(text, i);
+    const std::size_t step = std::max<std::size_t>(bytes, 1);
+    if (bytes == 0 || IsControl(text, i, bytes)) {
+      out.append(step, '?');
+    } else {
+      out.append(text, i, bytes);
+    }
+    i += step;
   }
   return out;
 }

@@ -31,4 +31,9 @@ std::string VisibleText(std::string_view text, bool keep_line_breaks = false);
 std::string ValidUtf8Text(std::string_view text, std::string_view replacement,
                           bool controls = false);
 
+/// Text from a recorded file (a path, a brand string, an hwloc info) made safe for a terminal
+/// and for JSON: valid UTF-8 is kept, while each byte of a control character (C0 with tab, DEL,
+/// C1) and each byte that is not UTF-8 becomes '?'. At most `max_bytes` bytes are looked at.
+std::string SafeText(std::string_view text, std::size_t max_bytes = std::string_view::npos);
+
 }  // namespace dlcheck::report

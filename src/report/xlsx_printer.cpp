@@ -18,8 +18,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "os/removed_on_signal.h"
 #include "report/printer.h"
-#include "report/removed_on_signal.h"
 #include "report/safe_text.h"
 
 namespace dlcheck::report {
@@ -296,7 +296,7 @@ class TempPath {
 
  private:
   std::string path_;
-  RemovedOnSignal removed_on_signal_;
+  os::RemovedOnSignal removed_on_signal_;
 };
 
 }  // namespace

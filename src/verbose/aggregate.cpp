@@ -45,21 +45,6 @@ std::vector<TimeShare> SortedShares(std::map<std::string, TimeShare> by_name, do
   return out;
 }
 
-}  // namespace
-
-std::optional<double> PrimitiveStats::ExecMsMean() const {
-  if (timed_execs == 0) return std::nullopt;
-  return exec_ms_total / static_cast<double>(timed_execs);
-}
-
-std::optional<double> PrimitiveStats::Gflops() const {
-  const std::optional<double> mean = ExecMsMean();
-  if (!flops || !mean || *mean <= 0) return std::nullopt;
-  return *flops / (*mean * 1e6);
-}
-
-namespace {
-
 // The position of the last comma (memrchr: one vector compare for the short time field).
 std::size_t LastComma(std::string_view s) {
   const void* hit = memrchr(s.data(), ',', s.size());
@@ -266,7 +251,6 @@ void Aggregator::AddTime(PrimitiveStats& row, const LineMemo::Entry& kind,
     ++row.nested_creates;
     if (ms) row.nested_create_ms += *ms;
   } else if (kind.exec) {
-    ++exec_events_;
     ++row.execs;
     if (ms) {
       if (row.timed_execs == 0) {
@@ -540,12 +524,14 @@ bool NeedsAWholeRun(std::string_view code) {
 namespace {
 
 // The plain-language conclusions about a log, in a fixed order.
-std::vector<Finding> Notes(const Summary& s, const PrimitiveRows& rows, const LogHeader& header) {
+std::vector<Finding> Notes(const Summary& s, const PrimitiveRows& rows, const LogHeader& header,
+                           const RunContext& context) {
   std::vector<Finding> notes;
-  auto note = [&notes](Severity level, std::string code, std::string message) {
+  auto note = [&notes, &context](Severity level, std::string code, std::string message) {
+    if (!context.whole_run && NeedsAWholeRun(code)) return;
     notes.push_back({level, std::move(code), std::move(message)});
   };
-  if (s.execs == 0) {
+  if (s.execs == 0 && !context.silent_with_verbose_on) {
     note(Severity::kWarning, "no-exec",
          "no oneDNN primitive executed \u2014 is ONEDNN_VERBOSE set? for oneDNN before 2.5 the "
          "variable is DNNL_VERBOSE");
@@ -597,12 +583,12 @@ std::vector<Finding> Notes(const Summary& s, const PrimitiveRows& rows, const Lo
 
 }  // namespace
 
-Summary Aggregator::Summarize(const LogHeader& header) const {
+Summary Aggregator::Summarize(const LogHeader& header, const RunContext& context) const {
   Summary s = Totals(rows_);
   s.diagnostics = diagnostic_events_;
   s.graph_dispatch = graph_dispatch_events_;
   s.other_events = other_events_;
-  s.notes = Notes(s, rows_, header);
+  s.notes = Notes(s, rows_, header, context);
   return s;
 }
 

@@ -22,53 +22,10 @@
 #include "common/finding.h"
 #include "verbose/hash.h"
 #include "verbose/interned_text.h"
+#include "verbose/primitive_stats.h"
 #include "verbose/verbose_event.h"
 
 namespace dlcheck::verbose {
-
-/// One distinct primitive of a log and what happened to it.
-struct PrimitiveStats {
-  // Texts are interned (interned_text.h): a row is its counters and a handle per text, since
-  // rows of one log share most of their texts.
-  InternedText engine;
-  InternedText primitive;
-  InternedText implementation;
-  InternedText isa;
-  bool isa_inferred = false;
-  ImplClass impl_class = ImplClass::kUnknown;
-  InternedText prop_kind;
-  InternedText memory_descriptors;  ///< raw field
-  InternedText data_types;          ///< `src:f32 wei:f32 dst:f32`
-  InternedText layouts;             ///< `src:aBcd16b wei:ABcd16b16a dst:aBcd16b`
-  InternedText attributes;
-  InternedText auxiliary;
-  InternedText problem;
-  Era era = Era::kUnknown;  ///< the line format of the row's first line
-  std::optional<InternedText> layer;
-  /// The layer's name, or `none` for a row without one.
-  std::string_view LayerOr(std::string_view none) const { return layer ? layer->view() : none; }
-  /// The input (1-based, LogSession::input_names()) when the session labels inputs, else 0.
-  std::uint32_t input = 0;
-  std::uint64_t creates = 0;  ///< every create event, cache hits included, nested ones not
-  std::uint64_t cache_hits = 0;
-  double create_ms = 0;
-  /// `create_nested:` events (3.3+): created inside another primitive's creation, whose
-  /// create_ms already holds their time; counted apart so it is not counted twice.
-  std::uint64_t nested_creates = 0;
-  double nested_create_ms = 0;
-  std::uint64_t execs = 0;        ///< every exec event, timed or not
-  std::uint64_t timed_execs = 0;  ///< execs that carried a time
-  double exec_ms_total = 0;
-  double exec_ms_min = 0;
-  double exec_ms_max = 0;
-  double first_exec_ms = 0;     ///< the time of the first timed exec
-  std::optional<double> flops;  ///< per execution, where the problem defines the work
-  std::uint64_t first_line = 0;
-
-  std::optional<double> ExecMsMean() const;
-  /// flops / mean exec time, in GFLOP/s; nullopt without work or time.
-  std::optional<double> Gflops() const;
-};
 
 /// The rows of a log, in the order their primitives first appeared. A deque: it grows a block
 /// at a time, never holding the rows twice while it grows, and wastes no capacity.
@@ -122,6 +79,17 @@ struct Summary {
 /// steady state. A run that was stopped early (a signal, a crash) did not give its whole log,
 /// so these notes are dropped for it; the others (scalar fallback, ISA inferred, ...) still hold.
 bool NeedsAWholeRun(std::string_view code);
+
+/// What the caller knows about the run a log came from, which the log itself cannot say. The
+/// notes are made knowing it, so no caller erases a note after the fact.
+struct RunContext {
+  /// The log holds the whole run. False when the run was stopped early (a signal, a crash): the
+  /// notes that conclude from a whole run (NeedsAWholeRun) are not made.
+  bool whole_run = true;
+  /// dlcheck switched verbose output on and the run printed no verbose line: the caller says
+  /// why, and the no-exec note's "is ONEDNN_VERBOSE set?" is not made.
+  bool silent_with_verbose_on = false;
+};
 
 /// Memo of lines already aggregated, keyed by the line's text up to its last comma (all but the
 /// time): a repeated line skips parsing, only its time is read. Bounded; clear it whenever the
@@ -205,10 +173,9 @@ class Aggregator {
   const std::vector<DiagnosticStats>& diagnostics() const { return diagnostics_; }
   /// Events counted by Add (creates, execs, diagnostics).
   std::uint64_t events() const { return events_; }
-  std::uint64_t exec_events() const { return exec_events_; }
   /// Totals, time shares and the notes about the log; `header` names the ISA that inferred
-  /// ISAs came from.
-  Summary Summarize(const LogHeader& header) const;
+  /// ISAs came from; `context` what the log cannot say about its run.
+  Summary Summarize(const LogHeader& header, const RunContext& context = {}) const;
 
  private:
   struct KeyHash {
@@ -241,7 +208,6 @@ class Aggregator {
   std::vector<DiagnosticStats> diagnostics_;
   std::vector<MemoryDesc> mds_;
   std::uint64_t events_ = 0;
-  std::uint64_t exec_events_ = 0;
   std::uint64_t diagnostic_events_ = 0;
   std::uint64_t graph_dispatch_events_ = 0;
   std::size_t row_text_bytes_ = 0;  // what the rows' new texts took in the pool

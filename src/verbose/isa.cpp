@@ -147,8 +147,12 @@ Classification ClassifyImplementation(std::string_view implementation) {
   return {};
 }
 
-std::string_view IsaFromHeaderText(std::string_view text) {
-  // Order matters: the most specific descriptions first.
+namespace {
+
+// Header texts the ISA table does not hold word for word: older releases' spellings ("Intel(R)
+// Advanced Vector Extensions 2"), AVX10.1's, and other architectures'. Order matters: the most
+// specific descriptions first.
+std::string_view IsaFromOtherHeaderText(std::string_view text) {
   if (Contains(text, "AVX10.2") || Contains(text, "AVX 10.2")) {
     return Contains(text, "AMX") ? "avx10_2_amx_2" : "avx10_2";
   }
@@ -180,6 +184,13 @@ std::string_view IsaFromHeaderText(std::string_view text) {
   if (Contains(text, "SVE (128")) return "sve_128";
   if (Contains(text, "Advanced SIMD")) return "asimd";
   return {};
+}
+
+}  // namespace
+
+std::string_view IsaFromHeaderText(std::string_view text) {
+  if (const std::string_view isa = onednn::IsaOfHeaderText(text); !isa.empty()) return isa;
+  return IsaFromOtherHeaderText(text);
 }
 
 }  // namespace dlcheck::verbose

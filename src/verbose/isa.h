@@ -45,7 +45,8 @@ struct Classification {
 Classification ClassifyImplementation(std::string_view implementation);
 
 /// The ISA name that a header's long ISA text means (`Intel AVX-512 with Intel DL Boost and
-/// bfloat16 support` -> `avx512_core_bf16`), or "" when it names none or is not recognised.
+/// bfloat16 support` -> `avx512_core_bf16`), or "" when it names none or is not recognised. The
+/// ISA table's header_text column is searched first; older and other spellings after it.
 std::string_view IsaFromHeaderText(std::string_view text);
 
 }  // namespace dlcheck::verbose

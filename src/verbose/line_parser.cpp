@@ -168,6 +168,14 @@ std::string_view ImplClassName(ImplClass impl_class) {
   return "unknown";
 }
 
+ImplClass ImplClassFromName(std::string_view name) {
+  for (const ImplClass c :
+       {ImplClass::kJit, ImplClass::kGemm, ImplClass::kScalar, ImplClass::kExternal}) {
+    if (ImplClassName(c) == name) return c;
+  }
+  return ImplClass::kUnknown;
+}
+
 std::string_view SkipReasonName(SkipReason reason) {
   switch (reason) {
     case SkipReason::kNone:

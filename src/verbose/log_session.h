@@ -122,7 +122,9 @@ class LogSession {
   /// after Finish and Summarize; the session's rows are empty after it.
   std::vector<PrimitiveStats> TakeRows();
   /// The aggregator's summary, with the merged header.
-  Summary Summarize() const { return aggregator_.Summarize(header()); }
+  Summary Summarize(const RunContext& context = {}) const {
+    return aggregator_.Summarize(header(), context);
+  }
 
  private:
   // The last create or exec the parser produced, to remember its line in the memo.

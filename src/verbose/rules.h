@@ -12,7 +12,7 @@
 
 #include <string_view>
 
-#include "verbose/aggregate.h"
+#include "verbose/primitive_stats.h"
 
 namespace dlcheck::verbose {
 

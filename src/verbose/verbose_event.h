@@ -53,6 +53,26 @@ enum class ImplClass {
 
 /// "unknown", "jit", "gemm", "scalar", "external".
 std::string_view ImplClassName(ImplClass impl_class);
+/// The class ImplClassName calls `name`; kUnknown for any other text.
+ImplClass ImplClassFromName(std::string_view name);
+
+/// How far a class falls back from hand-written vector code, the one order of the classes:
+/// jit 0, gemm 1, external 2, scalar 3. nullopt for kUnknown, which has no place in it.
+constexpr std::optional<int> FallbackDepth(ImplClass impl_class) {
+  switch (impl_class) {
+    case ImplClass::kJit:
+      return 0;
+    case ImplClass::kGemm:
+      return 1;
+    case ImplClass::kExternal:
+      return 2;
+    case ImplClass::kScalar:
+      return 3;
+    case ImplClass::kUnknown:
+      break;
+  }
+  return std::nullopt;
+}
 
 /// One tensor argument of a primitive: `src_f32::blocked:abcd:f0` (1.0-3.1),
 /// `src_f32:a:blocked:aBcd16b::f0` (3.2-3.5), `src:f32::blocked:ab::f0` (3.6+), `fsrc:nchw` (0.x).

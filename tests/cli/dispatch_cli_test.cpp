@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "common/exit_code.h"
-#include "detect/cpu_features.h"
+#include "common/onednn_isa.h"
 #include "support/run_dlcheck.h"
 
 namespace dlcheck {
@@ -40,7 +40,7 @@ std::vector<std::string> ExpectedCaps() {
   std::vector<std::string> caps;
   for (const char* cap : {"sse41", "avx", "avx2", "avx2_vnni", "avx512_core", "avx512_core_vnni",
                           "avx512_core_bf16", "avx512_core_amx"}) {
-    if (detect::OneDnnIsaRank(cap) > detect::OneDnnIsaRank(max)) continue;
+    if (!onednn::AtOrBelow(cap, max)) continue;
     if (std::string(cap) == "avx2_vnni" && !avx_vnni) continue;
     caps.emplace_back(cap);
   }
@@ -105,7 +105,7 @@ TEST(DispatchCliTest, SweepsExactlyTheCapsUpToTheMachinesAndNoRowExceedsItsCap) 
     const std::string cap = row["isa_cap"];
     const std::string isa = IsaOfCell(row["isa"]);
     if (cap == "scalar" || isa.empty()) continue;
-    EXPECT_LE(detect::OneDnnIsaRank(isa), detect::OneDnnIsaRank(cap))
+    EXPECT_NE(onednn::Compare(isa, cap), onednn::IsaOrder::kAbove)
         << cap << ": " << row["implementation"];
     ++checked;
   }
@@ -274,7 +274,7 @@ void ExpectNoRowAboveItsCap(const nlohmann::json& rows) {
   for (const auto& row : rows) {
     if (!row["isa_cap"].is_string() || !row["isa"].is_string()) continue;
     const std::string isa = IsaOfCell(row["isa"]);
-    EXPECT_LE(detect::OneDnnIsaRank(isa), detect::OneDnnIsaRank(row["isa_cap"].get<std::string>()))
+    EXPECT_NE(onednn::Compare(isa, row["isa_cap"].get<std::string>()), onednn::IsaOrder::kAbove)
         << row;
   }
 }

@@ -1,4 +1,4 @@
-// Output files through the built binary (src/detect/output_file.h): a device or FIFO named as an
+// Output files through the built binary (src/os/output_file.h): a device or FIFO named as an
 // output is written into, never replaced by a regular file; a write that fails (a full device, a
 // file size limit) ends with one `dlcheck:` line and exit 8, and leaves what was there; the
 // workbook's temporary files are gone after a SIGTERM, and the library's own error lines are

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "common/onednn_isa.h"
 #include "detect/cpu_features.h"
 #include "detect/cpuid_dump.h"
 #include "detect/cpuinfo.h"
@@ -304,8 +305,8 @@ TEST(DecodeTest, OneDnnLevelsFollowCpuIsaTraits) {
   EXPECT_EQ(MaxOneDnnIsa(bits), "avx512_core_bf16");  // amx_bf16 missing
   bits["amx_bf16"] = true;
   EXPECT_EQ(MaxOneDnnIsa(bits), "avx512_core_amx");
-  EXPECT_LT(OneDnnIsaRank("avx2_vnni"), OneDnnIsaRank("avx512_core"));
-  EXPECT_EQ(OneDnnIsaRank("no_such_isa"), -1);
+  EXPECT_EQ(onednn::Compare("avx2_vnni", "avx512_core"), onednn::IsaOrder::kBelow);
+  EXPECT_EQ(onednn::Compare("no_such_isa", "none"), onednn::IsaOrder::kUnrankable);
 }
 
 TEST(OsLayerTest, Xcr0WithoutAvx512StateMakesAvx512Unusable) {

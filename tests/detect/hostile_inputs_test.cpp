@@ -9,14 +9,15 @@
 #include <string>
 
 #include "detect/cpuid_dump.h"
-#include "detect/input_file.h"
 #include "detect/platform.h"
+#include "os/input_file.h"
 #include "support/run_dlcheck.h"
 
 namespace dlcheck::detect {
 namespace {
 
 using dlcheck::testing::DataPath;
+using os::CheckJsonBounds;
 
 // An Intel client (four caches in leaf 4: L1D, L1I, L2, L3) and an AMD desktop (four in
 // 8000001Dh), recorded by libcpuid's own tool.

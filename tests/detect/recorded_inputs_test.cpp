@@ -13,15 +13,19 @@
 #include <thread>
 
 #include "detect/cpuid_dump.h"
-#include "detect/input_file.h"
-#include "detect/output_file.h"
 #include "detect/platform.h"
+#include "os/input_file.h"
+#include "os/output_file.h"
 #include "support/run_dlcheck.h"
 
 namespace dlcheck::detect {
 namespace {
 
 using dlcheck::testing::DataPath;
+using os::kMaxInputBytes;
+using os::ReadInputFile;
+using os::WriteAll;
+using os::WriteFileReplacing;
 
 const std::string kThisMachine = "cpuid/cpuid-r/oxide-virtual-turin-like-processor";
 
@@ -203,17 +207,6 @@ TEST(InputFileTest, AnXzBombStopsAtTheCap) {
   const std::string path = DataPath("cpuid/invalid/65-mib-of-zeros.txt.xz");
   ExpectError(ReadDumpText(path).status(), ExitCode::kInputError,
               "CPUID dump '" + path + "' decompresses to more than 64 MiB, the most dlcheck reads");
-}
-
-TEST(SafeTextTest, KeepsUtf8AndReplacesControlsAndBadBytes) {
-  EXPECT_EQ(SafeText("Intel\x1b[31mCore\xff"), "Intel?[31mCore?");
-  EXPECT_EQ(SafeText("caf\xc3\xa9 \xe2\x82\xac"), "caf\xc3\xa9 \xe2\x82\xac");
-  EXPECT_EQ(SafeText("\xc2\x9b"
-                     "2J"),
-            "??2J");                                       // C1 CSI, as UTF-8
-  EXPECT_EQ(SafeText("\xc0\xaf \xed\xa0\x80"), "?? ???");  // overlong, surrogate
-  EXPECT_EQ(SafeText("\xe2\x82"), "??");                   // cut inside a sequence
-  EXPECT_EQ(SafeText("abcdef", 3), "abc");
 }
 
 // --- writing: never through a link, every failure said ------------------------------------------

@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 
+#include "report/primitive_columns.h"
 #include "report/printer.h"
 #include "report/report.h"
 
@@ -31,6 +32,29 @@ TEST(ContractTest, EveryCommandWithJsonHasADeclaredDocument) {
   EXPECT_EQ(names, (std::set<std::string>{"platform", "parse", "verbose", "run", "dispatch",
                                           "check", "diff", "profile", "fleet"}));
   EXPECT_EQ(contract::Find("nonsense"), nullptr);
+}
+
+// The primitives table's columns are declared once (report/primitive_columns.h): every command's
+// primitives rows carry them, by those names and types, in that order.
+TEST(ContractTest, PrimitivesTablesCarryTheDeclaredColumns) {
+  std::set<std::string> names;
+  for (const primitive_column::Column& c : kPrimitiveColumns) {
+    EXPECT_TRUE(names.insert(c.name).second) << c.name << " declared twice";
+  }
+  int tables = 0;
+  for (const char* command : {"parse", "verbose", "run", "profile"}) {
+    const contract::Document* document = contract::Find(command);
+    ASSERT_NE(document, nullptr) << command;
+    const contract::Member* rows = contract::FindMember(document->members, "primitives");
+    if (rows == nullptr) continue;
+    ++tables;
+    ASSERT_GE(rows->members.size(), kPrimitiveColumns.size()) << command;
+    for (std::size_t i = 0; i < kPrimitiveColumns.size(); ++i) {
+      EXPECT_EQ(rows->members[i].name, kPrimitiveColumns[i].name) << command;
+      EXPECT_EQ(rows->members[i].type, kPrimitiveColumns[i].type) << command;
+    }
+  }
+  EXPECT_GE(tables, 3);
 }
 
 TEST(ContractTest, TheSchemaRequiresEveryDeclaredMemberAndLetsEachBeNull) {

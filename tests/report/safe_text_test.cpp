@@ -119,5 +119,17 @@ TEST(CsvFormulaTest, LfLineEndsOnRequest) {
   EXPECT_EQ(out.str(), "a,b\n\"x\ny\",1\n");
 }
 
+// SafeText, for recorded text in a report (a path, a brand string): one '?' per byte refused.
+TEST(SafeTextTest, KeepsUtf8AndReplacesEachControlAndBadByteWithAQuestionMark) {
+  EXPECT_EQ(SafeText("Intel\x1b[31mCore\xff"), "Intel?[31mCore?");
+  EXPECT_EQ(SafeText("caf\xc3\xa9 \xe2\x82\xac"), "caf\xc3\xa9 \xe2\x82\xac");
+  EXPECT_EQ(SafeText("\xc2\x9b"
+                     "2J"),
+            "??2J");                                       // C1 CSI, as UTF-8
+  EXPECT_EQ(SafeText("\xc0\xaf \xed\xa0\x80"), "?? ???");  // overlong, surrogate
+  EXPECT_EQ(SafeText("\xe2\x82"), "??");                   // cut inside a sequence
+  EXPECT_EQ(SafeText("abcdef", 3), "abc");
+}
+
 }  // namespace
 }  // namespace dlcheck::report

@@ -124,6 +124,33 @@ TEST(AggregateTest, ScalarFallbackAndNoExecFindings) {
             "variable is DNNL_VERBOSE");
 }
 
+std::vector<std::string> CodesOf(const Summary& s) {
+  std::vector<std::string> codes;
+  for (const Finding& n : s.notes) codes.push_back(n.code);
+  return codes;
+}
+
+// The caller's context decides the notes as they are made: none is erased after the fact.
+TEST(AggregateTest, TheRunContextDecidesTheNotesThatNeedAWholeRun) {
+  LogRun created;
+  Feed({"dnnl_verbose,create:cache_miss,cpu,matmul,jit:uni,undef,src_f32::blocked:ab:f0 "
+        "wei_f32::blocked:ab:f0 dst_f32::blocked:ab:f0,,,15x41:41x19:15x19,0.5"},
+       created);
+  EXPECT_EQ(CodesOf(created.session.Summarize()),
+            (std::vector<std::string>{"no-exec", "create-dominates"}));
+  EXPECT_EQ(CodesOf(created.session.Summarize({.whole_run = false})), std::vector<std::string>{});
+  EXPECT_EQ(CodesOf(created.session.Summarize({.silent_with_verbose_on = true})),
+            std::vector<std::string>{"create-dominates"});
+
+  LogRun stopped;
+  Feed({"dnnl_verbose,exec,cpu,matmul,ref:any,undef,src_f32::blocked:ab:f0 wei_f32::blocked:ab:f0 "
+        "dst_f32::blocked:ab:f0,,,15x41:41x19:15x19,1"},
+       stopped);
+  // A scalar fallback holds for the part of a run that was logged.
+  EXPECT_EQ(CodesOf(stopped.session.Summarize({.whole_run = false})),
+            std::vector<std::string>{"scalar-fallback"});
+}
+
 TEST(AggregateTest, DiagnosticsAreCountedPerDistinctMessage) {
   LogRun run;
   const std::string line = testing::FixtureLine("real_lines.txt", "exec:check,primitive");

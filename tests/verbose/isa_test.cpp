@@ -67,6 +67,19 @@ TEST(IsaTest, EveryRuleHasAReason) {
   }
 }
 
+// The classes' one order, beside their enum: what `diff` calls a worse class.
+TEST(IsaTest, ImplClassesFallBackInOneOrderAndReadBackByName) {
+  EXPECT_LT(FallbackDepth(ImplClass::kJit), FallbackDepth(ImplClass::kGemm));
+  EXPECT_LT(FallbackDepth(ImplClass::kGemm), FallbackDepth(ImplClass::kExternal));
+  EXPECT_LT(FallbackDepth(ImplClass::kExternal), FallbackDepth(ImplClass::kScalar));
+  EXPECT_EQ(FallbackDepth(ImplClass::kUnknown), std::nullopt);
+  for (const ImplClass c : {ImplClass::kUnknown, ImplClass::kJit, ImplClass::kGemm,
+                            ImplClass::kScalar, ImplClass::kExternal}) {
+    EXPECT_EQ(ImplClassFromName(ImplClassName(c)), c) << ImplClassName(c);
+  }
+  EXPECT_EQ(ImplClassFromName("JIT"), ImplClass::kUnknown);
+}
+
 TEST(IsaTest, HeaderIsaText) {
   EXPECT_EQ(IsaFromHeaderText("Intel AVX-512 with Intel DL Boost and bfloat16 support"),
             "avx512_core_bf16");

@@ -134,5 +134,41 @@ TEST(OneDnnIsaTest, HeaderTextsReadBackAsTheirLevel) {
             "avx10_1_512_amx_fp16");
 }
 
+// The header reader searches the table: each row's header text reads back as that very row.
+TEST(OneDnnIsaTest, EveryHeaderTextMapsBackToItsOwnIsa) {
+  for (const Isa& isa : kIsas) {
+    if (isa.header_text.empty()) continue;
+    EXPECT_EQ(IsaOfHeaderText(isa.header_text), isa.name) << isa.header_text;
+    EXPECT_EQ(verbose::IsaFromHeaderText(isa.header_text), isa.name) << isa.header_text;
+  }
+  EXPECT_EQ(IsaOfHeaderText(""), "");
+  EXPECT_EQ(IsaOfHeaderText("Intel(R) Advanced Vector Extensions 2 (Intel(R) AVX2)"), "");
+}
+
+TEST(OneDnnIsaTest, CompareSaysWhenANameCannotBeRanked) {
+  EXPECT_EQ(Compare("avx2", "avx512_core"), IsaOrder::kBelow);
+  EXPECT_EQ(Compare("avx512_core_amx", "avx10_1_512_amx"), IsaOrder::kSame);  // a 3.5+ rename
+  EXPECT_EQ(Compare("avx512_core_bf16", "avx2_vnni"), IsaOrder::kAbove);
+  EXPECT_EQ(Compare("none", "sse41"), IsaOrder::kBelow);
+  for (std::string_view other : {"sve_256", "avx10_2_ace", "no_such_isa", ""}) {
+    EXPECT_EQ(Compare(other, "sse41"), IsaOrder::kUnrankable) << other;
+    EXPECT_EQ(Compare("sse41", other), IsaOrder::kUnrankable) << other;
+    EXPECT_FALSE(AtOrBelow(other, "avx512_core_amx")) << other;
+    EXPECT_FALSE(AtOrAbove(other, "none")) << other;
+    EXPECT_LT(SortRank(other), SortRank("none")) << other;
+  }
+  EXPECT_TRUE(AtOrBelow("avx2", "avx2"));
+  EXPECT_TRUE(AtOrAbove("avx512_core_vnni", "avx2"));
+}
+
+TEST(OneDnnIsaTest, SweepCapsAreTheRowsMarkedSo) {
+  for (const Isa& isa : kIsas) EXPECT_EQ(IsSweepCap(isa.name), isa.sweep_cap) << isa.name;
+  EXPECT_FALSE(IsSweepCap("scalar"));
+  EXPECT_EQ(SweepCapsText(),
+            "sse41, avx, avx2, avx2_vnni, avx512_core, avx512_core_vnni, avx512_core_bf16, "
+            "avx512_core_amx");
+  static_assert(IsaName("avx2") == "avx2");  // IsaName("avx3") would not compile
+}
+
 }  // namespace
 }  // namespace dlcheck::onednn

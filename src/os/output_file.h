@@ -10,7 +10,7 @@
 //   (/dev/stdout, /dev/fd/N, /proc/self/fd/N), whatever they lead to;
 // - a directory, a block device or a socket is refused.
 // Every write, the sync, the close and the rename are checked: a full disk or /dev/full is an
-// OutputError (exit 8), never a silent success.
+// OutputFileError (exit 8), never a silent success.
 //
 //   OutputFile out;
 //   if (Status opened = out.Open(path); !opened.ok()) return opened;   // before the work
@@ -23,15 +23,12 @@
 #include <string_view>
 
 #include "common/status.h"
-#include "report/removed_on_signal.h"
+#include "os/removed_on_signal.h"
 
-namespace dlcheck::detect {
-
-/// A failure to write an output file: exit code kOutputError.
-Status OutputError(std::string message);
+namespace dlcheck::os {
 
 /// Writes all of `content` to the open descriptor `fd`, retrying short writes. An error (ENOSPC
-/// on a full disk, EFBIG past a file size limit, EIO) is an OutputError naming `path`.
+/// on a full disk, EFBIG past a file size limit, EIO) is an OutputFileError naming `path`.
 Status WriteAll(int fd, std::string_view content, const std::string& path);
 
 /// One output file being written (see the file comment for what it does with each kind of
@@ -45,8 +42,8 @@ class OutputFile {
   OutputFile& operator=(const OutputFile&) = delete;
 
   /// Opens `path` for writing: creates the temporary file, or opens the device or FIFO (which
-  /// waits for a FIFO's reader, as `cp` does). Errors (OutputError): a directory, a block device
-  /// or socket, a directory that cannot be written into.
+  /// waits for a FIFO's reader, as `cp` does). Errors (OutputFileError): a directory, a block
+  /// device or socket, a directory that cannot be written into.
   Status Open(const std::string& path);
   bool is_open() const { return fd_ >= 0; }
   /// Whether the target is written straight into (a device, a FIFO, a standard stream).
@@ -56,7 +53,7 @@ class OutputFile {
   std::ostream& stream();
   /// Writes out what is buffered; for a temporary file also syncs, closes and renames it over
   /// the target. The first failure on the way (a write, the sync, the close, the rename) is the
-  /// OutputError returned: "cannot write 'PATH': No space left on device".
+  /// OutputFileError returned: "cannot write 'PATH': No space left on device".
   Status Commit();
 
  private:
@@ -65,14 +62,14 @@ class OutputFile {
 
   std::string path_;
   std::string temporary_;  ///< the fresh name beside the target; empty when writing through
-  report::RemovedOnSignal temporary_guard_;
+  RemovedOnSignal temporary_guard_;
   int fd_ = -1;
   bool through_ = false;
   std::unique_ptr<Buffer> buffer_;
   std::unique_ptr<std::ostream> stream_;
 };
 
-/// Writes `content` to `path` with OutputFile: whole, or an OutputError naming `path`.
+/// Writes `content` to `path` with OutputFile: whole, or an OutputFileError naming `path`.
 Status WriteFileReplacing(const std::string& path, std::string_view content);
 
-}  // namespace dlcheck::detect
+}  // namespace dlcheck::os

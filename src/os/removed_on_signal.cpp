@@ -1,4 +1,4 @@
-#include "report/removed_on_signal.h"
+#include "os/removed_on_signal.h"
 
 #include <limits.h>
 #include <signal.h>
@@ -6,7 +6,7 @@
 
 #include <cstring>
 
-namespace dlcheck::report {
+namespace dlcheck::os {
 namespace {
 
 constexpr int kSlots = 32;
@@ -103,4 +103,4 @@ void RemovedOnSignal::Release() {
   slot_ = -1;
 }
 
-}  // namespace dlcheck::report
+}  // namespace dlcheck::os

@@ -11,7 +11,7 @@
 
 #include <string>
 
-namespace dlcheck::report {
+namespace dlcheck::os {
 
 class RemovedOnSignal {
  public:
@@ -33,4 +33,4 @@ class RemovedOnSignal {
   int slot_ = -1;
 };
 
-}  // namespace dlcheck::report
+}  // namespace dlcheck::os

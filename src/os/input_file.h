@@ -11,7 +11,7 @@
 
 #include "common/status.h"
 
-namespace dlcheck::detect {
+namespace dlcheck::os {
 
 /// The most any recorded input (a CPUID dump text, decompressed `.xz` included, or an hwloc XML
 /// file) may hold: the largest real recording (384 CPUs) is under 2 MiB.
@@ -44,12 +44,7 @@ struct JsonBounds {
 Status CheckJsonBounds(std::string_view text, std::string_view what, const std::string& path,
                        const JsonBounds& bounds);
 
-/// Text from a recorded file made safe for a terminal and for JSON: valid UTF-8 is kept, while
-/// control characters (C0, DEL, C1) and bytes that are not UTF-8 become '?'. At most
-/// `max_bytes` bytes of `text` are looked at.
-std::string SafeText(std::string_view text, std::size_t max_bytes = std::string_view::npos);
-
 /// "64 MiB" for a byte count that is a whole number of MiB, else "N bytes".
 std::string ByteCountText(std::size_t bytes);
 
-}  // namespace dlcheck::detect
+}  // namespace dlcheck::os

@@ -1,7 +1,7 @@
-// OutputFile (src/detect/output_file.h): what each kind of target gets. Regular files are
+// OutputFile (src/os/output_file.h): what each kind of target gets. Regular files are
 // replaced whole, devices and FIFOs written into, directories, block devices and sockets refused;
 // an output that is not committed leaves the target as it was and no temporary file.
-#include "detect/output_file.h"
+#include "os/output_file.h"
 
 #include <gtest/gtest.h>
 #include <sys/socket.h>
@@ -20,7 +20,7 @@
 #include "support/scratch_dir.h"
 #include "support/test_files.h"
 
-namespace dlcheck::detect {
+namespace dlcheck::os {
 namespace {
 
 using OutputTargetTest = testing::ScratchDirTest;
@@ -122,4 +122,4 @@ TEST_F(OutputTargetTest, ABlockDeviceIsRefused) {
 }
 
 }  // namespace
-}  // namespace dlcheck::detect
+}  // namespace dlcheck::os

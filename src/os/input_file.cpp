@@ -1,4 +1,4 @@
-#include "detect/input_file.h"
+#include "os/input_file.h"
 
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -10,7 +10,7 @@
 
 #include "common/input_rules.h"
 
-namespace dlcheck::detect {
+namespace dlcheck::os {
 namespace {
 
 // Closes the descriptor when the read is over, whatever the outcome.
@@ -52,54 +52,7 @@ StatusOr<std::string> ReadAll(int fd, const std::string& path, const InputFileKi
   return TooLarge(path, kind);
 }
 
-// The length of the valid UTF-8 sequence at the start of `text` (1 to 4), or 0 when it is not
-// one: overlong forms, surrogates and code points above U+10FFFF are not valid.
-std::size_t Utf8SequenceLength(std::string_view text) {
-  const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(text[i]); };
-  const unsigned char lead = byte(0);
-  std::size_t length = 0;
-  char32_t code = 0;
-  if (lead >= 0xC2 && lead <= 0xDF) {
-    length = 2, code = lead & 0x1Fu;
-  } else if (lead >= 0xE0 && lead <= 0xEF) {
-    length = 3, code = lead & 0x0Fu;
-  } else if (lead >= 0xF0 && lead <= 0xF4) {
-    length = 4, code = lead & 0x07u;
-  } else {
-    return 0;
-  }
-  if (text.size() < length) return 0;
-  for (std::size_t i = 1; i < length; ++i) {
-    if ((byte(i) & 0xC0u) != 0x80u) return 0;
-    code = (code << 6) | (byte(i) & 0x3Fu);
-  }
-  const char32_t smallest[] = {0, 0, 0x80, 0x800, 0x10000};
-  if (code < smallest[length] || code > 0x10FFFF || (code >= 0xD800 && code <= 0xDFFF)) return 0;
-  if (code >= 0x80 && code <= 0x9F) return 0;  // C1 control characters
-  return length;
-}
-
 }  // namespace
-
-std::string SafeText(std::string_view text, std::size_t max_bytes) {
-  text = text.substr(0, max_bytes);
-  std::string out;
-  out.reserve(text.size());
-  while (!text.empty()) {
-    const auto c = static_cast<unsigned char>(text.front());
-    std::size_t length = 1;
-    if (c < 0x80) {
-      out += c < 0x20 || c == 0x7F ? '?' : static_cast<char>(c);
-    } else if ((length = Utf8SequenceLength(text)) != 0) {
-      out.append(text.substr(0, length));
-    } else {
-      out += '?';
-      length = 1;
-    }
-    text.remove_prefix(length);
-  }
-  return out;
-}
 
 std::string ByteCountText(std::size_t bytes) {
   constexpr std::size_t kMiB = std::size_t{1} << 20;
@@ -168,4 +121,4 @@ StatusOr<std::string> ReadInputFile(const std::string& path, const InputFileKind
   return ReadAll(fd.get(), path, kind, size);
 }
 
-}  // namespace dlcheck::detect
+}  // namespace dlcheck::os

@@ -1,4 +1,4 @@
-#include "detect/output_file.h"
+#include "os/output_file.h"
 
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -11,11 +11,11 @@
 #include <streambuf>
 #include <vector>
 
-namespace dlcheck::detect {
+namespace dlcheck::os {
 namespace {
 
 Status WriteError(const std::string& path, int error) {
-  return OutputError(fmt::format("cannot write '{}': {}", path, std::strerror(error)));
+  return OutputFileError(fmt::format("cannot write '{}': {}", path, std::strerror(error)));
 }
 
 // Opens a new, empty temporary file next to `base` in `dir`; its path goes to `temporary`.
@@ -57,7 +57,7 @@ StatusOr<Route> RouteFor(const std::string& path) {
   if (S_ISCHR(target.st_mode) || S_ISFIFO(target.st_mode)) return Route::kThrough;
   if (S_ISDIR(target.st_mode)) return WriteError(path, EISDIR);
   const char* kind = S_ISBLK(target.st_mode) ? "a block device" : "a socket";
-  return OutputError(
+  return OutputFileError(
       fmt::format("cannot write '{}': it is {}; dlcheck writes into regular "
                   "files, character devices and FIFOs only",
                   path, kind));
@@ -97,10 +97,6 @@ class OutputFile::Buffer : public std::streambuf {
   std::vector<char> data_;
   Status error_;
 };
-
-Status OutputError(std::string message) {
-  return Status(ExitCode::kOutputError, std::move(message));
-}
 
 Status WriteAll(int fd, std::string_view content, const std::string& path) {
   while (!content.empty()) {
@@ -159,7 +155,7 @@ std::ostream& OutputFile::stream() {
 }
 
 Status OutputFile::Commit() {
-  if (fd_ < 0) return OutputError(fmt::format("cannot write '{}': not open", path_));
+  if (fd_ < 0) return OutputFileError(fmt::format("cannot write '{}': not open", path_));
   Status status = buffer_->Flush() ? Status() : buffer_->error();
   // A temporary file is synced before it replaces the target: a write the disk refuses late
   // (quota, NFS) is an error here, not a lost file after dlcheck said it was written.
@@ -183,4 +179,4 @@ Status WriteFileReplacing(const std::string& path, std::string_view content) {
   return out.Commit();
 }
 
-}  // namespace dlcheck::detect
+}  // namespace dlcheck::os
