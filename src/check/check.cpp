@@ -134,7 +134,7 @@ Item WorkerItem(const dispatch::CapturedRun& run) {
                                   where),
             .summary = fmt::format("model worker out of memory in phase {}", where)};
   }
-  const std::string what = run.outcome.Describe(run.timeout_s);
+  const std::string what = run.outcome.Describe();
   return {.check = "model run",
           .state = State::kCritical,
           .detail = fmt::format("the model worker {} in phase {}", what, where),
@@ -170,7 +170,7 @@ std::optional<Item> ScalarFallbackItem(const Requirements& r, const dispatch::Ca
   std::vector<std::string> scalar;
   for (const auto& f : run.fallbacks) scalar.push_back(f.layer + " (dlcheck scalar kernels)");
   for (const auto& row : run.rows) {
-    if (verbose::IsComputePrimitive(row) && verbose::IsScalarFallback(row)) {
+    if (verbose::IsScalarFinding(row, verbose::ScalarScope::kCompute)) {
       scalar.push_back(fmt::format("{} {} ({})", row.LayerOr("?"), row.primitive.view(),
                                    row.implementation.view()));
     }

@@ -60,9 +60,8 @@ void AddRunSection(const Evidence& evidence, const dispatch::CaptureOptions& ran
     }
     AddResults(evidence.run->results, run);
   }
-  run.Add("worker", evidence.run->outcome.ok()
-                        ? report::Value("ok")
-                        : report::Value(evidence.run->outcome.Describe(evidence.run->timeout_s)));
+  run.Add("worker", evidence.run->outcome.ok() ? report::Value("ok")
+                                               : report::Value(evidence.run->outcome.Describe()));
 }
 
 }  // namespace

@@ -21,9 +21,11 @@
 #include "dispatch/capture.h"
 #include "dispatch/noise.h"
 #include "dispatch/onednn_info.h"
-#include "dispatch/signals.h"
 #include "dispatch/sweep.h"
+#include "dispatch/sweep_findings.h"
 #include "mlp/model.h"
+#include "os/exit_status.h"
+#include "os/signals.h"
 #include "report/progress.h"
 #include "verbose/rules.h"
 
@@ -33,7 +35,6 @@ namespace {
 using dispatch::CellsOf;
 using dispatch::Describe;
 using dispatch::KeyOf;
-using dispatch::kScalarCap;
 using dispatch::PeakOf;
 using dispatch::PrimitiveKey;
 using dispatch::SpeedupOver;
@@ -68,10 +69,16 @@ Value Opt(const std::optional<double>& v, int precision) {
   return v ? Value(*v, precision) : Value();
 }
 
+// The `isa_cap` of a run of the cap tables: its cap, or `scalar` (thread sets have their own
+// table).
+std::string CapName(const SweepRun& r) {
+  return dispatch::IsaCapOf(r.config).value_or("");
+}
+
 void AddSweepTables(report::Report& report, const DispatchOptions& o,
                     const std::vector<SweepRun>& runs) {
   // runs: the caps in order, then the scalar run last (missing when a signal stopped the sweep).
-  const bool has_scalar = runs.back().cap == kScalarCap;
+  const bool has_scalar = runs.back().scalar();
   const SweepCells scalar_cells = has_scalar ? CellsOf(runs.back().run) : SweepCells();
   std::vector<SweepCells> cells;
   for (const auto& r : runs) cells.push_back(CellsOf(r.run));
@@ -89,8 +96,8 @@ void AddSweepTables(report::Report& report, const DispatchOptions& o,
 
   const double traced = std::max(1, o.run.traced);
   const std::size_t n_caps = runs.size() - (has_scalar ? 1 : 0);
-  std::vector<std::string> columns = {"layer", "primitive", "prop_kind"};
-  for (std::size_t i = 0; i < n_caps; ++i) columns.push_back(runs[i].cap);
+  std::vector<std::string> columns = {"layer", "primitive", "prop_kind", "problem"};
+  for (std::size_t i = 0; i < n_caps; ++i) columns.push_back(CapName(runs[i]));
   for (const char* c : {"scalar", "fastest", "x scalar", "x lowest"}) columns.emplace_back(c);
   report::Table& wide = report.AddTable(
       "sweep", columns,
@@ -99,9 +106,9 @@ void AddSweepTables(report::Report& report, const DispatchOptions& o,
   // A reading view: JSON and xlsx have the same values typed in `primitives` (ms_per_step, ...).
   wide.only_in_table = true;
   wide.answer_columns = {"fastest", "x scalar", "x lowest"};
-  wide.leave_out_first = {"prop_kind", "scalar"};
+  wide.leave_out_first = {"problem", "prop_kind", "scalar"};
   for (const PrimitiveKey& k : keys) {
-    std::vector<Value> row = {k.layer, k.primitive, k.prop_kind};
+    std::vector<Value> row = {k.layer, k.primitive, k.prop_kind, k.problem};
     std::optional<std::size_t> fastest;
     for (std::size_t i = 0; i < n_caps; ++i) {
       const auto c = cells[i].find(k);
@@ -116,7 +123,7 @@ void AddSweepTables(report::Report& report, const DispatchOptions& o,
     }
     const auto s = scalar_cells.find(k);
     row.push_back(s == scalar_cells.end() ? Value() : Value(s->second.ms_total / traced, 4));
-    row.push_back(fastest ? Value(runs[*fastest].cap) : Value());
+    row.push_back(fastest ? Value(CapName(runs[*fastest])) : Value());
     row.push_back(fastest ? Opt(SpeedupOver(scalar_cells, cells[*fastest], k), 1) : Value());
     row.push_back(fastest ? Opt(SpeedupOver(lowest, cells[*fastest], k), 1) : Value());
     wide.rows.push_back(std::move(row));
@@ -136,12 +143,12 @@ void AddSweepTables(report::Report& report, const DispatchOptions& o,
     const SweepRun& r = runs[i];
     const std::optional<double> peak = PeakOf(r);
     for (const auto& s : r.run.rows) {
-      std::vector<Value> row = {r.cap, s.layer ? Value(s.layer->str()) : Value()};
+      std::vector<Value> row = {CapName(r), s.layer ? Value(s.layer->str()) : Value()};
       for (auto& v : PrimitiveRow(s, r.run.summary.exec_ms)) row.push_back(std::move(v));
       const PrimitiveKey k = KeyOf(s);
       row.push_back(Value(s.exec_ms_total / traced, 4));
       row.push_back(Opt(SpeedupOver(scalar_cells, cells[i], k), 2));
-      row.push_back(r.cap == kScalarCap ? Value() : Opt(SpeedupOver(lowest, cells[i], k), 2));
+      row.push_back(r.scalar() ? Value() : Opt(SpeedupOver(lowest, cells[i], k), 2));
       row.push_back(Opt(peak, 1));
       const auto gflops = s.Gflops();
       row.push_back(peak && gflops && *peak > 0 ? Value(*gflops / (*peak * ThreadsOf(r)), 3)
@@ -154,7 +161,7 @@ void AddSweepTables(report::Report& report, const DispatchOptions& o,
 
 // The perf map oneDNN wrote for a worker, when asked to.
 Value PerfMapOf(bool perf_map, const SweepRun& r) {
-  if (!perf_map || r.cap == kScalarCap) return {};
+  if (!perf_map || r.scalar()) return {};
   return fmt::format("/tmp/perf-{}.map", r.run.outcome.pid);
 }
 
@@ -170,7 +177,7 @@ void AddRunsTable(report::Report& report, const std::vector<SweepRun>& runs, boo
   t.leave_out_first = {"max_deviation", "backend", "peak_gflops"};
   if (!perf_map) t.hidden_in_table.push_back("perf_map");
   // The scalar run is last, unless a signal stopped the sweep before it.
-  const SweepRun* scalar_run = runs.back().cap == kScalarCap ? &runs.back() : nullptr;
+  const SweepRun* scalar_run = runs.back().scalar() ? &runs.back() : nullptr;
   const double scalar = scalar_run != nullptr && scalar_run->run.results.samples_per_s
                             ? *scalar_run->run.results.samples_per_s
                             : 0.0;
@@ -178,13 +185,12 @@ void AddRunsTable(report::Report& report, const std::vector<SweepRun>& runs, boo
   for (const auto& r : runs) {
     const auto sps = r.run.results.samples_per_s;
     t.rows.push_back(
-        {r.cap, r.run.results.backend ? Value(*r.run.results.backend) : Value(), ThreadsOf(r),
-         r.run.header.isa_short.empty() || r.cap == kScalarCap ? Value()
-                                                               : Value(r.run.header.isa_short),
+        {CapName(r), r.run.results.backend ? Value(*r.run.results.backend) : Value(), ThreadsOf(r),
+         r.run.header.isa_short.empty() || r.scalar() ? Value() : Value(r.run.header.isa_short),
          Opt(sps, 1), Opt(r.run.results.samples_per_s_min, 1),
          Opt(r.run.results.samples_per_s_max, 1),
          sps && scalar > 0 ? Value(*sps / scalar, 2) : Value(),
-         sps && lowest && *lowest > 0 && r.cap != kScalarCap ? Value(*sps / *lowest, 2) : Value(),
+         sps && lowest && *lowest > 0 && !r.scalar() ? Value(*sps / *lowest, 2) : Value(),
          Opt(r.run.results.max_deviation, 9), Opt(PeakOf(r), 1),
          r.run.outcome.ok() ? Value("ok") : Value(Describe(r)), PerfMapOf(perf_map, r)});
   }
@@ -202,109 +208,35 @@ void AddThreadsTable(report::Report& report, const std::vector<SweepRun>& sets) 
     if (sps && base && *base > 0) speedup = *sps / *base;
     std::optional<double> efficiency;
     if (speedup && r.threads > 0) efficiency = *speedup * sets.front().threads / r.threads;
-    t.rows.push_back({r.thread_set, r.threads, r.cpuset, Opt(sps, 1), Opt(speedup, 2),
+    const dispatch::ThreadSetConfig& set = *r.thread_set();
+    t.rows.push_back({set.name, r.threads, set.cpuset, Opt(sps, 1), Opt(speedup, 2),
                       Opt(efficiency, 2), r.run.outcome.ok() ? Value("ok") : Value(Describe(r))});
   }
-}
-
-// A run's samples/s as a spread over the chunks of its timed steps (runs 0 when unmeasured).
-dispatch::Spread SpreadOf(const SweepRun& r) {
-  const auto& res = r.run.results;
-  if (!res.samples_per_s) return {};
-  if (!res.samples_per_s_min || !res.samples_per_s_max || !res.timed_chunks) {
-    return {.runs = 1,
-            .median = *res.samples_per_s,
-            .min = *res.samples_per_s,
-            .max = *res.samples_per_s};
-  }
-  return {.runs = static_cast<std::size_t>(*res.timed_chunks),
-          .median = *res.samples_per_s,
-          .min = *res.samples_per_s_min,
-          .max = *res.samples_per_s_max};
-}
-
-// The payoff in one sentence, the highest cap against the lowest in samples/s, only when their
-// timed chunks do not overlap; otherwise the runs are too noisy to rank.
-void AddPayoff(report::Report& report, const std::vector<SweepRun>& runs) {
-  const SweepRun* low = nullptr;
-  const SweepRun* high = nullptr;
-  for (const auto& r : runs) {
-    if (r.cap == kScalarCap || r.cap.empty() || !r.run.results.samples_per_s) continue;
-    if (low == nullptr) low = &r;
-    high = &r;
-  }
-  if (low == nullptr || high == low) return;
-  const dispatch::Spread a = SpreadOf(*low), b = SpreadOf(*high);
-  if (!dispatch::Separated(a, b)) {
-    report.AddFinding(
-        report::Severity::kWarning, "too-noisy",
-        fmt::format("the runs are too noisy to rank the caps {} ({:.0f}-{:.0f} samples/s over "
-                    "the timed chunks) and {} ({:.0f}-{:.0f}): their ranges overlap; rerun on a "
-                    "quieter machine or with more --iters",
-                    low->cap, a.min, a.max, high->cap, b.min, b.max));
-    return;
-  }
-  report.AddFinding(report::Severity::kInfo, "payoff",
-                    fmt::format("the model trains {:.2f}x as fast under the cap {} as under {} "
-                                "(samples/s; the timed chunks of the two runs do not overlap)",
-                                b.median / a.median, high->cap, low->cap));
 }
 
 // How a run's worker ended, when that is news: `out-of-memory` or `worker-failed`. A worker
 // stopped by the signal dlcheck passed on is no failure: the `interrupted` finding says it once.
 void AddWorkerEndFinding(report::Report& report, const SweepRun& r) {
-  if (r.run.outcome.ok() || r.run.outcome.interrupted != 0) return;
-  const std::string what = r.cap.empty() ? "thread set " + r.thread_set : r.cap;
-  if (r.run.OutOfMemory()) {
-    report.AddFinding(report::Severity::kError, "out-of-memory",
-                      fmt::format("the worker for {} did not fit in the memory it may use ({})",
-                                  what, WorkerWhere(r.run)));
-    return;
+  const std::string what =
+      r.thread_set() != nullptr ? "thread set " + r.thread_set()->name : CapName(r);
+  const std::string then = r.run.OutOfMemory() ? "" : "; the other runs went on";
+  if (auto ended = dispatch::WorkerEndFinding(r.run, "the worker for " + what, then)) {
+    report.findings.push_back(std::move(*ended));
   }
-  report.AddFinding(report::Severity::kError, "worker-failed",
-                    fmt::format("the worker for {} {}; the other runs went on", what, Describe(r)));
 }
 
 void AddFindings(report::Report& report, const std::vector<SweepRun>& runs) {
   for (const auto& r : runs) {
     AddWorkerEndFinding(report, r);
-    if (r.cap == kScalarCap || r.cap.empty()) continue;
-    std::vector<std::string> above, scalar;
-    for (const auto& s : r.run.rows) {
-      if (dispatch::AboveCap(s, r.cap)) {
-        above.push_back(fmt::format("{} {} ({})", s.LayerOr("?"), s.primitive, s.implementation));
-      }
-      // dlcheck's own kernels are the model fallback, reported once below.
-      if (s.execs > 0 && verbose::IsScalarFallback(s) &&
-          !verbose::IsDataMovementPrimitive(s.primitive)) {
-        scalar.push_back(fmt::format("{} {} {} ({})", s.LayerOr("?"), s.primitive, s.prop_kind,
-                                     s.implementation));
-      }
-    }
-    auto join = [](const std::vector<std::string>& v) {
-      std::string s;
-      for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
-      return s;
-    };
-    if (!above.empty()) {
-      report.AddFinding(report::Severity::kWarning, "isa-above-cap",
-                        fmt::format("under the cap {} oneDNN still ran {}", r.cap, join(above)));
-    }
-    if (!scalar.empty()) {
-      report.AddFinding(report::Severity::kWarning, "cap-scalar-fallback",
-                        fmt::format("under the cap {} these primitives ran scalar code: {}", r.cap,
-                                    join(scalar)));
-    }
-    if (!r.run.fallbacks.empty()) {
-      std::vector<std::string> layers;
-      for (const auto& f : r.run.fallbacks) layers.push_back(f.layer);
-      report.AddFinding(report::Severity::kWarning, "cap-model-fallback",
-                        fmt::format("under the cap {} oneDNN could not run this model, so "
-                                    "dlcheck's scalar kernels ran it (layers {}): {}",
-                                    r.cap, join(layers), r.run.fallbacks.front().reason));
+    const dispatch::CapConfig* cap = r.cap();
+    if (cap == nullptr) continue;
+    std::vector<Finding> found = dispatch::CapFindings(r.run.rows, cap->isa);
+    report.findings.insert(report.findings.end(), found.begin(), found.end());
+    if (auto model = dispatch::CapModelFallbackFinding(r.run, cap->isa)) {
+      report.findings.push_back(std::move(*model));
     }
   }
-  AddPayoff(report, runs);
+  if (auto payoff = dispatch::ModelPayoff(runs)) report.findings.push_back(std::move(*payoff));
 }
 
 void AddRunSection(report::Report& report, const DispatchOptions& o,
@@ -365,32 +297,33 @@ Status RunSweep(const DispatchOptions& o, const SweepPlan& plan, std::vector<Swe
   if (progress.active()) {
     settings.on_phase = [&progress](std::string_view phase) { progress.Phase(std::string(phase)); };
   }
-  auto run = [&](std::vector<SweepRun>& into, const std::string& what, std::string cap,
-                 const std::string& set, int threads, const std::string& cpuset,
-                 bool peak) -> Status {
-    if (dispatch::SignalForwarding::Received() != 0) return {};  // stopped: no further run
+  auto run = [&](std::vector<SweepRun>& into, const std::string& what, dispatch::RunConfig config,
+                 int threads, bool peak) -> Status {
+    if (os::SignalForwarding::Received() != 0) return {};        // stopped: no further run
     if (!runs.empty() && runs.front().run.Refused()) return {};  // the same refusal again
     progress.Step(what);
-    StatusOr<SweepRun> r =
-        dispatch::RunSweepWorker(settings, std::move(cap), set, threads, cpuset, peak);
+    StatusOr<SweepRun> r = dispatch::RunSweepWorker(settings, std::move(config), threads, peak);
     if (!r.ok()) return r.status();
     into.push_back(std::move(*r));
     return {};
   };
   for (const auto& cap : plan.caps) {
-    if (Status s = run(runs, "cap " + cap, cap, "", plan.noise.threads.threads, "", !o.no_peak);
+    if (Status s = run(runs, "cap " + cap, dispatch::CapConfig{cap}, plan.noise.threads.threads,
+                       !o.no_peak);
         !s.ok()) {
       return s;
     }
   }
-  if (Status s = run(runs, "dlcheck scalar kernels", std::string(kScalarCap), "",
-                     plan.noise.threads.threads, "", false);
+  if (Status s = run(runs, "dlcheck scalar kernels", dispatch::ScalarConfig{},
+                     plan.noise.threads.threads, false);
       !s.ok()) {
     return s;
   }
   for (const auto& set : plan.sets) {
     const std::string what = fmt::format("threads {} ({})", set.name, set.cpuset);
-    if (Status s = run(set_runs, what, "", set.name, set.threads, set.cpuset, false); !s.ok()) {
+    const dispatch::ThreadSetConfig config{
+        .name = set.name, .cpuset = set.cpuset, .cpus = set.cpus};
+    if (Status s = run(set_runs, what, config, set.threads, false); !s.ok()) {
       return s;
     }
   }
@@ -399,14 +332,14 @@ Status RunSweep(const DispatchOptions& o, const SweepPlan& plan, std::vector<Swe
 
 // The exit status of a finished sweep: 128 + N when signal N stopped it, 5 when a worker failed.
 StatusOr<int> SweepStatus(const std::vector<SweepRun>& all) {
-  if (const int sig = dispatch::SignalForwarding::Received(); sig != 0) {
-    PrintError(fmt::format("interrupted by {}; the report holds the runs done",
-                           dispatch::SignalName(sig)));
-    return 128 + sig;
+  if (const int sig = os::SignalForwarding::Received(); sig != 0) {
+    PrintError(
+        fmt::format("interrupted by {}; the report holds the runs done", os::SignalName(sig)));
+    return os::ExitStatusForSignal(sig);
   }
   for (const auto& r : all) {
     // Out of memory (a worker's exit 7) is the machine's limit: said once, for the first run.
-    if (r.run.OutOfMemory()) return WorkerOutOfMemoryError(r.run);
+    if (r.run.OutOfMemory()) return r.run.OutOfMemoryError();
   }
   for (const auto& r : all) {
     if (!r.run.outcome.ok()) {
@@ -420,14 +353,14 @@ StatusOr<int> SweepStatus(const std::vector<SweepRun>& all) {
 StatusOr<int> RunDispatch(const DispatchOptions& o) {
   StatusOr<SweepPlan> plan = PlanSweep(o);
   if (!plan.ok()) return plan.status();
-  dispatch::SignalForwarding forwarding;  // a signal between workers stops the sweep
+  os::SignalForwarding forwarding;  // a signal between workers stops the sweep
   std::vector<SweepRun> runs;
   std::vector<SweepRun> set_runs;
   if (Status s = RunSweep(o, *plan, runs, set_runs); !s.ok()) return s;
   if (runs.empty()) return SweepStatus(runs);  // a signal before the first worker
   // A worker that refused the request (a bad --data directory, say) refuses it under every cap:
   // its own reason, once, and its exit status.
-  if (runs.front().run.Refused()) return RefusalOf(runs.front().run);
+  if (runs.front().run.Refused()) return EndRefused(runs.front().run);
 
   report::Report report;
   report.command = "dispatch";
@@ -439,10 +372,8 @@ StatusOr<int> RunDispatch(const DispatchOptions& o) {
   std::vector<SweepRun> all = runs;
   for (auto& r : set_runs) all.push_back(r);
   AddFindings(report, all);
-  if (const int sig = dispatch::SignalForwarding::Received(); sig != 0) {
-    report.AddFinding(report::Severity::kWarning, "interrupted",
-                      fmt::format("interrupted by {}: the report holds the runs that were done",
-                                  dispatch::SignalName(sig)));
+  if (const int sig = os::SignalForwarding::Received(); sig != 0) {
+    report.findings.push_back(dispatch::InterruptedFinding(sig));
   }
   report::Print(report, o.format, std::cout);
   std::cout.flush();

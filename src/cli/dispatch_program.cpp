@@ -8,7 +8,6 @@
 #include <iostream>
 #include <map>
 #include <optional>
-#include <tuple>
 
 #include "cli/verbose_report.h"
 #include "detect/binding.h"
@@ -17,8 +16,9 @@
 #include "dispatch/noise.h"
 #include "dispatch/onednn_info.h"
 #include "dispatch/program_capture.h"
-#include "dispatch/signals.h"
 #include "dispatch/sweep.h"
+#include "dispatch/sweep_findings.h"
+#include "os/signals.h"
 #include "report/progress.h"
 #include "verbose/log_session.h"
 #include "verbose/rules.h"
@@ -30,19 +30,29 @@ using dispatch::Spread;
 using report::Value;
 
 // One configuration of the sweep: an ISA cap (threads as asked, unbound) or a thread set (no
-// cap: oneDNN's own choice, the machine's best).
+// cap: oneDNN's own choice, the machine's best). A program has no scalar run.
 struct Config {
   std::string name;  ///< "cap avx2", "threads socket"
-  std::string cap;   ///< empty for a thread set
-  std::string thread_set;
+  dispatch::RunConfig run;
   int threads = 0;  ///< OMP_NUM_THREADS and MKL_NUM_THREADS; 0: inherited
-  std::string cpuset;
-  std::vector<int> cpus;
+
+  const dispatch::CapConfig* cap() const { return std::get_if<dispatch::CapConfig>(&run); }
+  const dispatch::ThreadSetConfig* thread_set() const {
+    return std::get_if<dispatch::ThreadSetConfig>(&run);
+  }
 };
+
+// Where a configuration's cap or thread set goes in a row: its name, or null.
+Value CapValue(const Config& c) {
+  return c.cap() != nullptr ? Value(c.cap()->isa) : Value();
+}
+Value ThreadSetValue(const Config& c) {
+  return c.thread_set() != nullptr ? Value(c.thread_set()->name) : Value();
+}
 
 // One run of CMD under a configuration.
 struct ProgramRun {
-  dispatch::ProgramOutcome outcome;
+  os::Outcome outcome;
   std::vector<verbose::PrimitiveStats> rows;
   verbose::LogHeader header;
   double exec_ms = 0;
@@ -82,32 +92,33 @@ StatusOr<Plan> PlanSweep(const DispatchProgramOptions& o) {
                                          plan.load_start);
   const int threads = plan.threads.threads;
   for (const auto& cap : *caps) {
-    plan.configs.push_back({.name = "cap " + cap, .cap = cap, .threads = threads});
+    plan.configs.push_back(
+        {.name = "cap " + cap, .run = dispatch::CapConfig{cap}, .threads = threads});
   }
   plan.caps = plan.configs.size();
   if (!o.thread_sets.empty()) {
     StatusOr<std::vector<detect::ThreadSet>> sets = detect::LiveThreadSets(o.thread_sets);
     if (!sets.ok()) return sets.status();
     for (const auto& s : *sets) {
-      plan.configs.push_back({.name = "threads " + s.name,
-                              .thread_set = s.name,
-                              .threads = s.threads,
-                              .cpuset = s.cpuset,
-                              .cpus = s.cpus});
+      plan.configs.push_back(
+          {.name = "threads " + s.name,
+           .run = dispatch::ThreadSetConfig{.name = s.name, .cpuset = s.cpuset, .cpus = s.cpus},
+           .threads = s.threads});
     }
   }
   return plan;
 }
 
-dispatch::ProgramSpec SpecOf(const DispatchProgramOptions& o, const Config& c) {
-  dispatch::ProgramSpec spec{.argv = o.command, .cpus = c.cpus};
-  if (!c.cap.empty()) spec.env = dispatch::MaxIsaEnvironment(c.cap);
+os::Spec SpecOf(const DispatchProgramOptions& o, const Config& c) {
+  os::Spec spec{.argv = o.command};
+  if (c.cap() != nullptr) spec.env = dispatch::MaxIsaEnvironment(c.cap()->isa);
+  if (c.thread_set() != nullptr) spec.cpus = c.thread_set()->cpus;
   if (c.threads > 0) {
     spec.env.emplace_back("OMP_NUM_THREADS", std::to_string(c.threads));
     spec.env.emplace_back("MKL_NUM_THREADS", std::to_string(c.threads));
   }
   // One OpenMP thread per CPU of the affinity mask, each kept on its own.
-  if (!c.cpus.empty()) spec.env.emplace_back("OMP_PROC_BIND", "true");
+  if (!spec.cpus.empty()) spec.env.emplace_back("OMP_PROC_BIND", "true");
   return spec;
 }
 
@@ -135,7 +146,7 @@ StatusOr<std::vector<ConfigResult>> RunSweep(const DispatchProgramOptions& o, co
   std::vector<ConfigResult> results;
   for (const Config& c : plan.configs) {
     ConfigResult result{.config = c};
-    for (int i = 1; i <= o.repeat && dispatch::SignalForwarding::Received() == 0; ++i) {
+    for (int i = 1; i <= o.repeat && os::SignalForwarding::Received() == 0; ++i) {
       progress.Step(o.repeat > 1 ? fmt::format("{} (run {}/{})", c.name, i, o.repeat) : c.name);
       StatusOr<ProgramRun> run = RunOnce(o, c, progress);
       if (!run.ok()) return run.status();
@@ -152,11 +163,9 @@ StatusOr<std::vector<ConfigResult>> RunSweep(const DispatchProgramOptions& o, co
 
 // ---- the report ----------------------------------------------------------------------------
 
-// What the per-primitive table compares across caps: one primitive, direction and shape.
-using Key = std::tuple<std::string, std::string, std::string>;  // primitive, prop_kind, problem
-Key KeyOf(const verbose::PrimitiveStats& s) {
-  return {s.primitive, s.prop_kind, s.problem};
-}
+// What the per-primitive table compares across caps: the sweep's one key (dispatch::KeyOf).
+using Key = dispatch::PrimitiveKey;
+using dispatch::KeyOf;
 
 // A key under one configuration: its time in each run and the implementation of its largest row.
 struct Cell {
@@ -210,31 +219,16 @@ void AddConfigsTable(report::Report& report, const std::vector<ConfigResult>& re
     for (const auto& run : r.runs) exec.push_back(run.exec_ms);
     const int seen = ThreadsSeen(r);
     const auto& header = r.runs.front().header;
-    t.rows.push_back({r.config.name, r.config.cap.empty() ? Value() : Value(r.config.cap),
-                      r.config.thread_set.empty() ? Value() : Value(r.config.thread_set),
+    const dispatch::ThreadSetConfig* set = r.config.thread_set();
+    t.rows.push_back({r.config.name, CapValue(r.config), ThreadSetValue(r.config),
                       r.config.threads > 0 ? Value(r.config.threads) : Value(),
-                      r.config.cpuset.empty() ? Value() : Value(r.config.cpuset),
+                      set != nullptr && !set->cpuset.empty() ? Value(set->cpuset) : Value(),
                       seen > 0 ? Value(seen) : Value(),
                       header.isa_short.empty() ? Value() : Value(ValidUtf8(header.isa_short)),
                       r.runs.size(), Value(r.wall.median, 3), Value(r.wall.min, 3),
                       Value(r.wall.max, 3), Value(100 * r.wall.Relative(), 1),
                       Value(dispatch::SpreadOf(exec).median, 3), StatusesOf(r)});
   }
-}
-
-// The cap whose median is lowest, when it is separated from every other (else nullopt).
-std::optional<std::size_t> Fastest(const std::vector<std::optional<Spread>>& spreads) {
-  std::optional<std::size_t> best;
-  for (std::size_t i = 0; i < spreads.size(); ++i) {
-    if (spreads[i] && (!best || spreads[i]->median < spreads[*best]->median)) best = i;
-  }
-  if (!best) return std::nullopt;
-  for (std::size_t i = 0; i < spreads.size(); ++i) {
-    if (i != *best && spreads[i] && !dispatch::Separated(*spreads[i], *spreads[*best])) {
-      return std::nullopt;
-    }
-  }
-  return best;
 }
 
 void AddSweepTable(report::Report& report, const std::vector<ConfigResult>& caps) {
@@ -251,7 +245,7 @@ void AddSweepTable(report::Report& report, const std::vector<ConfigResult>& caps
     }
   }
   std::vector<std::string> columns = {"primitive", "prop_kind", "problem"};
-  for (const auto& r : caps) columns.push_back(r.config.cap);
+  for (const auto& r : caps) columns.push_back(r.config.cap()->isa);
   columns.emplace_back("fastest");
   report::Table& t = report.AddTable(
       "sweep", columns,
@@ -262,7 +256,7 @@ void AddSweepTable(report::Report& report, const std::vector<ConfigResult>& caps
   t.answer_columns = {"fastest"};
   t.leave_out_first = {"prop_kind", "problem"};
   for (const Key& k : keys) {
-    std::vector<Value> row = {std::get<0>(k), std::get<1>(k), ValidUtf8(std::get<2>(k))};
+    std::vector<Value> row = {k.primitive, k.prop_kind, ValidUtf8(k.problem)};
     std::vector<std::optional<Spread>> spreads;
     for (const auto& c : cells) {
       const auto it = c.find(k);
@@ -277,8 +271,8 @@ void AddSweepTable(report::Report& report, const std::vector<ConfigResult>& caps
       row.push_back(fmt::format("{:.4f} {}{}", s.median, ValidUtf8(it->second.implementation),
                                 it->second.scalar ? " [scalar]" : ""));
     }
-    const auto fastest = Fastest(spreads);
-    row.push_back(fastest ? Value(caps[*fastest].config.cap) : Value("(too close)"));
+    const auto fastest = dispatch::SeparatedFastest(spreads);
+    row.push_back(fastest ? Value(caps[*fastest].config.cap()->isa) : Value("(too close)"));
     t.rows.push_back(std::move(row));
   }
 }
@@ -293,9 +287,8 @@ void AddRowsTable(report::Report& report, const std::vector<ConfigResult>& resul
   for (const auto& r : results) {
     for (std::size_t i = 0; i < r.runs.size(); ++i) {
       for (const auto& s : r.runs[i].rows) {
-        std::vector<Value> row = {
-            r.config.name, r.config.cap.empty() ? Value() : Value(r.config.cap),
-            r.config.thread_set.empty() ? Value() : Value(r.config.thread_set), i + 1};
+        std::vector<Value> row = {r.config.name, CapValue(r.config), ThreadSetValue(r.config),
+                                  i + 1};
         for (auto& v : PrimitiveRow(s, r.runs[i].exec_ms)) row.push_back(std::move(v));
         t.rows.push_back(std::move(row));
       }
@@ -312,7 +305,7 @@ void AddRunSection(report::Report& report, const DispatchProgramOptions& o, cons
   for (const auto& a : o.command) words.push_back(a);
   s.Add("command", ValidUtf8(Join(words, " ")));
   std::vector<std::string> caps;
-  for (std::size_t i = 0; i < plan.caps; ++i) caps.push_back(plan.configs[i].cap);
+  for (std::size_t i = 0; i < plan.caps; ++i) caps.push_back(plan.configs[i].cap()->isa);
   s.Add("isa_caps", Value(report::TextList(caps)));
   s.Add("thread_sets", o.thread_sets.empty() ? Value() : Value(report::TextList(o.thread_sets)));
   s.Add("threads",
@@ -326,88 +319,35 @@ void AddRunSection(report::Report& report, const DispatchProgramOptions& o, cons
   s.Add("onednn_version", header && !header->library_version.empty()
                               ? Value(ValidUtf8(header->library_version))
                               : Value());
-  s.Add("interrupted_by", dispatch::SignalForwarding::Received() != 0
-                              ? Value(dispatch::SignalName(dispatch::SignalForwarding::Received()))
+  s.Add("interrupted_by", os::SignalForwarding::Received() != 0
+                              ? Value(os::SignalName(os::SignalForwarding::Received()))
                               : Value());
 }
 
-// Under a cap: rows above it (the test of the cap itself) and compute rows on scalar code.
-void AddCapFindings(report::Report& report, const ConfigResult& r) {
-  std::vector<std::string> above, scalar;
-  for (const auto& s : r.runs.front().rows) {
-    const std::string what =
-        fmt::format("{} {} ({})", s.primitive, s.prop_kind, ValidUtf8(s.implementation));
-    if (dispatch::AboveCap(s, r.config.cap)) above.push_back(what);
-    if (s.execs > 0 && verbose::IsScalarFallback(s) &&
-        !verbose::IsDataMovementPrimitive(s.primitive)) {
-      scalar.push_back(what);
-    }
-  }
-  if (!above.empty()) {
-    report.AddFinding(
-        report::Severity::kWarning, "isa-above-cap",
-        fmt::format("under the cap {} oneDNN still ran {}", r.config.cap, Join(above, ", ")));
-  }
-  if (!scalar.empty()) {
-    report.AddFinding(report::Severity::kWarning, "cap-scalar-fallback",
-                      fmt::format("under the cap {} these primitives ran scalar code: {}",
-                                  r.config.cap, Join(scalar, ", ")));
-  }
-}
-
 void AddRunFindings(report::Report& report, const ConfigResult& r) {
-  for (const auto& run : r.runs) {
-    if (run.outcome.ShellStatus() == 0) continue;
-    report.AddFinding(report::Severity::kError, "program-failed",
-                      fmt::format("under {} the program {} (exit statuses of the runs: {})",
-                                  r.config.name, run.outcome.Describe(), StatusesOf(r)));
-    break;
+  std::vector<os::Outcome> ends;
+  for (const auto& run : r.runs) ends.push_back(run.outcome);
+  if (auto failed = dispatch::ProgramFailedFinding(r.config.name, ends)) {
+    report.findings.push_back(std::move(*failed));
   }
-  const int seen = ThreadsSeen(r);
-  if (r.config.threads > 0 && seen > 0 && seen != r.config.threads) {
-    report.AddFinding(report::Severity::kInfo, "threads-overridden",
-                      fmt::format("under {} dlcheck asked for {} threads (OMP_NUM_THREADS) but "
-                                  "oneDNN ran {}: the program sets its own thread count",
-                                  r.config.name, r.config.threads, seen));
+  if (auto overridden =
+          dispatch::ThreadsOverriddenFinding(r.config.name, r.config.threads, ThreadsSeen(r))) {
+    report.findings.push_back(std::move(*overridden));
   }
 }
 
-// "A runs 1.8x as fast as B", only when the runs of A and B do not overlap.
-void AddRanking(report::Report& report, const char* what, const ConfigResult& a,
-                const ConfigResult& b) {
-  if (a.runs.size() < 2 || b.runs.size() < 2) {
-    report.AddFinding(report::Severity::kInfo, "too-few-runs",
-                      fmt::format("{}: one run per configuration, so the spread is unknown and "
-                                  "{} and {} are not ranked; rerun with --repeat 3 or more",
-                                  what, a.config.name, b.config.name));
-    return;
-  }
-  if (!dispatch::Separated(a.wall, b.wall)) {
-    report.AddFinding(
-        report::Severity::kWarning, "too-noisy",
-        fmt::format("{}: the runs are too noisy to rank {} ({:.3f}-{:.3f} s) and {} ({:.3f}-"
-                    "{:.3f} s): their wall times overlap; rerun on a quieter machine or with "
-                    "more --repeat",
-                    what, a.config.name, a.wall.min, a.wall.max, b.config.name, b.wall.min,
-                    b.wall.max));
-    return;
-  }
-  const bool a_faster = a.wall.median < b.wall.median;
-  const ConfigResult& fast = a_faster ? a : b;
-  const ConfigResult& slow = a_faster ? b : a;
-  report.AddFinding(report::Severity::kInfo, "payoff",
-                    fmt::format("{}: the program runs {:.2f}x as fast under {} as under {} "
-                                "(median wall time of {} and {} runs; spread {:.1f}% and {:.1f}%)",
-                                what, slow.wall.median / fast.wall.median, fast.config.name,
-                                slow.config.name, fast.runs.size(), slow.runs.size(),
-                                100 * fast.wall.Relative(), 100 * slow.wall.Relative()));
+dispatch::RankedConfig RankedOf(const ConfigResult& r) {
+  return {.name = r.config.name, .runs = r.runs.size(), .wall = r.wall};
 }
 
 void AddFindings(report::Report& report, const Plan& plan,
                  const std::vector<ConfigResult>& results) {
   std::uint64_t verbose_lines = 0;
   for (const auto& r : results) {
-    if (!r.config.cap.empty()) AddCapFindings(report, r);
+    if (r.config.cap() != nullptr) {
+      std::vector<Finding> cap = dispatch::CapFindings(r.runs.front().rows, r.config.cap()->isa);
+      report.findings.insert(report.findings.end(), cap.begin(), cap.end());
+    }
     AddRunFindings(report, r);
     for (const auto& run : r.runs) verbose_lines += run.verbose_lines;
   }
@@ -419,24 +359,25 @@ void AddFindings(report::Report& report, const Plan& plan,
         "compiled out, or it may redirect or close its own stdout");
   }
   const std::size_t caps = std::min(plan.caps, results.size());
-  if (caps >= 2) AddRanking(report, "ISA caps", results[caps - 1], results[0]);
-  if (results.size() >= caps + 2) AddRanking(report, "thread sets", results.back(), results[caps]);
-  if (const int sig = dispatch::SignalForwarding::Received(); sig != 0) {
-    report.AddFinding(report::Severity::kWarning, "interrupted",
-                      fmt::format("interrupted by {}: the report holds the runs that were done",
-                                  dispatch::SignalName(sig)));
+  if (caps >= 2) {
+    report.findings.push_back(
+        dispatch::RankConfigs("ISA caps", RankedOf(results[caps - 1]), RankedOf(results[0])));
+  }
+  if (results.size() >= caps + 2) {
+    report.findings.push_back(
+        dispatch::RankConfigs("thread sets", RankedOf(results.back()), RankedOf(results[caps])));
+  }
+  if (const int sig = os::SignalForwarding::Received(); sig != 0) {
+    report.findings.push_back(dispatch::InterruptedFinding(sig));
   }
 }
 
-// 128 + N when interrupted by signal N, else the first run's status that was not 0.
 int ExitStatusOf(const std::vector<ConfigResult>& results) {
-  if (const int sig = dispatch::SignalForwarding::Received(); sig != 0) return 128 + sig;
+  std::vector<int> statuses;
   for (const auto& r : results) {
-    for (const auto& run : r.runs) {
-      if (run.outcome.ShellStatus() != 0) return run.outcome.ShellStatus();
-    }
+    for (const auto& run : r.runs) statuses.push_back(run.outcome.ShellStatus());
   }
-  return 0;
+  return dispatch::ProgramSweepStatus(os::SignalForwarding::Received(), statuses);
 }
 
 }  // namespace
@@ -444,7 +385,7 @@ int ExitStatusOf(const std::vector<ConfigResult>& results) {
 StatusOr<int> RunDispatchProgram(const DispatchProgramOptions& o) {
   StatusOr<Plan> plan = PlanSweep(o);
   if (!plan.ok()) return plan.status();
-  dispatch::SignalForwarding forwarding;  // a signal between runs stops the sweep
+  os::SignalForwarding forwarding;  // a signal between runs stops the sweep
   StatusOr<std::vector<ConfigResult>> results = RunSweep(o, *plan);
   if (!results.ok()) return results.status();
   const auto load_end = dispatch::ReadLoadAverage();

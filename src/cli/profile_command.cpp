@@ -22,12 +22,11 @@
 #include "cli/verbose_report.h"
 #include "common/text.h"
 #include "dispatch/capture.h"
-#include "dispatch/program.h"
 #include "dispatch/program_capture.h"
-#include "dispatch/signals.h"
-#include "dispatch/worker.h"
 #include "os/exit_status.h"
 #include "os/output_file.h"
+#include "os/signals.h"
+#include "os/subprocess.h"
 #include "profile/perf.h"
 #include "profile/perf_script.h"
 #include "profile/profile.h"
@@ -117,7 +116,7 @@ StatusOr<Recording> RecordProgram(const ProfileOptions& o, std::vector<std::stri
   r.rows = session.TakeRows();
   r.verbose_lines = ended->verbose_lines;
   r.exit_status = ended->outcome.ShellStatus();
-  r.ended = ended->outcome.Describe();
+  r.ended = ended->outcome.Ended();
   r.wall_s = ended->outcome.wall_s;
   return r;
 }
@@ -136,17 +135,15 @@ StatusOr<Recording> RecordModel(const ProfileOptions& o, std::vector<std::string
   if (!run.ok()) return run.status();
   // Stopped on the user's word (the signal dlcheck passed on): what perf recorded is reported.
   if (!run->outcome.ok() && run->outcome.interrupted == 0) {
-    std::string err = run->outcome.stderr_tail;
-    while (!err.empty() && err.back() == '\n') err.pop_back();
-    if (!err.empty()) std::cerr << err << '\n';
-    return Status(ExitCode::kWorkerFailed, fmt::format("the model worker (under perf record) {}",
-                                                       run->outcome.Describe(run->timeout_s)));
+    if (const std::string err = run->WorkerError(); !err.empty()) std::cerr << err << '\n';
+    return Status(ExitCode::kWorkerFailed,
+                  fmt::format("the model worker (under perf record) {}", run->outcome.Describe()));
   }
   Recording r;
   r.rows = run->rows;
   r.verbose_exec_ms = run->summary.exec_ms;
   r.verbose_lines = run->verbose_lines;
-  r.ended = run->outcome.Describe(run->timeout_s);
+  r.ended = run->outcome.Describe();
   r.samples_per_s = run->results.samples_per_s;
   return r;
 }
@@ -205,7 +202,7 @@ constexpr double kShortestProfileS = 0.1;
 // A signal (Ctrl-C, SIGTERM, SIGHUP) stopped the profile before anything could be reported:
 // one line saying so, and the status the signal gives.
 int NothingRecorded(int signal, const std::string& why) {
-  PrintError(fmt::format("profile interrupted by {}: {}", dispatch::SignalName(signal), why));
+  PrintError(fmt::format("profile interrupted by {}: {}", os::SignalName(signal), why));
   return os::ExitStatusForSignal(signal);
 }
 
@@ -323,9 +320,9 @@ StatusOr<int> WriteReport(const ProfileOptions& o, const Recording& r, const pro
   if (output.is_open()) {
     if (Status written = output.Commit(); !written.ok()) return written;
   }
-  if (const int sig = dispatch::SignalForwarding::Received(); sig != 0) {
+  if (const int sig = os::SignalForwarding::Received(); sig != 0) {
     PrintError(fmt::format("interrupted by {}; the report holds what perf recorded before",
-                           dispatch::SignalName(sig)));
+                           os::SignalName(sig)));
     return os::ExitStatusForSignal(sig);
   }
   return r.exit_status;
@@ -336,7 +333,7 @@ StatusOr<int> WriteReport(const ProfileOptions& o, const Recording& r, const pro
 StatusOr<int> RecordAndReport(ProfileOptions& o, const std::string& perf, const ScratchDir& scratch,
                               os::OutputFile& output) {
   const std::time_t started = std::time(nullptr) - 1;
-  using dispatch::SignalForwarding;
+  using os::SignalForwarding;
   o.perf.perf = perf;
   o.perf.data_path = o.perf_data_path.empty() ? scratch.path() + "/perf.data" : o.perf_data_path;
   StatusOr<profile::PerfProbe> probe = profile::ProbePerf(o.perf, scratch.path());
@@ -384,7 +381,7 @@ StatusOr<int> RunProfile(ProfileOptions& o) {
   }
   // SIGINT, SIGTERM and SIGHUP are kept from here to the end (and passed on to perf and what it
   // records): none is lost between the steps, and the scratch directory is always removed.
-  const dispatch::SignalForwarding interrupts;
+  const os::SignalForwarding interrupts;
   ScratchDir scratch;
   if (scratch.path().empty()) {
     return Status(ExitCode::kOutputError,

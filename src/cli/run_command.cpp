@@ -12,9 +12,10 @@
 #include "cli/verbose_report.h"
 #include "common/text.h"
 #include "dispatch/capture.h"
-#include "dispatch/program.h"
 #include "dispatch/program_capture.h"
 #include "os/output_file.h"
+#include "os/signals.h"
+#include "os/subprocess.h"
 #include "report/progress.h"
 #include "verbose/aggregate.h"
 #include "verbose/log_session.h"
@@ -43,16 +44,14 @@ report::Value TextOrNull(const std::string& text) {
 
 void AddRunSection(report::Report& report, const RunOptions& o, const RunResult& run,
                    const verbose::LogHeader& header, const verbose::Summary& summary) {
-  const dispatch::ProgramOutcome& ended = run.outcome;
+  const os::Outcome& ended = run.outcome;
   report::Section& s = report.AddSection("run", "Run");
   s.Add("command", ValidUtf8(CommandText(o.command)));
   s.Add("exit_status", ended.ShellStatus());
-  s.Add("ended", ended.Describe());
-  s.Add("signal",
-        ended.signaled ? TextOrNull(dispatch::SignalName(ended.signal)) : report::Value());
-  s.Add("forwarded_signal", ended.forwarded_signal != 0
-                                ? TextOrNull(dispatch::SignalName(ended.forwarded_signal))
-                                : report::Value());
+  s.Add("ended", ended.Ended());
+  s.Add("signal", ended.signaled ? TextOrNull(os::SignalName(ended.signal)) : report::Value());
+  s.Add("forwarded_signal",
+        ended.interrupted != 0 ? TextOrNull(os::SignalName(ended.interrupted)) : report::Value());
   s.Add("wall_s", report::Value(ended.wall_s, 3));
   s.Add("onednn_version", TextOrNull(header.library_version));
   s.Add("runtime", TextOrNull(header.runtime));
@@ -82,7 +81,7 @@ void AddRunFindings(report::Report& report, const RunOptions& o, const RunResult
   if (run.outcome.signaled) {
     report.AddFinding(report::Severity::kError, "program-signaled",
                       fmt::format("{} {}; the report holds what it printed before", program,
-                                  run.outcome.Describe()));
+                                  run.outcome.Ended()));
   }
   if (run.timeline_dropped > 0) {
     report.AddFinding(report::Severity::kInfo, "timeline-capped",
@@ -97,7 +96,7 @@ report::Report BuildReport(const RunOptions& o, const RunResult& run,
   // A signal dlcheck passed on ends the log where the program was stopped; with no verbose line
   // at all, no-verbose below says why, and the parser's "is ONEDNN_VERBOSE set?" does not apply.
   const verbose::Summary summary =
-      session.Summarize({.whole_run = run.outcome.forwarded_signal == 0,
+      session.Summarize({.whole_run = run.outcome.interrupted == 0,
                          .silent_with_verbose_on = run.verbose_lines == 0});
   report::Report report;
   report.command = "run";

@@ -16,6 +16,7 @@
 #include "dispatch/onednn_info.h"
 #include "mlp/model.h"
 #include "os/exit_status.h"
+#include "os/signals.h"
 #include "report/progress.h"
 #include "verbose/aggregate.h"
 
@@ -92,7 +93,7 @@ void AddRunSection(report::Report& report, const VerboseOptions& o,
   s.Add("tolerance", Num(results.tolerance, 6));
   s.Add("onednn_version", dispatch::OneDnnVersion());
   s.Add("detected_isa", run.header.isa_short.empty() ? Value() : Value(run.header.isa_short));
-  s.Add("worker", run.outcome.ok() ? Value("ok") : Value(run.outcome.Describe(run.timeout_s)));
+  s.Add("worker", run.outcome.ok() ? Value("ok") : Value(run.outcome.Describe()));
   AddNoiseGuard(report, s, o.threads, o.load_start, o.load_end);
 }
 
@@ -121,21 +122,6 @@ void AddDeviationFinding(report::Report& report, const dispatch::WorkerResults& 
 bool Deviates(const dispatch::WorkerResults& results) {
   return results.max_deviation && results.tolerance &&
          !(*results.max_deviation <= *results.tolerance);
-}
-
-// A worker that failed or ran out of memory: one finding, `worker-failed` or `out-of-memory`,
-// saying where it ended.
-void AddWorkerEndFinding(report::Report& report, const dispatch::CapturedRun& run) {
-  if (run.OutOfMemory()) {
-    report.AddFinding(report::Severity::kError, "out-of-memory",
-                      fmt::format("the model worker did not fit in the memory it may use ({}); "
-                                  "the report holds what it did before",
-                                  WorkerWhere(run)));
-    return;
-  }
-  report.AddFinding(report::Severity::kError, "worker-failed",
-                    fmt::format("the model worker {} {}; the report holds what it did before",
-                                run.outcome.Describe(run.timeout_s), WorkerWhere(run)));
 }
 
 // The whole report, whatever the format: the printer chooses what to show (the human table
@@ -170,30 +156,31 @@ report::Report BuildReport(const VerboseOptions& o, const dispatch::CapturedRun&
     report.AddFinding(report::Severity::kWarning, "interrupted",
                       fmt::format("interrupted by {}: the worker was stopped; the report holds "
                                   "what it did before",
-                                  dispatch::SignalName(run.outcome.interrupted)));
-  } else if (!run.outcome.ok()) {
-    AddWorkerEndFinding(report, run);
+                                  os::SignalName(run.outcome.interrupted)));
+  } else if (auto ended = dispatch::WorkerEndFinding(run, "the model worker",
+                                                     "; the report holds what it did before")) {
+    report.findings.push_back(std::move(*ended));
   }
   return report;
 }
 
 StatusOr<int> Finish(const VerboseOptions& o, const dispatch::CapturedRun& run) {
-  if (run.Refused()) return RefusalOf(run);
+  if (run.Refused()) return EndRefused(run);
   report::Print(BuildReport(o, run), o.format, std::cout);
   std::cout.flush();
   if (const int sig = run.outcome.interrupted; sig != 0) {
-    PrintError(fmt::format("interrupted by {}; the report holds what was captured",
-                           dispatch::SignalName(sig)));
+    PrintError(
+        fmt::format("interrupted by {}; the report holds what was captured", os::SignalName(sig)));
     return os::ExitStatusForSignal(sig);
   }
   // Out of memory (the worker's exit 7) is the machine's limit, not a worker failure: one line
   // from here says so and what to do (the worker's own line would repeat it less clearly).
-  if (run.OutOfMemory()) return WorkerOutOfMemoryError(run);
+  if (run.OutOfMemory()) return run.OutOfMemoryError();
   if (!run.outcome.ok()) {
     // The worker's own last words (its error line, or a sanitizer/oneDNN message) come first.
     if (const std::string err = run.WorkerError(); !err.empty()) std::cerr << err << '\n';
     return Status(ExitCode::kWorkerFailed,
-                  fmt::format("the model worker {}", run.outcome.Describe(run.timeout_s)));
+                  fmt::format("the model worker {}", run.outcome.Describe()));
   }
   return ToInt(Deviates(run.results) ? ExitCode::kDeviation : ExitCode::kOk);
 }

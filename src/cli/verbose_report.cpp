@@ -452,30 +452,11 @@ void AddTimeline(report::Report& report, const std::vector<dispatch::ExecRecord>
   }
 }
 
-std::string WorkerWhere(const dispatch::CapturedRun& run) {
-  const std::string_view phase =
-      run.last_phase.empty() ? std::string_view("start-up") : std::string_view(run.last_phase);
-  if (run.last_layer.empty()) return fmt::format("in phase {}", phase);
-  return fmt::format("in phase {}, layer {}", phase, run.last_layer);
-}
-
-Status WorkerOutOfMemoryError(const dispatch::CapturedRun& run) {
-  return Status(ExitCode::kUnsupported,
-                fmt::format("out of memory: the model worker did not fit in the memory it may use "
-                            "({}); raise the limit (ulimit -v, the cgroup's memory.max) or use a "
-                            "smaller --batch, --layers or --data set",
-                            WorkerWhere(run)));
-}
-
-StatusOr<int> RefusalOf(const dispatch::CapturedRun& run) {
-  if (run.OutOfMemory()) return WorkerOutOfMemoryError(run);
-  const std::string err = run.WorkerError();
-  if (err.empty()) {
-    return Status(static_cast<ExitCode>(run.outcome.exit_code),
-                  fmt::format("the model worker {}", run.outcome.Describe(0)));
-  }
-  std::cerr << err << '\n';
-  return run.outcome.exit_code;
+StatusOr<int> EndRefused(const dispatch::CapturedRun& run) {
+  dispatch::CapturedRun::Refusal refusal = run.RefusalOf();
+  if (!refusal.error.ok()) return refusal.error;
+  std::cerr << refusal.worker_line << '\n';
+  return refusal.exit_status;
 }
 
 void AddNoiseGuard(report::Report& report, report::Section& section,

@@ -109,19 +109,9 @@ void AddNoiseGuard(report::Report& report, report::Section& section,
                    const std::optional<dispatch::LoadAverage>& load_start,
                    const std::optional<dispatch::LoadAverage>& load_end);
 
-/// The refusal of a worker that did nothing (CapturedRun::Refused): WorkerOutOfMemoryError when
-/// memory ran out, else its own error line on stderr and its exit status, or, without a line, an
-/// error naming what became of it.
-StatusOr<int> RefusalOf(const dispatch::CapturedRun& run);
-
-/// Where a model worker ended: "in phase start-up" (before its first phase: loading the data),
-/// "in phase init", "in phase init, layer fc2".
-std::string WorkerWhere(const dispatch::CapturedRun& run);
-
-/// The error of a worker that ran out of memory (CapturedRun::OutOfMemory), for the command's error
-/// edge: `out of memory: the model worker did not fit in the memory it may use (in phase init,
-/// layer fc2); raise the limit ... or use a smaller --batch, --layers or --data set`.
-Status WorkerOutOfMemoryError(const dispatch::CapturedRun& run);
+/// Ends a command whose worker refused (CapturedRun::Refused), as CapturedRun::RefusalOf says:
+/// with its error, or with the worker's own error line on stderr and its exit status.
+StatusOr<int> EndRefused(const dispatch::CapturedRun& run);
 
 /// `text` with every byte sequence that is not valid UTF-8 replaced by `?` (JSON needs UTF-8).
 std::string ValidUtf8(std::string_view text);

@@ -1,5 +1,7 @@
 #include "dispatch/capture.h"
 
+#include <fmt/format.h>
+
 #include <cstdlib>
 
 #include "dispatch/worker_protocol.h"
@@ -7,8 +9,6 @@
 #include "verbose/log_session.h"
 
 namespace dlcheck::dispatch {
-
-namespace {}  // namespace
 
 std::string ConfiguredIsaCap() {
   for (const char* name : {"ONEDNN_MAX_CPU_ISA", "DNNL_MAX_CPU_ISA"}) {
@@ -20,10 +20,10 @@ std::string ConfiguredIsaCap() {
 namespace {
 
 // The worker's command line and environment for `options`.
-WorkerSpec WorkerSpecFor(const CaptureOptions& options) {
-  WorkerSpec spec;
+os::Spec WorkerSpecFor(const CaptureOptions& options) {
+  os::Spec spec;
   spec.argv = options.launcher;
-  spec.argv.push_back(options.worker_binary.empty() ? SelfExecutable() : options.worker_binary);
+  spec.argv.push_back(options.worker_binary.empty() ? os::SelfExecutable() : options.worker_binary);
   for (auto& a : WorkerArguments(options.run)) spec.argv.push_back(std::move(a));
   // Level 2 prints creation as well as execution; timestamps give the timeline. The legacy
   // variables are removed so that a user's DNNL_VERBOSE=0 cannot silence the worker.
@@ -35,6 +35,8 @@ WorkerSpec WorkerSpecFor(const CaptureOptions& options) {
   if (!options.max_cpu_isa.empty())
     spec.env.emplace_back("ONEDNN_MAX_CPU_ISA", options.max_cpu_isa);
   spec.timeout_s = options.timeout_s;
+  spec.keep_stderr_tail = true;  // says why a worker failed
+  spec.read_to_end = true;       // under perf, the worker (which writes) ends after perf
   for (const auto& kv : options.extra_env) spec.env.push_back(kv);
   return spec;
 }
@@ -110,6 +112,46 @@ void Timeline::Add(ExecRecord rec, std::optional<double> timestamp) {
   execs_.push_back(std::move(rec));
 }
 
+std::string CapturedRun::Where() const {
+  const std::string_view phase =
+      last_phase.empty() ? std::string_view("start-up") : std::string_view(last_phase);
+  if (last_layer.empty()) return fmt::format("in phase {}", phase);
+  return fmt::format("in phase {}, layer {}", phase, last_layer);
+}
+
+Status CapturedRun::OutOfMemoryError() const {
+  return Status(ExitCode::kUnsupported,
+                fmt::format("out of memory: the model worker did not fit in the memory it may use "
+                            "({}); raise the limit (ulimit -v, the cgroup's memory.max) or use a "
+                            "smaller --batch, --layers or --data set",
+                            Where()));
+}
+
+CapturedRun::Refusal CapturedRun::RefusalOf() const {
+  if (OutOfMemory()) return {.error = OutOfMemoryError()};
+  std::string line = WorkerError();
+  if (line.empty()) {
+    return {.error = Status(static_cast<ExitCode>(outcome.exit_code),
+                            fmt::format("the model worker {}", outcome.Describe()))};
+  }
+  return {.exit_status = outcome.exit_code, .worker_line = std::move(line)};
+}
+
+std::optional<Finding> WorkerEndFinding(const CapturedRun& run, std::string_view who,
+                                        std::string_view then) {
+  if (run.outcome.ok() || run.outcome.interrupted != 0) return std::nullopt;
+  if (run.OutOfMemory()) {
+    return Finding{.severity = Severity::kError,
+                   .code = "out-of-memory",
+                   .message = fmt::format("{} did not fit in the memory it may use ({}){}", who,
+                                          run.Where(), then)};
+  }
+  return Finding{
+      .severity = Severity::kError,
+      .code = "worker-failed",
+      .message = fmt::format("{} {} {}{}", who, run.outcome.Describe(), run.Where(), then)};
+}
+
 StatusOr<CapturedRun> CaptureModelRun(const CaptureOptions& options) {
   os::OutputFile raw_log;
   if (!options.raw_log_path.empty()) {
@@ -132,8 +174,8 @@ StatusOr<CapturedRun> CaptureModelRun(const CaptureOptions& options) {
     session.Feed(line, line_number);
   };
 
-  StatusOr<WorkerOutcome> outcome = RunWorker(WorkerSpecFor(options), on_line);
-  if (!outcome.ok()) return outcome.status();
+  StatusOr<os::Outcome> outcome = os::RunProcessLines(WorkerSpecFor(options), on_line);
+  if (!outcome.ok()) return Status(ExitCode::kWorkerFailed, outcome.status().message());
   if (raw_log.is_open()) {
     if (Status kept = raw_log.Commit(); !kept.ok()) return kept;
   }

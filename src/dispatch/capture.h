@@ -16,10 +16,11 @@
 #include <string>
 #include <vector>
 
+#include "common/finding.h"
 #include "common/status.h"
 #include "dispatch/model_worker.h"
-#include "dispatch/worker.h"
 #include "dispatch/worker_protocol.h"
+#include "os/subprocess.h"
 #include "verbose/aggregate.h"
 #include "verbose/line_parser.h"
 #include "verbose/log_session.h"
@@ -92,7 +93,7 @@ class Timeline : public verbose::EventListener {
 };
 
 struct CapturedRun {
-  WorkerOutcome outcome;
+  os::Outcome outcome;
   double timeout_s = 0;
   std::string last_phase;  ///< the phase the worker was in when it ended
   std::string last_layer;  ///< the layer it announced last
@@ -129,9 +130,32 @@ struct CapturedRun {
     while (!tail.empty() && tail.back() == '\n') tail.pop_back();
     return tail;
   }
+  /// Where the worker ended: "in phase start-up" (before its first phase: loading the data),
+  /// "in phase init", "in phase init, layer fc2".
+  std::string Where() const;
+  /// The error of a worker that ran out of memory (OutOfMemory), for the command's error edge:
+  /// `out of memory: the model worker did not fit in the memory it may use (in phase init, layer
+  /// fc2); raise the limit ... or use a smaller --batch, --layers or --data set`.
+  Status OutOfMemoryError() const;
+  /// How a command ends when the worker refused (Refused): with `error` when it is set (memory
+  /// ran out, or the worker gave no reason); else with the worker's exit status, after its own
+  /// error line (`dlcheck: ...`, printed as it is) on stderr.
+  struct Refusal {
+    Status error;
+    int exit_status = 0;
+    std::string worker_line;
+  };
+  Refusal RefusalOf() const;
   /// A numeric result by its key (NumericResult), or nullopt when the worker did not report it.
   std::optional<double> Number(std::string_view key) const { return NumericResult(results, key); }
 };
+
+/// How a run's worker ended, when that is news: `out-of-memory` ("`who` did not fit in the memory
+/// it may use (where)") or `worker-failed` ("`who` was killed by signal 4 (SIGILL) in phase
+/// init"), each followed by `then` ("; the other runs went on"). Nullopt for a worker that ended
+/// well, or that the signal dlcheck passed on stopped (no failure: said once, as interrupted).
+std::optional<Finding> WorkerEndFinding(const CapturedRun& run, std::string_view who,
+                                        std::string_view then);
 
 /// Runs the model in a worker and captures it. Errors only when the worker cannot be started
 /// or the raw log cannot be written; a worker that fails is a CapturedRun with its outcome.

@@ -64,11 +64,13 @@ StatusOr<ProgramCapture> CaptureProgram(const ProgramCaptureOptions& options,
   session.AddListener(&timeline);
   session.StartInput(options.input_name.empty() ? "<" + options.spec.argv.front() + ">"
                                                 : options.input_name);
-  ProgramSpec spec = options.spec;
+  os::Spec spec = options.spec;
+  spec.search_path = true;
+  spec.terminal = true;
   for (const auto& kv : VerboseEnvironment()) spec.env.push_back(kv);
   ProgramSink sink(session, options.raw_log, options.on_output);
   verbose::OutputSplitter splitter(sink);
-  StatusOr<ProgramOutcome> ended = RunProgram(spec, [&](std::string_view bytes) {
+  StatusOr<os::Outcome> ended = os::RunProcess(spec, [&](std::string_view bytes) {
     splitter.Feed(bytes);
     if (options.on_chunk) options.on_chunk();
   });

@@ -18,7 +18,7 @@
 
 #include "common/status.h"
 #include "dispatch/capture.h"
-#include "dispatch/program.h"
+#include "os/subprocess.h"
 #include "verbose/log_session.h"
 
 namespace dlcheck::dispatch {
@@ -33,8 +33,9 @@ const std::vector<std::pair<std::string, std::string>>& VerboseEnvironment();
 std::vector<std::pair<std::string, std::string>> MaxIsaEnvironment(const std::string& cap);
 
 struct ProgramCaptureOptions {
-  /// The program; VerboseEnvironment() is added to (and wins over) spec.env.
-  ProgramSpec spec;
+  /// The program (argv, env, cpus); VerboseEnvironment() is added to (and wins over) spec.env.
+  /// It is looked up on PATH and runs as a job of the terminal, the way `time` runs it.
+  os::Spec spec;
   /// Where to copy the verbose lines (--raw-log); null: nowhere.
   std::ostream* raw_log = nullptr;
   /// Executions kept for a timeline (the rest counted); 0: no timeline.
@@ -49,7 +50,7 @@ struct ProgramCaptureOptions {
 
 /// What a captured program run produced besides the session's rows.
 struct ProgramCapture {
-  ProgramOutcome outcome;
+  os::Outcome outcome;
   std::uint64_t program_bytes = 0;  ///< the program's own output, passed on to stderr
   std::uint64_t program_lines = 0;
   std::uint64_t verbose_lines = 0;
@@ -58,7 +59,7 @@ struct ProgramCapture {
 };
 
 /// Runs the program, feeding its verbose lines to `session` as one input (StartInput ...
-/// Finish). Errors as RunProgram's: the program could not be started (127, 126).
+/// Finish). Errors as os::RunProcess's: the program could not be started (127, 126).
 StatusOr<ProgramCapture> CaptureProgram(const ProgramCaptureOptions& options,
                                         verbose::LogSession& session);
 

@@ -59,23 +59,29 @@ StatusOr<std::vector<std::string>> ChooseCaps(const std::vector<std::string>& re
   return caps;
 }
 
-StatusOr<SweepRun> RunSweepWorker(const SweepSettings& settings, std::string cap,
-                                  const std::string& thread_set, int threads,
-                                  const std::string& cpuset, bool peak) {
+std::optional<std::string> IsaCapOf(const RunConfig& config) {
+  if (const auto* cap = std::get_if<CapConfig>(&config)) return cap->isa;
+  if (std::holds_alternative<ScalarConfig>(config)) return std::string(kScalarCap);
+  return std::nullopt;
+}
+
+StatusOr<SweepRun> RunSweepWorker(const SweepSettings& settings, RunConfig config, int threads,
+                                  bool peak) {
   CaptureOptions capture;
   capture.run = settings.run;
-  capture.run.backend = cap == kScalarCap ? mlp::Backend::kScalar : mlp::Backend::kOneDnn;
-  capture.run.cpuset = cpuset;
+  capture.run.backend =
+      std::holds_alternative<ScalarConfig>(config) ? mlp::Backend::kScalar : mlp::Backend::kOneDnn;
+  if (const auto* set = std::get_if<ThreadSetConfig>(&config)) capture.run.cpuset = set->cpuset;
   capture.run.peak = peak;
   capture.threads = threads;
-  if (cap != kScalarCap && !cap.empty()) capture.max_cpu_isa = cap;
+  if (const auto* cap = std::get_if<CapConfig>(&config)) capture.max_cpu_isa = cap->isa;
   capture.timeout_s = settings.timeout_s;
   capture.on_phase = settings.on_phase;
   // Linux perf map (/tmp/perf-<pid>.map): perf report shows the JIT kernels' names.
   if (settings.perf_map) capture.extra_env.emplace_back("ONEDNN_JIT_PROFILE", "2");
   StatusOr<CapturedRun> run = CaptureModelRun(capture);
   if (!run.ok()) return run.status();
-  return SweepRun{std::move(cap), thread_set, threads, cpuset, std::move(*run)};
+  return SweepRun{.config = std::move(config), .threads = threads, .run = std::move(*run)};
 }
 
 bool AboveCap(const verbose::PrimitiveStats& s, std::string_view cap) {
@@ -85,7 +91,7 @@ bool AboveCap(const verbose::PrimitiveStats& s, std::string_view cap) {
 }
 
 PrimitiveKey KeyOf(const verbose::PrimitiveStats& s) {
-  return {std::string(s.LayerOr("")), s.primitive.str(), s.prop_kind.str()};
+  return {std::string(s.LayerOr("")), s.primitive.str(), s.prop_kind.str(), s.problem.str()};
 }
 
 SweepCells CellsOf(const CapturedRun& run) {
@@ -122,8 +128,9 @@ std::string PeakIsaOf(std::string_view cap) {
 }
 
 std::optional<double> PeakOf(const SweepRun& r) {
-  if (r.cap == kScalarCap) return std::nullopt;
-  return r.run.Number(result_key::kPeakGflopsPrefix + PeakIsaOf(r.cap));
+  const CapConfig* cap = r.cap();
+  if (cap == nullptr) return std::nullopt;
+  return r.run.Number(result_key::kPeakGflopsPrefix + PeakIsaOf(cap->isa));
 }
 
 int ThreadsOf(const SweepRun& r) {
@@ -133,7 +140,7 @@ int ThreadsOf(const SweepRun& r) {
 
 std::string Describe(const SweepRun& r) {
   const std::string where = r.run.last_phase.empty() ? "start-up" : r.run.last_phase;
-  return fmt::format("{} in phase {}", r.run.outcome.Describe(r.run.timeout_s), where);
+  return fmt::format("{} in phase {}", r.run.outcome.Describe(), where);
 }
 
 }  // namespace dlcheck::dispatch

@@ -4,14 +4,16 @@
 // into tables; the numbers are computed here.
 //
 //   StatusOr<std::vector<std::string>> caps = ChooseCaps(requested, platform);
-//   StatusOr<SweepRun> run = RunSweepWorker(settings, "avx2", "", 0, "", /*peak=*/true);
-//   SweepCells cells = CellsOf(run->run);   // per PrimitiveKey (layer, primitive, prop kind)
+//   StatusOr<SweepRun> run = RunSweepWorker(settings, CapConfig{"avx2"}, 0, /*peak=*/true);
+//   SweepCells cells = CellsOf(run->run);   // per PrimitiveKey (layer, primitive, prop kind,
+//   shape)
 
 #include <functional>
 #include <map>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 #include "common/onednn_isa.h"
@@ -43,26 +45,52 @@ struct SweepSettings {
   std::function<void(std::string_view phase)> on_phase;
 };
 
+/// oneDNN capped at an ISA (ONEDNN_MAX_CPU_ISA and its older spellings).
+struct CapConfig {
+  std::string isa;  ///< a name in kSweepCaps
+};
+/// oneDNN's own choice (no cap), one thread per core of a thread set, bound to its cores.
+struct ThreadSetConfig {
+  std::string name;  ///< core, socket, numa0, ...
+  std::string cpuset;
+  std::vector<int> cpus;
+};
+/// dlcheck's scalar kernels, not oneDNN (the model sweep's baseline).
+struct ScalarConfig {};
+/// How a sweep runs one configuration: a typed choice, used by both sweeps (a model's and a
+/// program's); no empty cap string stands for "a thread set".
+using RunConfig = std::variant<CapConfig, ThreadSetConfig, ScalarConfig>;
+
+/// The `isa_cap` a report gives a run: the cap, kScalarCap for the scalar kernels, nullopt for a
+/// thread set (no cap).
+std::optional<std::string> IsaCapOf(const RunConfig& config);
+
 /// One worker run of the sweep.
 struct SweepRun {
-  std::string cap;  ///< an ISA cap, or kScalarCap; empty for a thread-set run (no cap)
-  std::string thread_set;
-  int threads = 0;
-  std::string cpuset;
+  RunConfig config;
+  int threads = 0;  ///< OMP_NUM_THREADS asked; 0: inherited
   CapturedRun run;
+
+  const CapConfig* cap() const { return std::get_if<CapConfig>(&config); }
+  const ThreadSetConfig* thread_set() const { return std::get_if<ThreadSetConfig>(&config); }
+  bool scalar() const { return std::holds_alternative<ScalarConfig>(config); }
 };
 
-/// Runs the model under `cap` (kScalarCap: on the scalar kernels), with `threads` OpenMP threads
-/// bound to `cpuset` when given, measuring the FMA peak first when `peak`.
-StatusOr<SweepRun> RunSweepWorker(const SweepSettings& settings, std::string cap,
-                                  const std::string& thread_set, int threads,
-                                  const std::string& cpuset, bool peak);
+/// Runs the model under `config` with `threads` OpenMP threads (a thread set's bound to its
+/// cpuset), measuring the FMA peak first when `peak`.
+StatusOr<SweepRun> RunSweepWorker(const SweepSettings& settings, RunConfig config, int threads,
+                                  bool peak);
 
-/// What the sweep compares across caps: one primitive of one layer in one direction.
+/// What both sweeps (a model's and a program's) compare across caps: one operation, whatever
+/// the cap made of it. The problem (the shape: `mb64ic784oc128`) is in it because a program has
+/// no layers, and two matmuls of one program must not be added together; the layer because two
+/// layers of a model may share a shape. The implementation, ISA and layouts are left out: they
+/// are what a cap changes.
 struct PrimitiveKey {
   std::string layer;      ///< empty for a row without a layer
   std::string primitive;  ///< inner_product, convolution, ...
   std::string prop_kind;  ///< forward_training, backward_data, ...
+  std::string problem;    ///< the shape, as oneDNN prints it
   auto operator<=>(const PrimitiveKey&) const = default;
 };
 /// True when the row ran at an ISA that ranks above `cap`: what a cap must never allow.
@@ -93,7 +121,8 @@ std::optional<double> SpeedupOver(const SweepCells& base, const SweepCells& cell
 /// The vector ISA whose measured peak bounds a cap: avx512_core for the AVX-512 caps, avx2 for
 /// avx2 and avx2_vnni, sse41 below (the peak loops cover these three).
 std::string PeakIsaOf(std::string_view cap);
-/// The run's measured peak GFLOP/s for its cap; nullopt for the scalar run or without a peak.
+/// The run's measured peak GFLOP/s for its cap; nullopt without a cap (the scalar run, a thread
+/// set) or without a peak.
 std::optional<double> PeakOf(const SweepRun& r);
 /// The OpenMP threads the run used (from oneDNN's header line when it printed one).
 int ThreadsOf(const SweepRun& r);

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "dispatch/program.h"
+#include "os/subprocess.h"
 
 namespace dlcheck::fleet {
 namespace {
@@ -84,7 +84,7 @@ std::vector<std::string> UpdateArguments(HealthAction action, std::string_view n
 }
 
 StatusOr<std::string> RunScontrol(const SlurmTools& tools, const std::vector<std::string>& args) {
-  dispatch::ProgramSpec spec{.argv = {tools.scontrol}};
+  os::Spec spec{.argv = {tools.scontrol}, .search_path = true};
   spec.argv.insert(spec.argv.end(), args.begin(), args.end());
   if (!tools.slurm_conf.empty()) spec.env.emplace_back("SLURM_CONF", tools.slurm_conf);
   // `scontrol -o show node` prints one line; what is past the bound is read and dropped, so a
@@ -92,12 +92,11 @@ StatusOr<std::string> RunScontrol(const SlurmTools& tools, const std::vector<std
   constexpr std::size_t kMaxScontrolBytes = std::size_t{1} << 20;
   std::string out;
   bool overflowed = false;
-  StatusOr<dispatch::ProgramOutcome> ended =
-      dispatch::RunProgram(spec, [&out, &overflowed](std::string_view bytes) {
-        const std::size_t room = kMaxScontrolBytes - out.size();
-        overflowed = overflowed || bytes.size() > room;
-        out += bytes.substr(0, room);
-      });
+  StatusOr<os::Outcome> ended = os::RunProcess(spec, [&out, &overflowed](std::string_view bytes) {
+    const std::size_t room = kMaxScontrolBytes - out.size();
+    overflowed = overflowed || bytes.size() > room;
+    out += bytes.substr(0, room);
+  });
   const std::string command = fmt::format("{} {}", tools.scontrol, fmt::join(args, " "));
   if (!ended.ok()) {
     return Status(ExitCode::kFailure,
@@ -105,9 +104,9 @@ StatusOr<std::string> RunScontrol(const SlurmTools& tools, const std::vector<std
                               ended.status().message()));
   }
   if (ended->ShellStatus() != 0) {
-    return Status(ExitCode::kFailure,
-                  fmt::format("'{}' {} (is slurmctld up, and --slurm-conf right?)", command,
-                              ended->Describe()));
+    return Status(
+        ExitCode::kFailure,
+        fmt::format("'{}' {} (is slurmctld up, and --slurm-conf right?)", command, ended->Ended()));
   }
   if (overflowed) {
     return Status(ExitCode::kFailure,

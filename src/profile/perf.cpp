@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "dispatch/worker.h"
+#include "os/subprocess.h"
 
 namespace dlcheck::profile {
 namespace {
@@ -33,10 +33,10 @@ bool LooksLikePermission(std::string_view text) {
 }
 
 // Runs perf with `args`, its stdout thrown away; the outcome keeps the tail of its stderr.
-StatusOr<dispatch::WorkerOutcome> RunPerf(const std::vector<std::string>& argv,
-                                          double timeout_s = 60) {
-  dispatch::WorkerSpec spec{.argv = argv, .env = {}, .unset_env = {}, .timeout_s = timeout_s};
-  return dispatch::RunWorker(spec, [](std::string_view) {});
+StatusOr<os::Outcome> RunPerf(const std::vector<std::string>& argv, double timeout_s = 60) {
+  const os::Spec spec{
+      .argv = argv, .keep_stderr_tail = true, .read_to_end = true, .timeout_s = timeout_s};
+  return os::RunProcess(spec, [](std::string_view) {});
 }
 
 std::vector<std::string> ProbeCommand(const PerfSettings& s, const std::string& scratch_dir,
@@ -117,7 +117,7 @@ std::string NotPermittedMessage(std::string_view perf_stderr, std::optional<int>
 }
 
 StatusOr<PerfProbe> ProbePerf(const PerfSettings& settings, const std::string& scratch_dir) {
-  StatusOr<dispatch::WorkerOutcome> on_cpu = RunPerf(ProbeCommand(settings, scratch_dir, false));
+  StatusOr<os::Outcome> on_cpu = RunPerf(ProbeCommand(settings, scratch_dir, false));
   if (!on_cpu.ok()) return on_cpu.status();
   if (!on_cpu->ok()) {
     const std::string& err = on_cpu->stderr_tail;
@@ -133,7 +133,7 @@ StatusOr<PerfProbe> ProbePerf(const PerfSettings& settings, const std::string& s
                               FirstLine(err).empty() ? "perf gave no reason" : FirstLine(err)));
   }
   PerfProbe probe;
-  StatusOr<dispatch::WorkerOutcome> off_cpu = RunPerf(ProbeCommand(settings, scratch_dir, true));
+  StatusOr<os::Outcome> off_cpu = RunPerf(ProbeCommand(settings, scratch_dir, true));
   if (!off_cpu.ok()) return off_cpu.status();
   probe.off_cpu = off_cpu->ok();
   if (!probe.off_cpu) {
@@ -184,13 +184,14 @@ std::vector<std::string> ScriptCommand(const PerfSettings& s) {
 
 Status ReadPerfScript(const PerfSettings& s, const std::function<void(std::string_view)>& on_line) {
   const std::vector<std::string> argv = ScriptCommand(s);
-  StatusOr<dispatch::WorkerOutcome> ended = dispatch::RunWorker(
-      dispatch::WorkerSpec{.argv = argv, .env = {}, .unset_env = {}, .timeout_s = 3600}, on_line);
+  StatusOr<os::Outcome> ended = os::RunProcessLines(
+      os::Spec{.argv = argv, .keep_stderr_tail = true, .read_to_end = true, .timeout_s = 3600},
+      on_line);
   if (!ended.ok()) return ended.status();
   if (!ended->ok()) {
     return Status(ExitCode::kFailure,
                   fmt::format("perf script {} ({}): the recording could not be read",
-                              ended->Describe(3600), FirstLine(ended->stderr_tail)));
+                              ended->Describe(), FirstLine(ended->stderr_tail)));
   }
   return {};
 }

@@ -472,7 +472,7 @@ Summary Totals(const PrimitiveRows& rows) {
 std::string ScalarFallbackText(const PrimitiveRows& rows, double exec_ms) {
   std::map<std::string, std::pair<std::uint64_t, double>> scalar;  // "kind impl" -> rows, ms
   for (const PrimitiveStats& row : rows) {
-    if (!IsScalarFallback(row)) continue;
+    if (!IsScalarFinding(row, ScalarScope::kEveryRow)) continue;
     auto& entry = scalar[row.primitive + " " + row.implementation];
     ++entry.first;
     entry.second += row.exec_ms_total;

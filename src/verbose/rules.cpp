@@ -26,4 +26,17 @@ bool IsScalarFallback(const PrimitiveStats& row) {
   return row.impl_class == ImplClass::kScalar && !IsDlcheckKernel(row);
 }
 
+bool IsScalarFinding(const PrimitiveStats& row, ScalarScope scope) {
+  if (!IsScalarFallback(row)) return false;
+  switch (scope) {
+    case ScalarScope::kEveryRow:
+      return true;
+    case ScalarScope::kCompute:
+      return IsComputePrimitive(row);
+    case ScalarScope::kExecutedWork:
+      return row.execs > 0 && !IsDataMovementPrimitive(row.primitive);
+  }
+  return false;
+}
+
 }  // namespace dlcheck::verbose

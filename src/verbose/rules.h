@@ -5,6 +5,7 @@
 //   IsComputePrimitive(row)  convolution, inner_product, matmul: the layers' arithmetic
 //   IsDlcheckKernel(row)     `dlcheck:scalar`: dlcheck's own scalar kernels ran it
 //   IsScalarFallback(row)    oneDNN ran it on reference or plain C++ code (`ref:any`, ...)
+//   IsScalarFinding(row, s)  whether a finding about scope `s` names that fallback
 //
 // dlcheck's kernels are not a oneDNN fallback: when they run a model, the worker announces each
 // layer as a model fallback, and that is reported once, from those announcements.
@@ -31,5 +32,15 @@ bool IsDlcheckKernel(const PrimitiveStats& row);
 /// True when oneDNN ran the row on scalar code: reference or plain C++ implementations
 /// (ImplClass scalar), and not dlcheck's own kernels.
 bool IsScalarFallback(const PrimitiveStats& row);
+
+/// Which scalar fallbacks a finding is about: the one filter of the aggregator's note, `check`'s
+/// item and the sweeps' `cap-scalar-fallback`.
+enum class ScalarScope {
+  kEveryRow,      ///< the log's note: every scalar row, whatever it did
+  kCompute,       ///< `check`: the layers' arithmetic (IsComputePrimitive) on scalar code
+  kExecutedWork,  ///< a sweep's cap: executed rows that compute, not data movement
+};
+/// IsScalarFallback, restricted to the rows `scope` is about.
+bool IsScalarFinding(const PrimitiveStats& row, ScalarScope scope);
 
 }  // namespace dlcheck::verbose

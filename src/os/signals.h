@@ -14,7 +14,12 @@
 
 #include <signal.h>
 
-namespace dlcheck::dispatch {
+#include <string>
+
+namespace dlcheck::os {
+
+/// "SIGSEGV" for 11 (glibc's abbreviation with `SIG`), or "" for a number that names none.
+std::string SignalName(int signal);
 
 class SignalForwarding {
  public:
@@ -57,4 +62,4 @@ class SignalForwarding {
   struct sigaction old_pipe_ {};
 };
 
-}  // namespace dlcheck::dispatch
+}  // namespace dlcheck::os

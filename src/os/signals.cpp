@@ -1,8 +1,9 @@
-#include "dispatch/signals.h"
+#include "os/signals.h"
 
+#include <string.h>
 #include <unistd.h>
 
-namespace dlcheck::dispatch {
+namespace dlcheck::os {
 namespace {
 
 volatile sig_atomic_t g_target = 0;     // the child's pid; 0: none
@@ -25,6 +26,11 @@ void Forward(int signal, siginfo_t* info, void*) {
 }
 
 }  // namespace
+
+std::string SignalName(int signal) {
+  const char* abbrev = sigabbrev_np(signal);
+  return abbrev == nullptr ? std::string() : "SIG" + std::string(abbrev);
+}
 
 SignalForwarding::SignalForwarding() {
   if (g_depth++ == 0) g_received = 0;
@@ -81,4 +87,4 @@ void SignalForwarding::ResetInChild() {
   sigprocmask(SIG_SETMASK, &none, nullptr);
 }
 
-}  // namespace dlcheck::dispatch
+}  // namespace dlcheck::os

@@ -1,0 +1,310 @@
+// What a sweep concludes, in-process on constructed rows and spreads: the cap findings both
+// sweeps make, the one primitive key, the ranking of a program sweep's configurations and its
+// exit status, and the one scalar-finding filter. No worker, no program, any host.
+#include "dispatch/sweep_findings.h"
+
+#include <gtest/gtest.h>
+
+#include <csignal>
+
+#include "dispatch/sweep.h"
+#include "verbose/rules.h"
+
+namespace dlcheck::dispatch {
+namespace {
+
+verbose::PrimitiveStats Row(std::string primitive, std::string implementation, std::string isa,
+                            verbose::ImplClass impl_class) {
+  verbose::PrimitiveStats row;
+  row.engine = "cpu";
+  row.primitive = std::move(primitive);
+  row.implementation = std::move(implementation);
+  row.isa = std::move(isa);
+  row.impl_class = impl_class;
+  row.prop_kind = "forward_training";
+  row.problem = "mb64ic784oc128";
+  row.execs = 3;
+  return row;
+}
+
+const Finding* Find(const std::vector<Finding>& findings, std::string_view code) {
+  for (const auto& f : findings) {
+    if (f.code == code) return &f;
+  }
+  return nullptr;
+}
+
+TEST(SweepFindingsTest, NamesRowsAboveTheCapAndScalarWork) {
+  verbose::PrimitiveStats above =
+      Row("inner_product", "brgemm:avx512_core", "avx512_core", verbose::ImplClass::kJit);
+  above.layer = "fc1";
+  const verbose::PrimitiveStats scalar =
+      Row("matmul", "ref:any", "", verbose::ImplClass::kScalar);  // a program's: no layer
+  const std::vector<Finding> findings = CapFindings({above, scalar}, "avx2");
+  ASSERT_EQ(findings.size(), 2u);
+  const Finding* a = Find(findings, "isa-above-cap");
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(a->severity, Severity::kWarning);
+  EXPECT_EQ(a->message,
+            "under the cap avx2 oneDNN still ran fc1 inner_product forward_training "
+            "(brgemm:avx512_core)");
+  const Finding* s = Find(findings, "cap-scalar-fallback");
+  ASSERT_NE(s, nullptr);
+  EXPECT_EQ(s->message,
+            "under the cap avx2 these primitives ran scalar code: matmul forward_training "
+            "(ref:any)");
+}
+
+TEST(SweepFindingsTest, ACapWithinItselfOnVectorCodeSaysNothing) {
+  const verbose::PrimitiveStats row =
+      Row("inner_product", "brgemm:avx2", "avx2", verbose::ImplClass::kJit);
+  EXPECT_TRUE(CapFindings({row}, "avx2").empty());
+  EXPECT_TRUE(CapFindings({row}, "avx512_core").empty());
+}
+
+TEST(SweepFindingsTest, TheScalarRunAndThreadSetsHaveNoCapToTest) {
+  const verbose::PrimitiveStats row =
+      Row("inner_product", "ref:any", "avx512_core", verbose::ImplClass::kScalar);
+  EXPECT_TRUE(CapFindings({row}, kScalarCap).empty());
+  EXPECT_TRUE(CapFindings({row}, "").empty());
+}
+
+// The cap's filter (ScalarScope::kExecutedWork): executed work, not data movement, and never
+// dlcheck's own kernels (the model's fallback, said apart).
+TEST(SweepFindingsTest, ScalarDataMovementUnexecutedRowsAndDlcheckKernelsAreNoCapFinding) {
+  verbose::PrimitiveStats reorder = Row("reorder", "simple:any", "", verbose::ImplClass::kScalar);
+  verbose::PrimitiveStats unexecuted = Row("matmul", "ref:any", "", verbose::ImplClass::kScalar);
+  unexecuted.execs = 0;
+  verbose::PrimitiveStats ours =
+      Row("inner_product", "dlcheck:scalar", "", verbose::ImplClass::kScalar);
+  EXPECT_TRUE(CapFindings({reorder, unexecuted, ours}, "sse41").empty());
+  // The other scopes of the one filter see what theirs are about.
+  EXPECT_TRUE(verbose::IsScalarFinding(reorder, verbose::ScalarScope::kEveryRow));
+  EXPECT_FALSE(verbose::IsScalarFinding(reorder, verbose::ScalarScope::kCompute));
+  EXPECT_TRUE(verbose::IsScalarFinding(unexecuted, verbose::ScalarScope::kCompute));
+  EXPECT_FALSE(verbose::IsScalarFinding(ours, verbose::ScalarScope::kEveryRow));
+  const verbose::PrimitiveStats eltwise =
+      Row("eltwise", "ref:any", "", verbose::ImplClass::kScalar);
+  EXPECT_TRUE(verbose::IsScalarFinding(eltwise, verbose::ScalarScope::kExecutedWork));
+  EXPECT_FALSE(verbose::IsScalarFinding(eltwise, verbose::ScalarScope::kCompute));
+}
+
+TEST(SweepFindingsTest, AModelFallbackNamesItsLayersAndTheFirstReason) {
+  CapturedRun run;
+  EXPECT_FALSE(CapModelFallbackFinding(run, "sse41"));
+  run.fallbacks = {{"conv1", "no convolution for this ISA"}, {"fc1", "later reason"}};
+  const auto f = CapModelFallbackFinding(run, "sse41");
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->code, "cap-model-fallback");
+  EXPECT_EQ(f->message,
+            "under the cap sse41 oneDNN could not run this model, so dlcheck's scalar kernels ran "
+            "it (layers conv1, fc1): no convolution for this ISA");
+}
+
+// The one key: the same operation under two caps matches, whatever implementation ran it; two
+// shapes of one primitive (a program's two matmuls) do not.
+TEST(SweepFindingsTest, TheKeyIsTheOperationNotWhatTheCapMadeOfIt) {
+  const verbose::PrimitiveStats avx2 =
+      Row("matmul", "brgemm:avx2", "avx2", verbose::ImplClass::kJit);
+  const verbose::PrimitiveStats sse41 =
+      Row("matmul", "gemm:jit", "sse41", verbose::ImplClass::kGemm);
+  EXPECT_EQ(KeyOf(avx2), KeyOf(sse41));
+  verbose::PrimitiveStats other_shape = avx2;
+  other_shape.problem = "mb64ic128oc10";
+  EXPECT_NE(KeyOf(avx2), KeyOf(other_shape));
+  verbose::PrimitiveStats other_layer = avx2;
+  other_layer.layer = "fc2";
+  EXPECT_NE(KeyOf(avx2), KeyOf(other_layer));
+}
+
+// The wall times of three runs.
+Spread Walls(double min, double median, double max) {
+  return Spread{.runs = 3, .median = median, .min = min, .max = max};
+}
+
+TEST(SweepFindingsTest, RanksOnlySeparatedConfigurations) {
+  const Finding payoff = RankConfigs("ISA caps", {"cap avx2", 3, Walls(1.0, 1.0, 1.1)},
+                                     {"cap sse41", 3, Walls(1.9, 2.0, 2.1)});
+  EXPECT_EQ(payoff.code, "payoff");
+  EXPECT_EQ(payoff.severity, Severity::kInfo);
+  EXPECT_EQ(payoff.message,
+            "ISA caps: the program runs 2.00x as fast under cap avx2 as under cap sse41 (median "
+            "wall time of 3 and 3 runs; spread 10.0% and 10.0%)");
+  // The order of the two does not decide the ranking.
+  EXPECT_EQ(RankConfigs("ISA caps", {"cap sse41", 3, Walls(1.9, 2.0, 2.1)},
+                        {"cap avx2", 3, Walls(1.0, 1.0, 1.1)})
+                .message,
+            payoff.message);
+}
+
+TEST(SweepFindingsTest, OverlappingRunsAreTooNoisyToRank) {
+  const Finding noisy = RankConfigs("thread sets", {"threads core", 3, Walls(1.0, 1.2, 1.5)},
+                                    {"threads socket", 3, Walls(1.4, 1.6, 1.8)});
+  EXPECT_EQ(noisy.code, "too-noisy");
+  EXPECT_EQ(noisy.severity, Severity::kWarning);
+}
+
+TEST(SweepFindingsTest, OneRunEachHasNoSpreadToRankBy) {
+  const Finding few = RankConfigs("ISA caps", {"cap avx2", 1, Spread{.runs = 1, .median = 1}},
+                                  {"cap sse41", 3, Walls(5, 5, 5)});
+  EXPECT_EQ(few.code, "too-few-runs");
+  EXPECT_NE(few.message.find("cap avx2 and cap sse41 are not ranked"), std::string::npos)
+      << few.message;
+}
+
+// The `fastest` column of a program sweep: named only when its runs stand apart from every
+// other configuration's that ran the primitive.
+TEST(SweepFindingsTest, TheFastestIsNamedOnlyWhenItStandsApart) {
+  const Spread slow = Walls(2.0, 2.1, 2.2), fast = Walls(1.0, 1.1, 1.2),
+               near = Walls(1.15, 1.3, 1.4);
+  EXPECT_EQ(SeparatedFastest({slow, fast}), 1u);
+  EXPECT_EQ(SeparatedFastest({slow, std::nullopt, fast}), 2u) << "a cap without the primitive";
+  EXPECT_FALSE(SeparatedFastest({slow, fast, near})) << "fast and near overlap";
+  EXPECT_FALSE(SeparatedFastest({std::nullopt, std::nullopt}));
+  EXPECT_FALSE(SeparatedFastest({Spread{.runs = 1, .median = 1, .min = 1, .max = 1},
+                                 Spread{.runs = 1, .median = 2, .min = 2, .max = 2}}))
+      << "one run each: no spread to separate by";
+}
+
+// A model run under `isa` measured at `sps` samples/s, its timed chunks from `min` to `max`.
+SweepRun Measured(RunConfig config, double sps, double min, double max) {
+  SweepRun r{.config = std::move(config)};
+  r.run.results.samples_per_s = sps;
+  r.run.results.samples_per_s_min = min;
+  r.run.results.samples_per_s_max = max;
+  r.run.results.timed_chunks = 5;
+  return r;
+}
+
+TEST(SweepFindingsTest, TheModelPaysOffOnlyWhenTheChunksStandApart) {
+  const std::vector<SweepRun> runs = {
+      Measured(CapConfig{"sse41"}, 100, 95, 105), Measured(CapConfig{"avx2"}, 150, 140, 160),
+      Measured(CapConfig{"avx512_core"}, 300, 290, 310), Measured(ScalarConfig{}, 10, 9, 11)};
+  const auto payoff = ModelPayoff(runs);
+  ASSERT_TRUE(payoff);
+  EXPECT_EQ(payoff->code, "payoff");
+  EXPECT_EQ(payoff->message,
+            "the model trains 3.00x as fast under the cap avx512_core as under sse41 (samples/s; "
+            "the timed chunks of the two runs do not overlap)");
+  const std::vector<SweepRun> noisy = {Measured(CapConfig{"sse41"}, 100, 80, 130),
+                                       Measured(CapConfig{"avx2"}, 120, 100, 140)};
+  const auto too_noisy = ModelPayoff(noisy);
+  ASSERT_TRUE(too_noisy);
+  EXPECT_EQ(too_noisy->code, "too-noisy");
+  // One measured cap (the scalar run and thread sets do not count): nothing to rank.
+  EXPECT_FALSE(
+      ModelPayoff({runs[0], runs[3], Measured(ThreadSetConfig{.name = "core"}, 500, 490, 510)}));
+}
+
+os::Outcome Exited(int code) {
+  return os::Outcome{.exited = true, .exit_code = code};
+}
+
+TEST(SweepFindingsTest, AFailedRunIsNamedWithEveryRunsStatus) {
+  EXPECT_FALSE(ProgramFailedFinding("cap avx2", {Exited(0), Exited(0)}));
+  os::Outcome killed{.signaled = true, .signal = SIGSEGV};
+  const auto f = ProgramFailedFinding("cap avx2", {Exited(0), killed, Exited(3)});
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->code, "program-failed");
+  EXPECT_EQ(f->severity, Severity::kError);
+  EXPECT_EQ(f->message,
+            "under cap avx2 the program was killed by signal 11 (SIGSEGV) (exit statuses of the "
+            "runs: 0,139,3)");
+}
+
+TEST(SweepFindingsTest, AThreadCountTheProgramSetItselfIsNamed) {
+  EXPECT_FALSE(ThreadsOverriddenFinding("threads core", 4, 4));
+  EXPECT_FALSE(ThreadsOverriddenFinding("threads core", 0, 8)) << "nothing asked";
+  EXPECT_FALSE(ThreadsOverriddenFinding("threads core", 4, 0)) << "no header seen";
+  const auto f = ThreadsOverriddenFinding("threads core", 4, 8);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->code, "threads-overridden");
+  EXPECT_EQ(f->message,
+            "under threads core dlcheck asked for 4 threads (OMP_NUM_THREADS) but oneDNN ran 8: "
+            "the program sets its own thread count");
+}
+
+TEST(SweepFindingsTest, TheProgramSweepEndsWithASignalThenTheFirstFailure) {
+  EXPECT_EQ(ProgramSweepStatus(0, {0, 0, 0}), 0);
+  EXPECT_EQ(ProgramSweepStatus(0, {0, 3, 139}), 3);
+  EXPECT_EQ(ProgramSweepStatus(SIGINT, {0, 3}), 128 + SIGINT);
+  EXPECT_EQ(ProgramSweepStatus(0, {}), 0);
+}
+
+TEST(SweepFindingsTest, AnInterruptNamesTheSignal) {
+  const Finding f = InterruptedFinding(SIGTERM);
+  EXPECT_EQ(f.code, "interrupted");
+  EXPECT_EQ(f.message, "interrupted by SIGTERM: the report holds the runs that were done");
+}
+
+// The worker-refusal policy, beside the run record it reads.
+TEST(CapturedRunTest, SaysWhereTheWorkerEnded) {
+  CapturedRun run;
+  EXPECT_EQ(run.Where(), "in phase start-up");
+  run.last_phase = "init";
+  EXPECT_EQ(run.Where(), "in phase init");
+  run.last_layer = "fc2";
+  EXPECT_EQ(run.Where(), "in phase init, layer fc2");
+}
+
+TEST(CapturedRunTest, ARefusalEndsWithTheWorkersOwnLineAndStatus) {
+  CapturedRun run;
+  run.outcome.exited = true;
+  run.outcome.exit_code = 4;
+  run.outcome.stderr_tail = "dlcheck: --data: no such directory\n\n";
+  ASSERT_TRUE(run.Refused());
+  const CapturedRun::Refusal refusal = run.RefusalOf();
+  EXPECT_TRUE(refusal.error.ok());
+  EXPECT_EQ(refusal.exit_status, 4);
+  EXPECT_EQ(refusal.worker_line, "dlcheck: --data: no such directory");
+}
+
+TEST(CapturedRunTest, ASilentRefusalIsAnErrorNamingHowTheWorkerEnded) {
+  CapturedRun run;
+  run.outcome.exited = true;
+  run.outcome.exit_code = 4;
+  const CapturedRun::Refusal refusal = run.RefusalOf();
+  EXPECT_EQ(refusal.error.code(), ExitCode{4});
+  EXPECT_EQ(refusal.error.message(), "the model worker exited with status 4");
+}
+
+TEST(CapturedRunTest, OutOfMemoryIsTheMachinesLimitWithWhatToDo) {
+  CapturedRun run;
+  run.outcome.exited = true;
+  run.outcome.exit_code = ToInt(ExitCode::kUnsupported);
+  run.last_phase = "init";
+  ASSERT_TRUE(run.OutOfMemory());
+  const CapturedRun::Refusal refusal = run.RefusalOf();
+  EXPECT_EQ(refusal.error.code(), ExitCode::kUnsupported);
+  EXPECT_EQ(refusal.error.message().rfind("out of memory: the model worker did not fit in the "
+                                          "memory it may use (in phase init); raise the limit",
+                                          0),
+            0u)
+      << refusal.error.message();
+}
+
+TEST(CapturedRunTest, AWorkerThatEndedBadlyIsOneFindingSayingWhere) {
+  CapturedRun run;
+  run.outcome.exited = true;
+  EXPECT_FALSE(WorkerEndFinding(run, "the model worker", "")) << "it ended well";
+  run.outcome = os::Outcome{.signaled = true, .signal = SIGILL};
+  run.last_phase = "timed";
+  run.last_layer = "fc2";
+  auto failed = WorkerEndFinding(run, "the worker for avx2", "; the other runs went on");
+  ASSERT_TRUE(failed);
+  EXPECT_EQ(failed->code, "worker-failed");
+  EXPECT_EQ(failed->message,
+            "the worker for avx2 was killed by signal 4 (SIGILL) in phase timed, layer fc2; the "
+            "other runs went on");
+  run.outcome.interrupted = SIGINT;  // stopped on the user's word: no failure
+  EXPECT_FALSE(WorkerEndFinding(run, "the model worker", ""));
+  run.outcome = os::Outcome{.exited = true, .exit_code = ToInt(ExitCode::kUnsupported)};
+  auto oom = WorkerEndFinding(run, "the model worker", "");
+  ASSERT_TRUE(oom);
+  EXPECT_EQ(oom->code, "out-of-memory");
+  EXPECT_EQ(oom->message,
+            "the model worker did not fit in the memory it may use (in phase timed, layer fc2)");
+}
+
+}  // namespace
+}  // namespace dlcheck::dispatch
