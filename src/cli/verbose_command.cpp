@@ -146,12 +146,6 @@ report::Report BuildReport(const VerboseOptions& o, const dispatch::CapturedRun&
   AddTimeline(report, run.execs);
   AddFallbackFindings(report, run);
   if (Deviates(run.results)) AddDeviationFinding(report, run.results);
-  if (!run.outcome.ok() || run.outcome.interrupted != 0) {
-    // The log ends where the worker was stopped: "no primitive executed", "creation took
-    // longer" and the like conclude from a whole run, and here the reason is known.
-    std::erase_if(report.findings,
-                  [](const report::Finding& f) { return verbose::NeedsAWholeRun(f.code); });
-  }
   if (run.outcome.interrupted != 0) {
     report.AddFinding(report::Severity::kWarning, "interrupted",
                       fmt::format("interrupted by {}: the worker was stopped; the report holds "

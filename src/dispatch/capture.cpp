@@ -184,7 +184,9 @@ StatusOr<CapturedRun> CaptureModelRun(const CaptureOptions& options) {
   run.last_phase = phase;
   run.header = session.header();
   run.diagnostics = session.aggregator().diagnostics();
-  run.summary = session.Summarize();
+  // A worker stopped early (a signal, a crash) left part of its log: the notes that conclude
+  // from a whole run are not made for it.
+  run.summary = session.Summarize({.whole_run = run.outcome.ok() && run.outcome.interrupted == 0});
   run.rows = session.TakeRows();
   run.input = session.stats();
   run.verbose_lines = run.input.events;
