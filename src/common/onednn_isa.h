@@ -197,8 +197,11 @@ inline void NotInTheIsaTable() {}
 
 /// `name`, checked at compile time to be a row of kIsas: code that names an ISA spells it
 /// through here, so a typo or a name the table lacks does not compile.
+// (A yes/no search, not FindIsa: GCC 12 cannot compare a pointer into kIsas with null in a
+// constant expression when UBSan instruments the access, so the sanitized build would not compile.)
 consteval std::string_view IsaName(std::string_view name) {
-  if (FindIsa(name) == nullptr) internal::NotInTheIsaTable();
+  if (!std::any_of(kIsas.begin(), kIsas.end(), [name](const Isa& isa) { return isa.name == name; }))
+    internal::NotInTheIsaTable();
   return name;
 }
 
