@@ -30,6 +30,10 @@ inline constexpr int kDwarfStackBytes = 16384;
 /// pointers, so frame pointers stop one frame above the leaf (README: "Call graphs").
 inline constexpr std::string_view kDefaultCallGraph = "dwarf";
 
+/// The clock perf record stamps samples with: the wall clock, the one oneDNN's verbose
+/// timestamps read (gettimeofday), so samples join the executions by time (exec_join.h).
+inline constexpr std::string_view kRecordClock = "CLOCK_REALTIME";
+
 /// perf record's --call-graph argument for a mode: "dwarf,16384" for "dwarf".
 std::string CallGraphArgument(std::string_view mode);
 
