@@ -63,15 +63,16 @@ struct Recording {
   std::vector<profile::ExecSpan> execs;  ///< the timestamped executions, for the join by time
 };
 
-// The executions verbose stamped with the wall clock, as spans for the join with the samples;
-// those without a timestamp are left out.
+// The executions verbose stamped with the wall clock, as spans on perf's clock (monotonic) for
+// the join with the samples; those without a timestamp are left out.
 std::vector<profile::ExecSpan> ExecSpans(const std::vector<dispatch::ExecRecord>& execs) {
+  const double ahead_s = profile::WallClockAheadOfMonotonicS();
   std::vector<profile::ExecSpan> spans;
   for (const dispatch::ExecRecord& e : execs) {
     if (!e.stamp_ms) continue;
     spans.push_back(
-        {.start_s = *e.stamp_ms / 1e3,
-         .end_s = (*e.stamp_ms + e.time_ms) / 1e3,
+        {.start_s = *e.stamp_ms / 1e3 - ahead_s,
+         .end_s = (*e.stamp_ms + e.time_ms) / 1e3 - ahead_s,
          .label = profile::ExecLabel(e.primitive, e.prop_kind, e.implementation, e.problem)});
   }
   return spans;

@@ -1,10 +1,21 @@
 #include "profile/exec_join.h"
 
+#include <time.h>
+
 #include <algorithm>
 #include <iterator>
 #include <utility>
 
 namespace dlcheck::profile {
+
+double WallClockAheadOfMonotonicS() {
+  timespec wall{};
+  timespec monotonic{};
+  clock_gettime(CLOCK_REALTIME, &wall);
+  clock_gettime(CLOCK_MONOTONIC, &monotonic);
+  return static_cast<double>(wall.tv_sec - monotonic.tv_sec) +
+         static_cast<double>(wall.tv_nsec - monotonic.tv_nsec) / 1e9;
+}
 
 std::string ExecLabel(std::string_view primitive, std::string_view prop_kind,
                       std::string_view implementation, std::string_view problem) {

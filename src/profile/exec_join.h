@@ -1,8 +1,9 @@
 #pragma once
 // The join of on-CPU samples with the oneDNN executions verbose timed: oneDNN stamps each exec
 // line with the wall clock at its start (ONEDNN_VERBOSE_TIMESTAMP=1, ms since the epoch, from
-// gettimeofday) and perf records on the same clock (--clockid CLOCK_REALTIME), so a sample taken
-// while an execution ran was taken for that primitive, on whichever thread of the process.
+// gettimeofday), perf records on CLOCK_MONOTONIC (perf.h kRecordClock), and the stamps are moved
+// to that clock by the two clocks' difference read during the run, so a sample taken while an
+// execution ran was taken for that primitive, on whichever thread of the process.
 //
 //   ExecTimeline timeline({{.start_s = 1.0, .end_s = 1.2, .label = "convolution ..."}, ...});
 //   builder.UseExecTimeline(&timeline);  // each operator then counts its samples by execution
@@ -20,6 +21,10 @@ struct ExecSpan {
   double end_s = 0;
   std::string label;
 };
+
+/// The wall clock minus CLOCK_MONOTONIC now, in seconds: what to subtract from a verbose
+/// timestamp (in seconds) to put it on perf's clock.
+double WallClockAheadOfMonotonicS();
 
 /// "convolution forward_training jit:avx512_core mb32_ic3oc64_ih32oh32kh3sh1ph1": a verbose
 /// row's primitive kind, propagation kind, implementation and shape, the empty ones left out.
