@@ -198,6 +198,15 @@ TEST_F(ProfileCliTest, TorchProfileAttributesBlasToOperators) {
   if (jit_samples >= 5) {
     EXPECT_GE(100 * jit_attributed, 80 * jit_samples) << report["operators"].dump(2);
   }
+  // The join by time (exec_join.h) agrees with the stacks: the executions joined to a backward
+  // convolution operator are backward convolutions (or reorders), never forward ones.
+  EXPECT_LE(report["profile"]["exec_joined_samples"].get<std::int64_t>(), total);
+  for (const auto& op : report["operators"]) {
+    if (op["operator"].get<std::string>().find("convolution_backward") == std::string::npos) {
+      continue;
+    }
+    EXPECT_EQ(op["primitives"].get<std::string>().find("forward"), std::string::npos) << op.dump();
+  }
 }
 
 TEST_F(ProfileCliTest, CallGraphModeIsReportedAndChecked) {
