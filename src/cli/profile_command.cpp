@@ -59,8 +59,27 @@ struct Recording {
   int exit_status = 0;  ///< the program's (0 for the model)
   std::string ended;    ///< "exited with status 0"
   double wall_s = 0;
-  std::optional<double> samples_per_s;  ///< the model's throughput with perf on
+  std::optional<double> samples_per_s;   ///< the model's throughput with perf on
+  std::vector<profile::ExecSpan> execs;  ///< the timestamped executions, for the join by time
 };
+
+// The executions verbose stamped with the wall clock, as spans on perf's clock (monotonic) for
+// the join with the samples; those without a timestamp are left out.
+std::vector<profile::ExecSpan> ExecSpans(const std::vector<dispatch::ExecRecord>& execs) {
+  const double ahead_s = profile::WallClockAheadOfMonotonicS();
+  std::vector<profile::ExecSpan> spans;
+  for (const dispatch::ExecRecord& e : execs) {
+    if (!e.stamp_ms) continue;
+    spans.push_back(
+        {.start_s = *e.stamp_ms / 1e3 - ahead_s,
+         .end_s = (*e.stamp_ms + e.time_ms) / 1e3 - ahead_s,
+         .label = profile::ExecLabel(e.primitive, e.prop_kind, e.implementation, e.problem)});
+  }
+  return spans;
+}
+
+// The executions of a `-- CMD` run kept for the join (the rest are counted, not joined).
+constexpr std::size_t kMaxJoinedExecs = 1'000'000;
 
 // A scratch directory for perf.data, removed with everything in it when done.
 class ScratchDir {
@@ -100,6 +119,7 @@ StatusOr<Recording> RecordProgram(const ProfileOptions& o, std::vector<std::stri
   verbose::LogSession session;
   launcher.insert(launcher.end(), o.command.begin(), o.command.end());
   dispatch::ProgramCaptureOptions capture{.spec = {.argv = launcher},
+                                          .max_timeline = kMaxJoinedExecs,
                                           .input_name = "<" + o.command.front() + ">"};
   for (const auto& kv : profile::JitProfileEnvironment()) capture.spec.env.push_back(kv);
   // Progress on a terminal, as `run` draws it: cleared before the program's own output.
@@ -118,6 +138,7 @@ StatusOr<Recording> RecordProgram(const ProfileOptions& o, std::vector<std::stri
   r.exit_status = ended->outcome.ShellStatus();
   r.ended = ended->outcome.Ended();
   r.wall_s = ended->outcome.wall_s;
+  r.execs = ExecSpans(ended->execs);
   return r;
 }
 
@@ -145,11 +166,14 @@ StatusOr<Recording> RecordModel(const ProfileOptions& o, std::vector<std::string
   r.verbose_lines = run->verbose_lines;
   r.ended = run->outcome.Describe();
   r.samples_per_s = run->results.samples_per_s;
+  r.execs = ExecSpans(run->execs);
   return r;
 }
 
-StatusOr<profile::Profile> ReadProfile(const profile::PerfSettings& perf) {
+StatusOr<profile::Profile> ReadProfile(const profile::PerfSettings& perf,
+                                       const profile::ExecTimeline& timeline) {
   profile::ProfileBuilder builder;
+  builder.UseExecTimeline(&timeline);
   // The callers of JIT kernels, from the stack copies in perf.data (while oneDNN's perf maps are
   // still there): not fatal when perf.data cannot be scanned, the report says why.
   StatusOr<profile::ScannedStacks> scanned = profile::ScanJitStacks(perf.data_path, "/tmp");
@@ -252,6 +276,8 @@ void AddProfileSection(report::Report& report, const ProfileOptions& o, const Re
   const std::optional<double> attributed = profile::OperatorAttributedPct(p);
   s.Add("operator_attributed_pct", attributed ? report::Value(*attributed, 1) : report::Value());
   s.Add("scanned_samples", p.scanned_samples);
+  s.Add("timed_executions", p.exec_spans);
+  s.Add("exec_joined_samples", p.exec_joined_samples);
   s.Add("samples_per_s", r.samples_per_s ? report::Value(*r.samples_per_s, 1) : report::Value());
   s.Add("verbose_lines", r.verbose_lines);
   s.Add("verbose_exec_ms", report::Value(r.verbose_exec_ms, 3));
@@ -345,8 +371,10 @@ StatusOr<int> RecordAndReport(ProfileOptions& o, const std::string& perf, const 
   StatusOr<Recording> rec =
       o.command.empty() ? RecordModel(o, launcher) : RecordProgram(o, launcher);
   if (!rec.ok() && SignalForwarding::Received() == 0) return rec.status();
+  const profile::ExecTimeline timeline(rec.ok() ? std::move(rec->execs)
+                                                : std::vector<profile::ExecSpan>{});
   StatusOr<profile::Profile> p =
-      rec.ok() ? ReadProfile(o.perf) : StatusOr<profile::Profile>(rec.status());
+      rec.ok() ? ReadProfile(o.perf, timeline) : StatusOr<profile::Profile>(rec.status());
   const int interrupted = SignalForwarding::Received();
   if (o.perf_data_path.empty()) {
     if (p.ok()) RemovePerfMaps(*p);

@@ -162,7 +162,9 @@ std::vector<std::string> RecordCommand(const PerfSettings& s, bool off_cpu) {
                                    "--event",
                                    s.event,
                                    "--output",
-                                   s.data_path};
+                                   s.data_path,
+                                   "--clockid",
+                                   std::string(kRecordClock)};
   if (off_cpu) argv.insert(argv.end(), {"--event", "sched:sched_switch", "--switch-events"});
   argv.push_back("--");
   return argv;

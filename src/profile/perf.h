@@ -30,6 +30,12 @@ inline constexpr int kDwarfStackBytes = 16384;
 /// pointers, so frame pointers stop one frame above the leaf (README: "Call graphs").
 inline constexpr std::string_view kDefaultCallGraph = "dwarf";
 
+/// The clock perf record stamps samples with, so that samples join oneDNN's executions by time
+/// (exec_join.h): CLOCK_MONOTONIC, which the verbose timestamps (the wall clock) are moved to.
+/// Not CLOCK_REALTIME itself: the kernel refuses it for the sched_switch tracepoint ("wrong
+/// clockid"), as it does CLOCK_TAI and CLOCK_BOOTTIME.
+inline constexpr std::string_view kRecordClock = "CLOCK_MONOTONIC";
+
 /// perf record's --call-graph argument for a mode: "dwarf,16384" for "dwarf".
 std::string CallGraphArgument(std::string_view mode);
 

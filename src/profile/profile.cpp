@@ -137,6 +137,16 @@ void ProfileBuilder::AddToOperator(const PerfRecord& record, CpuClass cls) {
     if (cls == CpuClass::kJit) leaf.resize(leaf.size() - 4);  // without "_[j]"
     ++o.beneath[leaf];
   }
+  if (timeline_ == nullptr) return;
+  if (const ExecSpan* exec = timeline_->At(record.time_s)) {
+    ++o.executions[exec->label];
+    ++profile_.exec_joined_samples;
+  }
+}
+
+void ProfileBuilder::UseExecTimeline(const ExecTimeline* timeline) {
+  timeline_ = timeline;
+  profile_.exec_spans = timeline == nullptr ? 0 : timeline->size();
 }
 
 void ProfileBuilder::AddSwitchOut(const PerfRecord& record) {

@@ -18,6 +18,7 @@
 #include <utility>
 
 #include "profile/classify.h"
+#include "profile/exec_join.h"
 #include "profile/perf_script.h"
 #include "profile/stack_scan.h"
 
@@ -41,6 +42,9 @@ struct OperatorSamples {
   /// The oneDNN and BLAS work beneath the operator: samples by leaf frame, for leaves of class
   /// jit (the kernel's name: "jit_avx512_common_conv_fwd_kernel"), onednn and blas ("sgemm_").
   std::map<std::string, std::uint64_t> beneath;
+  /// The oneDNN executions the operator's samples fell in (ExecTimeline, when the builder has
+  /// one): samples by execution label (ExecLabel).
+  std::map<std::string, std::uint64_t> executions;
 };
 
 /// The operator name of samples under no framework operator.
@@ -62,6 +66,10 @@ struct Profile {
   /// Samples in JIT code, or in the kernel entered from it, whose stack was extended by stack
   /// scanning (ScannedStacks), and the frames added: counted among `samples` like any other,
   /// never added to them.
+  /// On-CPU samples taken while a timed oneDNN execution ran (ExecTimeline), and the
+  /// executions the timeline held (0: no join was made).
+  std::uint64_t exec_joined_samples = 0;
+  std::uint64_t exec_spans = 0;
   std::uint64_t scanned_samples = 0;
   std::uint64_t scanned_frames = 0;
   std::string stack_scan_error;      ///< why perf.data could not be scanned; empty when it was
@@ -78,6 +86,9 @@ class ProfileBuilder {
   /// found for, joined by (tid, time_ns); null (the default): the stacks as perf unwound them.
   /// `scanned` must outlive the builder's use.
   void UseScannedStacks(const ScannedStacks* scanned) { scanned_ = scanned; }
+  /// The oneDNN executions of the run, for joining samples to them by time; null (the
+  /// default): no join. `timeline` must outlive the builder's use.
+  void UseExecTimeline(const ExecTimeline* timeline);
   void Add(const PerfRecord& record);
   const Profile& profile() const { return profile_; }
 
@@ -99,6 +110,7 @@ class ProfileBuilder {
 
   Profile profile_;
   const ScannedStacks* scanned_ = nullptr;
+  const ExecTimeline* timeline_ = nullptr;
   std::map<int, Pending> pending_;
 };
 

@@ -96,21 +96,19 @@ std::uint64_t ClassCount(const std::array<std::uint64_t, kCpuClassCount>& counts
   return counts[static_cast<std::size_t>(cls)];
 }
 
-// "jit_avx512_common_conv_bwd_weights_kernel_f32 99, jit_uni_reorder_kernel_f32 4": the leaves
-// beneath an operator, most samples first (ties by name), the first kBeneathLeaves of them and
-// how many more there are.
-std::string Beneath(const OperatorSamples& o) {
-  std::vector<std::pair<std::string, std::uint64_t>> leaves(o.beneath.begin(), o.beneath.end());
-  std::stable_sort(leaves.begin(), leaves.end(),
+// "jit_avx512_common_conv_bwd_weights_kernel_f32 99, jit_uni_reorder_kernel_f32 4": the names
+// counted, most samples first (ties by name), the first `shown` of them and how many more there
+// are.
+std::string MostSampled(const std::map<std::string, std::uint64_t>& counts, std::size_t shown) {
+  std::vector<std::pair<std::string, std::uint64_t>> named(counts.begin(), counts.end());
+  std::stable_sort(named.begin(), named.end(),
                    [](const auto& a, const auto& b) { return a.second > b.second; });
   std::string text;
-  for (std::size_t i = 0; i < leaves.size() && i < kBeneathLeaves; ++i) {
+  for (std::size_t i = 0; i < named.size() && i < shown; ++i) {
     if (!text.empty()) text += ", ";
-    text += fmt::format("{} {}", leaves[i].first, leaves[i].second);
+    text += fmt::format("{} {}", named[i].first, named[i].second);
   }
-  if (leaves.size() > kBeneathLeaves) {
-    text += fmt::format(", {} more", leaves.size() - kBeneathLeaves);
-  }
+  if (named.size() > shown) text += fmt::format(", {} more", named.size() - shown);
   return text;
 }
 
@@ -119,17 +117,19 @@ void AddOperatorsTable(report::Report& report, const Profile& p, std::size_t top
   std::stable_sort(ops.begin(), ops.end(), [](const auto& a, const auto& b) {
     return a.second.samples > b.second.samples;
   });
-  report::Table& t = report.AddTable(
-      "operators",
-      {"operator", "samples", "pct", "jit_samples", "onednn_samples", "blas_samples", "beneath"},
-      "CPU time by framework operator");
+  report::Table& t = report.AddTable("operators",
+                                     {"operator", "samples", "pct", "jit_samples", "onednn_samples",
+                                      "blas_samples", "beneath", "primitives"},
+                                     "CPU time by framework operator");
   t.answer_columns = {"samples", "pct"};
   for (const auto& [op, o] : ops) {
     if (top > 0 && t.rows.size() == top) break;
     t.rows.push_back({op, o.samples, Value(Pct(o.samples, p.samples), 1),
                       ClassCount(o.class_samples, CpuClass::kJit),
                       ClassCount(o.class_samples, CpuClass::kOneDnn),
-                      ClassCount(o.class_samples, CpuClass::kBlas), Beneath(o)});
+                      ClassCount(o.class_samples, CpuClass::kBlas),
+                      MostSampled(o.beneath, kBeneathLeaves),
+                      MostSampled(o.executions, kOperatorPrimitives)});
   }
 }
 
@@ -162,6 +162,21 @@ bool HasUnnamedPythonFrames(const Profile& p) {
   return interpreter;
 }
 
+// Why no sample was joined to a oneDNN execution by time; empty when some were, or when the run
+// has no oneDNN or framework work to join.
+std::string NoExecJoinReason(const Profile& p) {
+  if (p.exec_joined_samples > 0) return {};
+  const std::uint64_t onednn =
+      ClassCount(p.class_samples, CpuClass::kJit) + ClassCount(p.class_samples, CpuClass::kOneDnn);
+  if (onednn == 0) return {};
+  if (p.exec_spans == 0) {
+    return "verbose timed no execution with a timestamp (oneDNN before 2.1 prints none, and a "
+           "program that sets ONEDNN_VERBOSE_TIMESTAMP=0 or its own verbose mode has none)";
+  }
+  return "no sample fell in a timed execution (perf's clock is not the wall clock oneDNN "
+         "stamps its executions with, or verbose was off while the samples were taken)";
+}
+
 void AddFindings(report::Report& report, const Profile& p, const ProfileReportOptions& o) {
   const double omp = Pct(p.class_samples[static_cast<std::size_t>(CpuClass::kOpenMp)], p.samples);
   if (omp >= kOpenMpFindingPct) {
@@ -192,6 +207,10 @@ void AddFindings(report::Report& report, const Profile& p, const ProfileReportOp
                       "the callers of JIT kernels were not recovered (perf.data could not be "
                       "scanned: " +
                           p.stack_scan_error + "): JIT samples name no operator");
+  }
+  if (const std::string why = NoExecJoinReason(p); !why.empty()) {
+    report.AddFinding(report::Severity::kInfo, "no-exec-join",
+                      "the operators table's `primitives` column is empty: " + why);
   }
   if (!o.off_cpu_reason.empty()) {
     report.AddFinding(report::Severity::kInfo, "no-off-cpu",

@@ -6,8 +6,10 @@
 //                                                       JIT kernels by the primitive that ran them
 //   by_primitive  primitive,implementations,jit_samples,sampled_pct,verbose_exec_ms,verbose_pct
 //                                                       sampled CPU share beside verbose's time
-//   operators   operator,samples,pct,jit_samples,onednn_samples,blas_samples,beneath
-//                                                       CPU time by framework operator (top N)
+//   operators   operator,samples,pct,jit_samples,onednn_samples,blas_samples,beneath,primitives
+//                                                       CPU time by framework operator (top N),
+//                                                       with the oneDNN executions its samples
+//                                                       fell in (exec_join.h)
 //   off_cpu     state,seconds,pct,switches,wait,stack  blocked time by stack (top N)
 
 #include <cstddef>
@@ -27,6 +29,8 @@ inline constexpr double kOpenMpFindingPct = 25.0;
 
 /// The leaves the operators table's `beneath` column names per operator (the rest are counted).
 inline constexpr std::size_t kBeneathLeaves = 5;
+/// The oneDNN executions the operators table's `primitives` column names per operator.
+inline constexpr std::size_t kOperatorPrimitives = 3;
 
 /// The primitive column of oneDNN's spin barrier ("jit_t"): time threads spent waiting for each
 /// other inside a primitive, not any primitive's work.

@@ -62,6 +62,27 @@ void ExpectJitSamplesHaveCallers(const Json& report, const std::string& folded) 
   EXPECT_GE(deep, scanned) << folded.substr(0, 4000);
 }
 
+// The join by time (exec_join.h): the traced steps' executions carry timestamps with this
+// oneDNN, the samples joined are among the samples, and whenever some were, the operators
+// table names the executions (the MLP has no framework operator: all of them under "-").
+void ExpectSamplesJoinedToExecutions(const Json& report) {
+  const Json& profile = report["profile"];
+  EXPECT_GT(profile["timed_executions"].get<std::int64_t>(), 0) << profile.dump(2);
+  const std::int64_t joined = profile["exec_joined_samples"].get<std::int64_t>();
+  EXPECT_LE(joined, profile["samples"].get<std::int64_t>());
+  const std::vector<Json> none = RowsWhere(report["operators"], "operator", "-");
+  ASSERT_EQ(none.size(), 1u) << report["operators"].dump(2);
+  const std::string primitives = none.front()["primitives"].get<std::string>();
+  if (joined == 0) {
+    EXPECT_EQ(primitives, "");
+    return;  // the traced steps were too short for a sample on this host
+  }
+  EXPECT_TRUE(primitives.starts_with("inner_product ") || primitives.starts_with("reorder ") ||
+              primitives.starts_with("eltwise ") || primitives.starts_with("binary ") ||
+              primitives.starts_with("softmax"))
+      << primitives;
+}
+
 // One MLP profile (two threads, so that OpenMP has work to share; a few seconds of sampling)
 // checked for everything the issue asks of it: one test, so that ctest records it once.
 TEST_F(ProfileCliTest, MlpProfileNamesKernelsByPrimitiveAndItsStacksAddUp) {
@@ -107,6 +128,7 @@ TEST_F(ProfileCliTest, MlpProfileNamesKernelsByPrimitiveAndItsStacksAddUp) {
   for (const auto& c : report["classes"]) classes += c["samples"].get<std::int64_t>();
   EXPECT_EQ(classes, total);
   ExpectJitSamplesHaveCallers(report, ReadFile(folded_path));
+  ExpectSamplesJoinedToExecutions(report);
   // Valid XML, and the JIT kernels are named in it.
   const std::string check =
       "python3 -c \"import sys,xml.etree.ElementTree as E; "
@@ -175,6 +197,15 @@ TEST_F(ProfileCliTest, TorchProfileAttributesBlasToOperators) {
   EXPECT_LE(report["profile"]["scanned_samples"].get<std::int64_t>(), jit_samples + kernel_samples);
   if (jit_samples >= 5) {
     EXPECT_GE(100 * jit_attributed, 80 * jit_samples) << report["operators"].dump(2);
+  }
+  // The join by time (exec_join.h) agrees with the stacks: the executions joined to a backward
+  // convolution operator are backward convolutions (or reorders), never forward ones.
+  EXPECT_LE(report["profile"]["exec_joined_samples"].get<std::int64_t>(), total);
+  for (const auto& op : report["operators"]) {
+    if (op["operator"].get<std::string>().find("convolution_backward") == std::string::npos) {
+      continue;
+    }
+    EXPECT_EQ(op["primitives"].get<std::string>().find("forward"), std::string::npos) << op.dump();
   }
 }
 

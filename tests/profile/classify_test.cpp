@@ -96,6 +96,11 @@ TEST(PerfCommandTest, CallGraphModeIsPassedToPerfRecord) {
   ASSERT_NE(flag, argv.end());
   ASSERT_NE(flag + 1, argv.end());
   EXPECT_EQ(*(flag + 1), "fp");
+  // Samples on the monotonic clock, which oneDNN's verbose timestamps are moved to (exec_join.h).
+  const auto clock = std::find(argv.begin(), argv.end(), "--clockid");
+  ASSERT_NE(clock, argv.end());
+  ASSERT_NE(clock + 1, argv.end());
+  EXPECT_EQ(*(clock + 1), "CLOCK_MONOTONIC");
 }
 
 TEST(ClassifyTest, KernelOwnersFromTheirNames) {
