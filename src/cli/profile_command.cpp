@@ -31,12 +31,14 @@
 #include "profile/perf_script.h"
 #include "profile/profile.h"
 #include "profile/profile_report.h"
+#include "report/primitive_columns.h"
 #include "report/progress.h"
 #include "verbose/log_session.h"
 #include "verbose/output_splitter.h"
 
 namespace dlcheck::cli {
 namespace {
+namespace col = report::primitive_column;
 
 struct ProfileOptions {
   dispatch::CaptureOptions capture;  ///< the model run (without CMD)
@@ -314,9 +316,10 @@ report::Report BuildReport(const ProfileOptions& o, const Recording& r, const pr
   std::vector<verbose::PrimitiveStats> rows = r.rows;
   SortRows(rows, SortKey::kTime);
   AddPrimitivesTable(report, std::move(rows), r.verbose_exec_ms, o.top);
-  report.tables.back().hidden_in_table = {"engine",      "prop_kind", "data_types", "layouts",
-                                          "attributes",  "auxiliary", "problem",    "exec_ms_min",
-                                          "exec_ms_max", "create_ms", "cache_hits"};
+  report.tables.back().hidden_in_table = {
+      col::kEngine.name,     col::kPropKind.name,  col::kDataTypes.name, col::kLayouts.name,
+      col::kAttributes.name, col::kAuxiliary.name, col::kProblem.name,   col::kExecMsMin.name,
+      col::kExecMsMax.name,  col::kCreateMs.name,  col::kCacheHits.name};
   report.primary_table = "kernels";
   AddStacksTable(report, o, p);
   return report;

@@ -17,11 +17,13 @@
 #include "mlp/model.h"
 #include "os/exit_status.h"
 #include "os/signals.h"
+#include "report/primitive_columns.h"
 #include "report/progress.h"
 #include "verbose/aggregate.h"
 
 namespace dlcheck::cli {
 namespace {
+namespace col = report::primitive_column;
 
 struct VerboseOptions {
   dispatch::CaptureOptions capture;
@@ -137,7 +139,7 @@ report::Report BuildReport(const VerboseOptions& o, const dispatch::CapturedRun&
   AddPrimitivesTable(report, std::move(rows), run.summary.exec_ms, o.top, columns);
   // One engine (cpu) and one creation per primitive: the table has room for what varies.
   report.tables.back().hidden_in_table.insert(report.tables.back().hidden_in_table.end(),
-                                              {"engine", "creates"});
+                                              {col::kEngine.name, col::kCreates.name});
   report.primary_table = "primitives";
   // The run section already says what the log header would (version, threads, ISA). The input
   // section counts the worker's lines that were not its own protocol, skips by reason.

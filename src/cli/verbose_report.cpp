@@ -19,6 +19,7 @@ namespace dlcheck::cli {
 namespace {
 
 using report::Value;
+namespace col = report::primitive_column;
 
 Value Text(std::string_view s) {
   if (s.empty()) return Value();
@@ -270,11 +271,13 @@ void AddPrimitivesTable(report::Report& report, std::vector<verbose::PrimitiveSt
   source->rows = std::move(rows);
   source->total_exec_ms = total_exec_ms;
   report::Table& t = report.AddTable("primitives", PrimitiveColumns(source->columns), "Primitives");
-  t.hidden_in_table = {"layouts",     "attributes",  "auxiliary",        "cache_hits",
-                       "exec_ms_min", "exec_ms_max", "nested_create_ms", "benchdnn"};
-  t.answer_columns = {"exec_ms_total", "time_pct"};
-  t.leave_out_first = {"creates",    "gflops",     "exec_ms_mean", "create_ms", "fallback",
-                       "data_types", "isa_source", "isa",          "prop_kind"};
+  t.hidden_in_table = {col::kLayouts.name,        col::kAttributes.name, col::kAuxiliary.name,
+                       col::kCacheHits.name,      col::kExecMsMin.name,  col::kExecMsMax.name,
+                       col::kNestedCreateMs.name, col::kBenchdnn.name};
+  t.answer_columns = {col::kExecMsTotal.name, col::kTimePct.name};
+  t.leave_out_first = {col::kCreates.name,   col::kGflops.name,   col::kExecMsMean.name,
+                       col::kCreateMs.name,  col::kFallback.name, col::kDataTypes.name,
+                       col::kIsaSource.name, col::kIsa.name,      col::kPropKind.name};
   // A row of cells (1.5-2 KB with their text) is made only while a printer reads it.
   t.generated = {.count = source->rows.size(),
                  .make = [source = std::shared_ptr<const PrimitiveRowSource>(std::move(source))](
