@@ -12,6 +12,12 @@
 #include "verbose/rules.h"
 
 namespace dlcheck::check {
+
+const dispatch::ModelResults& ModelOf(const dispatch::Run& run) {
+  static const dispatch::ModelResults kNone;
+  return run.model ? *run.model : kNone;
+}
+
 namespace {
 
 bool Usable(const detect::FeatureLayers* f) {
@@ -122,9 +128,9 @@ void CheckTopology(const Requirements& r, const Evidence& e, std::vector<Item>& 
   if (r.min_cores > 0) items.push_back(AtLeast("cores", r.min_cores, e.topology->cores));
 }
 
-Item WorkerItem(const dispatch::CapturedRun& run) {
+Item WorkerItem(const dispatch::Run& run) {
   if (run.outcome.ok()) return {.check = "model run", .detail = "the MLP trained to the end"};
-  const std::string where = run.last_phase.empty() ? "start-up" : run.last_phase;
+  const std::string where = ModelOf(run).last_phase.empty() ? "start-up" : ModelOf(run).last_phase;
   if (run.OutOfMemory()) {
     // The machine's limit, not a broken worker: UNKNOWN, as dlcheck's own memory running out.
     return {.check = "model run",
@@ -141,9 +147,9 @@ Item WorkerItem(const dispatch::CapturedRun& run) {
           .summary = fmt::format("model worker {} in phase {}", what, where)};
 }
 
-std::optional<Item> ReferenceItem(const dispatch::CapturedRun& run) {
-  const auto& deviation = run.results.max_deviation;
-  const auto& tolerance = run.results.tolerance;
+std::optional<Item> ReferenceItem(const dispatch::Run& run) {
+  const auto& deviation = ModelOf(run).results.max_deviation;
+  const auto& tolerance = ModelOf(run).results.tolerance;
   if (deviation && tolerance) {
     return Item{.check = "reference",
                 .state = *deviation <= *tolerance ? State::kOk : State::kCritical,
@@ -166,9 +172,10 @@ std::optional<Item> ReferenceItem(const dispatch::CapturedRun& run) {
 
 // Scalar fallbacks: whole layers on dlcheck's kernels (announced by the worker, once each), or
 // oneDNN compute primitives on its reference code.
-std::optional<Item> ScalarFallbackItem(const Requirements& r, const dispatch::CapturedRun& run) {
+std::optional<Item> ScalarFallbackItem(const Requirements& r, const dispatch::Run& run) {
   std::vector<std::string> scalar;
-  for (const auto& f : run.fallbacks) scalar.push_back(f.layer + " (dlcheck scalar kernels)");
+  for (const auto& f : ModelOf(run).fallbacks)
+    scalar.push_back(f.layer + " (dlcheck scalar kernels)");
   for (const auto& row : run.rows) {
     if (verbose::IsScalarFinding(row, verbose::ScalarScope::kCompute)) {
       scalar.push_back(fmt::format("{} {} ({})", row.LayerOr("?"), row.primitive.view(),
@@ -193,7 +200,7 @@ struct IsaSurvey {
   std::string lowest;                 ///< the lowest ranked ISA seen
 };
 
-IsaSurvey SurveyIsas(std::string_view expect_isa, const dispatch::CapturedRun& run) {
+IsaSurvey SurveyIsas(std::string_view expect_isa, const dispatch::Run& run) {
   IsaSurvey survey;
   int lowest_rank = 1 << 20;
   for (const auto& row : run.rows) {
@@ -221,7 +228,7 @@ IsaSurvey SurveyIsas(std::string_view expect_isa, const dispatch::CapturedRun& r
   return survey;
 }
 
-Item ExpectIsaItem(const std::string& expect_isa, const dispatch::CapturedRun& run) {
+Item ExpectIsaItem(const std::string& expect_isa, const dispatch::Run& run) {
   const IsaSurvey survey = SurveyIsas(expect_isa, run);
   Item item{.check = "expect-isa " + expect_isa};
   if (survey.compute_rows == 0) {
@@ -255,7 +262,7 @@ void CheckModelRun(const Requirements& r, const Evidence& e, std::vector<Item>& 
                      .summary = "the model worker could not start"});
     return;
   }
-  const dispatch::CapturedRun& run = *e.run;
+  const dispatch::Run& run = *e.run;
   items.push_back(WorkerItem(run));
   if (auto item = ReferenceItem(run)) items.push_back(std::move(*item));
   if (auto item = ScalarFallbackItem(r, run)) items.push_back(std::move(*item));
@@ -284,7 +291,7 @@ namespace {
 std::string Perfdata(const Evidence& e, const std::vector<Item>& items) {
   std::string perf;
   if (e.run) {
-    const dispatch::WorkerResults& results = e.run->results;
+    const dispatch::WorkerResults& results = ModelOf(*e.run).results;
     if (results.samples_per_s) {
       perf += fmt::format(" 'samples_per_s'={:.1f};;;0", *results.samples_per_s);
       // Its context: the spread over the timed chunks and the threads it ran on.

@@ -21,6 +21,7 @@
 #include "detect/probe.h"
 #include "detect/topology.h"
 #include "dispatch/capture.h"
+#include "dispatch/run.h"
 
 namespace dlcheck::check {
 
@@ -66,13 +67,22 @@ StatusOr<Requirements> ParseRequirements(const std::vector<std::string>& require
                                          int min_cores, std::string expect_isa,
                                          bool no_scalar_fallback);
 
+/// What a check's model pass runs and how: dispatch::Capture's two arguments.
+struct ModelPass {
+  dispatch::ModelSource source;
+  dispatch::CaptureSettings settings;
+};
+
+/// The model worker's own results of a run (empty ones for a run without them).
+const dispatch::ModelResults& ModelOf(const dispatch::Run& run);
+
 /// Everything the check looks at, gathered live by the CLI or recorded elsewhere.
 struct Evidence {
   detect::PlatformInfo platform;  ///< with the oneDNN ISA it dispatches to filled in
   std::vector<detect::ProbeResult> probes;
   std::optional<detect::Topology> topology;  ///< nullopt: unknown (`topology_error` says why)
   std::string topology_error;
-  std::optional<dispatch::CapturedRun> run;  ///< nullopt: no worker ran (`run_error` says why)
+  std::optional<dispatch::Run> run;  ///< nullopt: no worker ran (`run_error` says why)
   std::string run_error;
 };
 

@@ -39,26 +39,26 @@ void AddResults(const dispatch::WorkerResults& r, report::Section& section) {
   AddIf(section, key::kLossLast, r.loss_last, 4);
 }
 
-void AddRunSection(const Evidence& evidence, const dispatch::CaptureOptions& ran, bool stable,
+void AddRunSection(const Evidence& evidence, const ModelPass& ran, bool stable,
                    report::Report& report) {
   report::Section& run = report.AddSection("run", "Model run");
-  run.Add("model", std::string(mlp::Name(ran.run.model.model)))
-      .Add("batch", ran.run.model.batch)
-      .Add("warmup_iters", ran.run.warmup)
-      .Add("timed_s", Budget(ran.run))
-      .Add("traced_iters", ran.run.traced)
-      .Add("threads", ran.threads);
-  if (!ran.max_cpu_isa.empty()) run.Add("max_cpu_isa", ran.max_cpu_isa);
+  run.Add("model", std::string(mlp::Name(ran.source.run.model.model)))
+      .Add("batch", ran.source.run.model.batch)
+      .Add("warmup_iters", ran.source.run.warmup)
+      .Add("timed_s", Budget(ran.source.run))
+      .Add("traced_iters", ran.source.run.traced)
+      .Add("threads", ran.settings.threads);
+  if (const auto cap = dispatch::IsaCapOf(ran.settings.config)) run.Add("max_cpu_isa", *cap);
   if (!evidence.run) return;
   if (!stable) {
     // The steps the timed phase ran (what fitted in timed_s, or --iters), as `verbose` says.
-    const auto& steps = evidence.run->results.timed_steps;
+    const auto& steps = ModelOf(*evidence.run).results.timed_steps;
     if (steps) {
       run.Add("timed_iters", static_cast<std::int64_t>(*steps));
-    } else if (ran.run.iters != dispatch::kItersByTime) {
-      run.Add("timed_iters", ran.run.iters);
+    } else if (ran.source.run.iters != dispatch::kItersByTime) {
+      run.Add("timed_iters", ran.source.run.iters);
     }
-    AddResults(evidence.run->results, run);
+    AddResults(ModelOf(*evidence.run).results, run);
   }
   run.Add("worker", evidence.run->outcome.ok() ? report::Value("ok")
                                                : report::Value(evidence.run->outcome.Describe()));
@@ -66,8 +66,8 @@ void AddRunSection(const Evidence& evidence, const dispatch::CaptureOptions& ran
 
 }  // namespace
 
-void AddCheckReport(const CheckResult& result, const Evidence& evidence,
-                    const dispatch::CaptureOptions& ran, report::Report& report, bool stable) {
+void AddCheckReport(const CheckResult& result, const Evidence& evidence, const ModelPass& ran,
+                    report::Report& report, bool stable) {
   report.command = "check";
   report.headline = stable ? result.StableHeadline() : result.Headline();
   report::Section& check = report.AddSection("check", "Check");

@@ -22,8 +22,7 @@ namespace dlcheck::check {
 /// Fills `report` with `result`; `ran` are the options the model run was started with. `stable`
 /// leaves out everything measured (perfdata, the run's timings and deviations), so that identical
 /// nodes print identical reports (`check --stable`).
-void AddCheckReport(const CheckResult& result, const Evidence& evidence,
-                    const dispatch::CaptureOptions& ran, report::Report& report,
-                    bool stable = false);
+void AddCheckReport(const CheckResult& result, const Evidence& evidence, const ModelPass& ran,
+                    report::Report& report, bool stable = false);
 
 }  // namespace dlcheck::check

@@ -57,39 +57,45 @@ constexpr double kDefaultTimeout = 60;
 // Slurm kills a HealthCheckProgram after 60 s: the model worker must end well before.
 constexpr double kHealthCheckTimeout = 20;
 
-// The short model pass every check runs: enough steps to time, one traced.
-dispatch::CaptureOptions ModelPass(const CheckOptions& o, const std::string& cap) {
-  dispatch::CaptureOptions capture;
-  capture.run.model.model = mlp::ModelKind::kMlp;
-  capture.run.model.batch = 100;
-  capture.run.warmup = 1;
-  capture.run.time_s = check::kModelPassSeconds;
-  capture.run.traced = 1;
-  capture.timeout_s = o.timeout_s > 0        ? o.timeout_s
-                      : o.slurm_health_check ? kHealthCheckTimeout
-                                             : kDefaultTimeout;
-  capture.max_cpu_isa = cap;
+// The short model pass every check runs: enough steps to time, one traced; under the cap the
+// environment sets (ONEDNN_MAX_CPU_ISA), as any oneDNN program here would run.
+check::ModelPass ModelPassOf(const CheckOptions& o) {
+  check::ModelPass pass;
+  dispatch::ModelRunOptions& run = pass.source.run;
+  run.model.model = mlp::ModelKind::kMlp;
+  run.model.batch = 100;
+  run.warmup = 1;
+  run.time_s = check::kModelPassSeconds;
+  run.traced = 1;
+  dispatch::CaptureSettings& settings = pass.settings;
+  settings.timeout_s = o.timeout_s > 0        ? o.timeout_s
+                       : o.slurm_health_check ? kHealthCheckTimeout
+                                              : kDefaultTimeout;
+  if (const std::string cap = dispatch::ConfiguredIsaCap(); !cap.empty()) {
+    settings.config = dispatch::CapConfig{cap};
+  }
   // A fixed thread count, whatever OMP_NUM_THREADS says, so that nodes compare (check.h).
-  capture.threads = check::kModelPassThreads;
+  settings.threads = check::kModelPassThreads;
   // A check runs every few minutes on every node: OpenMP threads that spin while they wait
   // (GNU OpenMP's default) would double its CPU time. An explicit OMP_WAIT_POLICY is kept.
   if (std::getenv("OMP_WAIT_POLICY") == nullptr) {
-    capture.extra_env.emplace_back("OMP_WAIT_POLICY", "passive");
+    settings.extra_env.emplace_back("OMP_WAIT_POLICY", "passive");
   }
-  return capture;
+  return pass;
 }
 
-check::Evidence GatherEvidence(const dispatch::CaptureOptions& capture) {
+check::Evidence GatherEvidence(const check::ModelPass& pass) {
   check::Evidence e;
   e.platform = detect::DetectLivePlatform();
-  detect::SetOneDnnEffectiveIsa(e.platform, dispatch::OneDnnEffectiveIsa(), capture.max_cpu_isa);
+  detect::SetOneDnnEffectiveIsa(e.platform, dispatch::OneDnnEffectiveIsa(),
+                                dispatch::IsaCapOf(pass.settings.config).value_or(""));
   if (StatusOr<detect::Topology> topology = detect::LoadLiveTopology(); topology.ok()) {
     e.topology = std::move(*topology);
   } else {
     e.topology_error = topology.status().message();
   }
   e.probes = detect::RunProbes(e.platform, true, {});
-  if (StatusOr<dispatch::CapturedRun> run = dispatch::CaptureModelRun(capture); run.ok()) {
+  if (StatusOr<dispatch::Run> run = dispatch::Capture(pass.source, pass.settings); run.ok()) {
     e.run = std::move(*run);
   } else {
     e.run_error = run.status().message();
@@ -132,7 +138,7 @@ std::optional<fleet::SlurmNodeHardware> SlurmHardware(const check::Evidence& evi
 }
 
 std::string Emitted(const CheckOptions& o, std::string_view node, const check::CheckResult& result,
-                    const check::Evidence& evidence, const dispatch::CaptureOptions& capture) {
+                    const check::Evidence& evidence, const check::ModelPass& capture) {
   switch (o.emit) {
     case Emit::kSlurmFeatures:
       return fleet::SlurmFeatureList(fleet::SlurmFeatures(result, evidence)) + "\n";
@@ -179,7 +185,7 @@ StatusOr<int> RunCheck(const CheckOptions& o) {
   if (!requirements.ok()) return requirements.status();
   const StatusOr<std::string> node = NodeName(o);
   if (!node.ok()) return node.status();
-  const dispatch::CaptureOptions capture = ModelPass(o, dispatch::ConfiguredIsaCap());
+  const check::ModelPass capture = ModelPassOf(o);
   const check::Evidence evidence = GatherEvidence(capture);
   const check::CheckResult result = check::Evaluate(*requirements, evidence);
   if (Status delivered = Deliver(o, Emitted(o, *node, result, evidence, capture));

@@ -105,10 +105,6 @@ class EventRowListener : public verbose::EventListener {
   const ColumnOptions& columns_;
 };
 
-// Executions kept for `--format trace`; the rest are counted and said on stderr. Each costs
-// about 250 bytes here and a few times that in the trace's JSON document.
-constexpr std::size_t kMaxTraceEvents = 100'000;
-
 // A timeline to print needs the log's own timestamps: without any, a usage error saying how to
 // record them.
 Status CheckTimestamps(const std::vector<dispatch::ExecRecord>& execs) {
@@ -125,7 +121,7 @@ Status CheckTimestamps(const std::vector<dispatch::ExecRecord>& execs) {
 // JSON document has no timeline); nothing when none was kept.
 void AddParseTimeline(report::Report& report, const std::vector<dispatch::ExecRecord>& execs) {
   if (execs.empty()) return;
-  AddTimeline(report, execs);
+  AddTimeline(report, execs, 0);  // a capped trace is said on stderr: the trace has no findings
   report.tables.back().format_input = true;
 }
 
@@ -248,7 +244,7 @@ StatusOr<int> RunParse(const ParseOptions& options) {
   }
   // Every log passes the timeline; it keeps the executions only for a format that prints them.
   std::vector<dispatch::ExecRecord> execs;
-  dispatch::Timeline timeline(session, execs, kMaxTraceEvents);
+  dispatch::Timeline timeline(session, execs, dispatch::kMaxTraceTimeline);
   const bool timeline_printed = report::InputTable(options.format) == report::kTraceTable;
   timeline.set_recording(timeline_printed);
   session.AddListener(&timeline);
@@ -279,8 +275,7 @@ StatusOr<int> RunParse(const ParseOptions& options) {
   }
   std::cout.flush();
   if (timeline.dropped() > 0) {
-    PrintError("the trace holds the first " + std::to_string(execs.size()) + " executions; " +
-               std::to_string(timeline.dropped()) + " more were left out");
+    PrintError(TimelineCappedText(execs.size(), timeline.dropped()));
   }
   // A notice, not a failure: the report above is complete for the lines that were read.
   if (const std::string text = SkippedText(session.stats()); !text.empty()) PrintError(text);

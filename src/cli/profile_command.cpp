@@ -22,7 +22,6 @@
 #include "cli/verbose_report.h"
 #include "common/text.h"
 #include "dispatch/capture.h"
-#include "dispatch/program_capture.h"
 #include "os/exit_status.h"
 #include "os/output_file.h"
 #include "os/signals.h"
@@ -33,15 +32,14 @@
 #include "profile/profile_report.h"
 #include "report/primitive_columns.h"
 #include "report/progress.h"
-#include "verbose/log_session.h"
-#include "verbose/output_splitter.h"
 
 namespace dlcheck::cli {
 namespace {
 namespace col = report::primitive_column;
 
 struct ProfileOptions {
-  dispatch::CaptureOptions capture;  ///< the model run (without CMD)
+  dispatch::ModelSource model;  ///< the model run (without CMD)
+  dispatch::CaptureSettings capture{.timeout_s = dispatch::kWorkerTimeoutS};
   std::vector<std::string> command;  ///< CMD and its arguments; empty: the model
   report::Format format = report::Format::kTable;
   profile::PerfSettings perf;
@@ -53,17 +51,13 @@ struct ProfileOptions {
   std::string svg_path;     ///< --svg FILE: the flame graph beside the report
 };
 
-// What was profiled, for the report: the verbose side of the run and how it ended.
-struct Recording {
-  std::vector<verbose::PrimitiveStats> rows;
-  double verbose_exec_ms = 0;
-  std::uint64_t verbose_lines = 0;
-  int exit_status = 0;  ///< the program's (0 for the model)
-  std::string ended;    ///< "exited with status 0"
-  double wall_s = 0;
-  std::optional<double> samples_per_s;   ///< the model's throughput with perf on
-  std::vector<profile::ExecSpan> execs;  ///< the timestamped executions, for the join by time
-};
+// What was profiled: the verbose side of the run (model or CMD under perf) and how it ended.
+using Recording = dispatch::Run;
+
+// The status profile ends with after its report: CMD's (as `run` ends), 0 for the model.
+int ExitStatusOf(const Recording& r) {
+  return r.model ? 0 : r.outcome.ShellStatus();
+}
 
 // The executions verbose stamped with the wall clock, as spans on perf's clock (monotonic) for
 // the join with the samples; those without a timestamp are left out.
@@ -79,9 +73,6 @@ std::vector<profile::ExecSpan> ExecSpans(const std::vector<dispatch::ExecRecord>
   }
   return spans;
 }
-
-// The executions of a `-- CMD` run kept for the join (the rest are counted, not joined).
-constexpr std::size_t kMaxJoinedExecs = 1'000'000;
 
 // A scratch directory for perf.data, removed with everything in it when done.
 class ScratchDir {
@@ -117,59 +108,35 @@ StatusOr<std::string> ResolveProgram(const std::string& program, std::string_vie
                 fmt::format("cannot run '{}': command not found", ValidUtf8(program)));
 }
 
-StatusOr<Recording> RecordProgram(const ProfileOptions& o, std::vector<std::string> launcher) {
-  verbose::LogSession session;
-  launcher.insert(launcher.end(), o.command.begin(), o.command.end());
-  dispatch::ProgramCaptureOptions capture{.spec = {.argv = launcher},
-                                          .max_timeline = kMaxJoinedExecs,
-                                          .input_name = "<" + o.command.front() + ">"};
-  for (const auto& kv : profile::JitProfileEnvironment()) capture.spec.env.push_back(kv);
-  // Progress on a terminal, as `run` draws it: cleared before the program's own output.
+// The model worker or CMD under perf record (`launcher`), with oneDNN's perf maps on and the
+// timeline kept for the join; progress on a terminal as `verbose` and `run` draw it.
+StatusOr<Recording> Record(const ProfileOptions& o, std::vector<std::string> launcher) {
+  dispatch::CaptureSettings settings = o.capture;
+  settings.launcher = std::move(launcher);
+  settings.max_timeline = dispatch::kMaxJoinedTimeline;
+  for (const auto& kv : profile::JitProfileEnvironment()) settings.extra_env.push_back(kv);
   report::Progress progress("profile", 0);
-  progress.Step(o.command.front());
-  if (progress.active()) {
-    capture.on_output = [&progress] { progress.Clear(); };
-    capture.on_chunk = [&progress] { progress.Tick(); };
+  if (!o.command.empty()) {
+    settings.timeout_s = 0;  // CMD runs as long as it runs
+    progress.Step(o.command.front());
   }
-  StatusOr<dispatch::ProgramCapture> ended = dispatch::CaptureProgram(capture, session);
-  if (!ended.ok()) return ended.status();
-  Recording r;
-  r.verbose_exec_ms = session.Summarize().exec_ms;
-  r.rows = session.TakeRows();
-  r.verbose_lines = ended->verbose_lines;
-  r.exit_status = ended->outcome.ShellStatus();
-  r.ended = ended->outcome.Ended();
-  r.wall_s = ended->outcome.wall_s;
-  r.execs = ExecSpans(ended->execs);
-  return r;
-}
-
-StatusOr<Recording> RecordModel(const ProfileOptions& o, std::vector<std::string> launcher) {
-  dispatch::CaptureOptions capture = o.capture;
-  capture.max_cpu_isa = dispatch::ConfiguredIsaCap();
-  capture.launcher = std::move(launcher);
-  for (const auto& kv : profile::JitProfileEnvironment()) capture.extra_env.push_back(kv);
-  // The worker's phases as progress on a terminal, as `verbose` draws them.
-  report::Progress progress("profile", 0);
   if (progress.active()) {
-    capture.on_phase = [&progress](std::string_view phase) { progress.Phase(std::string(phase)); };
+    settings.on_phase = [&progress](std::string_view phase) { progress.Phase(std::string(phase)); };
+    settings.on_output = [&progress] { progress.Clear(); };
+    settings.on_chunk = [&progress] { progress.Tick(); };
   }
-  StatusOr<dispatch::CapturedRun> run = dispatch::CaptureModelRun(capture);
+  const dispatch::RunSource source = o.command.empty()
+                                         ? dispatch::RunSource(o.model)
+                                         : dispatch::RunSource(dispatch::ProgramSource{o.command});
+  StatusOr<Recording> run = dispatch::Capture(source, settings);
   if (!run.ok()) return run.status();
   // Stopped on the user's word (the signal dlcheck passed on): what perf recorded is reported.
-  if (!run->outcome.ok() && run->outcome.interrupted == 0) {
+  if (run->model && !run->outcome.ok() && run->outcome.interrupted == 0) {
     if (const std::string err = run->WorkerError(); !err.empty()) std::cerr << err << '\n';
     return Status(ExitCode::kWorkerFailed,
                   fmt::format("the model worker (under perf record) {}", run->outcome.Describe()));
   }
-  Recording r;
-  r.rows = run->rows;
-  r.verbose_exec_ms = run->summary.exec_ms;
-  r.verbose_lines = run->verbose_lines;
-  r.ended = run->outcome.Describe();
-  r.samples_per_s = run->results.samples_per_s;
-  r.execs = ExecSpans(run->execs);
-  return r;
+  return run;
 }
 
 StatusOr<profile::Profile> ReadProfile(const profile::PerfSettings& perf,
@@ -251,12 +218,12 @@ Status TooShort(const ProfileOptions& o, const Recording& r, const profile::Prof
     return Status(ExitCode::kUnsupported,
                   fmt::format("{} {} after {:.3f} s, too soon to profile ({} samples at {} per "
                               "second); profile a run that lasts at least a second",
-                              what, r.ended, span, p.samples, o.perf.frequency));
+                              what, r.outcome.Describe(), span, p.samples, o.perf.frequency));
   }
   return Status(ExitCode::kUnsupported,
                 fmt::format("perf recorded no sample of {} in {:.3f} s ({}): check that the "
                             "event samples here ('perf record -e {} -- {}')",
-                            what, span, r.ended, o.perf.event, what));
+                            what, span, r.outcome.Describe(), o.perf.event, what));
 }
 
 void AddProfileSection(report::Report& report, const ProfileOptions& o, const Recording& r,
@@ -264,9 +231,9 @@ void AddProfileSection(report::Report& report, const ProfileOptions& o, const Re
   report::Section& s = report.AddSection("profile", "Profile");
   s.Add("command", o.command.empty()
                        ? report::Value(fmt::format("dlcheck worker --model {}",
-                                                   mlp::Name(o.capture.run.model.model)))
+                                                   mlp::Name(o.model.run.model.model)))
                        : report::Value(ValidUtf8(CommandText(o.command))));
-  s.Add("ended", r.ended);
+  s.Add("ended", r.outcome.Describe());
   s.Add("event", p.event);
   s.Add("frequency_hz", o.perf.frequency);
   s.Add("call_graph", profile::CallGraphArgument(o.perf.call_graph));
@@ -280,9 +247,10 @@ void AddProfileSection(report::Report& report, const ProfileOptions& o, const Re
   s.Add("scanned_samples", p.scanned_samples);
   s.Add("timed_executions", p.exec_spans);
   s.Add("exec_joined_samples", p.exec_joined_samples);
-  s.Add("samples_per_s", r.samples_per_s ? report::Value(*r.samples_per_s, 1) : report::Value());
+  const std::optional<double> samples_per_s = r.Number(dispatch::result_key::kSamplesPerS);
+  s.Add("samples_per_s", samples_per_s ? report::Value(*samples_per_s, 1) : report::Value());
   s.Add("verbose_lines", r.verbose_lines);
-  s.Add("verbose_exec_ms", report::Value(r.verbose_exec_ms, 3));
+  s.Add("verbose_exec_ms", report::Value(r.summary.exec_ms, 3));
   const bool off_cpu = probe.off_cpu && !o.no_off_cpu;
   s.Add("off_cpu_recorded", off_cpu);
   s.Add("off_cpu_s", off_cpu ? report::Value(profile::OffCpuSeconds(p), 4) : report::Value());
@@ -297,7 +265,7 @@ void AddProfileSection(report::Report& report, const ProfileOptions& o, const Re
 void AddStacksTable(report::Report& report, const ProfileOptions& o, const profile::Profile& p) {
   const std::vector<std::string> what =
       o.command.empty()
-          ? std::vector<std::string>{"--model", std::string(mlp::Name(o.capture.run.model.model))}
+          ? std::vector<std::string>{"--model", std::string(mlp::Name(o.model.run.model.model))}
           : o.command;
   profile::AddStacksTable(
       report, p, "dlcheck profile " + ValidUtf8(CommandText(what)),
@@ -315,7 +283,7 @@ report::Report BuildReport(const ProfileOptions& o, const Recording& r, const pr
   profile::AddProfileTables(report, p, r.rows, {.top = o.top, .off_cpu_reason = off_cpu_reason});
   std::vector<verbose::PrimitiveStats> rows = r.rows;
   SortRows(rows, SortKey::kTime);
-  AddPrimitivesTable(report, std::move(rows), r.verbose_exec_ms, o.top);
+  AddPrimitivesTable(report, std::move(rows), r.summary.exec_ms, o.top);
   report.tables.back().hidden_in_table = {
       col::kEngine.name,     col::kPropKind.name,  col::kDataTypes.name, col::kLayouts.name,
       col::kAttributes.name, col::kAuxiliary.name, col::kProblem.name,   col::kExecMsMin.name,
@@ -354,7 +322,7 @@ StatusOr<int> WriteReport(const ProfileOptions& o, const Recording& r, const pro
                            os::SignalName(sig)));
     return os::ExitStatusForSignal(sig);
   }
-  return r.exit_status;
+  return ExitStatusOf(r);
 }
 
 // The recording and its report. A signal stops the recording (passed on to perf and what it
@@ -371,10 +339,9 @@ StatusOr<int> RecordAndReport(ProfileOptions& o, const std::string& perf, const 
   }
   if (!probe.ok()) return probe.status();
   const auto launcher = profile::RecordCommand(o.perf, probe->off_cpu && !o.no_off_cpu);
-  StatusOr<Recording> rec =
-      o.command.empty() ? RecordModel(o, launcher) : RecordProgram(o, launcher);
+  StatusOr<Recording> rec = Record(o, launcher);
   if (!rec.ok() && SignalForwarding::Received() == 0) return rec.status();
-  const profile::ExecTimeline timeline(rec.ok() ? std::move(rec->execs)
+  const profile::ExecTimeline timeline(rec.ok() ? ExecSpans(rec->execs)
                                                 : std::vector<profile::ExecSpan>{});
   StatusOr<profile::Profile> p =
       rec.ok() ? ReadProfile(o.perf, timeline) : StatusOr<profile::Profile>(rec.status());
@@ -396,7 +363,7 @@ StatusOr<int> RecordAndReport(ProfileOptions& o, const std::string& perf, const 
 
 StatusOr<int> RunProfile(ProfileOptions& o) {
   if (o.command.empty()) {
-    if (Status valid = mlp::Validate(o.capture.run.model); !valid.ok()) return valid;
+    if (Status valid = mlp::Validate(o.model.run.model); !valid.ok()) return valid;
   }
   const char* path = std::getenv("PATH");
   const std::string path_list = path != nullptr ? path : "/usr/bin:/bin";
@@ -426,14 +393,15 @@ StatusOr<int> RunProfile(ProfileOptions& o) {
 
 void SetupProfile(CLI::App& subcommand, int& exit_code) {
   auto o = std::make_shared<ProfileOptions>();
-  o->capture.run.time_s = kProfileTimedSeconds;
+  o->model.run.time_s = kProfileTimedSeconds;
   CLI::App* const sub = &subcommand;
-  AddModelOptions(*sub, o->capture.run);
+  AddModelOptions(*sub, o->model.run);
   sub->add_option("-t,--threads", o->capture.threads,
-                  "OpenMP threads for the model worker (default: OMP_NUM_THREADS or all)")
+                  "OpenMP threads (OMP_NUM_THREADS; MKL_NUM_THREADS too for CMD) for the model "
+                  "worker or CMD (default: inherited)")
       ->check(CLI::Range(1, 4096));
   sub->add_option("--timeout", o->capture.timeout_s,
-                  "kill the model worker after this many seconds (default 600)")
+                  "kill the model worker after this many seconds (default 600; CMD: no limit)")
       ->check(Seconds())
       ->type_name("SECONDS");
   AddFormatOption(*sub, o->format, {"folded", "svg"},

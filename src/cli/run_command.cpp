@@ -12,20 +12,14 @@
 #include "cli/verbose_report.h"
 #include "common/text.h"
 #include "dispatch/capture.h"
-#include "dispatch/program_capture.h"
 #include "os/output_file.h"
 #include "os/signals.h"
 #include "os/subprocess.h"
 #include "report/progress.h"
 #include "verbose/aggregate.h"
-#include "verbose/log_session.h"
 
 namespace dlcheck::cli {
 namespace {
-
-// Executions kept for the timeline; the rest are counted. Each costs about 250 bytes here and
-// a few times that in the report's trace table and the JSON printer.
-constexpr std::size_t kMaxTimeline = 10'000;
 
 struct RunOptions {
   std::vector<std::string> command;
@@ -36,15 +30,16 @@ struct RunOptions {
   std::string output_path;
 };
 
-using RunResult = dispatch::ProgramCapture;
+using RunResult = dispatch::Run;
 
 report::Value TextOrNull(const std::string& text) {
   return text.empty() ? report::Value() : report::Value(ValidUtf8(text));
 }
 
-void AddRunSection(report::Report& report, const RunOptions& o, const RunResult& run,
-                   const verbose::LogHeader& header, const verbose::Summary& summary) {
+void AddRunSection(report::Report& report, const RunOptions& o, const RunResult& run) {
   const os::Outcome& ended = run.outcome;
+  const verbose::LogHeader& header = run.header;
+  const verbose::Summary& summary = run.summary;
   report::Section& s = report.AddSection("run", "Run");
   s.Add("command", ValidUtf8(CommandText(o.command)));
   s.Add("exit_status", ended.ShellStatus());
@@ -63,8 +58,8 @@ void AddRunSection(report::Report& report, const RunOptions& o, const RunResult&
                                 ? report::Value(100.0 * summary.exec_ms / (ended.wall_s * 1e3), 2)
                                 : report::Value());
   s.Add("verbose_lines", run.verbose_lines);
-  s.Add("program_lines", run.program_lines);
-  s.Add("program_bytes", run.program_bytes);
+  s.Add("program_lines", run.program_output.lines);
+  s.Add("program_bytes", run.program_output.bytes);
 }
 
 void AddRunFindings(report::Report& report, const RunOptions& o, const RunResult& run) {
@@ -83,49 +78,28 @@ void AddRunFindings(report::Report& report, const RunOptions& o, const RunResult
                       fmt::format("{} {}; the report holds what it printed before", program,
                                   run.outcome.Ended()));
   }
-  if (run.timeline_dropped > 0) {
-    report.AddFinding(report::Severity::kInfo, "timeline-capped",
-                      fmt::format("the timeline keeps the first {} executions; {} later ones "
-                                  "are in the totals but not in the timeline",
-                                  kMaxTimeline, run.timeline_dropped));
-  }
 }
 
-report::Report BuildReport(const RunOptions& o, const RunResult& run,
-                           verbose::LogSession& session) {
-  // A signal dlcheck passed on ends the log where the program was stopped; with no verbose line
-  // at all, no-verbose below says why, and the parser's "is ONEDNN_VERBOSE set?" does not apply.
-  const verbose::Summary summary =
-      session.Summarize({.whole_run = run.outcome.interrupted == 0,
-                         .silent_with_verbose_on = run.verbose_lines == 0});
+report::Report BuildReport(const RunOptions& o, RunResult& run) {
   report::Report report;
   report.command = "run";
-  AddRunSection(report, o, run, session.header(), summary);
-  std::vector<verbose::PrimitiveStats> rows = session.TakeRows();
-  SortRows(rows, o.sort);
-  const verbose::LogHeader header = session.header();  // the benchdnn column's version and ISA
-  AddPrimitivesTable(report, std::move(rows), summary.exec_ms, o.top, {.header = &header});
-  AddLogSummary(report, {}, session, summary);
-  AddTimeline(report, run.execs);
+  AddRunSection(report, o, run);
+  AddRunStream(report, run, o.sort, o.top);
   AddRunFindings(report, o, run);
   return report;
 }
 
-// Runs the program with its stdout split between the session and dlcheck's stderr.
-StatusOr<RunResult> Capture(const RunOptions& o, verbose::LogSession& session,
-                            os::OutputFile& raw_log) {
+// Runs the program with its stdout split between the capture and dlcheck's stderr.
+StatusOr<RunResult> Capture(const RunOptions& o, os::OutputFile& raw_log) {
   // Progress on a terminal: cleared before the program's own output, drawn again after it.
   report::Progress progress("run", 0);
   progress.Step(o.command.front());
-  dispatch::ProgramCaptureOptions capture{
-      .spec = {.argv = o.command},
-      .raw_log = raw_log.is_open() ? &raw_log.stream() : nullptr,
-      .max_timeline = kMaxTimeline};
+  dispatch::CaptureSettings settings{.raw_log = raw_log.is_open() ? &raw_log.stream() : nullptr};
   if (progress.active()) {
-    capture.on_output = [&progress] { progress.Clear(); };
-    capture.on_chunk = [&progress] { progress.Tick(); };
+    settings.on_output = [&progress] { progress.Clear(); };
+    settings.on_chunk = [&progress] { progress.Tick(); };
   }
-  return dispatch::CaptureProgram(capture, session);
+  return dispatch::Capture(dispatch::ProgramSource{o.command}, settings);
 }
 
 StatusOr<int> RunRun(const RunOptions& o) {
@@ -138,13 +112,12 @@ StatusOr<int> RunRun(const RunOptions& o) {
   if (!o.output_path.empty()) {
     if (Status opened = output.Open(o.output_path); !opened.ok()) return opened;
   }
-  verbose::LogSession session;
-  StatusOr<RunResult> run = Capture(o, session, raw_log);
+  StatusOr<RunResult> run = Capture(o, raw_log);
   if (!run.ok()) return run.status();
   // The program has run: its report is printed even when the raw log could not be kept.
   const Status raw_log_kept = raw_log.is_open() ? raw_log.Commit() : Status();
   std::ostream& out = output.is_open() ? output.stream() : std::cout;
-  report::Print(BuildReport(o, *run, session), o.format, out);
+  report::Print(BuildReport(o, *run), o.format, out);
   out.flush();
   if (output.is_open()) {
     if (Status written = output.Commit(); !written.ok()) return written;

@@ -16,17 +16,18 @@
 #include "dispatch/onednn_info.h"
 #include "mlp/model.h"
 #include "os/exit_status.h"
+#include "os/output_file.h"
 #include "os/signals.h"
-#include "report/primitive_columns.h"
 #include "report/progress.h"
 #include "verbose/aggregate.h"
 
 namespace dlcheck::cli {
 namespace {
-namespace col = report::primitive_column;
 
 struct VerboseOptions {
-  dispatch::CaptureOptions capture;
+  dispatch::ModelSource source;
+  dispatch::CaptureSettings capture{.timeout_s = dispatch::kWorkerTimeoutS};
+  std::string raw_log_path;
   // Filled when the run starts: the noise guard's part of the report.
   dispatch::ThreadChoice threads;
   std::optional<dispatch::LoadAverage> load_start;
@@ -52,23 +53,22 @@ std::string Layers(const std::vector<int>& layers) {
   return text;
 }
 
-void AddRunSection(report::Report& report, const VerboseOptions& o,
-                   const dispatch::CapturedRun& run) {
-  const auto& m = o.capture.run.model;
-  const dispatch::WorkerResults& results = run.results;
+void AddRunSection(report::Report& report, const VerboseOptions& o, const dispatch::Run& run) {
+  const auto& m = o.source.run.model;
+  const dispatch::WorkerResults& results = run.model->results;
   report::Section& s = report.AddSection("run", "Run");
   s.Add("model", std::string(mlp::Name(m.model)));
   if (m.model == mlp::ModelKind::kMlp) s.Add("layers", Layers(m.layers));
-  s.Add("backend_requested", std::string(mlp::Name(o.capture.run.backend)));
+  s.Add("backend_requested", std::string(mlp::Name(o.source.run.backend)));
   s.Add("backend", Opt(results.backend));
   s.Add("dtype", std::string(mlp::Name(m.dtype)));
   s.Add("batch", m.batch);
   s.Add("train_samples", Opt(results.train_samples));
-  s.Add("warmup_iters", o.capture.run.warmup);
+  s.Add("warmup_iters", o.source.run.warmup);
   s.Add("timed_iters",
         results.timed_steps ? Value(static_cast<std::int64_t>(*results.timed_steps)) : Value());
-  s.Add("timed_s", Num(dispatch::TimedBudget(o.capture.run), 3));
-  s.Add("traced_iters", o.capture.run.traced);
+  s.Add("timed_s", Num(dispatch::TimedBudget(o.source.run), 3));
+  s.Add("traced_iters", o.source.run.traced);
   s.Add("threads", run.header.threads
                        ? Value(*run.header.threads)
                        : (o.capture.threads > 0 ? Value(o.capture.threads) : Value()));
@@ -100,14 +100,15 @@ void AddRunSection(report::Report& report, const VerboseOptions& o,
 }
 
 // Fallbacks to the scalar kernels: one finding for a whole-model fallback, else one per layer.
-void AddFallbackFindings(report::Report& report, const dispatch::CapturedRun& run) {
-  if (run.fallbacks.empty()) return;
+void AddFallbackFindings(report::Report& report, const dispatch::Run& run) {
+  const auto& fallbacks = run.model->fallbacks;
+  if (fallbacks.empty()) return;
   std::string layers;
-  for (const auto& f : run.fallbacks) layers += (layers.empty() ? "" : ", ") + f.layer;
+  for (const auto& f : fallbacks) layers += (layers.empty() ? "" : ", ") + f.layer;
   report.AddFinding(report::Severity::kWarning, "model-fallback",
                     fmt::format("oneDNN could not run this model here, so dlcheck's scalar kernels "
                                 "ran it (layers {}): {}",
-                                layers, run.fallbacks.front().reason));
+                                layers, fallbacks.front().reason));
 }
 
 // The finding and exit code of a run whose numbers disagree with the scalar reference.
@@ -128,26 +129,13 @@ bool Deviates(const dispatch::WorkerResults& results) {
 
 // The whole report, whatever the format: the printer chooses what to show (the human table
 // leaves the timeline out; JSON and trace carry it).
-report::Report BuildReport(const VerboseOptions& o, const dispatch::CapturedRun& run) {
+report::Report BuildReport(const VerboseOptions& o, dispatch::Run& run) {
   report::Report report;
   report.command = "verbose";
   AddRunSection(report, o, run);
-  // The header tells the benchdnn column its version and ISA.
-  const ColumnOptions columns{.include_layer = true, .header = &run.header};
-  std::vector<verbose::PrimitiveStats> rows = run.rows;
-  SortRows(rows, o.sort);
-  AddPrimitivesTable(report, std::move(rows), run.summary.exec_ms, o.top, columns);
-  // One engine (cpu) and one creation per primitive: the table has room for what varies.
-  report.tables.back().hidden_in_table.insert(report.tables.back().hidden_in_table.end(),
-                                              {col::kEngine.name, col::kCreates.name});
-  report.primary_table = "primitives";
-  // The run section already says what the log header would (version, threads, ISA). The input
-  // section counts the worker's lines that were not its own protocol, skips by reason.
-  AddInputSection(report, {}, run.input);
-  AddSummary(report, run.summary, run.diagnostics);
-  AddTimeline(report, run.execs);
+  AddRunStream(report, run, o.sort, o.top);
   AddFallbackFindings(report, run);
-  if (Deviates(run.results)) AddDeviationFinding(report, run.results);
+  if (Deviates(run.model->results)) AddDeviationFinding(report, run.model->results);
   if (run.outcome.interrupted != 0) {
     report.AddFinding(report::Severity::kWarning, "interrupted",
                       fmt::format("interrupted by {}: the worker was stopped; the report holds "
@@ -160,7 +148,7 @@ report::Report BuildReport(const VerboseOptions& o, const dispatch::CapturedRun&
   return report;
 }
 
-StatusOr<int> Finish(const VerboseOptions& o, const dispatch::CapturedRun& run) {
+StatusOr<int> Finish(const VerboseOptions& o, dispatch::Run& run) {
   if (run.Refused()) return EndRefused(run);
   report::Print(BuildReport(o, run), o.format, std::cout);
   std::cout.flush();
@@ -178,35 +166,40 @@ StatusOr<int> Finish(const VerboseOptions& o, const dispatch::CapturedRun& run) 
     return Status(ExitCode::kWorkerFailed,
                   fmt::format("the model worker {}", run.outcome.Describe()));
   }
-  return ToInt(Deviates(run.results) ? ExitCode::kDeviation : ExitCode::kOk);
+  return ToInt(Deviates(run.model->results) ? ExitCode::kDeviation : ExitCode::kOk);
 }
 
 // The worker's run, with its phases as progress on a terminal (cleared before the report).
-StatusOr<dispatch::CapturedRun> Capture(VerboseOptions& o) {
+StatusOr<dispatch::Run> Capture(const VerboseOptions& o, std::ostream* raw_log) {
   report::Progress progress("verbose", 0);
+  dispatch::CaptureSettings settings = o.capture;
+  settings.raw_log = raw_log;
   if (progress.active()) {
-    o.capture.on_phase = [&progress](std::string_view phase) {
-      progress.Phase(std::string(phase));
-    };
+    settings.on_phase = [&progress](std::string_view phase) { progress.Phase(std::string(phase)); };
   }
-  StatusOr<dispatch::CapturedRun> run = dispatch::CaptureModelRun(o.capture);
-  o.capture.on_phase = nullptr;
-  return run;
+  return dispatch::Capture(o.source, settings);
 }
 
 StatusOr<int> RunVerbose(VerboseOptions& o) {
-  if (Status valid = mlp::Validate(o.capture.run.model); !valid.ok()) return valid;
-  o.capture.max_cpu_isa = dispatch::ConfiguredIsaCap();
+  if (Status valid = mlp::Validate(o.source.run.model); !valid.ok()) return valid;
+  os::OutputFile raw_log;  // opened first: a bad path fails before the worker runs
+  if (!o.raw_log_path.empty()) {
+    if (Status opened = raw_log.Open(o.raw_log_path); !opened.ok()) return opened;
+  }
   o.load_start = dispatch::ReadLoadAverage();
   StatusOr<std::vector<detect::ThreadSet>> all = detect::LiveThreadSets({"all"});
   if (!all.ok()) return all.status();
   o.threads = dispatch::ChooseThreads(o.capture.threads, all->front().threads,
                                       dispatch::AllowedCpus(), o.load_start);
   o.capture.threads = o.threads.threads;
-  StatusOr<dispatch::CapturedRun> run = Capture(o);
+  StatusOr<dispatch::Run> run = Capture(o, raw_log.is_open() ? &raw_log.stream() : nullptr);
   if (!run.ok()) return run.status();
   o.load_end = dispatch::ReadLoadAverage();
-  return Finish(o, *run);
+  // The worker has run: its report is printed even when the raw log could not be kept.
+  const Status raw_log_kept = raw_log.is_open() ? raw_log.Commit() : Status();
+  StatusOr<int> ended = Finish(o, *run);
+  if (!raw_log_kept.ok()) return raw_log_kept;
+  return ended;
 }
 
 }  // namespace
@@ -214,13 +207,12 @@ StatusOr<int> RunVerbose(VerboseOptions& o) {
 void SetupVerbose(CLI::App& subcommand, int& exit_code) {
   auto o = std::make_shared<VerboseOptions>();
   CLI::App* const sub = &subcommand;
-  AddModelOptions(*sub, o->capture.run);
+  AddModelOptions(*sub, o->source.run);
   sub->add_option("-t,--threads", o->capture.threads,
                   "OpenMP threads for the worker (default: OMP_NUM_THREADS, else the cores idle "
                   "over the last minute; capped at the CPUs this process may use)")
       ->check(CLI::Range(1, 4096));
-  sub->add_option("--raw-log", o->capture.raw_log_path,
-                  "keep the worker's raw verbose stream in FILE")
+  sub->add_option("--raw-log", o->raw_log_path, "keep the worker's raw verbose stream in FILE")
       ->type_name("FILE");
   sub->add_option("--timeout", o->capture.timeout_s,
                   "kill the worker after this many seconds (default 600)")

@@ -440,7 +440,38 @@ double TraceOriginMs(const std::vector<dispatch::ExecRecord>& execs) {
 }  // namespace
 
 // The human table leaves the timeline out; JSON carries it, and `--format trace` prints only it.
-void AddTimeline(report::Report& report, const std::vector<dispatch::ExecRecord>& execs) {
+void AddRunStream(report::Report& report, dispatch::Run& run, SortKey sort, std::size_t top) {
+  const bool model = run.model.has_value();
+  SortRows(run.rows, sort);
+  // The header tells the benchdnn column its version and ISA.
+  AddPrimitivesTable(report, std::move(run.rows), run.summary.exec_ms, top,
+                     {.include_layer = model, .header = &run.header});
+  if (model) {
+    // One engine (cpu) and one creation per primitive: the table has room for what varies.
+    auto& hidden = report.tables.back().hidden_in_table;
+    hidden.insert(hidden.end(), {col::kEngine.name, col::kCreates.name});
+  }
+  report.primary_table = "primitives";
+  // A worker's input counts its lines that were not its own protocol, skips by reason.
+  AddInputSection(report, {}, run.input);
+  if (!model) AddHeaderSection(report, run.header);
+  AddSummary(report, run.summary, run.diagnostics);
+  AddTimeline(report, run.execs, run.timeline_dropped);
+}
+
+std::string TimelineCappedText(std::size_t kept, std::uint64_t dropped) {
+  return fmt::format(
+      "the timeline keeps the first {} executions; {} later ones are in the totals but not in "
+      "the timeline",
+      kept, dropped);
+}
+
+void AddTimeline(report::Report& report, const std::vector<dispatch::ExecRecord>& execs,
+                 std::uint64_t dropped) {
+  if (dropped > 0) {
+    report.AddFinding(report::Severity::kInfo, "timeline-capped",
+                      TimelineCappedText(execs.size(), dropped));
+  }
   report::Table& t = report.AddTable(std::string(report::kTraceTable),
                                      {"name", "category", "ts_us", "dur_us", "thread", "layer",
                                       "implementation", "prop_kind", "problem"},
@@ -455,8 +486,8 @@ void AddTimeline(report::Report& report, const std::vector<dispatch::ExecRecord>
   }
 }
 
-StatusOr<int> EndRefused(const dispatch::CapturedRun& run) {
-  dispatch::CapturedRun::Refusal refusal = run.RefusalOf();
+StatusOr<int> EndRefused(const dispatch::Run& run) {
+  dispatch::Run::Refusal refusal = run.RefusalOf();
   if (!refusal.error.ok()) return refusal.error;
   std::cerr << refusal.worker_line << '\n';
   return refusal.exit_status;

@@ -20,8 +20,9 @@
 #include <vector>
 
 #include "common/status.h"
-#include "dispatch/capture.h"
 #include "dispatch/noise.h"
+#include "dispatch/run.h"
+#include "dispatch/timeline.h"
 #include "report/report.h"
 #include "verbose/aggregate.h"
 #include "verbose/benchdnn.h"
@@ -97,9 +98,21 @@ std::string BenchdnnBatch(std::vector<verbose::PrimitiveStats> rows, std::string
 void AddLogSummary(report::Report& report, const std::vector<std::string>& files,
                    const verbose::LogSession& session, const verbose::Summary& summary);
 
+/// What a captured run's verbose stream says, the one body of `verbose` and `run` (after their
+/// run sections): the primitives table (the primary table; sorted by `sort`, the first `top`
+/// rows; the model's with its layer column, engine and creates left to JSON), the input section,
+/// a program's header section (the model's run section says what its header would), the summary
+/// with the diagnostics, and the timeline. Moves the run's rows into the report.
+void AddRunStream(report::Report& report, dispatch::Run& run, SortKey sort, std::size_t top);
+
 /// The `trace` table (omitted from the human table): one row per execution, as
-/// report::PrintTrace reads it.
-void AddTimeline(report::Report& report, const std::vector<dispatch::ExecRecord>& execs);
+/// report::PrintTrace reads it; and the finding `timeline-capped` (info) when `dropped`
+/// executions past the timeline's cap were left out of it.
+void AddTimeline(report::Report& report, const std::vector<dispatch::ExecRecord>& execs,
+                 std::uint64_t dropped);
+/// What a capped timeline says: "the timeline keeps the first N executions; M later ones are in
+/// the totals but not in the timeline".
+std::string TimelineCappedText(std::size_t kept, std::uint64_t dropped);
 
 /// The noise guard's part of a measurement's report: `threads_from`, `load_start`, `load_end`
 /// in `section`, and the findings `threads-capped` (a count beyond the machine was capped) and
@@ -109,9 +122,9 @@ void AddNoiseGuard(report::Report& report, report::Section& section,
                    const std::optional<dispatch::LoadAverage>& load_start,
                    const std::optional<dispatch::LoadAverage>& load_end);
 
-/// Ends a command whose worker refused (CapturedRun::Refused), as CapturedRun::RefusalOf says:
-/// with its error, or with the worker's own error line on stderr and its exit status.
-StatusOr<int> EndRefused(const dispatch::CapturedRun& run);
+/// Ends a command whose worker refused (Run::Refused), as Run::RefusalOf says: with its error, or
+/// with the worker's own error line on stderr and its exit status.
+StatusOr<int> EndRefused(const dispatch::Run& run);
 
 /// `text` with every byte sequence that is not valid UTF-8 replaced by `?` (JSON needs UTF-8).
 std::string ValidUtf8(std::string_view text);

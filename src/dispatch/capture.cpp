@@ -1,12 +1,14 @@
 #include "dispatch/capture.h"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
 
 #include "dispatch/worker_protocol.h"
-#include "os/output_file.h"
 #include "verbose/log_session.h"
+#include "verbose/output_splitter.h"
 
 namespace dlcheck::dispatch {
 
@@ -17,180 +19,237 @@ std::string ConfiguredIsaCap() {
   return {};
 }
 
+const std::vector<std::pair<std::string, std::string>>& VerboseEnvironment() {
+  static const std::vector<std::pair<std::string, std::string>> kEnvironment = {
+      {"ONEDNN_VERBOSE", "2"},
+      {"DNNL_VERBOSE", "2"},
+      {"MKLDNN_VERBOSE", "2"},
+      {"ONEDNN_VERBOSE_TIMESTAMP", "1"},
+      {"DNNL_VERBOSE_TIMESTAMP", "1"}};
+  return kEnvironment;
+}
+
+std::vector<std::pair<std::string, std::string>> MaxIsaEnvironment(const std::string& cap) {
+  return {{"ONEDNN_MAX_CPU_ISA", cap}, {"DNNL_MAX_CPU_ISA", cap}, {"MKLDNN_MAX_CPU_ISA", cap}};
+}
+
+std::optional<std::string> IsaCapOf(const RunConfig& config) {
+  if (const auto* cap = std::get_if<CapConfig>(&config)) return cap->isa;
+  if (std::holds_alternative<ScalarConfig>(config)) return std::string(kScalarCap);
+  return std::nullopt;
+}
+
 namespace {
 
-// The worker's command line and environment for `options`.
-os::Spec WorkerSpecFor(const CaptureOptions& options) {
+// What both sources share: the session of `parse` (joining, the memo, skip counts) with the
+// timeline listening, and the run record it fills.
+struct Recorder {
+  explicit Recorder(const CaptureSettings& settings, std::string input_name)
+      : timeline(session, run.execs, settings.max_timeline) {
+    run.timeline_cap = settings.max_timeline;
+    session.AddListener(&timeline);
+    session.StartInput(std::move(input_name));
+  }
+  Recorder(const Recorder&) = delete;
+  Recorder& operator=(const Recorder&) = delete;
+
+  // The run once its process has ended: the session's results moved into it.
+  Run Finish(os::Outcome outcome, verbose::RunContext context) {
+    session.Finish();
+    session.RemoveListener(&timeline);
+    run.outcome = std::move(outcome);
+    run.header = session.header();
+    run.diagnostics = session.aggregator().diagnostics();
+    run.summary = session.Summarize(context);
+    run.rows = session.TakeRows();
+    run.input = session.stats();
+    run.timeline_dropped = timeline.dropped();
+    return std::move(run);
+  }
+
+  Run run;
+  verbose::LogSession session;
+  Timeline timeline;
+};
+
+// ---- the model worker ----
+
+// The worker's options under `config`: the backend and binding a configuration implies.
+ModelRunOptions ConfiguredModel(ModelRunOptions run, const RunConfig& config) {
+  if (std::holds_alternative<ScalarConfig>(config)) run.backend = mlp::Backend::kScalar;
+  if (std::holds_alternative<CapConfig>(config)) run.backend = mlp::Backend::kOneDnn;
+  if (const auto* set = std::get_if<ThreadSetConfig>(&config)) {
+    run.backend = mlp::Backend::kOneDnn;
+    run.cpuset = set->cpuset;
+  }
+  return run;
+}
+
+// The cap the worker's oneDNN gets: the configured one, the environment's by default.
+std::string WorkerCap(const RunConfig& config) {
+  if (const auto* cap = std::get_if<CapConfig>(&config)) return cap->isa;
+  if (std::holds_alternative<DefaultConfig>(config)) return ConfiguredIsaCap();
+  return {};
+}
+
+os::Spec WorkerSpec(const ModelSource& source, const CaptureSettings& settings) {
   os::Spec spec;
-  spec.argv = options.launcher;
-  spec.argv.push_back(options.worker_binary.empty() ? os::SelfExecutable() : options.worker_binary);
-  for (auto& a : WorkerArguments(options.run)) spec.argv.push_back(std::move(a));
+  spec.argv = settings.launcher;
+  spec.argv.push_back(source.worker_binary.empty() ? os::SelfExecutable() : source.worker_binary);
+  for (auto& a : WorkerArguments(ConfiguredModel(source.run, settings.config))) {
+    spec.argv.push_back(std::move(a));
+  }
   // Level 2 prints creation as well as execution; timestamps give the timeline. The legacy
   // variables are removed so that a user's DNNL_VERBOSE=0 cannot silence the worker.
   spec.env = {{"ONEDNN_VERBOSE", "2"}, {"ONEDNN_VERBOSE_TIMESTAMP", "1"}};
   spec.unset_env = {"DNNL_VERBOSE", "MKLDNN_VERBOSE", "DNNL_VERBOSE_TIMESTAMP",
                     "ONEDNN_MAX_CPU_ISA", "DNNL_MAX_CPU_ISA"};
-  if (options.threads > 0)
-    spec.env.emplace_back("OMP_NUM_THREADS", std::to_string(options.threads));
-  if (!options.max_cpu_isa.empty())
-    spec.env.emplace_back("ONEDNN_MAX_CPU_ISA", options.max_cpu_isa);
-  spec.timeout_s = options.timeout_s;
+  if (settings.threads > 0)
+    spec.env.emplace_back("OMP_NUM_THREADS", std::to_string(settings.threads));
+  if (const std::string cap = WorkerCap(settings.config); !cap.empty()) {
+    spec.env.emplace_back("ONEDNN_MAX_CPU_ISA", cap);
+  }
+  spec.timeout_s = settings.timeout_s;
   spec.keep_stderr_tail = true;  // says why a worker failed
   spec.read_to_end = true;       // under perf, the worker (which writes) ends after perf
-  for (const auto& kv : options.extra_env) spec.env.push_back(kv);
+  for (const auto& kv : settings.extra_env) spec.env.push_back(kv);
   return spec;
 }
 
 // Handles a worker line (layer, phase, result, fallback); false for any other line.
-bool TakeWorkerLine(std::string_view line, const CaptureOptions& options, CapturedRun& run,
-                    verbose::LogSession& session, std::string& phase, Timeline& timeline) {
+bool TakeWorkerLine(std::string_view line, const CaptureSettings& settings, ModelResults& model,
+                    Recorder& recorder) {
   const auto msg = ParseWorkerLine(line);
   if (!msg) return false;
   switch (msg->kind) {
     case WorkerMessage::Kind::kLayer:
-      run.last_layer = msg->name;
-      session.SetLayer(run.last_layer);
+      model.last_layer = msg->name;
+      recorder.session.SetLayer(model.last_layer);
       break;
     case WorkerMessage::Kind::kPhase:
-      phase = msg->name;
-      timeline.set_recording(phase == "traced");
-      run.last_layer.clear();
-      session.SetLayer("");
-      if (options.on_phase) options.on_phase(phase);
+      model.last_phase = msg->name;
+      recorder.timeline.set_recording(model.last_phase == "traced");
+      model.last_layer.clear();
+      recorder.session.SetLayer("");
+      if (settings.on_phase) settings.on_phase(model.last_phase);
       break;
     case WorkerMessage::Kind::kResult:
-      RecordResult(run.results, msg->name, msg->value);
+      RecordResult(model.results, msg->name, msg->value);
       break;
     case WorkerMessage::Kind::kFallback:
-      run.fallbacks.push_back({std::string(msg->name), std::string(msg->value)});
+      model.fallbacks.push_back({std::string(msg->name), std::string(msg->value)});
       break;
   }
   return true;
 }
 
-}  // namespace
-
-void Timeline::OnEvent(const verbose::VerboseEvent& e, std::size_t) {
-  if (e.operation != verbose::Operation::kExec || !recording_ || !e.time_ms) return;
-  Add({.primitive = e.primitive,
-       .layer = e.layer.value_or(""),
-       .implementation = e.implementation,
-       .prop_kind = e.prop_kind,
-       .problem = e.problem,
-       .time_ms = *e.time_ms},
-      e.timestamp);
-}
-
-void Timeline::OnRepeat(const verbose::LineMemo::Entry& repeat, double ms,
-                        std::optional<double> timestamp) {
-  if (!repeat.exec || !recording_) return;
-  const verbose::PrimitiveStats& s = session_.aggregator().rows()[repeat.row];
-  Add({.primitive = s.primitive.str(),
-       .layer = std::string(s.LayerOr("")),
-       .implementation = s.implementation.str(),
-       .prop_kind = s.prop_kind.str(),
-       .problem = s.problem.str(),
-       .time_ms = ms},
-      timestamp);
-}
-
-// Starts at the timestamp since the first recorded execution; without timestamps, executions
-// are laid back to back.
-void Timeline::Add(ExecRecord rec, std::optional<double> timestamp) {
-  rec.stamp_ms = timestamp;
-  if (timestamp) {
-    if (!first_stamp_) first_stamp_ = *timestamp;
-    rec.start_ms = *timestamp - *first_stamp_;
-  } else {
-    rec.start_ms = clock_ms_;
-  }
-  clock_ms_ = rec.start_ms + rec.time_ms;
-  if (execs_.size() >= max_records_) {
-    ++dropped_;
-    return;
-  }
-  execs_.push_back(std::move(rec));
-}
-
-std::string CapturedRun::Where() const {
-  const std::string_view phase =
-      last_phase.empty() ? std::string_view("start-up") : std::string_view(last_phase);
-  if (last_layer.empty()) return fmt::format("in phase {}", phase);
-  return fmt::format("in phase {}, layer {}", phase, last_layer);
-}
-
-Status CapturedRun::OutOfMemoryError() const {
-  return Status(ExitCode::kUnsupported,
-                fmt::format("out of memory: the model worker did not fit in the memory it may use "
-                            "({}); raise the limit (ulimit -v, the cgroup's memory.max) or use a "
-                            "smaller --batch, --layers or --data set",
-                            Where()));
-}
-
-CapturedRun::Refusal CapturedRun::RefusalOf() const {
-  if (OutOfMemory()) return {.error = OutOfMemoryError()};
-  std::string line = WorkerError();
-  if (line.empty()) {
-    return {.error = Status(static_cast<ExitCode>(outcome.exit_code),
-                            fmt::format("the model worker {}", outcome.Describe()))};
-  }
-  return {.exit_status = outcome.exit_code, .worker_line = std::move(line)};
-}
-
-std::optional<Finding> WorkerEndFinding(const CapturedRun& run, std::string_view who,
-                                        std::string_view then) {
-  if (run.outcome.ok() || run.outcome.interrupted != 0) return std::nullopt;
-  if (run.OutOfMemory()) {
-    return Finding{.severity = Severity::kError,
-                   .code = "out-of-memory",
-                   .message = fmt::format("{} did not fit in the memory it may use ({}){}", who,
-                                          run.Where(), then)};
-  }
-  return Finding{
-      .severity = Severity::kError,
-      .code = "worker-failed",
-      .message = fmt::format("{} {} {}{}", who, run.outcome.Describe(), run.Where(), then)};
-}
-
-StatusOr<CapturedRun> CaptureModelRun(const CaptureOptions& options) {
-  os::OutputFile raw_log;
-  if (!options.raw_log_path.empty()) {
-    if (Status opened = raw_log.Open(options.raw_log_path); !opened.ok()) return opened;
-  }
-
-  CapturedRun run;
-  run.timeout_s = options.timeout_s;
-  // The same session as `dlcheck parse`: joining, the memo, skip counts; layers from the worker.
-  verbose::LogSession session;
-  session.StartInput("<worker>");
-  std::string phase;
-  Timeline timeline(session, run.execs);
-  session.AddListener(&timeline);
+StatusOr<Run> CaptureModel(const ModelSource& source, const CaptureSettings& settings) {
+  Recorder recorder(settings, "<worker>");
+  ModelResults model;
   std::uint64_t line_number = 0;
   auto on_line = [&](std::string_view line) {
     ++line_number;
-    if (TakeWorkerLine(line, options, run, session, phase, timeline)) return;
-    if (raw_log.is_open()) raw_log.stream() << line << '\n';
-    session.Feed(line, line_number);
+    if (TakeWorkerLine(line, settings, model, recorder)) return;
+    if (settings.raw_log != nullptr) *settings.raw_log << line << '\n';
+    recorder.session.Feed(line, line_number);
   };
-
-  StatusOr<os::Outcome> outcome = os::RunProcessLines(WorkerSpecFor(options), on_line);
+  StatusOr<os::Outcome> outcome = os::RunProcessLines(WorkerSpec(source, settings), on_line);
   if (!outcome.ok()) return Status(ExitCode::kWorkerFailed, outcome.status().message());
-  if (raw_log.is_open()) {
-    if (Status kept = raw_log.Commit(); !kept.ok()) return kept;
-  }
-  session.Finish();
-  run.outcome = std::move(*outcome);
-  run.last_phase = phase;
-  run.header = session.header();
-  run.diagnostics = session.aggregator().diagnostics();
   // A worker stopped early (a signal, a crash) left part of its log: the notes that conclude
   // from a whole run are not made for it.
-  run.summary = session.Summarize({.whole_run = run.outcome.ok() && run.outcome.interrupted == 0});
-  run.rows = session.TakeRows();
-  run.input = session.stats();
+  const bool whole_run = outcome->ok() && outcome->interrupted == 0;
+  Run run = recorder.Finish(std::move(*outcome), {.whole_run = whole_run});
   run.verbose_lines = run.input.events;
+  run.model = std::move(model);
   return run;
+}
+
+// ---- a user's program ----
+
+// Takes the splitter's output: verbose lines to the session (and the raw log), the program's
+// own bytes to stderr at once.
+class ProgramSink : public verbose::OutputSink {
+ public:
+  ProgramSink(verbose::LogSession& session, std::ostream* raw_log,
+              const std::function<void()>& on_output)
+      : session_(session), raw_log_(raw_log), on_output_(on_output) {}
+
+  void OnVerboseLine(std::string_view line) override {
+    ++lines_;
+    if (raw_log_ != nullptr) *raw_log_ << line << '\n';
+    session_.Feed(line, lines_);
+  }
+  void OnTooLongLine() override { session_.FeedTooLong(++lines_); }
+  void OnProgramOutput(std::string_view bytes) override {
+    if (on_output_ && !bytes.empty()) on_output_();
+    while (!bytes.empty()) {
+      const ssize_t put = write(STDERR_FILENO, bytes.data(), bytes.size());
+      if (put < 0 && errno == EINTR) continue;
+      if (put <= 0) return;  // stderr closed: the program's output has nowhere to go
+      bytes.remove_prefix(static_cast<std::size_t>(put));
+    }
+  }
+
+ private:
+  verbose::LogSession& session_;
+  std::ostream* raw_log_;
+  const std::function<void()>& on_output_;
+  std::uint64_t lines_ = 0;
+};
+
+StatusOr<os::Spec> ProgramSpec(const ProgramSource& source, const CaptureSettings& settings) {
+  if (std::holds_alternative<ScalarConfig>(settings.config)) {
+    return UsageError("a program has no run on dlcheck's scalar kernels");
+  }
+  os::Spec spec{.argv = settings.launcher};
+  spec.argv.insert(spec.argv.end(), source.argv.begin(), source.argv.end());
+  if (const auto* cap = std::get_if<CapConfig>(&settings.config)) {
+    spec.env = MaxIsaEnvironment(cap->isa);
+  }
+  if (const auto* set = std::get_if<ThreadSetConfig>(&settings.config)) spec.cpus = set->cpus;
+  if (settings.threads > 0) {
+    spec.env.emplace_back("OMP_NUM_THREADS", std::to_string(settings.threads));
+    spec.env.emplace_back("MKL_NUM_THREADS", std::to_string(settings.threads));
+  }
+  // One OpenMP thread per CPU of the affinity mask, each kept on its own.
+  if (!spec.cpus.empty()) spec.env.emplace_back("OMP_PROC_BIND", "true");
+  for (const auto& kv : settings.extra_env) spec.env.push_back(kv);
+  for (const auto& kv : VerboseEnvironment()) spec.env.push_back(kv);  // wins over the above
+  spec.search_path = true;
+  spec.terminal = true;
+  spec.timeout_s = settings.timeout_s;
+  return spec;
+}
+
+StatusOr<Run> CaptureProgram(const ProgramSource& source, const CaptureSettings& settings) {
+  StatusOr<os::Spec> spec = ProgramSpec(source, settings);
+  if (!spec.ok()) return spec.status();
+  Recorder recorder(settings, "<" + source.argv.front() + ">");
+  recorder.timeline.set_recording(settings.max_timeline > 0);
+  ProgramSink sink(recorder.session, settings.raw_log, settings.on_output);
+  verbose::OutputSplitter splitter(sink);
+  StatusOr<os::Outcome> ended = os::RunProcess(*spec, [&](std::string_view bytes) {
+    splitter.Feed(bytes);
+    if (settings.on_chunk) settings.on_chunk();
+  });
+  splitter.Finish();
+  if (!ended.ok()) return ended.status();
+  // A signal dlcheck passed on ends the log where the program was stopped; with no verbose line
+  // at all, the command says why (no-verbose), and the parser's "is ONEDNN_VERBOSE set?" does
+  // not apply.
+  const verbose::RunContext context{.whole_run = ended->interrupted == 0,
+                                    .silent_with_verbose_on = splitter.verbose_lines() == 0};
+  Run run = recorder.Finish(std::move(*ended), context);
+  run.verbose_lines = splitter.verbose_lines();
+  run.program_output = {.bytes = splitter.program_bytes(), .lines = splitter.program_lines()};
+  return run;
+}
+
+}  // namespace
+
+StatusOr<Run> Capture(const RunSource& source, const CaptureSettings& settings) {
+  if (const auto* model = std::get_if<ModelSource>(&source)) return CaptureModel(*model, settings);
+  return CaptureProgram(std::get<ProgramSource>(source), settings);
 }
 
 }  // namespace dlcheck::dispatch

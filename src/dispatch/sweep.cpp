@@ -7,6 +7,9 @@
 #include "common/nearest_name.h"
 #include "common/onednn_isa.h"
 #include "common/text.h"
+#include "detect/binding.h"
+#include "dispatch/onednn_info.h"
+#include "os/signals.h"
 #include "verbose/rules.h"
 
 namespace dlcheck::dispatch {
@@ -59,29 +62,100 @@ StatusOr<std::vector<std::string>> ChooseCaps(const std::vector<std::string>& re
   return caps;
 }
 
-std::optional<std::string> IsaCapOf(const RunConfig& config) {
-  if (const auto* cap = std::get_if<CapConfig>(&config)) return cap->isa;
-  if (std::holds_alternative<ScalarConfig>(config)) return std::string(kScalarCap);
-  return std::nullopt;
+std::string SweepConfig::Name() const {
+  if (const CapConfig* c = cap()) return "cap " + c->isa;
+  if (const ThreadSetConfig* set = thread_set()) return "threads " + set->name;
+  return std::string(kScalarCap);
 }
 
-StatusOr<SweepRun> RunSweepWorker(const SweepSettings& settings, RunConfig config, int threads,
-                                  bool peak) {
-  CaptureOptions capture;
-  capture.run = settings.run;
-  capture.run.backend =
-      std::holds_alternative<ScalarConfig>(config) ? mlp::Backend::kScalar : mlp::Backend::kOneDnn;
-  if (const auto* set = std::get_if<ThreadSetConfig>(&config)) capture.run.cpuset = set->cpuset;
-  capture.run.peak = peak;
-  capture.threads = threads;
-  if (const auto* cap = std::get_if<CapConfig>(&config)) capture.max_cpu_isa = cap->isa;
-  capture.timeout_s = settings.timeout_s;
-  capture.on_phase = settings.on_phase;
-  // Linux perf map (/tmp/perf-<pid>.map): perf report shows the JIT kernels' names.
-  if (settings.perf_map) capture.extra_env.emplace_back("ONEDNN_JIT_PROFILE", "2");
-  StatusOr<CapturedRun> run = CaptureModelRun(capture);
-  if (!run.ok()) return run.status();
-  return SweepRun{.config = std::move(config), .threads = threads, .run = std::move(*run)};
+std::string SweepConfig::Label() const {
+  if (const ThreadSetConfig* set = thread_set()) return fmt::format("{} ({})", Name(), set->cpuset);
+  if (scalar()) return "dlcheck scalar kernels";
+  return Name();
+}
+
+StatusOr<SweepPlan> PlanSweep(const SweepRequest& request) {
+  detect::PlatformInfo info = detect::DetectLivePlatform();
+  detect::SetOneDnnEffectiveIsa(info, OneDnnEffectiveIsa(), "");
+  StatusOr<std::vector<std::string>> caps = ChooseCaps(request.isa, info);
+  if (!caps.ok()) return caps.status();
+  SweepPlan plan{.caps = std::move(*caps), .load_start = ReadLoadAverage()};
+  StatusOr<std::vector<detect::ThreadSet>> all = detect::LiveThreadSets({"all"});
+  if (!all.ok()) return all.status();
+  plan.threads =
+      ChooseThreads(request.threads, all->front().threads, AllowedCpus(), plan.load_start);
+  for (const auto& cap : plan.caps) {
+    plan.configs.push_back({.run = CapConfig{cap}, .threads = plan.threads.threads});
+  }
+  if (request.scalar) {
+    plan.configs.push_back({.run = ScalarConfig{}, .threads = plan.threads.threads});
+  }
+  if (request.thread_sets.empty()) return plan;
+  StatusOr<std::vector<detect::ThreadSet>> sets = detect::LiveThreadSets(request.thread_sets);
+  if (!sets.ok()) return sets.status();
+  for (auto& s : *sets) {
+    plan.configs.push_back(
+        {.run = ThreadSetConfig{.name = s.name, .cpuset = s.cpuset, .cpus = std::move(s.cpus)},
+         .threads = s.threads});
+  }
+  return plan;
+}
+
+namespace {
+
+// The source as one configuration runs it: the model measures its peak only under a cap.
+RunSource SourceFor(const RunSource& source, const SweepConfig& config, bool peak) {
+  RunSource configured = source;
+  if (auto* model = std::get_if<ModelSource>(&configured)) {
+    model->run.peak = peak && config.cap() != nullptr;
+  }
+  return configured;
+}
+
+CaptureSettings CaptureFor(const SweepConfig& config, const SweepSettings& settings) {
+  return {.config = config.run,
+          .threads = config.threads,
+          .timeout_s = settings.timeout_s,
+          .max_timeline = 0,  // a sweep prints no timeline
+          .extra_env = settings.extra_env,
+          .on_phase = settings.on_phase,
+          .on_output = settings.on_output,
+          .on_chunk = settings.on_chunk};
+}
+
+// Whether the sweep goes on: no signal received, no refusal of the model worker.
+bool GoesOn(const std::vector<ConfigRuns>& done) {
+  if (os::SignalForwarding::Received() != 0) return false;
+  return done.empty() || !done.front().first().Refused();
+}
+
+}  // namespace
+
+StatusOr<std::vector<ConfigRuns>> RunSweep(const RunSource& source, const SweepPlan& plan,
+                                           const SweepSettings& settings) {
+  std::vector<ConfigRuns> done;
+  for (const SweepConfig& config : plan.configs) {
+    const RunSource configured = SourceFor(source, config, settings.peak);
+    const CaptureSettings capture = CaptureFor(config, settings);
+    ConfigRuns result{.config = config};
+    for (int i = 1; i <= settings.repeat && GoesOn(done); ++i) {
+      if (settings.on_run) {
+        settings.on_run(settings.repeat > 1
+                            ? fmt::format("{} (run {}/{})", config.Label(), i, settings.repeat)
+                            : config.Label());
+      }
+      StatusOr<Run> run = Capture(configured, capture);
+      if (!run.ok()) return run.status();
+      result.runs.push_back(std::move(*run));
+      if (result.runs.back().Refused()) break;
+    }
+    if (result.runs.empty()) break;
+    std::vector<double> walls;
+    for (const auto& r : result.runs) walls.push_back(r.outcome.wall_s);
+    result.wall = SpreadOf(walls);
+    done.push_back(std::move(result));
+  }
+  return done;
 }
 
 bool AboveCap(const verbose::PrimitiveStats& s, std::string_view cap) {
@@ -94,13 +168,19 @@ PrimitiveKey KeyOf(const verbose::PrimitiveStats& s) {
   return {std::string(s.LayerOr("")), s.primitive.str(), s.prop_kind.str(), s.problem.str()};
 }
 
-SweepCells CellsOf(const CapturedRun& run) {
-  SweepCells cells;
+double SweepCell::MedianMs() const {
+  return SpreadOf(ms).median;
+}
+
+namespace {
+
+void AddCells(SweepCells& cells, const Run& run, std::size_t index, std::size_t runs) {
   for (const auto& s : run.rows) {
     if (s.execs == 0) continue;
     SweepCell& c = cells[KeyOf(s)];
-    c.ms_total += s.exec_ms_total;
-    if (s.flops) c.flops += *s.flops * static_cast<double>(s.timed_execs);
+    c.ms.resize(runs, 0.0);
+    c.ms[index] += s.exec_ms_total;
+    if (s.flops && index == 0) c.flops += *s.flops * static_cast<double>(s.timed_execs);
     c.scalar |= verbose::IsScalarFallback(s) || verbose::IsDlcheckKernel(s);
     if (s.exec_ms_total > c.top_ms) {
       c.top_ms = s.exec_ms_total;
@@ -108,6 +188,21 @@ SweepCells CellsOf(const CapturedRun& run) {
       c.isa = s.isa;
     }
   }
+}
+
+}  // namespace
+
+SweepCells CellsOf(const ConfigRuns& runs) {
+  SweepCells cells;
+  for (std::size_t i = 0; i < runs.runs.size(); ++i) {
+    AddCells(cells, runs.runs[i], i, runs.runs.size());
+  }
+  return cells;
+}
+
+SweepCells CellsOf(const Run& run) {
+  SweepCells cells;
+  AddCells(cells, run, 0, 1);
   return cells;
 }
 
@@ -115,8 +210,22 @@ std::optional<double> SpeedupOver(const SweepCells& base, const SweepCells& cell
                                   const PrimitiveKey& key) {
   const auto b = base.find(key);
   const auto c = cells.find(key);
-  if (b == base.end() || c == cells.end() || c->second.ms_total <= 0) return std::nullopt;
-  return b->second.ms_total / c->second.ms_total;
+  if (b == base.end() || c == cells.end() || c->second.MedianMs() <= 0) return std::nullopt;
+  return b->second.MedianMs() / c->second.MedianMs();
+}
+
+std::vector<PrimitiveKey> KeysOf(const std::vector<const ConfigRuns*>& configs) {
+  std::vector<PrimitiveKey> keys;
+  for (const ConfigRuns* c : configs) {
+    for (const Run& run : c->runs) {
+      for (const auto& s : run.rows) {
+        if (s.execs == 0) continue;
+        PrimitiveKey k = KeyOf(s);
+        if (std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(std::move(k));
+      }
+    }
+  }
+  return keys;
 }
 
 std::string PeakIsaOf(std::string_view cap) {
@@ -127,20 +236,29 @@ std::string PeakIsaOf(std::string_view cap) {
   return std::string(IsaName("sse41"));
 }
 
-std::optional<double> PeakOf(const SweepRun& r) {
-  const CapConfig* cap = r.cap();
+std::optional<double> PeakOf(const ConfigRuns& r) {
+  const CapConfig* cap = r.config.cap();
   if (cap == nullptr) return std::nullopt;
-  return r.run.Number(result_key::kPeakGflopsPrefix + PeakIsaOf(cap->isa));
+  return r.first().Number(result_key::kPeakGflopsPrefix + PeakIsaOf(cap->isa));
 }
 
-int ThreadsOf(const SweepRun& r) {
-  if (r.run.header.threads) return *r.run.header.threads;
-  return r.threads > 0 ? r.threads : 1;
+int ThreadsSeen(const ConfigRuns& r) {
+  for (const Run& run : r.runs) {
+    if (run.header.threads) return *run.header.threads;
+  }
+  return 0;
 }
 
-std::string Describe(const SweepRun& r) {
-  const std::string where = r.run.last_phase.empty() ? "start-up" : r.run.last_phase;
-  return fmt::format("{} in phase {}", r.run.outcome.Describe(), where);
+int ThreadsOf(const ConfigRuns& r) {
+  if (const int seen = ThreadsSeen(r); seen > 0) return seen;
+  return r.config.threads > 0 ? r.config.threads : 1;
+}
+
+std::string Describe(const ConfigRuns& r) {
+  const Run& run = r.first();
+  if (run.outcome.ok()) return "ok";
+  if (!run.model) return run.outcome.Describe();
+  return fmt::format("{} {}", run.outcome.Describe(), run.Where());
 }
 
 }  // namespace dlcheck::dispatch

@@ -1,18 +1,21 @@
 #pragma once
-// The ISA sweep of `dlcheck dispatch`: which oneDNN caps to run, one worker run per cap (or per
-// thread set), and the comparison of the same primitive across runs. The command turns these
-// into tables; the numbers are computed here.
+// The sweep of `dlcheck dispatch`, written once for both sources (dlcheck's model, a user's
+// program): which configurations to run (the oneDNN ISA caps up to the machine's, the scalar
+// kernels for the model, the thread sets asked for), each run `repeat` times through Capture,
+// and the comparison of the same primitive across configurations. What the runs conclude
+// (findings, rankings, exit status) is in sweep_findings.h; the command turns both into tables.
 //
-//   StatusOr<std::vector<std::string>> caps = ChooseCaps(requested, platform);
-//   StatusOr<SweepRun> run = RunSweepWorker(settings, CapConfig{"avx2"}, 0, /*peak=*/true);
-//   SweepCells cells = CellsOf(run->run);   // per PrimitiveKey (layer, primitive, prop kind,
-//   shape)
+//   StatusOr<SweepPlan> plan = PlanSweep({.thread_sets = {"1", "all"}, .scalar = true});
+//   StatusOr<std::vector<ConfigRuns>> runs = RunSweep(ModelSource{options}, *plan, settings);
+//   SweepCells cells = CellsOf((*runs)[0]);  // per PrimitiveKey (layer, primitive, prop kind,
+//                                            // shape): ms of each run, the implementation
 
 #include <functional>
 #include <map>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -20,12 +23,10 @@
 #include "common/status.h"
 #include "detect/platform.h"
 #include "dispatch/capture.h"
-#include "dispatch/model_worker.h"
+#include "dispatch/noise.h"
+#include "dispatch/run.h"
 
 namespace dlcheck::dispatch {
-
-/// The pseudo-cap of the run on dlcheck's scalar kernels.
-inline constexpr std::string_view kScalarCap = "scalar";
 
 /// The caps a sweep may use, in dispatch order: a view of the shared ISA table.
 inline constexpr const auto& kSweepCaps = onednn::kSweepCaps;
@@ -36,56 +37,74 @@ inline constexpr const auto& kSweepCaps = onednn::kSweepCaps;
 StatusOr<std::vector<std::string>> ChooseCaps(const std::vector<std::string>& requested,
                                               const detect::PlatformInfo& info);
 
-/// What every worker of a sweep shares.
+/// One configuration of a sweep.
+struct SweepConfig {
+  RunConfig run;    ///< CapConfig, ScalarConfig or ThreadSetConfig
+  int threads = 0;  ///< OpenMP threads asked (a thread set: one per core); 0: inherited
+
+  const CapConfig* cap() const { return std::get_if<CapConfig>(&run); }
+  const ThreadSetConfig* thread_set() const { return std::get_if<ThreadSetConfig>(&run); }
+  bool scalar() const { return std::holds_alternative<ScalarConfig>(run); }
+  /// How reports and findings name it: "cap avx2", "threads socket", "scalar".
+  std::string Name() const;
+  /// How progress names it: the name, with a thread set's cpuset ("threads socket (0-3)").
+  std::string Label() const;
+};
+
+/// What a sweep is asked for.
+struct SweepRequest {
+  std::vector<std::string> isa;          ///< --isa; empty: every cap up to the machine's
+  std::vector<std::string> thread_sets;  ///< --thread-sets; empty: no thread sweep
+  int threads = 0;      ///< --threads of the ISA sweep; 0: OMP_NUM_THREADS, else the idle cores
+  bool scalar = false;  ///< a run on dlcheck's scalar kernels after the caps (the model's)
+};
+
+/// The configurations, in run order: the caps from lowest up, the scalar run, the thread sets.
+struct SweepPlan {
+  std::vector<SweepConfig> configs;
+  std::vector<std::string> caps;  ///< the caps of the first configs
+  ThreadChoice threads;           ///< the ISA sweep's thread count and why
+  std::optional<LoadAverage> load_start;
+};
+
+/// The plan for this machine: its caps (ChooseCaps), thread count (ChooseThreads) and thread
+/// sets (hwloc). Errors: as ChooseCaps; an unknown thread set (usage).
+StatusOr<SweepPlan> PlanSweep(const SweepRequest& request);
+
+/// What every run of a sweep shares besides its configuration.
 struct SweepSettings {
-  ModelRunOptions run;
-  double timeout_s = 600;
-  bool perf_map = false;  ///< ONEDNN_JIT_PROFILE=2: /tmp/perf-<pid>.map for `perf report`
-  /// Called when a worker enters a phase (progress on a terminal); may be empty.
+  int repeat = 1;  ///< runs per configuration
+  double timeout_s = 0;
+  bool peak = false;  ///< the model measures its FMA peak before each cap's run
+  std::vector<std::pair<std::string, std::string>> extra_env;  ///< ONEDNN_JIT_PROFILE, ...
+  /// Called before each run with its label ("cap avx2", "cap avx2 (run 2/3)"), and passed on to
+  /// Capture (phases, a program's output); each may be empty.
+  std::function<void(std::string_view label)> on_run;
   std::function<void(std::string_view phase)> on_phase;
+  std::function<void()> on_output;
+  std::function<void()> on_chunk;
 };
 
-/// oneDNN capped at an ISA (ONEDNN_MAX_CPU_ISA and its older spellings).
-struct CapConfig {
-  std::string isa;  ///< a name in kSweepCaps
-};
-/// oneDNN's own choice (no cap), one thread per core of a thread set, bound to its cores.
-struct ThreadSetConfig {
-  std::string name;  ///< core, socket, numa0, ...
-  std::string cpuset;
-  std::vector<int> cpus;
-};
-/// dlcheck's scalar kernels, not oneDNN (the model sweep's baseline).
-struct ScalarConfig {};
-/// How a sweep runs one configuration: a typed choice, used by both sweeps (a model's and a
-/// program's); no empty cap string stands for "a thread set".
-using RunConfig = std::variant<CapConfig, ThreadSetConfig, ScalarConfig>;
+/// One configuration's runs.
+struct ConfigRuns {
+  SweepConfig config;
+  std::vector<Run> runs;  ///< in order; at least one
+  Spread wall;            ///< the runs' wall times, seconds
 
-/// The `isa_cap` a report gives a run: the cap, kScalarCap for the scalar kernels, nullopt for a
-/// thread set (no cap).
-std::optional<std::string> IsaCapOf(const RunConfig& config);
-
-/// One worker run of the sweep.
-struct SweepRun {
-  RunConfig config;
-  int threads = 0;  ///< OMP_NUM_THREADS asked; 0: inherited
-  CapturedRun run;
-
-  const CapConfig* cap() const { return std::get_if<CapConfig>(&config); }
-  const ThreadSetConfig* thread_set() const { return std::get_if<ThreadSetConfig>(&config); }
-  bool scalar() const { return std::holds_alternative<ScalarConfig>(config); }
+  const Run& first() const { return runs.front(); }
 };
 
-/// Runs the model under `config` with `threads` OpenMP threads (a thread set's bound to its
-/// cpuset), measuring the FMA peak first when `peak`.
-StatusOr<SweepRun> RunSweepWorker(const SweepSettings& settings, RunConfig config, int threads,
-                                  bool peak);
+/// Every configuration of `plan`, `repeat` times each, one run after the other, until a signal
+/// stops it (os::SignalForwarding) or the model worker refuses the request (it would refuse it
+/// again under every cap: the first refusal is kept). Fails only when a run cannot be started.
+StatusOr<std::vector<ConfigRuns>> RunSweep(const RunSource& source, const SweepPlan& plan,
+                                           const SweepSettings& settings);
 
-/// What both sweeps (a model's and a program's) compare across caps: one operation, whatever
-/// the cap made of it. The problem (the shape: `mb64ic784oc128`) is in it because a program has
-/// no layers, and two matmuls of one program must not be added together; the layer because two
-/// layers of a model may share a shape. The implementation, ISA and layouts are left out: they
-/// are what a cap changes.
+/// What the sweep compares across configurations: one operation, whatever a cap made of it. The
+/// problem (the shape: `mb64ic784oc128`) is in it because a program has no layers, and two
+/// matmuls of one program must not be added together; the layer because two layers of a model
+/// may share a shape. The implementation, ISA and layouts are left out: they are what a cap
+/// changes.
 struct PrimitiveKey {
   std::string layer;      ///< empty for a row without a layer
   std::string primitive;  ///< inner_product, convolution, ...
@@ -99,34 +118,43 @@ bool AboveCap(const verbose::PrimitiveStats& s, std::string_view cap);
 /// The key of a row.
 PrimitiveKey KeyOf(const verbose::PrimitiveStats& s);
 
-/// A key's work under one run: the implementation of its largest row, time over the traced
-/// steps.
+/// A key's work under one configuration: its time in each run, the implementation of its
+/// largest row.
 struct SweepCell {
+  std::vector<double> ms;  ///< per run: every row of the key, all its executions
   std::string implementation;
   std::string isa;
   bool scalar = false;  ///< reference code or dlcheck's scalar kernels
-  double ms_total = 0;  ///< every row of the key, all traced steps
-  double flops = 0;     ///< over the timed executions
+  double flops = 0;     ///< over the first run's timed executions
   double top_ms = -1;
+  /// The median of the runs' times (ms).
+  double MedianMs() const;
 };
 using SweepCells = std::map<PrimitiveKey, SweepCell>;
 
-/// The cells of a run's executed rows, by key.
-SweepCells CellsOf(const CapturedRun& run);
-/// base time / cells time for the key: the speedup of `cells` over `base`; nullopt when either
-/// lacks the key.
+/// The cells of a configuration's executed rows, by key.
+SweepCells CellsOf(const ConfigRuns& runs);
+/// The cells of one run's executed rows, by key.
+SweepCells CellsOf(const Run& run);
+/// base time / cells time (medians) for the key: the speedup of `cells` over `base`; nullopt when
+/// either lacks the key.
 std::optional<double> SpeedupOver(const SweepCells& base, const SweepCells& cells,
                                   const PrimitiveKey& key);
+/// The keys of the configurations' executed rows, in first-seen order.
+std::vector<PrimitiveKey> KeysOf(const std::vector<const ConfigRuns*>& configs);
 
 /// The vector ISA whose measured peak bounds a cap: avx512_core for the AVX-512 caps, avx2 for
 /// avx2 and avx2_vnni, sse41 below (the peak loops cover these three).
 std::string PeakIsaOf(std::string_view cap);
-/// The run's measured peak GFLOP/s for its cap; nullopt without a cap (the scalar run, a thread
-/// set) or without a peak.
-std::optional<double> PeakOf(const SweepRun& r);
-/// The OpenMP threads the run used (from oneDNN's header line when it printed one).
-int ThreadsOf(const SweepRun& r);
-/// "was killed by signal 4 (SIGILL) in phase timed".
-std::string Describe(const SweepRun& r);
+/// The model run's measured peak GFLOP/s for its cap; nullopt without a cap (the scalar run, a
+/// thread set) or without a peak.
+std::optional<double> PeakOf(const ConfigRuns& r);
+/// The OpenMP threads oneDNN said it used (its header line) in the first run that printed one;
+/// 0: none did.
+int ThreadsSeen(const ConfigRuns& r);
+/// The threads the configuration ran: those seen, else those asked, else 1.
+int ThreadsOf(const ConfigRuns& r);
+/// How the first run ended: "ok" or "was killed by signal 4 (SIGILL) in phase timed".
+std::string Describe(const ConfigRuns& r);
 
 }  // namespace dlcheck::dispatch

@@ -45,20 +45,21 @@ std::vector<Finding> CapFindings(const std::vector<verbose::PrimitiveStats>& row
   return findings;
 }
 
-std::optional<Finding> CapModelFallbackFinding(const CapturedRun& run, std::string_view cap) {
-  if (run.fallbacks.empty()) return std::nullopt;
+std::optional<Finding> CapModelFallbackFinding(const Run& run, std::string_view cap) {
+  if (!run.model || run.model->fallbacks.empty()) return std::nullopt;
+  const auto& fallbacks = run.model->fallbacks;
   std::vector<std::string> layers;
-  for (const auto& f : run.fallbacks) layers.push_back(f.layer);
-  return Finding{
-      .severity = Severity::kWarning,
-      .code = "cap-model-fallback",
-      .message = fmt::format("under the cap {} oneDNN could not run this model, so "
-                             "dlcheck's scalar kernels ran it (layers {}): {}",
-                             cap, fmt::join(layers, ", "), run.fallbacks.front().reason)};
+  for (const auto& f : fallbacks) layers.push_back(f.layer);
+  return Finding{.severity = Severity::kWarning,
+                 .code = "cap-model-fallback",
+                 .message = fmt::format("under the cap {} oneDNN could not run this model, so "
+                                        "dlcheck's scalar kernels ran it (layers {}): {}",
+                                        cap, fmt::join(layers, ", "), fallbacks.front().reason)};
 }
 
-Spread SamplesSpreadOf(const SweepRun& r) {
-  const auto& res = r.run.results;
+Spread SamplesSpreadOf(const ConfigRuns& r) {
+  if (!r.first().model) return {};
+  const auto& res = r.first().model->results;
   if (!res.samples_per_s) return {};
   if (!res.samples_per_s_min || !res.samples_per_s_max || !res.timed_chunks) {
     return {.runs = 1,
@@ -72,11 +73,11 @@ Spread SamplesSpreadOf(const SweepRun& r) {
           .max = *res.samples_per_s_max};
 }
 
-std::optional<Finding> ModelPayoff(const std::vector<SweepRun>& runs) {
-  const SweepRun* low = nullptr;
-  const SweepRun* high = nullptr;
+std::optional<Finding> ModelPayoff(const std::vector<ConfigRuns>& runs) {
+  const ConfigRuns* low = nullptr;
+  const ConfigRuns* high = nullptr;
   for (const auto& r : runs) {
-    if (r.cap() == nullptr || !r.run.results.samples_per_s) continue;
+    if (r.config.cap() == nullptr || !r.first().Number(result_key::kSamplesPerS)) continue;
     if (low == nullptr) low = &r;
     high = &r;
   }
@@ -90,14 +91,14 @@ std::optional<Finding> ModelPayoff(const std::vector<SweepRun>& runs) {
             "the runs are too noisy to rank the caps {} ({:.0f}-{:.0f} samples/s over the timed "
             "chunks) and {} ({:.0f}-{:.0f}): their ranges overlap; rerun on a quieter machine or "
             "with more --iters",
-            low->cap()->isa, a.min, a.max, high->cap()->isa, b.min, b.max)};
+            low->config.cap()->isa, a.min, a.max, high->config.cap()->isa, b.min, b.max)};
   }
   return Finding{.severity = Severity::kInfo,
                  .code = "payoff",
                  .message = fmt::format(
                      "the model trains {:.2f}x as fast under the cap {} as under {} (samples/s; "
                      "the timed chunks of the two runs do not overlap)",
-                     b.median / a.median, high->cap()->isa, low->cap()->isa)};
+                     b.median / a.median, high->config.cap()->isa, low->config.cap()->isa)};
 }
 
 Finding InterruptedFinding(int signal) {
@@ -175,6 +176,114 @@ int ProgramSweepStatus(int interrupted_by, const std::vector<int>& run_statuses)
     if (status != 0) return status;
   }
   return 0;
+}
+
+namespace {
+
+// Who ran a configuration of the model, as its findings name it: "the worker for avx2", "the
+// worker for thread set socket".
+std::string WorkerOf(const SweepConfig& config) {
+  if (const ThreadSetConfig* set = config.thread_set())
+    return "the worker for thread set " + set->name;
+  return "the worker for " + IsaCapOf(config.run).value_or("");
+}
+
+// How a configuration's runs ended and what its cap allowed.
+void AddConfigFindings(const ConfigRuns& r, std::vector<Finding>& findings) {
+  for (const Run& run : r.runs) {
+    const std::string then = run.OutOfMemory() ? "" : "; the other runs went on";
+    if (auto ended = WorkerEndFinding(run, WorkerOf(r.config), then)) {
+      findings.push_back(std::move(*ended));
+    }
+  }
+  if (const CapConfig* cap = r.config.cap()) {
+    for (Finding& f : CapFindings(r.first().rows, cap->isa)) findings.push_back(std::move(f));
+    if (auto model = CapModelFallbackFinding(r.first(), cap->isa)) {
+      findings.push_back(std::move(*model));
+    }
+  }
+  if (r.first().model) return;
+  std::vector<os::Outcome> ends;
+  for (const Run& run : r.runs) ends.push_back(run.outcome);
+  if (auto failed = ProgramFailedFinding(r.config.Name(), ends)) {
+    findings.push_back(std::move(*failed));
+  }
+  if (auto overridden =
+          ThreadsOverriddenFinding(r.config.Name(), r.config.threads, ThreadsSeen(r))) {
+    findings.push_back(std::move(*overridden));
+  }
+}
+
+RankedConfig RankedOf(const ConfigRuns& r) {
+  return {.name = r.config.Name(), .runs = r.runs.size(), .wall = r.wall};
+}
+
+// A program's rankings: the highest cap against the lowest, the last thread set against the
+// first, each where there are two.
+void AddProgramRankings(const std::vector<ConfigRuns>& results, std::vector<Finding>& findings) {
+  std::vector<const ConfigRuns*> caps, sets;
+  for (const auto& r : results) {
+    if (r.config.cap() != nullptr) caps.push_back(&r);
+    if (r.config.thread_set() != nullptr) sets.push_back(&r);
+  }
+  if (caps.size() >= 2) {
+    findings.push_back(RankConfigs("ISA caps", RankedOf(*caps.back()), RankedOf(*caps.front())));
+  }
+  if (sets.size() >= 2) {
+    findings.push_back(RankConfigs("thread sets", RankedOf(*sets.back()), RankedOf(*sets.front())));
+  }
+}
+
+bool AnyVerboseLine(const std::vector<ConfigRuns>& results) {
+  for (const auto& r : results) {
+    for (const Run& run : r.runs) {
+      if (run.verbose_lines > 0) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+std::vector<Finding> SweepFindings(const std::vector<ConfigRuns>& results, int interrupted_by) {
+  std::vector<Finding> findings;
+  for (const auto& r : results) AddConfigFindings(r, findings);
+  const bool model = !results.empty() && results.front().first().model.has_value();
+  if (model) {
+    if (auto payoff = ModelPayoff(results)) findings.push_back(std::move(*payoff));
+  } else if (!results.empty()) {
+    if (!AnyVerboseLine(results)) {
+      findings.push_back(
+          {.severity = Severity::kWarning,
+           .code = "no-verbose",
+           .message = "the program printed no oneDNN verbose line in any run although dlcheck "
+                      "switched verbose on: it may not use oneDNN, its oneDNN may be built with "
+                      "verbose output compiled out, or it may redirect or close its own stdout"});
+    }
+    AddProgramRankings(results, findings);
+  }
+  if (interrupted_by != 0) findings.push_back(InterruptedFinding(interrupted_by));
+  return findings;
+}
+
+StatusOr<int> SweepExitStatus(const std::vector<ConfigRuns>& results, int interrupted_by) {
+  if (interrupted_by != 0) return os::ExitStatusForSignal(interrupted_by);
+  std::vector<int> program_statuses;
+  for (const auto& r : results) {
+    for (const Run& run : r.runs) {
+      if (run.OutOfMemory()) return run.OutOfMemoryError();
+      if (!run.model) program_statuses.push_back(run.outcome.ShellStatus());
+    }
+  }
+  for (const auto& r : results) {
+    for (const Run& run : r.runs) {
+      if (run.model && !run.outcome.ok()) {
+        return Status(ExitCode::kWorkerFailed,
+                      "a model worker failed; the report holds the other runs");
+      }
+    }
+  }
+  return ProgramSweepStatus(0, program_statuses);
 }
 
 }  // namespace dlcheck::dispatch

@@ -4,8 +4,8 @@
 // its exit status. The commands gather runs and print; the decisions are made and tested here
 // (tests/dispatch/sweep_findings_test.cpp, on constructed rows and spreads).
 //
-//   for (Finding& f : CapFindings(run.rows, "avx2")) report.findings.push_back(std::move(f));
-//   Finding ranked = RankConfigs("ISA caps", {"cap avx2", 3, avx2_wall}, {"cap sse41", 3, ...});
+//   for (Finding& f : SweepFindings(runs, interrupted_by)) report.findings.push_back(std::move(f));
+//   StatusOr<int> status = SweepExitStatus(runs, interrupted_by);
 
 #include <optional>
 #include <string>
@@ -13,8 +13,9 @@
 #include <vector>
 
 #include "common/finding.h"
-#include "dispatch/capture.h"
+#include "common/status.h"
 #include "dispatch/noise.h"
+#include "dispatch/run.h"
 #include "dispatch/sweep.h"
 #include "os/subprocess.h"
 #include "verbose/aggregate.h"
@@ -34,16 +35,16 @@ std::vector<Finding> CapFindings(const std::vector<verbose::PrimitiveStats>& row
 
 /// `cap-model-fallback`: under `cap` oneDNN could not run the model, so dlcheck's scalar kernels
 /// ran it (the layers the worker announced as model fallbacks); nullopt when none was.
-std::optional<Finding> CapModelFallbackFinding(const CapturedRun& run, std::string_view cap);
+std::optional<Finding> CapModelFallbackFinding(const Run& run, std::string_view cap);
 
 /// A model run's samples/s as a spread over the chunks of its timed steps (runs 0 when it
 /// measured none, 1 without chunks).
-Spread SamplesSpreadOf(const SweepRun& r);
+Spread SamplesSpreadOf(const ConfigRuns& r);
 
 /// The model sweep's payoff in one sentence: the highest cap against the lowest in samples/s
 /// (`payoff`), only when their timed chunks do not overlap, else `too-noisy`; nullopt with fewer
 /// than two measured caps.
-std::optional<Finding> ModelPayoff(const std::vector<SweepRun>& runs);
+std::optional<Finding> ModelPayoff(const std::vector<ConfigRuns>& runs);
 
 /// `interrupted`: the sweep was stopped by `signal`, which dlcheck passed on.
 Finding InterruptedFinding(int signal);
@@ -77,5 +78,18 @@ std::optional<Finding> ThreadsOverriddenFinding(std::string_view config, int ask
 /// The exit status of a program sweep: 128 + N when signal N stopped it, else the first status
 /// of a run that was not 0 (in run order), else 0.
 int ProgramSweepStatus(int interrupted_by, const std::vector<int>& run_statuses);
+
+/// Everything a sweep's runs say, in one list, for either source: per configuration how its
+/// runs ended (worker-failed, out-of-memory for the model; program-failed for a program), what
+/// its cap allowed (CapFindings on the first run; cap-model-fallback), a program's
+/// threads-overridden; then no-verbose (a program that printed no verbose line in any run), the
+/// ranking (the model: ModelPayoff; a program: RankConfigs of the caps and of the thread sets)
+/// and `interrupted` when signal `interrupted_by` (0: none) stopped the sweep.
+std::vector<Finding> SweepFindings(const std::vector<ConfigRuns>& results, int interrupted_by);
+
+/// How a sweep ends: 128 + N when signal N stopped it; for the model, out of memory (a worker's
+/// exit 7, the machine's limit: its error, once) or a failed worker (error 5); for a program, the
+/// first status of a run that was not 0 (ProgramSweepStatus); else 0.
+StatusOr<int> SweepExitStatus(const std::vector<ConfigRuns>& results, int interrupted_by);
 
 }  // namespace dlcheck::dispatch

@@ -107,7 +107,7 @@ void FeatureFamilies(const check::Evidence& e, std::string& out) {
 
 void RunFamilies(const check::Evidence& e, std::string& out) {
   if (!e.run) return;
-  const dispatch::WorkerResults& r = e.run->results;
+  const dispatch::WorkerResults& r = check::ModelOf(*e.run).results;
   if (r.samples_per_s) {
     Family(out, "dlcheck_model_samples_per_second",
            "Training throughput of the check's MLP pass on oneDNN, over its timed steps.",

@@ -36,16 +36,17 @@ verbose::PrimitiveStats Compute(std::string layer, std::string isa, verbose::Imp
 }
 
 // A healthy run: to the end, within tolerance, compute at `isa`.
-dispatch::CapturedRun HealthyRun(const std::string& isa) {
-  dispatch::CapturedRun run;
+dispatch::Run HealthyRun(const std::string& isa) {
+  dispatch::Run run;
   run.outcome.exited = true;
-  run.last_phase = "done";
-  run.results.backend = "onednn";
-  run.results.train_samples = 1000;
-  run.results.max_deviation = 2.5e-7;
-  run.results.tolerance = 1e-4;
-  run.results.samples_per_s = 104233.53125;
-  run.results.step_ms_timed = 0.96;
+  dispatch::ModelResults& model = run.model.emplace();
+  model.last_phase = "done";
+  model.results.backend = "onednn";
+  model.results.train_samples = 1000;
+  model.results.max_deviation = 2.5e-7;
+  model.results.tolerance = 1e-4;
+  model.results.samples_per_s = 104233.53125;
+  model.results.step_ms_timed = 0.96;
   run.rows = {Compute("fc1", isa, verbose::ImplClass::kJit),
               Compute("fc2", isa, verbose::ImplClass::kJit)};
   return run;
@@ -89,8 +90,8 @@ TEST(CheckTest, AHealthyNodeIsOkWithItsSummaryAndPerfdata) {
 
 TEST(CheckTest, ThroughputInThePerfdataComesWithItsSpreadAndThreads) {
   Evidence e = HaswellEvidence();
-  e.run->results.samples_per_s_min = 90000.25;
-  e.run->results.samples_per_s_max = 120000;
+  e.run->model->results.samples_per_s_min = 90000.25;
+  e.run->model->results.samples_per_s_max = 120000;
   const CheckResult r = Evaluate(Parse({}), e);
   EXPECT_EQ(r.perfdata.substr(0, r.perfdata.find(" 'step_time'")),
             "'samples_per_s'=104233.5;;;0 'samples_per_s_min'=90000.2;;;0 "
@@ -142,7 +143,7 @@ TEST(CheckTest, AScalarFallbackWarnsOrIsCriticalWhenForbidden) {
 
 TEST(CheckTest, ADeviationBeyondToleranceIsCritical) {
   Evidence e = HaswellEvidence();
-  e.run->results.max_deviation = 0.5;
+  e.run->model->results.max_deviation = 0.5;
   const CheckResult r = Evaluate(Parse({}), e);
   EXPECT_EQ(r.state, State::kCritical);
   EXPECT_EQ(r.summary, "oneDNN disagrees with the scalar reference");
@@ -151,8 +152,8 @@ TEST(CheckTest, ADeviationBeyondToleranceIsCritical) {
 TEST(CheckTest, ACrashedWorkerIsCriticalWithItsSignalAndPhase) {
   Evidence e = HaswellEvidence();
   e.run->outcome = {.signaled = true, .signal = SIGILL};
-  e.run->last_phase = "timed";
-  e.run->results = {};
+  e.run->model->last_phase = "timed";
+  e.run->model->results = {};
   const CheckResult r = Evaluate(Parse({}), e);
   EXPECT_EQ(r.state, State::kCritical);
   EXPECT_EQ(r.summary, "model worker was killed by signal 4 (SIGILL) in phase timed");
@@ -164,8 +165,8 @@ TEST(CheckTest, ACrashedWorkerIsCriticalWithItsSignalAndPhase) {
 TEST(CheckTest, AWorkerOutOfMemoryIsUnknownWithItsPhase) {
   Evidence e = HaswellEvidence();
   e.run->outcome = {.exited = true, .exit_code = 7};
-  e.run->last_phase = "init";
-  e.run->results = {};
+  e.run->model->last_phase = "init";
+  e.run->model->results = {};
   const CheckResult r = Evaluate(Parse({}), e);
   EXPECT_EQ(r.state, State::kUnknown);
   EXPECT_EQ(r.summary, "model worker out of memory in phase init");
@@ -223,9 +224,9 @@ TEST(CheckTest, RequirementsAreFeaturesOrIsasInAnyCase) {
 TEST(CheckReportTest, FormatsAgreeAndNumbersAreTyped) {
   const Evidence e = HaswellEvidence();
   const CheckResult result = Evaluate(Parse({"avx2"}), e);
-  dispatch::CaptureOptions ran;
-  ran.run.model.batch = 64;
-  ran.run.iters = 7;
+  ModelPass ran;
+  ran.source.run.model.batch = 64;
+  ran.source.run.iters = 7;
   report::Report report;
   AddCheckReport(result, e, ran, report);
 

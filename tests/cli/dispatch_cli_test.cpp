@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -352,6 +354,30 @@ TEST(DispatchCliTest, AMissingCommandEndsWith127) {
   EXPECT_EQ(r.exit_code, 127);
   EXPECT_EQ(r.err, "dlcheck: cannot run 'dlcheck-no-such-command': command not found\n");
   EXPECT_EQ(r.out, "");
+}
+
+// --timeout limits each run of CMD when it is given (a worker always has one): the run is killed,
+// the report says how it ended, and dispatch ends with the run's status, as `time` would.
+TEST(DispatchCliTest, TimeoutLimitsEachRunOfACommandWhenGiven) {
+  const auto started = std::chrono::steady_clock::now();
+  const auto r = RunDlcheck(
+      {"dispatch", "--isa", "sse41", "--timeout", "1", "--format", "json", "--", "sleep", "60"});
+  const double wall_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  EXPECT_LT(wall_s, 30) << "the run was not killed at its timeout";
+  EXPECT_EQ(r.exit_code, 128 + SIGKILL) << r.err;
+  const auto doc = nlohmann::json::parse(r.out);
+  ASSERT_EQ(doc["configs"].size(), 1u);
+  EXPECT_EQ(doc["configs"][0]["exit_status"], std::to_string(128 + SIGKILL));
+  bool failed = false;
+  for (const auto& f : doc["findings"]) {
+    if (f["code"] == "program-failed") {
+      failed = true;
+      EXPECT_NE(f["message"].get<std::string>().find("timed out after 1 s"), std::string::npos)
+          << f["message"];
+    }
+  }
+  EXPECT_TRUE(failed) << r.out;
 }
 
 }  // namespace

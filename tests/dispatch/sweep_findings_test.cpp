@@ -90,9 +90,11 @@ TEST(SweepFindingsTest, ScalarDataMovementUnexecutedRowsAndDlcheckKernelsAreNoCa
 }
 
 TEST(SweepFindingsTest, AModelFallbackNamesItsLayersAndTheFirstReason) {
-  CapturedRun run;
+  dispatch::Run run;
+  EXPECT_FALSE(CapModelFallbackFinding(run, "sse41")) << "a program's run";
+  run.model.emplace();
   EXPECT_FALSE(CapModelFallbackFinding(run, "sse41"));
-  run.fallbacks = {{"conv1", "no convolution for this ISA"}, {"fc1", "later reason"}};
+  run.model->fallbacks = {{"conv1", "no convolution for this ISA"}, {"fc1", "later reason"}};
   const auto f = CapModelFallbackFinding(run, "sse41");
   ASSERT_TRUE(f);
   EXPECT_EQ(f->code, "cap-model-fallback");
@@ -167,17 +169,19 @@ TEST(SweepFindingsTest, TheFastestIsNamedOnlyWhenItStandsApart) {
 }
 
 // A model run under `isa` measured at `sps` samples/s, its timed chunks from `min` to `max`.
-SweepRun Measured(RunConfig config, double sps, double min, double max) {
-  SweepRun r{.config = std::move(config)};
-  r.run.results.samples_per_s = sps;
-  r.run.results.samples_per_s_min = min;
-  r.run.results.samples_per_s_max = max;
-  r.run.results.timed_chunks = 5;
-  return r;
+ConfigRuns Measured(RunConfig config, double sps, double min, double max) {
+  dispatch::Run run;
+  run.outcome = os::Outcome{.exited = true, .exit_code = 0};
+  WorkerResults& results = run.model.emplace().results;
+  results.samples_per_s = sps;
+  results.samples_per_s_min = min;
+  results.samples_per_s_max = max;
+  results.timed_chunks = 5;
+  return {.config = {.run = std::move(config)}, .runs = {std::move(run)}};
 }
 
 TEST(SweepFindingsTest, TheModelPaysOffOnlyWhenTheChunksStandApart) {
-  const std::vector<SweepRun> runs = {
+  const std::vector<ConfigRuns> runs = {
       Measured(CapConfig{"sse41"}, 100, 95, 105), Measured(CapConfig{"avx2"}, 150, 140, 160),
       Measured(CapConfig{"avx512_core"}, 300, 290, 310), Measured(ScalarConfig{}, 10, 9, 11)};
   const auto payoff = ModelPayoff(runs);
@@ -186,8 +190,8 @@ TEST(SweepFindingsTest, TheModelPaysOffOnlyWhenTheChunksStandApart) {
   EXPECT_EQ(payoff->message,
             "the model trains 3.00x as fast under the cap avx512_core as under sse41 (samples/s; "
             "the timed chunks of the two runs do not overlap)");
-  const std::vector<SweepRun> noisy = {Measured(CapConfig{"sse41"}, 100, 80, 130),
-                                       Measured(CapConfig{"avx2"}, 120, 100, 140)};
+  const std::vector<ConfigRuns> noisy = {Measured(CapConfig{"sse41"}, 100, 80, 130),
+                                         Measured(CapConfig{"avx2"}, 120, 100, 140)};
   const auto too_noisy = ModelPayoff(noisy);
   ASSERT_TRUE(too_noisy);
   EXPECT_EQ(too_noisy->code, "too-noisy");
@@ -238,43 +242,49 @@ TEST(SweepFindingsTest, AnInterruptNamesTheSignal) {
 }
 
 // The worker-refusal policy, beside the run record it reads.
-TEST(CapturedRunTest, SaysWhereTheWorkerEnded) {
-  CapturedRun run;
+TEST(RunTest, SaysWhereTheWorkerEnded) {
+  dispatch::Run run;
+  EXPECT_EQ(run.Where(), "") << "a program has no phases";
+  run.model.emplace();
   EXPECT_EQ(run.Where(), "in phase start-up");
-  run.last_phase = "init";
+  run.model->last_phase = "init";
   EXPECT_EQ(run.Where(), "in phase init");
-  run.last_layer = "fc2";
+  run.model->last_layer = "fc2";
   EXPECT_EQ(run.Where(), "in phase init, layer fc2");
 }
 
-TEST(CapturedRunTest, ARefusalEndsWithTheWorkersOwnLineAndStatus) {
-  CapturedRun run;
+TEST(RunTest, ARefusalEndsWithTheWorkersOwnLineAndStatus) {
+  dispatch::Run run;
   run.outcome.exited = true;
   run.outcome.exit_code = 4;
   run.outcome.stderr_tail = "dlcheck: --data: no such directory\n\n";
+  EXPECT_FALSE(run.Refused()) << "a program's exit status is its own";
+  run.model.emplace();
   ASSERT_TRUE(run.Refused());
-  const CapturedRun::Refusal refusal = run.RefusalOf();
+  const dispatch::Run::Refusal refusal = run.RefusalOf();
   EXPECT_TRUE(refusal.error.ok());
   EXPECT_EQ(refusal.exit_status, 4);
   EXPECT_EQ(refusal.worker_line, "dlcheck: --data: no such directory");
 }
 
-TEST(CapturedRunTest, ASilentRefusalIsAnErrorNamingHowTheWorkerEnded) {
-  CapturedRun run;
+TEST(RunTest, ASilentRefusalIsAnErrorNamingHowTheWorkerEnded) {
+  dispatch::Run run;
+  run.model.emplace();
   run.outcome.exited = true;
   run.outcome.exit_code = 4;
-  const CapturedRun::Refusal refusal = run.RefusalOf();
+  const dispatch::Run::Refusal refusal = run.RefusalOf();
   EXPECT_EQ(refusal.error.code(), ExitCode{4});
   EXPECT_EQ(refusal.error.message(), "the model worker exited with status 4");
 }
 
-TEST(CapturedRunTest, OutOfMemoryIsTheMachinesLimitWithWhatToDo) {
-  CapturedRun run;
+TEST(RunTest, OutOfMemoryIsTheMachinesLimitWithWhatToDo) {
+  dispatch::Run run;
   run.outcome.exited = true;
   run.outcome.exit_code = ToInt(ExitCode::kUnsupported);
-  run.last_phase = "init";
+  EXPECT_FALSE(run.OutOfMemory()) << "a program's exit 7 is its own";
+  run.model.emplace().last_phase = "init";
   ASSERT_TRUE(run.OutOfMemory());
-  const CapturedRun::Refusal refusal = run.RefusalOf();
+  const dispatch::Run::Refusal refusal = run.RefusalOf();
   EXPECT_EQ(refusal.error.code(), ExitCode::kUnsupported);
   EXPECT_EQ(refusal.error.message().rfind("out of memory: the model worker did not fit in the "
                                           "memory it may use (in phase init); raise the limit",
@@ -283,13 +293,14 @@ TEST(CapturedRunTest, OutOfMemoryIsTheMachinesLimitWithWhatToDo) {
       << refusal.error.message();
 }
 
-TEST(CapturedRunTest, AWorkerThatEndedBadlyIsOneFindingSayingWhere) {
-  CapturedRun run;
+TEST(RunTest, AWorkerThatEndedBadlyIsOneFindingSayingWhere) {
+  dispatch::Run run;
+  run.model.emplace();
   run.outcome.exited = true;
   EXPECT_FALSE(WorkerEndFinding(run, "the model worker", "")) << "it ended well";
   run.outcome = os::Outcome{.signaled = true, .signal = SIGILL};
-  run.last_phase = "timed";
-  run.last_layer = "fc2";
+  run.model->last_phase = "timed";
+  run.model->last_layer = "fc2";
   auto failed = WorkerEndFinding(run, "the worker for avx2", "; the other runs went on");
   ASSERT_TRUE(failed);
   EXPECT_EQ(failed->code, "worker-failed");
@@ -304,6 +315,76 @@ TEST(CapturedRunTest, AWorkerThatEndedBadlyIsOneFindingSayingWhere) {
   EXPECT_EQ(oom->code, "out-of-memory");
   EXPECT_EQ(oom->message,
             "the model worker did not fit in the memory it may use (in phase timed, layer fc2)");
+}
+
+// ---- one findings list and one exit status for both sources ----
+
+// A program's run under a configuration: how it ended, its wall time, what oneDNN said.
+dispatch::Run ProgramRun(os::Outcome ended, double wall_s,
+                         std::vector<verbose::PrimitiveStats> rows = {}) {
+  dispatch::Run run;
+  run.outcome = ended;
+  run.outcome.wall_s = wall_s;
+  run.verbose_lines = rows.size();
+  run.rows = std::move(rows);
+  return run;
+}
+
+ConfigRuns Config(RunConfig config, std::vector<dispatch::Run> runs, int threads = 0) {
+  ConfigRuns r{.config = {.run = std::move(config), .threads = threads}, .runs = std::move(runs)};
+  std::vector<double> walls;
+  for (const dispatch::Run& run : r.runs) walls.push_back(run.outcome.wall_s);
+  r.wall = SpreadOf(walls);
+  return r;
+}
+
+std::vector<std::string> Codes(const std::vector<Finding>& findings) {
+  std::vector<std::string> codes;
+  for (const Finding& f : findings) codes.push_back(f.code);
+  return codes;
+}
+
+TEST(SweepFindingsTest, AProgramSweepIsRankedByWallTimeAndItsFailuresNamed) {
+  const verbose::PrimitiveStats jit =
+      Row("convolution", "brgemm:avx512_core", "avx512_core", verbose::ImplClass::kJit);
+  const std::vector<ConfigRuns> sweep = {
+      Config(CapConfig{"sse41"}, {ProgramRun(Exited(0), 2.0, {jit}), ProgramRun(Exited(0), 2.1)}),
+      Config(CapConfig{"avx2"}, {ProgramRun(Exited(0), 1.0), ProgramRun(Exited(3), 1.1)}, 4)};
+  const std::vector<Finding> findings = SweepFindings(sweep, 0);
+  // sse41's run executed an avx512_core kernel; avx2's second run exited 3; the caps rank.
+  EXPECT_EQ(Codes(findings),
+            (std::vector<std::string>{"isa-above-cap", "program-failed", "payoff"}));
+  EXPECT_EQ(findings.back().message,
+            "ISA caps: the program runs 1.95x as fast under cap avx2 as under cap sse41 (median "
+            "wall time of 2 and 2 runs; spread 9.5% and 4.9%)");
+  EXPECT_EQ(SweepExitStatus(sweep, 0).value(), 3) << "the first run that did not exit 0";
+  EXPECT_EQ(SweepExitStatus(sweep, SIGTERM).value(), 128 + SIGTERM);
+  EXPECT_EQ(Codes(SweepFindings(sweep, SIGTERM)).back(), "interrupted");
+}
+
+TEST(SweepFindingsTest, AProgramWithoutVerboseLinesIsSaidOnce) {
+  const std::vector<ConfigRuns> silent = {Config(CapConfig{"avx2"}, {ProgramRun(Exited(0), 1)})};
+  EXPECT_EQ(Codes(SweepFindings(silent, 0)), std::vector<std::string>{"no-verbose"});
+  EXPECT_TRUE(SweepFindings({}, 0).empty()) << "no run: nothing to say";
+}
+
+TEST(SweepFindingsTest, AModelSweepEndsWithItsWorkersFailureOrItsMemory) {
+  std::vector<ConfigRuns> sweep = {Measured(CapConfig{"sse41"}, 100, 95, 105),
+                                   Measured(CapConfig{"avx2"}, 300, 290, 310),
+                                   Measured(ScalarConfig{}, 10, 9, 11)};
+  EXPECT_EQ(SweepExitStatus(sweep, 0).value(), 0);
+  EXPECT_EQ(Codes(SweepFindings(sweep, 0)), std::vector<std::string>{"payoff"});
+  sweep[2].runs[0].outcome = os::Outcome{.signaled = true, .signal = SIGSEGV};
+  const StatusOr<int> failed = SweepExitStatus(sweep, 0);
+  ASSERT_FALSE(failed.ok());
+  EXPECT_EQ(failed.status().code(), ExitCode::kWorkerFailed);
+  EXPECT_EQ(Codes(SweepFindings(sweep, 0)), (std::vector<std::string>{"worker-failed", "payoff"}));
+  EXPECT_EQ(SweepFindings(sweep, 0).front().message,
+            "the worker for scalar was killed by signal 11 (SIGSEGV) in phase start-up; the "
+            "other runs went on");
+  sweep[0].runs[0].outcome = Exited(ToInt(ExitCode::kUnsupported));
+  EXPECT_EQ(SweepExitStatus(sweep, 0).status().code(), ExitCode::kUnsupported)
+      << "out of memory is the machine's limit: said before a failure";
 }
 
 }  // namespace

@@ -176,7 +176,7 @@ TEST(SweepTest, RequestedCapsAreCheckedDeduplicatedAndSorted) {
 }
 
 TEST(SweepTest, SpeedupsCompareTheSameKeyAcrossRuns) {
-  CapturedRun slow, fast;
+  dispatch::Run slow, fast;
   verbose::PrimitiveStats row;
   row.layer = "fc1";
   row.primitive = "inner_product";

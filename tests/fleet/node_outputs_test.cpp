@@ -211,10 +211,10 @@ TEST_F(PrometheusTest, PromtoolAcceptsTheTextfileOfEveryMachine) {
 
 TEST_F(PrometheusTest, ThroughputComesWithItsThreadsAndSpread) {
   check::Evidence e = Recorded("intel-core-i7-4770-cpu.test");
-  e.run.emplace();
-  e.run->results.samples_per_s = 1000;
-  e.run->results.samples_per_s_min = 800;
-  e.run->results.samples_per_s_max = 1250;
+  e.run.emplace().model.emplace();
+  e.run->model->results.samples_per_s = 1000;
+  e.run->model->results.samples_per_s_min = 800;
+  e.run->model->results.samples_per_s_max = 1250;
   const std::string text = PrometheusTextfile(WithState(check::State::kOk), e);
   EXPECT_NE(text.find("\ndlcheck_model_samples_per_second 1000\n"), std::string::npos) << text;
   EXPECT_NE(text.find("\ndlcheck_model_threads 1\n"), std::string::npos) << text;
