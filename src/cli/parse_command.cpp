@@ -121,7 +121,7 @@ Status CheckTimestamps(const std::vector<dispatch::ExecRecord>& execs) {
 // JSON document has no timeline); nothing when none was kept.
 void AddParseTimeline(report::Report& report, const std::vector<dispatch::ExecRecord>& execs) {
   if (execs.empty()) return;
-  AddTimeline(report, execs, 0);  // a capped trace is said on stderr: the trace has no findings
+  AddTimeline(report, execs);  // a capped trace is said on stderr: a trace has no findings
   report.tables.back().format_input = true;
 }
 
@@ -275,7 +275,7 @@ StatusOr<int> RunParse(const ParseOptions& options) {
   }
   std::cout.flush();
   if (timeline.dropped() > 0) {
-    PrintError(TimelineCappedText(execs.size(), timeline.dropped()));
+    PrintError(dispatch::TimelineCappedText(execs.size(), timeline.dropped()));
   }
   // A notice, not a failure: the report above is complete for the lines that were read.
   if (const std::string text = SkippedText(session.stats()); !text.empty()) PrintError(text);

@@ -62,30 +62,14 @@ void AddRunSection(report::Report& report, const RunOptions& o, const RunResult&
   s.Add("program_bytes", run.program_output.bytes);
 }
 
-void AddRunFindings(report::Report& report, const RunOptions& o, const RunResult& run) {
-  const std::string program = ValidUtf8(o.command.front());
-  if (run.verbose_lines == 0) {
-    report.AddFinding(
-        report::Severity::kWarning, "no-verbose",
-        fmt::format("{} printed no oneDNN verbose line although dlcheck switched verbose on: "
-                    "it may not use oneDNN at all (or not for these operations: PyTorch's "
-                    "nn.Linear does not), its oneDNN may be built with verbose output compiled "
-                    "out (ONEDNN_VERBOSE=OFF), or it may redirect or close its own stdout",
-                    program));
-  }
-  if (run.outcome.signaled) {
-    report.AddFinding(report::Severity::kError, "program-signaled",
-                      fmt::format("{} {}; the report holds what it printed before", program,
-                                  run.outcome.Ended()));
-  }
-}
-
 report::Report BuildReport(const RunOptions& o, RunResult& run) {
   report::Report report;
   report.command = "run";
   AddRunSection(report, o, run);
   AddRunStream(report, run, o.sort, o.top);
-  AddRunFindings(report, o, run);
+  for (Finding& f : dispatch::RunFindings(run, ValidUtf8(o.command.front()))) {
+    report.findings.push_back(std::move(f));
+  }
   return report;
 }
 

@@ -99,34 +99,6 @@ void AddRunSection(report::Report& report, const VerboseOptions& o, const dispat
   AddNoiseGuard(report, s, o.threads, o.load_start, o.load_end);
 }
 
-// Fallbacks to the scalar kernels: one finding for a whole-model fallback, else one per layer.
-void AddFallbackFindings(report::Report& report, const dispatch::Run& run) {
-  const auto& fallbacks = run.model->fallbacks;
-  if (fallbacks.empty()) return;
-  std::string layers;
-  for (const auto& f : fallbacks) layers += (layers.empty() ? "" : ", ") + f.layer;
-  report.AddFinding(report::Severity::kWarning, "model-fallback",
-                    fmt::format("oneDNN could not run this model here, so dlcheck's scalar kernels "
-                                "ran it (layers {}): {}",
-                                layers, fallbacks.front().reason));
-}
-
-// The finding and exit code of a run whose numbers disagree with the scalar reference.
-void AddDeviationFinding(report::Report& report, const dispatch::WorkerResults& results) {
-  report.AddFinding(
-      report::Severity::kError, "deviation",
-      fmt::format("oneDNN and dlcheck's scalar reference disagree: largest deviation {:.3g} "
-                  "(in {}) exceeds the tolerance {:.3g}; oneDNN's kernels give wrong numbers "
-                  "on this machine, or the reference is wrong: please report it",
-                  *results.max_deviation, results.deviation_tensor.value_or("?"),
-                  *results.tolerance));
-}
-
-bool Deviates(const dispatch::WorkerResults& results) {
-  return results.max_deviation && results.tolerance &&
-         !(*results.max_deviation <= *results.tolerance);
-}
-
 // The whole report, whatever the format: the printer chooses what to show (the human table
 // leaves the timeline out; JSON and trace carry it).
 report::Report BuildReport(const VerboseOptions& o, dispatch::Run& run) {
@@ -134,16 +106,8 @@ report::Report BuildReport(const VerboseOptions& o, dispatch::Run& run) {
   report.command = "verbose";
   AddRunSection(report, o, run);
   AddRunStream(report, run, o.sort, o.top);
-  AddFallbackFindings(report, run);
-  if (Deviates(run.model->results)) AddDeviationFinding(report, run.model->results);
-  if (run.outcome.interrupted != 0) {
-    report.AddFinding(report::Severity::kWarning, "interrupted",
-                      fmt::format("interrupted by {}: the worker was stopped; the report holds "
-                                  "what it did before",
-                                  os::SignalName(run.outcome.interrupted)));
-  } else if (auto ended = dispatch::WorkerEndFinding(run, "the model worker",
-                                                     "; the report holds what it did before")) {
-    report.findings.push_back(std::move(*ended));
+  for (Finding& f : dispatch::RunFindings(run, "the model worker")) {
+    report.findings.push_back(std::move(f));
   }
   return report;
 }
@@ -166,7 +130,7 @@ StatusOr<int> Finish(const VerboseOptions& o, dispatch::Run& run) {
     return Status(ExitCode::kWorkerFailed,
                   fmt::format("the model worker {}", run.outcome.Describe()));
   }
-  return ToInt(Deviates(run.model->results) ? ExitCode::kDeviation : ExitCode::kOk);
+  return ToInt(dispatch::Deviates(run.model->results) ? ExitCode::kDeviation : ExitCode::kOk);
 }
 
 // The worker's run, with its phases as progress on a terminal (cleared before the report).

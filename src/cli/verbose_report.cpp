@@ -456,22 +456,10 @@ void AddRunStream(report::Report& report, dispatch::Run& run, SortKey sort, std:
   AddInputSection(report, {}, run.input);
   if (!model) AddHeaderSection(report, run.header);
   AddSummary(report, run.summary, run.diagnostics);
-  AddTimeline(report, run.execs, run.timeline_dropped);
+  AddTimeline(report, run.execs);
 }
 
-std::string TimelineCappedText(std::size_t kept, std::uint64_t dropped) {
-  return fmt::format(
-      "the timeline keeps the first {} executions; {} later ones are in the totals but not in "
-      "the timeline",
-      kept, dropped);
-}
-
-void AddTimeline(report::Report& report, const std::vector<dispatch::ExecRecord>& execs,
-                 std::uint64_t dropped) {
-  if (dropped > 0) {
-    report.AddFinding(report::Severity::kInfo, "timeline-capped",
-                      TimelineCappedText(execs.size(), dropped));
-  }
+void AddTimeline(report::Report& report, const std::vector<dispatch::ExecRecord>& execs) {
   report::Table& t = report.AddTable(std::string(report::kTraceTable),
                                      {"name", "category", "ts_us", "dur_us", "thread", "layer",
                                       "implementation", "prop_kind", "problem"},
@@ -503,20 +491,8 @@ void AddNoiseGuard(report::Report& report, report::Section& section,
   };
   section.Add("load_start", load(load_start));
   section.Add("load_end", load(load_end));
-  if (!threads.capped.empty()) {
-    report.AddFinding(report::Severity::kWarning, "threads-capped",
-                      fmt::format("{} asked, but this process may use {} CPUs: capped to {} "
-                                  "(more OpenMP threads than CPUs only wait for each other, and "
-                                  "a huge count makes the OpenMP runtime fail)",
-                                  threads.capped, threads.threads, threads.threads));
-  }
-  const double start = load_start ? load_start->one : 0, end = load_end ? load_end->one : 0;
-  if (std::max(start, end) >= 1.0) {
-    report.AddFinding(report::Severity::kWarning, "busy-machine",
-                      fmt::format("the machine was busy (load average {:.2f} at the start, {:.2f} "
-                                  "at the end): other work competes for the cores, so times "
-                                  "vary; compare the spread before trusting a difference",
-                                  start, end));
+  for (Finding& f : dispatch::NoiseFindings(threads, load_start, load_end)) {
+    report.findings.push_back(std::move(f));
   }
 }
 

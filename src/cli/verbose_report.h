@@ -106,17 +106,11 @@ void AddLogSummary(report::Report& report, const std::vector<std::string>& files
 void AddRunStream(report::Report& report, dispatch::Run& run, SortKey sort, std::size_t top);
 
 /// The `trace` table (omitted from the human table): one row per execution, as
-/// report::PrintTrace reads it; and the finding `timeline-capped` (info) when `dropped`
-/// executions past the timeline's cap were left out of it.
-void AddTimeline(report::Report& report, const std::vector<dispatch::ExecRecord>& execs,
-                 std::uint64_t dropped);
-/// What a capped timeline says: "the timeline keeps the first N executions; M later ones are in
-/// the totals but not in the timeline".
-std::string TimelineCappedText(std::size_t kept, std::uint64_t dropped);
+/// report::PrintTrace reads it.
+void AddTimeline(report::Report& report, const std::vector<dispatch::ExecRecord>& execs);
 
 /// The noise guard's part of a measurement's report: `threads_from`, `load_start`, `load_end`
-/// in `section`, and the findings `threads-capped` (a count beyond the machine was capped) and
-/// `busy-machine` (a load average of 1 or more at the start or the end).
+/// in `section`, and its findings (dispatch::NoiseFindings).
 void AddNoiseGuard(report::Report& report, report::Section& section,
                    const dispatch::ThreadChoice& threads,
                    const std::optional<dispatch::LoadAverage>& load_start,

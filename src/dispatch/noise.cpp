@@ -81,4 +81,30 @@ ThreadChoice ChooseThreads(int asked, int cores, int cpus, const std::optional<L
   return choice;
 }
 
+std::vector<Finding> NoiseFindings(const ThreadChoice& threads,
+                                   const std::optional<LoadAverage>& load_start,
+                                   const std::optional<LoadAverage>& load_end) {
+  std::vector<Finding> findings;
+  if (!threads.capped.empty()) {
+    findings.push_back(
+        {.severity = Severity::kWarning,
+         .code = "threads-capped",
+         .message = fmt::format("{} asked, but this process may use {} CPUs: capped to {} (more "
+                                "OpenMP threads than CPUs only wait for each other, and a huge "
+                                "count makes the OpenMP runtime fail)",
+                                threads.capped, threads.threads, threads.threads)});
+  }
+  const double start = load_start ? load_start->one : 0, end = load_end ? load_end->one : 0;
+  if (std::max(start, end) >= 1.0) {
+    findings.push_back(
+        {.severity = Severity::kWarning,
+         .code = "busy-machine",
+         .message = fmt::format("the machine was busy (load average {:.2f} at the start, {:.2f} "
+                                "at the end): other work competes for the cores, so times vary; "
+                                "compare the spread before trusting a difference",
+                                start, end)});
+  }
+  return findings;
+}
+
 }  // namespace dlcheck::dispatch

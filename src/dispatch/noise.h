@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "common/finding.h"
+
 namespace dlcheck::dispatch {
 
 /// Repeated measurements of one configuration.
@@ -63,5 +65,11 @@ ThreadChoice ChooseThreads(int asked, int cores, int cpus, const std::optional<L
 
 /// The CPUs this process may run on (its affinity mask), at least 1.
 int AllowedCpus();
+
+/// What the noise guard says of a measurement: `threads-capped` (a count beyond the machine
+/// was capped) and `busy-machine` (a 1-minute load average of 1 or more at the start or the end).
+std::vector<Finding> NoiseFindings(const ThreadChoice& threads,
+                                   const std::optional<LoadAverage>& load_start,
+                                   const std::optional<LoadAverage>& load_end);
 
 }  // namespace dlcheck::dispatch

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "os/signals.h"
+
 namespace dlcheck::dispatch {
 
 bool Run::Refused() const {
@@ -63,6 +65,87 @@ std::optional<Finding> WorkerEndFinding(const Run& run, std::string_view who,
       .severity = Severity::kError,
       .code = "worker-failed",
       .message = fmt::format("{} {} {}{}", who, run.outcome.Describe(), run.Where(), then)};
+}
+
+bool Deviates(const WorkerResults& results) {
+  return results.max_deviation && results.tolerance &&
+         !(*results.max_deviation <= *results.tolerance);
+}
+
+namespace {
+
+// Fallbacks to the scalar kernels: one finding naming the layers and the first reason.
+std::optional<Finding> ModelFallbackFinding(const ModelResults& model) {
+  if (model.fallbacks.empty()) return std::nullopt;
+  std::string layers;
+  for (const auto& f : model.fallbacks) layers += (layers.empty() ? "" : ", ") + f.layer;
+  return Finding{.severity = Severity::kWarning,
+                 .code = "model-fallback",
+                 .message = fmt::format("oneDNN could not run this model here, so dlcheck's "
+                                        "scalar kernels ran it (layers {}): {}",
+                                        layers, model.fallbacks.front().reason)};
+}
+
+Finding DeviationFinding(const WorkerResults& results) {
+  return {.severity = Severity::kError,
+          .code = "deviation",
+          .message = fmt::format(
+              "oneDNN and dlcheck's scalar reference disagree: largest deviation {:.3g} (in {}) "
+              "exceeds the tolerance {:.3g}; oneDNN's kernels give wrong numbers on this "
+              "machine, or the reference is wrong: please report it",
+              *results.max_deviation, results.deviation_tensor.value_or("?"), *results.tolerance)};
+}
+
+void AddModelFindings(const Run& run, std::vector<Finding>& findings) {
+  if (auto fallback = ModelFallbackFinding(*run.model)) findings.push_back(std::move(*fallback));
+  if (Deviates(run.model->results)) findings.push_back(DeviationFinding(run.model->results));
+  if (run.outcome.interrupted != 0) {
+    findings.push_back({.severity = Severity::kWarning,
+                        .code = "interrupted",
+                        .message = fmt::format("interrupted by {}: the worker was stopped; the "
+                                               "report holds what it did before",
+                                               os::SignalName(run.outcome.interrupted))});
+  } else if (auto ended = WorkerEndFinding(run, "the model worker",
+                                           "; the report holds what it did before")) {
+    findings.push_back(std::move(*ended));
+  }
+}
+
+void AddProgramFindings(const Run& run, std::string_view program, std::vector<Finding>& findings) {
+  if (run.verbose_lines == 0) {
+    findings.push_back(
+        {.severity = Severity::kWarning,
+         .code = "no-verbose",
+         .message = fmt::format(
+             "{} printed no oneDNN verbose line although dlcheck switched verbose on: it may "
+             "not use oneDNN at all (or not for these operations: PyTorch's nn.Linear does "
+             "not), its oneDNN may be built with verbose output compiled out "
+             "(ONEDNN_VERBOSE=OFF), or it may redirect or close its own stdout",
+             program)});
+  }
+  if (run.outcome.signaled) {
+    findings.push_back({.severity = Severity::kError,
+                        .code = "program-signaled",
+                        .message = fmt::format("{} {}; the report holds what it printed before",
+                                               program, run.outcome.Ended())});
+  }
+}
+
+}  // namespace
+
+std::vector<Finding> RunFindings(const Run& run, std::string_view program) {
+  std::vector<Finding> findings;
+  if (run.timeline_dropped > 0) {
+    findings.push_back({.severity = Severity::kInfo,
+                        .code = "timeline-capped",
+                        .message = TimelineCappedText(run.execs.size(), run.timeline_dropped)});
+  }
+  if (run.model) {
+    AddModelFindings(run, findings);
+  } else {
+    AddProgramFindings(run, program, findings);
+  }
+  return findings;
 }
 
 }  // namespace dlcheck::dispatch

@@ -97,4 +97,14 @@ struct Run {
 std::optional<Finding> WorkerEndFinding(const Run& run, std::string_view who,
                                         std::string_view then);
 
+/// True when the model's numbers disagree with dlcheck's scalar reference: the largest deviation
+/// exceeds the tolerance (a NaN deviation disagrees).
+bool Deviates(const WorkerResults& results);
+
+/// What one run says in a report of that run alone (`verbose`, `run`): `timeline-capped` when
+/// the timeline left executions out; for the model worker `model-fallback`, `deviation`, and
+/// `interrupted` (the signal dlcheck passed on stopped it) or how it ended (WorkerEndFinding);
+/// for a program, named `program` in the messages, `no-verbose` and `program-signaled`.
+std::vector<Finding> RunFindings(const Run& run, std::string_view program);
+
 }  // namespace dlcheck::dispatch

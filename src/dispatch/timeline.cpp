@@ -1,8 +1,17 @@
 #include "dispatch/timeline.h"
 
+#include <fmt/format.h>
+
 #include <utility>
 
 namespace dlcheck::dispatch {
+
+std::string TimelineCappedText(std::size_t kept, std::uint64_t dropped) {
+  return fmt::format(
+      "the timeline keeps the first {} executions; {} later ones are in the totals but not in "
+      "the timeline",
+      kept, dropped);
+}
 
 void Timeline::OnEvent(const verbose::VerboseEvent& e, std::size_t) {
   if (e.operation != verbose::Operation::kExec || !recording_ || !e.time_ms) return;

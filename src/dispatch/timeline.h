@@ -32,6 +32,11 @@ inline constexpr std::size_t kMaxTraceTimeline = 100'000;
 /// (a minute of a small model's primitives).
 inline constexpr std::size_t kMaxJoinedTimeline = 1'000'000;
 
+/// What a capped timeline says (the `timeline-capped` finding, or a line on stderr beside a
+/// trace): "the timeline keeps the first N executions; M later ones are in the totals but not
+/// in the timeline".
+std::string TimelineCappedText(std::size_t kept, std::uint64_t dropped);
+
 /// One primitive execution, for a timeline.
 struct ExecRecord {
   std::string primitive;
