@@ -17,7 +17,7 @@
 #include <string_view>
 #include <vector>
 
-#include "cli/verbose_report.h"
+#include "cli/sort_key.h"
 #include "common/nearest_name.h"
 #include "common/status.h"
 #include "report/printer.h"

@@ -51,11 +51,8 @@ struct ProfileOptions {
   std::string svg_path;     ///< --svg FILE: the flame graph beside the report
 };
 
-// What was profiled: the verbose side of the run (model or CMD under perf) and how it ended.
-using Recording = dispatch::Run;
-
 // The status profile ends with after its report: CMD's (as `run` ends), 0 for the model.
-int ExitStatusOf(const Recording& r) {
+int ExitStatusOf(const dispatch::Run& r) {
   return r.model ? 0 : r.outcome.ShellStatus();
 }
 
@@ -110,7 +107,7 @@ StatusOr<std::string> ResolveProgram(const std::string& program, std::string_vie
 
 // The model worker or CMD under perf record (`launcher`), with oneDNN's perf maps on and the
 // timeline kept for the join; progress on a terminal as `verbose` and `run` draw it.
-StatusOr<Recording> Record(const ProfileOptions& o, std::vector<std::string> launcher) {
+StatusOr<dispatch::Run> Record(const ProfileOptions& o, std::vector<std::string> launcher) {
   dispatch::CaptureSettings settings = o.capture;
   settings.launcher = std::move(launcher);
   settings.max_timeline = dispatch::kMaxJoinedTimeline;
@@ -128,7 +125,7 @@ StatusOr<Recording> Record(const ProfileOptions& o, std::vector<std::string> lau
   const dispatch::RunSource source = o.command.empty()
                                          ? dispatch::RunSource(o.model)
                                          : dispatch::RunSource(dispatch::ProgramSource{o.command});
-  StatusOr<Recording> run = dispatch::Capture(source, settings);
+  StatusOr<dispatch::Run> run = dispatch::Capture(source, settings);
   if (!run.ok()) return run.status();
   // Stopped on the user's word (the signal dlcheck passed on): what perf recorded is reported.
   if (run->model && !run->outcome.ok() && run->outcome.interrupted == 0) {
@@ -211,7 +208,7 @@ std::optional<std::string> NothingToReport(const StatusOr<profile::Profile>& p) 
 }
 
 // A program that exited at once, or a recording with nothing in it, is an error that says so.
-Status TooShort(const ProfileOptions& o, const Recording& r, const profile::Profile& p) {
+Status TooShort(const ProfileOptions& o, const dispatch::Run& r, const profile::Profile& p) {
   const std::string what = o.command.empty() ? "the model worker" : ValidUtf8(o.command.front());
   const double span = p.last_s - p.first_s;
   if (span < kShortestProfileS) {
@@ -226,7 +223,7 @@ Status TooShort(const ProfileOptions& o, const Recording& r, const profile::Prof
                             what, span, r.outcome.Describe(), o.perf.event, what));
 }
 
-void AddProfileSection(report::Report& report, const ProfileOptions& o, const Recording& r,
+void AddProfileSection(report::Report& report, const ProfileOptions& o, const dispatch::Run& r,
                        const profile::Profile& p, const profile::PerfProbe& probe) {
   report::Section& s = report.AddSection("profile", "Profile");
   s.Add("command", o.command.empty()
@@ -273,8 +270,8 @@ void AddStacksTable(report::Report& report, const ProfileOptions& o, const profi
                   p.event, o.perf.frequency));
 }
 
-report::Report BuildReport(const ProfileOptions& o, const Recording& r, const profile::Profile& p,
-                           const profile::PerfProbe& probe) {
+report::Report BuildReport(const ProfileOptions& o, const dispatch::Run& r,
+                           const profile::Profile& p, const profile::PerfProbe& probe) {
   report::Report report;
   report.command = "profile";
   AddProfileSection(report, o, r, p, probe);
@@ -307,8 +304,9 @@ Status WriteExtraOutputs(const ProfileOptions& o, const report::Report& report) 
 }
 
 // The report (and --folded, --svg); a signal received while perf recorded is said after it.
-StatusOr<int> WriteReport(const ProfileOptions& o, const Recording& r, const profile::Profile& p,
-                          const profile::PerfProbe& probe, os::OutputFile& output) {
+StatusOr<int> WriteReport(const ProfileOptions& o, const dispatch::Run& r,
+                          const profile::Profile& p, const profile::PerfProbe& probe,
+                          os::OutputFile& output) {
   const report::Report report = BuildReport(o, r, p, probe);
   if (Status extra = WriteExtraOutputs(o, report); !extra.ok()) return extra;
   std::ostream& out = output.is_open() ? output.stream() : std::cout;
@@ -339,7 +337,7 @@ StatusOr<int> RecordAndReport(ProfileOptions& o, const std::string& perf, const 
   }
   if (!probe.ok()) return probe.status();
   const auto launcher = profile::RecordCommand(o.perf, probe->off_cpu && !o.no_off_cpu);
-  StatusOr<Recording> rec = Record(o, launcher);
+  StatusOr<dispatch::Run> rec = Record(o, launcher);
   if (!rec.ok() && SignalForwarding::Received() == 0) return rec.status();
   const profile::ExecTimeline timeline(rec.ok() ? ExecSpans(rec->execs)
                                                 : std::vector<profile::ExecSpan>{});

@@ -30,13 +30,11 @@ struct RunOptions {
   std::string output_path;
 };
 
-using RunResult = dispatch::Run;
-
 report::Value TextOrNull(const std::string& text) {
   return text.empty() ? report::Value() : report::Value(ValidUtf8(text));
 }
 
-void AddRunSection(report::Report& report, const RunOptions& o, const RunResult& run) {
+void AddRunSection(report::Report& report, const RunOptions& o, const dispatch::Run& run) {
   const os::Outcome& ended = run.outcome;
   const verbose::LogHeader& header = run.header;
   const verbose::Summary& summary = run.summary;
@@ -62,7 +60,7 @@ void AddRunSection(report::Report& report, const RunOptions& o, const RunResult&
   s.Add("program_bytes", run.program_output.bytes);
 }
 
-report::Report BuildReport(const RunOptions& o, RunResult& run) {
+report::Report BuildReport(const RunOptions& o, dispatch::Run& run) {
   report::Report report;
   report.command = "run";
   AddRunSection(report, o, run);
@@ -74,7 +72,7 @@ report::Report BuildReport(const RunOptions& o, RunResult& run) {
 }
 
 // Runs the program with its stdout split between the capture and dlcheck's stderr.
-StatusOr<RunResult> Capture(const RunOptions& o, os::OutputFile& raw_log) {
+StatusOr<dispatch::Run> Capture(const RunOptions& o, os::OutputFile& raw_log) {
   // Progress on a terminal: cleared before the program's own output, drawn again after it.
   report::Progress progress("run", 0);
   progress.Step(o.command.front());
@@ -96,7 +94,7 @@ StatusOr<int> RunRun(const RunOptions& o) {
   if (!o.output_path.empty()) {
     if (Status opened = output.Open(o.output_path); !opened.ok()) return opened;
   }
-  StatusOr<RunResult> run = Capture(o, raw_log);
+  StatusOr<dispatch::Run> run = Capture(o, raw_log);
   if (!run.ok()) return run.status();
   // The program has run: its report is printed even when the raw log could not be kept.
   const Status raw_log_kept = raw_log.is_open() ? raw_log.Commit() : Status();

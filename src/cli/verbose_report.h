@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "cli/sort_key.h"
 #include "common/status.h"
 #include "dispatch/noise.h"
 #include "dispatch/run.h"
@@ -45,18 +46,6 @@ struct ColumnOptions {
   const std::vector<std::pair<std::string, verbose::LogHeader>>* input_headers = nullptr;
 };
 
-enum class SortKey { kTime, kExecs, kCreates, kName };
-
-/// The --sort keys by name, the one list: the option, its help and the report's `sort` read it.
-inline constexpr std::array<std::pair<std::string_view, SortKey>, 4> kSortKeys = {{
-    {"time", SortKey::kTime},
-    {"execs", SortKey::kExecs},
-    {"creates", SortKey::kCreates},
-    {"name", SortKey::kName},
-}};
-
-/// The name of `key` in kSortKeys.
-std::string_view SortName(SortKey key);
 
 std::vector<std::string> PrimitiveColumns(const ColumnOptions& options = {});
 std::vector<std::string> EventColumns(const ColumnOptions& options = {});
