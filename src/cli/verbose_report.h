@@ -46,7 +46,6 @@ struct ColumnOptions {
   const std::vector<std::pair<std::string, verbose::LogHeader>>* input_headers = nullptr;
 };
 
-
 std::vector<std::string> PrimitiveColumns(const ColumnOptions& options = {});
 std::vector<std::string> EventColumns(const ColumnOptions& options = {});
 
