@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <optional>
 
-#include "cli/verbose_report.h"
+#include "cli/stats_view.h"
 #include "common/text.h"
 #include "dispatch/sweep_findings.h"
 

@@ -15,7 +15,9 @@
 
 #include "cli/commands.h"
 #include "cli/enum_option.h"
-#include "cli/verbose_report.h"
+#include "cli/log_view.h"
+#include "cli/run_view.h"
+#include "cli/stats_view.h"
 #include "common/exit_code.h"
 #include "common/input_rules.h"
 #include "common/status.h"

@@ -19,7 +19,7 @@
 
 #include "cli/commands.h"
 #include "cli/model_options.h"
-#include "cli/verbose_report.h"
+#include "cli/stats_view.h"
 #include "common/text.h"
 #include "dispatch/capture.h"
 #include "os/exit_status.h"

@@ -9,7 +9,8 @@
 #include <iostream>
 
 #include "cli/commands.h"
-#include "cli/verbose_report.h"
+#include "cli/run_view.h"
+#include "cli/stats_view.h"
 #include "common/text.h"
 #include "dispatch/capture.h"
 #include "os/output_file.h"

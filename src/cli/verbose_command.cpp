@@ -9,7 +9,7 @@
 #include "cli/commands.h"
 #include "cli/enum_option.h"
 #include "cli/model_options.h"
-#include "cli/verbose_report.h"
+#include "cli/run_view.h"
 #include "detect/binding.h"
 #include "dispatch/capture.h"
 #include "dispatch/noise.h"

@@ -133,7 +133,7 @@ Member TraceMember() {
                Text("layer"), Text("implementation"), Text("prop_kind"), Text("problem")});
 }
 
-// Where the figures of a timed run come from (verbose_report's AddNoiseGuard).
+// Where the figures of a timed run come from (cli/run_view's AddNoiseGuard).
 std::vector<Member> NoiseGuardMembers() {
   return {Text("threads_from"), Number("load_start"), Number("load_end")};
 }

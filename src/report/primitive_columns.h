@@ -1,6 +1,6 @@
 #pragma once
 // The columns of the primitives table, declared once: the printers' writer
-// (cli/verbose_report.cpp), `diff`'s reader of JSON reports (compare/run_rows.cpp) and the JSON
+// (cli/stats_view.cpp), `diff`'s reader of JSON reports (compare/run_rows.cpp) and the JSON
 // contract the schemas are generated from (report/contracts.cpp) all read these names and types,
 // so a column renamed here is renamed everywhere, and none can be spelled two ways.
 //

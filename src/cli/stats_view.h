@@ -1,6 +1,7 @@
 #pragma once
-// Verbose statistics -> report::Report: the primitives table (the CSV contract), the events
-// table, the summary, the diagnostics and the findings. Used by `parse`, `verbose` and `dispatch`.
+// The per-primitive views of verbose statistics: the primitives table (the CSV contract), the
+// events table, their columns and rows, the sort, and benchdnn batch files. Used by every command
+// that reports primitives (parse, verbose, run, dispatch, profile).
 //
 //   CSV, aggregates (columns in this order, `layer` appended when asked):
 //   engine,primitive,implementation,isa,isa_source,fallback,prop_kind,data_types,layouts,
@@ -10,25 +11,16 @@
 //   line,era,operation,cache,engine,primitive,implementation,isa,isa_source,fallback,prop_kind,
 //   memory_descriptors,attributes,auxiliary,problem,time_ms,timestamp,message
 
-#include <array>
-#include <cstdint>
-#include <map>
-#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
 #include "cli/sort_key.h"
-#include "common/status.h"
-#include "dispatch/noise.h"
-#include "dispatch/run.h"
-#include "dispatch/timeline.h"
 #include "report/report.h"
 #include "verbose/aggregate.h"
 #include "verbose/benchdnn.h"
 #include "verbose/line_parser.h"
-#include "verbose/log_session.h"
 #include "verbose/verbose_event.h"
 
 namespace dlcheck::cli {
@@ -63,51 +55,12 @@ void SortRows(std::vector<verbose::PrimitiveStats>& rows, SortKey key);
 /// printer reads it: callers move their rows in.
 void AddPrimitivesTable(report::Report& report, std::vector<verbose::PrimitiveStats> rows,
                         double total_exec_ms, std::size_t top, const ColumnOptions& options = {});
-/// The `input` section: files (when given), lines, events, skipped lines by reason.
-void AddInputSection(report::Report& report, const std::vector<std::string>& files,
-                     const verbose::ParseStats& stats);
-/// The `header` section: what the log's info lines said (version, runtime, threads, ISA).
-void AddHeaderSection(report::Report& report, const verbose::LogHeader& header);
-/// The `summary` section, the `diagnostics` table and the findings.
-void AddSummary(report::Report& report, const verbose::Summary& summary,
-                const std::vector<verbose::DiagnosticStats>& diagnostics);
-/// The `headers` table: each input's own header, when there are several (the header section
-/// merges them: the first input that names a field wins).
-void AddInputHeaders(report::Report& report,
-                     const std::vector<std::pair<std::string, verbose::LogHeader>>& headers);
 /// A benchdnn `--batch` file of the rows' reproducers for one driver (`conv`), in the syntax the
 /// options ask for: a first comment with the command that runs it (`ONEDNN_MAX_CPU_ISA=X
 /// benchdnn --conv --mode=P --batch=FILE`), then `--reset <options> <problem>` per distinct line,
 /// `#` comments for that driver's rows without a line and for lines the log ran at another ISA.
 std::string BenchdnnBatch(std::vector<verbose::PrimitiveStats> rows, std::string_view driver,
                           const ColumnOptions& options = {});
-/// All of these for a whole log session: AddInputSection, AddHeaderSection, AddInputHeaders,
-/// AddSummary.
-void AddLogSummary(report::Report& report, const std::vector<std::string>& files,
-                   const verbose::LogSession& session, const verbose::Summary& summary);
-
-/// What a captured run's verbose stream says, the one body of `verbose` and `run` (after their
-/// run sections): the primitives table (the primary table; sorted by `sort`, the first `top`
-/// rows; the model's with its layer column, engine and creates left to JSON), the input section,
-/// a program's header section (the model's run section says what its header would), the summary
-/// with the diagnostics, and the timeline. Moves the run's rows into the report.
-void AddRunStream(report::Report& report, dispatch::Run& run, SortKey sort, std::size_t top);
-
-/// The `trace` table (omitted from the human table): one row per execution, as
-/// report::PrintTrace reads it.
-void AddTimeline(report::Report& report, const std::vector<dispatch::ExecRecord>& execs);
-
-/// The noise guard's part of a measurement's report: `threads_from`, `load_start`, `load_end`
-/// in `section`, and its findings (dispatch::NoiseFindings).
-void AddNoiseGuard(report::Report& report, report::Section& section,
-                   const dispatch::ThreadChoice& threads,
-                   const std::optional<dispatch::LoadAverage>& load_start,
-                   const std::optional<dispatch::LoadAverage>& load_end);
-
-/// Ends a command whose worker refused (Run::Refused), as Run::RefusalOf says: with its error, or
-/// with the worker's own error line on stderr and its exit status.
-StatusOr<int> EndRefused(const dispatch::Run& run);
-
 /// `text` with every byte sequence that is not valid UTF-8 replaced by `?` (JSON needs UTF-8).
 std::string ValidUtf8(std::string_view text);
 

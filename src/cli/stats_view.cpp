@@ -1,4 +1,4 @@
-#include "cli/verbose_report.h"
+#include "cli/stats_view.h"
 
 #include <fmt/format.h>
 
@@ -40,15 +40,6 @@ Value IsaSourceValue(std::string_view isa, bool inferred) {
 
 Value Ms(double ms) {
   return Value(ms, 4);
-}
-
-void AddShares(report::Section& section, std::string name, std::string first_column,
-               std::string title, const std::vector<verbose::TimeShare>& shares) {
-  report::Table& t = section.AddTable(
-      std::move(name), {first_column, "rows", "execs", "exec_ms", "time_pct"}, std::move(title));
-  for (const auto& s : shares) {
-    t.rows.push_back({Text(s.name), s.rows, s.execs, Ms(s.exec_ms), Value(s.pct, 2)});
-  }
 }
 
 }  // namespace
@@ -340,160 +331,6 @@ std::string BenchdnnBatch(std::vector<verbose::PrimitiveStats> rows, std::string
     text += line + "\n";
   }
   return text;
-}
-
-void AddLogSummary(report::Report& report, const std::vector<std::string>& files,
-                   const verbose::LogSession& session, const verbose::Summary& summary) {
-  AddInputSection(report, files, session.stats());
-  AddHeaderSection(report, session.header());
-  AddInputHeaders(report, session.input_headers());
-  AddSummary(report, summary, session.aggregator().diagnostics());
-}
-
-void AddInputHeaders(report::Report& report,
-                     const std::vector<std::pair<std::string, verbose::LogHeader>>& headers) {
-  if (headers.size() < 2) return;  // one input: the header section is its header
-  report::Table& t = report.AddTable(
-      "headers", {"file", "library_version", "runtime", "threads", "isa", "isa_short"},
-      "Log header of each input");
-  for (const auto& [file, h] : headers) {
-    t.rows.push_back({Text(file), Text(h.library_version), Text(h.runtime),
-                      h.threads ? Value(*h.threads) : Value(), Text(h.isa), Text(h.isa_short)});
-  }
-}
-
-void AddInputSection(report::Report& report, const std::vector<std::string>& files,
-                     const verbose::ParseStats& stats) {
-  report::Section& input = report.AddSection("input", "Input");
-  if (!files.empty()) {
-    report::TextList names;
-    for (const auto& f : files) names.push_back(ValidUtf8(f));
-    input.Add("files", Value(std::move(names)));
-  }
-  input.Add("lines", stats.lines);
-  input.Add("events", stats.events);
-  input.Add("info_lines", stats.info_lines);
-  input.Add("skipped", stats.Skipped());
-  report::Section& skipped = input.AddSection("skipped_by_reason", "Skipped lines by reason");
-  for (const auto& [reason, count] : stats.skipped) {
-    skipped.Add(std::string(verbose::SkipReasonName(reason)), count);
-  }
-}
-
-void AddHeaderSection(report::Report& report, const verbose::LogHeader& header) {
-  report::Section& h = report.AddSection("header", "Log header");
-  h.Add("library_version", Text(header.library_version));
-  h.Add("runtime", Text(header.runtime));
-  h.Add("threads", header.threads ? Value(*header.threads) : Value());
-  h.Add("isa", Text(header.isa));
-  h.Add("isa_name", Text(header.isa_short));
-}
-
-void AddSummary(report::Report& report, const verbose::Summary& summary,
-                const std::vector<verbose::DiagnosticStats>& diagnostics) {
-  report::Section& s = report.AddSection("summary", "Summary");
-  s.Add("rows", summary.rows);
-  s.Add("creates", summary.creates);
-  s.Add("cache_hits", summary.cache_hits);
-  s.Add("cache_hit_rate", summary.cache_hit_rate ? Value(*summary.cache_hit_rate, 3) : Value());
-  s.Add("create_ms", Ms(summary.create_ms));
-  s.Add("nested_creates", summary.nested_creates);
-  s.Add("nested_create_ms", Ms(summary.nested_create_ms));
-  s.Add("execs", summary.execs);
-  s.Add("exec_ms", Ms(summary.exec_ms));
-  s.Add("reorder_exec_ms", Ms(summary.reorder_exec_ms));
-  s.Add("reorder_pct", Value(summary.reorder_pct, 2));
-  s.Add("first_exec_ms_mean",
-        summary.first_execs ? Ms(summary.first_exec_ms / static_cast<double>(summary.first_execs))
-                            : Value());
-  s.Add("steady_exec_ms_mean", summary.steady_execs ? Ms(summary.steady_exec_ms /
-                                                         static_cast<double>(summary.steady_execs))
-                                                    : Value());
-  s.Add("diagnostics", summary.diagnostics);
-  s.Add("graph_pattern_matcher_lines", summary.graph_dispatch);
-  AddShares(s, "by_kind", "primitive", "Execution time by primitive kind", summary.by_kind);
-  AddShares(s, "by_fallback", "fallback", "Execution time by fallback class", summary.by_fallback);
-
-  report::Table& d = report.AddTable(
-      "diagnostics", {"operation", "primitive", "implementation", "message", "count", "first_line"},
-      "Diagnostics");
-  for (const auto& diag : diagnostics) {
-    d.rows.push_back({Text(diag.operation), Text(diag.primitive), Text(diag.implementation),
-                      Text(diag.message), diag.count, diag.first_line});
-  }
-  report.findings.insert(report.findings.end(), summary.notes.begin(), summary.notes.end());
-}
-
-namespace {
-
-// Where the timeline's start_ms 0 lies in the trace, in ms: the epoch time of the first
-// execution when the log had timestamps (so the trace holds the log's own absolute times and
-// merges with a framework's profile), else 0.001 (1 us: DevTools' trace engine takes ts 0 for
-// unset and would leave the first event out of its bounds).
-double TraceOriginMs(const std::vector<dispatch::ExecRecord>& execs) {
-  for (const auto& e : execs) {
-    if (e.stamp_ms) return *e.stamp_ms - e.start_ms;
-  }
-  return 0.001;
-}
-
-}  // namespace
-
-// The human table leaves the timeline out; JSON carries it, and `--format trace` prints only it.
-void AddRunStream(report::Report& report, dispatch::Run& run, SortKey sort, std::size_t top) {
-  const bool model = run.model.has_value();
-  SortRows(run.rows, sort);
-  // The header tells the benchdnn column its version and ISA.
-  AddPrimitivesTable(report, std::move(run.rows), run.summary.exec_ms, top,
-                     {.include_layer = model, .header = &run.header});
-  if (model) {
-    // One engine (cpu) and one creation per primitive: the table has room for what varies.
-    auto& hidden = report.tables.back().hidden_in_table;
-    hidden.insert(hidden.end(), {col::kEngine.name, col::kCreates.name});
-  }
-  report.primary_table = "primitives";
-  // A worker's input counts its lines that were not its own protocol, skips by reason.
-  AddInputSection(report, {}, run.input);
-  if (!model) AddHeaderSection(report, run.header);
-  AddSummary(report, run.summary, run.diagnostics);
-  AddTimeline(report, run.execs);
-}
-
-void AddTimeline(report::Report& report, const std::vector<dispatch::ExecRecord>& execs) {
-  report::Table& t = report.AddTable(std::string(report::kTraceTable),
-                                     {"name", "category", "ts_us", "dur_us", "thread", "layer",
-                                      "implementation", "prop_kind", "problem"},
-                                     "Timeline");
-  t.omit_in_table = true;
-  const double origin_ms = TraceOriginMs(execs);
-  for (const auto& e : execs) {
-    t.rows.push_back({e.layer.empty() ? e.primitive : e.layer + " " + e.primitive, e.primitive,
-                      Value((origin_ms + e.start_ms) * 1e3, 3), Value(e.time_ms * 1e3, 3), 1,
-                      e.layer.empty() ? Value() : Value(e.layer), e.implementation, e.prop_kind,
-                      e.problem});
-  }
-}
-
-StatusOr<int> EndRefused(const dispatch::Run& run) {
-  dispatch::Run::Refusal refusal = run.RefusalOf();
-  if (!refusal.error.ok()) return refusal.error;
-  std::cerr << refusal.worker_line << '\n';
-  return refusal.exit_status;
-}
-
-void AddNoiseGuard(report::Report& report, report::Section& section,
-                   const dispatch::ThreadChoice& threads,
-                   const std::optional<dispatch::LoadAverage>& load_start,
-                   const std::optional<dispatch::LoadAverage>& load_end) {
-  section.Add("threads_from", threads.from);
-  auto load = [](const std::optional<dispatch::LoadAverage>& l) {
-    return l ? report::Value(l->one, 2) : report::Value();
-  };
-  section.Add("load_start", load(load_start));
-  section.Add("load_end", load(load_end));
-  for (Finding& f : dispatch::NoiseFindings(threads, load_start, load_end)) {
-    report.findings.push_back(std::move(f));
-  }
 }
 
 }  // namespace dlcheck::cli

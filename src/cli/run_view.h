@@ -1,0 +1,40 @@
+#pragma once
+// The views of a captured run (dispatch::Run): the body `verbose` and `run` share, the timeline
+// (`trace` table), the noise guard's fields, and the end of a command whose worker refused.
+
+#include <cstddef>
+#include <optional>
+#include <vector>
+
+#include "cli/sort_key.h"
+#include "common/status.h"
+#include "dispatch/noise.h"
+#include "dispatch/run.h"
+#include "dispatch/timeline.h"
+#include "report/report.h"
+
+namespace dlcheck::cli {
+
+/// What a captured run's verbose stream says, the one body of `verbose` and `run` (after their
+/// run sections): the primitives table (the primary table; sorted by `sort`, the first `top`
+/// rows; the model's with its layer column, engine and creates left to JSON), the input section,
+/// a program's header section (the model's run section says what its header would), the summary
+/// with the diagnostics, and the timeline. Moves the run's rows into the report.
+void AddRunStream(report::Report& report, dispatch::Run& run, SortKey sort, std::size_t top);
+
+/// The `trace` table (omitted from the human table): one row per execution, as
+/// report::PrintTrace reads it.
+void AddTimeline(report::Report& report, const std::vector<dispatch::ExecRecord>& execs);
+
+/// The noise guard's part of a measurement's report: `threads_from`, `load_start`, `load_end`
+/// in `section`, and its findings (dispatch::NoiseFindings).
+void AddNoiseGuard(report::Report& report, report::Section& section,
+                   const dispatch::ThreadChoice& threads,
+                   const std::optional<dispatch::LoadAverage>& load_start,
+                   const std::optional<dispatch::LoadAverage>& load_end);
+
+/// Ends a command whose worker refused (Run::Refused), as Run::RefusalOf says: with its error, or
+/// with the worker's own error line on stderr and its exit status.
+StatusOr<int> EndRefused(const dispatch::Run& run);
+
+}  // namespace dlcheck::cli
