@@ -44,9 +44,8 @@ namespace {
 // What both sources share: the session of `parse` (joining, the memo, skip counts) with the
 // timeline listening, and the run record it fills.
 struct Recorder {
-  explicit Recorder(const CaptureSettings& settings, std::string input_name)
-      : timeline(session, run.execs, settings.max_timeline) {
-    run.timeline_cap = settings.max_timeline;
+  Recorder(std::size_t max_timeline, std::string input_name)
+      : timeline(session, run.execs, max_timeline) {
     session.AddListener(&timeline);
     session.StartInput(std::move(input_name));
   }
@@ -144,7 +143,7 @@ bool TakeWorkerLine(std::string_view line, const CaptureSettings& settings, Mode
 }
 
 StatusOr<Run> CaptureModel(const ModelSource& source, const CaptureSettings& settings) {
-  Recorder recorder(settings, "<worker>");
+  Recorder recorder(settings.max_timeline, "<worker>");
   ModelResults model;
   std::uint64_t line_number = 0;
   auto on_line = [&](std::string_view line) {
@@ -224,7 +223,7 @@ StatusOr<os::Spec> ProgramSpec(const ProgramSource& source, const CaptureSetting
 StatusOr<Run> CaptureProgram(const ProgramSource& source, const CaptureSettings& settings) {
   StatusOr<os::Spec> spec = ProgramSpec(source, settings);
   if (!spec.ok()) return spec.status();
-  Recorder recorder(settings, "<" + source.argv.front() + ">");
+  Recorder recorder(settings.max_timeline, "<" + source.argv.front() + ">");
   recorder.timeline.set_recording(settings.max_timeline > 0);
   ProgramSink sink(recorder.session, settings.raw_log, settings.on_output);
   verbose::OutputSplitter splitter(sink);

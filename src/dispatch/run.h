@@ -54,7 +54,6 @@ struct Run {
   std::uint64_t verbose_lines = 0;  ///< verbose lines (creates, execs, diagnostics)
   std::vector<ExecRecord> execs;    ///< the timeline (the model's traced steps; all of a program)
   std::uint64_t timeline_dropped = 0;  ///< executions past the timeline's cap, counted
-  std::size_t timeline_cap = 0;        ///< the cap it ran under
   ProgramOutput program_output;        ///< a program's; zero for the model
   std::optional<ModelResults> model;   ///< the model worker's; nullopt for a program
 

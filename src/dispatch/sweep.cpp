@@ -180,12 +180,10 @@ void AddCells(SweepCells& cells, const Run& run, std::size_t index, std::size_t 
     SweepCell& c = cells[KeyOf(s)];
     c.ms.resize(runs, 0.0);
     c.ms[index] += s.exec_ms_total;
-    if (s.flops && index == 0) c.flops += *s.flops * static_cast<double>(s.timed_execs);
     c.scalar |= verbose::IsScalarFallback(s) || verbose::IsDlcheckKernel(s);
     if (s.exec_ms_total > c.top_ms) {
       c.top_ms = s.exec_ms_total;
       c.implementation = s.implementation;
-      c.isa = s.isa;
     }
   }
 }

@@ -123,9 +123,7 @@ PrimitiveKey KeyOf(const verbose::PrimitiveStats& s);
 struct SweepCell {
   std::vector<double> ms;  ///< per run: every row of the key, all its executions
   std::string implementation;
-  std::string isa;
   bool scalar = false;  ///< reference code or dlcheck's scalar kernels
-  double flops = 0;     ///< over the first run's timed executions
   double top_ms = -1;
   /// The median of the runs' times (ms).
   double MedianMs() const;
