@@ -86,6 +86,14 @@ Value CapCell(const ConfigRuns& r, const SweepCells& cells, const PrimitiveKey& 
                      ValidUtf8(c->second.implementation), c->second.scalar ? " [scalar]" : "");
 }
 
+// The scalar kernels' ms per step for a key; nullopt when they did not run it.
+std::optional<double> ScalarMs(const SweepCells& scalar_cells, const PrimitiveKey& k,
+                               double steps) {
+  const auto s = scalar_cells.find(k);
+  if (s == scalar_cells.end()) return std::nullopt;
+  return s->second.MedianMs() / steps;
+}
+
 std::vector<std::string> SweepColumns(const std::vector<const ConfigRuns*>& caps, bool model) {
   std::vector<std::string> columns = {"primitive", "prop_kind", "problem"};
   if (model) columns.insert(columns.begin(), "layer");
@@ -128,21 +136,15 @@ void AddSweepTable(report::Report& report, const std::vector<ConfigRuns>& result
     if (shape.model) row.insert(row.begin(), Value(k.layer));
     for (std::size_t i = 0; i < caps.size(); ++i)
       row.push_back(CapCell(*caps[i], cells[i], k, shape));
+    if (shape.model) row.push_back(Opt(ScalarMs(scalar_cells, k, shape.steps), 4));
     const auto fastest = FastestOf(caps, cells, k, shape.model);
+    // A program's cap is named only apart from the others' spread; the model's always is.
+    const Value no_fastest = shape.model ? Value() : Value("(too close)");
+    row.push_back(fastest ? Value(caps[*fastest]->config.cap()->isa) : no_fastest);
     if (shape.model) {
-      const auto s = scalar_cells.find(k);
-      std::optional<double> scalar_ms;
-      if (s != scalar_cells.end()) scalar_ms = s->second.MedianMs() / shape.steps;
-      row.push_back(Opt(scalar_ms, 4));
+      row.push_back(fastest ? Opt(SpeedupOver(scalar_cells, cells[*fastest], k), 1) : Value());
+      row.push_back(fastest ? Opt(SpeedupOver(cells.front(), cells[*fastest], k), 1) : Value());
     }
-    if (!shape.model) {
-      row.push_back(fastest ? Value(caps[*fastest]->config.cap()->isa) : Value("(too close)"));
-      t.rows.push_back(std::move(row));
-      continue;
-    }
-    row.push_back(fastest ? Value(caps[*fastest]->config.cap()->isa) : Value());
-    row.push_back(fastest ? Opt(SpeedupOver(scalar_cells, cells[*fastest], k), 1) : Value());
-    row.push_back(fastest ? Opt(SpeedupOver(cells.front(), cells[*fastest], k), 1) : Value());
     t.rows.push_back(std::move(row));
   }
 }
