@@ -15,9 +15,31 @@
 
 #include "check/check.h"
 #include "dispatch/capture.h"
+#include "report/contract.h"
+#include "report/field.h"
 #include "report/report.h"
 
 namespace dlcheck::check {
+
+// The check's words (the run section's are the model run's, dispatch/run_fields.h).
+namespace check_field {
+using report::Field;
+using report::Type;
+inline constexpr Field kStatus{"status"};  ///< OK, WARNING, CRITICAL, UNKNOWN
+inline constexpr Field kExitStatus{"exit_status", Type::kInteger};
+inline constexpr Field kSummary{"summary"};
+inline constexpr Field kPerfdata{"perfdata"};  ///< the monitoring line's performance data
+inline constexpr Field kHost{"host"};          ///< the node's name (not with --stable)
+inline constexpr Field kCheck{"check"};        ///< a check item's name
+inline constexpr Field kDetail{"detail"};
+}  // namespace check_field
+
+inline constexpr report::Part kCheckSection{"check", "Check"};
+inline constexpr report::Part kChecksTable{"checks", "Checks"};
+inline constexpr report::Part kRunSection{"run", "Model run"};
+
+/// `check`'s document: check, checks, run, then the platform's members.
+const report::contract::Document& CheckDocument();
 
 /// Fills `report` with `result`; `ran` are the options the model run was started with. `stable`
 /// leaves out everything measured (perfdata, the run's timings and deviations), so that identical

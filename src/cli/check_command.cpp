@@ -159,10 +159,13 @@ std::string Emitted(const CheckOptions& o, std::string_view node, const check::C
   // Which node this is, for `dlcheck fleet`; left out of --stable output, where it would keep
   // identical nodes apart.
   for (report::Section& section : report.sections) {
-    if (section.name == "check" && !o.stable) section.Add("host", std::string(node));
+    if (section.name == check::kCheckSection.name && !o.stable) {
+      section.Add(check::check_field::kHost, std::string(node));
+    }
   }
   detect::AddPlatform(evidence.platform, report, evidence.probes);
-  report.primary_table = "checks";  // AddPlatform makes its features table the primary one
+  report.primary_table =
+      check::kChecksTable.name;  // AddPlatform makes its features table the primary one
   std::ostringstream out;
   report::Print(report, o.format, out);
   return out.str();

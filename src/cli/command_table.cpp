@@ -3,7 +3,12 @@
 // report commands for the tests, the schema check and `make schemas`. A new command is its file,
 // one row here (and its Setup's declaration beside the table), its CMake line and its docs.
 #include "check/check.h"
+#include "check/check_report.h"
 #include "cli/commands.h"
+#include "compare/row_diff.h"
+#include "detect/platform_report.h"
+#include "fleet/fleet_report.h"
+#include "profile/profile_report.h"
 
 namespace dlcheck::cli {
 
@@ -28,38 +33,41 @@ using Kind = Command::Kind;
 // In --help order: the main job first.
 const Command kCommands[] = {
     {"verbose", "train a model through oneDNN in a worker and report every primitive it ran",
-     SetupVerbose},
+     SetupVerbose, VerboseDocument},
     {"parse", "the per-primitive report from a oneDNN/MKL-DNN verbose log (any version)",
-     SetupParse},
-    {"run", "run a program with oneDNN verbose on and report every primitive it ran", SetupRun},
+     SetupParse, ParseDocument},
+    {"run", "run a program with oneDNN verbose on and report every primitive it ran", SetupRun,
+     RunDocument},
     {"profile",
      "sample the model (or -- CMD) with perf: CPU time by class, JIT kernels by primitive, time "
      "by framework operator, off-CPU time, flame graphs",
-     SetupProfile},
-    {"platform", "what this CPU machine can do for deep learning", SetupPlatform},
+     SetupProfile, profile::ProfileDocument},
+    {"platform", "what this CPU machine can do for deep learning", SetupPlatform,
+     detect::PlatformDocument},
     {"dispatch",
      "run a model (or, after --, a program) under each oneDNN ISA cap and thread set, side by "
      "side per primitive",
-     SetupDispatch},
+     SetupDispatch, DispatchDocument},
     // A monitoring system reads the status: once `check` is named, a bad command line is UNKNOWN,
     // and so is any failure of the check itself (memory, a report that cannot be written).
     {"check",
      "provisioning smoke check: requirements, probes and a short MLP pass; exit 0 OK, 1 WARNING, "
      "2 CRITICAL, 3 UNKNOWN",
-     SetupCheck, check::ToInt(check::State::kUnknown)},
+     SetupCheck, check::CheckDocument, check::ToInt(check::State::kUnknown)},
     {"diff",
      "compare two runs (verbose logs or JSON reports of parse, verbose, run): implementation "
      "changes, time ratios, new and vanished rows; exit 1 when B regressed",
-     SetupDiff},
+     SetupDiff, compare::DiffDocument},
     {"fleet", "many hosts' JSON reports grouped by capability: groups, what each lacks, outliers",
-     SetupFleet},
+     SetupFleet, fleet::FleetDocument},
     // Named by dlcheck itself (verbose, dispatch and check start it), never by a user.
-    {"worker", "run a model for a parent dlcheck (internal)", SetupWorker, std::nullopt,
+    {"worker", "run a model for a parent dlcheck (internal)", SetupWorker, nullptr, std::nullopt,
      Kind::kHidden},
     // For `make schemas` and scripts that validate a document.
-    {"schema", "print the JSON Schema of a command's JSON document", SetupSchema, std::nullopt,
-     Kind::kHidden},
-    {"help", "print the help of COMMAND (or this one)", SetupHelp, std::nullopt, Kind::kUtility},
+    {"schema", "print the JSON Schema of a command's JSON document", SetupSchema, nullptr,
+     std::nullopt, Kind::kHidden},
+    {"help", "print the help of COMMAND (or this one)", SetupHelp, nullptr, std::nullopt,
+     Kind::kUtility},
 };
 
 }  // namespace

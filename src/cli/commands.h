@@ -20,9 +20,13 @@
 #include "cli/sort_key.h"
 #include "common/nearest_name.h"
 #include "common/status.h"
+#include "report/contract.h"
 #include "report/printer.h"
 
 namespace dlcheck::cli {
+
+/// A report command's declared document (report/contract.h), defined beside its builder.
+using DocumentFunction = const report::contract::Document& (*)();
 
 /// A command's Setup: adds the options and the callback of `sub`, the subcommand main made from
 /// the command's table row (named and described there). The callback sets `exit_code`.
@@ -37,12 +41,21 @@ struct Command {
   std::string_view name;
   std::string_view help;  ///< its line in `dlcheck --help`
   SetupFunction setup;
+  /// The document its --format json writes; nullptr for a command without one.
+  DocumentFunction document = nullptr;
   /// The exit status of every failure once the command is named (a usage error of its command
   /// line, memory exhausted, a report that could not be written), for a command read by a
   /// convention of its own (`check`: 3, UNKNOWN); nullopt: each failure's own code.
   std::optional<int> failure_exit = std::nullopt;
   Kind kind = Kind::kReport;
 };
+
+// The documents of the commands whose builders live in cli (the views): each is defined in its
+// command's file, beside the code that fills it.
+const report::contract::Document& ParseDocument();
+const report::contract::Document& VerboseDocument();
+const report::contract::Document& RunDocument();
+const report::contract::Document& DispatchDocument();
 
 /// Every command, in --help order.
 std::span<const Command> Commands();

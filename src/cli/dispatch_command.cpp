@@ -54,50 +54,56 @@ struct SweepContext {
   std::optional<dispatch::LoadAverage> load_end;
 };
 
+constexpr report::Part kRunPart{"run", "Run"};
+
 void AddModelRunSection(report::Report& report, const SweepContext& c) {
   const DispatchOptions& o = c.options;
   const auto& m = o.run.model;
-  report::Section& s = report.AddSection("run", "Run");
-  s.Add("model", std::string(mlp::Name(m.model)));
-  s.Add("dtype", std::string(mlp::Name(m.dtype)));
-  s.Add("batch", m.batch);
-  s.Add("warmup_iters", o.run.warmup);
+  using namespace dispatch::model_run_field;
+  using namespace sweep_field;
+  report::Section& s = report.AddSection(kRunPart);
+  s.Add(kModel, std::string(mlp::Name(m.model)));
+  s.Add(kDtype, std::string(mlp::Name(m.dtype)));
+  s.Add(kBatch, m.batch);
+  s.Add(kWarmupIters, o.run.warmup);
   // Each run sizes its timed phase by the budget unless --iters fixed it (then: that count).
-  s.Add("timed_iters", o.run.iters == dispatch::kItersByTime ? Value() : Value(o.run.iters));
+  s.Add(kTimedIters, o.run.iters == dispatch::kItersByTime ? Value() : Value(o.run.iters));
   const std::optional<double> budget = dispatch::TimedBudget(o.run);
-  s.Add("timed_s", budget ? Value(*budget, 3) : Value());
-  s.Add("traced_iters", o.run.traced);
-  s.Add("isa_caps", Value(report::TextList(c.plan.caps)));
-  s.Add("thread_sets", o.threads.empty() ? Value() : Value(report::TextList(o.threads)));
-  s.Add("cap_threads", c.plan.threads.threads > 0 ? Value(c.plan.threads.threads) : Value());
-  s.Add("onednn_version", dispatch::OneDnnVersion());
-  s.Add("perf_map", o.perf_map);
+  s.Add(kTimedS, budget ? Value(*budget, 3) : Value());
+  s.Add(kTracedIters, o.run.traced);
+  s.Add(kIsaCaps, Value(report::TextList(c.plan.caps)));
+  s.Add(kThreadSets, o.threads.empty() ? Value() : Value(report::TextList(o.threads)));
+  s.Add(kCapThreads, c.plan.threads.threads > 0 ? Value(c.plan.threads.threads) : Value());
+  s.Add(kOnednnVersion, dispatch::OneDnnVersion());
+  s.Add(kPerfMap, o.perf_map);
   AddNoiseGuard(report, s, c.plan.threads, c.plan.load_start, c.load_end);
 }
 
 void AddProgramRunSection(report::Report& report, const SweepContext& c,
                           const std::vector<dispatch::ConfigRuns>& results) {
   const DispatchOptions& o = c.options;
-  report::Section& s = report.AddSection("run", "Run");
-  s.Add("command", ValidUtf8(CommandText(o.command)));
-  s.Add("isa_caps", Value(report::TextList(c.plan.caps)));
-  s.Add("thread_sets", o.threads.empty() ? Value() : Value(report::TextList(o.threads)));
-  s.Add("threads", c.plan.threads.threads > 0 ? Value(c.plan.threads.threads) : Value());
-  s.Add("repeat", o.repeat);
+  using namespace sweep_field;
+  namespace model_run_field = dispatch::model_run_field;
+  report::Section& s = report.AddSection(kRunPart);
+  s.Add(dispatch::program_run_field::kCommand, ValidUtf8(CommandText(o.command)));
+  s.Add(kIsaCaps, Value(report::TextList(c.plan.caps)));
+  s.Add(kThreadSets, o.threads.empty() ? Value() : Value(report::TextList(o.threads)));
+  s.Add(model_run_field::kThreads,
+        c.plan.threads.threads > 0 ? Value(c.plan.threads.threads) : Value());
+  s.Add(kRepeat, o.repeat);
   std::size_t runs = 0;
   for (const auto& r : results) runs += r.runs.size();
-  s.Add("runs", runs);
+  s.Add(kRuns, runs);
   AddNoiseGuard(report, s, c.plan.threads, c.plan.load_start, c.load_end);
   const std::string& version = results.front().first().header.library_version;
-  s.Add("onednn_version", version.empty() ? Value() : Value(ValidUtf8(version)));
+  s.Add(model_run_field::kOnednnVersion, version.empty() ? Value() : Value(ValidUtf8(version)));
   const int sig = os::SignalForwarding::Received();
-  s.Add("interrupted_by", sig != 0 ? Value(os::SignalName(sig)) : Value());
+  s.Add(kInterruptedBy, sig != 0 ? Value(os::SignalName(sig)) : Value());
 }
 
 report::Report BuildReport(const SweepContext& c,
                            const std::vector<dispatch::ConfigRuns>& results) {
-  report::Report report;
-  report.command = "dispatch";
+  report::Report report(DispatchDocument());
   if (c.options.program()) {
     AddProgramRunSection(report, c, results);
     AddProgramSweepTables(report, results);
@@ -186,6 +192,36 @@ StatusOr<int> RunDispatchCommand(const CLI::App& sub, const DispatchOptions& o) 
 }
 
 }  // namespace
+
+const report::contract::Document& DispatchDocument() {
+  static const report::contract::Document kDispatch = [] {
+    using namespace sweep_field;
+    using namespace dispatch::model_run_field;
+    namespace contract = report::contract;
+    namespace columns = sweep_columns;
+    // `dispatch --model` and `dispatch -- CMD` write one document: the members of either.
+    const std::vector<contract::Member> run = {
+        kModel,         kDtype,       kBatch,         kWarmupIters,
+        kTimedIters,    kTimedS,      kTracedIters,   dispatch::program_run_field::kCommand,
+        kIsaCaps,       kThreadSets,  kCapThreads,    kThreads,
+        kRepeat,        kRuns,        kOnednnVersion, kPerfMap,
+        kInterruptedBy, kThreadsFrom, kLoadStart,     kLoadEnd};
+    std::vector<contract::Member> rows = contract::Members(columns::kModelRowsFirst);
+    for (const report::Field& c : columns::kProgramRowsFirst) {
+      if (c.name != kIsaCap.name) rows.emplace_back(c);
+    }
+    rows = contract::Joined(std::move(rows), contract::Members(PrimitiveColumns()));
+    rows = contract::Joined(std::move(rows), contract::Members(columns::kModelRowsLast));
+    return contract::Document{
+        "dispatch",
+        "the model (or a program) under each oneDNN ISA cap and thread set, side by side",
+        {contract::Object(kRunPart, run), contract::Rows(report::kPrimitivesTable, rows),
+         contract::Rows(kRunsTable, contract::Members(columns::kRuns)),
+         contract::Rows(kThreadsTable, contract::Members(columns::kThreads)),
+         contract::Rows(kConfigsTable, contract::Members(columns::kConfigs))}};
+  }();
+  return kDispatch;
+}
 
 void SetupDispatch(CLI::App& subcommand, int& exit_code) {
   auto o = std::make_shared<DispatchOptions>();

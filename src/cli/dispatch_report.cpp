@@ -117,7 +117,7 @@ void AddSweepTable(report::Report& report, const std::vector<ConfigRuns>& result
   for (const ConfigRuns* r : caps) cells.push_back(dispatch::CellsOf(*r));
   std::vector<const ConfigRuns*> keyed = caps;
   if (scalar != nullptr) keyed.push_back(scalar);  // scalar-only keys last
-  report::Table& t = report.AddTable(
+  report::Table& t = report.AddView(
       "sweep", SweepColumns(caps, shape.model),
       shape.model ? "Per primitive: ms per step and implementation under each cap ([scalar]: "
                     "reference code); the fastest cap and its speedup over dlcheck's scalar "
@@ -167,13 +167,12 @@ std::optional<double> PeakFraction(const verbose::PrimitiveStats& s,
 // The long form, one row per (cap, primitive row), the scalar run's last: the CSV contract.
 void AddModelRowsTable(report::Report& report, const std::vector<ConfigRuns>& results,
                        double steps) {
-  std::vector<std::string> columns = {"isa_cap", "layer"};
-  for (auto& c : PrimitiveColumns()) columns.push_back(std::move(c));
-  for (const char* c :
-       {"ms_per_step", "speedup_vs_scalar", "speedup_vs_lowest", "peak_gflops", "peak_fraction"}) {
-    columns.emplace_back(c);
-  }
-  report::Table& rows = report.AddTable("primitives", columns, "Primitives (every configuration)");
+  std::vector<report::Field> columns(sweep_columns::kModelRowsFirst.begin(),
+                                     sweep_columns::kModelRowsFirst.end());
+  for (const report::Field& c : PrimitiveColumns()) columns.push_back(c);
+  columns.insert(columns.end(), sweep_columns::kModelRowsLast.begin(),
+                 sweep_columns::kModelRowsLast.end());
+  report::Table& rows = report.AddTable(kModelRowsTable, columns);
   rows.omit_in_table = true;
   const ConfigRuns* scalar = ScalarOf(results);
   const SweepCells scalar_cells = scalar != nullptr ? dispatch::CellsOf(*scalar) : SweepCells();
@@ -196,7 +195,7 @@ void AddModelRowsTable(report::Report& report, const std::vector<ConfigRuns>& re
       rows.rows.push_back(std::move(row));
     }
   }
-  report.primary_table = "primitives";
+  report.primary_table = report::kPrimitivesTable.name;
 }
 
 std::optional<double> SamplesPerS(const ConfigRuns& r) {
@@ -210,16 +209,13 @@ Value PerfMapOf(bool perf_map, const ConfigRuns& r) {
 }
 
 void AddRunsTable(report::Report& report, const std::vector<ConfigRuns>& results, bool perf_map) {
-  report::Table& t =
-      report.AddTable("runs",
-                      {"isa_cap", "backend", "threads", "dispatched_isa", "samples_per_s",
-                       "samples_per_s_min", "samples_per_s_max", "speedup_vs_scalar",
-                       "speedup_vs_lowest", "max_deviation", "peak_gflops", "worker", "perf_map"},
-                      "Runs (samples/s with verbose off)");
-  t.hidden_in_table = {"samples_per_s_min", "samples_per_s_max"};
-  t.answer_columns = {"samples_per_s", "speedup_vs_scalar", "speedup_vs_lowest"};
-  t.leave_out_first = {"max_deviation", "backend", "peak_gflops"};
-  if (!perf_map) t.hidden_in_table.push_back("perf_map");
+  report::Table& t = report.AddTable(kRunsTable, sweep_columns::kRuns);
+  namespace m = dispatch::model_run_field;
+  namespace s = sweep_field;
+  t.hidden_in_table = report::Names({m::kSamplesPerSMin, m::kSamplesPerSMax});
+  t.answer_columns = report::Names({m::kSamplesPerS, s::kSpeedupVsScalar, s::kSpeedupVsLowest});
+  t.leave_out_first = report::Names({m::kMaxDeviation, m::kBackend, s::kPeakGflops});
+  if (!perf_map) t.hidden_in_table.emplace_back(s::kPerfMapFile.name);
   const ConfigRuns* scalar_run = ScalarOf(results);
   const double scalar = scalar_run != nullptr ? SamplesPerS(*scalar_run).value_or(0.0) : 0.0;
   const auto lowest = SamplesPerS(results.front());
@@ -245,10 +241,7 @@ void AddThreadsTable(report::Report& report, const std::vector<ConfigRuns>& resu
     if (r.config.thread_set() != nullptr) sets.push_back(&r);
   }
   if (sets.empty()) return;
-  report::Table& t = report.AddTable(
-      "threads",
-      {"thread_set", "threads", "cpuset", "samples_per_s", "speedup", "efficiency", "worker"},
-      "Thread sets (one thread per core, bound by hwloc; speedup over the first set)");
+  report::Table& t = report.AddTable(kThreadsTable, sweep_columns::kThreads);
   const auto base = SamplesPerS(*sets.front());
   for (const ConfigRuns* r : sets) {
     const auto sps = SamplesPerS(*r);
@@ -273,13 +266,11 @@ std::string StatusesOf(const ConfigRuns& r) {
 }
 
 void AddConfigsTable(report::Report& report, const std::vector<ConfigRuns>& results) {
-  report::Table& t = report.AddTable(
-      "configs",
-      {"config", "isa_cap", "thread_set", "threads", "cpuset", "log_threads", "log_isa", "runs",
-       "wall_s", "wall_s_min", "wall_s_max", "spread_pct", "exec_ms", "exit_status"},
-      "Configurations (wall time of CMD: median of the runs, min, max, spread)");
-  t.hidden_in_table = {"isa_cap", "thread_set", "wall_s_min", "wall_s_max"};
-  t.answer_columns = {"wall_s", "spread_pct"};
+  report::Table& t = report.AddTable(kConfigsTable, sweep_columns::kConfigs);
+  namespace s = sweep_field;
+  t.hidden_in_table = report::Names({s::kIsaCap, s::kThreadSet, s::kWallSMin, s::kWallSMax});
+  t.answer_columns =
+      report::Names({dispatch::program_run_field::kWallS, dispatch::model_run_field::kSpreadPct});
   for (const auto& r : results) {
     std::vector<double> exec;
     for (const auto& run : r.runs) exec.push_back(run.summary.exec_ms);
@@ -299,10 +290,10 @@ void AddConfigsTable(report::Report& report, const std::vector<ConfigRuns>& resu
 
 // The long form, one row per (configuration, run, primitive row): the CSV contract.
 void AddProgramRowsTable(report::Report& report, const std::vector<ConfigRuns>& results) {
-  std::vector<std::string> columns = {"config", "isa_cap", "thread_set", "run"};
-  for (auto& c : PrimitiveColumns()) columns.push_back(std::move(c));
-  report::Table& t =
-      report.AddTable("primitives", columns, "Primitives (every configuration and run)");
+  std::vector<report::Field> columns(sweep_columns::kProgramRowsFirst.begin(),
+                                     sweep_columns::kProgramRowsFirst.end());
+  for (const report::Field& c : PrimitiveColumns()) columns.push_back(c);
+  report::Table& t = report.AddTable(kProgramRowsTable, columns);
   t.omit_in_table = true;
   for (const auto& r : results) {
     for (std::size_t i = 0; i < r.runs.size(); ++i) {
@@ -313,7 +304,7 @@ void AddProgramRowsTable(report::Report& report, const std::vector<ConfigRuns>& 
       }
     }
   }
-  report.primary_table = "primitives";
+  report.primary_table = report::kPrimitivesTable.name;
 }
 
 }  // namespace

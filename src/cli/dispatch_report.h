@@ -6,12 +6,83 @@
 // per configuration: median and spread of its runs), `sweep` (ms per run, median) and
 // `primitives` (one row per configuration, run and row).
 
+#include <array>
 #include <vector>
 
+#include "dispatch/run_fields.h"
 #include "dispatch/sweep.h"
+#include "report/field.h"
+#include "report/primitive_columns.h"
 #include "report/report.h"
 
 namespace dlcheck::cli {
+
+// The sweep's words, declared once (the run section's are dispatch/run_fields.h's).
+namespace sweep_field {
+using report::Arity;
+using report::Field;
+using report::Type;
+// clang-format off
+// run
+inline constexpr Field kIsaCaps{"isa_caps", Type::kText, Arity::kList};
+inline constexpr Field kThreadSets{"thread_sets", Type::kText, Arity::kList};
+inline constexpr Field kCapThreads{"cap_threads", Type::kInteger};  ///< threads of each cap's run
+inline constexpr Field kRepeat{"repeat", Type::kInteger};
+inline constexpr Field kRuns{"runs", Type::kInteger};
+inline constexpr Field kPerfMap{"perf_map", Type::kBoolean};
+inline constexpr Field kInterruptedBy{"interrupted_by"};
+// primitives (the long form), runs, threads, configs
+inline constexpr Field kIsaCap{"isa_cap"};
+inline constexpr Field kConfig{"config"};
+inline constexpr Field kThreadSet{"thread_set"};
+inline constexpr Field kRun{"run", Type::kInteger};  ///< which run of the configuration
+inline constexpr Field kMsPerStep{"ms_per_step", Type::kNumber};
+inline constexpr Field kSpeedupVsScalar{"speedup_vs_scalar", Type::kNumber};
+inline constexpr Field kSpeedupVsLowest{"speedup_vs_lowest", Type::kNumber};
+inline constexpr Field kPeakGflops{"peak_gflops", Type::kNumber};
+inline constexpr Field kPeakFraction{"peak_fraction", Type::kNumber};
+inline constexpr Field kDispatchedIsa{"dispatched_isa"};
+inline constexpr Field kPerfMapFile{"perf_map"};  ///< the runs table's: the map's path
+inline constexpr Field kCpuset{"cpuset"};
+inline constexpr Field kSpeedup{"speedup", Type::kNumber};
+inline constexpr Field kEfficiency{"efficiency", Type::kNumber};
+inline constexpr Field kLogThreads{"log_threads", Type::kInteger};
+inline constexpr Field kLogIsa{"log_isa"};
+inline constexpr Field kWallSMin{"wall_s_min", Type::kNumber};
+inline constexpr Field kWallSMax{"wall_s_max", Type::kNumber};
+inline constexpr Field kExitStatuses{"exit_status"};  ///< the runs' statuses, joined by commas
+// clang-format on
+}  // namespace sweep_field
+
+inline constexpr report::Part kModelRowsTable{"primitives", "Primitives (every configuration)"};
+inline constexpr report::Part kProgramRowsTable{"primitives",
+                                                "Primitives (every configuration and run)"};
+inline constexpr report::Part kRunsTable{"runs", "Runs (samples/s with verbose off)"};
+inline constexpr report::Part kThreadsTable{
+    "threads", "Thread sets (one thread per core, bound by hwloc; speedup over the first set)"};
+inline constexpr report::Part kConfigsTable{
+    "configs", "Configurations (wall time of CMD: median of the runs, min, max, spread)"};
+
+namespace sweep_columns {
+namespace m = dispatch::model_run_field;
+namespace p = dispatch::program_run_field;
+namespace s = sweep_field;
+inline constexpr std::array kModelRowsFirst = {s::kIsaCap, report::primitive_column::kLayer};
+inline constexpr std::array kModelRowsLast = {
+    s::kMsPerStep, s::kSpeedupVsScalar, s::kSpeedupVsLowest, s::kPeakGflops, s::kPeakFraction};
+inline constexpr std::array kProgramRowsFirst = {s::kConfig, s::kIsaCap, s::kThreadSet, s::kRun};
+inline constexpr std::array kRuns = {s::kIsaCap,         m::kBackend,         m::kThreads,
+                                     s::kDispatchedIsa,  m::kSamplesPerS,     m::kSamplesPerSMin,
+                                     m::kSamplesPerSMax, s::kSpeedupVsScalar, s::kSpeedupVsLowest,
+                                     m::kMaxDeviation,   s::kPeakGflops,      m::kWorker,
+                                     s::kPerfMapFile};
+inline constexpr std::array kThreads = {s::kThreadSet, m::kThreads,    s::kCpuset, m::kSamplesPerS,
+                                        s::kSpeedup,   s::kEfficiency, m::kWorker};
+inline constexpr std::array kConfigs = {s::kConfig, s::kIsaCap,      s::kThreadSet, m::kThreads,
+                                        s::kCpuset, s::kLogThreads,  s::kLogIsa,    s::kRuns,
+                                        p::kWallS,  s::kWallSMin,    s::kWallSMax,  m::kSpreadPct,
+                                        p::kExecMs, s::kExitStatuses};
+}  // namespace sweep_columns
 
 /// The model sweep's tables; `traced_steps` turns a run's totals into ms per step.
 void AddModelSweepTables(report::Report& report, const std::vector<dispatch::ConfigRuns>& results,

@@ -7,12 +7,83 @@
 #include <utility>
 #include <vector>
 
+#include "report/contract.h"
+#include "report/field.h"
 #include "report/report.h"
 #include "verbose/aggregate.h"
 #include "verbose/line_parser.h"
 #include "verbose/log_session.h"
 
 namespace dlcheck::cli {
+
+// The words of a log's report, declared once for every document that reads a log (parse,
+// verbose, run).
+namespace log_field {
+using report::Arity;
+using report::Field;
+using report::Type;
+// clang-format off
+// input
+inline constexpr Field kFiles{"files", Type::kText, Arity::kList};
+inline constexpr Field kLines{"lines", Type::kInteger};
+inline constexpr Field kEvents{"events", Type::kInteger};
+inline constexpr Field kInfoLines{"info_lines", Type::kInteger};
+inline constexpr Field kSkipped{"skipped", Type::kInteger};
+inline constexpr Field kSkippedByReason{"skipped_by_reason", Type::kInteger, Arity::kMap};
+// header, headers
+inline constexpr Field kFile{"file"};
+inline constexpr Field kLibraryVersion{"library_version"};
+inline constexpr Field kRuntime{"runtime"};
+inline constexpr Field kThreads{"threads", Type::kInteger};
+inline constexpr Field kIsa{"isa"};
+inline constexpr Field kIsaName{"isa_name"};    ///< the header section's short ISA name
+inline constexpr Field kIsaShort{"isa_short"};  ///< the same, in the headers table
+// summary
+inline constexpr Field kRows{"rows", Type::kInteger};
+inline constexpr Field kCreates{"creates", Type::kInteger};
+inline constexpr Field kCacheHits{"cache_hits", Type::kInteger};
+inline constexpr Field kCacheHitRate{"cache_hit_rate", Type::kNumber};
+inline constexpr Field kCreateMs{"create_ms", Type::kNumber};
+inline constexpr Field kNestedCreates{"nested_creates", Type::kInteger};
+inline constexpr Field kNestedCreateMs{"nested_create_ms", Type::kNumber};
+inline constexpr Field kExecs{"execs", Type::kInteger};
+inline constexpr Field kExecMs{"exec_ms", Type::kNumber};
+inline constexpr Field kReorderExecMs{"reorder_exec_ms", Type::kNumber};
+inline constexpr Field kReorderPct{"reorder_pct", Type::kNumber};
+inline constexpr Field kFirstExecMsMean{"first_exec_ms_mean", Type::kNumber};
+inline constexpr Field kSteadyExecMsMean{"steady_exec_ms_mean", Type::kNumber};
+inline constexpr Field kDiagnostics{"diagnostics", Type::kInteger};
+inline constexpr Field kGraphPatternMatcherLines{"graph_pattern_matcher_lines", Type::kInteger};
+// summary.by_kind, summary.by_fallback
+inline constexpr Field kPrimitive{"primitive"};
+inline constexpr Field kFallback{"fallback"};
+inline constexpr Field kTimePct{"time_pct", Type::kNumber};
+// diagnostics
+inline constexpr Field kOperation{"operation"};
+inline constexpr Field kImplementation{"implementation"};
+inline constexpr Field kMessage{"message"};
+inline constexpr Field kCount{"count", Type::kInteger};
+inline constexpr Field kFirstLine{"first_line", Type::kInteger};
+// clang-format on
+}  // namespace log_field
+
+inline constexpr report::Part kInputSection{"input", "Input"};
+inline constexpr report::Part kSkippedByReasonSection{log_field::kSkippedByReason.name,
+                                                      "Skipped lines by reason"};
+inline constexpr report::Part kHeaderSection{"header", "Log header"};
+inline constexpr report::Part kHeadersTable{"headers", "Log header of each input"};
+inline constexpr report::Part kSummarySection{"summary", "Summary"};
+inline constexpr report::Part kByKindTable{"by_kind", "Execution time by primitive kind"};
+inline constexpr report::Part kByFallbackTable{"by_fallback", "Execution time by fallback class"};
+inline constexpr report::Part kDiagnosticsTable{log_field::kDiagnostics.name, "Diagnostics"};
+
+/// The members of a log's document: `input` (with `files` when several can be read), `header`,
+/// `headers` (one row per input file), `summary` and `diagnostics`.
+report::contract::Member InputMember(bool with_files);
+report::contract::Member HeaderMember();
+report::contract::Member HeadersMember();
+report::contract::Member SummaryMember();
+report::contract::Member DiagnosticsMember();
 
 /// The `input` section: files (when given), lines, events, skipped lines by reason.
 void AddInputSection(report::Report& report, const std::vector<std::string>& files,

@@ -79,16 +79,30 @@ Status CheckReadable(const std::string& path) {
   return {};
 }
 
+// The options section's words: what the report was asked for.
+namespace option_field {
+using report::Field;
+using report::Type;
+constexpr Field kSort{"sort"};
+constexpr Field kTop{"top", Type::kInteger};
+constexpr Field kEvents{"events", Type::kBoolean};
+constexpr Field kStrict{"strict", Type::kBoolean};
+constexpr Field kBenchdnnVersion{"benchdnn_version"};
+constexpr Field kBenchdnnBatch{"benchdnn_batch"};
+}  // namespace option_field
+constexpr report::Part kOptionsSection{"options", "Options"};
+
 report::Section OptionsSection(const ParseOptions& o) {
+  using namespace option_field;
   report::Section s;
-  s.name = "options";
-  s.title = "Options";
-  s.Add("sort", SortName(o.sort));
-  s.Add("top", o.top);
-  s.Add("events", o.events);
-  s.Add("strict", o.strict);
-  s.Add("benchdnn_version", BenchdnnVersionName(o.benchdnn_version));
-  s.Add("benchdnn_batch",
+  s.name = kOptionsSection.name;
+  s.title = kOptionsSection.title;
+  s.Add(kSort, SortName(o.sort));
+  s.Add(kTop, o.top);
+  s.Add(kEvents, o.events);
+  s.Add(kStrict, o.strict);
+  s.Add(kBenchdnnVersion, BenchdnnVersionName(o.benchdnn_version));
+  s.Add(kBenchdnnBatch,
         o.benchdnn_batch.empty() ? report::Value() : report::Value(o.benchdnn_batch));
   return s;
 }
@@ -173,8 +187,7 @@ void PrintBenchdnnBatch(const ParseOptions& options, const std::vector<std::stri
 void PrintFullReport(const ParseOptions& options, const std::vector<std::string>& files,
                      verbose::LogSession& session, const verbose::Summary& summary,
                      const std::vector<dispatch::ExecRecord>& execs) {
-  report::Report full;
-  full.command = "parse";
+  report::Report full(ParseDocument());
   full.sections.push_back(OptionsSection(options));
   std::vector<verbose::PrimitiveStats> rows = session.TakeRows();
   SortRows(rows, options.sort);
@@ -234,13 +247,14 @@ StatusOr<int> RunParse(const ParseOptions& options) {
   std::optional<EventRowListener> events;
   const ColumnOptions columns;
   if (options.events) {
-    report::Report head;
-    head.command = "parse";
+    report::Report head(ParseDocument());
     head.sections.push_back(OptionsSection(options));
     report::Table event_table;
-    event_table.name = "events";
-    event_table.title = "Events";
-    event_table.columns = EventColumns(columns);
+    event_table.name = kEventsTable.name;
+    event_table.title = kEventsTable.title;
+    for (const report::Field& column : EventColumns(columns)) {
+      event_table.columns.emplace_back(column.name);
+    }
     stream = report::StartRowStream(options.format, std::cout, head, event_table);
     session.AddListener(&events.emplace(*stream, columns));
   }
@@ -260,8 +274,7 @@ StatusOr<int> RunParse(const ParseOptions& options) {
 
   const verbose::Summary summary = session.Summarize();
   if (stream) {
-    report::Report tail;
-    tail.command = "parse";
+    report::Report tail(ParseDocument());
     AddLogSummary(tail, files, session, summary);
     stream->Finish(tail);
   }
@@ -285,6 +298,22 @@ StatusOr<int> RunParse(const ParseOptions& options) {
 }
 
 }  // namespace
+
+const report::contract::Document& ParseDocument() {
+  static const report::contract::Document kParse = [] {
+    using namespace option_field;
+    namespace contract = report::contract;
+    return contract::Document{
+        "parse",
+        "the per-primitive report of oneDNN verbose logs",
+        {contract::Object(kOptionsSection,
+                          {kSort, kTop, kEvents, kStrict, kBenchdnnVersion, kBenchdnnBatch}),
+         InputMember(/*with_files=*/true), HeaderMember(), SummaryMember(),
+         PrimitivesMember(/*with_layer=*/true, /*with_file=*/true), HeadersMember(),
+         DiagnosticsMember(), EventsMember()}};
+  }();
+  return kParse;
+}
 
 void SetupParse(CLI::App& subcommand, int& exit_code) {
   auto options = std::make_shared<ParseOptions>();

@@ -56,7 +56,8 @@ Status SaveRaw(const std::string& dir) {
 // (this machine's topology would describe the wrong machine).
 Status AddTopologySection(const PlatformOptions& options, report::Report& report) {
   if (options.topology.empty() && !options.cpuid_dump.empty()) {
-    report.AddSection("topology", "Topology").Add("source", report::Value());
+    report.AddSection(detect::kTopologySection)
+        .Add(detect::topology_field::kSource, report::Value());
     report.AddFinding(report::Severity::kInfo, "no-topology",
                       "the topology of the recorded machine is unknown: pass its hwloc XML with "
                       "--topology FILE");
@@ -68,7 +69,8 @@ Status AddTopologySection(const PlatformOptions& options, report::Report& report
   if (!topology.ok()) {
     if (!options.topology.empty()) return topology.status();
     // The CPU part stands on its own: a live hwloc failure is a finding, not the end.
-    report.AddSection("topology", "Topology").Add("source", report::Value());
+    report.AddSection(detect::kTopologySection)
+        .Add(detect::topology_field::kSource, report::Value());
     report.AddFinding(
         report::Severity::kWarning, "topology-unavailable",
         "hwloc could not read this machine's topology: " + topology.status().message());

@@ -225,37 +225,40 @@ Status TooShort(const ProfileOptions& o, const dispatch::Run& r, const profile::
 
 void AddProfileSection(report::Report& report, const ProfileOptions& o, const dispatch::Run& r,
                        const profile::Profile& p, const profile::PerfProbe& probe) {
-  report::Section& s = report.AddSection("profile", "Profile");
-  s.Add("command", o.command.empty()
-                       ? report::Value(fmt::format("dlcheck worker --model {}",
-                                                   mlp::Name(o.model.run.model.model)))
-                       : report::Value(ValidUtf8(CommandText(o.command))));
-  s.Add("ended", r.outcome.Describe());
-  s.Add("event", p.event);
-  s.Add("frequency_hz", o.perf.frequency);
-  s.Add("call_graph", profile::CallGraphArgument(o.perf.call_graph));
-  s.Add("samples", p.samples);
-  s.Add("duration_s", report::Value(p.last_s - p.first_s, 3));
-  s.Add("processes", p.pids.size());
-  s.Add("threads", p.tids.size());
-  s.Add("jit_kernels", p.kernel_samples.size());
+  using namespace profile::profile_field;
+  report::Section& s = report.AddSection(profile::kProfileSection);
+  s.Add(kCommand, o.command.empty() ? report::Value(fmt::format("dlcheck worker --model {}",
+                                                                mlp::Name(o.model.run.model.model)))
+                                    : report::Value(ValidUtf8(CommandText(o.command))));
+  s.Add(kEnded, r.outcome.Describe());
+  s.Add(kEvent, p.event);
+  s.Add(kFrequencyHz, o.perf.frequency);
+  s.Add(kCallGraph, profile::CallGraphArgument(o.perf.call_graph));
+  s.Add(kSamples, p.samples);
+  s.Add(kDurationS, report::Value(p.last_s - p.first_s, 3));
+  s.Add(kProcesses, p.pids.size());
+  s.Add(kThreads, p.tids.size());
+  s.Add(kJitKernels, p.kernel_samples.size());
   const std::optional<double> attributed = profile::OperatorAttributedPct(p);
-  s.Add("operator_attributed_pct", attributed ? report::Value(*attributed, 1) : report::Value());
-  s.Add("scanned_samples", p.scanned_samples);
-  s.Add("timed_executions", p.exec_spans);
-  s.Add("exec_joined_samples", p.exec_joined_samples);
+  s.Add(kOperatorAttributedPct, attributed ? report::Value(*attributed, 1) : report::Value());
+  s.Add(kScannedSamples, p.scanned_samples);
+  s.Add(kTimedExecutions, p.exec_spans);
+  s.Add(kExecJoinedSamples, p.exec_joined_samples);
   const std::optional<double> samples_per_s = r.Number(dispatch::result_key::kSamplesPerS);
-  s.Add("samples_per_s", samples_per_s ? report::Value(*samples_per_s, 1) : report::Value());
-  s.Add("verbose_lines", r.verbose_lines);
-  s.Add("verbose_exec_ms", report::Value(r.summary.exec_ms, 3));
+  s.Add(kSamplesPerS, samples_per_s ? report::Value(*samples_per_s, 1) : report::Value());
+  const std::optional<double> budget =
+      o.command.empty() ? dispatch::TimedBudget(o.model.run) : std::nullopt;
+  s.Add(kTimedS, budget ? report::Value(*budget, 3) : report::Value());
+  s.Add(kVerboseLines, r.verbose_lines);
+  s.Add(kVerboseExecMs, report::Value(r.summary.exec_ms, 3));
   const bool off_cpu = probe.off_cpu && !o.no_off_cpu;
-  s.Add("off_cpu_recorded", off_cpu);
-  s.Add("off_cpu_s", off_cpu ? report::Value(profile::OffCpuSeconds(p), 4) : report::Value());
-  s.Add("blocked_s",
+  s.Add(kOffCpuRecorded, off_cpu);
+  s.Add(kOffCpuS, off_cpu ? report::Value(profile::OffCpuSeconds(p), 4) : report::Value());
+  s.Add(kBlockedS,
         off_cpu ? report::Value(profile::OffCpuSeconds(p, {"S", "D"}), 4) : report::Value());
-  s.Add("preempted_s",
+  s.Add(kPreemptedS,
         off_cpu ? report::Value(profile::OffCpuSeconds(p, {"R"}), 4) : report::Value());
-  s.Add("perf_data", o.perf_data_path.empty() ? report::Value() : report::Value(o.perf_data_path));
+  s.Add(kPerfData, o.perf_data_path.empty() ? report::Value() : report::Value(o.perf_data_path));
 }
 
 // The collapsed stacks that --format folded and svg print, with the flame graph's two lines.
@@ -272,8 +275,7 @@ void AddStacksTable(report::Report& report, const ProfileOptions& o, const profi
 
 report::Report BuildReport(const ProfileOptions& o, const dispatch::Run& r,
                            const profile::Profile& p, const profile::PerfProbe& probe) {
-  report::Report report;
-  report.command = "profile";
+  report::Report report(profile::ProfileDocument());
   AddProfileSection(report, o, r, p, probe);
   std::string off_cpu_reason = probe.off_cpu_reason;
   if (o.no_off_cpu) off_cpu_reason = "--no-off-cpu was given";
@@ -281,11 +283,11 @@ report::Report BuildReport(const ProfileOptions& o, const dispatch::Run& r,
   std::vector<verbose::PrimitiveStats> rows = r.rows;
   SortRows(rows, SortKey::kTime);
   AddPrimitivesTable(report, std::move(rows), r.summary.exec_ms, o.top);
-  report.tables.back().hidden_in_table = {
-      col::kEngine.name,     col::kPropKind.name,  col::kDataTypes.name, col::kLayouts.name,
-      col::kAttributes.name, col::kAuxiliary.name, col::kProblem.name,   col::kExecMsMin.name,
-      col::kExecMsMax.name,  col::kCreateMs.name,  col::kCacheHits.name};
-  report.primary_table = "kernels";
+  report.tables.back().hidden_in_table =
+      report::Names({col::kEngine, col::kPropKind, col::kDataTypes, col::kLayouts, col::kAttributes,
+                     col::kAuxiliary, col::kProblem, col::kExecMsMin, col::kExecMsMax,
+                     col::kCreateMs, col::kCacheHits});
+  report.primary_table = profile::kKernelsTable.name;
   AddStacksTable(report, o, p);
   return report;
 }

@@ -9,10 +9,12 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/log_view.h"
 #include "cli/run_view.h"
 #include "cli/stats_view.h"
 #include "common/text.h"
 #include "dispatch/capture.h"
+#include "dispatch/run_fields.h"
 #include "os/output_file.h"
 #include "os/signals.h"
 #include "os/subprocess.h"
@@ -35,35 +37,39 @@ report::Value TextOrNull(const std::string& text) {
   return text.empty() ? report::Value() : report::Value(ValidUtf8(text));
 }
 
+constexpr report::Part kRunPart{"run", "Run"};
+
 void AddRunSection(report::Report& report, const RunOptions& o, const dispatch::Run& run) {
   const os::Outcome& ended = run.outcome;
   const verbose::LogHeader& header = run.header;
   const verbose::Summary& summary = run.summary;
-  report::Section& s = report.AddSection("run", "Run");
-  s.Add("command", ValidUtf8(CommandText(o.command)));
-  s.Add("exit_status", ended.ShellStatus());
-  s.Add("ended", ended.Ended());
-  s.Add("signal", ended.signaled ? TextOrNull(os::SignalName(ended.signal)) : report::Value());
-  s.Add("forwarded_signal",
+  using namespace dispatch::program_run_field;
+  namespace model_run_field = dispatch::model_run_field;
+  report::Section& s = report.AddSection(kRunPart);
+  s.Add(kCommand, ValidUtf8(CommandText(o.command)));
+  s.Add(kExitStatus, ended.ShellStatus());
+  s.Add(kEnded, ended.Ended());
+  s.Add(kSignal, ended.signaled ? TextOrNull(os::SignalName(ended.signal)) : report::Value());
+  s.Add(kForwardedSignal,
         ended.interrupted != 0 ? TextOrNull(os::SignalName(ended.interrupted)) : report::Value());
-  s.Add("wall_s", report::Value(ended.wall_s, 3));
-  s.Add("onednn_version", TextOrNull(header.library_version));
-  s.Add("runtime", TextOrNull(header.runtime));
-  s.Add("threads", header.threads ? report::Value(*header.threads) : report::Value());
-  s.Add("isa", TextOrNull(header.isa_short.empty() ? header.isa : header.isa_short));
-  s.Add("exec_ms", report::Value(summary.exec_ms, 4));
+  s.Add(kWallS, report::Value(ended.wall_s, 3));
+  s.Add(model_run_field::kOnednnVersion, TextOrNull(header.library_version));
+  s.Add(kRuntime, TextOrNull(header.runtime));
+  s.Add(model_run_field::kThreads,
+        header.threads ? report::Value(*header.threads) : report::Value());
+  s.Add(kIsa, TextOrNull(header.isa_short.empty() ? header.isa : header.isa_short));
+  s.Add(kExecMs, report::Value(summary.exec_ms, 4));
   // Primitive time over wall time: more than 100 when primitives run in parallel threads.
-  s.Add("exec_pct_of_wall", ended.wall_s > 0
-                                ? report::Value(100.0 * summary.exec_ms / (ended.wall_s * 1e3), 2)
-                                : report::Value());
-  s.Add("verbose_lines", run.verbose_lines);
-  s.Add("program_lines", run.program_output.lines);
-  s.Add("program_bytes", run.program_output.bytes);
+  s.Add(kExecPctOfWall, ended.wall_s > 0
+                            ? report::Value(100.0 * summary.exec_ms / (ended.wall_s * 1e3), 2)
+                            : report::Value());
+  s.Add(kVerboseLines, run.verbose_lines);
+  s.Add(kProgramLines, run.program_output.lines);
+  s.Add(kProgramBytes, run.program_output.bytes);
 }
 
 report::Report BuildReport(const RunOptions& o, dispatch::Run& run) {
-  report::Report report;
-  report.command = "run";
+  report::Report report(RunDocument());
   AddRunSection(report, o, run);
   AddRunStream(report, run, o.sort, o.top);
   for (Finding& f : dispatch::RunFindings(run, ValidUtf8(o.command.front()))) {
@@ -110,6 +116,25 @@ StatusOr<int> RunRun(const RunOptions& o) {
 }
 
 }  // namespace
+
+const report::contract::Document& RunDocument() {
+  static const report::contract::Document kRun = [] {
+    using namespace dispatch::program_run_field;
+    namespace model_run_field = dispatch::model_run_field;
+    namespace contract = report::contract;
+    return contract::Document{
+        "run",
+        "a program run with oneDNN verbose on, and the per-primitive report of its log",
+        {contract::Object(
+             kRunPart, {kCommand, kExitStatus, kEnded, kSignal, kForwardedSignal, kWallS,
+                        model_run_field::kOnednnVersion, kRuntime, model_run_field::kThreads, kIsa,
+                        kExecMs, kExecPctOfWall, kVerboseLines, kProgramLines, kProgramBytes}),
+         InputMember(/*with_files=*/false), HeaderMember(), SummaryMember(),
+         PrimitivesMember(/*with_layer=*/false, /*with_file=*/false), DiagnosticsMember(),
+         report::TraceMember()}};
+  }();
+  return kRun;
+}
 
 void SetupRun(CLI::App& subcommand, int& exit_code) {
   auto o = std::make_shared<RunOptions>();

@@ -4,6 +4,7 @@
 
 #include "cli/log_view.h"
 #include "cli/stats_view.h"
+#include "dispatch/run_fields.h"
 #include "report/primitive_columns.h"
 #include "report/printer.h"
 
@@ -36,9 +37,11 @@ void AddRunStream(report::Report& report, dispatch::Run& run, SortKey sort, std:
   if (model) {
     // One engine (cpu) and one creation per primitive: the table has room for what varies.
     auto& hidden = report.tables.back().hidden_in_table;
-    hidden.insert(hidden.end(), {col::kEngine.name, col::kCreates.name});
+    for (const std::string& name : report::Names({col::kEngine, col::kCreates})) {
+      hidden.push_back(name);
+    }
   }
-  report.primary_table = "primitives";
+  report.primary_table = report::kPrimitivesTable.name;
   // A worker's input counts its lines that were not its own protocol, skips by reason.
   AddInputSection(report, {}, run.input);
   if (!model) AddHeaderSection(report, run.header);
@@ -47,10 +50,7 @@ void AddRunStream(report::Report& report, dispatch::Run& run, SortKey sort, std:
 }
 
 void AddTimeline(report::Report& report, const std::vector<dispatch::ExecRecord>& execs) {
-  report::Table& t = report.AddTable(std::string(report::kTraceTable),
-                                     {"name", "category", "ts_us", "dur_us", "thread", "layer",
-                                      "implementation", "prop_kind", "problem"},
-                                     "Timeline");
+  report::Table& t = report.AddTable(report::kTracePart, report::kTraceColumns);
   t.omit_in_table = true;
   const double origin_ms = TraceOriginMs(execs);
   for (const auto& e : execs) {
@@ -72,12 +72,13 @@ void AddNoiseGuard(report::Report& report, report::Section& section,
                    const dispatch::ThreadChoice& threads,
                    const std::optional<dispatch::LoadAverage>& load_start,
                    const std::optional<dispatch::LoadAverage>& load_end) {
-  section.Add("threads_from", threads.from);
+  namespace run_field = dispatch::model_run_field;
+  section.Add(run_field::kThreadsFrom, threads.from);
   auto load = [](const std::optional<dispatch::LoadAverage>& l) {
     return l ? report::Value(l->one, 2) : report::Value();
   };
-  section.Add("load_start", load(load_start));
-  section.Add("load_end", load(load_end));
+  section.Add(run_field::kLoadStart, load(load_start));
+  section.Add(run_field::kLoadEnd, load(load_end));
   for (Finding& f : dispatch::NoiseFindings(threads, load_start, load_end)) {
     report.findings.push_back(std::move(f));
   }

@@ -1,6 +1,7 @@
 // dlcheck schema COMMAND: the JSON Schema of COMMAND's --format json document, generated from
-// its declaration (report/contract.h); schemas/ holds the same text, checked in. Hidden from
-// --help: it is for `make schemas` and for scripts that validate a document.
+// its declaration (report/contract.h, each beside its builder; the command table names it);
+// schemas/ holds the same text, checked in. Hidden from --help: it is for `make schemas` and for
+// scripts that validate a document.
 #include <iostream>
 
 #include "cli/commands.h"
@@ -11,7 +12,9 @@ namespace {
 
 std::vector<std::string> DocumentNames() {
   std::vector<std::string> names;
-  for (const auto& document : report::contract::All()) names.push_back(document.command);
+  for (const Command& command : Commands()) {
+    if (command.document != nullptr) names.emplace_back(command.name);
+  }
   return names;
 }
 
@@ -24,7 +27,7 @@ void SetupSchema(CLI::App& subcommand, int& exit_code) {
       ->required()
       ->check(CLI::IsMember(DocumentNames()));
   sub->callback([command, &exit_code] {
-    std::cout << report::contract::SchemaText(*report::contract::Find(*command));
+    std::cout << report::contract::SchemaText(FindCommand(*command)->document());
     std::cout.flush();
     exit_code = std::cout ? ToInt(ExitCode::kOk) : ToInt(ExitCode::kOutputError);
   });

@@ -21,6 +21,9 @@ namespace {
 using report::Value;
 namespace col = report::primitive_column;
 
+// What ColumnOptions::input_names points at when only the columns matter.
+const std::vector<std::string> kNoNames;
+
 Value Text(std::string_view s) {
   if (s.empty()) return Value();
   return Value(ValidUtf8(s));
@@ -85,23 +88,47 @@ Value BenchdnnCell(const verbose::PrimitiveStats& s, const ColumnOptions& option
   return Text(line);
 }
 
-std::vector<std::string> PrimitiveColumns(const ColumnOptions& options) {
-  std::vector<std::string> columns;
-  for (const report::primitive_column::Column& column : report::kPrimitiveColumns) {
-    columns.emplace_back(column.name);
-  }
-  if (options.include_layer) columns.emplace_back(report::primitive_column::kLayer.name);
-  if (options.input_names != nullptr) columns.emplace_back(report::primitive_column::kFile.name);
+std::vector<report::Field> PrimitiveColumns(const ColumnOptions& options) {
+  std::vector<report::Field> columns(report::kPrimitiveColumns.begin(),
+                                     report::kPrimitiveColumns.end());
+  if (options.include_layer) columns.push_back(report::primitive_column::kLayer);
+  if (options.input_names != nullptr) columns.push_back(report::primitive_column::kFile);
   return columns;
 }
 
-std::vector<std::string> EventColumns(const ColumnOptions& options) {
-  std::vector<std::string> columns = {
-      "line",           "era",       "operation",  "cache",    "engine",    "primitive",
-      "implementation", "isa",       "isa_source", "fallback", "prop_kind", "memory_descriptors",
-      "attributes",     "auxiliary", "problem",    "time_ms",  "timestamp", "message"};
-  if (options.include_layer) columns.push_back("layer");
+std::vector<report::Field> EventColumns(const ColumnOptions& options) {
+  using namespace event_column;
+  std::vector<report::Field> columns = {kLine,
+                                        kEra,
+                                        kOperation,
+                                        kCache,
+                                        col::kEngine,
+                                        col::kPrimitive,
+                                        col::kImplementation,
+                                        col::kIsa,
+                                        col::kIsaSource,
+                                        col::kFallback,
+                                        col::kPropKind,
+                                        kMemoryDescriptors,
+                                        col::kAttributes,
+                                        col::kAuxiliary,
+                                        col::kProblem,
+                                        kTimeMs,
+                                        kTimestamp,
+                                        kMessage};
+  if (options.include_layer) columns.push_back(col::kLayer);
   return columns;
+}
+
+report::contract::Member PrimitivesMember(bool with_layer, bool with_file) {
+  return report::contract::Rows(
+      report::kPrimitivesTable,
+      report::contract::Members(PrimitiveColumns(
+          {.include_layer = with_layer, .input_names = with_file ? &kNoNames : nullptr})));
+}
+
+report::contract::Member EventsMember() {
+  return report::contract::Rows(kEventsTable, report::contract::Members(EventColumns()));
 }
 
 std::vector<Value> PrimitiveRow(const verbose::PrimitiveStats& s, double total_exec_ms,
@@ -261,21 +288,21 @@ void AddPrimitivesTable(report::Report& report, std::vector<verbose::PrimitiveSt
     rows.erase(rows.begin() + static_cast<std::ptrdiff_t>(top), rows.end());
   source->rows = std::move(rows);
   source->total_exec_ms = total_exec_ms;
-  report::Table& t = report.AddTable("primitives", PrimitiveColumns(source->columns), "Primitives");
-  t.hidden_in_table = {col::kLayouts.name,        col::kAttributes.name, col::kAuxiliary.name,
-                       col::kCacheHits.name,      col::kExecMsMin.name,  col::kExecMsMax.name,
-                       col::kNestedCreateMs.name, col::kBenchdnn.name};
-  t.answer_columns = {col::kExecMsTotal.name, col::kTimePct.name};
-  t.leave_out_first = {col::kCreates.name,   col::kGflops.name,   col::kExecMsMean.name,
-                       col::kCreateMs.name,  col::kFallback.name, col::kDataTypes.name,
-                       col::kIsaSource.name, col::kIsa.name,      col::kPropKind.name};
+  report::Table& t = report.AddTable(report::kPrimitivesTable, PrimitiveColumns(source->columns));
+  t.hidden_in_table =
+      report::Names({col::kLayouts, col::kAttributes, col::kAuxiliary, col::kCacheHits,
+                     col::kExecMsMin, col::kExecMsMax, col::kNestedCreateMs, col::kBenchdnn});
+  t.answer_columns = report::Names({col::kExecMsTotal, col::kTimePct});
+  t.leave_out_first =
+      report::Names({col::kCreates, col::kGflops, col::kExecMsMean, col::kCreateMs, col::kFallback,
+                     col::kDataTypes, col::kIsaSource, col::kIsa, col::kPropKind});
   // A row of cells (1.5-2 KB with their text) is made only while a printer reads it.
   t.generated = {.count = source->rows.size(),
                  .make = [source = std::shared_ptr<const PrimitiveRowSource>(std::move(source))](
                              std::size_t i) {
                    return PrimitiveRow(source->rows[i], source->total_exec_ms, source->columns);
                  }};
-  report.primary_table = "primitives";
+  report.primary_table = report::kPrimitivesTable.name;
 }
 
 std::string BenchdnnBatch(std::vector<verbose::PrimitiveStats> rows, std::string_view driver,

@@ -17,6 +17,8 @@
 #include <vector>
 
 #include "cli/sort_key.h"
+#include "report/contract.h"
+#include "report/field.h"
 #include "report/report.h"
 #include "verbose/aggregate.h"
 #include "verbose/benchdnn.h"
@@ -24,6 +26,29 @@
 #include "verbose/verbose_event.h"
 
 namespace dlcheck::cli {
+
+/// The events table's columns (one row per verbose event, `--events`), declared once.
+namespace event_column {
+using report::Field;
+using report::Type;
+// clang-format off
+inline constexpr Field kLine{"line", Type::kInteger};
+inline constexpr Field kEra{"era"};
+inline constexpr Field kOperation{"operation"};
+inline constexpr Field kCache{"cache"};
+inline constexpr Field kMemoryDescriptors{"memory_descriptors"};
+inline constexpr Field kTimeMs{"time_ms", Type::kNumber};
+inline constexpr Field kTimestamp{"timestamp", Type::kNumber};
+inline constexpr Field kMessage{"message"};
+// clang-format on
+}  // namespace event_column
+inline constexpr report::Part kEventsTable{"events", "Events"};
+
+/// The `primitives` member of a log's document: the declared columns, then `layer` and `file`
+/// where the document's rows can have them.
+report::contract::Member PrimitivesMember(bool with_layer, bool with_file);
+/// The `events` member (`parse --events`: a log's events, without a layer).
+report::contract::Member EventsMember();
 
 /// Extensions of the column contract; every extension is appended after the contract columns.
 struct ColumnOptions {
@@ -38,8 +63,8 @@ struct ColumnOptions {
   const std::vector<std::pair<std::string, verbose::LogHeader>>* input_headers = nullptr;
 };
 
-std::vector<std::string> PrimitiveColumns(const ColumnOptions& options = {});
-std::vector<std::string> EventColumns(const ColumnOptions& options = {});
+std::vector<report::Field> PrimitiveColumns(const ColumnOptions& options = {});
+std::vector<report::Field> EventColumns(const ColumnOptions& options = {});
 
 /// One row of the primitives table; `total_exec_ms` gives time_pct.
 std::vector<report::Value> PrimitiveRow(const verbose::PrimitiveStats& stats, double total_exec_ms,

@@ -8,12 +8,15 @@
 
 #include "cli/commands.h"
 #include "cli/enum_option.h"
+#include "cli/log_view.h"
 #include "cli/model_options.h"
 #include "cli/run_view.h"
+#include "cli/stats_view.h"
 #include "detect/binding.h"
 #include "dispatch/capture.h"
 #include "dispatch/noise.h"
 #include "dispatch/onednn_info.h"
+#include "dispatch/run_fields.h"
 #include "mlp/model.h"
 #include "os/exit_status.h"
 #include "os/output_file.h"
@@ -53,57 +56,59 @@ std::string Layers(const std::vector<int>& layers) {
   return text;
 }
 
+constexpr report::Part kRunPart{"run", "Run"};
+
 void AddRunSection(report::Report& report, const VerboseOptions& o, const dispatch::Run& run) {
   const auto& m = o.source.run.model;
   const dispatch::WorkerResults& results = run.model->results;
-  report::Section& s = report.AddSection("run", "Run");
-  s.Add("model", std::string(mlp::Name(m.model)));
-  if (m.model == mlp::ModelKind::kMlp) s.Add("layers", Layers(m.layers));
-  s.Add("backend_requested", std::string(mlp::Name(o.source.run.backend)));
-  s.Add("backend", Opt(results.backend));
-  s.Add("dtype", std::string(mlp::Name(m.dtype)));
-  s.Add("batch", m.batch);
-  s.Add("train_samples", Opt(results.train_samples));
-  s.Add("warmup_iters", o.source.run.warmup);
-  s.Add("timed_iters",
+  using namespace dispatch::model_run_field;
+  report::Section& s = report.AddSection(kRunPart);
+  s.Add(kModel, std::string(mlp::Name(m.model)));
+  if (m.model == mlp::ModelKind::kMlp) s.Add(kLayers, Layers(m.layers));
+  s.Add(kBackendRequested, std::string(mlp::Name(o.source.run.backend)));
+  s.Add(kBackend, Opt(results.backend));
+  s.Add(kDtype, std::string(mlp::Name(m.dtype)));
+  s.Add(kBatch, m.batch);
+  s.Add(kTrainSamples, Opt(results.train_samples));
+  s.Add(kWarmupIters, o.source.run.warmup);
+  s.Add(kTimedIters,
         results.timed_steps ? Value(static_cast<std::int64_t>(*results.timed_steps)) : Value());
-  s.Add("timed_s", Num(dispatch::TimedBudget(o.source.run), 3));
-  s.Add("traced_iters", o.source.run.traced);
-  s.Add("threads", run.header.threads
-                       ? Value(*run.header.threads)
-                       : (o.capture.threads > 0 ? Value(o.capture.threads) : Value()));
-  s.Add("samples_per_s", Num(results.samples_per_s, 1));
+  s.Add(kTimedS, Num(dispatch::TimedBudget(o.source.run), 3));
+  s.Add(kTracedIters, o.source.run.traced);
+  s.Add(kThreads, run.header.threads
+                      ? Value(*run.header.threads)
+                      : (o.capture.threads > 0 ? Value(o.capture.threads) : Value()));
+  s.Add(kSamplesPerS, Num(results.samples_per_s, 1));
   // The spread of the timed steps' chunks: how far to trust samples_per_s.
-  s.Add("samples_per_s_min", Num(results.samples_per_s_min, 1));
-  s.Add("samples_per_s_max", Num(results.samples_per_s_max, 1));
+  s.Add(kSamplesPerSMin, Num(results.samples_per_s_min, 1));
+  s.Add(kSamplesPerSMax, Num(results.samples_per_s_max, 1));
   const auto& sps = results.samples_per_s;
-  s.Add("spread_pct",
+  s.Add(kSpreadPct,
         sps && *sps > 0 && results.samples_per_s_min && results.samples_per_s_max
             ? Value(100 * (*results.samples_per_s_max - *results.samples_per_s_min) / *sps, 1)
             : Value());
-  s.Add("step_ms", Num(results.step_ms_timed, 4));
-  s.Add("step_ms_traced", Num(results.step_ms_traced, 4));
+  s.Add(kStepMs, Num(results.step_ms_timed, 4));
+  s.Add(kStepMsTraced, Num(results.step_ms_traced, 4));
   const auto& timed = results.step_ms_timed;
   const auto& traced = results.step_ms_traced;
-  s.Add("verbose_overhead_pct",
+  s.Add(kVerboseOverheadPct,
         timed && traced && *timed > 0 ? Value(100.0 * (*traced - *timed) / *timed, 1) : Value());
-  s.Add("loss_first", Num(results.loss_first, 4));
-  s.Add("loss_last", Num(results.loss_last, 4));
-  s.Add("test_accuracy", Num(results.test_accuracy, 4));
-  s.Add("max_deviation", Num(results.max_deviation, 9));
-  s.Add("deviation_tensor", Opt(results.deviation_tensor));
-  s.Add("tolerance", Num(results.tolerance, 6));
-  s.Add("onednn_version", dispatch::OneDnnVersion());
-  s.Add("detected_isa", run.header.isa_short.empty() ? Value() : Value(run.header.isa_short));
-  s.Add("worker", run.outcome.ok() ? Value("ok") : Value(run.outcome.Describe()));
+  s.Add(kLossFirst, Num(results.loss_first, 4));
+  s.Add(kLossLast, Num(results.loss_last, 4));
+  s.Add(kTestAccuracy, Num(results.test_accuracy, 4));
+  s.Add(kMaxDeviation, Num(results.max_deviation, 9));
+  s.Add(kDeviationTensor, Opt(results.deviation_tensor));
+  s.Add(kTolerance, Num(results.tolerance, 6));
+  s.Add(kOnednnVersion, dispatch::OneDnnVersion());
+  s.Add(kDetectedIsa, run.header.isa_short.empty() ? Value() : Value(run.header.isa_short));
+  s.Add(kWorker, run.outcome.ok() ? Value("ok") : Value(run.outcome.Describe()));
   AddNoiseGuard(report, s, o.threads, o.load_start, o.load_end);
 }
 
 // The whole report, whatever the format: the printer chooses what to show (the human table
 // leaves the timeline out; JSON and trace carry it).
 report::Report BuildReport(const VerboseOptions& o, dispatch::Run& run) {
-  report::Report report;
-  report.command = "verbose";
+  report::Report report(VerboseDocument());
   AddRunSection(report, o, run);
   AddRunStream(report, run, o.sort, o.top);
   for (Finding& f : dispatch::RunFindings(run, "the model worker")) {
@@ -167,6 +172,51 @@ StatusOr<int> RunVerbose(VerboseOptions& o) {
 }
 
 }  // namespace
+
+const report::contract::Document& VerboseDocument() {
+  static const report::contract::Document kVerbose = [] {
+    using namespace dispatch::model_run_field;
+    namespace contract = report::contract;
+    return contract::Document{
+        "verbose",
+        "a model trained through oneDNN in a worker, every primitive per layer",
+        {contract::Object(kRunPart, {kModel,
+                                     kLayers,
+                                     kBackendRequested,
+                                     kBackend,
+                                     kDtype,
+                                     kBatch,
+                                     kTrainSamples,
+                                     kWarmupIters,
+                                     kTimedIters,
+                                     kTimedS,
+                                     kTracedIters,
+                                     kThreads,
+                                     kSamplesPerS,
+                                     kSamplesPerSMin,
+                                     kSamplesPerSMax,
+                                     kSpreadPct,
+                                     kStepMs,
+                                     kStepMsTraced,
+                                     kVerboseOverheadPct,
+                                     kLossFirst,
+                                     kLossLast,
+                                     kTestAccuracy,
+                                     kMaxDeviation,
+                                     kDeviationTensor,
+                                     kTolerance,
+                                     kOnednnVersion,
+                                     kDetectedIsa,
+                                     kWorker,
+                                     kThreadsFrom,
+                                     kLoadStart,
+                                     kLoadEnd}),
+         InputMember(/*with_files=*/false), SummaryMember(),
+         PrimitivesMember(/*with_layer=*/true, /*with_file=*/false), DiagnosticsMember(),
+         report::TraceMember()}};
+  }();
+  return kVerbose;
+}
 
 void SetupVerbose(CLI::App& subcommand, int& exit_code) {
   auto o = std::make_shared<VerboseOptions>();

@@ -196,9 +196,25 @@ RowDiff CompareRuns(const RunRows& a, const RunRows& b, const DiffOptions& optio
   return diff;
 }
 
+const report::contract::Document& DiffDocument() {
+  static const report::contract::Document kDiff = [] {
+    using namespace diff_field;
+    namespace contract = report::contract;
+    return contract::Document{
+        "diff",
+        "two runs compared primitive by primitive",
+        {contract::Object(
+             kDiffSummarySection,
+             {kA, kB, kRowsMatched, kChangedImplementation, kWorseClass, kSlower, kFaster, kNew,
+              kVanished, kExecMsA, kExecMsB, kExecTimeRatio, kThresholdPct, kRegressions}),
+         contract::Rows(kDiffRowsTable, contract::Members(kDiffColumns))}};
+  }();
+  return kDiff;
+}
+
 report::Report DiffReport(RowDiff diff) {
-  report::Report report;
-  report.command = "diff";
+  using namespace diff_field;
+  report::Report report(DiffDocument());
   const Counts counts = CountRows(diff);
   const double total_ratio = diff.a_exec_ms > 0 ? diff.b_exec_ms / diff.a_exec_ms : 0;
   report.headline = fmt::format(
@@ -206,26 +222,21 @@ report::Report DiffReport(RowDiff diff) {
       "slower and {} faster beyond {:g} %, {} new, {} vanished; exec time {:.2f}x",
       diff.regressions, counts.matched, counts.changed, counts.worse_class, counts.slower,
       counts.faster, diff.options.threshold_pct, counts.added, counts.vanished, total_ratio);
-  report::Section& summary = report.AddSection("summary", "Summary");
-  summary.Add("a", diff.a_name).Add("b", diff.b_name);
-  summary.Add("rows_matched", counts.matched).Add("changed_implementation", counts.changed);
-  summary.Add("worse_class", counts.worse_class).Add("slower", counts.slower);
-  summary.Add("faster", counts.faster).Add("new", counts.added).Add("vanished", counts.vanished);
-  summary.Add("exec_ms_a", report::Value(diff.a_exec_ms, 3));
-  summary.Add("exec_ms_b", report::Value(diff.b_exec_ms, 3));
-  summary.Add("exec_time_ratio", report::Value(total_ratio, 3));
-  summary.Add("threshold_pct", report::Value(diff.options.threshold_pct, 1));
-  summary.Add("regressions", diff.regressions);
-  report::Table& table = report.AddTable(
-      "primitives",
-      {"primitive", "prop_kind", "problem", "layer", "change", "regressed", "implementation_a",
-       "implementation_b", "isa_a", "isa_b", "fallback_a", "fallback_b", "execs_a", "execs_b",
-       "exec_ms_mean_a", "exec_ms_mean_b", "ratio"},
-      "Rows (a -> b)");
-  table.hidden_in_table = {"prop_kind", "isa_a", "isa_b", "execs_a", "execs_b"};
-  table.answer_columns = {"ratio"};
-  table.leave_out_first = {"fallback_a", "fallback_b", "layer", "regressed", "problem"};
-  report.primary_table = "primitives";
+  report::Section& summary = report.AddSection(kDiffSummarySection);
+  summary.Add(kA, diff.a_name).Add(kB, diff.b_name);
+  summary.Add(kRowsMatched, counts.matched).Add(kChangedImplementation, counts.changed);
+  summary.Add(kWorseClass, counts.worse_class).Add(kSlower, counts.slower);
+  summary.Add(kFaster, counts.faster).Add(kNew, counts.added).Add(kVanished, counts.vanished);
+  summary.Add(kExecMsA, report::Value(diff.a_exec_ms, 3));
+  summary.Add(kExecMsB, report::Value(diff.b_exec_ms, 3));
+  summary.Add(kExecTimeRatio, report::Value(total_ratio, 3));
+  summary.Add(kThresholdPct, report::Value(diff.options.threshold_pct, 1));
+  summary.Add(kRegressions, diff.regressions);
+  report::Table& table = report.AddTable(kDiffRowsTable, kDiffColumns);
+  table.hidden_in_table = report::Names({kPropKind, kIsaA, kIsaB, kExecsA, kExecsB});
+  table.answer_columns = report::Names({kRatio});
+  table.leave_out_first = report::Names({kFallbackA, kFallbackB, kLayer, kRegressed, kProblem});
+  report.primary_table = kDiffRowsTable.name;
   AddFindings(report, diff, counts);
   // The rows' cells are made as they are printed (a diff of two large logs is large).
   auto rows = std::make_shared<const std::vector<DiffRow>>(std::move(diff.rows));

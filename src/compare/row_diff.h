@@ -16,10 +16,77 @@
 #include <vector>
 
 #include "common/status.h"
+#include "report/contract.h"
+#include "report/field.h"
 #include "report/report.h"
 #include "verbose/interned_text.h"
 
 namespace dlcheck::compare {
+
+// The diff's words, declared once.
+namespace diff_field {
+using report::Field;
+using report::Type;
+// clang-format off
+// summary
+inline constexpr Field kA{"a"};  ///< the first input, as given
+inline constexpr Field kB{"b"};
+inline constexpr Field kRowsMatched{"rows_matched", Type::kInteger};
+inline constexpr Field kChangedImplementation{"changed_implementation", Type::kInteger};
+inline constexpr Field kWorseClass{"worse_class", Type::kInteger};
+inline constexpr Field kSlower{"slower", Type::kInteger};
+inline constexpr Field kFaster{"faster", Type::kInteger};
+inline constexpr Field kNew{"new", Type::kInteger};
+inline constexpr Field kVanished{"vanished", Type::kInteger};
+inline constexpr Field kExecMsA{"exec_ms_a", Type::kNumber};
+inline constexpr Field kExecMsB{"exec_ms_b", Type::kNumber};
+inline constexpr Field kExecTimeRatio{"exec_time_ratio", Type::kNumber};
+inline constexpr Field kThresholdPct{"threshold_pct", Type::kNumber};
+inline constexpr Field kRegressions{"regressions", Type::kInteger};
+// primitives: a row of each run
+inline constexpr Field kPrimitive{"primitive"};
+inline constexpr Field kPropKind{"prop_kind"};
+inline constexpr Field kProblem{"problem"};
+inline constexpr Field kLayer{"layer"};
+inline constexpr Field kChange{"change"};
+inline constexpr Field kRegressed{"regressed", Type::kBoolean};
+inline constexpr Field kImplementationA{"implementation_a"};
+inline constexpr Field kImplementationB{"implementation_b"};
+inline constexpr Field kIsaA{"isa_a"};
+inline constexpr Field kIsaB{"isa_b"};
+inline constexpr Field kFallbackA{"fallback_a"};
+inline constexpr Field kFallbackB{"fallback_b"};
+inline constexpr Field kExecsA{"execs_a", Type::kInteger};
+inline constexpr Field kExecsB{"execs_b", Type::kInteger};
+inline constexpr Field kExecMsMeanA{"exec_ms_mean_a", Type::kNumber};
+inline constexpr Field kExecMsMeanB{"exec_ms_mean_b", Type::kNumber};
+inline constexpr Field kRatio{"ratio", Type::kNumber};  ///< b's mean over a's
+// clang-format on
+}  // namespace diff_field
+
+inline constexpr report::Part kDiffSummarySection{"summary", "Summary"};
+inline constexpr report::Part kDiffRowsTable{"primitives", "Rows (a -> b)"};
+
+inline constexpr std::array kDiffColumns = {diff_field::kPrimitive,
+                                            diff_field::kPropKind,
+                                            diff_field::kProblem,
+                                            diff_field::kLayer,
+                                            diff_field::kChange,
+                                            diff_field::kRegressed,
+                                            diff_field::kImplementationA,
+                                            diff_field::kImplementationB,
+                                            diff_field::kIsaA,
+                                            diff_field::kIsaB,
+                                            diff_field::kFallbackA,
+                                            diff_field::kFallbackB,
+                                            diff_field::kExecsA,
+                                            diff_field::kExecsB,
+                                            diff_field::kExecMsMeanA,
+                                            diff_field::kExecMsMeanB,
+                                            diff_field::kRatio};
+
+/// `diff`'s document.
+const report::contract::Document& DiffDocument();
 
 /// One primitive of one run, in the terms both a log and a JSON report give. Texts are interned
 /// (verbose/interned_text.h): a row is a handle per text, and equal keys are one pointer.

@@ -74,29 +74,29 @@ StatusOr<RunRows> LoadLog(verbose::LineReader& reader, const std::string& path) 
   return run;
 }
 
-RunRow::Text TextOf(const Json& row, const char* name) {
-  const auto it = row.find(name);
+RunRow::Text TextOf(const Json& row, std::string_view name) {
+  const auto it = row.find(std::string(name));
   if (it == row.end() || it->is_null()) return {};
   return RunRow::Text(it->is_string() ? it->get<std::string>() : it->dump());
 }
 
-double NumberOf(const Json& row, const char* name) {
-  const auto it = row.find(name);
+double NumberOf(const Json& row, std::string_view name) {
+  const auto it = row.find(std::string(name));
   return it != row.end() && it->is_number() ? it->get<double>() : 0.0;
 }
 
 bool IsPrimitivesTable(const Json& value) {
   return value.is_array() && !value.empty() && value.front().is_object() &&
-         value.front().contains(report::primitive_column::kPrimitive.name) &&
-         value.front().contains(report::primitive_column::kImplementation.name);
+         value.front().contains(std::string(report::primitive_column::kPrimitive.name)) &&
+         value.front().contains(std::string(report::primitive_column::kImplementation.name));
 }
 
 // The first primitives table of a report, wherever a command put it (`primitives`, `rows`, or
 // inside a section).
 const Json* FindPrimitivesTable(const Json& node) {
   if (!node.is_object()) return nullptr;
-  for (const char* name : {"primitives", "rows"}) {
-    const auto it = node.find(name);
+  for (const std::string_view name : {report::kPrimitivesTable.name, std::string_view("rows")}) {
+    const auto it = node.find(std::string(name));
     if (it != node.end() && IsPrimitivesTable(*it)) return &*it;
   }
   for (const auto& item : node.items()) {
@@ -145,7 +145,10 @@ StatusOr<RunRows> LoadReport(const std::string& path, const std::string& text) {
                       ": this JSON has no primitives table; give the --format json output of "
                       "'dlcheck parse', 'verbose' or 'run', or a verbose log");
   }
-  RunRows run{path, "dlcheck " + TextOf(document, "command").str() + " report", {}};
+  RunRows run{path,
+              "dlcheck " + TextOf(document, report::contract::identity_field::kCommand.name).str() +
+                  " report",
+              {}};
   RowMerger merger(run.rows);
   for (const Json& row : *table) {
     if (row.is_object()) merger.Add(FromJsonRow(row));

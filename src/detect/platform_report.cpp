@@ -2,8 +2,12 @@
 
 #include <fmt/format.h>
 
+#include "detect/topology_report.h"
+
 namespace dlcheck::detect {
 namespace {
+
+namespace contract = report::contract;
 
 report::Value Optional(const std::optional<bool>& value) {
   return value ? report::Value(*value) : report::Value();
@@ -30,72 +34,112 @@ report::Value ProbeValue(const ProbeResult* probe) {
 
 }  // namespace
 
+std::vector<contract::Member> PlatformMembers(bool with_probes) {
+  using namespace cpu_field;
+  using namespace levels_field;
+  using contract::Object;
+  const std::vector<contract::Member> cpu = {
+      kSource,
+      kVendor,
+      kBrand,
+      kFamily,
+      kModel,
+      kStepping,
+      kMicroarchitecture,
+      kHypervisor,
+      kHypervisorVendor,
+      kLogicalCpus,
+      kXcr0,
+      kXsaveSupported,
+      kAmxPermission,
+      kLibcpuidVersion,
+      Object(kAmxTilesSection, {kTiles, kRows, kBytesPerRow}),
+      contract::Rows(kCpuCoreKindsTable, {kKind, kLogicalCpus, kSameFeatures})};
+  std::vector<contract::Member> members = {
+      Object(kCpuSection, cpu),
+      Object(kLevelsSection, {kX86_64, kOnednnMaxIsa, kOnednnEffectiveIsa, kOnednnAgrees, kBasis}),
+      contract::KeyedRows(kFeaturesTable,
+                          contract::Members(std::span(kFeatureColumns).subspan(1)))};
+  if (with_probes)
+    members.push_back(contract::Rows(kProbesTable, contract::Members(kProbeColumns)));
+  return members;
+}
+
+const contract::Document& PlatformDocument() {
+  static const contract::Document kPlatform = [] {
+    std::vector<contract::Member> members = PlatformMembers(/*with_probes=*/true);
+    members.insert(members.begin() + 2, TopologyMember());
+    return contract::Document{
+        "platform", "what the machine can do: ISA features layer by layer, levels, topology",
+        std::move(members)};
+  }();
+  return kPlatform;
+}
+
 void AddPlatform(const PlatformInfo& info, report::Report& report,
                  const std::vector<ProbeResult>& probes) {
-  report::Section& cpu = report.AddSection("cpu", "CPU");
-  cpu.Add("source", info.source)
-      .Add("vendor", info.cpu.vendor)
-      .Add("brand", TextOrNull(info.cpu.brand))
-      .Add("family", info.cpu.family)
-      .Add("model", info.cpu.model)
-      .Add("stepping", info.cpu.stepping)
-      .Add("microarchitecture", info.cpu.microarchitecture)
-      .Add("hypervisor", info.cpu.hypervisor)
-      .Add("hypervisor_vendor", TextOrNull(info.cpu.hypervisor_vendor))
-      .Add("logical_cpus", info.logical_cpus)
-      .Add("xcr0", info.xcr0 ? report::Value(fmt::format("{:#x}", *info.xcr0)) : report::Value())
-      .Add("xsave_supported", fmt::format("{:#x}", info.xsave_supported))
-      .Add("amx_permission", Optional(info.amx_permission))
-      .Add("libcpuid_version", info.libcpuid_version);
+  using namespace cpu_field;
+  report::Section& cpu = report.AddSection(kCpuSection);
+  cpu.Add(kSource, info.source)
+      .Add(kVendor, info.cpu.vendor)
+      .Add(kBrand, TextOrNull(info.cpu.brand))
+      .Add(kFamily, info.cpu.family)
+      .Add(kModel, info.cpu.model)
+      .Add(kStepping, info.cpu.stepping)
+      .Add(kMicroarchitecture, info.cpu.microarchitecture)
+      .Add(kHypervisor, info.cpu.hypervisor)
+      .Add(kHypervisorVendor, TextOrNull(info.cpu.hypervisor_vendor))
+      .Add(kLogicalCpus, info.logical_cpus)
+      .Add(kXcr0, info.xcr0 ? report::Value(fmt::format("{:#x}", *info.xcr0)) : report::Value())
+      .Add(kXsaveSupported, fmt::format("{:#x}", info.xsave_supported))
+      .Add(kAmxPermission, Optional(info.amx_permission))
+      .Add(kLibcpuidVersion, info.libcpuid_version);
   // The AMX tile palette as its three numbers (JSON: an object; null without AMX).
   if (info.amx_palette) {
-    cpu.AddSection("amx_tiles", "AMX tiles (palette 1)")
-        .Add("tiles", info.amx_palette->tiles)
-        .Add("rows", info.amx_palette->rows)
-        .Add("bytes_per_row", info.amx_palette->bytes_per_row);
+    cpu.AddSection(kAmxTilesSection)
+        .Add(kTiles, info.amx_palette->tiles)
+        .Add(kRows, info.amx_palette->rows)
+        .Add(kBytesPerRow, info.amx_palette->bytes_per_row);
   }
-  report::Table& kinds = cpu.AddTable("core_kinds", {"kind", "logical_cpus", "same_features"},
-                                      "Core kinds (CPUID leaf 1Ah)");
+  report::Table& kinds =
+      cpu.AddTable(kCpuCoreKindsTable, std::array{kKind, kLogicalCpus, kSameFeatures});
   for (const CpuidCoreType& kind : info.core_types) {
     kinds.rows.push_back({kind.kind, kind.logical_cpus, kind.same_features});
   }
 
-  report::Section& levels = report.AddSection("levels", "Derived levels");
-  levels.Add("x86_64", info.x86_64_level)
-      .Add("onednn_max_isa", info.onednn_max_isa)
-      .Add("onednn_effective_isa",
+  using namespace levels_field;
+  report::Section& levels = report.AddSection(kLevelsSection);
+  levels.Add(kX86_64, info.x86_64_level)
+      .Add(kOnednnMaxIsa, info.onednn_max_isa)
+      .Add(kOnednnEffectiveIsa,
            info.onednn_effective_isa ? report::Value(*info.onednn_effective_isa) : report::Value())
-      .Add("onednn_agrees", info.onednn_effective_isa
-                                ? report::Value(*info.onednn_effective_isa == info.onednn_max_isa)
-                                : report::Value())
-      .Add("basis", info.levels_basis);
+      .Add(kOnednnAgrees, info.onednn_effective_isa
+                              ? report::Value(*info.onednn_effective_isa == info.onednn_max_isa)
+                              : report::Value())
+      .Add(kBasis, info.levels_basis);
 
-  report::Table& features = report.AddTable(
-      "features", std::vector<std::string>(std::begin(kFeatureColumns), std::end(kFeatureColumns)),
-      "Features");
+  report::Table& features = report.AddTable(kFeaturesTable, kFeatureColumns);
   features.keyed_by_first_column = true;
-  features.answer_columns = {"usable"};
+  features.answer_columns = {std::string(feature_column::kUsable.name)};
   for (const FeatureLayers& f : info.features) {
     features.rows.push_back({f.name, f.cpuid, Optional(f.os), Optional(f.libcpuid),
                              Optional(f.kernel), Optional(f.usable),
                              ProbeValue(FindProbe(probes, f.name))});
   }
-  report.primary_table = "features";
+  report.primary_table = kFeaturesTable.name;
 
   report.findings.insert(report.findings.end(), info.findings.begin(), info.findings.end());
 }
 
 report::Report PlatformReport(const PlatformInfo& info, const std::vector<ProbeResult>& probes) {
-  report::Report report;
-  report.command = "platform";
+  report::Report report(PlatformDocument());
   AddPlatform(info, report, probes);
   return report;
 }
 
 void AddProbesTable(const PlatformInfo& info, const std::vector<ProbeResult>& probes,
                     report::Report& report) {
-  report::Table& t =
-      report.AddTable("probes", {"feature", "cpuid", "probe", "detail"}, "Execution probes");
+  report::Table& t = report.AddTable(kProbesTable, kProbeColumns);
   for (const ProbeResult& p : probes) {
     const FeatureLayers* f = info.FindFeature(p.feature);
     t.rows.push_back({p.feature, f != nullptr && f->cpuid, ProbeValue(&p), TextOrNull(p.detail)});

@@ -9,18 +9,92 @@
 //   AddProbesTable(info, probes, report);
 //   AddProbeFindings(info, probes, report);
 
+#include <array>
 #include <vector>
 
 #include "detect/platform.h"
 #include "detect/probe.h"
+#include "report/contract.h"
+#include "report/field.h"
 #include "report/report.h"
 
 namespace dlcheck::detect {
 
-/// The `features` table's columns, in order.
-/// `probe`: the execution probe (`platform --probe`, `check`); null when not probed.
-inline constexpr const char* kFeatureColumns[] = {"feature", "cpuid",  "os",   "libcpuid",
-                                                  "kernel",  "usable", "probe"};
+// The platform's words, declared once: the builder below writes them, PlatformDocument() is made
+// of them and `fleet` reads them back.
+
+namespace cpu_field {
+using report::Field;
+using report::Type;
+// clang-format off
+inline constexpr Field kSource{"source"};                 ///< "live", or the dump replayed
+inline constexpr Field kVendor{"vendor"};
+inline constexpr Field kBrand{"brand"};
+inline constexpr Field kFamily{"family", Type::kInteger};
+inline constexpr Field kModel{"model", Type::kInteger};
+inline constexpr Field kStepping{"stepping", Type::kInteger};
+inline constexpr Field kMicroarchitecture{"microarchitecture"};
+inline constexpr Field kHypervisor{"hypervisor", Type::kBoolean};
+inline constexpr Field kHypervisorVendor{"hypervisor_vendor"};
+inline constexpr Field kLogicalCpus{"logical_cpus", Type::kInteger};
+inline constexpr Field kXcr0{"xcr0"};
+inline constexpr Field kXsaveSupported{"xsave_supported"};
+inline constexpr Field kAmxPermission{"amx_permission", Type::kBoolean};
+inline constexpr Field kLibcpuidVersion{"libcpuid_version"};
+// cpu.amx_tiles: the AMX tile palette 1
+inline constexpr Field kTiles{"tiles", Type::kInteger};
+inline constexpr Field kRows{"rows", Type::kInteger};
+inline constexpr Field kBytesPerRow{"bytes_per_row", Type::kInteger};
+// cpu.core_kinds: CPUID leaf 1Ah
+inline constexpr Field kKind{"kind"};
+inline constexpr Field kSameFeatures{"same_features", Type::kBoolean};
+// clang-format on
+}  // namespace cpu_field
+
+namespace levels_field {
+using report::Field;
+using report::Type;
+inline constexpr Field kX86_64{"x86_64"};
+inline constexpr Field kOnednnMaxIsa{"onednn_max_isa"};
+inline constexpr Field kOnednnEffectiveIsa{"onednn_effective_isa"};
+inline constexpr Field kOnednnAgrees{"onednn_agrees", Type::kBoolean};
+inline constexpr Field kBasis{"basis"};
+}  // namespace levels_field
+
+namespace feature_column {
+using report::Field;
+using report::Type;
+inline constexpr Field kFeature{"feature"};
+inline constexpr Field kCpuid{"cpuid", Type::kBoolean};
+inline constexpr Field kOs{"os", Type::kBoolean};
+inline constexpr Field kLibcpuid{"libcpuid", Type::kBoolean};
+inline constexpr Field kKernel{"kernel", Type::kBoolean};
+inline constexpr Field kUsable{"usable", Type::kBoolean};
+/// The execution probe (`platform --probe`, `check`); null when not probed.
+inline constexpr Field kProbe{"probe", Type::kBoolean};
+inline constexpr Field kDetail{"detail"};  ///< the probes table's words on a probe
+}  // namespace feature_column
+
+inline constexpr report::Part kCpuSection{"cpu", "CPU"};
+inline constexpr report::Part kAmxTilesSection{"amx_tiles", "AMX tiles (palette 1)"};
+inline constexpr report::Part kCpuCoreKindsTable{"core_kinds", "Core kinds (CPUID leaf 1Ah)"};
+inline constexpr report::Part kLevelsSection{"levels", "Derived levels"};
+inline constexpr report::Part kFeaturesTable{"features", "Features"};
+inline constexpr report::Part kProbesTable{"probes", "Execution probes"};
+
+/// The `features` table's columns, in order (JSON: keyed by the first).
+inline constexpr std::array kFeatureColumns = {feature_column::kFeature, feature_column::kCpuid,
+                                               feature_column::kOs,      feature_column::kLibcpuid,
+                                               feature_column::kKernel,  feature_column::kUsable,
+                                               feature_column::kProbe};
+inline constexpr std::array kProbeColumns = {feature_column::kFeature, feature_column::kCpuid,
+                                             feature_column::kProbe, feature_column::kDetail};
+
+/// `platform`'s document: cpu, levels, topology, features, probes.
+const report::contract::Document& PlatformDocument();
+/// The members `platform` and `check` share: cpu, levels, features, and the probes table where
+/// the command writes it (`platform --probe`; a check's probes fill the features' probe column).
+std::vector<report::contract::Member> PlatformMembers(bool with_probes);
 
 /// Fills `report` (command "platform") from `info`; `probes` fill the `probe` column.
 void AddPlatform(const PlatformInfo& info, report::Report& report,

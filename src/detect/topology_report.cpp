@@ -14,40 +14,48 @@ report::Value SizeIn(std::int64_t bytes, std::int64_t unit) {
 
 }  // namespace
 
-void AddTopology(const Topology& topology, report::Report& report) {
-  report::Section& s = report.AddSection("topology", "Topology");
-  s.Add("source", topology.source)
-      .Add("is_this_system", topology.is_this_system)
-      .Add("packages", topology.packages)
-      .Add("numa_nodes", topology.numa_nodes)
-      .Add("dies", topology.dies)
-      .Add("groups", topology.groups)
-      .Add("cores", topology.cores)
-      .Add("pus", topology.pus)
-      .Add("smt_per_core", topology.smt_per_core)
-      .Add("l3_instances", topology.l3_instances)
-      .Add("memory_mib", SizeIn(topology.memory_bytes, kMiB))
-      .Add("allowed_pus", topology.allowed_pus)
-      .Add("allowed_cpuset", topology.allowed_cpuset)
-      .Add("allowed_differs", topology.allowed_differs);
+report::contract::Member TopologyMember() {
+  using namespace topology_field;
+  using report::contract::Members;
+  using report::contract::Rows;
+  return report::contract::Object(
+      kTopologySection,
+      {kSource, kIsThisSystem, kPackages, kNumaNodes, kDies, kGroups, kCores, kPus, kSmtPerCore,
+       kL3Instances, kMemoryMib, kAllowedPus, kAllowedCpuset, kAllowedDiffers,
+       Rows(kCachesTable, Members(kCacheColumns)), Rows(kNumaTable, Members(kNumaColumns)),
+       Rows(kCoreKindsTable, Members(kCoreKindColumns))});
+}
 
-  report::Table& caches = s.AddTable(
-      "caches",
-      {"level", "type", "size_kib", "instances", "cores_per_instance", "pus_per_instance"},
-      "Caches");
+void AddTopology(const Topology& topology, report::Report& report) {
+  using namespace topology_field;
+  report::Section& s = report.AddSection(kTopologySection);
+  s.Add(kSource, topology.source)
+      .Add(kIsThisSystem, topology.is_this_system)
+      .Add(kPackages, topology.packages)
+      .Add(kNumaNodes, topology.numa_nodes)
+      .Add(kDies, topology.dies)
+      .Add(kGroups, topology.groups)
+      .Add(kCores, topology.cores)
+      .Add(kPus, topology.pus)
+      .Add(kSmtPerCore, topology.smt_per_core)
+      .Add(kL3Instances, topology.l3_instances)
+      .Add(kMemoryMib, SizeIn(topology.memory_bytes, kMiB))
+      .Add(kAllowedPus, topology.allowed_pus)
+      .Add(kAllowedCpuset, topology.allowed_cpuset)
+      .Add(kAllowedDiffers, topology.allowed_differs);
+
+  report::Table& caches = s.AddTable(kCachesTable, kCacheColumns);
   for (const CacheInfo& c : topology.caches) {
     caches.rows.push_back({c.level, c.type, SizeIn(c.size_bytes, kKiB), c.instances,
                            c.cores_per_instance, c.pus_per_instance});
   }
 
-  report::Table& numa =
-      s.AddTable("numa", {"os_index", "memory_mib", "cores", "pus"}, "NUMA nodes");
+  report::Table& numa = s.AddTable(kNumaTable, kNumaColumns);
   for (const NumaNodeInfo& n : topology.numa) {
     numa.rows.push_back({n.os_index, SizeIn(n.memory_bytes, kMiB), n.cores, n.pus});
   }
 
-  report::Table& kinds =
-      s.AddTable("core_kinds", {"name", "efficiency", "cores", "pus", "infos"}, "Core kinds");
+  report::Table& kinds = s.AddTable(kCoreKindsTable, kCoreKindColumns);
   for (const HwlocCpuKind& k : topology.cpu_kinds) {
     kinds.rows.push_back({k.name, k.efficiency, k.cores, k.pus, k.infos});
   }

@@ -13,10 +13,69 @@
 //       1      data         48        2          1                   1
 //       3      unified      32768     1          2                   2
 
+#include <array>
+
 #include "detect/topology.h"
+#include "report/contract.h"
+#include "report/field.h"
 #include "report/report.h"
 
 namespace dlcheck::detect {
+
+// The topology's words, declared once (the builder, the documents and `fleet` read them).
+namespace topology_field {
+using report::Field;
+using report::Type;
+// clang-format off
+inline constexpr Field kSource{"source"};  ///< "live", or the hwloc XML replayed
+inline constexpr Field kIsThisSystem{"is_this_system", Type::kBoolean};
+inline constexpr Field kPackages{"packages", Type::kInteger};  ///< sockets
+inline constexpr Field kNumaNodes{"numa_nodes", Type::kInteger};
+inline constexpr Field kDies{"dies", Type::kInteger};
+inline constexpr Field kGroups{"groups", Type::kInteger};
+inline constexpr Field kCores{"cores", Type::kInteger};
+inline constexpr Field kPus{"pus", Type::kInteger};
+inline constexpr Field kSmtPerCore{"smt_per_core", Type::kInteger};
+inline constexpr Field kL3Instances{"l3_instances", Type::kInteger};
+inline constexpr Field kMemoryMib{"memory_mib", Type::kInteger};
+inline constexpr Field kAllowedPus{"allowed_pus", Type::kInteger};
+inline constexpr Field kAllowedCpuset{"allowed_cpuset"};
+inline constexpr Field kAllowedDiffers{"allowed_differs", Type::kBoolean};
+// topology.caches
+inline constexpr Field kLevel{"level", Type::kInteger};
+inline constexpr Field kType{"type"};
+inline constexpr Field kSizeKib{"size_kib", Type::kInteger};
+inline constexpr Field kInstances{"instances", Type::kInteger};
+inline constexpr Field kCoresPerInstance{"cores_per_instance", Type::kInteger};
+inline constexpr Field kPusPerInstance{"pus_per_instance", Type::kInteger};
+// topology.numa
+inline constexpr Field kOsIndex{"os_index", Type::kInteger};
+// topology.core_kinds (hwloc's CPU kinds)
+inline constexpr Field kName{"name"};
+inline constexpr Field kEfficiency{"efficiency", Type::kInteger};
+inline constexpr Field kInfos{"infos"};
+// clang-format on
+}  // namespace topology_field
+
+inline constexpr report::Part kTopologySection{"topology", "Topology"};
+inline constexpr report::Part kCachesTable{"caches", "Caches"};
+inline constexpr report::Part kNumaTable{"numa", "NUMA nodes"};
+inline constexpr report::Part kCoreKindsTable{"core_kinds", "Core kinds"};
+
+inline constexpr std::array kCacheColumns = {topology_field::kLevel,
+                                             topology_field::kType,
+                                             topology_field::kSizeKib,
+                                             topology_field::kInstances,
+                                             topology_field::kCoresPerInstance,
+                                             topology_field::kPusPerInstance};
+inline constexpr std::array kNumaColumns = {topology_field::kOsIndex, topology_field::kMemoryMib,
+                                            topology_field::kCores, topology_field::kPus};
+inline constexpr std::array kCoreKindColumns = {topology_field::kName, topology_field::kEfficiency,
+                                                topology_field::kCores, topology_field::kPus,
+                                                topology_field::kInfos};
+
+/// The `topology` member of a document (platform's).
+report::contract::Member TopologyMember();
 
 /// Adds the section `topology` (counts, allowed CPUs, and the nested tables `caches`, `numa`
 /// and `core_kinds`) to `report`, and the topology's findings (TopologyFindings).

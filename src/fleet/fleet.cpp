@@ -9,33 +9,53 @@
 #include <thread>
 #include <tuple>
 
+#include "check/check_report.h"
 #include "common/onednn_isa.h"
+#include "detect/platform_report.h"
+#include "detect/topology_report.h"
 #include "os/input_file.h"
 
 namespace dlcheck::fleet {
 namespace {
 
 using nlohmann::json;
+using report::Field;
+using report::Part;
+namespace identity = report::contract::identity_field;
+namespace feature = detect::feature_column;
 
-std::string Text(const json& object, const char* key) {
-  if (!object.is_object()) return {};
-  auto it = object.find(key);
-  return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
+// `object`'s member called `name`, or nullptr (`object` need not be an object).
+const json* MemberOf(const json& object, std::string_view name) {
+  if (!object.is_object()) return nullptr;
+  auto it = object.find(std::string(name));
+  return it == object.end() ? nullptr : &*it;
 }
 
-bool IsTrue(const json& object, const char* key) {
-  auto it = object.find(key);
-  return it != object.end() && it->is_boolean() && it->get<bool>();
+std::string Text(const json& object, const Field& field) {
+  const json* value = MemberOf(object, field.name);
+  return value != nullptr && value->is_string() ? value->get<std::string>() : std::string();
 }
 
-bool IsNull(const json& object, const char* key) {
-  auto it = object.find(key);
-  return it == object.end() || it->is_null();
+bool IsTrue(const json& object, const Field& field) {
+  const json* value = MemberOf(object, field.name);
+  return value != nullptr && value->is_boolean() && value->get<bool>();
 }
 
-bool IsFalse(const json& object, const char* key) {
-  auto it = object.find(key);
-  return it != object.end() && it->is_boolean() && !it->get<bool>();
+bool IsNull(const json& object, const Field& field) {
+  const json* value = MemberOf(object, field.name);
+  return value == nullptr || value->is_null();
+}
+
+bool IsFalse(const json& object, const Field& field) {
+  const json* value = MemberOf(object, field.name);
+  return value != nullptr && value->is_boolean() && !value->get<bool>();
+}
+
+// The section `part` of `doc`, or null when it has none.
+const json& SectionOf(const json& doc, const Part& part) {
+  static const json kNone;
+  const json* section = MemberOf(doc, part.name);
+  return section != nullptr && section->is_object() ? *section : kNone;
 }
 
 std::string HostFromFile(const std::string& file) {
@@ -45,17 +65,20 @@ std::string HostFromFile(const std::string& file) {
   return stem;
 }
 
+// `field` of `section` when it is an integer, else -1.
+long Count(const json& section, const Field& field) {
+  const json* value = MemberOf(section, field.name);
+  return value != nullptr && value->is_number_integer() ? value->get<long>() : -1L;
+}
+
 std::optional<TopologyShape> ReadTopology(const json& doc) {
-  auto it = doc.find("topology");
-  if (it == doc.end() || !it->is_object()) return std::nullopt;
-  auto count = [&](const char* key) {
-    auto v = it->find(key);
-    return v != it->end() && v->is_number_integer() ? v->get<long>() : -1L;
-  };
-  const TopologyShape shape{.sockets = count("packages"),
-                            .numa_nodes = std::max(count("numa_nodes"), 0L),
-                            .cores = count("cores"),
-                            .pus = count("pus")};
+  using namespace detect::topology_field;
+  const json& topology = SectionOf(doc, detect::kTopologySection);
+  if (topology.is_null()) return std::nullopt;
+  const TopologyShape shape{.sockets = Count(topology, kPackages),
+                            .numa_nodes = std::max(Count(topology, kNumaNodes), 0L),
+                            .cores = Count(topology, kCores),
+                            .pus = Count(topology, kPus)};
   if (shape.sockets < 0 || shape.cores < 0 || shape.pus < 0) return std::nullopt;
   return shape;
 }
@@ -66,10 +89,11 @@ void ReadFeatures(const json& features, HostReport& r) {
     if (!layers.is_object()) continue;
     // Usable; in a recording's report (OS layer unknown, usable null): in CPUID, as `check`
     // judges requirements.
-    if (IsTrue(layers, "usable") || (IsNull(layers, "usable") && IsTrue(layers, "cpuid"))) {
+    if (IsTrue(layers, feature::kUsable) ||
+        (IsNull(layers, feature::kUsable) && IsTrue(layers, feature::kCpuid))) {
       r.usable.push_back(name);
-      if (IsFalse(layers, "probe")) r.faulted.push_back(name);
-    } else if (IsTrue(layers, "cpuid") && IsFalse(layers, "usable")) {
+      if (IsFalse(layers, feature::kProbe)) r.faulted.push_back(name);
+    } else if (IsTrue(layers, feature::kCpuid) && IsFalse(layers, feature::kUsable)) {
       r.cpuid_only.push_back(name);
     }
   }
@@ -79,40 +103,40 @@ void ReadFeatures(const json& features, HostReport& r) {
 // The report's facts, or the reason it cannot be used.
 std::string ReadReport(const json& doc, HostReport& r) {
   if (!doc.is_object()) return "not a JSON object";
-  r.command = Text(doc, "command");
-  r.dlcheck_version = Text(doc, "dlcheck_version");
-  if (r.command != "platform" && r.command != "check") {
+  r.command = Text(doc, identity::kCommand);
+  r.dlcheck_version = Text(doc, identity::kDlcheckVersion);
+  const bool is_check = r.command == check::CheckDocument().command;
+  if (r.command != detect::PlatformDocument().command && !is_check) {
     return r.command.empty() ? "not a dlcheck report (no \"command\")"
                              : fmt::format("a dlcheck {} report, not platform or check", r.command);
   }
-  auto schema = doc.find("schema_version");
-  if (schema == doc.end() || !schema->is_number_integer() ||
-      schema->get<long>() != kReadableSchema) {
+  const json* schema = MemberOf(doc, identity::kSchemaVersion.name);
+  if (schema == nullptr || !schema->is_number_integer() || schema->get<long>() != kReadableSchema) {
     return fmt::format("report schema {} of dlcheck {}; this dlcheck reads schema {}",
-                       schema == doc.end() ? "none" : schema->dump(),
+                       schema == nullptr ? "none" : schema->dump(),
                        r.dlcheck_version.empty() ? "?" : r.dlcheck_version, kReadableSchema);
   }
-  auto features = doc.find("features");
-  if (features == doc.end() || !features->is_object()) return "no features table";
+  const json* features = MemberOf(doc, detect::kFeaturesTable.name);
+  if (features == nullptr || !features->is_object()) return "no features table";
   // The host: a top-level `host`, else `check.host` (what `dlcheck check` writes), else the file.
-  std::string host = Text(doc, "host");
-  if (host.empty() && doc.contains("check")) host = Text(doc["check"], "host");
+  std::string host = Text(doc, check::check_field::kHost);
+  if (host.empty()) host = Text(SectionOf(doc, check::kCheckSection), check::check_field::kHost);
   if (!host.empty()) r.host = std::move(host);
-  const json& cpu = doc.contains("cpu") ? doc["cpu"] : json();
-  r.cpu = Text(cpu, "brand").empty() ? Text(cpu, "vendor") : Text(cpu, "brand");
-  const json& levels = doc.contains("levels") ? doc["levels"] : json();
-  r.onednn_isa = Text(levels, "onednn_effective_isa");
-  if (r.onednn_isa.empty()) r.onednn_isa = Text(levels, "onednn_max_isa");
+  const json& cpu = SectionOf(doc, detect::kCpuSection);
+  const std::string brand = Text(cpu, detect::cpu_field::kBrand);
+  r.cpu = brand.empty() ? Text(cpu, detect::cpu_field::kVendor) : brand;
+  const json& levels = SectionOf(doc, detect::kLevelsSection);
+  r.onednn_isa = Text(levels, detect::levels_field::kOnednnEffectiveIsa);
+  if (r.onednn_isa.empty()) r.onednn_isa = Text(levels, detect::levels_field::kOnednnMaxIsa);
   r.topology = ReadTopology(doc);
-  if (auto topology = doc.find("topology"); topology != doc.end() && topology->is_object()) {
-    auto memory = topology->find("memory_mib");
-    if (memory != topology->end() && memory->is_number_integer()) r.memory_mib = *memory;
-  }
-  r.amx_permission = IsTrue(cpu, "amx_permission");
-  if (r.command == "check") {
-    const json& check = doc.contains("check") ? doc["check"] : json();
-    r.check_status = Text(check, "status");
-    r.check_summary = Text(check, "summary");
+  const long memory_mib =
+      Count(SectionOf(doc, detect::kTopologySection), detect::topology_field::kMemoryMib);
+  if (memory_mib >= 0) r.memory_mib = memory_mib;
+  r.amx_permission = IsTrue(cpu, detect::cpu_field::kAmxPermission);
+  if (is_check) {
+    const json& check = SectionOf(doc, check::kCheckSection);
+    r.check_status = Text(check, check::check_field::kStatus);
+    r.check_summary = Text(check, check::check_field::kSummary);
     if (r.check_status.empty()) return "a check report without a status";
   }
   ReadFeatures(*features, r);

@@ -19,14 +19,11 @@ report::Value Count(const std::optional<TopologyShape>& shape, long TopologyShap
 }
 
 void AddGroups(const Fleet& fleet, report::Report& report) {
-  report::Table& t =
-      report.AddTable("groups",
-                      {"group", "hosts", "hostlist", "best", "cpu", "onednn_isa", "sockets",
-                       "numa_nodes", "cores", "pus", "status", "lacks", "features"},
-                      "Groups (by usable features, oneDNN ISA, topology, status)");
-  t.hidden_in_table = {"features"};
-  t.answer_columns = {"lacks"};
-  t.leave_out_first = {"topology", "cpu", "onednn_isa"};
+  using namespace fleet_field;
+  report::Table& t = report.AddTable(kGroupsTable, kGroupColumns);
+  t.hidden_in_table = {std::string(kFeatures.name)};
+  t.answer_columns = {std::string(kLacks.name)};
+  t.leave_out_first = {std::string(kCpu.name), std::string(kOnednnIsa.name)};
   int number = 0;
   for (const FleetGroup& g : fleet.groups) {
     t.rows.push_back(
@@ -39,18 +36,33 @@ void AddGroups(const Fleet& fleet, report::Report& report) {
 }
 
 void AddLists(const Fleet& fleet, report::Report& report) {
-  report::Table& outliers = report.AddTable("outliers", {"host", "problem"}, "Outliers");
+  report::Table& outliers = report.AddTable(kOutliersTable, kOutlierColumns);
   for (const Outlier& o : fleet.outliers) outliers.rows.push_back({o.host, o.problem});
-  report::Table& skipped = report.AddTable("skipped", {"file", "reason"}, "Skipped reports");
+  report::Table& skipped = report.AddTable(kSkippedTable, kSkippedColumns);
   for (const SkippedReport& s : fleet.skipped) skipped.rows.push_back({s.file, s.reason});
-  report::Table& versions =
-      report.AddTable("versions", {"dlcheck_version", "hosts", "hostlist"}, "dlcheck versions");
+  report::Table& versions = report.AddTable(kVersionsTable, kVersionColumns);
   for (const auto& [version, hosts] : fleet.versions) {
     versions.rows.push_back({version, hosts.size(), CompressHostlist(hosts)});
   }
 }
 
 }  // namespace
+
+const report::contract::Document& FleetDocument() {
+  static const report::contract::Document kFleet = [] {
+    using namespace fleet_field;
+    namespace contract = report::contract;
+    return contract::Document{
+        "fleet",
+        "many hosts' reports grouped by what the nodes can do",
+        {contract::Object(kFleetSection, {kReports, kHosts, kGroups, kSkipped, kVersions}),
+         contract::Rows(kGroupsTable, contract::Members(kGroupColumns)),
+         contract::Rows(kOutliersTable, contract::Members(kOutlierColumns)),
+         contract::Rows(kSkippedTable, contract::Members(kSkippedColumns)),
+         contract::Rows(kVersionsTable, contract::Members(kVersionColumns))}};
+  }();
+  return kFleet;
+}
 
 SlurmConfLines FleetSlurmConf(const Fleet& fleet) {
   SlurmConfLines out;
@@ -77,18 +89,17 @@ SlurmConfLines FleetSlurmConf(const Fleet& fleet) {
 }
 
 report::Report FleetReport(const Fleet& fleet) {
-  report::Report report;
-  report.command = "fleet";
-  report::Section& summary = report.AddSection("fleet", "Fleet");
-  const std::pair<const char*, std::size_t> counts[] = {{"reports", fleet.files},
-                                                        {"hosts", fleet.hosts()},
-                                                        {"groups", fleet.groups.size()},
-                                                        {"skipped", fleet.skipped.size()},
-                                                        {"versions", fleet.versions.size()}};
-  for (const auto& [key, count] : counts) summary.Add(key, count);
+  using namespace fleet_field;
+  report::Report report(FleetDocument());
+  report.AddSection(kFleetSection)
+      .Add(kReports, fleet.files)
+      .Add(kHosts, fleet.hosts())
+      .Add(kGroups, fleet.groups.size())
+      .Add(kSkipped, fleet.skipped.size())
+      .Add(kVersions, fleet.versions.size());
   AddGroups(fleet, report);
   AddLists(fleet, report);
-  report.primary_table = "groups";
+  report.primary_table = kGroupsTable.name;
   return report;
 }
 

@@ -9,10 +9,67 @@
 //     1      9      node[1-9]     avx512_core_bf16  1 socket, 1 NUMA, ...    OK
 //     2      2      node[10-11]   avx2              1 socket, 1 NUMA, ...    OK      avx512f ...
 
+#include <array>
+
 #include "fleet/fleet.h"
+#include "report/contract.h"
+#include "report/field.h"
 #include "report/report.h"
 
 namespace dlcheck::fleet {
+
+// The fleet's words, declared once.
+namespace fleet_field {
+using report::Field;
+using report::Type;
+// clang-format off
+// fleet: the counts
+inline constexpr Field kReports{"reports", Type::kInteger};
+inline constexpr Field kHosts{"hosts", Type::kInteger};
+inline constexpr Field kGroups{"groups", Type::kInteger};
+inline constexpr Field kSkipped{"skipped", Type::kInteger};
+inline constexpr Field kVersions{"versions", Type::kInteger};
+// groups
+inline constexpr Field kGroup{"group", Type::kInteger};
+inline constexpr Field kHostlist{"hostlist"};
+inline constexpr Field kBest{"best", Type::kBoolean};
+inline constexpr Field kCpu{"cpu"};
+inline constexpr Field kOnednnIsa{"onednn_isa"};
+inline constexpr Field kSockets{"sockets", Type::kInteger};
+inline constexpr Field kNumaNodes{"numa_nodes", Type::kInteger};
+inline constexpr Field kCores{"cores", Type::kInteger};
+inline constexpr Field kPus{"pus", Type::kInteger};
+inline constexpr Field kStatus{"status"};
+inline constexpr Field kLacks{"lacks", Type::kText, report::Arity::kList};
+inline constexpr Field kFeatures{"features", Type::kText, report::Arity::kList};
+// outliers, skipped, versions
+inline constexpr Field kHost{"host"};
+inline constexpr Field kProblem{"problem"};
+inline constexpr Field kFile{"file"};
+inline constexpr Field kReason{"reason"};
+inline constexpr Field kDlcheckVersion{"dlcheck_version"};
+// clang-format on
+}  // namespace fleet_field
+
+inline constexpr report::Part kFleetSection{"fleet", "Fleet"};
+inline constexpr report::Part kGroupsTable{
+    "groups", "Groups (by usable features, oneDNN ISA, topology, status)"};
+inline constexpr report::Part kOutliersTable{"outliers", "Outliers"};
+inline constexpr report::Part kSkippedTable{"skipped", "Skipped reports"};
+inline constexpr report::Part kVersionsTable{"versions", "dlcheck versions"};
+
+inline constexpr std::array kGroupColumns = {
+    fleet_field::kGroup,   fleet_field::kHosts,     fleet_field::kHostlist, fleet_field::kBest,
+    fleet_field::kCpu,     fleet_field::kOnednnIsa, fleet_field::kSockets,  fleet_field::kNumaNodes,
+    fleet_field::kCores,   fleet_field::kPus,       fleet_field::kStatus,   fleet_field::kLacks,
+    fleet_field::kFeatures};
+inline constexpr std::array kOutlierColumns = {fleet_field::kHost, fleet_field::kProblem};
+inline constexpr std::array kSkippedColumns = {fleet_field::kFile, fleet_field::kReason};
+inline constexpr std::array kVersionColumns = {fleet_field::kDlcheckVersion, fleet_field::kHosts,
+                                               fleet_field::kHostlist};
+
+/// `fleet`'s document.
+const report::contract::Document& FleetDocument();
 
 report::Report FleetReport(const Fleet& fleet);
 

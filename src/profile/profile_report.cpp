@@ -8,12 +8,23 @@
 #include <utility>
 
 #include "common/text.h"
+#include "report/primitive_columns.h"
 #include "report/printer.h"
 
 namespace dlcheck::profile {
 namespace {
 
 using report::Value;
+using namespace profile_field;
+
+constexpr std::array kClassColumns = {kClass, kSamples, kPct, kDescription};
+constexpr std::array kKernelColumns = {kKernel,  kPrimitive, kImplementations,
+                                       kSamples, kPct,       kPctOfJit};
+constexpr std::array kByPrimitiveColumns = {kPrimitive,  kImplementations, kJitSamples,
+                                            kSampledPct, kVerboseExecMs,   kVerbosePct};
+constexpr std::array kOperatorColumns = {kOperator,      kSamples,     kPct,     kJitSamples,
+                                         kOnednnSamples, kBlasSamples, kBeneath, kPrimitives};
+constexpr std::array kOffCpuColumns = {kState, kSeconds, kPct, kSwitches, kWait, kStack};
 
 double Pct(double part, double whole) {
   return whole > 0 ? 100.0 * part / whole : 0.0;
@@ -23,8 +34,7 @@ double Pct(std::uint64_t part, std::uint64_t whole) {
 }
 
 void AddClassesTable(report::Report& report, const Profile& p) {
-  report::Table& t =
-      report.AddTable("classes", {"class", "samples", "pct", "description"}, "CPU time by class");
+  report::Table& t = report.AddTable(kClassesTable, kClassColumns);
   for (CpuClass cls : kCpuClasses) {
     const std::uint64_t n = p.class_samples[static_cast<std::size_t>(cls)];
     t.rows.push_back({std::string(ClassName(cls)), n, Value(Pct(n, p.samples), 1),
@@ -52,10 +62,8 @@ std::vector<KernelRow> KernelRows(const Profile& p,
 void AddKernelsTable(report::Report& report, const std::vector<KernelRow>& kernels,
                      const Profile& p, const std::vector<verbose::PrimitiveStats>& rows,
                      std::size_t top) {
-  report::Table& t = report.AddTable(
-      "kernels", {"kernel", "primitive", "implementations", "samples", "pct", "pct_of_jit"},
-      "JIT kernels by primitive");
-  t.answer_columns = {"samples", "pct"};
+  report::Table& t = report.AddTable(kKernelsTable, kKernelColumns);
+  t.answer_columns = report::Names({kSamples, kPct});
   const std::uint64_t jit = p.class_samples[static_cast<std::size_t>(CpuClass::kJit)];
   for (const KernelRow& k : kernels) {
     if (top > 0 && t.rows.size() == top) break;
@@ -77,11 +85,8 @@ void AddByPrimitiveTable(report::Report& report, const std::vector<KernelRow>& k
     samples.try_emplace(r.primitive, 0);
     total_ms += r.exec_ms_total;
   }
-  report::Table& t = report.AddTable("by_primitive",
-                                     {"primitive", "implementations", "jit_samples", "sampled_pct",
-                                      "verbose_exec_ms", "verbose_pct"},
-                                     "Sampled JIT time and verbose time by primitive");
-  t.answer_columns = {"sampled_pct", "verbose_pct"};
+  report::Table& t = report.AddTable(kByPrimitiveTable, kByPrimitiveColumns);
+  t.answer_columns = report::Names({kSampledPct, kVerbosePct});
   for (const auto& [primitive, n] : samples) {
     const auto ms = exec_ms.find(primitive);
     const std::string impls = ImplementationsOf(primitive, rows);
@@ -117,11 +122,8 @@ void AddOperatorsTable(report::Report& report, const Profile& p, std::size_t top
   std::stable_sort(ops.begin(), ops.end(), [](const auto& a, const auto& b) {
     return a.second.samples > b.second.samples;
   });
-  report::Table& t = report.AddTable("operators",
-                                     {"operator", "samples", "pct", "jit_samples", "onednn_samples",
-                                      "blas_samples", "beneath", "primitives"},
-                                     "CPU time by framework operator");
-  t.answer_columns = {"samples", "pct"};
+  report::Table& t = report.AddTable(kOperatorsTable, kOperatorColumns);
+  t.answer_columns = report::Names({kSamples, kPct});
   for (const auto& [op, o] : ops) {
     if (top > 0 && t.rows.size() == top) break;
     t.rows.push_back({op, o.samples, Value(Pct(o.samples, p.samples), 1),
@@ -139,10 +141,9 @@ void AddOffCpuTable(report::Report& report, const Profile& p, std::size_t top) {
   std::stable_sort(stacks.begin(), stacks.end(), [](const auto& a, const auto& b) {
     return a.second.seconds > b.second.seconds;
   });
-  report::Table& t = report.AddTable(
-      "off_cpu", {"state", "seconds", "pct", "switches", "wait", "stack"}, "Off-CPU time by stack");
-  t.hidden_in_table = {"stack"};
-  t.answer_columns = {"seconds", "pct"};
+  report::Table& t = report.AddTable(kOffCpuTable, kOffCpuColumns);
+  t.hidden_in_table = report::Names({kStack});
+  t.answer_columns = report::Names({kSeconds, kPct});
   const double total = OffCpuSeconds(p);
   for (const auto& [key, s] : stacks) {
     if (top > 0 && t.rows.size() == top) break;
@@ -220,6 +221,45 @@ void AddFindings(report::Report& report, const Profile& p, const ProfileReportOp
 
 }  // namespace
 
+const report::contract::Document& ProfileDocument() {
+  static const report::contract::Document kProfile = [] {
+    namespace contract = report::contract;
+    return contract::Document{
+        "profile",
+        "where the CPU time goes: classes, JIT kernels by primitive, off-CPU time",
+        {contract::Object(kProfileSection, {kCommand,
+                                            kEnded,
+                                            kEvent,
+                                            kFrequencyHz,
+                                            kCallGraph,
+                                            kSamples,
+                                            kDurationS,
+                                            kProcesses,
+                                            kThreads,
+                                            kJitKernels,
+                                            kOperatorAttributedPct,
+                                            kScannedSamples,
+                                            kTimedExecutions,
+                                            kExecJoinedSamples,
+                                            kSamplesPerS,
+                                            kTimedS,
+                                            kVerboseLines,
+                                            kVerboseExecMs,
+                                            kOffCpuRecorded,
+                                            kOffCpuS,
+                                            kBlockedS,
+                                            kPreemptedS,
+                                            kPerfData}),
+         contract::Rows(kClassesTable, contract::Members(kClassColumns)),
+         contract::Rows(kKernelsTable, contract::Members(kKernelColumns)),
+         contract::Rows(kByPrimitiveTable, contract::Members(kByPrimitiveColumns)),
+         contract::Rows(kOperatorsTable, contract::Members(kOperatorColumns)),
+         contract::Rows(kOffCpuTable, contract::Members(kOffCpuColumns)),
+         report::PrimitivesMember()}};
+  }();
+  return kProfile;
+}
+
 std::string AttributeKernel(const std::string& kernel,
                             const std::vector<verbose::PrimitiveStats>& rows) {
   const KernelOwner owner = OwnerOfKernel(kernel);
@@ -293,8 +333,8 @@ void AddProfileTables(report::Report& report, const Profile& profile,
 
 void AddStacksTable(report::Report& report, const Profile& profile, std::string title,
                     std::string caption) {
-  report::Table& t =
-      report.AddTable(std::string(report::kStacksTable), {"stack", "samples"}, std::move(title));
+  report::Table& t = report.AddView(std::string(report::kStacksTable),
+                                    report::Names({kStack, kSamples}), std::move(title));
   t.caption = std::move(caption);
   t.format_input = true;
   for (const auto& [stack, samples] : profile.folded) t.rows.push_back({stack, samples});

@@ -12,6 +12,7 @@
 //                                                       fell in (exec_join.h)
 //   off_cpu     state,seconds,pct,switches,wait,stack  blocked time by stack (top N)
 
+#include <array>
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -19,10 +20,80 @@
 #include <vector>
 
 #include "profile/profile.h"
+#include "report/contract.h"
+#include "report/field.h"
 #include "report/report.h"
 #include "verbose/aggregate.h"
 
 namespace dlcheck::profile {
+
+// The profile's words, declared once: the tables below and the `profile` section that
+// cli/profile_command.cpp fills from the recording.
+namespace profile_field {
+using report::Field;
+using report::Type;
+// clang-format off
+// profile: what was recorded
+inline constexpr Field kCommand{"command"};
+inline constexpr Field kEnded{"ended"};
+inline constexpr Field kEvent{"event"};
+inline constexpr Field kFrequencyHz{"frequency_hz", Type::kInteger};
+inline constexpr Field kCallGraph{"call_graph"};
+inline constexpr Field kSamples{"samples", Type::kInteger};
+inline constexpr Field kDurationS{"duration_s", Type::kNumber};
+inline constexpr Field kProcesses{"processes", Type::kInteger};
+inline constexpr Field kThreads{"threads", Type::kInteger};
+inline constexpr Field kJitKernels{"jit_kernels", Type::kInteger};
+inline constexpr Field kOperatorAttributedPct{"operator_attributed_pct", Type::kNumber};
+inline constexpr Field kScannedSamples{"scanned_samples", Type::kInteger};
+inline constexpr Field kTimedExecutions{"timed_executions", Type::kInteger};
+inline constexpr Field kExecJoinedSamples{"exec_joined_samples", Type::kInteger};
+inline constexpr Field kSamplesPerS{"samples_per_s", Type::kNumber};  ///< the model's
+inline constexpr Field kTimedS{"timed_s", Type::kNumber};  ///< the model's timed budget
+inline constexpr Field kVerboseLines{"verbose_lines", Type::kInteger};
+inline constexpr Field kVerboseExecMs{"verbose_exec_ms", Type::kNumber};
+inline constexpr Field kOffCpuRecorded{"off_cpu_recorded", Type::kBoolean};
+inline constexpr Field kOffCpuS{"off_cpu_s", Type::kNumber};
+inline constexpr Field kBlockedS{"blocked_s", Type::kNumber};
+inline constexpr Field kPreemptedS{"preempted_s", Type::kNumber};
+inline constexpr Field kPerfData{"perf_data"};
+// classes
+inline constexpr Field kClass{"class"};
+inline constexpr Field kPct{"pct", Type::kNumber};
+inline constexpr Field kDescription{"description"};
+// kernels, by_primitive
+inline constexpr Field kKernel{"kernel"};
+inline constexpr Field kPrimitive{"primitive"};
+inline constexpr Field kImplementations{"implementations"};
+inline constexpr Field kPctOfJit{"pct_of_jit", Type::kNumber};
+inline constexpr Field kJitSamples{"jit_samples", Type::kInteger};
+inline constexpr Field kSampledPct{"sampled_pct", Type::kNumber};
+inline constexpr Field kVerbosePct{"verbose_pct", Type::kNumber};
+// operators
+inline constexpr Field kOperator{"operator"};
+inline constexpr Field kOnednnSamples{"onednn_samples", Type::kInteger};
+inline constexpr Field kBlasSamples{"blas_samples", Type::kInteger};
+inline constexpr Field kBeneath{"beneath"};
+inline constexpr Field kPrimitives{"primitives"};
+// off_cpu
+inline constexpr Field kState{"state"};
+inline constexpr Field kSeconds{"seconds", Type::kNumber};
+inline constexpr Field kSwitches{"switches", Type::kInteger};
+inline constexpr Field kWait{"wait"};
+inline constexpr Field kStack{"stack"};
+// clang-format on
+}  // namespace profile_field
+
+inline constexpr report::Part kProfileSection{"profile", "Profile"};
+inline constexpr report::Part kClassesTable{"classes", "CPU time by class"};
+inline constexpr report::Part kKernelsTable{"kernels", "JIT kernels by primitive"};
+inline constexpr report::Part kByPrimitiveTable{"by_primitive",
+                                                "Sampled JIT time and verbose time by primitive"};
+inline constexpr report::Part kOperatorsTable{"operators", "CPU time by framework operator"};
+inline constexpr report::Part kOffCpuTable{"off_cpu", "Off-CPU time by stack"};
+
+/// `profile`'s document.
+const report::contract::Document& ProfileDocument();
 
 /// The OpenMP runtime's share of samples from which the `openmp-share` finding is raised.
 inline constexpr double kOpenMpFindingPct = 25.0;

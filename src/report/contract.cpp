@@ -6,39 +6,42 @@
 
 namespace dlcheck::report::contract {
 
-Member Text(std::string name) {
-  return {.name = std::move(name), .shape = Shape::kScalar, .type = Type::kText};
-}
-Member Integer(std::string name) {
-  return {.name = std::move(name), .shape = Shape::kScalar, .type = Type::kInteger};
-}
-Member Number(std::string name) {
-  return {.name = std::move(name), .shape = Shape::kScalar, .type = Type::kNumber};
-}
-Member Boolean(std::string name) {
-  return {.name = std::move(name), .shape = Shape::kScalar, .type = Type::kBoolean};
-}
-Member Object(std::string name, std::vector<Member> members) {
-  return {.name = std::move(name), .shape = Shape::kObject, .members = std::move(members)};
-}
-Member Rows(std::string name, std::vector<Member> columns) {
-  return {.name = std::move(name), .shape = Shape::kRows, .members = std::move(columns)};
-}
-Member KeyedRows(std::string name, std::vector<Member> columns) {
-  return {.name = std::move(name), .shape = Shape::kKeyedRows, .members = std::move(columns)};
-}
-Member Map(std::string name, Type value_type) {
-  return {.name = std::move(name), .shape = Shape::kMap, .type = value_type};
-}
-Member List(std::string name, Type item_type) {
-  return {.name = std::move(name), .shape = Shape::kList, .type = item_type};
+namespace {
+
+Shape ShapeOf(Arity arity) {
+  switch (arity) {
+    case Arity::kList:
+      return Shape::kList;
+    case Arity::kMap:
+      return Shape::kMap;
+    case Arity::kOne:
+      break;
+  }
+  return Shape::kScalar;
 }
 
-const Document* Find(std::string_view command) {
-  const auto& all = All();
-  const auto it =
-      std::find_if(all.begin(), all.end(), [&](const Document& d) { return d.command == command; });
-  return it == all.end() ? nullptr : &*it;
+}  // namespace
+
+Member::Member(const Field& field)
+    : name(field.name), shape(ShapeOf(field.arity)), type(field.type) {}
+
+std::vector<Member> Members(std::span<const Field> fields) {
+  return {fields.begin(), fields.end()};
+}
+
+std::vector<Member> Joined(std::vector<Member> first, std::vector<Member> then) {
+  for (Member& m : then) first.push_back(std::move(m));
+  return first;
+}
+
+Member Object(const Part& part, std::vector<Member> members) {
+  return {std::string(part.name), Shape::kObject, Type::kText, std::move(members)};
+}
+Member Rows(const Part& part, std::vector<Member> columns) {
+  return {std::string(part.name), Shape::kRows, Type::kText, std::move(columns)};
+}
+Member KeyedRows(const Part& part, std::vector<Member> columns) {
+  return {std::string(part.name), Shape::kKeyedRows, Type::kText, std::move(columns)};
 }
 
 const Member* FindMember(const std::vector<Member>& members, std::string_view name) {

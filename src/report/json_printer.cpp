@@ -3,14 +3,18 @@
 // non-finite reals are null.
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <ostream>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "dlcheck/version.h"
 #include "report/contract.h"
+#include "report/contract_check.h"
 #include "report/json_value.h"
 #include "report/printer.h"
 
@@ -39,11 +43,10 @@ namespace {
 using contract::Member;
 using contract::Shape;
 
-// The members a document of `report`'s command declares; none for a command without a contract.
+// The members `report`'s document declares; none for a report without one.
 const std::vector<Member>& Declared(const Report& report) {
   static const std::vector<Member> kNone;
-  const contract::Document* document = contract::Find(report.command);
-  return document == nullptr ? kNone : document->members;
+  return report.document == nullptr ? kNone : report.document->members;
 }
 
 // The members of a declared object, or none.
@@ -63,6 +66,36 @@ void Complete(Json& object, const std::vector<Member>& declared) {
     } else if (m.shape == Shape::kObject && it->is_object()) {
       Complete(*it, m.members);
     }
+  }
+}
+
+}  // namespace
+
+namespace {
+
+// The contract's check on the documents a run writes, asked for by the environment (the
+// json_schemas test sets it for every command it runs; nothing else does): a member written that
+// its document does not declare, or declares with another shape or type, ends the process with
+// the list (so the test fails, naming it); every member written is appended to the file, one
+// "command<TAB>path" line each, for the test's other direction: every declared member written by
+// some run.
+void CheckContract(const Report& report) {
+  const char* record = std::getenv("DLCHECK_CONTRACT_PATHS");
+  if (record == nullptr || *record == '\0' || report.document == nullptr) return;
+  const std::vector<std::string> problems = contract::Undeclared(report);
+  if (!problems.empty()) {
+    std::fprintf(stderr, "dlcheck: the %s document breaks its declaration:\n",
+                 report.command.c_str());
+    for (const std::string& p : problems) std::fprintf(stderr, "  %s\n", p.c_str());
+    std::abort();
+  }
+  std::set<std::string> paths;
+  contract::AddWrittenPaths(report, paths);
+  if (FILE* file = std::fopen(record, "a")) {
+    for (const std::string& path : paths) {
+      std::fprintf(file, "%s\t%s\n", report.command.c_str(), path.c_str());
+    }
+    std::fclose(file);
   }
 }
 
@@ -159,6 +192,7 @@ class JsonStream : public RowStream {
     first_ = false;
   }
   void Finish(const Report& tail) override {
+    CheckContract(tail);
     out_ << (first_ ? "]" : "\n  ]");
     Json rest = Json::object();
     for (const auto& s : tail.sections) rest[s.name] = ToJson(s, ObjectMembers(declared_, s.name));
@@ -309,12 +343,16 @@ ObjectWriter DocumentWriter(const Report& report) {
 }  // namespace
 
 void PrintJson(const Report& report, std::ostream& out) {
+  CheckContract(report);
   DocumentWriter(report).Write(out, 0);
   out << '\n';
 }
 
 std::unique_ptr<RowStream> StartJsonStream(std::ostream& out, const Report& head,
                                            const Table& stream) {
+  Report checked = head;
+  checked.tables.push_back(stream);
+  CheckContract(checked);
   out << "{\n" << Members(Head(head)) << ",\n  \"" << stream.name << "\": [";
   return std::make_unique<JsonStream>(out, head, stream);
 }

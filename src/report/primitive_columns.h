@@ -10,17 +10,13 @@
 #include <array>
 
 #include "report/contract.h"
+#include "report/field.h"
 
 namespace dlcheck::report {
 namespace primitive_column {
 
-using contract::Type;
-
 /// One column: its name in every format, and the JSON type of its values.
-struct Column {
-  const char* name;
-  Type type;
-};
+using Column = Field;
 
 // clang-format off
 inline constexpr Column kEngine{"engine", Type::kText};
@@ -55,6 +51,9 @@ inline constexpr Column kFile{"file", Type::kText};    ///< the input file, when
 
 }  // namespace primitive_column
 
+/// The primitives table, in every document that has one (`diff`'s is its rows compared).
+inline constexpr Part kPrimitivesTable{"primitives", "Primitives"};
+
 /// The columns every primitives table has, in their order.
 inline constexpr std::array kPrimitiveColumns = {
     primitive_column::kEngine,         primitive_column::kPrimitive,
@@ -71,5 +70,12 @@ inline constexpr std::array kPrimitiveColumns = {
     primitive_column::kTimePct,        primitive_column::kGflops,
     primitive_column::kBenchdnn,
 };
+
+/// The primitives table of a document: the columns every one has, then `extra` (a layer, a file,
+/// a configuration's figures).
+inline contract::Member PrimitivesMember(std::vector<contract::Member> extra = {}) {
+  return contract::Rows(kPrimitivesTable,
+                        contract::Joined(contract::Members(kPrimitiveColumns), std::move(extra)));
+}
 
 }  // namespace dlcheck::report

@@ -8,6 +8,7 @@
 //     feature  cpuid  os  usable                                    "features": {...},
 //     avx512f  yes    yes yes                                       "findings": [...]}
 
+#include <array>
 #include <iosfwd>
 #include <memory>
 #include <optional>
@@ -16,6 +17,8 @@
 #include <string_view>
 #include <vector>
 
+#include "report/contract.h"
+#include "report/field.h"
 #include "report/report.h"
 
 namespace dlcheck::report {
@@ -128,6 +131,28 @@ void PrintBenchdnn(const Report& report, std::ostream& out);
 /// report without that table prints no events.
 void PrintTrace(const Report& report, std::ostream& out);
 inline constexpr std::string_view kTraceTable = "trace";
+
+/// The trace table's columns, declared once (the builder, the trace printer and the documents).
+namespace trace_column {
+inline constexpr Field kName{"name"};          ///< the event's name
+inline constexpr Field kCategory{"category"};  ///< the primitive kind
+inline constexpr Field kTsUs{"ts_us", Type::kNumber};
+inline constexpr Field kDurUs{"dur_us", Type::kNumber};
+inline constexpr Field kThread{"thread", Type::kInteger};
+inline constexpr Field kLayer{"layer"};
+inline constexpr Field kImplementation{"implementation"};
+inline constexpr Field kPropKind{"prop_kind"};
+inline constexpr Field kProblem{"problem"};
+}  // namespace trace_column
+inline constexpr Part kTracePart{kTraceTable, "Timeline"};
+inline constexpr std::array kTraceColumns = {
+    trace_column::kName,           trace_column::kCategory, trace_column::kTsUs,
+    trace_column::kDurUs,          trace_column::kThread,   trace_column::kLayer,
+    trace_column::kImplementation, trace_column::kPropKind, trace_column::kProblem};
+/// The `trace` member of a document that has a timeline.
+inline contract::Member TraceMember() {
+  return contract::Rows(kTracePart, contract::Members(kTraceColumns));
+}
 
 /// Collapsed-stack text (what flamegraph.pl, inferno and speedscope read): one "a;b;c N" line per
 /// row of the table named `stacks` (its columns `stack`, frames joined by ';', and `samples`),

@@ -1,17 +1,38 @@
 #include "report/report.h"
 
 namespace dlcheck::report {
+namespace {
 
-Section& Section::AddSection(std::string section_name, std::string section_title) {
-  sections.push_back({.name = std::move(section_name), .title = std::move(section_title)});
+std::vector<std::string> NamesOf(std::span<const Field> columns) {
+  std::vector<std::string> names;
+  names.reserve(columns.size());
+  for (const Field& column : columns) names.emplace_back(column.name);
+  return names;
+}
+
+Section MakeSection(const Part& part) {
+  return {.name = std::string(part.name), .title = std::string(part.title)};
+}
+
+Table MakeTable(std::string name, std::vector<std::string> columns, std::string title) {
+  return {.name = std::move(name), .title = std::move(title), .columns = std::move(columns)};
+}
+
+}  // namespace
+
+Section& Section::AddSection(const Part& part) {
+  sections.push_back(MakeSection(part));
   return sections.back();
 }
 
-Table& Section::AddTable(std::string table_name, std::vector<std::string> table_columns,
-                         std::string table_title) {
-  tables.push_back({.name = std::move(table_name),
-                    .title = std::move(table_title),
-                    .columns = std::move(table_columns)});
+Table& Section::AddTable(const Part& part, std::span<const Field> table_columns) {
+  return AddView(std::string(part.name), NamesOf(table_columns), std::string(part.title));
+}
+
+Table& Section::AddView(std::string table_name, std::vector<std::string> table_columns,
+                        std::string table_title) {
+  tables.push_back(
+      MakeTable(std::move(table_name), std::move(table_columns), std::move(table_title)));
   return tables.back();
 }
 
@@ -22,14 +43,17 @@ const Value* Section::Find(std::string_view key) const {
   return nullptr;
 }
 
-Section& Report::AddSection(std::string name, std::string title) {
-  sections.push_back({.name = std::move(name), .title = std::move(title)});
+Section& Report::AddSection(const Part& part) {
+  sections.push_back(MakeSection(part));
   return sections.back();
 }
 
-Table& Report::AddTable(std::string name, std::vector<std::string> columns, std::string title) {
-  tables.push_back(
-      {.name = std::move(name), .title = std::move(title), .columns = std::move(columns)});
+Table& Report::AddTable(const Part& part, std::span<const Field> columns) {
+  return AddView(std::string(part.name), NamesOf(columns), std::string(part.title));
+}
+
+Table& Report::AddView(std::string name, std::vector<std::string> columns, std::string title) {
+  tables.push_back(MakeTable(std::move(name), std::move(columns), std::move(title)));
   return tables.back();
 }
 

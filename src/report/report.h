@@ -2,17 +2,21 @@
 // The one report model every command fills and every printer reads. A command computes into a
 // Report; printers (table, CSV, JSON, ...) never compute, they only lay out what is here.
 //
-//   Report r;
-//   r.command = "platform";
-//   Section& cpu = r.AddSection("cpu", "CPU");
-//   cpu.Add("vendor", "AuthenticAMD");
-//   Table& t = r.AddTable("features", {"feature", "cpuid", "os", "usable"});
+//   Report r(PlatformDocument());                // the command and its declared document
+//   Section& cpu = r.AddSection(kCpu);           // report::Part{"cpu", "CPU"}
+//   cpu.Add(cpu_field::kVendor, "AuthenticAMD");  // report::Field{"vendor", Type::kText}
+//   Table& t = r.AddTable(kFeatures, kFeatureColumns);
 //   t.rows.push_back({"avx512f", true, Value(), true});
-//   r.primary_table = "features";   // what CSV prints
+//   r.primary_table = kFeatures.name;            // what CSV prints
+//
+// Fields, sections and tables are named by their declarations (report/field.h), never by a
+// string literal: the builder, the document (report/contract.h) and a reader share one name.
 
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -20,6 +24,8 @@
 #include <vector>
 
 #include "common/finding.h"
+#include "report/contract.h"
+#include "report/field.h"
 
 namespace dlcheck::report {
 
@@ -99,6 +105,14 @@ struct Table {
   std::string caption;
 };
 
+/// The names of `fields`, for a table's column lists (hidden_in_table, answer_columns, ...).
+inline std::vector<std::string> Names(std::initializer_list<Field> fields) {
+  std::vector<std::string> names;
+  names.reserve(fields.size());
+  for (const Field& field : fields) names.emplace_back(field.name);
+  return names;
+}
+
 /// Whether the human table shows `table` (not omit_in_table, not a format's input).
 inline bool ShownInTable(const Table& table) {
   return !table.omit_in_table && !table.format_input;
@@ -133,15 +147,24 @@ struct Section {
   std::vector<Section> sections;
   std::vector<Table> tables;
 
-  Section& Add(std::string key, Value value) {
+  Section& Add(const Field& field, Value value) {
+    fields.emplace_back(std::string(field.name), std::move(value));
+    return *this;
+  }
+  /// An entry of a map keyed by data (a skip reason, an ISA cap): its key is the data's.
+  Section& AddEntry(std::string key, Value value) {
     fields.emplace_back(std::move(key), std::move(value));
     return *this;
   }
-  Section& AddSection(std::string section_name, std::string section_title = {});
-  Table& AddTable(std::string table_name, std::vector<std::string> table_columns,
-                  std::string table_title = {});
+  Section& AddSection(const Part& part);
+  Table& AddTable(const Part& part, std::span<const Field> table_columns);
+  /// A table that is a view, not a declared member (only_in_table, format_input): its columns
+  /// are made at run time (one per ISA cap, per host).
+  Table& AddView(std::string table_name, std::vector<std::string> table_columns,
+                 std::string table_title = {});
   /// The field's value, or nullptr.
   const Value* Find(std::string_view key) const;
+  const Value* Find(const Field& field) const { return Find(field.name); }
 };
 
 using dlcheck::Finding;
@@ -151,7 +174,14 @@ using dlcheck::SeverityName;
 /// Everything one command run produced.
 struct Report {
   static constexpr int kSchemaVersion = 1;
+  Report() = default;
+  /// A report of `declared`'s command, whose JSON is written as `declared` says.
+  explicit Report(const contract::Document& declared)
+      : command(declared.command), document(&declared) {}
+
   std::string command;  ///< "platform", "parse", ...
+  /// The command's declared document (report/contract.h); nullptr: none (a part of a report).
+  const contract::Document* document = nullptr;
   /// One line the human table prints before everything else (`check`'s monitoring line,
   /// `DLCHECK OK - ... | perfdata`); empty: none. The other formats carry its parts as fields.
   std::string headline;
@@ -162,8 +192,10 @@ struct Report {
   /// The table CSV prints (CSV is one header line and rows); empty: the first table.
   std::string primary_table;
 
-  Section& AddSection(std::string name, std::string title = {});
-  Table& AddTable(std::string name, std::vector<std::string> columns, std::string title = {});
+  Section& AddSection(const Part& part);
+  Table& AddTable(const Part& part, std::span<const Field> columns);
+  /// A view, as Section::AddView.
+  Table& AddView(std::string name, std::vector<std::string> columns, std::string title = {});
   void AddFinding(Severity severity, std::string code, std::string message) {
     findings.push_back({severity, std::move(code), std::move(message)});
   }

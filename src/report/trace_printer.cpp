@@ -45,7 +45,9 @@ TraceColumns FindTraceColumns(const Table& table) {
     if (it == table.columns.end()) return std::nullopt;
     return static_cast<std::size_t>(it - table.columns.begin());
   };
-  return {find("name"), find("category"), find("ts_us"), find("dur_us"), find("thread")};
+  return {find(trace_column::kName.name), find(trace_column::kCategory.name),
+          find(trace_column::kTsUs.name), find(trace_column::kDurUs.name),
+          find(trace_column::kThread.name)};
 }
 
 Json Cell(const std::vector<Value>& row, std::optional<std::size_t> column) {

@@ -235,7 +235,7 @@ TEST(CheckCliTest, StableOutputIsIdenticalAndHoldsNoMeasurements) {
   // JSON has every declared key; what --stable leaves out is null.
   const nlohmann::json doc =
       nlohmann::json::parse(RunDlcheck({"check", "--stable", "-f", "json"}).out);
-  for (const char* key : {"samples_per_s", "step_ms_timed", "step_ms_traced", "timed_iters",
+  for (const char* key : {"samples_per_s", "step_ms", "step_ms_traced", "timed_iters",
                           "max_deviation", "loss_first", "loss_last"}) {
     EXPECT_TRUE(doc["run"][key].is_null()) << key << ": " << doc["run"];
   }

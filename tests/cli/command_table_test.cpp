@@ -22,12 +22,37 @@ TEST(CommandTableTest, NamesAreUniqueAndEachIsFound) {
   EXPECT_EQ(FindCommand("no-such-command"), nullptr);
 }
 
-// A report command has a JSON document (its schema), and only a report command has one.
+// A report command has a JSON document (its schema), and only a report command has one; the
+// document is of that command.
 TEST(CommandTableTest, EveryReportCommandHasAJsonContract) {
   std::set<std::string> documented;
-  for (const auto& document : report::contract::All()) documented.insert(document.command);
+  for (const Command& command : Commands()) {
+    if (command.document == nullptr) continue;
+    documented.insert(std::string(command.name));
+    EXPECT_EQ(command.document().command, command.name);
+    EXPECT_FALSE(command.document().members.empty()) << command.name;
+  }
   const std::vector<std::string> reports = CommandNames(Command::Kind::kReport);
   EXPECT_EQ(std::set<std::string>(reports.begin(), reports.end()), documented);
+}
+
+// A document names each member once at each level (a member declared twice would be written
+// once and described twice).
+void ExpectUniqueNames(const std::vector<report::contract::Member>& members,
+                       const std::string& where) {
+  std::set<std::string> names;
+  for (const report::contract::Member& m : members) {
+    EXPECT_TRUE(names.insert(m.name).second) << where << m.name << " declared twice";
+    ExpectUniqueNames(m.members, where + m.name + ".");
+  }
+}
+
+TEST(CommandTableTest, EachDocumentDeclaresAMemberOnce) {
+  for (const Command& command : Commands()) {
+    if (command.document != nullptr) {
+      ExpectUniqueNames(command.document().members, std::string(command.name) + ": ");
+    }
+  }
 }
 
 // What a user can name: the report commands and help, never a hidden one (worker, schema).

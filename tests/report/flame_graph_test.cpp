@@ -50,10 +50,10 @@ TEST(FlameGraphTest, SvgIsWellFormedXmlWithEveryFrame) {
 Report ProfileReport(const std::string& folded_name) {
   Report report;
   report.command = "profile";
-  report.AddTable("kernels", {"kernel", "samples"}).rows.push_back({"jit_t", 3});
+  report.AddView("kernels", {"kernel", "samples"}).rows.push_back({"jit_t", 3});
   report.primary_table = "kernels";
-  Table& stacks = report.AddTable(std::string(kStacksTable), {"stack", "samples"},
-                                  "dlcheck profile --model mlp");
+  Table& stacks = report.AddView(std::string(kStacksTable), {"stack", "samples"},
+                                 "dlcheck profile --model mlp");
   stacks.caption = "960 samples of cycles at 999 Hz; JIT kernels green, OS kernel blue";
   stacks.format_input = true;
   std::istringstream in(ReadFile(DataPath("profile/" + folded_name)));
@@ -97,7 +97,7 @@ TEST(StacksPrinterTest, NoOtherFormatShowsTheStacks) {
 
 TEST(StacksPrinterTest, AReportWithoutStacksPrintsNoStacks) {
   Report report;
-  report.AddTable("kernels", {"kernel", "samples"}).rows.push_back({"jit_t", 3});
+  report.AddView("kernels", {"kernel", "samples"}).rows.push_back({"jit_t", 3});
   EXPECT_EQ(Printed(report, Format::kFolded), "");
   EXPECT_NE(Printed(report, Format::kSvg).find("<svg"), std::string::npos);
 }

@@ -22,9 +22,9 @@ using Rows = std::vector<std::vector<Value>>;
 Report Sample() {
   Report r;
   r.command = "parse";
-  r.AddSection("input", "Input").Add("files", 1).AddSection("nested").Add("empty", Value());
-  r.AddSection("none");
-  Table& t = r.AddTable(
+  r.AddSection({"input", "Input"}).Add({"files"}, 1).AddSection({"nested"}).Add({"empty"}, Value());
+  r.AddSection({"none"});
+  Table& t = r.AddView(
       "primitives",
       {"engine", "primitive", "implementation", "layout", "problem", "execs", "exec_ms", "gflops"},
       "Primitives");
@@ -39,7 +39,7 @@ Report Sample() {
        Value(0.1, 2)},
   };
   r.primary_table = "primitives";
-  r.AddTable("diagnostics", {"kind", "count"}).rows = {{"skipped", 2}};
+  r.AddView("diagnostics", {"kind", "count"}).rows = {{"skipped", 2}};
   r.AddFinding(Severity::kWarning, "fallback", "matmul ran ref:any, a scalar fallback");
   return r;
 }
@@ -139,7 +139,7 @@ TEST(GeneratedRowsTest, BenchdnnAndTraceReadGeneratedRows) {
   EXPECT_EQ(Render(Generated(r), Format::kBenchdnn), Render(r, Format::kBenchdnn));
   EXPECT_EQ(Render(r, Format::kBenchdnn).find("mb2_ic16oc32_ih13oh13kh3\n4x16x32"), 0u);
   Report trace;
-  trace.AddTable(std::string(kTraceTable), {"name", "ts_us", "dur_us"}).rows = {
+  trace.AddView(std::string(kTraceTable), {"name", "ts_us", "dur_us"}).rows = {
       {"conv", Value(1.0), Value(2.0)}, {"matmul", Value(3.0), Value(0.5)}};
   EXPECT_EQ(Render(Generated(trace, std::string(kTraceTable)), Format::kTrace),
             Render(trace, Format::kTrace));

@@ -15,10 +15,10 @@ namespace {
 Report Sample() {
   Report r;
   r.command = "sample";
-  Section& cpu = r.AddSection("cpu", "CPU");
-  cpu.Add("vendor", "AuthenticAMD").Add("family", 26).Add("hypervisor", Value());
-  cpu.AddSection("cache", "Cache").Add("l2_kib", 1024);
-  Table& t = r.AddTable("features", {"feature", "cpuid", "note", "ratio"}, "Features");
+  Section& cpu = r.AddSection({"cpu", "CPU"});
+  cpu.Add({"vendor"}, "AuthenticAMD").Add({"family"}, 26).Add({"hypervisor"}, Value());
+  cpu.AddSection({"cache", "Cache"}).Add({"l2_kib"}, 1024);
+  Table& t = r.AddView("features", {"feature", "cpuid", "note", "ratio"}, "Features");
   t.keyed_by_first_column = true;
   t.rows.push_back({"avx512f", true, "plain", Value(0.123456, 2)});
   t.rows.push_back({"avx_vnni", Value(), "has, a comma and \"quotes\"", Value(NAN)});
@@ -44,7 +44,7 @@ TEST(CsvTest, QuotesFieldsAsRfc4180Says) {
 
 TEST(CsvTest, PrintsThePrimaryTable) {
   Report r = Sample();
-  r.AddTable("other", {"x"}).rows.push_back({1});
+  r.AddView("other", {"x"}).rows.push_back({1});
   r.primary_table = "other";
   EXPECT_EQ(Render(r, Format::kCsv), "x\r\n1\r\n");
 }
@@ -101,14 +101,14 @@ TEST(FormatsTest, AgreeOnRowCounts) {
 TEST(StreamTest, JsonStreamIsOneValidDocument) {
   Report head;
   head.command = "parse";
-  head.AddSection("run").Add("files", 1);
+  head.AddSection({"run"}).Add({"files"}, 1);
   Table events{.name = "events", .columns = {"line", "time_ms"}};
   std::ostringstream out;
   auto stream = StartRowStream(Format::kJson, out, head, events);
   stream->Row({1, Value(0.5)});
   stream->Row({2, Value(1.25)});
   Report tail;
-  tail.AddSection("summary").Add("events", 2);
+  tail.AddSection({"summary"}).Add({"events"}, 2);
   tail.AddFinding(Severity::kInfo, "i", "done");
   stream->Finish(tail);
   const auto doc = nlohmann::json::parse(out.str());
@@ -141,8 +141,8 @@ TEST(StreamTest, CsvStreamHasHeaderAndRows) {
 TEST(TraceTest, OneCompleteEventPerTraceRow) {
   Report r;
   r.command = "verbose";
-  Table& t = r.AddTable(std::string(kTraceTable),
-                        {"name", "category", "ts_us", "dur_us", "thread", "layer", "shape"});
+  Table& t = r.AddView(std::string(kTraceTable),
+                       {"name", "category", "ts_us", "dur_us", "thread", "layer", "shape"});
   t.rows.push_back({"inner_product", "exec", Value(10.0), Value(2.5), 1, "fc1", Value()});
   t.rows.push_back({"eltwise", "exec", 13, Value(0.5), 1, "relu1", "mb100ic128"});
   std::ostringstream out;
@@ -170,7 +170,7 @@ TEST(TraceTest, OneCompleteEventPerTraceRow) {
 TEST(TraceTest, NoNegativeDurationAndNamesForEveryThread) {
   Report r;
   r.command = "parse";
-  Table& t = r.AddTable(std::string(kTraceTable), {"name", "ts_us", "dur_us", "thread"});
+  Table& t = r.AddView(std::string(kTraceTable), {"name", "ts_us", "dur_us", "thread"});
   t.rows.push_back({"a", Value(20.0), Value(-1.0), 1});
   t.rows.push_back({"b", Value(5.0), Value(1.0), 2});
   std::ostringstream out;
@@ -184,8 +184,8 @@ TEST(TraceTest, NoNegativeDurationAndNamesForEveryThread) {
 
 TEST(TraceTest, FindsItsColumnsByName) {
   Report r;
-  Table& t = r.AddTable(std::string(kTraceTable),
-                        {"layer", "thread", "dur_us", "name", "ts_us", "category"});
+  Table& t = r.AddView(std::string(kTraceTable),
+                       {"layer", "thread", "dur_us", "name", "ts_us", "category"});
   t.rows.push_back({"fc1", 2, Value(2.5), "inner_product", Value(10.0), "exec"});
   std::ostringstream out;
   Print(r, Format::kTrace, out);
@@ -204,7 +204,7 @@ TEST(TraceTest, FindsItsColumnsByName) {
 TEST(TableTest, HeadlineFirstAndControlCharactersVisible) {
   Report r;
   r.headline = "DLCHECK OK - fine | 'problems'=0;;;0";
-  r.AddSection("cpu", "CPU").Add("brand", "Evil\x1b[2J CPU\r\n");
+  r.AddSection({"cpu", "CPU"}).Add({"brand"}, "Evil\x1b[2J CPU\r\n");
   r.AddFinding(Severity::kWarning, "w", "bell\a");
   const std::string text = Render(r, Format::kTable);
   EXPECT_EQ(text,
@@ -219,7 +219,7 @@ TEST(TableTest, HeadlineFirstAndControlCharactersVisible) {
 TEST(JsonTest, InvalidUtf8IsReplacedNotFatal) {
   Report r;
   r.headline = "left out of JSON";
-  r.AddSection("cpu").Add("brand", "caf\xc3\xa9 \xff\xfe CPU");
+  r.AddSection({"cpu"}).Add({"brand"}, "caf\xc3\xa9 \xff\xfe CPU");
   const std::string text = Render(r, Format::kJson);
   const auto doc = nlohmann::json::parse(text);
   EXPECT_EQ(doc["cpu"]["brand"], "caf\xc3\xa9 \xef\xbf\xbd\xef\xbf\xbd CPU");

@@ -48,8 +48,8 @@ TEST(SafeTextTest, ValidUtf8TextReplaces) {
 Report HostileReport() {
   Report r;
   r.command = "parse";
-  r.AddSection("header", "Log header").Add("cpu", kHostile);
-  Table& t = r.AddTable("primitives", {"implementation", "execs"}, "Primitives");
+  r.AddSection({"header", "Log header"}).Add({"cpu"}, kHostile);
+  Table& t = r.AddView("primitives", {"implementation", "execs"}, "Primitives");
   t.rows.push_back({kHostile, 1});
   r.AddFinding(Severity::kWarning, "w", kHostile);
   return r;
@@ -89,7 +89,7 @@ TEST(SafeTextTest, EveryFormatIsSafe) {
 
 TEST(CsvFormulaTest, TextThatWouldRunAsAFormulaGetsAQuoteAndNumbersDoNot) {
   Report r;
-  Table& t = r.AddTable("primitives", {"problem", "execs", "ratio"});
+  Table& t = r.AddView("primitives", {"problem", "execs", "ratio"});
   t.rows.push_back({"=1+2", -3, Value(-0.5, 1)});
   t.rows.push_back({"+cmd", 0, Value()});
   t.rows.push_back({"-2+3", 1, Value()});
@@ -110,7 +110,7 @@ TEST(CsvFormulaTest, TextThatWouldRunAsAFormulaGetsAQuoteAndNumbersDoNot) {
 
 TEST(CsvFormulaTest, LfLineEndsOnRequest) {
   Report r;
-  r.AddTable("t", {"a", "b"}).rows.push_back({"x\ny", 1});
+  r.AddView("t", {"a", "b"}).rows.push_back({"x\ny", 1});
   SetPrintSettings({.csv_lf = true});
   std::ostringstream out;
   Print(r, Format::kCsv, out);

@@ -32,13 +32,13 @@ std::string RenderTable(const Report& r, std::size_t width) {
 Report WideReport() {
   Report r;
   r.command = "parse";
-  r.AddSection("header", "Log header")
-      .Add("cpu_runtime",
+  r.AddSection({"header", "Log header"})
+      .Add({"cpu_runtime"},
            "OpenMP (threads 16, affinity granularity=fine,compact,1,0 verbose from the runtime)");
-  Table& t = r.AddTable("primitives",
-                        {"engine", "primitive", "implementation", "layouts", "problem", "execs",
-                         "exec_ms_total", "exec_ms_mean", "time_pct", "gflops"},
-                        "Primitives");
+  Table& t = r.AddView("primitives",
+                       {"engine", "primitive", "implementation", "layouts", "problem", "execs",
+                        "exec_ms_total", "exec_ms_mean", "time_pct", "gflops"},
+                       "Primitives");
   t.hidden_in_table = {"layouts"};
   t.answer_columns = {"exec_ms_total", "time_pct"};
   t.leave_out_first = {"gflops", "exec_ms_mean"};
@@ -126,7 +126,7 @@ TEST(TableWidthTest, FindingsWrapAtWordBoundaries) {
 
 TEST(TableWidthTest, AHiddenColumnThatTellsRowsApartIsShown) {
   Report r;
-  Table& t = r.AddTable("primitives", {"primitive", "layouts", "execs"}, "Primitives");
+  Table& t = r.AddView("primitives", {"primitive", "layouts", "execs"}, "Primitives");
   t.hidden_in_table = {"layouts"};
   t.rows.push_back({"reorder", "src:abcd dst:aBcd16b", 3});
   t.rows.push_back({"reorder", "src:aBcd16b dst:abcd", 3});
@@ -251,7 +251,7 @@ TEST(TableWidthTest, ConstantColumnsGoBeforeTheLowestRankedOnes) {
 
 TEST(TableWidthTest, ColumnsOfANamedTable) {
   Report r = WideReport();
-  Table& sweep = r.AddTable("sweep", {"layer", "avx2", "fastest"}, "Sweep");
+  Table& sweep = r.AddView("sweep", {"layer", "avx2", "fastest"}, "Sweep");
   sweep.rows.push_back({"fc1", "gemm:jit 0.1234", "avx2"});
   SetPrintSettings({.width = 30, .columns = {ParseColumnChoice("sweep:fastest,layer")}});
   std::ostringstream table;
@@ -275,7 +275,7 @@ TEST(TableWidthTest, ColumnsOfANamedTable) {
 
 TEST(TableWidthTest, ANoteNamesTheTableToChooseFrom) {
   Report r = WideReport();
-  Table& sweep = r.AddTable("sweep", {"layer", "avx2", "avx512_core", "fastest"}, "Sweep");
+  Table& sweep = r.AddView("sweep", {"layer", "avx2", "avx512_core", "fastest"}, "Sweep");
   sweep.answer_columns = {"fastest"};
   sweep.rows.push_back({"fc1", "gemm:jit 0.1234", "brgemm:avx512_core 0.0456", "avx512_core"});
   sweep.rows.push_back({"fc2", "gemm:jit 0.2234", "brgemm:avx512_core 0.0556", "avx512_core"});

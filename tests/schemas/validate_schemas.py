@@ -3,7 +3,7 @@
 
 1. Each report command of the command table (`dlcheck help --list`) has its checked-in
    schemas/<command>.schema.json, and it is what `dlcheck schema <command>` generates from the
-   declarations in src/report/contracts.cpp (regenerate with `make schemas`); every command has
+   declarations beside each builder (regenerate with `make schemas`); every command has
    a document checked below.
 2. Every command's --format json document validates against its schema, held strictly: an
    object the schema declares may not carry a key it does not declare (a member a builder adds
@@ -14,6 +14,11 @@
    every oneDNN generation, oneDNN 3.13 lines, Graph API lines), --columns subsets, `parse --events`, `diff` of two real logs, `fleet` of replays.
 3. Every declared key is present in every document (null when unknown), a replay without a
    topology included.
+4. The declarations both ways (src/report/contract_check.h): each run is told to check its
+   report against its declared document (DLCHECK_CONTRACT_PATHS), so a member written that is
+   not declared, or whose value has another type than declared, ends it; and every member a
+   document declares is written by some run here (a declared member that no builder writes is
+   printed as null for ever, and passes 1-3).
 
 usage: validate_schemas.py DLCHECK DATA_DIR SCHEMA_DIR SCRATCH_DIR
 Exits 0 when everything holds, 1 with the failures listed.
@@ -54,6 +59,10 @@ def invocations(data, scratch):
         ("run", ["run", "--"] + cat_log, {0}),
         ("dispatch", ["dispatch", "--model", "mlp", "--isa", "sse41"] + TINY, {0}),
         ("dispatch", ["dispatch", "--isa", "sse41", "--"] + cat_log, {0}),
+        ("dispatch", ["dispatch", "--model", "mlp", "--isa", "sse41", "--thread-sets", "1"] + TINY,
+         {0}),
+        # The check under a cap the environment sets (its run section names it).
+        ("check", ["ONEDNN_MAX_CPU_ISA=SSE41", "check", "--stable"], {0, 1, 2}),
         ("check", ["check", "--stable"], {0, 1, 2}),
         ("check", ["check"], {0, 1, 2}),
         # A requirement no x86-64 CPU meets in full: a CRITICAL document.
@@ -74,7 +83,13 @@ def run_json(dlcheck, argv, codes):
     # The format goes before `--`: what follows it is the program's command line.
     split = argv.index("--") if "--" in argv else len(argv)
     argv = argv[:split] + ["--format", "json"] + argv[split:]
-    done = subprocess.run([dlcheck] + argv, capture_output=True, text=True)
+    env = dict(os.environ)
+    while argv and "=" in argv[0]:  # VARIABLE=value before the command, as a shell reads it
+        name, _, value = argv.pop(0).partition("=")
+        env[name] = value
+    done = subprocess.run([dlcheck] + argv, capture_output=True, text=True, env=env)
+    if done.returncode < 0 or "breaks its declaration" in done.stderr:
+        raise RuntimeError("killed by signal %d: %s" % (-done.returncode, done.stderr.strip()[-800:]))
     if done.returncode not in codes:
         raise RuntimeError("exit %d: %s" % (done.returncode, done.stderr.strip()[-400:]))
     return json.loads(done.stdout)
@@ -156,8 +171,60 @@ def check_every_command_has_a_document(calls, commands):
             for c in commands if c not in documented]
 
 
+def declared_paths(schema):
+    """The member paths a schema declares, spelled as contract::DeclaredPaths spells them."""
+    paths = set()
+
+    def walk(properties, where):
+        for name, member in properties.items():
+            here = where + name
+            paths.add(here)
+            node = member if "type" in member else next(
+                (m for m in member.get("anyOf", []) if m.get("type") != "null"), member)
+            kinds = node.get("type", [])
+            kinds = kinds if isinstance(kinds, list) else [kinds]
+            if "object" in kinds and "properties" in node:
+                walk(node["properties"], here + ".")
+            elif "array" in kinds and "properties" in node.get("items", {}):
+                walk(node["items"]["properties"], here + ".")
+            elif "object" in kinds and "properties" in node.get("additionalProperties", {}):
+                walk(node["additionalProperties"]["properties"], here + ".")
+
+    identity = {"schema_version", "command", "dlcheck_version", "findings"}
+    walk({k: v for k, v in schema["properties"].items() if k not in identity}, "")
+    return paths
+
+
+# Members only some machines write live, which no recording here can stand for: the AMX tile
+# palette of a `check` (its platform is always the live host's; `platform` writes it from the
+# recorded Sapphire Rapids dumps).
+HOST_ONLY = {"check": {"cpu.amx_tiles", "cpu.amx_tiles.tiles", "cpu.amx_tiles.rows",
+                       "cpu.amx_tiles.bytes_per_row"}}
+
+
+def never_written(schemas, commands, record):
+    """Declared members no run wrote: one failure per document."""
+    written = {}
+    with open(record) as f:
+        for line in f:
+            command, _, path = line.rstrip("\n").partition("\t")
+            written.setdefault(command, set()).add(path)
+    failures = []
+    for name in commands:
+        with open(os.path.join(schemas, name + ".schema.json")) as f:
+            missing = sorted(declared_paths(json.load(f)) - written.get(name, set()) -
+                             HOST_ONLY.get(name, set()))
+        if missing:
+            failures.append("%s: declared, written by no run: %s" % (name, ", ".join(missing)))
+    return failures
+
+
 def main():
     dlcheck, data, schemas, scratch = sys.argv[1:5]
+    record = os.path.join(scratch, "contract_paths.txt")
+    if os.path.exists(record):
+        os.remove(record)
+    os.environ["DLCHECK_CONTRACT_PATHS"] = record
     commands = report_commands(dlcheck)
     failures = check_generated(dlcheck, schemas, commands)
     prepare_fleet(dlcheck, data, scratch)
@@ -187,6 +254,7 @@ def main():
         checked += 1
         print("%-70s %s" % (label[:70], "ok" if not errors and not lacking else "FAILED"))
     print("%d documents checked" % checked)
+    failures += never_written(schemas, commands, record)
     if failures:
         print("FAILED:\n  " + "\n  ".join(failures))
         sys.exit(1)

@@ -1,0 +1,40 @@
+#pragma once
+// The words of a report, declared once beside the code that writes them. A builder declares its
+// fields, sections and tables as constants in its header; it writes through them, the document
+// it publishes (report/contract.h) is made of them, and a reader of its JSON (`fleet`, `diff`)
+// reads through them: a field's name is spelled in one place, a misspelt one does not compile.
+//
+//   // detect/topology_report.h
+//   namespace topology_field {
+//   inline constexpr report::Field kPackages{"packages", report::Type::kInteger};
+//   }
+//   // detect/topology_report.cpp
+//   section.Add(topology_field::kPackages, topology.packages);
+//   // fleet/fleet.cpp
+//   IntegerOf(topology, topology_field::kPackages.name);
+
+#include <string_view>
+
+namespace dlcheck::report {
+
+/// What a value (or a map's value, or a list's item) holds when it is not null.
+enum class Type { kText, kInteger, kNumber, kBoolean };
+
+/// How many values a field holds: one, a list of them, or a map keyed by data (skip reasons).
+enum class Arity { kOne, kList, kMap };
+
+/// A field of a section or a column of a table: its name in every format and its type.
+struct Field {
+  std::string_view name;
+  Type type = Type::kText;
+  Arity arity = Arity::kOne;
+};
+
+/// A section (a JSON object) or a table (an array of rows): its name in every format and its
+/// heading in the human table.
+struct Part {
+  std::string_view name;
+  std::string_view title = {};
+};
+
+}  // namespace dlcheck::report
