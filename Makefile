@@ -38,7 +38,7 @@ run: setup
 test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
-# The published JSON Schemas, generated from the declarations in src/report/contracts.cpp, one
+# The published JSON Schemas, generated from the declarations beside each builder, one
 # per report command of the command table (`dlcheck help --list`; the json_schemas test fails
 # when a checked-in schema differs from what the binary declares).
 .PHONY: schemas

@@ -7,19 +7,27 @@
 # generate is written out in packaging/deb: the maintainer scripts that enable the timer
 # (dh_installsystemd's deb-systemd-helper calls) and the conffiles list.
 #
-# Layout (Debian 12): /usr/bin/dlcheck, /usr/share/man/man1/dlcheck.1.gz,
+# Layout (Debian 12): /usr/bin/dlcheck, /usr/share/man/man1/dlcheck.1.gz and
+# /usr/share/man/man1/dlcheck-COMMAND.1.gz (a page per command),
 # /etc/dlcheck/check.conf (a conffile), /lib/systemd/system/dlcheck.{service,timer},
 # /usr/share/bash-completion/completions/dlcheck.
 
 set(DLCHECK_PACKAGING ${PROJECT_SOURCE_DIR}/packaging)
-# Debian installs man pages compressed (gzip -9n: no name, no time stamp, reproducible).
-add_custom_command(
-  OUTPUT ${CMAKE_CURRENT_BINARY_DIR}/dlcheck.1.gz
-  COMMAND gzip -9n -c ${PROJECT_SOURCE_DIR}/man/dlcheck.1 > ${CMAKE_CURRENT_BINARY_DIR}/dlcheck.1.gz
-  DEPENDS ${PROJECT_SOURCE_DIR}/man/dlcheck.1
-  VERBATIM)
-add_custom_target(dlcheck_man_gz ALL DEPENDS ${CMAKE_CURRENT_BINARY_DIR}/dlcheck.1.gz)
-install(FILES ${CMAKE_CURRENT_BINARY_DIR}/dlcheck.1.gz DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
+# Debian installs man pages compressed (gzip -9n: no name, no time stamp, reproducible): every
+# page of man/ (DLCHECK_MAN_PAGES, from CMakeLists.txt).
+set(DLCHECK_MAN_GZ)
+foreach(page IN LISTS DLCHECK_MAN_PAGES)
+  get_filename_component(page_file ${page} NAME)
+  add_custom_command(
+    OUTPUT ${CMAKE_CURRENT_BINARY_DIR}/man/${page_file}.gz
+    COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_CURRENT_BINARY_DIR}/man
+    COMMAND gzip -9n -c ${page} > ${CMAKE_CURRENT_BINARY_DIR}/man/${page_file}.gz
+    DEPENDS ${page}
+    VERBATIM)
+  list(APPEND DLCHECK_MAN_GZ ${CMAKE_CURRENT_BINARY_DIR}/man/${page_file}.gz)
+endforeach()
+add_custom_target(dlcheck_man_gz ALL DEPENDS ${DLCHECK_MAN_GZ})
+install(FILES ${DLCHECK_MAN_GZ} DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
 install(FILES ${DLCHECK_PACKAGING}/check.conf DESTINATION /etc/dlcheck)
 install(FILES ${DLCHECK_PACKAGING}/dlcheck.service ${DLCHECK_PACKAGING}/dlcheck.timer
         DESTINATION /lib/systemd/system)

@@ -66,8 +66,8 @@ const Command kCommands[] = {
     // For `make schemas` and scripts that validate a document.
     {"schema", "print the JSON Schema of a command's JSON document", SetupSchema, nullptr,
      std::nullopt, Kind::kHidden},
-    {"help", "print the help of COMMAND (or this one)", SetupHelp, nullptr, std::nullopt,
-     Kind::kUtility},
+    {"help", "show the manual page of COMMAND (or the options of dlcheck)", SetupHelp, nullptr,
+     std::nullopt, Kind::kUtility},
 };
 
 }  // namespace

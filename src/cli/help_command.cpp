@@ -1,12 +1,29 @@
-// dlcheck help [COMMAND]: what `dlcheck [COMMAND] --help` prints; an unknown command is a usage
-// error with the nearest name. `dlcheck help --list` (hidden) prints the report commands of the
-// command table, one per line, for the tests, the schema check and `make schemas`.
+// dlcheck help [COMMAND]: COMMAND's manual page, dlcheck-COMMAND(1), as `man dlcheck-COMMAND`
+// shows it (as `git help` and `perf help` do), or, where no page or no man reader is found, what
+// `dlcheck COMMAND --help` prints; without COMMAND, what `dlcheck --help` prints. An unknown
+// command is a usage error with the nearest name. `dlcheck help --list` (hidden) prints the
+// report commands of the command table, one per line, for the tests, the schema check and
+// `make schemas`.
+//
+// Which page: the one that came with this binary first, so that a build tree never shows an
+// older installed page: `<dir of dlcheck>/../man/dlcheck-COMMAND.1` (the source tree, for
+// build/dlcheck), then `<dir of dlcheck>/../share/man/man1/dlcheck-COMMAND.1[.gz]` (the install
+// prefix: /usr/bin/dlcheck reads /usr/share/man/man1), each shown with `man -l FILE` (or
+// `mandoc -a FILE` where man-db is not installed); then `man dlcheck-COMMAND` when man finds it
+// on MANPATH. The reader replaces dlcheck (exec), so its pager, width and exit status are man's.
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <iostream>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "cli/commands.h"
 #include "common/exit_code.h"
+#include "os/subprocess.h"
 
 namespace dlcheck::cli {
 namespace {
@@ -21,6 +38,55 @@ int PrintCommandList() {
   return ToInt(ExitCode::kOk);
 }
 
+bool IsRegularFile(const std::string& path) {
+  struct stat st {};
+  return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+// The page files that came with this binary, in the order they are tried.
+std::vector<std::string> PageFiles(const std::string& page) {
+  const std::string self = os::SelfExecutable();
+  const std::string bin = self.substr(0, self.rfind('/') + 1);
+  return {bin + "../man/" + page + ".1", bin + "../share/man/man1/" + page + ".1",
+          bin + "../share/man/man1/" + page + ".1.gz"};
+}
+
+// Replaces dlcheck by `argv`, found on PATH, in the state a program started from a shell has
+// (default SIGPIPE, no blocked signal); returns only when it could not be started.
+void ExecReader(const std::vector<std::string>& argv) {
+  std::vector<char*> args;
+  for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
+  args.push_back(nullptr);
+  std::cout.flush();
+  signal(SIGPIPE, SIG_DFL);
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
+  execvp(args[0], args.data());
+}
+
+// Whether `man` finds `page` on its search path (MANPATH, /usr/share/man, ...).
+bool ManFinds(const std::string& page) {
+  os::Spec spec;
+  spec.argv = {"man", "-w", page};
+  spec.search_path = true;
+  spec.keep_stderr_tail = true;  // "No manual entry for ..." is not dlcheck's to print
+  const StatusOr<os::Outcome> outcome = os::RunProcess(spec, [](std::string_view) {});
+  return outcome.ok() && outcome->ok();
+}
+
+// Shows dlcheck-COMMAND(1); returns only when no page or no reader was found.
+void ShowManPage(const std::string& command) {
+  const std::string page = "dlcheck-" + command;
+  for (const std::string& file : PageFiles(page)) {
+    if (!IsRegularFile(file)) continue;
+    ExecReader({"man", "-l", file});
+    ExecReader({"mandoc", "-a", file});
+    return;  // a page, but nothing to read it with
+  }
+  if (ManFinds(page)) ExecReader({"man", page});
+}
+
 int PrintHelp(CLI::App& app, const std::string& command) {
   CLI::App* about = &app;
   if (!command.empty()) {
@@ -30,6 +96,11 @@ int PrintHelp(CLI::App& app, const std::string& command) {
                  " (see 'dlcheck --help')");
       return ToInt(ExitCode::kUsage);
     }
+    ShowManPage(command);
+    PrintError("help: no manual page dlcheck-" + command +
+               "(1) found (next to this dlcheck, or by man), or no man or mandoc to show it; "
+               "the options of 'dlcheck " +
+               command + " --help' follow");
     about = app.get_subcommand(command);
   }
   // App::help would print the help of the command being run (this one): the formatter is asked.
@@ -43,9 +114,12 @@ int PrintHelp(CLI::App& app, const std::string& command) {
 
 void SetupHelp(CLI::App& subcommand, int& exit_code) {
   auto o = std::make_shared<HelpOptions>();
-  subcommand.add_option("command", o->command, "the command whose options to print")
+  subcommand.add_option("command", o->command, "the command whose manual page to show")
       ->type_name("COMMAND");
   subcommand.add_flag("--list", o->list, "print the report commands, one per line")->group("");
+  subcommand.footer(
+      "dlcheck help COMMAND shows the manual page dlcheck-COMMAND(1), as man does; dlcheck "
+      "COMMAND --help lists its options.");
   CLI::App& app = *subcommand.get_parent();
   subcommand.callback([&app, o, &exit_code] {
     exit_code = o->list ? PrintCommandList() : PrintHelp(app, o->command);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <regex>
@@ -80,10 +81,13 @@ TEST(CliTest, AMistypedTopLevelOptionIsNamedWithASuggestion) {
             "--help')\n");
 }
 
-TEST(CliTest, HelpCommandPrintsACommandsHelp) {
+// `dlcheck help COMMAND` shows the command's man page as `man` does (ManPageTest below holds the
+// text to the man reader's); without a command it prints --help, and a typo is named.
+TEST(CliTest, HelpCommandShowsACommandsPage) {
   const auto r = RunDlcheck({"help", "diff"});
-  EXPECT_EQ(r.exit_code, 0);
-  EXPECT_EQ(r.out, RunDlcheck({"diff", "--help"}).out);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("dlcheck-diff"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("EXIT STATUS"), std::string::npos) << r.out;
   const auto top = RunDlcheck({"help"});
   EXPECT_EQ(top.exit_code, 0);
   EXPECT_EQ(top.out, RunDlcheck({"--help"}).out);
@@ -92,6 +96,18 @@ TEST(CliTest, HelpCommandPrintsACommandsHelp) {
   EXPECT_EQ(typo.err,
             "dlcheck: help: unknown command 'parze'; did you mean 'parse'? (see 'dlcheck "
             "--help')\n");
+}
+
+// With no man reader on PATH (and so no `man -w` either), `help COMMAND` says so in one line and
+// prints the command's options, as `COMMAND --help` does.
+TEST(CliTest, HelpCommandWithoutAManReaderPrintsTheOptions) {
+  const auto r = RunDlcheck({"help", "diff"}, {}, {"PATH=/nonexistent"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, RunDlcheck({"diff", "--help"}).out);
+  EXPECT_EQ(r.err,
+            "dlcheck: help: no manual page dlcheck-diff(1) found (next to this dlcheck, or by "
+            "man), or no man or mandoc to show it; the options of 'dlcheck diff --help' "
+            "follow\n");
 }
 
 TEST(CliTest, OutputGoesToTheFileOfDashO) {
@@ -523,9 +539,9 @@ TEST(SafeTextCliTest, HostileLogTextIsSafeInEveryFormat) {
   }
 }
 
-// --help and man/dlcheck.1 describe the same options: each command's long options in --help are
-// those of its SYNOPSIS lines (every SYNOPSIS line of that command together), and each is
-// described after the SYNOPSIS.
+// --help and the command's page man/dlcheck-COMMAND.1 describe the same options: each command's
+// long options in --help are those of its page's SYNOPSIS lines (every line together), and each
+// is described after the SYNOPSIS.
 std::set<std::string> HelpOptions(const std::string& command) {
   const auto r = RunDlcheck({command, "--help"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
@@ -539,24 +555,31 @@ std::set<std::string> HelpOptions(const std::string& command) {
   return names;
 }
 
-std::string ManPage() {
-  return testing::ReadFile(testing::DataPath("../../man/dlcheck.1"));
+/// The source tree's man/ directory, and a page of it by name (`dlcheck-parse`).
+std::string ManDir() {
+  return testing::DataPath("../../man");
+}
+std::string ManPagePath(const std::string& page) {
+  return ManDir() + "/" + page + ".1";
 }
 
-std::set<std::string> SynopsisOptions(const std::string& man, const std::string& command) {
+/// The page of `command` (man/dlcheck-COMMAND.1), or the overview (man/dlcheck.1) for "".
+std::string ManPage(const std::string& command = {}) {
+  return testing::ReadFile(ManPagePath(command.empty() ? "dlcheck" : "dlcheck-" + command));
+}
+
+std::string Synopsis(const std::string& man) {
   const std::size_t begin = man.find(".Sh SYNOPSIS");
-  const std::size_t end = man.find(".Sh DESCRIPTION");
-  std::istringstream in(man.substr(begin, end - begin));
+  if (begin == std::string::npos) return {};
+  return man.substr(begin, man.find(".Sh DESCRIPTION") - begin);
+}
+
+std::set<std::string> SynopsisOptions(const std::string& man) {
+  const std::string synopsis = Synopsis(man);
   static const std::regex flag(R"(Fl -([a-z0-9][a-z0-9-]*))");
   std::set<std::string> names;
-  bool inside = false;
-  for (std::string line; std::getline(in, line);) {
-    if (line == ".Nm") inside = false;
-    if (line == ".Cm " + command) inside = true;
-    if (!inside) continue;
-    for (std::sregex_iterator it(line.begin(), line.end(), flag), last; it != last; ++it) {
-      names.insert((*it)[1]);
-    }
+  for (std::sregex_iterator it(synopsis.begin(), synopsis.end(), flag), last; it != last; ++it) {
+    names.insert((*it)[1]);
   }
   return names;
 }
@@ -583,36 +606,31 @@ std::set<std::string> HelpFormats(const std::string& command) {
   return SplitSet(m[1], ',');
 }
 
-// The format names of each of the command's SYNOPSIS lines (`.Op Fl -format Ar table|csv`).
-std::vector<std::set<std::string>> SynopsisFormats(const std::string& man,
-                                                   const std::string& command) {
-  const std::size_t begin = man.find(".Sh SYNOPSIS");
-  std::istringstream in(man.substr(begin, man.find(".Sh DESCRIPTION") - begin));
+// The format names of each of the page's SYNOPSIS lines (`.Op Fl -format Ar table|csv`).
+std::vector<std::set<std::string>> SynopsisFormats(const std::string& man) {
+  std::istringstream in(Synopsis(man));
   static const std::regex format(R"(Fl -format Ar ([a-z|]+))");
   std::vector<std::set<std::string>> lists;
-  bool inside = false;
   for (std::string line; std::getline(in, line);) {
-    if (line == ".Nm") inside = false;
-    if (line == ".Cm " + command) inside = true;
     std::smatch m;
-    if (inside && std::regex_search(line, m, format)) lists.push_back(SplitSet(m[1], '|'));
+    if (std::regex_search(line, m, format)) lists.push_back(SplitSet(m[1], '|'));
   }
   return lists;
 }
 
 TEST(ManPageTest, EveryCommandHasTheCommonOptionsAndItsFormatsEverywhere) {
-  const std::string man = ManPage();
-  ASSERT_FALSE(man.empty());
   const std::vector<std::string> commands = testing::ReportCommands();
   ASSERT_FALSE(commands.empty());
   for (const std::string& command : commands) {
     SCOPED_TRACE(command);
+    const std::string man = ManPage(command);
+    ASSERT_FALSE(man.empty());
     const std::set<std::string> help = HelpOptions(command);
     for (const std::string& option : kCommonOptions) EXPECT_EQ(help.count(option), 1u) << option;
     const std::set<std::string> formats = HelpFormats(command);
     EXPECT_TRUE(std::includes(formats.begin(), formats.end(), kEveryCommandFormats.begin(),
                               kEveryCommandFormats.end()));
-    const auto synopsis = SynopsisFormats(man, command);
+    const auto synopsis = SynopsisFormats(man);
     EXPECT_FALSE(synopsis.empty());
     for (const auto& listed : synopsis) EXPECT_EQ(listed, formats);
   }
@@ -624,21 +642,88 @@ TEST(ManPageTest, EveryCommandHasTheCommonOptionsAndItsFormatsEverywhere) {
 }
 
 TEST(ManPageTest, SynopsisAndHelpListTheSameOptionsForEveryCommand) {
-  const std::string man = ManPage();
-  ASSERT_FALSE(man.empty());
   const std::vector<std::string> commands = testing::ReportCommands();
   ASSERT_FALSE(commands.empty());
   for (const std::string& command : commands) {
+    const std::string man = ManPage(command);
+    ASSERT_FALSE(man.empty()) << command;
     const std::set<std::string> help = HelpOptions(command);
     EXPECT_FALSE(help.empty()) << command;
-    EXPECT_EQ(SynopsisOptions(man, command), help) << "dlcheck " << command;
+    EXPECT_EQ(SynopsisOptions(man), help) << "dlcheck " << command;
     // Each is described after the SYNOPSIS (an option list entry or the command's prose).
     const std::string body = man.substr(man.find(".Sh DESCRIPTION"));
     for (const auto& name : help) {
       const std::regex described("Fl -" + name + "(?![a-z0-9-])");
       EXPECT_TRUE(std::regex_search(body, described))
-          << "dlcheck " << command << " --" << name << " is not described in man/dlcheck.1";
+          << "dlcheck " << command << " --" << name << " is not described in man/dlcheck-"
+          << command << ".1";
     }
+  }
+}
+
+// A page per command: man/ holds the overview and one dlcheck-COMMAND.1 for every command --help
+// shows (the report commands and help), no other; each page is its command's, in NAME and
+// SYNOPSIS, with the sections every page has; the overview points at every page; README links
+// to every page.
+TEST(ManPageTest, EveryCommandHasItsPageAndEveryPageItsCommand) {
+  std::vector<std::string> commands = testing::ReportCommands();
+  ASSERT_FALSE(commands.empty());
+  commands.push_back("help");
+  std::set<std::string> expected = {"dlcheck.1"};
+  for (const std::string& command : commands) expected.insert("dlcheck-" + command + ".1");
+  std::set<std::string> found;
+  for (const auto& entry : std::filesystem::directory_iterator(ManDir())) {
+    if (entry.path().extension() == ".1") found.insert(entry.path().filename().string());
+  }
+  EXPECT_EQ(found, expected);
+  const std::string overview = ManPage();
+  const std::string readme = testing::ReadFile(testing::DataPath("../../README.md"));
+  for (const std::string& command : commands) {
+    SCOPED_TRACE(command);
+    const std::string man = ManPage(command);
+    EXPECT_NE(man.find(".Nm dlcheck-" + command + "\n"), std::string::npos);
+    EXPECT_NE(Synopsis(man).find(".Nm dlcheck\n.Cm " + command + "\n"), std::string::npos);
+    for (const char* section :
+         {".Sh DESCRIPTION", ".Sh OPTIONS", ".Sh EXIT STATUS", ".Sh EXAMPLES", ".Sh SEE ALSO"}) {
+      EXPECT_NE(man.find(section), std::string::npos) << section;
+    }
+    if (command != "help") EXPECT_NE(man.find(".Sh OUTPUT"), std::string::npos);
+    EXPECT_NE(overview.find(".Xr dlcheck-" + command + " 1"), std::string::npos);
+    EXPECT_NE(readme.find("(man/dlcheck-" + command + ".1)"), std::string::npos);
+  }
+}
+
+// What a man reader on PATH prints for `file` with its stdout a pipe, as dlcheck's is below:
+// `man -l`, else `mandoc -a` (the readers `dlcheck help` tries, in that order); "" when neither.
+std::string ManReaderOutput(const std::string& file) {
+  for (const std::string reader : {"man -l", "mandoc -a"}) {
+    const std::string name = reader.substr(0, reader.find(' '));
+    if (std::system(("command -v " + name + " > /dev/null 2>&1").c_str()) != 0) continue;
+    FILE* pipe = popen((reader + " '" + file + "' 2> /dev/null").c_str(), "r");
+    if (pipe == nullptr) return {};
+    std::string text;
+    char buffer[4096];
+    for (std::size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;) {
+      text.append(buffer, n);
+    }
+    pclose(pipe);
+    return text;
+  }
+  return {};
+}
+
+// `dlcheck help COMMAND` and `man dlcheck-COMMAND` show the same text: the page beside the
+// binary (the source tree's man/ for build/dlcheck), through the same reader.
+TEST(ManPageTest, HelpCommandShowsWhatManShows) {
+  std::vector<std::string> commands = testing::ReportCommands();
+  commands.push_back("help");
+  for (const std::string& command : commands) {
+    SCOPED_TRACE(command);
+    const std::string expected = ManReaderOutput(ManPagePath("dlcheck-" + command));
+    if (expected.empty()) GTEST_SKIP() << "neither man nor mandoc is installed";
+    const auto r = RunDlcheck({"help", command});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.out, expected);
   }
 }
 
