@@ -95,8 +95,10 @@ std::optional<double> ScalarMs(const SweepCells& scalar_cells, const PrimitiveKe
 }
 
 std::vector<std::string> SweepColumns(const std::vector<const ConfigRuns*>& caps, bool model) {
-  std::vector<std::string> columns = {"primitive", "prop_kind", "problem"};
-  if (model) columns.insert(columns.begin(), "layer");
+  namespace col = report::primitive_column;
+  std::vector<std::string> columns =
+      report::Names({col::kPrimitive, col::kPropKind, col::kProblem});
+  if (model) columns.insert(columns.begin(), std::string(col::kLayer.name));
   for (const ConfigRuns* r : caps) columns.push_back(r->config.cap()->isa);
   if (model) columns.emplace_back("scalar");
   columns.emplace_back("fastest");
@@ -129,8 +131,9 @@ void AddSweepTable(report::Report& report, const std::vector<ConfigRuns>& result
   t.only_in_table = true;
   t.answer_columns = shape.model ? std::vector<std::string>{"fastest", "x scalar", "x lowest"}
                                  : std::vector<std::string>{"fastest"};
-  t.leave_out_first = shape.model ? std::vector<std::string>{"problem", "prop_kind", "scalar"}
-                                  : std::vector<std::string>{"prop_kind", "problem"};
+  namespace col = report::primitive_column;
+  t.leave_out_first = report::Names({col::kProblem, col::kPropKind});
+  if (shape.model) t.leave_out_first.emplace_back("scalar");
   for (const PrimitiveKey& k : dispatch::KeysOf(keyed)) {
     std::vector<Value> row = {k.primitive, k.prop_kind, ValidUtf8(k.problem)};
     if (shape.model) row.insert(row.begin(), Value(k.layer));

@@ -157,9 +157,10 @@ Json Findings(const Report& report) {
 // What every document starts with: the schema, the command and the version.
 Json Identity(const Report& report) {
   Json doc = Json::object();
-  doc["schema_version"] = Report::kSchemaVersion;
-  doc["command"] = report.command;
-  doc["dlcheck_version"] = kVersion;
+  namespace identity = contract::identity_field;
+  doc[std::string(identity::kSchemaVersion.name)] = Report::kSchemaVersion;
+  doc[std::string(identity::kCommand.name)] = report.command;
+  doc[std::string(identity::kDlcheckVersion.name)] = kVersion;
   return doc;
 }
 
@@ -206,7 +207,7 @@ class JsonStream : public RowStream {
         rest[m.name] = nullptr;
       }
     }
-    rest["findings"] = Findings(tail);
+    rest[std::string(contract::identity_field::kFindings.name)] = Findings(tail);
     out_ << ",\n" << Members(rest) << "\n}\n";
     out_.flush();
   }
@@ -336,7 +337,7 @@ ObjectWriter DocumentWriter(const Report& report) {
   }
   AddTables(writer, report.tables);
   writer.AddMissing(declared);
-  writer.Add("findings", Findings(report));
+  writer.Add(std::string(contract::identity_field::kFindings.name), Findings(report));
   return writer;
 }
 

@@ -687,7 +687,9 @@ TEST(ManPageTest, EveryCommandHasItsPageAndEveryPageItsCommand) {
          {".Sh DESCRIPTION", ".Sh OPTIONS", ".Sh EXIT STATUS", ".Sh EXAMPLES", ".Sh SEE ALSO"}) {
       EXPECT_NE(man.find(section), std::string::npos) << section;
     }
-    if (command != "help") EXPECT_NE(man.find(".Sh OUTPUT"), std::string::npos);
+    if (command != "help") {
+      EXPECT_NE(man.find(".Sh OUTPUT"), std::string::npos);
+    }
     EXPECT_NE(overview.find(".Xr dlcheck-" + command + " 1"), std::string::npos);
     EXPECT_NE(readme.find("(man/dlcheck-" + command + ".1)"), std::string::npos);
   }
