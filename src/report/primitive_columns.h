@@ -1,8 +1,8 @@
 #pragma once
 // The columns of the primitives table, declared once: the printers' writer
 // (cli/stats_view.cpp), `diff`'s reader of JSON reports (compare/run_rows.cpp) and the JSON
-// contract the schemas are generated from (each document beside its builder) all read these names and types,
-// so a column renamed here is renamed everywhere, and none can be spelled two ways.
+// contract the schemas are generated from (each document beside its builder) all read these names
+// and types, so a column renamed here is renamed everywhere, and none can be spelled two ways.
 //
 //   for (const primitive_column::Column& c : kPrimitiveColumns) names.push_back(c.name);
 //   TextOf(row, primitive_column::kImplementation.name)
