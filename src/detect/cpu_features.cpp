@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <set>
 
 #include "common/onednn_isa.h"
 
@@ -59,8 +60,11 @@ struct BitSpec {
   int bit;
 };
 
-// Bit positions: Intel SDM vol. 2A (CPUID) and AMD APM vol. 3, as Linux names them.
-constexpr std::array<BitSpec, 51> kBits = {{
+// Bit positions: Intel SDM vol. 2A (CPUID) and AMD APM vol. 3, as Linux names them. The
+// 2023-26 bits (leaf 7.1 and 1Eh.1): the Intel ISA Extensions Programming Reference (ISE,
+// "CPUID"), checked against LLVM's host detection (llvm/lib/TargetParser/Host.cpp,
+// getHostCPUFeatures) and Linux's arch/x86/kvm/reverse_cpuid.h.
+constexpr std::array<BitSpec, 64> kBits = {{
     {"fpu", 1, 0, Reg::kEdx, 0},
     {"cx8", 1, 0, Reg::kEdx, 8},
     {"cmov", 1, 0, Reg::kEdx, 15},
@@ -108,6 +112,19 @@ constexpr std::array<BitSpec, 51> kBits = {{
     {"avx_vnni", 7, 1, Reg::kEax, 4},
     {"avx512_bf16", 7, 1, Reg::kEax, 5},
     {"amx_fp16", 7, 1, Reg::kEax, 21},
+    {"avx_ifma", 7, 1, Reg::kEax, 23},
+    {"movrs", 7, 1, Reg::kEax, 31},
+    {"avx_vnni_int8", 7, 1, Reg::kEdx, 4},
+    {"avx_ne_convert", 7, 1, Reg::kEdx, 5},
+    {"amx_complex", 7, 1, Reg::kEdx, 8},
+    {"avx_vnni_int16", 7, 1, Reg::kEdx, 10},
+    {"avx10", 7, 1, Reg::kEdx, 19},
+    {"apx_f", 7, 1, Reg::kEdx, 21},
+    {"amx_fp8", 0x1E, 1, Reg::kEax, 4},
+    {"amx_transpose", 0x1E, 1, Reg::kEax, 5},
+    {"amx_tf32", 0x1E, 1, Reg::kEax, 6},
+    {"amx_avx512", 0x1E, 1, Reg::kEax, 7},
+    {"amx_movrs", 0x1E, 1, Reg::kEax, 8},
     {"hypervisor", 1, 0, Reg::kEcx, 31},
     {"xsave", 1, 0, Reg::kEcx, 26},
     {"sse4a", 0x80000001u, 0, Reg::kEcx, 6},
@@ -139,38 +156,34 @@ bool All(const FeatureSet& bits, std::initializer_list<std::string_view> names) 
 }  // namespace
 
 const std::vector<std::string>& ReportedFeatures() {
-  static const std::vector<std::string> kNames = {"sse4_1",
-                                                  "sse4_2",
-                                                  "avx",
-                                                  "avx2",
-                                                  "fma",
-                                                  "f16c",
-                                                  "avx512f",
-                                                  "avx512cd",
-                                                  "avx512bw",
-                                                  "avx512dq",
-                                                  "avx512vl",
-                                                  "avx512ifma",
-                                                  "avx512vbmi",
-                                                  "avx512_vbmi2",
-                                                  "avx512_vnni",
-                                                  "avx512_bitalg",
-                                                  "avx512_vpopcntdq",
-                                                  "avx512_vp2intersect",
-                                                  "avx512_bf16",
-                                                  "avx512_fp16",
-                                                  "avx512er",
-                                                  "avx512pf",
-                                                  "avx_vnni",
-                                                  "amx_tile",
-                                                  "amx_bf16",
-                                                  "amx_int8",
-                                                  "amx_fp16"};
+  static const std::vector<std::string> kNames = {
+      "sse4_1", "sse4_2", "avx", "avx2", "fma", "f16c", "avx512f", "avx512cd", "avx512bw",
+      "avx512dq", "avx512vl", "avx512ifma", "avx512vbmi", "avx512_vbmi2", "avx512_vnni",
+      "avx512_bitalg", "avx512_vpopcntdq", "avx512_vp2intersect", "avx512_bf16", "avx512_fp16",
+      "avx512er", "avx512pf", "avx_vnni", "amx_tile", "amx_bf16", "amx_int8", "amx_fp16",
+      // 2023-26: Granite Rapids, Sierra Forest,
+      // Arrow/Lunar/Panther Lake, Diamond Rapids
+      "avx_ifma", "avx_vnni_int8", "avx_ne_convert", "avx_vnni_int16", "avx10", "apx_f", "movrs",
+      "amx_complex", "amx_fp8", "amx_transpose", "amx_tf32", "amx_avx512", "amx_movrs"};
   return kNames;
+}
+
+bool KernelNamesFeature(std::string_view feature) {
+  // The bits Linux decodes into /proc/cpuinfo's flags for every kernel dlcheck meets; the
+  // 2023-26 ones are KVM-only or named only by recent kernels (6.12 and later print only
+  // features with an explicit name), so their absence from the flags says nothing.
+  static const std::set<std::string_view> kUnnamed = {
+      "avx_ifma", "avx_vnni_int8", "avx_ne_convert", "avx_vnni_int16", "avx10",
+      "apx_f",    "movrs",         "amx_complex",    "amx_fp8",        "amx_transpose",
+      "amx_tf32", "amx_avx512",    "amx_movrs"};
+  return kUnnamed.count(feature) == 0;
 }
 
 StateClass StateClassOf(std::string_view feature) {
   if (feature.starts_with("amx_")) return StateClass::kAmx;
+  // AVX10 runs on the AVX-512 register state (opmask and ZMM); APX has a state of its own.
+  if (feature == "avx10") return StateClass::kAvx512;
+  if (feature == "apx_f") return StateClass::kApx;
   if (feature.starts_with("avx512")) return StateClass::kAvx512;
   if (feature.starts_with("avx") || feature == "fma" || feature == "f16c") return StateClass::kAvx;
   return StateClass::kLegacy;
@@ -192,8 +205,9 @@ struct MicroarchitectureRow {
 
 constexpr int kLastStepping = 15;  // CPUID leaf 1 EAX[3:0]
 
-// Intel: Linux's arch/x86/include/asm/intel-family.h. AMD: the model ranges Linux's
-// arch/x86/kernel/cpu/amd.c assigns. Hygon and everything else: unknown (never a guess).
+// Intel: Linux's arch/x86/include/asm/intel-family.h (to Nova Lake and Diamond Rapids, 2025).
+// AMD: the model ranges Linux's arch/x86/kernel/cpu/amd.c assigns (Zen 6: 2025). Hygon and
+// everything else: unknown (never a guess).
 constexpr MicroarchitectureRow kMicroarchitectures[] = {
     {"GenuineIntel", 6, 0x17, 0x17, 0, kLastStepping, "Penryn"},
     {"GenuineIntel", 6, 0x1D, 0x1D, 0, kLastStepping, "Penryn"},
@@ -211,13 +225,31 @@ constexpr MicroarchitectureRow kMicroarchitectures[] = {
     {"GenuineIntel", 6, 0x55, 0x55, 0, 4, "Skylake-SP"},
     {"GenuineIntel", 6, 0x55, 0x55, 5, 7, "Cascade Lake"},
     {"GenuineIntel", 6, 0x55, 0x55, 10, 11, "Cooper Lake"},
+    {"GenuineIntel", 6, 0x4E, 0x4E, 0, kLastStepping, "Skylake"},
+    {"GenuineIntel", 6, 0x5E, 0x5E, 0, kLastStepping, "Skylake"},
+    // One model number, several products told apart by stepping (Linux's comments).
+    {"GenuineIntel", 6, 0x8E, 0x8E, 9, 9, "Amber Lake"},
+    {"GenuineIntel", 6, 0x8E, 0x8E, 10, 10, "Coffee Lake"},
+    {"GenuineIntel", 6, 0x8E, 0x8E, 11, 12, "Whiskey Lake"},
+    {"GenuineIntel", 6, 0x8E, 0x8E, 0, kLastStepping, "Kaby Lake"},
+    {"GenuineIntel", 6, 0x9E, 0x9E, 10, 13, "Coffee Lake"},
+    {"GenuineIntel", 6, 0x9E, 0x9E, 0, kLastStepping, "Kaby Lake"},
+    {"GenuineIntel", 6, 0xA5, 0xA6, 0, kLastStepping, "Comet Lake"},
+    {"GenuineIntel", 6, 0xA7, 0xA7, 0, kLastStepping, "Rocket Lake"},
     {"GenuineIntel", 6, 0x66, 0x66, 0, kLastStepping, "Cannon Lake"},
     {"GenuineIntel", 6, 0x7D, 0x7E, 0, kLastStepping, "Ice Lake"},
     {"GenuineIntel", 6, 0x6A, 0x6A, 0, kLastStepping, "Ice Lake-SP"},
     {"GenuineIntel", 6, 0x6C, 0x6C, 0, kLastStepping, "Ice Lake-SP"},
+    {"GenuineIntel", 6, 0x9D, 0x9D, 0, kLastStepping, "Ice Lake"},
     {"GenuineIntel", 6, 0x8C, 0x8D, 0, kLastStepping, "Tiger Lake"},
     {"GenuineIntel", 6, 0x8F, 0x8F, 0, kLastStepping, "Sapphire Rapids"},
     {"GenuineIntel", 6, 0xCF, 0xCF, 0, kLastStepping, "Emerald Rapids"},
+    {"GenuineIntel", 6, 0xAD, 0xAD, 0, kLastStepping, "Granite Rapids"},
+    {"GenuineIntel", 6, 0xAE, 0xAE, 0, kLastStepping, "Granite Rapids-D"},
+    // Family 19 (base family 0Fh, extended family 4).
+    {"GenuineIntel", 0x13, 0x01, 0x01, 0, kLastStepping, "Diamond Rapids"},
+    {"GenuineIntel", 6, 0xD7, 0xD7, 0, kLastStepping, "Bartlett Lake"},
+    {"GenuineIntel", 6, 0x8A, 0x8A, 0, kLastStepping, "Lakefield"},
     {"GenuineIntel", 6, 0x97, 0x97, 0, kLastStepping, "Alder Lake"},
     {"GenuineIntel", 6, 0x9A, 0x9A, 0, kLastStepping, "Alder Lake"},
     {"GenuineIntel", 6, 0xB7, 0xB7, 0, kLastStepping, "Raptor Lake"},
@@ -225,6 +257,20 @@ constexpr MicroarchitectureRow kMicroarchitectures[] = {
     {"GenuineIntel", 6, 0xBF, 0xBF, 0, kLastStepping, "Raptor Lake"},
     {"GenuineIntel", 6, 0xAA, 0xAA, 0, kLastStepping, "Meteor Lake"},
     {"GenuineIntel", 6, 0xAC, 0xAC, 0, kLastStepping, "Meteor Lake"},
+    {"GenuineIntel", 6, 0xC6, 0xC6, 0, kLastStepping, "Arrow Lake"},
+    {"GenuineIntel", 6, 0xC5, 0xC5, 0, kLastStepping, "Arrow Lake-H"},
+    {"GenuineIntel", 6, 0xB5, 0xB5, 0, kLastStepping, "Arrow Lake-U"},
+    {"GenuineIntel", 6, 0xBD, 0xBD, 0, kLastStepping, "Lunar Lake"},
+    {"GenuineIntel", 6, 0xCC, 0xCC, 0, kLastStepping, "Panther Lake"},
+    {"GenuineIntel", 6, 0xD5, 0xD5, 0, kLastStepping, "Wildcat Lake"},
+    // Family 18 (base family 0Fh, extended family 3).
+    {"GenuineIntel", 0x12, 0x01, 0x01, 0, kLastStepping, "Nova Lake"},
+    {"GenuineIntel", 0x12, 0x03, 0x03, 0, kLastStepping, "Nova Lake"},
+    // E-core-only parts.
+    {"GenuineIntel", 6, 0xBE, 0xBE, 0, kLastStepping, "Alder Lake-N"},
+    {"GenuineIntel", 6, 0xAF, 0xAF, 0, kLastStepping, "Sierra Forest"},
+    {"GenuineIntel", 6, 0xB6, 0xB6, 0, kLastStepping, "Grand Ridge"},
+    {"GenuineIntel", 6, 0xDD, 0xDD, 0, kLastStepping, "Clearwater Forest"},
     {"GenuineIntel", 6, 0x57, 0x57, 0, kLastStepping, "Knights Landing"},
     {"GenuineIntel", 6, 0x85, 0x85, 0, kLastStepping, "Knights Mill"},
     // Zen+ (models 08h, 18h) sits inside Zen's range: its rows come first.
@@ -242,6 +288,9 @@ constexpr MicroarchitectureRow kMicroarchitectures[] = {
     {"AuthenticAMD", 0x1A, 0x00, 0x2F, 0, kLastStepping, "Zen 5"},
     {"AuthenticAMD", 0x1A, 0x40, 0x4F, 0, kLastStepping, "Zen 5"},
     {"AuthenticAMD", 0x1A, 0x60, 0x7F, 0, kLastStepping, "Zen 5"},
+    {"AuthenticAMD", 0x1A, 0x50, 0x5F, 0, kLastStepping, "Zen 6"},
+    {"AuthenticAMD", 0x1A, 0x80, 0xAF, 0, kLastStepping, "Zen 6"},
+    {"AuthenticAMD", 0x1A, 0xC0, 0xCF, 0, kLastStepping, "Zen 6"},
 };
 
 }  // namespace
@@ -309,6 +358,9 @@ FeatureSet DecodeFeatures(const CpuidSource& source) {
     bool available = false;
     if (spec.leaf >= 0x80000000u) {
       available = max_ext >= spec.leaf;
+    } else if (spec.leaf == 0x1E) {
+      // Leaf 1Eh subleaf 0 EAX: the highest subleaf (ISE, "TMUL information").
+      available = max_basic >= 0x1E && spec.subleaf <= source.Query(0x1E, 0).eax;
     } else {
       available = max_basic >= spec.leaf && (spec.leaf != 7 || spec.subleaf <= max_leaf7_subleaf);
     }
@@ -322,6 +374,13 @@ std::uint64_t XsaveSupported(const CpuidSource& source) {
   if (source.Query(0, 0).eax < 0xD) return 0;
   const CpuidRegs r = source.Query(0xD, 0);
   return std::uint64_t{r.edx} << 32 | r.eax;
+}
+
+std::optional<int> DecodeAvx10Version(const CpuidSource& source) {
+  const std::uint32_t max_basic = source.Query(0, 0).eax;
+  if (max_basic < 0x24 || max_basic < 7 || source.Query(7, 0).eax < 1) return std::nullopt;
+  if (!Bit(source.Query(7, 1).edx, 19)) return std::nullopt;
+  return static_cast<int>(source.Query(0x24, 0).ebx & 0xFF);
 }
 
 std::optional<AmxPalette> DecodeAmxPalette(const CpuidSource& source) {
@@ -340,6 +399,7 @@ FeatureSet OsEnablement(const FeatureSet& features, std::uint64_t xcr0,
   const bool avx_state = HasState(xcr0, kXcr0AvxState);
   const bool avx512_state = avx_state && HasState(xcr0, kXcr0Avx512State);
   const bool amx_state = HasState(xcr0, kXcr0AmxState) && amx_permission.value_or(true);
+  const bool apx_state = HasState(xcr0, kXcr0ApxState);
   FeatureSet os;
   for (const auto& [name, present] : features) {
     switch (StateClassOf(name)) {
@@ -354,6 +414,9 @@ FeatureSet OsEnablement(const FeatureSet& features, std::uint64_t xcr0,
         break;
       case StateClass::kAmx:
         os[name] = amx_state;
+        break;
+      case StateClass::kApx:
+        os[name] = apx_state;
         break;
     }
   }
@@ -403,6 +466,46 @@ std::string MaxOneDnnIsa(const FeatureSet& bits) {
     isa = IsaName("sse41");
   }
   return std::string(isa);
+}
+
+OneDnn3Level MaxOneDnn3Isa(const FeatureSet& bits, std::optional<int> avx10_version) {
+  using onednn::IsaName;
+  const bool avx2_vnni = All(bits, {"avx2", "avx_vnni"});
+  const bool avx2_vnni_2 = avx2_vnni && All(bits, {"avx_vnni_int8", "avx_ne_convert"});
+  const bool core = All(bits, {"avx512f", "avx512bw", "avx512vl", "avx512dq"});
+  const bool core_vnni = core && All(bits, {"avx512_vnni"});
+  const bool core_bf16 = core_vnni && All(bits, {"avx512_bf16"});
+  const bool core_fp16 = core_bf16 && avx2_vnni && All(bits, {"avx512_fp16"});
+  const bool core_amx = core_fp16 && All(bits, {"amx_tile", "amx_int8", "amx_bf16"});
+  const bool core_amx_fp16 = core_amx && All(bits, {"amx_fp16"});
+  const bool avx10_2 = avx10_version.value_or(0) >= 2 && All(bits, {"avx10", "avx512f"}) &&
+                       avx2_vnni_2 && All(bits, {"apx_f", "movrs"});
+  const bool avx10_2_amx_2 =
+      avx10_2 && All(bits, {"amx_tile", "amx_avx512", "amx_movrs", "amx_fp8"});
+  // From the highest: 3.x's verbose lines name the AVX10.1 levels by their 3.5+ aliases.
+  const struct {
+    bool allowed;
+    std::string_view isa;
+    std::string_view verbose;
+  } kLevels[] = {
+      {avx10_2_amx_2, IsaName("avx10_2_amx_2"), IsaName("avx10_2_amx_2")},
+      {avx10_2, IsaName("avx10_2"), IsaName("avx10_2")},
+      {core_amx_fp16, IsaName("avx512_core_amx_fp16"), IsaName("avx10_1_512_amx_fp16")},
+      {core_amx, IsaName("avx512_core_amx"), IsaName("avx10_1_512_amx")},
+      {core_fp16, IsaName("avx512_core_fp16"), IsaName("avx10_1_512")},
+      {core_bf16, IsaName("avx512_core_bf16"), IsaName("avx512_core_bf16")},
+      {core_vnni, IsaName("avx512_core_vnni"), IsaName("avx512_core_vnni")},
+      {core, IsaName("avx512_core"), IsaName("avx512_core")},
+      {avx2_vnni_2, IsaName("avx2_vnni_2"), IsaName("avx2_vnni_2")},
+      {avx2_vnni, IsaName("avx2_vnni"), IsaName("avx2_vnni")},
+      {All(bits, {"avx2"}), IsaName("avx2"), IsaName("avx2")},
+      {All(bits, {"avx"}), IsaName("avx"), IsaName("avx")},
+      {All(bits, {"sse4_1"}), IsaName("sse41"), IsaName("sse41")},
+  };
+  for (const auto& level : kLevels) {
+    if (level.allowed) return {std::string(level.isa), std::string(level.verbose)};
+  }
+  return {std::string(IsaName("none")), std::string(IsaName("none"))};
 }
 
 }  // namespace dlcheck::detect

@@ -24,6 +24,9 @@ using FeatureSet = std::map<std::string, bool, std::less<>>;
 
 /// The features dlcheck reports, in report order (Linux /proc/cpuinfo names).
 const std::vector<std::string>& ReportedFeatures();
+/// Whether Linux names `feature` in /proc/cpuinfo's flags (the kernel layer); false for the
+/// 2023-26 bits that only KVM or recent kernels know: their kernel layer is null.
+bool KernelNamesFeature(std::string_view feature);
 
 /// Which register state a feature needs the OS to enable.
 enum class StateClass {
@@ -31,6 +34,7 @@ enum class StateClass {
   kAvx,     ///< XCR0 bits 1-2 (XMM, YMM)
   kAvx512,  ///< XCR0 bits 1-2 and 5-7 (opmask, ZMM_Hi256, Hi16_ZMM)
   kAmx,     ///< XCR0 bits 17-18 (TILECFG, TILEDATA) and, on Linux, the arch_prctl permission
+  kApx,     ///< XCR0 bit 19 (APX's extended general-purpose registers)
 };
 StateClass StateClassOf(std::string_view feature);
 
@@ -72,6 +76,8 @@ struct AmxPalette {
 
 /// Palette 1, or nullopt when the CPU reports no AMX palette (leaf 1Dh absent or empty).
 std::optional<AmxPalette> DecodeAmxPalette(const CpuidSource& source);
+/// The AVX10 version (leaf 24h EBX[7:0]) where leaf 7.1 EDX bit 19 says AVX10; nullopt without.
+std::optional<int> DecodeAvx10Version(const CpuidSource& source);
 
 /// Whether the OS enabled the state each feature in `features` needs, from XCR0 and the AMX
 /// permission (nullopt: unknown, counted as not granted only when XCR0 already says no).
@@ -84,5 +90,15 @@ std::string X86_64Level(const FeatureSet& bits);
 /// The highest oneDNN 2.6 ISA level (its ONEDNN_MAX_CPU_ISA names) these (usable) bits allow,
 /// following oneDNN's cpu_isa_traits.hpp `mayiuse`; "none" below sse41.
 std::string MaxOneDnnIsa(const FeatureSet& bits);
+
+/// The highest ISA oneDNN 3.x dispatches to with `bits` (src/cpu/x64/cpu_isa_traits.hpp,
+/// mayiuse(), 3.5 - 3.13): the levels 2.6 never read (avx2_vnni_2, avx512_core_fp16,
+/// avx512_core_amx_fp16, avx10_2, avx10_2_amx_2), and 3.x's stricter avx512_core_amx (it needs
+/// AVX512-FP16). `avx10_version` is leaf 24h's (avx10_2 needs 2 or more).
+struct OneDnn3Level {
+  std::string isa;      ///< its cpu_isa_t name ("avx512_core_amx_fp16"), ONEDNN_MAX_CPU_ISA's
+  std::string verbose;  ///< the name 3.5+ prints in implementation names ("avx10_1_512_amx_fp16")
+};
+OneDnn3Level MaxOneDnn3Isa(const FeatureSet& bits, std::optional<int> avx10_version);
 
 }  // namespace dlcheck::detect

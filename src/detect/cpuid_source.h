@@ -19,6 +19,7 @@ namespace dlcheck::detect {
 inline constexpr std::uint64_t kXcr0AvxState = 0x6;      ///< bits 1-2: SSE and AVX (YMM) state
 inline constexpr std::uint64_t kXcr0Avx512State = 0xE0;  ///< bits 5-7: opmask, ZMM0-15, ZMM16-31
 inline constexpr std::uint64_t kXcr0AmxState = 0x60000;  ///< bits 17-18: tile config and data
+inline constexpr std::uint64_t kXcr0ApxState = 0x80000;  ///< bit 19: APX's extended GPRs R16-R31
 /// True when every bit of `state` is set in `xcr0`.
 constexpr bool HasState(std::uint64_t xcr0, std::uint64_t state) {
   return (xcr0 & state) == state;

@@ -175,6 +175,7 @@ PlatformInfo Combine(const CpuidSource& source, const FeatureSet& cpuid,
   info.amx_permission = source.AmxPermission();
   info.xsave_supported = XsaveSupported(source);
   info.amx_palette = DecodeAmxPalette(source);
+  info.avx10_version = DecodeAvx10Version(source);
 
   std::optional<FeatureSet> os;
   if (info.xcr0) os = OsEnablement(cpuid, *info.xcr0, info.amx_permission);
@@ -183,6 +184,7 @@ PlatformInfo Combine(const CpuidSource& source, const FeatureSet& cpuid,
   info.levels_basis = os ? "usable" : "cpuid";
   info.x86_64_level = X86_64Level(effective);
   info.onednn_max_isa = MaxOneDnnIsa(effective);
+  info.onednn3_max_isa = MaxOneDnn3Isa(effective, info.avx10_version);
 
   for (const std::string& name : ReportedFeatures()) {
     FeatureLayers f;
@@ -196,7 +198,7 @@ PlatformInfo Combine(const CpuidSource& source, const FeatureSet& cpuid,
       const auto it = libcpuid.flags.find(name);
       if (it != libcpuid.flags.end()) f.libcpuid = it->second;
     }
-    if (kernel_flags) f.kernel = kernel_flags->count(name) > 0;
+    if (kernel_flags && KernelNamesFeature(name)) f.kernel = kernel_flags->count(name) > 0;
     info.features.push_back(std::move(f));
   }
 

@@ -44,10 +44,12 @@ struct PlatformInfo {
   std::optional<std::uint64_t> xcr0;
   std::uint64_t xsave_supported = 0;  ///< XCR0 bits the CPU can enable (leaf 0Dh)
   std::optional<AmxPalette> amx_palette;
+  std::optional<int> avx10_version;  ///< leaf 24h EBX[7:0] where CPUID says AVX10
   std::optional<bool> amx_permission;
   std::string x86_64_level;
   std::string onednn_max_isa;
-  std::string levels_basis;  ///< "usable" (live) or "cpuid" (recording: OS state unknown)
+  OneDnn3Level onednn3_max_isa;  ///< what oneDNN 3.x would dispatch to (PyTorch 2.x links it)
+  std::string levels_basis;      ///< "usable" (live) or "cpuid" (recording: OS state unknown)
   std::optional<std::string> onednn_effective_isa;  ///< what oneDNN reports (live only)
   std::string libcpuid_version;
   std::string libcpuid_note;  ///< why the libcpuid layer is null, when it is

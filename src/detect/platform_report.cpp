@@ -53,11 +53,13 @@ std::vector<contract::Member> PlatformMembers(bool with_probes) {
       kXsaveSupported,
       kAmxPermission,
       kLibcpuidVersion,
+      kAvx10Version,
       Object(kAmxTilesSection, {kTiles, kRows, kBytesPerRow}),
       contract::Rows(kCpuCoreKindsTable, {kKind, kLogicalCpus, kSameFeatures})};
   std::vector<contract::Member> members = {
       Object(kCpuSection, cpu),
-      Object(kLevelsSection, {kX86_64, kOnednnMaxIsa, kOnednnEffectiveIsa, kOnednnAgrees, kBasis}),
+      Object(kLevelsSection, {kX86_64, kOnednnMaxIsa, kOnednnEffectiveIsa, kOnednnAgrees,
+                              kOnednn3MaxIsa, kOnednn3VerboseIsa, kBasis}),
       contract::KeyedRows(kFeaturesTable,
                           contract::Members(std::span(kFeatureColumns).subspan(1)))};
   if (with_probes)
@@ -93,7 +95,9 @@ void AddPlatform(const PlatformInfo& info, report::Report& report,
       .Add(kXcr0, info.xcr0 ? report::Value(fmt::format("{:#x}", *info.xcr0)) : report::Value())
       .Add(kXsaveSupported, fmt::format("{:#x}", info.xsave_supported))
       .Add(kAmxPermission, Optional(info.amx_permission))
-      .Add(kLibcpuidVersion, info.libcpuid_version);
+      .Add(kLibcpuidVersion, info.libcpuid_version)
+      .Add(kAvx10Version,
+           info.avx10_version ? report::Value(*info.avx10_version) : report::Value());
   // The AMX tile palette as its three numbers (JSON: an object; null without AMX).
   if (info.amx_palette) {
     cpu.AddSection(kAmxTilesSection)
@@ -116,6 +120,8 @@ void AddPlatform(const PlatformInfo& info, report::Report& report,
       .Add(kOnednnAgrees, info.onednn_effective_isa
                               ? report::Value(*info.onednn_effective_isa == info.onednn_max_isa)
                               : report::Value())
+      .Add(kOnednn3MaxIsa, info.onednn3_max_isa.isa)
+      .Add(kOnednn3VerboseIsa, info.onednn3_max_isa.verbose)
       .Add(kBasis, info.levels_basis);
 
   report::Table& features = report.AddTable(kFeaturesTable, kFeatureColumns);

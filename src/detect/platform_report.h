@@ -41,6 +41,7 @@ inline constexpr Field kXcr0{"xcr0"};
 inline constexpr Field kXsaveSupported{"xsave_supported"};
 inline constexpr Field kAmxPermission{"amx_permission", Type::kBoolean};
 inline constexpr Field kLibcpuidVersion{"libcpuid_version"};
+inline constexpr Field kAvx10Version{"avx10_version", Type::kInteger};  ///< null without AVX10
 // cpu.amx_tiles: the AMX tile palette 1
 inline constexpr Field kTiles{"tiles", Type::kInteger};
 inline constexpr Field kRows{"rows", Type::kInteger};
@@ -56,6 +57,8 @@ using report::Field;
 using report::Type;
 inline constexpr Field kX86_64{"x86_64"};
 inline constexpr Field kOnednnMaxIsa{"onednn_max_isa"};
+inline constexpr Field kOnednn3MaxIsa{"onednn3_max_isa"};  ///< oneDNN 3.x's level (cpu_isa_t)
+inline constexpr Field kOnednn3VerboseIsa{"onednn3_verbose_isa"};  ///< its name in 3.5+ logs
 inline constexpr Field kOnednnEffectiveIsa{"onednn_effective_isa"};
 inline constexpr Field kOnednnAgrees{"onednn_agrees", Type::kBoolean};
 inline constexpr Field kBasis{"basis"};

@@ -261,7 +261,7 @@ TEST(DecodeTest, MicroarchitectureIsUnknownRatherThanAGuess) {
   EXPECT_EQ(Microarchitecture("GenuineIntel", 6, 0x55, 9), "unknown");
   EXPECT_EQ(Microarchitecture("GenuineIntel", 6, 0xFF, 1), "unknown");
   EXPECT_EQ(Microarchitecture("AuthenticAMD", 0x1A, 0x02, 1), "Zen 5");
-  EXPECT_EQ(Microarchitecture("AuthenticAMD", 0x1A, 0x50, 0), "unknown");
+  EXPECT_EQ(Microarchitecture("AuthenticAMD", 0x1A, 0xF0, 0), "unknown");
   EXPECT_EQ(Microarchitecture("AuthenticAMD", 0x15, 0x02, 0), "unknown");
   EXPECT_EQ(Microarchitecture("HygonGenuine", 0x18, 0x00, 1), "unknown");
 }

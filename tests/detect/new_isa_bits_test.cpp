@@ -1,0 +1,204 @@
+// The 2023-26 ISA bits and oneDNN 3.x's level, held against an independent decode of every
+// recorded dump in tests/data/cpuid: this file reads the raw `CPUID LLLLLLLL: EAX-EBX-ECX-EDX
+// [SL nn]` lines of the first logical CPU itself and applies the bit positions as the Intel ISE
+// and LLVM's host detection give them (leaf 7 subleaf 1, leaf 1Eh subleaf 1, leaf 24h), and
+// oneDNN 3.x's mayiuse() chain as src/cpu/x64/cpu_isa_traits.hpp writes it, without dlcheck's
+// tables. A recording has no OS layer, so both sides judge the CPUID bits alone.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <utility>
+
+#include "detect/platform.h"
+#include "support/run_dlcheck.h"
+
+namespace dlcheck::detect {
+namespace {
+
+using Regs = std::array<std::uint32_t, 4>;  // EAX, EBX, ECX, EDX
+using Leaves = std::map<std::pair<std::uint32_t, std::uint32_t>, Regs>;
+enum { kEax, kEbx, kEcx, kEdx };
+
+std::string DumpText(const std::string& path) {
+  if (!path.ends_with(".xz")) return dlcheck::testing::ReadFile(path);
+  std::string text;
+  FILE* pipe = popen(("xz -dc '" + path + "'").c_str(), "r");
+  if (pipe == nullptr) return text;
+  char buffer[65536];
+  for (std::size_t n; (n = fread(buffer, 1, sizeof buffer, pipe)) > 0;) text.append(buffer, n);
+  pclose(pipe);
+  return text;
+}
+
+// The leaves of the first logical CPU of an AIDA64-style dump; empty for another format.
+Leaves FirstCpuLeaves(const std::string& text) {
+  Leaves leaves;
+  std::istringstream in(text);
+  int cpus = 0;
+  for (std::string line; std::getline(in, line);) {
+    if (line.find("Logical CPU") != std::string::npos || line.starts_with("CPU#")) {
+      if (++cpus > 1) break;
+      continue;
+    }
+    if (line.starts_with("--------------------")) break;  // the expected part
+    unsigned leaf = 0, a = 0, b = 0, c = 0, d = 0, sub = 0;
+    if (std::sscanf(line.c_str(), "CPUID %x: %x-%x-%x-%x", &leaf, &a, &b, &c, &d) != 5) continue;
+    const std::size_t sl = line.find("[SL ");
+    if (sl != std::string::npos) std::sscanf(line.c_str() + sl, "[SL %x]", &sub);
+    leaves[{leaf, sub}] = {a, b, c, d};
+  }
+  return leaves;
+}
+
+bool Bit(const Leaves& leaves, std::uint32_t leaf, std::uint32_t sub, int reg, int bit) {
+  const auto it = leaves.find({leaf, sub});
+  return it != leaves.end() && ((it->second[static_cast<std::size_t>(reg)] >> bit) & 1u) != 0;
+}
+
+struct NewBit {
+  const char* name;
+  std::uint32_t leaf;
+  std::uint32_t sub;
+  int reg;
+  int bit;
+};
+
+// Intel ISE "CPUID" (leaf 7.1 EAX/EDX, leaf 1Eh.1 EAX); LLVM Host.cpp getHostCPUFeatures agrees.
+constexpr NewBit kNewBits[] = {
+    {"avx_ifma", 7, 1, kEax, 23},     {"movrs", 7, 1, kEax, 31},
+    {"avx_vnni_int8", 7, 1, kEdx, 4}, {"avx_ne_convert", 7, 1, kEdx, 5},
+    {"amx_complex", 7, 1, kEdx, 8},   {"avx_vnni_int16", 7, 1, kEdx, 10},
+    {"avx10", 7, 1, kEdx, 19},        {"apx_f", 7, 1, kEdx, 21},
+    {"amx_fp8", 0x1E, 1, kEax, 4},    {"amx_transpose", 0x1E, 1, kEax, 5},
+    {"amx_tf32", 0x1E, 1, kEax, 6},   {"amx_avx512", 0x1E, 1, kEax, 7},
+    {"amx_movrs", 0x1E, 1, kEax, 8},
+};
+
+std::optional<int> Avx10Version(const Leaves& l) {
+  if (!Bit(l, 7, 1, kEdx, 19)) return std::nullopt;
+  const auto it = l.find({0x24, 0});
+  return it == l.end() ? 0 : static_cast<int>(it->second[kEbx] & 0xFF);
+}
+
+// oneDNN 3.x's highest level, from the raw bits (cpu_isa_traits.hpp, mayiuse()).
+std::string OneDnn3Level(const Leaves& l) {
+  const bool sse41 = Bit(l, 1, 0, kEcx, 19), avx = Bit(l, 1, 0, kEcx, 28);
+  const bool avx2 = Bit(l, 7, 0, kEbx, 5);
+  const bool avx2_vnni = avx2 && Bit(l, 7, 1, kEax, 4);
+  const bool avx2_vnni_2 = avx2_vnni && Bit(l, 7, 1, kEdx, 4) && Bit(l, 7, 1, kEdx, 5);
+  const bool core = Bit(l, 7, 0, kEbx, 16) && Bit(l, 7, 0, kEbx, 30) && Bit(l, 7, 0, kEbx, 31) &&
+                    Bit(l, 7, 0, kEbx, 17);
+  const bool vnni = core && Bit(l, 7, 0, kEcx, 11);
+  const bool bf16 = vnni && Bit(l, 7, 1, kEax, 5);
+  const bool fp16 = bf16 && avx2_vnni && Bit(l, 7, 0, kEdx, 23);
+  const bool amx =
+      fp16 && Bit(l, 7, 0, kEdx, 24) && Bit(l, 7, 0, kEdx, 25) && Bit(l, 7, 0, kEdx, 22);
+  const bool amx_fp16 = amx && Bit(l, 7, 1, kEax, 21);
+  const bool avx10_2 = Avx10Version(l).value_or(0) >= 2 && Bit(l, 7, 0, kEbx, 16) && avx2_vnni_2 &&
+                       Bit(l, 7, 1, kEdx, 21) && Bit(l, 7, 1, kEax, 31);
+  const bool amx_2 = avx10_2 && Bit(l, 7, 0, kEdx, 24) && Bit(l, 0x1E, 1, kEax, 7) &&
+                     Bit(l, 0x1E, 1, kEax, 8) && Bit(l, 0x1E, 1, kEax, 4);
+  if (amx_2) return "avx10_2_amx_2";
+  if (avx10_2) return "avx10_2";
+  if (amx_fp16) return "avx512_core_amx_fp16";
+  if (amx) return "avx512_core_amx";
+  if (fp16) return "avx512_core_fp16";
+  if (bf16) return "avx512_core_bf16";
+  if (vnni) return "avx512_core_vnni";
+  if (core) return "avx512_core";
+  if (avx2_vnni_2) return "avx2_vnni_2";
+  if (avx2_vnni) return "avx2_vnni";
+  if (avx2) return "avx2";
+  if (avx) return "avx";
+  return sse41 ? "sse41" : "none";
+}
+
+TEST(NewIsaBitsTest, EveryRecordedDumpAgreesWithAnIndependentDecode) {
+  int decoded = 0;
+  std::map<std::string, int> seen;  // how many dumps have each new bit
+  for (const auto& entry :
+       std::filesystem::directory_iterator(dlcheck::testing::DataPath("cpuid"))) {
+    const std::string path = entry.path().string();
+    if (!path.ends_with(".test") && !path.ends_with(".test.xz")) continue;
+    const Leaves leaves = FirstCpuLeaves(DumpText(path));
+    if (!leaves.contains({1, 0})) continue;  // a legacy dump: no AIDA64 leaf lines to read
+    SCOPED_TRACE(entry.path().filename().string());
+    const StatusOr<PlatformInfo> replay = DetectRecordedPlatform(path);
+    ASSERT_TRUE(replay.ok()) << replay.status().message();
+    for (const NewBit& b : kNewBits) {
+      const FeatureLayers* f = replay->FindFeature(b.name);
+      ASSERT_NE(f, nullptr) << b.name;
+      const bool expected = Bit(leaves, b.leaf, b.sub, b.reg, b.bit);
+      EXPECT_EQ(f->cpuid, expected) << b.name;
+      seen[b.name] += expected ? 1 : 0;
+      EXPECT_FALSE(f->libcpuid.has_value()) << b.name << ": libcpuid 0.6.2 has no flag for it";
+    }
+    EXPECT_EQ(replay->avx10_version, Avx10Version(leaves));
+    EXPECT_EQ(replay->onednn3_max_isa.isa, OneDnn3Level(leaves));
+    ++decoded;
+  }
+  EXPECT_GE(decoded, 30);
+  // The recordings hold the client bits of Arrow and Lunar Lake: the test is not vacuous there.
+  EXPECT_GE(seen["avx_vnni_int8"], 3);
+  EXPECT_GE(seen["avx_ne_convert"], 3);
+  EXPECT_GE(seen["avx_ifma"], 3);
+}
+
+// The names oneDNN 3.5+ prints in its verbose lines for the AVX10.1 levels, and the 3.x level of
+// the recorded parts whose 2.6 and 3.x levels differ.
+TEST(NewIsaBitsTest, OneDnn3LevelsOfRecordedParts) {
+  const struct {
+    const char* file;
+    const char* microarchitecture;
+    const char* onednn26;
+    const char* onednn3;
+    const char* verbose;
+  } kParts[] = {
+      {"intel-core-ultra-5-245k.test", "Arrow Lake", "avx2_vnni", "avx2_vnni_2", "avx2_vnni_2"},
+      {"intel-core-ultra-9-288v.test", "Lunar Lake", "avx2_vnni", "avx2_vnni_2", "avx2_vnni_2"},
+      // Redwood Cove (Meteor Lake) and Arrow Lake-U: AVX-VNNI without INT8/NE-CONVERT.
+      {"intel-core-ultra-7-265u.test", "Arrow Lake-U", "avx2_vnni", "avx2_vnni", "avx2_vnni"},
+      {"intel-xeon-gold-5520+.test.xz", "Emerald Rapids", "avx512_core_amx", "avx512_core_amx",
+       "avx10_1_512_amx"},
+      {"amd-ryzen-9-9950x-16-core-processor.test", "Zen 5", "avx512_core_bf16", "avx512_core_bf16",
+       "avx512_core_bf16"},
+  };
+  for (const auto& part : kParts) {
+    SCOPED_TRACE(part.file);
+    const StatusOr<PlatformInfo> info =
+        DetectRecordedPlatform(dlcheck::testing::DataPath(std::string("cpuid/") + part.file));
+    ASSERT_TRUE(info.ok()) << info.status().message();
+    EXPECT_EQ(info->cpu.microarchitecture, part.microarchitecture);
+    EXPECT_EQ(info->onednn_max_isa, part.onednn26);
+    EXPECT_EQ(info->onednn3_max_isa.isa, part.onednn3);
+    EXPECT_EQ(info->onednn3_max_isa.verbose, part.verbose);
+  }
+}
+
+// Family and model numbers of the 2024-26 parts no dump here records (Linux's intel-family.h
+// and amd.c): the table names them rather than "unknown".
+TEST(NewIsaBitsTest, NamesPartsUpTo2026) {
+  EXPECT_EQ(Microarchitecture("GenuineIntel", 6, 0xAD, 1), "Granite Rapids");
+  EXPECT_EQ(Microarchitecture("GenuineIntel", 6, 0xAE, 1), "Granite Rapids-D");
+  EXPECT_EQ(Microarchitecture("GenuineIntel", 6, 0xAF, 3), "Sierra Forest");
+  EXPECT_EQ(Microarchitecture("GenuineIntel", 6, 0xDD, 0), "Clearwater Forest");
+  EXPECT_EQ(Microarchitecture("GenuineIntel", 0x13, 0x01, 0), "Diamond Rapids");
+  EXPECT_EQ(Microarchitecture("GenuineIntel", 6, 0xCC, 0), "Panther Lake");
+  EXPECT_EQ(Microarchitecture("GenuineIntel", 6, 0xD5, 0), "Wildcat Lake");
+  EXPECT_EQ(Microarchitecture("GenuineIntel", 6, 0xD7, 0), "Bartlett Lake");
+  EXPECT_EQ(Microarchitecture("GenuineIntel", 0x12, 0x01, 0), "Nova Lake");
+  EXPECT_EQ(Microarchitecture("AuthenticAMD", 0x1A, 0x50, 0), "Zen 6");
+  EXPECT_EQ(Microarchitecture("AuthenticAMD", 0x1A, 0x44, 0), "Zen 5");
+  // A model no public source names stays unknown.
+  EXPECT_EQ(Microarchitecture("GenuineIntel", 6, 0xFE, 0), "unknown");
+}
+
+}  // namespace
+}  // namespace dlcheck::detect
