@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <charconv>
 #include <cstring>
+#include <map>
 #include <sstream>
 
 #include "common/input_rules.h"
@@ -179,14 +180,25 @@ bool IsDashLine(std::string_view line) {
   return line.size() == 80 && line.find_first_not_of('-') == std::string_view::npos;
 }
 
-enum class HeaderParse { kNotAHeader, kHeader, kBadHeader };
+enum class HeaderParse { kNotAHeader, kHeader, kOtherSection, kBadHeader };
+
+// The name of an AIDA64 section header `------[ NAME ]------`, or "" for another line.
+std::string_view SectionName(std::string_view line) {
+  if (!line.starts_with("------[ ") || !line.ends_with(" ]------")) return {};
+  return line.substr(8, line.size() - 16);
+}
 
 // The line that starts one logical CPU's block, in any of the formats; `index` is its number.
 //   ------[ Logical CPU #0 ]------      CPU#000 AffMask: 0x...      CPU 0:  (cpuid -r)
+// Another section of an AIDA64 report (`------[ Versions ]------`, `------[ MSR Registers /
+// Logical CPU #0 ]------`) is kOtherSection: its lines are not CPUID data.
 HeaderParse ParseHeader(std::string_view line, int& index) {
   if (line.starts_with("------[")) {
+    const std::string_view name = SectionName(line);
+    const bool cpuid_block =
+        name.starts_with("Logical CPU #") || name.starts_with("CPUID Registers / Logical CPU #");
+    if (!cpuid_block) return name.empty() ? HeaderParse::kBadHeader : HeaderParse::kOtherSection;
     const std::size_t at = line.find("Logical CPU #");
-    if (at == std::string_view::npos) return HeaderParse::kBadHeader;
     std::string_view digits = line.substr(at + 13);
     digits = digits.substr(0, digits.find_first_not_of("0123456789"));
     return ParseDecimal(digits, index) ? HeaderParse::kHeader : HeaderParse::kBadHeader;
@@ -207,6 +219,33 @@ HeaderParse ParseHeader(std::string_view line, int& index) {
     return HeaderParse::kHeader;
   }
   return HeaderParse::kNotAHeader;
+}
+
+// Lines AIDA64 writes inside a CPUID block that are not CPUID data: the topology of the CPU
+// (`allcpu: Package 0 / Core 0 / Thread 0: Valid, Intel Core`) and the caches it decoded
+// (`L1    Data Cache:    48 KB, 12-way Associative, 64-byte Line`, `L0+L1    Data Cache: ...`).
+enum class Annotation { kNone, kAllcpu, kCache };
+Annotation AnnotationOf(std::string_view line) {
+  if (line.starts_with("allcpu:")) return Annotation::kAllcpu;
+  if (line.size() > 3 && line[0] == 'L' && line[1] >= '0' && line[1] <= '4' &&
+      line.find(" Cache:") != std::string_view::npos) {
+    return Annotation::kCache;
+  }
+  return Annotation::kNone;
+}
+
+// "sections: Versions, CPU Info, MSR Registers x14; 14 allcpu lines, 56 cache lines"
+std::string LeftOutText(const std::map<std::string, int, std::less<>>& sections, int allcpu,
+                        int cache) {
+  std::vector<std::string> names;
+  for (const auto& [name, count] : sections) {
+    names.push_back(count > 1 ? fmt::format("{} x{}", name, count) : name);
+  }
+  std::vector<std::string> parts;
+  if (!names.empty()) parts.push_back(fmt::format("sections {}", fmt::join(names, ", ")));
+  if (allcpu > 0) parts.push_back(fmt::format("{} allcpu lines", allcpu));
+  if (cache > 0) parts.push_back(fmt::format("{} cache description lines", cache));
+  return fmt::format("{}", fmt::join(parts, "; "));
 }
 
 Status LineError(const std::string& origin, int line_number, std::string_view what,
@@ -282,6 +321,10 @@ bool IsSubleafIndexed(std::uint32_t leaf) {
 StatusOr<CpuidDump> ParseCpuidDump(std::string_view text, const std::string& origin) {
   CpuidDump dump;
   int line_number = 0;
+  bool in_other_section = false;  // an AIDA64 report's section that holds no CPUID data
+  std::map<std::string, int, std::less<>> other_sections;
+  int allcpu_lines = 0;
+  int cache_lines = 0;
   while (!text.empty()) {
     const std::size_t eol = text.find('\n');
     const std::string_view line = Trim(text.substr(0, eol));
@@ -292,11 +335,30 @@ StatusOr<CpuidDump> ParseCpuidDump(std::string_view text, const std::string& ori
     int index = 0;
     switch (ParseHeader(line, index)) {
       case HeaderParse::kHeader:
+        in_other_section = false;
         dump.cpus.push_back({index, {}});
         continue;
+      case HeaderParse::kOtherSection: {
+        in_other_section = true;
+        std::string_view name = SectionName(line);
+        name = name.substr(0, name.find(" / Logical CPU #"));  // one entry for every CPU's
+        ++other_sections[std::string(name)];
+        continue;
+      }
       case HeaderParse::kBadHeader:
         return LineError(origin, line_number, "not a CPUID dump header", line);
       case HeaderParse::kNotAHeader:
+        break;
+    }
+    if (in_other_section) continue;
+    switch (AnnotationOf(line)) {
+      case Annotation::kAllcpu:
+        ++allcpu_lines;
+        continue;
+      case Annotation::kCache:
+        ++cache_lines;
+        continue;
+      case Annotation::kNone:
         break;
     }
     std::uint32_t leaf = 0;
@@ -325,6 +387,7 @@ StatusOr<CpuidDump> ParseCpuidDump(std::string_view text, const std::string& ori
   }
   // Drop headers with no lines under them (a truncated block says nothing).
   std::erase_if(dump.cpus, [](const LogicalCpuDump& cpu) { return cpu.leaves.empty(); });
+  dump.left_out = LeftOutText(other_sections, allcpu_lines, cache_lines);
   return dump;
 }
 

@@ -8,6 +8,9 @@
 //   CPU#000 AffMask: 0x0000000000000000:0000000000000001 (another AIDA64 header)
 //   basic_cpuid[7]=00000000 1c0d23ab 00000001 00000000  (legacy libcpuid, one CPU)
 //   CPU 0:                                              (cpuid -r, one block per CPU)
+//   ------[ Versions ]------  ------[ MSR Registers / Logical CPU #0 ]------
+//                          (an AIDA64 report's other sections: skipped whole, with the
+//                          `allcpu:` and cache description lines inside its CPUID blocks)
 //      0x00000007 0x00: eax=0x00000001 ebx=0xf1bb03a9 ecx=0x18005f42 edx=0x00000110
 //
 // Every register has 8 hex digits: a line cut inside one is an error, never a smaller value.
@@ -42,6 +45,10 @@ struct LogicalCpuDump {
 /// A whole dump: one entry per logical CPU, in file order.
 struct CpuidDump {
   std::vector<LogicalCpuDump> cpus;
+  /// What an AIDA64 report (as InstLatx64 publishes them) held besides its CPUID blocks, left
+  /// out ("sections: Versions, CPU Info, MSR Registers x14; 14 allcpu lines, 56 cache lines");
+  /// empty for a plain dump.
+  std::string left_out;
 };
 
 /// Parses a dump's text. Fails (InputError naming `origin` and the line) when a line inside the

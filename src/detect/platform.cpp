@@ -353,6 +353,11 @@ StatusOr<PlatformInfo> DetectRecordedPlatform(const std::string& path) {
                Topic::kLibcpuid);
   }
   RecordingFindings(info, dump->cpus.front());
+  if (!dump->left_out.empty()) {
+    AddFinding(info, Severity::kInfo, "report-parts-left-out",
+               fmt::format("read the CPUID blocks of an AIDA64 report and left out the rest ({})",
+                           dump->left_out));
+  }
   return info;
 }
 

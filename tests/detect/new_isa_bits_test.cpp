@@ -16,6 +16,7 @@
 #include <string>
 #include <utility>
 
+#include "detect/cpuid_dump.h"
 #include "detect/platform.h"
 #include "support/run_dlcheck.h"
 
@@ -124,9 +125,11 @@ TEST(NewIsaBitsTest, EveryRecordedDumpAgreesWithAnIndependentDecode) {
   int decoded = 0;
   std::map<std::string, int> seen;  // how many dumps have each new bit
   for (const auto& entry :
-       std::filesystem::directory_iterator(dlcheck::testing::DataPath("cpuid"))) {
+       std::filesystem::recursive_directory_iterator(dlcheck::testing::DataPath("cpuid"))) {
     const std::string path = entry.path().string();
-    if (!path.ends_with(".test") && !path.ends_with(".test.xz")) continue;
+    if (!path.ends_with(".test") && !path.ends_with(".test.xz") && !path.ends_with(".txt.xz")) {
+      continue;
+    }
     const Leaves leaves = FirstCpuLeaves(DumpText(path));
     if (!leaves.contains({1, 0})) continue;  // a legacy dump: no AIDA64 leaf lines to read
     SCOPED_TRACE(entry.path().filename().string());
@@ -144,7 +147,7 @@ TEST(NewIsaBitsTest, EveryRecordedDumpAgreesWithAnIndependentDecode) {
     EXPECT_EQ(replay->onednn3_max_isa.isa, OneDnn3Level(leaves));
     ++decoded;
   }
-  EXPECT_GE(decoded, 30);
+  EXPECT_GE(decoded, 40);
   // The recordings hold the client bits of Arrow and Lunar Lake: the test is not vacuous there.
   EXPECT_GE(seen["avx_vnni_int8"], 3);
   EXPECT_GE(seen["avx_ne_convert"], 3);
@@ -180,6 +183,101 @@ TEST(NewIsaBitsTest, OneDnn3LevelsOfRecordedParts) {
     EXPECT_EQ(info->onednn3_max_isa.isa, part.onednn3);
     EXPECT_EQ(info->onednn3_max_isa.verbose, part.verbose);
   }
+}
+
+// AIDA64 reports as InstLatx64 publishes them (tests/data/cpuid/aida64): their other sections,
+// `allcpu:` and cache lines are left out and said so; the CPUID blocks replay.
+TEST(NewIsaBitsTest, PublishedAida64ReportsReplay) {
+  const struct {
+    const char* file;
+    const char* microarchitecture;
+    int logical_cpus;
+    const char* onednn26;
+    const char* onednn3;
+    std::optional<int> avx10_version;
+  } kReports[] = {
+      {"GenuineIntel00A06D1_GraniteRapids_03_CPUID.txt.xz", "Granite Rapids", 48, "avx512_core_amx",
+       "avx512_core_amx_fp16", 1},
+      {"GenuineIntel00C06F2_EmeraldRapids_03_CPUID.txt.xz", "Emerald Rapids", 56, "avx512_core_amx",
+       "avx512_core_amx", std::nullopt},
+      {"GenuineIntel00C0662_ArrowLake_07_CPUID.txt.xz", "Arrow Lake", 14, "avx2_vnni",
+       "avx2_vnni_2", std::nullopt},
+      {"GenuineIntel00B06D1_LunarLake_04_CPUID.txt.xz", "Lunar Lake", 8, "avx2_vnni", "avx2_vnni_2",
+       std::nullopt},
+      {"GenuineIntel00C06C3_PantherLakeL_01_CPUID.txt.xz", "Panther Lake", 8, "avx2_vnni",
+       "avx2_vnni_2", std::nullopt},
+      {"GenuineIntel00D0651_WildcatLake_02_CPUID.txt.xz", "Wildcat Lake", 6, "avx2_vnni",
+       "avx2_vnni_2", std::nullopt},
+      {"GenuineIntel00D0670_BartlettLake_01_CPUID.txt.xz", "Bartlett Lake", 24, "avx2_vnni",
+       "avx2_vnni", std::nullopt},
+      {"AuthenticAMD0B00F21_K20_Turin_01_CPUID.txt.xz", "Zen 5", 64, "avx512_core_bf16",
+       "avx512_core_bf16", std::nullopt},
+      {"AuthenticAMD0B70F00_K20_StrixHalo_01_CPUID.txt.xz", "Zen 5", 32, "avx512_core_bf16",
+       "avx512_core_bf16", std::nullopt},
+  };
+  std::size_t on_disk = 0;
+  for (const auto& entry :
+       std::filesystem::directory_iterator(dlcheck::testing::DataPath("cpuid/aida64"))) {
+    on_disk += entry.path().string().ends_with(".txt.xz") ? 1 : 0;
+  }
+  EXPECT_EQ(on_disk, std::size(kReports));
+  for (const auto& r : kReports) {
+    SCOPED_TRACE(r.file);
+    const StatusOr<PlatformInfo> info =
+        DetectRecordedPlatform(dlcheck::testing::DataPath(std::string("cpuid/aida64/") + r.file));
+    ASSERT_TRUE(info.ok()) << info.status().message();
+    EXPECT_EQ(info->cpu.microarchitecture, r.microarchitecture);
+    EXPECT_EQ(info->logical_cpus, r.logical_cpus);
+    EXPECT_EQ(info->onednn_max_isa, r.onednn26);
+    EXPECT_EQ(info->onednn3_max_isa.isa, r.onednn3);
+    EXPECT_EQ(info->avx10_version, r.avx10_version);
+    const Finding* left_out = info->FindFinding("report-parts-left-out");
+    ASSERT_NE(left_out, nullptr);
+    EXPECT_NE(left_out->message.find("allcpu lines"), std::string::npos) << left_out->message;
+  }
+}
+
+// Each kind of line of an AIDA64 report, and what is still refused: a line inside a CPUID block
+// that is neither CPUID data nor one of AIDA64's annotations, with its line number.
+TEST(NewIsaBitsTest, ReportLinesByKind) {
+  const std::string report =
+      "------[ Versions ]------\n"
+      "Program Version : AIDA64 Engineer v7.35.7030 Beta\n"
+      "------[ CPUID Registers / Logical CPU #0 ]------\n"
+      "allcpu: Package 0 / Core 0 / Thread 0: Valid, Intel Core\n"
+      "CPUID 00000000: 00000024-756E6547-6C65746E-49656E69 [GenuineIntel]\n"
+      "CPUID 00000001: 000A06D1-00800800-7FFEFBFF-BFEBFBFF\n"
+      "L0+L1    Data Cache: 48+192 KB, 12-way Associative, 64-byte Line\n"
+      "L2 Unified Cache:     2 MB, 16-way Associative, 64-byte Line\n"
+      "------[ MSR Registers / Logical CPU #0 ]------\n"
+      "MSR 00000049: < FAILED >\n"
+      "------[ All CPUs ]------\n"
+      "CPU   0: APICID    0 / Package 0 / Core   0 / Thread 0: Valid\n";
+  const StatusOr<CpuidDump> dump = ParseCpuidDump(report, "r.txt");
+  ASSERT_TRUE(dump.ok()) << dump.status().message();
+  ASSERT_EQ(dump->cpus.size(), 1u);
+  EXPECT_EQ(dump->cpus[0].leaves.size(), 2u);
+  EXPECT_EQ(dump->left_out,
+            "sections All CPUs, MSR Registers, Versions; 1 allcpu lines; 2 cache description "
+            "lines");
+  // A plain dump says nothing was left out.
+  const StatusOr<CpuidDump> plain = ParseCpuidDump(
+      "------[ Logical CPU #0 ]------\nCPUID 00000000: 0000000D-756E6547-6C65746E-49656E69\n",
+      "p.test");
+  ASSERT_TRUE(plain.ok());
+  EXPECT_TRUE(plain->left_out.empty());
+  // Still refused: other text inside a CPUID block, and a header that is not a section.
+  const StatusOr<CpuidDump> stray = ParseCpuidDump(
+      "------[ CPUID Registers / Logical CPU #0 ]------\nCPUID 00000000: "
+      "0000000D-756E6547-6C65746E-49656E69\nhello world\n",
+      "s.txt");
+  ASSERT_FALSE(stray.ok());
+  EXPECT_NE(stray.status().message().find("s.txt:3: not a CPUID dump line"), std::string::npos)
+      << stray.status().message();
+  const StatusOr<CpuidDump> header = ParseCpuidDump("------[ Versions\n", "h.txt");
+  ASSERT_FALSE(header.ok());
+  EXPECT_NE(header.status().message().find("h.txt:1: not a CPUID dump header"), std::string::npos)
+      << header.status().message();
 }
 
 // Family and model numbers of the 2024-26 parts no dump here records (Linux's intel-family.h
