@@ -22,6 +22,7 @@
 #include "dispatch/sweep_findings.h"
 #include "mlp/model.h"
 #include "os/signals.h"
+#include "profile/perf_map.h"
 #include "report/progress.h"
 
 namespace dlcheck::cli {
@@ -127,8 +128,8 @@ dispatch::SweepSettings SettingsOf(const DispatchOptions& o, report::Progress& p
       // A worker has a limit by default; CMD only when --timeout says so.
       .timeout_s = !o.program() || o.timeout_given ? o.timeout_s : 0,
       .peak = !o.no_peak};
-  // Linux perf map (/tmp/perf-<pid>.map): perf report shows the JIT kernels' names.
-  if (o.perf_map) settings.extra_env.emplace_back("ONEDNN_JIT_PROFILE", "2");
+  // oneDNN's perf maps, asked for as `profile` asks: perf report shows the JIT kernels' names.
+  if (o.perf_map) settings.extra_env = profile::JitProfileEnvironment();
   if (!progress.active()) return settings;
   settings.on_run = [&progress](std::string_view label) { progress.Step(std::string(label)); };
   settings.on_phase = [&progress](std::string_view phase) { progress.Phase(std::string(phase)); };

@@ -9,6 +9,7 @@
 #include "cli/stats_view.h"
 #include "common/text.h"
 #include "dispatch/sweep_findings.h"
+#include "profile/perf_map.h"
 
 namespace dlcheck::cli {
 namespace {
@@ -208,7 +209,7 @@ std::optional<double> SamplesPerS(const ConfigRuns& r) {
 // The perf map oneDNN wrote for a worker, when asked to.
 Value PerfMapOf(bool perf_map, const ConfigRuns& r) {
   if (!perf_map || r.config.scalar()) return {};
-  return fmt::format("/tmp/perf-{}.map", r.first().outcome.pid);
+  return profile::PerfMapPath(r.first().outcome.pid);
 }
 
 void AddRunsTable(report::Report& report, const std::vector<ConfigRuns>& results, bool perf_map) {

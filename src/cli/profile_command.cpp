@@ -4,16 +4,9 @@
 // stream into classes, JIT kernels by primitive, off-CPU time and collapsed stacks. The report
 // goes to stdout (or --output): table, CSV, JSON, folded stacks or an SVG flame graph.
 #include <fmt/format.h>
-#include <signal.h>
-#include <stdlib.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include <algorithm>
-#include <cerrno>
-#include <cstring>
+#include <cstdlib>
 #include <ctime>
-#include <filesystem>
 #include <iostream>
 #include <optional>
 
@@ -24,12 +17,16 @@
 #include "dispatch/capture.h"
 #include "os/exit_status.h"
 #include "os/output_file.h"
+#include "os/scratch_directory.h"
 #include "os/signals.h"
 #include "os/subprocess.h"
+#include "profile/exec_join.h"
 #include "profile/perf.h"
+#include "profile/perf_map.h"
 #include "profile/perf_script.h"
 #include "profile/profile.h"
 #include "profile/profile_report.h"
+#include "profile/verdict.h"
 #include "report/primitive_columns.h"
 #include "report/progress.h"
 
@@ -54,55 +51,6 @@ struct ProfileOptions {
 // The status profile ends with after its report: CMD's (as `run` ends), 0 for the model.
 int ExitStatusOf(const dispatch::Run& r) {
   return r.model ? 0 : r.outcome.ShellStatus();
-}
-
-// The executions verbose stamped with the wall clock, as spans on perf's clock (monotonic) for
-// the join with the samples; those without a timestamp are left out.
-std::vector<profile::ExecSpan> ExecSpans(const std::vector<dispatch::ExecRecord>& execs) {
-  const double ahead_s = profile::WallClockAheadOfMonotonicS();
-  std::vector<profile::ExecSpan> spans;
-  for (const dispatch::ExecRecord& e : execs) {
-    if (!e.stamp_ms) continue;
-    spans.push_back(
-        {.start_s = *e.stamp_ms / 1e3 - ahead_s,
-         .end_s = (*e.stamp_ms + e.time_ms) / 1e3 - ahead_s,
-         .label = profile::ExecLabel(e.primitive, e.prop_kind, e.implementation, e.problem)});
-  }
-  return spans;
-}
-
-// A scratch directory for perf.data, removed with everything in it when done.
-class ScratchDir {
- public:
-  ScratchDir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "dlcheck-profile-XXXXXX").string();
-    if (mkdtemp(tmpl.data()) != nullptr) path_ = tmpl;
-  }
-  ~ScratchDir() {
-    std::error_code ignored;
-    if (!path_.empty()) std::filesystem::remove_all(path_, ignored);
-  }
-  ScratchDir(const ScratchDir&) = delete;
-  ScratchDir& operator=(const ScratchDir&) = delete;
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
-
-// CMD as perf will run it: looked up on PATH here, so that a missing program is named as
-// `run` names it (perf would only say "Workload failed").
-StatusOr<std::string> ResolveProgram(const std::string& program, std::string_view path_list) {
-  if (program.find('/') != std::string::npos) {
-    if (access(program.c_str(), X_OK) == 0) return program;
-    const int err = errno;
-    return Status(
-        err == ENOENT || err == ENOTDIR ? ExitCode::kCommandNotFound : ExitCode::kCannotExecute,
-        fmt::format("cannot run '{}': {}", ValidUtf8(program), std::strerror(err)));
-  }
-  if (std::optional<std::string> found = profile::FindOnPath(program, path_list)) return *found;
-  return Status(ExitCode::kCommandNotFound,
-                fmt::format("cannot run '{}': command not found", ValidUtf8(program)));
 }
 
 // The model worker or CMD under perf record (`launcher`), with oneDNN's perf maps on and the
@@ -142,7 +90,7 @@ StatusOr<profile::Profile> ReadProfile(const profile::PerfSettings& perf,
   builder.UseExecTimeline(&timeline);
   // The callers of JIT kernels, from the stack copies in perf.data (while oneDNN's perf maps are
   // still there): not fatal when perf.data cannot be scanned, the report says why.
-  StatusOr<profile::ScannedStacks> scanned = profile::ScanJitStacks(perf.data_path, "/tmp");
+  StatusOr<profile::ScannedStacks> scanned = profile::ScanJitStacks(perf.data_path);
   if (scanned.ok()) builder.UseScannedStacks(&*scanned);
   profile::PerfScriptParser parser([&](const profile::PerfRecord& r) { builder.Add(r); });
   if (Status read = profile::ReadPerfScript(perf, [&](std::string_view l) { parser.Feed(l); });
@@ -155,72 +103,15 @@ StatusOr<profile::Profile> ReadProfile(const profile::PerfSettings& perf,
   return p;
 }
 
-// oneDNN leaves its perf maps in /tmp; they are only needed beside a kept perf.data.
-void RemovePerfMaps(const profile::Profile& p) {
-  for (int pid : p.pids) unlink(fmt::format("/tmp/perf-{}.map", pid).c_str());
-}
-
 // The model's timed phase under perf: about 3,000 samples at perf's default 999 Hz, whatever the
 // CPU's speed (the step count is derived from the time, not fixed).
 constexpr double kProfileTimedSeconds = 3.0;
-
-// The perf maps of a recording that was not read back (stopped by a signal): those of this
-// user, written since `since`, by processes that are gone.
-void RemoveLeftPerfMaps(std::time_t since) {
-  std::error_code error;
-  for (const auto& entry : std::filesystem::directory_iterator("/tmp", error)) {
-    const std::string name = entry.path().filename().string();
-    if (!name.starts_with("perf-") || !name.ends_with(".map")) continue;
-    const std::string digits = name.substr(5, name.size() - 9);
-    if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos ||
-        digits.size() > 9) {
-      continue;
-    }
-    struct stat info {};
-    if (lstat(entry.path().c_str(), &info) != 0 || !S_ISREG(info.st_mode) ||
-        info.st_uid != geteuid() || info.st_mtime < since) {
-      continue;
-    }
-    const pid_t pid = static_cast<pid_t>(std::stol(digits));
-    if (kill(pid, 0) != 0 && errno == ESRCH) unlink(entry.path().c_str());
-  }
-}
-
-// The recording spans less than this: the program exited before it could be profiled.
-constexpr double kShortestProfileS = 0.1;
 
 // A signal (Ctrl-C, SIGTERM, SIGHUP) stopped the profile before anything could be reported:
 // one line saying so, and the status the signal gives.
 int NothingRecorded(int signal, const std::string& why) {
   PrintError(fmt::format("profile interrupted by {}: {}", os::SignalName(signal), why));
   return os::ExitStatusForSignal(signal);
-}
-
-// Why a recording stopped by a signal has nothing to report; nullopt: it has.
-std::optional<std::string> NothingToReport(const StatusOr<profile::Profile>& p) {
-  if (!p.ok()) return "perf's recording could not be read: " + p.status().message();
-  if (p->samples == 0) return "perf recorded no sample before it";
-  const double span = p->last_s - p->first_s;
-  if (span < kShortestProfileS) {
-    return fmt::format("stopped after {:.3f} s, too soon to report ({} samples)", span, p->samples);
-  }
-  return std::nullopt;
-}
-
-// A program that exited at once, or a recording with nothing in it, is an error that says so.
-Status TooShort(const ProfileOptions& o, const dispatch::Run& r, const profile::Profile& p) {
-  const std::string what = o.command.empty() ? "the model worker" : ValidUtf8(o.command.front());
-  const double span = p.last_s - p.first_s;
-  if (span < kShortestProfileS) {
-    return Status(ExitCode::kUnsupported,
-                  fmt::format("{} {} after {:.3f} s, too soon to profile ({} samples at {} per "
-                              "second); profile a run that lasts at least a second",
-                              what, r.outcome.Describe(), span, p.samples, o.perf.frequency));
-  }
-  return Status(ExitCode::kUnsupported,
-                fmt::format("perf recorded no sample of {} in {:.3f} s ({}): check that the "
-                            "event samples here ('perf record -e {} -- {}')",
-                            what, span, r.outcome.Describe(), o.perf.event, what));
 }
 
 void AddProfileSection(report::Report& report, const ProfileOptions& o, const dispatch::Run& r,
@@ -327,12 +218,12 @@ StatusOr<int> WriteReport(const ProfileOptions& o, const dispatch::Run& r,
 
 // The recording and its report. A signal stops the recording (passed on to perf and what it
 // records), never the report of what was recorded.
-StatusOr<int> RecordAndReport(ProfileOptions& o, const std::string& perf, const ScratchDir& scratch,
-                              os::OutputFile& output) {
+StatusOr<int> RecordAndReport(ProfileOptions& o, const std::string& perf,
+                              os::ScratchDirectory& scratch, os::OutputFile& output) {
   const std::time_t started = std::time(nullptr) - 1;
   using os::SignalForwarding;
   o.perf.perf = perf;
-  o.perf.data_path = o.perf_data_path.empty() ? scratch.path() + "/perf.data" : o.perf_data_path;
+  o.perf.data_path = o.perf_data_path.empty() ? scratch.File("perf.data") : o.perf_data_path;
   StatusOr<profile::PerfProbe> probe = profile::ProbePerf(o.perf, scratch.path());
   if (const int sig = SignalForwarding::Received(); sig != 0) {
     return NothingRecorded(sig, "perf had not started recording; nothing to report");
@@ -341,23 +232,27 @@ StatusOr<int> RecordAndReport(ProfileOptions& o, const std::string& perf, const 
   const auto launcher = profile::RecordCommand(o.perf, probe->off_cpu && !o.no_off_cpu);
   StatusOr<dispatch::Run> rec = Record(o, launcher);
   if (!rec.ok() && SignalForwarding::Received() == 0) return rec.status();
-  const profile::ExecTimeline timeline(rec.ok() ? ExecSpans(rec->execs)
-                                                : std::vector<profile::ExecSpan>{});
+  const profile::ExecTimeline timeline(
+      rec.ok() ? profile::ExecSpans(rec->execs, profile::WallClockAheadOfMonotonicS())
+               : std::vector<profile::ExecSpan>{});
   StatusOr<profile::Profile> p =
       rec.ok() ? ReadProfile(o.perf, timeline) : StatusOr<profile::Profile>(rec.status());
   const int interrupted = SignalForwarding::Received();
   if (o.perf_data_path.empty()) {
-    if (p.ok()) RemovePerfMaps(*p);
+    if (p.ok()) profile::RemovePerfMaps(p->pids);
     // A recording stopped early may not name every process that wrote a map.
-    if (interrupted != 0 || !p.ok()) RemoveLeftPerfMaps(started);
+    if (interrupted != 0 || !p.ok()) profile::RemoveLeftPerfMaps(started);
   }
   if (interrupted != 0) {
-    if (std::optional<std::string> why = NothingToReport(p))
+    if (std::optional<std::string> why = profile::NothingToReport(p))
       return NothingRecorded(interrupted, *why);
   }
   if (!p.ok()) return p.status();
-  const bool empty = p->samples == 0 && p->off_cpu.empty();
-  if (empty || p->last_s - p->first_s < kShortestProfileS) return TooShort(o, *rec, *p);
+  const std::string what = o.command.empty() ? "the model worker" : ValidUtf8(o.command.front());
+  if (Status reportable = profile::CheckReportable(*p, what, rec->outcome.Describe(), o.perf);
+      !reportable.ok()) {
+    return reportable;
+  }
   return WriteReport(o, *rec, *p, *probe, output);
 }
 
@@ -373,19 +268,19 @@ StatusOr<int> RunProfile(ProfileOptions& o) {
   if (!o.output_path.empty()) {
     if (Status opened = output.Open(o.output_path); !opened.ok()) return opened;
   }
+  // CMD looked up here, so that a missing program is named as `run` names it (perf would only
+  // say "Workload failed").
   if (!o.command.empty()) {
-    StatusOr<std::string> program = ResolveProgram(o.command.front(), path_list);
-    if (!program.ok()) return program.status();
+    StatusOr<std::string> program = os::FindProgram(o.command.front(), path_list);
+    if (!program.ok()) {
+      return Status(program.status().code(), ValidUtf8(program.status().message()));
+    }
   }
   // SIGINT, SIGTERM and SIGHUP are kept from here to the end (and passed on to perf and what it
   // records): none is lost between the steps, and the scratch directory is always removed.
   const os::SignalForwarding interrupts;
-  ScratchDir scratch;
-  if (scratch.path().empty()) {
-    return Status(ExitCode::kOutputError,
-                  fmt::format("cannot create a scratch directory in {}: {}",
-                              std::filesystem::temp_directory_path().string(), strerror(errno)));
-  }
+  os::ScratchDirectory scratch;
+  if (Status made = scratch.Create("dlcheck-profile-"); !made.ok()) return made;
   return RecordAndReport(o, *perf, scratch, output);
 }
 

@@ -6,6 +6,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -332,6 +333,35 @@ Status CannotRun(const std::string& program, int err) {
   }
   return Status(not_found ? ExitCode::kCommandNotFound : ExitCode::kCannotExecute,
                 fmt::format("cannot run '{}': {}", program, std::strerror(err)));
+}
+
+std::optional<std::string> FindOnPath(std::string_view name, std::string_view path_list) {
+  while (true) {
+    const std::size_t colon = path_list.find(':');
+    std::string dir(path_list.substr(0, colon));
+    if (dir.empty()) dir = ".";
+    const std::string path = dir + "/" + std::string(name);
+    struct stat info {};
+    if (stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode) &&
+        access(path.c_str(), X_OK) == 0) {
+      return path;
+    }
+    if (colon == std::string_view::npos) return std::nullopt;
+    path_list.remove_prefix(colon + 1);
+  }
+}
+
+StatusOr<std::string> FindProgram(const std::string& program, std::string_view path_list) {
+  if (program.find('/') == std::string::npos) {
+    if (std::optional<std::string> found = FindOnPath(program, path_list)) return *found;
+    return CannotRun(program, ENOENT);
+  }
+  if (access(program.c_str(), X_OK) != 0) return CannotRun(program, errno);
+  // exec refuses a directory with EACCES, whatever its mode.
+  struct stat info {};
+  if (stat(program.c_str(), &info) == 0 && !S_ISREG(info.st_mode))
+    return CannotRun(program, EACCES);
+  return program;
 }
 
 std::string SelfExecutable() {

@@ -18,6 +18,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -90,6 +91,15 @@ StatusOr<Outcome> RunProcessLines(const Spec& spec,
 /// "cannot run 'x': command not found" (kCommandNotFound), "cannot run '/x/y': Permission
 /// denied" (kCannotExecute): why `program` could not be started, from exec's errno.
 Status CannotRun(const std::string& program, int err);
+
+/// `name` looked up on `path_list` (PATH's syntax: an empty entry is the current directory) as
+/// execvp would: the first executable regular file of that name; nullopt when none is.
+std::optional<std::string> FindOnPath(std::string_view name, std::string_view path_list);
+
+/// The program a child started with Spec::search_path would run, found before it is started: a
+/// name with a `/` as it is, otherwise looked up on `path_list`. Error: CannotRun's, as exec would
+/// give it ("cannot run 'x': command not found", "cannot run './y': Permission denied").
+StatusOr<std::string> FindProgram(const std::string& program, std::string_view path_list);
 
 /// "was killed by signal 11 (SIGSEGV)" (without the name where the signal has none).
 std::string KilledBySignalText(int signal);

@@ -2,6 +2,8 @@
 
 #include <array>
 
+#include "profile/perf_map.h"
+
 namespace dlcheck::profile {
 namespace {
 
@@ -10,10 +12,6 @@ bool StartsWithAny(std::string_view text, std::span<const std::string_view> pref
     if (text.starts_with(p)) return true;
   }
   return false;
-}
-
-bool IsPerfMap(std::string_view dso) {
-  return dso.starts_with("/tmp/perf-") && dso.ends_with(".map");
 }
 
 bool IsKernel(std::string_view dso) {
@@ -174,7 +172,7 @@ std::string_view BaseName(std::string_view path) {
 }
 
 CpuClass ClassOf(const Frame& frame) {
-  if (IsPerfMap(frame.dso)) return CpuClass::kJit;
+  if (IsPerfMapPath(frame.dso)) return CpuClass::kJit;
   if (IsKernel(frame.dso)) return CpuClass::kKernel;
   const std::string_view object = BaseName(frame.dso);
   if (StartsWithAny(object, kOneDnnLibraries) || StartsWithAny(frame.symbol, kOneDnnSymbols)) {
@@ -216,7 +214,7 @@ std::string FrameName(const Frame& frame) {
     if (c == ';') c = ':';  // the folded format's frame separator
   }
   if (IsKernel(frame.dso)) name += "_[k]";
-  if (IsPerfMap(frame.dso)) name += "_[j]";
+  if (IsPerfMapPath(frame.dso)) name += "_[j]";
   return name;
 }
 

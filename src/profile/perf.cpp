@@ -3,18 +3,12 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include <filesystem>
 #include <fstream>
 
 #include "os/subprocess.h"
 
 namespace dlcheck::profile {
 namespace {
-
-bool Executable(const std::string& path) {
-  std::error_code ignored;
-  return std::filesystem::is_regular_file(path, ignored) && access(path.c_str(), X_OK) == 0;
-}
 
 std::string_view ParanoidMeaning(int paranoid) {
   if (paranoid >= 3) return "only privileged users may use perf at all";
@@ -50,25 +44,8 @@ std::vector<std::string> ProbeCommand(const PerfSettings& s, const std::string& 
 
 }  // namespace
 
-const std::vector<std::pair<std::string, std::string>>& JitProfileEnvironment() {
-  static const std::vector<std::pair<std::string, std::string>> kEnvironment = {
-      {"ONEDNN_JIT_PROFILE", "2"}, {"DNNL_JIT_PROFILE", "2"}, {"MKLDNN_JIT_PROFILE", "2"}};
-  return kEnvironment;
-}
-
-std::optional<std::string> FindOnPath(std::string_view name, std::string_view path_list) {
-  while (true) {
-    const std::size_t colon = path_list.find(':');
-    std::string dir(path_list.substr(0, colon));
-    if (dir.empty()) dir = ".";
-    if (const std::string path = dir + "/" + std::string(name); Executable(path)) return path;
-    if (colon == std::string_view::npos) return std::nullopt;
-    path_list.remove_prefix(colon + 1);
-  }
-}
-
 StatusOr<std::string> FindPerf(std::string_view path_list) {
-  if (std::optional<std::string> perf = FindOnPath("perf", path_list)) return *perf;
+  if (std::optional<std::string> perf = os::FindOnPath("perf", path_list)) return *perf;
   return Status(ExitCode::kUnsupported,
                 "perf is not installed (not found on PATH): install Debian's linux-perf "
                 "(apt-get install linux-perf) and run dlcheck profile again");

@@ -13,7 +13,6 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <utility>
 #include <vector>
 
 #include "common/status.h"
@@ -53,14 +52,6 @@ struct PerfProbe {
   bool off_cpu = false;        ///< sched:sched_switch may be recorded
   std::string off_cpu_reason;  ///< why not, when it may not
 };
-
-/// The environment that makes oneDNN write its perf map (/tmp/perf-<pid>.map), for every
-/// generation: ONEDNN_JIT_PROFILE (2.5+), DNNL_JIT_PROFILE (1.x-2.4), MKLDNN_JIT_PROFILE (0.x);
-/// value 2 is "basic Linux perf integration" (the perf map).
-const std::vector<std::pair<std::string, std::string>>& JitProfileEnvironment();
-
-/// `name` looked up on `path_list` (PATH's syntax) as execvp would; nullopt when not there.
-std::optional<std::string> FindOnPath(std::string_view name, std::string_view path_list);
 
 /// The perf executable on `path_list` (PATH's syntax). Error (ExitCode::kUnsupported): not
 /// found, naming Debian's package.

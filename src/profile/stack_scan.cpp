@@ -19,6 +19,7 @@
 #include <unordered_map>
 
 #include "profile/perf_data.h"
+#include "profile/perf_map.h"
 
 namespace dlcheck::profile {
 namespace {
@@ -385,7 +386,7 @@ std::vector<std::pair<std::uint64_t, std::uint64_t>> ParsePerfMapRanges(std::str
 }
 
 StatusOr<ScannedStacks> ScanJitStacks(const std::string& perf_data_path,
-                                      const std::string& perf_map_dir) {
+                                      std::string_view perf_map_dir) {
   std::ifstream in(perf_data_path, std::ios::binary);
   if (!in) return InputError(fmt::format("cannot read {}", perf_data_path));
   ReturnAddressScanner scanner;
@@ -394,7 +395,7 @@ StatusOr<ScannedStacks> ScanJitStacks(const std::string& perf_data_path,
   const auto on_sample = [&](const PerfDataSample& s) {
     auto [ranges, fresh] = jit.try_emplace(s.pid);
     if (fresh)
-      ranges->second = ReadPerfMapRanges(fmt::format("{}/perf-{}.map", perf_map_dir, s.pid));
+      ranges->second = ReadPerfMapRanges(PerfMapPath(static_cast<int>(s.pid), perf_map_dir));
     // In JIT code, or in the kernel entered from it (a page fault on the kernel's first touch of
     // fresh memory).
     if (!InRanges(ranges->second, s.has_user_regs ? s.user_ip : s.ip)) return;

@@ -25,6 +25,7 @@
 
 #include "common/status.h"
 #include "profile/perf_data.h"
+#include "profile/perf_map.h"
 #include "profile/perf_script.h"
 
 namespace dlcheck::profile {
@@ -87,9 +88,9 @@ class ReturnAddressScanner {
 };
 
 /// Scans the JIT samples of the perf.data at `perf_data_path`; the JIT code's ranges come from
-/// the perf maps in `perf_map_dir` ("perf-<pid>.map"). Error (kInputError): ReadPerfData's.
+/// the perf maps in `perf_map_dir` (PerfMapPath). Error (kInputError): ReadPerfData's.
 StatusOr<ScannedStacks> ScanJitStacks(const std::string& perf_data_path,
-                                      const std::string& perf_map_dir);
+                                      std::string_view perf_map_dir = kPerfMapDir);
 
 /// Whether the `before` bytes (those just before a return address, the last byte adjacent to
 /// it) end in an x86-64 call: E8 rel32, or FF /2 (call r/m64) in any of its lengths.

@@ -17,6 +17,7 @@
 
 #include "common/exit_code.h"
 #include "common/onednn_isa.h"
+#include "profile/perf_map.h"
 #include "support/run_dlcheck.h"
 
 namespace dlcheck {
@@ -207,6 +208,24 @@ TEST(DispatchCliTest, PerfMapNamesTheJitKernels) {
   }
   EXPECT_GT(jit, 0);
   std::filesystem::remove(path);
+}
+
+// --perf-map asks for the perf maps as `profile` does: every generation's variable
+// (profile::JitProfileEnvironment), seen by the program itself.
+TEST(DispatchCliTest, PerfMapSetsTheEnvironmentProfileSets) {
+  const auto r = RunDlcheck({"dispatch", "--isa", "sse41", "--perf-map", "--format", "json", "--",
+                             "/bin/sh", "-c", "env | grep JIT_PROFILE= | sort"});
+  using Variables = std::set<std::pair<std::string, std::string>>;
+  Variables seen;
+  std::istringstream lines(r.err);  // the program's stdout goes to dlcheck's stderr
+  for (std::string line; std::getline(lines, line);) {
+    const std::size_t eq = line.find('=');
+    if (line.find("JIT_PROFILE=") != std::string::npos && eq != std::string::npos) {
+      seen.emplace(line.substr(0, eq), line.substr(eq + 1));
+    }
+  }
+  const auto& profiles = profile::JitProfileEnvironment();
+  EXPECT_EQ(seen, Variables(profiles.begin(), profiles.end())) << r.err;
 }
 
 TEST(DispatchCliTest, ACapWithoutTheDataTypeFallsBackToTheScalarKernels) {

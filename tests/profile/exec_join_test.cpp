@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "dispatch/timeline.h"
 #include "profile/profile.h"
 #include "profile/profile_report.h"
 #include "report/report.h"
@@ -24,6 +25,33 @@ TEST(ExecJoinTest, LabelNamesKindPropagationImplementationAndShape) {
   // A reorder's propagation kind is `undef`: left out, as are empty fields.
   EXPECT_EQ(ExecLabel("reorder", "undef", "jit:uni", "128x784"), "reorder jit:uni 128x784");
   EXPECT_EQ(ExecLabel("eltwise", "", "jit:avx2", ""), "eltwise jit:avx2");
+}
+
+// The capture's timeline records (stamped on the wall clock, in ms) as spans on perf's clock, in
+// seconds: moved back by the clocks' difference, labelled, the unstamped left out.
+TEST(ExecJoinTest, TimelineRecordsBecomeSpansOnPerfsClock) {
+  const std::vector<dispatch::ExecRecord> execs = {
+      {.primitive = "convolution",
+       .implementation = "jit:avx2",
+       .prop_kind = "forward_training",
+       .problem = "mb1_ic3oc8_ih8oh8kh3ph1",
+       .time_ms = 2.5,
+       .stamp_ms = 1700000000250.0},
+      {.primitive = "reorder", .implementation = "jit:uni", .time_ms = 1},  // no timestamp
+      {.primitive = "eltwise",
+       .implementation = "jit:avx2",
+       .prop_kind = "forward_inference",
+       .time_ms = 0.5,
+       .stamp_ms = 1700000000260.0}};
+  const std::vector<ExecSpan> spans = ExecSpans(execs, 1699999000.0);
+  ASSERT_EQ(spans.size(), 2u);
+  EXPECT_NEAR(spans[0].start_s, 1000.25, 1e-6);
+  EXPECT_NEAR(spans[0].end_s, 1000.2525, 1e-6);
+  EXPECT_EQ(spans[0].label, "convolution forward_training jit:avx2 mb1_ic3oc8_ih8oh8kh3ph1");
+  EXPECT_NEAR(spans[1].start_s, 1000.26, 1e-6);
+  EXPECT_NEAR(spans[1].end_s, 1000.2605, 1e-6);
+  EXPECT_EQ(spans[1].label, "eltwise forward_inference jit:avx2");
+  EXPECT_TRUE(ExecSpans(std::vector<dispatch::ExecRecord>{}, 0).empty());
 }
 
 TEST(ExecJoinTest, TimelineFindsTheExecutionRunningAtATime) {
