@@ -302,11 +302,9 @@ void SetupCheck(CLI::App& subcommand, int& exit_code) {
       ->type_name("ISA");
   sub->add_flag("--no-scalar-fallback", o->no_scalar_fallback,
                 "a scalar fallback is CRITICAL, not a WARNING");
-  sub->add_option("--timeout", o->timeout_s,
-                  "kill the model worker after this many seconds (default 60; 20 with "
-                  "--slurm-health-check)")
-      ->check(Seconds())
-      ->type_name("SECONDS");
+  AddCaptureOptions(*sub, {.timeout_s = &o->timeout_s,
+                           .timeout_help = "kill the model worker after this many seconds "
+                                           "(default 60; 20 with --slurm-health-check)"});
   AddFormatOption(*sub, o->format, {"text"},
                   "output format: table or text (the status line, then details; default), csv "
                   "(the checks) or json");

@@ -74,11 +74,23 @@ void AddFormatOption(CLI::App& sub, report::Format& format,
                      const std::vector<std::string_view>& extra_names = {},
                      const std::string& help = {});
 
-/// Adds `-o,--output FILE`: standard output becomes FILE (created, or emptied) as soon as the
-/// command line is read, so the report goes there in every format, at full width. A file that
-/// cannot be opened is an output error (exit 8). For commands that print to standard output
-/// (run, profile and check write their own --output).
+/// Adds `-o,--output FILE`: what the command writes to std::cout goes to FILE instead, in every
+/// format, at full width, through os::OutputFile (os/output_file.h): a regular file is written
+/// under a fresh name beside it and renamed over it by EndCommand when the command ends with a
+/// value, so a failed command leaves it as it was and a planted symlink is replaced, never
+/// followed; a device or FIFO is written into. FILE is opened as soon as the command line is
+/// read: one that cannot be (a directory, a missing directory) is an output error (exit 8)
+/// before any work. For commands that print to std::cout (run, profile and check open their own
+/// --output with os::OutputFile).
 void AddOutputOption(CLI::App& sub);
+
+/// Moves the report written so far to -o FILE (flushed, synced, renamed) and gives std::cout its
+/// standard output back; the OutputFileError of a write that failed. Nothing to do without -o.
+/// EndCommand calls it; a command need not.
+Status CommitReportOutput();
+/// Gives std::cout its standard output back and leaves -o FILE as it was (the temporary file is
+/// removed). EndCommand calls it for a failure, main for an exception that ended a command.
+void DiscardReportOutput();
 
 /// Adds `--sort time|execs|creates|name` and `--top N`: the primitives table's row order and
 /// length (`parse`, `verbose`, `run`).
@@ -104,7 +116,9 @@ void PrintError(const std::string& message);
 
 /// A command's error edge: a failure is printed (PrintError) and ends with its Status's code, or
 /// with `failure_exit_code` when given (`check` ends every failure with 3, UNKNOWN); a value is
-/// the exit code the command chose.
+/// the exit code the command chose. The one place -o FILE (AddOutputOption) is settled: a value
+/// commits the report to FILE (a write that fails there is the failure: exit 8), a failure
+/// discards it.
 int EndCommand(const StatusOr<int>& result, std::optional<int> failure_exit_code = std::nullopt);
 
 /// dlcheck's version and the versions of the libraries it runs on, one per line.

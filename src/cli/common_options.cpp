@@ -1,15 +1,12 @@
-#include <fcntl.h>
 #include <fmt/format.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
-#include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <regex>
 
 #include "cli/commands.h"
@@ -18,6 +15,7 @@
 #include "detect/library_versions.h"
 #include "dispatch/onednn_info.h"
 #include "dlcheck/version.h"
+#include "os/output_file.h"
 
 namespace dlcheck::cli {
 
@@ -44,6 +42,18 @@ std::string FormatList(const std::vector<std::string>& names) {
     list += (list.empty() ? "" : ",") + name;
   }
   return list;
+}
+
+// The report's -o FILE while the command runs: std::cout writes into the file's stream, and
+// standard output's own buffer waits to be put back.
+struct ReportOutput {
+  os::OutputFile file;
+  std::streambuf* standard_output = nullptr;
+};
+
+std::unique_ptr<ReportOutput>& PendingReportOutput() {
+  static std::unique_ptr<ReportOutput> pending;
+  return pending;
 }
 
 // The options of every command that prints tables: `--columns [TABLE:]LIST`, `--csv-lf`,
@@ -106,21 +116,36 @@ void AddOutputOption(CLI::App& sub) {
   sub.add_option_function<std::string>(
          "-o,--output",
          [](const std::string& path) {
-           const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-           if (fd < 0) {
-             throw report::OutputError("cannot write " + path + ": " + std::strerror(errno));
+           DiscardReportOutput();  // a second -o: the last one given
+           auto output = std::make_unique<ReportOutput>();
+           if (Status opened = output->file.Open(path); !opened.ok()) {
+             throw report::OutputError(opened.message());
            }
-           std::fflush(stdout);
-           dup2(fd, STDOUT_FILENO);
-           close(fd);
+           std::cout.flush();
+           output->standard_output = std::cout.rdbuf(output->file.stream().rdbuf());
+           PendingReportOutput() = std::move(output);
            // A file gets the full table, as a pipe does.
            report::PrintSettings settings = report::CurrentPrintSettings();
            settings.width = 0;
            report::SetPrintSettings(std::move(settings));
          },
-         "write the report to FILE instead of standard output")
+         "write the report to FILE instead of standard output (replaced when the command "
+         "succeeds; a failed command leaves it as it was)")
       ->type_name("FILE");
 }
+
+Status CommitReportOutput() {
+  const std::unique_ptr<ReportOutput> output = std::move(PendingReportOutput());
+  if (!output) return Status();
+  std::cout.flush();
+  std::cout.rdbuf(output->standard_output);  // also clears a failed write's state
+  return output->file.Commit();
+}
+
+void DiscardReportOutput() {
+  const std::unique_ptr<ReportOutput> output = std::move(PendingReportOutput());
+  if (output) std::cout.rdbuf(output->standard_output);
+}  // the temporary file goes with `output`
 
 void AddRowOptions(CLI::App& sub, SortKey& sort, std::size_t& top) {
   std::vector<std::pair<std::string, SortKey>> choices;
@@ -140,9 +165,17 @@ void PrintError(const std::string& message) {
 }
 
 int EndCommand(const StatusOr<int>& result, std::optional<int> failure_exit_code) {
-  if (result.ok()) return *result;
-  PrintError(result.status().message());
-  return failure_exit_code.value_or(ToInt(result.status().code()));
+  // -o FILE takes the report of a command that ended with a value, whatever exit code it chose
+  // (diff's regression, verbose's deviation); a failure leaves FILE as it was.
+  Status failure = result.status();
+  if (result.ok()) {
+    failure = CommitReportOutput();
+  } else {
+    DiscardReportOutput();
+  }
+  if (failure.ok()) return *result;
+  PrintError(failure.message());
+  return failure_exit_code.value_or(ToInt(failure.code()));
 }
 
 std::string VersionText() {

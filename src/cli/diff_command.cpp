@@ -33,6 +33,9 @@ StatusOr<int> RunDiff(const DiffCommandOptions& options) {
   b->rows = {};
   const bool regressed = diff.regressions > 0;
   report::Print(compare::DiffReport(std::move(diff)), options.format, std::cout);
+  // A lost report is exit 8 even when B regressed (1): a CI job must not gate on a report it
+  // never got. -o FILE is settled here for that, standard output just after.
+  if (Status written = CommitReportOutput(); !written.ok()) return written;
   if (!std::cout.flush()) {
     return Status(ExitCode::kOutputError, "cannot write the report to standard output");
   }

@@ -245,11 +245,14 @@ void SetupDispatch(CLI::App& subcommand, int& exit_code) {
                   "number of cores, comma-separated; one thread per core, bound by hwloc")
       ->delimiter(',')
       ->type_name("LIST");
-  sub->add_option("-t,--threads", o->cap_threads,
-                  "OpenMP threads of the ISA sweep (default: OMP_NUM_THREADS; else for a model "
-                  "all, for CMD the cores idle over the last minute)")
-      ->check(CLI::Range(1, 4096))
-      ->type_name("N");
+  AddCaptureOptions(*sub,
+                    {.threads = &o->cap_threads,
+                     .threads_help = "OpenMP threads of the ISA sweep (default: OMP_NUM_THREADS; "
+                                     "else for a model all, for CMD the cores idle over the last "
+                                     "minute)",
+                     .timeout_s = &o->timeout_s,
+                     .timeout_help = "kill a worker after this many seconds (default 600); with "
+                                     "CMD: each run of CMD (default: no limit)"});
   sub->add_option("--repeat", o->repeat,
                   "runs of CMD per configuration (median and spread reported; default 1)")
       ->check(CLI::Range(1, 1000))
@@ -259,11 +262,6 @@ void SetupDispatch(CLI::App& subcommand, int& exit_code) {
                 "write oneDNN's JIT kernel names to /tmp/perf-<pid>.map (ONEDNN_JIT_PROFILE=2) so "
                 "that perf report shows them");
   sub->add_flag("--no-peak", o->no_peak, "skip the FMA peak probe in each worker");
-  sub->add_option("--timeout", o->timeout_s,
-                  "kill a worker after this many seconds (default 600); with CMD: each run of "
-                  "CMD (default: no limit)")
-      ->check(Seconds())
-      ->type_name("SECONDS");
   AddFormatOption(*sub, o->format);
   AddOutputOption(*sub);
   sub->callback([o, sub, &exit_code] {

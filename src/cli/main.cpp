@@ -96,6 +96,8 @@ int EndOutput(int exit_code, std::optional<int> failure_exit, const CheckedStdou
   return exit_code != ToInt(ExitCode::kOk) ? exit_code : ToInt(ExitCode::kOutputError);
 }
 
+// Ends a command that ran out of memory: 7 (kUnsupported), a model worker too, whose parent reads
+// it as dispatch::kWorkerOutOfMemoryExit (worker_protocol.h asserts the two are one).
 int OutOfMemory(std::optional<int> failure_exit) {
   std::fputs(
       "dlcheck: out of memory: the work did not fit in the memory this process may use "
@@ -262,6 +264,9 @@ int main(int argc, char** argv) {
   CheckedStdoutBuf checked;
   std::streambuf* const synced = std::cout.rdbuf(&checked);
   const int code = ParseAndRun(app, argc, argv, exit_code);
+  // A command that ended by an exception (a printer's OutputError, memory) never reached
+  // EndCommand: its -o FILE is left as it was.
+  dlcheck::cli::DiscardReportOutput();
   const int end = EndOutput(code, NamedCommandFailureExit(app), checked);
   std::cout.rdbuf(synced);
   return end;

@@ -97,4 +97,17 @@ void AddWorkerOptions(CLI::App& sub, dispatch::ModelRunOptions& options) {
   dispatch::VisitModelOptions(options, OptionAdder(sub, /*worker=*/true));
 }
 
+void AddCaptureOptions(CLI::App& sub, const CaptureOptions& options) {
+  if (options.threads != nullptr) {
+    sub.add_option("-t,--threads", *options.threads, options.threads_help)
+        ->check(CLI::Range(1, 4096))
+        ->type_name("N");
+  }
+  if (options.timeout_s != nullptr) {
+    sub.add_option("--timeout", *options.timeout_s, options.timeout_help)
+        ->check(Seconds())
+        ->type_name("SECONDS");
+  }
+}
+
 }  // namespace dlcheck::cli

@@ -1,8 +1,10 @@
 #pragma once
 // The model options shared by `verbose`, `dispatch` and the hidden `worker`, made from their one
-// description (dispatch::VisitModelOptions), which also makes the worker's argv.
+// description (dispatch::VisitModelOptions), which also makes the worker's argv; and the capture
+// options (--threads, --timeout) of the commands that run a worker or a program.
 
 #include <CLI/CLI.hpp>
+#include <string>
 
 #include "dispatch/model_worker.h"
 
@@ -23,6 +25,19 @@ CLI::Validator RealRange(double low, double high);
 /// --model, --dtype, --backend, --layers, --batch, --iters, --warmup, --traced, --seed, --lr,
 /// --data.
 void AddModelOptions(CLI::App& sub, dispatch::ModelRunOptions& options);
+/// A command's capture options: where -t,--threads and --timeout go, and what each means for the
+/// command (whose threads, the defaults, what the limit covers). A null target: the command has
+/// no such option.
+struct CaptureOptions {
+  int* threads = nullptr;
+  std::string threads_help;
+  double* timeout_s = nullptr;
+  std::string timeout_help;
+};
+/// -t,--threads N (OpenMP threads, 1 to 4096) and --timeout SECONDS (Seconds()): the options of
+/// every command that runs a model worker or a program (`verbose`, `dispatch`, `profile`,
+/// `check`), declared once.
+void AddCaptureOptions(CLI::App& sub, const CaptureOptions& options);
 /// The same, and the options only the worker takes (--cpuset, --peak): every option
 /// dispatch::WorkerArguments writes.
 void AddWorkerOptions(CLI::App& sub, dispatch::ModelRunOptions& options);

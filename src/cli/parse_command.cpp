@@ -21,11 +21,11 @@
 #include "common/exit_code.h"
 #include "common/input_rules.h"
 #include "common/status.h"
-#include "dispatch/capture.h"
 #include "report/printer.h"
 #include "verbose/benchdnn.h"
 #include "verbose/line_reader.h"
 #include "verbose/log_session.h"
+#include "verbose/timeline.h"
 
 namespace dlcheck::cli {
 namespace {
@@ -123,9 +123,9 @@ class EventRowListener : public verbose::EventListener {
 
 // A timeline to print needs the log's own timestamps: without any, a usage error saying how to
 // record them.
-Status CheckTimestamps(const std::vector<dispatch::ExecRecord>& execs) {
+Status CheckTimestamps(const std::vector<verbose::ExecRecord>& execs) {
   const bool stamped = std::any_of(execs.begin(), execs.end(),
-                                   [](const dispatch::ExecRecord& e) { return e.stamp_ms; });
+                                   [](const verbose::ExecRecord& e) { return e.stamp_ms; });
   if (stamped) return {};
   return UsageError(
       "--format trace needs a log with timestamps, and this one has no exec line with one; "
@@ -135,7 +135,7 @@ Status CheckTimestamps(const std::vector<dispatch::ExecRecord>& execs) {
 
 // The executions the timeline kept, as the `trace` table only the trace printer reads (parse's
 // JSON document has no timeline); nothing when none was kept.
-void AddParseTimeline(report::Report& report, const std::vector<dispatch::ExecRecord>& execs) {
+void AddParseTimeline(report::Report& report, const std::vector<verbose::ExecRecord>& execs) {
   if (execs.empty()) return;
   AddTimeline(report, execs);  // a capped trace is said on stderr: a trace has no findings
   report.tables.back().format_input = true;
@@ -186,7 +186,7 @@ void PrintBenchdnnBatch(const ParseOptions& options, const std::vector<std::stri
 // The whole report (options, primitives, input, header, summary), printed at the end.
 void PrintFullReport(const ParseOptions& options, const std::vector<std::string>& files,
                      verbose::LogSession& session, const verbose::Summary& summary,
-                     const std::vector<dispatch::ExecRecord>& execs) {
+                     const std::vector<verbose::ExecRecord>& execs) {
   report::Report full(ParseDocument());
   full.sections.push_back(OptionsSection(options));
   std::vector<verbose::PrimitiveStats> rows = session.TakeRows();
@@ -259,8 +259,8 @@ StatusOr<int> RunParse(const ParseOptions& options) {
     session.AddListener(&events.emplace(*stream, columns));
   }
   // Every log passes the timeline; it keeps the executions only for a format that prints them.
-  std::vector<dispatch::ExecRecord> execs;
-  dispatch::Timeline timeline(session, execs, dispatch::kMaxTraceTimeline);
+  std::vector<verbose::ExecRecord> execs;
+  verbose::Timeline timeline(session, execs, verbose::kMaxTraceTimeline);
   const bool timeline_printed = report::InputTable(options.format) == report::kTraceTable;
   timeline.set_recording(timeline_printed);
   session.AddListener(&timeline);
@@ -290,7 +290,7 @@ StatusOr<int> RunParse(const ParseOptions& options) {
   }
   std::cout.flush();
   if (timeline.dropped() > 0) {
-    PrintError(dispatch::TimelineCappedText(execs.size(), timeline.dropped()));
+    PrintError(verbose::TimelineCappedText(execs.size(), timeline.dropped()));
   }
   // A notice, not a failure: the report above is complete for the lines that were read.
   if (const std::string text = SkippedText(session.stats()); !text.empty()) PrintError(text);

@@ -291,14 +291,13 @@ void SetupProfile(CLI::App& subcommand, int& exit_code) {
   o->model.run.time_s = kProfileTimedSeconds;
   CLI::App* const sub = &subcommand;
   AddModelOptions(*sub, o->model.run);
-  sub->add_option("-t,--threads", o->capture.threads,
-                  "OpenMP threads (OMP_NUM_THREADS; MKL_NUM_THREADS too for CMD) for the model "
-                  "worker or CMD (default: inherited)")
-      ->check(CLI::Range(1, 4096));
-  sub->add_option("--timeout", o->capture.timeout_s,
-                  "kill the model worker after this many seconds (default 600; CMD: no limit)")
-      ->check(Seconds())
-      ->type_name("SECONDS");
+  AddCaptureOptions(
+      *sub, {.threads = &o->capture.threads,
+             .threads_help = "OpenMP threads (OMP_NUM_THREADS; MKL_NUM_THREADS too for CMD) for "
+                             "the model worker or CMD (default: inherited)",
+             .timeout_s = &o->capture.timeout_s,
+             .timeout_help = "kill the model worker after this many seconds (default 600; CMD: "
+                             "no limit)"});
   AddFormatOption(*sub, o->format, {"folded", "svg"},
                   "output format: table (default), csv (the kernels table), json, xlsx, folded "
                   "(collapsed stacks) or svg (a flame graph)");

@@ -18,7 +18,7 @@ namespace {
 // execution when the log had timestamps (so the trace holds the log's own absolute times and
 // merges with a framework's profile), else 0.001 (1 us: DevTools' trace engine takes ts 0 for
 // unset and would leave the first event out of its bounds).
-double TraceOriginMs(const std::vector<dispatch::ExecRecord>& execs) {
+double TraceOriginMs(const std::vector<verbose::ExecRecord>& execs) {
   for (const auto& e : execs) {
     if (e.stamp_ms) return *e.stamp_ms - e.start_ms;
   }
@@ -49,7 +49,7 @@ void AddRunStream(report::Report& report, dispatch::Run& run, SortKey sort, std:
   AddTimeline(report, run.execs);
 }
 
-void AddTimeline(report::Report& report, const std::vector<dispatch::ExecRecord>& execs) {
+void AddTimeline(report::Report& report, const std::vector<verbose::ExecRecord>& execs) {
   report::Table& t = report.AddTable(report::kTracePart, report::kTraceColumns);
   t.omit_in_table = true;
   const double origin_ms = TraceOriginMs(execs);
@@ -64,8 +64,12 @@ void AddTimeline(report::Report& report, const std::vector<dispatch::ExecRecord>
 StatusOr<int> EndRefused(const dispatch::Run& run) {
   dispatch::Run::Refusal refusal = run.RefusalOf();
   if (!refusal.error.ok()) return refusal.error;
-  std::cerr << refusal.worker_line << '\n';
-  return refusal.exit_status;
+  // A failure, the worker's: its exit status and its own line, said once (EndCommand adds the
+  // `dlcheck: ` the worker already wrote), and no report (-o FILE is left as it was).
+  constexpr std::string_view kPrefix = "dlcheck: ";
+  std::string line = refusal.worker_line;
+  if (line.rfind(kPrefix, 0) == 0) line.erase(0, kPrefix.size());
+  return Status(static_cast<ExitCode>(refusal.exit_status), std::move(line));
 }
 
 void AddNoiseGuard(report::Report& report, report::Section& section,

@@ -10,8 +10,8 @@
 #include "common/status.h"
 #include "dispatch/noise.h"
 #include "dispatch/run.h"
-#include "dispatch/timeline.h"
 #include "report/report.h"
+#include "verbose/timeline.h"
 
 namespace dlcheck::cli {
 
@@ -24,7 +24,7 @@ void AddRunStream(report::Report& report, dispatch::Run& run, SortKey sort, std:
 
 /// The `trace` table (omitted from the human table): one row per execution, as
 /// report::PrintTrace reads it.
-void AddTimeline(report::Report& report, const std::vector<dispatch::ExecRecord>& execs);
+void AddTimeline(report::Report& report, const std::vector<verbose::ExecRecord>& execs);
 
 /// The noise guard's part of a measurement's report: `threads_from`, `load_start`, `load_end`
 /// in `section`, and its findings (dispatch::NoiseFindings).
@@ -34,7 +34,7 @@ void AddNoiseGuard(report::Report& report, report::Section& section,
                    const std::optional<dispatch::LoadAverage>& load_end);
 
 /// Ends a command whose worker refused (Run::Refused), as Run::RefusalOf says: with its error, or
-/// with the worker's own error line on stderr and its exit status.
+/// with the worker's own error line and its exit status; a failure either way (no report).
 StatusOr<int> EndRefused(const dispatch::Run& run);
 
 }  // namespace dlcheck::cli

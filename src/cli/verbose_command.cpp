@@ -222,16 +222,15 @@ void SetupVerbose(CLI::App& subcommand, int& exit_code) {
   auto o = std::make_shared<VerboseOptions>();
   CLI::App* const sub = &subcommand;
   AddModelOptions(*sub, o->source.run);
-  sub->add_option("-t,--threads", o->capture.threads,
-                  "OpenMP threads for the worker (default: OMP_NUM_THREADS, else the cores idle "
-                  "over the last minute; capped at the CPUs this process may use)")
-      ->check(CLI::Range(1, 4096));
+  AddCaptureOptions(
+      *sub, {.threads = &o->capture.threads,
+             .threads_help = "OpenMP threads for the worker (default: OMP_NUM_THREADS, else the "
+                             "cores idle over the last minute; capped at the CPUs this process "
+                             "may use)",
+             .timeout_s = &o->capture.timeout_s,
+             .timeout_help = "kill the worker after this many seconds (default 600)"});
   sub->add_option("--raw-log", o->raw_log_path, "keep the worker's raw verbose stream in FILE")
       ->type_name("FILE");
-  sub->add_option("--timeout", o->capture.timeout_s,
-                  "kill the worker after this many seconds (default 600)")
-      ->check(Seconds())
-      ->type_name("SECONDS");
   AddFormatOption(*sub, o->format, {"trace", "benchdnn"},
                   "output format: table (default), csv, json, xlsx, trace (Chrome trace) or "
                   "benchdnn (a command line per distinct primitive)");

@@ -68,7 +68,7 @@ struct Recorder {
 
   Run run;
   verbose::LogSession session;
-  Timeline timeline;
+  verbose::Timeline timeline;
 };
 
 // ---- the model worker ----

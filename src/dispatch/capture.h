@@ -23,9 +23,14 @@
 #include "common/status.h"
 #include "dispatch/model_worker.h"
 #include "dispatch/run.h"
-#include "dispatch/timeline.h"
+#include "verbose/timeline.h"
 
 namespace dlcheck::dispatch {
+
+// The timeline is verbose's (verbose/timeline.h); `profile` names its records and its cap here
+// while its join with perf's samples reads a capture.
+using verbose::ExecRecord;
+using verbose::kMaxJoinedTimeline;
 
 /// A model worker's time limit unless the command says otherwise (--timeout).
 inline constexpr double kWorkerTimeoutS = 600;
@@ -89,7 +94,7 @@ struct CaptureSettings {
   double timeout_s = 0;  ///< killed (with its process group) after this long; 0: never
   std::ostream* raw_log = nullptr;  ///< where to copy the verbose lines; null: nowhere
   /// Executions kept for the timeline (the rest counted); 0: no timeline.
-  std::size_t max_timeline = kMaxReportTimeline;
+  std::size_t max_timeline = verbose::kMaxReportTimeline;
   /// Words put before the command line (`perf record ... --`); empty: none. The outcome's pid
   /// is then the launcher's.
   std::vector<std::string> launcher;

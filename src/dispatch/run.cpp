@@ -12,7 +12,7 @@ bool Run::Refused() const {
 }
 
 bool Run::OutOfMemory() const {
-  return model && outcome.exited && outcome.exit_code == ToInt(ExitCode::kUnsupported);
+  return model && outcome.exited && outcome.exit_code == kWorkerOutOfMemoryExit;
 }
 
 std::string Run::WorkerError() const {
@@ -136,9 +136,10 @@ void AddProgramFindings(const Run& run, std::string_view program, std::vector<Fi
 std::vector<Finding> RunFindings(const Run& run, std::string_view program) {
   std::vector<Finding> findings;
   if (run.timeline_dropped > 0) {
-    findings.push_back({.severity = Severity::kInfo,
-                        .code = "timeline-capped",
-                        .message = TimelineCappedText(run.execs.size(), run.timeline_dropped)});
+    findings.push_back(
+        {.severity = Severity::kInfo,
+         .code = "timeline-capped",
+         .message = verbose::TimelineCappedText(run.execs.size(), run.timeline_dropped)});
   }
   if (run.model) {
     AddModelFindings(run, findings);

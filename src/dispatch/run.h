@@ -16,11 +16,11 @@
 
 #include "common/finding.h"
 #include "common/status.h"
-#include "dispatch/timeline.h"
 #include "dispatch/worker_protocol.h"
 #include "os/subprocess.h"
 #include "verbose/aggregate.h"
 #include "verbose/line_parser.h"
+#include "verbose/timeline.h"
 
 namespace dlcheck::dispatch {
 
@@ -52,7 +52,8 @@ struct Run {
   verbose::ParseStats input;        ///< the lines that were not the worker's protocol: counts,
                                     ///< skips by reason
   std::uint64_t verbose_lines = 0;  ///< verbose lines (creates, execs, diagnostics)
-  std::vector<ExecRecord> execs;    ///< the timeline (the model's traced steps; all of a program)
+  /// The timeline (the model's traced steps; all of a program).
+  std::vector<verbose::ExecRecord> execs;
   std::uint64_t timeline_dropped = 0;  ///< executions past the timeline's cap, counted
   ProgramOutput program_output;        ///< a program's; zero for the model
   std::optional<ModelResults> model;   ///< the model worker's; nullopt for a program
@@ -62,8 +63,8 @@ struct Run {
   /// phase and without a verbose line. Its own error line (WorkerError) says why. Never for a
   /// program: its exit status is its own.
   bool Refused() const;
-  /// True when the model worker ran out of memory: it exited with status 7
-  /// (ExitCode::kUnsupported), which a worker gives for nothing else (src/cli/worker_command.cpp).
+  /// True when the model worker ran out of memory: it exited with kWorkerOutOfMemoryExit
+  /// (worker_protocol.h), which a worker gives for nothing else.
   bool OutOfMemory() const;
   /// The stderr tail the runner kept (the worker's), without its last line feeds.
   std::string WorkerError() const;

@@ -19,9 +19,20 @@
 #include <string_view>
 #include <vector>
 
+#include "common/exit_code.h"
+
 namespace dlcheck::dispatch {
 
 inline constexpr std::string_view kWorkerMarker = "dlcheck_worker,";
+
+/// The exit status of a model worker that ran out of memory, and of no other end of a worker:
+/// the parent tells the machine's memory limit from a crash by it (Run::OutOfMemory). The worker
+/// ends with it for mlp's "not enough memory" (cli/worker_command.cpp); a std::bad_alloc anywhere
+/// in the worker reaches main's error edge (cli/main.cpp), which ends every command that runs
+/// out of memory with ExitCode::kUnsupported: so the two numbers are one.
+inline constexpr int kWorkerOutOfMemoryExit = 7;
+static_assert(kWorkerOutOfMemoryExit == static_cast<int>(ExitCode::kUnsupported),
+              "main's out-of-memory edge (cli/main.cpp) ends a worker with kUnsupported");
 
 /// The result keys a worker reports (ResultLine), in the order it reports them.
 namespace result_key {

@@ -111,7 +111,8 @@ class Trainer {
 /// Builds the model on `backend`. With kOneDnn, when oneDNN cannot create a primitive (e.g.
 /// bf16 on a CPU without BF16 support: `unimplemented`) or the CPU lacks SSE4.1, the whole
 /// model runs on the scalar kernels and fallbacks() names every layer with the reason.
-/// Errors: the config's usage errors (see Validate); kUnsupported when memory runs out.
+/// Errors: the config's usage errors (see Validate); kUnsupported when memory runs out, and for
+/// nothing else (a model worker ends with dispatch::kWorkerOutOfMemoryExit on it).
 /// `observer` may be null; it must outlive the trainer.
 StatusOr<std::unique_ptr<Trainer>> MakeTrainer(Backend backend, const ModelConfig& config,
                                                Observer* observer = nullptr);

@@ -123,7 +123,7 @@ TEST(CliTest, OutputGoesToTheFileOfDashO) {
   std::remove(path.c_str());
   const auto bad = RunDlcheck({"diff", "-o", "/nonexistent-dir/x", "a", "b"});
   EXPECT_EQ(bad.exit_code, ToInt(ExitCode::kOutputError));
-  EXPECT_EQ(bad.err, "dlcheck: cannot write /nonexistent-dir/x: No such file or directory\n");
+  EXPECT_EQ(bad.err, "dlcheck: cannot write '/nonexistent-dir/x': No such file or directory\n");
 }
 
 TEST(CliTest, CsvRawLeavesFormulaLikeTextAsItIs) {

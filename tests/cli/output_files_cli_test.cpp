@@ -2,7 +2,8 @@
 // output is written into, never replaced by a regular file; a write that fails (a full device, a
 // file size limit) ends with one `dlcheck:` line and exit 8, and leaves what was there; the
 // workbook's temporary files are gone after a SIGTERM, and the library's own error lines are
-// not shown.
+// not shown. One rule for `-o` of every report command: a command that fails leaves the file as
+// it was, byte for byte, and a symlink named as FILE is replaced, never followed.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -17,6 +18,7 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -261,6 +263,104 @@ TEST_F(OutputFilesTest, AWorkbookWithoutRoomShowsOnlyDlchecksLine) {
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
   EXPECT_EQ(r.err.find("[ERROR]"), std::string::npos) << r.err;
   EXPECT_EQ(Entries(tmpdir), std::vector<std::string>{});
+}
+
+// For every report command, a command line that is read whole and then fails at run time (a
+// missing or bad input, a value only the run can refuse), with the exit status of that failure.
+struct FailingRun {
+  std::vector<std::string> args;  ///< `-o FILE` is added
+  std::vector<int> exit_codes;    ///< the failure's own status (profile: no perf, or no CMD)
+};
+
+std::map<std::string, FailingRun> FailingRuns(const std::filesystem::path& dir) {
+  const std::string missing = (dir / "missing").string();
+  const std::string garbage = (dir / "garbage.bin").string();
+  std::ofstream(garbage, std::ios::binary) << "not a cpuid dump\n";
+  const int input = ToInt(ExitCode::kInputError);
+  return {
+      {"verbose", {{"verbose", "--iters", "1", "--data", missing}, {input}}},
+      {"parse", {{"parse", missing}, {input}}},
+      {"run", {{"run", "--raw-log", missing + "/raw.log", "--", "true"}, {8}}},
+      {"profile",
+       {{"profile", "--", missing},
+        {ToInt(ExitCode::kUnsupported), ToInt(ExitCode::kCommandNotFound)}}},
+      {"platform", {{"platform", "--cpuid-dump", garbage}, {input}}},
+      {"dispatch", {{"dispatch", "--repeat", "2"}, {ToInt(ExitCode::kUsage)}}},
+      {"check", {{"check", "--config", missing}, {3}}},  // UNKNOWN
+      {"diff", {{"diff", missing, missing}, {input}}},
+      {"fleet", {{"fleet", missing}, {input}}},
+  };
+}
+
+TEST_F(OutputFilesTest, EveryCommandThatFailsLeavesAnExistingOutputFileByteForByte) {
+  const std::map<std::string, FailingRun> runs = FailingRuns(dir_);
+  const std::string old = std::string("the report of an earlier run\n") + '\0' + '\xff';
+  for (const std::string& command : testing::ReportCommands()) {
+    const auto run = runs.find(command);
+    ASSERT_NE(run, runs.end()) << command << ": add a failing run of it here";
+    const std::string report = Write("report.out", old);
+    std::vector<std::string> args = run->second.args;
+    args.insert(args.begin() + 1, {"-o", report});
+    const auto r = RunDlcheck(args);
+    EXPECT_NE(std::find(run->second.exit_codes.begin(), run->second.exit_codes.end(), r.exit_code),
+              run->second.exit_codes.end())
+        << command << " ended with " << r.exit_code << ": " << r.err;
+    EXPECT_EQ(r.err.rfind("dlcheck: ", 0), 0u) << command << ": " << r.err;
+    EXPECT_EQ(ReadFile(report), old) << command;
+    // Nothing beside it: no temporary file left by the failure.
+    std::vector<std::string> entries = Entries(dir_);
+    std::sort(entries.begin(), entries.end());
+    EXPECT_EQ(entries, (std::vector<std::string>{"garbage.bin", "report.out"})) << command;
+  }
+}
+
+// For every report command, a command line that succeeds (or, for profile, fails for want of
+// perf on this machine) and writes its report quickly.
+std::map<std::string, std::vector<std::string>> SucceedingRuns(const std::filesystem::path& dir) {
+  const std::string log = testing::DataPath("verbose/torch_cnn_2.6.3.log");
+  const std::string dump = testing::DataPath("cpuid/intel-core-i7-4770-cpu.test");
+  const std::filesystem::path fleet = dir / "fleet";
+  std::filesystem::create_directory(fleet);
+  std::ofstream(fleet / "node1.json")
+      << RunDlcheck({"platform", "--cpuid-dump", dump, "-f", "json"}).out;
+  return {
+      {"verbose", {"verbose", "--model", "mlp", "--batch", "8", "--iters", "1", "--warmup", "0"}},
+      {"parse", {"parse", log}},
+      {"run", {"run", "--", "true"}},
+      {"profile", {"profile", "--", "true"}},
+      {"platform", {"platform", "--cpuid-dump", dump}},
+      {"dispatch", {"dispatch", "--isa", "sse41", "--", "true"}},
+      {"check", {"check", "--emit", "slurm-features"}},
+      {"diff", {"diff", log, log}},
+      {"fleet", {"fleet", fleet.string()}},
+  };
+}
+
+TEST_F(OutputFilesTest, EveryCommandReplacesASymlinkAndLeavesItsTarget) {
+  const std::map<std::string, std::vector<std::string>> runs = SucceedingRuns(dir_);
+  const std::string target = Write("target.txt", "the link's target\n");
+  const std::string link = (dir_ / "report.out").string();
+  for (const std::string& command : testing::ReportCommands()) {
+    const auto run = runs.find(command);
+    ASSERT_NE(run, runs.end()) << command << ": add a quick run of it here";
+    std::filesystem::remove(link);
+    std::filesystem::create_symlink(target, link);
+    std::vector<std::string> args = run->second;
+    args.insert(args.begin() + 1, {"-o", link});
+    const auto r = RunDlcheck(args);
+    EXPECT_EQ(ReadFile(target), "the link's target\n") << command;
+    if (command == "profile" && (r.exit_code == ToInt(ExitCode::kUnsupported))) {
+      // No perf here (or perf may not record): the link is left as it was.
+      EXPECT_TRUE(std::filesystem::is_symlink(link)) << r.err;
+      continue;
+    }
+    // check: OK, WARNING or CRITICAL; the others: 0.
+    EXPECT_LE(r.exit_code, command == "check" ? 2 : 0) << command << ": " << r.err;
+    EXPECT_FALSE(std::filesystem::is_symlink(link)) << command;
+    EXPECT_TRUE(std::filesystem::is_regular_file(link)) << command;
+    EXPECT_FALSE(ReadFile(link).empty()) << command;
+    EXPECT_EQ(r.out, "") << command;
+  }
 }
 
 }  // namespace

@@ -17,7 +17,7 @@
 #include "verbose/log_session.h"
 #include "verbose/verbose_event.h"
 
-namespace dlcheck::dispatch {
+namespace dlcheck::verbose {
 
 // The caps of a timeline, one per use, each with its reason. Every capped timeline counts what it
 // left out and says so (`timeline-capped`, or a line on stderr for a trace).
@@ -54,23 +54,21 @@ struct ExecRecord {
 /// The executions of a session, in order: a listener that records while `recording` (a model
 /// worker's traced phase; all of a program's run), at most `max_records` of them (the rest are
 /// counted in dropped()), so memory stays bounded however long the log.
-class Timeline : public verbose::EventListener {
+class Timeline : public EventListener {
  public:
-  Timeline(const verbose::LogSession& session, std::vector<ExecRecord>& execs,
-           std::size_t max_records)
+  Timeline(const LogSession& session, std::vector<ExecRecord>& execs, std::size_t max_records)
       : session_(session), execs_(execs), max_records_(max_records) {}
   void set_recording(bool recording) { recording_ = recording; }
   /// Executions seen while recording but not kept (over max_records).
   std::uint64_t dropped() const { return dropped_; }
 
-  void OnEvent(const verbose::VerboseEvent& e, std::size_t row) override;
-  void OnRepeat(const verbose::LineMemo::Entry& repeat, double ms,
-                std::optional<double> timestamp) override;
+  void OnEvent(const VerboseEvent& e, std::size_t row) override;
+  void OnRepeat(const LineMemo::Entry& repeat, double ms, std::optional<double> timestamp) override;
 
  private:
   void Add(ExecRecord rec, std::optional<double> timestamp);
 
-  const verbose::LogSession& session_;
+  const LogSession& session_;
   std::vector<ExecRecord>& execs_;
   std::size_t max_records_;
   bool recording_ = false;
@@ -79,4 +77,4 @@ class Timeline : public verbose::EventListener {
   double clock_ms_ = 0;
 };
 
-}  // namespace dlcheck::dispatch
+}  // namespace dlcheck::verbose

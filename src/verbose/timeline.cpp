@@ -1,20 +1,16 @@
-#include "dispatch/timeline.h"
-
-#include <fmt/format.h>
+#include "verbose/timeline.h"
 
 #include <utility>
 
-namespace dlcheck::dispatch {
+namespace dlcheck::verbose {
 
 std::string TimelineCappedText(std::size_t kept, std::uint64_t dropped) {
-  return fmt::format(
-      "the timeline keeps the first {} executions; {} later ones are in the totals but not in "
-      "the timeline",
-      kept, dropped);
+  return "the timeline keeps the first " + std::to_string(kept) + " executions; " +
+         std::to_string(dropped) + " later ones are in the totals but not in the timeline";
 }
 
-void Timeline::OnEvent(const verbose::VerboseEvent& e, std::size_t) {
-  if (e.operation != verbose::Operation::kExec || !recording_ || !e.time_ms) return;
+void Timeline::OnEvent(const VerboseEvent& e, std::size_t) {
+  if (e.operation != Operation::kExec || !recording_ || !e.time_ms) return;
   Add({.primitive = e.primitive,
        .layer = e.layer.value_or(""),
        .implementation = e.implementation,
@@ -24,10 +20,9 @@ void Timeline::OnEvent(const verbose::VerboseEvent& e, std::size_t) {
       e.timestamp);
 }
 
-void Timeline::OnRepeat(const verbose::LineMemo::Entry& repeat, double ms,
-                        std::optional<double> timestamp) {
+void Timeline::OnRepeat(const LineMemo::Entry& repeat, double ms, std::optional<double> timestamp) {
   if (!repeat.exec || !recording_) return;
-  const verbose::PrimitiveStats& s = session_.aggregator().rows()[repeat.row];
+  const PrimitiveStats& s = session_.aggregator().rows()[repeat.row];
   Add({.primitive = s.primitive.str(),
        .layer = std::string(s.LayerOr("")),
        .implementation = s.implementation.str(),
@@ -55,4 +50,4 @@ void Timeline::Add(ExecRecord rec, std::optional<double> timestamp) {
   execs_.push_back(std::move(rec));
 }
 
-}  // namespace dlcheck::dispatch
+}  // namespace dlcheck::verbose
