@@ -58,7 +58,7 @@ int ExitStatusOf(const dispatch::Run& r) {
 StatusOr<dispatch::Run> Record(const ProfileOptions& o, std::vector<std::string> launcher) {
   dispatch::CaptureSettings settings = o.capture;
   settings.launcher = std::move(launcher);
-  settings.max_timeline = dispatch::kMaxJoinedTimeline;
+  settings.max_timeline = verbose::kMaxJoinedTimeline;
   for (const auto& kv : profile::JitProfileEnvironment()) settings.extra_env.push_back(kv);
   report::Progress progress("profile", 0);
   if (!o.command.empty()) {

@@ -27,11 +27,6 @@
 
 namespace dlcheck::dispatch {
 
-// The timeline is verbose's (verbose/timeline.h); `profile` names its records and its cap here
-// while its join with perf's samples reads a capture.
-using verbose::ExecRecord;
-using verbose::kMaxJoinedTimeline;
-
 /// A model worker's time limit unless the command says otherwise (--timeout).
 inline constexpr double kWorkerTimeoutS = 600;
 

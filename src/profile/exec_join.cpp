@@ -42,4 +42,16 @@ const ExecSpan* ExecTimeline::At(double time_s) const {
   return time_s < span.end_s ? &span : nullptr;
 }
 
+std::vector<ExecSpan> ExecSpans(const std::vector<verbose::ExecRecord>& execs,
+                                double wall_ahead_s) {
+  std::vector<ExecSpan> spans;
+  for (const verbose::ExecRecord& e : execs) {
+    if (!e.stamp_ms) continue;
+    spans.push_back({.start_s = *e.stamp_ms / 1e3 - wall_ahead_s,
+                     .end_s = (*e.stamp_ms + e.time_ms) / 1e3 - wall_ahead_s,
+                     .label = ExecLabel(e.primitive, e.prop_kind, e.implementation, e.problem)});
+  }
+  return spans;
+}
+
 }  // namespace dlcheck::profile

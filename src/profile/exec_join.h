@@ -12,6 +12,8 @@
 #include <string_view>
 #include <vector>
 
+#include "verbose/timeline.h"
+
 namespace dlcheck::profile {
 
 /// One timed primitive execution: [start_s, end_s) on the wall clock, in seconds since the
@@ -33,20 +35,8 @@ std::string ExecLabel(std::string_view primitive, std::string_view prop_kind,
 
 /// The executions verbose stamped with the wall clock, as spans on perf's clock: each stamp (ms
 /// since the epoch) less `wall_ahead_s` (WallClockAheadOfMonotonicS, read during the run);
-/// those without a stamp are left out. `Exec` is a timeline record (dispatch::ExecRecord):
-/// optional `stamp_ms`, `time_ms`, and the primitive, prop_kind, implementation and problem of
-/// its ExecLabel. A template so that profile reads the records without linking the capture.
-template <typename Exec>
-std::vector<ExecSpan> ExecSpans(const std::vector<Exec>& execs, double wall_ahead_s) {
-  std::vector<ExecSpan> spans;
-  for (const Exec& e : execs) {
-    if (!e.stamp_ms) continue;
-    spans.push_back({.start_s = *e.stamp_ms / 1e3 - wall_ahead_s,
-                     .end_s = (*e.stamp_ms + e.time_ms) / 1e3 - wall_ahead_s,
-                     .label = ExecLabel(e.primitive, e.prop_kind, e.implementation, e.problem)});
-  }
-  return spans;
-}
+/// those without a stamp are left out.
+std::vector<ExecSpan> ExecSpans(const std::vector<verbose::ExecRecord>& execs, double wall_ahead_s);
 
 /// Executions ordered by start, for finding the one running at a given time.
 class ExecTimeline {

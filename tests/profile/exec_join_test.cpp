@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "dispatch/timeline.h"
 #include "profile/profile.h"
 #include "profile/profile_report.h"
 #include "report/report.h"
+#include "verbose/timeline.h"
 
 namespace dlcheck::profile {
 namespace {
@@ -30,7 +30,7 @@ TEST(ExecJoinTest, LabelNamesKindPropagationImplementationAndShape) {
 // The capture's timeline records (stamped on the wall clock, in ms) as spans on perf's clock, in
 // seconds: moved back by the clocks' difference, labelled, the unstamped left out.
 TEST(ExecJoinTest, TimelineRecordsBecomeSpansOnPerfsClock) {
-  const std::vector<dispatch::ExecRecord> execs = {
+  const std::vector<verbose::ExecRecord> execs = {
       {.primitive = "convolution",
        .implementation = "jit:avx2",
        .prop_kind = "forward_training",
@@ -51,7 +51,7 @@ TEST(ExecJoinTest, TimelineRecordsBecomeSpansOnPerfsClock) {
   EXPECT_NEAR(spans[1].start_s, 1000.26, 1e-6);
   EXPECT_NEAR(spans[1].end_s, 1000.2605, 1e-6);
   EXPECT_EQ(spans[1].label, "eltwise forward_inference jit:avx2");
-  EXPECT_TRUE(ExecSpans(std::vector<dispatch::ExecRecord>{}, 0).empty());
+  EXPECT_TRUE(ExecSpans(std::vector<verbose::ExecRecord>{}, 0).empty());
 }
 
 TEST(ExecJoinTest, TimelineFindsTheExecutionRunningAtATime) {
