@@ -112,7 +112,8 @@ report::Report BuildReport(const SweepContext& c,
     AddModelRunSection(report, c);
     AddModelSweepTables(report, results, c.options.run.traced, c.options.perf_map);
   }
-  report.findings = dispatch::SweepFindings(results, os::SignalForwarding::Received());
+  report.findings = dispatch::SweepFindings(results, dispatch::CompareSweep(results),
+                                            os::SignalForwarding::Received());
   return report;
 }
 
