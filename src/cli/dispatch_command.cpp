@@ -105,14 +105,16 @@ void AddProgramRunSection(report::Report& report, const SweepContext& c,
 report::Report BuildReport(const SweepContext& c,
                            const std::vector<dispatch::ConfigRuns>& results) {
   report::Report report(DispatchDocument());
+  const dispatch::SweepComparison comparison =
+      dispatch::CompareSweep(results, c.options.program() ? 1 : c.options.run.traced);
   if (c.options.program()) {
     AddProgramRunSection(report, c, results);
-    AddProgramSweepTables(report, results);
+    AddProgramSweepTables(report, results, comparison);
   } else {
     AddModelRunSection(report, c);
-    AddModelSweepTables(report, results, c.options.run.traced, c.options.perf_map);
+    AddModelSweepTables(report, results, comparison, c.options.perf_map);
   }
-  report.findings = dispatch::SweepFindings(results, os::SignalForwarding::Received());
+  report.findings = dispatch::SweepFindings(results, comparison, os::SignalForwarding::Received());
   return report;
 }
 

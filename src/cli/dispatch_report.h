@@ -4,13 +4,15 @@
 // cap and its speedups), `primitives` (the long form: one row per cap and row, the CSV contract),
 // `runs` (samples/s per cap) and `threads` (per thread set). A program's: `configs` (wall time
 // per configuration: median and spread of its runs), `sweep` (ms per run, median) and
-// `primitives` (one row per configuration, run and row).
+// `primitives` (one row per configuration, run and row). They lay out dispatch::SweepComparison
+// (dispatch/sweep_compare.h) beside what the runs recorded; they work nothing out themselves.
 
 #include <array>
 #include <vector>
 
 #include "dispatch/run_fields.h"
 #include "dispatch/sweep.h"
+#include "dispatch/sweep_compare.h"
 #include "report/field.h"
 #include "report/primitive_columns.h"
 #include "report/report.h"
@@ -84,12 +86,13 @@ inline constexpr std::array kConfigs = {s::kConfig, s::kIsaCap,      s::kThreadS
                                         p::kExecMs, s::kExitStatuses};
 }  // namespace sweep_columns
 
-/// The model sweep's tables; `traced_steps` turns a run's totals into ms per step.
+/// The model sweep's tables: `comparison` (dispatch::CompareSweep of `results`) laid out beside
+/// what each run recorded.
 void AddModelSweepTables(report::Report& report, const std::vector<dispatch::ConfigRuns>& results,
-                         int traced_steps, bool perf_map);
+                         const dispatch::SweepComparison& comparison, bool perf_map);
 
-/// A program sweep's tables.
-void AddProgramSweepTables(report::Report& report,
-                           const std::vector<dispatch::ConfigRuns>& results);
+/// A program sweep's tables, likewise.
+void AddProgramSweepTables(report::Report& report, const std::vector<dispatch::ConfigRuns>& results,
+                           const dispatch::SweepComparison& comparison);
 
 }  // namespace dlcheck::cli

@@ -2,8 +2,9 @@
 // The sweep of `dlcheck dispatch`, written once for both sources (dlcheck's model, a user's
 // program): which configurations to run (the oneDNN ISA caps up to the machine's, the scalar
 // kernels for the model, the thread sets asked for), each run `repeat` times through Capture,
-// and the comparison of the same primitive across configurations. What the runs conclude
-// (findings, rankings, exit status) is in sweep_findings.h; the command turns both into tables.
+// and the cells of the same primitive across configurations. What the runs compare (the fastest
+// cap, speedups, efficiency, peak fraction) is in sweep_compare.h, what they conclude (findings,
+// rankings, exit status) in sweep_findings.h; the command lays both out as tables.
 //
 //   StatusOr<SweepPlan> plan = PlanSweep({.thread_sets = {"1", "all"}, .scalar = true});
 //   StatusOr<std::vector<ConfigRuns>> runs = RunSweep(ModelSource{options}, *plan, settings);

@@ -57,32 +57,20 @@ std::optional<Finding> CapModelFallbackFinding(const Run& run, std::string_view 
                                         cap, fmt::join(layers, ", "), fallbacks.front().reason)};
 }
 
-Spread SamplesSpreadOf(const ConfigRuns& r) {
-  if (!r.first().model) return {};
-  const auto& res = r.first().model->results;
-  if (!res.samples_per_s) return {};
-  if (!res.samples_per_s_min || !res.samples_per_s_max || !res.timed_chunks) {
-    return {.runs = 1,
-            .median = *res.samples_per_s,
-            .min = *res.samples_per_s,
-            .max = *res.samples_per_s};
-  }
-  return {.runs = static_cast<std::size_t>(*res.timed_chunks),
-          .median = *res.samples_per_s,
-          .min = *res.samples_per_s_min,
-          .max = *res.samples_per_s_max};
-}
-
-std::optional<Finding> ModelPayoff(const std::vector<ConfigRuns>& runs) {
-  const ConfigRuns* low = nullptr;
-  const ConfigRuns* high = nullptr;
-  for (const auto& r : runs) {
-    if (r.config.cap() == nullptr || !r.first().Number(result_key::kSamplesPerS)) continue;
-    if (low == nullptr) low = &r;
-    high = &r;
+std::optional<Finding> ModelPayoff(const SweepComparison& comparison) {
+  const ConfigComparison* low = nullptr;
+  const ConfigComparison* high = nullptr;
+  for (const std::size_t i : comparison.caps) {
+    const ConfigComparison& c = comparison.configs[i];
+    if (!c.samples_per_s) continue;
+    if (low == nullptr) low = &c;
+    high = &c;
   }
   if (low == nullptr || high == low) return std::nullopt;
-  const Spread a = SamplesSpreadOf(*low), b = SamplesSpreadOf(*high);
+  const Spread& a = low->samples;
+  const Spread& b = high->samples;
+  const std::string& low_cap = low->config.cap()->isa;
+  const std::string& high_cap = high->config.cap()->isa;
   if (!Separated(a, b)) {
     return Finding{
         .severity = Severity::kWarning,
@@ -91,14 +79,14 @@ std::optional<Finding> ModelPayoff(const std::vector<ConfigRuns>& runs) {
             "the runs are too noisy to rank the caps {} ({:.0f}-{:.0f} samples/s over the timed "
             "chunks) and {} ({:.0f}-{:.0f}): their ranges overlap; rerun on a quieter machine or "
             "with more --iters",
-            low->config.cap()->isa, a.min, a.max, high->config.cap()->isa, b.min, b.max)};
+            low_cap, a.min, a.max, high_cap, b.min, b.max)};
   }
   return Finding{.severity = Severity::kInfo,
                  .code = "payoff",
                  .message = fmt::format(
                      "the model trains {:.2f}x as fast under the cap {} as under {} (samples/s; "
                      "the timed chunks of the two runs do not overlap)",
-                     b.median / a.median, high->config.cap()->isa, low->config.cap()->isa)};
+                     b.median / a.median, high_cap, low_cap)};
 }
 
 Finding InterruptedFinding(int signal) {
@@ -134,18 +122,6 @@ Finding RankConfigs(std::string_view what, const RankedConfig& a, const RankedCo
               "and {} runs; spread {:.1f}% and {:.1f}%)",
               what, slow.wall.median / fast.wall.median, fast.name, slow.name, fast.runs, slow.runs,
               100 * fast.wall.Relative(), 100 * slow.wall.Relative())};
-}
-
-std::optional<std::size_t> SeparatedFastest(const std::vector<std::optional<Spread>>& spreads) {
-  std::optional<std::size_t> best;
-  for (std::size_t i = 0; i < spreads.size(); ++i) {
-    if (spreads[i] && (!best || spreads[i]->median < spreads[*best]->median)) best = i;
-  }
-  if (!best) return std::nullopt;
-  for (std::size_t i = 0; i < spreads.size(); ++i) {
-    if (i != *best && spreads[i] && !Separated(*spreads[i], *spreads[*best])) return std::nullopt;
-  }
-  return best;
 }
 
 std::optional<Finding> ProgramFailedFinding(std::string_view config,
@@ -220,17 +196,17 @@ RankedConfig RankedOf(const ConfigRuns& r) {
 
 // A program's rankings: the highest cap against the lowest, the last thread set against the
 // first, each where there are two.
-void AddProgramRankings(const std::vector<ConfigRuns>& results, std::vector<Finding>& findings) {
-  std::vector<const ConfigRuns*> caps, sets;
-  for (const auto& r : results) {
-    if (r.config.cap() != nullptr) caps.push_back(&r);
-    if (r.config.thread_set() != nullptr) sets.push_back(&r);
-  }
+void AddProgramRankings(const std::vector<ConfigRuns>& results, const SweepComparison& comparison,
+                        std::vector<Finding>& findings) {
+  const std::vector<std::size_t>& caps = comparison.caps;
+  const std::vector<std::size_t>& sets = comparison.thread_sets;
   if (caps.size() >= 2) {
-    findings.push_back(RankConfigs("ISA caps", RankedOf(*caps.back()), RankedOf(*caps.front())));
+    findings.push_back(
+        RankConfigs("ISA caps", RankedOf(results[caps.back()]), RankedOf(results[caps.front()])));
   }
   if (sets.size() >= 2) {
-    findings.push_back(RankConfigs("thread sets", RankedOf(*sets.back()), RankedOf(*sets.front())));
+    findings.push_back(RankConfigs("thread sets", RankedOf(results[sets.back()]),
+                                   RankedOf(results[sets.front()])));
   }
 }
 
@@ -245,12 +221,12 @@ bool AnyVerboseLine(const std::vector<ConfigRuns>& results) {
 
 }  // namespace
 
-std::vector<Finding> SweepFindings(const std::vector<ConfigRuns>& results, int interrupted_by) {
+std::vector<Finding> SweepFindings(const std::vector<ConfigRuns>& results,
+                                   const SweepComparison& comparison, int interrupted_by) {
   std::vector<Finding> findings;
   for (const auto& r : results) AddConfigFindings(r, findings);
-  const bool model = !results.empty() && results.front().first().model.has_value();
-  if (model) {
-    if (auto payoff = ModelPayoff(results)) findings.push_back(std::move(*payoff));
+  if (comparison.model) {
+    if (auto payoff = ModelPayoff(comparison)) findings.push_back(std::move(*payoff));
   } else if (!results.empty()) {
     if (!AnyVerboseLine(results)) {
       findings.push_back(
@@ -260,7 +236,7 @@ std::vector<Finding> SweepFindings(const std::vector<ConfigRuns>& results, int i
                       "switched verbose on: it may not use oneDNN, its oneDNN may be built with "
                       "verbose output compiled out, or it may redirect or close its own stdout"});
     }
-    AddProgramRankings(results, findings);
+    AddProgramRankings(results, comparison, findings);
   }
   if (interrupted_by != 0) findings.push_back(InterruptedFinding(interrupted_by));
   return findings;

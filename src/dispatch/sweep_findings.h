@@ -4,7 +4,8 @@
 // its exit status. The commands gather runs and print; the decisions are made and tested here
 // (tests/dispatch/sweep_findings_test.cpp, on constructed rows and spreads).
 //
-//   for (Finding& f : SweepFindings(runs, interrupted_by)) report.findings.push_back(std::move(f));
+//   const SweepComparison comparison = CompareSweep(runs);  // sweep_compare.h
+//   for (Finding& f : SweepFindings(runs, comparison, interrupted_by)) ...
 //   StatusOr<int> status = SweepExitStatus(runs, interrupted_by);
 
 #include <optional>
@@ -17,6 +18,7 @@
 #include "dispatch/noise.h"
 #include "dispatch/run.h"
 #include "dispatch/sweep.h"
+#include "dispatch/sweep_compare.h"
 #include "os/subprocess.h"
 #include "verbose/aggregate.h"
 
@@ -37,14 +39,10 @@ std::vector<Finding> CapFindings(const std::vector<verbose::PrimitiveStats>& row
 /// ran it (the layers the worker announced as model fallbacks); nullopt when none was.
 std::optional<Finding> CapModelFallbackFinding(const Run& run, std::string_view cap);
 
-/// A model run's samples/s as a spread over the chunks of its timed steps (runs 0 when it
-/// measured none, 1 without chunks).
-Spread SamplesSpreadOf(const ConfigRuns& r);
-
-/// The model sweep's payoff in one sentence: the highest cap against the lowest in samples/s
-/// (`payoff`), only when their timed chunks do not overlap, else `too-noisy`; nullopt with fewer
-/// than two measured caps.
-std::optional<Finding> ModelPayoff(const std::vector<ConfigRuns>& runs);
+/// The model sweep's payoff in one sentence: the highest measured cap of `comparison` against
+/// the lowest in samples/s (`payoff`), only when their timed chunks do not overlap, else
+/// `too-noisy`; nullopt with fewer than two measured caps.
+std::optional<Finding> ModelPayoff(const SweepComparison& comparison);
 
 /// `interrupted`: the sweep was stopped by `signal`, which dlcheck passed on.
 Finding InterruptedFinding(int signal);
@@ -60,11 +58,6 @@ struct RankedConfig {
 /// or more (else `too-few-runs`) and their wall times do not overlap (else `too-noisy`). `what`
 /// names the comparison ("ISA caps", "thread sets").
 Finding RankConfigs(std::string_view what, const RankedConfig& a, const RankedConfig& b);
-
-/// Which of the configurations ran a primitive fastest: the one with the lowest median, only
-/// when its runs do not overlap any other's (nullopt otherwise, or when none ran it). A
-/// configuration without the primitive is nullopt in `spreads`.
-std::optional<std::size_t> SeparatedFastest(const std::vector<std::optional<Spread>>& spreads);
 
 /// `program-failed`: the first run under `config` that did not exit 0, with every run's exit
 /// status; nullopt when each exited 0.
@@ -84,8 +77,10 @@ int ProgramSweepStatus(int interrupted_by, const std::vector<int>& run_statuses)
 /// its cap allowed (CapFindings on the first run; cap-model-fallback), a program's
 /// threads-overridden; then no-verbose (a program that printed no verbose line in any run), the
 /// ranking (the model: ModelPayoff; a program: RankConfigs of the caps and of the thread sets)
-/// and `interrupted` when signal `interrupted_by` (0: none) stopped the sweep.
-std::vector<Finding> SweepFindings(const std::vector<ConfigRuns>& results, int interrupted_by);
+/// and `interrupted` when signal `interrupted_by` (0: none) stopped the sweep. `comparison` is
+/// CompareSweep(results): the rankings read it.
+std::vector<Finding> SweepFindings(const std::vector<ConfigRuns>& results,
+                                   const SweepComparison& comparison, int interrupted_by);
 
 /// How a sweep ends: 128 + N when signal N stopped it; for the model, out of memory (a worker's
 /// exit 7, the machine's limit: its error, once) or a failed worker (error 5); for a program, the

@@ -56,14 +56,14 @@ const Expected kDumps[] = {
      "efficiency:10 performance:12", "", "", true, "", "avx2_vnni", "x86-64-v3"},
     // Lion Cove / Skymont (2024-25): AVX-VNNI but no AVX-512 (their 2023-26 bits:
     // new_isa_bits_test.cpp).
-    {"intel-core-ultra-5-245k.test", "GenuineIntel", "Arrow Lake", 14,
-     "efficiency:8 performance:6", "", "", true, "", "avx2_vnni", "x86-64-v3"},
+    {"intel-core-ultra-5-245k.test", "GenuineIntel", "Arrow Lake", 14, "efficiency:8 performance:6",
+     "", "", true, "", "avx2_vnni", "x86-64-v3"},
     {"intel-core-ultra-7-265u.test", "GenuineIntel", "Arrow Lake-U", 14,
      "efficiency:10 performance:4", "", "", true, "", "avx2_vnni", "x86-64-v3"},
     {"intel-core-ultra-9-285h.test", "GenuineIntel", "Arrow Lake-H", 16,
      "efficiency:10 performance:6", "", "", true, "", "avx2_vnni", "x86-64-v3"},
-    {"intel-core-ultra-9-288v.test", "GenuineIntel", "Lunar Lake", 8,
-     "efficiency:4 performance:4", "", "", true, "", "avx2_vnni", "x86-64-v3"},
+    {"intel-core-ultra-9-288v.test", "GenuineIntel", "Lunar Lake", 8, "efficiency:4 performance:4",
+     "", "", true, "", "avx2_vnni", "x86-64-v3"},
     {"intel-xeon-cpu-e5-2697-v4-dual.test.xz", "GenuineIntel", "Broadwell", 72, "general:72", "",
      "", false, "", "avx2", "x86-64-v3"},
     {"intel-xeon-cpu-e7450-quad.test", "GenuineIntel", "Penryn", 24, "general:24", "", "", false,

@@ -154,20 +154,6 @@ TEST(SweepFindingsTest, OneRunEachHasNoSpreadToRankBy) {
       << few.message;
 }
 
-// The `fastest` column of a program sweep: named only when its runs stand apart from every
-// other configuration's that ran the primitive.
-TEST(SweepFindingsTest, TheFastestIsNamedOnlyWhenItStandsApart) {
-  const Spread slow = Walls(2.0, 2.1, 2.2), fast = Walls(1.0, 1.1, 1.2),
-               near = Walls(1.15, 1.3, 1.4);
-  EXPECT_EQ(SeparatedFastest({slow, fast}), 1u);
-  EXPECT_EQ(SeparatedFastest({slow, std::nullopt, fast}), 2u) << "a cap without the primitive";
-  EXPECT_FALSE(SeparatedFastest({slow, fast, near})) << "fast and near overlap";
-  EXPECT_FALSE(SeparatedFastest({std::nullopt, std::nullopt}));
-  EXPECT_FALSE(SeparatedFastest({Spread{.runs = 1, .median = 1, .min = 1, .max = 1},
-                                 Spread{.runs = 1, .median = 2, .min = 2, .max = 2}}))
-      << "one run each: no spread to separate by";
-}
-
 // A model run under `isa` measured at `sps` samples/s, its timed chunks from `min` to `max`.
 ConfigRuns Measured(RunConfig config, double sps, double min, double max) {
   dispatch::Run run;
@@ -184,7 +170,7 @@ TEST(SweepFindingsTest, TheModelPaysOffOnlyWhenTheChunksStandApart) {
   const std::vector<ConfigRuns> runs = {
       Measured(CapConfig{"sse41"}, 100, 95, 105), Measured(CapConfig{"avx2"}, 150, 140, 160),
       Measured(CapConfig{"avx512_core"}, 300, 290, 310), Measured(ScalarConfig{}, 10, 9, 11)};
-  const auto payoff = ModelPayoff(runs);
+  const auto payoff = ModelPayoff(CompareSweep(runs));
   ASSERT_TRUE(payoff);
   EXPECT_EQ(payoff->code, "payoff");
   EXPECT_EQ(payoff->message,
@@ -192,12 +178,12 @@ TEST(SweepFindingsTest, TheModelPaysOffOnlyWhenTheChunksStandApart) {
             "the timed chunks of the two runs do not overlap)");
   const std::vector<ConfigRuns> noisy = {Measured(CapConfig{"sse41"}, 100, 80, 130),
                                          Measured(CapConfig{"avx2"}, 120, 100, 140)};
-  const auto too_noisy = ModelPayoff(noisy);
+  const auto too_noisy = ModelPayoff(CompareSweep(noisy));
   ASSERT_TRUE(too_noisy);
   EXPECT_EQ(too_noisy->code, "too-noisy");
   // One measured cap (the scalar run and thread sets do not count): nothing to rank.
-  EXPECT_FALSE(
-      ModelPayoff({runs[0], runs[3], Measured(ThreadSetConfig{.name = "core"}, 500, 490, 510)}));
+  EXPECT_FALSE(ModelPayoff(
+      CompareSweep({runs[0], runs[3], Measured(ThreadSetConfig{.name = "core"}, 500, 490, 510)})));
 }
 
 os::Outcome Exited(int code) {
@@ -338,6 +324,11 @@ ConfigRuns Config(RunConfig config, std::vector<dispatch::Run> runs, int threads
   return r;
 }
 
+// The findings of a sweep, from its runs and their comparison.
+std::vector<Finding> FindingsOf(const std::vector<ConfigRuns>& sweep, int interrupted_by) {
+  return SweepFindings(sweep, CompareSweep(sweep), interrupted_by);
+}
+
 std::vector<std::string> Codes(const std::vector<Finding>& findings) {
   std::vector<std::string> codes;
   for (const Finding& f : findings) codes.push_back(f.code);
@@ -350,7 +341,7 @@ TEST(SweepFindingsTest, AProgramSweepIsRankedByWallTimeAndItsFailuresNamed) {
   const std::vector<ConfigRuns> sweep = {
       Config(CapConfig{"sse41"}, {ProgramRun(Exited(0), 2.0, {jit}), ProgramRun(Exited(0), 2.1)}),
       Config(CapConfig{"avx2"}, {ProgramRun(Exited(0), 1.0), ProgramRun(Exited(3), 1.1)}, 4)};
-  const std::vector<Finding> findings = SweepFindings(sweep, 0);
+  const std::vector<Finding> findings = FindingsOf(sweep, 0);
   // sse41's run executed an avx512_core kernel; avx2's second run exited 3; the caps rank.
   EXPECT_EQ(Codes(findings),
             (std::vector<std::string>{"isa-above-cap", "program-failed", "payoff"}));
@@ -359,13 +350,13 @@ TEST(SweepFindingsTest, AProgramSweepIsRankedByWallTimeAndItsFailuresNamed) {
             "wall time of 2 and 2 runs; spread 9.5% and 4.9%)");
   EXPECT_EQ(SweepExitStatus(sweep, 0).value(), 3) << "the first run that did not exit 0";
   EXPECT_EQ(SweepExitStatus(sweep, SIGTERM).value(), 128 + SIGTERM);
-  EXPECT_EQ(Codes(SweepFindings(sweep, SIGTERM)).back(), "interrupted");
+  EXPECT_EQ(Codes(FindingsOf(sweep, SIGTERM)).back(), "interrupted");
 }
 
 TEST(SweepFindingsTest, AProgramWithoutVerboseLinesIsSaidOnce) {
   const std::vector<ConfigRuns> silent = {Config(CapConfig{"avx2"}, {ProgramRun(Exited(0), 1)})};
-  EXPECT_EQ(Codes(SweepFindings(silent, 0)), std::vector<std::string>{"no-verbose"});
-  EXPECT_TRUE(SweepFindings({}, 0).empty()) << "no run: nothing to say";
+  EXPECT_EQ(Codes(FindingsOf(silent, 0)), std::vector<std::string>{"no-verbose"});
+  EXPECT_TRUE(FindingsOf({}, 0).empty()) << "no run: nothing to say";
 }
 
 TEST(SweepFindingsTest, AModelSweepEndsWithItsWorkersFailureOrItsMemory) {
@@ -373,13 +364,13 @@ TEST(SweepFindingsTest, AModelSweepEndsWithItsWorkersFailureOrItsMemory) {
                                    Measured(CapConfig{"avx2"}, 300, 290, 310),
                                    Measured(ScalarConfig{}, 10, 9, 11)};
   EXPECT_EQ(SweepExitStatus(sweep, 0).value(), 0);
-  EXPECT_EQ(Codes(SweepFindings(sweep, 0)), std::vector<std::string>{"payoff"});
+  EXPECT_EQ(Codes(FindingsOf(sweep, 0)), std::vector<std::string>{"payoff"});
   sweep[2].runs[0].outcome = os::Outcome{.signaled = true, .signal = SIGSEGV};
   const StatusOr<int> failed = SweepExitStatus(sweep, 0);
   ASSERT_FALSE(failed.ok());
   EXPECT_EQ(failed.status().code(), ExitCode::kWorkerFailed);
-  EXPECT_EQ(Codes(SweepFindings(sweep, 0)), (std::vector<std::string>{"worker-failed", "payoff"}));
-  EXPECT_EQ(SweepFindings(sweep, 0).front().message,
+  EXPECT_EQ(Codes(FindingsOf(sweep, 0)), (std::vector<std::string>{"worker-failed", "payoff"}));
+  EXPECT_EQ(FindingsOf(sweep, 0).front().message,
             "the worker for scalar was killed by signal 11 (SIGSEGV) in phase start-up; the "
             "other runs went on");
   sweep[0].runs[0].outcome = Exited(ToInt(ExitCode::kUnsupported));
