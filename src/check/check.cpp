@@ -93,7 +93,12 @@ Item CheckRequirement(const Requirement& r, const detect::PlatformInfo& info,
   if (!Usable(f)) {
     item.state = State::kCritical;
     item.detail = f != nullptr && f->cpuid ? "CPUID claims it but the OS has not enabled it"
-                                           : "the CPU does not have it";
+                  : f != nullptr && f->hidden_by_hypervisor
+                      ? fmt::format(
+                            "hidden by the hypervisor: every {} part has it, this "
+                            "guest's CPUID does not expose it",
+                            info.cpu.microarchitecture)
+                      : "the CPU does not have it";
     item.summary = fmt::format("required {} is missing", r.name);
   } else if (probe != nullptr && probe->state == detect::ProbeState::kFaulted) {
     item.state = State::kCritical;

@@ -306,6 +306,40 @@ std::string Microarchitecture(std::string_view vendor, int family, int model, in
   return "unknown";
 }
 
+std::vector<std::string_view> SiliconFeatures(std::string_view microarchitecture) {
+  // Intel's and AMD's product briefs: every Xeon Scalable part has AVX-512 (F, CD, BW, DQ, VL;
+  // VNNI from Cascade Lake; BF16 and FP16 with AMX from Sapphire Rapids; AMX-FP16 from Granite
+  // Rapids); every Zen 4 and Zen 5 part has AVX-512 with VNNI and BF16.
+  static constexpr std::string_view kSkylakeSp[] = {"avx512f", "avx512cd", "avx512bw", "avx512dq",
+                                                    "avx512vl"};
+  static constexpr std::string_view kCascadeLake[] = {"avx512f",  "avx512cd", "avx512bw",
+                                                      "avx512dq", "avx512vl", "avx512_vnni"};
+  static constexpr std::string_view kSapphireRapids[] = {
+      "avx512f",     "avx512cd",    "avx512bw", "avx512dq", "avx512vl", "avx512_vnni",
+      "avx512_bf16", "avx512_fp16", "amx_tile", "amx_int8", "amx_bf16"};
+  static constexpr std::string_view kGraniteRapids[] = {
+      "avx512f",     "avx512cd",    "avx512bw", "avx512dq", "avx512vl", "avx512_vnni",
+      "avx512_bf16", "avx512_fp16", "amx_tile", "amx_int8", "amx_bf16", "amx_fp16"};
+  static constexpr std::string_view kZen4[] = {"avx512f",  "avx512cd",    "avx512bw",   "avx512dq",
+                                               "avx512vl", "avx512_vnni", "avx512_bf16"};
+  const auto list = [](const auto& names) {
+    return std::vector<std::string_view>(std::begin(names), std::end(names));
+  };
+  if (microarchitecture == "Skylake-SP") return list(kSkylakeSp);
+  if (microarchitecture == "Cascade Lake" || microarchitecture == "Cooper Lake" ||
+      microarchitecture == "Ice Lake-SP") {
+    return list(kCascadeLake);
+  }
+  if (microarchitecture == "Sapphire Rapids" || microarchitecture == "Emerald Rapids") {
+    return list(kSapphireRapids);
+  }
+  if (microarchitecture == "Granite Rapids" || microarchitecture == "Granite Rapids-D") {
+    return list(kGraniteRapids);
+  }
+  if (microarchitecture == "Zen 4" || microarchitecture == "Zen 5") return list(kZen4);
+  return {};
+}
+
 CpuIdentity DecodeIdentity(const CpuidSource& source) {
   CpuIdentity id;
   const CpuidRegs leaf0 = source.Query(0, 0);

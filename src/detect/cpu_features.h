@@ -61,6 +61,12 @@ std::string DecodeCoreType(const CpuidSource& source);
 /// dlcheck's own table for the CPUs it knows; "unknown" otherwise (never a guess).
 std::string Microarchitecture(std::string_view vendor, int family, int model, int stepping);
 
+/// The reported features every part of `microarchitecture` has in silicon (server parts whose
+/// every SKU has AVX-512 or AMX, Zen 4 and 5): what a guest that lacks one had hidden by its
+/// hypervisor. Empty for a microarchitecture whose parts differ (client Intel fuses AVX-512
+/// off) or that dlcheck does not know.
+std::vector<std::string_view> SiliconFeatures(std::string_view microarchitecture);
+
 /// The CPUID bits, decoded from leaves 1, 7.0, 7.1 and 80000001h.
 FeatureSet DecodeFeatures(const CpuidSource& source);
 

@@ -160,6 +160,33 @@ void KernelFindings(PlatformInfo& info) {
   }
 }
 
+// Features the silicon of this microarchitecture has in every part that this guest's CPUID
+// lacks: hidden by the hypervisor, not absent from the CPU (one finding naming them all).
+void HypervisorFindings(PlatformInfo& info) {
+  if (!info.cpu.hypervisor) return;
+  std::vector<std::string> hidden;
+  for (std::string_view name : SiliconFeatures(info.cpu.microarchitecture)) {
+    for (FeatureLayers& f : info.features) {
+      if (f.name == name && !f.cpuid) {
+        f.hidden_by_hypervisor = true;
+        hidden.push_back(f.name);
+      }
+    }
+  }
+  if (hidden.empty()) return;
+  const bool amx = std::any_of(hidden.begin(), hidden.end(),
+                               [](const std::string& n) { return n.starts_with("amx_"); });
+  AddFinding(info, Severity::kWarning, "hypervisor-hides",
+             fmt::format(
+                 "every {} part has {}; this guest's hypervisor ({}) does not expose {}: "
+                 "the CPU has {}, this guest cannot use {}. Ask for an instance type or "
+                 "a hypervisor setting that passes {} through (KVM: -cpu host)",
+                 info.cpu.microarchitecture, fmt::join(hidden, ", "),
+                 info.cpu.hypervisor_vendor.empty() ? "vendor unknown" : info.cpu.hypervisor_vendor,
+                 hidden.size() > 1 ? "them" : "it", hidden.size() > 1 ? "them" : "it",
+                 hidden.size() > 1 ? "them" : "it", amx ? "AMX" : "these features"));
+}
+
 // BuildPlatformInfo with the source's feature bits already decoded (`cpuid`).
 PlatformInfo Combine(const CpuidSource& source, const FeatureSet& cpuid,
                      const LibcpuidLayer& libcpuid,
@@ -221,6 +248,7 @@ PlatformInfo Combine(const CpuidSource& source, const FeatureSet& cpuid,
                            "feature bits are still decoded from CPUID",
                            info.cpu.vendor, info.cpu.family, info.cpu.model, info.cpu.stepping));
   }
+  HypervisorFindings(info);
   if (info.cpu.hypervisor) {
     AddFinding(info, Severity::kInfo, "hypervisor",
                fmt::format("running under a hypervisor ({}): it decides which CPUID bits and "

@@ -25,6 +25,9 @@ struct FeatureLayers {
   std::optional<bool> libcpuid;  ///< libcpuid's flag, when it has one
   std::optional<bool> kernel;    ///< listed in /proc/cpuinfo flags
   std::optional<bool> usable;    ///< cpuid && os
+  /// The silicon of this microarchitecture has it in every part, but the hypervisor of this
+  /// guest does not expose it (CPUID bit 0 under a hypervisor): hidden, not absent.
+  bool hidden_by_hypervisor = false;
 };
 
 /// Logical CPUs of one CPUID core type (leaf 1Ah; hybrid Intel: performance / efficiency

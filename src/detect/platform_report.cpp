@@ -130,7 +130,7 @@ void AddPlatform(const PlatformInfo& info, report::Report& report,
   for (const FeatureLayers& f : info.features) {
     features.rows.push_back({f.name, f.cpuid, Optional(f.os), Optional(f.libcpuid),
                              Optional(f.kernel), Optional(f.usable),
-                             ProbeValue(FindProbe(probes, f.name))});
+                             ProbeValue(FindProbe(probes, f.name)), f.hidden_by_hypervisor});
   }
   report.primary_table = kFeaturesTable.name;
 

@@ -76,6 +76,8 @@ inline constexpr Field kUsable{"usable", Type::kBoolean};
 /// The execution probe (`platform --probe`, `check`); null when not probed.
 inline constexpr Field kProbe{"probe", Type::kBoolean};
 inline constexpr Field kDetail{"detail"};  ///< the probes table's words on a probe
+/// Every part of this microarchitecture has it; this guest's hypervisor does not expose it.
+inline constexpr Field kHidden{"hidden", Type::kBoolean};
 }  // namespace feature_column
 
 inline constexpr report::Part kCpuSection{"cpu", "CPU"};
@@ -89,7 +91,7 @@ inline constexpr report::Part kProbesTable{"probes", "Execution probes"};
 inline constexpr std::array kFeatureColumns = {feature_column::kFeature, feature_column::kCpuid,
                                                feature_column::kOs,      feature_column::kLibcpuid,
                                                feature_column::kKernel,  feature_column::kUsable,
-                                               feature_column::kProbe};
+                                               feature_column::kProbe,   feature_column::kHidden};
 inline constexpr std::array kProbeColumns = {feature_column::kFeature, feature_column::kCpuid,
                                              feature_column::kProbe, feature_column::kDetail};
 

@@ -93,6 +93,8 @@ void ReadFeatures(const json& features, HostReport& r) {
         (IsNull(layers, feature::kUsable) && IsTrue(layers, feature::kCpuid))) {
       r.usable.push_back(name);
       if (IsFalse(layers, feature::kProbe)) r.faulted.push_back(name);
+    } else if (IsTrue(layers, feature::kHidden)) {
+      r.hidden.push_back(name);
     } else if (IsTrue(layers, feature::kCpuid) && IsFalse(layers, feature::kUsable)) {
       r.cpuid_only.push_back(name);
     }
@@ -125,6 +127,7 @@ std::string ReadReport(const json& doc, HostReport& r) {
   const json& cpu = SectionOf(doc, detect::kCpuSection);
   const std::string brand = Text(cpu, detect::cpu_field::kBrand);
   r.cpu = brand.empty() ? Text(cpu, detect::cpu_field::kVendor) : brand;
+  r.microarchitecture = Text(cpu, detect::cpu_field::kMicroarchitecture);
   const json& levels = SectionOf(doc, detect::kLevelsSection);
   r.onednn_isa = Text(levels, detect::levels_field::kOnednnEffectiveIsa);
   if (r.onednn_isa.empty()) r.onednn_isa = Text(levels, detect::levels_field::kOnednnMaxIsa);
@@ -170,6 +173,7 @@ std::vector<FleetGroup> GroupHosts(const std::vector<HostReport>& reports) {
     FleetGroup& g = by_signature[Signature(r)];
     if (g.hosts.empty()) {
       g.cpu = r.cpu;
+      g.microarchitecture = r.microarchitecture;
       g.usable = r.usable;
       g.onednn_isa = r.onednn_isa;
       g.topology = r.topology;
@@ -198,7 +202,38 @@ std::vector<FleetGroup> GroupHosts(const std::vector<HostReport>& reports) {
   return groups;
 }
 
+// Groups of one known microarchitecture whose usable features differ: one sentence each pair.
+std::vector<std::string> SameSilicon(const std::vector<FleetGroup>& groups) {
+  std::vector<std::string> notes;
+  for (std::size_t i = 0; i < groups.size(); ++i) {
+    for (std::size_t j = i + 1; j < groups.size(); ++j) {
+      const FleetGroup& a = groups[i];
+      const FleetGroup& b = groups[j];
+      if (a.microarchitecture.empty() || a.microarchitecture == "unknown" ||
+          a.microarchitecture != b.microarchitecture || a.usable == b.usable) {
+        continue;
+      }
+      std::vector<std::string> a_only, b_only;
+      std::set_difference(a.usable.begin(), a.usable.end(), b.usable.begin(), b.usable.end(),
+                          std::back_inserter(a_only));
+      std::set_difference(b.usable.begin(), b.usable.end(), a.usable.begin(), a.usable.end(),
+                          std::back_inserter(b_only));
+      const auto lacks = [](std::size_t group, const std::vector<std::string>& missing) {
+        return missing.empty() ? std::string()
+                               : fmt::format("; group {} lacks {}", group, fmt::join(missing, " "));
+      };
+      notes.push_back(fmt::format("groups {} and {} are both {}{}{}", i + 1, j + 1,
+                                  a.microarchitecture, lacks(j + 1, a_only), lacks(i + 1, b_only)));
+    }
+  }
+  return notes;
+}
+
 void AddOutliers(const HostReport& r, std::vector<Outlier>& outliers) {
+  for (const auto& f : r.hidden) {
+    outliers.push_back({r.host, fmt::format("{} hidden by the hypervisor (every {} part has it)", f,
+                                            r.microarchitecture)});
+  }
   for (const auto& f : r.cpuid_only) {
     outliers.push_back({r.host, f + " in CPUID but not OS-enabled"});
   }
@@ -308,6 +343,7 @@ Fleet FleetReader::Finish() {
   Fleet fleet = std::move(fleet_);
   fleet_ = {};
   if (!reports_.empty()) fleet.groups = GroupHosts(reports_);
+  fleet.same_silicon = SameSilicon(fleet.groups);
   std::sort(reports_.begin(), reports_.end(),
             [](const HostReport& a, const HostReport& b) { return a.host < b.host; });
   for (const HostReport& r : reports_) AddOutliers(r, fleet.outliers);

@@ -36,7 +36,9 @@ struct HostReport {
   std::string command;                    ///< "platform" or "check"
   std::string dlcheck_version;            ///< of the dlcheck that wrote the report
   std::string cpu;                        ///< brand, else vendor
+  std::string microarchitecture;          ///< cpu.microarchitecture ("" when absent)
   std::vector<std::string> usable;        ///< usable features, sorted
+  std::vector<std::string> hidden;        ///< features this host's hypervisor hides
   std::vector<std::string> cpuid_only;    ///< in CPUID but not enabled by the OS
   std::vector<std::string> faulted;       ///< usable per CPUID and OS, but the probe faulted
   std::string onednn_isa;                 ///< effective, else maximum
@@ -58,6 +60,7 @@ struct SkippedReport {
 struct FleetGroup {
   std::vector<std::string> hosts;  ///< sorted
   std::string cpu;                 ///< of the first host (brands may differ in a group)
+  std::string microarchitecture;   ///< of the first host
   std::vector<std::string> usable;
   std::string onednn_isa;
   std::optional<TopologyShape> topology;
@@ -75,7 +78,11 @@ struct Outlier {
 };
 
 struct Fleet {
-  std::size_t files = 0;           ///< report files looked at
+  std::size_t files = 0;  ///< report files looked at
+  /// "groups 1 and 2 are both Emerald Rapids; 2 lacks amx_tile, ...": groups of one
+  /// microarchitecture whose exposed features differ (a hypervisor, BIOS or kernel setting, not a
+  /// different CPU).
+  std::vector<std::string> same_silicon;
   std::vector<FleetGroup> groups;  ///< largest first, then by first host
   std::vector<Outlier> outliers;   ///< by host
   std::vector<SkippedReport> skipped;

@@ -27,9 +27,11 @@ void AddGroups(const Fleet& fleet, report::Report& report) {
   int number = 0;
   for (const FleetGroup& g : fleet.groups) {
     t.rows.push_back(
-        {++number, g.hosts.size(), CompressHostlist(g.hosts), g.best, g.cpu, g.onednn_isa,
-         Count(g.topology, &TopologyShape::sockets), Count(g.topology, &TopologyShape::numa_nodes),
-         Count(g.topology, &TopologyShape::cores), Count(g.topology, &TopologyShape::pus),
+        {++number, g.hosts.size(), CompressHostlist(g.hosts), g.best, g.cpu,
+         g.microarchitecture.empty() ? report::Value() : report::Value(g.microarchitecture),
+         g.onednn_isa, Count(g.topology, &TopologyShape::sockets),
+         Count(g.topology, &TopologyShape::numa_nodes), Count(g.topology, &TopologyShape::cores),
+         Count(g.topology, &TopologyShape::pus),
          g.check_status.empty() ? report::Value() : report::Value(g.check_status), Words(g.lacks),
          Words(g.usable)});
   }
@@ -99,6 +101,12 @@ report::Report FleetReport(const Fleet& fleet) {
       .Add(kVersions, fleet.versions.size());
   AddGroups(fleet, report);
   AddLists(fleet, report);
+  for (const std::string& note : fleet.same_silicon) {
+    report.AddFinding(Severity::kWarning, "same-silicon-differs",
+                      note +
+                          ": one microarchitecture, different exposed features (a hypervisor, "
+                          "BIOS or kernel setting), not a different CPU");
+  }
   report.primary_table = kGroupsTable.name;
   return report;
 }

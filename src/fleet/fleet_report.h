@@ -34,6 +34,7 @@ inline constexpr Field kGroup{"group", Type::kInteger};
 inline constexpr Field kHostlist{"hostlist"};
 inline constexpr Field kBest{"best", Type::kBoolean};
 inline constexpr Field kCpu{"cpu"};
+inline constexpr Field kMicroarchitecture{"microarchitecture"};
 inline constexpr Field kOnednnIsa{"onednn_isa"};
 inline constexpr Field kSockets{"sockets", Type::kInteger};
 inline constexpr Field kNumaNodes{"numa_nodes", Type::kInteger};
@@ -59,10 +60,11 @@ inline constexpr report::Part kSkippedTable{"skipped", "Skipped reports"};
 inline constexpr report::Part kVersionsTable{"versions", "dlcheck versions"};
 
 inline constexpr std::array kGroupColumns = {
-    fleet_field::kGroup,   fleet_field::kHosts,     fleet_field::kHostlist, fleet_field::kBest,
-    fleet_field::kCpu,     fleet_field::kOnednnIsa, fleet_field::kSockets,  fleet_field::kNumaNodes,
-    fleet_field::kCores,   fleet_field::kPus,       fleet_field::kStatus,   fleet_field::kLacks,
-    fleet_field::kFeatures};
+    fleet_field::kGroup,     fleet_field::kHosts,   fleet_field::kHostlist,
+    fleet_field::kBest,      fleet_field::kCpu,     fleet_field::kMicroarchitecture,
+    fleet_field::kOnednnIsa, fleet_field::kSockets, fleet_field::kNumaNodes,
+    fleet_field::kCores,     fleet_field::kPus,     fleet_field::kStatus,
+    fleet_field::kLacks,     fleet_field::kFeatures};
 inline constexpr std::array kOutlierColumns = {fleet_field::kHost, fleet_field::kProblem};
 inline constexpr std::array kSkippedColumns = {fleet_field::kFile, fleet_field::kReason};
 inline constexpr std::array kVersionColumns = {fleet_field::kDlcheckVersion, fleet_field::kHosts,

@@ -108,6 +108,25 @@ TEST(CheckTest, AMissingFeatureAndAHigherIsaAreCritical) {
   EXPECT_NE(r.perfdata.find("'problems'=2;;;0"), std::string::npos) << r.perfdata;
 }
 
+// A guest whose hypervisor hides AMX from an Emerald Rapids part (tests/data/cpuid/edited): the
+// requirement is still CRITICAL, and its words blame the hypervisor, not the CPU.
+TEST(CheckTest, AFeatureTheHypervisorHidesIsNamedHiddenNotAbsent) {
+  Evidence e{.platform = Recorded("edited/intel-xeon-emerald-rapids-kvm16-amx-hidden.test")};
+  e.topology = detect::Topology{.packages = 1, .cores = 16};
+  e.run = HealthyRun("avx512_core_bf16");
+  const CheckResult r = Evaluate(Parse({"amx_bf16", "avx512f"}), e);
+  EXPECT_EQ(r.state, State::kCritical);
+  ASSERT_NE(FindItem(r, "require amx_bf16"), nullptr);
+  EXPECT_EQ(FindItem(r, "require amx_bf16")->detail,
+            "hidden by the hypervisor: every Emerald Rapids part has it, this guest's CPUID does "
+            "not expose it");
+  EXPECT_EQ(FindItem(r, "require avx512f")->state, State::kOk);
+  // The unedited recording of the same guest exposes AMX: nothing is hidden there.
+  const detect::PlatformInfo exposed = Recorded("intel-xeon-emerald-rapids-kvm16.test");
+  EXPECT_EQ(exposed.FindFinding("hypervisor-hides"), nullptr);
+  EXPECT_FALSE(exposed.FindFeature("amx_bf16")->hidden_by_hypervisor);
+}
+
 TEST(CheckTest, ComputeBelowTheExpectedIsaIsCritical) {
   Evidence e = HaswellEvidence();
   e.run->rows.push_back(Compute("fc3", "sse41", verbose::ImplClass::kJit));

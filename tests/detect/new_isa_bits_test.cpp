@@ -280,6 +280,34 @@ TEST(NewIsaBitsTest, ReportLinesByKind) {
       << header.status().message();
 }
 
+// A recorded Emerald Rapids guest edited as a hypervisor that hides AMX presents it
+// (tests/data/cpuid/edited/INDEX.md): the AMX features are hidden, not absent, and one warning
+// names them with the remedy; the same guest with AMX exposed says nothing of the kind.
+TEST(NewIsaBitsTest, FeaturesAHypervisorHidesAreNamedAsHidden) {
+  const StatusOr<PlatformInfo> hidden = DetectRecordedPlatform(
+      dlcheck::testing::DataPath("cpuid/edited/intel-xeon-emerald-rapids-kvm16-amx-hidden.test"));
+  ASSERT_TRUE(hidden.ok()) << hidden.status().message();
+  for (const char* name : {"amx_tile", "amx_int8", "amx_bf16"}) {
+    const FeatureLayers* f = hidden->FindFeature(name);
+    ASSERT_NE(f, nullptr);
+    EXPECT_FALSE(f->cpuid) << name;
+    EXPECT_TRUE(f->hidden_by_hypervisor) << name;
+  }
+  EXPECT_FALSE(hidden->FindFeature("amx_fp16")->hidden_by_hypervisor);  // not Emerald Rapids'
+  EXPECT_FALSE(hidden->FindFeature("avx512f")->hidden_by_hypervisor);   // exposed
+  const Finding* finding = hidden->FindFinding("hypervisor-hides");
+  ASSERT_NE(finding, nullptr);
+  EXPECT_EQ(finding->severity, Severity::kWarning);
+  EXPECT_NE(finding->message.find("amx_tile, amx_int8, amx_bf16"), std::string::npos)
+      << finding->message;
+  EXPECT_NE(finding->message.find("passes AMX through"), std::string::npos) << finding->message;
+  EXPECT_EQ(hidden->onednn_max_isa, "avx512_core_bf16");
+  // The same part outside a hypervisor would be a part without AMX (none exists), never
+  // "hidden"; a client part whose AVX-512 is fused off has no silicon list at all.
+  EXPECT_TRUE(SiliconFeatures("Alder Lake").empty());
+  EXPECT_TRUE(SiliconFeatures("unknown").empty());
+}
+
 // Family and model numbers of the 2024-26 parts no dump here records (Linux's intel-family.h
 // and amd.c): the table names them rather than "unknown".
 TEST(NewIsaBitsTest, NamesPartsUpTo2026) {

@@ -46,7 +46,8 @@ TEST_F(FleetCliTest, GroupsHostsAndNamesTheBrokenReport) {
   const auto csv = RunDlcheck({"fleet", "--format", "csv", dir_.string()});
   EXPECT_EQ(
       csv.out.rfind(
-          "group,hosts,hostlist,best,cpu,onednn_isa,sockets,numa_nodes,cores,pus,status,lacks,"
+          "group,hosts,hostlist,best,cpu,microarchitecture,onednn_isa,sockets,numa_nodes,cores,pus,"
+          "status,lacks,"
           "features\r\n",
           0),
       0u)

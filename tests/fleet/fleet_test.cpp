@@ -114,6 +114,37 @@ TEST(FleetTest, AFeatureInCpuidButNotEnabledIsAnOutlierNamed) {
   EXPECT_EQ(fleet.groups.size(), 2u);
 }
 
+// Two Emerald Rapids guests, one whose hypervisor hides AMX (tests/data/cpuid/edited): one
+// microarchitecture in two groups, named as such, and the hidden features as the host's outliers
+// (hidden, not absent).
+TEST(FleetTest, GuestsOfOneMicroarchitectureThatExposeDifferentFeaturesAreNamedSo) {
+  FleetReader reader;
+  reader.AddText("emr1.json", PlatformJson("intel-xeon-emerald-rapids-kvm16.test").dump());
+  reader.AddText("emr2.json",
+                 PlatformJson("edited/intel-xeon-emerald-rapids-kvm16-amx-hidden.test").dump());
+  reader.AddText("hsw.json", PlatformJson(kHaswell).dump());
+  const Fleet fleet = reader.Finish();
+  ASSERT_EQ(fleet.groups.size(), 3u);
+  EXPECT_EQ(fleet.groups[0].microarchitecture, "Emerald Rapids");
+  ASSERT_EQ(fleet.same_silicon.size(), 1u);
+  EXPECT_NE(fleet.same_silicon[0].find("are both Emerald Rapids"), std::string::npos)
+      << fleet.same_silicon[0];
+  EXPECT_NE(fleet.same_silicon[0].find("lacks amx_bf16 amx_int8 amx_tile"), std::string::npos)
+      << fleet.same_silicon[0];
+  std::vector<std::string> emr2;
+  for (const Outlier& o : fleet.outliers) {
+    if (o.host == "emr2") emr2.push_back(o.problem);
+  }
+  EXPECT_EQ(emr2, (std::vector<std::string>{
+                      "amx_bf16 hidden by the hypervisor (every Emerald Rapids part has it)",
+                      "amx_int8 hidden by the hypervisor (every Emerald Rapids part has it)",
+                      "amx_tile hidden by the hypervisor (every Emerald Rapids part has it)"}));
+  const report::Report report = FleetReport(fleet);
+  int findings = 0;
+  for (const Finding& f : report.findings) findings += f.code == "same-silicon-differs" ? 1 : 0;
+  EXPECT_EQ(findings, 1);
+}
+
 TEST(FleetTest, BrokenForeignAndDuplicateReportsAreCountedAndNamedNeverFatal) {
   json foreign = PlatformJson(kHaswell);
   foreign["schema_version"] = 2;
