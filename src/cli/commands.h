@@ -9,6 +9,13 @@
 //
 // Until a command's callback runs, `exit_code` holds what a usage error of the command line
 // ends with (2, or the row's failure_exit as soon as the command is named).
+//
+// Where a report's view lives (one rule): a module whose data one report lays out owns that
+// report's builder and declares its document beside it (detect: platform; check; fleet; profile;
+// compare: diff). A report composed of several modules' data (parse, verbose, run, dispatch) is
+// built here, by the views in cli/*_view.h and dispatch_report.h, and its document is declared
+// in its command's file (ParseDocument() ... below); decisions (findings, comparisons) stay in
+// the module that owns the data, never in a view.
 
 #include <CLI/CLI.hpp>
 #include <optional>
