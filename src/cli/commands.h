@@ -91,6 +91,13 @@ void AddFormatOption(CLI::App& sub, report::Format& format,
 /// --output with os::OutputFile).
 void AddOutputOption(CLI::App& sub);
 
+/// Makes every option of `sub` take one value per occurrence (a list is comma-separated or the
+/// option repeated), so that `--` always ends dlcheck's options: CLI11 lets an option with room
+/// for more values (`--isa avx2`, `--isa=avx2`) swallow the `--` that follows it, and the
+/// program's own options (`sh -c ...`) were then read as dlcheck's. main applies it to every
+/// command after its Setup; an option that may take no value at all (`platform --probe`) is left.
+void OneValuePerOccurrence(CLI::App& sub);
+
 /// Moves the report written so far to -o FILE (flushed, synced, renamed) and gives std::cout its
 /// standard output back; the OutputFileError of a write that failed. Nothing to do without -o.
 /// EndCommand calls it; a command need not.

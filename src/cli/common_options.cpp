@@ -112,6 +112,15 @@ void AddFormatOption(CLI::App& sub, report::Format& format,
   AddTableOptions(sub);
 }
 
+void OneValuePerOccurrence(CLI::App& sub) {
+  for (CLI::Option* option : sub.get_options()) {
+    if (option->get_positional() || option->get_items_expected_max() <= 1) continue;
+    // A container: one value (split at its delimiter) each time it is named; a count of values
+    // is the command's to check (mlp::Validate: --layers).
+    option->expected(CLI::detail::expected_max_vector_size)->allow_extra_args(false);
+  }
+}
+
 void AddOutputOption(CLI::App& sub) {
   sub.add_option_function<std::string>(
          "-o,--output",

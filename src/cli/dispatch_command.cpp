@@ -96,7 +96,7 @@ void AddProgramRunSection(report::Report& report, const SweepContext& c,
   for (const auto& r : results) runs += r.runs.size();
   s.Add(kRuns, runs);
   AddNoiseGuard(report, s, c.plan.threads, c.plan.load_start, c.load_end);
-  const std::string& version = results.front().first().header.library_version;
+  const std::string version = dispatch::LibraryVersionOf(results);
   s.Add(model_run_field::kOnednnVersion, version.empty() ? Value() : Value(ValidUtf8(version)));
   const int sig = os::SignalForwarding::Received();
   s.Add(kInterruptedBy, sig != 0 ? Value(os::SignalName(sig)) : Value());
@@ -114,7 +114,11 @@ report::Report BuildReport(const SweepContext& c,
     AddModelRunSection(report, c);
     AddModelSweepTables(report, results, comparison, c.options.perf_map);
   }
-  report.findings = dispatch::SweepFindings(results, comparison, os::SignalForwarding::Received());
+  // After the noise guard's findings (busy-machine, threads-capped), which the Run section added.
+  for (Finding& f :
+       dispatch::SweepFindings(results, comparison, os::SignalForwarding::Received())) {
+    report.findings.push_back(std::move(f));
+  }
   return report;
 }
 

@@ -152,7 +152,7 @@ void AddRunsTable(report::Report& report, const std::vector<ConfigRuns>& results
     if (r.config.thread_set() != nullptr) continue;
     const dispatch::ConfigComparison& config = c.configs[i];
     const dispatch::WorkerResults& res = r.first().model->results;
-    const std::string& isa = r.first().header.isa_short;
+    const std::string& isa = r.header().isa_short;
     t.rows.push_back({CapValue(r), res.backend ? Value(*res.backend) : Value(), config.threads,
                       isa.empty() || r.config.scalar() ? Value() : Value(isa),
                       Opt(config.samples_per_s, 1), Opt(res.samples_per_s_min, 1),
@@ -194,7 +194,7 @@ void AddConfigsTable(report::Report& report, const std::vector<ConfigRuns>& resu
   for (std::size_t i = 0; i < results.size(); ++i) {
     const ConfigRuns& r = results[i];
     const int seen = dispatch::ThreadsSeen(r);
-    const std::string& isa = r.first().header.isa_short;
+    const std::string& isa = r.header().isa_short;
     const dispatch::ThreadSetConfig* set = r.config.thread_set();
     t.rows.push_back(
         {r.config.Name(), CapValue(r), ThreadSetValue(r),

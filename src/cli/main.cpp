@@ -193,6 +193,7 @@ void SetupCommands(CLI::App& app, int& exit_code) {
       sub->preparse_callback([&exit_code, code = *failure](std::size_t) { exit_code = code; });
     }
     command.setup(*sub, exit_code);
+    dlcheck::cli::OneValuePerOccurrence(*sub);
   }
 }
 

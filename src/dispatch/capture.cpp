@@ -157,7 +157,12 @@ StatusOr<Run> CaptureModel(const ModelSource& source, const CaptureSettings& set
   // A worker stopped early (a signal, a crash) left part of its log: the notes that conclude
   // from a whole run are not made for it.
   const bool whole_run = outcome->ok() && outcome->interrupted == 0;
-  Run run = recorder.Finish(std::move(*outcome), {.whole_run = whole_run});
+  // Its log traced a few steps; the timed phase ran without verbose: creation is weighed
+  // against the whole timed phase.
+  std::optional<double> timed_ms;
+  const WorkerResults& res = model.results;
+  if (res.step_ms_timed && res.timed_steps) timed_ms = *res.step_ms_timed * *res.timed_steps;
+  Run run = recorder.Finish(std::move(*outcome), {.whole_run = whole_run, .timed_ms = timed_ms});
   run.verbose_lines = run.input.events;
   run.model = std::move(model);
   return run;

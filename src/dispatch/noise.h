@@ -39,8 +39,9 @@ struct LoadAverage {
   double fifteen = 0;
 };
 
-/// The load average from `path` (Linux /proc/loadavg); nullopt when it cannot be read.
-std::optional<LoadAverage> ReadLoadAverage(const std::string& path = "/proc/loadavg");
+/// The load average from `path`; nullopt when it cannot be read. An empty `path`: the file
+/// DLCHECK_LOADAVG names (a test hook: a recorded busy machine), else Linux's /proc/loadavg.
+std::optional<LoadAverage> ReadLoadAverage(const std::string& path = "");
 
 /// The CPUs that were idle on average over the last minute: `cpus` minus the 1-minute load,
 /// at least 1.

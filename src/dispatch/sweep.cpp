@@ -158,6 +158,26 @@ StatusOr<std::vector<ConfigRuns>> RunSweep(const RunSource& source, const SweepP
   return done;
 }
 
+bool ConfigRuns::Succeeded() const {
+  return std::all_of(runs.begin(), runs.end(), [](const Run& run) { return run.outcome.ok(); });
+}
+
+const verbose::LogHeader& ConfigRuns::header() const {
+  for (const Run& run : runs) {
+    if (!run.header.library_version.empty() || !run.header.isa_short.empty()) return run.header;
+  }
+  return first().header;
+}
+
+std::string LibraryVersionOf(const std::vector<ConfigRuns>& results) {
+  for (const ConfigRuns& r : results) {
+    for (const Run& run : r.runs) {
+      if (!run.header.library_version.empty()) return run.header.library_version;
+    }
+  }
+  return {};
+}
+
 bool AboveCap(const verbose::PrimitiveStats& s, std::string_view cap) {
   const std::string_view isa = s.isa.view().substr(0, s.isa.find(" "));
   if (isa.empty()) return false;

@@ -93,7 +93,17 @@ struct ConfigRuns {
   Spread wall;            ///< the runs' wall times, seconds
 
   const Run& first() const { return runs.front(); }
+  /// True when every run ended well (a program exited 0, the model worker ok): only such a
+  /// configuration is ranked or named fastest.
+  bool Succeeded() const;
+  /// The header of the first run that printed one (oneDNN's version or ISA): a run that failed
+  /// before oneDNN started prints none. The first run's (empty) when none did.
+  const verbose::LogHeader& header() const;
 };
+
+/// oneDNN's version as the first run that printed it says (`oneDNN v2.6.3 (commit N/A)`), in
+/// run order; empty when none did.
+std::string LibraryVersionOf(const std::vector<ConfigRuns>& results);
 
 /// Every configuration of `plan`, `repeat` times each, one run after the other, until a signal
 /// stops it (os::SignalForwarding) or the model worker refuses the request (it would refuse it

@@ -54,7 +54,7 @@ std::optional<std::size_t> FastestOf(const SweepComparison& c, const KeyComparis
   std::optional<std::size_t> lowest;  // in caps
   for (std::size_t i = 0; i < c.caps.size(); ++i) {
     const std::optional<KeyCell>& cell = key.cells[c.caps[i]];
-    if (!cell) {
+    if (!cell || !c.configs[c.caps[i]].succeeded) {
       spreads.emplace_back();
       continue;
     }
@@ -123,7 +123,24 @@ void CompareRows(const ConfigRuns& r, double steps, const SweepComparison& c,
   }
 }
 
+std::vector<std::size_t> SucceededOf(const SweepComparison& c,
+                                     const std::vector<std::size_t>& indices) {
+  std::vector<std::size_t> succeeded;
+  for (const std::size_t i : indices) {
+    if (c.configs[i].succeeded) succeeded.push_back(i);
+  }
+  return succeeded;
+}
+
 }  // namespace
+
+std::vector<std::size_t> SweepComparison::RankedCaps() const {
+  return SucceededOf(*this, caps);
+}
+
+std::vector<std::size_t> SweepComparison::RankedThreadSets() const {
+  return SucceededOf(*this, thread_sets);
+}
 
 SweepComparison CompareSweep(const std::vector<ConfigRuns>& runs, int traced_steps) {
   const double steps = std::max(1, traced_steps);
@@ -135,6 +152,7 @@ SweepComparison CompareSweep(const std::vector<ConfigRuns>& runs, int traced_ste
     for (const Run& run : r.runs) exec.push_back(run.summary.exec_ms);
     c.configs.push_back({.config = r.config,
                          .threads = ThreadsOf(r),
+                         .succeeded = r.Succeeded(),
                          .exec_ms = SpreadOf(std::move(exec)).median,
                          .samples_per_s = r.first().Number(result_key::kSamplesPerS),
                          .samples = SamplesSpreadOf(r),

@@ -46,9 +46,10 @@ struct KeyComparison {
   /// Per configuration (as SweepComparison::configs): nullopt where it did not execute the key
   /// (a cap that failed has no rows), and for a thread set (compared by samples/s alone).
   std::vector<std::optional<KeyCell>> cells;
-  /// The fastest cap (an index into configs). The model's one run per cap is named by its time
-  /// alone, the first of equal times; a program's repeated runs name a cap only when they do not
-  /// overlap any other cap's (SeparatedFastest), so equal or overlapping caps name none.
+  /// The fastest cap (an index into configs), among the caps whose runs all succeeded. The model's
+  /// one run per cap is named by its time alone, the first of equal times; a program's repeated
+  /// runs name a cap only when they do not overlap any other cap's (SeparatedFastest), so equal or
+  /// overlapping caps name none.
   std::optional<std::size_t> fastest;
   std::optional<double> speedup_vs_scalar;  ///< the fastest cap's (KeyCell)
   std::optional<double> speedup_vs_lowest;  ///< the fastest cap's (KeyCell)
@@ -68,7 +69,9 @@ struct RowComparison {
 /// One configuration across the sweep.
 struct ConfigComparison {
   SweepConfig config;
-  int threads = 1;     ///< the threads it ran (ThreadsOf)
+  int threads = 1;  ///< the threads it ran (ThreadsOf)
+  /// Every run ended well (ConfigRuns::Succeeded): else it is never fastest nor ranked.
+  bool succeeded = true;
   double exec_ms = 0;  ///< the median of its runs' execution time (ms; the log's summary)
   std::optional<double> samples_per_s;  ///< the model's; nullopt for a program
   Spread samples;                       ///< samples/s over the timed chunks (SamplesSpreadOf)
@@ -95,6 +98,12 @@ struct SweepComparison {
   /// The keys the caps and the scalar run executed, in first-seen order (the caps' first).
   std::vector<PrimitiveKey> keys;
   std::map<PrimitiveKey, KeyComparison> by_key;  ///< one per key of `keys`
+
+  /// The caps whose runs all succeeded (indices into configs), lowest first: the ones a
+  /// ranking compares.
+  std::vector<std::size_t> RankedCaps() const;
+  /// The thread sets whose runs all succeeded, in run order.
+  std::vector<std::size_t> RankedThreadSets() const;
 
   /// The lowest cap's index; nullopt without a cap.
   std::optional<std::size_t> lowest() const {

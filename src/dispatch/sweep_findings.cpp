@@ -18,30 +18,90 @@ std::string RowName(const verbose::PrimitiveStats& row) {
                      row.implementation.view());
 }
 
-std::vector<Finding> CapFindings(const std::vector<verbose::PrimitiveStats>& rows,
-                                 std::string_view cap) {
-  if (cap.empty() || cap == kScalarCap) return {};
-  std::vector<std::string> above, scalar;
+namespace {
+
+// The executed work on oneDNN's scalar code among `rows` (RowName each) and whether it cost 1 %
+// of their execution time or more (or the time is unknown): a warning, else said as info.
+struct ScalarWork {
+  std::vector<std::string> rows;
+  bool costly = false;
+};
+
+ScalarWork ScalarWorkOf(const std::vector<verbose::PrimitiveStats>& rows) {
+  ScalarWork work;
+  double scalar_ms = 0, exec_ms = 0;
+  for (const auto& row : rows) {
+    exec_ms += row.exec_ms_total;
+    if (!verbose::IsScalarFinding(row, verbose::ScalarScope::kExecutedWork)) continue;
+    work.rows.push_back(RowName(row));
+    scalar_ms += row.exec_ms_total;
+  }
+  work.costly = !work.rows.empty() && (exec_ms <= 0 || scalar_ms >= 0.01 * exec_ms);
+  return work;
+}
+
+bool TestsACap(std::string_view cap) {
+  return !cap.empty() && cap != kScalarCap;
+}
+
+std::optional<Finding> AboveCapFinding(const std::vector<verbose::PrimitiveStats>& rows,
+                                       std::string_view cap) {
+  std::vector<std::string> above;
   for (const auto& row : rows) {
     if (AboveCap(row, cap)) above.push_back(RowName(row));
-    if (verbose::IsScalarFinding(row, verbose::ScalarScope::kExecutedWork)) {
-      scalar.push_back(RowName(row));
+  }
+  if (above.empty()) return std::nullopt;
+  return Finding{
+      .severity = Severity::kWarning,
+      .code = "isa-above-cap",
+      .message = fmt::format("under the cap {} oneDNN still ran {}", cap, fmt::join(above, ", "))};
+}
+
+// "under the cap avx2" / "under the caps sse41, avx2".
+std::string UnderCaps(const std::vector<std::string>& caps) {
+  return fmt::format("under the cap{} {}", caps.size() == 1 ? "" : "s", fmt::join(caps, ", "));
+}
+
+Finding ScalarFinding(const std::vector<std::string>& caps, const ScalarWork& work) {
+  return {.severity = work.costly ? Severity::kWarning : Severity::kInfo,
+          .code = "cap-scalar-fallback",
+          .message = fmt::format("{} these primitives ran scalar code: {}{}", UnderCaps(caps),
+                                 fmt::join(work.rows, ", "),
+                                 work.costly ? "" : " (under 1% of the execution time)")};
+}
+
+}  // namespace
+
+std::vector<Finding> CapFindings(const std::vector<verbose::PrimitiveStats>& rows,
+                                 std::string_view cap) {
+  if (!TestsACap(cap)) return {};
+  std::vector<Finding> findings;
+  if (auto above = AboveCapFinding(rows, cap)) findings.push_back(std::move(*above));
+  if (const ScalarWork work = ScalarWorkOf(rows); !work.rows.empty()) {
+    findings.push_back(ScalarFinding({std::string(cap)}, work));
+  }
+  return findings;
+}
+
+std::vector<Finding> CapScalarFindings(const std::vector<ConfigRuns>& results) {
+  // One per distinct list of rows, in the order first seen; a warning where any cap paid for it.
+  std::vector<std::pair<std::vector<std::string>, ScalarWork>> seen;  // caps, work
+  for (const ConfigRuns& r : results) {
+    const CapConfig* cap = r.config.cap();
+    if (cap == nullptr || !TestsACap(cap->isa)) continue;
+    ScalarWork work = ScalarWorkOf(r.first().rows);
+    if (work.rows.empty()) continue;
+    const auto same = std::find_if(seen.begin(), seen.end(),
+                                   [&](const auto& s) { return s.second.rows == work.rows; });
+    if (same == seen.end()) {
+      seen.push_back({{cap->isa}, std::move(work)});
+    } else {
+      same->first.push_back(cap->isa);
+      same->second.costly = same->second.costly || work.costly;
     }
   }
   std::vector<Finding> findings;
-  if (!above.empty()) {
-    findings.push_back({.severity = Severity::kWarning,
-                        .code = "isa-above-cap",
-                        .message = fmt::format("under the cap {} oneDNN still ran {}", cap,
-                                               fmt::join(above, ", "))});
-  }
-  if (!scalar.empty()) {
-    findings.push_back(
-        {.severity = Severity::kWarning,
-         .code = "cap-scalar-fallback",
-         .message = fmt::format("under the cap {} these primitives ran scalar code: {}", cap,
-                                fmt::join(scalar, ", "))});
-  }
+  for (const auto& [caps, work] : seen) findings.push_back(ScalarFinding(caps, work));
   return findings;
 }
 
@@ -60,7 +120,7 @@ std::optional<Finding> CapModelFallbackFinding(const Run& run, std::string_view 
 std::optional<Finding> ModelPayoff(const SweepComparison& comparison) {
   const ConfigComparison* low = nullptr;
   const ConfigComparison* high = nullptr;
-  for (const std::size_t i : comparison.caps) {
+  for (const std::size_t i : comparison.RankedCaps()) {
     const ConfigComparison& c = comparison.configs[i];
     if (!c.samples_per_s) continue;
     if (low == nullptr) low = &c;
@@ -173,7 +233,12 @@ void AddConfigFindings(const ConfigRuns& r, std::vector<Finding>& findings) {
     }
   }
   if (const CapConfig* cap = r.config.cap()) {
-    for (Finding& f : CapFindings(r.first().rows, cap->isa)) findings.push_back(std::move(f));
+    // The scalar work is said once for every cap that ran it (CapScalarFindings).
+    if (TestsACap(cap->isa)) {
+      if (auto above = AboveCapFinding(r.first().rows, cap->isa)) {
+        findings.push_back(std::move(*above));
+      }
+    }
     if (auto model = CapModelFallbackFinding(r.first(), cap->isa)) {
       findings.push_back(std::move(*model));
     }
@@ -195,11 +260,12 @@ RankedConfig RankedOf(const ConfigRuns& r) {
 }
 
 // A program's rankings: the highest cap against the lowest, the last thread set against the
-// first, each where there are two.
+// first, each where there are two whose runs all exited 0 (a failed configuration's time is not
+// the program's: it is never ranked; program-failed says why).
 void AddProgramRankings(const std::vector<ConfigRuns>& results, const SweepComparison& comparison,
                         std::vector<Finding>& findings) {
-  const std::vector<std::size_t>& caps = comparison.caps;
-  const std::vector<std::size_t>& sets = comparison.thread_sets;
+  const std::vector<std::size_t> caps = comparison.RankedCaps();
+  const std::vector<std::size_t> sets = comparison.RankedThreadSets();
   if (caps.size() >= 2) {
     findings.push_back(
         RankConfigs("ISA caps", RankedOf(results[caps.back()]), RankedOf(results[caps.front()])));
@@ -225,6 +291,7 @@ std::vector<Finding> SweepFindings(const std::vector<ConfigRuns>& results,
                                    const SweepComparison& comparison, int interrupted_by) {
   std::vector<Finding> findings;
   for (const auto& r : results) AddConfigFindings(r, findings);
+  for (Finding& f : CapScalarFindings(results)) findings.push_back(std::move(f));
   if (comparison.model) {
     if (auto payoff = ModelPayoff(comparison)) findings.push_back(std::move(*payoff));
   } else if (!results.empty()) {

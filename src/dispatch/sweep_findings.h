@@ -31,9 +31,17 @@ std::string RowName(const verbose::PrimitiveStats& row);
 /// What the rows run under `cap` say about the cap: `isa-above-cap` for the rows that ran at an
 /// ISA above it (what a cap must never allow) and `cap-scalar-fallback` for the executed work on
 /// oneDNN's scalar code (verbose::ScalarScope::kExecutedWork; dlcheck's own kernels are the
-/// model's fallback, said apart). Nothing for the scalar pseudo-cap or a thread-set run.
+/// model's fallback, said apart; info where it took under 1 % of the rows' execution time).
+/// Nothing for the scalar pseudo-cap or a thread-set run.
 std::vector<Finding> CapFindings(const std::vector<verbose::PrimitiveStats>& rows,
                                  std::string_view cap);
+
+/// `cap-scalar-fallback` across a sweep: the scalar work of each cap's first run said once, one
+/// finding per distinct list of rows naming every cap that ran it ("under the caps sse41, avx2
+/// these primitives ran ..."). Each is a warning where the work took 1 % or more of a cap's
+/// execution time (the rows' sum), else info ("under 1% of the execution time"): CapFindings'
+/// rule for one cap.
+std::vector<Finding> CapScalarFindings(const std::vector<ConfigRuns>& results);
 
 /// `cap-model-fallback`: under `cap` oneDNN could not run the model, so dlcheck's scalar kernels
 /// ran it (the layers the worker announced as model fallbacks); nullopt when none was.
@@ -74,11 +82,12 @@ int ProgramSweepStatus(int interrupted_by, const std::vector<int>& run_statuses)
 
 /// Everything a sweep's runs say, in one list, for either source: per configuration how its
 /// runs ended (worker-failed, out-of-memory for the model; program-failed for a program), what
-/// its cap allowed (CapFindings on the first run; cap-model-fallback), a program's
-/// threads-overridden; then no-verbose (a program that printed no verbose line in any run), the
-/// ranking (the model: ModelPayoff; a program: RankConfigs of the caps and of the thread sets)
-/// and `interrupted` when signal `interrupted_by` (0: none) stopped the sweep. `comparison` is
-/// CompareSweep(results): the rankings read it.
+/// its cap allowed (isa-above-cap on the first run; cap-model-fallback), a program's
+/// threads-overridden; then the scalar work once across the caps (CapScalarFindings), no-verbose (a
+/// program that printed no verbose line in any run), the ranking of the configurations whose runs
+/// all succeeded (the model: ModelPayoff; a program: RankConfigs of the caps and of the thread
+/// sets) and `interrupted` when signal `interrupted_by` (0: none) stopped the sweep. `comparison`
+/// is CompareSweep(results): the rankings read it.
 std::vector<Finding> SweepFindings(const std::vector<ConfigRuns>& results,
                                    const SweepComparison& comparison, int interrupted_by);
 

@@ -537,7 +537,13 @@ std::vector<Finding> Notes(const Summary& s, const PrimitiveRows& rows, const Lo
          "variable is DNNL_VERBOSE");
   }
   if (std::string text = ScalarFallbackText(rows, s.exec_ms); !text.empty()) {
-    note(Severity::kWarning, "scalar-fallback", std::move(text));
+    // Under 1 % of the execution time a fallback costs nothing worth acting on: said, not warned.
+    double scalar_ms = 0;
+    for (const PrimitiveStats& row : rows) {
+      if (IsScalarFinding(row, ScalarScope::kEveryRow)) scalar_ms += row.exec_ms_total;
+    }
+    const bool negligible = s.exec_ms > 0 && scalar_ms < 0.01 * s.exec_ms;
+    note(negligible ? Severity::kInfo : Severity::kWarning, "scalar-fallback", std::move(text));
   }
   if (s.exec_ms > 0 && s.reorder_pct >= 10.0) {
     note(Severity::kWarning, "reorder-share",
@@ -550,10 +556,12 @@ std::vector<Finding> Notes(const Summary& s, const PrimitiveRows& rows, const Lo
              " is not in the implementation name; it was inferred from the log's ISA line (" +
              header.isa_short + ")");
   }
-  if (s.create_ms > 0 && s.create_ms > s.exec_ms) {
+  // Creation against the whole timed phase where the log traced only part of it (the model's).
+  if (s.create_ms > 0 && s.create_ms > std::max(s.exec_ms, context.timed_ms.value_or(0))) {
     note(Severity::kInfo, "create-dominates",
          "creating primitives took longer than running them (" + Ms(s.create_ms) + " vs " +
-             Ms(s.exec_ms) + "): short runs are dominated by JIT compilation");
+             Ms(std::max(s.exec_ms, context.timed_ms.value_or(0))) +
+             "): short runs are dominated by JIT compilation");
   }
   if (const std::string ratio = FirstExecRatio(s); !ratio.empty()) {
     note(Severity::kInfo, "first-exec-slow",

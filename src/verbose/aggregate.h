@@ -89,6 +89,9 @@ struct RunContext {
   /// dlcheck switched verbose output on and the run printed no verbose line: the caller says
   /// why, and the no-exec note's "is ONEDNN_VERBOSE set?" is not made.
   bool silent_with_verbose_on = false;
+  /// The whole timed phase (ms) where the log traced only part of the run (the model's traced
+  /// steps; its timed phase runs without verbose): create-dominates compares creation with it.
+  std::optional<double> timed_ms;
 };
 
 /// Memo of lines already aggregated, keyed by the line's text up to its last comma (all but the

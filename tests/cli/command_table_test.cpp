@@ -1,6 +1,7 @@
 // The command table (src/cli/command_table.cpp) in-process: what main, help and the tests read.
 #include <gtest/gtest.h>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <set>
 #include <string>
@@ -10,6 +11,68 @@
 
 namespace dlcheck::cli {
 namespace {
+
+// The program's words after `--` of `command OPTION [VALUE] -- sh -c 'echo hi'`, parsed as main
+// parses (the command's Setup, then OneValuePerOccurrence) but without running the command.
+std::vector<std::string> ProgramAfter(const Command& command, const CLI::Option& option,
+                                      bool attached) {
+  CLI::App app;
+  CLI::App* sub = app.add_subcommand(std::string(command.name));
+  int exit_code = 0;
+  command.setup(*sub, exit_code);
+  OneValuePerOccurrence(*sub);
+  // Parse only: the app's parse-complete callback runs after every option is read and before the
+  // command's callback (main's refuses a binary format on a terminal there).
+  struct ParsedOnly {};
+  app.parse_complete_callback([] { throw ParsedOnly{}; });
+  const std::string name = option.get_name();  // the long name where there is one
+  const std::string value =
+      name == "--output" ? ::testing::TempDir() + "dlcheck_command_table_output" : "1";
+  std::vector<std::string> args = {std::string(command.name)};
+  if (option.get_expected_max() == 0) {  // a flag
+    args.push_back(name);
+  } else if (attached) {
+    args.push_back(name + "=" + value);
+  } else {
+    args.insert(args.end(), {name, value});
+  }
+  args.insert(args.end(), {"--", "sh", "-c", "echo hi"});
+  std::reverse(args.begin(), args.end());
+  try {
+    app.parse(args);
+    ADD_FAILURE() << command.name << " ran";
+  } catch (const ParsedOnly&) {
+  } catch (const std::exception&) {
+    // A value the option refuses ("1" for --isa) is not what this looks at.
+  }
+  DiscardReportOutput();
+  return sub->get_option("command")->results();
+}
+
+// `--` ends dlcheck's options for every command that takes a program, whatever option comes
+// last before it (issue 35: `dispatch --isa avx2 -- sh -c 'echo hi'` read -c as dlcheck's).
+TEST(CommandTableTest, DoubleDashEndsTheOptionsOfEveryCommandThatTakesAProgram) {
+  const std::vector<std::string> program = {"sh", "-c", "echo hi"};
+  for (const std::string_view name : {"run", "dispatch", "profile"}) {
+    const Command* command = FindCommand(name);
+    ASSERT_NE(command, nullptr) << name;
+    CLI::App app;
+    int exit_code = 0;
+    command->setup(*app.add_subcommand(std::string(name)), exit_code);
+    std::size_t tried = 0;
+    for (const CLI::Option* option : app.get_subcommand(std::string(name))->get_options()) {
+      const std::string option_name = option->get_name();
+      if (option->get_positional() || option_name.rfind("--help", 0) == 0) continue;
+      ++tried;
+      EXPECT_EQ(ProgramAfter(*command, *option, false), program) << name << " " << option_name;
+      if (option->get_expected_max() > 0) {
+        EXPECT_EQ(ProgramAfter(*command, *option, true), program)
+            << name << " " << option_name << "=VALUE";
+      }
+    }
+    EXPECT_GT(tried, 3u) << name;
+  }
+}
 
 TEST(CommandTableTest, NamesAreUniqueAndEachIsFound) {
   std::set<std::string_view> names;

@@ -2,6 +2,7 @@
 // exactly the caps up to what oneDNN dispatches here; no row's ISA ranks above its cap; a worker
 // that dies under one cap is reported with its signal while the other caps still run.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -397,6 +398,61 @@ TEST(DispatchCliTest, TimeoutLimitsEachRunOfACommandWhenGiven) {
     }
   }
   EXPECT_TRUE(failed) << r.out;
+}
+
+// `--` ends dlcheck's options whatever comes before it: `--isa sse41` (a list) no longer swallows
+// it, so the program's own -c is the program's (issue 35: exit 2, "The following argument was not
+// expected: -c").
+TEST(DispatchCliTest, AProgramsOwnOptionsAfterDoubleDashAreItsOwn) {
+  for (const std::vector<std::string>& isa :
+       {std::vector<std::string>{"--isa", "sse41"}, std::vector<std::string>{"--isa=sse41"}}) {
+    std::vector<std::string> args = {"dispatch", "--format", "json"};
+    args.insert(args.end(), isa.begin(), isa.end());
+    args.insert(args.end(), {"--", "sh", "-c", "echo hi"});
+    const auto r = RunDlcheck(args);
+    ASSERT_EQ(r.exit_code, 0) << isa.front() << ": " << r.err;
+    const auto doc = nlohmann::json::parse(r.out);
+    EXPECT_EQ(doc["run"]["command"], "sh -c 'echo hi'") << r.out;
+    ASSERT_EQ(doc["configs"].size(), 1u);
+    EXPECT_EQ(doc["configs"][0]["exit_status"], "0");
+  }
+}
+
+std::vector<std::string> FindingCodes(const nlohmann::json& doc) {
+  std::vector<std::string> codes;
+  for (const auto& f : doc["findings"]) codes.push_back(f["code"]);
+  return codes;
+}
+
+bool Has(const std::vector<std::string>& codes, const std::string& code) {
+  return std::find(codes.begin(), codes.end(), code) != codes.end();
+}
+
+// The noise guard's findings stay in the report beside the sweep's (issue 35, a regression: the
+// sweep's findings replaced them): a huge OMP_NUM_THREADS is capped and said, and a load average
+// of 1 or more (a recorded one, through the DLCHECK_LOADAVG test hook) is a busy machine.
+TEST(DispatchCliTest, WarnsOfACappedThreadCountAndABusyMachine) {
+  const std::string loadavg = ::testing::TempDir() + "dlcheck_loadavg_" + std::to_string(getpid());
+  std::ofstream(loadavg) << "3.70 2.50 1.20 4/321 12345\n";
+  const auto r = RunDlcheck({"dispatch", "--isa", "sse41", "--format", "json", "--", "true"}, {},
+                            {"OMP_NUM_THREADS=100000", "DLCHECK_LOADAVG=" + loadavg});
+  std::filesystem::remove(loadavg);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto doc = nlohmann::json::parse(r.out);
+  const std::vector<std::string> codes = FindingCodes(doc);
+  EXPECT_TRUE(Has(codes, "threads-capped")) << r.out;
+  EXPECT_TRUE(Has(codes, "busy-machine")) << r.out;
+  EXPECT_TRUE(Has(codes, "no-verbose")) << "the sweep's own findings stay too: " << r.out;
+  EXPECT_DOUBLE_EQ(doc["run"]["load_start"].get<double>(), 3.7);
+  // A quiet machine and a count it can run: neither.
+  const std::string quiet = ::testing::TempDir() + "dlcheck_quiet_" + std::to_string(getpid());
+  std::ofstream(quiet) << "0.00 0.00 0.00 1/100 1\n";
+  const auto q = RunDlcheck({"dispatch", "--isa", "sse41", "--format", "json", "--", "true"}, {},
+                            {"OMP_NUM_THREADS=1", "DLCHECK_LOADAVG=" + quiet});
+  std::filesystem::remove(quiet);
+  const std::vector<std::string> quiet_codes = FindingCodes(nlohmann::json::parse(q.out));
+  EXPECT_FALSE(Has(quiet_codes, "threads-capped")) << q.out;
+  EXPECT_FALSE(Has(quiet_codes, "busy-machine")) << q.out;
 }
 
 }  // namespace

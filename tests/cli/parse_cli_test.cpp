@@ -418,7 +418,8 @@ TEST_F(ParseCliTest, ScalarFallbackFinding) {
   for (const auto& f : doc["findings"]) {
     if (f["code"] == "scalar-fallback") {
       found = true;
-      EXPECT_EQ(f["severity"], "warning");
+      // Together 0.2% of the execution time: said, not warned of (issue 35).
+      EXPECT_EQ(f["severity"], "info");
       EXPECT_EQ(
           f["message"].get<std::string>().rfind("5 primitives ran scalar reference code: ", 0), 0u)
           << f["message"];

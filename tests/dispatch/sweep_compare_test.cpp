@@ -162,6 +162,20 @@ TEST(SweepCompareTest, AProgramsFastestCapStandsApartFromTheOthers) {
   EXPECT_FALSE(c.configs[0].samples_per_s);
 }
 
+// A cap whose runs did not all exit 0 is never the fastest, even with the lowest times.
+TEST(SweepCompareTest, AProgramsCapThatFailedIsNeverTheFastest) {
+  const PrimitiveKey matmul = KeyNamed("", "matmul");
+  std::vector<ConfigRuns> runs = {Program(CapConfig{"sse41"}, {2.0, 2.1, 2.2}),
+                                  Program(CapConfig{"avx2"}, {1.0, 1.1, 1.2}),
+                                  Program(CapConfig{"avx512_core"}, {1.5, 1.6, 1.7})};
+  runs[1].runs[2].outcome = Exited(1);
+  const SweepComparison c = CompareSweep(runs);
+  EXPECT_FALSE(c.configs[1].succeeded);
+  EXPECT_TRUE(c.configs[2].succeeded);
+  EXPECT_EQ(FastestCap(c, matmul), "avx512_core");
+  EXPECT_EQ(c.RankedCaps(), (std::vector<std::size_t>{0, 2}));
+}
+
 // The `fastest` column of a program sweep: named only when its runs stand apart from every
 // other configuration's that ran the primitive.
 TEST(SweepCompareTest, TheFastestIsNamedOnlyWhenItStandsApart) {

@@ -340,17 +340,99 @@ TEST(SweepFindingsTest, AProgramSweepIsRankedByWallTimeAndItsFailuresNamed) {
       Row("convolution", "brgemm:avx512_core", "avx512_core", verbose::ImplClass::kJit);
   const std::vector<ConfigRuns> sweep = {
       Config(CapConfig{"sse41"}, {ProgramRun(Exited(0), 2.0, {jit}), ProgramRun(Exited(0), 2.1)}),
-      Config(CapConfig{"avx2"}, {ProgramRun(Exited(0), 1.0), ProgramRun(Exited(3), 1.1)}, 4)};
+      Config(CapConfig{"avx2"}, {ProgramRun(Exited(0), 1.0), ProgramRun(Exited(0), 1.1)}, 4)};
   const std::vector<Finding> findings = FindingsOf(sweep, 0);
-  // sse41's run executed an avx512_core kernel; avx2's second run exited 3; the caps rank.
-  EXPECT_EQ(Codes(findings),
-            (std::vector<std::string>{"isa-above-cap", "program-failed", "payoff"}));
+  // sse41's run executed an avx512_core kernel; the caps rank.
+  EXPECT_EQ(Codes(findings), (std::vector<std::string>{"isa-above-cap", "payoff"}));
   EXPECT_EQ(findings.back().message,
             "ISA caps: the program runs 1.95x as fast under cap avx2 as under cap sse41 (median "
             "wall time of 2 and 2 runs; spread 9.5% and 4.9%)");
-  EXPECT_EQ(SweepExitStatus(sweep, 0).value(), 3) << "the first run that did not exit 0";
+  // avx2's second run exited 3: named, and avx2 is no longer ranked.
+  std::vector<ConfigRuns> failed = sweep;
+  failed[1] = Config(CapConfig{"avx2"}, {ProgramRun(Exited(0), 1.0), ProgramRun(Exited(3), 1.1)});
+  EXPECT_EQ(Codes(FindingsOf(failed, 0)),
+            (std::vector<std::string>{"isa-above-cap", "program-failed"}));
+  EXPECT_EQ(SweepExitStatus(failed, 0).value(), 3) << "the first run that did not exit 0";
   EXPECT_EQ(SweepExitStatus(sweep, SIGTERM).value(), 128 + SIGTERM);
   EXPECT_EQ(Codes(FindingsOf(sweep, SIGTERM)).back(), "interrupted");
+}
+
+// A configuration whose runs did not all exit 0 is never ranked: the ranking compares the highest
+// and lowest caps that succeeded (issue 35: a bf16 program that exited 1 under avx2 "ran 1.14x as
+// fast" there).
+TEST(SweepFindingsTest, AConfigurationThatFailedIsNeverRanked) {
+  const std::vector<ConfigRuns> sweep = {
+      Config(CapConfig{"avx2"}, {ProgramRun(Exited(1), 0.9), ProgramRun(Exited(1), 0.91)}),
+      Config(CapConfig{"avx512_core"}, {ProgramRun(Exited(0), 1.0), ProgramRun(Exited(0), 1.01)}),
+      Config(CapConfig{"avx512_core_bf16"},
+             {ProgramRun(Exited(0), 2.0), ProgramRun(Exited(0), 2.02)})};
+  const std::vector<Finding> findings = FindingsOf(sweep, 0);
+  EXPECT_EQ(Codes(findings), (std::vector<std::string>{"program-failed", "no-verbose", "payoff"}));
+  EXPECT_EQ(findings.back().message,
+            "ISA caps: the program runs 2.00x as fast under cap avx512_core as under cap "
+            "avx512_core_bf16 (median wall time of 2 and 2 runs; spread 1.0% and 1.0%)");
+  for (const Finding& f : findings) {
+    EXPECT_EQ(f.message.find("under cap avx2 as"), std::string::npos) << f.message;
+  }
+  // Two caps, one failed: nothing to rank.
+  const std::vector<ConfigRuns> two = {sweep[0], sweep[2]};
+  EXPECT_EQ(Codes(FindingsOf(two, 0)), (std::vector<std::string>{"program-failed", "no-verbose"}));
+  // Thread sets alike.
+  const std::vector<ConfigRuns> sets = {
+      Config(ThreadSetConfig{.name = "1"}, {ProgramRun(Exited(0), 2), ProgramRun(Exited(0), 2)}),
+      Config(ThreadSetConfig{.name = "all"}, {ProgramRun(Exited(0), 1), ProgramRun(Exited(2), 1)})};
+  EXPECT_EQ(Codes(FindingsOf(sets, 0)), (std::vector<std::string>{"program-failed", "no-verbose"}));
+}
+
+// The version and header come from any run that printed them: a run that failed before oneDNN
+// started prints none.
+TEST(SweepFindingsTest, TheVersionAndHeaderComeFromAnyRunThatPrintedThem) {
+  dispatch::Run silent = ProgramRun(Exited(1), 1);
+  dispatch::Run printed = ProgramRun(Exited(0), 1);
+  printed.header.library_version = "oneDNN v2.6.3 (commit N/A)";
+  printed.header.isa_short = "avx512_core";
+  const std::vector<ConfigRuns> sweep = {Config(CapConfig{"avx2"}, {silent, silent}),
+                                         Config(CapConfig{"avx512_core"}, {silent, printed})};
+  EXPECT_EQ(LibraryVersionOf(sweep), "oneDNN v2.6.3 (commit N/A)");
+  EXPECT_EQ(sweep[1].header().isa_short, "avx512_core");
+  EXPECT_EQ(sweep[0].header().isa_short, "");
+  EXPECT_FALSE(sweep[0].Succeeded());
+  EXPECT_FALSE(sweep[1].Succeeded());
+  EXPECT_EQ(LibraryVersionOf({sweep[0]}), "");
+}
+
+// A fallback seen under several caps is one finding naming them all (issue 35: one line per
+// cap), and scalar work under 1 % of a cap's execution time is info.
+TEST(SweepFindingsTest, AFallbackUnderSeveralCapsIsOneFindingScaledToItsCost) {
+  const auto rows = [](double scalar_ms) {
+    verbose::PrimitiveStats scalar = Row("matmul", "ref:any", "", verbose::ImplClass::kScalar);
+    scalar.exec_ms_total = scalar_ms;
+    verbose::PrimitiveStats jit =
+        Row("convolution", "brgemm:sse41", "sse41", verbose::ImplClass::kJit);
+    jit.exec_ms_total = 100;
+    return std::vector<verbose::PrimitiveStats>{scalar, jit};
+  };
+  const std::vector<ConfigRuns> sweep = {
+      Config(CapConfig{"sse41"}, {ProgramRun(Exited(0), 1, rows(20))}),
+      Config(CapConfig{"avx2"}, {ProgramRun(Exited(0), 1, rows(0.01))}),
+      Config(CapConfig{"avx512_core"}, {ProgramRun(Exited(0), 1, rows(0.01))})};
+  std::vector<Finding> fallbacks;
+  for (const Finding& f : FindingsOf(sweep, 0)) {
+    if (f.code == "cap-scalar-fallback") fallbacks.push_back(f);
+  }
+  ASSERT_EQ(fallbacks.size(), 1u);
+  EXPECT_EQ(fallbacks[0].severity, Severity::kWarning) << "sse41 paid 17% for it";
+  EXPECT_EQ(fallbacks[0].message,
+            "under the caps sse41, avx2, avx512_core these primitives ran scalar code: matmul "
+            "forward_training (ref:any)");
+  // Cheap under every cap: info, still once.
+  const std::vector<Finding> cheap = CapScalarFindings({sweep[1], sweep[2]});
+  ASSERT_EQ(cheap.size(), 1u);
+  EXPECT_EQ(cheap[0].severity, Severity::kInfo);
+  EXPECT_EQ(cheap[0].message,
+            "under the caps avx2, avx512_core these primitives ran scalar code: matmul "
+            "forward_training (ref:any) (under 1% of the execution time)");
+  EXPECT_EQ(CapFindings(rows(0.01), "avx2").at(0).severity, Severity::kInfo);
 }
 
 TEST(SweepFindingsTest, AProgramWithoutVerboseLinesIsSaidOnce) {

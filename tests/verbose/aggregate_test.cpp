@@ -151,6 +151,57 @@ TEST(AggregateTest, TheRunContextDecidesTheNotesThatNeedAWholeRun) {
             std::vector<std::string>{"scalar-fallback"});
 }
 
+const Finding* NoteOf(const Summary& s, std::string_view code) {
+  for (const Finding& n : s.notes) {
+    if (n.code == code) return &n;
+  }
+  return nullptr;
+}
+
+// Findings scaled to what they cost (issue 35): a scalar fallback under 1 % of the execution time
+// is said as info, not warned of; from 1 % it is a warning.
+TEST(AggregateTest, AScalarFallbackUnderOnePercentIsInfo) {
+  const std::string reorder =
+      "dnnl_verbose,exec,cpu,reorder,simple:any,undef,src_f32::blocked:ab:f0 "
+      "dst_f32::blocked:ba:f0,,,8x8,";
+  const std::string matmul =
+      "dnnl_verbose,exec,cpu,matmul,brg:avx2,undef,src_f32::blocked:ab:f0 "
+      "wei_f32::blocked:ab:f0 dst_f32::blocked:ab:f0,,,64x64:64x64,10";
+  LogRun cheap;
+  Feed({reorder + "0.001", matmul}, cheap);
+  const Summary s = cheap.Summarize();
+  const Finding* f = NoteOf(s, "scalar-fallback");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->severity, Severity::kInfo);
+  EXPECT_EQ(f->message,
+            "1 primitive ran scalar reference code: reorder simple:any (0.0% of exec time)");
+  LogRun costly;
+  Feed({reorder + "0.5", matmul}, costly);
+  const Summary costly_summary = costly.Summarize();
+  const Finding* warned = NoteOf(costly_summary, "scalar-fallback");
+  ASSERT_NE(warned, nullptr);
+  EXPECT_EQ(warned->severity, Severity::kWarning) << warned->message;
+}
+
+// create-dominates weighs creation against the whole timed phase where the log traced only part
+// of the run (the model's traced steps): 2.6 ms of creation against a 1 s timed phase is nothing.
+TEST(AggregateTest, CreationIsWeighedAgainstTheWholeTimedPhase) {
+  LogRun run;
+  Feed({"dnnl_verbose,create:cache_miss,cpu,matmul,jit:uni,undef,src_f32::blocked:ab:f0 "
+        "wei_f32::blocked:ab:f0 dst_f32::blocked:ab:f0,,,15x41:41x19:15x19,2.6",
+        "dnnl_verbose,exec,cpu,matmul,jit:uni,undef,src_f32::blocked:ab:f0 "
+        "wei_f32::blocked:ab:f0 dst_f32::blocked:ab:f0,,,15x41:41x19:15x19,0.1"},
+       run);
+  EXPECT_NE(NoteOf(run.session.Summarize(), "create-dominates"), nullptr) << "the log alone";
+  EXPECT_EQ(NoteOf(run.session.Summarize({.timed_ms = 1000}), "create-dominates"), nullptr);
+  const Summary short_phase = run.session.Summarize({.timed_ms = 1});
+  const Finding* still = NoteOf(short_phase, "create-dominates");
+  ASSERT_NE(still, nullptr);
+  EXPECT_EQ(still->message,
+            "creating primitives took longer than running them (2.600 ms vs 1.000 ms): short "
+            "runs are dominated by JIT compilation");
+}
+
 TEST(AggregateTest, DiagnosticsAreCountedPerDistinctMessage) {
   LogRun run;
   const std::string line = testing::FixtureLine("real_lines.txt", "exec:check,primitive");
