@@ -15,6 +15,7 @@
 #include <sstream>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "detect/cpuid_dump.h"
 #include "detect/platform.h"
@@ -120,15 +121,20 @@ std::string OneDnn3Level(const Leaves& l) {
 TEST(NewIsaBitsTest, EveryRecordedDumpAgreesWithAnIndependentDecode) {
   int decoded = 0;
   std::map<std::string, int> seen;  // how many dumps have each new bit
-  for (const auto& entry :
-       std::filesystem::recursive_directory_iterator(dlcheck::testing::DataPath("cpuid"))) {
-    const std::string path = entry.path().string();
-    if (!path.ends_with(".test") && !path.ends_with(".test.xz") && !path.ends_with(".txt.xz")) {
-      continue;
+  // The recordings (not cpuid/invalid, the hostile inputs).
+  std::vector<std::string> paths;
+  for (const char* dir : {"cpuid", "cpuid/aida64", "cpuid/edited"}) {
+    for (const auto& entry : std::filesystem::directory_iterator(dlcheck::testing::DataPath(dir))) {
+      const std::string path = entry.path().string();
+      if (path.ends_with(".test") || path.ends_with(".test.xz") || path.ends_with(".txt.xz")) {
+        paths.push_back(path);
+      }
     }
+  }
+  for (const std::string& path : paths) {
     const Leaves leaves = FirstCpuLeaves(DumpText(path));
     if (!leaves.contains({1, 0})) continue;  // a legacy dump: no AIDA64 leaf lines to read
-    SCOPED_TRACE(entry.path().filename().string());
+    SCOPED_TRACE(path);
     const StatusOr<PlatformInfo> replay = DetectRecordedPlatform(path);
     ASSERT_TRUE(replay.ok()) << replay.status().message();
     for (const NewBit& b : kNewBits) {
