@@ -44,14 +44,6 @@ Member KeyedRows(const Part& part, std::vector<Member> columns) {
   return {std::string(part.name), Shape::kKeyedRows, Type::kText, std::move(columns)};
 }
 
-const Member* FindMember(const std::vector<Member>& members, std::string_view name) {
-  const auto it =
-      std::find_if(members.begin(), members.end(), [&](const Member& m) { return m.name == name; });
-  return it == members.end() ? nullptr : &*it;
-}
-
-namespace {
-
 const char* TypeName(Type type) {
   switch (type) {
     case Type::kText:
@@ -65,6 +57,14 @@ const char* TypeName(Type type) {
   }
   return "string";
 }
+
+const Member* FindMember(const std::vector<Member>& members, std::string_view name) {
+  const auto it =
+      std::find_if(members.begin(), members.end(), [&](const Member& m) { return m.name == name; });
+  return it == members.end() ? nullptr : &*it;
+}
+
+namespace {
 
 // Any value may be null: something the machine could not measure, a field a log did not carry.
 Json Nullable(Json schema) {

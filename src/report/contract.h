@@ -84,6 +84,9 @@ struct Document {
   std::vector<Member> members;
 };
 
+/// The JSON Schema name of `type`: "string", "integer", "number" or "boolean".
+const char* TypeName(Type type);
+
 /// The JSON Schema (draft 2020-12) of `document`, as schemas/<command>.schema.json holds it.
 std::string SchemaText(const Document& document);
 

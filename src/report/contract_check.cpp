@@ -5,20 +5,6 @@
 namespace dlcheck::report::contract {
 namespace {
 
-const char* TypeWord(Type type) {
-  switch (type) {
-    case Type::kText:
-      return "text";
-    case Type::kInteger:
-      return "integer";
-    case Type::kNumber:
-      return "number";
-    case Type::kBoolean:
-      return "boolean";
-  }
-  return "text";
-}
-
 const char* ValueWord(const Value& value) {
   switch (value.data.index()) {
     case 1:
@@ -28,7 +14,7 @@ const char* ValueWord(const Value& value) {
     case 3:
       return "number";
     case 4:
-      return "text";
+      return "string";
     case 5:
       return "list";
     default:
@@ -47,7 +33,7 @@ class Checker {
   void Scalar(const Member& member, const Value& value, const std::string& path) {
     if (member.shape == Shape::kList) {
       const bool list = std::holds_alternative<TextList>(value.data) || value.is_null();
-      if (!list || member.type != Type::kText) Mismatch(path, value, "a list of text");
+      if (!list || member.type != Type::kText) Mismatch(path, value, "a list of string");
       return;
     }
     if (member.shape != Shape::kScalar) {
@@ -55,12 +41,12 @@ class Checker {
           fmt::format("{}: a value where a {} is declared", path, ShapeWord(member)));
       return;
     }
-    if (!Fits(member.type, value)) Mismatch(path, value, TypeWord(member.type));
+    if (!Fits(member.type, value)) Mismatch(path, value, TypeName(member.type));
   }
 
   void Map(const Member& member, const Section& section, const std::string& path) {
     for (const auto& [key, value] : section.fields) {
-      if (!Fits(member.type, value)) Mismatch(path + "." + key, value, TypeWord(member.type));
+      if (!Fits(member.type, value)) Mismatch(path + "." + key, value, TypeName(member.type));
     }
     if (!section.sections.empty() || !section.tables.empty()) {
       problems.push_back(path + ": a map holds sections or tables");

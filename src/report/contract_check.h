@@ -21,8 +21,8 @@ namespace dlcheck::report::contract {
 bool Fits(Type type, const Value& value);
 
 /// One line per member `report` writes that its document does not declare, declares with
-/// another shape, or whose value is of another type ("cpu.family: text where integer is
-/// declared"). Empty when the report keeps its contract; a report without a document has no
+/// another shape, or whose value is of another type ("cpu.family: string where integer
+/// is declared"). Empty when the report keeps its contract; a report without a document has no
 /// contract to keep.
 std::vector<std::string> Undeclared(const Report& report);
 

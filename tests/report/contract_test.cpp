@@ -98,7 +98,7 @@ TEST(ContractTest, AWrittenMemberThatIsNotDeclaredOrOfAnotherTypeIsNamed) {
   r.AddView("stray", {"c"});
   const std::vector<std::string> problems = contract::Undeclared(r);
   const std::set<std::string> got(problems.begin(), problems.end());
-  EXPECT_EQ(got, (std::set<std::string>{"summary.regressions: text where integer is declared",
+  EXPECT_EQ(got, (std::set<std::string>{"summary.regressions: string where integer is declared",
                                         "summary.typo: written, not declared",
                                         "primitives.regressed: integer where boolean is declared",
                                         "stray: a table written, not declared"}));
