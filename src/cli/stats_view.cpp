@@ -71,6 +71,15 @@ verbose::BenchdnnContext BenchdnnContextOf(const verbose::PrimitiveStats& s,
   return context;
 }
 
+// `# no benchdnn reproducer for <primitive> <problem>: <why>`, the log's text made safe inside
+// a comment (a line break in it would end the comment and start a command).
+std::string NoReproducerComment(const verbose::PrimitiveStats& s,
+                                const verbose::BenchdnnContext& context) {
+  return "# no benchdnn reproducer for " + verbose::BenchdnnCommentText(s.primitive) + " " +
+         verbose::BenchdnnCommentText(s.problem) + ": " +
+         std::string(verbose::BenchdnnMissingReason(s, context));
+}
+
 // The benchdnn command that reproduces the row, with ` # untranslated: ...` for attributes it
 // cannot spell, or `# no benchdnn reproducer: <why>`: a line a shell can run or ignore.
 Value BenchdnnCell(const verbose::PrimitiveStats& s, const ColumnOptions& options) {
@@ -78,8 +87,7 @@ Value BenchdnnCell(const verbose::PrimitiveStats& s, const ColumnOptions& option
   const std::optional<verbose::BenchdnnReproducer> reproducer =
       verbose::MakeBenchdnnReproducer(s, context);
   if (!reproducer) {
-    return Text("# no benchdnn reproducer for " + s.primitive + " " + s.problem + ": " +
-                std::string(verbose::BenchdnnMissingReason(s, context)));
+    return Text(NoReproducerComment(s, context));
   }
   std::string line = reproducer->command;
   for (std::size_t i = 0; i < reproducer->untranslated.size(); ++i) {
@@ -316,7 +324,6 @@ std::string BenchdnnBatch(std::vector<verbose::PrimitiveStats> rows, std::string
     source.columns.input_headers = &source.input_headers;
   }
   FillImpliedIsas(source, rows);
-  const std::string prefix = "--" + std::string(driver) + " --mode=P ";
   std::vector<std::pair<std::string, std::string>> lines;  // (ISA cap, line or comment)
   std::vector<std::pair<std::string, std::size_t>> caps;   // in order of first appearance
   std::set<std::string> seen;
@@ -325,11 +332,14 @@ std::string BenchdnnBatch(std::vector<verbose::PrimitiveStats> rows, std::string
     const verbose::BenchdnnContext context = BenchdnnContextOf(row, source.columns);
     const auto reproducer = verbose::MakeBenchdnnReproducer(row, context);
     if (!reproducer) {
-      lines.emplace_back("", "# no benchdnn reproducer for " + row.primitive + " " + row.problem +
-                                 ": " + std::string(verbose::BenchdnnMissingReason(row, context)));
+      lines.emplace_back("", NoReproducerComment(row, context));
       continue;
     }
-    std::string line = "--reset " + reproducer->arguments.substr(prefix.size());
+    // The words after the driver, less the --mode=P the file's first line gives every line.
+    std::string line = "--reset";
+    for (const std::string& option : reproducer->options) {
+      if (option != "--mode=P") line += " " + option;
+    }
     if (!seen.insert(line).second) continue;
     for (const std::string& piece : reproducer->untranslated) {
       lines.emplace_back("", "# untranslated in the next line: " + piece);

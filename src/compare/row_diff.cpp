@@ -34,7 +34,10 @@ void JudgeMatched(DiffRow& row, const RowDiff& diff) {
   row.worse_class = depth_a && depth_b && *depth_b > *depth_a;
   const auto mean_a = MeanMs(a);
   const auto mean_b = MeanMs(b);
-  if (mean_a && mean_b && *mean_a > 0) row.ratio = *mean_b / *mean_a;
+  // A ratio that is no finite number (a time near the double's end) is no ratio.
+  if (mean_a && mean_b && *mean_a > 0 && std::isfinite(*mean_b / *mean_a)) {
+    row.ratio = *mean_b / *mean_a;
+  }
   const double share_a = diff.a_exec_ms > 0 ? 100 * a.exec_ms / diff.a_exec_ms : 0;
   const double share_b = diff.b_exec_ms > 0 ? 100 * b.exec_ms / diff.b_exec_ms : 0;
   const bool counts = std::max(share_a, share_b) >= diff.options.min_share_pct;
@@ -141,6 +144,14 @@ std::string RowName(const RunRow& row) {
 }
 
 void AddFindings(report::Report& report, const RowDiff& diff, const Counts& counts) {
+  for (const auto& [name, count] : {std::pair{&diff.a_name, diff.a_rows_without_numbers},
+                                    std::pair{&diff.b_name, diff.b_rows_without_numbers}}) {
+    if (count == 0) continue;
+    report.AddFinding(Severity::kWarning, "diff-rows-without-numbers",
+                      fmt::format("{}: {} row(s) left out: their execs or exec_ms_total is no "
+                                  "number >= 0 (a string, a negative, beyond a double)",
+                                  *name, count));
+  }
   for (const DiffRow& row : diff.rows) {
     if (row.worse_class) {
       report.AddFinding(Severity::kWarning, "diff-worse-implementation",
@@ -171,6 +182,8 @@ std::optional<int> FallbackDepthOf(std::string_view fallback) {
 
 RowDiff CompareRuns(const RunRows& a, const RunRows& b, const DiffOptions& options) {
   RowDiff diff{a.name, b.name, options, {}, TotalMs(a), TotalMs(b), 0};
+  diff.a_rows_without_numbers = a.rows_without_numbers;
+  diff.b_rows_without_numbers = b.rows_without_numbers;
   // At most every row of both; capacity never touched costs no memory.
   diff.rows.reserve(a.rows.size() + b.rows.size());
   std::unordered_map<RunRow::Key, std::size_t, RunRow::KeyHash> b_index;
@@ -216,7 +229,9 @@ report::Report DiffReport(RowDiff diff) {
   using namespace diff_field;
   report::Report report(DiffDocument());
   const Counts counts = CountRows(diff);
-  const double total_ratio = diff.a_exec_ms > 0 ? diff.b_exec_ms / diff.a_exec_ms : 0;
+  const double total_ratio = diff.a_exec_ms > 0 && std::isfinite(diff.b_exec_ms / diff.a_exec_ms)
+                                 ? diff.b_exec_ms / diff.a_exec_ms
+                                 : 0;
   report.headline = fmt::format(
       "{} regression(s): {} rows matched, {} changed implementation ({} to a worse class), {} "
       "slower and {} faster beyond {:g} %, {} new, {} vanished; exec time {:.2f}x",

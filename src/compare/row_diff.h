@@ -121,10 +121,14 @@ struct RunRows {
   std::string name;  ///< the path as given
   std::string kind;  ///< "verbose log" or "dlcheck <command> report"
   std::vector<RunRow> rows;
+  /// A report's rows left out because `execs` or `exec_ms_total` is no number (a string, a
+  /// negative, beyond a double): missing, not 0, and named in a finding of the diff.
+  std::size_t rows_without_numbers = 0;
 };
 
 /// Reads a verbose log (plain or gzip; any oneDNN/MKL-DNN version) or a dlcheck JSON report
-/// with a primitives table (`parse`, `verbose`, `run`), told apart by the first byte.
+/// with a primitives table (`parse`, `verbose`, `run`), told apart by the first byte. Another
+/// command's report (`dispatch`, ...) is an InputError saying which reports diff reads.
 StatusOr<RunRows> LoadRunRows(const std::string& path);
 
 enum class Change { kSame, kImplementation, kNew, kVanished };
@@ -150,6 +154,7 @@ struct RowDiff {
   std::vector<DiffRow> rows;  ///< regressions first, then by time moved
   double a_exec_ms = 0, b_exec_ms = 0;
   std::uint64_t regressions = 0;
+  std::size_t a_rows_without_numbers = 0, b_rows_without_numbers = 0;  ///< RunRows' counts
 };
 
 RowDiff CompareRuns(const RunRows& a, const RunRows& b, const DiffOptions& options);

@@ -1,5 +1,9 @@
 // Loading one run's rows: a verbose log through the log session, or a dlcheck JSON report.
+#include <fmt/format.h>
+
+#include <cmath>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string_view>
 #include <unordered_map>
 
@@ -80,9 +84,15 @@ RunRow::Text TextOf(const Json& row, std::string_view name) {
   return RunRow::Text(it->is_string() ? it->get<std::string>() : it->dump());
 }
 
-double NumberOf(const Json& row, std::string_view name) {
+// A count or a time of a row: absent or null is 0 (a row without timed executions); anything
+// else but a finite number >= 0 (a string, a bool, 1e400, a negative) is no number: nullopt.
+std::optional<double> NumberOf(const Json& row, std::string_view name) {
   const auto it = row.find(std::string(name));
-  return it != row.end() && it->is_number() ? it->get<double>() : 0.0;
+  if (it == row.end() || it->is_null()) return 0.0;
+  if (!it->is_number()) return std::nullopt;
+  const double value = it->get<double>();
+  if (!std::isfinite(value) || value < 0) return std::nullopt;
+  return value;
 }
 
 bool IsPrimitivesTable(const Json& value) {
@@ -105,7 +115,7 @@ const Json* FindPrimitivesTable(const Json& node) {
   return nullptr;
 }
 
-RunRow FromJsonRow(const Json& row) {
+std::optional<RunRow> FromJsonRow(const Json& row) {
   RunRow out;
   namespace column = report::primitive_column;
   out.primitive = TextOf(row, column::kPrimitive.name);
@@ -123,9 +133,19 @@ RunRow FromJsonRow(const Json& row) {
   out.implementation = TextOf(row, column::kImplementation.name);
   out.isa = TextOf(row, column::kIsa.name);
   out.fallback = TextOf(row, column::kFallback.name);
-  out.execs = static_cast<std::uint64_t>(NumberOf(row, column::kExecs.name));
-  out.exec_ms = NumberOf(row, column::kExecMsTotal.name);
+  const std::optional<double> execs = NumberOf(row, column::kExecs.name);
+  const std::optional<double> exec_ms = NumberOf(row, column::kExecMsTotal.name);
+  // Below 2^53 a count converts exactly, and never out of range (the cast of a negative or huge
+  // double is undefined).
+  if (!execs || !exec_ms || *execs > 9007199254740992.0) return std::nullopt;
+  out.execs = static_cast<std::uint64_t>(*execs);
+  out.exec_ms = *exec_ms;
   return out;
+}
+
+// The reports whose primitives table diff compares: the commands that make one from a log.
+bool IsLogReport(std::string_view command) {
+  return command == "parse" || command == "verbose" || command == "run";
 }
 
 StatusOr<RunRows> LoadReport(const std::string& path, const std::string& text) {
@@ -145,13 +165,29 @@ StatusOr<RunRows> LoadReport(const std::string& path, const std::string& text) {
                       ": this JSON has no primitives table; give the --format json output of "
                       "'dlcheck parse', 'verbose' or 'run', or a verbose log");
   }
+  // Another command's table of primitives (dispatch's, profile's) holds other numbers: refused,
+  // not read as a log's.
+  const auto command = document.find(std::string(report::contract::identity_field::kCommand.name));
+  if (command != document.end() &&
+      (!command->is_string() || !IsLogReport(command->get_ref<const std::string&>()))) {
+    return Status(
+        ExitCode::kInputError,
+        fmt::format("{}: a dlcheck {} report; diff reads verbose logs and the --format "
+                    "json reports of 'dlcheck parse', 'verbose' and 'run'",
+                    path, command->is_string() ? command->get<std::string>() : command->dump()));
+  }
   RunRows run{path,
               "dlcheck " + TextOf(document, report::contract::identity_field::kCommand.name).str() +
                   " report",
               {}};
   RowMerger merger(run.rows);
   for (const Json& row : *table) {
-    if (row.is_object()) merger.Add(FromJsonRow(row));
+    if (!row.is_object()) continue;
+    if (std::optional<RunRow> read = FromJsonRow(row)) {
+      merger.Add(std::move(*read));
+    } else {
+      ++run.rows_without_numbers;
+    }
   }
   return run;
 }

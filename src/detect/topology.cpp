@@ -13,6 +13,7 @@
 #include <string_view>
 #include <tuple>
 
+#include "detect/topology_xml_bounds.h"
 #include "os/input_file.h"
 #include "os/output_file.h"
 #include "report/safe_text.h"
@@ -371,6 +372,10 @@ StatusOr<Topology> LoadTopologyXml(const std::string& path) {
                     "write the whole file again (lstopo --of xml)",
                     path));
   }
+
+  // hwloc recurses per nesting level and sizes its bitmaps and matrices by the indexes a file
+  // names: a file past the bounds is refused before hwloc reads it.
+  if (Status bounds = CheckTopologyXmlBounds(*xml, path); !bounds.ok()) return bounds;
 
   StatusOr<TopologyPtr> topology = NewTopology(/*with_io=*/true);
   if (!topology.ok()) return topology.status();

@@ -78,7 +78,16 @@ SlurmConfLines FleetSlurmConf(const Fleet& fleet) {
       continue;
     }
     std::optional<SlurmNodeHardware> hardware;
-    if (g.topology && g.memory_mib > 0) {
+    // A count of 0 is unknown (no hardware fields, as before); numbers from reports are written
+    // for slurmctld only in its range, else the group is left out.
+    if (g.topology && g.memory_mib > 0 && g.topology->sockets > 0 && g.topology->cores > 0 &&
+        g.topology->pus > 0) {
+      const std::string problem = SlurmHardwareProblem(g.topology->sockets, g.topology->cores,
+                                                       g.topology->pus, g.memory_mib);
+      if (!problem.empty()) {
+        out.left_out.push_back(fmt::format("{}: {}", nodes, problem));
+        continue;
+      }
       hardware =
           NodeHardware(g.topology->sockets, g.topology->cores, g.topology->pus, g.memory_mib);
     }

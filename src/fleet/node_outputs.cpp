@@ -215,9 +215,26 @@ std::string SlurmFeatureList(const std::vector<std::string>& features) {
   return fmt::format("{}", fmt::join(features, ","));
 }
 
+std::string SlurmHardwareProblem(long packages, long cores, long pus, long memory_mib) {
+  const auto count = [](long n) { return n >= 1 && n <= kMaxSlurmCount; };
+  if (!count(packages) || !count(cores) || !count(pus) || packages > cores || cores > pus) {
+    return fmt::format(
+        "its counts (sockets {}, cores {}, PUs {}) are no machine's: slurm.conf takes 1 to {} "
+        "of each, sockets <= cores <= PUs",
+        packages, cores, pus, kMaxSlurmCount);
+  }
+  if (memory_mib < 0 || memory_mib > kMaxSlurmMemoryMib) {
+    return fmt::format("its memory ({} MiB) is no machine's: 0 to {} MiB", memory_mib,
+                       kMaxSlurmMemoryMib);
+  }
+  return {};
+}
+
 std::optional<SlurmNodeHardware> NodeHardware(long packages, long cores, long pus,
                                               long memory_mib) {
-  if (packages <= 0 || cores <= 0 || pus <= 0) return std::nullopt;
+  // Written for slurmctld, whose fields are 16-bit: a number past them would wrap there (or, as
+  // an int here, print CPUs=-1294967296).
+  if (!SlurmHardwareProblem(packages, cores, pus, memory_mib).empty()) return std::nullopt;
   SlurmNodeHardware h;
   h.cpus = static_cast<int>(pus);
   h.sockets_per_board = static_cast<int>(packages);

@@ -73,11 +73,21 @@ struct SlurmNodeHardware {
   long real_memory_mib = 0;  ///< what slurmd measures: physical memory, MiB
 };
 
+/// The most of each count slurm.conf takes (CPUs, Boards, SocketsPerBoard, CoresPerSocket and
+/// ThreadsPerCore are 16-bit in Slurm, 0xfffe and 0xffff reserved), and of RealMemory (1 EiB).
+inline constexpr long kMaxSlurmCount = 65533;
+inline constexpr long kMaxSlurmMemoryMib = 1L << 40;
+
+/// Why counts read from a report are no machine's, for a node line ("" when they are one): each
+/// 1 to kMaxSlurmCount, sockets <= cores <= PUs, memory 0 to kMaxSlurmMemoryMib.
+std::string SlurmHardwareProblem(long packages, long cores, long pus, long memory_mib);
+
 /// The hardware fields from the hwloc topology and the physical memory in MiB (as slurmd
 /// measures it: a RealMemory above slurmd's own figure would drain the node). nullopt when the
 /// topology has no packages, cores or PUs.
 std::optional<SlurmNodeHardware> NodeHardware(const detect::Topology& topology, long memory_mib);
-/// The same from the counts (for `dlcheck fleet`, which has them from the reports).
+/// The same from the counts (for `dlcheck fleet`, which has them from the reports); nullopt
+/// where SlurmHardwareProblem names one.
 std::optional<SlurmNodeHardware> NodeHardware(long packages, long cores, long pus, long memory_mib);
 
 /// A complete slurm.conf node line in `slurmd -C`'s shape, with Features:

@@ -149,28 +149,140 @@ std::string_view TagOf(const MemoryDesc* md) {
   return md == nullptr || md->tag.empty() ? std::string_view{} : std::string_view(md->tag);
 }
 
-// Builds the command as flags are added; empty values are left out.
+// What a value may be at its place on a benchdnn line. A log is input from anyone: a field
+// holding `$(...)`, a quote, a space or ` --batch=FILE` must reach neither a shell nor benchdnn
+// as syntax, so every value is checked against what its option takes before it is written.
+enum class ValueKind {
+  kTypes,      ///< data type names (`f32`, `u8s8s32`, `bf16:f32`): [a-z0-9_] pieces joined by ':'
+  kTags,       ///< memory tags (`aBcd16b`, `any`, `abcd:abcd`): [A-Za-z0-9] pieces joined by ':'
+  kAttribute,  ///< `relu:0.5+sum:1`, `src:common:1*`: [A-Za-z0-9_.*-] fields by ':' and '+'
+  kWord,       ///< an algorithm, a number, an engine: [A-Za-z0-9_.:+-]
+};
+
+// Generous bounds: the longest real value is a concat's tags, a few hundred bytes.
+constexpr std::size_t kMaxValueBytes = 512;
+constexpr std::size_t kMaxProblemBytes = 4096;
+
+ValueKind KindOfFlag(std::string_view name) {
+  if (name == "dt" || name == "sdt" || name == "ddt" || name == "cfg" || name == "bia-dt" ||
+      name == "bia_dt") {
+    return ValueKind::kTypes;
+  }
+  if (name == "stag" || name == "wtag" || name == "dtag" || name == "tag") return ValueKind::kTags;
+  if (name.substr(0, 5) == "attr-" || name == "oflag") return ValueKind::kAttribute;
+  return ValueKind::kWord;
+}
+
+bool IsDigit(char c) {
+  return c >= '0' && c <= '9';
+}
+
+bool IsAlnum(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || IsDigit(c);
+}
+
+// A problem descriptor as verbose prints one (`mb16ic3ih224oc64oh112kh7sh2ph3`, `16x3x3x3`,
+// `2x3:3x4`, `mb2ic16ih7iw7ls5beta0.75`): it starts like no option and holds no byte a shell or
+// a batch file reads as syntax.
+bool IsProblem(std::string_view problem) {
+  if (problem.empty() || problem.size() > kMaxProblemBytes || !IsAlnum(problem.front())) {
+    return false;
+  }
+  return std::all_of(problem.begin(), problem.end(), [](char c) {
+    return IsAlnum(c) || c == '_' || c == '.' || c == ':' || c == '-';
+  });
+}
+
+// Whether each piece of `value` between separators is non-empty and made of `allowed` bytes.
+template <typename Allowed>
+bool PiecesAre(std::string_view value, std::string_view separators, Allowed allowed) {
+  if (value.empty() || value.size() > kMaxValueBytes) return false;
+  bool piece_empty = true;
+  for (char c : value) {
+    if (separators.find(c) != std::string_view::npos) {
+      if (piece_empty) return false;
+      piece_empty = true;
+    } else if (allowed(c)) {
+      piece_empty = false;
+    } else {
+      return false;
+    }
+  }
+  return !piece_empty;
+}
+
+// "" when `value` is one its option takes, else why not (for the `untranslated` comment).
+std::string_view Invalid(ValueKind kind, std::string_view value) {
+  switch (kind) {
+    case ValueKind::kTypes:
+      if (PiecesAre(value, ":",
+                    [](char c) { return (c >= 'a' && c <= 'z') || IsDigit(c) || c == '_'; })) {
+        return {};
+      }
+      return "not a data type name";
+    case ValueKind::kTags:
+      if (PiecesAre(value, ":", IsAlnum)) return {};
+      return "not a memory tag";
+    case ValueKind::kAttribute:
+      if (PiecesAre(value, ":+", [](char c) {
+            return IsAlnum(c) || c == '_' || c == '.' || c == '*' || c == '-';
+          })) {
+        return {};
+      }
+      return "not in benchdnn's attribute syntax";
+    case ValueKind::kWord:
+      if (PiecesAre(value, "", [](char c) {
+            return IsAlnum(c) || c == '_' || c == '.' || c == ':' || c == '+' || c == '-';
+          })) {
+        return {};
+      }
+      return "not a value benchdnn takes there";
+  }
+  return "not a value benchdnn takes there";
+}
+
+// A shell word that stands for `word` whatever it holds: as it is when it has no byte a shell
+// treats specially, else in single quotes (`1*` would be a glob).
+std::string ShellWord(std::string_view word) {
+  const bool plain = !word.empty() && std::all_of(word.begin(), word.end(), [](char c) {
+    return IsAlnum(c) || std::string_view("_.,:+=/@%^-").find(c) != std::string_view::npos;
+  });
+  if (plain) return std::string(word);
+  std::string quoted = "'";
+  for (char c : word) {
+    if (c == '\'') {
+      quoted += "'\\''";
+    } else {
+      quoted.push_back(c);
+    }
+  }
+  quoted.push_back('\'');
+  return quoted;
+}
+
+// Builds the command as flags are added; empty values are left out, and so are values that are
+// not what their option takes (each named in `untranslated`).
 class CommandLine {
  public:
-  explicit CommandLine(std::string_view driver) {
-    text_ = "--";
-    text_ += driver;
-  }
+  explicit CommandLine(std::string_view driver) : driver_("--" + std::string(driver)) {}
   void Flag(std::string_view name, std::string_view value) {
     if (value.empty()) return;
-    text_ += " --";
-    text_ += name;
-    text_.push_back('=');
-    text_ += value;
+    if (const std::string_view why = Invalid(KindOfFlag(name), value); !why.empty()) {
+      untranslated_.push_back("--" + std::string(name) + ": " + std::string(why) + " (" +
+                              BenchdnnCommentText(value, 40) + ")");
+      return;
+    }
+    options_.push_back("--" + std::string(name) + "=" + std::string(value));
   }
-  void Finish(std::string_view problem) {
-    text_.push_back(' ');
-    text_ += problem;
-  }
-  std::string Take() { return std::move(text_); }
+  void Finish(std::string_view problem) { options_.emplace_back(problem); }
+  const std::string& driver() const { return driver_; }
+  std::vector<std::string>& options() { return options_; }
+  std::vector<std::string>& untranslated() { return untranslated_; }
 
  private:
-  std::string text_;
+  std::string driver_;
+  std::vector<std::string> options_;
+  std::vector<std::string> untranslated_;
 };
 
 // The value of `key:` among the space-separated `key:value` pairs of an aux field.
@@ -635,6 +747,15 @@ std::string_view RnnMissingReason(const PrimitiveStats& row, const std::vector<M
 
 }  // namespace
 
+std::string BenchdnnCommentText(std::string_view text, std::size_t max_bytes) {
+  std::string safe;
+  for (char c : text.substr(0, max_bytes)) {
+    safe.push_back(c >= ' ' && c <= '~' ? c : '?');
+  }
+  if (text.size() > max_bytes) safe += "...";
+  return safe;
+}
+
 BenchdnnVersion BenchdnnVersionOf(const PrimitiveStats& row, const BenchdnnContext& context) {
   if (context.version != BenchdnnVersion::kLogs) return context.version;
   const int major = MajorOfLibraryVersion(context.library_version);
@@ -705,6 +826,9 @@ std::string_view BenchdnnMissingReason(const PrimitiveStats& row, const Benchdnn
   if (HasRuntimeDimensions(row.problem)) {
     return "the shapes are run-time dimensions (a create line; the exec line has them)";
   }
+  if (!IsProblem(row.problem)) {
+    return "the problem descriptor is not one benchdnn reads (letters, digits and _.:- only)";
+  }
   std::vector<MemoryDesc> mds;
   ParseMemoryDescs(row.memory_descriptors, mds);
   if (driver == "rnn") return RnnMissingReason(row, mds);
@@ -756,13 +880,23 @@ std::optional<BenchdnnReproducer> MakeBenchdnnReproducer(const PrimitiveStats& r
   AddAttributes(line, attributes);
   line.Finish(row.problem);
   BenchdnnReproducer reproducer;
-  reproducer.arguments = line.Take();
+  reproducer.options = std::move(line.options());
+  reproducer.arguments = line.driver();
+  for (const std::string& option : reproducer.options) reproducer.arguments += " " + option;
   reproducer.max_cpu_isa = IsaCap(row, context, version);
-  if (!reproducer.max_cpu_isa.empty()) {
+  if (Invalid(ValueKind::kWord, reproducer.max_cpu_isa).empty()) {
     reproducer.command = "ONEDNN_MAX_CPU_ISA=" + reproducer.max_cpu_isa + " ";
+  } else {
+    reproducer.max_cpu_isa.clear();
   }
-  reproducer.command += "benchdnn " + reproducer.arguments;
-  reproducer.untranslated = std::move(attributes.untranslated);
+  reproducer.command += "benchdnn " + line.driver();
+  for (const std::string& option : reproducer.options)
+    reproducer.command += " " + ShellWord(option);
+  for (const std::string& piece : attributes.untranslated) {
+    reproducer.untranslated.push_back(BenchdnnCommentText(piece));
+  }
+  for (std::string& piece : line.untranslated())
+    reproducer.untranslated.push_back(std::move(piece));
   return reproducer;
 }
 

@@ -41,11 +41,21 @@ struct BenchdnnContext {
 /// 3.3+ formats 3). kLogs is never returned.
 BenchdnnVersion BenchdnnVersionOf(const PrimitiveStats& row, const BenchdnnContext& context);
 
+/// Every value on the line was checked against what its option takes (a data type name, a memory
+/// tag, benchdnn's attribute syntax, a problem descriptor): a log field holding shell syntax
+/// (`$(...)`, quotes, `;`) or another option (` --batch=FILE`) is left out and named in
+/// `untranslated` instead, never written.
 struct BenchdnnReproducer {
-  std::string command;      ///< `[ONEDNN_MAX_CPU_ISA=X ]benchdnn --conv --mode=P ... <problem>`
-  std::string arguments;    ///< the same from the driver on: `--conv --mode=P ... <problem>`
-  std::string max_cpu_isa;  ///< the ONEDNN_MAX_CPU_ISA value pinned, or ""
-  std::vector<std::string> untranslated;  ///< attribute pieces benchdnn has no knob for
+  /// For a shell: `[ONEDNN_MAX_CPU_ISA=X ]benchdnn --conv --mode=P ... <problem>`, each word
+  /// shell-quoted where it needs it (`'--attr-zero-points=src:common:1*'`).
+  std::string command;
+  /// For a --batch file (benchdnn splits it at blanks, no quotes): `--conv --mode=P ... <problem>`.
+  std::string arguments;
+  std::vector<std::string> options;  ///< the words after the driver: `--mode=P`, ..., the problem
+  std::string max_cpu_isa;           ///< the ONEDNN_MAX_CPU_ISA value pinned, or ""
+  /// Attribute pieces benchdnn has no knob for and values left out, as comment text (printable
+  /// ASCII only: no line break, no control character).
+  std::vector<std::string> untranslated;
 };
 
 /// The reproducer of `row`, or nullopt when benchdnn has no driver for its primitive kind or
@@ -56,6 +66,10 @@ std::optional<BenchdnnReproducer> MakeBenchdnnReproducer(const PrimitiveStats& r
 /// Why a row has no reproducer, for the report's note ("" when it has one).
 std::string_view BenchdnnMissingReason(const PrimitiveStats& row,
                                        const BenchdnnContext& context = {});
+
+/// `text` made safe inside a `#` comment of a shell script or a --batch file: each byte that is
+/// not printable ASCII (a line break, a control character) becomes '?'; cut after `max_bytes`.
+std::string BenchdnnCommentText(std::string_view text, std::size_t max_bytes = 200);
 
 /// The benchdnn drivers dlcheck writes lines for, each once, in the order of its table.
 std::vector<std::string_view> BenchdnnDrivers();

@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <string_view>
@@ -197,7 +198,7 @@ char LineReader::PeekFirstNonBlank() {
 Status LineReader::ReadRest(std::string& out, std::size_t max_bytes) {
   while (true) {
     out.append(buffer_.data() + begin_, end_ - begin_);
-    begin_ = scan_ = end_ = 0;
+    begin_ = scan_ = end_ = cr_at_ = 0;
     if (out.size() > max_bytes) {
       const std::size_t mib = std::size_t{1} << 20;
       return InputError("'" + path_ + "' is larger than " +
@@ -393,9 +394,37 @@ LineReader::Next LineReader::Read(std::string_view& line) {
   while (true) {
     const void* hit =
         scan_ < end_ ? std::memchr(buffer_.data() + scan_, '\n', end_ - scan_) : nullptr;
+    // [begin_, lf) holds no '\n'.
+    const std::size_t lf =
+        hit != nullptr ? static_cast<std::size_t>(static_cast<const char*>(hit) - buffer_.data())
+                       : end_;
+    // A CR alone ends a line too (classic Mac OS files, some Windows tools' logs) where no LF
+    // is left in the buffer: a CR not followed by LF. Looked for only there, so an LF log pays
+    // nothing per line (one search of its last partial line per chunk); a CR inside an
+    // LF-ended line (a progress bar's) and the CR of CRLF stay on the line, left to the parser.
+    // [begin_, cr_at_) holds no CR; a mark before `lf` is a CR, or stale (passed, or a chunk
+    // read since).
+    if (hit == nullptr && cr_at_ < lf) {
+      if (cr_at_ < begin_ || buffer_[cr_at_] != '\r') {
+        const std::size_t from = std::max(cr_at_, begin_);
+        const void* cr = std::memchr(buffer_.data() + from, '\r', end_ - from);
+        cr_at_ = cr != nullptr
+                     ? static_cast<std::size_t>(static_cast<const char*>(cr) - buffer_.data())
+                     : end_;
+      }
+      if (cr_at_ + 1 < lf) {
+        const std::size_t start = begin_;
+        const std::size_t at = cr_at_;
+        begin_ = at + 1;
+        scan_ = lf;  // [scan_, lf) holds no '\n': not searched again
+        ++line_number_;
+        if (discarding || at - start > line_cap_) return Next::kTooLong;
+        line = std::string_view(buffer_.data() + start, at - start);
+        return Next::kLine;
+      }
+    }
     if (hit != nullptr) {
-      const std::size_t nl =
-          static_cast<std::size_t>(static_cast<const char*>(hit) - buffer_.data());
+      const std::size_t nl = lf;
       const std::size_t start = begin_;
       begin_ = scan_ = nl + 1;
       ++line_number_;
@@ -407,11 +436,12 @@ LineReader::Next LineReader::Read(std::string_view& line) {
     if (end_ - begin_ > line_cap_) {
       // Longer than the cap: forget what we have, keep reading to the end of this line.
       discarding = true;
-      begin_ = scan_ = end_ = 0;
+      begin_ = scan_ = end_ = cr_at_ = 0;
     } else if (begin_ > 0 && buffer_.size() - 1 - end_ < kChunk) {
       std::memmove(buffer_.data(), buffer_.data() + begin_, end_ - begin_);
       end_ -= begin_;
       scan_ = end_;
+      cr_at_ = cr_at_ > begin_ ? cr_at_ - begin_ : 0;
       begin_ = 0;
     }
     if (!Fill()) {

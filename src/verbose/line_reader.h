@@ -30,7 +30,8 @@ class LineReader {
   static constexpr std::size_t kDefaultLineCap = std::size_t{1} << 20;  ///< 1 MiB
 
   enum class Next {
-    kLine,     ///< `line` holds the next line, without `\n` (a `\r` is left to the parser)
+    kLine,     ///< `line` holds the next line, without its end: `\n`, or `\r` alone (the `\r`
+               ///< of `\r\n` is left to the parser)
     kTooLong,  ///< a line longer than the cap was skipped; line_number() is its number
     kEnd,      ///< no more lines (see status() for a read error)
   };
@@ -77,6 +78,7 @@ class LineReader {
   std::size_t begin_ = 0;  // first unread byte
   std::size_t end_ = 0;    // one past the last byte read
   std::size_t scan_ = 0;   // where to continue looking for '\n'
+  std::size_t cr_at_ = 0;  // the next '\r' at or after begin_ (none before it), or end_
   std::unique_ptr<Inflater> inflater_;
   std::unique_ptr<Unarchiver> unarchiver_;
   std::unique_ptr<XzDecoder> xz_;

@@ -2,12 +2,17 @@
 // distinct primitive) and the refusals of formats that cannot be streamed with --events.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <filesystem>
 #include <set>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "support/lines.h"
 #include "support/run_dlcheck.h"
+#include "support/scratch_dir.h"
 
 namespace dlcheck::testing {
 namespace {
@@ -102,6 +107,85 @@ TEST(FormatsCliTest, BenchdnnBatchIsOneDriversBatchFile) {
     EXPECT_NE(refused.err.find("--benchdnn-batch"), std::string::npos) << refused.err;
   }
   EXPECT_EQ(RunDlcheck({"parse", log, "--benchdnn-batch", "convolution"}).exit_code, 2);
+}
+
+// A log is anyone's text: fields carrying shell syntax, quotes or other options must come out of
+// --format benchdnn and --benchdnn-batch as plain words or comments. The lines are written into
+// scripts, checked with `sh -n` and run with a benchdnn on PATH that only records its arguments:
+// the canary a field asks for is never made.
+class HostileLogTest : public ScratchDirTest {};
+
+TEST_F(HostileLogTest, FieldsOfALogNeverRunInItsReproducers) {
+  const std::string canary = (dir_ / "canary").string();
+  const std::vector<std::string> evils = {
+      "$(touch " + canary + ")",   "`touch " + canary + "`",
+      ";touch " + canary,          "|touch " + canary,
+      "'$(touch " + canary + ")'", "\"$(touch " + canary + ")\"",
+      " --batch=THIS_FILE",        " --engine=gpu",
+      "\x0btouch " + canary};
+  std::string log;
+  for (const std::string& evil : evils) {
+    const std::string head = "onednn_verbose,v1,primitive,exec,cpu,";
+    log += head +
+           "eltwise,jit:avx2,forward_training,data:f32::blocked:abcd::f0,,"
+           "alg:eltwise_relu alpha:0 beta:0,2x16x7x7" +
+           evil + ",0.1\n";
+    log += head + "eltwise,jit:avx2,forward_training,data:f32" + evil +
+           "::blocked:abcd::f0,,alg:eltwise_relu,2x16x7x8,0.1\n";
+    log += head + "eltwise,jit:avx2,forward_training,data:f32::blocked:ab" + evil +
+           "::f0,,alg:eltwise_relu,2x16x7x9,0.1\n";
+    log += head +
+           "eltwise,jit:avx2,forward_training,data:f32::blocked:abcd::f0,"
+           "attr-scratchpad:user" +
+           evil + ",alg:eltwise_relu" + evil + ",2x16x7x10,0.1\n";
+    log += head +
+           "convolution,jit:avx2,forward_training,src:f32::blocked:abcd::f0 "
+           "wei:f32::blocked:abcd::f0 dst:f32::blocked:abcd::f0,attr-post-ops:eltwise_relu" +
+           evil +
+           ",alg:convolution_direct,mb2_ic16oc32_ih13oh13kh3sh1dh0ph1_iw13ow13kw3sw1dw0pw1,"
+           "0.1\n";
+  }
+  const std::string path = Write("hostile.log", log);
+  const std::string bin = (dir_ / "bin").string();
+  std::filesystem::create_directories(bin);
+  Write("bin/benchdnn",
+        "#!/bin/sh\nprintf '%s\\n' \"$@\" >> \"" + (dir_ / "args").string() + "\"\n");
+  std::filesystem::permissions(bin + "/benchdnn", std::filesystem::perms::owner_all);
+
+  std::vector<std::pair<std::string, std::string>> scripts;  // (name, text)
+  const RunResult lines = RunDlcheck({"parse", path, "--format", "benchdnn"});
+  ASSERT_EQ(lines.exit_code, 0) << lines.err;
+  scripts.emplace_back("lines.sh", lines.out);
+  for (const char* driver : {"eltwise", "conv"}) {
+    const RunResult batch = RunDlcheck({"parse", path, "--benchdnn-batch", driver});
+    ASSERT_EQ(batch.exit_code, 0) << batch.err;
+    const std::vector<std::string> batch_lines = Lines(batch.out);
+    ASSERT_FALSE(batch_lines.empty());
+    for (std::size_t i = 1; i < batch_lines.size(); ++i) {
+      // benchdnn splits a batch file at blanks and skips `#` lines: no option of a line may be
+      // --batch or --engine.
+      if (batch_lines[i].front() == '#') continue;
+      EXPECT_EQ(batch_lines[i].rfind("--reset ", 0), 0u) << batch_lines[i];
+      EXPECT_EQ(batch_lines[i].find("--batch"), std::string::npos) << batch_lines[i];
+      EXPECT_EQ(batch_lines[i].find("--engine"), std::string::npos) << batch_lines[i];
+    }
+    scripts.emplace_back(std::string(driver) + ".batch", batch.out);
+  }
+  std::size_t commands = 0;
+  for (const auto& [name, text] : scripts) {
+    SCOPED_TRACE(name + ":\n" + text);
+    for (const std::string& line : Lines(text)) {
+      EXPECT_EQ(line.find_first_of("\r\x0b"), std::string::npos) << line;
+      commands += line.rfind("ONEDNN_MAX_CPU_ISA=AVX2 benchdnn ", 0) == 0 ? 1 : 0;
+    }
+    const std::string script = Write(name, text);
+    EXPECT_EQ(std::system(("sh -n '" + script + "'").c_str()), 0);
+    const std::string run = "cd '" + dir_.string() + "' && PATH='" + bin + "':\"$PATH\" sh '" +
+                            script + "' >/dev/null 2>&1";
+    std::system(run.c_str());
+    EXPECT_FALSE(std::filesystem::exists(canary));
+  }
+  EXPECT_GE(commands, 5u);  // the lines whose hostile field was left out still run
 }
 
 TEST(FormatsCliTest, EventsCannotBeAWorkbookOrADistinctList) {

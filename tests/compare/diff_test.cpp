@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 #include <string>
@@ -61,6 +62,47 @@ TEST_F(DiffTest, InputsWithoutRowsAreInputErrors) {
   EXPECT_EQ(no_rows.exit_code, 3);
   EXPECT_NE(no_rows.err.find("no primitive rows"), std::string::npos) << no_rows.err;
   EXPECT_EQ(testing::RunDlcheck({"diff", avx512_, (dir_ / "missing.log").string()}).exit_code, 3);
+}
+
+// Numbers a report's table holds are read only as finite numbers >= 0: a wrong type is missing
+// (its row left out, a finding says so), never 0 or NaN (`exec time -nanx`); and only the
+// reports made from a log are compared (a `dispatch` report's table is no log's).
+TEST_F(DiffTest, AReportsNumbersAreNumbersAndOnlyLogReportsAreRead) {
+  const testing::RunResult json = testing::RunDlcheck({"parse", avx512_, "--format", "json"});
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  nlohmann::json doc = nlohmann::json::parse(json.out);
+  nlohmann::json& rows = doc["primitives"];
+  ASSERT_GE(rows.size(), 4u);
+  rows[0]["exec_ms_total"] = "fast";
+  rows[1]["execs"] = -3;
+  rows[2]["exec_ms_total"] = true;
+  const std::string numbers = Write("numbers.json", doc.dump());
+  for (const std::string& b : {numbers}) {
+    const testing::RunResult diff = testing::RunDlcheck({"diff", avx512_, b, "--format", "json"});
+    EXPECT_EQ(diff.exit_code, 0) << diff.err;
+    EXPECT_EQ(diff.out.find("nan"), std::string::npos) << diff.out;
+    const nlohmann::json out = nlohmann::json::parse(diff.out, nullptr, false);
+    ASSERT_FALSE(out.is_discarded()) << diff.out;
+    bool said = false;
+    for (const auto& finding : out["findings"]) {
+      if (finding["code"] == "diff-rows-without-numbers") {
+        said = true;
+        EXPECT_EQ(finding["message"],
+                  b + ": 3 row(s) left out: their execs or exec_ms_total is no number >= 0 (a "
+                      "string, a negative, beyond a double)");
+      }
+    }
+    EXPECT_TRUE(said) << diff.out;
+    const testing::RunResult table = testing::RunDlcheck({"diff", avx512_, b});
+    EXPECT_EQ(table.out.find("nan"), std::string::npos) << table.out;
+  }
+  doc["command"] = "dispatch";
+  const std::string dispatch = Write("dispatch.json", doc.dump());
+  const testing::RunResult refused = testing::RunDlcheck({"diff", dispatch, avx512_});
+  EXPECT_EQ(refused.exit_code, 3);
+  EXPECT_EQ(refused.err, "dlcheck: " + dispatch +
+                             ": a dlcheck dispatch report; diff reads verbose logs and the "
+                             "--format json reports of 'dlcheck parse', 'verbose' and 'run'\n");
 }
 
 }  // namespace

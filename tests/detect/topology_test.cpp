@@ -1,15 +1,18 @@
 #include "detect/topology.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 #include <utility>
 
 #include "detect/topology_report.h"
+#include "detect/topology_xml_bounds.h"
 #include "report/printer.h"
 #include "support/run_dlcheck.h"
 
@@ -289,6 +292,103 @@ TEST(TopologyErrorTest, XmlVersion3) {
   ExpectInputError(path, "'" + path +
                              "' was written by hwloc 3.x (XML version 3.0); hwloc 2.9 reads only "
                              "version 2: export it with hwloc 2.x (lstopo --of xml)");
+}
+
+// Hostile topologies, generated here: what hwloc would crash on (a stack overflow in its
+// recursive import) or size its memory by (an index's bitmap, a distances matrix) is refused
+// before hwloc reads it, with the bound and the line; a large but real shape still loads.
+std::string Bitmap(unsigned long bit) {
+  std::string words = fmt::format("0x{:08x}", 1u << (bit % 32));
+  for (unsigned long i = 0; i < bit / 32; ++i) words += ",0x00000000";
+  return words;
+}
+
+std::string PuXml(unsigned long index, const std::string& os_index = "") {
+  const std::string set = Bitmap(index);
+  return fmt::format(R"(<object type="PU" os_index="{}" cpuset="{}" complete_cpuset="{}"/>)",
+                     os_index.empty() ? std::to_string(index) : os_index, set, set);
+}
+
+std::string TopologyXml(const std::string& inside, unsigned long pus = 1,
+                        const std::string& after = "") {
+  std::string all = "0x00000001";
+  if (pus > 1) {
+    all.clear();
+    for (unsigned long word = (pus + 31) / 32; word-- > 0;) {
+      const unsigned long bits = std::min(32ul, pus - word * 32);
+      if (!all.empty()) all += ",";
+      all += fmt::format("0x{:08x}", bits == 32 ? 0xffffffffu : (1u << bits) - 1);
+    }
+  }
+  return fmt::format(
+      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!DOCTYPE topology SYSTEM \"hwloc2.dtd\">\n"
+      "<topology version=\"2.0\">\n<object type=\"Machine\" os_index=\"0\" cpuset=\"{0}\" "
+      "complete_cpuset=\"{0}\" allowed_cpuset=\"{0}\" nodeset=\"0x1\" complete_nodeset=\"0x1\" "
+      "allowed_nodeset=\"0x1\">\n<object type=\"NUMANode\" os_index=\"0\" cpuset=\"{0}\" "
+      "complete_cpuset=\"{0}\" nodeset=\"0x1\" complete_nodeset=\"0x1\" local_memory=\"4096\"/>\n"
+      "{1}</object>\n{2}</topology>\n",
+      all, inside, after);
+}
+
+class HostileTopologyTest : public ::testing::Test {
+ protected:
+  std::string Write(const std::string& name, const std::string& xml) {
+    const std::string path = (std::filesystem::path(::testing::TempDir()) / name).string();
+    std::ofstream(path, std::ios::binary) << xml;
+    return path;
+  }
+  std::string Refusal(const std::string& path, const std::string& what, int line) {
+    return fmt::format(
+        "topology file '{}' {} (line {}), more than dlcheck reads; give an hwloc "
+        "XML file of a real machine (lstopo --of xml)",
+        path, what, line);
+  }
+};
+
+TEST_F(HostileTopologyTest, DeepNestingIsRefusedBeforeHwlocRecurses) {
+  std::string nested;
+  const int depth = 200000;
+  for (int i = 0; i < depth; ++i) {
+    nested += R"(<object type="Group" cpuset="0x00000001" complete_cpuset="0x00000001">)";
+  }
+  nested += PuXml(0);
+  for (int i = 0; i < depth; ++i) nested += "</object>";
+  const std::string path = Write("deep.xml", TopologyXml(nested));
+  ExpectInputError(path, Refusal(path, "nests elements deeper than 64 levels", 6));
+}
+
+TEST_F(HostileTopologyTest, HugeIndexesAndMatricesAreRefusedBeforeHwlocAllocates) {
+  const std::string index = Write("index.xml", TopologyXml(PuXml(0, "4294967296")));
+  ExpectInputError(index, Refusal(index, "has an os_index above 65535", 6));
+  const std::string negative = Write("negative.xml", TopologyXml(PuXml(0, "99999999999999999999")));
+  ExpectInputError(negative, Refusal(negative, "has an os_index above 65535", 6));
+  const std::string bitmap = Write("bitmap.xml", TopologyXml(PuXml(70000, "0")));
+  ExpectInputError(bitmap, Refusal(bitmap, "has a cpuset with indexes above 65535", 6));
+  const std::string matrix =
+      Write("matrix.xml", TopologyXml(PuXml(0), 1,
+                                      "<distances2 type=\"NUMANode\" nbobjs=\"4294967295\" "
+                                      "kind=\"5\" indexing=\"os\">\n</distances2>\n"));
+  ExpectInputError(matrix, Refusal(matrix, "has a distances matrix of more than 1024 objects", 7));
+  std::string many;
+  for (std::size_t i = 0; i <= kMaxTopologyObjects; ++i) many += "<object type=\"Misc\"/>";
+  const std::string objects = Write("objects.xml", TopologyXml(PuXml(0) + many));
+  ExpectInputError(objects, Refusal(objects, "holds more than 131072 objects", 6));
+}
+
+TEST_F(HostileTopologyTest, TwoHundredFiftySixPackagesLoad) {
+  std::string packages;
+  for (unsigned long p = 0; p < 256; ++p) {
+    const std::string set = Bitmap(p);
+    packages += fmt::format(
+        R"(<object type="Package" os_index="{0}" cpuset="{1}" complete_cpuset="{1}">)"
+        R"(<object type="Core" os_index="0" cpuset="{1}" complete_cpuset="{1}">{2}</object>)"
+        "</object>\n",
+        p, set, PuXml(p));
+  }
+  const Topology topology = MustLoad(Write("packages.xml", TopologyXml(packages, 256)));
+  EXPECT_EQ(topology.packages, 256);
+  EXPECT_EQ(topology.cores, 256);
+  EXPECT_EQ(topology.pus, 256);
 }
 
 TEST(TopologyErrorTest, SaveToMissingDirectory) {

@@ -2,10 +2,12 @@
 // recorded machines (tests/data/cpuid), edited where a test needs a host that stands out.
 #include "fleet/fleet.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <tuple>
 
 #include "detect/platform.h"
 #include "detect/platform_report.h"
@@ -98,6 +100,36 @@ TEST(FleetTest, SlurmConfLeavesOutAGroupWhoseHostIsNoNodeName) {
   EXPECT_EQ(conf.lines, "");
   ASSERT_EQ(conf.left_out.size(), 1u);
   EXPECT_NE(conf.left_out[0].find("not a valid node name"), std::string::npos) << conf.left_out[0];
+}
+
+TEST(FleetTest, SlurmConfLeavesOutAGroupWhoseCountsAreNoMachines) {
+  // Counts past slurm.conf's 16-bit fields (an int once wrote CPUs=-1294967296), or that no
+  // machine has (more sockets than cores), are never written: the group is left out, said why.
+  for (const auto& [packages, cores, pus] :
+       {std::tuple{2L, 112L, 3000000000L}, std::tuple{2L, 70000L, 140000L}, std::tuple{8L, 4L, 8L},
+        std::tuple{1L, 8L, 4L}}) {
+    json doc = WithTopology(PlatformJson(kHaswell), 515703);
+    doc["topology"]["packages"] = packages;
+    doc["topology"]["cores"] = cores;
+    doc["topology"]["pus"] = pus;
+    FleetReader reader;
+    reader.AddText("/in/node1.json", doc.dump());
+    const SlurmConfLines conf = FleetSlurmConf(reader.Finish());
+    EXPECT_EQ(conf.lines, "") << pus;
+    ASSERT_EQ(conf.left_out.size(), 1u);
+    EXPECT_EQ(conf.left_out[0],
+              fmt::format("node1: its counts (sockets {}, cores {}, PUs {}) are no machine's: "
+                          "slurm.conf takes 1 to 65533 of each, sockets <= cores <= PUs",
+                          packages, cores, pus));
+  }
+  json huge = WithTopology(PlatformJson(kHaswell), 1L << 50);
+  FleetReader reader;
+  reader.AddText("/in/node1.json", huge.dump());
+  const SlurmConfLines conf = FleetSlurmConf(reader.Finish());
+  EXPECT_EQ(conf.lines, "");
+  ASSERT_EQ(conf.left_out.size(), 1u);
+  EXPECT_EQ(conf.left_out[0],
+            "node1: its memory (1125899906842624 MiB) is no machine's: 0 to 1099511627776 MiB");
 }
 
 TEST(FleetTest, AFeatureInCpuidButNotEnabledIsAnOutlierNamed) {

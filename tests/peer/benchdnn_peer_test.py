@@ -20,6 +20,7 @@ import csv
 import io
 import os
 import re
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -131,7 +132,7 @@ def era_of(command, lines):
 
 def split_command(command):
     """(environment, argv) of `[ONEDNN_MAX_CPU_ISA=X ]benchdnn --driver ... problem`."""
-    words = command.split("  # ")[0].split()
+    words = shlex.split(command, comments=True)
     env = {}
     while words and "=" in words[0] and not words[0].startswith("--"):
         key, value = words.pop(0).split("=", 1)

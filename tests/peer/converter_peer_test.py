@@ -12,6 +12,7 @@ many lines agree, differ in a reviewed way, and have no converter line.
 import csv
 import io
 import os
+import shlex
 import subprocess
 import sys
 
@@ -89,7 +90,7 @@ def dlcheck_lines(dlcheck, log):
     for (cell,) in list(csv.reader(io.StringIO(run.stdout)))[1:]:
         if cell.startswith("#"):
             continue
-        words = cell.split("  # ")[0].split()
+        words = shlex.split(cell, comments=True)
         while words and "=" in words[0] and not words[0].startswith("--"):
             words.pop(0)  # ONEDNN_MAX_CPU_ISA=...
         yield cell, options(words[1:])

@@ -10,7 +10,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cctype>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "verbose/log_session.h"
 
@@ -143,7 +147,7 @@ TEST(BenchdnnTest, Int8WeightsWithCompensationAreAny) {
             "ONEDNN_MAX_CPU_ISA=AVX512_CORE_VNNI benchdnn --conv --mode=P "
             "--allow-enum-tags-only=0 --dir=FWD_B --cfg=u8s8u8 --stag=acdb --wtag=any --dtag=acdb "
             "--attr-oscale=per_dim_1:1 "
-            "--attr-zero-points=src:common:1*+dst:common:119 --attr-scratchpad=user "
+            "'--attr-zero-points=src:common:1*+dst:common:119' --attr-scratchpad=user "
             "mb2_ic3oc16_ih16oh14kh3sh1dh0ph0_iw16ow14kw3sw1dw0pw0");
 }
 
@@ -433,6 +437,131 @@ TEST(BenchdnnTest, RowsWithoutAReproducerSayWhy) {
       "g4mb2ic16ih7iw7,0.0158691");
   EXPECT_FALSE(MakeBenchdnnReproducer(gnorm, kV2).has_value());
   EXPECT_NE(BenchdnnMissingReason(gnorm, kV2).find("2.x"), std::string_view::npos);
+}
+
+// Whether a shell reads `command` as plain words: each word is made of bytes no shell treats
+// specially, or is one single-quoted string; and no word is an option the log smuggled in.
+::testing::AssertionResult IsPlainShellLine(const std::string& command) {
+  std::size_t at = 0;
+  while (at < command.size()) {
+    if (command[at] == ' ') {
+      ++at;
+      continue;
+    }
+    std::size_t end = at;
+    if (command[at] == '\'') {
+      end = command.find('\'', at + 1);
+      if (end == std::string::npos) return ::testing::AssertionFailure() << "open quote";
+      ++end;
+    } else {
+      while (end < command.size() && command[end] != ' ') {
+        const char c = command[end];
+        if (std::isalnum(static_cast<unsigned char>(c)) == 0 &&
+            std::string_view("_.,:+=/@%^-").find(c) == std::string_view::npos) {
+          return ::testing::AssertionFailure() << "shell byte '" << c << "' in " << command;
+        }
+        ++end;
+      }
+    }
+    const std::string word = command.substr(at, end - at);
+    for (const char* option : {"--batch", "'--batch", "--engine", "'--engine"}) {
+      if (word.rfind(option, 0) == 0) {
+        return ::testing::AssertionFailure() << "smuggled option " << word << " in " << command;
+      }
+    }
+    at = end;
+  }
+  return ::testing::AssertionSuccess();
+}
+
+TEST(BenchdnnTest, HostileFieldsNeverReachTheLineAsSyntaxOrOptions) {
+  // Each field of a verbose line that reaches a benchdnn line, in turn carrying shell syntax or
+  // another option: the value is left out (named in `untranslated`, as comment text) or the row
+  // gets no reproducer; what is written is plain words.
+  const std::string head = "onednn_verbose,v1,primitive,exec,";
+  const std::vector<std::string> hostile = {
+      "$(touch canary)",    "`touch canary`", ";touch canary",    "|touch", "'", "\"", "&&id",
+      " --batch=THIS_FILE", " --engine=gpu",  "\x1b]0;title\x07", "\\"};
+  for (const std::string& evil : hostile) {
+    SCOPED_TRACE(evil);
+    const std::vector<std::string> lines = {
+        // the problem
+        head +
+            "cpu,eltwise,jit:avx2,forward_training,data:f32::blocked:abcd::f0,,"
+            "alg:eltwise_relu alpha:0 beta:0,2x16x7x7" +
+            evil + ",0.1",
+        // a data type, a tag
+        head + "cpu,eltwise,jit:avx2,forward_training,data:f32" + evil +
+            "::blocked:abcd::f0,,alg:eltwise_relu,2x16x7x7,0.1",
+        head + "cpu,eltwise,jit:avx2,forward_training,data:f32::blocked:ab" + evil +
+            "::f0,,alg:eltwise_relu,2x16x7x7,0.1",
+        // an attribute, a post-op, the scratchpad mode, an fpmath mode
+        head +
+            "cpu,convolution,jit:avx2,forward_training,src:f32::blocked:abcd::f0 "
+            "wei:f32::blocked:abcd::f0 dst:f32::blocked:abcd::f0,attr-post-ops:eltwise_relu" +
+            evil + " attr-scratchpad:user" + evil + " attr-fpmath:bf16" + evil +
+            ",alg:convolution_direct,mb2_ic16oc32_ih13oh13kh3sh1dh0ph1_iw13ow13kw3sw1dw0pw1,0.1",
+        // the algorithm, alpha, an engine
+        head +
+            "cpu,eltwise,jit:avx2,forward_training,data:f32::blocked:abcd::f0,,"
+            "alg:eltwise_relu" +
+            evil + " alpha:0" + evil + ",2x16x7x7,0.1",
+        head + "gpu" + evil +
+            ",eltwise,ocl:ref,forward_training,data:f32::blocked:abcd::f0,,"
+            "alg:eltwise_relu,2x16x7x7,0.1",
+    };
+    for (const std::string& line : lines) {
+      SCOPED_TRACE(line);
+      LogSession session;
+      session.StartInput("<test>");
+      session.Feed(line, 1);
+      session.Finish();
+      for (const PrimitiveStats& row : session.aggregator().rows()) {
+        for (const BenchdnnContext& context : {kV2, kV3}) {
+          const auto reproducer = MakeBenchdnnReproducer(row, context);
+          if (!reproducer) continue;
+          EXPECT_TRUE(IsPlainShellLine(reproducer->command));
+          for (const std::string& word : reproducer->options) {
+            EXPECT_EQ(word.find_first_of(" \t\r\n#'\"$`;|&<>()\\"), std::string::npos) << word;
+          }
+          for (const std::string& piece : reproducer->untranslated) {
+            EXPECT_TRUE(std::all_of(piece.begin(), piece.end(), [](char c) {
+              return c >= ' ' && c <= '~';
+            })) << piece;
+          }
+          const std::string comment = BenchdnnCommentText(evil + "\n\r");
+          EXPECT_EQ(comment.find_first_of("\n\r\x1b\x07"), std::string::npos);
+        }
+      }
+    }
+  }
+}
+
+TEST(BenchdnnTest, AValueThatIsNotItsOptionsIsLeftOutAndSaidSo) {
+  const auto tag = MakeBenchdnnReproducer(
+      RowOf("onednn_verbose,v1,primitive,exec,cpu,eltwise,jit:avx2,forward_training,"
+            "data:f32::blocked:ab$(id)::f0,,alg:eltwise_relu,2x16x7x7,0.1"));
+  ASSERT_TRUE(tag.has_value());
+  EXPECT_EQ(tag->command,
+            "ONEDNN_MAX_CPU_ISA=AVX2 benchdnn --eltwise --mode=P --dir=FWD_D --dt=f32 --alg=relu "
+            "2x16x7x7");
+  ASSERT_EQ(tag->untranslated.size(), 1u);
+  EXPECT_EQ(tag->untranslated[0], "--tag: not a memory tag (ab$(id))");
+
+  const auto attribute = MakeBenchdnnReproducer(
+      RowOf("onednn_verbose,v1,primitive,exec,cpu,eltwise,jit:avx2,forward_training,"
+            "data:f32::blocked:ab::f0,attr-scratchpad:user`id`,alg:eltwise_relu,2x16x7x7,0.1"));
+  ASSERT_TRUE(attribute.has_value());
+  ASSERT_EQ(attribute->untranslated.size(), 1u);
+  EXPECT_EQ(attribute->untranslated[0],
+            "--attr-scratchpad: not in benchdnn's attribute syntax (user`id`)");
+
+  const PrimitiveStats problem = RowOf(
+      "onednn_verbose,v1,primitive,exec,cpu,eltwise,jit:avx2,forward_training,"
+      "data:f32::blocked:ab::f0,,alg:eltwise_relu,2x16 --batch=THIS_FILE,0.1");
+  EXPECT_FALSE(MakeBenchdnnReproducer(problem).has_value());
+  EXPECT_EQ(BenchdnnMissingReason(problem),
+            "the problem descriptor is not one benchdnn reads (letters, digits and _.:- only)");
 }
 
 }  // namespace

@@ -48,6 +48,40 @@ TEST_F(LineReaderTest, CrLfAndATruncatedLastLine) {
   EXPECT_TRUE(reader.status().ok());
 }
 
+TEST_F(LineReaderTest, ACrAloneEndsALineAsLfAndCrLfDo) {
+  // A log whose lines end in CR alone (classic Mac OS, some Windows tools) was one line; each
+  // ending is one now, across chunks (256 KiB), with an empty line between two CRs. (A CR inside
+  // an LF-ended line, as a progress bar writes, stays on its line, as the CR of CRLF does.)
+  std::string text;
+  std::vector<std::string> expected;
+  for (int i = 0; expected.size() < 30000; ++i) {
+    const std::string line = "onednn_verbose,exec,cpu,line" + std::to_string(i);
+    expected.push_back(line);
+    text += line + "\r";
+    if (i == 7) {
+      text += "\r";  // an empty line
+      expected.emplace_back();
+    }
+  }
+  text += "last";
+  expected.push_back("last");
+  LineReader reader;
+  ASSERT_TRUE(reader.Open(Write("cr.log", text)).ok());
+  const Read r = ReadAll(reader);
+  EXPECT_TRUE(r.too_long.empty());
+  ASSERT_EQ(r.lines.size(), expected.size());
+  for (std::size_t i = 0; i < expected.size(); ++i) ASSERT_EQ(r.lines[i], expected[i]) << i;
+  EXPECT_EQ(reader.line_number(), expected.size());
+  // A CR-only log far longer than the line cap is lines, not one line too long.
+  std::string long_log;
+  for (int i = 0; i < 100000; ++i) long_log += "onednn_verbose,exec,cpu,x\r";
+  LineReader long_reader;
+  ASSERT_TRUE(long_reader.Open(Write("long.log", long_log), 4096).ok());
+  const Read long_read = ReadAll(long_reader);
+  EXPECT_TRUE(long_read.too_long.empty());
+  EXPECT_EQ(long_read.lines.size(), 100000u);
+}
+
 TEST_F(LineReaderTest, EmptyFileHasNoLines) {
   LineReader reader;
   ASSERT_TRUE(reader.Open(Write("empty", "")).ok());
