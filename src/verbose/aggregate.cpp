@@ -765,7 +765,31 @@ const MemoryDesc* FindMd(const std::vector<MemoryDesc>& mds, std::string_view na
 // reorder-every-step: a reorder into a primitive's weights layout, run about once per
 // execution of that primitive (inference, where the weights do not change between calls).
 void ReordersEveryStep(const PrimitiveRows& rows, double exec_ms, std::vector<Finding>& out) {
+  // The possible consumers, their weights read once: inference rows that compute.
+  struct Consumer {
+    const PrimitiveStats* row;
+    std::string tag, data_type;
+    std::optional<double> elements;
+  };
+  std::vector<Consumer> consumers;
   std::vector<MemoryDesc> mds;
+  bool any_reorder = false;
+  for (const PrimitiveStats& row : rows) {
+    if (row.primitive == "reorder" && row.execs >= 2) any_reorder = true;
+  }
+  if (!any_reorder) return;
+  for (const PrimitiveStats& row : rows) {
+    if (row.execs == 0 || !IsComputePrimitive(row) ||
+        (row.prop_kind != "forward_inference" && row.primitive != "matmul")) {
+      continue;
+    }
+    ParseMemoryDescs(row.memory_descriptors, mds);
+    if (const MemoryDesc* wei = FindMd(mds, "wei"); wei != nullptr && !wei->tag.empty()) {
+      consumers.push_back(
+          {&row, wei->tag, wei->data_type, WeightElements(row.primitive, row.problem)});
+    }
+  }
+  if (consumers.empty()) return;
   for (const PrimitiveStats& reorder : rows) {
     if (reorder.primitive != "reorder" || reorder.execs < 2) continue;
     ParseMemoryDescs(reorder.memory_descriptors, mds);
@@ -776,18 +800,11 @@ void ReordersEveryStep(const PrimitiveRows& rows, double exec_ms, std::vector<Fi
     const double elements = DimsProduct(reorder.problem);
     const PrimitiveStats* consumer = nullptr;
     std::uint64_t consumer_execs = 0;
-    for (const PrimitiveStats& row : rows) {
-      if (row.execs == 0 || !IsComputePrimitive(row) ||
-          (row.prop_kind != "forward_inference" && row.primitive != "matmul")) {
-        continue;
-      }
-      ParseMemoryDescs(row.memory_descriptors, mds);
-      const MemoryDesc* wei = FindMd(mds, "wei");
-      if (wei == nullptr || wei->tag != tag || wei->data_type != data_type) continue;
-      const std::optional<double> n = WeightElements(row.primitive, row.problem);
-      if (n && elements > 0 && *n != elements) continue;
-      consumer_execs += row.execs;
-      if (consumer == nullptr || row.exec_ms_total > consumer->exec_ms_total) consumer = &row;
+    for (const Consumer& c : consumers) {
+      if (c.tag != tag || c.data_type != data_type) continue;
+      if (c.elements && elements > 0 && *c.elements != elements) continue;
+      consumer_execs += c.row->execs;
+      if (consumer == nullptr || c.row->exec_ms_total > consumer->exec_ms_total) consumer = c.row;
     }
     if (consumer == nullptr || consumer_execs < 2) continue;
     const double ratio = static_cast<double>(reorder.execs) / static_cast<double>(consumer_execs);

@@ -351,6 +351,21 @@ TEST(WhyTest, AHeaderWithoutPrimitiveLinesIsAPartialLog) {
             "ONEDNN_VERBOSE=2 (DNNL_VERBOSE=2 before 2.5)");
 }
 
+TEST(WhyTest, AVerboseFilterMakesEveryTotalPartial) {
+  // The info line as oneDNN's source prints it (FORMATS.md, marked [src]): no pasted one found.
+  std::vector<std::string> lines = WhyGroup("uxlfoundation/oneDNN#832");
+  lines.insert(lines.begin(),
+               "onednn_verbose,v1,common,info,filter format is enabled, hit components: primitive");
+  LogRun run;
+  Feed(lines, run);
+  const Summary s = run.Summarize();
+  const Finding* f = FindNote(s, "partial-log");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->severity, Severity::kWarning);
+  EXPECT_NE(f->message.find("every total and percentage covers those lines only"),
+            std::string::npos);
+}
+
 TEST(AggregateTest, PropertySumsOfRowsEqualEventCounts) {
   std::vector<std::string> pool;
   for (const char* file :
