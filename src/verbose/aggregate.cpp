@@ -246,7 +246,10 @@ void Aggregator::AddRepeat(const LineMemo::Entry& entry, double ms) {
   ++events_;
   if (entry.row == other_row_) ++other_events_;
   PrimitiveStats& row = rows_[entry.row];
-  if (!entry.exec && !pending_dispatch_.empty()) JoinDispatch(row, row.problem.view());
+  if (!entry.exec && !pending_dispatch_.empty()) {
+    JoinDispatch(row, row.problem.view());
+    if (!entry.nested) pending_dispatch_.clear();
+  }
   AddTime(row, entry, ms);
 }
 
@@ -312,7 +315,12 @@ std::size_t Aggregator::Add(const VerboseEvent& e) {
   if (index == other_row_) ++other_events_;
   if (e.operation != Operation::kExec) {
     if (!e.cache_state.empty()) rows_[index].cache_state_known = true;
-    if (!pending_dispatch_.empty()) JoinDispatch(rows_[index], e.problem);
+    if (!pending_dispatch_.empty()) {
+      JoinDispatch(rows_[index], e.problem);
+      // A create (not nested) ends the creation the reasons were printed for: those left
+      // belong to one that failed (no primitive), and are not kept to slow every create.
+      if (e.operation == Operation::kCreate) pending_dispatch_.clear();
+    }
   }
   AddTime(rows_[index],
           {index, e.operation == Operation::kExec, e.IsCacheHit(),
