@@ -170,6 +170,7 @@ std::vector<Value> PrimitiveRow(const verbose::PrimitiveStats& s, double total_e
       Value(total_exec_ms > 0 ? 100.0 * s.exec_ms_total / total_exec_ms : 0.0, 2),
       gflops ? Value(*gflops, 2) : Value(),
       BenchdnnCell(s, options),
+      Text(verbose::SkippedText(s)),
   };
   if (options.include_layer) row.push_back(s.layer ? Text(*s.layer) : Value());
   if (options.input_names != nullptr) {
@@ -302,8 +303,8 @@ void AddPrimitivesTable(report::Report& report, std::vector<verbose::PrimitiveSt
                      col::kExecMsMin, col::kExecMsMax, col::kNestedCreateMs, col::kBenchdnn});
   t.answer_columns = report::Names({col::kExecMsTotal, col::kTimePct});
   t.leave_out_first =
-      report::Names({col::kCreates, col::kGflops, col::kExecMsMean, col::kCreateMs, col::kFallback,
-                     col::kDataTypes, col::kIsaSource, col::kIsa, col::kPropKind});
+      report::Names({col::kSkipped, col::kCreates, col::kGflops, col::kExecMsMean, col::kCreateMs,
+                     col::kFallback, col::kDataTypes, col::kIsaSource, col::kIsa, col::kPropKind});
   // A row of cells (1.5-2 KB with their text) is made only while a printer reads it.
   t.generated = {.count = source->rows.size(),
                  .make = [source = std::shared_ptr<const PrimitiveRowSource>(std::move(source))](

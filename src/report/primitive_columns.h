@@ -44,6 +44,8 @@ inline constexpr Column kExecMsMax{"exec_ms_max", Type::kNumber};
 inline constexpr Column kTimePct{"time_pct", Type::kNumber};
 inline constexpr Column kGflops{"gflops", Type::kNumber};
 inline constexpr Column kBenchdnn{"benchdnn", Type::kText};
+/// What oneDNN skipped before creating the row, and why (create:dispatch lines)
+inline constexpr Column kSkipped{"skipped", Type::kText};
 // Appended after the others where a run has them.
 inline constexpr Column kLayer{"layer", Type::kText};  ///< the model layer that ran the row
 inline constexpr Column kFile{"file", Type::kText};    ///< the input file, when several are read
@@ -68,7 +70,7 @@ inline constexpr std::array kPrimitiveColumns = {
     primitive_column::kExecMsTotal,    primitive_column::kExecMsMean,
     primitive_column::kExecMsMin,      primitive_column::kExecMsMax,
     primitive_column::kTimePct,        primitive_column::kGflops,
-    primitive_column::kBenchdnn,
+    primitive_column::kBenchdnn,       primitive_column::kSkipped,
 };
 
 /// The primitives table of a document: the columns every one has, then `extra` (a layer, a file,

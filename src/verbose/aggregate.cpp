@@ -1,13 +1,16 @@
 #include "verbose/aggregate.h"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <map>
 
+#include "common/onednn_isa.h"
 #include "verbose/flops.h"
+#include "verbose/isa.h"
 #include "verbose/line_parser.h"
 #include "verbose/rules.h"
 
@@ -242,7 +245,12 @@ void LineMemo::Grow() {
 void Aggregator::AddRepeat(const LineMemo::Entry& entry, double ms) {
   ++events_;
   if (entry.row == other_row_) ++other_events_;
-  AddTime(rows_[entry.row], entry, ms);
+  PrimitiveStats& row = rows_[entry.row];
+  if (!entry.exec && !pending_dispatch_.empty()) {
+    JoinDispatch(row, row.problem.view());
+    if (!entry.nested) pending_dispatch_.clear();
+  }
+  AddTime(row, entry, ms);
 }
 
 void Aggregator::AddTime(PrimitiveStats& row, const LineMemo::Entry& kind,
@@ -277,6 +285,7 @@ std::size_t Aggregator::Add(const VerboseEvent& e) {
       ++graph_dispatch_events_;  // thousands per model: counted, summarised, never rows
     } else {
       AddDiagnostic(e);
+      if (e.operation_text == "create:dispatch") HoldDispatch(e);
     }
     return kNoRow;
   }
@@ -304,6 +313,15 @@ std::size_t Aggregator::Add(const VerboseEvent& e) {
     index = room ? NewRow(e, hash) : OtherRow();
   }
   if (index == other_row_) ++other_events_;
+  if (e.operation != Operation::kExec) {
+    if (!e.cache_state.empty()) rows_[index].cache_state_known = true;
+    if (!pending_dispatch_.empty()) {
+      JoinDispatch(rows_[index], e.problem);
+      // A create (not nested) ends the creation the reasons were printed for: those left
+      // belong to one that failed (no primitive), and are not kept to slow every create.
+      if (e.operation == Operation::kCreate) pending_dispatch_.clear();
+    }
+  }
   AddTime(rows_[index],
           {index, e.operation == Operation::kExec, e.IsCacheHit(),
            e.operation == Operation::kCreateNested},
@@ -427,6 +445,144 @@ void Aggregator::AddDiagnostic(const VerboseEvent& e) {
                           DiagnosticText(e.implementation), DiagnosticText(e.message), 1, e.line});
 }
 
+std::string_view IsaOfSourceFile(std::string_view file) {
+  if (const std::size_t dot = file.find('.'); dot != std::string_view::npos) {
+    file = file.substr(0, dot);
+  }
+  // The longest run of `_`-joined words that names a ranked ISA, from the first word that starts
+  // one: `jit_avx512_core_bf16_conv` -> `avx512_core_bf16`.
+  for (std::size_t begin = 0; begin < file.size();) {
+    std::string_view best;
+    for (std::size_t end = file.find('_', begin);; end = file.find('_', end + 1)) {
+      const std::string_view run =
+          file.substr(begin, end == std::string_view::npos ? std::string_view::npos : end - begin);
+      if (onednn::IsaRank(run).value_or(0) > 0) best = run;
+      if (end == std::string_view::npos) break;
+    }
+    if (!best.empty()) return best;
+    const std::size_t next = file.find('_', begin);
+    if (next == std::string_view::npos) break;
+    begin = next + 1;
+  }
+  return {};
+}
+
+DispatchKnob KnobOf(std::string_view reason) {
+  auto has = [reason](std::string_view word) { return reason.find(word) != std::string::npos; };
+  if (has("scratchpad")) {
+    return {"scratchpad",
+            "The kernel needs more scratch memory than allowed: raise the scratchpad limit or let "
+            "the framework pass a user scratchpad"};
+  }
+  if (has("post-op") || has("post_op") || has("attr") || has("scales") || has("zero point") ||
+      has("zero_point")) {
+    return {"attribute",
+            "The fused post-op or attribute is what the faster kernel lacks: allow the ISA it "
+            "needs (ONEDNN_MAX_CPU_ISA), or run that operation as its own primitive instead of "
+            "fusing it"};
+  }
+  if (has("datatype") || has("data type") || has("data_type")) {
+    return {"data type",
+            "The kernel has no path for these data types: use a data type it supports (f32, or "
+            "bf16/int8 where the CPU has them)"};
+  }
+  if (has("format") || has("tag") || has("layout") || has("stride")) {
+    return {"layout",
+            "The kernel wants another memory layout: create the primitive with format `any` and "
+            "let oneDNN choose it (the framework's blocked/channels-last mode)"};
+  }
+  if (has("padding") || has("shape") || has("dims") || has("dimension") || has("size") ||
+      has("stride")) {
+    return {"shape",
+            "The kernel does not handle this shape: padding, strides or sizes outside what it "
+            "supports"};
+  }
+  if (has("isa")) {
+    return {"isa",
+            "The kernel needs a higher ISA than allowed: raise ONEDNN_MAX_CPU_ISA, or run on a "
+            "CPU that has it"};
+  }
+  return {"other", "See oneDNN's message"};
+}
+
+std::string SkippedText(const PrimitiveStats& row) {
+  std::string text;
+  for (const SkippedImpl& s : row.skipped) {
+    if (!text.empty()) text += "; ";
+    text += s.implementation.empty() ? std::string("?") : s.implementation;
+    text += ": ";
+    text += s.reason;
+    text += " [";
+    text += KnobOf(s.reason).name;
+    text += "] x";
+    text += std::to_string(s.count);
+  }
+  return text;
+}
+
+namespace {
+
+// oneDNN's message without its trailing `,file:line`, and that file's name (no directory, no
+// line): `...on isa,src/cpu/x64/jit_avx2_conv_kernel_f32.cpp:700` ->
+// {`...on isa`, `jit_avx2_conv_kernel_f32.cpp`}.
+std::pair<std::string_view, std::string_view> SplitSource(std::string_view message) {
+  const std::size_t comma = message.rfind(',');
+  if (comma == std::string_view::npos) return {message, {}};
+  std::string_view file = message.substr(comma + 1);
+  if (file.find(".c") == std::string_view::npos && file.find(".h") == std::string_view::npos) {
+    return {message, {}};
+  }
+  if (const std::size_t colon = file.rfind(':'); colon != std::string_view::npos) {
+    file = file.substr(0, colon);
+  }
+  if (const std::size_t slash = file.find_last_of("/\\"); slash != std::string_view::npos) {
+    file = file.substr(slash + 1);
+  }
+  return {message.substr(0, comma), file};
+}
+
+}  // namespace
+
+// A dispatch reason is held until a primitive of its kind is created: oneDNN prints it while
+// it tries the implementations, before the create line of the one it chose.
+void Aggregator::HoldDispatch(const VerboseEvent& e) {
+  if (e.component == "graph") return;
+  if (pending_dispatch_.size() >= kMaxPendingDispatch) {
+    pending_dispatch_.erase(pending_dispatch_.begin());
+  }
+  const auto [reason, file] = SplitSource(e.message);
+  PendingDispatch& p = pending_dispatch_.emplace_back();
+  p.primitive = e.primitive;
+  p.problem = e.problem;
+  p.skipped.reason = DiagnosticText(reason);
+  if (!e.implementation.empty()) {
+    p.skipped.implementation = DiagnosticText(e.implementation);
+    p.skipped.isa = std::string(IsaOf(e.implementation));
+  } else {
+    p.skipped.implementation = DiagnosticText(file);
+    p.skipped.isa = std::string(IsaOfSourceFile(file));
+  }
+}
+
+// Joins the held reasons of the row's kind (and problem, where the line had one) to the row.
+void Aggregator::JoinDispatch(PrimitiveStats& row, std::string_view problem) {
+  const std::string_view kind = row.primitive.view();
+  std::erase_if(pending_dispatch_, [&](PendingDispatch& p) {
+    if (p.primitive != kind || (!p.problem.empty() && p.problem != problem)) return false;
+    auto same = [&p](const SkippedImpl& s) {
+      return s.implementation == p.skipped.implementation && s.reason == p.skipped.reason;
+    };
+    if (auto it = std::find_if(row.skipped.begin(), row.skipped.end(), same);
+        it != row.skipped.end()) {
+      ++it->count;
+    } else if (row.skipped.size() < kMaxSkippedPerRow) {
+      p.skipped.count = 1;
+      row.skipped.push_back(std::move(p.skipped));
+    }
+    return true;
+  });
+}
+
 namespace {
 
 void AddShare(TimeShare& share, const PrimitiveStats& row) {
@@ -515,6 +671,232 @@ std::string FirstExecRatio(const Summary& s) {
   return buf;
 }
 
+// The share of all exec time a row took, in percent.
+double SharePct(const PrimitiveStats& row, double exec_ms) {
+  return exec_ms > 0 ? 100.0 * row.exec_ms_total / exec_ms : 0;
+}
+
+// "convolution jit:sse41": how a finding names a row.
+std::string RowName(const PrimitiveStats& row) {
+  return row.primitive + " " + row.implementation;
+}
+
+// skipped-faster-kernel: a hot row that ran below the ISA of an implementation oneDNN skipped.
+void SkippedFasterKernels(const PrimitiveRows& rows, double exec_ms, std::vector<Finding>& out) {
+  for (const PrimitiveStats& row : rows) {
+    if (row.skipped.empty() || SharePct(row, exec_ms) < kHotSharePct) continue;
+    const SkippedImpl* best = nullptr;
+    for (const SkippedImpl& s : row.skipped) {
+      if (onednn::Compare(s.isa, row.isa.view()) != onednn::IsaOrder::kAbove) continue;
+      if (best == nullptr || onednn::Compare(s.isa, best->isa) == onednn::IsaOrder::kAbove) {
+        best = &s;
+      }
+    }
+    if (best == nullptr) continue;
+    const DispatchKnob knob = KnobOf(best->reason);
+    out.push_back({Severity::kWarning, "skipped-faster-kernel",
+                   RowName(row) + " " + row.problem + " (" + Percent(SharePct(row, exec_ms)) +
+                       " of exec time) ran at " + row.isa + " because oneDNN skipped the " +
+                       best->isa + " kernel " + best->implementation + ": \"" + best->reason +
+                       "\" (" + std::string(knob.name) + "). " + std::string(knob.remedy) + "."});
+  }
+}
+
+// The number of elements of a problem's weights: inner product `oc*ic*id*ih*iw`, convolution
+// `oc*ic/g*kd*kh*kw`, matmul the second operand of `MxK:KxN:MxN`; nullopt for other kinds.
+std::optional<double> WeightElements(std::string_view primitive, std::string_view problem) {
+  if (primitive == "matmul") {
+    const std::size_t a = problem.find(':');
+    if (a == std::string_view::npos) return std::nullopt;
+    std::string_view b = problem.substr(a + 1);
+    b = b.substr(0, b.find(':'));
+    double n = 1;
+    for (std::size_t at = 0; at <= b.size();) {
+      std::size_t x = b.find('x', at);
+      if (x == std::string_view::npos) x = b.size();
+      double d = 0;
+      const auto [ptr, ec] = std::from_chars(b.data() + at, b.data() + x, d);
+      if (ec != std::errc() || ptr != b.data() + x) return std::nullopt;
+      n *= d;
+      at = x + 1;
+    }
+    return n;
+  }
+  const bool ip = primitive == "inner_product";
+  if (!ip && primitive != "convolution" && primitive != "deconvolution") return std::nullopt;
+  // Letters then digits, e.g. `mb2_g1ic16oc32_ih13oh13kh3...`: the value after each key.
+  std::map<std::string, double, std::less<>> value;
+  for (std::size_t i = 0; i < problem.size();) {
+    const std::size_t key = i;
+    while (i < problem.size() && std::isalpha(static_cast<unsigned char>(problem[i]))) ++i;
+    const std::size_t digits = i;
+    while (i < problem.size() && std::isdigit(static_cast<unsigned char>(problem[i]))) ++i;
+    if (digits > key && i > digits) {
+      double d = 0;
+      std::from_chars(problem.data() + digits, problem.data() + i, d);
+      value[std::string(problem.substr(key, digits - key))] = d;
+    } else if (i == key) {
+      ++i;
+    }
+  }
+  auto get = [&value](std::string_view k, double none) {
+    const auto it = value.find(k);
+    return it == value.end() ? none : it->second;
+  };
+  if (get("oc", 0) == 0 || get("ic", 0) == 0) return std::nullopt;
+  if (ip) return get("oc", 0) * get("ic", 0) * get("id", 1) * get("ih", 1) * get("iw", 1);
+  const double g = get("g", 1);
+  return get("oc", 0) * get("ic", 0) / g * get("kd", 1) * get("kh", 1) * get("kw", 1);
+}
+
+double DimsProduct(std::string_view dims) {
+  double n = 1;
+  for (std::size_t at = 0; at <= dims.size();) {
+    std::size_t x = dims.find('x', at);
+    if (x == std::string_view::npos) x = dims.size();
+    double d = 0;
+    const auto [ptr, ec] = std::from_chars(dims.data() + at, dims.data() + x, d);
+    if (ec != std::errc() || ptr != dims.data() + x) return 0;
+    n *= d;
+    at = x + 1;
+  }
+  return n;
+}
+
+const MemoryDesc* FindMd(const std::vector<MemoryDesc>& mds, std::string_view name) {
+  for (const MemoryDesc& md : mds) {
+    if (md.name == name) return &md;
+  }
+  return nullptr;
+}
+
+// reorder-every-step: a reorder into a primitive's weights layout, run about once per
+// execution of that primitive (inference, where the weights do not change between calls).
+void ReordersEveryStep(const PrimitiveRows& rows, double exec_ms, std::vector<Finding>& out) {
+  // The possible consumers, their weights read once: inference rows that compute.
+  struct Consumer {
+    const PrimitiveStats* row;
+    std::string tag, data_type;
+    std::optional<double> elements;
+  };
+  std::vector<Consumer> consumers;
+  std::vector<MemoryDesc> mds;
+  bool any_reorder = false;
+  for (const PrimitiveStats& row : rows) {
+    if (row.primitive == "reorder" && row.execs >= 2) any_reorder = true;
+  }
+  if (!any_reorder) return;
+  for (const PrimitiveStats& row : rows) {
+    if (row.execs == 0 || !IsComputePrimitive(row) ||
+        (row.prop_kind != "forward_inference" && row.primitive != "matmul")) {
+      continue;
+    }
+    ParseMemoryDescs(row.memory_descriptors, mds);
+    if (const MemoryDesc* wei = FindMd(mds, "wei"); wei != nullptr && !wei->tag.empty()) {
+      consumers.push_back(
+          {&row, wei->tag, wei->data_type, WeightElements(row.primitive, row.problem)});
+    }
+  }
+  if (consumers.empty()) return;
+  for (const PrimitiveStats& reorder : rows) {
+    if (reorder.primitive != "reorder" || reorder.execs < 2) continue;
+    ParseMemoryDescs(reorder.memory_descriptors, mds);
+    const MemoryDesc* src = FindMd(mds, "src");
+    const MemoryDesc* dst = FindMd(mds, "dst");
+    if (src == nullptr || dst == nullptr || dst->tag.empty() || src->tag == dst->tag) continue;
+    const std::string src_tag = src->tag, tag = dst->tag, data_type = dst->data_type;
+    const double elements = DimsProduct(reorder.problem);
+    const PrimitiveStats* consumer = nullptr;
+    std::uint64_t consumer_execs = 0;
+    for (const Consumer& c : consumers) {
+      if (c.tag != tag || c.data_type != data_type) continue;
+      if (c.elements && elements > 0 && *c.elements != elements) continue;
+      consumer_execs += c.row->execs;
+      if (consumer == nullptr || c.row->exec_ms_total > consumer->exec_ms_total) consumer = c.row;
+    }
+    if (consumer == nullptr || consumer_execs < 2) continue;
+    const double ratio = static_cast<double>(reorder.execs) / static_cast<double>(consumer_execs);
+    if (ratio < 0.75 || ratio > 1.25) continue;
+    out.push_back(
+        {Severity::kWarning, "reorder-every-step",
+         "reorder " + reorder.implementation + " " + src_tag + "->" + tag + " " + reorder.problem +
+             " ran " + std::to_string(reorder.execs) + " times for " +
+             std::to_string(consumer_execs) + " executions of " + RowName(*consumer) + " " +
+             consumer->problem + ": its weights are reordered on every call (" +
+             Percent(SharePct(reorder, exec_ms)) + " of exec time, beside its " +
+             Percent(SharePct(*consumer, exec_ms)) +
+             "). Keep the weights in the layout the primitive wants: cache or prepack them "
+             "(torch.jit.freeze, ipex.optimize(weights_prepack=True), TensorFlow's oneDNN "
+             "weight caching), and create the primitive with format `any` so the layout "
+             "propagates"});
+  }
+}
+
+// cache-thrash: primitives missed in the cache more than once, or more distinct missed ones
+// than the cache holds.
+void CacheThrash(const PrimitiveRows& rows, const Summary& s, std::vector<Finding>& out) {
+  std::uint64_t again = 0, extra = 0, missed = 0;
+  double extra_ms = 0;
+  for (const PrimitiveStats& row : rows) {
+    const std::uint64_t misses = row.CacheMisses();
+    if (misses >= 1) ++missed;
+    if (misses < 2) continue;
+    ++again;
+    extra += misses - 1;
+    extra_ms += row.create_ms * static_cast<double>(misses - 1) / static_cast<double>(misses);
+  }
+  const bool over = missed > kDefaultCacheCapacity;
+  if (again == 0 && !over) return;
+  std::string message;
+  if (again > 0) {
+    message = std::to_string(again) + (again == 1 ? " primitive was" : " primitives were") +
+              " created again after a cache miss (" + std::to_string(extra) +
+              " extra creations, about " + Ms(extra_ms) + " of the " + Ms(s.create_ms) +
+              " of creation time)";
+  }
+  if (over) {
+    if (!message.empty()) message += "; ";
+    message += std::to_string(missed) + " distinct primitives missed the cache, more than its " +
+               std::to_string(kDefaultCacheCapacity) + " entries (the default)";
+  }
+  message +=
+      ": the primitive cache evicts them, or shapes change from call to call. Raise "
+      "ONEDNN_PRIMITIVE_CACHE_CAPACITY above the number of distinct primitives, and keep "
+      "shapes stable (a fixed batch size, padded or bucketed sequence lengths)";
+  out.push_back({Severity::kWarning, "cache-thrash", std::move(message)});
+}
+
+// partial-log: a log that holds only part of what ran, and what its percentages cover.
+void PartialLog(const PrimitiveRows& rows, const Summary& s, const LogHeader& header,
+                std::vector<Finding>& out) {
+  for (const std::string& line : header.other) {
+    if (line.find("filter format is enabled") != std::string::npos) {
+      out.push_back({Severity::kWarning, "partial-log",
+                     "oneDNN's verbose filter was on (ONEDNN_VERBOSE=...,filter=): only the "
+                     "components it matched were logged, so every total and percentage covers "
+                     "those lines only, not the whole run"});
+      return;
+    }
+  }
+  if (rows.empty() && !header.library_version.empty()) {
+    out.push_back({Severity::kWarning, "partial-log",
+                   "the log holds oneDNN's header" +
+                       std::string(s.diagnostics > 0 ? " and diagnostic lines" : "") +
+                       " but no primitive line: verbose output was off or at the error level "
+                       "(ONEDNN_VERBOSE=error is oneDNN 3.x's default); set ONEDNN_VERBOSE=2 "
+                       "(DNNL_VERBOSE=2 before 2.5)"});
+    return;
+  }
+  if (s.execs > 0 && s.creates == 0 && s.nested_creates == 0) {
+    out.push_back({Severity::kInfo, "partial-log",
+                   "the log has no create lines (ONEDNN_VERBOSE=1 or profile_exec): the "
+                   "percentages cover the " +
+                       Ms(s.exec_ms) +
+                       " of execution it holds; creation time and cache behaviour are not in "
+                       "it (ONEDNN_VERBOSE=2 adds them)"});
+  }
+}
+
 }  // namespace
 
 bool NeedsAWholeRun(std::string_view code) {
@@ -575,6 +957,10 @@ std::vector<Finding> Notes(const Summary& s, const PrimitiveRows& rows, const Lo
              std::to_string(s.other_events) +
              " events of the primitives beyond them are counted in one row named 'other'");
   }
+  SkippedFasterKernels(rows, s.exec_ms, notes);
+  ReordersEveryStep(rows, s.exec_ms, notes);
+  if (context.whole_run) CacheThrash(rows, s, notes);
+  PartialLog(rows, s, header, notes);
   if (s.graph_dispatch > 0) {
     note(Severity::kInfo, "graph-pattern-matcher",
          std::to_string(s.graph_dispatch) +

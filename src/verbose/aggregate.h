@@ -199,6 +199,14 @@ class Aggregator {
   bool SameRow(const PrimitiveStats& row, const VerboseEvent& event) const;
 
   void AddDiagnostic(const VerboseEvent& event);
+  // A `create:dispatch` reason waiting for the create of its primitive kind.
+  struct PendingDispatch {
+    std::string primitive;
+    std::string problem;  ///< empty in the short form
+    SkippedImpl skipped;
+  };
+  void HoldDispatch(const VerboseEvent& event);
+  void JoinDispatch(PrimitiveStats& row, std::string_view problem);
   std::size_t NewRow(const VerboseEvent& event, std::uint64_t hash);
   std::size_t OtherRow();
   void AddTime(PrimitiveStats& row, const LineMemo::Entry& kind, std::optional<double> ms);
@@ -210,6 +218,7 @@ class Aggregator {
   Index diagnostic_index_;
   std::vector<DiagnosticStats> diagnostics_;
   std::vector<MemoryDesc> mds_;
+  std::vector<PendingDispatch> pending_dispatch_;  // in the order the lines came
   std::uint64_t events_ = 0;
   std::uint64_t diagnostic_events_ = 0;
   std::uint64_t graph_dispatch_events_ = 0;
@@ -217,6 +226,30 @@ class Aggregator {
   std::size_t other_row_ = kNoRow;  // the row of the primitives beyond kMaxRows, once needed
   std::uint64_t other_events_ = 0;
 };
+
+/// `create:dispatch` reasons held for a create to come: past it, the oldest is dropped.
+inline constexpr std::size_t kMaxPendingDispatch = 64;
+/// Distinct skipped implementations kept per row (PrimitiveStats::skipped).
+inline constexpr std::size_t kMaxSkippedPerRow = 8;
+/// The primitive cache's default capacity (ONEDNN_PRIMITIVE_CACHE_CAPACITY), in primitives.
+inline constexpr std::size_t kDefaultCacheCapacity = 1024;
+/// A row at or above this share of exec time (percent) is hot: findings about a row name hot ones.
+inline constexpr double kHotSharePct = 5.0;
+
+/// What a dispatch reason points at, and what to do about it: `isa`, `data type`, `layout`,
+/// `attribute`, `shape`, `scratchpad`, or `other`.
+struct DispatchKnob {
+  std::string_view name;
+  std::string_view remedy;  ///< plain words, a sentence
+};
+DispatchKnob KnobOf(std::string_view reason);
+
+/// The ISA a kernel's source file names (`jit_avx2_conv_kernel_f32.cpp` -> `avx2`,
+/// `jit_avx512_core_bf16_1x1_conv_kernel.cpp` -> `avx512_core_bf16`), "" when none is ranked.
+std::string_view IsaOfSourceFile(std::string_view file);
+
+/// The row's `skipped` cell: `impl: reason [knob] xN` per skipped implementation, `; ` between.
+std::string SkippedText(const PrimitiveStats& row);
 
 /// The row count limit for distinct diagnostics kept (the rest are counted, not stored).
 inline constexpr std::size_t kMaxDiagnostics = 1000;

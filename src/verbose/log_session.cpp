@@ -1,5 +1,7 @@
 #include "verbose/log_session.h"
 
+#include <algorithm>
+
 namespace dlcheck::verbose {
 
 std::uint64_t ParseStats::Skipped() const {
@@ -15,6 +17,13 @@ void MergeHeader(LogHeader& into, const LogHeader& from) {
   if (into.isa.empty()) {
     into.isa = from.isa;
     into.isa_short = from.isa_short;
+  }
+  // The other info lines too (a verbose filter's, ...), as bounded as the parser keeps them.
+  for (const std::string& line : from.other) {
+    if (into.other.size() >= 64) break;
+    if (std::find(into.other.begin(), into.other.end(), line) == into.other.end()) {
+      into.other.push_back(line);
+    }
   }
 }
 

@@ -146,9 +146,9 @@ TEST(AggregateTest, TheRunContextDecidesTheNotesThatNeedAWholeRun) {
   Feed({"dnnl_verbose,exec,cpu,matmul,ref:any,undef,src_f32::blocked:ab:f0 wei_f32::blocked:ab:f0 "
         "dst_f32::blocked:ab:f0,,,15x41:41x19:15x19,1"},
        stopped);
-  // A scalar fallback holds for the part of a run that was logged.
+  // A scalar fallback holds for the part of a run that was logged; the log has no create line.
   EXPECT_EQ(CodesOf(stopped.session.Summarize({.whole_run = false})),
-            std::vector<std::string>{"scalar-fallback"});
+            (std::vector<std::string>{"scalar-fallback", "partial-log"}));
 }
 
 const Finding* NoteOf(const Summary& s, std::string_view code) {
@@ -256,6 +256,167 @@ TEST(LineMemoTest, RepeatsStatesForeignLinesAndBadTimes) {
 
 // Property: for any log, the execs over all rows sum to the exec events, and the creates to the
 // create events. Logs are random mixes (with repeats and foreign lines) of every fixture line.
+// The lines of why_lines.txt under the `# source: <source>` line that starts with `source`.
+std::vector<std::string> WhyGroup(const std::string& source) {
+  std::vector<std::string> group;
+  bool in = false;
+  for (const std::string& line : testing::FixtureLines("why_lines.txt")) {
+    if (line.rfind("# source: ", 0) == 0) {
+      in = line.rfind("# source: " + source, 0) == 0;
+    } else if (in && line.rfind("#", 0) != 0) {
+      group.push_back(line);
+    }
+  }
+  if (group.empty()) throw std::runtime_error("no group " + source);
+  return group;
+}
+
+const Finding* FindNote(const Summary& s, std::string_view code) {
+  for (const Finding& f : s.notes) {
+    if (f.code == code) return &f;
+  }
+  return nullptr;
+}
+
+TEST(WhyTest, ShortDispatchFormJoinsTheNextCreateOfItsKind) {
+  // oneDNN#4462: the avx2 kernel was skipped for the eltwise post-op; jit:sse41 ran.
+  std::vector<std::string> lines = WhyGroup("uxlfoundation/oneDNN#4462");
+  for (const std::string& l : WhyGroup("generated_2.6.3.txt lines 150-151")) lines.push_back(l);
+  LogRun run;
+  Feed(lines, run);
+  ASSERT_EQ(run.aggregator.rows().size(), 1u);
+  const PrimitiveStats& row = run.aggregator.rows()[0];
+  EXPECT_EQ(row.implementation, "jit:sse41");
+  ASSERT_EQ(row.skipped.size(), 1u);
+  EXPECT_EQ(row.skipped[0].implementation, "jit_avx2_conv_kernel_f32.cpp");
+  EXPECT_EQ(row.skipped[0].isa, "avx2");
+  EXPECT_EQ(SkippedText(row),
+            "jit_avx2_conv_kernel_f32.cpp: unsupported feature for implementation: eltwise and "
+            "binary post-ops not implemented on isa [attribute] x1");
+  const Summary s = run.Summarize();
+  const Finding* f = FindNote(s, "skipped-faster-kernel");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->severity, Severity::kWarning);
+  EXPECT_EQ(f->message,
+            "convolution jit:sse41 mb2_ic16oc32_ih13oh13kh3sh1dh0ph1_iw13ow13kw3sw1dw0pw1 "
+            "(100.0% of exec time) ran at sse41 because oneDNN skipped the avx2 kernel "
+            "jit_avx2_conv_kernel_f32.cpp: \"unsupported feature for implementation: eltwise and "
+            "binary post-ops not implemented on isa\" (attribute). The fused post-op or "
+            "attribute is what the faster kernel lacks: allow the ISA it needs "
+            "(ONEDNN_MAX_CPU_ISA), or run that operation as its own primitive instead of fusing "
+            "it.");
+  // Created again: the memo repeats the create line, and the reason before it joins as well.
+  std::vector<std::string> twice = lines;
+  twice.insert(twice.end(), lines.begin(), lines.end());
+  LogRun again;
+  Feed(twice, again);
+  ASSERT_EQ(again.aggregator.rows().size(), 1u);
+  ASSERT_EQ(again.aggregator.rows()[0].skipped.size(), 1u);
+  EXPECT_EQ(again.aggregator.rows()[0].skipped[0].count, 2u);
+}
+
+TEST(WhyTest, DispatchReasonsWaitForTheirKindAndProblem) {
+  // oneDNN#1959's long form names an rnn problem; a convolution created next does not take it.
+  std::vector<std::string> lines = WhyGroup("uxlfoundation/oneDNN#1959");
+  for (const std::string& l : WhyGroup("generated_2.6.3.txt lines 150-151")) lines.push_back(l);
+  LogRun run;
+  Feed(lines, run);
+  ASSERT_EQ(run.aggregator.rows().size(), 1u);
+  EXPECT_TRUE(run.aggregator.rows()[0].skipped.empty());
+  EXPECT_EQ(FindNote(run.Summarize(), "skipped-faster-kernel"), nullptr);
+}
+
+TEST(WhyTest, IsaOfSourceFileAndKnobs) {
+  EXPECT_EQ(IsaOfSourceFile("jit_avx2_conv_kernel_f32.cpp"), "avx2");
+  EXPECT_EQ(IsaOfSourceFile("jit_avx512_core_bf16_1x1_conv_kernel.cpp"), "avx512_core_bf16");
+  EXPECT_EQ(IsaOfSourceFile("jit_uni_ncsp_convolution.cpp"), "");
+  EXPECT_EQ(IsaOfSourceFile("gemm_convolution_utils.cpp"), "");
+  EXPECT_EQ(KnobOf("unsupported datatype").name, "data type");
+  EXPECT_EQ(KnobOf("unsupported format tag").name, "layout");
+  EXPECT_EQ(KnobOf("unsupported feature for padding: f,t,l padding not supported").name, "shape");
+  EXPECT_EQ(KnobOf("scratchpad memory limit exceeded").name, "scratchpad");
+}
+
+TEST(WhyTest, WeightsReorderedEveryStepIsNamedWithItsInnerProduct) {
+  // oneDNN#1393: each step re-ran the 24 ms weights reorder beside the 33 ms inner product.
+  const std::vector<std::string> group = WhyGroup("uxlfoundation/oneDNN#1393");
+  std::vector<std::string> lines(group.begin(), group.begin() + 5);  // the header
+  for (int step = 0; step < 3; ++step) lines.insert(lines.end(), group.begin() + 5, group.end());
+  LogRun run;
+  Feed(lines, run);
+  const Summary s = run.Summarize();
+  const Finding* f = FindNote(s, "reorder-every-step");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->message,
+            "reorder jit:uni ba->AB16b64a 512x15680 ran 3 times for 3 executions of "
+            "inner_product brgemm:avx512_core mb200ic15680oc512: its weights are reordered on "
+            "every call (42.2% of exec time, beside its 57.8%). Keep the weights in the layout "
+            "the primitive wants: cache or prepack them (torch.jit.freeze, "
+            "ipex.optimize(weights_prepack=True), TensorFlow's oneDNN weight caching), and "
+            "create the primitive with format `any` so the layout propagates");
+  // An exec-only log: its percentages cover execution only.
+  const Finding* partial = FindNote(s, "partial-log");
+  ASSERT_NE(partial, nullptr);
+  EXPECT_EQ(partial->severity, Severity::kInfo);
+}
+
+TEST(WhyTest, OneReorderBeforeOneRunIsNotPerStep) {
+  const std::vector<std::string> lines = WhyGroup("uxlfoundation/oneDNN#1393");
+  LogRun run;
+  Feed(lines, run);
+  EXPECT_EQ(FindNote(run.Summarize(), "reorder-every-step"), nullptr);
+}
+
+TEST(WhyTest, APrimitiveMissedTwiceIsCacheThrash) {
+  const std::vector<std::string> group = WhyGroup("uxlfoundation/oneDNN#832");
+  std::vector<std::string> lines = group;
+  lines.insert(lines.end(), group.begin(), group.end());  // evicted, created again
+  LogRun run;
+  Feed(lines, run);
+  ASSERT_EQ(run.aggregator.rows().size(), 1u);
+  EXPECT_EQ(run.aggregator.rows()[0].CacheMisses(), 2u);
+  const Summary s = run.Summarize();
+  const Finding* f = FindNote(s, "cache-thrash");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->message,
+            "1 primitive was created again after a cache miss (1 extra creations, about 0.574 ms "
+            "of the 1.148 ms of creation time): the primitive cache evicts them, or shapes "
+            "change from call to call. Raise ONEDNN_PRIMITIVE_CACHE_CAPACITY above the number "
+            "of distinct primitives, and keep shapes stable (a fixed batch size, padded or "
+            "bucketed sequence lengths)");
+  // Missed once: no thrash.
+  LogRun once;
+  Feed(group, once);
+  EXPECT_EQ(FindNote(once.Summarize(), "cache-thrash"), nullptr);
+}
+
+TEST(WhyTest, AHeaderWithoutPrimitiveLinesIsAPartialLog) {
+  LogRun run;
+  Feed(WhyGroup("uxlfoundation/oneDNN#2734"), run);
+  const Summary s = run.Summarize();
+  const Finding* f = FindNote(s, "partial-log");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->message,
+            "the log holds oneDNN's header but no primitive line: verbose output was off or at "
+            "the error level (ONEDNN_VERBOSE=error is oneDNN 3.x's default); set "
+            "ONEDNN_VERBOSE=2 (DNNL_VERBOSE=2 before 2.5)");
+}
+
+TEST(WhyTest, AVerboseFilterMakesEveryTotalPartial) {
+  // The info line as oneDNN's source prints it (FORMATS.md, marked [src]): no pasted one found.
+  std::vector<std::string> lines = WhyGroup("uxlfoundation/oneDNN#832");
+  lines.insert(lines.begin(),
+               "onednn_verbose,v1,common,info,filter format is enabled, hit components: primitive");
+  LogRun run;
+  Feed(lines, run);
+  const Summary s = run.Summarize();
+  const Finding* f = FindNote(s, "partial-log");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->severity, Severity::kWarning);
+  EXPECT_NE(f->message.find("every total and percentage covers those lines only"),
+            std::string::npos);
+}
+
 TEST(AggregateTest, PropertySumsOfRowsEqualEventCounts) {
   std::vector<std::string> pool;
   for (const char* file :
