@@ -265,8 +265,8 @@ void SetupDispatch(CLI::App& subcommand, int& exit_code) {
       ->type_name("N");
   sub->add_option("command", o->command, "the program and its arguments, after --");
   sub->add_flag("--perf-map", o->perf_map,
-                "write oneDNN's JIT kernel names to /tmp/perf-<pid>.map (ONEDNN_JIT_PROFILE=2) so "
-                "that perf report shows them");
+                "write oneDNN's JIT kernel names to /tmp/perf-<pid>.map (ONEDNN_JIT_PROFILE=2, and "
+                "DNNL_/MKLDNN_JIT_PROFILE for older oneDNN) so that perf report shows them");
   sub->add_flag("--no-peak", o->no_peak, "skip the FMA peak probe in each worker");
   AddFormatOption(*sub, o->format);
   AddOutputOption(*sub);
