@@ -57,13 +57,27 @@ Counts CountsOf(const Json& rows) {
   return counts;
 }
 
+// A /proc file's text; "" when the process is gone (its files fail with ESRCH, even mid-read,
+// which a std::ifstream reports by throwing).
+std::string ProcText(const std::string& path) {
+  std::string text;
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return text;
+  char buffer[4096];
+  for (ssize_t n; (n = read(fd, buffer, sizeof buffer)) > 0;) {
+    text.append(buffer, static_cast<std::size_t>(n));
+  }
+  close(fd);
+  return text;
+}
+
 // The children of `pid` (Linux /proc), once it has one: waits up to `limit`.
 std::vector<pid_t> WaitForChildren(pid_t pid, std::chrono::seconds limit) {
   const auto end = Clock::now() + limit;
   const std::string path =
       "/proc/" + std::to_string(pid) + "/task/" + std::to_string(pid) + "/children";
   while (Clock::now() < end) {
-    std::ifstream in(path);
+    std::istringstream in(ProcText(path));
     std::vector<pid_t> children;
     for (pid_t child; in >> child;) children.push_back(child);
     if (!children.empty()) return children;
@@ -75,10 +89,9 @@ std::vector<pid_t> WaitForChildren(pid_t pid, std::chrono::seconds limit) {
 // True when `pid` no longer runs: gone (kill -0 fails) or a zombie waiting for init.
 bool Gone(pid_t pid) {
   if (kill(pid, 0) != 0) return true;
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
-  const auto close = text.rfind(')');
-  return close == std::string::npos || text.substr(close + 2, 1) == "Z";
+  const std::string text = ProcText("/proc/" + std::to_string(pid) + "/stat");
+  const auto paren = text.rfind(')');
+  return paren == std::string::npos || text.substr(paren + 2, 1) == "Z";
 }
 
 bool GoneWithin(pid_t pid, std::chrono::milliseconds limit) {

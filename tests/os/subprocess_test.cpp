@@ -155,8 +155,13 @@ TEST(SubprocessTest, PassesASignalOnAndSaysSo) {
 
 bool Gone(pid_t pid) {
   if (kill(pid, 0) != 0) return true;
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  std::string text;
+  try {
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    text.assign(std::istreambuf_iterator<char>(stat), std::istreambuf_iterator<char>());
+  } catch (const std::ios_base::failure&) {
+    return true;  // the process ended while its file was read (ESRCH)
+  }
   const auto paren = text.rfind(')');
   return paren != std::string::npos && paren + 2 < text.size() && text[paren + 2] == 'Z';
 }
