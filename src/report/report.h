@@ -164,7 +164,6 @@ struct Section {
                  std::string table_title = {});
   /// The field's value, or nullptr.
   const Value* Find(std::string_view key) const;
-  const Value* Find(const Field& field) const { return Find(field.name); }
 };
 
 using dlcheck::Finding;

@@ -86,7 +86,7 @@ std::optional<int> Avx10Version(const Leaves& l) {
 }
 
 // oneDNN 3.x's highest level, from the raw bits (cpu_isa_traits.hpp, mayiuse()).
-std::string OneDnn3Level(const Leaves& l) {
+std::string IndependentOneDnn3Level(const Leaves& l) {
   const bool sse41 = Bit(l, 1, 0, kEcx, 19), avx = Bit(l, 1, 0, kEcx, 28);
   const bool avx2 = Bit(l, 7, 0, kEbx, 5);
   const bool avx2_vnni = avx2 && Bit(l, 7, 1, kEax, 4);
@@ -146,7 +146,7 @@ TEST(NewIsaBitsTest, EveryRecordedDumpAgreesWithAnIndependentDecode) {
       EXPECT_FALSE(f->libcpuid.has_value()) << b.name << ": libcpuid 0.6.2 has no flag for it";
     }
     EXPECT_EQ(replay->avx10_version, Avx10Version(leaves));
-    EXPECT_EQ(replay->onednn3_max_isa.isa, OneDnn3Level(leaves));
+    EXPECT_EQ(replay->onednn3_max_isa.isa, IndependentOneDnn3Level(leaves));
     ++decoded;
   }
   EXPECT_GE(decoded, 40);
