@@ -21,6 +21,7 @@
 #include "common/exit_code.h"
 #include "common/input_rules.h"
 #include "common/status.h"
+#include "dispatch/noise.h"
 #include "report/printer.h"
 #include "verbose/benchdnn.h"
 #include "verbose/line_reader.h"
@@ -196,6 +197,16 @@ void PrintFullReport(const ParseOptions& options, const std::vector<std::string>
   const ColumnOptions columns = PrimitiveColumnsOf(options, files, session, header);
   AddPrimitivesTable(full, std::move(rows), summary.exec_ms, options.top, columns);
   AddLogSummary(full, files, session, summary);
+  // A log's nthr: against this machine's CPU budget: said for a log that may be recorded here.
+  const os::CpuBudget budget = os::ReadCpuBudget();
+  const std::optional<dispatch::ProgramThreads> threads =
+      dispatch::ThreadsOfProgram(header.threads, nullptr, budget, /*assume_default=*/false);
+  if (threads) {
+    if (std::optional<Finding> over = dispatch::OversubscribedFinding(
+            *threads, budget, "the log's program", " (if the log was recorded on this machine)")) {
+      full.findings.push_back(std::move(*over));
+    }
+  }
   AddParseTimeline(full, execs);
   report::Print(full, options.format, std::cout);
 }
