@@ -76,7 +76,8 @@ report::Report BuildReport(const RunOptions& o, dispatch::Run& run) {
     report.findings.push_back(std::move(f));
   }
   // The program's threads (its log's nthr:, the OMP_NUM_THREADS it inherited, else OpenMP's
-  // default) against the CPUs this machine lets it use.
+  // default) against the CPUs this machine lets it use; a program that ran no oneDNN has none.
+  if (run.verbose_lines == 0) return report;
   const os::CpuBudget budget = os::ReadCpuBudget();
   const std::optional<dispatch::ProgramThreads> threads = dispatch::ThreadsOfProgram(
       run.header.threads, std::getenv("OMP_NUM_THREADS"), budget, /*assume_default=*/true);

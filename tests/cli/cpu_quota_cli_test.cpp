@@ -153,6 +153,20 @@ TEST_F(CpuQuotaCliTest, HalfACpuIsReportedAndRespected) {
     const nlohmann::json* over = FindingOf(report, "oversubscribed");
     ASSERT_NE(over, nullptr) << parsed.out;
     EXPECT_NE((*over)["message"].get<std::string>().find("OMP_NUM_THREADS=1"), std::string::npos);
+
+    // run: a program left to OpenMP's default starts one thread per CPU of the cpuset (its
+    // log's nthr: says so, or OpenMP's default is assumed).
+    const RunResult ran =
+        RunDlcheck({"run", "-f", "json", "--", DLCHECK_BINARY, "worker", "--model", "mlp",
+                    "--iters", "1", "--warmup", "0", "--traced", "1"},
+                   {}, {"OMP_NUM_THREADS="});
+    ASSERT_EQ(ran.exit_code, 0) << ran.err;
+    const nlohmann::json run_report = nlohmann::json::parse(ran.out);
+    const nlohmann::json* run_over = FindingOf(run_report, "oversubscribed");
+    ASSERT_NE(run_over, nullptr) << run_report["findings"];
+    EXPECT_NE((*run_over)["message"].get<std::string>().find("OMP_NUM_THREADS=1"),
+              std::string::npos)
+        << *run_over;
   }
 }
 
