@@ -59,7 +59,7 @@ std::vector<std::string> SweepColumns(const SweepComparison& c) {
   return columns;
 }
 
-// The `fastest` cell: the cap, "avx512_core=avx512_core_bf16" where caps tie (the same kernel);
+// The `fastest` cell: the cap, "avx512_core = avx512_core_bf16" where caps tie (the same kernel);
 // for a program without one, "(1 run)" where a cap ran once (no spread to rank by), else
 // "(too close)" (the runs overlap).
 Value FastestValue(const std::vector<ConfigRuns>& results, const SweepComparison& c,
@@ -70,7 +70,7 @@ Value FastestValue(const std::vector<ConfigRuns>& results, const SweepComparison
     std::sort(caps.begin(), caps.end());
     std::vector<std::string> names;
     for (const std::size_t i : caps) names.push_back(c.configs[i].config.cap()->isa);
-    return Value(Join(names, "="));
+    return Value(Join(names, " = "));
   }
   if (c.model) return Value();
   const bool one_run = std::any_of(c.caps.begin(), c.caps.end(),
@@ -85,10 +85,10 @@ void AddSweepTable(report::Report& report, const std::vector<ConfigRuns>& result
       "sweep", SweepColumns(c),
       c.model ? "Per primitive: ms per step and implementation under each cap ([scalar]: "
                 "reference code); the fastest cap and its speedup over dlcheck's scalar "
-                "kernels and over the lowest cap (a=b: caps that ran the same kernel)"
+                "kernels and over the lowest cap (a = b: caps that ran the same kernel)"
               : "Per primitive: ms per run (median) and implementation under each cap "
                 "([scalar]: reference code); the fastest cap where its runs do not overlap "
-                "the others' (a=b: caps that ran the same kernel)");
+                "the others' (a = b: caps that ran the same kernel)");
   // A reading view: JSON and xlsx have the same values typed in `primitives` (and `configs`).
   t.only_in_table = true;
   t.answer_columns = c.model ? std::vector<std::string>{"fastest", "x scalar", "x lowest"}

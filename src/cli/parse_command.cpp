@@ -187,7 +187,7 @@ void PrintBenchdnnBatch(const ParseOptions& options, const std::vector<std::stri
 // The whole report (options, primitives, input, header, summary), printed at the end.
 void PrintFullReport(const ParseOptions& options, const std::vector<std::string>& files,
                      verbose::LogSession& session, const verbose::Summary& summary,
-                     const std::vector<verbose::ExecRecord>& execs) {
+                     const std::vector<verbose::ExecRecord>& execs, const os::CpuBudget& budget) {
   report::Report full(ParseDocument());
   full.sections.push_back(OptionsSection(options));
   std::vector<verbose::PrimitiveStats> rows = session.TakeRows();
@@ -198,7 +198,6 @@ void PrintFullReport(const ParseOptions& options, const std::vector<std::string>
   AddPrimitivesTable(full, std::move(rows), summary.exec_ms, options.top, columns);
   AddLogSummary(full, files, session, summary);
   // A log's nthr: against this machine's CPU budget: said for a log that may be recorded here.
-  const os::CpuBudget budget = os::ReadCpuBudget();
   const std::optional<dispatch::ProgramThreads> threads =
       dispatch::ThreadsOfProgram(header.threads, nullptr, budget, /*assume_default=*/false);
   if (threads) {
@@ -252,6 +251,9 @@ StatusOr<int> RunParse(const ParseOptions& options) {
     if (Status s = CheckReadable(f); !s.ok()) return s;
   }
   if (Status s = CheckFormat(options, files); !s.ok()) return s;
+  // This machine's CPU budget, read before the log fills the memory (a log's nthr: is held to
+  // it).
+  const os::CpuBudget budget = os::ReadCpuBudget();
   // Events need every line parsed in full: no memo with --events.
   verbose::LogSession session({.strict = options.strict, .memo = !options.events});
   std::unique_ptr<report::RowStream> stream;
@@ -297,7 +299,7 @@ StatusOr<int> RunParse(const ParseOptions& options) {
   if (!options.benchdnn_batch.empty()) {
     PrintBenchdnnBatch(options, files, session);
   } else if (!stream) {
-    PrintFullReport(options, files, session, summary, execs);
+    PrintFullReport(options, files, session, summary, execs, budget);
   }
   std::cout.flush();
   if (timeline.dropped() > 0) {

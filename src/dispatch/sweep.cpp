@@ -237,6 +237,7 @@ void AddCells(SweepCells& cells, const Run& run, std::size_t index, std::size_t 
     if (s.exec_ms_total > c.top_ms) {
       c.top_ms = s.exec_ms_total;
       c.implementation = s.implementation;
+      c.isa_named = !s.isa.empty() && !s.isa_inferred;
     }
   }
 }

@@ -143,6 +143,9 @@ PrimitiveKey KeyOf(const verbose::PrimitiveStats& s);
 struct SweepCell {
   std::vector<double> ms;  ///< per run: every row of the key, all its executions
   std::string implementation;
+  /// The implementation names its ISA (brgemm:avx512_core): the same name under two caps is the
+  /// same kernel. jit:uni and gemm:jit pick their ISA when they run, under the cap.
+  bool isa_named = false;
   bool scalar = false;  ///< reference code or dlcheck's scalar kernels
   double top_ms = -1;
   /// The median of the runs' times (ms).

@@ -66,13 +66,16 @@ std::optional<std::size_t> FastestOf(const SweepComparison& c, const KeyComparis
   return c.caps[*fastest];
 }
 
-// The succeeded caps that ran `key` with the implementation of its fastest cap.
+// The succeeded caps that ran `key` with the kernel of its fastest cap: the same implementation,
+// where its name says the ISA (brgemm:avx512_core) or it is reference code (ref:any, the same
+// C++ under every cap); jit:uni and gemm:jit choose their code under the cap, so never tie.
 std::vector<std::size_t> TiedWith(const SweepComparison& c, const KeyComparison& key) {
   std::vector<std::size_t> tied;
-  const std::string& kernel = key.cells[*key.fastest]->cell.implementation;
+  const SweepCell& fastest = key.cells[*key.fastest]->cell;
+  if (!fastest.isa_named && !fastest.scalar) return tied;
   for (const std::size_t i : c.caps) {
     if (i == *key.fastest || !c.configs[i].succeeded || !key.cells[i]) continue;
-    if (key.cells[i]->cell.implementation == kernel) tied.push_back(i);
+    if (key.cells[i]->cell.implementation == fastest.implementation) tied.push_back(i);
   }
   return tied;
 }

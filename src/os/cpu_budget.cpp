@@ -7,7 +7,6 @@
 #include <charconv>
 #include <cmath>
 #include <fstream>
-#include <sstream>
 
 namespace dlcheck::os {
 namespace {
@@ -128,12 +127,15 @@ std::string DirectoryOf(const std::string& path, const CgroupMount& mount) {
   return directory + below;
 }
 
+// Read in small pieces: /proc files report no size, and most of these are a few bytes.
 std::optional<std::string> ReadSmallFile(const std::string& path) {
   std::ifstream in(path);
   if (!in) return std::nullopt;
-  std::string text(kMaxCgroupFileBytes, '\0');
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  text.resize(static_cast<std::size_t>(in.gcount()));
+  std::string text;
+  char piece[4096];
+  while (text.size() < kMaxCgroupFileBytes && in.read(piece, sizeof piece).gcount() > 0) {
+    text.append(piece, static_cast<std::size_t>(in.gcount()));
+  }
   return text;
 }
 
