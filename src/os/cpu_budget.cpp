@@ -121,6 +121,8 @@ std::string DirectoryOf(const std::string& path, const CgroupMount& mount) {
              (path.size() == mount.root.size() || path[mount.root.size()] == '/')) {
     below = path.substr(mount.root.size());
   }
+  // A cgroup outside this namespace's root reads "/../..": nothing below the mount is ours.
+  if (below.find("/..") != std::string::npos) below.clear();
   while (!below.empty() && below.back() == '/') below.pop_back();
   std::string directory = mount.mount_point;
   while (directory.size() > 1 && directory.back() == '/') directory.pop_back();

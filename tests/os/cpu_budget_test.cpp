@@ -69,6 +69,11 @@ TEST(CpuBudget, EscapedMountPointsAndForeignPaths) {
   ASSERT_EQ(found.size(), 1u);
   EXPECT_EQ(found[0].directory, "/sys/fs/my cgroup");
   EXPECT_TRUE(found[0].v2);
+  // Outside the namespace's root, seen from a mount of the whole hierarchy: never above it.
+  const std::vector<CpuCgroup> outside = FindCpuCgroups(
+      "0::/../../user.slice\n", "41 31 0:38 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n");
+  ASSERT_EQ(outside.size(), 1u);
+  EXPECT_EQ(outside[0].directory, "/sys/fs/cgroup");
 }
 
 TEST(CpuBudget, NoCgroupLinesNoHierarchies) {
