@@ -180,6 +180,9 @@ report::Report BuildReport(const ProfileOptions& o, const dispatch::Run& r,
                      col::kCreateMs, col::kCacheHits});
   report.primary_table = profile::kKernelsTable.name;
   AddStacksTable(report, o, p);
+  if (auto kept = dispatch::VerboseKeptFinding(r.verbose_request)) {
+    report.findings.push_back(std::move(*kept));
+  }
   return report;
 }
 
