@@ -91,6 +91,9 @@ void AddFormatOption(CLI::App& sub, report::Format& format,
 /// --output with os::OutputFile).
 void AddOutputOption(CLI::App& sub);
 
+/// Refuses an empty FILE or DIR (`--cpuid-dump ''`), which would otherwise mean "not given".
+CLI::Validator NotEmpty(const std::string& what);
+
 /// Makes every option of `sub` take one value per occurrence (a list is comma-separated or the
 /// option repeated), so that `--` always ends dlcheck's options: CLI11 lets an option with room
 /// for more values (`--isa avx2`, `--isa=avx2`) swallow the `--` that follows it, and the

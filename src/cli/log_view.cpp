@@ -4,8 +4,24 @@
 #include <string>
 
 #include "cli/stats_view.h"
+#include "verbose/diagnostic_words.h"
 
 namespace dlcheck::cli {
+
+verbose::DtypeUnits DtypeUnitsOf(const detect::PlatformInfo& platform, std::string basis) {
+  auto has = [&platform](std::string_view name) {
+    const detect::FeatureLayers* f = platform.FindFeature(name);
+    return f != nullptr && f->usable.value_or(f->cpuid);
+  };
+  return {.avx512_fp16 = has("avx512_fp16"),
+          .amx_fp16 = has("amx_fp16"),
+          .avx512_bf16 = has("avx512_bf16"),
+          .amx_bf16 = has("amx_bf16"),
+          .vnni = has("avx512_vnni") || has("avx_vnni"),
+          .amx_int8 = has("amx_int8"),
+          .basis = std::move(basis)};
+}
+
 namespace {
 
 using report::Value;
@@ -14,8 +30,8 @@ namespace contract = report::contract;
 
 constexpr std::array kHeadersColumns = {kFile, kLibraryVersion, kRuntime, kThreads,
                                         kIsa,  kIsaShort};
-constexpr std::array kDiagnosticsColumns = {kOperation, kPrimitive, kImplementation,
-                                            kMessage,   kCount,     kFirstLine};
+constexpr std::array kDiagnosticsColumns = {kOperation, kPrimitive, kImplementation, kMessage,
+                                            kMeaning,   kCount,     kFirstLine};
 // A share of the execution time, by the table's first column (a kind or a fallback class).
 std::array<report::Field, 5> ShareColumns(const report::Field& first) {
   return {first, kRows, kExecs, kExecMs, kTimePct};
@@ -143,7 +159,8 @@ void AddSummary(report::Report& report, const verbose::Summary& summary,
   report::Table& d = report.AddTable(kDiagnosticsTable, kDiagnosticsColumns);
   for (const auto& diag : diagnostics) {
     d.rows.push_back({Text(diag.operation), Text(diag.primitive), Text(diag.implementation),
-                      Text(diag.message), diag.count, diag.first_line});
+                      Text(diag.message), Text(verbose::PlainWords(diag.operation, diag.message)),
+                      diag.count, diag.first_line});
   }
   report.findings.insert(report.findings.end(), summary.notes.begin(), summary.notes.end());
 }

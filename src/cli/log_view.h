@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "detect/platform.h"
 #include "report/contract.h"
 #include "report/field.h"
 #include "report/report.h"
@@ -62,6 +63,8 @@ inline constexpr Field kTimePct{"time_pct", Type::kNumber};
 inline constexpr Field kOperation{"operation"};
 inline constexpr Field kImplementation{"implementation"};
 inline constexpr Field kMessage{"message"};
+/// A check, error or warning line in plain words: what the caller passed wrong ("" unknown).
+inline constexpr Field kMeaning{"meaning"};
 inline constexpr Field kCount{"count", Type::kInteger};
 inline constexpr Field kFirstLine{"first_line", Type::kInteger};
 // clang-format on
@@ -79,6 +82,10 @@ inline constexpr report::Part kDiagnosticsTable{log_field::kDiagnostics.name, "D
 
 /// The members of a log's document: `input` (with `files` when several can be read), `header`,
 /// `headers` (one row per input file), `summary` and `diagnostics`.
+/// What `platform` found in a CPU, as the units dtype-no-native-path weighs (the usable bits of
+/// a live CPU, the CPUID bits of a recording); `basis` says where they come from.
+verbose::DtypeUnits DtypeUnitsOf(const detect::PlatformInfo& platform, std::string basis);
+
 report::contract::Member InputMember(bool with_files);
 report::contract::Member HeaderMember();
 report::contract::Member HeadersMember();

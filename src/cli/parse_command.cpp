@@ -40,6 +40,7 @@ struct ParseOptions {
   bool strict = false;
   verbose::BenchdnnVersion benchdnn_version = verbose::BenchdnnVersion::kLogs;
   std::string benchdnn_batch;  ///< a driver: print its --batch file instead of the report
+  std::string cpuid_dump;      ///< the CPU the log ran on, for dtype-no-native-path; "": its header
 };
 
 std::string_view BenchdnnVersionName(verbose::BenchdnnVersion version) {
@@ -90,6 +91,7 @@ constexpr Field kEvents{"events", Type::kBoolean};
 constexpr Field kStrict{"strict", Type::kBoolean};
 constexpr Field kBenchdnnVersion{"benchdnn_version"};
 constexpr Field kBenchdnnBatch{"benchdnn_batch"};
+constexpr Field kCpuidDump{"cpuid_dump"};
 }  // namespace option_field
 constexpr report::Part kOptionsSection{"options", "Options"};
 
@@ -105,6 +107,7 @@ report::Section OptionsSection(const ParseOptions& o) {
   s.Add(kBenchdnnVersion, BenchdnnVersionName(o.benchdnn_version));
   s.Add(kBenchdnnBatch,
         o.benchdnn_batch.empty() ? report::Value() : report::Value(o.benchdnn_batch));
+  s.Add(kCpuidDump, o.cpuid_dump.empty() ? report::Value() : report::Value(o.cpuid_dump));
   return s;
 }
 
@@ -254,6 +257,13 @@ StatusOr<int> RunParse(const ParseOptions& options) {
   // This machine's CPU budget, read before the log fills the memory (a log's nthr: is held to
   // it).
   const os::CpuBudget budget = os::ReadCpuBudget();
+  // The CPU the log ran on: a replayed dump, read before the log so that a bad one fails first.
+  verbose::RunContext context;
+  if (!options.cpuid_dump.empty()) {
+    StatusOr<detect::PlatformInfo> cpu = detect::DetectRecordedPlatform(options.cpuid_dump);
+    if (!cpu.ok()) return cpu.status();
+    context.cpu = DtypeUnitsOf(*cpu, "the CPUID dump " + options.cpuid_dump);
+  }
   // Events need every line parsed in full: no memo with --events.
   verbose::LogSession session({.strict = options.strict, .memo = !options.events});
   std::unique_ptr<report::RowStream> stream;
@@ -285,7 +295,7 @@ StatusOr<int> RunParse(const ParseOptions& options) {
     if (!failure.ok() || session.stopped()) break;
   }
 
-  const verbose::Summary summary = session.Summarize();
+  const verbose::Summary summary = session.Summarize(context);
   if (stream) {
     report::Report tail(ParseDocument());
     AddLogSummary(tail, files, session, summary);
@@ -319,8 +329,8 @@ const report::contract::Document& ParseDocument() {
     return contract::Document{
         "parse",
         "the per-primitive report of oneDNN verbose logs",
-        {contract::Object(kOptionsSection,
-                          {kSort, kTop, kEvents, kStrict, kBenchdnnVersion, kBenchdnnBatch}),
+        {contract::Object(kOptionsSection, {kSort, kTop, kEvents, kStrict, kBenchdnnVersion,
+                                            kBenchdnnBatch, kCpuidDump}),
          InputMember(/*with_files=*/true), HeaderMember(), SummaryMember(),
          PrimitivesMember(/*with_layer=*/true, /*with_file=*/true), HeadersMember(),
          DiagnosticsMember(), EventsMember()}};
@@ -349,6 +359,12 @@ void SetupParse(CLI::App& subcommand, int& exit_code) {
                 "the benchdnn whose syntax the benchdnn column speaks: log (default: each log's "
                 "own oneDNN version), 2 (oneDNN 1.x-2.x, --cfg=) or 3 (oneDNN 3.x, --dt=)",
                 "VERSION");
+  sub->add_option("--cpuid-dump", options->cpuid_dump,
+                  "the CPU the log ran on, as a raw CPUID dump (as platform --cpuid-dump "
+                  "takes): which data types it has native units for (default: the log's ISA "
+                  "line)")
+      ->check(NotEmpty("file"))
+      ->option_text("FILE");
   AddEnumOption(*sub, "--benchdnn-batch", options->benchdnn_batch, BatchDrivers(),
                 "print a benchdnn --batch file of the log's lines for this driver instead of the "
                 "report (benchdnn --DRIVER --batch=FILE reruns them; its first line says how)",

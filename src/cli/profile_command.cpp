@@ -185,6 +185,9 @@ report::Report BuildReport(const ProfileOptions& o, const dispatch::Run& r,
   AddStacksTable(report, o, p);
   if (o.budget_threads)
     report.findings.push_back(dispatch::BudgetThreadsFinding(*o.budget_threads));
+  if (auto kept = dispatch::VerboseKeptFinding(r.verbose_request)) {
+    report.findings.push_back(std::move(*kept));
+  }
   return report;
 }
 

@@ -59,10 +59,10 @@ void AddRunSection(report::Report& report, const RunOptions& o, const dispatch::
         header.threads ? report::Value(*header.threads) : report::Value());
   s.Add(kIsa, TextOrNull(header.isa_short.empty() ? header.isa : header.isa_short));
   s.Add(kExecMs, report::Value(summary.exec_ms, 4));
-  // Primitive time over wall time: more than 100 when primitives run in parallel threads.
-  s.Add(kExecPctOfWall, ended.wall_s > 0
-                            ? report::Value(100.0 * summary.exec_ms / (ended.wall_s * 1e3), 2)
-                            : report::Value());
+  const std::optional<double> exec_pct = dispatch::ExecPctOfWall(run);
+  s.Add(kExecPctOfWall, exec_pct ? report::Value(*exec_pct, 2) : report::Value());
+  s.Add(kVerboseRequest, ValidUtf8(run.verbose_request.Text()));
+  s.Add(kVerboseRequestFrom, run.verbose_request.from_user ? "environment" : "dlcheck");
   s.Add(kVerboseLines, run.verbose_lines);
   s.Add(kProgramLines, run.program_output.lines);
   s.Add(kProgramBytes, run.program_output.bytes);
@@ -141,7 +141,8 @@ const report::contract::Document& RunDocument() {
              kProgramRunPart,
              {kCommand, kExitStatus, kEnded, kSignal, kForwardedSignal, kWallS,
               model_run_field::kOnednnVersion, kRuntime, model_run_field::kThreads, kIsa, kExecMs,
-              kExecPctOfWall, kVerboseLines, kProgramLines, kProgramBytes}),
+              kExecPctOfWall, kVerboseRequest, kVerboseRequestFrom, kVerboseLines, kProgramLines,
+              kProgramBytes}),
          InputMember(/*with_files=*/false), HeaderMember(), SummaryMember(),
          PrimitivesMember(/*with_layer=*/false, /*with_file=*/false), DiagnosticsMember(),
          report::TraceMember()}};

@@ -3,13 +3,16 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <tuple>
 
+#include "detect/platform.h"
 #include "report/primitive_columns.h"
 #include "report/printer.h"
 #include "report/safe_text.h"
@@ -60,13 +63,25 @@ const verbose::LogHeader* HeaderOf(const verbose::PrimitiveStats& s, const Colum
   return options.header;
 }
 
-// What a row's reproducer needs besides the row: the version asked for, its log's header.
+// The highest ISA of the host that runs the benchdnn lines: DLCHECK_HOST_ISA where set (lines
+// made for another machine), else this CPU's (oneDNN 3.x's level, from CPUID), read once.
+std::string_view HostIsa() {
+  static const std::string kHostIsa = [] {
+    const char* set = std::getenv("DLCHECK_HOST_ISA");
+    return set != nullptr && *set != '\0' ? std::string(set) : detect::LiveOneDnn3MaxIsa();
+  }();
+  return kHostIsa;
+}
+
+// What a row's reproducer needs besides the row: the version asked for, its log's header (its
+// ISA and thread count), the host's ISA.
 verbose::BenchdnnContext BenchdnnContextOf(const verbose::PrimitiveStats& s,
                                            const ColumnOptions& options) {
-  verbose::BenchdnnContext context{.version = options.benchdnn_version};
+  verbose::BenchdnnContext context{.version = options.benchdnn_version, .host_isa = HostIsa()};
   if (const verbose::LogHeader* header = HeaderOf(s, options); header != nullptr) {
     context.library_version = header->library_version;
     context.header_isa = header->isa_short;
+    context.threads = header->threads;
   }
   return context;
 }
@@ -90,8 +105,12 @@ Value BenchdnnCell(const verbose::PrimitiveStats& s, const ColumnOptions& option
     return Text(NoReproducerComment(s, context));
   }
   std::string line = reproducer->command;
+  if (!reproducer->host_note.empty()) line += "  # " + reproducer->host_note;
   for (std::size_t i = 0; i < reproducer->untranslated.size(); ++i) {
-    line += (i == 0 ? "  # untranslated: " : ", ") + reproducer->untranslated[i];
+    line += (i > 0                           ? ", "
+             : reproducer->host_note.empty() ? "  # untranslated: "
+                                             : "; untranslated: ") +
+            reproducer->untranslated[i];
   }
   return Text(line);
 }
@@ -325,15 +344,21 @@ std::string BenchdnnBatch(std::vector<verbose::PrimitiveStats> rows, std::string
     source.columns.input_headers = &source.input_headers;
   }
   FillImpliedIsas(source, rows);
-  std::vector<std::pair<std::string, std::string>> lines;  // (ISA cap, line or comment)
-  std::vector<std::pair<std::string, std::size_t>> caps;   // in order of first appearance
+  struct BatchLine {
+    std::string cap;             // the ISA cap the log ran it at
+    std::optional<int> threads;  // the threads it ran with
+    std::string text;            // the line, or a comment
+  };
+  std::vector<BatchLine> lines;
+  std::vector<std::pair<std::string, std::size_t>> caps;  // in order of first appearance
+  std::vector<std::pair<std::optional<int>, std::size_t>> thread_counts;  // likewise
   std::set<std::string> seen;
   for (const verbose::PrimitiveStats& row : rows) {
     if (verbose::BenchdnnDriverOf(row.primitive) != driver) continue;
     const verbose::BenchdnnContext context = BenchdnnContextOf(row, source.columns);
     const auto reproducer = verbose::MakeBenchdnnReproducer(row, context);
     if (!reproducer) {
-      lines.emplace_back("", NoReproducerComment(row, context));
+      lines.push_back({.text = NoReproducerComment(row, context)});
       continue;
     }
     // The words after the driver, less the --mode=P the file's first line gives every line.
@@ -343,30 +368,55 @@ std::string BenchdnnBatch(std::vector<verbose::PrimitiveStats> rows, std::string
     }
     if (!seen.insert(line).second) continue;
     for (const std::string& piece : reproducer->untranslated) {
-      lines.emplace_back("", "# untranslated in the next line: " + piece);
+      lines.push_back({.text = "# untranslated in the next line: " + piece});
+    }
+    if (!reproducer->host_note.empty()) {
+      lines.push_back({.text = "# the next line: " + reproducer->host_note});
     }
     auto cap = std::find_if(caps.begin(), caps.end(), [&](const auto& entry) {
       return entry.first == reproducer->max_cpu_isa;
     });
     if (cap == caps.end()) cap = caps.emplace(caps.end(), reproducer->max_cpu_isa, 0);
     ++cap->second;
-    lines.emplace_back(reproducer->max_cpu_isa, std::move(line));
+    auto threads = std::find_if(thread_counts.begin(), thread_counts.end(), [&](const auto& entry) {
+      return entry.first == reproducer->threads;
+    });
+    if (threads == thread_counts.end()) {
+      threads = thread_counts.emplace(thread_counts.end(), reproducer->threads, 0);
+    }
+    ++threads->second;
+    lines.push_back({reproducer->max_cpu_isa, reproducer->threads, std::move(line)});
   }
-  // The cap most lines ran at goes on the command (ties: the first line's); a line the log ran
-  // at another is told.
+  // The cap and the thread count most lines ran with go on the command (ties: the first line's);
+  // a line the log ran with others is told.
   std::string cap;
   std::size_t most = 0;
   for (const auto& [name, count] : caps) {
     if (count > most) std::tie(cap, most) = std::tie(name, count);
   }
+  std::optional<int> threads;
+  most = 0;
+  for (const auto& [n, count] : thread_counts) {
+    if (count > most) std::tie(threads, most) = std::tie(n, count);
+  }
+  const auto threads_text = [](const std::optional<int>& n) {
+    return n ? "OMP_NUM_THREADS=" + std::to_string(*n) : std::string();
+  };
   std::string text = "# " + (cap.empty() ? std::string() : "ONEDNN_MAX_CPU_ISA=" + cap + " ") +
-                     "benchdnn --" + std::string(driver) + " --mode=P --batch=THIS_FILE\n";
-  for (const auto& [line_cap, line] : lines) {
-    if (line.front() != '#' && line_cap != cap) {
+                     (threads ? threads_text(threads) + " " : std::string()) + "benchdnn --" +
+                     std::string(driver) + " --mode=P --batch=THIS_FILE\n";
+  for (const BatchLine& line : lines) {
+    if (line.text.front() != '#' && line.cap != cap) {
       text += "# the log ran the next line at ONEDNN_MAX_CPU_ISA=" +
-              (line_cap.empty() ? std::string("(no cap: no ISA in the log)") : line_cap) + "\n";
+              (line.cap.empty() ? std::string("(no cap: no ISA in the log)") : line.cap) + "\n";
     }
-    text += line + "\n";
+    if (line.text.front() != '#' && line.threads != threads) {
+      text += "# the log ran the next line with " +
+              (line.threads ? threads_text(line.threads)
+                            : std::string("(no thread count: the log does not say)")) +
+              "\n";
+    }
+    text += line.text + "\n";
   }
   return text;
 }

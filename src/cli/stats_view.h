@@ -82,8 +82,10 @@ void AddPrimitivesTable(report::Report& report, std::vector<verbose::PrimitiveSt
                         double total_exec_ms, std::size_t top, const ColumnOptions& options = {});
 /// A benchdnn `--batch` file of the rows' reproducers for one driver (`conv`), in the syntax the
 /// options ask for: a first comment with the command that runs it (`ONEDNN_MAX_CPU_ISA=X
-/// benchdnn --conv --mode=P --batch=FILE`), then `--reset <options> <problem>` per distinct line,
-/// `#` comments for that driver's rows without a line and for lines the log ran at another ISA.
+/// OMP_NUM_THREADS=N benchdnn --conv --mode=P --batch=FILE`), then `--reset <options> <problem>`
+/// per distinct line, `#` comments for that driver's rows without a line, for lines the log ran
+/// at another ISA or thread count, and for lines above the host's ISA (DLCHECK_HOST_ISA, else
+/// this CPU's).
 std::string BenchdnnBatch(std::vector<verbose::PrimitiveStats> rows, std::string_view driver,
                           const ColumnOptions& options = {});
 /// `text` with every byte sequence that is not valid UTF-8 replaced by `?` (JSON needs UTF-8).

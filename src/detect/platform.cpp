@@ -346,6 +346,17 @@ PlatformInfo BuildPlatformInfo(
                  logical_cpus);
 }
 
+std::string LiveOneDnn3MaxIsa() {
+  const LiveCpuidSource source;
+  const FeatureSet cpuid = DecodeFeatures(source);
+  const std::optional<std::uint64_t> xcr0 = source.Xcr0();
+  std::optional<FeatureSet> os;
+  if (xcr0) os = OsEnablement(cpuid, *xcr0, source.AmxPermission());
+  FeatureSet effective;
+  for (const auto& [name, present] : cpuid) effective[name] = present && (!os || os->at(name));
+  return MaxOneDnn3Isa(effective, DecodeAvx10Version(source)).isa;
+}
+
 PlatformInfo DetectLivePlatform() {
   const LiveCpuidSource live;
   std::optional<std::set<std::string, std::less<>>> kernel_flags;

@@ -79,6 +79,11 @@ std::vector<CpuidCoreType> CoreTypesOf(const CpuidDump& dump, const FeatureSet& 
 /// This machine: CPUID, XGETBV, arch_prctl, libcpuid, /proc/cpuinfo.
 PlatformInfo DetectLivePlatform();
 
+/// The highest ISA oneDNN 3.x would dispatch to on this CPU (MaxOneDnn3Isa of the bits the OS
+/// enabled), from this thread's CPUID and XCR0 only: no libcpuid, no /proc, for a command that
+/// needs the level alone (the benchdnn lines' host check).
+std::string LiveOneDnn3MaxIsa();
+
 /// A recorded dump (`.test` or `.test.xz`). InputError when it is missing or malformed.
 StatusOr<PlatformInfo> DetectRecordedPlatform(const std::string& path);
 

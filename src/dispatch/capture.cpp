@@ -21,12 +21,29 @@ std::string ConfiguredIsaCap() {
 
 const std::vector<std::pair<std::string, std::string>>& VerboseEnvironment() {
   static const std::vector<std::pair<std::string, std::string>> kEnvironment = {
-      {"ONEDNN_VERBOSE", "2"},
+      {"ONEDNN_VERBOSE", "2,dispatch"},
       {"DNNL_VERBOSE", "2"},
       {"MKLDNN_VERBOSE", "2"},
       {"ONEDNN_VERBOSE_TIMESTAMP", "1"},
       {"DNNL_VERBOSE_TIMESTAMP", "1"}};
   return kEnvironment;
+}
+
+namespace {
+constexpr std::size_t kLevelVariables = 3;  // VerboseEnvironment's first three
+}  // namespace
+
+VerboseRequest ChooseVerboseRequest(const std::function<const char*(const char*)>& lookup) {
+  VerboseRequest request;
+  const auto& ours = VerboseEnvironment();
+  for (std::size_t i = 0; i < kLevelVariables; ++i) {
+    if (const char* value = lookup(ours[i].first.c_str()); value != nullptr) {
+      request.variables.emplace_back(ours[i].first, value);
+    }
+  }
+  request.from_user = !request.variables.empty();
+  if (!request.from_user) request.variables.assign(ours.begin(), ours.begin() + kLevelVariables);
+  return request;
 }
 
 std::vector<std::pair<std::string, std::string>> MaxIsaEnvironment(const std::string& cap) {
@@ -100,7 +117,8 @@ os::Spec WorkerSpec(const ModelSource& source, const CaptureSettings& settings) 
   }
   // Level 2 prints creation as well as execution; timestamps give the timeline. The legacy
   // variables are removed so that a user's DNNL_VERBOSE=0 cannot silence the worker.
-  spec.env = {{"ONEDNN_VERBOSE", "2"}, {"ONEDNN_VERBOSE_TIMESTAMP", "1"}};
+  spec.env = {{"ONEDNN_VERBOSE", VerboseEnvironment().front().second},
+              {"ONEDNN_VERBOSE_TIMESTAMP", "1"}};
   spec.unset_env = {"DNNL_VERBOSE", "MKLDNN_VERBOSE", "DNNL_VERBOSE_TIMESTAMP",
                     "ONEDNN_MAX_CPU_ISA", "DNNL_MAX_CPU_ISA"};
   if (settings.threads > 0)
@@ -201,7 +219,8 @@ class ProgramSink : public verbose::OutputSink {
   std::uint64_t lines_ = 0;
 };
 
-StatusOr<os::Spec> ProgramSpec(const ProgramSource& source, const CaptureSettings& settings) {
+StatusOr<os::Spec> ProgramSpec(const ProgramSource& source, const CaptureSettings& settings,
+                               const VerboseRequest& request) {
   if (std::holds_alternative<ScalarConfig>(settings.config)) {
     return UsageError("a program has no run on dlcheck's scalar kernels");
   }
@@ -218,7 +237,11 @@ StatusOr<os::Spec> ProgramSpec(const ProgramSource& source, const CaptureSetting
   // One OpenMP thread per CPU of the affinity mask, each kept on its own.
   if (!spec.cpus.empty()) spec.env.emplace_back("OMP_PROC_BIND", "true");
   for (const auto& kv : settings.extra_env) spec.env.push_back(kv);
-  for (const auto& kv : VerboseEnvironment()) spec.env.push_back(kv);  // wins over the above
+  // dlcheck's verbose variables win over the above; the user's own level variables are kept.
+  const auto& verbose = VerboseEnvironment();
+  for (std::size_t i = request.from_user ? kLevelVariables : 0; i < verbose.size(); ++i) {
+    spec.env.push_back(verbose[i]);
+  }
   spec.search_path = true;
   spec.terminal = true;
   spec.timeout_s = settings.timeout_s;
@@ -226,7 +249,8 @@ StatusOr<os::Spec> ProgramSpec(const ProgramSource& source, const CaptureSetting
 }
 
 StatusOr<Run> CaptureProgram(const ProgramSource& source, const CaptureSettings& settings) {
-  StatusOr<os::Spec> spec = ProgramSpec(source, settings);
+  VerboseRequest request = ChooseVerboseRequest([](const char* name) { return std::getenv(name); });
+  StatusOr<os::Spec> spec = ProgramSpec(source, settings, request);
   if (!spec.ok()) return spec.status();
   Recorder recorder(settings.max_timeline, "<" + source.argv.front() + ">");
   recorder.timeline.set_recording(settings.max_timeline > 0);
@@ -246,6 +270,7 @@ StatusOr<Run> CaptureProgram(const ProgramSource& source, const CaptureSettings&
   Run run = recorder.Finish(std::move(*ended), context);
   run.verbose_lines = splitter.verbose_lines();
   run.program_output = {.bytes = splitter.program_bytes(), .lines = splitter.program_lines()};
+  run.verbose_request = std::move(request);
   return run;
 }
 

@@ -37,8 +37,16 @@ std::string ConfiguredIsaCap();
 
 /// The variables that switch verbose output on for every oneDNN generation: ONEDNN_ (2.5+),
 /// DNNL_ (1.1-2.4, and read by 2.5-3.x when ONEDNN_ is unset), MKLDNN_ (0.x-1.0), at level 2
-/// (creation and execution), with timestamps (2.1+) for the timeline.
+/// (creation and execution), with timestamps (2.1+) for the timeline. ONEDNN_VERBOSE is
+/// `2,dispatch`: 3.2+ splits it at commas (exec, create and the create:dispatch reasons), while
+/// 2.5-3.1 read it as an integer with atoi, which stops at the comma (2: the same lines as
+/// ONEDNN_VERBOSE=2). The first three are the level variables (ChooseVerboseRequest).
 const std::vector<std::pair<std::string, std::string>>& VerboseEnvironment();
+
+/// The level variables a program gets: dlcheck's (VerboseEnvironment) unless the user set any of
+/// ONEDNN_VERBOSE, DNNL_VERBOSE, MKLDNN_VERBOSE, which are then kept as they are (from_user).
+/// `lookup` reads this process's environment (std::getenv; a test passes its own).
+VerboseRequest ChooseVerboseRequest(const std::function<const char*(const char*)>& lookup);
 
 /// The variables that cap oneDNN's ISA at `cap` for every generation: ONEDNN_MAX_CPU_ISA (2.5+),
 /// DNNL_MAX_CPU_ISA (1.1+) and MKLDNN_MAX_CPU_ISA (1.0).

@@ -2,9 +2,67 @@
 
 #include <fmt/format.h>
 
+#include <cstdlib>
+
+#include "common/text.h"
 #include "os/signals.h"
 
 namespace dlcheck::dispatch {
+
+std::string VerboseRequest::Text() const {
+  std::string text;
+  for (const auto& [name, value] : variables) {
+    if (!text.empty()) text += ' ';
+    text += name + "=" + value;
+  }
+  return text;
+}
+
+namespace {
+
+// The value of `name` among `variables`, nullptr when it is not set.
+const std::string* ValueOf(const std::vector<std::pair<std::string, std::string>>& variables,
+                           std::string_view name) {
+  for (const auto& [n, value] : variables) {
+    if (n == name) return &value;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+int VerboseRequest::OneDnn2Level() const {
+  // oneDNN reads at most 11 characters (a 32-bit int, its sign and the terminating null): a longer
+  // value does not count as set, and the next prefix is tried.
+  for (std::string_view name : {"ONEDNN_VERBOSE", "DNNL_VERBOSE"}) {
+    const std::string* value = ValueOf(variables, name);
+    if (value != nullptr && !value->empty() && value->size() < 12) return std::atoi(value->c_str());
+  }
+  return 0;
+}
+
+VerboseRequest::OneDnn3Reading VerboseRequest::OneDnn3() const {
+  OneDnn3Reading reading;
+  for (std::string_view name : {"ONEDNN_VERBOSE", "DNNL_VERBOSE"}) {
+    const std::string* value = ValueOf(variables, name);
+    if (value == nullptr || value->empty() || value->size() >= 128) continue;
+    const std::string text = Lower(*value);
+    for (std::size_t at = 0; at <= text.size();) {
+      std::size_t comma = text.find(',', at);
+      if (comma == std::string::npos) comma = text.size();
+      const std::string_view token = std::string_view(text).substr(at, comma - at);
+      at = comma + 1;
+      if (token == "0" || token == "none") reading = {};
+      if (token == "1" || token == "2" || token == "all" || token == "-1" || token == "profile" ||
+          token == "profile_create" || token == "profile_exec") {
+        reading.profile = true;
+      }
+      if (token == "all" || token == "-1" || token == "dispatch") reading.dispatch = true;
+    }
+    break;
+  }
+  return reading;
+}
 
 bool Run::Refused() const {
   return model && outcome.exited && outcome.exit_code != 0 && outcome.exit_code != 1 &&
@@ -111,19 +169,61 @@ void AddModelFindings(const Run& run, std::vector<Finding>& findings) {
   }
 }
 
-void AddProgramFindings(const Run& run, std::string_view program, std::vector<Finding>& findings) {
-  if (run.verbose_lines == 0) {
+// The diagnostic lines of a run that created no primitive, as `primitive: message (xN)`.
+std::string DiagnosticList(const std::vector<verbose::DiagnosticStats>& diagnostics) {
+  constexpr std::size_t kListed = 4;
+  std::string text;
+  for (std::size_t i = 0; i < diagnostics.size() && i < kListed; ++i) {
+    const verbose::DiagnosticStats& d = diagnostics[i];
+    if (!text.empty()) text += "; ";
+    text +=
+        fmt::format("{} {}: {}", d.operation, d.primitive.empty() ? "-" : d.primitive, d.message);
+    if (d.count > 1) text += fmt::format(" (x{})", d.count);
+  }
+  if (diagnostics.size() > kListed) {
+    text += fmt::format("; and {} more in the diagnostics table", diagnostics.size() - kListed);
+  }
+  return text;
+}
+
+// How a program's run ended, told apart: it ended before oneDNN printed anything, its oneDNN
+// printed only diagnostics (it refused what it was asked), or oneDNN never spoke.
+void AddProgramEndFindings(const Run& run, std::string_view program,
+                           std::vector<Finding>& findings) {
+  const bool ended_badly = !run.outcome.ok() && run.outcome.interrupted == 0;
+  const verbose::Summary& s = run.summary;
+  if (run.verbose_lines == 0 && ended_badly) {
+    findings.push_back(
+        {.severity = Severity::kError,
+         .code = "program-ended-early",
+         .message = fmt::format(
+             "{} {} before oneDNN printed anything: it failed before it created a oneDNN "
+             "primitive (an import, its arguments, its data: see its own output above), so this "
+             "report is empty; fix that first",
+             program, run.outcome.Ended())});
+  } else if (run.verbose_lines == 0 && run.outcome.interrupted == 0 &&
+             !(run.verbose_request.from_user && run.verbose_request.OneDnn2Level() <= 0)) {
+    // (A user's value that oneDNN 2.x reads as off is said by verbose-setting-kept instead.)
     findings.push_back(
         {.severity = Severity::kWarning,
-         .code = "no-verbose",
+         .code = "onednn-not-loaded",
          .message = fmt::format(
-             "{} printed no oneDNN verbose line although dlcheck switched verbose on: it may "
-             "not use oneDNN at all (or not for these operations: PyTorch's nn.Linear does "
-             "not), its oneDNN may be built with verbose output compiled out "
-             "(ONEDNN_VERBOSE=OFF), or it may redirect or close its own stdout",
+             "{} ended well but printed no oneDNN verbose line although dlcheck switched verbose "
+             "on: it never loaded oneDNN or never created a primitive with it (PyTorch's "
+             "nn.Linear does not use it), its oneDNN may be built with verbose output compiled "
+             "out (ONEDNN_VERBOSE=OFF), or it may redirect or close its own stdout",
              program)});
+  } else if (s.creates + s.nested_creates + s.execs == 0 && !run.diagnostics.empty()) {
+    findings.push_back(
+        {.severity = Severity::kError,
+         .code = "onednn-errors-only",
+         .message = fmt::format(
+             "{}'s oneDNN created no primitive and printed only diagnostics: "
+             "it refused what it was asked ({}){}",
+             program, DiagnosticList(run.diagnostics),
+             ended_badly ? "; then the program " + run.outcome.Ended() : std::string())});
   }
-  if (run.outcome.signaled) {
+  if (run.outcome.signaled && run.verbose_lines > 0) {
     findings.push_back({.severity = Severity::kError,
                         .code = "program-signaled",
                         .message = fmt::format("{} {}; the report holds what it printed before",
@@ -131,7 +231,57 @@ void AddProgramFindings(const Run& run, std::string_view program, std::vector<Fi
   }
 }
 
+// Where the time went: below half of the wall time in oneDNN, the rest is elsewhere.
+std::optional<Finding> TimeOutsideFinding(const Run& run, std::string_view program) {
+  const std::optional<double> pct = ExecPctOfWall(run);
+  if (!pct || run.summary.execs == 0 || *pct >= kOneDnnShareOfWallPct) return std::nullopt;
+  return Finding{
+      .severity = Severity::kInfo,
+      .code = "time-outside-onednn",
+      .message = fmt::format(
+          "oneDNN's primitives ran {:.1f}% of {}'s {:.2f} s wall time: the rest is outside "
+          "them (start-up and imports, the framework, other libraries, waiting); run "
+          "`dlcheck profile -- {} ...` to see where",
+          *pct, program, run.outcome.wall_s, program)};
+}
+
+void AddProgramFindings(const Run& run, std::string_view program, std::vector<Finding>& findings) {
+  if (auto kept = VerboseKeptFinding(run.verbose_request)) findings.push_back(std::move(*kept));
+  AddProgramEndFindings(run, program, findings);
+  if (auto outside = TimeOutsideFinding(run, program)) findings.push_back(std::move(*outside));
+}
+
 }  // namespace
+
+std::optional<Finding> VerboseKeptFinding(const VerboseRequest& request) {
+  if (!request.from_user) return std::nullopt;
+  const bool off2 = request.OneDnn2Level() <= 0;
+  const VerboseRequest::OneDnn3Reading v3 = request.OneDnn3();
+  std::string reads;
+  if (off2) {
+    reads +=
+        "oneDNN 2.x and 3.0-3.1 read it as an integer (the first 11 characters, through "
+        "atoi: `all` is 0) and print nothing; ";
+  }
+  if (!v3.profile) {
+    reads += "oneDNN 3.2+ prints no create or exec line with it; ";
+  } else if (!v3.dispatch) {
+    reads += "oneDNN 3.2+ prints no dispatch reasons (create:dispatch) with it; ";
+  }
+  return Finding{
+      .severity = off2 || !v3.profile ? Severity::kWarning : Severity::kInfo,
+      .code = "verbose-setting-kept",
+      .message = fmt::format(
+          "{} was set before dlcheck ran and was kept ({}dlcheck asks for {} only when none "
+          "of ONEDNN_VERBOSE, DNNL_VERBOSE, MKLDNN_VERBOSE is set: unset them to get every "
+          "generation's lines and the dispatch reasons)",
+          request.Text(), reads, "ONEDNN_VERBOSE=2,dispatch DNNL_VERBOSE=2 MKLDNN_VERBOSE=2")};
+}
+
+std::optional<double> ExecPctOfWall(const Run& run) {
+  if (!(run.outcome.wall_s > 0)) return std::nullopt;
+  return 100.0 * run.summary.exec_ms / (run.outcome.wall_s * 1e3);
+}
 
 std::vector<Finding> RunFindings(const Run& run, std::string_view program) {
   std::vector<Finding> findings;

@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "common/finding.h"
@@ -43,6 +44,28 @@ struct ProgramOutput {
   std::uint64_t lines = 0;
 };
 
+/// How a program's oneDNN was asked for verbose output: the level variables it got, dlcheck's
+/// request or the user's own (capture.h: ChooseVerboseRequest).
+struct VerboseRequest {
+  /// The variables that set the level, in the order oneDNN reads them, as the program got them.
+  std::vector<std::pair<std::string, std::string>> variables;
+  /// The user set at least one of them before dlcheck ran: those are kept, none is added.
+  bool from_user = false;
+  /// `ONEDNN_VERBOSE=2,dispatch DNNL_VERBOSE=2 MKLDNN_VERBOSE=2`.
+  std::string Text() const;
+  /// The level oneDNN 2.x and 3.0-3.1 read (src/common/utils.cpp, getenv_int_user): the first of
+  /// ONEDNN_VERBOSE, DNNL_VERBOSE whose value has 1 to 11 characters, through atoi (`2,dispatch`
+  /// -> 2, `all` -> 0); 0 when none: verbose off.
+  int OneDnn2Level() const;
+  /// What oneDNN 3.2+ reads (src/common/verbose.cpp, get_verbose): the first set of
+  /// ONEDNN_VERBOSE, DNNL_VERBOSE, split at commas, lower case; nullopt when neither is set.
+  struct OneDnn3Reading {
+    bool profile = false;   ///< create or exec lines (1, 2, all, profile...)
+    bool dispatch = false;  ///< create:dispatch lines (dispatch, all)
+  };
+  OneDnn3Reading OneDnn3() const;
+};
+
 struct Run {
   os::Outcome outcome;
   verbose::LogHeader header;
@@ -57,6 +80,7 @@ struct Run {
   std::uint64_t timeline_dropped = 0;  ///< executions past the timeline's cap, counted
   ProgramOutput program_output;        ///< a program's; zero for the model
   std::optional<ModelResults> model;   ///< the model worker's; nullopt for a program
+  VerboseRequest verbose_request;      ///< a program's; empty for the model
 
   /// True when the model worker refused the request before doing anything (a bad --data
   /// directory, say): it exited with an error status other than 1 (an internal error), in no
@@ -101,10 +125,26 @@ std::optional<Finding> WorkerEndFinding(const Run& run, std::string_view who,
 /// exceeds the tolerance (a NaN deviation disagrees).
 bool Deviates(const WorkerResults& results);
 
+/// `verbose-setting-kept` for a program that got the user's own verbose variables (from_user):
+/// what they are, what oneDNN 2.x/3.0-3.1 and 3.2+ read them as (a warning where that is off),
+/// and how to get dlcheck's request instead; nullopt for dlcheck's own request. Part of
+/// RunFindings; `dispatch -- CMD` and `profile -- CMD` add it to their reports.
+std::optional<Finding> VerboseKeptFinding(const VerboseRequest& request);
+
+/// oneDNN's exec time over the run's wall time, in percent (more than 100 when primitives run in
+/// parallel threads); nullopt without a wall time.
+std::optional<double> ExecPctOfWall(const Run& run);
+/// Below this share of wall time in oneDNN, a program's run says that its time is elsewhere.
+inline constexpr double kOneDnnShareOfWallPct = 50;
+
 /// What one run says in a report of that run alone (`verbose`, `run`): `timeline-capped` when
 /// the timeline left executions out; for the model worker `model-fallback`, `deviation`, and
 /// `interrupted` (the signal dlcheck passed on stopped it) or how it ended (WorkerEndFinding);
-/// for a program, named `program` in the messages, `no-verbose` and `program-signaled`.
+/// for a program, named `program` in the messages: `verbose-setting-kept` (the user's verbose
+/// variables), how it ended, told apart (`program-ended-early`: failed or crashed before oneDNN
+/// printed a line; `onednn-not-loaded`: ended well without one; `onednn-errors-only`: oneDNN
+/// created nothing and printed only diagnostics, listed; `program-signaled`), and
+/// `time-outside-onednn` (oneDNN's exec time below kOneDnnShareOfWallPct of wall time).
 std::vector<Finding> RunFindings(const Run& run, std::string_view program);
 
 }  // namespace dlcheck::dispatch

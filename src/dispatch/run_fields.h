@@ -69,6 +69,9 @@ inline constexpr Field kRuntime{"runtime"};                      ///< oneDNN's C
 inline constexpr Field kIsa{"isa"};                              ///< the ISA its log names
 inline constexpr Field kExecMs{"exec_ms", Type::kNumber};        ///< oneDNN's exec time, summed
 inline constexpr Field kExecPctOfWall{"exec_pct_of_wall", Type::kNumber};
+/// The verbose level variables the program got (`ONEDNN_VERBOSE=2,dispatch DNNL_VERBOSE=2 ...`).
+inline constexpr Field kVerboseRequest{"verbose_request"};
+inline constexpr Field kVerboseRequestFrom{"verbose_request_from"};  ///< dlcheck or environment
 inline constexpr Field kVerboseLines{"verbose_lines", Type::kInteger};
 inline constexpr Field kProgramLines{"program_lines", Type::kInteger};
 inline constexpr Field kProgramBytes{"program_bytes", Type::kInteger};

@@ -365,6 +365,12 @@ std::vector<Finding> SweepFindings(const std::vector<ConfigRuns>& results,
                       "verbose output compiled out, or it may redirect or close its own stdout"});
     }
     AddProgramRankings(results, comparison, findings);
+    // Every run of a sweep got the same environment: the user's verbose value is said once.
+    if (!results.front().runs.empty()) {
+      if (auto kept = VerboseKeptFinding(results.front().runs.front().verbose_request)) {
+        findings.push_back(std::move(*kept));
+      }
+    }
   }
   if (interrupted_by != 0) findings.push_back(InterruptedFinding(interrupted_by));
   return findings;

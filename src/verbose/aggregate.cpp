@@ -9,6 +9,7 @@
 #include <map>
 
 #include "common/onednn_isa.h"
+#include "verbose/diagnostic_words.h"
 #include "verbose/flops.h"
 #include "verbose/isa.h"
 #include "verbose/line_parser.h"
@@ -702,6 +703,23 @@ void SkippedFasterKernels(const PrimitiveRows& rows, double exec_ms, std::vector
   }
 }
 
+// dtype-no-native-path: hot compute rows in a data type this CPU has no (or only a slower)
+// native unit for; the CPU as the caller knows it, else as the log's ISA line says.
+void DtypeNoNativePaths(const PrimitiveRows& rows, double exec_ms, const LogHeader& header,
+                        const std::optional<DtypeUnits>& known, std::vector<Finding>& out) {
+  std::optional<DtypeUnits> cpu = known;
+  if (!cpu) {
+    cpu = DtypeUnitsOfIsa(header.isa_short);
+    if (!cpu) return;
+    cpu->basis = "the log's ISA line (" + header.isa_short + ")";
+  }
+  for (const PrimitiveStats& row : rows) {
+    const double share = SharePct(row, exec_ms);
+    if (share < kHotSharePct || !IsComputePrimitive(row)) continue;
+    if (auto finding = DtypePathFinding(row, share, *cpu)) out.push_back(std::move(*finding));
+  }
+}
+
 // The number of elements of a problem's weights: inner product `oc*ic*id*ih*iw`, convolution
 // `oc*ic/g*kd*kh*kw`, matmul the second operand of `MxK:KxN:MxN`; nullopt for other kinds.
 std::optional<double> WeightElements(std::string_view primitive, std::string_view problem) {
@@ -905,9 +923,35 @@ bool NeedsAWholeRun(std::string_view code) {
 
 namespace {
 
+// caller-checks: oneDNN's check and error lines, in plain words where dlcheck knows the message.
+void CallerChecks(const std::vector<DiagnosticStats>& diagnostics, std::vector<Finding>& out) {
+  constexpr std::size_t kListed = 3;
+  std::string list;
+  std::size_t lines = 0, listed = 0;
+  for (const DiagnosticStats& d : diagnostics) {
+    if (d.operation != "create:check" && d.operation != "exec:check" && d.operation != "error") {
+      continue;
+    }
+    lines += d.count;
+    if (listed++ >= kListed) continue;
+    std::string words = PlainWords(d.operation, d.message);
+    if (!list.empty()) list += "; ";
+    list += (d.primitive.empty() ? std::string() : d.primitive + ": ") +
+            (words.empty() ? "\"" + d.message + "\"" : words) +
+            (d.count > 1 ? " (x" + std::to_string(d.count) + ")" : std::string());
+  }
+  if (lines == 0) return;
+  if (listed > kListed)
+    list += "; " + std::to_string(listed - kListed) + " more in the diagnostics table";
+  out.push_back({Severity::kWarning, "caller-checks",
+                 "oneDNN's checks found " + std::to_string(lines) +
+                     (lines == 1 ? " thing" : " things") + " the caller passed wrong: " + list});
+}
+
 // The plain-language conclusions about a log, in a fixed order.
 std::vector<Finding> Notes(const Summary& s, const PrimitiveRows& rows, const LogHeader& header,
-                           const RunContext& context) {
+                           const RunContext& context,
+                           const std::vector<DiagnosticStats>& diagnostics) {
   std::vector<Finding> notes;
   auto note = [&notes, &context](Severity level, std::string code, std::string message) {
     if (!context.whole_run && NeedsAWholeRun(code)) return;
@@ -958,9 +1002,11 @@ std::vector<Finding> Notes(const Summary& s, const PrimitiveRows& rows, const Lo
              " events of the primitives beyond them are counted in one row named 'other'");
   }
   SkippedFasterKernels(rows, s.exec_ms, notes);
+  DtypeNoNativePaths(rows, s.exec_ms, header, context.cpu, notes);
   ReordersEveryStep(rows, s.exec_ms, notes);
   if (context.whole_run) CacheThrash(rows, s, notes);
   PartialLog(rows, s, header, notes);
+  CallerChecks(diagnostics, notes);
   if (s.graph_dispatch > 0) {
     note(Severity::kInfo, "graph-pattern-matcher",
          std::to_string(s.graph_dispatch) +
@@ -982,7 +1028,7 @@ Summary Aggregator::Summarize(const LogHeader& header, const RunContext& context
   s.diagnostics = diagnostic_events_;
   s.graph_dispatch = graph_dispatch_events_;
   s.other_events = other_events_;
-  s.notes = Notes(s, rows_, header, context);
+  s.notes = Notes(s, rows_, header, context, diagnostics_);
   return s;
 }
 

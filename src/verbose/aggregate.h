@@ -22,6 +22,7 @@
 #include "common/finding.h"
 #include "verbose/hash.h"
 #include "verbose/interned_text.h"
+#include "verbose/native_paths.h"
 #include "verbose/primitive_stats.h"
 #include "verbose/verbose_event.h"
 
@@ -92,6 +93,9 @@ struct RunContext {
   /// The whole timed phase (ms) where the log traced only part of the run (the model's traced
   /// steps; its timed phase runs without verbose): create-dominates compares creation with it.
   std::optional<double> timed_ms;
+  /// What the CPU the log ran on has for each low-precision data type (the live CPU, a replayed
+  /// CPUID dump): dtype-no-native-path reads it. nullopt: the log header's ISA line says.
+  std::optional<DtypeUnits> cpu;
 };
 
 /// Memo of lines already aggregated, keyed by the line's text up to its last comma (all but the

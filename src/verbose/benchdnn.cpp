@@ -835,12 +835,20 @@ std::string_view BenchdnnMissingReason(const PrimitiveStats& row, const Benchdnn
 
 namespace {
 
-// The ONEDNN_MAX_CPU_ISA value a CPU row ran under: its implementation's ISA, else the log's.
-std::string IsaCap(const PrimitiveStats& row, const BenchdnnContext& context,
-                   BenchdnnVersion version) {
+// The ISA a CPU row ran at: its implementation's, else the log's; "" for another engine.
+std::string_view RowIsa(const PrimitiveStats& row, const BenchdnnContext& context) {
   if (row.engine.view().substr(0, 3) != "cpu") return {};
-  const std::string_view isa = row.isa_inferred || row.isa.empty() ? context.header_isa : row.isa;
-  return MaxCpuIsaValue(isa, version);
+  return row.isa_inferred || row.isa.empty() ? context.header_isa : row.isa.view();
+}
+
+// The note for a host below the row's ISA: oneDNN caps ONEDNN_MAX_CPU_ISA at what the CPU has.
+std::string HostNote(std::string_view isa, std::string_view host) {
+  if (isa.empty() || host.empty() || onednn::Compare(isa, host) != onednn::IsaOrder::kAbove) {
+    return {};
+  }
+  return BenchdnnCommentText("this host's highest ISA is " + std::string(host) +
+                             ", below the log's " + std::string(isa) +
+                             ": benchdnn here runs a lower kernel, not the log's");
 }
 
 }  // namespace
@@ -875,11 +883,17 @@ std::optional<BenchdnnReproducer> MakeBenchdnnReproducer(const PrimitiveStats& r
   reproducer.options = std::move(line.options());
   reproducer.arguments = line.driver();
   for (const std::string& option : reproducer.options) reproducer.arguments += " " + option;
-  reproducer.max_cpu_isa = IsaCap(row, context, version);
+  const std::string_view isa = RowIsa(row, context);
+  reproducer.max_cpu_isa = MaxCpuIsaValue(isa, version);
   if (Invalid(ValueKind::kWord, reproducer.max_cpu_isa).empty()) {
     reproducer.command = "ONEDNN_MAX_CPU_ISA=" + reproducer.max_cpu_isa + " ";
+    reproducer.host_note = HostNote(isa, context.host_isa);
   } else {
     reproducer.max_cpu_isa.clear();
+  }
+  if (context.threads && *context.threads > 0) {
+    reproducer.threads = context.threads;
+    reproducer.command += "OMP_NUM_THREADS=" + std::to_string(*context.threads) + " ";
   }
   reproducer.command += "benchdnn " + line.driver();
   for (const std::string& option : reproducer.options)

@@ -10,7 +10,9 @@
 //   -> 3.x: ONEDNN_MAX_CPU_ISA=AVX512_CORE benchdnn --conv --mode=P --dir=FWD_B --dt=f32 ...
 //
 // The ISA the log ran at is pinned with ONEDNN_MAX_CPU_ISA (the implementation's ISA, else the
-// header's), so a machine with a newer ISA runs the log's kernel, not its own best one. Values a
+// header's), so a machine with a newer ISA runs the log's kernel, not its own best one; the
+// threads it ran with (the header's nthr) with OMP_NUM_THREADS; a host below the log's ISA is
+// told in a note, since oneDNN would run the line lower without a word. Values a
 // log does not hold (the run-time scale and zero-point values) are set to 1; attribute pieces
 // with no benchdnn spelling are listed in `untranslated`, never dropped silently.
 
@@ -34,6 +36,13 @@ struct BenchdnnContext {
   /// The header's ISA name (`avx512_core_bf16`); without a header, the highest ISA the log's
   /// implementations name (HighestIsaOf); "" when neither says.
   std::string_view header_isa;
+  /// The thread count the log ran with (its header's `nthr:`): the line sets OMP_NUM_THREADS to
+  /// it, so that a line from a 1-thread log does not run on every core; nullopt: the log does not
+  /// say, and none is set.
+  std::optional<int> threads;
+  /// The highest ISA the host that will run the line has (an onednn_isa.h name, e.g. `avx2`); ""
+  /// when unknown. A line pinned above it gets `host_note`: oneDNN would run it lower, silently.
+  std::string_view host_isa;
 };
 
 /// The version a row's line speaks: the one asked for, else the log's (the header's version,
@@ -46,13 +55,18 @@ BenchdnnVersion BenchdnnVersionOf(const PrimitiveStats& row, const BenchdnnConte
 /// (`$(...)`, quotes, `;`) or another option (` --batch=FILE`) is left out and named in
 /// `untranslated` instead, never written.
 struct BenchdnnReproducer {
-  /// For a shell: `[ONEDNN_MAX_CPU_ISA=X ]benchdnn --conv --mode=P ... <problem>`, each word
-  /// shell-quoted where it needs it (`'--attr-zero-points=src:common:1*'`).
+  /// For a shell: `[ONEDNN_MAX_CPU_ISA=X ][OMP_NUM_THREADS=N ]benchdnn --conv --mode=P ...
+  /// <problem>`, each word shell-quoted where it needs it (`'--attr-zero-points=src:common:1*'`).
   std::string command;
   /// For a --batch file (benchdnn splits it at blanks, no quotes): `--conv --mode=P ... <problem>`.
   std::string arguments;
   std::vector<std::string> options;  ///< the words after the driver: `--mode=P`, ..., the problem
   std::string max_cpu_isa;           ///< the ONEDNN_MAX_CPU_ISA value pinned, or ""
+  std::optional<int> threads;        ///< the OMP_NUM_THREADS value set, or nullopt
+  /// Where the host (BenchdnnContext::host_isa) lacks the row's ISA: `this host's highest ISA
+  /// is avx2, below the log's avx512_core_amx: benchdnn here runs a lower kernel`, as comment text
+  /// (printable ASCII); "" otherwise.
+  std::string host_note;
   /// Attribute pieces benchdnn has no knob for and values left out, as comment text (printable
   /// ASCII only: no line break, no control character).
   std::vector<std::string> untranslated;

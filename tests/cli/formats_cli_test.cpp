@@ -4,12 +4,15 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "common/onednn_isa.h"
+#include "common/text.h"
 #include "support/lines.h"
 #include "support/run_dlcheck.h"
 #include "support/scratch_dir.h"
@@ -54,7 +57,8 @@ TEST(FormatsCliTest, BenchdnnLinesSpeakTheLogsVersionOrTheOneAskedFor) {
   const std::string v3 = DataPath("verbose/formats_3.13.1.txt");
   const RunResult own = RunDlcheck({"parse", int8, "--format", "benchdnn"});
   ASSERT_EQ(own.exit_code, 0) << own.err;
-  EXPECT_NE(own.out.find("ONEDNN_MAX_CPU_ISA=AVX512_CORE_VNNI benchdnn --conv --mode=P "
+  EXPECT_NE(own.out.find("ONEDNN_MAX_CPU_ISA=AVX512_CORE_VNNI OMP_NUM_THREADS=1 benchdnn --conv "
+                         "--mode=P "
                          "--allow-enum-tags-only=0 --dir=FWD_B --cfg=u8s8u8 --stag=acdb "
                          "--wtag=any --dtag=acdb"),
             std::string::npos)
@@ -62,7 +66,8 @@ TEST(FormatsCliTest, BenchdnnLinesSpeakTheLogsVersionOrTheOneAskedFor) {
   const RunResult three =
       RunDlcheck({"parse", int8, "--format", "benchdnn", "--benchdnn-version", "3"});
   ASSERT_EQ(three.exit_code, 0) << three.err;
-  EXPECT_NE(three.out.find("ONEDNN_MAX_CPU_ISA=AVX512_CORE_VNNI benchdnn --conv --mode=P "
+  EXPECT_NE(three.out.find("ONEDNN_MAX_CPU_ISA=AVX512_CORE_VNNI OMP_NUM_THREADS=1 benchdnn --conv "
+                           "--mode=P "
                            "--dir=FWD_I --bia-dt=f32 --dt=u8:s8:u8 --stag=acdb --wtag=any"),
             std::string::npos)
       << three.out;
@@ -87,12 +92,14 @@ TEST(FormatsCliTest, BenchdnnLinesSpeakTheLogsVersionOrTheOneAskedFor) {
 // lines are the driver's options of the --format benchdnn lines (driver_conv.md: --reset).
 TEST(FormatsCliTest, BenchdnnBatchIsOneDriversBatchFile) {
   const std::string log = DataPath("verbose/torch_int8_2.6.3.log");
-  const RunResult batch = RunDlcheck({"parse", log, "--benchdnn-batch", "conv"});
+  // Run on a host with every ISA (DLCHECK_HOST_ISA): no line is above it.
+  const RunResult batch = RunDlcheck({"parse", log, "--benchdnn-batch", "conv"}, "",
+                                     {"DLCHECK_HOST_ISA=avx10_2_amx_2"});
   ASSERT_EQ(batch.exit_code, 0) << batch.err;
   const std::vector<std::string> lines = Lines(batch.out);
   ASSERT_EQ(lines.size(), 4u) << batch.out;  // the command, 2 lines, a comment before one
   EXPECT_EQ(lines[0],
-            "# ONEDNN_MAX_CPU_ISA=AVX512_CORE_VNNI benchdnn --conv --mode=P "
+            "# ONEDNN_MAX_CPU_ISA=AVX512_CORE_VNNI OMP_NUM_THREADS=1 benchdnn --conv --mode=P "
             "--batch=THIS_FILE");
   EXPECT_EQ(lines[1],
             "--reset --allow-enum-tags-only=0 --dir=FWD_B --cfg=u8s8u8 --stag=acdb "
@@ -107,6 +114,50 @@ TEST(FormatsCliTest, BenchdnnBatchIsOneDriversBatchFile) {
     EXPECT_NE(refused.err.find("--benchdnn-batch"), std::string::npos) << refused.err;
   }
   EXPECT_EQ(RunDlcheck({"parse", log, "--benchdnn-batch", "convolution"}).exit_code, 2);
+}
+
+// Every line pins the log's thread count (its header's nthr); a line whose ISA is above the
+// host's says so in a comment, in --format benchdnn and in a batch file. The PyTorch CNN log
+// (nthr:1, avx512_core kernels, recorded on a Zen 4) read for an AVX2 host and for this one.
+TEST(FormatsCliTest, BenchdnnLinesPinTheThreadsAndTellAHostBelowTheirIsa) {
+  const std::string log = DataPath("verbose/torch_cnn_2.6.3.log");
+  const RunResult avx2 =
+      RunDlcheck({"parse", log, "--format", "benchdnn"}, "", {"DLCHECK_HOST_ISA=avx2"});
+  ASSERT_EQ(avx2.exit_code, 0) << avx2.err;
+  std::size_t noted = 0;
+  for (const std::string& line : Lines(avx2.out)) {
+    if (line.empty() || line.front() == '#') continue;
+    EXPECT_NE(line.find(" OMP_NUM_THREADS=1 benchdnn --"), std::string::npos) << line;
+    const bool above = line.rfind("ONEDNN_MAX_CPU_ISA=AVX512", 0) == 0;
+    const bool note = line.find("  # this host's highest ISA is avx2, below the log's avx512") !=
+                      std::string::npos;
+    EXPECT_EQ(note, above) << line;
+    noted += note ? 1 : 0;
+  }
+  EXPECT_GT(noted, 0u) << avx2.out;
+  const RunResult batch =
+      RunDlcheck({"parse", log, "--benchdnn-batch", "conv"}, "", {"DLCHECK_HOST_ISA=avx2"});
+  ASSERT_EQ(batch.exit_code, 0) << batch.err;
+  const std::vector<std::string> lines = Lines(batch.out);
+  ASSERT_GE(lines.size(), 3u) << batch.out;
+  EXPECT_NE(lines[0].find(" OMP_NUM_THREADS=1 benchdnn --conv --mode=P --batch=THIS_FILE"),
+            std::string::npos)
+      << lines[0];
+  EXPECT_EQ(lines[1].rfind("# the next line: this host's highest ISA is avx2", 0), 0u) << lines[1];
+  // This host, as `platform` ranks it: a note exactly where the line's ISA is above it.
+  const RunResult platform = RunDlcheck({"platform", "--format", "json"}, "", {"DLCHECK_HOST_ISA"});
+  const std::string host =
+      nlohmann::json::parse(platform.out)["levels"]["onednn3_max_isa"].get<std::string>();
+  const RunResult here =
+      RunDlcheck({"parse", log, "--format", "benchdnn"}, "", {"DLCHECK_HOST_ISA"});
+  for (const std::string& line : Lines(here.out)) {
+    constexpr std::string_view kCap = "ONEDNN_MAX_CPU_ISA=";
+    if (line.rfind(kCap, 0) != 0) continue;
+    const std::string isa = line.substr(kCap.size(), line.find(' ') - kCap.size());
+    const bool above = onednn::Compare(Lower(isa), host) == onednn::IsaOrder::kAbove;
+    EXPECT_EQ(line.find("  # this host's highest ISA is " + host) != std::string::npos, above)
+        << line << " on " << host;
+  }
 }
 
 // A log is anyone's text: fields carrying shell syntax, quotes or other options must come out of

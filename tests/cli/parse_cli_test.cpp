@@ -59,6 +59,65 @@ nlohmann::json Json(const std::string& out) {
   return nlohmann::json::parse(out);
 }
 
+// The lines of why_lines.txt under the `# source: <source>` line that starts with `source`.
+std::string WhyGroupText(const std::string& source) {
+  std::istringstream in(ReadFile(DataPath("verbose/why_lines.txt")));
+  std::string text;
+  bool in_group = false;
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("# source: ", 0) == 0) {
+      in_group = line.rfind("# source: " + source, 0) == 0;
+    } else if (in_group && line.rfind("#", 0) != 0) {
+      text += line + "\n";
+    }
+  }
+  return text;
+}
+
+// The findings of a report with `code`.
+std::vector<nlohmann::json> FindingsWith(const nlohmann::json& doc, const std::string& code) {
+  std::vector<nlohmann::json> found;
+  for (const auto& f : doc["findings"]) {
+    if (f["code"] == code) found.push_back(f);
+  }
+  return found;
+}
+
+// oneDNN#3868's f16 and bf16 matmuls, read with the CPU they are judged on replayed: Emerald
+// Rapids (AMX-BF16, no AMX-FP16) gives the f16 row dtype-no-native-path; Granite Rapids (AMX-FP16)
+// does not. Both AIDA64 reports as InstLatx64 published them (tests/data/cpuid/aida64).
+TEST_F(ParseCliTest, DtypeWithoutANativePathOnTheReplayedCpu) {
+  const std::string log = WhyGroupText("uxlfoundation/oneDNN#3868");
+  ASSERT_FALSE(log.empty());
+  const std::string emerald =
+      DataPath("cpuid/aida64/GenuineIntel00C06F2_EmeraldRapids_03_CPUID.txt.xz");
+  const std::string granite =
+      DataPath("cpuid/aida64/GenuineIntel00A06D1_GraniteRapids_03_CPUID.txt.xz");
+  const auto on_emerald = RunDlcheck({"parse", "--cpuid-dump", emerald, "--format", "json"}, log);
+  ASSERT_EQ(on_emerald.exit_code, 0) << on_emerald.err;
+  const nlohmann::json e = Json(on_emerald.out);
+  const std::vector<nlohmann::json> found = FindingsWith(e, "dtype-no-native-path");
+  ASSERT_EQ(found.size(), 1u) << e["findings"];
+  const std::string message = found[0]["message"];
+  EXPECT_EQ(message.rfind("f16 matmul brg_matmul:avx10_1_512 4x14336:14336x4096", 0), 0u)
+      << message;
+  EXPECT_NE(message.find("this CPU has AVX512-FP16 but no AMX-FP16"), std::string::npos) << message;
+  EXPECT_NE(message.find("bf16 would use AMX (AMX-BF16)"), std::string::npos) << message;
+  EXPECT_NE(message.find("(CPU units from the CPUID dump " + emerald + ")"), std::string::npos)
+      << message;
+  EXPECT_EQ(e["options"]["cpuid_dump"], emerald);
+  const auto on_granite = RunDlcheck({"parse", "--cpuid-dump", granite, "--format", "json"}, log);
+  ASSERT_EQ(on_granite.exit_code, 0) << on_granite.err;
+  EXPECT_TRUE(FindingsWith(Json(on_granite.out), "dtype-no-native-path").empty()) << on_granite.out;
+  // No dump and no ISA line: nothing to judge by.
+  const auto alone = RunDlcheck({"parse", "--format", "json"}, log);
+  EXPECT_TRUE(FindingsWith(Json(alone.out), "dtype-no-native-path").empty());
+  // A dump that cannot be read fails before the log is read; an empty name is a usage error.
+  const auto missing = RunDlcheck({"parse", "--cpuid-dump", "no-such.test"}, log);
+  EXPECT_EQ(missing.exit_code, 3) << missing.err;
+  EXPECT_EQ(RunDlcheck({"parse", "--cpuid-dump", ""}, log).exit_code, 2);
+}
+
 TEST_F(ParseCliTest, CsvHeaderIsTheContract) {
   auto r = RunDlcheck({"parse", "--format", "csv", DataPath("verbose/generated_2.6.3.txt")});
   ASSERT_EQ(r.exit_code, 0) << r.err;

@@ -128,9 +128,104 @@ TEST_F(RunCliTest, ProgramKilledBySignalEndsWith128PlusItAndIsNamed) {
   EXPECT_EQ(doc["run"]["signal"], "SIGSEGV");
   EXPECT_EQ(doc["run"]["exit_status"], 139);
   EXPECT_EQ(doc["run"]["ended"], "was killed by signal 11 (SIGSEGV)");
+  // It died before oneDNN printed a line: said as such, with the signal.
   bool named = false;
-  for (const auto& f : doc["findings"]) named = named || f["code"] == "program-signaled";
+  for (const auto& f : doc["findings"]) {
+    EXPECT_NE(f["code"], "program-signaled") << "said once, by program-ended-early";
+    named = named || (f["code"] == "program-ended-early" &&
+                      Text(f["message"]).find("SIGSEGV") != std::string::npos);
+  }
   EXPECT_TRUE(named) << doc["findings"];
+}
+
+// The codes of a report's findings.
+std::vector<std::string> Codes(const Json& doc) {
+  std::vector<std::string> codes;
+  for (const auto& f : doc["findings"]) codes.push_back(Text(f["code"]));
+  return codes;
+}
+
+const Json* FindingOf(const Json& doc, std::string_view code) {
+  for (const auto& f : doc["findings"]) {
+    if (f["code"] == code) return &f;
+  }
+  return nullptr;
+}
+
+// Without the user's own verbose variables (putenv of a bare name unsets it).
+const std::vector<std::string> kNoUserVerbose = {"ONEDNN_VERBOSE", "DNNL_VERBOSE",
+                                                 "MKLDNN_VERBOSE"};
+
+TEST_F(RunCliTest, HowTheRunEndedIsToldApart) {
+  // Failed before oneDNN printed anything.
+  auto r = RunDlcheck({"run", "--format", "json", "--", "sh", "-c", "echo no torch; exit 3"}, "",
+                      kNoUserVerbose);
+  EXPECT_EQ(r.exit_code, 3);
+  Json doc = Json::parse(r.out);
+  EXPECT_EQ(Codes(doc), std::vector<std::string>{"program-ended-early"});
+  EXPECT_EQ(Text((*FindingOf(doc, "program-ended-early"))["message"]),
+            "sh exited with status 3 before oneDNN printed anything: it failed before it created "
+            "a oneDNN primitive (an import, its arguments, its data: see its own output above), "
+            "so this report is empty; fix that first");
+  // Ended well, and oneDNN never spoke.
+  r = RunDlcheck({"run", "--format", "json", "--", "true"}, "", kNoUserVerbose);
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(Codes(Json::parse(r.out)), std::vector<std::string>{"onednn-not-loaded"});
+  // oneDNN refused what it was asked and the program gave up: oneDNN's documented create:check
+  // line of a matmul whose operands disagree, after a 3.x header.
+  const std::string log =
+      Write("refused.log",
+            "onednn_verbose,info,oneDNN v3.4.0 (commit N/A)\n"
+            "onednn_verbose,info,cpu,runtime:OpenMP,nthr:1\n"
+            "onednn_verbose,v0,primitive,create:check,matmul,dimension src:1 is inconsistent with "
+            "weights:0,src/common/matmul.cpp:144\n");
+  r = RunDlcheck({"run", "--format", "json", "--", "sh", "-c", "cat \"$0\"; exit 1", log}, "",
+                 kNoUserVerbose);
+  EXPECT_EQ(r.exit_code, 1);
+  doc = Json::parse(r.out);
+  const Json* refused = FindingOf(doc, "onednn-errors-only");
+  ASSERT_NE(refused, nullptr) << doc["findings"];
+  EXPECT_EQ((*refused)["severity"], "error");
+  EXPECT_EQ(Text((*refused)["message"]),
+            "sh's oneDNN created no primitive and printed only diagnostics: it refused what it "
+            "was asked (create:check matmul: dimension src:1 is inconsistent with "
+            "weights:0,src/common/matmul.cpp:144); then the program exited with status 1");
+  EXPECT_EQ(FindingOf(doc, "program-ended-early"), nullptr);
+  EXPECT_EQ(FindingOf(doc, "onednn-not-loaded"), nullptr);
+  // The check line in plain words, in the diagnostics table and the finding.
+  ASSERT_EQ(doc["diagnostics"].size(), 1u);
+  EXPECT_EQ(doc["diagnostics"][0]["meaning"],
+            "the caller's shapes disagree: dimension 1 of src does not match dimension 0 of "
+            "weights (an operand transposed, or of the wrong shape)");
+  ASSERT_NE(FindingOf(doc, "caller-checks"), nullptr);
+}
+
+// Where the time is: below half of wall time in oneDNN, the report points at profile.
+TEST_F(RunCliTest, TimeOutsideOneDnnPointsAtProfile) {
+  const std::string log = DataPath("verbose/torch_cnn_2.6.3.log");
+  const auto parsed = RunDlcheck({"parse", "--format", "json", log});
+  const double exec_ms = Json::parse(parsed.out)["summary"]["exec_ms"].get<double>();
+  ASSERT_GT(exec_ms, 0);
+  // The log's lines, then a wait of three times their exec time: under a third of wall time.
+  const std::string wait = std::to_string(3 * exec_ms / 1e3 + 0.2);
+  const auto r =
+      RunDlcheck({"run", "--format", "json", "--", "sh", "-c", "cat \"$0\"; sleep " + wait, log},
+                 "", kNoUserVerbose);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Json doc = Json::parse(r.out);
+  const double pct = doc["run"]["exec_pct_of_wall"].get<double>();
+  EXPECT_LT(pct, 50);
+  const Json* outside = FindingOf(doc, "time-outside-onednn");
+  ASSERT_NE(outside, nullptr) << doc["findings"];
+  EXPECT_NE(Text((*outside)["message"]).find("run `dlcheck profile -- sh ...` to see where"),
+            std::string::npos)
+      << (*outside)["message"];
+  // The log alone (no wait): its exec time is most of the wall time or more; no such finding
+  // where oneDNN has half of it, whatever the machine.
+  const auto quick = RunDlcheck({"run", "--format", "json", "--", "cat", log}, "", kNoUserVerbose);
+  const Json q = Json::parse(quick.out);
+  EXPECT_EQ(FindingOf(q, "time-outside-onednn") != nullptr,
+            q["run"]["exec_pct_of_wall"].get<double>() < 50);
 }
 
 TEST_F(RunCliTest, MissingCommandEndsWith127) {
@@ -363,6 +458,46 @@ TEST(ProgressTest, DispatchCountsItsConfigurations) {
   const auto piped = RunDlcheck({"dispatch", "--isa", "sse41", "--format", "json", "--", "true"});
   EXPECT_EQ(piped.exit_code, 0);
   EXPECT_EQ(piped.err, "");
+}
+
+// `run` asks every oneDNN generation for the dispatch reasons: ONEDNN_VERBOSE=2,dispatch, which
+// oneDNN 2.x reads as the integer 2 (atoi stops at the comma), so Debian's PyTorch (oneDNN 2.6.3)
+// prints what ONEDNN_VERBOSE=2 prints. A user's own value is kept and named.
+TEST_F(RunCliTest, AsksForDispatchReasonsAndKeepsTheUsersVerboseSetting) {
+  const std::vector<std::string> script = {
+      "run", "--format", "json", "--", kPython, DataPath("torch/train_cnn.py"), "--steps", "2"};
+  const auto ours = RunDlcheck(script, "", kNoUserVerbose);
+  ASSERT_EQ(ours.exit_code, 0) << ours.err;
+  const Json a = Json::parse(ours.out);
+  EXPECT_EQ(a["run"]["verbose_request"],
+            "ONEDNN_VERBOSE=2,dispatch DNNL_VERBOSE=2 MKLDNN_VERBOSE=2");
+  EXPECT_EQ(a["run"]["verbose_request_from"], "dlcheck");
+  EXPECT_EQ(FindingOf(a, "verbose-setting-kept"), nullptr);
+  const auto users = RunDlcheck(script, "", {"ONEDNN_VERBOSE=2", "DNNL_VERBOSE", "MKLDNN_VERBOSE"});
+  ASSERT_EQ(users.exit_code, 0) << users.err;
+  const Json b = Json::parse(users.out);
+  EXPECT_EQ(b["run"]["verbose_request"], "ONEDNN_VERBOSE=2");
+  EXPECT_EQ(b["run"]["verbose_request_from"], "environment");
+  const Json* kept = FindingOf(b, "verbose-setting-kept");
+  ASSERT_NE(kept, nullptr) << b["findings"];
+  EXPECT_EQ((*kept)["severity"], "info");
+  // oneDNN 2.6.3 prints the same lines for both: the same rows, creates and executions.
+  ASSERT_GT(a["summary"]["execs"].get<int>(), 0);
+  EXPECT_EQ(CountsOf(a["primitives"]), CountsOf(b["primitives"]));
+  for (const char* total : {"rows", "creates", "execs", "diagnostics"}) {
+    EXPECT_EQ(a["summary"][total], b["summary"][total]) << total;
+  }
+  // ONEDNN_VERBOSE=all: 2.x reads it as 0 and prints nothing; said so, not "not loaded".
+  const auto all = RunDlcheck(script, "", {"ONEDNN_VERBOSE=all", "DNNL_VERBOSE", "MKLDNN_VERBOSE"});
+  ASSERT_EQ(all.exit_code, 0) << all.err;
+  const Json c = Json::parse(all.out);
+  if (c["run"]["verbose_lines"] == 0) {  // a 2.x oneDNN (Debian 12's); 3.2+ reads `all`
+    const Json* silenced = FindingOf(c, "verbose-setting-kept");
+    ASSERT_NE(silenced, nullptr) << c["findings"];
+    EXPECT_EQ((*silenced)["severity"], "warning");
+    EXPECT_NE(Text((*silenced)["message"]).find("`all` is 0"), std::string::npos);
+    EXPECT_EQ(FindingOf(c, "onednn-not-loaded"), nullptr);
+  }
 }
 
 TEST_F(RunCliTest, PytorchTrainingScript) {

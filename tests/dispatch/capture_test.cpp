@@ -41,17 +41,23 @@ ProgramSource Replay(const std::string& expected_env) {
 TEST(CaptureTest, AProgramsRunIsOneRecordOfItsVerboseLinesAndItsOwnOutput) {
   const LogCounts counts = CountLog();
   ASSERT_GT(counts.execs, 10u);
+  // dlcheck's own verbose request (a user's value would be kept instead).
+  for (const char* name : {"ONEDNN_VERBOSE", "DNNL_VERBOSE", "MKLDNN_VERBOSE"}) unsetenv(name);
   const CaptureSettings settings{.config = CapConfig{"avx2"}, .threads = 3, .max_timeline = 5};
   const StatusOr<dispatch::Run> run = Capture(Replay("test \"$ONEDNN_MAX_CPU_ISA\" = avx2 && "
                                                      "test \"$DNNL_MAX_CPU_ISA\" = avx2 && "
                                                      "test \"$OMP_NUM_THREADS\" = 3 && "
                                                      "test \"$MKL_NUM_THREADS\" = 3 && "
-                                                     "test \"$ONEDNN_VERBOSE\" = 2"),
+                                                     "test \"$ONEDNN_VERBOSE\" = 2,dispatch && "
+                                                     "test \"$DNNL_VERBOSE\" = 2"),
                                               settings);
   ASSERT_TRUE(run.ok()) << run.status().message();
   EXPECT_EQ(run->outcome.ShellStatus(), 0) << "the configuration's environment was not set";
   EXPECT_FALSE(run->model) << "a program has no model results";
   EXPECT_FALSE(run->Refused());
+  EXPECT_FALSE(run->verbose_request.from_user);
+  EXPECT_EQ(run->verbose_request.Text(),
+            "ONEDNN_VERBOSE=2,dispatch DNNL_VERBOSE=2 MKLDNN_VERBOSE=2");
   EXPECT_EQ(run->verbose_lines, counts.verbose);
   // The script's own last line of the log and the program's own line.
   EXPECT_EQ(run->program_output.lines, 2u);
@@ -77,6 +83,20 @@ TEST(CaptureTest, TheDefaultConfigurationLeavesTheEnvironmentAlone) {
   ASSERT_TRUE(run.ok()) << run.status().message();
   EXPECT_EQ(run->outcome.ShellStatus(), 0);
   EXPECT_EQ(run->execs.size(), CountLog().execs) << "under the report's cap: all kept";
+}
+
+TEST(CaptureTest, AUsersVerboseSettingIsKeptAndNamed) {
+  for (const char* name : {"ONEDNN_VERBOSE", "DNNL_VERBOSE", "MKLDNN_VERBOSE"}) unsetenv(name);
+  setenv("DNNL_VERBOSE", "1", 1);
+  const StatusOr<dispatch::Run> run =
+      Capture(Replay("test \"$DNNL_VERBOSE\" = 1 && test -z \"$ONEDNN_VERBOSE$MKLDNN_VERBOSE\" && "
+                     "test \"$ONEDNN_VERBOSE_TIMESTAMP\" = 1"),
+              {});
+  unsetenv("DNNL_VERBOSE");
+  ASSERT_TRUE(run.ok()) << run.status().message();
+  EXPECT_EQ(run->outcome.ShellStatus(), 0) << "the user's DNNL_VERBOSE=1 was not kept alone";
+  EXPECT_TRUE(run->verbose_request.from_user);
+  EXPECT_EQ(run->verbose_request.Text(), "DNNL_VERBOSE=1");
 }
 
 TEST(CaptureTest, AProgramHasNoScalarRunAndAMissingOneIsNamed) {

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "dispatch/capture.h"
 #include "dispatch/noise.h"
 
 namespace dlcheck::dispatch {
@@ -75,19 +76,107 @@ TEST(RunFindingsTest, AProgramIsNamedForItsSilenceItsSignalAndItsCappedTimeline)
   run.outcome = os::Outcome{.signaled = true, .signal = SIGSEGV};
   run.timeline_dropped = 7;
   run.execs.resize(3);
-  const std::vector<Finding> findings = RunFindings(run, "train.py");
-  ASSERT_EQ(Codes(findings),
-            (std::vector<std::string>{"timeline-capped", "no-verbose", "program-signaled"}));
+  std::vector<Finding> findings = RunFindings(run, "train.py");
+  ASSERT_EQ(Codes(findings), (std::vector<std::string>{"timeline-capped", "program-ended-early"}));
   EXPECT_EQ(findings[0].message,
             "the timeline keeps the first 3 executions; 7 later ones are in the totals but not "
             "in the timeline");
-  EXPECT_EQ(findings[1].message.rfind("train.py printed no oneDNN verbose line", 0), 0u);
-  EXPECT_EQ(findings[2].message,
+  EXPECT_EQ(findings[1].message.rfind("train.py was killed by signal 11 (SIGSEGV) before oneDNN "
+                                      "printed anything",
+                                      0),
+            0u);
+  // Killed after oneDNN spoke: the signal is said as such.
+  run.verbose_lines = 4;
+  run.summary.execs = 1;
+  findings = RunFindings(run, "train.py");
+  ASSERT_EQ(Codes(findings), (std::vector<std::string>{"timeline-capped", "program-signaled"}));
+  EXPECT_EQ(findings[1].message,
             "train.py was killed by signal 11 (SIGSEGV); the report holds what it printed before");
+  // Ended well without a verbose line: oneDNN was never loaded, or never used.
+  run = dispatch::Run{};
+  run.outcome = os::Outcome{.exited = true};
+  findings = RunFindings(run, "train.py");
+  ASSERT_EQ(Codes(findings), std::vector<std::string>{"onednn-not-loaded"});
+  EXPECT_EQ(findings[0].message.rfind("train.py ended well but printed no oneDNN verbose line", 0),
+            0u);
   run.verbose_lines = 1;
   run.outcome = os::Outcome{.exited = true, .exit_code = 3};
-  run.timeline_dropped = 0;
   EXPECT_TRUE(RunFindings(run, "train.py").empty()) << "its exit status is the command's own";
+}
+
+TEST(RunFindingsTest, OnlyDiagnosticsMeanOneDnnRefusedWhatItWasAsked) {
+  dispatch::Run run;
+  run.outcome = os::Outcome{.exited = true, .exit_code = 1};
+  run.verbose_lines = 2;
+  run.diagnostics.push_back({.operation = "create:check",
+                             .primitive = "matmul",
+                             .message = "dimension src:1 is inconsistent with weights:0",
+                             .count = 2});
+  const std::vector<Finding> findings = RunFindings(run, "train.py");
+  ASSERT_EQ(Codes(findings), std::vector<std::string>{"onednn-errors-only"});
+  EXPECT_EQ(findings[0].severity, Severity::kError);
+  EXPECT_EQ(findings[0].message,
+            "train.py's oneDNN created no primitive and printed only diagnostics: it refused what "
+            "it was asked (create:check matmul: dimension src:1 is inconsistent with weights:0 "
+            "(x2)); then the program exited with status 1");
+}
+
+TEST(RunFindingsTest, TimeOutsideOneDnnBelowHalfOfWallTime) {
+  dispatch::Run run;
+  run.outcome = os::Outcome{.exited = true, .wall_s = 2.0};
+  run.verbose_lines = 10;
+  run.summary.execs = 5;
+  run.summary.exec_ms = 900;  // 45 % of 2 s
+  ASSERT_EQ(Codes(RunFindings(run, "train.py")), std::vector<std::string>{"time-outside-onednn"});
+  EXPECT_EQ(RunFindings(run, "train.py")[0].message,
+            "oneDNN's primitives ran 45.0% of train.py's 2.00 s wall time: the rest is outside "
+            "them (start-up and imports, the framework, other libraries, waiting); run `dlcheck "
+            "profile -- train.py ...` to see where");
+  run.summary.exec_ms = 1000;  // half: enough
+  EXPECT_TRUE(RunFindings(run, "train.py").empty());
+  EXPECT_DOUBLE_EQ(*ExecPctOfWall(run), 50.0);
+  run.outcome.wall_s = 0;
+  EXPECT_FALSE(ExecPctOfWall(run));
+}
+
+TEST(VerboseRequestTest, WhatEachOneDnnGenerationReads) {
+  // dlcheck's request: 2.x and 3.0-3.1 read `2,dispatch` through atoi (2); 3.2+ splits it.
+  const VerboseRequest ours = ChooseVerboseRequest([](const char*) { return nullptr; });
+  EXPECT_FALSE(ours.from_user);
+  EXPECT_EQ(ours.Text(), "ONEDNN_VERBOSE=2,dispatch DNNL_VERBOSE=2 MKLDNN_VERBOSE=2");
+  EXPECT_EQ(ours.OneDnn2Level(), 2);
+  EXPECT_TRUE(ours.OneDnn3().profile);
+  EXPECT_TRUE(ours.OneDnn3().dispatch);
+  // A user's value is kept, alone.
+  const VerboseRequest all = ChooseVerboseRequest([](const char* name) {
+    return std::string_view(name) == "ONEDNN_VERBOSE" ? "all" : nullptr;
+  });
+  EXPECT_TRUE(all.from_user);
+  EXPECT_EQ(all.Text(), "ONEDNN_VERBOSE=all");
+  EXPECT_EQ(all.OneDnn2Level(), 0) << "2.x: atoi(\"all\") is 0, verbose off";
+  EXPECT_TRUE(all.OneDnn3().profile && all.OneDnn3().dispatch);
+  // 12 characters or more: 2.x does not see ONEDNN_VERBOSE and reads DNNL_VERBOSE.
+  const VerboseRequest longer{
+      .variables = {{"ONEDNN_VERBOSE", "profile_exec,dispatch"}, {"DNNL_VERBOSE", "1"}},
+      .from_user = true};
+  EXPECT_EQ(longer.OneDnn2Level(), 1);
+  EXPECT_TRUE(longer.OneDnn3().profile && longer.OneDnn3().dispatch);
+  const VerboseRequest none{.variables = {{"ONEDNN_VERBOSE", "2,none"}}, .from_user = true};
+  EXPECT_EQ(none.OneDnn2Level(), 2);
+  EXPECT_FALSE(none.OneDnn3().profile) << "3.2+: `none` clears what came before it";
+  // The findings: a kept value oneDNN reads as off is a warning.
+  dispatch::Run run;
+  run.outcome = os::Outcome{.exited = true};
+  run.verbose_request = all;
+  const std::vector<Finding> findings = RunFindings(run, "train.py");
+  ASSERT_EQ(Codes(findings), std::vector<std::string>{"verbose-setting-kept"});
+  EXPECT_EQ(findings[0].severity, Severity::kWarning);
+  EXPECT_EQ(findings[0].message,
+            "ONEDNN_VERBOSE=all was set before dlcheck ran and was kept (oneDNN 2.x and 3.0-3.1 "
+            "read it as an integer (the first 11 characters, through atoi: `all` is 0) and print "
+            "nothing; dlcheck asks for ONEDNN_VERBOSE=2,dispatch DNNL_VERBOSE=2 MKLDNN_VERBOSE=2 "
+            "only when none of ONEDNN_VERBOSE, DNNL_VERBOSE, MKLDNN_VERBOSE is set: unset them to "
+            "get every generation's lines and the dispatch reasons)");
 }
 
 TEST(NoiseFindingsTest, ACappedCountAndABusyMachineAreSaid) {

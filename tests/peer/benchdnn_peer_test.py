@@ -12,7 +12,8 @@ era how many reproducers ran and how many picked the log's implementation, then 
     ONEDNN_MAX_CPU_ISA): every reproducer runs and at least 95 % pick the log's implementation;
   * every log (the users' lines of real_lines.txt too, from machines and versions not here):
     no reproducer is refused for its syntax (benchdnn's `unknown option`, a value it cannot
-    parse), the class of failure dlcheck owns.
+    parse), the class of failure dlcheck owns; and every line of a log whose header says its
+    thread count (nthr) carries it as OMP_NUM_THREADS.
 """
 import argparse
 import concurrent.futures
@@ -42,6 +43,7 @@ KNOWN = {
         "oneDNN 3.13.1 (the log) runs an AVX2 f32 matmul/ip in brg_matmul, 3.10.2 (the peer) in "
         "gemm:jit:f32 whatever the tags: the peer is older than the log",
 }
+PEER_THREADS = 2
 SYNTAX_ERRORS = ("unknown option", "from_str", "can't parse", "ERROR: unknown",
                  "invalid value", "Error: parsing")
 
@@ -103,7 +105,7 @@ def check_batches(dlcheck, peers, log, lines, era, timeout):
                                   "benchdnn")
             try:
                 run = subprocess.run([binary] + argv, capture_output=True, text=True,
-                                     env=dict(os.environ, OMP_NUM_THREADS="2", **env),
+                                     env=dict(os.environ, **env),
                                      timeout=timeout * count, check=False)
             except subprocess.TimeoutExpired:
                 failures.append(f"{log}: the {driver} batch timed out")
@@ -131,13 +133,30 @@ def era_of(command, lines):
 
 
 def split_command(command):
-    """(environment, argv) of `[ONEDNN_MAX_CPU_ISA=X ]benchdnn --driver ... problem`."""
+    """(environment, argv) of `[ONEDNN_MAX_CPU_ISA=X ][OMP_NUM_THREADS=N ]benchdnn --driver ...
+    problem`. The line's thread count is kept up to PEER_THREADS: the peers share this machine's
+    few cores (a log's 188 threads would only oversubscribe them), and the implementation picked
+    does not depend on it in these logs."""
     words = shlex.split(command, comments=True)
-    env = {}
+    env = {"OMP_NUM_THREADS": str(PEER_THREADS)}
     while words and "=" in words[0] and not words[0].startswith("--"):
         key, value = words.pop(0).split("=", 1)
         env[key] = value
+    env["OMP_NUM_THREADS"] = str(min(int(env["OMP_NUM_THREADS"]), PEER_THREADS))
     return env, [w.replace("--mode=P", "--mode=R") for w in words[1:]]
+
+
+NTHR = re.compile(r"^(?:onednn|dnnl)_verbose,(?:v1,)?info,cpu,runtime:[^,]*,nthr:(\d+)", re.M)
+
+
+def threads_failures(log, group, lines, cells):
+    """Every line of a log whose header says its thread count carries it as OMP_NUM_THREADS."""
+    found = NTHR.findall("".join(lines))
+    if len(set(found)) != 1:
+        return []  # no header, or several runs of different counts in one group
+    wanted = "OMP_NUM_THREADS=" + found[0]
+    return [f"{log} | {group}: no {wanted} on: {cell}" for cell in cells
+            if not cell.startswith("#") and wanted not in shlex.split(cell, comments=True)]
 
 
 EXEC = re.compile(r"^onednn_verbose,(?:v1,)?(?:primitive,)?exec,cpu[^,]*,([^,]+),([^,]*),")
@@ -152,7 +171,7 @@ def normal(implementation):
 def run_one(peers, era, command, timeout):
     env, argv = split_command(command)
     binary = os.path.join(peers, "benchdnn-2.6.3" if era == 2 else "benchdnn-3.10.2", "benchdnn")
-    full_env = dict(os.environ, ONEDNN_VERBOSE="1", OMP_NUM_THREADS="2", **env)
+    full_env = dict(os.environ, ONEDNN_VERBOSE="1", **env)
     try:
         run = subprocess.run([binary] + argv, capture_output=True, text=True, env=full_env,
                              timeout=timeout, check=False)
@@ -183,7 +202,9 @@ def main():
     for log in LOGS:
         for group, lines in groups_of(os.path.join(args.data, "verbose", log)):
             seen = set()
-            for engine, primitive, implementation, _, cell in reproducers(args.dlcheck, lines):
+            rows = reproducers(args.dlcheck, lines)
+            failures += threads_failures(log, group, lines, [row[4] for row in rows])
+            for engine, primitive, implementation, _, cell in rows:
                 if cell.startswith("#"):
                     no_line[cell.split(": ", 1)[-1]] = no_line.get(cell.split(": ", 1)[-1], 0) + 1
                     continue

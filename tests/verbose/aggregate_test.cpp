@@ -4,6 +4,7 @@
 
 #include <random>
 
+#include "verbose/diagnostic_words.h"
 #include "verbose/fixture_lines.h"
 #include "verbose/line_parser.h"
 #include "verbose/log_session.h"
@@ -324,6 +325,127 @@ TEST(WhyTest, DispatchReasonsWaitForTheirKindAndProblem) {
   ASSERT_EQ(run.aggregator.rows().size(), 1u);
   EXPECT_TRUE(run.aggregator.rows()[0].skipped.empty());
   EXPECT_EQ(FindNote(run.Summarize(), "skipped-faster-kernel"), nullptr);
+}
+
+TEST(WhyTest, DtypeUnitsOfOneDnnIsaNames) {
+  const std::optional<DtypeUnits> emr = DtypeUnitsOfIsa("avx512_core_amx");
+  ASSERT_TRUE(emr);
+  EXPECT_TRUE(emr->avx512_fp16 && emr->avx512_bf16 && emr->amx_bf16 && emr->amx_int8 && emr->vnni);
+  EXPECT_FALSE(emr->amx_fp16);
+  EXPECT_TRUE(DtypeUnitsOfIsa("avx10_1_512_amx_fp16")->amx_fp16);
+  // AVX10.2 without AMX ranks above AMX-FP16 in oneDNN's order, but has no tiles.
+  const std::optional<DtypeUnits> avx10_2 = DtypeUnitsOfIsa("avx10_2");
+  EXPECT_TRUE(avx10_2->avx512_fp16 && avx10_2->avx512_bf16 && avx10_2->vnni);
+  EXPECT_FALSE(avx10_2->amx_bf16 || avx10_2->amx_fp16 || avx10_2->amx_int8);
+  const std::optional<DtypeUnits> avx2_vnni = DtypeUnitsOfIsa("avx2_vnni");
+  EXPECT_TRUE(avx2_vnni->vnni);
+  EXPECT_FALSE(avx2_vnni->avx512_bf16);
+  EXPECT_FALSE(DtypeUnitsOfIsa("avx512_core")->vnni);
+  EXPECT_FALSE(DtypeUnitsOfIsa("sve"));
+  EXPECT_FALSE(DtypeUnitsOfIsa(""));
+}
+
+TEST(WhyTest, F16WithoutAmxFp16IsNamedWithTheTypeThatHasAmx) {
+  // oneDNN#3868 on Emerald Rapids: f16 ran on AVX-512 at 2.5x bf16's time on AMX.
+  const std::vector<std::string> lines = WhyGroup("uxlfoundation/oneDNN#3868");
+  LogRun run;
+  Feed(lines, run);
+  ASSERT_EQ(run.aggregator.rows().size(), 2u);
+  EXPECT_EQ(ComputeDtypeOf(run.aggregator.rows()[0]), "f16");
+  EXPECT_EQ(ComputeDtypeOf(run.aggregator.rows()[1]), "bf16");
+  DtypeUnits emerald = *DtypeUnitsOfIsa("avx512_core_amx");
+  emerald.basis = "a test";
+  const Summary s = run.session.Summarize({.cpu = emerald});
+  std::vector<const Finding*> found;
+  for (const Finding& f : s.notes) {
+    if (f.code == "dtype-no-native-path") found.push_back(&f);
+  }
+  ASSERT_EQ(found.size(), 1u) << "the bf16 row runs on AMX already";
+  EXPECT_EQ(found[0]->severity, Severity::kWarning);
+  EXPECT_EQ(found[0]->message,
+            "f16 matmul brg_matmul:avx10_1_512 4x14336:14336x4096 (71.7% of exec time) runs at "
+            "avx10_1_512 here: this CPU has AVX512-FP16 but no AMX-FP16 (Granite Rapids and "
+            "later have it); bf16 would use AMX (AMX-BF16) here, where its accuracy is enough "
+            "(CPU units from a test)");
+  // With AMX-FP16 (Granite Rapids) f16 has its native path: nothing to say.
+  DtypeUnits granite = *DtypeUnitsOfIsa("avx10_1_512_amx_fp16");
+  EXPECT_EQ(FindNote(run.session.Summarize({.cpu = granite}), "dtype-no-native-path"), nullptr);
+}
+
+TEST(WhyTest, DtypeUnitsComeFromTheHeadersIsaLineByDefault) {
+  // oneDNN#1992's header (3.2.0, AMX-BF16 and AMX-INT8, no AMX-FP16) before #3868's f16 line.
+  std::vector<std::string> lines = WhyGroup("uxlfoundation/oneDNN#1992");
+  lines.push_back(WhyGroup("uxlfoundation/oneDNN#3868").front());
+  LogRun run;
+  Feed(lines, run);
+  const Summary summary = run.Summarize();
+  const Finding* f = FindNote(summary, "dtype-no-native-path");
+  ASSERT_NE(f, nullptr);
+  EXPECT_TRUE(f->message.ends_with("(CPU units from the log's ISA line (avx512_core_amx))"))
+      << f->message;
+  // Under an AVX2 cap f16 has no native unit and nothing else has one either.
+  const std::optional<Finding> capped =
+      DtypePathFinding(run.aggregator.rows()[0], 100, *DtypeUnitsOfIsa("avx2"));
+  ASSERT_TRUE(capped);
+  EXPECT_NE(capped->message.find("this CPU has no AVX512-FP16 and no AMX-FP16, so oneDNN "
+                                 "converts f16 and computes in f32"),
+            std::string::npos)
+      << capped->message;
+  EXPECT_NE(capped->message.find("f32 would run at least as fast here"), std::string::npos);
+}
+
+TEST(WhyTest, ExecutionArgumentsInWords) {
+  EXPECT_EQ(ArgumentName(1), "the source");
+  EXPECT_EQ(ArgumentName(80), "the scratchpad");
+  EXPECT_EQ(ArgumentName(4097), "the scales of the source");
+  EXPECT_EQ(ArgumentName(4113), "the scales of the destination");
+  EXPECT_EQ(ArgumentName(4129), "the scales of the weights");
+  EXPECT_EQ(ArgumentName(8193), "the zero points of the source");
+  EXPECT_EQ(ArgumentName(32768 * 2 + 2), "the second input of post-op 1");
+  EXPECT_EQ(ArgumentName(1024 + 3), "source 3");
+  EXPECT_EQ(ArgumentName(7), "argument 7");
+  EXPECT_EQ(ArgumentName(-1), "argument -1");
+}
+
+TEST(WhyTest, CheckLinesSayWhatTheCallerPassedWrong) {
+  // oneDNN#1845: the convolution ran with three scales arguments it was not created with.
+  LogRun run;
+  Feed(WhyGroup("uxlfoundation/oneDNN#1845"), run);
+  const std::vector<DiagnosticStats>& d = run.aggregator.diagnostics();
+  ASSERT_EQ(d.size(), 3u);
+  EXPECT_EQ(d[0].operation, "exec:check");
+  EXPECT_EQ(PlainWords(d[0].operation, d[0].message),
+            "the caller passed the scales of the destination (argument 4113) to execute(), and "
+            "this primitive does not use it: the argument map holds a memory meant for another "
+            "primitive, or scales or zero points the primitive was not created with (ignored; "
+            "the creation and the execution disagree)");
+  const Summary summary = run.Summarize();
+  const Finding* f = FindNote(summary, "caller-checks");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->severity, Severity::kWarning);
+  EXPECT_TRUE(
+      f->message.starts_with("oneDNN's checks found 3 things the caller passed wrong: "
+                             "primitive: the caller passed the scales of the "
+                             "destination (argument 4113)"))
+      << f->message;
+  // unsloth#3292: the scratchpad; oneDNN's own documentation: a matmul of disagreeing shapes.
+  LogRun more;
+  std::vector<std::string> lines = WhyGroup("unslothai/unsloth#3292");
+  for (const std::string& l : WhyGroup("oneDNN's doc/performance_considerations/verbose.md")) {
+    lines.push_back(l);
+  }
+  Feed(lines, more);
+  const std::vector<DiagnosticStats>& two = more.aggregator.diagnostics();
+  ASSERT_EQ(two.size(), 2u);
+  EXPECT_TRUE(PlainWords(two[0].operation, two[0].message)
+                  .starts_with("the caller passed the scratchpad (argument 80) to execute()"));
+  EXPECT_EQ(two[1].operation, "create:check");
+  EXPECT_EQ(PlainWords(two[1].operation, two[1].message),
+            "the caller's shapes disagree: dimension 1 of src does not match dimension 0 of "
+            "weights (an operand transposed, or of the wrong shape)");
+  // A dispatch reason is not the caller's mistake: it has its own column.
+  EXPECT_EQ(PlainWords("create:dispatch", "unsupported datatype combination"), "");
+  EXPECT_EQ(PlainWords("exec:check", "a message dlcheck has never seen"), "");
 }
 
 TEST(WhyTest, IsaOfSourceFileAndKnobs) {

@@ -417,6 +417,38 @@ TEST(BenchdnnTest, ScalesAreMasksWithUnitValuesAndOscaleIsListedAsUntranslated) 
   EXPECT_EQ(reproducer->untranslated[0], "oscale:2");
 }
 
+// oneDNN#1393's inner product (v2.6.0, a threadpool of nthr:1): the line pins the thread count
+// beside the ISA, so that it does not run on every core of the machine it is rerun on.
+TEST(BenchdnnTest, TheLogsThreadCountIsPinnedAndAHostBelowItsIsaIsTold) {
+  const std::string ip =
+      "onednn_verbose,exec,cpu,inner_product,brgemm:avx512_core,forward_inference,"
+      "src_f32::blocked:ab:f0 wei_f32::blocked:AB16b64a:f0 bia_f32::blocked:a:f0 "
+      "dst_f32::blocked:ab:f0,attr-scratchpad:user attr-post-ops:eltwise_relu ,,"
+      "mb200ic15680oc512,33.395";
+  const auto pinned = MakeBenchdnnReproducer(RowOf(ip), {.threads = 1});
+  ASSERT_TRUE(pinned.has_value());
+  EXPECT_EQ(pinned->command.rfind("ONEDNN_MAX_CPU_ISA=AVX512_CORE OMP_NUM_THREADS=1 benchdnn --ip "
+                                  "--mode=P ",
+                                  0),
+            0u)
+      << pinned->command;
+  EXPECT_EQ(pinned->threads, 1);
+  EXPECT_EQ(pinned->host_note, "");
+  // Without a thread count (no header), none is set.
+  EXPECT_EQ(CommandOf(ip).rfind("ONEDNN_MAX_CPU_ISA=AVX512_CORE benchdnn --ip", 0), 0u);
+  EXPECT_FALSE(MakeBenchdnnReproducer(RowOf(ip))->threads);
+  // On an AVX2 host oneDNN would run it at avx2 without a word: the note says so.
+  const auto lower = MakeBenchdnnReproducer(RowOf(ip), {.threads = 1, .host_isa = "avx2"});
+  EXPECT_EQ(lower->host_note,
+            "this host's highest ISA is avx2, below the log's avx512_core: benchdnn here runs a "
+            "lower kernel, not the log's");
+  EXPECT_EQ(lower->command, pinned->command) << "the line itself is the same";
+  // At or above the log's ISA, and for a name that cannot be ranked: no note.
+  EXPECT_EQ(MakeBenchdnnReproducer(RowOf(ip), {.host_isa = "avx512_core"})->host_note, "");
+  EXPECT_EQ(MakeBenchdnnReproducer(RowOf(ip), {.host_isa = "avx10_1_512_amx"})->host_note, "");
+  EXPECT_EQ(MakeBenchdnnReproducer(RowOf(ip), {.host_isa = "sve"})->host_note, "");
+}
+
 TEST(BenchdnnTest, RowsWithoutAReproducerSayWhy) {
   // [R] MKL-DNN 0.x: no data types in the line.
   const PrimitiveStats mkldnn0 = RowOf(
