@@ -106,5 +106,41 @@ TEST(NoiseFindingsTest, ACappedCountAndABusyMachineAreSaid) {
   EXPECT_TRUE(NoiseFindings({}, std::nullopt, std::nullopt).empty()) << "no load average: no word";
 }
 
+// A compute row of `ms` at `isa` (3.5+ names: avx10_1_512 is avx512_core_fp16).
+verbose::PrimitiveStats ComputeAt(std::string isa, double ms) {
+  verbose::PrimitiveStats row;
+  row.engine = "cpu";
+  row.primitive = "convolution";
+  row.implementation = "brg_conv_fwd:" + isa;
+  row.isa = std::move(isa);
+  row.execs = 10;
+  row.exec_ms_total = ms;
+  return row;
+}
+
+// Issue 33: a oneDNN 3.x log's ISA column is held to the host's oneDNN 3.x level, not 2.6's.
+TEST(BelowHostIsaTest, AOneDnn3LogBelowTheHostsOneDnn3LevelSaysSo) {
+  dispatch::Run run;
+  run.header.library_version = "oneDNN v3.7.1 (commit 8d263e693366ef8db40acc569cc7d8edf644556d)";
+  run.rows = {ComputeAt("avx10_1_512", 30), ComputeAt("avx2", 10)};
+  const std::optional<Finding> below = BelowHostIsaFinding(run, "avx512_core_fp16");
+  ASSERT_TRUE(below);
+  EXPECT_EQ(below->code, "below-host-isa");
+  EXPECT_EQ(below->message,
+            "1 compute primitive row(s) of this oneDNN 3.x log (25.0% of the compute time) ran "
+            "below avx512_core_fp16, the level oneDNN 3.x dispatches on this CPU (lowest avx2): "
+            "ONEDNN_MAX_CPU_ISA or the program capped it, or oneDNN has no kernel at that level "
+            "for their data type or shape");
+  // At the level (by its 3.5+ name too): nothing to say.
+  run.rows = {ComputeAt("avx10_1_512", 30)};
+  EXPECT_FALSE(BelowHostIsaFinding(run, "avx512_core_fp16"));
+  // avx512_core_bf16 is the top of 2.6.3 on this host but below its 3.x level.
+  run.rows = {ComputeAt("avx512_core_bf16", 30)};
+  EXPECT_TRUE(BelowHostIsaFinding(run, "avx512_core_fp16"));
+  // A 2.x log has no 3.x level to reach.
+  run.header.library_version = "oneDNN v2.6.3 (commit N/A)";
+  EXPECT_FALSE(BelowHostIsaFinding(run, "avx512_core_fp16"));
+}
+
 }  // namespace
 }  // namespace dlcheck::dispatch
