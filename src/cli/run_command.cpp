@@ -14,6 +14,7 @@
 #include "cli/run_view.h"
 #include "cli/stats_view.h"
 #include "common/text.h"
+#include "detect/platform.h"
 #include "dispatch/capture.h"
 #include "dispatch/noise.h"
 #include "dispatch/run_fields.h"
@@ -74,6 +75,13 @@ report::Report BuildReport(const RunOptions& o, dispatch::Run& run) {
   AddRunStream(report, run, o.sort, o.top);
   for (Finding& f : dispatch::RunFindings(run, ValidUtf8(o.command.front()))) {
     report.findings.push_back(std::move(f));
+  }
+  // A oneDNN 3.x program's compute against the level 3.x dispatches on this CPU.
+  if (run.header.MajorVersion() >= 3) {
+    const detect::PlatformInfo host = detect::DetectLivePlatform();
+    if (auto below = dispatch::BelowHostIsaFinding(run, host.onednn3_max_isa.isa)) {
+      report.findings.push_back(std::move(*below));
+    }
   }
   // The program's threads (its log's nthr:, the OMP_NUM_THREADS it inherited, else OpenMP's
   // default) against the CPUs this machine lets it use; a program that ran no oneDNN has none.

@@ -4,8 +4,10 @@
 
 #include <cstdlib>
 
+#include "common/onednn_isa.h"
 #include "common/text.h"
 #include "os/signals.h"
+#include "verbose/rules.h"
 
 namespace dlcheck::dispatch {
 
@@ -281,6 +283,32 @@ std::optional<Finding> VerboseKeptFinding(const VerboseRequest& request) {
 std::optional<double> ExecPctOfWall(const Run& run) {
   if (!(run.outcome.wall_s > 0)) return std::nullopt;
   return 100.0 * run.summary.exec_ms / (run.outcome.wall_s * 1e3);
+}
+
+std::optional<Finding> BelowHostIsaFinding(const Run& run, std::string_view host_onednn3_isa) {
+  if (run.header.MajorVersion() < 3 || !onednn::IsaRank(host_onednn3_isa)) return std::nullopt;
+  double compute_ms = 0, below_ms = 0;
+  std::size_t below = 0;
+  std::string lowest;
+  for (const verbose::PrimitiveStats& row : run.rows) {
+    if (!verbose::IsComputePrimitive(row) || row.execs == 0) continue;
+    compute_ms += row.exec_ms_total;
+    const std::string_view isa = row.isa.empty() ? onednn::IsaName("none") : row.isa.view();
+    if (onednn::Compare(isa, host_onednn3_isa) != onednn::IsaOrder::kBelow) continue;
+    ++below;
+    below_ms += row.exec_ms_total;
+    if (lowest.empty() || onednn::SortRank(isa) < onednn::SortRank(lowest)) lowest = isa;
+  }
+  if (below == 0) return std::nullopt;
+  return Finding{
+      .severity = Severity::kInfo,
+      .code = "below-host-isa",
+      .message = fmt::format(
+          "{} compute primitive row(s) of this oneDNN 3.x log ({:.1f}% of the compute time) ran "
+          "below {}, the level oneDNN 3.x dispatches on this CPU (lowest {}): "
+          "ONEDNN_MAX_CPU_ISA or the program capped it, or oneDNN has no kernel at that level "
+          "for their data type or shape",
+          below, compute_ms > 0 ? 100 * below_ms / compute_ms : 0.0, host_onednn3_isa, lowest)};
 }
 
 std::vector<Finding> RunFindings(const Run& run, std::string_view program) {

@@ -147,4 +147,11 @@ inline constexpr double kOneDnnShareOfWallPct = 50;
 /// `time-outside-onednn` (oneDNN's exec time below kOneDnnShareOfWallPct of wall time).
 std::vector<Finding> RunFindings(const Run& run, std::string_view program);
 
+/// `below-host-isa` (info): a oneDNN 3.x log (its header's version) whose executed compute
+/// primitives ran at an ISA below `host_onednn3_isa`, the level oneDNN 3.x dispatches on this CPU
+/// (detect::MaxOneDnn3Isa; its 3.5+ names rank as the same level): how many rows and their share
+/// of the compute time. Nullopt for an older oneDNN's log (2.x has no 3.x level to reach), when
+/// none ran below, or when the host's level cannot be ranked.
+std::optional<Finding> BelowHostIsaFinding(const Run& run, std::string_view host_onednn3_isa);
+
 }  // namespace dlcheck::dispatch

@@ -451,6 +451,11 @@ TEST(TopologyLiveTest, AgreesWithLscpuAndIsConsistent) {
   EXPECT_LE(t.allowed_pus, t.pus);
   EXPECT_EQ(t.allowed_differs, t.allowed_pus != t.pus);
   EXPECT_FALSE(t.allowed_cpuset.empty());
+  // A cgroup CPU quota, where there is one, is a positive number of CPUs, with its file.
+  if (t.cpu_quota) {
+    EXPECT_GT(*t.cpu_quota, 0);
+    EXPECT_FALSE(t.cpu_quota_file.empty());
+  }
   int numa_pus = 0;
   for (const NumaNodeInfo& n : t.numa) numa_pus += n.pus;
   EXPECT_EQ(numa_pus, t.pus) << "NUMA nodes must partition the PUs";
@@ -569,6 +574,31 @@ TEST(TopologyFindingsTest, OnlyARestrictedProcessHasOne) {
   const std::vector<Finding> recorded = TopologyFindings(Restricted("saved/topology.xml"));
   ASSERT_EQ(recorded.size(), 1u);
   EXPECT_EQ(recorded[0].severity, Severity::kInfo);
+}
+
+// A quota below the cpuset's PUs is a warning naming its file and the thread count to use; one
+// at or above them says nothing; a replayed topology has none.
+TEST(TopologyFindingsTest, ACpuQuotaBelowTheCpusetIsAWarning) {
+  Topology t = Restricted("live");
+  t.cpu_quota = 2.5;
+  t.cpu_quota_file = "/sys/fs/cgroup/job/cpu.max";
+  const std::vector<Finding> findings = TopologyFindings(t);
+  ASSERT_EQ(findings.size(), 2u);
+  EXPECT_EQ(findings[1].code, "cpu-quota");
+  EXPECT_EQ(findings[1].severity, Severity::kWarning);
+  EXPECT_EQ(findings[1].message,
+            "this process's cgroup may use 2.50 CPUs of time (/sys/fs/cgroup/job/cpu.max) but "
+            "its cpuset has 4 CPUs: OpenMP and oneDNN start one thread per CPU of the cpuset, and "
+            "the threads wait for each other and for the quota; run programs with "
+            "OMP_NUM_THREADS=3 (dlcheck's own thread defaults use 3)");
+  t.cpu_quota = 4;
+  EXPECT_EQ(TopologyFindings(t).size(), 1u);
+  report::Report r;
+  t.cpu_quota = 0.5;
+  AddTopology(t, r);
+  const report::Value* quota = r.sections.back().Find(topology_field::kCpuQuota.name);
+  ASSERT_NE(quota, nullptr);
+  EXPECT_EQ(std::get<double>(quota->data), 0.5);
 }
 
 TEST(TopologyReportTest, RestrictedLiveProcessIsAWarning) {

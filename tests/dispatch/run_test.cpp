@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <csignal>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -193,6 +194,72 @@ TEST(NoiseFindingsTest, ACappedCountAndABusyMachineAreSaid) {
                                       0),
             0u);
   EXPECT_TRUE(NoiseFindings({}, std::nullopt, std::nullopt).empty()) << "no load average: no word";
+}
+
+// A compute row of `ms` at `isa` (3.5+ names: avx10_1_512 is avx512_core_fp16).
+verbose::PrimitiveStats ComputeAt(std::string isa, double ms) {
+  verbose::PrimitiveStats row;
+  row.engine = "cpu";
+  row.primitive = "convolution";
+  row.implementation = "brg_conv_fwd:" + isa;
+  row.isa = std::move(isa);
+  row.execs = 10;
+  row.exec_ms_total = ms;
+  return row;
+}
+
+// Issue 33: a oneDNN 3.x log's ISA column is held to the host's oneDNN 3.x level, not 2.6's.
+TEST(BelowHostIsaTest, AOneDnn3LogBelowTheHostsOneDnn3LevelSaysSo) {
+  dispatch::Run run;
+  run.header.library_version = "oneDNN v3.7.1 (commit 8d263e693366ef8db40acc569cc7d8edf644556d)";
+  run.rows = {ComputeAt("avx10_1_512", 30), ComputeAt("avx2", 10)};
+  const std::optional<Finding> below = BelowHostIsaFinding(run, "avx512_core_fp16");
+  ASSERT_TRUE(below);
+  EXPECT_EQ(below->code, "below-host-isa");
+  EXPECT_EQ(below->message,
+            "1 compute primitive row(s) of this oneDNN 3.x log (25.0% of the compute time) ran "
+            "below avx512_core_fp16, the level oneDNN 3.x dispatches on this CPU (lowest avx2): "
+            "ONEDNN_MAX_CPU_ISA or the program capped it, or oneDNN has no kernel at that level "
+            "for their data type or shape");
+  // At the level (by its 3.5+ name too): nothing to say.
+  run.rows = {ComputeAt("avx10_1_512", 30)};
+  EXPECT_FALSE(BelowHostIsaFinding(run, "avx512_core_fp16"));
+  // avx512_core_bf16 is the top of 2.6.3 on this host but below its 3.x level.
+  run.rows = {ComputeAt("avx512_core_bf16", 30)};
+  EXPECT_TRUE(BelowHostIsaFinding(run, "avx512_core_fp16"));
+  // A 2.x log has no 3.x level to reach.
+  run.header.library_version = "oneDNN v2.6.3 (commit N/A)";
+  EXPECT_FALSE(BelowHostIsaFinding(run, "avx512_core_fp16"));
+}
+
+// profile's inherited thread count under a quota below the affinity mask: the budget's count,
+// said; OMP_NUM_THREADS or a quota that does not bind leave OpenMP's default alone.
+TEST(BudgetThreadsTest, AnInheritedCountIsHeldToABindingQuota) {
+  const char* saved = std::getenv("OMP_NUM_THREADS");
+  const std::string kept = saved != nullptr ? saved : "";
+  unsetenv("OMP_NUM_THREADS");
+  const os::CpuBudget half = os::BudgetOf(2, os::CpuQuota{0.5, "/sys/fs/cgroup/job/cpu.max"});
+  const std::optional<ThreadChoice> choice = InheritedWithinBudget(half);
+  ASSERT_TRUE(choice);
+  EXPECT_EQ(choice->threads, 1);
+  EXPECT_EQ(choice->from,
+            "the CPU budget: 1 CPU (a cgroup CPU quota of 0.50 CPUs; 2 in the affinity mask)");
+  EXPECT_EQ(BudgetThreadsFinding(*choice).code, "threads-from-budget");
+  EXPECT_FALSE(InheritedWithinBudget(os::BudgetOf(2, os::CpuQuota{4, "q"})));
+  EXPECT_FALSE(InheritedWithinBudget(os::BudgetOf(2, std::nullopt)));
+  setenv("OMP_NUM_THREADS", "2", 1);
+  EXPECT_FALSE(InheritedWithinBudget(half));
+  // verbose's and dispatch's default: the idle cores held to the budget, and said so.
+  unsetenv("OMP_NUM_THREADS");
+  const ThreadChoice held = ChooseThreads(0, 2, half, LoadAverage{0.0, 0.0, 0.0});
+  EXPECT_EQ(held.threads, 1);
+  EXPECT_EQ(held.from, choice->from);
+  EXPECT_TRUE(held.capped.empty());
+  if (saved != nullptr) {
+    setenv("OMP_NUM_THREADS", kept.c_str(), 1);
+  } else {
+    unsetenv("OMP_NUM_THREADS");
+  }
 }
 
 }  // namespace
