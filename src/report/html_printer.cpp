@@ -308,6 +308,9 @@ void WriteSection(Page& page, const Section& section, int level) {
   if (level == 2) page.contents.emplace_back(id, title);
   page.out << fmt::format("<section><h{0} id=\"{1}-h\">{2}</h{0}>\n", level, id,
                           EscapeMarkup(title));
+  if (section.fields.empty() && section.sections.empty() && section.tables.empty()) {
+    page.out << "<p class=\"caption\">None.</p>\n";  // a map keyed by data, with no key
+  }
   WriteFields(section.fields, page.out);
   for (const Section& s : section.sections) WriteSection(page, s, std::min(level + 1, 4));
   for (const Table& t : section.tables) WriteTable(page, t, std::min(level + 1, 4));
