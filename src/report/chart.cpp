@@ -49,7 +49,7 @@ namespace {
 constexpr int kWidth = 900;         // pixels, every chart
 constexpr int kRowHeight = 20;      // a bar, a heat map row, a lane
 constexpr int kTitleHeight = 28;    // the title line
-constexpr int kAxisHeight = 22;     // tick labels under the plot
+constexpr int kAxisHeight = 34;     // tick labels and the unit under the plot
 constexpr double kCharWidth = 6.6;  // of 11 px text, about
 constexpr int kMaxLabelPx = 320;    // labels longer than this are cut with …
 constexpr std::string_view kBarColor = "#4e79a7";
@@ -130,9 +130,9 @@ void Axis(std::ostream& out, int x0, int x1, int y, double max, const std::strin
         "<text x=\"{0:.1f}\" y=\"{3}\" text-anchor=\"middle\" fill=\"#555\">{4}</text>\n",
         x, y, y + 4, y + 15, Short(t));
   }
-  // The unit left of the first tick, under the labels: never on a bar or a tick.
-  out << fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\" fill=\"#555\">{}</text>\n",
-                     x0 - 10, y + 15, EscapeMarkup(unit));
+  // The unit on a line of its own under the right end: never on a bar, a tick or a label.
+  out << fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\" fill=\"#555\">{}</text>\n", x1,
+                     y + 28, EscapeMarkup(unit));
 }
 
 double Right(const Bar& b) {
