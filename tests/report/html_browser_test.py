@@ -12,6 +12,7 @@ For each command's page, made from the real logs and recordings in tests/data (`
 4. hostile text from a log (`<script>`, `</table>`, quotes, an `onerror` attribute) shows as
    text: no script of its runs, the table keeps its rows;
 and a full-page screenshot of each is kept under SCRATCH_DIR/html_screenshots/COMMAND.png.
+`dispatch -f svg` is loaded too: the same charts, alone, with the same marks.
 
 usage: html_browser_test.py DLCHECK DATA_DIR SCRATCH_DIR
 Exits 0 when everything holds, 1 with the failures listed, 77 (skipped) without chromium or
@@ -288,7 +289,7 @@ def pages(dlcheck, data, scratch):
     hostile = os.path.join(scratch, "hostile.log")
     with open(hostile, "w") as f:
         f.write(HOSTILE_LOG)
-    busy = ["sh", "-c", "i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done"]
+    busy = ["sh", "-c", "i=0; while [ $i -lt 100000 ]; do i=$((i+1)); done"]
     return [
         ("platform", ["platform"], (0,)),
         ("parse", ["parse", generated], (0,)),
@@ -409,6 +410,19 @@ def main():
                     failures.append("profile: the flame graph has no frame (%d)" % frames)
                 if rows < 1:
                     failures.append("profile: the bottom-up table is empty")
+            if name == "dispatch":  # -f svg: the same charts alone, in one SVG document
+                svg = os.path.join(work, "dispatch.svg")
+                run(dlcheck, argv, codes, fmt="svg", output=svg)
+                svg_page = browser.open("file://" + svg)
+                drawn = svg_page.eval("""Array.from(document.querySelectorAll('svg.chart'),
+                    s => [s.dataset.kind, s.querySelectorAll('rect.bar').length,
+                          s.querySelectorAll('rect.cell').length])""")
+                want = [[c["kind"], c["bars"], c["cells"]] for c in charts]
+                if drawn != want:
+                    failures.append("dispatch -f svg draws %s, the page %s" % (drawn, want))
+                failures.extend("dispatch -f svg: " + e for e in svg_page.errors)
+                svg_page.screenshot(os.path.join(shots, "dispatch_svg.png"))
+                svg_page.close()
             page.screenshot(os.path.join(shots, name + ".png"))
             page.close()
             print("%-14s %5.1fs charts: %s" % (name, time.time() - started,
