@@ -353,9 +353,15 @@ def main():
     os.makedirs(shots, exist_ok=True)
     work = tempfile.mkdtemp(prefix="html-pages-", dir=scratch)
     failures = []
+    every_page = pages(dlcheck, data, work)
+    # Every report command has its page here: a new command (whatif) adds its line to pages().
+    commands = subprocess.run([dlcheck, "help", "--list"], capture_output=True, text=True).stdout
+    covered = {argv[0] for _, argv, _ in every_page}
+    failures += ["%s: no page in html_browser_test.py's pages()" % c
+                 for c in commands.split() if c not in covered]
     browser = Browser(scratch)
     try:
-        for name, argv, codes in pages(dlcheck, data, work):
+        for name, argv, codes in every_page:
             started = time.time()
             html = os.path.join(work, name + ".html")
             try:
