@@ -250,8 +250,8 @@ void WriteTable(Page& page, const Table& table, int level) {
   out << fmt::format(
       "<div class=\"tools\"><input class=\"filter\" type=\"search\" placeholder=\"filter rows\" "
       "data-table=\"{0}\" data-count=\"{0}-count\" aria-label=\"filter {1}\">"
-      "<span id=\"{0}-count\">{2} rows</span> (click a column's name to sort)",
-      id, EscapeMarkup(table.name), rows);
+      "<span id=\"{0}-count\">{2} row{3}</span> (click a column's name to sort)",
+      id, EscapeMarkup(table.name), rows, rows == 1 ? "" : "s");
   const ColumnKinds kinds = KindsOf(table);
   const std::vector<bool>& numeric = kinds.numeric;
   std::vector<bool> hidden;
