@@ -34,6 +34,8 @@ tests_packages=(
   mandoc                              # the man page lint test
   python3-torch                       # tests of `dlcheck run` on a real framework (~1 GB)
   python3-jsonschema                  # the test that validates every command's JSON (schemas/)
+  chromium python3-websocket          # html_browser: every command's --format html in a real
+                                      # browser, driven through the DevTools protocol
   slurm-wlm munge pdsh                # the fleet integration test: 3 slurmd, srun, dshbak -c
   procps                              # ps/pgrep: that test checks no daemon is left behind
   prometheus                          # promtool: the fleet test lints the Prometheus textfile

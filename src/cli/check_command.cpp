@@ -307,7 +307,7 @@ void SetupCheck(CLI::App& subcommand, int& exit_code) {
                                            "(default 60; 20 with --slurm-health-check)"});
   AddFormatOption(*sub, o->format, {"text"},
                   "output format: table or text (the status line, then details; default), csv "
-                  "(the checks) or json");
+                  "(the checks), json, xlsx or html (a web page)");
   AddFleetOptions(*sub, *o);
   // Every failure of the check itself is UNKNOWN (the command table's row says so for the
   // failures main ends: a bad command line, memory, a report that cannot be written).

@@ -72,7 +72,7 @@ const Command* FindCommand(std::string_view name);
 /// kReport gives what `dlcheck help --list` prints, kUtility what a user can name.
 std::vector<std::string> CommandNames(Command::Kind least_visible);
 
-/// Adds `-f,--format table|csv|json|xlsx` to a subcommand, named as in report::kFormatChoices,
+/// Adds `-f,--format table|csv|json|xlsx|html` to a subcommand, named as in report::kFormatChoices,
 /// with `extra_names` of that list too (`trace` where the command has a timeline, `folded` and
 /// `svg` where it has stacks), and the options of every command that prints tables:
 /// `--columns [TABLE:]LIST`, `--csv-lf`, `--csv-raw`. `help` replaces the usual help text when
@@ -113,10 +113,11 @@ void DiscardReportOutput();
 /// length (`parse`, `verbose`, `run`).
 void AddRowOptions(CLI::App& sub, SortKey& sort, std::size_t& top);
 
-/// Throws CLI::ValidationError (a usage error) when the command chose a binary format (xlsx)
-/// for standard output and standard output is a terminal, as gzip refuses: the remedy is -o FILE
-/// or a redirect. Run once the command line is parsed, before the command does any work.
-void RefuseBinaryOnTerminal(CLI::App& app);
+/// Throws CLI::ValidationError (a usage error) when the command chose a format for another
+/// program (xlsx, html: report::IsFileOnly) for standard output and standard output is a
+/// terminal, as gzip refuses: the remedy is -o FILE or a redirect. Run once the command line is
+/// parsed, before the command does any work.
+void RefuseFileOnlyOnTerminal(CLI::App& app);
 
 /// The one-line message for a command-line error (without `dlcheck: `): an unknown command or
 /// option is named with the nearest known one ("did you mean"), a range error says the range in

@@ -253,7 +253,7 @@ std::string ShortRangeText(const std::string& message) {
 
 }  // namespace
 
-void RefuseBinaryOnTerminal(CLI::App& app) {
+void RefuseFileOnlyOnTerminal(CLI::App& app) {
   const std::vector<CLI::App*> ran = app.get_subcommands();
   if (ran.empty() || isatty(STDOUT_FILENO) == 0) return;
   const CLI::App& sub = *ran.front();
@@ -261,13 +261,15 @@ void RefuseBinaryOnTerminal(CLI::App& app) {
   if (format == nullptr || format->count() == 0) return;
   const std::string name = format->results().back();
   const auto chosen = report::ParseFormat(name);
-  if (!chosen || !report::IsBinary(*chosen)) return;
+  if (!chosen || !report::IsFileOnly(*chosen)) return;
   const CLI::Option* output = sub.get_option_no_throw("--output");
   if (output != nullptr && output->count() > 0) return;
-  throw CLI::ValidationError(
-      "--format " + name,
-      "a workbook is binary and standard output is a terminal; write it to a file (-o FILE, or "
-      "> FILE)");
+  const std::string what =
+      *chosen == report::Format::kHtml ? "a web page is for a browser" : "a workbook is binary";
+  throw CLI::ValidationError("--format " + name,
+                             what +
+                                 " and standard output is a terminal; write it to a file (-o "
+                                 "FILE, or > FILE)");
 }
 
 std::string UsageErrorText(CLI::App& app, const std::vector<std::string>& args,

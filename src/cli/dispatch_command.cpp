@@ -269,7 +269,10 @@ void SetupDispatch(CLI::App& subcommand, int& exit_code) {
                 "write oneDNN's JIT kernel names to /tmp/perf-<pid>.map (ONEDNN_JIT_PROFILE=2, and "
                 "DNNL_/MKLDNN_JIT_PROFILE for older oneDNN) so that perf report shows them");
   sub->add_flag("--no-peak", o->no_peak, "skip the FMA peak probe in each worker");
-  AddFormatOption(*sub, o->format);
+  AddFormatOption(*sub, o->format, {"svg"},
+                  "output format: table (default), csv, json, xlsx, html (a page with the charts "
+                  "and tables) or svg (the charts: samples/s or oneDNN time per configuration, "
+                  "the primitive x configuration heat map)");
   AddOutputOption(*sub);
   sub->callback([o, sub, &exit_code] {
     o->timeout_given = sub->count("--timeout") > 0;

@@ -148,6 +148,15 @@ void AddModelRowsTable(report::Report& report, const std::vector<ConfigRuns>& re
     }
   }
   report.primary_table = report::kPrimitivesTable.name;
+  namespace col = report::primitive_column;
+  report.charts.push_back({.kind = report::Chart::Kind::kHeatMap,
+                           .title = "ms per step of each primitive under each ISA cap",
+                           .table = std::string(kModelRowsTable.name),
+                           .label = report::Names({col::kLayer, col::kPrimitive, col::kPropKind}),
+                           .value = std::string(sweep_field::kMsPerStep.name),
+                           .series = std::string(sweep_field::kIsaCap.name),
+                           .unit = "ms",
+                           .limit = 40});
 }
 
 // The perf map oneDNN wrote for a worker, when asked to.
@@ -178,6 +187,16 @@ void AddRunsTable(report::Report& report, const std::vector<ConfigRuns>& results
                       Opt(config.speedup_vs_lowest, 2), Opt(res.max_deviation, 9),
                       Opt(config.peak_gflops, 1), dispatch::Describe(r), PerfMapOf(perf_map, r)});
   }
+  // The answer first, before the heat map of the rows (declared with their table, before it).
+  report.charts.insert(report.charts.begin(),
+                       {.title = "Samples/s by ISA cap, verbose off (whiskers: the slowest and "
+                                 "fastest timed chunk)",
+                        .table = std::string(kRunsTable.name),
+                        .label = report::Names({s::kIsaCap}),
+                        .value = std::string(m::kSamplesPerS.name),
+                        .low = std::string(m::kSamplesPerSMin.name),
+                        .high = std::string(m::kSamplesPerSMax.name),
+                        .unit = "samples/s"});
 }
 
 void AddThreadsTable(report::Report& report, const std::vector<ConfigRuns>& results,
@@ -192,6 +211,11 @@ void AddThreadsTable(report::Report& report, const std::vector<ConfigRuns>& resu
                       Opt(config.speedup_vs_first_set, 2), Opt(config.efficiency, 2),
                       dispatch::Describe(r)});
   }
+  report.charts.push_back({.title = "Samples/s by thread set",
+                           .table = std::string(kThreadsTable.name),
+                           .label = report::Names({sweep_field::kThreadSet}),
+                           .value = std::string(dispatch::model_run_field::kSamplesPerS.name),
+                           .unit = "samples/s"});
 }
 
 // ---- a program's tables --------------------------------------------------------------------
@@ -206,7 +230,8 @@ void AddConfigsTable(report::Report& report, const std::vector<ConfigRuns>& resu
                      const SweepComparison& c) {
   report::Table& t = report.AddTable(kConfigsTable, sweep_columns::kConfigs);
   namespace s = sweep_field;
-  t.hidden_in_table = report::Names({s::kIsaCap, s::kThreadSet, s::kWallSMin, s::kWallSMax});
+  t.hidden_in_table = report::Names(
+      {s::kIsaCap, s::kThreadSet, s::kWallSMin, s::kWallSMax, s::kExecMsMin, s::kExecMsMax});
   t.answer_columns =
       report::Names({dispatch::program_run_field::kWallS, dispatch::model_run_field::kSpreadPct,
                      dispatch::program_run_field::kExecMs});
@@ -221,8 +246,26 @@ void AddConfigsTable(report::Report& report, const std::vector<ConfigRuns>& resu
          set != nullptr && !set->cpuset.empty() ? Value(set->cpuset) : Value(),
          seen > 0 ? Value(seen) : Value(), isa.empty() ? Value() : Value(ValidUtf8(isa)),
          r.runs.size(), Value(r.wall.median, 3), Value(r.wall.min, 3), Value(r.wall.max, 3),
-         Value(100 * r.wall.Relative(), 1), Value(c.configs[i].exec_ms, 3), StatusesOf(r)});
+         Value(100 * r.wall.Relative(), 1), Value(c.configs[i].exec_ms, 3),
+         Value(c.configs[i].exec_ms_min, 3), Value(c.configs[i].exec_ms_max, 3), StatusesOf(r)});
   }
+  namespace p = dispatch::program_run_field;
+  report.charts.push_back({.title = "oneDNN execution time per run by configuration (median; "
+                                    "whiskers: the least and most of the runs)",
+                           .table = std::string(kConfigsTable.name),
+                           .label = report::Names({s::kConfig}),
+                           .value = std::string(p::kExecMs.name),
+                           .low = std::string(s::kExecMsMin.name),
+                           .high = std::string(s::kExecMsMax.name),
+                           .unit = "ms"});
+  report.charts.push_back({.title = "Wall time of the program by configuration (median; "
+                                    "whiskers: the least and most of the runs)",
+                           .table = std::string(kConfigsTable.name),
+                           .label = report::Names({s::kConfig}),
+                           .value = std::string(p::kWallS.name),
+                           .low = std::string(s::kWallSMin.name),
+                           .high = std::string(s::kWallSMax.name),
+                           .unit = "s"});
 }
 
 // The long form, one row per (configuration, run, primitive row): the CSV contract.
@@ -242,6 +285,18 @@ void AddProgramRowsTable(report::Report& report, const std::vector<ConfigRuns>& 
     }
   }
   report.primary_table = report::kPrimitivesTable.name;
+  namespace col = report::primitive_column;
+  namespace s = sweep_field;
+  report.charts.push_back({.kind = report::Chart::Kind::kHeatMap,
+                           .title = "ms per run of each primitive under each configuration "
+                                    "(the mean of the runs)",
+                           .table = std::string(kProgramRowsTable.name),
+                           .label = report::Names({col::kPrimitive, col::kPropKind, col::kProblem}),
+                           .value = std::string(col::kExecMsTotal.name),
+                           .series = std::string(s::kConfig.name),
+                           .per = std::string(s::kRun.name),
+                           .unit = "ms",
+                           .limit = 40});
 }
 
 }  // namespace

@@ -52,6 +52,8 @@ inline constexpr Field kLogThreads{"log_threads", Type::kInteger};
 inline constexpr Field kLogIsa{"log_isa"};
 inline constexpr Field kWallSMin{"wall_s_min", Type::kNumber};
 inline constexpr Field kWallSMax{"wall_s_max", Type::kNumber};
+inline constexpr Field kExecMsMin{"exec_ms_min", Type::kNumber};  ///< the runs' least oneDNN time
+inline constexpr Field kExecMsMax{"exec_ms_max", Type::kNumber};  ///< and most
 inline constexpr Field kExitStatuses{"exit_status"};  ///< the runs' statuses, joined by commas
 // clang-format on
 }  // namespace sweep_field
@@ -80,10 +82,10 @@ inline constexpr std::array kRuns = {s::kIsaCap,         m::kBackend,         m:
                                      s::kPerfMapFile};
 inline constexpr std::array kThreads = {s::kThreadSet, m::kThreads,    s::kCpuset, m::kSamplesPerS,
                                         s::kSpeedup,   s::kEfficiency, m::kWorker};
-inline constexpr std::array kConfigs = {s::kConfig, s::kIsaCap,      s::kThreadSet, m::kThreads,
-                                        s::kCpuset, s::kLogThreads,  s::kLogIsa,    s::kRuns,
-                                        p::kWallS,  s::kWallSMin,    s::kWallSMax,  m::kSpreadPct,
-                                        p::kExecMs, s::kExitStatuses};
+inline constexpr std::array kConfigs = {
+    s::kConfig, s::kIsaCap,    s::kThreadSet, m::kThreads,     s::kCpuset,   s::kLogThreads,
+    s::kLogIsa, s::kRuns,      p::kWallS,     s::kWallSMin,    s::kWallSMax, m::kSpreadPct,
+    p::kExecMs, s::kExecMsMin, s::kExecMsMax, s::kExitStatuses};
 }  // namespace sweep_columns
 
 /// The model sweep's tables: `comparison` (dispatch::CompareSweep of `results`) laid out beside

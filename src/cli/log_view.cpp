@@ -154,6 +154,11 @@ void AddSummary(report::Report& report, const verbose::Summary& summary,
   s.Add(kDiagnostics, summary.diagnostics);
   s.Add(kGraphPatternMatcherLines, summary.graph_dispatch);
   AddShares(s, kByKindTable, kPrimitive, summary.by_kind);
+  report.charts.push_back({.title = "oneDNN execution time by primitive kind",
+                           .table = std::string(kByKindTable.name),
+                           .label = report::Names({kPrimitive}),
+                           .value = std::string(kExecMs.name),
+                           .unit = "ms"});
   AddShares(s, kByFallbackTable, kFallback, summary.by_fallback);
 
   report::Table& d = report.AddTable(kDiagnosticsTable, kDiagnosticsColumns);

@@ -259,7 +259,7 @@ int main(int argc, char** argv) {
   int exit_code = ToInt(ExitCode::kUsage);
   SetupCommands(app, exit_code);
   // The main app's parse-complete callback runs after every option is read, before the command.
-  app.parse_complete_callback([&app] { dlcheck::cli::RefuseBinaryOnTerminal(app); });
+  app.parse_complete_callback([&app] { dlcheck::cli::RefuseFileOnlyOnTerminal(app); });
   // Tables fit the terminal's width when standard output is one; a pipe gets the full table.
   dlcheck::report::SetPrintSettings({.width = dlcheck::report::StdoutTableWidth()});
   CheckedStdoutBuf checked;

@@ -140,7 +140,8 @@ Status CheckTimestamps(const std::vector<verbose::ExecRecord>& execs) {
 // The executions the timeline kept, as the `trace` table only the trace printer reads (parse's
 // JSON document has no timeline); nothing when none was kept.
 void AddParseTimeline(report::Report& report, const std::vector<verbose::ExecRecord>& execs) {
-  if (execs.empty()) return;
+  // Without the log's timestamps there is no timeline to draw (the trace format refused it).
+  if (!CheckTimestamps(execs).ok()) return;
   AddTimeline(report, execs);  // a capped trace is said on stderr: a trace has no findings
   report.tables.back().format_input = true;
 }
@@ -238,9 +239,10 @@ Status CheckFormat(const ParseOptions& options, const std::vector<std::string>& 
         "parse --help')");
   }
   if (options.events &&
-      (options.format == report::Format::kXlsx || options.format == report::Format::kBenchdnn)) {
+      (options.format == report::Format::kXlsx || options.format == report::Format::kHtml ||
+       options.format == report::Format::kBenchdnn)) {
     return UsageError(
-        "--events streams one row per line, which a workbook or a list of distinct "
+        "--events streams one row per line, which a workbook, a web page or a list of distinct "
         "primitives cannot hold; use --format csv or json with --events (see "
         "'dlcheck parse --help')");
   }
@@ -284,7 +286,7 @@ StatusOr<int> RunParse(const ParseOptions& options) {
   // Every log passes the timeline; it keeps the executions only for a format that prints them.
   std::vector<verbose::ExecRecord> execs;
   verbose::Timeline timeline(session, execs, verbose::kMaxTraceTimeline);
-  const bool timeline_printed = report::InputTable(options.format) == report::kTraceTable;
+  const bool timeline_printed = report::FormatReads(options.format, report::kTraceTable);
   timeline.set_recording(timeline_printed);
   session.AddListener(&timeline);
 
@@ -303,7 +305,7 @@ StatusOr<int> RunParse(const ParseOptions& options) {
   }
   if (session.stopped()) return Status(ExitCode::kStrictParse, session.strict_error());
   if (!failure.ok()) return failure;
-  if (timeline_printed) {
+  if (options.format == report::Format::kTrace) {  // a page draws a log without them as it is
     if (Status stamped = CheckTimestamps(execs); !stamped.ok()) return stamped;
   }
   if (!options.benchdnn_batch.empty()) {
@@ -344,7 +346,8 @@ void SetupParse(CLI::App& subcommand, int& exit_code) {
   sub->add_option("files", options->files,
                   "log files (plain, gzip, xz, zstd or bzip2); - or nothing reads standard input");
   AddFormatOption(*sub, options->format, {"trace", "benchdnn"},
-                  "output format: table (default), csv, json, xlsx, trace (Chrome trace of the "
+                  "output format: table (default), csv, json, xlsx, html (a web page with charts), "
+                  "trace (Chrome trace of the "
                   "executions, for logs with timestamps) or benchdnn (a benchdnn command line "
                   "per distinct primitive)");
   AddOutputOption(*sub);

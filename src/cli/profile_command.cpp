@@ -311,9 +311,10 @@ void SetupProfile(CLI::App& subcommand, int& exit_code) {
              .timeout_s = &o->capture.timeout_s,
              .timeout_help = "kill the model worker after this many seconds (default 600; CMD: "
                              "no limit)"});
-  AddFormatOption(*sub, o->format, {"folded", "svg"},
-                  "output format: table (default), csv (the kernels table), json, xlsx, folded "
-                  "(collapsed stacks) or svg (a flame graph)");
+  AddFormatOption(
+      *sub, o->format, {"folded", "svg"},
+      "output format: table (default), csv (the kernels table), json, xlsx, html (a "
+      "web page with the flame graph), folded (collapsed stacks) or svg (a flame graph)");
   sub->add_option("-F,--frequency", o->perf.frequency, "samples per second and CPU (default 999)")
       ->check(CLI::Range(1, 100000));
   sub->add_option("-e,--event", o->perf.event,

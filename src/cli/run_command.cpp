@@ -163,7 +163,8 @@ void SetupRun(CLI::App& subcommand, int& exit_code) {
   CLI::App* const sub = &subcommand;
   sub->add_option("command", o->command, "the program and its arguments, after --")->required();
   AddFormatOption(*sub, o->format, {"trace", "benchdnn"},
-                  "output format: table (default), csv, json, xlsx, trace (Chrome trace) or "
+                  "output format: table (default), csv, json, xlsx, html (a web page with charts), "
+                  "trace (Chrome trace) or "
                   "benchdnn (a command line per distinct primitive)");
   AddRowOptions(*sub, o->sort, o->top);
   sub->add_option("--raw-log", o->raw_log_path, "keep the program's verbose lines in FILE")

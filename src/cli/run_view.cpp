@@ -59,6 +59,14 @@ void AddTimeline(report::Report& report, const std::vector<verbose::ExecRecord>&
                       e.layer.empty() ? Value() : Value(e.layer), e.implementation, e.prop_kind,
                       e.problem});
   }
+  namespace tc = report::trace_column;
+  report.charts.push_back({.kind = report::Chart::Kind::kLanes,
+                           .title = "Timeline: executions by primitive kind",
+                           .table = std::string(report::kTraceTable),
+                           .label = report::Names({tc::kCategory}),
+                           .value = std::string(tc::kTsUs.name),
+                           .length = std::string(tc::kDurUs.name),
+                           .unit = "\u00b5s"});
 }
 
 StatusOr<int> EndRefused(const dispatch::Run& run) {

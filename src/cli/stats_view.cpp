@@ -331,6 +331,13 @@ void AddPrimitivesTable(report::Report& report, std::vector<verbose::PrimitiveSt
                    return PrimitiveRow(source->rows[i], source->total_exec_ms, source->columns);
                  }};
   report.primary_table = report::kPrimitivesTable.name;
+  // Drawn where the rows name their layers (a model's, a Graph partition's op).
+  report.charts.push_back({.title = "oneDNN execution time by layer (the table's rows)",
+                           .table = std::string(report::kPrimitivesTable.name),
+                           .label = report::Names({col::kLayer}),
+                           .value = std::string(col::kExecMsTotal.name),
+                           .unit = "ms",
+                           .limit = 40});
 }
 
 std::string BenchdnnBatch(std::vector<verbose::PrimitiveStats> rows, std::string_view driver,

@@ -231,7 +231,8 @@ void SetupVerbose(CLI::App& subcommand, int& exit_code) {
   sub->add_option("--raw-log", o->raw_log_path, "keep the worker's raw verbose stream in FILE")
       ->type_name("FILE");
   AddFormatOption(*sub, o->format, {"trace", "benchdnn"},
-                  "output format: table (default), csv, json, xlsx, trace (Chrome trace) or "
+                  "output format: table (default), csv, json, xlsx, html (a web page with charts), "
+                  "trace (Chrome trace) or "
                   "benchdnn (a command line per distinct primitive)");
   AddOutputOption(*sub);
   AddRowOptions(*sub, o->sort, o->top);

@@ -294,6 +294,13 @@ report::Report DiffReport(RowDiff diff) {
   table.answer_columns = report::Names({kRatio});
   table.leave_out_first = report::Names({kFallbackA, kFallbackB, kLayer, kRegressed, kProblem});
   report.primary_table = kDiffRowsTable.name;
+  report.charts.push_back({.kind = report::Chart::Kind::kDiverging,
+                           .title = "Time per execution, b over a, per row",
+                           .table = std::string(kDiffRowsTable.name),
+                           .label = report::Names({kLayer, kPrimitive, kPropKind, kProblem}),
+                           .value = std::string(kRatio.name),
+                           .unit = "\u00d7",
+                           .limit = 60});
   AddFindings(report, diff, counts);
   // The rows' cells are made as they are printed (a diff of two large logs is large).
   auto rows = std::make_shared<const std::vector<DiffRow>>(std::move(diff.rows));

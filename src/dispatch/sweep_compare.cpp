@@ -165,10 +165,13 @@ SweepComparison CompareSweep(const std::vector<ConfigRuns>& runs, int traced_ste
     const ConfigRuns& r = runs[i];
     std::vector<double> exec;
     for (const Run& run : r.runs) exec.push_back(run.summary.exec_ms);
+    const Spread exec_spread = SpreadOf(std::move(exec));
     c.configs.push_back({.config = r.config,
                          .threads = ThreadsOf(r),
                          .succeeded = r.Succeeded(),
-                         .exec_ms = SpreadOf(std::move(exec)).median,
+                         .exec_ms = exec_spread.median,
+                         .exec_ms_min = exec_spread.min,
+                         .exec_ms_max = exec_spread.max,
                          .samples_per_s = r.first().Number(result_key::kSamplesPerS),
                          .samples = SamplesSpreadOf(r),
                          .peak_gflops = PeakOf(r)});

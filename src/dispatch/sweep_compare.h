@@ -76,7 +76,9 @@ struct ConfigComparison {
   int threads = 1;  ///< the threads it ran (ThreadsOf)
   /// Every run ended well (ConfigRuns::Succeeded): else it is never fastest nor ranked.
   bool succeeded = true;
-  double exec_ms = 0;  ///< the median of its runs' execution time (ms; the log's summary)
+  double exec_ms = 0;      ///< the median of its runs' execution time (ms; the log's summary)
+  double exec_ms_min = 0;  ///< the least of its runs' execution time
+  double exec_ms_max = 0;  ///< the most of its runs' execution time
   std::optional<double> samples_per_s;  ///< the model's; nullopt for a program
   Spread samples;                       ///< samples/s over the timed chunks (SamplesSpreadOf)
   /// samples/s over the scalar run's (a cap, the scalar run itself); nullopt for a thread set.

@@ -188,10 +188,13 @@ std::vector<FleetGroup> GroupHosts(const std::vector<HostReport>& reports) {
       g.memory_mib = std::min(g.memory_mib, r.memory_mib);
     }
     g.hosts.push_back(r.host);
+    g.hidden.insert(g.hidden.end(), r.hidden.begin(), r.hidden.end());
   }
   std::vector<FleetGroup> groups;
   for (auto& [signature, g] : by_signature) {
     std::sort(g.hosts.begin(), g.hosts.end());
+    std::sort(g.hidden.begin(), g.hidden.end());
+    g.hidden.erase(std::unique(g.hidden.begin(), g.hidden.end()), g.hidden.end());
     groups.push_back(std::move(g));
   }
   std::sort(groups.begin(), groups.end(), [](const FleetGroup& a, const FleetGroup& b) {

@@ -66,8 +66,9 @@ struct FleetGroup {
   std::optional<TopologyShape> topology;
   std::string check_status;
   bool amx_permission = false;
-  long memory_mib = 0;             ///< the least of the hosts' (hwloc's NUMA memory); 0: unknown
-  std::vector<std::string> lacks;  ///< features the best group has and this one does not
+  long memory_mib = 0;              ///< the least of the hosts' (hwloc's NUMA memory); 0: unknown
+  std::vector<std::string> lacks;   ///< features the best group has and this one does not
+  std::vector<std::string> hidden;  ///< features a hypervisor hides on some of its hosts, sorted
   bool best = false;
 };
 

@@ -21,7 +21,7 @@ report::Value Count(const std::optional<TopologyShape>& shape, long TopologyShap
 void AddGroups(const Fleet& fleet, report::Report& report) {
   using namespace fleet_field;
   report::Table& t = report.AddTable(kGroupsTable, kGroupColumns);
-  t.hidden_in_table = {std::string(kFeatures.name)};
+  t.hidden_in_table = report::Names({kFeatures, kHidden});
   t.answer_columns = {std::string(kLacks.name)};
   t.leave_out_first = {std::string(kCpu.name), std::string(kOnednnIsa.name)};
   int number = 0;
@@ -33,8 +33,16 @@ void AddGroups(const Fleet& fleet, report::Report& report) {
          Count(g.topology, &TopologyShape::numa_nodes), Count(g.topology, &TopologyShape::cores),
          Count(g.topology, &TopologyShape::pus),
          g.check_status.empty() ? report::Value() : report::Value(g.check_status), Words(g.lacks),
-         Words(g.usable)});
+         Words(g.usable), Words(g.hidden)});
   }
+  // Hidden is marked over lacks: the silicon has it, the guest does not see it.
+  report.charts.push_back({.kind = report::Chart::Kind::kMatrix,
+                           .title = "Features by group of hosts",
+                           .table = std::string(kGroupsTable.name),
+                           .label = report::Names({kHostlist}),
+                           .marks = {{std::string(kFeatures.name), "\u2713", "#a6d99a"},
+                                     {std::string(kLacks.name), "\u2717", "#f2a3a3"},
+                                     {std::string(kHidden.name), "H", "#f7c873"}}});
 }
 
 void AddLists(const Fleet& fleet, report::Report& report) {

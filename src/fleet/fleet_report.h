@@ -43,6 +43,7 @@ inline constexpr Field kPus{"pus", Type::kInteger};
 inline constexpr Field kStatus{"status"};
 inline constexpr Field kLacks{"lacks", Type::kText, report::Arity::kList};
 inline constexpr Field kFeatures{"features", Type::kText, report::Arity::kList};
+inline constexpr Field kHidden{"hidden", Type::kText, report::Arity::kList};
 // outliers, skipped, versions
 inline constexpr Field kHost{"host"};
 inline constexpr Field kProblem{"problem"};
@@ -60,11 +61,11 @@ inline constexpr report::Part kSkippedTable{"skipped", "Skipped reports"};
 inline constexpr report::Part kVersionsTable{"versions", "dlcheck versions"};
 
 inline constexpr std::array kGroupColumns = {
-    fleet_field::kGroup,     fleet_field::kHosts,   fleet_field::kHostlist,
-    fleet_field::kBest,      fleet_field::kCpu,     fleet_field::kMicroarchitecture,
-    fleet_field::kOnednnIsa, fleet_field::kSockets, fleet_field::kNumaNodes,
-    fleet_field::kCores,     fleet_field::kPus,     fleet_field::kStatus,
-    fleet_field::kLacks,     fleet_field::kFeatures};
+    fleet_field::kGroup,     fleet_field::kHosts,    fleet_field::kHostlist,
+    fleet_field::kBest,      fleet_field::kCpu,      fleet_field::kMicroarchitecture,
+    fleet_field::kOnednnIsa, fleet_field::kSockets,  fleet_field::kNumaNodes,
+    fleet_field::kCores,     fleet_field::kPus,      fleet_field::kStatus,
+    fleet_field::kLacks,     fleet_field::kFeatures, fleet_field::kHidden};
 inline constexpr std::array kOutlierColumns = {fleet_field::kHost, fleet_field::kProblem};
 inline constexpr std::array kSkippedColumns = {fleet_field::kFile, fleet_field::kReason};
 inline constexpr std::array kVersionColumns = {fleet_field::kDlcheckVersion, fleet_field::kHosts,

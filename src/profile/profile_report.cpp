@@ -40,6 +40,11 @@ void AddClassesTable(report::Report& report, const Profile& p) {
     t.rows.push_back({std::string(ClassName(cls)), n, Value(Pct(n, p.samples), 1),
                       std::string(ClassDescription(cls))});
   }
+  report.charts.push_back({.title = "CPU time by class (share of the samples)",
+                           .table = std::string(kClassesTable.name),
+                           .label = report::Names({kClass}),
+                           .value = std::string(kPct.name),
+                           .unit = "%"});
 }
 
 struct KernelRow {

@@ -231,6 +231,27 @@ void WriteFlameGraphSvg(const std::map<std::string, std::uint64_t>& folded,
   out << "</svg>\n";
 }
 
+std::vector<LeafCall> BottomUp(const std::map<std::string, std::uint64_t>& folded) {
+  std::map<std::pair<std::string, std::string>, std::uint64_t> by_leaf;
+  for (const auto& [stack, samples] : folded) {
+    const std::string_view frames = stack;
+    const std::size_t last = frames.rfind(';');
+    const std::string_view leaf = last == std::string_view::npos ? frames : frames.substr(last + 1);
+    std::string_view caller;
+    if (last != std::string_view::npos) {
+      const std::string_view before = frames.substr(0, last);
+      const std::size_t previous = before.rfind(';');
+      caller = previous == std::string_view::npos ? before : before.substr(previous + 1);
+    }
+    by_leaf[{std::string(leaf), std::string(caller)}] += samples;
+  }
+  std::vector<LeafCall> calls;
+  for (const auto& [key, samples] : by_leaf) calls.push_back({key.first, key.second, samples});
+  std::stable_sort(calls.begin(), calls.end(),
+                   [](const LeafCall& a, const LeafCall& b) { return a.samples > b.samples; });
+  return calls;
+}
+
 void WriteFolded(const std::map<std::string, std::uint64_t>& folded, std::ostream& out) {
   for (const auto& [stack, samples] : folded) out << stack << ' ' << samples << '\n';
 }

@@ -14,6 +14,7 @@
 #include <map>
 #include <ostream>
 #include <string>
+#include <vector>
 
 namespace dlcheck::report {
 
@@ -28,6 +29,16 @@ struct FlameGraphOptions {
 /// Writes the flame graph of `folded` ("a;b;c" -> samples) as one SVG document.
 void WriteFlameGraphSvg(const std::map<std::string, std::uint64_t>& folded,
                         const FlameGraphOptions& options, std::ostream& out);
+
+/// A leaf frame of the stacks (where the samples were taken) and the frame that called it.
+struct LeafCall {
+  std::string leaf;
+  std::string caller;  ///< "" for a stack of one frame
+  std::uint64_t samples = 0;
+};
+
+/// The stacks bottom-up: one entry per (leaf, caller), the most samples first (ties by name).
+std::vector<LeafCall> BottomUp(const std::map<std::string, std::uint64_t>& folded);
 
 /// Writes `folded` as collapsed-stack text, one "a;b;c N" line per stack, in key order: what
 /// flamegraph.pl, inferno and speedscope read.

@@ -74,6 +74,10 @@ std::string_view InputTable(Format format) {
   }
 }
 
+bool FormatReads(Format format, std::string_view table) {
+  return InputTable(format) == table || format == Format::kHtml;
+}
+
 std::string_view FormatName(Format format) {
   for (const FormatChoice& choice : kFormatChoices) {
     if (choice.format == format) return choice.name;
@@ -261,6 +265,9 @@ void Print(const Report& whole_report, Format format, std::ostream& out) {
     case Format::kXlsx:
       PrintXlsx(report, out);
       break;
+    case Format::kHtml:
+      PrintHtml(report, out);
+      break;
     case Format::kBenchdnn:
       PrintBenchdnn(report, out);
       break;
@@ -268,7 +275,7 @@ void Print(const Report& whole_report, Format format, std::ostream& out) {
       PrintFolded(report, out);
       break;
     case Format::kSvg:
-      PrintFlameGraph(report, out);
+      PrintSvg(report, out);
       break;
   }
 }
@@ -293,6 +300,7 @@ std::unique_ptr<RowStream> StartFormatStream(Format format, std::ostream& out, c
     case Format::kJson:
     case Format::kTrace:     // a streamed table has no trace shape; JSON is the closest
     case Format::kXlsx:      // a workbook cannot be streamed: the command refuses the pair
+    case Format::kHtml:      // nor can a page whose findings come first
     case Format::kBenchdnn:  // nor can distinct lines (parse refuses --events with either)
     case Format::kFolded:    // no command that streams has stacks
     case Format::kSvg:

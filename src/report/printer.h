@@ -23,7 +23,7 @@
 
 namespace dlcheck::report {
 
-enum class Format { kTable, kCsv, kJson, kTrace, kXlsx, kBenchdnn, kFolded, kSvg };
+enum class Format { kTable, kCsv, kJson, kTrace, kXlsx, kHtml, kBenchdnn, kFolded, kSvg };
 
 /// A format's name on the command line (`--format NAME`).
 struct FormatChoice {
@@ -35,19 +35,24 @@ struct FormatChoice {
 /// `trace` is for commands with a timeline, `folded` and `svg` for those with stacks; `text` is
 /// `table` under the name `check` has always used.
 inline constexpr FormatChoice kFormatChoices[] = {
-    {"table", Format::kTable, true}, {"csv", Format::kCsv, true}, {"json", Format::kJson, true},
-    {"xlsx", Format::kXlsx, true},   {"trace", Format::kTrace},   {"benchdnn", Format::kBenchdnn},
-    {"folded", Format::kFolded},     {"svg", Format::kSvg},       {"text", Format::kTable}};
+    {"table", Format::kTable, true}, {"csv", Format::kCsv, true},   {"json", Format::kJson, true},
+    {"xlsx", Format::kXlsx, true},   {"html", Format::kHtml, true}, {"trace", Format::kTrace},
+    {"benchdnn", Format::kBenchdnn}, {"folded", Format::kFolded},   {"svg", Format::kSvg},
+    {"text", Format::kTable}};
 
-/// Whether `format` is bytes no terminal shows (a workbook): never written to a terminal.
-inline bool IsBinary(Format format) {
-  return format == Format::kXlsx;
+/// Whether `format` is a document for another program (a workbook, a web page), never written to
+/// a terminal: what a terminal would show of it is bytes or markup, not the report.
+inline bool IsFileOnly(Format format) {
+  return format == Format::kXlsx || format == Format::kHtml;
 }
 
 /// The table a format's printer draws from instead of the whole report: `trace` for trace,
 /// `stacks` for folded and svg; empty for the formats that print the whole report. A command
-/// fills such a table only when the chosen format reads it (parse's timeline).
+/// fills such a table only when the chosen format reads it (parse's timeline): FormatReads.
 std::string_view InputTable(Format format);
+/// Whether `format` reads the table named `table` (the `trace` and `stacks` a command fills only
+/// when asked): its InputTable, and html, which draws both.
+bool FormatReads(Format format, std::string_view table);
 
 /// A name of kFormatChoices (case-insensitive) -> Format; anything else -> nullopt.
 std::optional<Format> ParseFormat(std::string_view name);
@@ -121,6 +126,12 @@ void PrintJson(const Report& report, std::ostream& out);
 /// cannot be made or written.
 void PrintXlsx(const Report& report, std::ostream& out);
 
+/// One self-contained HTML page (inline CSS, script and SVG; nothing fetched): findings, the
+/// report's charts (Report::charts, chart_data.h), the flame graph and its bottom-up table when
+/// the report has `stacks`, then every section and table, sortable and filterable. All text is
+/// escaped.
+void PrintHtml(const Report& report, std::ostream& out);
+
 /// One line per distinct value of the primary table's `benchdnn` column (the commands that
 /// reproduce its primitives), in table order; nothing for a report without that column.
 void PrintBenchdnn(const Report& report, std::ostream& out);
@@ -161,6 +172,9 @@ void PrintFolded(const Report& report, std::ostream& out);
 /// The flame graph of the `stacks` table as one SVG document (see flame_graph.h), titled with
 /// the table's title and caption.
 void PrintFlameGraph(const Report& report, std::ostream& out);
+/// `--format svg`: the flame graph of a report with a `stacks` table, else the report's charts
+/// (Report::charts) one under another in one SVG document (chart_data.h).
+void PrintSvg(const Report& report, std::ostream& out);
 inline constexpr std::string_view kStacksTable = "stacks";
 
 /// Text of a value as the table and CSV printers show it (null: `null_text`).

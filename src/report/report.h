@@ -138,6 +138,46 @@ void ForEachRow(const Table& table, Visit&& visit) {
   }
 }
 
+/// A picture of one of the report's tables, declared by its builder beside the table and drawn
+/// by the formats that draw (`html`, and `svg` where the report has no stacks); the other formats
+/// leave it out. It names columns only: report/chart_data.h reads the rows, report/chart.h draws.
+///
+///   report.charts.push_back({.kind = Chart::Kind::kBars, .title = "samples/s by ISA cap",
+///                            .table = "runs", .label = {"isa_cap"}, .value = "samples_per_s",
+///                            .low = "samples_per_s_min", .high = "samples_per_s_max",
+///                            .unit = "samples/s"});
+struct Chart {
+  enum class Kind {
+    kBars,       ///< a bar per distinct label: `value` (summed over its rows), whiskers low..high
+    kDiverging,  ///< kBars of a ratio, drawn from 1 on a log scale (slower right, faster left)
+    kHeatMap,    ///< rows by label, columns by `series`, each cell `value` (summed; see `per`)
+    kLanes,      ///< a lane per label, a span per row from `value` lasting `length`
+    kMatrix,     ///< rows by label; columns: the words of the list columns `marks` hold
+  };
+  Kind kind = Kind::kBars;
+  std::string title;
+  std::string table;               ///< the table drawn: any of the report's, nested ones too
+  std::vector<std::string> label;  ///< columns whose texts, joined by " ", name a bar, row, lane
+  std::string value;               ///< the number drawn (kLanes: a span's start)
+  std::string low;                 ///< kBars: the whisker's low end (optional)
+  std::string high;                ///< kBars: the whisker's high end (optional)
+  std::string series;              ///< kHeatMap: the column whose texts name the columns
+  /// kHeatMap: a cell is the sum of its rows over the number of distinct texts of this column
+  /// (`run`: the mean per run); empty: the sum.
+  std::string per;
+  std::string length;  ///< kLanes: a span's length
+  /// kMatrix: a list column whose words are marked in its rows (the column's name is the mark's).
+  struct Mark {
+    std::string column;
+    std::string symbol;  ///< drawn in the cell
+    std::string color;   ///< the cell's fill
+  };
+  /// kMatrix: the marks; a word in several columns takes the last one's (`hidden` over `lacks`).
+  std::vector<Mark> marks;
+  std::string unit;       ///< of `value`, on the axis
+  std::size_t limit = 0;  ///< at most this many bars or heat map rows (the largest); 0: all
+};
+
 /// A named group of key/value fields, with optional nested sections and tables. JSON prints it
 /// as an object: fields first, then sections, then tables, each in insertion order.
 struct Section {
@@ -190,6 +230,8 @@ struct Report {
   std::vector<Finding> findings;
   /// The table CSV prints (CSV is one header line and rows); empty: the first table.
   std::string primary_table;
+  /// Pictures of its tables, in order (html and svg draw them).
+  std::vector<Chart> charts;
 
   Section& AddSection(const Part& part);
   Table& AddTable(const Part& part, std::span<const Field> columns);

@@ -5,6 +5,7 @@
 #include <optional>
 #include <ostream>
 
+#include "report/chart_data.h"
 #include "report/flame_graph.h"
 #include "report/printer.h"
 
@@ -48,6 +49,14 @@ void PrintFlameGraph(const Report& report, std::ostream& out) {
     options.subtitle = table->caption;
   }
   WriteFlameGraphSvg(Stacks(table), options, out);
+}
+
+void PrintSvg(const Report& report, std::ostream& out) {
+  if (report.FindTable(kStacksTable) != nullptr) {
+    PrintFlameGraph(report, out);
+  } else {
+    PrintCharts(report, out);
+  }
 }
 
 }  // namespace dlcheck::report

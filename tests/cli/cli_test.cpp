@@ -239,9 +239,10 @@ TEST(CliTest, FormatNamesIgnoreCase) {
 
 TEST(CliTest, UnknownFormatSaysWhatIsAllowed) {
   const auto r = RunDlcheck({"platform", "--format", "xml"});
-  EXPECT_EQ(r.err,
-            "dlcheck: platform: --format: xml not in {table,csv,json,xlsx} (see 'dlcheck platform "
-            "--help')\n");
+  EXPECT_EQ(
+      r.err,
+      "dlcheck: platform: --format: xml not in {table,csv,json,xlsx,html} (see 'dlcheck platform "
+      "--help')\n");
 }
 
 TEST(CliTest, TraceFormatIsOnlyForCommandsWithATimeline) {
@@ -603,7 +604,7 @@ std::set<std::string> SynopsisOptions(const std::string& man) {
 
 // What every report command of the command table (`dlcheck help --list`) offers: these options
 // and at least these formats. --help, the man page's SYNOPSIS and README are held to it.
-const std::set<std::string> kEveryCommandFormats = {"table", "csv", "json", "xlsx"};
+const std::set<std::string> kEveryCommandFormats = {"table", "csv", "json", "xlsx", "html"};
 const std::vector<std::string> kCommonOptions = {"format", "columns", "csv-lf", "csv-raw",
                                                  "output"};
 

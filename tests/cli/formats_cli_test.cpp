@@ -241,7 +241,7 @@ TEST_F(HostileLogTest, FieldsOfALogNeverRunInItsReproducers) {
 
 TEST(FormatsCliTest, EventsCannotBeAWorkbookOrADistinctList) {
   const std::string log = DataPath("verbose/formats_3.13.1.txt");
-  for (const char* format : {"xlsx", "benchdnn"}) {
+  for (const char* format : {"xlsx", "html", "benchdnn"}) {
     const RunResult run = RunDlcheck({"parse", "--events", "--format", format, log});
     EXPECT_EQ(run.exit_code, 2) << format;
     EXPECT_NE(run.err.find("--events"), std::string::npos) << run.err;

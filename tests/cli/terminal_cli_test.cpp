@@ -381,5 +381,23 @@ TEST(TerminalTest, AWorkbookIsNotWrittenToATerminal) {
   std::remove(path.c_str());
 }
 
+TEST(TerminalTest, AWebPageIsNotWrittenToATerminal) {
+  const std::string log = testing::DataPath("verbose/torch_cnn_2.6.3.log");
+  const Screen screen = RunOnTerminal({"parse", "-f", "html", log}, 80);
+  EXPECT_EQ(screen.exit_code, 2);
+  EXPECT_NE(screen.text.find("dlcheck: parse: --format html: a web page is for a browser"),
+            std::string::npos)
+      << screen.text;
+  EXPECT_EQ(screen.text.find("<!DOCTYPE"), std::string::npos);
+  const std::string path = ::testing::TempDir() + "/dlcheck-terminal.html";
+  const Screen to_file = RunOnTerminal({"parse", "-f", "html", "-o", path, log}, 80);
+  EXPECT_EQ(to_file.exit_code, 0) << to_file.text;
+  std::ifstream in(path);
+  std::string first;
+  std::getline(in, first);
+  EXPECT_EQ(first, "<!DOCTYPE html>");
+  std::remove(path.c_str());
+}
+
 }  // namespace
 }  // namespace dlcheck

@@ -48,7 +48,7 @@ TEST_F(FleetCliTest, GroupsHostsAndNamesTheBrokenReport) {
       csv.out.rfind(
           "group,hosts,hostlist,best,cpu,microarchitecture,onednn_isa,sockets,numa_nodes,cores,pus,"
           "status,lacks,"
-          "features\r\n",
+          "features,hidden\r\n",
           0),
       0u)
       << csv.out;

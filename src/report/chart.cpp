@@ -1,0 +1,437 @@
+#include "report/chart.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string_view>
+
+#include "report/safe_text.h"
+
+namespace dlcheck::report::chart {
+
+std::string EscapeMarkup(std::string_view raw) {
+  static constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD
+  std::string out;
+  out.reserve(raw.size());
+  for (std::size_t i = 0; i < raw.size();) {
+    const std::size_t bytes = Utf8SequenceBytes(raw, i);
+    if (bytes == 0) {  // not UTF-8
+      out += kReplacement;
+      ++i;
+      continue;
+    }
+    const char c = raw[i];
+    if (c == '\t' || c == '\n' || c == '\r') {
+      out += c;
+    } else if (IsControl(raw, i, bytes)) {  // XML 1.0 allows no other control character
+      out += kReplacement;
+    } else if (c == '&') {
+      out += "&amp;";
+    } else if (c == '<') {
+      out += "&lt;";
+    } else if (c == '>') {
+      out += "&gt;";
+    } else if (c == '"') {
+      out += "&quot;";
+    } else if (c == '\'') {
+      out += "&#39;";
+    } else {
+      out.append(raw.substr(i, bytes));
+    }
+    i += bytes;
+  }
+  return out;
+}
+
+namespace {
+
+constexpr int kWidth = 900;         // pixels, every chart
+constexpr int kRowHeight = 20;      // a bar, a heat map row, a lane
+constexpr int kTitleHeight = 28;    // the title line
+constexpr int kAxisHeight = 34;     // tick labels and the unit under the plot
+constexpr double kCharWidth = 6.6;  // of 11 px text, about
+constexpr int kMaxLabelPx = 320;    // labels longer than this are cut with …
+constexpr std::string_view kBarColor = "#4e79a7";
+constexpr std::string_view kSlowerColor = "#d35f4d";
+constexpr std::string_view kFasterColor = "#59a14f";
+
+// Characters (code points) of UTF-8 text.
+std::size_t Chars(std::string_view text) {
+  std::size_t n = 0;
+  for (unsigned char c : text) n += (c & 0xC0) != 0x80 ? 1 : 0;
+  return n;
+}
+
+// `text` cut to `chars` code points, ending in … when cut.
+std::string Cut(const std::string& text, std::size_t chars) {
+  if (Chars(text) <= chars || chars < 2) return text;
+  std::size_t end = 0;
+  for (std::size_t n = 0; end < text.size() && n < chars - 1; ++n) {
+    ++end;
+    while (end < text.size() && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) ++end;
+  }
+  return text.substr(0, end) + "\u2026";
+}
+
+// The width of the label column: the longest label's, within bounds.
+int LabelWidth(const std::vector<std::string>& labels) {
+  std::size_t longest = 4;
+  for (const std::string& l : labels) longest = std::max(longest, Chars(l));
+  return std::min(kMaxLabelPx,
+                  static_cast<int>(std::ceil(static_cast<double>(longest) * kCharWidth)) + 12);
+}
+
+// A label cut to what fits a label column `width_px` wide (LabelWidth's inverse).
+std::string Label(const std::string& text, int width_px) {
+  return EscapeMarkup(
+      Cut(text, static_cast<std::size_t>(std::floor((width_px - 12) / kCharWidth + 1e-6))));
+}
+
+// A number as a tick or a value label shows it: 3 significant digits, no exponent below 1e9.
+std::string Short(double v) {
+  const double a = std::fabs(v);
+  if (a == 0) return "0";
+  if (a >= 100) return fmt::format("{:.0f}", v);
+  if (a >= 10) return fmt::format("{:.1f}", v);
+  if (a >= 1) return fmt::format("{:.2f}", v);
+  return fmt::format("{:.3g}", v);
+}
+
+// A round step for about `count` ticks up to `max` (1, 2 or 5 times a power of ten).
+double TickStep(double max, int count) {
+  if (max <= 0) return 1;
+  const double raw = max / count;
+  const double power = std::pow(10.0, std::floor(std::log10(raw)));
+  for (double m : {1.0, 2.0, 5.0, 10.0}) {
+    if (raw <= m * power) return m * power;
+  }
+  return 10 * power;
+}
+
+void Open(std::ostream& out, std::string_view kind, int height, const std::string& title) {
+  out << fmt::format(
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" data-kind=\"{0}\" "
+      "width=\"{1}\" height=\"{2}\" viewBox=\"0 0 {1} {2}\" font-family=\"sans-serif\" "
+      "font-size=\"11\">\n<rect width=\"100%\" height=\"100%\" fill=\"#fff\"/>\n"
+      "<text class=\"title\" x=\"8\" y=\"18\" font-size=\"14\" font-weight=\"bold\">{3}</text>\n",
+      kind, kWidth, height, EscapeMarkup(title));
+}
+
+// A horizontal axis from x0 (value 0, or `at_zero`) to x1 at the bottom of the plot.
+void Axis(std::ostream& out, int x0, int x1, int y, double max, const std::string& unit) {
+  const double step = TickStep(max, 5);
+  out << fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#999\"/>\n", x0, y, x1,
+                     y);
+  for (double t = 0; t <= max * 1.0001; t += step) {
+    const double x = x0 + (x1 - x0) * t / max;
+    out << fmt::format(
+        "<line x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" stroke=\"#999\"/>"
+        "<text x=\"{0:.1f}\" y=\"{3}\" text-anchor=\"middle\" fill=\"#555\">{4}</text>\n",
+        x, y, y + 4, y + 15, Short(t));
+  }
+  // The unit on a line of its own under the right end: never on a bar, a tick or a label.
+  out << fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\" fill=\"#555\">{}</text>\n", x1,
+                     y + 28, EscapeMarkup(unit));
+}
+
+double Right(const Bar& b) {
+  return std::max(b.value, b.high.value_or(b.value));
+}
+
+void WritePlainBars(const Bars& chart, std::ostream& out) {
+  std::vector<std::string> labels;
+  double max = 0;
+  for (const Bar& b : chart.bars) {
+    labels.push_back(b.label);
+    if (std::isfinite(Right(b))) max = std::max(max, Right(b));
+  }
+  if (max <= 0) max = 1;
+  const int label_w = LabelWidth(labels);
+  const int x0 = label_w + 8;
+  const int x1 = kWidth - 70;  // room for the value label past the longest bar
+  const int top = kTitleHeight + 6;
+  const int height = top + static_cast<int>(chart.bars.size()) * kRowHeight + kAxisHeight + 8;
+  Open(out, "bars", height, chart.title);
+  const double scale = (x1 - x0) / max;
+  int y = top;
+  for (const Bar& b : chart.bars) {
+    const double w = std::isfinite(b.value) ? std::max(0.0, b.value) * scale : 0;
+    std::string spread;
+    if (b.low && b.high) spread = fmt::format(" (min {}, max {})", Short(*b.low), Short(*b.high));
+    out << fmt::format(
+        "<g><text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>"
+        "<rect class=\"bar\" x=\"{}\" y=\"{}\" width=\"{:.1f}\" height=\"{}\" fill=\"{}\">"
+        "<title>{}: {} {}{}</title></rect>",
+        x0 - 6, y + 14, Label(b.label, label_w), x0, y + 3, w, kRowHeight - 6, kBarColor,
+        EscapeMarkup(b.label), Short(b.value), EscapeMarkup(chart.unit), spread);
+    if (b.low && b.high && std::isfinite(*b.low) && std::isfinite(*b.high)) {
+      const double lo = x0 + *b.low * scale;
+      const double hi = x0 + *b.high * scale;
+      const int mid = y + kRowHeight / 2;
+      out << fmt::format(
+          "<path class=\"whisker\" d=\"M{0:.1f} {1}H{2:.1f}M{0:.1f} {3}V{4}M{2:.1f} {3}V{4}\" "
+          "stroke=\"#222\" fill=\"none\"/>",
+          lo, mid, hi, mid - 5, mid + 5);
+    }
+    out << fmt::format("<text x=\"{:.1f}\" y=\"{}\" fill=\"#333\">{}</text></g>\n",
+                       x0 + Right(b) * scale + 4, y + 14, Short(b.value));
+    y += kRowHeight;
+  }
+  Axis(out, x0, x1, y + 2, max, chart.unit);
+  out << "</svg>\n";
+}
+
+void WriteDivergingBars(const Bars& chart, std::ostream& out) {
+  std::vector<std::string> labels;
+  double reach = std::log2(1.25);  // at least ±25% of room either side
+  for (const Bar& b : chart.bars) {
+    labels.push_back(b.label);
+    if (b.value > 0 && std::isfinite(b.value))
+      reach = std::max(reach, std::fabs(std::log2(b.value)));
+  }
+  const int label_w = LabelWidth(labels);
+  const int x0 = label_w + 8 + 48;  // room for the value written left of a bar that reaches x0
+  const int x1 = kWidth - 60;
+  const double mid_x = (x0 + x1) / 2.0;
+  const double scale = (x1 - x0) / 2.0 / reach;
+  const int top = kTitleHeight + 18;
+  const int height = top + static_cast<int>(chart.bars.size()) * kRowHeight + 24;
+  Open(out, "diverging", height, chart.title);
+  out << fmt::format(
+      "<text x=\"{0:.1f}\" y=\"{1}\" text-anchor=\"end\" fill=\"{2}\">\u2190 faster</text>"
+      "<text x=\"{3:.1f}\" y=\"{1}\" fill=\"{4}\">slower \u2192</text>\n",
+      mid_x - 6, top - 4, kFasterColor, mid_x + 6, kSlowerColor);
+  int y = top;
+  for (const Bar& b : chart.bars) {
+    const bool known = b.value > 0 && std::isfinite(b.value);
+    const double d = known ? std::log2(b.value) * scale : 0;
+    const double x = d < 0 ? mid_x + d : mid_x;
+    out << fmt::format(
+        "<g><text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>"
+        "<rect class=\"bar\" x=\"{:.1f}\" y=\"{}\" width=\"{:.1f}\" height=\"{}\" fill=\"{}\">"
+        "<title>{}: {}{}</title></rect>"
+        "<text x=\"{:.1f}\" y=\"{}\" text-anchor=\"{}\" fill=\"#333\">{}</text></g>\n",
+        x0 - 6, y + 14, Label(b.label, label_w), x, y + 3, std::fabs(d), kRowHeight - 6,
+        d > 0 ? kSlowerColor : kFasterColor, EscapeMarkup(b.label),
+        known ? Short(b.value) : "no ratio", EscapeMarkup(chart.unit),
+        d < 0 ? x - 4 : mid_x + d + 4, y + 14, d < 0 ? "end" : "start",
+        known ? Short(b.value) : "-");
+    y += kRowHeight;
+  }
+  out << fmt::format(
+      "<line x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" stroke=\"#333\"/>"
+      "<text x=\"{0:.1f}\" y=\"{3}\" text-anchor=\"middle\" fill=\"#555\">1: as fast{4}</text>\n",
+      mid_x, top, y, y + 14, chart.unit.empty() ? "" : " (" + EscapeMarkup(chart.unit) + ")");
+  out << "</svg>\n";
+}
+
+// A sequential colour from pale yellow (0) to dark red (1).
+std::string HeatColor(double t) {
+  t = std::clamp(t, 0.0, 1.0);
+  const auto mix = [t](double a, double b, double c) {
+    return static_cast<int>(t < 0.5 ? a + (b - a) * t * 2 : b + (c - b) * (t - 0.5) * 2);
+  };
+  return fmt::format("rgb({},{},{})", mix(255, 246, 165), mix(247, 146, 15), mix(188, 60, 38));
+}
+
+// Text on a cell of fill `t`: white on the dark end.
+std::string_view InkOn(double t) {
+  return t > 0.6 ? "#fff" : "#222";
+}
+
+}  // namespace
+
+void WriteSvg(const Bars& chart, std::ostream& out) {
+  if (chart.diverging) {
+    WriteDivergingBars(chart, out);
+  } else {
+    WritePlainBars(chart, out);
+  }
+}
+
+void WriteSvg(const HeatMap& chart, std::ostream& out) {
+  const int label_w = LabelWidth(chart.rows);
+  const int x0 = label_w + 8;
+  const int columns = std::max<int>(1, static_cast<int>(chart.columns.size()));
+  const int cell_w = std::clamp((kWidth - x0 - 10) / columns, 24, 110);
+  std::size_t longest_column = 4;
+  for (const std::string& c : chart.columns) longest_column = std::max(longest_column, Chars(c));
+  // Column names are written at 45 degrees above the grid.
+  const int head =
+      static_cast<int>(std::min(static_cast<double>(longest_column) * kCharWidth, 160.0) * 0.72) +
+      12;
+  const int top = kTitleHeight + head;
+  const int height = top + static_cast<int>(chart.rows.size()) * kRowHeight + 30;
+  const int width = std::max(kWidth, x0 + columns * cell_w + 120);
+  double max = 0;
+  for (const auto& row : chart.cells) {
+    for (const auto& cell : row) {
+      if (cell && std::isfinite(*cell)) max = std::max(max, *cell);
+    }
+  }
+  if (max <= 0) max = 1;
+  out << fmt::format(
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" data-kind=\"heatmap\" "
+      "width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" font-family=\"sans-serif\" "
+      "font-size=\"11\">\n<rect width=\"100%\" height=\"100%\" fill=\"#fff\"/>\n"
+      "<text class=\"title\" x=\"8\" y=\"18\" font-size=\"14\" font-weight=\"bold\">{2}</text>\n",
+      width, height, EscapeMarkup(chart.title));
+  for (std::size_t c = 0; c < chart.columns.size(); ++c) {
+    const int x = x0 + static_cast<int>(c) * cell_w + cell_w / 2;
+    out << fmt::format("<text x=\"{0}\" y=\"{1}\" transform=\"rotate(-45 {0} {1})\">{2}</text>\n",
+                       x, top - 6, EscapeMarkup(Cut(chart.columns[c], 24)));
+  }
+  for (std::size_t r = 0; r < chart.rows.size(); ++r) {
+    const int y = top + static_cast<int>(r) * kRowHeight;
+    out << fmt::format("<g><text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>", x0 - 6, y + 14,
+                       Label(chart.rows[r], label_w));
+    for (std::size_t c = 0; c < chart.columns.size(); ++c) {
+      const std::optional<double> v =
+          r < chart.cells.size() && c < chart.cells[r].size() ? chart.cells[r][c] : std::nullopt;
+      const int x = x0 + static_cast<int>(c) * cell_w;
+      const double number = v.value_or(0);
+      const bool known = v.has_value() && std::isfinite(number);
+      const double t = known ? std::sqrt(std::max(0.0, number) / max) : 0;
+      out << fmt::format(
+          "<rect class=\"cell\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\">"
+          "<title>{} / {}: {}</title></rect>",
+          x, y, cell_w - 1, kRowHeight - 1, known ? HeatColor(t) : "#e4e4e4",
+          EscapeMarkup(chart.rows[r]), EscapeMarkup(chart.columns[c]),
+          known ? Short(number) + " " + EscapeMarkup(chart.unit) : "none");
+      if (known && cell_w >= 34) {
+        out << fmt::format(
+            "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" fill=\"{}\" "
+            "pointer-events=\"none\">{}</text>",
+            x + cell_w / 2, y + 14, InkOn(t), Short(number));
+      }
+    }
+    out << "</g>\n";
+  }
+  const int legend_y = top + static_cast<int>(chart.rows.size()) * kRowHeight + 18;
+  out << fmt::format(
+      "<text x=\"{}\" y=\"{}\" fill=\"#555\">{} (darker is more; grey: not run or no row); "
+      "max {}</text>\n",
+      x0, legend_y, EscapeMarkup(chart.unit), Short(max));
+  out << "</svg>\n";
+}
+
+void WriteSvg(const Lanes& chart, std::ostream& out) {
+  std::vector<std::string> names;
+  double start = INFINITY;
+  double end = -INFINITY;
+  for (const Lane& lane : chart.lanes) {
+    names.push_back(lane.name);
+    for (const auto& [s, length] : lane.spans) {
+      start = std::min(start, s);
+      end = std::max(end, s + length);
+    }
+  }
+  if (!std::isfinite(start) || end <= start) {
+    start = 0;
+    end = 1;
+  }
+  const int label_w = LabelWidth(names);
+  const int x0 = label_w + 8;
+  const int x1 = kWidth - 20;
+  const int top = kTitleHeight + 6;
+  const int height = top + static_cast<int>(chart.lanes.size()) * kRowHeight + kAxisHeight + 8;
+  Open(out, "lanes", height, chart.title);
+  const double scale = (x1 - x0) / (end - start);
+  int y = top;
+  for (const Lane& lane : chart.lanes) {
+    out << fmt::format(
+        "<g class=\"lane\"><title>{}: {} spans</title>"
+        "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"#f3f3f3\"/>"
+        "<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>",
+        EscapeMarkup(lane.name), lane.spans.size(), x0, y + 2, x1 - x0, kRowHeight - 4, x0 - 6,
+        y + 14, Label(lane.name, label_w));
+    std::vector<std::pair<double, double>> spans = lane.spans;
+    std::sort(spans.begin(), spans.end());
+    // Pixels [a, b) covered, spans that touch the same pixel joined.
+    double a = -1;
+    double b = -1;
+    const auto flush = [&] {
+      if (a < 0) return;
+      out << fmt::format(
+          "<rect class=\"span\" x=\"{:.1f}\" y=\"{}\" width=\"{:.1f}\" height=\"{}\" "
+          "fill=\"{}\"/>",
+          a, y + 3, std::max(b - a, 0.8), kRowHeight - 6, kBarColor);
+    };
+    for (const auto& [s, length] : spans) {
+      const double l = x0 + (s - start) * scale;
+      const double r = x0 + (s + length - start) * scale;
+      if (a >= 0 && l <= b + 1) {
+        b = std::max(b, r);
+        continue;
+      }
+      flush();
+      a = l;
+      b = r;
+    }
+    flush();
+    out << "</g>\n";
+    y += kRowHeight;
+  }
+  const double unit_scale = end - start;
+  Axis(out, x0, x1, y + 2, unit_scale, chart.unit);
+  out << "</svg>\n";
+}
+
+void WriteSvg(const Matrix& chart, std::ostream& out) {
+  const int label_w = LabelWidth(chart.rows);
+  const int x0 = label_w + 8;
+  const int cell_w = 22;
+  std::size_t longest_column = 4;
+  for (const std::string& c : chart.columns) longest_column = std::max(longest_column, Chars(c));
+  const int head = static_cast<int>(static_cast<double>(longest_column) * kCharWidth * 0.72) + 12;
+  const int top = kTitleHeight + head;
+  const int width = std::max(kWidth, x0 + static_cast<int>(chart.columns.size()) * cell_w + 140);
+  const int height = top + static_cast<int>(chart.rows.size()) * kRowHeight + 30;
+  out << fmt::format(
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" data-kind=\"matrix\" "
+      "width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" font-family=\"sans-serif\" "
+      "font-size=\"11\">\n<rect width=\"100%\" height=\"100%\" fill=\"#fff\"/>\n"
+      "<text class=\"title\" x=\"8\" y=\"18\" font-size=\"14\" font-weight=\"bold\">{2}</text>\n",
+      width, height, EscapeMarkup(chart.title));
+  for (std::size_t c = 0; c < chart.columns.size(); ++c) {
+    const int x = x0 + static_cast<int>(c) * cell_w + cell_w / 2;
+    out << fmt::format("<text x=\"{0}\" y=\"{1}\" transform=\"rotate(-45 {0} {1})\">{2}</text>\n",
+                       x, top - 6, EscapeMarkup(chart.columns[c]));
+  }
+  for (std::size_t r = 0; r < chart.rows.size(); ++r) {
+    const int y = top + static_cast<int>(r) * kRowHeight;
+    out << fmt::format("<g><text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>", x0 - 6, y + 14,
+                       Label(chart.rows[r], label_w));
+    for (std::size_t c = 0; c < chart.columns.size(); ++c) {
+      const int m = r < chart.cells.size() && c < chart.cells[r].size() ? chart.cells[r][c] : -1;
+      const bool marked = m >= 0 && m < static_cast<int>(chart.marks.size());
+      const int x = x0 + static_cast<int>(c) * cell_w;
+      out << fmt::format(
+          "<rect class=\"cell {}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\">"
+          "<title>{} / {}: {}</title></rect>",
+          marked ? EscapeMarkup(chart.marks[m].name) : "none", x, y, cell_w - 1, kRowHeight - 1,
+          marked ? EscapeMarkup(chart.marks[m].color) : "#f3f3f3", EscapeMarkup(chart.rows[r]),
+          EscapeMarkup(chart.columns[c]), marked ? EscapeMarkup(chart.marks[m].name) : "absent");
+      if (marked) {
+        out << fmt::format(
+            "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" pointer-events=\"none\">{}</text>",
+            x + cell_w / 2, y + 14, EscapeMarkup(chart.marks[m].symbol));
+      }
+    }
+    out << "</g>\n";
+  }
+  int x = x0;
+  const int legend_y = top + static_cast<int>(chart.rows.size()) * kRowHeight + 18;
+  for (const Matrix::Mark& mark : chart.marks) {
+    out << fmt::format(
+        "<rect x=\"{}\" y=\"{}\" width=\"14\" height=\"14\" fill=\"{}\"/>"
+        "<text x=\"{}\" y=\"{}\">{} {}</text>\n",
+        x, legend_y - 11, EscapeMarkup(mark.color), x + 18, legend_y, EscapeMarkup(mark.symbol),
+        EscapeMarkup(mark.name));
+    x += 30 + static_cast<int>(static_cast<double>(Chars(mark.name) + 2) * kCharWidth);
+  }
+  out << "</svg>\n";
+}
+
+}  // namespace dlcheck::report::chart

@@ -1,0 +1,180 @@
+// The charts (report/chart.h), a report's declared charts read from its tables
+// (report/chart_data.h) and the html printer, on hand-built reports: marks counted, rows summed
+// and averaged as declared, hostile text escaped.
+#include "report/chart.h"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+#include <string>
+
+#include "report/chart_data.h"
+#include "report/printer.h"
+
+namespace dlcheck::report {
+namespace {
+
+std::size_t Count(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) {
+    ++n;
+  }
+  return n;
+}
+
+TEST(Chart, BarsDrawOneBarAndWhiskerPerEntry) {
+  chart::Bars bars{.title = "t", .unit = "samples/s"};
+  bars.bars.push_back({.label = "sse41", .value = 10, .low = 9, .high = 11});
+  bars.bars.push_back({.label = "avx2", .value = 20});
+  std::ostringstream out;
+  chart::WriteSvg(bars, out);
+  EXPECT_EQ(Count(out.str(), "class=\"bar\""), 2u);
+  EXPECT_EQ(Count(out.str(), "class=\"whisker\""), 1u);
+  EXPECT_NE(out.str().find("data-kind=\"bars\""), std::string::npos);
+}
+
+TEST(Chart, HeatMapDrawsEveryCellEmptyOnesToo) {
+  chart::HeatMap map{.title = "t", .unit = "ms", .rows = {"a", "b", "c"}, .columns = {"x", "y"}};
+  map.cells = {{1.0, 2.0}, {std::nullopt, 3.0}, {4.0, std::nullopt}};
+  std::ostringstream out;
+  chart::WriteSvg(map, out);
+  EXPECT_EQ(Count(out.str(), "class=\"cell\""), 6u);
+}
+
+TEST(Chart, LanesJoinSpansThatShareAPixel) {
+  chart::Lanes lanes{.title = "t", .unit = "us"};
+  lanes.lanes.push_back({.name = "convolution"});
+  for (int i = 0; i < 100000; ++i) lanes.lanes[0].spans.emplace_back(i, 0.5);
+  lanes.lanes.push_back({.name = "reorder", .spans = {{0, 10}, {90000, 10}}});
+  std::ostringstream out;
+  chart::WriteSvg(lanes, out);
+  EXPECT_EQ(Count(out.str(), "class=\"lane\""), 2u);
+  // A span every 1e-2 px is one mark; the two far-apart ones stay two.
+  EXPECT_EQ(Count(out.str(), "class=\"span\""), 3u);
+}
+
+TEST(Chart, EscapeMarkupLeavesNoMarkupAndNoControlCharacter) {
+  EXPECT_EQ(chart::EscapeMarkup("<script>\"a\"&'b'</table>\x1b\xff\n\t\xc2\x9b\xc3\xa9"),
+            "&lt;script&gt;&quot;a&quot;&amp;&#39;b&#39;&lt;/table&gt;\xEF\xBF\xBD\xEF\xBF\xBD\n\t"
+            "\xEF\xBF\xBD\xc3\xa9");
+}
+
+// A report with a table of (layer, kind, config, run, exec_ms) rows.
+Report Rows() {
+  Report r;
+  r.command = "parse";
+  Table& t = r.AddView("rows", {"layer", "kind", "config", "run", "exec_ms"}, "Rows");
+  t.rows = {{"conv1", "convolution", "avx2", 1, 2.0}, {"conv1", "reorder", "avx2", 1, 1.0},
+            {"fc1", "inner_product", "avx2", 1, 4.0}, {"conv1", "convolution", "avx2", 2, 4.0},
+            {Value(), "reorder", "sse41", 1, 8.0},    {"conv1", "convolution", "sse41", 1, 6.0}};
+  return r;
+}
+
+TEST(ChartData, BarsSumTheRowsOfALabelAndSkipRowsWithoutOne) {
+  Report r = Rows();
+  std::ostringstream out;
+  ASSERT_TRUE(DrawChart(
+      r,
+      {.title = "by layer", .table = "rows", .label = {"layer"}, .value = "exec_ms", .unit = "ms"},
+      out));
+  EXPECT_EQ(Count(out.str(), "class=\"bar\""), 2u);
+  // conv1: 2 + 1 + 4 + 6.
+  EXPECT_NE(out.str().find("<title>conv1: 13.0 ms</title>"), std::string::npos) << out.str();
+}
+
+TEST(ChartData, HeatMapCellsAreTheMeanPerRunWhenAsked) {
+  Report r = Rows();
+  std::ostringstream out;
+  ASSERT_TRUE(DrawChart(r,
+                        {.kind = Chart::Kind::kHeatMap,
+                         .table = "rows",
+                         .label = {"layer", "kind"},
+                         .value = "exec_ms",
+                         .series = "config",
+                         .per = "run",
+                         .unit = "ms"},
+                        out));
+  // Rows: conv1 convolution, conv1 reorder, fc1 inner_product, reorder; columns avx2, sse41.
+  EXPECT_EQ(Count(out.str(), "class=\"cell\""), 8u);
+  // avx2 had two runs: (2 + 4) / 2.
+  EXPECT_NE(out.str().find("conv1 convolution / avx2: 3.00 ms"), std::string::npos) << out.str();
+}
+
+TEST(ChartData, AChartOfAMissingTableOrColumnIsNotDrawn) {
+  Report r = Rows();
+  std::ostringstream out;
+  EXPECT_FALSE(DrawChart(r, {.table = "none", .label = {"layer"}, .value = "exec_ms"}, out));
+  EXPECT_FALSE(DrawChart(r, {.table = "rows", .label = {"nope"}, .value = "exec_ms"}, out));
+  EXPECT_FALSE(DrawChart(r, {.table = "rows", .label = {"layer"}, .value = "nope"}, out));
+  EXPECT_TRUE(out.str().empty());
+}
+
+TEST(ChartData, MatrixMarksEachWordByTheLastColumnThatHoldsIt) {
+  Report r;
+  Table& t = r.AddView("groups", {"hosts", "features", "lacks", "hidden"});
+  t.rows.push_back(
+      {"n[1-2]", Value(TextList{"avx2", "avx512f"}), Value(TextList{}), Value(TextList{})});
+  t.rows.push_back(
+      {"n3", Value(TextList{"avx2"}), Value(TextList{"avx512f"}), Value(TextList{"avx512f"})});
+  std::ostringstream out;
+  ASSERT_TRUE(DrawChart(
+      r,
+      {.kind = Chart::Kind::kMatrix,
+       .table = "groups",
+       .label = {"hosts"},
+       .marks = {{"features", "+", "#0f0"}, {"lacks", "x", "#f00"}, {"hidden", "H", "#fa0"}}},
+      out));
+  EXPECT_EQ(Count(out.str(), "<rect class=\"cell "), 4u);
+  EXPECT_EQ(Count(out.str(), "class=\"cell features\""), 3u);
+  EXPECT_EQ(Count(out.str(), "class=\"cell hidden\""), 1u);
+  EXPECT_EQ(Count(out.str(), "class=\"cell lacks\""), 0u);
+}
+
+TEST(HtmlPrinter, HostileTextIsShownAsTextNeverAsMarkup) {
+  Report r = Rows();
+  r.tables[0].title = "</h2><script>alert(1)</script>";
+  r.tables[0].rows.push_back({"<script>window.x=1</script>", "</table>\"'", "a", 1, 1.5});
+  r.AddFinding(Severity::kWarning, "<b>code</b>", "message </ul><img src=x onerror=alert(2)>");
+  r.charts.push_back({.title = "<script>", .table = "rows", .label = {"kind"}, .value = "exec_ms"});
+  std::ostringstream out;
+  PrintHtml(r, out);
+  const std::string page = out.str();
+  EXPECT_EQ(Count(page, "<script"), 1u);  // the page's own
+  EXPECT_EQ(Count(page, "<img"), 0u);
+  EXPECT_EQ(Count(page, "</table>"), 1u);  // one table, closed once
+  EXPECT_NE(page.find("&lt;script&gt;window.x=1&lt;/script&gt;"), std::string::npos);
+  EXPECT_NE(page.find("&lt;/table&gt;&quot;&#39;"), std::string::npos);
+}
+
+TEST(HtmlPrinter, FindingsComeFirstNumbersAreRightAlignedWithTheirUnit) {
+  Report r = Rows();
+  r.AddFinding(Severity::kInfo, "partial-log", "the log has no create lines");
+  std::ostringstream out;
+  PrintHtml(r, out);
+  const std::string page = out.str();
+  ASSERT_NE(page.find("id=\"findings\""), std::string::npos);
+  EXPECT_LT(page.find("id=\"findings\""), page.find("<table class=\"data\""));
+  EXPECT_NE(page.find("<th class=\"n\">exec_ms<small>ms</small></th>"), std::string::npos);
+  EXPECT_NE(page.find("<td class=\"n\" data-v=\"2\">2.000</td>"), std::string::npos) << page;
+  EXPECT_EQ(Count(page, "<tr><td"), 6u);
+}
+
+TEST(SvgFormat, AReportWithoutStacksPrintsItsChartsInOneDocument) {
+  Report r = Rows();
+  r.charts.push_back({.title = "a", .table = "rows", .label = {"kind"}, .value = "exec_ms"});
+  r.charts.push_back({.title = "b", .table = "missing", .label = {"kind"}, .value = "exec_ms"});
+  r.charts.push_back({.kind = Chart::Kind::kHeatMap,
+                      .title = "c",
+                      .table = "rows",
+                      .label = {"kind"},
+                      .value = "exec_ms",
+                      .series = "config"});
+  std::ostringstream out;
+  Print(r, Format::kSvg, out);
+  EXPECT_EQ(out.str().rfind("<?xml", 0), 0u);
+  EXPECT_EQ(Count(out.str(), "<svg"), 3u);  // the document and the two charts drawn
+  EXPECT_EQ(Count(out.str(), "</svg>"), 3u);
+}
+
+}  // namespace
+}  // namespace dlcheck::report
