@@ -263,8 +263,8 @@ StatusOr<Run> CaptureProgram(const ProgramSource& source, const CaptureSettings&
   splitter.Finish();
   if (!ended.ok()) return ended.status();
   // A signal dlcheck passed on ends the log where the program was stopped; with no verbose line
-  // at all, the command says why (no-verbose), and the parser's "is ONEDNN_VERBOSE set?" does
-  // not apply.
+  // at all, the command says why (program-ended-early, onednn-not-loaded), and the parser's "is
+  // ONEDNN_VERBOSE set?" does not apply.
   const verbose::RunContext context{.whole_run = ended->interrupted == 0,
                                     .silent_with_verbose_on = splitter.verbose_lines() == 0};
   Run run = recorder.Finish(std::move(*ended), context);
