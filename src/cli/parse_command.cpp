@@ -197,6 +197,7 @@ void PrintFullReport(const ParseOptions& options, const std::vector<std::string>
   AddPrimitivesTable(full, std::move(rows), summary.exec_ms, options.top, columns);
   AddLogSummary(full, files, session, summary);
   AddParseTimeline(full, execs);
+  report::SetVerdict(full, PrimitivesVerdict(summary));
   report::Print(full, options.format, std::cout);
 }
 

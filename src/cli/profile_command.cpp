@@ -180,6 +180,7 @@ report::Report BuildReport(const ProfileOptions& o, const dispatch::Run& r,
                      col::kCreateMs, col::kCacheHits});
   report.primary_table = profile::kKernelsTable.name;
   AddStacksTable(report, o, p);
+  report::SetVerdict(report, profile::ProfileVerdict(p));
   return report;
 }
 

@@ -53,6 +53,7 @@ void AddRunSection(report::Report& report, const RunOptions& o, const dispatch::
   s.Add(kForwardedSignal,
         ended.interrupted != 0 ? TextOrNull(os::SignalName(ended.interrupted)) : report::Value());
   s.Add(kWallS, report::Value(ended.wall_s, 3));
+  s.Add(report::kTraceOrigin, report::Value(ended.start_unix_s, 6));
   s.Add(model_run_field::kOnednnVersion, TextOrNull(header.library_version));
   s.Add(kRuntime, TextOrNull(header.runtime));
   s.Add(model_run_field::kThreads,
@@ -75,6 +76,14 @@ report::Report BuildReport(const RunOptions& o, dispatch::Run& run) {
   for (Finding& f : dispatch::RunFindings(run, ValidUtf8(o.command.front()))) {
     report.findings.push_back(std::move(f));
   }
+  const double wall_ms = run.outcome.wall_s * 1e3;
+  report::SetVerdict(
+      report,
+      fmt::format("{} {}; {}{}", ValidUtf8(o.command.front()), run.outcome.Ended(),
+                  PrimitivesVerdict(run.summary),
+                  wall_ms > 0 ? fmt::format(" ({:.1f} % of {:.2f} s wall)",
+                                            100 * run.summary.exec_ms / wall_ms, run.outcome.wall_s)
+                              : ""));
   return report;
 }
 
@@ -125,10 +134,10 @@ const report::contract::Document& RunDocument() {
     return contract::Document{
         "run",
         "a program run with oneDNN verbose on, and the per-primitive report of its log",
-        {contract::Object(
-             kRunPart, {kCommand, kExitStatus, kEnded, kSignal, kForwardedSignal, kWallS,
-                        model_run_field::kOnednnVersion, kRuntime, model_run_field::kThreads, kIsa,
-                        kExecMs, kExecPctOfWall, kVerboseLines, kProgramLines, kProgramBytes}),
+        {contract::Object(kRunPart, {kCommand, kExitStatus, kEnded, kSignal, kForwardedSignal,
+                                     kWallS, report::kTraceOrigin, model_run_field::kOnednnVersion,
+                                     kRuntime, model_run_field::kThreads, kIsa, kExecMs,
+                                     kExecPctOfWall, kVerboseLines, kProgramLines, kProgramBytes}),
          InputMember(/*with_files=*/false), HeaderMember(), SummaryMember(),
          PrimitivesMember(/*with_layer=*/false, /*with_file=*/false), DiagnosticsMember(),
          report::TraceMember()}};

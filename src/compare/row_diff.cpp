@@ -249,8 +249,8 @@ report::Report DiffReport(RowDiff diff) {
   summary.Add(kRegressions, diff.regressions);
   report::Table& table = report.AddTable(kDiffRowsTable, kDiffColumns);
   table.hidden_in_table = report::Names({kPropKind, kIsaA, kIsaB, kExecsA, kExecsB});
-  table.answer_columns = report::Names({kRatio});
-  table.leave_out_first = report::Names({kFallbackA, kFallbackB, kLayer, kRegressed, kProblem});
+  table.answer_columns = report::Names({kRegressed, kRatio});
+  table.leave_out_first = report::Names({kFallbackA, kFallbackB});
   report.primary_table = kDiffRowsTable.name;
   AddFindings(report, diff, counts);
   // The rows' cells are made as they are printed (a diff of two large logs is large).
