@@ -145,9 +145,9 @@ bool CutFrom(const std::string& cut, const std::string& whole) {
   const bool keeps_start = cut.rfind(kEllipsis, 0) != 0;
   const bool keeps_end = !EndsInEllipsis(cut);
   if (keeps_start && whole.rfind(parts.front(), 0) != 0) return false;
-  if (keeps_end && (whole.size() < parts.back().size() ||
-                    whole.compare(whole.size() - parts.back().size(), parts.back().size(),
-                                  parts.back()) != 0)) {
+  if (keeps_end &&
+      (whole.size() < parts.back().size() ||
+       whole.compare(whole.size() - parts.back().size(), parts.back().size(), parts.back()) != 0)) {
     return false;
   }
   std::size_t at = 0;
