@@ -582,6 +582,11 @@ TEST(TerminalVerdictTest, EveryReportOpensWithItsVerdict) {
       {{"platform", "--cpuid-dump", testing::DataPath("cpuid/intel-core-i7-4770-cpu.test")},
        "Features",
        ""},
+      // perf sampling a program that prints nothing itself (CI runs as root, as for profile's
+      // own tests).
+      {{"profile", "--no-off-cpu", "--", "/usr/bin/python3", "-c", "sum(range(30000000))"},
+       "CPU time by class",
+       ""},
       {{"dispatch", "--model", "mlp", "--iters", "2", "--warmup", "0", "--traced", "1", "--batch",
         "16", "--isa", "sse41,avx2"},
        "Per primitive",
