@@ -244,7 +244,9 @@ TEST_F(RunCliTest, TraceIsInTheProgramsProcessFromItsStart) {
     EXPECT_LE(base_us + e["ts"].get<double>() + e["dur"].get<double>(), after_us) << e.dump();
   }
   for (const Json& m : trace["traceEvents"]) {
-    if (m["name"] == "thread_name") EXPECT_EQ(m["args"]["name"], "main thread") << m.dump();
+    if (m["name"] == "thread_name") {
+      EXPECT_EQ(m["args"]["name"], "main thread") << m.dump();
+    }
   }
 }
 

@@ -251,7 +251,9 @@ void ExpectFitted(const std::vector<std::string>& args, const TableCheck& table,
       shown.push_back(block[i]);
     }
   }
-  if (columns >= 120) EXPECT_EQ(folded, 0u) << "rows folded at " << columns << ":\n" << screen.text;
+  if (columns >= 120) {
+    EXPECT_EQ(folded, 0u) << "rows folded at " << columns << ":\n" << screen.text;
+  }
   ASSERT_GE(shown.size(), rows.size()) << screen.text;
   for (std::size_t i = 0; i < rows.size(); ++i) {
     EXPECT_TRUE(ShowsRow(shown[i], rows[i], table.live))
@@ -564,9 +566,13 @@ void ExpectVerdictFirst(const VerdictCheck& check, unsigned short columns) {
            line.substr(line.find_first_not_of(' ')).rfind(check.first_table, 0) == 0;
   });
   EXPECT_NE(table, lines.end()) << screen.text;
-  if (findings != lines.end()) EXPECT_LT(findings, table) << screen.text;
+  if (findings != lines.end()) {
+    EXPECT_LT(findings, table) << screen.text;
+  }
   const bool warned = verdict.find("; no warnings ") == std::string::npos;
-  if (warned) EXPECT_NE(findings, lines.end()) << "a tally without findings:\n" << screen.text;
+  if (warned) {
+    EXPECT_NE(findings, lines.end()) << "a tally without findings:\n" << screen.text;
+  }
 }
 
 TEST(TerminalVerdictTest, EveryReportOpensWithItsVerdict) {
