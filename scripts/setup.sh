@@ -37,6 +37,7 @@ tests_packages=(
   slurm-wlm munge pdsh                # the fleet integration test: 3 slurmd, srun, dshbak -c
   procps                              # ps/pgrep: that test checks no daemon is left behind
   prometheus                          # promtool: the fleet test lints the Prometheus textfile
+  lintian                             # make deb-test: the package has no lintian error
 )
 # ci: what .ci/run adds (the libFuzzer target is built with clang; ASan/UBSan use gcc's runtime;
 # `make format-check` holds every source to .clang-format).

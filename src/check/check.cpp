@@ -69,9 +69,13 @@ void CheckProbes(const detect::PlatformInfo& info, const std::vector<detect::Pro
 }
 
 Item CheckIsaRequirement(const Requirement& r, const detect::PlatformInfo& info) {
-  const std::string have = OneDnnIsa(info);
+  // A oneDNN 3.x level is held against the level 3.x dispatches here, a 2.6 cap against the
+  // linked oneDNN's.
+  const bool onednn3 = onednn::IsOneDnn3Level(r.name);
+  const std::string have = onednn3 ? info.onednn3_max_isa.isa : OneDnnIsa(info);
+  const std::string_view which = onednn3 ? "oneDNN 3.x" : "oneDNN";
   Item item{.check = "require " + r.name,
-            .detail = fmt::format("oneDNN dispatches up to {}", have)};
+            .detail = fmt::format("{} dispatches up to {}", which, have)};
   const std::optional<int> have_rank = onednn::IsaRank(have);
   const std::optional<int> want_rank = onednn::IsaRank(r.name);
   if (!have_rank || !want_rank) {
@@ -79,7 +83,7 @@ Item CheckIsaRequirement(const Requirement& r, const detect::PlatformInfo& info)
     item.summary = fmt::format("cannot rank {} against the required {}", have, r.name);
   } else if (*have_rank < *want_rank) {
     item.state = State::kCritical;
-    item.summary = fmt::format("oneDNN ISA {} below the required {}", have, r.name);
+    item.summary = fmt::format("{} ISA {} below the required {}", which, have, r.name);
   }
   return item;
 }
@@ -233,8 +237,44 @@ IsaSurvey SurveyIsas(std::string_view expect_isa, const dispatch::Run& run) {
   return survey;
 }
 
-Item ExpectIsaItem(const std::string& expect_isa, const dispatch::Run& run) {
-  const IsaSurvey survey = SurveyIsas(expect_isa, run);
+// The level a run's rows are held to for `expect_isa`: itself, except a oneDNN 3.x level asked
+// of a log of an older oneDNN (the linked 2.6.3's model pass), which has no such level: there the
+// rows are held to the level that oneDNN dispatches here, once the host's 3.x level reaches the
+// expected one (else the host itself is below it, an item of its own).
+struct ExpectedLevel {
+  std::string isa;
+  std::string note;           ///< how `isa` came from the expected level, or ""
+  std::optional<Item> below;  ///< the host's 3.x level is below the expected one
+};
+
+ExpectedLevel LevelFor(const std::string& expect_isa, const dispatch::Run& run,
+                       const detect::PlatformInfo& platform) {
+  if (!onednn::IsOneDnn3Level(expect_isa) || run.header.MajorVersion() >= 3) {
+    return {.isa = expect_isa};
+  }
+  const std::string& host3 = platform.onednn3_max_isa.isa;
+  if (onednn::Compare(host3, expect_isa) == onednn::IsaOrder::kBelow) {
+    return {
+        .below = Item{
+            .check = "expect-isa " + expect_isa,
+            .state = State::kCritical,
+            .detail = fmt::format("oneDNN 3.x dispatches up to {} on this CPU", host3),
+            .summary = fmt::format("oneDNN 3.x ISA {} below the expected {}", host3, expect_isa)}};
+  }
+  const std::string linked = OneDnnIsa(platform);
+  return {
+      .isa = linked,
+      .note = fmt::format(" (the model ran on oneDNN {}, which has no {}: held to {}, its "
+                          "level on this CPU, whose oneDNN 3.x level is {})",
+                          run.header.library_version.empty() ? "2.x" : run.header.library_version,
+                          expect_isa, linked, host3)};
+}
+
+Item ExpectIsaItem(const std::string& expect_isa, const dispatch::Run& run,
+                   const detect::PlatformInfo& platform) {
+  ExpectedLevel level = LevelFor(expect_isa, run, platform);
+  if (level.below) return std::move(*level.below);
+  const IsaSurvey survey = SurveyIsas(level.isa, run);
   Item item{.check = "expect-isa " + expect_isa};
   if (survey.compute_rows == 0) {
     item.state = State::kUnknown;
@@ -242,19 +282,19 @@ Item ExpectIsaItem(const std::string& expect_isa, const dispatch::Run& run) {
     item.summary = "no compute primitive to check the ISA of";
   } else if (!survey.below.empty()) {
     item.state = State::kCritical;
-    item.detail = "below " + expect_isa + ": " + Join(survey.below, ", ");
+    item.detail = "below " + level.isa + ": " + Join(survey.below, ", ") + level.note;
     item.summary =
-        fmt::format("compute dispatched {} below the expected {}", survey.lowest, expect_isa);
+        fmt::format("compute dispatched {} below the expected {}", survey.lowest, level.isa);
   } else if (!survey.unranked.empty()) {
     // An ISA with no place in the x86 order is not evidence of being below it.
     item.state = State::kUnknown;
     item.detail = fmt::format("compute dispatched {}, which dlcheck cannot rank against {}",
-                              Join(survey.unranked, ", "), expect_isa);
+                              Join(survey.unranked, ", "), level.isa);
     item.summary = fmt::format("cannot rank {} against the expected {}",
-                               Join(survey.unranked, ", "), expect_isa);
+                               Join(survey.unranked, ", "), level.isa);
   } else {
-    item.detail = fmt::format("{} compute primitives at {} or above (lowest {})",
-                              survey.compute_rows, expect_isa, survey.lowest);
+    item.detail = fmt::format("{} compute primitives at {} or above (lowest {}){}",
+                              survey.compute_rows, level.isa, survey.lowest, level.note);
   }
   return item;
 }
@@ -271,7 +311,7 @@ void CheckModelRun(const Requirements& r, const Evidence& e, std::vector<Item>& 
   items.push_back(WorkerItem(run));
   if (auto item = ReferenceItem(run)) items.push_back(std::move(*item));
   if (auto item = ScalarFallbackItem(r, run)) items.push_back(std::move(*item));
-  if (!r.expect_isa.empty()) items.push_back(ExpectIsaItem(r.expect_isa, run));
+  if (!r.expect_isa.empty()) items.push_back(ExpectIsaItem(r.expect_isa, run, e.platform));
 }
 
 }  // namespace
@@ -365,10 +405,25 @@ std::size_t Requirements::Count() const {
   return require.size() + (min_sockets > 0) + (min_cores > 0) + (expect_isa.empty() ? 0 : 1);
 }
 
+namespace {
+
+// The ISA names a check takes: the linked oneDNN's caps and oneDNN 3.x's levels.
+bool IsCheckIsa(std::string_view name) {
+  return onednn::IsSweepCap(name) || onednn::IsOneDnn3Level(name);
+}
+
+std::vector<std::string> CheckIsas() {
+  std::vector<std::string> names(onednn::kSweepCaps.begin(), onednn::kSweepCaps.end());
+  names.insert(names.end(), onednn::kOneDnn3Levels.begin(), onednn::kOneDnn3Levels.end());
+  return names;
+}
+
+}  // namespace
+
 // "; did you mean 'avx512bw'?" for a mistyped feature or ISA level, or "".
 std::string RequireSuggestion(const std::string& name) {
   std::vector<std::string> names = detect::ReportedFeatures();
-  for (const auto& cap : onednn::kSweepCaps) names.emplace_back(cap);
+  for (const std::string& isa : CheckIsas()) names.push_back(isa);
   return DidYouMean(name, names);
 }
 
@@ -385,19 +440,18 @@ StatusOr<Requirements> ParseRequirements(const std::vector<std::string>& require
     const std::string name = Lower(given);
     if (std::find(features.begin(), features.end(), name) != features.end()) {
       r.require.push_back({name, false});
-    } else if (onednn::IsSweepCap(name)) {
+    } else if (IsCheckIsa(name)) {
       r.require.push_back({name, true});
     } else {
       return UsageError(
           fmt::format("--require: '{}' is neither a feature (a /proc/cpuinfo name such "
                       "as avx512bw) nor a oneDNN ISA ({}){}",
-                      given, onednn::SweepCapsText(), RequireSuggestion(name)));
+                      given, onednn::CheckIsasText(), RequireSuggestion(name)));
     }
   }
-  if (!r.expect_isa.empty() && !onednn::IsSweepCap(r.expect_isa)) {
+  if (!r.expect_isa.empty() && !IsCheckIsa(r.expect_isa)) {
     return UsageError(fmt::format("--expect-isa: '{}' is not a oneDNN ISA ({}){}", r.expect_isa,
-                                  onednn::SweepCapsText(),
-                                  DidYouMean(r.expect_isa, onednn::kSweepCaps)));
+                                  onednn::CheckIsasText(), DidYouMean(r.expect_isa, CheckIsas())));
   }
   return r;
 }

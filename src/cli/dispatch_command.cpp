@@ -132,7 +132,9 @@ report::Report BuildReport(const SweepContext& c,
     AddModelRunSection(report, c);
     AddModelSweepTables(report, results, comparison, c.options.perf_map);
   }
-  // After the noise guard's findings (busy-machine, threads-capped), which the Run section added.
+  // After the noise guard's findings (busy-machine, threads-capped), which the Run section added,
+  // and what the plan said before the runs (cap-hidden).
+  report.findings.insert(report.findings.end(), c.plan.findings.begin(), c.plan.findings.end());
   for (Finding& f :
        dispatch::SweepFindings(results, comparison, os::SignalForwarding::Received())) {
     report.findings.push_back(std::move(f));
@@ -272,9 +274,8 @@ void SetupDispatch(CLI::App& subcommand, int& exit_code) {
       ->type_name("LIST");
   AddCaptureOptions(*sub,
                     {.threads = &o->cap_threads,
-                     .threads_help = "OpenMP threads of the ISA sweep (default: OMP_NUM_THREADS; "
-                                     "else for a model all, for CMD the cores idle over the last "
-                                     "minute)",
+                     .threads_help = fmt::format("OpenMP threads of the ISA sweep (default: {})",
+                                                 dispatch::kThreadDefaultRule),
                      .timeout_s = &o->timeout_s,
                      .timeout_help = "kill a worker after this many seconds (default 600); with "
                                      "CMD: each run of CMD (default: no limit)"});

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <optional>
 
 #include "cli/stats_view.h"
@@ -58,6 +59,25 @@ std::vector<std::string> SweepColumns(const SweepComparison& c) {
   return columns;
 }
 
+// The `fastest` cell: the cap, "avx512_core = avx512_core_bf16" where caps tie (the same kernel);
+// for a program without one, "(1 run)" where a cap ran once (no spread to rank by), else
+// "(too close)" (the runs overlap).
+Value FastestValue(const std::vector<ConfigRuns>& results, const SweepComparison& c,
+                   const dispatch::KeyComparison& key) {
+  if (key.fastest) {
+    std::vector<std::size_t> caps = key.tied;
+    caps.push_back(*key.fastest);
+    std::sort(caps.begin(), caps.end());
+    std::vector<std::string> names;
+    for (const std::size_t i : caps) names.push_back(c.configs[i].config.cap()->isa);
+    return Value(Join(names, " = "));
+  }
+  if (c.model) return Value();
+  const bool one_run = std::any_of(c.caps.begin(), c.caps.end(),
+                                   [&](std::size_t i) { return results[i].runs.size() < 2; });
+  return Value(one_run ? "(1 run)" : "(too close)");
+}
+
 void AddSweepTable(report::Report& report, const std::vector<ConfigRuns>& results,
                    const SweepComparison& c) {
   if (c.caps.empty()) return;
@@ -65,10 +85,10 @@ void AddSweepTable(report::Report& report, const std::vector<ConfigRuns>& result
       "sweep", SweepColumns(c),
       c.model ? "Per primitive: ms per step and implementation under each cap ([scalar]: "
                 "reference code); the fastest cap and its speedup over dlcheck's scalar "
-                "kernels and over the lowest cap"
+                "kernels and over the lowest cap (a = b: caps that ran the same kernel)"
               : "Per primitive: ms per run (median) and implementation under each cap "
                 "([scalar]: reference code); the fastest cap where its runs do not overlap "
-                "the others'");
+                "the others' (a = b: caps that ran the same kernel)");
   // A reading view: JSON and xlsx have the same values typed in `primitives` (and `configs`).
   t.only_in_table = true;
   t.answer_columns = c.model ? std::vector<std::string>{"fastest", "x scalar", "x lowest"}
@@ -83,9 +103,7 @@ void AddSweepTable(report::Report& report, const std::vector<ConfigRuns>& result
     if (c.model) row.insert(row.begin(), Value(k.layer));
     for (const std::size_t i : c.caps) row.push_back(CapCell(results[i], key.cells[i]));
     if (c.model) row.push_back(Opt(key.scalar_ms, 4));
-    // A program's cap is named only apart from the others' spread; the model's always is.
-    const Value no_fastest = c.model ? Value() : Value("(too close)");
-    row.push_back(key.fastest ? Value(c.configs[*key.fastest].config.cap()->isa) : no_fastest);
+    row.push_back(FastestValue(results, c, key));
     if (c.model) {
       row.push_back(Opt(key.speedup_vs_scalar, 1));
       row.push_back(Opt(key.speedup_vs_lowest, 1));
@@ -191,7 +209,8 @@ void AddConfigsTable(report::Report& report, const std::vector<ConfigRuns>& resu
   namespace s = sweep_field;
   t.hidden_in_table = report::Names({s::kIsaCap, s::kThreadSet, s::kWallSMin, s::kWallSMax});
   t.answer_columns =
-      report::Names({dispatch::program_run_field::kWallS, dispatch::model_run_field::kSpreadPct});
+      report::Names({dispatch::program_run_field::kWallS, dispatch::model_run_field::kSpreadPct,
+                     dispatch::program_run_field::kExecMs});
   for (std::size_t i = 0; i < results.size(); ++i) {
     const ConfigRuns& r = results[i];
     const int seen = dispatch::ThreadsSeen(r);

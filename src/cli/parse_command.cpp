@@ -21,6 +21,7 @@
 #include "common/exit_code.h"
 #include "common/input_rules.h"
 #include "common/status.h"
+#include "dispatch/noise.h"
 #include "report/printer.h"
 #include "verbose/benchdnn.h"
 #include "verbose/line_reader.h"
@@ -186,7 +187,7 @@ void PrintBenchdnnBatch(const ParseOptions& options, const std::vector<std::stri
 // The whole report (options, primitives, input, header, summary), printed at the end.
 void PrintFullReport(const ParseOptions& options, const std::vector<std::string>& files,
                      verbose::LogSession& session, const verbose::Summary& summary,
-                     const std::vector<verbose::ExecRecord>& execs) {
+                     const std::vector<verbose::ExecRecord>& execs, const os::CpuBudget& budget) {
   report::Report full(ParseDocument());
   full.sections.push_back(OptionsSection(options));
   std::vector<verbose::PrimitiveStats> rows = session.TakeRows();
@@ -196,6 +197,15 @@ void PrintFullReport(const ParseOptions& options, const std::vector<std::string>
   const ColumnOptions columns = PrimitiveColumnsOf(options, files, session, header);
   AddPrimitivesTable(full, std::move(rows), summary.exec_ms, options.top, columns);
   AddLogSummary(full, files, session, summary);
+  // A log's nthr: against this machine's CPU budget: said for a log that may be recorded here.
+  const std::optional<dispatch::ProgramThreads> threads =
+      dispatch::ThreadsOfProgram(header.threads, nullptr, budget, /*assume_default=*/false);
+  if (threads) {
+    if (std::optional<Finding> over = dispatch::OversubscribedFinding(
+            *threads, budget, "the log's program", " (if the log was recorded on this machine)")) {
+      full.findings.push_back(std::move(*over));
+    }
+  }
   AddParseTimeline(full, execs);
   report::SetVerdict(full, PrimitivesVerdict(summary));
   report::Print(full, options.format, std::cout);
@@ -242,6 +252,9 @@ StatusOr<int> RunParse(const ParseOptions& options) {
     if (Status s = CheckReadable(f); !s.ok()) return s;
   }
   if (Status s = CheckFormat(options, files); !s.ok()) return s;
+  // This machine's CPU budget, read before the log fills the memory (a log's nthr: is held to
+  // it).
+  const os::CpuBudget budget = os::ReadCpuBudget();
   // Events need every line parsed in full: no memo with --events.
   verbose::LogSession session({.strict = options.strict, .memo = !options.events});
   std::unique_ptr<report::RowStream> stream;
@@ -287,7 +300,7 @@ StatusOr<int> RunParse(const ParseOptions& options) {
   if (!options.benchdnn_batch.empty()) {
     PrintBenchdnnBatch(options, files, session);
   } else if (!stream) {
-    PrintFullReport(options, files, session, summary, execs);
+    PrintFullReport(options, files, session, summary, execs, budget);
   }
   std::cout.flush();
   if (timeline.dropped() > 0) {

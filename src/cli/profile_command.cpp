@@ -15,6 +15,7 @@
 #include "cli/stats_view.h"
 #include "common/text.h"
 #include "dispatch/capture.h"
+#include "dispatch/noise.h"
 #include "os/exit_status.h"
 #include "os/output_file.h"
 #include "os/scratch_directory.h"
@@ -46,6 +47,8 @@ struct ProfileOptions {
   std::string output_path;
   std::string folded_path;  ///< --folded FILE: collapsed stacks beside the report
   std::string svg_path;     ///< --svg FILE: the flame graph beside the report
+  /// The thread count the CPU budget set when nothing else did (dispatch::InheritedWithinBudget).
+  std::optional<dispatch::ThreadChoice> budget_threads;
 };
 
 // The status profile ends with after its report: CMD's (as `run` ends), 0 for the model.
@@ -180,6 +183,8 @@ report::Report BuildReport(const ProfileOptions& o, const dispatch::Run& r,
                      col::kCreateMs, col::kCacheHits});
   report.primary_table = profile::kKernelsTable.name;
   AddStacksTable(report, o, p);
+  if (o.budget_threads)
+    report.findings.push_back(dispatch::BudgetThreadsFinding(*o.budget_threads));
   report::SetVerdict(report, profile::ProfileVerdict(p));
   return report;
 }
@@ -258,6 +263,10 @@ StatusOr<int> RecordAndReport(ProfileOptions& o, const std::string& perf,
 }
 
 StatusOr<int> RunProfile(ProfileOptions& o) {
+  if (o.capture.threads == 0) {
+    o.budget_threads = dispatch::InheritedWithinBudget(os::ReadCpuBudget());
+    if (o.budget_threads) o.capture.threads = o.budget_threads->threads;
+  }
   if (o.command.empty()) {
     if (Status valid = mlp::Validate(o.model.run.model); !valid.ok()) return valid;
   }
@@ -295,7 +304,8 @@ void SetupProfile(CLI::App& subcommand, int& exit_code) {
   AddCaptureOptions(
       *sub, {.threads = &o->capture.threads,
              .threads_help = "OpenMP threads (OMP_NUM_THREADS; MKL_NUM_THREADS too for CMD) for "
-                             "the model worker or CMD (default: inherited)",
+                             "the model worker or CMD (default: inherited, within the cgroup's "
+                             "CPU quota)",
              .timeout_s = &o->capture.timeout_s,
              .timeout_help = "kill the model worker after this many seconds (default 600; CMD: "
                              "no limit)"});

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <iostream>
 
 #include "cli/commands.h"
@@ -14,6 +15,7 @@
 #include "cli/stats_view.h"
 #include "common/text.h"
 #include "dispatch/capture.h"
+#include "dispatch/noise.h"
 #include "dispatch/run_fields.h"
 #include "os/output_file.h"
 #include "os/signals.h"
@@ -37,15 +39,13 @@ report::Value TextOrNull(const std::string& text) {
   return text.empty() ? report::Value() : report::Value(ValidUtf8(text));
 }
 
-constexpr report::Part kRunPart{"run", "Run"};
-
 void AddRunSection(report::Report& report, const RunOptions& o, const dispatch::Run& run) {
   const os::Outcome& ended = run.outcome;
   const verbose::LogHeader& header = run.header;
   const verbose::Summary& summary = run.summary;
   using namespace dispatch::program_run_field;
   namespace model_run_field = dispatch::model_run_field;
-  report::Section& s = report.AddSection(kRunPart);
+  report::Section& s = report.AddSection(kProgramRunPart);
   s.Add(kCommand, ValidUtf8(CommandText(o.command)));
   s.Add(kExitStatus, ended.ShellStatus());
   s.Add(kEnded, ended.Ended());
@@ -75,6 +75,19 @@ report::Report BuildReport(const RunOptions& o, dispatch::Run& run) {
   AddRunStream(report, run, o.sort, o.top);
   for (Finding& f : dispatch::RunFindings(run, ValidUtf8(o.command.front()))) {
     report.findings.push_back(std::move(f));
+  }
+  // The program's threads (its log's nthr:, the OMP_NUM_THREADS it inherited, else OpenMP's
+  // default) against the CPUs this machine lets it use; a program that ran no oneDNN has none.
+  if (run.verbose_lines > 0) {
+    const os::CpuBudget budget = os::ReadCpuBudget();
+    const std::optional<dispatch::ProgramThreads> threads = dispatch::ThreadsOfProgram(
+        run.header.threads, std::getenv("OMP_NUM_THREADS"), budget, /*assume_default=*/true);
+    if (threads) {
+      if (std::optional<Finding> over =
+              dispatch::OversubscribedFinding(*threads, budget, "the program", "")) {
+        report.findings.push_back(std::move(*over));
+      }
+    }
   }
   const double wall_ms = run.outcome.wall_s * 1e3;
   report::SetVerdict(
@@ -134,10 +147,11 @@ const report::contract::Document& RunDocument() {
     return contract::Document{
         "run",
         "a program run with oneDNN verbose on, and the per-primitive report of its log",
-        {contract::Object(kRunPart, {kCommand, kExitStatus, kEnded, kSignal, kForwardedSignal,
-                                     kWallS, report::kTraceOrigin, model_run_field::kOnednnVersion,
-                                     kRuntime, model_run_field::kThreads, kIsa, kExecMs,
-                                     kExecPctOfWall, kVerboseLines, kProgramLines, kProgramBytes}),
+        {contract::Object(kProgramRunPart,
+                          {kCommand, kExitStatus, kEnded, kSignal, kForwardedSignal, kWallS,
+                           report::kTraceOrigin, model_run_field::kOnednnVersion, kRuntime,
+                           model_run_field::kThreads, kIsa, kExecMs, kExecPctOfWall, kVerboseLines,
+                           kProgramLines, kProgramBytes}),
          InputMember(/*with_files=*/false), HeaderMember(), SummaryMember(),
          PrimitivesMember(/*with_layer=*/false, /*with_file=*/false), DiagnosticsMember(),
          report::TraceMember()}};

@@ -163,8 +163,8 @@ StatusOr<int> RunVerbose(VerboseOptions& o) {
   o.load_start = dispatch::ReadLoadAverage();
   StatusOr<std::vector<detect::ThreadSet>> all = detect::LiveThreadSets({"all"});
   if (!all.ok()) return all.status();
-  o.threads = dispatch::ChooseThreads(o.capture.threads, all->front().threads,
-                                      dispatch::AllowedCpus(), o.load_start);
+  o.threads = dispatch::ChooseThreads(o.capture.threads, all->front().threads, os::ReadCpuBudget(),
+                                      o.load_start);
   o.capture.threads = o.threads.threads;
   StatusOr<dispatch::Run> run = Capture(o, raw_log.is_open() ? &raw_log.stream() : nullptr);
   if (!run.ok()) return run.status();
@@ -228,13 +228,12 @@ void SetupVerbose(CLI::App& subcommand, int& exit_code) {
   auto o = std::make_shared<VerboseOptions>();
   CLI::App* const sub = &subcommand;
   AddModelOptions(*sub, o->source.run);
-  AddCaptureOptions(
-      *sub, {.threads = &o->capture.threads,
-             .threads_help = "OpenMP threads for the worker (default: OMP_NUM_THREADS, else the "
-                             "cores idle over the last minute; capped at the CPUs this process "
-                             "may use)",
-             .timeout_s = &o->capture.timeout_s,
-             .timeout_help = "kill the worker after this many seconds (default 600)"});
+  AddCaptureOptions(*sub,
+                    {.threads = &o->capture.threads,
+                     .threads_help = fmt::format("OpenMP threads for the worker (default: {})",
+                                                 dispatch::kThreadDefaultRule),
+                     .timeout_s = &o->capture.timeout_s,
+                     .timeout_help = "kill the worker after this many seconds (default 600)"});
   sub->add_option("--raw-log", o->raw_log_path, "keep the worker's raw verbose stream in FILE")
       ->type_name("FILE");
   AddFormatOption(*sub, o->format, {"trace", "benchdnn"},

@@ -160,6 +160,33 @@ inline std::string SweepCapsText() {
   return Join(kSweepCaps, ", ");
 }
 
+/// The x86 levels of oneDNN 3.x that 2.6 has no cap for, by their cpu_isa_t names
+/// (ONEDNN_MAX_CPU_ISA's) and the names 3.5+ prints in verbose lines (avx10_1_512 ...), from
+/// cpu_isa_traits.hpp of 3.5 - 3.13: what `check --require` and `--expect-isa` accept beside the
+/// sweep caps, compared with the host's oneDNN 3.x level (detect::MaxOneDnn3Isa).
+inline constexpr std::array<std::string_view, 10> kOneDnn3Levels = {
+    "avx2_vnni_2",          "avx512_core_fp16",     "avx10_1_512", "avx10_1_512_amx",
+    "avx512_core_amx_fp16", "avx10_1_512_amx_fp16", "avx10_2",     "avx10_2_512",
+    "avx10_2_amx_2",        "avx10_2_512_amx_2"};
+
+static_assert(std::all_of(kOneDnn3Levels.begin(), kOneDnn3Levels.end(),
+                          [](std::string_view name) {
+                            return std::any_of(kIsas.begin(), kIsas.end(), [name](const Isa& isa) {
+                              return isa.name == name && isa.rank.has_value() && !isa.sweep_cap;
+                            });
+                          }),
+              "every oneDNN 3.x level is a ranked row of kIsas that 2.6 cannot cap at");
+
+/// Whether `name` is one of kOneDnn3Levels.
+constexpr bool IsOneDnn3Level(std::string_view name) {
+  return std::find(kOneDnn3Levels.begin(), kOneDnn3Levels.end(), name) != kOneDnn3Levels.end();
+}
+
+/// "sse41, ..., avx512_core_amx; oneDNN 3.x: avx2_vnni_2, ...": the ISA names a check accepts.
+inline std::string CheckIsasText() {
+  return SweepCapsText() + "; oneDNN 3.x: " + Join(kOneDnn3Levels, ", ");
+}
+
 /// How one ISA name stands against another in the x86 dispatch order. kUnrankable when either
 /// cannot be ranked (unknown, or another architecture): no caller picks a number for it.
 enum class IsaOrder { kBelow, kSame, kAbove, kUnrankable };

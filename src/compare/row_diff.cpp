@@ -41,7 +41,10 @@ void JudgeMatched(DiffRow& row, const RowDiff& diff) {
   const double share_a = diff.a_exec_ms > 0 ? 100 * a.exec_ms / diff.a_exec_ms : 0;
   const double share_b = diff.b_exec_ms > 0 ? 100 * b.exec_ms / diff.b_exec_ms : 0;
   const bool counts = std::max(share_a, share_b) >= diff.options.min_share_pct;
-  row.slower = counts && row.ratio && *row.ratio > 1 + diff.options.threshold_pct / 100;
+  const bool beyond = counts && row.ratio && *row.ratio > 1 + diff.options.threshold_pct / 100;
+  // Slower on the mean, yet b's fastest execution is no slower than a's slowest: within noise.
+  row.within_noise = beyond && a.exec_ms_max && b.exec_ms_min && *b.exec_ms_min <= *a.exec_ms_max;
+  row.slower = beyond && !row.within_noise;
 }
 
 // Regressions first, then the rows whose time moved most.
@@ -120,7 +123,7 @@ std::vector<report::Value> TableRow(const DiffRow& row) {
 
 struct Counts {
   std::uint64_t matched = 0, changed = 0, worse_class = 0, slower = 0, faster = 0, added = 0,
-                vanished = 0;
+                vanished = 0, within_noise = 0;
 };
 
 Counts CountRows(const RowDiff& diff) {
@@ -132,6 +135,7 @@ Counts CountRows(const RowDiff& diff) {
     if (row.change == Change::kImplementation) ++counts.changed;
     if (row.worse_class) ++counts.worse_class;
     if (row.slower) ++counts.slower;
+    if (row.within_noise) ++counts.within_noise;
     if (row.ratio && *row.ratio < 1 - diff.options.threshold_pct / 100) ++counts.faster;
   }
   return counts;
@@ -160,6 +164,14 @@ void AddFindings(report::Report& report, const RowDiff& diff, const Counts& coun
                                     row.b->implementation.view(), row.b->fallback.view()));
     }
   }
+  if (counts.within_noise > 0) {
+    report.AddFinding(
+        Severity::kInfo, "diff-within-noise",
+        fmt::format("{} row(s) more than {:g} % slower on the mean, but b's fastest execution is "
+                    "no slower than a's slowest (their per-execution ranges overlap): within "
+                    "noise, not regressions",
+                    counts.within_noise, diff.options.threshold_pct));
+  }
   if (diff.regressions == 0) {
     report.AddFinding(Severity::kInfo, "diff-no-regression",
                       fmt::format("no row regressed: none got a worse implementation class and "
@@ -174,6 +186,23 @@ void AddFindings(report::Report& report, const RowDiff& diff, const Counts& coun
   }
 }
 
+report::Value Number(std::optional<double> value, int decimals) {
+  return value ? report::Value(*value, decimals) : report::Value();
+}
+
+// "; wall 12.40 s -> 11.90 s (0.96x), oneDNN 12.6 % -> 13.1 % of it" for two `run` reports:
+// the program's time beside oneDNN's, so a faster oneDNN in a slower program is seen.
+std::string WallText(const RowDiff& diff) {
+  if (!diff.a_wall_s || !diff.b_wall_s) return {};
+  std::string text = fmt::format("; wall {:.2f} s -> {:.2f} s", *diff.a_wall_s, *diff.b_wall_s);
+  if (*diff.a_wall_s > 0) text += fmt::format(" ({:.2f}x)", *diff.b_wall_s / *diff.a_wall_s);
+  if (diff.a_exec_pct_of_wall && diff.b_exec_pct_of_wall) {
+    text += fmt::format(", oneDNN {:.1f} % -> {:.1f} % of it", *diff.a_exec_pct_of_wall,
+                        *diff.b_exec_pct_of_wall);
+  }
+  return text;
+}
+
 }  // namespace
 
 std::optional<int> FallbackDepthOf(std::string_view fallback) {
@@ -184,6 +213,10 @@ RowDiff CompareRuns(const RunRows& a, const RunRows& b, const DiffOptions& optio
   RowDiff diff{a.name, b.name, options, {}, TotalMs(a), TotalMs(b), 0};
   diff.a_rows_without_numbers = a.rows_without_numbers;
   diff.b_rows_without_numbers = b.rows_without_numbers;
+  diff.a_wall_s = a.wall_s;
+  diff.b_wall_s = b.wall_s;
+  diff.a_exec_pct_of_wall = a.exec_pct_of_wall;
+  diff.b_exec_pct_of_wall = b.exec_pct_of_wall;
   // At most every row of both; capacity never touched costs no memory.
   diff.rows.reserve(a.rows.size() + b.rows.size());
   std::unordered_map<RunRow::Key, std::size_t, RunRow::KeyHash> b_index;
@@ -219,7 +252,8 @@ const report::contract::Document& DiffDocument() {
         {contract::Object(
              kDiffSummarySection,
              {kA, kB, kRowsMatched, kChangedImplementation, kWorseClass, kSlower, kFaster, kNew,
-              kVanished, kExecMsA, kExecMsB, kExecTimeRatio, kThresholdPct, kRegressions}),
+              kVanished, kExecMsA, kExecMsB, kExecTimeRatio, kThresholdPct, kRegressions,
+              kWithinNoise, kWallSA, kWallSB, kExecPctOfWallA, kExecPctOfWallB}),
          contract::Rows(kDiffRowsTable, contract::Members(kDiffColumns))}};
   }();
   return kDiff;
@@ -237,6 +271,10 @@ report::Report DiffReport(RowDiff diff) {
       "slower and {} faster beyond {:g} %, {} new, {} vanished; exec time {:.2f}x",
       diff.regressions, counts.matched, counts.changed, counts.worse_class, counts.slower,
       counts.faster, diff.options.threshold_pct, counts.added, counts.vanished, total_ratio);
+  if (counts.within_noise > 0) {
+    report.headline += fmt::format("; {} within noise", counts.within_noise);
+  }
+  report.headline += WallText(diff);
   report::Section& summary = report.AddSection(kDiffSummarySection);
   summary.Add(kA, diff.a_name).Add(kB, diff.b_name);
   summary.Add(kRowsMatched, counts.matched).Add(kChangedImplementation, counts.changed);
@@ -247,6 +285,10 @@ report::Report DiffReport(RowDiff diff) {
   summary.Add(kExecTimeRatio, report::Value(total_ratio, 3));
   summary.Add(kThresholdPct, report::Value(diff.options.threshold_pct, 1));
   summary.Add(kRegressions, diff.regressions);
+  summary.Add(kWithinNoise, counts.within_noise);
+  summary.Add(kWallSA, Number(diff.a_wall_s, 3)).Add(kWallSB, Number(diff.b_wall_s, 3));
+  summary.Add(kExecPctOfWallA, Number(diff.a_exec_pct_of_wall, 2));
+  summary.Add(kExecPctOfWallB, Number(diff.b_exec_pct_of_wall, 2));
   report::Table& table = report.AddTable(kDiffRowsTable, kDiffColumns);
   table.hidden_in_table = report::Names({kPropKind, kIsaA, kIsaB, kExecsA, kExecsB});
   table.answer_columns = report::Names({kRegressed, kRatio});

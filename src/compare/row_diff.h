@@ -43,6 +43,13 @@ inline constexpr Field kExecMsB{"exec_ms_b", Type::kNumber};
 inline constexpr Field kExecTimeRatio{"exec_time_ratio", Type::kNumber};
 inline constexpr Field kThresholdPct{"threshold_pct", Type::kNumber};
 inline constexpr Field kRegressions{"regressions", Type::kInteger};
+/// Rows slower beyond the threshold on the mean whose per-execution ranges overlap.
+inline constexpr Field kWithinNoise{"within_noise", Type::kInteger};
+// a `run` report's program: its wall time and oneDNN's share of it; null for other inputs
+inline constexpr Field kWallSA{"wall_s_a", Type::kNumber};
+inline constexpr Field kWallSB{"wall_s_b", Type::kNumber};
+inline constexpr Field kExecPctOfWallA{"exec_pct_of_wall_a", Type::kNumber};
+inline constexpr Field kExecPctOfWallB{"exec_pct_of_wall_b", Type::kNumber};
 // primitives: a row of each run
 inline constexpr Field kPrimitive = report::IdentityColumn("primitive");
 inline constexpr Field kPropKind = report::IdentityColumn("prop_kind");
@@ -109,6 +116,9 @@ struct RunRow {
   Text fallback;  ///< jit, gemm, external, scalar, unknown (the worst when merged)
   std::uint64_t execs = 0;
   double exec_ms = 0;
+  /// The fastest and slowest single execution; nullopt where the input does not say (a report
+  /// without the columns).
+  std::optional<double> exec_ms_min, exec_ms_max;
 };
 
 /// How far the fallback class named `fallback` is from vector code, by the classes' one order
@@ -124,6 +134,8 @@ struct RunRows {
   /// A report's rows left out because `execs` or `exec_ms_total` is no number (a string, a
   /// negative, beyond a double): missing, not 0, and named in a finding of the diff.
   std::size_t rows_without_numbers = 0;
+  /// A `run` report's program: its wall time (seconds) and oneDNN's share of it (percent).
+  std::optional<double> wall_s, exec_pct_of_wall;
 };
 
 /// Reads a verbose log (plain or gzip; any oneDNN/MKL-DNN version) or a dlcheck JSON report
@@ -139,6 +151,9 @@ struct DiffRow {
   std::optional<double> ratio;  ///< mean exec time b / a
   bool worse_class = false;     ///< the fallback class got worse (jit -> scalar, ...)
   bool slower = false;          ///< ratio beyond the threshold on a row that counts
+  /// Beyond the threshold on the mean, but the per-execution ranges [min, max] of a and b
+  /// overlap: the difference is within the executions' own spread, not a regression.
+  bool within_noise = false;
   bool Regressed() const { return worse_class || slower; }
 };
 
@@ -155,6 +170,7 @@ struct RowDiff {
   double a_exec_ms = 0, b_exec_ms = 0;
   std::uint64_t regressions = 0;
   std::size_t a_rows_without_numbers = 0, b_rows_without_numbers = 0;  ///< RunRows' counts
+  std::optional<double> a_wall_s, b_wall_s, a_exec_pct_of_wall, b_exec_pct_of_wall;
 };
 
 RowDiff CompareRuns(const RunRows& a, const RunRows& b, const DiffOptions& options);

@@ -1,6 +1,7 @@
 // Loading one run's rows: a verbose log through the log session, or a dlcheck JSON report.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -8,6 +9,7 @@
 #include <unordered_map>
 
 #include "compare/row_diff.h"
+#include "dispatch/run_fields.h"
 #include "os/input_file.h"
 #include "report/primitive_columns.h"
 #include "verbose/aggregate.h"
@@ -42,6 +44,17 @@ class RowMerger {
     if (into.isa != row.isa && !row.isa.empty()) into.isa = into.isa + " + " + row.isa.str();
     into.execs += row.execs;
     into.exec_ms += row.exec_ms;
+    // The merged range spans both; a side that does not say leaves it unknown.
+    if (into.exec_ms_min && row.exec_ms_min) {
+      into.exec_ms_min = std::min(*into.exec_ms_min, *row.exec_ms_min);
+    } else {
+      into.exec_ms_min.reset();
+    }
+    if (into.exec_ms_max && row.exec_ms_max) {
+      into.exec_ms_max = std::max(*into.exec_ms_max, *row.exec_ms_max);
+    } else {
+      into.exec_ms_max.reset();
+    }
   }
 
  private:
@@ -63,6 +76,10 @@ RunRow FromStats(const verbose::PrimitiveStats& stats) {
   row.fallback = verbose::ImplClassName(stats.impl_class);
   row.execs = stats.execs;
   row.exec_ms = stats.exec_ms_total;
+  if (stats.execs > 0) {
+    row.exec_ms_min = stats.exec_ms_min;
+    row.exec_ms_max = stats.exec_ms_max;
+  }
   return row;
 }
 
@@ -140,12 +157,41 @@ std::optional<RunRow> FromJsonRow(const Json& row) {
   if (!execs || !exec_ms || *execs > 9007199254740992.0) return std::nullopt;
   out.execs = static_cast<std::uint64_t>(*execs);
   out.exec_ms = *exec_ms;
+  // The range only where both ends are numbers of a row that executed.
+  const auto min = row.find(std::string(column::kExecMsMin.name));
+  const auto max = row.find(std::string(column::kExecMsMax.name));
+  if (out.execs > 0 && min != row.end() && max != row.end() && min->is_number() &&
+      max->is_number()) {
+    const double low = min->get<double>(), high = max->get<double>();
+    if (std::isfinite(low) && std::isfinite(high) && 0 <= low && low <= high) {
+      out.exec_ms_min = low;
+      out.exec_ms_max = high;
+    }
+  }
   return out;
 }
 
 // The reports whose primitives table diff compares: the commands that make one from a log.
 bool IsLogReport(std::string_view command) {
   return command == "parse" || command == "verbose" || command == "run";
+}
+
+// A `run` report's program: its wall time and oneDNN's share, where they are numbers.
+void ReadProgramRun(const Json& document, RunRows& run) {
+  namespace field = dispatch::program_run_field;
+  const auto command = document.find(std::string(report::contract::identity_field::kCommand.name));
+  if (command == document.end() || *command != "run") return;
+  const auto section = document.find(std::string(field::kProgramRunPart.name));
+  if (section == document.end() || !section->is_object()) return;
+  const auto number = [&](std::string_view name) -> std::optional<double> {
+    const auto it = section->find(std::string(name));
+    if (it == section->end() || !it->is_number()) return std::nullopt;
+    const double value = it->get<double>();
+    if (!std::isfinite(value) || value < 0) return std::nullopt;
+    return value;
+  };
+  run.wall_s = number(field::kWallS.name);
+  run.exec_pct_of_wall = number(field::kExecPctOfWall.name);
 }
 
 StatusOr<RunRows> LoadReport(const std::string& path, const std::string& text) {
@@ -180,6 +226,7 @@ StatusOr<RunRows> LoadReport(const std::string& path, const std::string& text) {
               "dlcheck " + TextOf(document, report::contract::identity_field::kCommand.name).str() +
                   " report",
               {}};
+  ReadProgramRun(document, run);
   RowMerger merger(run.rows);
   for (const Json& row : *table) {
     if (!row.is_object()) continue;

@@ -14,6 +14,7 @@
 #include <tuple>
 
 #include "detect/topology_xml_bounds.h"
+#include "os/cpu_budget.h"
 #include "os/input_file.h"
 #include "os/output_file.h"
 #include "report/safe_text.h"
@@ -223,6 +224,12 @@ Topology Extract(hwloc_topology_t t, std::string source, bool live) {
     topo.allowed_cpuset = ListText(allowed.get());
   }
   topo.allowed_differs = topo.allowed_pus != topo.pus;
+  if (live && topo.is_this_system) {
+    if (std::optional<os::CpuQuota> quota = os::ReadCpuQuota()) {
+      topo.cpu_quota = quota->cpus;
+      topo.cpu_quota_file = report::SafeText(quota->file);
+    }
+  }
   topo.findings = TopologyFindings(topo);
   return topo;
 }
@@ -324,18 +331,43 @@ Status NotTopologyError(const std::string& path, std::string_view hwloc_says) {
 
 }  // namespace
 
-std::vector<Finding> TopologyFindings(const Topology& topology) {
-  if (!topology.allowed_differs) return {};
+namespace {
+
+std::optional<Finding> RestrictedCpus(const Topology& topology) {
+  if (!topology.allowed_differs) return std::nullopt;
   if (topology.source == "live") {
-    return {{Severity::kWarning, "restricted-cpus",
-             fmt::format("this process may use {} of {} PUs (cpuset {}): affinity or cgroup "
-                         "limits apply; benchmarks here see only those",
-                         topology.allowed_pus, topology.pus, topology.allowed_cpuset)}};
+    return Finding{Severity::kWarning, "restricted-cpus",
+                   fmt::format("this process may use {} of {} PUs (cpuset {}): affinity or "
+                               "cgroup limits apply; benchmarks here see only those",
+                               topology.allowed_pus, topology.pus, topology.allowed_cpuset)};
   }
-  return {{Severity::kInfo, "restricted-cpus",
-           fmt::format("the recorded topology allows {} of {} PUs (cpuset {}): cgroup limits "
-                       "applied where it was recorded",
-                       topology.allowed_pus, topology.pus, topology.allowed_cpuset)}};
+  return Finding{Severity::kInfo, "restricted-cpus",
+                 fmt::format("the recorded topology allows {} of {} PUs (cpuset {}): cgroup "
+                             "limits applied where it was recorded",
+                             topology.allowed_pus, topology.pus, topology.allowed_cpuset)};
+}
+
+std::optional<Finding> CpuQuotaBelowCpuset(const Topology& topology) {
+  if (!topology.cpu_quota || *topology.cpu_quota >= topology.allowed_pus) return std::nullopt;
+  const int budget = os::BudgetOf(topology.allowed_pus, os::CpuQuota{*topology.cpu_quota}).cpus;
+  return Finding{
+      Severity::kWarning, "cpu-quota",
+      fmt::format("this process's cgroup may use {:.2f} CPUs of time ({}) but its cpuset has {} "
+                  "CPUs: OpenMP and oneDNN start one thread per CPU of the cpuset, and the "
+                  "threads wait for each other and for the quota; run programs with "
+                  "OMP_NUM_THREADS={} (dlcheck's own thread defaults use {})",
+                  *topology.cpu_quota, topology.cpu_quota_file, topology.allowed_pus, budget,
+                  budget)};
+}
+
+}  // namespace
+
+std::vector<Finding> TopologyFindings(const Topology& topology) {
+  std::vector<Finding> findings;
+  for (std::optional<Finding> finding : {RestrictedCpus(topology), CpuQuotaBelowCpuset(topology)}) {
+    if (finding) findings.push_back(std::move(*finding));
+  }
+  return findings;
 }
 
 StatusOr<Topology> LoadLiveTopology() {

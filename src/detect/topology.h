@@ -8,6 +8,7 @@
 //   std::cout << topo->packages << " sockets, " << topo->cores << " cores\n";
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -67,14 +68,19 @@ struct Topology {
   /// PUs this process may use: the cgroup cpuset intersected with its CPU affinity. For an XML
   /// file, what the recording process was allowed (the file's allowed_cpuset).
   int allowed_pus = 0;
-  std::string allowed_cpuset;     ///< hwloc list syntax, e.g. "0-3,8"
-  bool allowed_differs = false;   ///< allowed_pus != pus
+  std::string allowed_cpuset;    ///< hwloc list syntax, e.g. "0-3,8"
+  bool allowed_differs = false;  ///< allowed_pus != pus
+  /// The cgroup CPU quota of this process, in CPUs (os::ReadCpuQuota: the smallest of its cgroup
+  /// and the cgroups above it); nullopt with no quota, and for an XML file (not recorded there).
+  std::optional<double> cpu_quota;
+  std::string cpu_quota_file;     ///< the cgroup file the quota was read from
   std::vector<Finding> findings;  ///< TopologyFindings(*this), filled by the loaders
 };
 
 /// What the counts mean for someone who runs benchmarks here: `restricted-cpus` when the process
 /// may use fewer PUs than the machine has (a warning live, info for a recorded topology, where
-/// the limits applied to the process that recorded it).
+/// the limits applied to the process that recorded it); `cpu-quota` when its cgroup's CPU quota
+/// is below the PUs it may use.
 std::vector<Finding> TopologyFindings(const Topology& topology);
 
 /// The topology of the machine this process runs on (whole system, disallowed PUs included).

@@ -21,7 +21,7 @@ report::contract::Member TopologyMember() {
   return report::contract::Object(
       kTopologySection,
       {kSource, kIsThisSystem, kPackages, kNumaNodes, kDies, kGroups, kCores, kPus, kSmtPerCore,
-       kL3Instances, kMemoryMib, kAllowedPus, kAllowedCpuset, kAllowedDiffers,
+       kL3Instances, kMemoryMib, kAllowedPus, kAllowedCpuset, kAllowedDiffers, kCpuQuota,
        Rows(kCachesTable, Members(kCacheColumns)), Rows(kNumaTable, Members(kNumaColumns)),
        Rows(kCoreKindsTable, Members(kCoreKindColumns))});
 }
@@ -42,7 +42,8 @@ void AddTopology(const Topology& topology, report::Report& report) {
       .Add(kMemoryMib, SizeIn(topology.memory_bytes, kMiB))
       .Add(kAllowedPus, topology.allowed_pus)
       .Add(kAllowedCpuset, topology.allowed_cpuset)
-      .Add(kAllowedDiffers, topology.allowed_differs);
+      .Add(kAllowedDiffers, topology.allowed_differs)
+      .Add(kCpuQuota, topology.cpu_quota ? report::Value(*topology.cpu_quota) : report::Value());
 
   report::Table& caches = s.AddTable(kCachesTable, kCacheColumns);
   for (const CacheInfo& c : topology.caches) {

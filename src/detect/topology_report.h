@@ -8,6 +8,7 @@
 //     cores           2
 //     pus             2
 //     allowed_cpuset  0-1
+//     cpu_quota       0.5
 //     Caches
 //       level  type         size_kib  instances  cores_per_instance  pus_per_instance
 //       1      data         48        2          1                   1
@@ -41,6 +42,7 @@ inline constexpr Field kMemoryMib{"memory_mib", Type::kInteger};
 inline constexpr Field kAllowedPus{"allowed_pus", Type::kInteger};
 inline constexpr Field kAllowedCpuset{"allowed_cpuset"};
 inline constexpr Field kAllowedDiffers{"allowed_differs", Type::kBoolean};
+inline constexpr Field kCpuQuota{"cpu_quota", Type::kNumber};  ///< CPUs; null: no cgroup quota
 // topology.caches
 inline constexpr Field kLevel{"level", Type::kInteger};
 inline constexpr Field kType{"type"};

@@ -1,7 +1,6 @@
 #include "dispatch/noise.h"
 
 #include <fmt/format.h>
-#include <sched.h>
 
 #include <algorithm>
 #include <charconv>
@@ -46,44 +45,75 @@ int IdleCpus(int cpus, const LoadAverage& load) {
   return std::max(1, cpus - busy);
 }
 
-int AllowedCpus() {
-  cpu_set_t set;
-  if (sched_getaffinity(0, sizeof set, &set) != 0) return 1;
-  return std::max(1, CPU_COUNT(&set));
+namespace {
+
+// A positive count at the start of `text` ("4" or the outer level of "4,2"); nullopt otherwise.
+std::optional<int> LeadingCount(std::string_view text) {
+  text = text.substr(0, text.find(','));
+  int count = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), count);
+  if (ec != std::errc() || end != text.data() + text.size() || count < 1) return std::nullopt;
+  return count;
 }
 
-ThreadChoice ChooseThreads(int asked, int cores, int cpus, const std::optional<LoadAverage>& load) {
+// A default (the idle or all cores) held to the CPU budget; `from` says when the budget set it.
+ThreadChoice WithinBudget(ThreadChoice choice, const os::CpuBudget& budget) {
+  if (choice.threads <= budget.cpus) return choice;
+  choice.threads = budget.cpus;
+  choice.from = fmt::format("the CPU budget: {}", budget.Text());
+  return choice;
+}
+
+}  // namespace
+
+ThreadChoice ChooseThreads(int asked, int cores, const os::CpuBudget& budget,
+                           const std::optional<LoadAverage>& load) {
+  const int cpus = budget.cpus;
   ThreadChoice choice;
   if (asked > 0) {
     choice.from = "--threads";
     choice.threads = asked;
   } else if (const char* env = std::getenv("OMP_NUM_THREADS"); env != nullptr && *env != 0) {
     // A nested list ("4,2") starts with the outer level's count.
-    const std::string_view text = std::string_view(env).substr(0, std::string_view(env).find(','));
-    int count = 0;
-    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), count);
-    if (ec != std::errc() || end != text.data() + text.size() || count < 1) {
+    if (std::optional<int> count = LeadingCount(env)) {
+      choice.threads = *count;
+    } else {
+      const std::string_view text =
+          std::string_view(env).substr(0, std::string_view(env).find(','));
       choice.capped = fmt::format("OMP_NUM_THREADS={}", text.substr(0, 40));
       choice.threads = cpus;
-    } else {
-      choice.threads = count;
     }
     choice.from = "OMP_NUM_THREADS";
   } else if (load) {
     choice.threads = IdleCpus(cores, *load);
     choice.from =
         fmt::format("the idle cores: {} of {} at load {:.2f}", choice.threads, cores, load->one);
-    return choice;
+    return WithinBudget(std::move(choice), budget);
   } else {
     choice.threads = cores;
     choice.from = fmt::format("all {} cores (no load average)", cores);
-    return choice;
+    return WithinBudget(std::move(choice), budget);
   }
   if (choice.threads > cpus) {
     choice.capped = fmt::format("{} threads", choice.threads);
     choice.threads = cpus;
   }
   return choice;
+}
+
+std::optional<ThreadChoice> InheritedWithinBudget(const os::CpuBudget& budget) {
+  const char* env = std::getenv("OMP_NUM_THREADS");
+  if ((env != nullptr && *env != '\0') || !budget.QuotaBinds()) return std::nullopt;
+  return ThreadChoice{.threads = budget.cpus,
+                      .from = fmt::format("the CPU budget: {}", budget.Text())};
+}
+
+Finding BudgetThreadsFinding(const ThreadChoice& threads) {
+  return {.severity = Severity::kInfo,
+          .code = "threads-from-budget",
+          .message = fmt::format("ran {} OpenMP thread{} ({}), not one per CPU of the affinity "
+                                 "mask; --threads N chooses another count",
+                                 threads.threads, threads.threads == 1 ? "" : "s", threads.from)};
 }
 
 std::vector<Finding> NoiseFindings(const ThreadChoice& threads,
@@ -110,6 +140,34 @@ std::vector<Finding> NoiseFindings(const ThreadChoice& threads,
                                 start, end)});
   }
   return findings;
+}
+
+std::optional<ProgramThreads> ThreadsOfProgram(std::optional<int> log_threads,
+                                               const char* environment_threads,
+                                               const os::CpuBudget& budget, bool assume_default) {
+  if (log_threads && *log_threads > 0) return ProgramThreads{*log_threads, "the log's nthr:"};
+  if (environment_threads != nullptr && *environment_threads != '\0') {
+    if (std::optional<int> count = LeadingCount(environment_threads)) {
+      return ProgramThreads{*count, "OMP_NUM_THREADS"};
+    }
+  }
+  if (!assume_default) return std::nullopt;
+  return ProgramThreads{budget.affinity, "OpenMP's default, one per CPU of the affinity mask"};
+}
+
+std::optional<Finding> OversubscribedFinding(const ProgramThreads& threads,
+                                             const os::CpuBudget& budget, std::string_view who,
+                                             std::string_view here) {
+  if (threads.threads <= budget.cpus) return std::nullopt;
+  if (!here.empty() && threads.threads > budget.affinity) return std::nullopt;
+  return Finding{
+      .severity = Severity::kWarning,
+      .code = "oversubscribed",
+      .message = fmt::format(
+          "{} ran {} OpenMP threads ({}), but this process may use {}{}: the threads wait for "
+          "each other{}; run it with OMP_NUM_THREADS={}",
+          who, threads.threads, threads.from, budget.Text(), here,
+          budget.QuotaBinds() ? " and for the cgroup's quota" : "", budget.cpus)};
 }
 
 }  // namespace dlcheck::dispatch

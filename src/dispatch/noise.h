@@ -9,9 +9,11 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/finding.h"
+#include "os/cpu_budget.h"
 
 namespace dlcheck::dispatch {
 
@@ -58,19 +60,57 @@ struct ThreadChoice {
   std::string capped;  ///< when a count beyond the machine was capped: what was asked, else ""
 };
 
+/// How ChooseThreads picks its default, in the words of the help and the man pages (a test
+/// holds both to what runs report as threads_from).
+inline constexpr std::string_view kThreadDefaultRule =
+    "OMP_NUM_THREADS, else the cores idle over the last minute (all cores without a load "
+    "average); at most the CPUs this process may use and its cgroup's CPU quota";
+
 /// `asked` (--threads; 0: none), else OMP_NUM_THREADS from the environment, else the cores idle
 /// over the last minute (IdleCpus; all `cores` without a load average), so that a busy machine
-/// does not make the count collapse. A count above `cpus` (the CPUs this process may use) or an
-/// OMP_NUM_THREADS that is not a positive count is replaced by `cpus`, and `capped` says so.
-ThreadChoice ChooseThreads(int asked, int cores, int cpus, const std::optional<LoadAverage>& load);
+/// does not make the count collapse, within the CPU budget (os::ReadCpuBudget: the affinity mask
+/// and the cgroup CPU quota), and `from` says when the budget set it. A count above the budget
+/// or an OMP_NUM_THREADS that is not a positive count is replaced by the budget, and `capped`
+/// says so.
+ThreadChoice ChooseThreads(int asked, int cores, const os::CpuBudget& budget,
+                           const std::optional<LoadAverage>& load);
 
-/// The CPUs this process may run on (its affinity mask), at least 1.
-int AllowedCpus();
+/// For a command whose default is to leave OpenMP's thread count alone (`profile`): when neither
+/// --threads nor OMP_NUM_THREADS sets one and the cgroup CPU quota is below the affinity mask
+/// (OpenMP would start one thread per CPU of the mask), the budget's count, `from` saying so;
+/// nullopt when OpenMP's default fits.
+std::optional<ThreadChoice> InheritedWithinBudget(const os::CpuBudget& budget);
+
+/// `threads-from-budget` (info): the thread count a default took from the CPU budget.
+Finding BudgetThreadsFinding(const ThreadChoice& threads);
 
 /// What the noise guard says of a measurement: `threads-capped` (a count beyond the machine
 /// was capped) and `busy-machine` (a 1-minute load average of 1 or more at the start or the end).
 std::vector<Finding> NoiseFindings(const ThreadChoice& threads,
                                    const std::optional<LoadAverage>& load_start,
                                    const std::optional<LoadAverage>& load_end);
+
+/// The OpenMP threads a program ran oneDNN on, and where the count was read.
+struct ProgramThreads {
+  int threads = 0;
+  std::string from;  ///< "the log's nthr:", "OMP_NUM_THREADS", "OpenMP's default (...)"
+};
+
+/// The threads of a run whose log header says `log_threads` (nthr:, oneDNN 3.x), else the
+/// OMP_NUM_THREADS of `environment_threads` (the program's; nullptr: not set), else OpenMP's
+/// default: one per CPU of the affinity mask (`budget.affinity`). Nullopt when none applies
+/// (`assume_default` false: a log from elsewhere, whose environment is not known).
+std::optional<ProgramThreads> ThreadsOfProgram(std::optional<int> log_threads,
+                                               const char* environment_threads,
+                                               const os::CpuBudget& budget, bool assume_default);
+
+/// `oversubscribed`: `threads` above the CPU budget: threads that wait for each other and for
+/// the cgroup quota. `who` names the program ("the program", "the log's program"); `here` is
+/// empty for a run on this machine, else how the budget relates to the log (" (if the log was
+/// recorded on this machine)"): then only a count this machine's affinity mask holds is judged
+/// (a log of more threads than this machine has CPUs was recorded elsewhere).
+std::optional<Finding> OversubscribedFinding(const ProgramThreads& threads,
+                                             const os::CpuBudget& budget, std::string_view who,
+                                             std::string_view here);
 
 }  // namespace dlcheck::dispatch

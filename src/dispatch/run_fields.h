@@ -74,4 +74,7 @@ inline constexpr Field kProgramLines{"program_lines", Type::kInteger};
 inline constexpr Field kProgramBytes{"program_bytes", Type::kInteger};
 // clang-format on
 
+/// The section of `run`'s report that holds these (`diff` reads its wall time back).
+inline constexpr report::Part kProgramRunPart{"run", "Run"};
+
 }  // namespace dlcheck::dispatch::program_run_field

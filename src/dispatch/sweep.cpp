@@ -62,6 +62,36 @@ StatusOr<std::vector<std::string>> ChooseCaps(const std::vector<std::string>& re
   return caps;
 }
 
+std::optional<Finding> HiddenCapsFinding(const detect::PlatformInfo& info,
+                                         const std::vector<std::string>& caps) {
+  const std::string max = info.onednn_effective_isa.value_or(info.onednn_max_isa);
+  if (caps.empty() || caps.back() != max) return std::nullopt;
+  detect::FeatureSet silicon;
+  std::vector<std::string> hidden;
+  for (const detect::FeatureLayers& f : info.features) {
+    silicon[f.name] = f.usable.value_or(f.cpuid) || f.hidden_by_hypervisor;
+    if (f.hidden_by_hypervisor) hidden.push_back(f.name);
+  }
+  if (hidden.empty()) return std::nullopt;
+  const std::string reachable = detect::MaxOneDnnIsa(silicon);
+  std::vector<std::string> not_tried;
+  for (std::string_view cap : kSweepCaps) {
+    if (onednn::Compare(cap, max) == onednn::IsaOrder::kAbove && onednn::AtOrBelow(cap, reachable))
+      not_tried.emplace_back(cap);
+  }
+  if (not_tried.empty()) return std::nullopt;
+  return Finding{
+      .severity = Severity::kWarning,
+      .code = "cap-hidden",
+      .message = fmt::format(
+          "the sweep stops at {}: {} {} not tried because this guest's hypervisor hides {} "
+          "(every {} part has {}), not because the CPU lacks {}; ask for an instance type or "
+          "hypervisor setting that passes {} through",
+          max, Join(not_tried, ", "), not_tried.size() == 1 ? "was" : "were", Join(hidden, ", "),
+          info.cpu.microarchitecture, hidden.size() == 1 ? "it" : "them",
+          hidden.size() == 1 ? "it" : "them", hidden.size() == 1 ? "it" : "them")};
+}
+
 std::string SweepConfig::Name() const {
   if (const CapConfig* c = cap()) return "cap " + c->isa;
   if (const ThreadSetConfig* set = thread_set()) return "threads " + set->name;
@@ -80,10 +110,13 @@ StatusOr<SweepPlan> PlanSweep(const SweepRequest& request) {
   StatusOr<std::vector<std::string>> caps = ChooseCaps(request.isa, info);
   if (!caps.ok()) return caps.status();
   SweepPlan plan{.caps = std::move(*caps), .load_start = ReadLoadAverage()};
+  if (std::optional<Finding> hidden = HiddenCapsFinding(info, plan.caps)) {
+    plan.findings.push_back(std::move(*hidden));
+  }
   StatusOr<std::vector<detect::ThreadSet>> all = detect::LiveThreadSets({"all"});
   if (!all.ok()) return all.status();
   plan.threads =
-      ChooseThreads(request.threads, all->front().threads, AllowedCpus(), plan.load_start);
+      ChooseThreads(request.threads, all->front().threads, os::ReadCpuBudget(), plan.load_start);
   for (const auto& cap : plan.caps) {
     plan.configs.push_back({.run = CapConfig{cap}, .threads = plan.threads.threads});
   }
@@ -204,6 +237,7 @@ void AddCells(SweepCells& cells, const Run& run, std::size_t index, std::size_t 
     if (s.exec_ms_total > c.top_ms) {
       c.top_ms = s.exec_ms_total;
       c.implementation = s.implementation;
+      c.isa_named = !s.isa.empty() && !s.isa_inferred;
     }
   }
 }

@@ -66,7 +66,16 @@ struct SweepPlan {
   std::vector<std::string> caps;  ///< the caps of the first configs
   ThreadChoice threads;           ///< the ISA sweep's thread count and why
   std::optional<LoadAverage> load_start;
+  /// What the plan says before anything runs: `cap-hidden` (HiddenCapsFinding).
+  std::vector<Finding> findings;
 };
+
+/// `cap-hidden`: the caps above this guest's level that the silicon of its microarchitecture
+/// reaches with the features the hypervisor hides (features.hidden): not tried, because the
+/// guest hides them, not because the CPU lacks them. Nullopt when nothing hidden would raise
+/// the level, or when `caps` (the sweep's) do not reach the guest's level (--isa chose fewer).
+std::optional<Finding> HiddenCapsFinding(const detect::PlatformInfo& info,
+                                         const std::vector<std::string>& caps);
 
 /// The plan for this machine: its caps (ChooseCaps), thread count (ChooseThreads) and thread
 /// sets (hwloc). Errors: as ChooseCaps; an unknown thread set (usage).
@@ -134,6 +143,9 @@ PrimitiveKey KeyOf(const verbose::PrimitiveStats& s);
 struct SweepCell {
   std::vector<double> ms;  ///< per run: every row of the key, all its executions
   std::string implementation;
+  /// The implementation names its ISA (brgemm:avx512_core): the same name under two caps is the
+  /// same kernel. jit:uni and gemm:jit pick their ISA when they run, under the cap.
+  bool isa_named = false;
   bool scalar = false;  ///< reference code or dlcheck's scalar kernels
   double top_ms = -1;
   /// The median of the runs' times (ms).

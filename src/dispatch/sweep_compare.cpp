@@ -66,6 +66,20 @@ std::optional<std::size_t> FastestOf(const SweepComparison& c, const KeyComparis
   return c.caps[*fastest];
 }
 
+// The succeeded caps that ran `key` with the kernel of its fastest cap: the same implementation,
+// where its name says the ISA (brgemm:avx512_core) or it is reference code (ref:any, the same
+// C++ under every cap); jit:uni and gemm:jit choose their code under the cap, so never tie.
+std::vector<std::size_t> TiedWith(const SweepComparison& c, const KeyComparison& key) {
+  std::vector<std::size_t> tied;
+  const SweepCell& fastest = key.cells[*key.fastest]->cell;
+  if (!fastest.isa_named && !fastest.scalar) return tied;
+  for (const std::size_t i : c.caps) {
+    if (i == *key.fastest || !c.configs[i].succeeded || !key.cells[i]) continue;
+    if (key.cells[i]->cell.implementation == fastest.implementation) tied.push_back(i);
+  }
+  return tied;
+}
+
 // The GFLOP/s of `s` over the peak of `threads` cores.
 std::optional<double> PeakFraction(const verbose::PrimitiveStats& s,
                                    const std::optional<double>& peak, int threads) {
@@ -102,6 +116,7 @@ void CompareKeys(const std::vector<ConfigRuns>& runs, double steps, SweepCompari
     }
     if (c.scalar && key.cells[*c.scalar]) key.scalar_ms = key.cells[*c.scalar]->ms;
     key.fastest = FastestOf(c, key);
+    if (key.fastest) key.tied = TiedWith(c, key);
     if (key.fastest) {
       key.speedup_vs_scalar = key.cells[*key.fastest]->speedup_vs_scalar;
       key.speedup_vs_lowest = key.cells[*key.fastest]->speedup_vs_lowest;

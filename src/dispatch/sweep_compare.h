@@ -51,6 +51,10 @@ struct KeyComparison {
   /// runs name a cap only when they do not overlap any other cap's (SeparatedFastest), so equal or
   /// overlapping caps name none.
   std::optional<std::size_t> fastest;
+  /// The other caps that tie with `fastest` (indices into configs, lowest first): they ran the
+  /// same kernel (the same implementation, where its name says the ISA or it is reference code:
+  /// their difference is noise, not the cap's doing). Empty when `fastest` stands alone.
+  std::vector<std::size_t> tied;
   std::optional<double> speedup_vs_scalar;  ///< the fastest cap's (KeyCell)
   std::optional<double> speedup_vs_lowest;  ///< the fastest cap's (KeyCell)
   std::optional<double> scalar_ms;          ///< the scalar run's ms (KeyCell), where it ran

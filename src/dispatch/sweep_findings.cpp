@@ -156,6 +156,55 @@ Finding InterruptedFinding(int signal) {
                                  os::SignalName(signal))};
 }
 
+namespace {
+
+// `slow`'s median over `fast`'s.
+double Times(const Spread& slow, const Spread& fast) {
+  return fast.median > 0 ? slow.median / fast.median : 0;
+}
+
+// What the exec times say beside a wall-time ranking, or where only they moved.
+Finding RankByBoth(std::string_view what, const RankedConfig& a, const RankedConfig& b) {
+  const bool wall_moved = Separated(a.wall, b.wall);
+  const bool exec_moved = Separated(a.exec, b.exec);
+  const bool a_faster = exec_moved ? a.exec.median < b.exec.median : a.wall.median < b.wall.median;
+  const RankedConfig& fast = a_faster ? a : b;
+  const RankedConfig& slow = a_faster ? b : a;
+  const std::string runs = fmt::format("medians of {} and {} runs", fast.runs, slow.runs);
+  if (exec_moved && wall_moved) {
+    const double exec = Times(slow.exec, fast.exec), wall = Times(slow.wall, fast.wall);
+    return {.severity = Severity::kInfo,
+            .code = "payoff",
+            .message = fmt::format(
+                "{}: oneDNN's exec time is {:.2f}x as fast under {} as under {}, the program's "
+                "wall time {:.2f}x ({}): {}",
+                what, exec, fast.name, slow.name, wall, runs,
+                exec > 1.1 * wall ? "oneDNN's time moved more; the rest of the wall time is "
+                                    "outside oneDNN"
+                                  : "both moved")};
+  }
+  if (exec_moved) {
+    return {.severity = Severity::kInfo,
+            .code = "payoff",
+            .message = fmt::format(
+                "{}: oneDNN's exec time is {:.2f}x as fast under {} as under {} ({}), but the "
+                "program's wall time did not move beyond its spread ({:.3f}-{:.3f} s and "
+                "{:.3f}-{:.3f} s): the rest of the wall time is outside oneDNN",
+                what, Times(slow.exec, fast.exec), fast.name, slow.name, runs, fast.wall.min,
+                fast.wall.max, slow.wall.min, slow.wall.max)};
+  }
+  return {.severity = Severity::kInfo,
+          .code = "payoff",
+          .message = fmt::format(
+              "{}: the program's wall time is {:.2f}x as fast under {} as under {} ({}), but "
+              "oneDNN's exec time did not move beyond its spread ({:.3f}-{:.3f} ms and "
+              "{:.3f}-{:.3f} ms): what moved is outside oneDNN",
+              what, Times(slow.wall, fast.wall), fast.name, slow.name, runs, fast.exec.min,
+              fast.exec.max, slow.exec.min, slow.exec.max)};
+}
+
+}  // namespace
+
 Finding RankConfigs(std::string_view what, const RankedConfig& a, const RankedConfig& b) {
   if (a.runs < 2 || b.runs < 2) {
     return {.severity = Severity::kInfo,
@@ -164,13 +213,18 @@ Finding RankConfigs(std::string_view what, const RankedConfig& a, const RankedCo
                                    "{} and {} are not ranked; rerun with --repeat 3 or more",
                                    what, a.name, b.name)};
   }
+  const bool with_exec = a.exec.runs >= 2 && b.exec.runs >= 2;
+  if (with_exec && (Separated(a.exec, b.exec) || Separated(a.wall, b.wall))) {
+    return RankByBoth(what, a, b);
+  }
   if (!Separated(a.wall, b.wall)) {
     return {.severity = Severity::kWarning,
             .code = "too-noisy",
             .message = fmt::format(
                 "{}: the runs are too noisy to rank {} ({:.3f}-{:.3f} s) and {} ({:.3f}-{:.3f} "
-                "s): their wall times overlap; rerun on a quieter machine or with more --repeat",
-                what, a.name, a.wall.min, a.wall.max, b.name, b.wall.min, b.wall.max)};
+                "s): their wall times overlap{}; rerun on a quieter machine or with more --repeat",
+                what, a.name, a.wall.min, a.wall.max, b.name, b.wall.min, b.wall.max,
+                with_exec ? ", and so do oneDNN's exec times" : "")};
   }
   const bool a_faster = a.wall.median < b.wall.median;
   const RankedConfig& fast = a_faster ? a : b;
@@ -256,7 +310,14 @@ void AddConfigFindings(const ConfigRuns& r, std::vector<Finding>& findings) {
 }
 
 RankedConfig RankedOf(const ConfigRuns& r) {
-  return {.name = r.config.Name(), .runs = r.runs.size(), .wall = r.wall};
+  std::vector<double> exec_ms;
+  for (const Run& run : r.runs) {
+    if (run.verbose_lines > 0) exec_ms.push_back(run.summary.exec_ms);
+  }
+  // oneDNN's time only where every run printed it.
+  if (exec_ms.size() != r.runs.size()) exec_ms.clear();
+  return {
+      .name = r.config.Name(), .runs = r.runs.size(), .wall = r.wall, .exec = SpreadOf(exec_ms)};
 }
 
 // A program's rankings: the highest cap against the lowest, the last thread set against the

@@ -60,11 +60,15 @@ struct RankedConfig {
   std::string name;  ///< "cap avx2", "threads socket"
   std::size_t runs = 0;
   Spread wall;  ///< the runs' wall times, seconds
+  Spread exec;  ///< oneDNN's execution time of the runs (ms; runs 0: no verbose line)
 };
 
-/// "the program runs 1.80x as fast under A as under B" (`payoff`), only where each has two runs
-/// or more (else `too-few-runs`) and their wall times do not overlap (else `too-noisy`). `what`
-/// names the comparison ("ISA caps", "thread sets").
+/// `payoff`, only where each has two runs or more (else `too-few-runs`) and their wall times
+/// or oneDNN's execution times do not overlap (else `too-noisy`): both measures ranked, and the
+/// verdict says which moved ("oneDNN's exec time is 3.40x as fast under A as under B, the
+/// program's wall time 1.30x: oneDNN's time moved more; the rest of the wall time is outside
+/// oneDNN"), or "the program runs 1.80x as fast under A as under B" where only the wall time is
+/// known. `what` names the comparison ("ISA caps", "thread sets").
 Finding RankConfigs(std::string_view what, const RankedConfig& a, const RankedConfig& b);
 
 /// `program-failed`: the first run under `config` that did not exit 0, with every run's exit

@@ -719,14 +719,6 @@ bool HasRuntimeDimensions(std::string_view problem) {
          problem.find('*') != std::string_view::npos;
 }
 
-// The major version in `oneDNN v3.10.2 (commit ...)` / `DNNL v1.6.0`, 0 when none.
-int MajorOfLibraryVersion(std::string_view text) {
-  const std::size_t v = text.find(" v");
-  if (v == std::string_view::npos || v + 2 >= text.size()) return 0;
-  const char digit = text[v + 2];
-  return std::isdigit(static_cast<unsigned char>(digit)) != 0 ? digit - '0' : 0;
-}
-
 // Why an rnn row cannot be spelled by benchdnn's rnn driver ("" when it can).
 std::string_view RnnMissingReason(const PrimitiveStats& row, const std::vector<MemoryDesc>& mds) {
   const MemoryDesc* layer = Named(mds, "src_layer");
@@ -758,7 +750,7 @@ std::string BenchdnnCommentText(std::string_view text, std::size_t max_bytes) {
 
 BenchdnnVersion BenchdnnVersionOf(const PrimitiveStats& row, const BenchdnnContext& context) {
   if (context.version != BenchdnnVersion::kLogs) return context.version;
-  const int major = MajorOfLibraryVersion(context.library_version);
+  const int major = LogHeader::MajorOfLibraryVersion(context.library_version);
   if (major >= 3) return BenchdnnVersion::kV3;
   if (major >= 1) return BenchdnnVersion::kV2;
   switch (row.era) {

@@ -131,6 +131,15 @@ struct LogHeader {
   std::string isa;                 ///< the long ISA text: "Intel AVX-512 with Intel DL Boost ..."
   std::string isa_short;           ///< the ISA name it maps to: "avx512_core_bf16", "" if unknown
   std::vector<std::string> other;  ///< the other info lines (gpu runtime, engines, ...)
+  /// The major version in `library_version` (`oneDNN v3.10.2 (commit ...)`, `DNNL v1.6.0`); 0
+  /// when it names none.
+  int MajorVersion() const { return MajorOfLibraryVersion(library_version); }
+  static int MajorOfLibraryVersion(std::string_view text) {
+    const std::size_t v = text.find(" v");
+    if (v == std::string_view::npos || v + 2 >= text.size()) return 0;
+    const char digit = text[v + 2];
+    return digit >= '0' && digit <= '9' ? digit - '0' : 0;
+  }
 };
 
 }  // namespace dlcheck::verbose

@@ -235,8 +235,65 @@ TEST(CheckTest, RequirementsAreFeaturesOrIsasInAnyCase) {
   EXPECT_EQ(bad.status().message(),
             "--require: 'sse9' is neither a feature (a /proc/cpuinfo name such as avx512bw) nor a "
             "oneDNN ISA (sse41, avx, avx2, avx2_vnni, avx512_core, avx512_core_vnni, "
-            "avx512_core_bf16, avx512_core_amx); did you mean 'sse41'?");
+            "avx512_core_bf16, avx512_core_amx; oneDNN 3.x: avx2_vnni_2, avx512_core_fp16, "
+            "avx10_1_512, avx10_1_512_amx, avx512_core_amx_fp16, avx10_1_512_amx_fp16, avx10_2, "
+            "avx10_2_512, avx10_2_amx_2, avx10_2_512_amx_2); did you mean 'sse41'?");
   EXPECT_FALSE(ParseRequirements({}, 0, 0, "avx9", false).ok());
+}
+
+// oneDNN 3.x's levels are a check's words too, held against the host's 3.x level: the guest
+// that hides AMX from Emerald Rapids dispatches avx512_core_bf16 in 2.6 and avx512_core_fp16
+// (avx10_1_512) in 3.x.
+TEST(CheckTest, OneDnn3LevelsAreRequiredOfTheHostsOneDnn3Level) {
+  const Requirements r =
+      Parse({"AVX512_CORE_FP16", "avx10_1_512", "avx512_core_amx_fp16"}, 0, 0, "avx2_vnni_2");
+  ASSERT_EQ(r.require.size(), 3u);
+  EXPECT_TRUE(r.require[0].is_isa);
+  Evidence e{.platform = Recorded("edited/intel-xeon-emerald-rapids-kvm16-amx-hidden.test")};
+  e.topology = detect::Topology{.packages = 1, .cores = 16};
+  e.run = HealthyRun("avx512_core_bf16");
+  const CheckResult result = Evaluate(r, e);
+  EXPECT_EQ(FindItem(result, "require avx512_core_fp16")->state, State::kOk);
+  EXPECT_EQ(FindItem(result, "require avx512_core_fp16")->detail,
+            "oneDNN 3.x dispatches up to avx512_core_fp16");
+  EXPECT_EQ(FindItem(result, "require avx10_1_512")->state, State::kOk);
+  EXPECT_EQ(FindItem(result, "require avx512_core_amx_fp16")->state, State::kCritical);
+  EXPECT_EQ(FindItem(result, "require avx512_core_amx_fp16")->summary,
+            "oneDNN 3.x ISA avx512_core_fp16 below the required avx512_core_amx_fp16");
+  // The model ran on the linked 2.6.3, which has no avx2_vnni_2: its rows are held to the level
+  // 2.6.3 dispatches here, and the host's 3.x level (avx512_core_fp16) is above avx2_vnni_2.
+  const Item* expect = FindItem(result, "expect-isa avx2_vnni_2");
+  ASSERT_NE(expect, nullptr);
+  EXPECT_EQ(expect->state, State::kOk);
+  EXPECT_EQ(expect->detail,
+            "2 compute primitives at avx512_core_bf16 or above (lowest avx512_core_bf16) (the "
+            "model ran on oneDNN 2.x, which has no avx2_vnni_2: held to avx512_core_bf16, its "
+            "level on this CPU, whose oneDNN 3.x level is avx512_core_fp16)");
+  EXPECT_EQ(result.state, State::kCritical);
+}
+
+// Haswell's oneDNN 3.x level is avx2: an expected avx2_vnni_2 is out of the host's reach.
+TEST(CheckTest, AnExpectedOneDnn3LevelAboveTheHostIsCritical) {
+  const CheckResult r = Evaluate(Parse({}, 0, 0, "avx2_vnni_2"), HaswellEvidence());
+  EXPECT_EQ(r.state, State::kCritical);
+  EXPECT_EQ(r.summary, "oneDNN 3.x ISA avx2 below the expected avx2_vnni_2");
+}
+
+// A 3.x log's ISA column (3.5+ names: avx10_1_512 is avx512_core_fp16) is compared as it is.
+TEST(CheckTest, AOneDnn3LogIsComparedWithTheExpectedLevelItself) {
+  Evidence e{.platform = Recorded("edited/intel-xeon-emerald-rapids-kvm16-amx-hidden.test")};
+  e.topology = detect::Topology{.packages = 1, .cores = 16};
+  e.run = HealthyRun("avx10_1_512");
+  e.run->header.library_version = "oneDNN v3.7.1 (commit 8d263e693366ef8db40acc569cc7d8edf644556d)";
+  EXPECT_EQ(
+      FindItem(Evaluate(Parse({}, 0, 0, "avx512_core_fp16"), e), "expect-isa avx512_core_fp16")
+          ->state,
+      State::kOk);
+  e.run->rows.push_back(Compute("fc3", "avx512_core_bf16", verbose::ImplClass::kJit));
+  const CheckResult below = Evaluate(Parse({}, 0, 0, "avx512_core_fp16"), e);
+  EXPECT_EQ(below.state, State::kCritical);
+  EXPECT_EQ(FindItem(below, "expect-isa avx512_core_fp16")->summary,
+            "compute dispatched avx512_core_bf16 below the expected avx512_core_fp16");
 }
 
 // The report: one model, every format; numbers stay numbers.

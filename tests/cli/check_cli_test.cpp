@@ -151,7 +151,10 @@ TEST(CheckCliTest, UnknownRequirementIsUnknown) {
   EXPECT_EQ(r.err,
             "dlcheck: --require: 'sse9' is neither a feature (a /proc/cpuinfo name such as "
             "avx512bw) nor a oneDNN ISA (sse41, avx, avx2, avx2_vnni, avx512_core, "
-            "avx512_core_vnni, avx512_core_bf16, avx512_core_amx); did you mean 'sse41'?\n");
+            "avx512_core_vnni, avx512_core_bf16, avx512_core_amx; oneDNN 3.x: avx2_vnni_2, "
+            "avx512_core_fp16, avx10_1_512, avx10_1_512_amx, avx512_core_amx_fp16, "
+            "avx10_1_512_amx_fp16, avx10_2, avx10_2_512, avx10_2_amx_2, avx10_2_512_amx_2); did "
+            "you mean 'sse41'?\n");
   EXPECT_TRUE(r.out.empty());
   const auto typo = RunDlcheck({"check", "--require", "avx512bww"});
   EXPECT_EQ(typo.exit_code, 3);
@@ -203,8 +206,26 @@ TEST(CheckCliTest, UnknownExpectedIsaIsUnknown) {
   EXPECT_EQ(r.exit_code, 3);
   EXPECT_EQ(r.err,
             "dlcheck: --expect-isa: 'avx9' is not a oneDNN ISA (sse41, avx, avx2, avx2_vnni, "
-            "avx512_core, avx512_core_vnni, avx512_core_bf16, avx512_core_amx); did you mean "
-            "'avx'?\n");
+            "avx512_core, avx512_core_vnni, avx512_core_bf16, avx512_core_amx; oneDNN 3.x: "
+            "avx2_vnni_2, avx512_core_fp16, avx10_1_512, avx10_1_512_amx, avx512_core_amx_fp16, "
+            "avx10_1_512_amx_fp16, avx10_2, avx10_2_512, avx10_2_amx_2, avx10_2_512_amx_2); did "
+            "you mean 'avx'?\n");
+}
+
+// oneDNN 3.x's words are a check's words too (issue 33): accepted, and held against the CPU's
+// oneDNN 3.x level, whatever this host has.
+TEST(CheckCliTest, OneDnn3LevelsAreAccepted) {
+  const auto r = RunDlcheck({"check", "--require", "avx2_vnni_2", "--format", "json"});
+  ASSERT_NE(r.exit_code, 3) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  bool found = false;
+  for (const auto& item : j["checks"]) {
+    if (item["check"] != "require avx2_vnni_2") continue;
+    found = true;
+    EXPECT_EQ(item["detail"].get<std::string>().rfind("oneDNN 3.x dispatches up to ", 0), 0u)
+        << item;
+  }
+  EXPECT_TRUE(found) << j["checks"];
 }
 
 TEST(CheckCliTest, TooFewCoresIsCritical) {

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <set>
@@ -681,6 +682,79 @@ TEST(ManPageTest, SynopsisAndHelpListTheSameOptionsForEveryCommand) {
 // shows (the report commands and help), no other; each page is its command's, in NAME and
 // SYNOPSIS, with the sections every page has; the overview points at every page; README links
 // to every page.
+// The words of a man page's paragraph, its macros left out: ".Ev OMP_NUM_THREADS ," reads
+// "OMP_NUM_THREADS,".
+std::string ManWords(const std::string& paragraph) {
+  static const std::set<std::string> kMacros = {".It", ".Ev", ".Fl", ".Ar", ".Pq", "Pq",  "No",
+                                                "Ev",  "Fl",  "Ar",  ".Cm", ".Li", ".Pa", ".Po",
+                                                ".Pc", "Ns",  ".Dq", ".Ql", ".Em", ".Pp"};
+  std::istringstream in(paragraph);
+  std::string word, text;
+  while (in >> word) {
+    if (kMacros.count(word) != 0) continue;
+    if (!text.empty() && word != "," && word != ";" && word != ")" && word != ".") text += ' ';
+    text += word;
+  }
+  return text;
+}
+
+// The paragraph of option `item` (".It Fl t , Fl -threads Ar N") in a man page.
+std::string ManItem(const std::string& man, const std::string& item) {
+  const std::size_t begin = man.find(item + "\n");
+  if (begin == std::string::npos) return {};
+  const std::size_t body = begin + item.size() + 1;
+  return man.substr(body, man.find("\n.It ", body) - body);
+}
+
+// The words the help and the man pages use for the rule a run's threads_from names.
+std::string DocumentedRule(const std::string& threads_from) {
+  if (threads_from == "OMP_NUM_THREADS") return "OMP_NUM_THREADS";
+  if (threads_from.rfind("the idle cores: ", 0) == 0) return "the cores idle over the last minute";
+  if (threads_from.rfind("all ", 0) == 0 && threads_from.ends_with("(no load average)"))
+    return "all cores without a load average";
+  if (threads_from.rfind("the CPU budget: ", 0) == 0) return "its cgroup's CPU quota";
+  return "(no documented rule for '" + threads_from + "')";
+}
+
+// Issue 35 row 10: the thread default of `verbose` and `dispatch` as --help and the man page say
+// it is what a run reports in threads_from, under each rule a run can take (OMP_NUM_THREADS set,
+// a load average, none).
+class ThreadDefaultDocsTest : public testing::ScratchDirTest {};
+
+TEST_F(ThreadDefaultDocsTest, InHelpAndManAreWhatRunsReport) {
+  const std::string idle = Write("loadavg", "0.00 0.00 0.00 1/100 1\n");
+  const std::vector<std::vector<std::string>> environments = {
+      {"OMP_NUM_THREADS=1"},
+      {"OMP_NUM_THREADS=", "DLCHECK_LOADAVG=" + idle},
+      {"OMP_NUM_THREADS=", "DLCHECK_LOADAVG=" + (dir_ / "no-such-loadavg").string()}};
+  const std::map<std::string, std::vector<std::string>> runs = {
+      {"verbose",
+       {"verbose", "--model", "mlp", "--iters", "1", "--warmup", "0", "--traced", "1", "-f",
+        "json"}},
+      {"dispatch", {"dispatch", "--isa", "sse41", "-f", "json", "--", "true"}}};
+  for (const auto& [command, args] : runs) {
+    const testing::RunResult help = testing::RunDlcheck({command, "--help"});
+    std::string help_text = help.out;
+    std::replace(help_text.begin(), help_text.end(), '\n', ' ');
+    help_text = std::regex_replace(help_text, std::regex(" +"), " ");
+    const std::string man = ManWords(ManItem(ManPage(command), ".It Fl t , Fl -threads Ar N"));
+    ASSERT_FALSE(man.empty()) << command;
+    for (const auto& env : environments) {
+      const testing::RunResult r = testing::RunDlcheck(args, {}, env);
+      ASSERT_EQ(r.exit_code, 0) << command << ": " << r.err;
+      const nlohmann::json j = nlohmann::json::parse(r.out);
+      const std::string from = j["run"]["threads_from"].get<std::string>();
+      const std::string rule = DocumentedRule(from);
+      EXPECT_NE(help_text.find(rule), std::string::npos)
+          << command << " --help does not say '" << rule << "' (" << from << "):\n"
+          << help.out;
+      EXPECT_NE(man.find(rule), std::string::npos)
+          << "man dlcheck-" << command << " does not say '" << rule << "':\n"
+          << man;
+    }
+  }
+}
+
 TEST(ManPageTest, EveryCommandHasItsPageAndEveryPageItsCommand) {
   std::vector<std::string> commands = testing::ReportCommands();
   ASSERT_FALSE(commands.empty());

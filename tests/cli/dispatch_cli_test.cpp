@@ -360,6 +360,17 @@ TEST(DispatchCliTest, DlcheckWorkerUnderEveryCapStaysUnderIt) {
   EXPECT_EQ(unranked, expected.size() >= 2) << j["findings"];
 }
 
+// One run per cap: the sweep table's `fastest` says "(1 run)" (the spread is unknown), not
+// "(too close)".
+TEST(DispatchCliTest, OneRunPerCapSaysOneRunNotTooClose) {
+  const auto r =
+      RunDlcheck({"dispatch", "--isa", "sse41,avx2", "--format", "table", "--", DLCHECK_BINARY,
+                  "worker", "--model", "mlp", "--iters", "1", "--warmup", "0", "--traced", "1"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("(1 run)"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("(too close)"), std::string::npos) << r.out;
+}
+
 TEST(DispatchCliTest, ModelOptionWithACommandIsAUsageError) {
   const auto r = RunDlcheck({"dispatch", "--model", "cnn", "--", "true"});
   EXPECT_EQ(r.exit_code, ToInt(ExitCode::kUsage));

@@ -277,5 +277,43 @@ TEST(SweepCompareTest, SamplesSpreadOverTheTimedChunks) {
       << "a program measures no samples";
 }
 
+// Issue 35 row 3: caps that ran the same kernel tie, whichever was faster by a hair; a cap
+// with another kernel stands alone.
+TEST(SweepCompareTest, CapsThatRanTheSameKernelTie) {
+  const auto named = [](verbose::PrimitiveStats row, std::string isa) {
+    row.isa = std::move(isa);
+    return row;
+  };
+  const std::vector<ConfigRuns> runs = {
+      Model(CapConfig{"avx2"}, {named(Row("fc1", "inner_product", 4, "jit:avx2"), "avx2")}),
+      Model(CapConfig{"avx512_core"},
+            {named(Row("fc1", "inner_product", 2.02, "brgemm:avx512_core"), "avx512_core")}),
+      Model(CapConfig{"avx512_core_vnni"},
+            {named(Row("fc1", "inner_product", 2.0, "brgemm:avx512_core"), "avx512_core")}),
+      Model(CapConfig{"avx512_core_bf16"},
+            {named(Row("fc1", "inner_product", 2.01, "brgemm:avx512_core"), "avx512_core")})};
+  const SweepComparison c = CompareSweep(runs);
+  const KeyComparison& fc1 = c.by_key.at(c.keys[0]);
+  EXPECT_EQ(FastestCap(c, c.keys[0]), "avx512_core_vnni");
+  EXPECT_EQ(fc1.tied, (std::vector<std::size_t>{1, 3}));
+  // Another kernel under each cap: the fastest stands alone.
+  const SweepComparison apart = CompareSweep(
+      {Model(CapConfig{"avx2"}, {named(Row("fc1", "inner_product", 4, "jit:avx2"), "avx2")}),
+       Model(CapConfig{"avx512_core"},
+             {named(Row("fc1", "inner_product", 2, "brgemm:avx512_core"), "avx512_core")})});
+  EXPECT_TRUE(apart.by_key.at(apart.keys[0]).tied.empty());
+  // jit:uni names no ISA (its ISA was inferred from the header): it picks its code under the
+  // cap, so the same name is not the same kernel.
+  auto uni = [](double ms) {
+    verbose::PrimitiveStats row = Row("fc1", "reorder", ms, "jit:uni");
+    row.isa = "avx2";
+    row.isa_inferred = true;
+    return row;
+  };
+  const SweepComparison inferred =
+      CompareSweep({Model(CapConfig{"avx"}, {uni(2)}), Model(CapConfig{"avx2"}, {uni(1)})});
+  EXPECT_TRUE(inferred.by_key.at(inferred.keys[0]).tied.empty());
+}
+
 }  // namespace
 }  // namespace dlcheck::dispatch

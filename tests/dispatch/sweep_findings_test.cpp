@@ -139,6 +139,46 @@ TEST(SweepFindingsTest, RanksOnlySeparatedConfigurations) {
             payoff.message);
 }
 
+// Issue 35 row 3: a program sweep ranks oneDNN's exec time beside the wall time (which holds
+// the program's own start, `import torch`), and says which moved.
+TEST(SweepFindingsTest, ExecTimeIsRankedBesideWallTime) {
+  // Both moved, oneDNN's time 3.4x, the wall 1.3x: most of the wall time is elsewhere.
+  const Finding both =
+      RankConfigs("ISA caps", {"cap sse41", 3, Walls(12.9, 13.0, 13.1), Walls(330, 340, 350)},
+                  {"cap avx512_core", 3, Walls(9.9, 10.0, 10.1), Walls(95, 100, 105)});
+  EXPECT_EQ(both.code, "payoff");
+  EXPECT_EQ(both.message,
+            "ISA caps: oneDNN's exec time is 3.40x as fast under cap avx512_core as under cap "
+            "sse41, the program's wall time 1.30x (medians of 3 and 3 runs): oneDNN's time moved "
+            "more; the rest of the wall time is outside oneDNN");
+  // Only oneDNN's time moved beyond its spread.
+  const Finding exec_only =
+      RankConfigs("ISA caps", {"cap sse41", 3, Walls(9.0, 10.0, 11.0), Walls(330, 340, 350)},
+                  {"cap avx512_core", 3, Walls(9.5, 10.0, 10.5), Walls(95, 100, 105)});
+  EXPECT_EQ(exec_only.code, "payoff");
+  EXPECT_EQ(exec_only.message,
+            "ISA caps: oneDNN's exec time is 3.40x as fast under cap avx512_core as under cap "
+            "sse41 (medians of 3 and 3 runs), but the program's wall time did not move beyond its "
+            "spread (9.500-10.500 s and 9.000-11.000 s): the rest of the wall time is outside "
+            "oneDNN");
+  // Only the wall time moved: what changed is outside oneDNN.
+  const Finding wall_only =
+      RankConfigs("thread sets", {"threads 1", 3, Walls(19, 20, 21), Walls(95, 100, 105)},
+                  {"threads all", 3, Walls(9, 10, 11), Walls(96, 99, 104)});
+  EXPECT_EQ(wall_only.code, "payoff");
+  EXPECT_NE(wall_only.message.find("the program's wall time is 2.00x as fast under threads all "
+                                   "as under threads 1"),
+            std::string::npos)
+      << wall_only.message;
+  EXPECT_NE(wall_only.message.find("what moved is outside oneDNN"), std::string::npos);
+  // Neither: too noisy, both said.
+  const Finding neither =
+      RankConfigs("ISA caps", {"cap sse41", 3, Walls(9, 10, 11), Walls(95, 100, 105)},
+                  {"cap avx2", 3, Walls(9.5, 10, 10.5), Walls(96, 99, 104)});
+  EXPECT_EQ(neither.code, "too-noisy");
+  EXPECT_NE(neither.message.find("and so do oneDNN's exec times"), std::string::npos);
+}
+
 TEST(SweepFindingsTest, OverlappingRunsAreTooNoisyToRank) {
   const Finding noisy = RankConfigs("thread sets", {"threads core", 3, Walls(1.0, 1.2, 1.5)},
                                     {"threads socket", 3, Walls(1.4, 1.6, 1.8)});
@@ -458,6 +498,46 @@ TEST(SweepFindingsTest, AModelSweepEndsWithItsWorkersFailureOrItsMemory) {
   sweep[0].runs[0].outcome = Exited(ToInt(ExitCode::kUnsupported));
   EXPECT_EQ(SweepExitStatus(sweep, 0).status().code(), ExitCode::kUnsupported)
       << "out of memory is the machine's limit: said before a failure";
+}
+
+}  // namespace
+}  // namespace dlcheck::dispatch
+
+namespace dlcheck::dispatch {
+namespace {
+
+detect::PlatformInfo RecordedPlatform(const std::string& file) {
+  StatusOr<detect::PlatformInfo> info =
+      detect::DetectRecordedPlatform(std::string(DLCHECK_TEST_DATA) + "/cpuid/" + file);
+  EXPECT_TRUE(info.ok()) << info.status().message();
+  return info.ok() ? *info : detect::PlatformInfo{};
+}
+
+// A sweep on a guest whose hypervisor hides AMX from an Emerald Rapids part (the edited
+// recording) stops at avx512_core_bf16 and says why: the AMX cap was not tried because the guest
+// hides it, not because the CPU lacks it.
+TEST(HiddenCapsFinding, ASweepBelowHiddenAmxSaysTheGuestHidesIt) {
+  const detect::PlatformInfo guest =
+      RecordedPlatform("edited/intel-xeon-emerald-rapids-kvm16-amx-hidden.test");
+  StatusOr<std::vector<std::string>> caps = ChooseCaps({}, guest);
+  ASSERT_TRUE(caps.ok());
+  ASSERT_EQ(caps->back(), "avx512_core_bf16");
+  const std::optional<Finding> f = HiddenCapsFinding(guest, *caps);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->code, "cap-hidden");
+  EXPECT_EQ(f->severity, Severity::kWarning);
+  EXPECT_EQ(f->message,
+            "the sweep stops at avx512_core_bf16: avx512_core_amx was not tried because this "
+            "guest's hypervisor hides amx_tile, amx_bf16, amx_int8 (every Emerald Rapids part "
+            "has them), not because the CPU lacks them; ask for an instance type or hypervisor "
+            "setting that passes them through");
+  // --isa that stops lower: the sweep did not reach the guest's level, nothing to say.
+  EXPECT_FALSE(HiddenCapsFinding(guest, {"avx2"}));
+  // The same guest with AMX exposed, and a bare-metal Haswell: nothing hidden.
+  const detect::PlatformInfo exposed = RecordedPlatform("intel-xeon-emerald-rapids-kvm16.test");
+  EXPECT_FALSE(HiddenCapsFinding(exposed, *ChooseCaps({}, exposed)));
+  const detect::PlatformInfo haswell = RecordedPlatform("intel-core-i7-4770-cpu.test");
+  EXPECT_FALSE(HiddenCapsFinding(haswell, *ChooseCaps({}, haswell)));
 }
 
 }  // namespace

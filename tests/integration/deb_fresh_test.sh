@@ -5,7 +5,8 @@
 #
 #   deb_fresh_test.sh DLCHECK_DEB [ROOTFS_TAR]   (default: /tmp/fresh-cache/debian-bookworm-minbase-amd64.tar)
 #
-# What it checks: `apt-get install ./dlcheck_*.deb` installs on a system without the build
+# What it checks: lintian reports no error (on the host, where it is installed);
+# `apt-get install ./dlcheck_*.deb` installs on a system without the build
 # dependencies (no -dev package comes with it); `dlcheck check` runs; the command of
 # dlcheck.service writes the textfile into node_exporter's directory; Debian's
 # prometheus-node-exporter, started on 127.0.0.1, serves dlcheck_check_status; bash completion
@@ -19,6 +20,17 @@ set -uo pipefail
 
 DEB=$(realpath "${1:?usage: deb_fresh_test.sh DLCHECK_DEB [ROOTFS_TAR]}")
 TAR=${2:-/tmp/fresh-cache/debian-bookworm-minbase-amd64.tar}
+# What an admin's repository checks first: no lintian error (E:) in the package. Run on the host
+# (lintian is in setup.sh's tests group), before the chroot, so a skipped chroot hides nothing.
+if command -v lintian > /dev/null; then
+  lint=$(lintian --tag-display-limit 0 "$DEB" 2>&1)
+  if grep -q '^E: ' <<< "$lint"; then
+    echo "FAIL: lintian reports errors:"; grep '^E: ' <<< "$lint"; exit 1
+  fi
+  echo "ok: lintian reports no error ($(grep -c '^W: ' <<< "$lint") warnings)"
+else
+  echo "note: lintian is not installed (bash scripts/setup.sh tests): the package is not linted"
+fi
 if [[ $EUID -ne 0 ]]; then echo "SKIPPED: needs root (chroot, mount)"; exit 77; fi
 [[ -s $TAR ]] || { echo "SKIPPED: no rootfs tarball $TAR (../shared/tools/fresh.sh builds one)"; exit 77; }
 

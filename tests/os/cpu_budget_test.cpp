@@ -1,0 +1,135 @@
+// The CPU budget (os/cpu_budget.h) on recorded cgroup layouts (tests/data/cgroup, README there
+// says where each came from) and on the lines of each file's kinds.
+#include "os/cpu_budget.h"
+
+#include <gtest/gtest.h>
+
+#include "support/test_files.h"
+
+namespace dlcheck::os {
+namespace {
+
+using dlcheck::testing::DataPath;
+using dlcheck::testing::ReadFile;
+
+TEST(CpuBudget, CpuMaxReadsQuotaOverPeriod) {
+  EXPECT_DOUBLE_EQ(*ParseCpuMax("42000 100000\n"), 0.42);
+  EXPECT_DOUBLE_EQ(*ParseCpuMax("200000 100000"), 2.0);
+  EXPECT_FALSE(ParseCpuMax("max 100000\n"));
+  EXPECT_FALSE(ParseCpuMax("max"));
+  EXPECT_FALSE(ParseCpuMax(""));
+  EXPECT_FALSE(ParseCpuMax("0 100000"));
+  EXPECT_FALSE(ParseCpuMax("50000 0"));
+  EXPECT_FALSE(ParseCpuMax("50000 100000 7"));
+  EXPECT_FALSE(ParseCpuMax("fifty 100000"));
+}
+
+TEST(CpuBudget, CfsQuotaOfMinusOneIsNoLimit) {
+  EXPECT_DOUBLE_EQ(*ParseCfsQuota("50000\n", "100000\n"), 0.5);
+  EXPECT_DOUBLE_EQ(*ParseCfsQuota("150000", "100000"), 1.5);
+  EXPECT_FALSE(ParseCfsQuota("-1\n", "100000\n"));
+  EXPECT_FALSE(ParseCfsQuota("50000", ""));
+  EXPECT_FALSE(ParseCfsQuota("5e4", "100000"));
+}
+
+// The v1 hierarchy with the cpu controller, recorded on the CI machine: cgroup path appended to
+// the mount point; the v2 mount there has no cpu line of its own but is read too.
+TEST(CpuBudget, FindsTheV1CpuHierarchyAndTheV2One) {
+  const std::vector<CpuCgroup> found =
+      FindCpuCgroups(ReadFile(DataPath("cgroup/v1-nested/proc/self/cgroup")),
+                     ReadFile(DataPath("cgroup/v1-nested/proc/self/mountinfo")));
+  ASSERT_EQ(found.size(), 2u);
+  EXPECT_EQ(found[0].directory, "/sys/fs/cgroup/cpu/dlcheck-job/step");
+  EXPECT_EQ(found[0].mount_point, "/sys/fs/cgroup/cpu");
+  EXPECT_FALSE(found[0].v2);
+  EXPECT_EQ(found[1].directory, "/sys/fs/cgroup/unified");
+  EXPECT_TRUE(found[1].v2);
+}
+
+// A mount whose root is the process's own cgroup (Docker on cgroup v1, the line from
+// dotnet/coreclr#13895): the path is not appended again. The cpu controller shares its
+// hierarchy with cpuacct there.
+TEST(CpuBudget, MountRootThatIsTheCgroupIsNotAppendedTwice) {
+  const std::string scope =
+      "/system.slice/docker-654dd7b6b8bbfe1739ae3309b471e95ccc82b3a3f56b7879f0a811d68b5c4e1d.scope";
+  const std::vector<CpuCgroup> found =
+      FindCpuCgroups("4:cpuacct,cpu:" + scope + "\n",
+                     "354 347 0:28 " + scope +
+                         " /sys/fs/cgroup/cpuacct,cpu ro,nosuid,nodev,noexec,relatime - cgroup "
+                         "cgroup rw,cpuacct,cpu\n");
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].directory, "/sys/fs/cgroup/cpuacct,cpu");
+}
+
+// A mount point with a space, as mountinfo escapes it; a path from another cgroup namespace
+// (outside the mount's root) is read at the mount point.
+TEST(CpuBudget, EscapedMountPointsAndForeignPaths) {
+  const std::vector<CpuCgroup> found = FindCpuCgroups(
+      "0::/../outside\n", "41 31 0:38 /inside /sys/fs/my\\040cgroup rw - cgroup2 cgroup2 rw\n");
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].directory, "/sys/fs/my cgroup");
+  EXPECT_TRUE(found[0].v2);
+  // Outside the namespace's root, seen from a mount of the whole hierarchy: never above it.
+  const std::vector<CpuCgroup> outside = FindCpuCgroups(
+      "0::/../../user.slice\n", "41 31 0:38 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n");
+  ASSERT_EQ(outside.size(), 1u);
+  EXPECT_EQ(outside[0].directory, "/sys/fs/cgroup");
+}
+
+TEST(CpuBudget, NoCgroupLinesNoHierarchies) {
+  EXPECT_TRUE(FindCpuCgroups("", "").empty());
+  // cgroup v1 without the cpu controller mounted: nothing to read.
+  EXPECT_TRUE(FindCpuCgroups("1:cpu:/a\n",
+                             "35 31 0:32 / /sys/fs/cgroup/memory rw - cgroup "
+                             "cgroup rw,memory\n")
+                  .empty());
+}
+
+// The recorded v1 layout: the leaf has no quota (-1), its parent half a CPU.
+TEST(CpuBudget, RecordedV1ParentQuotaWins) {
+  const std::optional<CpuQuota> quota = ReadCpuQuota(DataPath("cgroup/v1-nested"));
+  ASSERT_TRUE(quota);
+  EXPECT_DOUBLE_EQ(quota->cpus, 0.5);
+  EXPECT_EQ(quota->file, "/sys/fs/cgroup/cpu/dlcheck-job/cpu.cfs_quota_us");
+}
+
+// The v2 layout: job 2 CPUs, step 0.42, the leaf and user "max": the smallest on the way up.
+TEST(CpuBudget, RecordedV2SmallestOnTheWayUpWins) {
+  const std::optional<CpuQuota> quota = ReadCpuQuota(DataPath("cgroup/v2-nested"));
+  ASSERT_TRUE(quota);
+  EXPECT_DOUBLE_EQ(quota->cpus, 0.42);
+  EXPECT_EQ(quota->file,
+            "/sys/fs/cgroup/system.slice/slurm-worker-1_slurmstepd.scope/job_4749/step_0/cpu.max");
+}
+
+TEST(CpuBudget, NoProcFilesNoQuota) {
+  EXPECT_FALSE(ReadCpuQuota(DataPath("cgroup/does-not-exist")));
+}
+
+TEST(CpuBudget, BudgetIsTheSmallerOfAffinityAndTheQuotaRoundedUp) {
+  EXPECT_EQ(BudgetOf(2, CpuQuota{0.5, "q"}).cpus, 1);
+  EXPECT_TRUE(BudgetOf(2, CpuQuota{0.5, "q"}).QuotaBinds());
+  EXPECT_EQ(BudgetOf(8, CpuQuota{2.5, "q"}).cpus, 3);
+  EXPECT_EQ(BudgetOf(8, CpuQuota{3.0, "q"}).cpus, 3);
+  EXPECT_EQ(BudgetOf(2, CpuQuota{16.0, "q"}).cpus, 2);
+  EXPECT_FALSE(BudgetOf(2, CpuQuota{16.0, "q"}).QuotaBinds());
+  EXPECT_EQ(BudgetOf(4, std::nullopt).cpus, 4);
+  EXPECT_EQ(BudgetOf(0, std::nullopt).cpus, 1);
+  EXPECT_EQ(BudgetOf(2, CpuQuota{0.5, "q"}).Text(),
+            "1 CPU (a cgroup CPU quota of 0.50 CPUs; 2 in the affinity mask)");
+  EXPECT_EQ(BudgetOf(4, std::nullopt).Text(), "4 CPUs");
+}
+
+// On the live host (any machine): the budget never exceeds the affinity mask and is at least 1.
+TEST(CpuBudget, LiveBudgetWithinAffinity) {
+  const CpuBudget budget = ReadCpuBudget();
+  EXPECT_GE(budget.cpus, 1);
+  EXPECT_LE(budget.cpus, budget.affinity);
+  EXPECT_EQ(UsableCpus(), budget.cpus);
+  if (budget.quota) {
+    EXPECT_GT(budget.quota->cpus, 0);
+  }
+}
+
+}  // namespace
+}  // namespace dlcheck::os
