@@ -94,7 +94,8 @@ void AddSweepTable(report::Report& report, const std::vector<ConfigRuns>& result
   t.answer_columns = c.model ? std::vector<std::string>{"fastest", "x scalar", "x lowest"}
                              : std::vector<std::string>{"fastest"};
   namespace col = report::primitive_column;
-  t.leave_out_first = report::Names({col::kProblem, col::kPropKind});
+  t.identity_columns =
+      report::IdentityNames({col::kLayer, col::kPrimitive, col::kPropKind, col::kProblem});
   if (c.model) t.leave_out_first.emplace_back("scalar");
   for (const PrimitiveKey& k : c.keys) {
     const dispatch::KeyComparison& key = c.by_key.at(k);

@@ -1,5 +1,7 @@
 #include "cli/log_view.h"
 
+#include <fmt/format.h>
+
 #include <array>
 #include <string>
 
@@ -129,6 +131,13 @@ void AddHeaderSection(report::Report& report, const verbose::LogHeader& header) 
   h.Add(kThreads, header.threads ? Value(*header.threads) : Value());
   h.Add(kIsa, Text(header.isa));
   h.Add(kIsaName, Text(header.isa_short));
+}
+
+std::string PrimitivesVerdict(const verbose::Summary& summary) {
+  if (summary.execs == 0 && summary.rows == 0) return "no oneDNN primitive ran";
+  return fmt::format("oneDNN ran {} primitive{}: {} execution{}, {:.1f} ms", summary.rows,
+                     summary.rows == 1 ? "" : "s", summary.execs, summary.execs == 1 ? "" : "s",
+                     summary.exec_ms);
 }
 
 void AddSummary(report::Report& report, const verbose::Summary& summary,

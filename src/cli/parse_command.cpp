@@ -211,6 +211,7 @@ void PrintFullReport(const ParseOptions& options, const std::vector<std::string>
     }
   }
   AddParseTimeline(full, execs);
+  report::SetVerdict(full, PrimitivesVerdict(summary));
   report::Print(full, options.format, std::cout);
 }
 

@@ -118,6 +118,7 @@ StatusOr<int> RunPlatform(const PlatformOptions& options) {
     detect::AddProbeFindings(info, probes, report);
   }
   if (Status topology = AddTopologySection(options, report); !topology.ok()) return topology;
+  report::SetVerdict(report, detect::PlatformVerdict(info));
   // A report lost on a full disk or a closed stdout is a write error: main checks it for every
   // command.
   report::Print(report, options.format, std::cout);

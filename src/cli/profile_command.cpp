@@ -188,6 +188,7 @@ report::Report BuildReport(const ProfileOptions& o, const dispatch::Run& r,
   if (auto kept = dispatch::VerboseKeptFinding(r.verbose_request)) {
     report.findings.push_back(std::move(*kept));
   }
+  report::SetVerdict(report, profile::ProfileVerdict(p));
   return report;
 }
 

@@ -54,6 +54,7 @@ void AddRunSection(report::Report& report, const RunOptions& o, const dispatch::
   s.Add(kForwardedSignal,
         ended.interrupted != 0 ? TextOrNull(os::SignalName(ended.interrupted)) : report::Value());
   s.Add(kWallS, report::Value(ended.wall_s, 3));
+  s.Add(report::kTraceOrigin, report::Value(ended.start_unix_s, 6));
   s.Add(model_run_field::kOnednnVersion, TextOrNull(header.library_version));
   s.Add(kRuntime, TextOrNull(header.runtime));
   s.Add(model_run_field::kThreads,
@@ -85,16 +86,25 @@ report::Report BuildReport(const RunOptions& o, dispatch::Run& run) {
   }
   // The program's threads (its log's nthr:, the OMP_NUM_THREADS it inherited, else OpenMP's
   // default) against the CPUs this machine lets it use; a program that ran no oneDNN has none.
-  if (run.verbose_lines == 0) return report;
-  const os::CpuBudget budget = os::ReadCpuBudget();
-  const std::optional<dispatch::ProgramThreads> threads = dispatch::ThreadsOfProgram(
-      run.header.threads, std::getenv("OMP_NUM_THREADS"), budget, /*assume_default=*/true);
-  if (threads) {
-    if (std::optional<Finding> over =
-            dispatch::OversubscribedFinding(*threads, budget, "the program", "")) {
-      report.findings.push_back(std::move(*over));
+  if (run.verbose_lines > 0) {
+    const os::CpuBudget budget = os::ReadCpuBudget();
+    const std::optional<dispatch::ProgramThreads> threads = dispatch::ThreadsOfProgram(
+        run.header.threads, std::getenv("OMP_NUM_THREADS"), budget, /*assume_default=*/true);
+    if (threads) {
+      if (std::optional<Finding> over =
+              dispatch::OversubscribedFinding(*threads, budget, "the program", "")) {
+        report.findings.push_back(std::move(*over));
+      }
     }
   }
+  const double wall_ms = run.outcome.wall_s * 1e3;
+  report::SetVerdict(
+      report,
+      fmt::format("{} {}; {}{}", ValidUtf8(o.command.front()), run.outcome.Ended(),
+                  PrimitivesVerdict(run.summary),
+                  wall_ms > 0 ? fmt::format(" ({:.1f} % of {:.2f} s wall)",
+                                            100 * run.summary.exec_ms / wall_ms, run.outcome.wall_s)
+                              : ""));
   return report;
 }
 
@@ -147,9 +157,10 @@ const report::contract::Document& RunDocument() {
         "a program run with oneDNN verbose on, and the per-primitive report of its log",
         {contract::Object(kProgramRunPart,
                           {kCommand, kExitStatus, kEnded, kSignal, kForwardedSignal, kWallS,
-                           model_run_field::kOnednnVersion, kRuntime, model_run_field::kThreads,
-                           kIsa, kExecMs, kExecPctOfWall, kVerboseRequest, kVerboseRequestFrom,
-                           kVerboseLines, kProgramLines, kProgramBytes}),
+                           report::kTraceOrigin, model_run_field::kOnednnVersion, kRuntime,
+                           model_run_field::kThreads, kIsa, kExecMs, kExecPctOfWall,
+                           kVerboseRequest, kVerboseRequestFrom, kVerboseLines, kProgramLines,
+                           kProgramBytes}),
          InputMember(/*with_files=*/false), HeaderMember(), SummaryMember(),
          PrimitivesMember(/*with_layer=*/false, /*with_file=*/false), DiagnosticsMember(),
          report::TraceMember()}};

@@ -1,6 +1,9 @@
 #include "cli/run_view.h"
 
+#include <algorithm>
 #include <iostream>
+#include <map>
+#include <optional>
 
 #include "cli/log_view.h"
 #include "cli/stats_view.h"
@@ -14,15 +17,39 @@ using report::Value;
 
 namespace {
 
-// Where the timeline's start_ms 0 lies in the trace, in ms: the epoch time of the first
-// execution when the log had timestamps (so the trace holds the log's own absolute times and
-// merges with a framework's profile), else 0.001 (1 us: DevTools' trace engine takes ts 0 for
-// unset and would leave the first event out of its bounds).
-double TraceOriginMs(const std::vector<verbose::ExecRecord>& execs) {
-  for (const auto& e : execs) {
-    if (e.stamp_ms) return *e.stamp_ms - e.start_ms;
+// An execution's time in the trace, in ms: since the process start when the log has timestamps
+// (oneDNN's get_msec is gettimeofday: the epoch, on CLOCK_REALTIME) and the start is known;
+// since the log's earliest timestamp when it is not; else since the first execution. Never below
+// 0.001 (1 us): DevTools' trace engine takes ts 0 for unset and would leave the first event out
+// of its bounds.
+class TraceClock {
+ public:
+  TraceClock(const std::vector<verbose::ExecRecord>& execs, std::optional<double> start_unix_s) {
+    std::optional<double> earliest_ms;
+    for (const auto& e : execs) {
+      if (!e.stamp_ms) continue;
+      if (!stamp_origin_ms_) stamp_origin_ms_ = *e.stamp_ms - e.start_ms;
+      earliest_ms = std::min(earliest_ms.value_or(*e.stamp_ms), *e.stamp_ms);
+    }
+    if (earliest_ms) zero_ms_ = start_unix_s ? *start_unix_s * 1e3 : *earliest_ms - kUnsetMs;
   }
-  return 0.001;
+  double Ms(const verbose::ExecRecord& e) const {
+    if (!stamp_origin_ms_) return e.start_ms + kUnsetMs;
+    const double at = e.stamp_ms ? *e.stamp_ms : *stamp_origin_ms_ + e.start_ms;
+    return std::max(kUnsetMs, at - zero_ms_);
+  }
+
+ private:
+  static constexpr double kUnsetMs = 0.001;
+  std::optional<double> stamp_origin_ms_;  // the epoch time of start_ms 0
+  double zero_ms_ = 0;                     // the epoch time of the trace's 0
+};
+
+// The lane of each layer, in the order the layers first ran (1, 2, ...).
+std::map<std::string, int> LayerLanes(const std::vector<verbose::ExecRecord>& execs) {
+  std::map<std::string, int> lanes;
+  for (const auto& e : execs) lanes.emplace(e.layer, static_cast<int>(lanes.size()) + 1);
+  return lanes;
 }
 
 }  // namespace
@@ -46,16 +73,25 @@ void AddRunStream(report::Report& report, dispatch::Run& run, SortKey sort, std:
   AddInputSection(report, {}, run.input);
   if (!model) AddHeaderSection(report, run.header);
   AddSummary(report, run.summary, run.diagnostics);
-  AddTimeline(report, run.execs);
+  AddTimeline(report, run.execs,
+              {.pid = run.outcome.pid > 0 ? run.outcome.pid : 1,
+               .start_unix_s = run.outcome.start_unix_s > 0
+                                   ? std::optional<double>(run.outcome.start_unix_s)
+                                   : std::nullopt,
+               .lane_per_layer = model});
 }
 
-void AddTimeline(report::Report& report, const std::vector<verbose::ExecRecord>& execs) {
+void AddTimeline(report::Report& report, const std::vector<verbose::ExecRecord>& execs,
+                 const TraceProcess& process) {
   report::Table& t = report.AddTable(report::kTracePart, report::kTraceColumns);
   t.omit_in_table = true;
-  const double origin_ms = TraceOriginMs(execs);
+  const TraceClock clock(execs, process.start_unix_s);
+  const std::map<std::string, int> lanes =
+      process.lane_per_layer ? LayerLanes(execs) : std::map<std::string, int>();
   for (const auto& e : execs) {
+    const int thread = process.lane_per_layer ? lanes.at(e.layer) : process.pid;
     t.rows.push_back({e.layer.empty() ? e.primitive : e.layer + " " + e.primitive, e.primitive,
-                      Value((origin_ms + e.start_ms) * 1e3, 3), Value(e.time_ms * 1e3, 3), 1,
+                      Value(clock.Ms(e) * 1e3, 3), Value(e.time_ms * 1e3, 3), process.pid, thread,
                       e.layer.empty() ? Value() : Value(e.layer), e.implementation, e.prop_kind,
                       e.problem});
   }

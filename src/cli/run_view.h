@@ -24,7 +24,19 @@ void AddRunStream(report::Report& report, dispatch::Run& run, SortKey sort, std:
 
 /// The `trace` table (omitted from the human table): one row per execution, as
 /// report::PrintTrace reads it.
-void AddTimeline(report::Report& report, const std::vector<verbose::ExecRecord>& execs);
+/// The process a timeline's executions ran in, for the trace: its id and when it started.
+struct TraceProcess {
+  int pid = 1;                         ///< 1: unknown (a log read from a file)
+  std::optional<double> start_unix_s;  ///< nullopt: unknown; ts 0 is the log's first stamp
+  bool lane_per_layer = false;         ///< dlcheck's model: a lane (thread) per layer
+};
+
+/// The `trace` table of `execs`: ts_us since the process start where the log has timestamps
+/// (since its first timestamp when the start is unknown; since the first execution, plus 1 us,
+/// when it has none), the process id, and the thread: a lane per layer for the model, the main
+/// thread (the pid) for a program.
+void AddTimeline(report::Report& report, const std::vector<verbose::ExecRecord>& execs,
+                 const TraceProcess& process = {});
 
 /// The noise guard's part of a measurement's report: `threads_from`, `load_start`, `load_end`
 /// in `section`, and its findings (dispatch::NoiseFindings).

@@ -323,7 +323,7 @@ void AddPrimitivesTable(report::Report& report, std::vector<verbose::PrimitiveSt
   t.answer_columns = report::Names({col::kExecMsTotal, col::kTimePct});
   t.leave_out_first =
       report::Names({col::kSkipped, col::kCreates, col::kGflops, col::kExecMsMean, col::kCreateMs,
-                     col::kFallback, col::kDataTypes, col::kIsaSource, col::kIsa, col::kPropKind});
+                     col::kFallback, col::kDataTypes, col::kIsaSource, col::kIsa});
   // A row of cells (1.5-2 KB with their text) is made only while a printer reads it.
   t.generated = {.count = source->rows.size(),
                  .make = [source = std::shared_ptr<const PrimitiveRowSource>(std::move(source))](

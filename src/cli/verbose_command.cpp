@@ -102,6 +102,7 @@ void AddRunSection(report::Report& report, const VerboseOptions& o, const dispat
   s.Add(kOnednnVersion, dispatch::OneDnnVersion());
   s.Add(kDetectedIsa, run.header.isa_short.empty() ? Value() : Value(run.header.isa_short));
   s.Add(kWorker, run.outcome.ok() ? Value("ok") : Value(run.outcome.Describe()));
+  s.Add(report::kTraceOrigin, Value(run.outcome.start_unix_s, 6));
   AddNoiseGuard(report, s, o.threads, o.load_start, o.load_end);
 }
 
@@ -114,6 +115,10 @@ report::Report BuildReport(const VerboseOptions& o, dispatch::Run& run) {
   for (Finding& f : dispatch::RunFindings(run, "the model worker")) {
     report.findings.push_back(std::move(f));
   }
+  const auto& sps = run.model->results.samples_per_s;
+  report::SetVerdict(report, fmt::format("{}: {}{}", mlp::Name(o.source.run.model.model),
+                                         PrimitivesVerdict(run.summary),
+                                         sps ? fmt::format(", {:.1f} samples/s", *sps) : ""));
   return report;
 }
 
@@ -208,6 +213,7 @@ const report::contract::Document& VerboseDocument() {
                                      kOnednnVersion,
                                      kDetectedIsa,
                                      kWorker,
+                                     report::kTraceOrigin,
                                      kThreadsFrom,
                                      kLoadStart,
                                      kLoadEnd}),

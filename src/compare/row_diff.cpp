@@ -291,8 +291,8 @@ report::Report DiffReport(RowDiff diff) {
   summary.Add(kExecPctOfWallB, Number(diff.b_exec_pct_of_wall, 2));
   report::Table& table = report.AddTable(kDiffRowsTable, kDiffColumns);
   table.hidden_in_table = report::Names({kPropKind, kIsaA, kIsaB, kExecsA, kExecsB});
-  table.answer_columns = report::Names({kRatio});
-  table.leave_out_first = report::Names({kFallbackA, kFallbackB, kLayer, kRegressed, kProblem});
+  table.answer_columns = report::Names({kRegressed, kRatio});
+  table.leave_out_first = report::Names({kFallbackA, kFallbackB});
   report.primary_table = kDiffRowsTable.name;
   report.charts.push_back({.kind = report::Chart::Kind::kDiverging,
                            .title = "Time per execution, b over a, per row",

@@ -137,6 +137,16 @@ void AddPlatform(const PlatformInfo& info, report::Report& report,
   report.findings.insert(report.findings.end(), info.findings.begin(), info.findings.end());
 }
 
+std::string PlatformVerdict(const PlatformInfo& info) {
+  const std::string cpu = info.cpu.brand.empty() ? std::string("this CPU") : info.cpu.brand;
+  const std::string level = info.x86_64_level.empty() ? "" : ": " + info.x86_64_level;
+  if (info.onednn_effective_isa) {
+    return cpu + level + "; oneDNN dispatches " + *info.onednn_effective_isa;
+  }
+  return cpu + level + "; oneDNN 2.x would dispatch " +
+         (info.onednn_max_isa.empty() ? std::string("-") : info.onednn_max_isa);
+}
+
 report::Report PlatformReport(const PlatformInfo& info, const std::vector<ProbeResult>& probes) {
   report::Report report(PlatformDocument());
   AddPlatform(info, report, probes);

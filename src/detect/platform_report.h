@@ -106,6 +106,10 @@ void AddPlatform(const PlatformInfo& info, report::Report& report,
                  const std::vector<ProbeResult>& probes = {});
 
 /// A new report holding just the platform.
+/// The platform's verdict: "Intel(R) Xeon(R) w9-3475X: x86-64-v4; oneDNN dispatches
+/// avx512_core_amx" (what oneDNN reports live, what it would choose for a recording).
+std::string PlatformVerdict(const PlatformInfo& info);
+
 report::Report PlatformReport(const PlatformInfo& info,
                               const std::vector<ProbeResult>& probes = {});
 

@@ -23,7 +23,7 @@ void AddGroups(const Fleet& fleet, report::Report& report) {
   report::Table& t = report.AddTable(kGroupsTable, kGroupColumns);
   t.hidden_in_table = report::Names({kFeatures, kHidden});
   t.answer_columns = {std::string(kLacks.name)};
-  t.leave_out_first = {std::string(kCpu.name), std::string(kOnednnIsa.name)};
+  t.leave_out_first = report::Names({kPus, kCores, kNumaNodes, kSockets});
   int number = 0;
   for (const FleetGroup& g : fleet.groups) {
     t.rows.push_back(
@@ -107,6 +107,20 @@ SlurmConfLines FleetSlurmConf(const Fleet& fleet) {
   return out;
 }
 
+std::string FleetVerdict(const Fleet& fleet) {
+  std::string verdict = fmt::format("{} host{} in {} group{} of what the nodes can do",
+                                    fleet.hosts(), fleet.hosts() == 1 ? "" : "s",
+                                    fleet.groups.size(), fleet.groups.size() == 1 ? "" : "s");
+  if (!fleet.groups.empty() && !fleet.groups.front().onednn_isa.empty()) {
+    verdict += fmt::format(" (the largest: {} on oneDNN {})", fleet.groups.front().hosts.size(),
+                           fleet.groups.front().onednn_isa);
+  }
+  if (!fleet.outliers.empty()) verdict += fmt::format(", {} outlier(s)", fleet.outliers.size());
+  if (!fleet.skipped.empty())
+    verdict += fmt::format(", {} report(s) skipped", fleet.skipped.size());
+  return verdict;
+}
+
 report::Report FleetReport(const Fleet& fleet) {
   using namespace fleet_field;
   report::Report report(FleetDocument());
@@ -125,6 +139,7 @@ report::Report FleetReport(const Fleet& fleet) {
                           "BIOS or kernel setting), not a different CPU");
   }
   report.primary_table = kGroupsTable.name;
+  report::SetVerdict(report, FleetVerdict(fleet));
   return report;
 }
 

@@ -33,9 +33,9 @@ inline constexpr Field kVersions{"versions", Type::kInteger};
 inline constexpr Field kGroup{"group", Type::kInteger};
 inline constexpr Field kHostlist{"hostlist"};
 inline constexpr Field kBest{"best", Type::kBoolean};
-inline constexpr Field kCpu{"cpu"};
-inline constexpr Field kMicroarchitecture{"microarchitecture"};
-inline constexpr Field kOnednnIsa{"onednn_isa"};
+inline constexpr Field kCpu = report::IdentityColumn("cpu");
+inline constexpr Field kMicroarchitecture = report::IdentityColumn("microarchitecture");
+inline constexpr Field kOnednnIsa = report::IdentityColumn("onednn_isa");
 inline constexpr Field kSockets{"sockets", Type::kInteger};
 inline constexpr Field kNumaNodes{"numa_nodes", Type::kInteger};
 inline constexpr Field kCores{"cores", Type::kInteger};
@@ -73,6 +73,10 @@ inline constexpr std::array kVersionColumns = {fleet_field::kDlcheckVersion, fle
 
 /// `fleet`'s document.
 const report::contract::Document& FleetDocument();
+
+/// The fleet's verdict: "12 hosts in 3 groups of what the nodes can do (the largest: 8 on
+/// oneDNN avx512_core_amx), 1 outlier(s)".
+std::string FleetVerdict(const Fleet& fleet);
 
 report::Report FleetReport(const Fleet& fleet);
 

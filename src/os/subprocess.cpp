@@ -398,6 +398,8 @@ StatusOr<Outcome> RunProcess(const Spec& spec,
                          .argv = argv.data(),
                          .envp = envp.data()};
   const auto start = Clock::now();
+  const double start_unix_s =
+      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
   const Job job{.pid = Start(setup), .terminal = setup.terminal};
   out.CloseWriteEnd();
   err.CloseWriteEnd();
@@ -409,6 +411,7 @@ StatusOr<Outcome> RunProcess(const Spec& spec,
   }
   Outcome outcome;
   outcome.timeout_s = spec.timeout_s;
+  outcome.start_unix_s = start_unix_s;
   if (const int exec_errno = ExecErrno(status.fd[0]); exec_errno != 0) {
     Reap(job, outcome, true);
     EndJob(job);

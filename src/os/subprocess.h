@@ -61,7 +61,10 @@ struct Outcome {
   double timeout_s = 0;  ///< the limit it ran under (Spec::timeout_s)
   /// The SIGINT, SIGTERM or SIGHUP dlcheck received and passed on to the child; 0: none.
   int interrupted = 0;
-  double wall_s = 0;        ///< from its start to its end
+  double wall_s = 0;  ///< from its start to its end
+  /// When it was started, in seconds since the epoch on CLOCK_REALTIME (the clock of oneDNN's
+  /// verbose timestamps and of torch.profiler's events), read just before the fork.
+  double start_unix_s = 0;
   int pid = 0;              ///< the child's process id (names its perf map, /tmp/perf-<pid>.map)
   std::string stderr_tail;  ///< with Spec::keep_stderr_tail: the last 16 KiB of its stderr
 

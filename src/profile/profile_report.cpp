@@ -345,4 +345,21 @@ void AddStacksTable(report::Report& report, const Profile& profile, std::string 
   for (const auto& [stack, samples] : profile.folded) t.rows.push_back({stack, samples});
 }
 
+std::string ProfileVerdict(const Profile& profile) {
+  if (profile.samples == 0) return "no on-CPU sample";
+  const auto pct = [&](CpuClass cls) {
+    return 100.0 * static_cast<double>(profile.class_samples[static_cast<std::size_t>(cls)]) /
+           static_cast<double>(profile.samples);
+  };
+  CpuClass top = CpuClass::kJit;
+  for (const CpuClass cls : kCpuClasses) {
+    if (pct(cls) > pct(top)) top = cls;
+  }
+  return fmt::format(
+      "{} {} samples: {:.1f} % in oneDNN JIT kernels, {:.1f} % other oneDNN code; "
+      "the most in {} ({:.1f} %)",
+      profile.samples, profile.event, pct(CpuClass::kJit), pct(CpuClass::kOneDnn),
+      ClassDescription(top), pct(top));
+}
+
 }  // namespace dlcheck::profile

@@ -23,12 +23,26 @@ enum class Type { kText, kInteger, kNumber, kBoolean };
 /// How many values a field holds: one, a list of them, or a map keyed by data (skip reasons).
 enum class Arity { kOne, kList, kMap };
 
-/// A field of a section or a column of a table: its name in every format and its type.
+/// What a table's column is to a reader of the human table on a narrow terminal, declared with the
+/// column (never per command): a detail goes before the columns that make a row unique.
+enum class Role {
+  kDetail,    ///< a measurement, a layout, a decoration: left out first when a row does not fit
+  kIdentity,  ///< makes a row unique (kind, propagation, implementation, problem): kept last
+};
+
+/// A field of a section or a column of a table: its name in every format, its type, and, for a
+/// column, its role in the human table.
 struct Field {
   std::string_view name;
   Type type = Type::kText;
   Arity arity = Arity::kOne;
+  Role role = Role::kDetail;
 };
+
+/// A text column that makes a row unique (Role::kIdentity).
+constexpr Field IdentityColumn(std::string_view name) {
+  return {name, Type::kText, Arity::kOne, Role::kIdentity};
+}
 
 /// A section (a JSON object) or a table (an array of rows): its name in every format and its
 /// heading in the human table.

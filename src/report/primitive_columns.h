@@ -20,17 +20,17 @@ using Column = Field;
 
 // clang-format off
 inline constexpr Column kEngine{"engine", Type::kText};
-inline constexpr Column kPrimitive{"primitive", Type::kText};
-inline constexpr Column kImplementation{"implementation", Type::kText};
+inline constexpr Column kPrimitive = IdentityColumn("primitive");
+inline constexpr Column kImplementation = IdentityColumn("implementation");
 inline constexpr Column kIsa{"isa", Type::kText};
 inline constexpr Column kIsaSource{"isa_source", Type::kText};
 inline constexpr Column kFallback{"fallback", Type::kText};
-inline constexpr Column kPropKind{"prop_kind", Type::kText};
+inline constexpr Column kPropKind = IdentityColumn("prop_kind");
 inline constexpr Column kDataTypes{"data_types", Type::kText};
 inline constexpr Column kLayouts{"layouts", Type::kText};
 inline constexpr Column kAttributes{"attributes", Type::kText};
 inline constexpr Column kAuxiliary{"auxiliary", Type::kText};
-inline constexpr Column kProblem{"problem", Type::kText};
+inline constexpr Column kProblem = IdentityColumn("problem");
 inline constexpr Column kCreates{"creates", Type::kInteger};
 inline constexpr Column kCacheHits{"cache_hits", Type::kInteger};
 inline constexpr Column kCreateMs{"create_ms", Type::kNumber};
@@ -47,8 +47,8 @@ inline constexpr Column kBenchdnn{"benchdnn", Type::kText};
 /// What oneDNN skipped before creating the row, and why (create:dispatch lines)
 inline constexpr Column kSkipped{"skipped", Type::kText};
 // Appended after the others where a run has them.
-inline constexpr Column kLayer{"layer", Type::kText};  ///< the model layer that ran the row
-inline constexpr Column kFile{"file", Type::kText};    ///< the input file, when several are read
+inline constexpr Column kLayer = IdentityColumn("layer");  ///< the model layer that ran the row
+inline constexpr Column kFile = IdentityColumn("file");    ///< the input file, when several are read
 // clang-format on
 
 }  // namespace primitive_column

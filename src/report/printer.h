@@ -137,9 +137,12 @@ void PrintHtml(const Report& report, std::ostream& out);
 void PrintBenchdnn(const Report& report, std::ostream& out);
 
 /// Chrome trace JSON (chrome://tracing, Perfetto): one complete ("X") event per row of the table
-/// named `trace`, whose columns `name`, `category`, `ts_us`, `dur_us` and `thread` (found by
-/// name, in any order) make the event; every other column becomes an argument of the event. A
-/// report without that table prints no events.
+/// named `trace`, whose columns `name`, `category`, `ts_us`, `dur_us`, `pid` and `thread` (found
+/// by name, in any order) make the event; every other column becomes an argument of the event.
+/// Each thread is named by its rows' layer ("layer fc1") or as the process's main thread. A
+/// top-level section's `started_unix_s` (kTraceOrigin: the process start that ts 0 is) becomes
+/// the trace's `baseTimeNanoseconds`, as torch.profiler (kineto) writes its own. A report without
+/// that table prints no events.
 void PrintTrace(const Report& report, std::ostream& out);
 inline constexpr std::string_view kTraceTable = "trace";
 
@@ -147,8 +150,14 @@ inline constexpr std::string_view kTraceTable = "trace";
 namespace trace_column {
 inline constexpr Field kName{"name"};          ///< the event's name
 inline constexpr Field kCategory{"category"};  ///< the primitive kind
+/// Microseconds since the process started (kTraceOrigin), on CLOCK_REALTIME: the clock of
+/// oneDNN's verbose timestamps (gettimeofday) and of torch.profiler's events (clock_gettime
+/// CLOCK_REALTIME); without a known start, since the log's first timestamp.
 inline constexpr Field kTsUs{"ts_us", Type::kNumber};
 inline constexpr Field kDurUs{"dur_us", Type::kNumber};
+inline constexpr Field kPid{"pid", Type::kInteger};  ///< the program's process id; 1: unknown
+/// The thread (a lane): the main thread's id (the pid) for a program, whose log names no thread;
+/// one lane per layer for dlcheck's model.
 inline constexpr Field kThread{"thread", Type::kInteger};
 inline constexpr Field kLayer{"layer"};
 inline constexpr Field kImplementation{"implementation"};
@@ -156,10 +165,14 @@ inline constexpr Field kPropKind{"prop_kind"};
 inline constexpr Field kProblem{"problem"};
 }  // namespace trace_column
 inline constexpr Part kTracePart{kTraceTable, "Timeline"};
-inline constexpr std::array kTraceColumns = {
-    trace_column::kName,           trace_column::kCategory, trace_column::kTsUs,
-    trace_column::kDurUs,          trace_column::kThread,   trace_column::kLayer,
-    trace_column::kImplementation, trace_column::kPropKind, trace_column::kProblem};
+inline constexpr std::array kTraceColumns = {trace_column::kName,     trace_column::kCategory,
+                                             trace_column::kTsUs,     trace_column::kDurUs,
+                                             trace_column::kPid,      trace_column::kThread,
+                                             trace_column::kLayer,    trace_column::kImplementation,
+                                             trace_column::kPropKind, trace_column::kProblem};
+/// When the process whose timeline a report holds started, in seconds since the epoch
+/// (CLOCK_REALTIME, read by dlcheck just before it started the process): ts_us 0 of the trace.
+inline constexpr Field kTraceOrigin{"started_unix_s", Type::kNumber};
 /// The `trace` member of a document that has a timeline.
 inline contract::Member TraceMember() {
   return contract::Rows(kTracePart, contract::Members(kTraceColumns));

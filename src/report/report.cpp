@@ -1,5 +1,7 @@
 #include "report/report.h"
 
+#include <algorithm>
+
 namespace dlcheck::report {
 namespace {
 
@@ -7,6 +9,14 @@ std::vector<std::string> NamesOf(std::span<const Field> columns) {
   std::vector<std::string> names;
   names.reserve(columns.size());
   for (const Field& column : columns) names.emplace_back(column.name);
+  return names;
+}
+
+std::vector<std::string> IdentityOf(std::span<const Field> columns) {
+  std::vector<std::string> names;
+  for (const Field& column : columns) {
+    if (column.role == Role::kIdentity) names.emplace_back(column.name);
+  }
   return names;
 }
 
@@ -26,7 +36,9 @@ Section& Section::AddSection(const Part& part) {
 }
 
 Table& Section::AddTable(const Part& part, std::span<const Field> table_columns) {
-  return AddView(std::string(part.name), NamesOf(table_columns), std::string(part.title));
+  Table& table = AddView(std::string(part.name), NamesOf(table_columns), std::string(part.title));
+  table.identity_columns = IdentityOf(table_columns);
+  return table;
 }
 
 Table& Section::AddView(std::string table_name, std::vector<std::string> table_columns,
@@ -49,7 +61,9 @@ Section& Report::AddSection(const Part& part) {
 }
 
 Table& Report::AddTable(const Part& part, std::span<const Field> columns) {
-  return AddView(std::string(part.name), NamesOf(columns), std::string(part.title));
+  Table& table = AddView(std::string(part.name), NamesOf(columns), std::string(part.title));
+  table.identity_columns = IdentityOf(columns);
+  return table;
 }
 
 Table& Report::AddView(std::string name, std::vector<std::string> columns, std::string title) {
@@ -67,6 +81,38 @@ const Table* Report::FindTable(std::string_view name) const {
 const Table* Report::Primary() const {
   if (!primary_table.empty()) return FindTable(primary_table);
   return tables.empty() ? nullptr : &tables.front();
+}
+
+namespace {
+
+// "2 warnings: scalar-fallback, busy-machine", or "" when none has `severity`.
+std::string Tally(const std::vector<Finding>& findings, Severity severity) {
+  std::size_t count = 0;
+  std::vector<std::string_view> codes;
+  for (const Finding& f : findings) {
+    if (f.severity != severity) continue;
+    ++count;
+    if (std::find(codes.begin(), codes.end(), f.code) == codes.end()) codes.push_back(f.code);
+  }
+  if (count == 0) return {};
+  std::string text = std::to_string(count) + " " + std::string(SeverityName(severity)) +
+                     (count == 1 ? "" : "s") + ":";
+  for (std::size_t i = 0; i < codes.size(); ++i) text += (i ? ", " : " ") + std::string(codes[i]);
+  return text;
+}
+
+}  // namespace
+
+std::string FindingsTally(const std::vector<Finding>& findings) {
+  const std::string errors = Tally(findings, Severity::kError);
+  const std::string warnings = Tally(findings, Severity::kWarning);
+  if (errors.empty() && warnings.empty()) return "no warnings";
+  if (errors.empty()) return warnings;
+  return warnings.empty() ? errors : errors + "; " + warnings;
+}
+
+void SetVerdict(Report& report, std::string_view answer) {
+  report.headline = std::string(answer) + "; " + FindingsTally(report.findings);
 }
 
 }  // namespace dlcheck::report

@@ -92,6 +92,10 @@ struct Table {
   /// whatever the width (`exec_ms_total` of the primitives, `fastest` of a sweep, `ratio` of a
   /// diff). Columns chosen with --columns are all answer columns.
   std::vector<std::string> answer_columns;
+  /// The columns that make a row unique (their Field::role is Role::kIdentity): in the human
+  /// table they go after every other column but the answers, and only while the rows stay apart
+  /// without them. AddTable fills it from the columns' declarations.
+  std::vector<std::string> identity_columns;
   /// Left out of the human table entirely (CSV and JSON keep it): a long form of a table that
   /// the human view shows in a wider shape.
   bool omit_in_table = false;
@@ -110,6 +114,16 @@ inline std::vector<std::string> Names(std::initializer_list<Field> fields) {
   std::vector<std::string> names;
   names.reserve(fields.size());
   for (const Field& field : fields) names.emplace_back(field.name);
+  return names;
+}
+
+/// The names of those of `fields` that make a row unique (Role::kIdentity), for a view's
+/// identity_columns (a table added with AddTable has them from its declaration).
+inline std::vector<std::string> IdentityNames(std::initializer_list<Field> fields) {
+  std::vector<std::string> names;
+  for (const Field& field : fields) {
+    if (field.role == Role::kIdentity) names.emplace_back(field.name);
+  }
   return names;
 }
 
@@ -221,8 +235,10 @@ struct Report {
   std::string command;  ///< "platform", "parse", ...
   /// The command's declared document (report/contract.h); nullptr: none (a part of a report).
   const contract::Document* document = nullptr;
-  /// One line the human table prints before everything else (`check`'s monitoring line,
-  /// `DLCHECK OK - ... | perfdata`); empty: none. The other formats carry its parts as fields.
+  /// The verdict: the one line the human table prints before everything else, then the
+  /// findings, then the sections and tables (`check`'s monitoring line `DLCHECK OK - ... |
+  /// perfdata`, `diff`'s regressions, every other command's through SetVerdict); empty: none.
+  /// The other formats carry its parts as fields, in their usual order.
   std::string headline;
   /// Top-level sections and tables, printed in this order (sections first).
   std::vector<Section> sections;
@@ -244,5 +260,16 @@ struct Report {
   /// The table CSV prints, or nullptr when the report has none.
   const Table* Primary() const;
 };
+
+/// What a report's findings come to, for its verdict: "no warnings", or the errors and warnings
+/// with their codes, "1 error: worker-failed; 2 warnings: scalar-fallback, busy-machine" (info
+/// findings are not counted; a code said twice is named once).
+std::string FindingsTally(const std::vector<Finding>& findings);
+
+/// Sets the verdict a report opens with on a terminal (`headline`): `answer`, the command's own
+/// words for what it found ("oneDNN ran 17 primitives: 23 executions, 41.2 ms"), then the tally
+/// of its findings. Called once, after the last finding is added: the one rule every command
+/// but `check` and `diff` (whose verdicts are their own monitoring lines) follows.
+void SetVerdict(Report& report, std::string_view answer);
 
 }  // namespace dlcheck::report

@@ -96,11 +96,41 @@ std::size_t CodePointWidth(std::string_view code_point) {
   return 1;
 }
 
-// Where a cut text may end: after a space, `,` `;` `:` or `/` (never inside an identifier such
-// as `avx512_core`).
-bool IsTruncationBreak(std::string_view code_point) {
-  return code_point.size() == 1 &&
-         std::string_view(",;:/").find(code_point[0]) != std::string_view::npos;
+// Whether `word`, the text since the last break chance, is an ISA name that a `_` continues
+// (`avx512_core_bf16`, `amx_int8`, `sse41`): one token, never cut after its `_`.
+bool IsIsaStem(std::string_view word) {
+  for (const std::string_view stem : {"avx", "amx", "sse", "AVX", "AMX", "SSE"}) {
+    if (word.substr(0, stem.size()) == stem) return true;
+  }
+  return false;
+}
+
+// The break chances of `text` for a cut: the byte offsets where a kept head may end or a kept
+// tail may start: after a space (the space itself dropped), `,` `;` `:` `/` `+`, or a `_` that
+// does not continue an ISA name. Each is {end of the head, start of the tail}.
+struct CutPoint {
+  std::size_t head_end;
+  std::size_t tail_start;
+};
+std::vector<CutPoint> CutPoints(std::string_view text) {
+  std::vector<CutPoint> points;
+  std::size_t word_start = 0;
+  for (std::size_t i = 0; i < text.size();) {
+    const std::size_t bytes = CodePointBytes(text, i);
+    const char c = bytes == 1 ? text[i] : '\0';
+    i += bytes;
+    if (c == ' ') {
+      points.push_back({i - 1, i});
+      word_start = i;
+    } else if (c != '\0' && std::string_view(",;:/+").find(c) != std::string_view::npos) {
+      points.push_back({i, i});
+      word_start = i;
+    } else if (c == '_' && !IsIsaStem(text.substr(word_start, i - word_start))) {
+      points.push_back({i, i});
+      word_start = i;
+    }
+  }
+  return points;
 }
 
 }  // namespace
@@ -125,28 +155,68 @@ std::size_t DisplayWidth(std::string_view text) {
   return width;
 }
 
-std::string Truncate(std::string_view text, std::size_t width) {
-  if (DisplayWidth(text) <= width) return std::string(text);
-  if (width == 0) return {};
-  const std::size_t room = width - DisplayWidth(kEllipsis);
+namespace {
+
+// The first `room` display columns of `text`, cut at its last break chance inside them; inside a
+// word only when none is (one token wider than the room).
+std::string_view Head(std::string_view text, std::size_t room) {
   std::size_t used = 0;
-  std::size_t end = 0;       // bytes that fit in `room`
-  std::size_t word_end = 0;  // bytes up to the last break chance that fits
+  std::size_t end = 0;
   for (std::size_t i = 0; i < text.size();) {
-    const std::string_view code_point = text.substr(i, CodePointBytes(text, i));
-    const std::size_t w = CodePointWidth(code_point);
+    const std::size_t bytes = CodePointBytes(text, i);
+    const std::size_t w = CodePointWidth(text.substr(i, bytes));
     if (used + w > room) break;
     used += w;
-    i += code_point.size();
+    i += bytes;
     end = i;
-    if (code_point == " ") word_end = i - 1;
-    if (IsTruncationBreak(code_point)) word_end = i;
   }
-  // At a break chance when that keeps at least half the room; inside a word otherwise (the
-  // ellipsis says the word goes on).
-  std::string cut(text.substr(0, word_end * 2 >= end && word_end > 0 ? word_end : end));
-  TrimTrailingSpaces(cut);
-  return cut + std::string(kEllipsis);
+  std::size_t cut = 0;
+  for (const CutPoint& p : CutPoints(text)) {
+    if (p.head_end <= end && p.head_end > 0) cut = p.head_end;
+  }
+  return text.substr(0, cut > 0 ? cut : end);
+}
+
+// The last `room` display columns of `text`, starting at a break chance; empty when no tail
+// that starts at one fits.
+std::string_view Tail(std::string_view text, std::size_t room) {
+  for (const CutPoint& p : CutPoints(text)) {
+    const std::string_view tail = text.substr(p.tail_start);
+    if (!tail.empty() && DisplayWidth(tail) <= room) return tail;
+  }
+  return {};
+}
+
+std::string Trimmed(std::string_view text) {
+  std::string out(text);
+  TrimTrailingSpaces(out);
+  return out;
+}
+
+}  // namespace
+
+std::string Truncate(std::string_view text, std::size_t width, Keep keep) {
+  if (DisplayWidth(text) <= width) return std::string(text);
+  if (width == 0) return {};
+  const std::size_t room = width - std::min(width, DisplayWidth(kEllipsis));
+  const std::string ellipsis(kEllipsis);
+  if (keep == Keep::kEnd) {
+    const std::string_view tail = Tail(text, room);
+    if (!tail.empty()) return ellipsis + std::string(tail);
+  } else if (keep == Keep::kBothEnds) {
+    // The first token, then as much of the end as fits.
+    const std::vector<CutPoint> points = CutPoints(text);
+    if (!points.empty() && points.front().head_end > 0) {
+      const std::string head = Trimmed(text.substr(0, points.front().head_end));
+      const std::size_t head_width = DisplayWidth(head);
+      if (head_width < room) {
+        const std::string_view tail =
+            Tail(text.substr(points.front().tail_start), room - head_width);
+        if (!tail.empty()) return head + ellipsis + std::string(tail);
+      }
+    }
+  }
+  return Trimmed(Head(text, room)) + ellipsis;
 }
 
 std::size_t LongestWord(std::string_view text) {

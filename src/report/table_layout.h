@@ -32,11 +32,19 @@ std::size_t DisplayWidth(std::string_view text);
 /// The single character that marks cut text.
 inline constexpr std::string_view kEllipsis = "\u2026";
 
-/// `text` cut to at most `width` display columns, ending in kEllipsis when cut: at a space,
-/// `,` `;` `:` or `/` when that keeps at least half of it, never after `_` (`avx512_core`
-/// stays a token), inside a word only when a word alone is too wide.
-///   Truncate("avx512_core avx512_vnni", 16) -> "avx512_core…"
-std::string Truncate(std::string_view text, std::size_t width);
+/// Which part of a cut cell is kept: the start (what most cells are told by), the end (problems
+/// that share their start: `…ic32oc64_ih16`), or the first token and the end
+/// (`jit:…avx512_core_bf16`).
+enum class Keep { kStart, kEnd, kBothEnds };
+
+/// `text` cut to at most `width` display columns with kEllipsis where it was cut, always at a
+/// token boundary when one fits: after a space, `,` `;` `:` `/` `+`, or a `_` that does not
+/// continue an ISA name (`avx512_core_bf16` is one token, `mb16_ic32` two); inside a token only
+/// when a token alone is too wide (then the start is kept).
+///   Truncate("avx512_core avx512_vnni", 16)                  -> "avx512_core…"
+///   Truncate("jit:avx512_core", 12)                          -> "jit:…"
+///   Truncate("mb16_ic32oc64_ih16", 14, Keep::kEnd)           -> "…ic32oc64_ih16"
+std::string Truncate(std::string_view text, std::size_t width, Keep keep = Keep::kStart);
 
 /// The display width of the longest piece of `text` that WrapText keeps on one line when it can
 /// (the text between two break chances, with its trailing `,` `:` ...).

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -23,6 +24,7 @@
 #include "support/scratch_dir.h"
 #include "support/terminal.h"
 #include "support/test_files.h"
+#include "support/trace_rules.h"
 
 namespace dlcheck {
 namespace {
@@ -300,6 +302,47 @@ TEST_F(RunCliTest, WorkerUnderRunGivesTheRowsOfVerbose) {
   const Counts from_run = CountsOf(Json::parse(a.out)["primitives"]);
   EXPECT_FALSE(from_run.empty());
   EXPECT_EQ(from_run, CountsOf(Json::parse(b.out)["primitives"]));
+}
+
+// The trace of a program is in the program's own process (its id, its main thread) and counts
+// microseconds from the moment dlcheck started it: baseTimeNanoseconds (the JSON's
+// started_unix_s) plus an event's ts is the epoch time oneDNN stamped, between the start and the
+// end of the run. The program writes its own pid ($$ of a shell that execs the worker).
+TEST_F(RunCliTest, TraceIsInTheProgramsProcessFromItsStart) {
+  const std::string pid_file = (dir_ / "pid").string();
+  const std::string program =
+      Write("program.sh", "#!/bin/sh\necho $$ > '" + pid_file + "'\nexec '" +
+                              std::string(DLCHECK_BINARY) +
+                              "' worker --model mlp --iters 1 --warmup 0 --traced 2\n");
+  std::filesystem::permissions(program, std::filesystem::perms::owner_all);
+  const auto epoch_us = [](std::chrono::system_clock::time_point t) {
+    return std::chrono::duration<double, std::micro>(t.time_since_epoch()).count();
+  };
+  const double before_us = epoch_us(std::chrono::system_clock::now());
+  const auto r = RunDlcheck({"run", "--format", "trace", "--", program});
+  const double after_us = epoch_us(std::chrono::system_clock::now());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Json trace = Json::parse(r.out);
+  const std::vector<Json> events = testing::ExpectDevToolsTrace(trace);
+  ASSERT_FALSE(events.empty());
+  std::ifstream in(pid_file);
+  long pid = 0;
+  in >> pid;
+  ASSERT_GT(pid, 0);
+  ASSERT_TRUE(trace["baseTimeNanoseconds"].is_number_integer());
+  const double base_us = trace["baseTimeNanoseconds"].get<double>() / 1e3;
+  EXPECT_GE(base_us, before_us);
+  EXPECT_LE(base_us, after_us);
+  for (const Json& e : events) {
+    EXPECT_EQ(e["pid"], pid) << e.dump();
+    EXPECT_EQ(e["tid"], pid) << "the main thread: " << e.dump();
+    EXPECT_LE(base_us + e["ts"].get<double>() + e["dur"].get<double>(), after_us) << e.dump();
+  }
+  for (const Json& m : trace["traceEvents"]) {
+    if (m["name"] == "thread_name") {
+      EXPECT_EQ(m["args"]["name"], "main thread") << m.dump();
+    }
+  }
 }
 
 TEST_F(RunCliTest, SigintIsPassedOnAndTheReportStillPrinted) {

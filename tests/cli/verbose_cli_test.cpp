@@ -3,6 +3,7 @@
 // the host's business and is not asserted.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -160,22 +161,43 @@ TEST(VerboseCliTest, InputSectionAccountsForTheWorkersVerboseLines) {
 }
 
 // The trace loads in DevTools (names, bounds, no negative duration) and holds one event per
-// traced execution, at the log's absolute timestamps (ms since the epoch as microseconds).
+// traced execution, in the worker's process, a lane (thread) per layer named after it, at
+// microseconds since the worker started (baseTimeNanoseconds, the JSON's started_unix_s): every
+// event lies between that start and now, on the epoch clock.
 TEST(VerboseCliTest, TraceHasOneEventPerTracedExecution) {
+  const auto before = std::chrono::system_clock::now();
   const auto r = RunDlcheck({"verbose", "--iters", "1", "--warmup", "0", "--traced", "2", "--batch",
                              "8", "--format", "trace"});
+  const auto after = std::chrono::system_clock::now();
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const Json trace = Json::parse(r.out);
   const Json doc = RunJson({"--batch", "8"});
   const std::vector<Json> events = testing::ExpectDevToolsTrace(trace);
   EXPECT_EQ(events.size(), doc["summary"]["execs"].get<std::size_t>());
-  const double year_2020_us = 1577836800e6;
+  ASSERT_TRUE(trace["baseTimeNanoseconds"].is_number_integer()) << trace.dump().substr(0, 400);
+  const double base_us = trace["baseTimeNanoseconds"].get<double>() / 1e3;
+  const auto epoch_us = [](std::chrono::system_clock::time_point t) {
+    return std::chrono::duration<double, std::micro>(t.time_since_epoch()).count();
+  };
+  EXPECT_GE(base_us, epoch_us(before));
   double previous = -1;
+  std::map<std::string, std::int64_t> lane_of_layer;
   for (const auto& e : events) {
-    EXPECT_GT(e["ts"].get<double>(), year_2020_us) << "absolute: " << e.dump();
+    EXPECT_LE(base_us + e["ts"].get<double>(), epoch_us(after)) << e.dump();
     EXPECT_GE(e["ts"].get<double>(), previous) << "events are in execution order";
     previous = e["ts"].get<double>();
-    EXPECT_TRUE(e["args"]["layer"].is_string()) << e.dump();
+    ASSERT_TRUE(e["args"]["layer"].is_string()) << e.dump();
+    EXPECT_NE(e["pid"], 1) << "the worker's own process id: " << e.dump();
+    const auto [at, added] =
+        lane_of_layer.emplace(e["args"]["layer"].get<std::string>(), e["tid"].get<std::int64_t>());
+    EXPECT_EQ(at->second, e["tid"].get<std::int64_t>()) << "one lane per layer: " << e.dump();
+  }
+  std::set<std::int64_t> lanes;
+  for (const auto& [layer, lane] : lane_of_layer) lanes.insert(lane);
+  EXPECT_EQ(lanes.size(), lane_of_layer.size()) << "each layer its own lane";
+  for (const auto& m : trace["traceEvents"]) {
+    if (m["name"] != "thread_name") continue;
+    EXPECT_EQ(m["args"]["name"].get<std::string>().rfind("layer ", 0), 0u) << m.dump();
   }
 }
 

@@ -201,7 +201,7 @@ TEST(TraceTest, FindsItsColumnsByName) {
   EXPECT_EQ(e["args"], nlohmann::json({{"layer", "fc1"}})) << "trace columns are not arguments";
 }
 
-TEST(TableTest, HeadlineFirstAndControlCharactersVisible) {
+TEST(TableTest, VerdictThenFindingsThenSectionsAndControlCharactersVisible) {
   Report r;
   r.headline = "DLCHECK OK - fine | 'problems'=0;;;0";
   r.AddSection({"cpu", "CPU"}).Add({"brand"}, "Evil\x1b[2J CPU\r\n");
@@ -209,11 +209,25 @@ TEST(TableTest, HeadlineFirstAndControlCharactersVisible) {
   const std::string text = Render(r, Format::kTable);
   EXPECT_EQ(text,
             "DLCHECK OK - fine | 'problems'=0;;;0\n"
-            "CPU\n"
-            "  brand  Evil\\x1b[2J CPU\\x0d\\x0a\n"
             "\n"
             "Findings\n"
-            "  warning: bell\\x07\n");
+            "  warning: bell\\x07\n"
+            "\n"
+            "CPU\n"
+            "  brand  Evil\\x1b[2J CPU\\x0d\\x0a\n");
+}
+
+TEST(TableTest, SetVerdictTalliesErrorsAndWarningsByCode) {
+  Report r;
+  r.AddFinding(Severity::kInfo, "note", "not counted");
+  SetVerdict(r, "ran");
+  EXPECT_EQ(r.headline, "ran; no warnings");
+  r.AddFinding(Severity::kWarning, "scalar-fallback", "a");
+  r.AddFinding(Severity::kWarning, "scalar-fallback", "b");
+  r.AddFinding(Severity::kWarning, "busy-machine", "c");
+  r.AddFinding(Severity::kError, "program-failed", "d");
+  SetVerdict(r, "ran");
+  EXPECT_EQ(r.headline, "ran; 1 error: program-failed; 3 warnings: scalar-fallback, busy-machine");
 }
 
 TEST(JsonTest, InvalidUtf8IsReplacedNotFatal) {

@@ -190,10 +190,25 @@ TEST(TruncateTest, CutsAtATokenBoundaryWithOneEllipsis) {
   EXPECT_EQ(Truncate("avx512_core avx512_vnni", 40), "avx512_core avx512_vnni");
   EXPECT_EQ(Truncate("avx512_core avx512_vnni", 16), "avx512_core\u2026");
   EXPECT_EQ(Truncate("brgemm:avx512_core_amx", 12), "brgemm:\u2026");
+  // A problem's `_` is a token boundary; an ISA name's is not.
+  EXPECT_EQ(Truncate("mb64_ic3oc64_ih224oh112", 8), "mb64_\u2026");
+  EXPECT_EQ(Truncate("jit:avx512_core_bf16", 15), "jit:\u2026");
+  EXPECT_EQ(Truncate("jit:avx512_core_bf16 x", 21), "jit:avx512_core_bf16\u2026");
   // A word alone wider than the column is cut inside, the ellipsis saying so.
-  EXPECT_EQ(Truncate("mb64_ic3oc64_ih224oh112", 8), "mb64_ic\u2026");
-  EXPECT_EQ(DisplayWidth(Truncate("mb64_ic3oc64_ih224oh112", 8)), 8u);
+  EXPECT_EQ(Truncate("ic3oc64ih224oh112", 8), "ic3oc64\u2026");
+  EXPECT_EQ(DisplayWidth(Truncate("ic3oc64ih224oh112", 8)), 8u);
   EXPECT_EQ(Truncate("abc", 0), "");
+}
+
+TEST(TruncateTest, KeepsTheEndOrBothEndsAtTokenBoundaries) {
+  EXPECT_EQ(Truncate("mb16_ic32oc64_ih16", 15, Keep::kEnd), "\u2026ic32oc64_ih16");
+  EXPECT_EQ(Truncate("mb16_ic32oc64_ih16", 12, Keep::kBothEnds), "mb16_\u2026ih16");
+  EXPECT_EQ(Truncate("src:aBcd16b:f0 dst:acdb:f0", 12, Keep::kEnd), "\u2026dst:acdb:f0");
+  // No token of the end fits: the start is kept.
+  EXPECT_EQ(Truncate("brgemm:avx512_core_amx", 12, Keep::kEnd), "brgemm:\u2026");
+  for (const Keep keep : {Keep::kStart, Keep::kEnd, Keep::kBothEnds}) {
+    EXPECT_LE(DisplayWidth(Truncate("mb16_ic32oc64_ih16oh16kh3sh1dh0ph1", 11, keep)), 11u);
+  }
 }
 
 TEST(TruncateTest, CountsWideCharactersAsTwoColumns) {
