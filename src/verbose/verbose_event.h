@@ -131,6 +131,7 @@ struct LogHeader {
   std::string isa;                 ///< the long ISA text: "Intel AVX-512 with Intel DL Boost ..."
   std::string isa_short;           ///< the ISA name it maps to: "avx512_core_bf16", "" if unknown
   std::vector<std::string> other;  ///< the other info lines (gpu runtime, engines, ...)
+  bool operator==(const LogHeader&) const = default;
 };
 
 }  // namespace dlcheck::verbose
