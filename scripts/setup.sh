@@ -44,8 +44,9 @@ tests_packages=(
 # ci: what .ci/run adds (the libFuzzer target is built with clang; ASan/UBSan use gcc's runtime;
 # `make format-check` holds every source to .clang-format).
 ci_packages=(clang libclang-rt-14-dev clang-format)
-# bench: scripts/bench_parse.sh (side-by-side timing, peak RSS, figures read back with python3).
-bench_packages=(hyperfine time python3)
+# bench: scripts/bench_parse.sh (side-by-side timing read with python3, peak RSS with GNU time,
+# instructions per byte with callgrind).
+bench_packages=(time python3 valgrind)
 # models: real data for --data (scripts/bench_models.sh; the PyTorch peers come with test).
 models_packages=(dataset-fashion-mnist)
 

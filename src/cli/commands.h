@@ -113,6 +113,13 @@ void DiscardReportOutput();
 /// length (`parse`, `verbose`, `run`).
 void AddRowOptions(CLI::App& sub, SortKey& sort, std::size_t& top);
 
+/// Adds `-j,--jobs N`: the threads that read a large log file (verbose/parallel_feed.h); 0, the
+/// default, takes LogJobs(). The report is the same for every N.
+void AddJobsOption(CLI::App& sub, int& jobs);
+/// The threads a log file is read on by default: the CPUs dlcheck may use (the one place that
+/// asks).
+int LogJobs();
+
 /// Throws CLI::ValidationError (a usage error) when the command chose a format for another
 /// program (xlsx, html: report::IsFileOnly) for standard output and standard output is a
 /// terminal, as gzip refuses: the remedy is -o FILE or a redirect. Run once the command line is

@@ -13,8 +13,10 @@
 #include "cli/enum_option.h"
 #include "common/text.h"
 #include "detect/library_versions.h"
+#include "dispatch/noise.h"
 #include "dispatch/onednn_info.h"
 #include "dlcheck/version.h"
+#include "os/cpu_budget.h"
 #include "os/output_file.h"
 
 namespace dlcheck::cli {
@@ -167,6 +169,18 @@ void AddRowOptions(CLI::App& sub, SortKey& sort, std::size_t& top) {
   sub.add_option("--top", top, "print only the first N rows (0: all)")
       ->check(CLI::NonNegativeNumber.description(""))
       ->type_name("N");
+}
+
+void AddJobsOption(CLI::App& sub, int& jobs) {
+  sub.add_option("-j,--jobs", jobs,
+                 "threads that read a log file of 64 MiB or more (default: the CPUs dlcheck may "
+                 "use; 1: one thread); the report is the same for any N")
+      ->check(CLI::Range(1, 1024).description(""))
+      ->type_name("N");
+}
+
+int LogJobs() {
+  return os::UsableCpus();
 }
 
 void PrintError(const std::string& message) {

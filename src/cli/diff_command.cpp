@@ -14,12 +14,14 @@ struct DiffCommandOptions {
   std::string a, b;
   compare::DiffOptions diff;
   report::Format format = report::Format::kTable;
+  int jobs = 0;  ///< threads that read a large log file (0: LogJobs())
 };
 
 StatusOr<int> RunDiff(const DiffCommandOptions& options) {
-  StatusOr<compare::RunRows> a = compare::LoadRunRows(options.a);
+  const int jobs = options.jobs > 0 ? options.jobs : LogJobs();
+  StatusOr<compare::RunRows> a = compare::LoadRunRows(options.a, jobs);
   if (!a.ok()) return a.status();
-  StatusOr<compare::RunRows> b = compare::LoadRunRows(options.b);
+  StatusOr<compare::RunRows> b = compare::LoadRunRows(options.b, jobs);
   if (!b.ok()) return b.status();
   if (a->rows.empty() || b->rows.empty()) {
     const std::string& empty = a->rows.empty() ? options.a : options.b;
@@ -53,6 +55,7 @@ void SetupDiff(CLI::App& subcommand, int& exit_code) {
   sub->add_option("B", options->b, "the run judged against A, in either form")
       ->required()
       ->type_name("FILE");
+  AddJobsOption(*sub, options->jobs);
   sub->add_option("--threshold", options->diff.threshold_pct,
                   "a row more than PCT % slower per execution regressed (default 20)")
       ->type_name("PCT")

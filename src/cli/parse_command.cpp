@@ -26,6 +26,7 @@
 #include "verbose/benchdnn.h"
 #include "verbose/line_reader.h"
 #include "verbose/log_session.h"
+#include "verbose/parallel_feed.h"
 #include "verbose/timeline.h"
 
 namespace dlcheck::cli {
@@ -41,6 +42,7 @@ struct ParseOptions {
   verbose::BenchdnnVersion benchdnn_version = verbose::BenchdnnVersion::kLogs;
   std::string benchdnn_batch;  ///< a driver: print its --batch file instead of the report
   std::string cpuid_dump;      ///< the CPU the log ran on, for dtype-no-native-path; "": its header
+  int jobs = 0;                ///< threads that read a large log file (0: LogJobs())
 };
 
 std::string_view BenchdnnVersionName(verbose::BenchdnnVersion version) {
@@ -147,10 +149,11 @@ void AddParseTimeline(report::Report& report, const std::vector<verbose::ExecRec
 }
 
 // Feeds one file to the session, until its end or a --strict stop.
-Status FeedFile(verbose::LogSession& session, const std::string& file) {
+Status FeedFile(verbose::LogSession& session, const std::string& file, int jobs) {
   verbose::LineReader reader;
   if (Status s = reader.Open(file); !s.ok()) return s;
-  return session.FeedAll(reader, file == "-" ? "<stdin>" : file);
+  return verbose::FeedLog(session, reader, file == "-" ? "<stdin>" : file,
+                          verbose::ParallelOptionsFor(jobs));
 }
 
 // "skipped 3 of 120 lines: foreign 2, truncated 1", or "" when none was skipped.
@@ -294,7 +297,7 @@ StatusOr<int> RunParse(const ParseOptions& options) {
   if (files.size() > 1) session.LabelInputs();
   Status failure;
   for (const auto& file : files) {
-    failure = FeedFile(session, file);
+    failure = FeedFile(session, file, options.jobs > 0 ? options.jobs : LogJobs());
     if (!failure.ok() || session.stopped()) break;
   }
 
@@ -354,6 +357,7 @@ void SetupParse(CLI::App& subcommand, int& exit_code) {
   AddOutputOption(*sub);
   sub->add_flag("--events", options->events, "one row per event instead of per primitive");
   AddRowOptions(*sub, options->sort, options->top);
+  AddJobsOption(*sub, options->jobs);
   sub->add_flag("--strict", options->strict,
                 "stop at the first marker line that cannot be parsed (exit status 4)");
   AddEnumOption(*sub, "--benchdnn-version", options->benchdnn_version,

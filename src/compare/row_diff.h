@@ -140,8 +140,9 @@ struct RunRows {
 
 /// Reads a verbose log (plain or gzip; any oneDNN/MKL-DNN version) or a dlcheck JSON report
 /// with a primitives table (`parse`, `verbose`, `run`), told apart by the first byte. Another
-/// command's report (`dispatch`, ...) is an InputError saying which reports diff reads.
-StatusOr<RunRows> LoadRunRows(const std::string& path);
+/// command's report (`dispatch`, ...) is an InputError saying which reports diff reads. A large
+/// log file is read on `jobs` threads (verbose/parallel_feed.h), with the same rows.
+StatusOr<RunRows> LoadRunRows(const std::string& path, int jobs = 1);
 
 enum class Change { kSame, kImplementation, kNew, kVanished };
 

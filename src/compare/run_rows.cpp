@@ -15,6 +15,7 @@
 #include "verbose/aggregate.h"
 #include "verbose/line_reader.h"
 #include "verbose/log_session.h"
+#include "verbose/parallel_feed.h"
 
 namespace dlcheck::compare {
 namespace {
@@ -83,9 +84,12 @@ RunRow FromStats(const verbose::PrimitiveStats& stats) {
   return row;
 }
 
-StatusOr<RunRows> LoadLog(verbose::LineReader& reader, const std::string& path) {
+StatusOr<RunRows> LoadLog(verbose::LineReader& reader, const std::string& path, int jobs) {
   verbose::LogSession session;
-  if (Status fed = session.FeedAll(reader, path); !fed.ok()) return fed;
+  if (Status fed = verbose::FeedLog(session, reader, path, verbose::ParallelOptionsFor(jobs));
+      !fed.ok()) {
+    return fed;
+  }
   RunRows run{path, "verbose log", {}};
   run.rows.reserve(session.aggregator().rows().size());
   RowMerger merger(run.rows);
@@ -251,7 +255,7 @@ std::size_t RunRow::KeyHash::operator()(const Key& key) const noexcept {
 
 // The input is opened once and told apart by its first byte (a JSON report opens an object), so a
 // pipe (`diff <(zcat a.gz) <(zcat b.gz)`) is read whole and compressed reports work too.
-StatusOr<RunRows> LoadRunRows(const std::string& path) {
+StatusOr<RunRows> LoadRunRows(const std::string& path, int jobs) {
   verbose::LineReader reader;
   if (Status opened = reader.Open(path); !opened.ok()) return opened;
   if (reader.PeekFirstNonBlank() == '{') {
@@ -259,7 +263,7 @@ StatusOr<RunRows> LoadRunRows(const std::string& path) {
     if (Status read = reader.ReadRest(text, kMaxReportBytes); !read.ok()) return read;
     return LoadReport(path, text);
   }
-  return LoadLog(reader, path);
+  return LoadLog(reader, path, jobs);
 }
 
 }  // namespace dlcheck::compare

@@ -62,36 +62,61 @@ std::string_view TrimLineEnd(std::string_view s) {
   return s;
 }
 
+// The value of the eight ASCII digits at `p` (fast_float's SWAR steps); false when one of the
+// eight bytes is not a digit.
+bool ReadEightDigits(const char* p, std::uint64_t& value) {
+  std::uint64_t v = 0;
+  std::memcpy(&v, p, 8);
+  if (((v & 0xF0F0F0F0F0F0F0F0ULL) |
+       (((v + 0x0606060606060606ULL) & 0xF0F0F0F0F0F0F0F0ULL) >> 4)) != 0x3333333333333333ULL) {
+    return false;
+  }
+  v -= 0x3030303030303030ULL;
+  v = (v * 10) + (v >> 8);
+  value = (((v & 0x000000FF000000FFULL) * (100 + (1000000ULL << 32))) +
+           (((v >> 16) & 0x000000FF000000FFULL) * (1 + (10000ULL << 32)))) >>
+          32;
+  return true;
+}
+
 // Clinger's fast path: up to 15 digits and a decimal point are exact in a double, and one
-// division by an exact power of ten is correctly rounded, so this equals from_chars.
+// division by an exact power of ten is correctly rounded, so this equals from_chars. The
+// fraction (`0.000976562`) is read eight digits at a time.
 bool ReadTime(std::string_view text, double& ms) {
   static constexpr double kPow10[] = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
                                       1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
-  const char* p = text.data();
-  const char* end = p + text.size();
-  std::uint64_t mantissa = 0;
-  const char* int_start = p;
-  while (p < end && static_cast<unsigned>(*p - '0') < 10) {
-    mantissa = mantissa * 10 + static_cast<unsigned>(*p - '0');
-    ++p;
-  }
-  const std::ptrdiff_t int_digits = p - int_start;
-  std::ptrdiff_t decimals = 0;
-  bool simple = int_digits > 0;
-  if (simple && p < end && *p == '.') {
-    const char* frac_start = ++p;
+  const char* const begin = text.data();
+  const char* const end = begin + text.size();
+  if (text.size() <= 16) {
+    std::uint64_t mantissa = 0;
+    const char* p = begin;
     while (p < end && static_cast<unsigned>(*p - '0') < 10) {
       mantissa = mantissa * 10 + static_cast<unsigned>(*p - '0');
       ++p;
     }
-    decimals = p - frac_start;
-    simple = decimals > 0;
+    const std::ptrdiff_t int_digits = p - begin;
+    if (int_digits > 0 && p == end) {  // 16 digits fit a uint64 but not a double
+      if (int_digits <= 15) {
+        ms = static_cast<double>(mantissa);
+        return true;
+      }
+    } else if (int_digits > 0 && *p == '.') {
+      const char* const fraction = ++p;
+      for (std::uint64_t eight = 0; end - p >= 8 && ReadEightDigits(p, eight); p += 8) {
+        mantissa = mantissa * 100000000 + eight;
+      }
+      while (p < end && static_cast<unsigned>(*p - '0') < 10) {
+        mantissa = mantissa * 10 + static_cast<unsigned>(*p - '0');
+        ++p;
+      }
+      const std::ptrdiff_t decimals = p - fraction;
+      if (p == end && decimals > 0 && int_digits + decimals <= 15) {
+        ms = static_cast<double>(mantissa) / kPow10[decimals];
+        return true;
+      }
+    }
   }
-  if (simple && p == end && int_digits + decimals <= 15) {
-    ms = static_cast<double>(mantissa) / kPow10[decimals];
-    return true;
-  }
-  const auto [ptr, ec] = std::from_chars(text.data(), end, ms);
+  const auto [ptr, ec] = std::from_chars(begin, end, ms);
   return ec == std::errc() && ptr == end && std::isfinite(ms) && ms >= 0;
 }
 
@@ -124,17 +149,17 @@ std::uint32_t LineMemo::Find(std::uint64_t hash, std::uint32_t state, std::strin
 }
 
 void LineMemo::Follow(std::uint32_t index) {
-  if (last_ != kNone) {
-    slots_[last_].next = index;
-  } else if (link_from_ != kNone) {
-    slots_[link_from_].next = index;
+  const std::uint32_t from = last_ != kNone ? last_ : link_from_;
+  if (from != kNone && slots_[from].next != index) {
+    slots_[from].next2 = slots_[from].next;
+    slots_[from].next = index;
   }
   last_ = index;
   link_from_ = kNone;
 }
 
 void LineMemo::Insert(std::uint64_t hash, std::uint32_t state, std::string_view key,
-                      const Entry& entry, bool foreign) {
+                      const Entry& entry, bool foreign, std::size_t stamp_at) {
   if (key.empty() || key.size() > kMaxArena / 16 || state > 0xffff || entry.row > 0xffffffffu) {
     return;
   }
@@ -154,10 +179,30 @@ void LineMemo::Insert(std::uint64_t hash, std::uint32_t state, std::string_view 
   slot.row = static_cast<std::uint32_t>(entry.row);
   slot.state = static_cast<std::uint16_t>(state);
   slot.kind = foreign ? Kind::kForeign : KindOf(entry);
+  slot.stamp_at = stamp_at < key.size() && stamp_at < kNoStamp
+                      ? static_cast<std::uint16_t>(stamp_at)
+                      : kNoStamp;
   slot.next = kNone;
   arena_.append(key);
   ++count_;
   Follow(static_cast<std::uint32_t>(i));
+}
+
+// A remembered line matched: a foreign line, or an event whose time is read from `time_text`
+// (kMiss when it does not read as a time).
+LineMemo::Match LineMemo::Hit(std::uint32_t index, std::string_view time_text, Entry& entry,
+                              double& ms) {
+  const Slot& slot = slots_[index];
+  if (slot.kind == Kind::kForeign) {
+    Follow(index);
+    return Match::kForeign;
+  }
+  if (!ReadTime(time_text, ms)) return Match::kMiss;
+  entry = {slot.row, slot.kind == Kind::kExec,
+           slot.kind == Kind::kCreateHit || slot.kind == Kind::kNestedHit,
+           slot.kind == Kind::kNested || slot.kind == Kind::kNestedHit};
+  Follow(index);
+  return Match::kEvent;
 }
 
 LineMemo::Match LineMemo::Lookup(std::uint32_t state, std::string_view line, Entry& entry,
@@ -167,19 +212,7 @@ LineMemo::Match LineMemo::Lookup(std::uint32_t state, std::string_view line, Ent
   const std::size_t comma = LastComma(line);
   const bool has_prefix = comma != std::string_view::npos && comma != 0;
   const std::string_view prefix = has_prefix ? line.substr(0, comma) : std::string_view();
-  auto hit = [&](std::uint32_t index) {
-    const Slot& slot = slots_[index];
-    if (slot.kind == Kind::kForeign) {
-      Follow(index);
-      return Match::kForeign;
-    }
-    if (!ReadTime(line.substr(comma + 1), ms)) return Match::kMiss;
-    entry = {slot.row, slot.kind == Kind::kExec,
-             slot.kind == Kind::kCreateHit || slot.kind == Kind::kNestedHit,
-             slot.kind == Kind::kNested || slot.kind == Kind::kNestedHit};
-    Follow(index);
-    return Match::kEvent;
-  };
+  const std::string_view time_text = has_prefix ? line.substr(comma + 1) : std::string_view();
   // The predicted line first: no hashing.
   if (last_ != kNone && slots_[last_].next != kNone) {
     const std::uint32_t guess = slots_[last_].next;
@@ -187,23 +220,91 @@ LineMemo::Match LineMemo::Lookup(std::uint32_t state, std::string_view line, Ent
     const bool foreign = slot.kind == Kind::kForeign;
     if (foreign ? SameKey(slot, 0, line, true)
                 : has_prefix && SameKey(slot, state, prefix, false)) {
-      const Match m = hit(guess);
+      const Match m = Hit(guess, time_text, entry, ms);
       if (m != Match::kMiss) return m;
     }
   }
   if (has_prefix) {
     if (const std::uint32_t i = Find(FastHash(prefix), state, prefix, false); i != kNone) {
-      const Match m = hit(i);
+      const Match m = Hit(i, time_text, entry, ms);
       if (m != Match::kMiss) return m;
     }
   }
-  if (const std::uint32_t i = Find(FastHash(line), 0, line, true); i != kNone) return hit(i);
+  if (const std::uint32_t i = Find(FastHash(line), 0, line, true); i != kNone) {
+    return Hit(i, time_text, entry, ms);
+  }
   link_from_ = last_;
   last_ = kNone;
   return Match::kMiss;
 }
 
-void LineMemo::Remember(std::uint32_t state, std::string_view line, const Entry& entry, double ms) {
+namespace {
+// The end of a timestamp field starting at `at`: `<digits>.<digits>` then a comma (the rule of
+// FindTimestampField), or npos.
+std::size_t TimestampFieldEnd(std::string_view line, std::size_t at) {
+  std::size_t i = at;
+  const std::size_t n = line.size();
+  while (i < n && static_cast<unsigned>(line[i] - '0') < 10) ++i;
+  if (i == at || i >= n || line[i] != '.') return std::string_view::npos;
+  const std::size_t frac = ++i;
+  while (i < n && static_cast<unsigned>(line[i] - '0') < 10) ++i;
+  if (i == frac || i >= n || line[i] != ',') return std::string_view::npos;
+  return i;
+}
+}  // namespace
+
+LineMemo::Match LineMemo::LookupPredicted(std::uint32_t plain_state, std::uint32_t stamped_state,
+                                          bool plain_events, std::string_view line, Entry& entry,
+                                          double& ms, std::string_view& stamp) {
+  if (last_ == kNone) return Match::kMiss;
+  const Slot& last = slots_[last_];
+  const std::uint32_t second = last.next2;
+  Match m = Match::kMiss;
+  if (last.next != kNone) {
+    m = TryPredicted(last.next, plain_state, stamped_state, plain_events, line, entry, ms, stamp);
+  }
+  if (m == Match::kMiss && second != kNone) {
+    m = TryPredicted(second, plain_state, stamped_state, plain_events, line, entry, ms, stamp);
+  }
+  return m;
+}
+
+LineMemo::Match LineMemo::TryPredicted(std::uint32_t guess, std::uint32_t plain_state,
+                                       std::uint32_t stamped_state, bool plain_events,
+                                       std::string_view line, Entry& entry, double& ms,
+                                       std::string_view& stamp) {
+  const Slot& slot = slots_[guess];
+  line = TrimLineEnd(line);
+  if (slot.kind == Kind::kForeign) {
+    return SameKey(slot, 0, line, true) ? Hit(guess, {}, entry, ms) : Match::kMiss;
+  }
+  const std::size_t comma = LastComma(line);
+  if (comma == std::string_view::npos || comma == 0) return Match::kMiss;
+  const char* key = arena_.data() + slot.offset;
+  if (slot.stamp_at == kNoStamp) {
+    if (!plain_events || slot.state != plain_state || slot.length != comma ||
+        std::memcmp(key, line.data(), comma) != 0) {
+      return Match::kMiss;
+    }
+    stamp = {};
+    return Hit(guess, line.substr(comma + 1), entry, ms);
+  }
+  // key = line[0, at) + line[tail, comma): the line without its timestamp field and comma.
+  const std::size_t at = slot.stamp_at;
+  if (slot.state != stamped_state || comma <= at) return Match::kMiss;
+  const std::size_t stamp_comma = TimestampFieldEnd(line, at);
+  if (stamp_comma == std::string_view::npos || stamp_comma >= comma) return Match::kMiss;
+  const std::size_t tail = stamp_comma + 1;
+  if (slot.length != at + (comma - tail) || std::memcmp(key, line.data(), at) != 0 ||
+      std::memcmp(key + at, line.data() + tail, comma - tail) != 0) {
+    return Match::kMiss;
+  }
+  stamp = line.substr(at, stamp_comma - at);
+  return Hit(guess, line.substr(comma + 1), entry, ms);
+}
+
+void LineMemo::Remember(std::uint32_t state, std::string_view line, const Entry& entry, double ms,
+                        std::size_t stamp_at) {
   line = TrimLineEnd(line);
   const std::size_t comma = LastComma(line);
   double read = 0;
@@ -212,7 +313,7 @@ void LineMemo::Remember(std::uint32_t state, std::string_view line, const Entry&
     return;
   }
   const std::string_view key = line.substr(0, comma);
-  Insert(FastHash(key), state, key, entry, false);
+  Insert(FastHash(key), state, key, entry, false, stamp_at);
 }
 
 // Foreign lines are keyed by their whole text and state 0: no marker, whatever the state.
@@ -238,7 +339,7 @@ void LineMemo::Grow() {
     std::size_t i = slot.hash & mask;
     while (slots_[i].length != 0) i = (i + 1) & mask;
     slots_[i] = slot;
-    slots_[i].next = kNone;  // indices moved: forget the predictions
+    slots_[i].next = slots_[i].next2 = kNone;  // indices moved: forget the predictions
   }
   last_ = link_from_ = kNone;
 }

@@ -119,9 +119,20 @@ class LineMemo {
   /// before (one training iteration after another), so the line that followed the previous one
   /// last time is tried first, without hashing.
   Match Lookup(std::uint32_t state, std::string_view line, Entry& entry, double& ms);
+  /// The predicted line only (see Lookup), compared with `line` in place: a remembered event
+  /// line whose timestamp field was cut out at `stamp_at` (Remember) is compared around the
+  /// field, which must still read as a timestamp (`<digits>.<digits>,`); `stamp` is then its
+  /// text. `stamped_state` is the state of such lines, `plain_state` that of the others, which
+  /// are taken only when `plain_events` (no timestamp seen in the log yet). kMiss tells nothing
+  /// (the memo is unchanged): look the line up by Lookup. This is the per-line path of a long
+  /// log: one memrchr, two memcmp and the time's digits, nothing copied, nothing hashed.
+  Match LookupPredicted(std::uint32_t plain_state, std::uint32_t stamped_state, bool plain_events,
+                        std::string_view line, Entry& entry, double& ms, std::string_view& stamp);
   /// Remembers `line` (whose last field was parsed as the event's time `ms`); lines whose last
-  /// field does not read back as exactly `ms` are not remembered.
-  void Remember(std::uint32_t state, std::string_view line, const Entry& entry, double ms);
+  /// field does not read back as exactly `ms` are not remembered. `stamp_at`: where a timestamp
+  /// field was cut out of `line` (npos: none), for LookupPredicted.
+  void Remember(std::uint32_t state, std::string_view line, const Entry& entry, double ms,
+                std::size_t stamp_at = std::string_view::npos);
   /// Remembers a line that has no oneDNN marker (program output repeats too).
   void RememberForeign(std::string_view line);
   void Clear();
@@ -134,7 +145,7 @@ class LineMemo {
   static Kind KindOf(const Entry& entry);
   // Open addressing over a flat slot array; keys live in one arena string. A lookup touches one
   // slot and one key: no node chasing.
-  // 32 bytes, so the table of a typical log stays in L2.
+  // 40 bytes, so the table of a typical log stays in L2.
   struct Slot {
     std::uint64_t hash = 0;
     std::uint32_t offset = 0;
@@ -142,13 +153,21 @@ class LineMemo {
     std::uint32_t row = 0;
     std::uint16_t state = 0;
     Kind kind = Kind::kCreate;
-    std::uint32_t next = kNone;  // the slot of the line that followed this one last time
+    std::uint16_t stamp_at = kNoStamp;  // where the line's timestamp field was cut out
+    std::uint32_t next = kNone;         // the slot of the line that followed this one last time
+    std::uint32_t next2 = kNone;        // the one that followed it before, where it was another: a
+                                  // line seen at two places in an iteration (a reorder, a ReLU)
   };
   static constexpr std::uint32_t kNone = 0xffffffffu;
+  static constexpr std::uint16_t kNoStamp = 0xffff;
+  Match Hit(std::uint32_t index, std::string_view time_text, Entry& entry, double& ms);
+  Match TryPredicted(std::uint32_t guess, std::uint32_t plain_state, std::uint32_t stamped_state,
+                     bool plain_events, std::string_view line, Entry& entry, double& ms,
+                     std::string_view& stamp);
   std::uint32_t Find(std::uint64_t hash, std::uint32_t state, std::string_view key,
                      bool foreign) const;
   void Insert(std::uint64_t hash, std::uint32_t state, std::string_view key, const Entry& entry,
-              bool foreign);
+              bool foreign, std::size_t stamp_at = std::string_view::npos);
   bool SameKey(const Slot& slot, std::uint32_t state, std::string_view key, bool foreign) const;
   void Follow(std::uint32_t index);  // `index` is the slot of the current line
   static constexpr std::size_t kMaxSlots = 2 * kMaxEntries;  // power of two, load <= 1/2
@@ -180,6 +199,10 @@ class Aggregator {
   const std::vector<DiagnosticStats>& diagnostics() const { return diagnostics_; }
   /// Events counted by Add (creates, execs, diagnostics).
   std::uint64_t events() const { return events_; }
+  /// A `create:dispatch` reason is held for a create to come.
+  bool holds_dispatch() const { return !pending_dispatch_.empty(); }
+  /// Primitives beyond the caps (kMaxRows, kMaxRowTextBytes) went to the `other` row.
+  bool capped() const { return other_row_ != kNoRow; }
   /// Totals, time shares and the notes about the log; `header` names the ISA that inferred
   /// ISAs came from; `context` what the log cannot say about its run.
   Summary Summarize(const LogHeader& header, const RunContext& context = {}) const;

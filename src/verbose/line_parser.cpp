@@ -72,8 +72,12 @@ bool IsDigits(std::string_view s) {
 
 // `<digits>.<digits>`: the shape of a timestamp (std::to_string of a double).
 bool IsTimestamp(std::string_view s) {
-  const std::size_t dot = s.find('.');
-  return dot != std::string_view::npos && IsDigits(s.substr(0, dot)) && IsDigits(s.substr(dot + 1));
+  std::size_t i = 0;
+  while (i < s.size() && static_cast<unsigned>(s[i] - '0') < 10) ++i;
+  if (i == 0 || i == s.size() || s[i] != '.') return false;
+  const std::size_t fraction = ++i;
+  while (i < s.size() && static_cast<unsigned>(s[i] - '0') < 10) ++i;
+  return i == s.size() && i > fraction;
 }
 
 bool IsVersionToken(std::string_view s) {

@@ -79,6 +79,11 @@ class LineParser {
   /// Identifies what decides how a line parses (template and header ISA): equal ids, equal
   /// results for equal lines. Ids are reused when a log returns to an earlier state.
   std::uint32_t state_id() const { return state_id_; }
+  /// Whether `other` parses every line as this parser does and has read the same header (its
+  /// template and header are equal; ids and caches may differ).
+  bool SameState(const LineParser& other) const {
+    return template_ == other.template_ && header_ == other.header_;
+  }
 
  private:
   enum class Slot : std::uint8_t {
@@ -165,6 +170,22 @@ class JoiningParser {
   /// True while a short line is held back waiting for its continuation.
   bool has_pending() const { return !pending_.empty(); }
   std::uint32_t state_id() const { return parser_.state_id(); }
+  const LineParser& parser() const { return parser_; }
+  /// Takes the state of `parser` (template and header; its caches too) and holds no line back:
+  /// a reading that goes on from where `parser` stopped (ParallelFeed).
+  void ResetTo(const LineParser& parser) {
+    parser_ = parser;
+    pending_.clear();
+    pending_joins_ = 0;
+  }
+  /// Takes all the state of `other` (its parser and the line it holds back, whose number is
+  /// moved by `line_offset`), but not its sink.
+  void TakeState(const JoiningParser& other, std::uint64_t line_offset) {
+    parser_ = other.parser_;
+    pending_ = other.pending_;
+    pending_line_ = other.pending_line_ + line_offset;
+    pending_joins_ = other.pending_joins_;
+  }
 
  private:
   void Emit(const ParseResult& result, std::uint64_t line);

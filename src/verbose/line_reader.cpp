@@ -185,6 +185,16 @@ Status LineReader::CheckInputType(bool standard_input) const {
                     std::string(not_file) + " (give a log file, or - for standard input)");
 }
 
+std::uint64_t LineReader::WholeFileSize() const {
+  struct stat info {};
+  if (fd_ < 0 || !compression_.empty() || line_number_ != 0 || begin_ != 0 ||
+      fstat(fd_, &info) != 0 || !S_ISREG(info.st_mode) ||
+      lseek(fd_, 0, SEEK_CUR) != static_cast<off_t>(end_)) {
+    return 0;
+  }
+  return static_cast<std::uint64_t>(info.st_size);
+}
+
 char LineReader::PeekFirstNonBlank() {
   while (true) {
     for (std::size_t i = begin_; i < end_; ++i) {

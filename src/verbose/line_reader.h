@@ -57,6 +57,11 @@ class LineReader {
   bool gzipped() const { return inflater_ != nullptr; }
   /// The compression of the input: "gzip", "xz", "zstd", "bzip2", or "" for plain text.
   std::string_view compression() const { return compression_; }
+  /// The size of a regular uncompressed file of which no line was read yet (its bytes can be
+  /// mapped and read in chunks from fd()); 0 for anything else (a pipe, compressed data).
+  std::uint64_t WholeFileSize() const;
+  int fd() const { return fd_; }
+  std::size_t line_cap() const { return line_cap_; }
 
  private:
   struct Inflater;

@@ -1,6 +1,7 @@
 #include "verbose/log_session.h"
 
 #include <algorithm>
+#include <charconv>
 
 namespace dlcheck::verbose {
 
@@ -40,9 +41,7 @@ void LogSession::StartInput(std::string name) {
     OnParsed(r, event, line);
   });
   // A new input has its own template and header: remembered lines no longer parse the same.
-  memo_.Clear();
-  memo_states_.clear();
-  memo_parser_state_ = memo_layer_id_ = 0xffffffffu;
+  ForgetMemo();
 }
 
 void LogSession::Finish() {
@@ -76,13 +75,17 @@ void LogSession::SetLayer(std::string_view layer) {
 
 // Equal states, equal results for equal lines: the parser's state (template, header ISA) and
 // the layer events are tagged with, numbered as they come.
-std::uint32_t LogSession::NewMemoState(std::uint32_t layer_key) {
+void LogSession::NewMemoStates() {
   memo_parser_state_ = parser_->state_id();
-  memo_layer_id_ = layer_key;
-  const auto [it, added] = memo_states_.try_emplace(
-      {memo_parser_state_, layer_key}, static_cast<std::uint32_t>(memo_states_.size()));
-  memo_state_ = it->second;
-  return memo_state_;
+  memo_layer_id_ = layer_id_;
+  auto number = [this](std::uint32_t layer_key) {
+    return memo_states_
+        .try_emplace({memo_parser_state_, layer_key},
+                     static_cast<std::uint32_t>(memo_states_.size()))
+        .first->second;
+  };
+  memo_state_ = number(layer_id_);
+  memo_stamped_state_ = number(layer_id_ | kStampedBit);
 }
 
 // The per-line loop of every reader: kept in one function, so that a repeated line costs a
@@ -95,13 +98,28 @@ bool LogSession::Feed(std::string_view line, std::uint64_t number) {
   JoiningParser& parser = *parser_;
   ++stats_.lines;
   // Fast path: a line seen before (all but its time and timestamp) feeds its row without
-  // parsing.
+  // parsing; first the line that followed the previous one last time, compared in place.
   if (options_.memo && !parser.has_pending()) {
     LineMemo::Entry entry;
     double ms = 0;
+    std::string_view stamp;
+    switch (memo_.LookupPredicted(MemoState(false), MemoState(true), !saw_timestamp_, line, entry,
+                                  ms, stamp)) {
+      case LineMemo::Match::kEvent:
+        ++stats_.events;
+        aggregator_.AddRepeat(entry, ms);
+        if (!listeners_.empty()) NotifyRepeat(entry, ms, stamp);
+        return true;
+      case LineMemo::Match::kForeign:
+        ++stats_.skipped[SkipReason::kForeign];
+        return true;
+      case LineMemo::Match::kMiss:
+        break;
+    }
     bool stamped = false;
     std::optional<double> timestamp;
-    const std::string_view key = MemoKey(line, stamped, timestamp);
+    std::size_t stamp_at = 0;
+    const std::string_view key = MemoKey(line, stamped, timestamp, stamp_at);
     switch (memo_.Lookup(MemoState(stamped), key, entry, ms)) {
       case LineMemo::Match::kEvent:
         ++stats_.events;
@@ -121,10 +139,27 @@ bool LogSession::Feed(std::string_view line, std::uint64_t number) {
   return strict_error_.empty();
 }
 
+// Tells the listeners of a repeat taken by LookupPredicted; the timestamp's digits are read
+// only for a listener that uses them.
+void LogSession::NotifyRepeat(const LineMemo::Entry& entry, double ms, std::string_view stamp) {
+  std::optional<double> timestamp;
+  bool read = stamp.empty();
+  for (EventListener* l : listeners_) {
+    if (!read && l->UsesTimestamps()) {
+      read = true;
+      double value = 0;
+      const auto [end, error] = std::from_chars(stamp.data(), stamp.data() + stamp.size(), value);
+      if (error == std::errc() && end == stamp.data() + stamp.size()) timestamp = value;
+    }
+    l->OnRepeat(entry, ms, timestamp);
+  }
+}
+
 std::string_view LogSession::MemoKey(std::string_view line, bool& stamped,
-                                     std::optional<double>& timestamp) {
+                                     std::optional<double>& timestamp, std::size_t& stamp_at) {
   std::size_t begin = 0, end = 0;
   stamped = saw_timestamp_ && FindTimestampField(line, begin, end, timestamp);
+  stamp_at = begin;
   if (!stamped) return line;
   memo_key_.assign(line.substr(0, begin));
   memo_key_.append(line.substr(end));
@@ -139,11 +174,12 @@ void LogSession::RememberLine(std::string_view line, std::uint64_t number) {
     if (last_.timestamped) saw_timestamp_ = true;
     bool stamped = false;
     std::optional<double> timestamp;
-    const std::string_view key = MemoKey(line, stamped, timestamp);
+    std::size_t stamp_at = 0;
+    const std::string_view key = MemoKey(line, stamped, timestamp, stamp_at);
     // A timestamp the key function does not find where the parser found one: never a repeat.
     if (stamped != last_.timestamped) return;
     memo_.Remember(MemoState(stamped), key, {last_.row, last_.exec, last_.cache_hit, last_.nested},
-                   *last_.ms);
+                   *last_.ms, stamped ? stamp_at : std::string_view::npos);
   } else if (last_foreign_ == number) {
     memo_.RememberForeign(line);
   }

@@ -64,9 +64,12 @@ class Timeline : public EventListener {
 
   void OnEvent(const VerboseEvent& e, std::size_t row) override;
   void OnRepeat(const LineMemo::Entry& repeat, double ms, std::optional<double> timestamp) override;
+  bool UsesTimestamps() const override { return recording_; }
 
  private:
-  void Add(ExecRecord rec, std::optional<double> timestamp);
+  // Moves the clock past one execution: false when it is past the cap (counted in dropped_);
+  // else `start_ms` is where it starts.
+  bool Advance(double time_ms, std::optional<double> timestamp, double& start_ms);
 
   const LogSession& session_;
   std::vector<ExecRecord>& execs_;

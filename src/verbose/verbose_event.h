@@ -140,6 +140,7 @@ struct LogHeader {
     const char digit = text[v + 2];
     return digit >= '0' && digit <= '9' ? digit - '0' : 0;
   }
+  bool operator==(const LogHeader&) const = default;
 };
 
 }  // namespace dlcheck::verbose

@@ -599,3 +599,42 @@ TEST_F(ParseCliTest, NestedCreationIsReportedApartInEveryFormat) {
 
 }  // namespace
 }  // namespace dlcheck
+
+namespace dlcheck {
+namespace {
+
+// `parse --jobs N` gives the report of one thread, byte for byte, in every format that prints the
+// rows, their first lines, the skipped-line counts or the timeline: on every log of
+// tests/data/verbose, twice over, cut into chunks of a few bytes (DLCHECK_PARSE_CHUNK, which
+// also lowers the least size read in parallel from 64 MiB).
+TEST_F(ParseCliTest, JobsGiveTheReportOfOneThread) {
+  for (const auto& entry : fs::directory_iterator(DataPath("verbose"))) {
+    const std::string ext = entry.path().extension().string();
+    if (ext != ".log" && ext != ".txt") continue;
+    const std::string text = ReadFile(entry.path().string());
+    const std::string log = Write(entry.path().filename().string(), text + text);
+    for (const char* format : {"json", "csv", "trace"}) {
+      const auto one = RunDlcheck({"parse", "--format", format, "--jobs", "1", log});
+      for (const char* chunk : {"1", "1500"}) {
+        const auto many = RunDlcheck({"parse", "--format", format, "-j", "3", log}, {},
+                                     {std::string("DLCHECK_PARSE_CHUNK=") + chunk});
+        const std::string what = log + " " + format + " in chunks of " + chunk;
+        EXPECT_EQ(many.exit_code, one.exit_code) << what;
+        EXPECT_EQ(many.out, one.out) << what;
+        EXPECT_EQ(many.err, one.err) << what;
+      }
+    }
+  }
+}
+
+TEST_F(ParseCliTest, JobsMustBeAPositiveCount) {
+  const std::string log = DataPath("verbose/torch_cnn_2.6.3.log");
+  for (const char* jobs : {"0", "-2", "many"}) {
+    const auto r = RunDlcheck({"parse", "--jobs", jobs, log});
+    EXPECT_EQ(r.exit_code, static_cast<int>(ExitCode::kUsage)) << jobs;
+    EXPECT_NE(r.err.find("--jobs"), std::string::npos) << r.err;
+  }
+}
+
+}  // namespace
+}  // namespace dlcheck
