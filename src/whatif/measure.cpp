@@ -1,5 +1,6 @@
 #include "whatif/measure.h"
 
+#include <fmt/format.h>
 #include <omp.h>
 #include <unistd.h>
 
@@ -116,6 +117,16 @@ bool IsAttributeArg(int arg) {
   return arg == DNNL_ARG_ATTR_OUTPUT_SCALES || (arg & DNNL_ARG_ATTR_ZERO_POINTS) != 0;
 }
 
+// A quarter of the memory available now, at most 4 GiB.
+std::size_t MemoryLimitBytes() {
+  const long pages = sysconf(_SC_AVPHYS_PAGES);
+  const long page = sysconf(_SC_PAGESIZE);
+  const std::size_t available =
+      pages > 0 && page > 0 ? static_cast<std::size_t>(pages) * static_cast<std::size_t>(page)
+                            : (std::size_t{4} << 30);
+  return std::min<std::size_t>(available / 4, std::size_t{4} << 30);
+}
+
 }  // namespace
 
 StatusOr<Measurement> Measure(const Rebuilt& rebuilt, const dnnl::engine& engine,
@@ -125,8 +136,19 @@ StatusOr<Measurement> Measure(const Rebuilt& rebuilt, const dnnl::engine& engine
     dnnl::stream stream(engine);
     const std::map<int, memory::desc> descs = ArgumentDescs(rebuilt);
     const std::size_t bytes = std::max<std::size_t>(BytesOf(descs), 1);
+    // A problem larger than a quarter of the free memory (4 GiB at most) is not measured: a
+    // log's dimensions are anyone's, and filling them must not exhaust the host.
+    const std::size_t limit = MemoryLimitBytes();
+    if (bytes > limit) {
+      return InputError(fmt::format(
+          "not measured: its tensors need {:.1f} GiB, more than the {:.1f} GiB "
+          "dlcheck allows itself here",
+          static_cast<double>(bytes) / (1u << 30), static_cast<double>(limit) / (1u << 30)));
+    }
     const std::size_t sets =
-        settings.cold ? std::clamp<std::size_t>(2 * settings.cache_bytes / bytes + 1, 1, 1024) : 1;
+        settings.cold ? std::clamp<std::size_t>(
+                            std::min(2 * settings.cache_bytes, limit) / bytes + 1, 1, 1024)
+                      : 1;
     std::vector<std::unordered_map<int, memory>> args(sets);
     for (auto& set : args) {
       for (const auto& [arg, md] : descs) {
