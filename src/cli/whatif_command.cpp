@@ -23,6 +23,7 @@
 #include "report/primitive_columns.h"
 #include "report/printer.h"
 #include "report/progress.h"
+#include "verbose/benchdnn.h"
 #include "verbose/line_reader.h"
 #include "verbose/log_session.h"
 #include "whatif/whatif.h"
@@ -275,6 +276,20 @@ report::Report BuildReport(const WhatifOptions& options, const std::vector<std::
   return report;
 }
 
+// `line` with the cap's ONEDNN_MAX_CPU_ISA: the ceiling the worker ran under, in place of the
+// one its implementation names (or where an implementation names none, `x64:gemm:jit`).
+std::string PinnedToCap(std::string line, const std::string& cap) {
+  if (line.empty()) return line;
+  const std::string pin =
+      "ONEDNN_MAX_CPU_ISA=" + verbose::MaxCpuIsaValue(cap, verbose::BenchdnnVersion::kV2);
+  const std::size_t at = line.find("ONEDNN_MAX_CPU_ISA=");
+  if (at != std::string::npos) {
+    return line.replace(at, line.find(' ', at) - at, pin);
+  }
+  const std::size_t bench = line.find("benchdnn ");
+  return bench == std::string::npos ? line : line.insert(bench, pin + " ");
+}
+
 // The baselines of the hot rows `ranks`, measured by this dlcheck under ONEDNN_MAX_CPU_ISA=cap:
 // `dlcheck whatif FILES --variants none ... --format json` in a worker per cap.
 std::vector<whatif::VariantResult> RunIsaWorker(const WhatifOptions& options, int threads,
@@ -336,7 +351,7 @@ std::vector<whatif::VariantResult> RunIsaWorker(const WhatifOptions& options, in
     v.runs = static_cast<std::uint64_t>(number(kRuns).value_or(0));
     v.create_ms = number(col::kCreateMs);
     v.implementation = text(col::kImplementation);
-    v.benchdnn = text(col::kBenchdnn);
+    v.benchdnn = PinnedToCap(text(col::kBenchdnn), cap);
     // The worker's own note compares its baseline with the log's implementation, which the
     // parent's baseline already does; only a failure's reason is kept.
     const std::string note = v.min_ms ? std::string() : text(kNote);

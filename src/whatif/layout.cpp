@@ -70,6 +70,16 @@ void ReadFlags(std::string_view flags, dnnl_memory_extra_desc_t& extra) {
   }
 }
 
+// The product of the inner blocks of dimension `d`.
+dnnl_dim_t BlockOf(const dnnl_memory_desc_t& c, int d) {
+  dnnl_dim_t block = 1;
+  const auto& blocking = c.format_desc.blocking;
+  for (int b = 0; b < blocking.inner_nblks; ++b) {
+    if (blocking.inner_idxs[b] == d) block *= blocking.inner_blks[b];
+  }
+  return block;
+}
+
 }  // namespace
 
 std::optional<memory::data_type> DataTypeNamed(std::string_view name) {
@@ -171,8 +181,14 @@ std::string TagOf(const memory::desc& desc) {
   for (int b = 0; b < blocking.inner_nblks; ++b) blocked[blocking.inner_idxs[b]] = true;
   std::vector<int> order(c.ndims);
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](int a, int b) { return blocking.strides[a] > blocking.strides[b]; });
+  // Equal strides come from a dimension of one outer element (ic 1 in `Acdb16a`): it is the
+  // inner of the two, as oneDNN prints it, or the tag would read back as another layout.
+  const auto outer = [&](int d) { return c.padded_dims[d] / BlockOf(c, d); };
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+    if (blocking.strides[a] != blocking.strides[b])
+      return blocking.strides[a] > blocking.strides[b];
+    return outer(a) > 1 && outer(b) == 1;
+  });
   std::string tag;
   for (int d : order) tag += static_cast<char>((blocked[d] ? 'A' : 'a') + d);
   for (int b = 0; b < blocking.inner_nblks; ++b) {

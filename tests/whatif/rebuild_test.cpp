@@ -60,6 +60,10 @@ TEST(Layout, TagsAreOneDnnsOwn) {
     EXPECT_EQ(*made, memory::desc(dims, memory::data_type::f32, format)) << tag;
     EXPECT_EQ(TagOf(*made), tag);
   }
+  // A dimension of one element ties two strides: the tag still reads back as itself.
+  StatusOr<memory::desc> ic1 = MakeMemoryDesc({20, 1, 5, 5}, Md("Acdb16a"));
+  ASSERT_TRUE(ic1.ok());
+  EXPECT_EQ(TagOf(*ic1), "Acdb16a");
   StatusOr<memory::desc> ab = MakeMemoryDesc({64, 800}, Md("AB16b64a", "bf16"));
   ASSERT_TRUE(ab.ok());
   EXPECT_EQ(*ab, memory::desc({64, 800}, memory::data_type::bf16, memory::format_tag::AB16b64a));
