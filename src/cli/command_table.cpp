@@ -19,6 +19,7 @@ void SetupRun(CLI::App& sub, int& exit_code);
 void SetupProfile(CLI::App& sub, int& exit_code);
 void SetupPlatform(CLI::App& sub, int& exit_code);
 void SetupDispatch(CLI::App& sub, int& exit_code);
+void SetupWhatif(CLI::App& sub, int& exit_code);
 void SetupCheck(CLI::App& sub, int& exit_code);
 void SetupDiff(CLI::App& sub, int& exit_code);
 void SetupFleet(CLI::App& sub, int& exit_code);
@@ -48,6 +49,10 @@ const Command kCommands[] = {
      "run a model (or, after --, a program) under each oneDNN ISA cap and thread set, side by "
      "side per primitive",
      SetupDispatch, DispatchDocument},
+    {"whatif",
+     "rebuild a log's hot primitives with oneDNN and measure what layouts, implementations, "
+     "threads, data types and ISA caps would gain",
+     SetupWhatif, WhatifDocument},
     // A monitoring system reads the status: once `check` is named, a bad command line is UNKNOWN,
     // and so is any failure of the check itself (memory, a report that cannot be written).
     {"check",

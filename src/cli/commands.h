@@ -63,6 +63,7 @@ const report::contract::Document& ParseDocument();
 const report::contract::Document& VerboseDocument();
 const report::contract::Document& RunDocument();
 const report::contract::Document& DispatchDocument();
+const report::contract::Document& WhatifDocument();
 
 /// Every command, in --help order.
 std::span<const Command> Commands();

@@ -286,6 +286,7 @@ std::map<std::string, FailingRun> FailingRuns(const std::filesystem::path& dir) 
         {ToInt(ExitCode::kUnsupported), ToInt(ExitCode::kCommandNotFound)}}},
       {"platform", {{"platform", "--cpuid-dump", garbage}, {input}}},
       {"dispatch", {{"dispatch", "--repeat", "2"}, {ToInt(ExitCode::kUsage)}}},
+      {"whatif", {{"whatif", missing}, {input}}},
       {"check", {{"check", "--config", missing}, {3}}},  // UNKNOWN
       {"diff", {{"diff", missing, missing}, {input}}},
       {"fleet", {{"fleet", missing}, {input}}},
@@ -330,6 +331,7 @@ std::map<std::string, std::vector<std::string>> SucceedingRuns(const std::filesy
       {"profile", {"profile", "--", "true"}},
       {"platform", {"platform", "--cpuid-dump", dump}},
       {"dispatch", {"dispatch", "--isa", "sse41", "--", "true"}},
+      {"whatif", {"whatif", "--variants", "none", "--time", "0", "--top", "1", log}},
       {"check", {"check", "--emit", "slurm-features"}},
       {"diff", {"diff", log, log}},
       {"fleet", {"fleet", fleet.string()}},

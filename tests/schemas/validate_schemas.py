@@ -70,6 +70,10 @@ def invocations(data, scratch):
         ("diff", ["diff", a, b], {0, 1}),
         ("diff", ["diff", log, log], {0}),
         ("profile", ["profile", "--", "sleep", "1.5"], {0}),
+        # Two hot rows, every variant kind, the shortest loops: a document of each shape.
+        ("whatif", ["whatif", "--top", "2", "--time", "0", b], {0}),
+        ("whatif", ["whatif", "--variants", "none", "--time", "0", log], {0}),
+        ("whatif", ["whatif", "--variants", "none", "--time", "0", "--top", "1", a, b], {0}),
         ("fleet", ["fleet", os.path.join(scratch, "fleet")], {0}),
     ]
     calls += [("parse", ["parse", f], {0}) for f in logs]

@@ -1,0 +1,74 @@
+#pragma once
+// A rebuilt primitive (rebuild.h) measured as benchdnn --mode=P measures: creation timed apart,
+// one untimed execution, then executions until the time budget is spent and at least
+// `min_runs` have run; the minimum and the mean of the timed ones. Inputs are filled with small
+// finite values (multiples of 1/8 in [-0.5, 0.5], or small integers for integer tensors) so that
+// kernels stay on their normal path: no denormals, no NaN, no saturation.
+//
+//   Measurement m = *Measure(rebuilt, engine, {.budget_s = 0.2});
+//   m.min_ms, m.avg_ms, m.runs, m.create_ms, m.implementation
+
+#include <cstdint>
+#include <dnnl.hpp>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "whatif/rebuild.h"
+
+namespace dlcheck::whatif {
+
+struct MeasureSettings {
+  double budget_s = 0.2;  ///< timed executions go on until this much time is spent ...
+  int min_runs = 5;       ///< ... and at least this many ran
+  /// Rotate through copies of every buffer that hold more than `cache_bytes` together, so that
+  /// each execution starts from memory, not from the caches.
+  bool cold = false;
+  std::size_t cache_bytes = 0;
+  /// Fill every input with small integers (what an int8 variant and its f32 reference share).
+  bool integer_inputs = false;
+  /// Keep the result (the output argument, as dense f32) for a deviation.
+  bool keep_output = false;
+  /// Asked between executions: true ends the loop early (Ctrl-C).
+  std::function<bool()> stop;
+};
+
+struct Measurement {
+  double create_ms = 0;
+  double min_ms = 0;
+  double avg_ms = 0;
+  std::uint64_t runs = 0;
+  std::string implementation;
+  std::string note;           ///< fewer runs than asked, and why
+  std::vector<float> output;  ///< with keep_output: the result, dense f32
+};
+
+/// Creates, executes and times the current implementation of `rebuilt`. An error says why it
+/// could not run (oneDNN refused to create or execute it).
+StatusOr<Measurement> Measure(const Rebuilt& rebuilt, const dnnl::engine& engine,
+                              const MeasureSettings& settings);
+
+/// The largest difference between `got` and `reference` (same size): absolute, and relative to
+/// the reference's magnitude (at least 1e-6).
+struct Deviation {
+  double max_abs = 0;
+  double max_rel = 0;
+};
+Deviation DeviationOf(const std::vector<float>& got, const std::vector<float>& reference);
+
+/// The reorder between two descriptors of one tensor, as a rebuilt primitive to measure;
+/// nullopt when oneDNN cannot reorder them.
+std::optional<Rebuilt> ReorderBetween(const dnnl::memory::desc& from, const dnnl::memory::desc& to,
+                                      const dnnl::engine& engine);
+
+/// The last-level cache's size as the C library reports it, or 32 MiB when it does not.
+std::size_t LastLevelCacheBytes();
+
+/// Sets the OpenMP threads oneDNN's next primitives use (created after the call).
+void SetThreads(int threads);
+/// The OpenMP threads a parallel region would have now.
+int MaxThreads();
+
+}  // namespace dlcheck::whatif

@@ -1,0 +1,909 @@
+#include "whatif/rebuild.h"
+
+#include <dnnl_debug.h>
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string_view>
+
+#include "verbose/line_parser.h"
+#include "whatif/layout.h"
+
+namespace dlcheck::whatif {
+namespace {
+
+using dnnl::memory;
+using verbose::MemoryDesc;
+using Dims = memory::dims;
+
+Status Cannot(std::string reason) {
+  return InputError(std::move(reason));
+}
+
+// `mb64_ic1oc20_ih28oh24kh5sh1dh0ph0_iw28ow24kw5sw1dw0pw0` -> {mb:64, ic:1, ...}; false when a
+// value is not a plain number (`*`: a run-time dimension).
+bool ReadKeyed(std::string_view text, std::map<std::string, dnnl_dim_t, std::less<>>& keys) {
+  std::size_t i = 0;
+  while (i < text.size()) {
+    if (text[i] == '_') {
+      ++i;
+      continue;
+    }
+    const std::size_t key_start = i;
+    while (i < text.size() && std::islower(static_cast<unsigned char>(text[i]))) ++i;
+    const std::size_t num_start = i;
+    while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) ++i;
+    if (key_start == num_start || num_start == i) return false;
+    dnnl_dim_t v = 0;
+    std::from_chars(text.data() + num_start, text.data() + i, v);
+    // `beta0.75` of lrn: a fraction after the digits belongs to no dimension.
+    if (i < text.size() && text[i] == '.') {
+      ++i;
+      while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) ++i;
+    }
+    keys.emplace(std::string(text.substr(key_start, num_start - key_start)), v);
+  }
+  return true;
+}
+
+// `4x8x16` -> {4, 8, 16}; false for `*` and other text.
+bool ReadShape(std::string_view text, Dims& dims) {
+  dims.clear();
+  while (true) {
+    const std::size_t x = text.find('x');
+    const std::string_view part = text.substr(0, x);
+    dnnl_dim_t v = 0;
+    const auto [ptr, ec] = std::from_chars(part.data(), part.data() + part.size(), v);
+    if (part.empty() || ec != std::errc() || ptr != part.data() + part.size() || v < 0)
+      return false;
+    dims.push_back(v);
+    if (x == std::string_view::npos) return true;
+    text.remove_prefix(x + 1);
+  }
+}
+
+// The shapes of a problem with several tensors: `2x16x7x7:1x16x1x1`.
+bool ReadShapes(std::string_view text, std::vector<Dims>& shapes) {
+  shapes.clear();
+  while (true) {
+    const std::size_t colon = text.find(':');
+    Dims dims;
+    if (!ReadShape(text.substr(0, colon), dims)) return false;
+    shapes.push_back(std::move(dims));
+    if (colon == std::string_view::npos) return true;
+    text.remove_prefix(colon + 1);
+  }
+}
+
+// `alg:eltwise_relu alpha:0 beta:0` -> the value of `key`, or "".
+std::string_view AuxValue(std::string_view aux, std::string_view key) {
+  std::size_t pos = 0;
+  while (pos < aux.size()) {
+    const std::size_t end = std::min(aux.find(' ', pos), aux.size());
+    const std::string_view piece = aux.substr(pos, end - pos);
+    if (piece.size() > key.size() && piece.starts_with(key) && piece[key.size()] == ':') {
+      return piece.substr(key.size() + 1);
+    }
+    pos = end + 1;
+  }
+  return {};
+}
+
+float ToFloat(std::string_view text, float fallback) {
+  if (text.empty()) return fallback;
+  float v = fallback;
+  std::from_chars(text.data(), text.data() + text.size(), v);
+  return v;
+}
+
+std::optional<dnnl::prop_kind> PropKindNamed(std::string_view name) {
+  static const std::map<std::string_view, dnnl::prop_kind, std::less<>> kKinds = {
+      {"forward_training", dnnl::prop_kind::forward_training},
+      {"forward_inference", dnnl::prop_kind::forward_inference},
+      {"forward_scoring", dnnl::prop_kind::forward_inference},
+      {"forward", dnnl::prop_kind::forward_training},
+      {"backward", dnnl::prop_kind::backward},
+      {"backward_data", dnnl::prop_kind::backward_data},
+      {"backward_weights", dnnl::prop_kind::backward_weights},
+      {"backward_bias", dnnl::prop_kind::backward_bias},
+      {"undef", dnnl::prop_kind::undef},
+      {"", dnnl::prop_kind::undef}};
+  const auto it = kKinds.find(name);
+  if (it == kKinds.end()) return std::nullopt;
+  return it->second;
+}
+
+bool Present(const MemoryDesc& md) {
+  return md.format_kind != "undef" && !md.format_kind.empty() && md.data_type != "undef";
+}
+
+// The tensors of a row, found by the names every era gives them.
+class Tensors {
+ public:
+  explicit Tensors(std::vector<MemoryDesc> mds) : mds_(std::move(mds)) {}
+  // The `n`-th present tensor called one of `names` (n counts from 0), or nullptr.
+  const MemoryDesc* Find(std::initializer_list<std::string_view> names, int n = 0) const {
+    for (const MemoryDesc& md : mds_) {
+      if (!Present(md)) continue;
+      if (std::find(names.begin(), names.end(), md.name) != names.end() && n-- == 0) return &md;
+    }
+    return nullptr;
+  }
+  const std::vector<MemoryDesc>& all() const { return mds_; }
+
+ private:
+  std::vector<MemoryDesc> mds_;
+};
+
+int TagDims(const MemoryDesc& md) {
+  int n = 0;
+  for (char c : md.tag) {
+    if (!std::isalpha(static_cast<unsigned char>(c))) break;
+    ++n;
+  }
+  return n;
+}
+
+// What the builders share: the row's fields and the settings, and the descriptors they make.
+struct Context {
+  const verbose::PrimitiveStats& row;
+  const RebuildSettings& settings;
+  const dnnl::engine& engine;
+  Tensors tensors;
+  dnnl::primitive_attr attr;
+  Rebuilt out;
+  dnnl::memory::dims dst_dims;  // for output scales and binary post-ops
+};
+
+// The data type a tensor of `role` takes under the settings' data type ("" for the log's).
+std::string TypeFor(const Context& c, std::string_view role) {
+  const std::string& type = c.settings.data_type;
+  if (type.empty()) return {};
+  if (type == "int8") {
+    if (role == "src") return "u8";
+    if (role == "wei") return "s8";
+    return "f32";
+  }
+  if (role == "bia") return "f32";
+  return type;
+}
+
+// The descriptor of `md` with `dims` (format any under layouts_any), remembered as logged under
+// `arg`.
+StatusOr<memory::desc> Desc(Context& c, const MemoryDesc* md, const Dims& dims, int arg,
+                            std::string_view role) {
+  if (md == nullptr) return memory::desc();
+  StatusOr<memory::desc> logged = MakeMemoryDesc(dims, *md, TypeFor(c, role));
+  if (!logged.ok()) return logged;
+  c.out.logged[arg] = *logged;
+  // A data type of its own takes the layouts oneDNN prefers for it, as an application would.
+  if (!c.settings.layouts_any && c.settings.data_type.empty()) return logged;
+  return memory::desc(dims, logged->data_type(), memory::format_tag::any);
+}
+
+// A post-op list `eltwise_relu+sum:0.5+binary_mul:f32:2`, appended to `ops`.
+Status ReadPostOps(Context& c, std::string_view list, dnnl::post_ops& ops) {
+  int index = 0;
+  while (!list.empty()) {
+    const std::size_t plus = list.find('+');
+    const std::string_view op = list.substr(0, plus);
+    list = plus == std::string_view::npos ? std::string_view() : list.substr(plus + 1);
+    std::vector<std::string_view> parts;
+    for (std::size_t pos = 0;;) {
+      const std::size_t colon = op.find(':', pos);
+      parts.push_back(op.substr(pos, colon == std::string_view::npos ? op.npos : colon - pos));
+      if (colon == std::string_view::npos) break;
+      pos = colon + 1;
+    }
+    const std::string_view name = parts[0];
+    auto part = [&](std::size_t i) { return i < parts.size() ? parts[i] : std::string_view(); };
+    if (name == "sum") {
+      if (!part(3).empty()) return Cannot("post-op '" + std::string(op) + "' sets a data type");
+      ops.append_sum(ToFloat(part(1), 1.f));
+    } else if (name.starts_with("eltwise_")) {
+      const std::optional<dnnl::algorithm> alg = AlgorithmNamed(name);
+      if (!alg)
+        return Cannot("post-op '" + std::string(name) + "' is not a oneDNN 2.6.3 algorithm");
+      ops.append_eltwise(ToFloat(part(3), 1.f), *alg, ToFloat(part(1), 0.f), ToFloat(part(2), 0.f));
+    } else if (name.starts_with("binary_")) {
+      const std::optional<dnnl::algorithm> alg = AlgorithmNamed(name);
+      const std::optional<memory::data_type> type = DataTypeNamed(part(1));
+      if (!alg || !type || c.dst_dims.empty()) {
+        return Cannot("post-op '" + std::string(op) + "' cannot be rebuilt");
+      }
+      int mask = 0;
+      std::from_chars(part(2).data(), part(2).data() + part(2).size(), mask);
+      Dims dims = c.dst_dims;
+      for (std::size_t d = 0; d < dims.size(); ++d) {
+        if (!(mask & (1 << d))) dims[d] = 1;
+      }
+      const memory::desc src1 = PlainDesc(dims, *type);
+      ops.append_binary(*alg, src1);
+      c.out.extra_args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(index) | DNNL_ARG_SRC_1] = src1;
+    } else {
+      return Cannot("post-op '" + std::string(op) + "' has no oneDNN 2.6.3 equivalent here");
+    }
+    ++index;
+  }
+  return {};
+}
+
+int ArgOfName(std::string_view name) {
+  if (name == "src" || name == "src0") return DNNL_ARG_SRC;
+  if (name == "wei") return DNNL_ARG_WEIGHTS;
+  if (name == "dst") return DNNL_ARG_DST;
+  return -1;
+}
+
+// `src:0:*+dst:0:119` (2.x) zero points.
+Status ReadZeroPoints(Context& c, std::string_view list) {
+  while (!list.empty()) {
+    const std::size_t plus = list.find('+');
+    const std::string_view entry = list.substr(0, plus);
+    list = plus == std::string_view::npos ? std::string_view() : list.substr(plus + 1);
+    const std::size_t c1 = entry.find(':');
+    const std::size_t c2 = c1 == std::string_view::npos ? c1 : entry.find(':', c1 + 1);
+    if (c2 == std::string_view::npos)
+      return Cannot("zero points '" + std::string(entry) + "' cannot be read");
+    const int arg = ArgOfName(entry.substr(0, c1));
+    const std::string_view value = entry.substr(c2 + 1);
+    int mask = 0;
+    std::from_chars(entry.data() + c1 + 1, entry.data() + c2, mask);
+    if (arg < 0 || mask != 0 || value.find(':') != std::string_view::npos) {
+      return Cannot("zero points '" + std::string(entry) +
+                    "' (a 3.x form) cannot be set in oneDNN 2.6.3");
+    }
+    if (value == "*") {
+      c.attr.set_zero_points(arg, 0, {DNNL_RUNTIME_S32_VAL});
+      c.out.extra_args[DNNL_ARG_ATTR_ZERO_POINTS | arg] =
+          memory::desc({1}, memory::data_type::s32, memory::format_tag::a);
+    } else {
+      int zp = 0;
+      std::from_chars(value.data(), value.data() + value.size(), zp);
+      c.attr.set_zero_points(arg, 0, {zp});
+    }
+  }
+  return {};
+}
+
+// `0:0.500000` (a common scale), `2` (per-channel scales fixed at creation, their values not
+// printed: 1 here) or `0:*` (a run-time scale, 1 at execution).
+Status ReadOutputScales(Context& c, std::string_view value) {
+  const std::size_t colon = value.find(':');
+  int mask = 0;
+  std::from_chars(value.data(), value.data() + std::min(colon, value.size()), mask);
+  dnnl_dim_t count = 1;
+  for (std::size_t d = 0; d < c.dst_dims.size(); ++d) {
+    if (mask & (1 << d)) count *= c.dst_dims[d];
+  }
+  const std::string_view scale =
+      colon == std::string_view::npos ? std::string_view() : value.substr(colon + 1);
+  if (scale.starts_with("*")) {
+    c.attr.set_output_scales(mask, {DNNL_RUNTIME_F32_VAL});
+    c.out.extra_args[DNNL_ARG_ATTR_OUTPUT_SCALES] =
+        memory::desc({count}, memory::data_type::f32, memory::format_tag::a);
+    return {};
+  }
+  if (mask != 0 && !scale.empty())
+    return Cannot("output scales '" + std::string(value) + "' cannot be read");
+  c.attr.set_output_scales(
+      mask, std::vector<float>(static_cast<std::size_t>(count), ToFloat(scale, 1.f)));
+  return {};
+}
+
+// The attributes field: `attr-scratchpad:user attr-post-ops:eltwise_relu attr-oscale:2 ...`.
+Status ReadAttributes(Context& c) {
+  std::string_view text = c.row.attributes.view();
+  c.attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  dnnl::post_ops ops;
+  while (!text.empty()) {
+    const std::size_t space = text.find(' ');
+    const std::string_view token = text.substr(0, space);
+    text = space == std::string_view::npos ? std::string_view() : text.substr(space + 1);
+    if (token.empty() || token.starts_with("attr-scratchpad")) continue;
+    const std::size_t colon = token.find(':');
+    const std::string_view key = token.substr(0, colon);
+    const std::string_view value =
+        colon == std::string_view::npos ? std::string_view() : token.substr(colon + 1);
+    Status s;
+    if (key == "attr-post-ops") {
+      s = ReadPostOps(c, value, ops);
+    } else if (key == "attr-oscale") {
+      s = ReadOutputScales(c, value);
+    } else if (key == "attr-zero-points") {
+      s = ReadZeroPoints(c, value);
+    } else {
+      s = Cannot("attribute '" + std::string(token) + "' has no oneDNN 2.6.3 equivalent here");
+    }
+    if (!s.ok()) return s;
+  }
+  if (ops.len() > 0) c.attr.set_post_ops(ops);
+  return {};
+}
+
+// Creates the descriptor of `op` (an operation descriptor of the C API), positioned on the first
+// implementation; an error when oneDNN has none for it. The iterator keeps pointers to the
+// operation descriptor and to the hint, so the Rebuilt holds both.
+template <typename Op>
+Status Create(Context& c, const Op& op, const dnnl::primitive_desc* hint = nullptr) {
+  auto stored = std::make_shared<Op>(op);
+  c.out.op_storage = stored;
+  if (hint != nullptr) c.out.hint = *hint;
+  c.out.pd =
+      dnnl::primitive_desc(reinterpret_cast<const_dnnl_op_desc_t>(stored.get()), &c.attr, c.engine,
+                           hint ? c.out.hint.get() : nullptr, /*allow_empty=*/true);
+  if (c.out.pd.get(true) == nullptr) {
+    return Cannot("oneDNN 2.6.3 has no implementation for this " + c.out.kind +
+                  (c.settings.data_type.empty() ? "" : " in " + c.settings.data_type) +
+                  " on this CPU");
+  }
+  return {};
+}
+
+Status Check(dnnl_status_t status, std::string_view what) {
+  if (status == dnnl_success) return {};
+  return Cannot(std::string(what) + " cannot be described in oneDNN 2.6.3 (" +
+                dnnl_status2str(status) + ")");
+}
+
+// The geometry of a convolution or pooling problem, per spatial dimension.
+struct Window {
+  Dims in, out, kernel, strides, dilates, pad_l, pad_r;
+};
+
+StatusOr<Window> ReadWindow(const std::map<std::string, dnnl_dim_t, std::less<>>& k, bool deconv) {
+  Window w;
+  for (char s : std::string_view("dhw")) {
+    const std::string is = std::string("i") + s;
+    if (!k.contains(is)) continue;
+    const auto get = [&](std::string key, dnnl_dim_t fallback) {
+      const auto it = k.find(key + s);
+      return it == k.end() ? fallback : it->second;
+    };
+    const dnnl_dim_t i = get("i", 1), o = get("o", 1), kk = get("k", 1), st = get("s", 1),
+                     d = get("d", 0), p = get("p", 0);
+    w.in.push_back(i);
+    w.out.push_back(o);
+    w.kernel.push_back(kk);
+    w.strides.push_back(st);
+    w.dilates.push_back(d);
+    w.pad_l.push_back(p);
+    const dnnl_dim_t extent = (kk - 1) * (d + 1) + 1;
+    w.pad_r.push_back(deconv ? (i - 1) * st - o + extent - p : (o - 1) * st - i + extent - p);
+  }
+  if (w.in.empty()) return Cannot("the problem names no spatial size");
+  return w;
+}
+
+Dims Concat(Dims head, const Dims& tail) {
+  head.insert(head.end(), tail.begin(), tail.end());
+  return head;
+}
+
+Status RebuildConvolution(Context& c, bool deconv) {
+  std::map<std::string, dnnl_dim_t, std::less<>> k;
+  if (!ReadKeyed(c.row.problem.view(), k)) return Cannot("the problem has a run-time dimension");
+  if (!k.contains("mb") || !k.contains("ic") || !k.contains("oc"))
+    return Cannot("the problem names no mb, ic or oc");
+  StatusOr<Window> w = ReadWindow(k, deconv);
+  if (!w.ok()) return w.status();
+  const dnnl_dim_t g = k.contains("g") ? k.at("g") : 1;
+  const MemoryDesc* src = c.tensors.Find({"src"});
+  const MemoryDesc* wei = c.tensors.Find({"wei"});
+  const MemoryDesc* bia = c.tensors.Find({"bia", "bias"});
+  const MemoryDesc* dst = c.tensors.Find({"dst"});
+  if (!src || !wei || !dst) return Cannot("the line names no src, wei or dst tensor");
+  const Dims src_dims = Concat({k.at("mb"), k.at("ic")}, w->in);
+  c.dst_dims = Concat({k.at("mb"), k.at("oc")}, w->out);
+  const bool grouped = TagDims(*wei) == static_cast<int>(src_dims.size()) + 1;
+  const Dims wei_dims = grouped ? Concat({g, k.at("oc") / g, k.at("ic") / g}, w->kernel)
+                                : Concat({k.at("oc"), k.at("ic")}, w->kernel);
+  const std::string_view prop_text = c.row.prop_kind.view();
+  const std::optional<dnnl::prop_kind> prop = PropKindNamed(prop_text);
+  const bool bwd_d = prop_text == "backward_data", bwd_w = prop_text == "backward_weights";
+  if (deconv && (bwd_d || bwd_w)) return Cannot("backward deconvolution is not rebuilt yet");
+  c.out.kind = deconv ? "deconvolution" : "convolution";
+  const int src_arg = bwd_d ? DNNL_ARG_DIFF_SRC : DNNL_ARG_SRC;
+  const int wei_arg = bwd_w ? DNNL_ARG_DIFF_WEIGHTS : DNNL_ARG_WEIGHTS;
+  const int bia_arg = bwd_w ? DNNL_ARG_DIFF_BIAS : DNNL_ARG_BIAS;
+  const int dst_arg = bwd_d || bwd_w ? DNNL_ARG_DIFF_DST : DNNL_ARG_DST;
+  c.out.output_arg = bwd_d ? DNNL_ARG_DIFF_SRC : bwd_w ? DNNL_ARG_DIFF_WEIGHTS : DNNL_ARG_DST;
+  StatusOr<memory::desc> s = Desc(c, src, src_dims, src_arg, "src");
+  StatusOr<memory::desc> wd = Desc(c, wei, wei_dims, wei_arg, "wei");
+  StatusOr<memory::desc> b = Desc(c, bia, {k.at("oc")}, bia_arg, "bia");
+  StatusOr<memory::desc> d = Desc(c, dst, c.dst_dims, dst_arg, "dst");
+  for (const auto* r : {&s, &wd, &b, &d}) {
+    if (!r->ok()) return r->status();
+  }
+  if (Status a = ReadAttributes(c); !a.ok()) return a;
+  const std::optional<dnnl::algorithm> alg =
+      AlgorithmNamed(AuxValue(c.row.auxiliary.view(), "alg").empty()
+                         ? (deconv ? "deconvolution_direct" : "convolution_direct")
+                         : AuxValue(c.row.auxiliary.view(), "alg"));
+  if (!alg)
+    return Cannot("algorithm '" + std::string(AuxValue(c.row.auxiliary.view(), "alg")) +
+                  "' is unknown to oneDNN 2.6.3");
+  const dnnl_memory_desc_t* bias = bia ? &b->data : nullptr;
+  const auto alg_c = static_cast<dnnl_alg_kind_t>(*alg);
+  if (deconv) {
+    dnnl_deconvolution_desc_t op{};
+    if (Status st = Check(
+            dnnl_dilated_deconvolution_forward_desc_init(
+                &op, static_cast<dnnl_prop_kind_t>(*prop), alg_c, &s->data, &wd->data, bias,
+                &d->data, w->strides.data(), w->dilates.data(), w->pad_l.data(), w->pad_r.data()),
+            "this deconvolution");
+        !st.ok()) {
+      return st;
+    }
+    return Create(c, op);
+  }
+  dnnl_convolution_desc_t fwd{};
+  if (Status st = Check(
+          dnnl_dilated_convolution_forward_desc_init(
+              &fwd, bwd_d || bwd_w ? dnnl_forward_training : static_cast<dnnl_prop_kind_t>(*prop),
+              alg_c, &s->data, &wd->data, bias, &d->data, w->strides.data(), w->dilates.data(),
+              w->pad_l.data(), w->pad_r.data()),
+          "this convolution");
+      !st.ok()) {
+    return st;
+  }
+  if (!bwd_d && !bwd_w) return Create(c, fwd);
+  // A backward pass needs the forward descriptor as its hint, as every framework gives it.
+  dnnl::primitive_attr plain;
+  const dnnl::primitive_desc hint(&fwd, &plain, c.engine, nullptr, true);
+  if (hint.get(true) == nullptr) {
+    return Cannot("oneDNN 2.6.3 has no forward convolution" +
+                  (c.settings.data_type.empty() ? std::string() : " in " + c.settings.data_type) +
+                  " on this CPU to hint the backward one");
+  }
+  dnnl_convolution_desc_t op{};
+  const dnnl_status_t status =
+      bwd_d ? dnnl_dilated_convolution_backward_data_desc_init(
+                  &op, alg_c, &s->data, &wd->data, &d->data, w->strides.data(), w->dilates.data(),
+                  w->pad_l.data(), w->pad_r.data())
+            : dnnl_dilated_convolution_backward_weights_desc_init(
+                  &op, alg_c, &s->data, &wd->data, bias, &d->data, w->strides.data(),
+                  w->dilates.data(), w->pad_l.data(), w->pad_r.data());
+  if (Status st = Check(status, "this backward convolution"); !st.ok()) return st;
+  return Create(c, op, &hint);
+}
+
+Status RebuildInnerProduct(Context& c) {
+  std::map<std::string, dnnl_dim_t, std::less<>> k;
+  if (!ReadKeyed(c.row.problem.view(), k)) return Cannot("the problem has a run-time dimension");
+  if (!k.contains("mb") || !k.contains("ic") || !k.contains("oc"))
+    return Cannot("the problem names no mb, ic or oc");
+  const MemoryDesc* src = c.tensors.Find({"src"});
+  const MemoryDesc* wei = c.tensors.Find({"wei"});
+  const MemoryDesc* bia = c.tensors.Find({"bia", "bias"});
+  const MemoryDesc* dst = c.tensors.Find({"dst"});
+  if (!src || !wei || !dst) return Cannot("the line names no src, wei or dst tensor");
+  Dims spatial;
+  for (const char* key : {"id", "ih", "iw"}) {
+    if (k.contains(key)) spatial.push_back(k.at(key));
+  }
+  // A 2D source with a 4D tag (`abcd` for mb2ic16ih7iw7): the spatial sizes the tag needs.
+  while (static_cast<int>(spatial.size()) + 2 > TagDims(*src) && !spatial.empty())
+    spatial.erase(spatial.begin());
+  while (static_cast<int>(spatial.size()) + 2 < TagDims(*src)) spatial.insert(spatial.begin(), 1);
+  c.dst_dims = {k.at("mb"), k.at("oc")};
+  const std::string_view prop_text = c.row.prop_kind.view();
+  const bool bwd_d = prop_text == "backward_data", bwd_w = prop_text == "backward_weights";
+  c.out.kind = "inner product";
+  const int src_arg = bwd_d ? DNNL_ARG_DIFF_SRC : DNNL_ARG_SRC;
+  const int wei_arg = bwd_w ? DNNL_ARG_DIFF_WEIGHTS : DNNL_ARG_WEIGHTS;
+  const int bia_arg = bwd_w ? DNNL_ARG_DIFF_BIAS : DNNL_ARG_BIAS;
+  const int dst_arg = bwd_d || bwd_w ? DNNL_ARG_DIFF_DST : DNNL_ARG_DST;
+  c.out.output_arg = bwd_d ? DNNL_ARG_DIFF_SRC : bwd_w ? DNNL_ARG_DIFF_WEIGHTS : DNNL_ARG_DST;
+  StatusOr<memory::desc> s =
+      Desc(c, src, Concat({k.at("mb"), k.at("ic")}, spatial), src_arg, "src");
+  StatusOr<memory::desc> wd =
+      Desc(c, wei, Concat({k.at("oc"), k.at("ic")}, spatial), wei_arg, "wei");
+  StatusOr<memory::desc> b = Desc(c, bia, {k.at("oc")}, bia_arg, "bia");
+  StatusOr<memory::desc> d = Desc(c, dst, c.dst_dims, dst_arg, "dst");
+  for (const auto* r : {&s, &wd, &b, &d}) {
+    if (!r->ok()) return r->status();
+  }
+  if (Status a = ReadAttributes(c); !a.ok()) return a;
+  const dnnl_memory_desc_t* bias = bia ? &b->data : nullptr;
+  dnnl_inner_product_desc_t fwd{};
+  const std::optional<dnnl::prop_kind> prop = PropKindNamed(prop_text);
+  if (Status st = Check(
+          dnnl_inner_product_forward_desc_init(
+              &fwd, bwd_d || bwd_w ? dnnl_forward_training : static_cast<dnnl_prop_kind_t>(*prop),
+              &s->data, &wd->data, bias, &d->data),
+          "this inner product");
+      !st.ok()) {
+    return st;
+  }
+  if (!bwd_d && !bwd_w) return Create(c, fwd);
+  dnnl::primitive_attr plain;
+  const dnnl::primitive_desc hint(&fwd, &plain, c.engine, nullptr, true);
+  if (hint.get(true) == nullptr) {
+    return Cannot("oneDNN 2.6.3 has no forward inner product" +
+                  (c.settings.data_type.empty() ? std::string() : " in " + c.settings.data_type) +
+                  " on this CPU to hint the backward one");
+  }
+  dnnl_inner_product_desc_t op{};
+  const dnnl_status_t status =
+      bwd_d
+          ? dnnl_inner_product_backward_data_desc_init(&op, &s->data, &wd->data, &d->data)
+          : dnnl_inner_product_backward_weights_desc_init(&op, &s->data, &wd->data, bias, &d->data);
+  if (Status st = Check(status, "this backward inner product"); !st.ok()) return st;
+  return Create(c, op, &hint);
+}
+
+Status RebuildMatmul(Context& c) {
+  const std::string_view problem = c.row.problem.view();
+  const MemoryDesc* src = c.tensors.Find({"src"});
+  const MemoryDesc* wei = c.tensors.Find({"wei"});
+  const MemoryDesc* bia = c.tensors.Find({"bia", "bias"});
+  const MemoryDesc* dst = c.tensors.Find({"dst"});
+  if (!src || !wei || !dst) return Cannot("the line names no src, wei or dst tensor");
+  std::vector<Dims> shapes;
+  if (problem.find('*') != std::string_view::npos || problem.find('-') != std::string_view::npos) {
+    return Cannot("the problem has a run-time dimension");
+  }
+  if (!ReadShapes(problem, shapes) || shapes.size() < 2) {
+    std::map<std::string, dnnl_dim_t, std::less<>> k;  // 1.x `b2m4n8k16`
+    if (!ReadKeyed(problem, k) || !k.contains("m") || !k.contains("n") || !k.contains("k")) {
+      return Cannot("the matmul problem '" + std::string(problem) + "' cannot be read");
+    }
+    const bool batched = TagDims(*src) == 3;
+    const Dims b = batched ? Dims{k.contains("b") ? k.at("b") : 1} : Dims{};
+    shapes = {Concat(b, {k.at("m"), k.at("k")}), Concat(b, {k.at("k"), k.at("n")})};
+  }
+  Dims dst_dims;
+  if (shapes.size() > 2) {
+    dst_dims = shapes[2];
+  } else {
+    const Dims& a = shapes[0];
+    const Dims& w = shapes[1];
+    if (a.size() != w.size() || a.size() < 2) return Cannot("the matmul shapes do not agree");
+    for (std::size_t i = 0; i + 2 < a.size(); ++i) dst_dims.push_back(std::max(a[i], w[i]));
+    dst_dims.push_back(a[a.size() - 2]);
+    dst_dims.push_back(w.back());
+  }
+  c.dst_dims = dst_dims;
+  c.out.kind = "matmul";
+  Dims bias_dims(dst_dims.size(), 1);
+  if (bia) {
+    int mask = 1 << (dst_dims.size() - 1);
+    if (const std::size_t at = bia->flags.find("_mask"); at != std::string::npos) {
+      std::from_chars(bia->flags.data() + at + 5, bia->flags.data() + bia->flags.size(), mask);
+    }
+    for (std::size_t d = 0; d < dst_dims.size(); ++d) {
+      if (mask & (1 << d)) bias_dims[d] = dst_dims[d];
+    }
+  }
+  StatusOr<memory::desc> s = Desc(c, src, shapes[0], DNNL_ARG_SRC, "src");
+  StatusOr<memory::desc> wd = Desc(c, wei, shapes[1], DNNL_ARG_WEIGHTS, "wei");
+  StatusOr<memory::desc> b = Desc(c, bia, bias_dims, DNNL_ARG_BIAS, "bia");
+  StatusOr<memory::desc> d = Desc(c, dst, dst_dims, DNNL_ARG_DST, "dst");
+  for (const auto* r : {&s, &wd, &b, &d}) {
+    if (!r->ok()) return r->status();
+  }
+  if (Status a = ReadAttributes(c); !a.ok()) return a;
+  dnnl_matmul_desc_t op{};
+  if (Status st =
+          Check(dnnl_matmul_desc_init(&op, &s->data, &wd->data, bia ? &b->data : nullptr, &d->data),
+                "this matmul");
+      !st.ok()) {
+    return st;
+  }
+  return Create(c, op);
+}
+
+Status RebuildReorder(Context& c) {
+  const MemoryDesc* src = c.tensors.Find({"src"});
+  const MemoryDesc* dst = c.tensors.Find({"dst"});
+  if (!src || !dst) return Cannot("the line names no src or dst tensor");
+  Dims dims;
+  if (!ReadShape(c.row.problem.view(), dims))
+    return Cannot("the reorder problem '" + std::string(c.row.problem.view()) + "' cannot be read");
+  c.out.kind = "reorder";
+  c.out.is_reorder = true;
+  c.dst_dims = dims;
+  if (c.settings.layouts_any || !c.settings.data_type.empty()) {
+    return Cannot("a reorder is a change of layout: it has no layout or data type to choose");
+  }
+  StatusOr<memory::desc> s = Desc(c, src, dims, DNNL_ARG_FROM, "src");
+  StatusOr<memory::desc> d = Desc(c, dst, dims, DNNL_ARG_TO, "dst");
+  if (!s.ok()) return s.status();
+  if (!d.ok()) return d.status();
+  if (Status a = ReadAttributes(c); !a.ok()) return a;
+  c.out.output_arg = DNNL_ARG_TO;
+  try {
+    c.out.reorder_pd = dnnl::reorder::primitive_desc(c.engine, *s, c.engine, *d, c.attr);
+  } catch (const dnnl::error& e) {
+    return Cannot(std::string("oneDNN 2.6.3 cannot reorder these layouts: ") + e.what());
+  }
+  return {};
+}
+
+// The data tensor of eltwise, normalizations and softmax: `data` (2.x), `src` (3.x).
+const MemoryDesc* DataTensor(const Context& c) {
+  return c.tensors.Find({"data", "src"});
+}
+
+bool IsForward(const Context& c) {
+  const std::string_view prop = c.row.prop_kind.view();
+  return prop.starts_with("forward");
+}
+
+Status BackwardNotRebuilt(const Context& c, std::string_view why) {
+  return Cannot("backward " + std::string(c.row.primitive.view()) + " is not rebuilt (" +
+                std::string(why) + ")");
+}
+
+Status RebuildEltwise(Context& c) {
+  if (!IsForward(c)) return BackwardNotRebuilt(c, "only forward passes are rebuilt for this kind");
+  const MemoryDesc* data = DataTensor(c);
+  Dims dims;
+  if (!data || !ReadShape(c.row.problem.view(), dims))
+    return Cannot("the eltwise problem cannot be read");
+  c.out.kind = "eltwise";
+  c.dst_dims = dims;
+  const std::string_view aux = c.row.auxiliary.view();
+  const std::optional<dnnl::algorithm> alg = AlgorithmNamed(AuxValue(aux, "alg"));
+  if (!alg)
+    return Cannot("eltwise algorithm '" + std::string(AuxValue(aux, "alg")) +
+                  "' is unknown to oneDNN 2.6.3");
+  StatusOr<memory::desc> d = Desc(c, data, dims, DNNL_ARG_SRC, "src");
+  if (!d.ok()) return d.status();
+  if (Status a = ReadAttributes(c); !a.ok()) return a;
+  dnnl_eltwise_desc_t op{};
+  if (Status st =
+          Check(dnnl_eltwise_forward_desc_init(
+                    &op, static_cast<dnnl_prop_kind_t>(*PropKindNamed(c.row.prop_kind.view())),
+                    static_cast<dnnl_alg_kind_t>(*alg), &d->data,
+                    ToFloat(AuxValue(aux, "alpha"), 0.f), ToFloat(AuxValue(aux, "beta"), 0.f)),
+                "this eltwise");
+      !st.ok()) {
+    return st;
+  }
+  return Create(c, op);
+}
+
+Status RebuildPooling(Context& c) {
+  if (!IsForward(c)) return BackwardNotRebuilt(c, "it needs the forward pass's workspace");
+  std::map<std::string, dnnl_dim_t, std::less<>> k;
+  if (!ReadKeyed(c.row.problem.view(), k) || !k.contains("mb") || !k.contains("ic")) {
+    return Cannot("the pooling problem cannot be read");
+  }
+  StatusOr<Window> w = ReadWindow(k, false);
+  if (!w.ok()) return w.status();
+  const MemoryDesc* src = c.tensors.Find({"src"});
+  const MemoryDesc* dst = c.tensors.Find({"dst"});
+  if (!src || !dst) return Cannot("the line names no src or dst tensor");
+  c.out.kind = "pooling";
+  c.dst_dims = Concat({k.at("mb"), k.at("ic")}, w->out);
+  StatusOr<memory::desc> s =
+      Desc(c, src, Concat({k.at("mb"), k.at("ic")}, w->in), DNNL_ARG_SRC, "src");
+  StatusOr<memory::desc> d = Desc(c, dst, c.dst_dims, DNNL_ARG_DST, "dst");
+  if (!s.ok()) return s.status();
+  if (!d.ok()) return d.status();
+  const std::optional<dnnl::algorithm> alg =
+      AlgorithmNamed(AuxValue(c.row.auxiliary.view(), "alg"));
+  if (!alg)
+    return Cannot("pooling algorithm '" + std::string(AuxValue(c.row.auxiliary.view(), "alg")) +
+                  "' is unknown to oneDNN 2.6.3");
+  if (Status a = ReadAttributes(c); !a.ok()) return a;
+  dnnl_pooling_v2_desc_t op{};
+  if (Status st =
+          Check(dnnl_pooling_v2_forward_desc_init(
+                    &op, static_cast<dnnl_prop_kind_t>(*PropKindNamed(c.row.prop_kind.view())),
+                    static_cast<dnnl_alg_kind_t>(*alg), &s->data, &d->data, w->strides.data(),
+                    w->kernel.data(), w->dilates.data(), w->pad_l.data(), w->pad_r.data()),
+                "this pooling");
+      !st.ok()) {
+    return st;
+  }
+  return Create(c, op);
+}
+
+Status RebuildSoftmax(Context& c) {
+  if (!IsForward(c)) return BackwardNotRebuilt(c, "only forward passes are rebuilt for this kind");
+  const MemoryDesc* src = DataTensor(c);
+  const MemoryDesc* dst = c.tensors.Find({"dst"});
+  Dims dims;
+  if (!src || !ReadShape(c.row.problem.view(), dims))
+    return Cannot("the softmax problem cannot be read");
+  c.out.kind = "softmax";
+  c.dst_dims = dims;
+  const std::string_view aux = c.row.auxiliary.view();
+  int axis = 1;
+  const std::string_view axis_text = AuxValue(aux, "axis");
+  std::from_chars(axis_text.data(), axis_text.data() + axis_text.size(), axis);
+  std::string alg_name(AuxValue(aux, "alg"));
+  if (alg_name.empty())
+    alg_name = c.row.primitive.view() == "logsoftmax" ? "softmax_log" : "softmax_accurate";
+  const std::optional<dnnl::algorithm> alg = AlgorithmNamed(alg_name);
+  if (!alg) return Cannot("softmax algorithm '" + alg_name + "' is unknown to oneDNN 2.6.3");
+  StatusOr<memory::desc> s = Desc(c, src, dims, DNNL_ARG_SRC, "src");
+  StatusOr<memory::desc> d = Desc(c, dst ? dst : src, dims, DNNL_ARG_DST, "dst");
+  if (!s.ok()) return s.status();
+  if (!d.ok()) return d.status();
+  if (Status a = ReadAttributes(c); !a.ok()) return a;
+  dnnl_softmax_v2_desc_t op{};
+  if (Status st =
+          Check(dnnl_softmax_v2_forward_desc_init(
+                    &op, static_cast<dnnl_prop_kind_t>(*PropKindNamed(c.row.prop_kind.view())),
+                    static_cast<dnnl_alg_kind_t>(*alg), &s->data, &d->data, axis),
+                "this softmax");
+      !st.ok()) {
+    return st;
+  }
+  return Create(c, op);
+}
+
+// `flags:CH` -> dnnl_use_scale | dnnl_use_shift (G global stats, S scale and shift, C scale,
+// H shift, R fused ReLU; 2.x also prints the number).
+unsigned NormalizationFlags(std::string_view text) {
+  unsigned flags = 0;
+  if (!text.empty() && std::isdigit(static_cast<unsigned char>(text[0]))) {
+    std::from_chars(text.data(), text.data() + text.size(), flags);
+    return flags;
+  }
+  for (char f : text) {
+    if (f == 'G') flags |= dnnl_use_global_stats;
+    if (f == 'S') flags |= dnnl_use_scaleshift;
+    if (f == 'C') flags |= dnnl_use_scale;
+    if (f == 'H') flags |= dnnl_use_shift;
+    if (f == 'R') flags |= dnnl_fuse_norm_relu;
+  }
+  return flags;
+}
+
+Status RebuildNormalization(Context& c, bool layer) {
+  if (!IsForward(c)) return BackwardNotRebuilt(c, "only forward passes are rebuilt for this kind");
+  const MemoryDesc* data = DataTensor(c);
+  if (!data) return Cannot("the line names no data tensor");
+  Dims dims;
+  if (layer) {
+    if (!ReadShape(c.row.problem.view(), dims))
+      return Cannot("the layer normalization problem cannot be read");
+  } else {
+    std::map<std::string, dnnl_dim_t, std::less<>> k;
+    if (!ReadKeyed(c.row.problem.view(), k) || !k.contains("mb") || !k.contains("ic")) {
+      return Cannot("the batch normalization problem cannot be read");
+    }
+    dims = {k.at("mb"), k.at("ic")};
+    for (const char* key : {"id", "ih", "iw"}) {
+      if (k.contains(key)) dims.push_back(k.at(key));
+    }
+    while (static_cast<int>(dims.size()) < TagDims(*data)) dims.push_back(1);
+  }
+  c.out.kind = layer ? "layer normalization" : "batch normalization";
+  c.dst_dims = dims;
+  StatusOr<memory::desc> d = Desc(c, data, dims, DNNL_ARG_SRC, "src");
+  if (!d.ok()) return d.status();
+  if (Status a = ReadAttributes(c); !a.ok()) return a;
+  const unsigned flags = NormalizationFlags(AuxValue(c.row.auxiliary.view(), "flags"));
+  const auto prop = static_cast<dnnl_prop_kind_t>(*PropKindNamed(c.row.prop_kind.view()));
+  if (layer) {
+    dnnl_layer_normalization_desc_t op{};
+    if (Status st = Check(
+            dnnl_layer_normalization_forward_desc_init(&op, prop, &d->data, nullptr, 1e-5f, flags),
+            "this layer normalization");
+        !st.ok()) {
+      return st;
+    }
+    return Create(c, op);
+  }
+  dnnl_batch_normalization_desc_t op{};
+  if (Status st =
+          Check(dnnl_batch_normalization_forward_desc_init(&op, prop, &d->data, 1e-5f, flags),
+                "this batch normalization");
+      !st.ok()) {
+    return st;
+  }
+  return Create(c, op);
+}
+
+Status RebuildBinary(Context& c) {
+  const MemoryDesc* src0 = c.tensors.Find({"src", "src0", "src_0"});
+  const MemoryDesc* src1 = c.tensors.Find({"src1", "src_1"});
+  if (src1 == nullptr) src1 = c.tensors.Find({"src"}, 1);
+  const MemoryDesc* dst = c.tensors.Find({"dst"});
+  std::vector<Dims> shapes;
+  if (!src0 || !src1 || !dst) return Cannot("the line names no two sources and a destination");
+  if (!ReadShapes(c.row.problem.view(), shapes) || shapes.size() < 2)
+    return Cannot("the binary problem cannot be read");
+  c.out.kind = "binary";
+  c.dst_dims = shapes[0];
+  const std::optional<dnnl::algorithm> alg =
+      AlgorithmNamed(AuxValue(c.row.auxiliary.view(), "alg"));
+  if (!alg)
+    return Cannot("binary algorithm '" + std::string(AuxValue(c.row.auxiliary.view(), "alg")) +
+                  "' is unknown to oneDNN 2.6.3");
+  StatusOr<memory::desc> a = Desc(c, src0, shapes[0], DNNL_ARG_SRC_0, "src");
+  StatusOr<memory::desc> b = Desc(c, src1, shapes[1], DNNL_ARG_SRC_1, "src");
+  StatusOr<memory::desc> d = Desc(c, dst, shapes[0], DNNL_ARG_DST, "dst");
+  for (const auto* r : {&a, &b, &d}) {
+    if (!r->ok()) return r->status();
+  }
+  if (Status at = ReadAttributes(c); !at.ok()) return at;
+  dnnl_binary_desc_t op{};
+  if (Status st = Check(dnnl_binary_desc_init(&op, static_cast<dnnl_alg_kind_t>(*alg), &a->data,
+                                              &b->data, &d->data),
+                        "this binary");
+      !st.ok()) {
+    return st;
+  }
+  return Create(c, op);
+}
+
+// A kind the rebuild does not cover, said in words.
+Status NotCovered(std::string_view primitive) {
+  return Cannot("a " + std::string(primitive) + " primitive is not rebuilt yet");
+}
+
+}  // namespace
+
+const std::vector<int>& ExecutionArguments() {
+  static const std::vector<int> kArgs = {
+      DNNL_ARG_SRC,         DNNL_ARG_SRC_1,     DNNL_ARG_WEIGHTS,      DNNL_ARG_BIAS,
+      DNNL_ARG_DST,         DNNL_ARG_DIFF_SRC,  DNNL_ARG_DIFF_WEIGHTS, DNNL_ARG_DIFF_BIAS,
+      DNNL_ARG_DIFF_DST,    DNNL_ARG_WORKSPACE, DNNL_ARG_MEAN,         DNNL_ARG_VARIANCE,
+      DNNL_ARG_SCALE_SHIFT, DNNL_ARG_SCALE,     DNNL_ARG_SHIFT,        DNNL_ARG_SCRATCHPAD};
+  return kArgs;
+}
+
+StatusOr<Rebuilt> Rebuild(const verbose::PrimitiveStats& row, const dnnl::engine& engine,
+                          const RebuildSettings& settings) {
+  if (!row.engine.view().starts_with("cpu")) {
+    return Cannot("a " + std::string(row.engine.view()) +
+                  " primitive: dlcheck rebuilds CPU primitives only");
+  }
+  if (row.era == verbose::Era::kMkldnn0) return Cannot("MKL-DNN 0.x lines print no data types");
+  if (row.era == verbose::Era::kOnednnGraph)
+    return Cannot("a oneDNN Graph partition, not a primitive");
+  std::vector<MemoryDesc> mds;
+  verbose::ParseMemoryDescs(row.memory_descriptors.view(), mds);
+  const std::optional<dnnl::prop_kind> prop = PropKindNamed(row.prop_kind.view());
+  if (!prop)
+    return Cannot("propagation kind '" + std::string(row.prop_kind.view()) +
+                  "' is unknown to oneDNN 2.6.3");
+  Context c{row, settings, engine, Tensors(std::move(mds)), {}, {}, {}};
+  const std::string_view kind = row.primitive.view();
+  const bool compute = kind == "convolution" || kind == "deconvolution" ||
+                       kind == "inner_product" || kind == "matmul";
+  if (!settings.data_type.empty() && !compute) {
+    return Cannot("a data type variant is measured for convolution, inner product and matmul only");
+  }
+  Status status;
+  try {
+    if (kind == "convolution" || kind == "deconvolution") {
+      status = RebuildConvolution(c, kind == "deconvolution");
+    } else if (kind == "inner_product") {
+      status = RebuildInnerProduct(c);
+    } else if (kind == "matmul") {
+      status = RebuildMatmul(c);
+    } else if (kind == "reorder") {
+      status = RebuildReorder(c);
+    } else if (kind == "eltwise") {
+      status = RebuildEltwise(c);
+    } else if (kind == "pooling" || kind == "pooling_v2") {
+      status = RebuildPooling(c);
+    } else if (kind == "softmax" || kind == "softmax_v2" || kind == "logsoftmax") {
+      status = RebuildSoftmax(c);
+    } else if (kind == "batch_normalization" || kind == "layer_normalization") {
+      status = RebuildNormalization(c, kind == "layer_normalization");
+    } else if (kind == "binary") {
+      status = RebuildBinary(c);
+    } else {
+      status = NotCovered(kind);
+    }
+  } catch (const dnnl::error& e) {
+    status = Cannot(std::string("oneDNN 2.6.3 refused it: ") + e.what());
+  }
+  if (!status.ok()) return status;
+  return std::move(c.out);
+}
+
+}  // namespace dlcheck::whatif

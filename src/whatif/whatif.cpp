@@ -1,0 +1,544 @@
+#include "whatif/whatif.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <numeric>
+#include <set>
+
+#include "common/onednn_isa.h"
+#include "common/text.h"
+#include "verbose/benchdnn.h"
+#include "verbose/flops.h"
+#include "verbose/isa.h"
+#include "verbose/line_parser.h"
+#include "whatif/layout.h"
+#include "whatif/measure.h"
+#include "whatif/rebuild.h"
+
+namespace dlcheck::whatif {
+namespace {
+
+using dnnl::memory;
+
+constexpr std::size_t kMaxImplementations = 5;  // the first and the runner-ups worth timing
+// Reference code runs at a fraction of a GFLOP/s: above this many FLOP per call one run would
+// take seconds, so such an implementation is named, not timed.
+constexpr double kMaxReferenceFlops = 1e7;
+
+bool Wants(const WhatifPlan& plan, std::string_view kind) {
+  return std::find(plan.variants.begin(), plan.variants.end(), kind) != plan.variants.end();
+}
+
+bool Has(const std::vector<std::string>& features, std::string_view name) {
+  return std::find(features.begin(), features.end(), name) != features.end();
+}
+
+std::string ArgName(int arg) {
+  switch (arg) {
+    case DNNL_ARG_SRC:  // also DNNL_ARG_FROM
+    case DNNL_ARG_SRC_1:
+    case DNNL_ARG_DIFF_SRC:
+      return "src";
+    case DNNL_ARG_WEIGHTS:
+    case DNNL_ARG_DIFF_WEIGHTS:
+      return "wei";
+    case DNNL_ARG_BIAS:
+    case DNNL_ARG_DIFF_BIAS:
+      return "bia";
+    default:
+      return "dst";  // DNNL_ARG_DST (DNNL_ARG_TO), DNNL_ARG_DIFF_DST
+  }
+}
+
+// The order 2.x verbose prints a primitive's tensors in: sources, weights, bias, destination.
+int PrintOrder(int arg) {
+  const std::string name = ArgName(arg);
+  if (name == "src") return arg == DNNL_ARG_SRC_1 ? 1 : 0;
+  if (name == "wei") return 2;
+  if (name == "bia") return 3;
+  return 4;
+}
+
+memory::desc ChosenDesc(const Rebuilt& rebuilt, int arg) {
+  const dnnl::primitive_desc_base& pd = rebuilt.current();
+  if (rebuilt.is_reorder) return arg == DNNL_ARG_FROM ? pd.src_desc() : pd.dst_desc();
+  return pd.query_md(dnnl::query::exec_arg_md, arg);
+}
+
+std::string FlagsText(const memory::desc& md) {
+  const dnnl_memory_extra_desc_t& extra = md.data.extra;
+  std::string text = fmt::format("f{:x}", extra.flags);
+  if (extra.flags & dnnl_memory_extra_flag_compensation_conv_s8s8) {
+    text += fmt::format(":s8m{}", extra.compensation_mask);
+  }
+  if (extra.flags & dnnl_memory_extra_flag_compensation_conv_asymmetric_src) {
+    text += fmt::format(":zpm{}", extra.asymm_compensation_mask);
+  }
+  return text;
+}
+
+// The tensors the rebuilt primitive runs with, as 2.x verbose prints them.
+std::string MemoryDescriptorsText(const Rebuilt& rebuilt) {
+  std::vector<int> args;
+  for (const auto& [arg, md] : rebuilt.logged) args.push_back(arg);
+  std::stable_sort(args.begin(), args.end(),
+                   [](int a, int b) { return PrintOrder(a) < PrintOrder(b); });
+  std::string text;
+  for (int arg : args) {
+    const memory::desc md = ChosenDesc(rebuilt, arg);
+    if (!text.empty()) text += ' ';
+    text += ArgName(arg) + "_" + DataTypeName(md.data_type()) + "::blocked:" + TagOf(md) + ":" +
+            FlagsText(md);
+  }
+  return text;
+}
+
+// The benchdnn line of a variant: the row with the variant's tensors and implementation, in
+// benchdnn 2.x's syntax (what dlcheck links), with the thread count pinned.
+std::string BenchdnnLine(const verbose::PrimitiveStats& row, const std::string& mds,
+                         const std::string& implementation, int threads,
+                         const std::vector<std::string>& skipped_impls) {
+  verbose::PrimitiveStats copy = row;
+  copy.memory_descriptors = verbose::InternedText(mds);
+  copy.implementation = verbose::InternedText(implementation);
+  copy.isa = verbose::InternedText(verbose::IsaOf(implementation));
+  copy.isa_inferred = false;
+  const std::optional<verbose::BenchdnnReproducer> line = verbose::MakeBenchdnnReproducer(
+      copy, {.version = verbose::BenchdnnVersion::kV2, .library_version = "oneDNN v2.6.3"});
+  if (!line) return {};
+  std::string text = "OMP_NUM_THREADS=" + std::to_string(threads) + " " + line->command;
+  if (!skipped_impls.empty()) {
+    // benchdnn 2.6 has no --impl: the implementations before this one are skipped by name.
+    std::string skip;
+    for (const std::string& name : skipped_impls) skip += (skip.empty() ? "" : ":") + name;
+    const std::size_t driver_end = text.find(' ', text.find("benchdnn --") + 11);
+    text.insert(driver_end, " --skip-impl=" + skip);
+  }
+  return text;
+}
+
+std::optional<double> GflopsOf(const verbose::PrimitiveStats& row, double min_ms) {
+  const std::optional<double> flops = verbose::FlopsOf(row.primitive.view(), row.problem.view());
+  if (!flops || min_ms <= 0) return std::nullopt;
+  return *flops / (min_ms * 1e6);
+}
+
+// What runs each measurement: the engine, the plan's budget and the stop.
+class Bench {
+ public:
+  explicit Bench(const WhatifPlan& plan) : plan_(plan) {
+    settings_.budget_s = plan.time_s;
+    settings_.cold = plan.cold;
+    settings_.cache_bytes = LastLevelCacheBytes();
+    settings_.stop = plan.stop;
+  }
+  const dnnl::engine& engine() const { return engine_; }
+  MeasureSettings Settings(bool keep_output = false, bool integer_inputs = false) const {
+    MeasureSettings s = settings_;
+    s.keep_output = keep_output;
+    s.integer_inputs = integer_inputs;
+    return s;
+  }
+  // Fills `v` from a measurement of `rebuilt` (`v.note` says why when it could not run).
+  std::optional<Measurement> Run(const Rebuilt& rebuilt, const verbose::PrimitiveStats& row,
+                                 VariantResult& v, const MeasureSettings& settings,
+                                 const std::vector<std::string>& skipped = {}) const {
+    StatusOr<Measurement> m = Measure(rebuilt, engine_, settings);
+    if (!m.ok()) {
+      v.note = m.status().message();
+      return std::nullopt;
+    }
+    v.min_ms = m->min_ms;
+    v.avg_ms = m->avg_ms;
+    v.runs = m->runs;
+    v.create_ms = m->create_ms;
+    v.implementation = m->implementation;
+    v.note = m->note;
+    v.memory_descriptors = MemoryDescriptorsText(rebuilt);
+    v.benchdnn = BenchdnnLine(row, v.memory_descriptors, v.implementation, v.threads, skipped);
+    return std::move(*m);
+  }
+
+ private:
+  const WhatifPlan& plan_;
+  dnnl::engine engine_{dnnl::engine::kind::cpu, 0};
+  MeasureSettings settings_;
+};
+
+std::string LoggedImplementationNote(const verbose::PrimitiveStats& row, const std::string& ran,
+                                     const verbose::LogHeader& header) {
+  const std::string_view logged = row.implementation.view();
+  if (logged == ran) return {};
+  std::string note = "the log ran " + std::string(logged);
+  if (!header.library_version.empty() &&
+      header.library_version.find("v2.6.3") == std::string::npos) {
+    return note + ", under " + header.library_version +
+           " (rebuilt under dlcheck's oneDNN 2.6.3, whose kernel names may differ)";
+  }
+  const std::string_view logged_isa = row.isa.view();
+  const std::string_view ran_isa = verbose::IsaOf(ran);
+  if (!logged_isa.empty() && !ran_isa.empty() && logged_isa != ran_isa) {
+    return note + " at " + std::string(logged_isa) + "; this host dispatches to " +
+           std::string(ran_isa);
+  }
+  return note;
+}
+
+struct RowRun {
+  const WhatifPlan& plan;
+  const Bench& bench;
+  HotPrimitive& hot;
+  int threads;
+  std::size_t of;
+  std::vector<float> reference;  // the baseline's output, dense f32
+
+  bool Stopped() const { return plan.stop && plan.stop(); }
+  void Progress(const std::string& what) const {
+    if (plan.progress)
+      plan.progress(hot.rank, of, std::string(hot.row.primitive.view()) + ", " + what);
+  }
+};
+
+void MeasureBaseline(RowRun& r, const verbose::LogHeader& header) {
+  r.Progress("as logged");
+  SetThreads(r.threads);
+  StatusOr<Rebuilt> rebuilt = Rebuild(
+      r.hot.row, r.bench.engine(),
+      {.layouts_any = r.plan.baseline_layouts_any && r.hot.row.primitive.view() != "reorder"});
+  if (!rebuilt.ok()) {
+    r.hot.not_rebuilt = rebuilt.status().message();
+    return;
+  }
+  VariantResult v{.variant = "as logged", .threads = r.threads};
+  std::optional<Measurement> m = r.bench.Run(*rebuilt, r.hot.row, v, r.bench.Settings(true));
+  if (m) {
+    r.reference = std::move(m->output);
+    const std::string logged = LoggedImplementationNote(r.hot.row, v.implementation, header);
+    v.note = v.note.empty() ? logged : logged.empty() ? v.note : logged + "; " + v.note;
+  }
+  r.hot.variants.push_back(std::move(v));
+}
+
+// `layouts any`, with the reorders from and to the log's layouts the change implies.
+void MeasureLayoutsAny(RowRun& r) {
+  if (r.hot.row.primitive.view() == "reorder") return;
+  r.Progress("layouts any");
+  SetThreads(r.threads);
+  VariantResult v{.variant = "layouts any", .threads = r.threads};
+  StatusOr<Rebuilt> rebuilt = Rebuild(r.hot.row, r.bench.engine(), {.layouts_any = true});
+  if (!rebuilt.ok()) {
+    v.note = rebuilt.status().message();
+    r.hot.variants.push_back(std::move(v));
+    return;
+  }
+  if (!r.bench.Run(*rebuilt, r.hot.row, v, r.bench.Settings())) {
+    r.hot.variants.push_back(std::move(v));
+    return;
+  }
+  const bool inference = r.hot.row.prop_kind.view() == "forward_inference";
+  std::vector<std::string> per_call, once;
+  for (const auto& [arg, logged] : rebuilt->logged) {
+    const memory::desc chosen = ChosenDesc(*rebuilt, arg);
+    if (chosen == logged) continue;
+    const bool output = arg == rebuilt->output_arg;
+    const std::optional<Rebuilt> reorder = output
+                                               ? ReorderBetween(chosen, logged, r.bench.engine())
+                                               : ReorderBetween(logged, chosen, r.bench.engine());
+    const std::string what =
+        ArgName(arg) + " " +
+        (output ? TagOf(chosen) + ">" + TagOf(logged) : TagOf(logged) + ">" + TagOf(chosen));
+    if (!reorder) {
+      per_call.push_back(what + " (no reorder)");
+      continue;
+    }
+    StatusOr<Measurement> m = Measure(*reorder, r.bench.engine(), r.bench.Settings());
+    if (!m.ok()) continue;
+    // Weights change every step of training, so their reorder is per call there too.
+    if (arg == DNNL_ARG_WEIGHTS && inference) {
+      once.push_back(fmt::format("{} {:.3f} ms", what, m->min_ms));
+      continue;
+    }
+    per_call.push_back(fmt::format("{} {:.3f} ms", what, m->min_ms));
+    *v.min_ms += m->min_ms;
+    *v.avg_ms += m->avg_ms;
+  }
+  const std::string measured_note = v.note;
+  if (per_call.empty() && once.empty()) {
+    v.note = "no reorder: the log's layouts are the ones this implementation prefers";
+  } else {
+    v.note = "includes reorders per call: " +
+             (per_call.empty() ? std::string("none") : Join(per_call, ", "));
+    if (!once.empty()) v.note += "; weights once (not included): " + Join(once, ", ");
+  }
+  if (!measured_note.empty()) v.note += "; " + measured_note;
+  r.hot.variants.push_back(std::move(v));
+}
+
+// `impl NAME` for each implementation after the one oneDNN picks (next_impl()).
+void MeasureImplementations(RowRun& r) {
+  if (r.hot.row.primitive.view() == "reorder") return;
+  SetThreads(r.threads);
+  StatusOr<Rebuilt> rebuilt = Rebuild(r.hot.row, r.bench.engine());
+  if (!rebuilt.ok()) return;
+  std::vector<std::string> before = {rebuilt->implementation()};
+  for (std::size_t i = 1; i < kMaxImplementations && !r.Stopped(); ++i) {
+    bool more = false;
+    try {
+      more = rebuilt->pd.next_impl();
+    } catch (const dnnl::error&) {
+      more = false;
+    }
+    if (!more) break;
+    const std::string name = rebuilt->implementation();
+    const auto repeats = std::count(before.begin(), before.end(), name);
+    const std::string label =
+        "impl " + name + (repeats > 0 ? " #" + std::to_string(repeats + 1) : "");
+    r.Progress(label);
+    VariantResult v{.variant = label, .threads = r.threads};
+    const std::optional<double> flops =
+        verbose::FlopsOf(r.hot.row.primitive.view(), r.hot.row.problem.view());
+    if (name.starts_with("ref") && flops && *flops > kMaxReferenceFlops) {
+      v.implementation = name;
+      v.note = fmt::format(
+          "not timed: reference code on {:.0f} MFLOP per call would take seconds per run",
+          *flops / 1e6);
+    } else {
+      r.bench.Run(*rebuilt, r.hot.row, v, r.bench.Settings(), before);
+      if (repeats > 0) {
+        // benchdnn 2.6 skips implementations by name: it cannot reach a second one of a name.
+        v.benchdnn.clear();
+        v.note =
+            "no benchdnn line: benchdnn 2.6 skips implementations by name, and an earlier "
+            "one has this name";
+      }
+    }
+    before.push_back(name);
+    r.hot.variants.push_back(std::move(v));
+  }
+}
+
+void MeasureThreads(RowRun& r, const verbose::LogHeader& header) {
+  std::set<int> counts = {1, r.plan.allowed_cpus};
+  if (header.threads) counts.insert(std::min(*header.threads, r.plan.allowed_cpus));
+  counts.erase(r.threads);
+  for (int n : counts) {
+    if (r.Stopped() || n < 1) break;
+    r.Progress("threads " + std::to_string(n));
+    SetThreads(n);
+    VariantResult v{.variant = "threads " + std::to_string(n), .threads = n};
+    StatusOr<Rebuilt> rebuilt = Rebuild(r.hot.row, r.bench.engine());
+    if (rebuilt.ok()) r.bench.Run(*rebuilt, r.hot.row, v, r.bench.Settings());
+    r.hot.variants.push_back(std::move(v));
+  }
+  SetThreads(r.threads);
+}
+
+bool AllTypes(const verbose::PrimitiveStats& row, std::string_view type) {
+  std::vector<verbose::MemoryDesc> mds;
+  verbose::ParseMemoryDescs(row.memory_descriptors.view(), mds);
+  bool any = false;
+  for (const verbose::MemoryDesc& md : mds) {
+    if (md.data_type.empty() || md.data_type == "undef" || md.format_kind == "undef") continue;
+    if (md.name.starts_with("bia")) continue;
+    if (md.data_type != type) return false;
+    any = true;
+  }
+  return any;
+}
+
+void MeasureDataTypes(RowRun& r) {
+  const std::string_view kind = r.hot.row.primitive.view();
+  if (kind != "convolution" && kind != "deconvolution" && kind != "inner_product" &&
+      kind != "matmul")
+    return;
+  const bool f32_log = AllTypes(r.hot.row, "f32");
+  for (const char* type : {"bf16", "f16", "int8"}) {
+    if (r.Stopped()) break;
+    if (AllTypes(r.hot.row, type) || (std::string_view(type) == "int8" &&
+                                      (AllTypes(r.hot.row, "s8") || AllTypes(r.hot.row, "u8"))))
+      continue;
+    if (std::string_view(type) == "int8" && !r.hot.row.prop_kind.view().starts_with("forward"))
+      continue;
+    r.Progress(std::string("dtype ") + type);
+    SetThreads(r.threads);
+    VariantResult v{.variant = std::string("dtype ") + type, .threads = r.threads};
+    const std::string emulation = EmulationNote(type, r.plan.features);
+    StatusOr<Rebuilt> rebuilt = Rebuild(r.hot.row, r.bench.engine(), {.data_type = type});
+    if (!rebuilt.ok()) {
+      v.note = rebuilt.status().message();
+      r.hot.variants.push_back(std::move(v));
+      continue;
+    }
+    const bool integer = std::string_view(type) == "int8";
+    std::optional<Measurement> m =
+        r.bench.Run(*rebuilt, r.hot.row, v, r.bench.Settings(true, integer));
+    if (m && f32_log) {
+      std::vector<float> reference = r.reference;
+      if (integer) {  // an f32 reference on the same integer inputs
+        StatusOr<Rebuilt> base = Rebuild(r.hot.row, r.bench.engine());
+        MeasureSettings once = r.bench.Settings(true, true);
+        once.budget_s = 0;
+        once.min_runs = 1;
+        once.cold = false;
+        StatusOr<Measurement> ref = base.ok() ? Measure(*base, r.bench.engine(), once)
+                                              : StatusOr<Measurement>(base.status());
+        reference = ref.ok() ? ref->output : std::vector<float>();
+      }
+      if (!reference.empty() && reference.size() == m->output.size()) {
+        const Deviation d = DeviationOf(m->output, reference);
+        v.deviation = fmt::format("max abs {:.3g}, max rel {:.3g} vs f32", d.max_abs, d.max_rel);
+      }
+    } else if (m) {
+      v.deviation = "no f32 reference: the log's types are not all f32";
+    }
+    std::string note = "layouts chosen by oneDNN for " + std::string(type);
+    if (!emulation.empty()) note = emulation + "; " + note;
+    v.note = v.note.empty() ? note : note + "; " + v.note;
+    r.hot.variants.push_back(std::move(v));
+  }
+}
+
+void AddFigures(HotPrimitive& hot) {
+  if (hot.variants.empty() || !hot.variants.front().min_ms) return;
+  const double base = *hot.variants.front().min_ms;
+  for (VariantResult& v : hot.variants) {
+    if (!v.min_ms || *v.min_ms <= 0) continue;
+    v.gflops = GflopsOf(hot.row, *v.min_ms);
+    v.speedup = base / *v.min_ms;
+    v.step_gain_pct = hot.share_pct * (1 - 1 / *v.speedup);
+  }
+}
+
+}  // namespace
+
+std::vector<std::size_t> HotRows(const std::vector<verbose::PrimitiveStats>& rows, double total_ms,
+                                 double cover_pct, std::size_t top) {
+  std::vector<std::size_t> order(rows.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return rows[a].exec_ms_total > rows[b].exec_ms_total;
+  });
+  std::vector<std::size_t> hot;
+  double covered = 0;
+  for (std::size_t i : order) {
+    if (hot.size() >= top || rows[i].exec_ms_total <= 0 || total_ms <= 0) break;
+    if (covered >= cover_pct) break;
+    hot.push_back(i);
+    covered += 100.0 * rows[i].exec_ms_total / total_ms;
+  }
+  return hot;
+}
+
+std::pair<int, std::string> BaselineThreads(const WhatifPlan& plan,
+                                            const verbose::LogHeader& header) {
+  if (plan.threads > 0) return {plan.threads, "--threads"};
+  if (header.threads && *header.threads > 0) {
+    if (*header.threads > plan.allowed_cpus) {
+      return {plan.allowed_cpus,
+              fmt::format("the log's nthr:{}, capped at the {} CPUs allowed here", *header.threads,
+                          plan.allowed_cpus)};
+    }
+    return {*header.threads, fmt::format("the log's nthr:{}", *header.threads)};
+  }
+  return {plan.allowed_cpus, "all allowed CPUs (the log says no nthr)"};
+}
+
+std::string EmulationNote(std::string_view type, const std::vector<std::string>& features) {
+  if (type == "bf16" && !Has(features, "avx512_bf16") && !Has(features, "amx_bf16")) {
+    return "emulated: no avx512_bf16 or amx_bf16 on this CPU";
+  }
+  if (type == "f16" && !Has(features, "avx512_fp16") && !Has(features, "amx_fp16")) {
+    return "emulated: no avx512_fp16 or amx_fp16 on this CPU";
+  }
+  if (type == "int8" && !Has(features, "avx512_vnni") && !Has(features, "avx_vnni") &&
+      !Has(features, "amx_int8")) {
+    return "no VNNI on this CPU: int8 runs without its dot-product instructions";
+  }
+  return {};
+}
+
+std::string ChangeSentence(const HotPrimitive& hot, const VariantResult& v) {
+  const double base = hot.variants.front().min_ms.value_or(0);
+  std::string what = v.variant;
+  if (v.variant == "layouts any")
+    what = "layouts chosen by oneDNN";
+  else if (v.variant.starts_with("impl "))
+    what = "implementation " + v.variant.substr(5);
+  else if (v.variant.starts_with("threads "))
+    what = v.variant.substr(8) + " threads";
+  else if (v.variant.starts_with("dtype "))
+    what = v.variant.substr(6);
+  else if (v.variant.starts_with("isa "))
+    what = "ISA capped at " + v.variant.substr(4);
+  return fmt::format(
+      "#{} {}, {:.0f} % of the step, runs {:.1f}x faster with {} ({:.3f} -> {:.3f} ms): about "
+      "{:.0f} % of the step",
+      hot.rank, hot.row.primitive.view(), hot.share_pct, v.speedup.value_or(1), what, base,
+      v.min_ms.value_or(0), v.step_gain_pct.value_or(0));
+}
+
+WhatifResult RunWhatif(const std::vector<verbose::PrimitiveStats>& rows, double total_ms,
+                       const verbose::LogHeader& header, const WhatifPlan& plan,
+                       const IsaRunner& isa_runner) {
+  WhatifResult result;
+  std::tie(result.threads, result.threads_source) = BaselineThreads(plan, header);
+  const std::vector<std::size_t> hot_rows = HotRows(rows, total_ms, plan.cover_pct, plan.top);
+  Bench bench(plan);
+  const int threads_before = MaxThreads();
+  for (std::size_t i = 0; i < hot_rows.size(); ++i) {
+    HotPrimitive hot{.rank = i + 1, .row = rows[hot_rows[i]]};
+    hot.share_pct = total_ms > 0 ? 100.0 * hot.row.exec_ms_total / total_ms : 0;
+    result.covered_pct += hot.share_pct;
+    result.hot.push_back(std::move(hot));
+  }
+  std::size_t measured = 0;
+  for (HotPrimitive& hot : result.hot) {
+    if (plan.stop && plan.stop()) {
+      result.interrupted = true;
+      break;
+    }
+    RowRun r{plan, bench, hot, result.threads, result.hot.size(), {}};
+    MeasureBaseline(r, header);
+    ++measured;
+    if (!hot.not_rebuilt.empty() || hot.variants.empty() || !hot.variants.front().min_ms) continue;
+    if (Wants(plan, "layouts") && !r.Stopped()) MeasureLayoutsAny(r);
+    if (Wants(plan, "impl") && !r.Stopped()) MeasureImplementations(r);
+    if (Wants(plan, "threads") && !r.Stopped()) MeasureThreads(r, header);
+    if (Wants(plan, "dtype") && !r.Stopped()) MeasureDataTypes(r);
+  }
+  if (plan.stop && plan.stop()) result.interrupted = true;
+  if (measured < result.hot.size()) {
+    result.interrupted = true;
+    result.hot.resize(measured);
+  }
+  if (Wants(plan, "isa") && isa_runner && !result.interrupted) {
+    std::vector<std::size_t> ranks;
+    for (const HotPrimitive& hot : result.hot) {
+      if (hot.not_rebuilt.empty() && !hot.variants.empty() && hot.variants.front().min_ms)
+        ranks.push_back(hot.rank);
+    }
+    for (const std::string& cap : plan.isa_caps) {
+      if (ranks.empty() || (plan.stop && plan.stop())) break;
+      if (plan.progress) plan.progress(0, result.hot.size(), "isa " + cap + " (a worker)");
+      const std::vector<VariantResult> capped = isa_runner(cap, ranks);
+      for (std::size_t k = 0; k < ranks.size() && k < capped.size(); ++k) {
+        result.hot[ranks[k] - 1].variants.push_back(capped[k]);
+      }
+    }
+  }
+  SetThreads(threads_before);
+  std::size_t agree = 0, baselines = 0;
+  for (HotPrimitive& hot : result.hot) {
+    AddFigures(hot);
+    if (!hot.variants.empty() && hot.variants.front().min_ms) {
+      ++baselines;
+      if (hot.variants.front().implementation == hot.row.implementation.view()) ++agree;
+    }
+  }
+  result.implementation_agreement =
+      fmt::format("{} of {} baselines ran the log's implementation", agree, baselines);
+  return result;
+}
+
+}  // namespace dlcheck::whatif

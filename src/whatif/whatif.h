@@ -1,0 +1,119 @@
+#pragma once
+// `dlcheck whatif`: the hot primitives of a log, each rebuilt with the linked oneDNN (rebuild.h)
+// and measured (measure.h) as logged and under the changes an application could make: the
+// layouts oneDNN prefers (with the reorders that implies), another implementation, another
+// thread count, another data type, another ISA cap (measured by a worker per cap: see
+// `isa_runner`). Each variant's speed-up over the baseline and its projected step gain:
+//
+//   step_gain_pct = share_pct * (1 - 1 / speedup)
+//
+// where share_pct is the row's share of the log's execution time.
+//
+//   WhatifPlan plan{.cover_pct = 80, .top = 10};
+//   WhatifResult r = RunWhatif(rows, log_exec_ms, header, plan);
+//   for (const HotPrimitive& hot : r.hot) for (const VariantResult& v : hot.variants) ...
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "verbose/primitive_stats.h"
+#include "verbose/verbose_event.h"
+
+namespace dlcheck::whatif {
+
+/// The variant kinds, as --variants names them.
+inline constexpr std::string_view kVariantKinds[] = {"layouts", "impl", "threads", "dtype", "isa"};
+
+/// What to measure and how.
+struct WhatifPlan {
+  double cover_pct = 80;  ///< the fewest rows that cover this share of the exec time ...
+  std::size_t top = 10;   ///< ... and at most this many
+  double time_s = 0.1;    ///< the time budget of each variant's timed loop
+  bool cold = false;      ///< buffers rotated through more than the last-level cache
+  int threads = 0;        ///< the baseline's threads; 0: the log's nthr (capped), else all
+  int allowed_cpus = 1;   ///< the CPUs this process may use
+  /// The variant kinds to measure (kVariantKinds); the baseline is always measured.
+  std::vector<std::string> variants = {"layouts", "impl", "threads", "dtype", "isa"};
+  /// CPU features (/proc/cpuinfo names) this host has: a data type without its native
+  /// instructions is measured and labelled "emulated".
+  std::vector<std::string> features;
+  /// The baselines at the layouts oneDNN prefers (what an ISA worker measures: a cap's kernels
+  /// want their own layouts, and the log's would send most of them to reference code).
+  bool baseline_layouts_any = false;
+  /// The ISA caps to measure under (each in a worker), below the host's own; none: no isa rows.
+  std::vector<std::string> isa_caps;
+  /// Asked between measurements: true stops (Ctrl-C); the rows measured so far are kept.
+  std::function<bool()> stop;
+  /// Called as each measurement starts: "hot 3/10: convolution, layouts any".
+  std::function<void(std::size_t hot, std::size_t of, const std::string& what)> progress;
+};
+
+/// One measured (or not measurable) variant of a hot primitive.
+struct VariantResult {
+  std::string
+      variant;  ///< `as logged`, `layouts any`, `impl NAME`, `threads N`, `dtype T`, `isa CAP`
+  int threads = 0;
+  std::optional<double> min_ms;  ///< with the reorders a change implies, per call
+  std::optional<double> avg_ms;
+  std::uint64_t runs = 0;
+  std::optional<double> create_ms;
+  std::string implementation;
+  std::optional<double> gflops;
+  std::optional<double> speedup;        ///< baseline min / this min
+  std::optional<double> step_gain_pct;  ///< share_pct * (1 - 1/speedup)
+  std::string deviation;                ///< dtype: `max abs 0.0039, max rel 0.0078` vs f32
+  std::string benchdnn;                 ///< the line that measures the same, threads pinned
+  std::string note;                     ///< why it did not run, or what it includes
+  /// The descriptors and data types it ran with, as 2.x verbose prints them (for benchdnn).
+  std::string memory_descriptors;
+};
+
+/// A hot primitive: its log row and its variants (the baseline first), or why it was not rebuilt.
+struct HotPrimitive {
+  std::size_t rank = 0;  ///< 1 for the row with the most exec time
+  verbose::PrimitiveStats row;
+  double share_pct = 0;     ///< of the log's exec time
+  std::string not_rebuilt;  ///< why, when the row could not be rebuilt
+  std::vector<VariantResult> variants;
+};
+
+struct WhatifResult {
+  std::vector<HotPrimitive> hot;
+  int threads = 0;                       ///< the baseline's threads
+  std::string threads_source;            ///< "--threads", "the log's nthr:1", "all allowed CPUs"
+  double covered_pct = 0;                ///< the share of exec time the hot rows hold
+  bool interrupted = false;              ///< stopped before every row was measured
+  std::string implementation_agreement;  ///< `5 of 6 baselines ran the log's implementation`
+};
+
+/// The indices of the hot rows of `rows`: by exec time, the fewest that reach `cover_pct` of
+/// `total_ms`, at most `top`; rows without exec time are never hot.
+std::vector<std::size_t> HotRows(const std::vector<verbose::PrimitiveStats>& rows, double total_ms,
+                                 double cover_pct, std::size_t top);
+
+/// The threads the baseline runs with: --threads, else the log's nthr capped at the allowed
+/// CPUs, else the allowed CPUs; and the words that say which.
+std::pair<int, std::string> BaselineThreads(const WhatifPlan& plan,
+                                            const verbose::LogHeader& header);
+
+/// Measures every hot row of `rows` as `plan` says. `isa_runner(cap, ranks)` measures the
+/// baselines of the hot rows `ranks` under `cap` in a worker and returns a result per rank (an
+/// empty function: no isa rows).
+using IsaRunner = std::function<std::vector<VariantResult>(const std::string& cap,
+                                                           const std::vector<std::size_t>& ranks)>;
+WhatifResult RunWhatif(const std::vector<verbose::PrimitiveStats>& rows, double total_ms,
+                       const verbose::LogHeader& header, const WhatifPlan& plan,
+                       const IsaRunner& isa_runner = {});
+
+/// Whether `type` (bf16, f16, int8) has native instructions on a host with `features`, and the
+/// words that say so when it has not ("emulated: no avx512_bf16 or amx_bf16").
+std::string EmulationNote(std::string_view type, const std::vector<std::string>& features);
+
+/// The plain-words sentence of a change: "#1 convolution, 31 % of the step, runs 2.7x faster
+/// with layouts any (0.48 -> 0.18 ms): about 19 % of the step".
+std::string ChangeSentence(const HotPrimitive& hot, const VariantResult& variant);
+
+}  // namespace dlcheck::whatif
