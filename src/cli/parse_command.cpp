@@ -21,6 +21,7 @@
 #include "common/exit_code.h"
 #include "common/input_rules.h"
 #include "common/status.h"
+#include "report/primitive_columns.h"
 #include "report/printer.h"
 #include "verbose/benchdnn.h"
 #include "verbose/line_reader.h"
@@ -310,7 +311,8 @@ const report::contract::Document& ParseDocument() {
                           {kSort, kTop, kEvents, kStrict, kBenchdnnVersion, kBenchdnnBatch}),
          InputMember(/*with_files=*/true), HeaderMember(), SummaryMember(),
          PrimitivesMember(/*with_layer=*/true, /*with_file=*/true), HeadersMember(),
-         DiagnosticsMember(), EventsMember()}};
+         DiagnosticsMember(), EventsMember()},
+        std::string(report::kPrimitivesTable.name)};
   }();
   return kParse;
 }

@@ -220,7 +220,8 @@ const report::contract::Document& DiffDocument() {
              kDiffSummarySection,
              {kA, kB, kRowsMatched, kChangedImplementation, kWorseClass, kSlower, kFaster, kNew,
               kVanished, kExecMsA, kExecMsB, kExecTimeRatio, kThresholdPct, kRegressions}),
-         contract::Rows(kDiffRowsTable, contract::Members(kDiffColumns))}};
+         contract::Rows(kDiffRowsTable, contract::Members(kDiffColumns))},
+        std::string(kDiffRowsTable.name)};
   }();
   return kDiff;
 }
