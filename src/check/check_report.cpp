@@ -90,7 +90,8 @@ const report::contract::Document& CheckDocument() {
              kWorker})};
     return contract::Document{
         "check", "the provisioning smoke check: requirements, probes and a short model pass",
-        contract::Joined(std::move(members), detect::PlatformMembers(/*with_probes=*/false))};
+        contract::Joined(std::move(members), detect::PlatformMembers(/*with_probes=*/false)),
+        std::string(kChecksTable.name)};
   }();
   return kCheck;
 }

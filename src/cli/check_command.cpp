@@ -28,6 +28,7 @@
 #include "fleet/slurm_health.h"
 #include "os/input_file.h"
 #include "os/output_file.h"
+#include "os/signals.h"
 
 namespace dlcheck::cli {
 namespace {
@@ -179,6 +180,15 @@ Status Deliver(const CheckOptions& o, const std::string& text) {
   return {};
 }
 
+// A check stopped by a signal before its verdict: UNKNOWN (check's failure exit), the node left
+// as it was.
+Status Stopped(int signal) {
+  return Status(ExitCode::kFailure,
+                fmt::format("check stopped by {} before it could judge this node; the node is "
+                            "left as it was",
+                            os::SignalName(signal)));
+}
+
 StatusOr<int> RunCheck(const CheckOptions& o) {
   if (o.nfd_expiry_s > 0 && o.emit != Emit::kNfd) {
     return UsageError("--nfd-expiry goes with --emit nfd (the NFD feature file's expiry)");
@@ -189,14 +199,21 @@ StatusOr<int> RunCheck(const CheckOptions& o) {
   const StatusOr<std::string> node = NodeName(o);
   if (!node.ok()) return node.status();
   const check::ModelPass capture = ModelPassOf(o);
+  // SIGINT, SIGTERM and SIGHUP are kept from here to the end: being stopped is UNKNOWN, never a
+  // verdict on the node (a worker killed by the signal is no failed model run), and a health
+  // check stopped on the way never drains or resumes it.
+  const os::SignalForwarding interrupts;
   const check::Evidence evidence = GatherEvidence(capture);
+  if (const int sig = os::SignalForwarding::Received(); sig != 0) return Stopped(sig);
   const check::CheckResult result = check::Evaluate(*requirements, evidence);
   if (Status delivered = Deliver(o, Emitted(o, *node, result, evidence, capture));
       !delivered.ok()) {
     return delivered;
   }
   if (o.slurm_health_check) {
+    if (const int sig = os::SignalForwarding::Received(); sig != 0) return Stopped(sig);
     StatusOr<fleet::HealthAction> action = fleet::ApplyHealthCheck(o.slurm, *node, result);
+    if (const int sig = os::SignalForwarding::Received(); sig != 0) return Stopped(sig);
     if (!action.ok()) return action.status();
     if (*action != fleet::HealthAction::kNone) {
       std::cerr << "dlcheck: node " << *node << " " << fleet::HealthActionName(*action) << "\n";

@@ -65,6 +65,12 @@ const report::contract::Document& RunDocument();
 const report::contract::Document& DispatchDocument();
 const report::contract::Document& WhatifDocument();
 
+/// Checks the `--columns` choices of the command line against `document` before the command
+/// does any work (a model or a program that would run to its end for nothing): a column that no
+/// table of its choice declares is a ColumnChoiceError. A table the document does not declare (a
+/// view) is left to the printer's own check.
+void CheckColumnChoices(const report::contract::Document& document);
+
 /// Every command, in --help order.
 std::span<const Command> Commands();
 /// The command named `name` (hidden ones too), or nullptr.

@@ -18,6 +18,7 @@
 #include "dlcheck/version.h"
 #include "os/cpu_budget.h"
 #include "os/output_file.h"
+#include "report/safe_text.h"
 
 namespace dlcheck::cli {
 
@@ -183,6 +184,75 @@ int LogJobs() {
   return os::UsableCpus();
 }
 
+namespace {
+
+// The tables (Rows and KeyedRows members) a document declares, nested ones too.
+void CollectTables(const std::vector<report::contract::Member>& members,
+                   std::vector<const report::contract::Member*>& tables) {
+  using report::contract::Shape;
+  for (const report::contract::Member& m : members) {
+    if (m.shape == Shape::kRows || m.shape == Shape::kKeyedRows) tables.push_back(&m);
+    if (m.shape == Shape::kObject) CollectTables(m.members, tables);
+  }
+}
+
+bool HasColumn(const report::contract::Member& table, const std::string& name) {
+  // A keyed table's first column is its key, which the document does not name.
+  if (table.shape == report::contract::Shape::kKeyedRows) return true;
+  return report::contract::FindMember(table.members, name) != nullptr;
+}
+
+}  // namespace
+
+// Of `candidates`, the table that declares most of `names` (the first on a tie): the one a
+// choice without TABLE: most likely meant, named in its error.
+const report::contract::Member* MeantTable(
+    const std::vector<const report::contract::Member*>& candidates,
+    const std::vector<std::string>& names) {
+  const report::contract::Member* meant = candidates.front();
+  std::size_t best = 0;
+  for (const auto* t : candidates) {
+    const auto known = static_cast<std::size_t>(std::count_if(
+        names.begin(), names.end(), [&](const std::string& n) { return HasColumn(*t, n); }));
+    if (known > best) {
+      best = known;
+      meant = t;
+    }
+  }
+  return meant;
+}
+
+void CheckColumnChoices(const report::contract::Document& document) {
+  std::vector<const report::contract::Member*> tables;
+  CollectTables(document.members, tables);
+  for (const report::ColumnChoice& choice : report::CurrentPrintSettings().columns) {
+    // A table the document does not declare (a reading view: dispatch's sweep, the stacks) is
+    // checked when the report is printed.
+    std::vector<const report::contract::Member*> candidates;
+    for (const auto* t : tables) {
+      if (choice.table.empty() || t->name == choice.table) candidates.push_back(t);
+    }
+    if (candidates.empty()) continue;
+    for (const std::string& name : choice.names) {
+      if (std::any_of(candidates.begin(), candidates.end(),
+                      [&](const auto* t) { return HasColumn(*t, name); })) {
+        continue;
+      }
+      const report::contract::Member* main =
+          choice.table.empty() && !document.main_table.empty()
+              ? report::contract::FindMember(document.members, document.main_table)
+              : nullptr;
+      const report::contract::Member& meant =
+          main != nullptr ? *main : *MeantTable(candidates, choice.names);
+      std::vector<std::string> columns;
+      for (const auto& m : meant.members) columns.push_back(m.name);
+      throw report::ColumnChoiceError("--columns: unknown column '" + report::ShortInput(name) +
+                                      "'" + DidYouMean(name, columns) + "; the " + meant.name +
+                                      " table has: " + Join(columns, ","));
+    }
+  }
+}
+
 void PrintError(const std::string& message) {
   std::cerr << "dlcheck: " << message << '\n';
 }
@@ -293,8 +363,8 @@ std::string UsageErrorText(CLI::App& app, const std::vector<std::string>& args,
                                  [](const std::string& a) { return a.empty() || a[0] != '-'; });
   const std::string top_unknown = UnknownOption(app, {args.begin(), word});
   if (!top_unknown.empty()) {
-    return "unknown option '" + top_unknown + "'" + DidYouMean(top_unknown, OptionNames(app)) +
-           top_help;
+    return "unknown option '" + report::ShortInput(top_unknown) + "'" +
+           DidYouMean(top_unknown, OptionNames(app)) + top_help;
   }
   if (word == args.end()) {
     std::string names;
@@ -305,20 +375,20 @@ std::string UsageErrorText(CLI::App& app, const std::vector<std::string>& args,
   }
   const Command* named = FindCommand(*word);
   if (named == nullptr) {
-    return "unknown command '" + *word + "'" +
+    return "unknown command '" + report::ShortInput(*word) + "'" +
            DidYouMean(*word, CommandNames(Command::Kind::kUtility)) + top_help;
   }
   // A hidden command is named by dlcheck itself or a script, not a user: its errors stay as
   // CLI11 says them.
-  if (named->kind == Command::Kind::kHidden) return std::string(error.what());
+  if (named->kind == Command::Kind::kHidden) return report::ShortWords(error.what());
   CLI::App& sub = *app.get_subcommand(*word);
   const std::string help = " (see 'dlcheck " + *word + " --help')";
   const std::vector<std::string> rest(word + 1, args.end());
   if (const std::string unknown = UnknownOption(sub, rest); !unknown.empty()) {
-    return *word + ": unknown option '" + unknown + "'" + DidYouMean(unknown, OptionNames(sub)) +
-           help;
+    return *word + ": unknown option '" + report::ShortInput(unknown) + "'" +
+           DidYouMean(unknown, OptionNames(sub)) + help;
   }
-  return *word + ": " + ShortRangeText(error.what()) + help;
+  return *word + ": " + report::ShortWords(ShortRangeText(error.what())) + help;
 }
 
 }  // namespace dlcheck::cli

@@ -246,7 +246,8 @@ const report::contract::Document& DispatchDocument() {
         {contract::Object(kRunPart, run), contract::Rows(report::kPrimitivesTable, rows),
          contract::Rows(kRunsTable, contract::Members(columns::kRuns)),
          contract::Rows(kThreadsTable, contract::Members(columns::kThreads)),
-         contract::Rows(kConfigsTable, contract::Members(columns::kConfigs))}};
+         contract::Rows(kConfigsTable, contract::Members(columns::kConfigs))},
+        std::string(report::kPrimitivesTable.name)};
   }();
   return kDispatch;
 }

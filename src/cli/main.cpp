@@ -197,6 +197,17 @@ void SetupCommands(CLI::App& app, int& exit_code) {
   }
 }
 
+// Once the command line is read and before the command runs: what its report will be asked for
+// (--columns) is checked against its document, so that no model or program runs for nothing.
+void CheckColumnsOfNamedCommand(CLI::App& app) {
+  for (CLI::App* named : app.get_subcommands()) {
+    const dlcheck::cli::Command* command = dlcheck::cli::FindCommand(named->get_name());
+    if (command != nullptr && command->document != nullptr) {
+      dlcheck::cli::CheckColumnChoices(command->document());
+    }
+  }
+}
+
 // The failure exit of the command that was named, if its row has one.
 std::optional<int> NamedCommandFailureExit(CLI::App& app) {
   const std::vector<CLI::App*> named = app.get_subcommands();
@@ -221,13 +232,15 @@ int ParseAndRun(CLI::App& app, int argc, char** argv, int& exit_code) {
         dlcheck::cli::UsageErrorText(app, std::vector<std::string>(argv + 1, argv + argc), e));
     return exit_code;
   } catch (const dlcheck::report::ColumnChoiceError& e) {
-    // Thrown before the report is printed: nothing was written to standard output.
+    // Thrown before the report is printed: nothing was written to standard output. A usage
+    // error, with the named command's failure exit where it has one (check: UNKNOWN).
+    dlcheck::cli::DiscardReportOutput();
     const std::vector<CLI::App*> ran = app.get_subcommands();
     const std::string name = ran.empty() ? std::string() : ran.front()->get_name() + " ";
     dlcheck::cli::PrintError(name.empty() ? std::string(e.what())
                                           : name.substr(0, name.size() - 1) + ": " + e.what() +
                                                 " (see 'dlcheck " + name + "--help')");
-    return ToInt(ExitCode::kUsage);
+    return NamedCommandFailureExit(app).value_or(ToInt(ExitCode::kUsage));
   } catch (const std::bad_alloc&) {
     return OutOfMemory(NamedCommandFailureExit(app));
   } catch (const dlcheck::report::OutputError& e) {
@@ -259,7 +272,10 @@ int main(int argc, char** argv) {
   int exit_code = ToInt(ExitCode::kUsage);
   SetupCommands(app, exit_code);
   // The main app's parse-complete callback runs after every option is read, before the command.
-  app.parse_complete_callback([&app] { dlcheck::cli::RefuseFileOnlyOnTerminal(app); });
+  app.parse_complete_callback([&app] {
+    dlcheck::cli::RefuseFileOnlyOnTerminal(app);
+    CheckColumnsOfNamedCommand(app);
+  });
   // Tables fit the terminal's width when standard output is one; a pipe gets the full table.
   dlcheck::report::SetPrintSettings({.width = dlcheck::report::StdoutTableWidth()});
   CheckedStdoutBuf checked;

@@ -22,6 +22,7 @@
 #include "common/input_rules.h"
 #include "common/status.h"
 #include "dispatch/noise.h"
+#include "report/primitive_columns.h"
 #include "report/printer.h"
 #include "verbose/benchdnn.h"
 #include "verbose/line_reader.h"
@@ -339,7 +340,8 @@ const report::contract::Document& ParseDocument() {
                                             kBenchdnnBatch, kCpuidDump}),
          InputMember(/*with_files=*/true), HeaderMember(), SummaryMember(),
          PrimitivesMember(/*with_layer=*/true, /*with_file=*/true), HeadersMember(),
-         DiagnosticsMember(), EventsMember()}};
+         DiagnosticsMember(), EventsMember()},
+        std::string(report::kPrimitivesTable.name)};
   }();
   return kParse;
 }

@@ -4,6 +4,7 @@
 // stream into classes, JIT kernels by primitive, off-CPU time and collapsed stacks. The report
 // goes to stdout (or --output): table, CSV, JSON, folded stacks or an SVG flame graph.
 #include <fmt/format.h>
+#include <sys/stat.h>
 
 #include <cstdlib>
 #include <ctime>
@@ -12,10 +13,14 @@
 
 #include "cli/commands.h"
 #include "cli/model_options.h"
+#include "cli/run_view.h"
 #include "cli/stats_view.h"
 #include "common/text.h"
+#include "detect/binding.h"
 #include "dispatch/capture.h"
 #include "dispatch/noise.h"
+#include "dispatch/run_fields.h"
+#include "os/cpu_budget.h"
 #include "os/exit_status.h"
 #include "os/output_file.h"
 #include "os/scratch_directory.h"
@@ -47,9 +52,19 @@ struct ProfileOptions {
   std::string output_path;
   std::string folded_path;  ///< --folded FILE: collapsed stacks beside the report
   std::string svg_path;     ///< --svg FILE: the flame graph beside the report
-  /// The thread count the CPU budget set when nothing else did (dispatch::InheritedWithinBudget).
-  std::optional<dispatch::ThreadChoice> budget_threads;
+  // The noise guard, as `verbose` keeps it: the thread count and why, the load before and after.
+  dispatch::ThreadChoice threads;
+  std::optional<dispatch::LoadAverage> load_start;
+  std::optional<dispatch::LoadAverage> load_end;
 };
+
+// The noise guard's fields are verbose's (dispatch::model_run_field), declared again in profile's
+// document because dispatch depends on profile.
+static_assert(profile::profile_field::kThreadsFrom.name ==
+              dispatch::model_run_field::kThreadsFrom.name);
+static_assert(profile::profile_field::kLoadStart.name ==
+              dispatch::model_run_field::kLoadStart.name);
+static_assert(profile::profile_field::kLoadEnd.name == dispatch::model_run_field::kLoadEnd.name);
 
 // The status profile ends with after its report: CMD's (as `run` ends), 0 for the model.
 int ExitStatusOf(const dispatch::Run& r) {
@@ -92,8 +107,17 @@ StatusOr<profile::Profile> ReadProfile(const profile::PerfSettings& perf,
   profile::ProfileBuilder builder;
   builder.UseExecTimeline(&timeline);
   // The callers of JIT kernels, from the stack copies in perf.data (while oneDNN's perf maps are
-  // still there): not fatal when perf.data cannot be scanned, the report says why.
-  StatusOr<profile::ScannedStacks> scanned = profile::ScanJitStacks(perf.data_path);
+  // still there): not fatal when perf.data cannot be scanned, the report says why. A signal
+  // received from here on (not one that stopped the recording) stops the reading at once.
+  const int signals_before = os::SignalForwarding::ReceivedCount();
+  const auto signalled = [signals_before] {
+    return os::SignalForwarding::ReceivedCount() != signals_before;
+  };
+  StatusOr<profile::ScannedStacks> scanned =
+      profile::ScanJitStacks(perf.data_path, profile::kPerfMapDir, signalled);
+  if (signalled()) {
+    return Status(ExitCode::kFailure, "stopped while its stacks were scanned");
+  }
   if (scanned.ok()) builder.UseScannedStacks(&*scanned);
   profile::PerfScriptParser parser([&](const profile::PerfRecord& r) { builder.Add(r); });
   if (Status read = profile::ReadPerfScript(perf, [&](std::string_view l) { parser.Feed(l); });
@@ -103,6 +127,7 @@ StatusOr<profile::Profile> ReadProfile(const profile::PerfSettings& perf,
   parser.Finish();
   profile::Profile p = builder.profile();
   if (!scanned.ok()) p.stack_scan_error = scanned.status().message();
+  if (scanned.ok()) p.stack_scan_bounds = scanned->bounds_reached;
   return p;
 }
 
@@ -153,6 +178,9 @@ void AddProfileSection(report::Report& report, const ProfileOptions& o, const di
   s.Add(kPreemptedS,
         off_cpu ? report::Value(profile::OffCpuSeconds(p, {"R"}), 4) : report::Value());
   s.Add(kPerfData, o.perf_data_path.empty() ? report::Value() : report::Value(o.perf_data_path));
+  const std::string verdict = profile::ProfileVerdict(p, r.rows);
+  s.Add(kVerdict, verdict.empty() ? report::Value() : report::Value(verdict));
+  AddNoiseGuard(report, s, o.threads, o.load_start, o.load_end);
 }
 
 // The collapsed stacks that --format folded and svg print, with the flame graph's two lines.
@@ -183,8 +211,6 @@ report::Report BuildReport(const ProfileOptions& o, const dispatch::Run& r,
                      col::kCreateMs, col::kCacheHits});
   report.primary_table = profile::kKernelsTable.name;
   AddStacksTable(report, o, p);
-  if (o.budget_threads)
-    report.findings.push_back(dispatch::BudgetThreadsFinding(*o.budget_threads));
   if (auto kept = dispatch::VerboseKeptFinding(r.verbose_request)) {
     report.findings.push_back(std::move(*kept));
   }
@@ -239,13 +265,28 @@ StatusOr<int> RecordAndReport(ProfileOptions& o, const std::string& perf,
   }
   if (!probe.ok()) return probe.status();
   const auto launcher = profile::RecordCommand(o.perf, probe->off_cpu && !o.no_off_cpu);
+  // verbose's thread policy: --threads, else OMP_NUM_THREADS, else the idle cores, never an
+  // oversubscribed run profiled as if it were the program's own.
+  o.load_start = dispatch::ReadLoadAverage();
+  StatusOr<std::vector<detect::ThreadSet>> all = detect::LiveThreadSets({"all"});
+  if (!all.ok()) return all.status();
+  o.threads = dispatch::ChooseThreads(o.capture.threads, all->front().threads,
+                                      os::ReadCpuBudget(), o.load_start);
+  o.capture.threads = o.threads.threads;
   StatusOr<dispatch::Run> rec = Record(o, launcher);
+  o.load_end = dispatch::ReadLoadAverage();
   if (!rec.ok() && SignalForwarding::Received() == 0) return rec.status();
   const profile::ExecTimeline timeline(
       rec.ok() ? profile::ExecSpans(rec->execs, profile::WallClockAheadOfMonotonicS())
                : std::vector<profile::ExecSpan>{});
-  StatusOr<profile::Profile> p =
-      rec.ok() ? ReadProfile(o.perf, timeline) : StatusOr<profile::Profile>(rec.status());
+  StatusOr<profile::Profile> p = rec.status();
+  if (rec.ok()) {
+    if (Status written = profile::CheckRecordingWritten(o.perf); !written.ok()) {
+      p = written;
+    } else {
+      p = ReadProfile(o.perf, timeline);
+    }
+  }
   const int interrupted = SignalForwarding::Received();
   if (o.perf_data_path.empty()) {
     if (p.ok()) profile::RemovePerfMaps(p->pids);
@@ -265,11 +306,19 @@ StatusOr<int> RecordAndReport(ProfileOptions& o, const std::string& perf,
   return WriteReport(o, *rec, *p, *probe, output);
 }
 
+// --perf-data FILE: perf writes it, so it is a regular file or a new name; a device, a FIFO or
+// a directory is refused before anything runs (perf would write into /dev/null and leave
+// nothing to read).
+Status CheckPerfDataPath(const std::string& path) {
+  struct stat info {};
+  if (path.empty() || ::stat(path.c_str(), &info) != 0 || S_ISREG(info.st_mode)) return {};
+  return OutputFileError(fmt::format(
+      "--perf-data '{}' is not a regular file: perf writes its recording to a file that it can "
+      "read back",
+      ValidUtf8(path)));
+}
+
 StatusOr<int> RunProfile(ProfileOptions& o) {
-  if (o.capture.threads == 0) {
-    o.budget_threads = dispatch::InheritedWithinBudget(os::ReadCpuBudget());
-    if (o.budget_threads) o.capture.threads = o.budget_threads->threads;
-  }
   if (o.command.empty()) {
     if (Status valid = mlp::Validate(o.model.run.model); !valid.ok()) return valid;
   }
@@ -281,6 +330,7 @@ StatusOr<int> RunProfile(ProfileOptions& o) {
   if (!o.output_path.empty()) {
     if (Status opened = output.Open(o.output_path); !opened.ok()) return opened;
   }
+  if (Status kept = CheckPerfDataPath(o.perf_data_path); !kept.ok()) return kept;
   // CMD looked up here, so that a missing program is named as `run` names it (perf would only
   // say "Workload failed").
   if (!o.command.empty()) {
@@ -306,9 +356,9 @@ void SetupProfile(CLI::App& subcommand, int& exit_code) {
   AddModelOptions(*sub, o->model.run);
   AddCaptureOptions(
       *sub, {.threads = &o->capture.threads,
-             .threads_help = "OpenMP threads (OMP_NUM_THREADS; MKL_NUM_THREADS too for CMD) for "
-                             "the model worker or CMD (default: inherited, within the cgroup's "
-                             "CPU quota)",
+             .threads_help = fmt::format("OpenMP threads (OMP_NUM_THREADS; MKL_NUM_THREADS too "
+                                         "for CMD) for the model worker or CMD (default: {})",
+                                         dispatch::kThreadDefaultRule),
              .timeout_s = &o->capture.timeout_s,
              .timeout_help = "kill the model worker after this many seconds (default 600; CMD: "
                              "no limit)"});

@@ -21,6 +21,7 @@
 #include "os/output_file.h"
 #include "os/signals.h"
 #include "os/subprocess.h"
+#include "report/primitive_columns.h"
 #include "report/progress.h"
 #include "verbose/aggregate.h"
 
@@ -142,6 +143,9 @@ StatusOr<int> RunRun(const RunOptions& o) {
     if (Status written = output.Commit(); !written.ok()) return written;
   }
   if (!raw_log_kept.ok()) return raw_log_kept;
+  // dlcheck itself was stopped (the program's own end may be 0: one that catches the signal, or
+  // that joined dlcheck's group and sent it): 128 + N, never a success.
+  if (run->outcome.interrupted != 0) return os::ExitStatusForSignal(run->outcome.interrupted);
   return run->outcome.ShellStatus();
 }
 
@@ -163,7 +167,8 @@ const report::contract::Document& RunDocument() {
                            kProgramBytes}),
          InputMember(/*with_files=*/false), HeaderMember(), SummaryMember(),
          PrimitivesMember(/*with_layer=*/false, /*with_file=*/false), DiagnosticsMember(),
-         report::TraceMember()}};
+         report::TraceMember()},
+        std::string(report::kPrimitivesTable.name)};
   }();
   return kRun;
 }

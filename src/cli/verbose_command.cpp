@@ -21,6 +21,7 @@
 #include "os/exit_status.h"
 #include "os/output_file.h"
 #include "os/signals.h"
+#include "report/primitive_columns.h"
 #include "report/progress.h"
 #include "verbose/aggregate.h"
 
@@ -219,7 +220,8 @@ const report::contract::Document& VerboseDocument() {
                                      kLoadEnd}),
          InputMember(/*with_files=*/false), SummaryMember(),
          PrimitivesMember(/*with_layer=*/true, /*with_file=*/false), DiagnosticsMember(),
-         report::TraceMember()}};
+         report::TraceMember()},
+        std::string(report::kPrimitivesTable.name)};
   }();
   return kVerbose;
 }

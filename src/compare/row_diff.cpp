@@ -254,7 +254,8 @@ const report::contract::Document& DiffDocument() {
              {kA, kB, kRowsMatched, kChangedImplementation, kWorseClass, kSlower, kFaster, kNew,
               kVanished, kExecMsA, kExecMsB, kExecTimeRatio, kThresholdPct, kRegressions,
               kWithinNoise, kWallSA, kWallSB, kExecPctOfWallA, kExecPctOfWallB}),
-         contract::Rows(kDiffRowsTable, contract::Members(kDiffColumns))}};
+         contract::Rows(kDiffRowsTable, contract::Members(kDiffColumns))},
+        std::string(kDiffRowsTable.name)};
   }();
   return kDiff;
 }

@@ -73,7 +73,7 @@ const contract::Document& PlatformDocument() {
     members.insert(members.begin() + 2, TopologyMember());
     return contract::Document{
         "platform", "what the machine can do: ISA features layer by layer, levels, topology",
-        std::move(members)};
+        std::move(members), std::string(kFeaturesTable.name)};
   }();
   return kPlatform;
 }

@@ -108,6 +108,9 @@ std::string WorkerCap(const RunConfig& config) {
   return {};
 }
 
+// A launcher (perf record) writes its recording after the signal that stopped its workload.
+constexpr double kLauncherGraceS = 120;
+
 os::Spec WorkerSpec(const ModelSource& source, const CaptureSettings& settings) {
   os::Spec spec;
   spec.argv = settings.launcher;
@@ -127,6 +130,7 @@ os::Spec WorkerSpec(const ModelSource& source, const CaptureSettings& settings) 
     spec.env.emplace_back("ONEDNN_MAX_CPU_ISA", cap);
   }
   spec.timeout_s = settings.timeout_s;
+  if (!settings.launcher.empty()) spec.grace_after_signal_s = kLauncherGraceS;
   spec.keep_stderr_tail = true;  // says why a worker failed
   spec.read_to_end = true;       // under perf, the worker (which writes) ends after perf
   for (const auto& kv : settings.extra_env) spec.env.push_back(kv);
@@ -245,6 +249,7 @@ StatusOr<os::Spec> ProgramSpec(const ProgramSource& source, const CaptureSetting
   spec.search_path = true;
   spec.terminal = true;
   spec.timeout_s = settings.timeout_s;
+  if (!settings.launcher.empty()) spec.grace_after_signal_s = kLauncherGraceS;
   return spec;
 }
 

@@ -101,21 +101,6 @@ ThreadChoice ChooseThreads(int asked, int cores, const os::CpuBudget& budget,
   return choice;
 }
 
-std::optional<ThreadChoice> InheritedWithinBudget(const os::CpuBudget& budget) {
-  const char* env = std::getenv("OMP_NUM_THREADS");
-  if ((env != nullptr && *env != '\0') || !budget.QuotaBinds()) return std::nullopt;
-  return ThreadChoice{.threads = budget.cpus,
-                      .from = fmt::format("the CPU budget: {}", budget.Text())};
-}
-
-Finding BudgetThreadsFinding(const ThreadChoice& threads) {
-  return {.severity = Severity::kInfo,
-          .code = "threads-from-budget",
-          .message = fmt::format("ran {} OpenMP thread{} ({}), not one per CPU of the affinity "
-                                 "mask; --threads N chooses another count",
-                                 threads.threads, threads.threads == 1 ? "" : "s", threads.from)};
-}
-
 std::vector<Finding> NoiseFindings(const ThreadChoice& threads,
                                    const std::optional<LoadAverage>& load_start,
                                    const std::optional<LoadAverage>& load_end) {

@@ -75,15 +75,6 @@ inline constexpr std::string_view kThreadDefaultRule =
 ThreadChoice ChooseThreads(int asked, int cores, const os::CpuBudget& budget,
                            const std::optional<LoadAverage>& load);
 
-/// For a command whose default is to leave OpenMP's thread count alone (`profile`): when neither
-/// --threads nor OMP_NUM_THREADS sets one and the cgroup CPU quota is below the affinity mask
-/// (OpenMP would start one thread per CPU of the mask), the budget's count, `from` saying so;
-/// nullopt when OpenMP's default fits.
-std::optional<ThreadChoice> InheritedWithinBudget(const os::CpuBudget& budget);
-
-/// `threads-from-budget` (info): the thread count a default took from the CPU budget.
-Finding BudgetThreadsFinding(const ThreadChoice& threads);
-
 /// What the noise guard says of a measurement: `threads-capped` (a count beyond the machine
 /// was capped) and `busy-machine` (a 1-minute load average of 1 or more at the start or the end).
 std::vector<Finding> NoiseFindings(const ThreadChoice& threads,

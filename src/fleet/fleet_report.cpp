@@ -69,7 +69,8 @@ const report::contract::Document& FleetDocument() {
          contract::Rows(kGroupsTable, contract::Members(kGroupColumns)),
          contract::Rows(kOutliersTable, contract::Members(kOutlierColumns)),
          contract::Rows(kSkippedTable, contract::Members(kSkippedColumns)),
-         contract::Rows(kVersionsTable, contract::Members(kVersionColumns))}};
+         contract::Rows(kVersionsTable, contract::Members(kVersionColumns))},
+        std::string(kGroupsTable.name)};
   }();
   return kFleet;
 }

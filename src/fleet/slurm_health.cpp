@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "os/signals.h"
 #include "os/subprocess.h"
 
 namespace dlcheck::fleet {
@@ -84,7 +85,9 @@ std::vector<std::string> UpdateArguments(HealthAction action, std::string_view n
 }
 
 StatusOr<std::string> RunScontrol(const SlurmTools& tools, const std::vector<std::string>& args) {
-  os::Spec spec{.argv = {tools.scontrol}, .search_path = true};
+  // Bounded: Slurm kills a HealthCheckProgram after 60 s, and an scontrol that never answers
+  // (slurmctld down, a network that drops packets) must not take all of it.
+  os::Spec spec{.argv = {tools.scontrol}, .search_path = true, .timeout_s = kScontrolTimeoutS};
   spec.argv.insert(spec.argv.end(), args.begin(), args.end());
   if (!tools.slurm_conf.empty()) spec.env.emplace_back("SLURM_CONF", tools.slurm_conf);
   // `scontrol -o show node` prints one line; what is past the bound is read and dropped, so a
@@ -121,6 +124,13 @@ StatusOr<HealthAction> ApplyHealthCheck(const SlurmTools& tools, const std::stri
   if (!shown.ok()) return shown.status();
   const HealthAction action = DecideHealthAction(result, ParseShowNode(*shown));
   if (action == HealthAction::kNone) return action;
+  // Stopped between the two: the node is left as it was.
+  if (const int sig = os::SignalForwarding::Received(); sig != 0) {
+    return Status(ExitCode::kFailure,
+                  fmt::format("stopped by {} before scontrol updated the node; it is left as it "
+                              "was",
+                              os::SignalName(sig)));
+  }
   StatusOr<std::string> updated = RunScontrol(tools, UpdateArguments(action, node_name, result));
   if (!updated.ok()) return updated.status();
   return action;

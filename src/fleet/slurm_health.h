@@ -55,7 +55,11 @@ struct SlurmTools {
   std::string slurm_conf;             ///< SLURM_CONF for scontrol; empty: scontrol's default
 };
 
-/// Runs scontrol with `args`; its stdout. A failure (not found, non-zero exit) says what to do.
+/// How long one scontrol call may take before it is killed (two are made: show, then update).
+inline constexpr double kScontrolTimeoutS = 10;
+
+/// Runs scontrol with `args`; its stdout. A failure (not found, non-zero exit, no answer within
+/// kScontrolTimeoutS) says what to do.
 StatusOr<std::string> RunScontrol(const SlurmTools& tools, const std::vector<std::string>& args);
 
 /// The whole health-check step for `node_name`: reads the node, decides, updates it. Returns

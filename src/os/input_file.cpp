@@ -98,7 +98,10 @@ Status CheckJsonBounds(std::string_view text, std::string_view what, const std::
 }
 
 StatusOr<std::string> ReadInputFile(const std::string& path, const InputFileKind& kind) {
-  const FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY));
+  // O_NONBLOCK: opening a FIFO returns at once (it is refused below when only a regular file
+  // may be read); reads of a regular file never block anyway.
+  const int nonblock = kind.regular_only ? O_NONBLOCK : 0;
+  const FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | nonblock));
   if (fd.get() < 0) {
     return InputError(
         fmt::format("cannot open {} '{}': {}{}", kind.what, path, std::strerror(errno), kind.hint));
@@ -108,13 +111,15 @@ StatusOr<std::string> ReadInputFile(const std::string& path, const InputFileKind
     return InputError(
         fmt::format("cannot read {} '{}': {}", kind.what, path, std::strerror(errno)));
   }
-  if (const std::string_view refused = RefusedInputType(info, false); !refused.empty()) {
+  std::string_view refused = RefusedInputType(info, false);
+  if (kind.regular_only && S_ISFIFO(info.st_mode)) refused = "a FIFO";
+  if (!refused.empty()) {
     if (S_ISDIR(info.st_mode)) {
       return InputError(
           fmt::format("cannot read {} '{}': it is a directory{}", kind.what, path, kind.hint));
     }
-    return InputError(fmt::format("cannot read {} '{}': it is {}, not a regular file or a pipe",
-                                  kind.what, path, refused));
+    return InputError(fmt::format("cannot read {} '{}': it is {}, not a regular file{}", kind.what,
+                                  path, refused, kind.regular_only ? "" : " or a pipe"));
   }
   const std::size_t size = S_ISREG(info.st_mode) ? static_cast<std::size_t>(info.st_size) : 0;
   if (size > kind.max_bytes) return TooLarge(path, kind);

@@ -22,9 +22,13 @@ struct InputFileKind {
   std::string_view what;  ///< "CPUID dump", "topology file"
   std::string_view hint;  ///< appended to open errors ("; give an hwloc XML file ..."), or empty
   std::size_t max_bytes = kMaxInputBytes;
+  /// A regular file only: a FIFO is refused too, without waiting for a writer (a file that
+  /// another program names, such as a perf map in /tmp, which may never be written or end).
+  bool regular_only = false;
 };
 
-/// Reads a regular file or a pipe/FIFO of at most `kind.max_bytes`. Anything else (a directory,
+/// Reads a regular file or a pipe/FIFO (a regular file only with `kind.regular_only`) of at
+/// most `kind.max_bytes`. Anything else (a directory,
 /// a character device such as /dev/zero, a socket) is refused before reading; a file larger than
 /// the cap is refused before allocating; a read error is reported with its errno text. Every
 /// failure is an InputError naming the file.

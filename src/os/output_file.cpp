@@ -18,10 +18,17 @@ Status WriteError(const std::string& path, int error) {
   return OutputFileError(fmt::format("cannot write '{}': {}", path, std::strerror(error)));
 }
 
-// Opens a new, empty temporary file next to `base` in `dir`; its path goes to `temporary`.
+// The longest file name most file systems take (ext4, xfs, btrfs, tmpfs: NAME_MAX).
+constexpr std::size_t kMaxNameBytes = 255;
+
+// Opens a new, empty temporary file next to `base` in `dir`; its path goes to `temporary`. The
+// name is ".BASE.PID.N.tmp", with BASE cut so that the name fits kMaxNameBytes: a target whose
+// own name is near the limit still gets a temporary beside it.
 int CreateTemporary(const std::string& dir, const std::string& base, std::string& temporary) {
   for (int attempt = 0; attempt < 100; ++attempt) {
-    temporary = fmt::format("{}/.{}.{}.{}.tmp", dir, base, ::getpid(), attempt);
+    const std::string suffix = fmt::format(".{}.{}.tmp", ::getpid(), attempt);
+    const std::size_t room = kMaxNameBytes - 1 - suffix.size();
+    temporary = fmt::format("{}/.{}{}", dir, std::string_view(base).substr(0, room), suffix);
     const int fd =
         ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd >= 0 || errno != EEXIST) return fd;

@@ -9,12 +9,14 @@ namespace {
 volatile sig_atomic_t g_target = 0;     // the child's pid; 0: none
 volatile sig_atomic_t g_own_group = 0;  // the child leads its own process group
 volatile sig_atomic_t g_received = 0;
+volatile sig_atomic_t g_received_count = 0;
 int g_depth = 0;  // nested SignalForwarding instances
 
 constexpr int kForwarded[] = {SIGINT, SIGTERM, SIGHUP};
 
 void Forward(int signal, siginfo_t* info, void*) {
   g_received = signal;
+  g_received_count = g_received_count + 1;
   const pid_t pid = g_target;
   if (pid <= 0) return;
   if (g_own_group != 0) {
@@ -33,7 +35,10 @@ std::string SignalName(int signal) {
 }
 
 SignalForwarding::SignalForwarding() {
-  if (g_depth++ == 0) g_received = 0;
+  if (g_depth++ == 0) {
+    g_received = 0;
+    g_received_count = 0;
+  }
   struct sigaction forward {};
   forward.sa_sigaction = Forward;
   forward.sa_flags = SA_SIGINFO;
@@ -66,6 +71,10 @@ void SignalForwarding::ClearTarget() {
 
 int SignalForwarding::Received() {
   return g_received;
+}
+
+int SignalForwarding::ReceivedCount() {
+  return g_received_count;
 }
 
 SignalForwarding::Block::Block() {

@@ -37,6 +37,9 @@ class SignalForwarding {
   static void ClearTarget();
   /// The last of SIGINT, SIGTERM and SIGHUP received while an instance lived; 0: none.
   static int Received();
+  /// How many of them were received while an instance lived: a signal received after a point
+  /// (the end of a recording) is told from one received before it.
+  static int ReceivedCount();
 
   /// The signals, with SIGINT, SIGTERM and SIGHUP blocked while it lives: around fork, so
   /// that none arrives before Target() names the child.

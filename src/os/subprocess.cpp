@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <climits>
@@ -255,19 +256,26 @@ std::optional<Clock::time_point> DeadlineOf(double timeout_s) {
 // killed (and it is reaped).
 void Follow(const Job& job, Pipes& pipes, const Spec& spec, Outcome& outcome,
             const std::function<void(std::string_view)>& on_stdout) {
-  const std::optional<Clock::time_point> deadline = DeadlineOf(spec.timeout_s);
+  std::optional<Clock::time_point> deadline = DeadlineOf(spec.timeout_s);
   std::optional<Clock::time_point> drain_until;
+  const int signals_at_start = SignalForwarding::ReceivedCount();
+  bool signalled = false;
   bool reaped = false;
   for (;;) {
     if (!reaped && Reap(job, outcome, false)) {
       reaped = true;
       if (!spec.read_to_end) drain_until = Clock::now() + kDrainAfterEnd;
     }
+    if (!reaped && !signalled && SignalForwarding::ReceivedCount() != signals_at_start) {
+      signalled = true;  // passed on: it has Spec::grace_after_signal_s to end
+      const Clock::time_point grace = *DeadlineOf(std::max(spec.grace_after_signal_s, 0.001));
+      if (!deadline || grace < *deadline) deadline = grace;
+    }
     if (reaped && (!pipes.open() || (drain_until && Clock::now() >= *drain_until))) return;
     if (deadline && Clock::now() >= *deadline) {
       kill(-job.pid, SIGKILL);
       if (reaped) return;  // what it left behind held the pipes: ended with it
-      outcome.timed_out = true;
+      outcome.timed_out = !signalled;
       kill(job.pid, SIGKILL);
       Reap(job, outcome, true);
       return;

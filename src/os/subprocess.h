@@ -4,7 +4,8 @@
 // - runs in its own process group, so that a signal or a timeout reaches everything it started;
 // - gets SIGINT, SIGTERM and SIGHUP that dlcheck receives while it runs (signals.h), which are
 //   recorded in Outcome::interrupted;
-// - is killed (SIGKILL) if dlcheck dies, and inherits dlcheck's stdin;
+// - is killed (SIGKILL) if dlcheck dies, and with its group when it outlives a signal dlcheck
+//   passed on by Spec::grace_after_signal_s; it inherits dlcheck's stdin;
 // - writes its stdout into a pipe that is read as it is written.
 // Its end is what waitpid says, not the end of its output: once it has ended, what it wrote is
 // read (for a quarter of a second at most, or to the end with Spec::read_to_end), and whatever
@@ -47,7 +48,12 @@ struct Spec {
   /// Its output is read to the end (until every writer closed it), not for 0.25 s after it ended:
   /// for a helper whose output is the result (a worker; perf, whose workload ends after it).
   bool read_to_end = false;
-  double timeout_s = 0;   ///< killed (SIGKILL, its whole group) after this many seconds; 0: never
+  double timeout_s = 0;  ///< killed (SIGKILL, its whole group) after this many seconds; 0: never
+  /// Once dlcheck has passed it a signal, how long it may take to end before its group is
+  /// killed (SIGKILL): a child that ignores the signal, or a setuid one that the parent-death
+  /// signal does not reach, never outlives dlcheck. A launcher that writes a file after the
+  /// signal (perf record) gets longer.
+  double grace_after_signal_s = 10;
   std::vector<int> cpus;  ///< the CPUs it (every thread it starts) may run on; empty: dlcheck's
 };
 

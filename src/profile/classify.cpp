@@ -186,6 +186,27 @@ CpuClass ClassOf(const Frame& frame) {
   return CpuClass::kOther;
 }
 
+std::string_view BlasImplementation(std::string_view path, std::string_view symbol) {
+  const std::string_view object = BaseName(path);
+  const auto in = [&](std::string_view dir) { return path.find(dir) != std::string_view::npos; };
+  // Debian's alternatives: openblas-pthread/, openblas-openmp/, blis-openmp/, atlas/, blas/.
+  if (in("/openblas") || object.starts_with("libopenblas")) return "OpenBLAS";
+  if (in("/blis") || object.starts_with("libblis")) return "BLIS";
+  if (object.starts_with("libmkl_")) return "MKL";
+  if (in("/atlas/") || object.starts_with("libatlas")) return "ATLAS";
+  if (object.starts_with("libflexiblas")) return "FlexiBLAS";
+  if (object.starts_with("libblas") || object.starts_with("libcblas")) return kReferenceBlas;
+  // Linked into a framework (MKL in a libtorch wheel, OpenBLAS in numpy's wheels).
+  if (symbol.starts_with("mkl_")) return "MKL";
+  if (symbol.starts_with("bli_")) return "BLIS";
+  if (symbol.starts_with("openblas_") || symbol.starts_with("exec_blas") ||
+      symbol.starts_with("blas_thread_server") ||
+      symbol.find("gemm_kernel") != std::string_view::npos) {
+    return "OpenBLAS";
+  }
+  return {};
+}
+
 std::string_view PrimitiveOfSymbol(std::string_view symbol) {
   symbol = WithoutArguments(symbol);
   for (const KindFragment& k : kKindFragments) {
@@ -215,6 +236,7 @@ std::string FrameName(const Frame& frame) {
   }
   if (IsKernel(frame.dso)) name += "_[k]";
   if (IsPerfMapPath(frame.dso)) name += "_[j]";
+  if (frame.scanned) name += "_[s]";
   return name;
 }
 

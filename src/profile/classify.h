@@ -40,6 +40,16 @@ CpuClass ClassOf(const Frame& frame);
 /// "libgomp.so.1" for "/usr/lib/x86_64-linux-gnu/libgomp.so.1".
 std::string_view BaseName(std::string_view path);
 
+/// The BLAS a library file is (its path with Debian's alternatives already resolved: realpath
+/// of /usr/lib/x86_64-linux-gnu/libblas.so.3), or the BLAS a symbol linked into a framework
+/// belongs to: "OpenBLAS", "BLIS", "MKL", "ATLAS", "FlexiBLAS", kReferenceBlas (Netlib's, Debian's
+/// libblas3 in blas/), or "" when neither says.
+std::string_view BlasImplementation(std::string_view path, std::string_view symbol);
+/// The reference BLAS's name in BlasImplementation, and the Debian package that replaces it
+/// (through the libblas.so.3 alternative) for every program linked with libblas.so.3.
+inline constexpr std::string_view kReferenceBlas = "reference BLAS";
+inline constexpr std::string_view kOptimizedBlasPackage = "libopenblas0-pthread";
+
 /// The oneDNN primitive kind (as verbose names it: "inner_product", "convolution", "reorder",
 /// ...) a oneDNN symbol belongs to, from its implementation's class name
 /// ("dnnl::impl::cpu::x64::brgemm_inner_product_fwd_t<...>::execute_forward"); empty when the
@@ -72,7 +82,8 @@ std::string OperatorOf(const std::vector<Frame>& frames);
 /// A frame's name in stacks and flame graphs: the symbol without its argument list
 /// ("dnnl::impl::cpu::x64::brgemm_inner_product_fwd_t<...>::execute_forward"), or the object's
 /// name in brackets when perf found no symbol ("[libgomp.so.1]"); kernel frames end in "_[k]" and
-/// JIT kernels in "_[j]", as flamegraph.pl and inferno expect.
+/// JIT kernels in "_[j]", as flamegraph.pl and inferno expect, and frames found by stack scanning
+/// in "_[s]" (dlcheck's own mark: drawn hatched).
 std::string FrameName(const Frame& frame);
 
 }  // namespace dlcheck::profile

@@ -1,8 +1,11 @@
 #include "profile/perf.h"
 
 #include <fmt/format.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 
 #include "os/subprocess.h"
@@ -168,9 +171,25 @@ Status ReadPerfScript(const PerfSettings& s, const std::function<void(std::strin
       on_line);
   if (!ended.ok()) return ended.status();
   if (!ended->ok()) {
-    return Status(ExitCode::kFailure,
-                  fmt::format("perf script {} ({}): the recording could not be read",
-                              ended->Describe(), FirstLine(ended->stderr_tail)));
+    const std::string said = FirstLine(ended->stderr_tail);
+    return InputError(fmt::format("perf could not read its recording {} (perf script {}: {})",
+                                  s.data_path, ended->Describe(),
+                                  said.empty() ? "perf gave no reason" : said));
+  }
+  return {};
+}
+
+Status CheckRecordingWritten(const PerfSettings& s) {
+  struct stat info {};
+  if (::stat(s.data_path.c_str(), &info) != 0) {
+    return OutputFileError(fmt::format("perf wrote no recording to {} ({}): nothing to report",
+                                       s.data_path, std::strerror(errno)));
+  }
+  if (!S_ISREG(info.st_mode) || info.st_size == 0) {
+    return OutputFileError(fmt::format(
+        "perf's recording {} is empty (a full file system, or a file that is not one): nothing "
+        "to report",
+        s.data_path));
   }
   return {};
 }

@@ -69,9 +69,14 @@ std::vector<std::string> RecordCommand(const PerfSettings& settings, bool off_cp
 std::vector<std::string> ScriptCommand(const PerfSettings& settings);
 
 /// Runs `perf script` over the settings' data file and hands on each line of its output as it
-/// is written. Error (kFailure) when perf script fails; its last words are in the message.
+/// is written. Error (kInputError) when perf script fails: the recording could not be read; its
+/// last words are in the message.
 Status ReadPerfScript(const PerfSettings& settings,
                       const std::function<void(std::string_view)>& on_line);
+
+/// OK when perf record left a recording at the settings' data file; else (kOutputError) why
+/// there is none to read: no file, or an empty one (a full file system, /dev/null).
+Status CheckRecordingWritten(const PerfSettings& settings);
 
 /// kernel.perf_event_paranoid (/proc/sys/kernel/perf_event_paranoid), nullopt when unreadable.
 std::optional<int> ReadParanoid();

@@ -48,9 +48,9 @@ constexpr int kRegIp = 8;                          // PERF_REG_X86_IP
 constexpr char kMagic[] = "PERFILE2";
 constexpr std::size_t kFileHeaderBytes = 104;
 constexpr std::size_t kFileSectionBytes = 16;
-constexpr std::size_t kAttrMinBytes = 96;           // PERF_ATTR_SIZE_VER3: up to sample_stack_user
-constexpr std::size_t kAttrMaxBytes = 4096;         // perf_event_attr is 136 bytes in Linux 6.1
-constexpr std::uint64_t kMaxIdsPerEvent = 1 << 16;  // one per CPU and event, per process
+constexpr std::size_t kAttrMinBytes = 96;    // PERF_ATTR_SIZE_VER3: up to sample_stack_user
+constexpr std::size_t kAttrMaxBytes = 4096;  // perf_event_attr is 136 bytes in Linux 6.1
+constexpr std::uint64_t kMaxEvents = 4096;
 
 // The fields of a perf_event_attr that shape a sample.
 struct Attr {
@@ -175,8 +175,13 @@ Attr ParseAttr(std::span<const std::uint8_t> raw) {
 StatusOr<Events> ReadEvents(std::istream& in, const FileHeader& h) {
   Events events;
   const std::uint64_t count = h.attrs.size / h.attr_size;
-  if (count == 0 || count > 4096) return Damaged("no event attributes");
+  if (count == 0) return Damaged("no event attributes");
+  if (count > kMaxEvents) {
+    return Damaged(
+        fmt::format("{} event attributes, more than the {} dlcheck reads", count, kMaxEvents));
+  }
   std::vector<std::uint8_t> raw(h.attr_size);
+  std::uint64_t ids_total = 0;
   for (std::uint64_t i = 0; i < count; ++i) {
     if (!ReadAt(in, h.attrs.offset + i * h.attr_size, raw.data(), raw.size())) {
       return Damaged("event attributes cut short");
@@ -184,7 +189,13 @@ StatusOr<Events> ReadEvents(std::istream& in, const FileHeader& h) {
     events.attrs.push_back(ParseAttr(raw));
     Cursor ids_at(std::span<const std::uint8_t>(raw).subspan(h.attr_size - kFileSectionBytes));
     const FileSection ids{ids_at.U64(), ids_at.U64()};
-    std::vector<std::uint64_t> id_list(std::min<std::uint64_t>(ids.size / 8, kMaxIdsPerEvent));
+    // Counted before anything is stored: a header may claim billions.
+    ids_total += ids.size / 8;
+    if (ids_total > kMaxPerfDataIds) {
+      return Damaged(
+          fmt::format("more than {} event ids (one per CPU and event)", kMaxPerfDataIds));
+    }
+    std::vector<std::uint64_t> id_list(ids.size / 8);
     if (!ReadAt(in, ids.offset, id_list.data(), id_list.size() * 8)) {
       return Damaged("event ids cut short");
     }
@@ -372,6 +383,11 @@ StatusOr<PerfDataCounts> ReadPerfData(std::istream& in, const PerfDataVisitor& v
   in.clear();
   in.seekg(static_cast<std::streamoff>(at));
   while (at + 8 <= end) {
+    if (visitor.stop && visitor.stop()) {
+      PerfDataCounts counts = loop.counts();
+      counts.stopped = true;
+      return counts;
+    }
     std::uint8_t raw[8];
     in.read(reinterpret_cast<char*>(raw), sizeof raw);
     if (in.gcount() != sizeof raw) return Damaged("data section cut short");

@@ -56,19 +56,27 @@ struct PerfDataVisitor {
   std::function<void(const PerfDataSample&)> on_sample;
   std::function<void(const PerfDataMmap&)> on_mmap;
   std::function<void(const PerfDataFork&)> on_fork;
+  /// Asked before each record; true ends the read there (a signal: the caller's word), with
+  /// PerfDataCounts::stopped set.
+  std::function<bool()> stop;
 };
+
+/// The most event ids a perf.data may name, all events together: one per CPU and event, so a
+/// recording of 64 events on 4,096 CPUs; more is refused before they are stored.
+inline constexpr std::uint64_t kMaxPerfDataIds = std::uint64_t{1} << 18;
 
 /// What a read saw.
 struct PerfDataCounts {
   std::uint64_t records = 0;
   std::uint64_t samples = 0;
   std::uint64_t samples_with_stack = 0;  ///< samples that carry user registers and a stack copy
+  bool stopped = false;                  ///< the visitor's `stop` ended the read early
 };
 
 /// Reads the perf.data in `in` (a file written by `perf record`, not a pipe) and hands each
 /// sample, mapping and fork to `visitor` in file order. Error (kInputError): not perf.data,
-/// cut short, or events that cannot be told apart (several with different sample layouts and
-/// no PERF_SAMPLE_IDENTIFIER).
+/// cut short, more than 4,096 events or kMaxPerfDataIds ids, or events that cannot be told
+/// apart (several with different sample layouts and no PERF_SAMPLE_IDENTIFIER).
 StatusOr<PerfDataCounts> ReadPerfData(std::istream& in, const PerfDataVisitor& visitor);
 
 }  // namespace dlcheck::profile

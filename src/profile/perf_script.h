@@ -28,6 +28,9 @@ namespace dlcheck::profile {
 struct Frame {
   std::string symbol;
   std::string dso;
+  /// Found by stack scanning (stack_scan.h), not unwound: a best effort, marked as such in
+  /// stacks ("_[s]") and flame graphs (hatched).
+  bool scanned = false;
 };
 
 /// One record of `perf script`.

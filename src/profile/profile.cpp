@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "report/safe_text.h"
+
 namespace dlcheck::profile {
 namespace {
 
@@ -31,17 +33,14 @@ std::string WaitOf(const PerfRecord& record) {
 }  // namespace
 
 std::string CollapsedStack(const PerfRecord& record) {
-  std::string stack = record.comm.empty() ? "[unknown]" : record.comm;
-  for (char& c : stack) {
-    if (c == ';') c = ':';
-  }
+  std::string stack = report::FoldedFrame(record.comm.empty() ? "[unknown]" : record.comm);
   // Frame-pointer unwinding through code built without frame pointers ends in addresses that
   // are no code at all ("0 [unknown] ([unknown])"): left out at the root end.
   auto f = record.frames.rbegin();
   while (f != record.frames.rend() && f->symbol == "[unknown]" && f->dso == "[unknown]") ++f;
   for (; f != record.frames.rend(); ++f) {
     stack += ';';
-    stack += FrameName(*f);
+    stack += report::FoldedFrame(FrameName(*f));
   }
   return stack;
 }
@@ -121,6 +120,10 @@ void ProfileBuilder::AddOnCpu(const PerfRecord& unwound) {
   const CpuClass cls = record.frames.empty() ? CpuClass::kOther : ClassOf(record.frames.front());
   ++profile_.class_samples[static_cast<std::size_t>(cls)];
   AddToOperator(record, cls);
+  if (cls == CpuClass::kBlas) {
+    const Frame& leaf = record.frames.front();
+    ++profile_.blas_samples[{leaf.dso, std::string(BlasImplementation("", leaf.symbol))}];
+  }
   if (cls == CpuClass::kJit) {
     const std::string kernel = FrameName(record.frames.front());
     ++profile_.kernel_samples[kernel.substr(0, kernel.size() - 4)];  // without "_[j]"

@@ -57,6 +57,9 @@ struct Profile {
   /// On-CPU samples by framework operator (OperatorOf; kNoOperator for none): the samples add
   /// up to `samples`.
   std::map<std::string, OperatorSamples> operators;
+  /// BLAS samples (a leaf of class blas) by (library file as perf names it, BLAS of the symbol
+  /// when the file does not say: BlasImplementation).
+  std::map<std::pair<std::string, std::string>, std::uint64_t> blas_samples;
   /// JIT kernel samples by kernel name (the perf map's).
   std::map<std::string, std::uint64_t> kernel_samples;
   /// Collapsed on-CPU stacks ("comm;root;...;leaf") -> samples; the values add up to `samples`.
@@ -72,11 +75,12 @@ struct Profile {
   std::uint64_t exec_spans = 0;
   std::uint64_t scanned_samples = 0;
   std::uint64_t scanned_frames = 0;
-  std::string stack_scan_error;      ///< why perf.data could not be scanned; empty when it was
-  std::uint64_t switch_samples = 0;  ///< sched_switch samples seen
-  std::set<int> pids;                ///< processes sampled
-  std::set<int> tids;                ///< threads sampled
-  double first_s = 0;                ///< perf clock of the first and last record
+  std::string stack_scan_error;  ///< why perf.data could not be scanned; empty when it was
+  std::set<std::string> stack_scan_bounds;  ///< the bounds the scan reached (what it left out)
+  std::uint64_t switch_samples = 0;         ///< sched_switch samples seen
+  std::set<int> pids;                       ///< processes sampled
+  std::set<int> tids;                       ///< threads sampled
+  double first_s = 0;                       ///< perf clock of the first and last record
   double last_s = 0;
 };
 
@@ -114,7 +118,8 @@ class ProfileBuilder {
   std::map<int, Pending> pending_;
 };
 
-/// "comm;root;...;leaf" for a record's call graph (FrameName for each frame).
+/// "comm;root;...;leaf" for a record's call graph (FrameName for each frame), each frame made
+/// safe for the folded format (report::FoldedFrame).
 std::string CollapsedStack(const PerfRecord& record);
 
 /// `frames` (leaf first) with `callers` in place of whatever follows its leading kernel and JIT

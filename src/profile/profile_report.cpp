@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <map>
 #include <set>
 #include <utility>
@@ -25,6 +26,7 @@ constexpr std::array kByPrimitiveColumns = {kPrimitive,  kImplementations, kJitS
 constexpr std::array kOperatorColumns = {kOperator,      kSamples,     kPct,     kJitSamples,
                                          kOnednnSamples, kBlasSamples, kBeneath, kPrimitives};
 constexpr std::array kOffCpuColumns = {kState, kSeconds, kPct, kSwitches, kWait, kStack};
+constexpr std::array kBlasColumns = {kLibrary, kBlas, kSamples, kPct};
 
 double Pct(double part, double whole) {
   return whole > 0 ? 100.0 * part / whole : 0.0;
@@ -183,13 +185,67 @@ std::string NoExecJoinReason(const Profile& p) {
          "stamps its executions with, or verbose was off while the samples were taken)";
 }
 
+struct BlasRow {
+  std::string library;  ///< the file, Debian's alternatives resolved
+  std::string blas;
+  std::uint64_t samples = 0;
+};
+
+// The BLAS samples by library file: the file perf named with its symlinks resolved (a
+// libblas.so.3 that is still the alternative's link names what it stands for), most first.
+std::vector<BlasRow> BlasRows(const Profile& p) {
+  std::map<std::pair<std::string, std::string>, std::uint64_t> merged;
+  for (const auto& [key, samples] : p.blas_samples) {
+    std::error_code error;
+    const std::filesystem::path resolved = std::filesystem::canonical(key.first, error);
+    const std::string library = error ? key.first : resolved.string();
+    std::string blas(BlasImplementation(library, ""));
+    if (blas.empty()) blas = key.second;
+    merged[{library, blas}] += samples;
+  }
+  std::vector<BlasRow> rows;
+  for (const auto& [key, samples] : merged) rows.push_back({key.first, key.second, samples});
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const BlasRow& a, const BlasRow& b) { return a.samples > b.samples; });
+  return rows;
+}
+
+void AddBlasTable(report::Report& report, const std::vector<BlasRow>& blas, const Profile& p) {
+  report::Table& t = report.AddTable(kBlasTable, kBlasColumns);
+  for (const BlasRow& r : blas) {
+    t.rows.push_back({r.library, r.blas.empty() ? Value() : Value(r.blas), r.samples,
+                      Value(Pct(r.samples, p.samples), 1)});
+  }
+}
+
+void AddReferenceBlasFinding(report::Report& report, const std::vector<BlasRow>& blas,
+                             const Profile& p) {
+  std::uint64_t reference = 0;
+  std::string library;
+  for (const BlasRow& r : blas) {
+    if (r.blas != kReferenceBlas) continue;
+    reference += r.samples;
+    if (library.empty()) library = r.library;
+  }
+  const double pct = Pct(reference, p.samples);
+  if (reference == 0 || pct < kReferenceBlasFindingPct) return;
+  report.AddFinding(
+      report::Severity::kWarning, "reference-blas",
+      fmt::format("{:.0f} % of CPU time in the reference BLAS ({}), Debian's unoptimised "
+                  "libblas.so.3: install {} (apt-get install {}), which takes libblas.so.3 "
+                  "over through the alternatives system for every program linked with it, "
+                  "with kernels for this CPU and threads",
+                  pct, library, kOptimizedBlasPackage, kOptimizedBlasPackage));
+}
+
 void AddFindings(report::Report& report, const Profile& p, const ProfileReportOptions& o) {
   const double omp = Pct(p.class_samples[static_cast<std::size_t>(CpuClass::kOpenMp)], p.samples);
   if (omp >= kOpenMpFindingPct) {
     report.AddFinding(
         report::Severity::kWarning, "openmp-share",
         fmt::format("{:.0f} % of CPU time in the OpenMP runtime: more threads than this work can "
-                    "use; `dlcheck dispatch --threads` shows the better count",
+                    "use; `dlcheck dispatch --thread-sets 1,all` compares one thread with all "
+                    "(then profile again with --threads N)",
                     omp));
   }
   const std::uint64_t onednn = p.class_samples[static_cast<std::size_t>(CpuClass::kOneDnn)];
@@ -213,6 +269,12 @@ void AddFindings(report::Report& report, const Profile& p, const ProfileReportOp
                       "the callers of JIT kernels were not recovered (perf.data could not be "
                       "scanned: " +
                           p.stack_scan_error + "): JIT samples name no operator");
+  }
+  if (!p.stack_scan_bounds.empty()) {
+    report.AddFinding(report::Severity::kInfo, "stack-scan-bounded",
+                      "the stack scan reached its bounds and left part of the recording out (" +
+                          Join(p.stack_scan_bounds, "; ") +
+                          "): some JIT samples name fewer callers than they had");
   }
   if (const std::string why = NoExecJoinReason(p); !why.empty()) {
     report.AddFinding(report::Severity::kInfo, "no-exec-join",
@@ -254,13 +316,18 @@ const report::contract::Document& ProfileDocument() {
                                             kOffCpuS,
                                             kBlockedS,
                                             kPreemptedS,
-                                            kPerfData}),
+                                            kPerfData,
+                                            kVerdict,
+                                            kThreadsFrom,
+                                            kLoadStart,
+                                            kLoadEnd}),
          contract::Rows(kClassesTable, contract::Members(kClassColumns)),
          contract::Rows(kKernelsTable, contract::Members(kKernelColumns)),
          contract::Rows(kByPrimitiveTable, contract::Members(kByPrimitiveColumns)),
          contract::Rows(kOperatorsTable, contract::Members(kOperatorColumns)),
          contract::Rows(kOffCpuTable, contract::Members(kOffCpuColumns)),
-         report::PrimitivesMember()}};
+         contract::Rows(kBlasTable, contract::Members(kBlasColumns)), report::PrimitivesMember()},
+        std::string(kKernelsTable.name)};
   }();
   return kProfile;
 }
@@ -314,6 +381,54 @@ std::optional<double> OperatorAttributedPct(const Profile& profile) {
   return Pct(attributed, all);
 }
 
+namespace {
+
+std::string_view ClassShortName(CpuClass cls) {
+  static constexpr std::array<std::string_view, kCpuClassCount> kNames = {
+      "oneDNN JIT kernels", "oneDNN code that is not JIT",
+      "a BLAS library",     "the OpenMP runtime",
+      "the framework",      "the OS kernel",
+      "other code"};
+  return kNames[static_cast<std::size_t>(cls)];
+}
+
+// What the largest class's time went to: its top kernel (jit), its top BLAS (blas); "" else.
+std::string VerdictDetail(CpuClass top, const Profile& p,
+                          const std::vector<verbose::PrimitiveStats>& rows) {
+  const std::uint64_t in_class = p.class_samples[static_cast<std::size_t>(top)];
+  if (top == CpuClass::kJit) {
+    const std::vector<KernelRow> kernels = KernelRows(p, rows);
+    if (kernels.empty()) return {};
+    const KernelRow& k = kernels.front();
+    return fmt::format(", {:.0f} % of them {}{}", Pct(k.samples, in_class), k.kernel,
+                       k.primitive.empty() ? "" : " (" + k.primitive + ")");
+  }
+  if (top == CpuClass::kBlas) {
+    const std::vector<BlasRow> blas = BlasRows(p);
+    if (blas.empty() || blas.front().blas.empty()) return {};
+    return fmt::format(
+        ", {:.0f} % of it {}", Pct(blas.front().samples, in_class),
+        blas.front().blas == kReferenceBlas ? "the reference BLAS" : blas.front().blas);
+  }
+  return {};
+}
+
+}  // namespace
+
+std::string ProfileVerdict(const Profile& p, const std::vector<verbose::PrimitiveStats>& rows) {
+  if (p.samples == 0) return {};
+  CpuClass top = CpuClass::kJit;
+  for (CpuClass cls : kCpuClasses) {
+    if (p.class_samples[static_cast<std::size_t>(cls)] >
+        p.class_samples[static_cast<std::size_t>(top)]) {
+      top = cls;
+    }
+  }
+  return fmt::format("{:.0f} % in {}{}",
+                     Pct(p.class_samples[static_cast<std::size_t>(top)], p.samples),
+                     ClassShortName(top), VerdictDetail(top, p, rows));
+}
+
 double OffCpuSeconds(const Profile& profile, const std::vector<std::string>& states) {
   double seconds = 0;
   for (const auto& [key, s] : profile.off_cpu) {
@@ -333,7 +448,10 @@ void AddProfileTables(report::Report& report, const Profile& profile,
   AddByPrimitiveTable(report, kernels, profile, rows);
   AddOperatorsTable(report, profile, options.top);
   if (options.off_cpu_reason.empty()) AddOffCpuTable(report, profile, options.top);
+  const std::vector<BlasRow> blas = BlasRows(profile);
+  AddBlasTable(report, blas, profile);
   AddFindings(report, profile, options);
+  AddReferenceBlasFinding(report, blas, profile);
 }
 
 void AddStacksTable(report::Report& report, const Profile& profile, std::string title,

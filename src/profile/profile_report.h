@@ -11,6 +11,8 @@
 //                                                       with the oneDNN executions its samples
 //                                                       fell in (exec_join.h)
 //   off_cpu     state,seconds,pct,switches,wait,stack  blocked time by stack (top N)
+//   blas        library,blas,samples,pct               BLAS samples by library file (Debian's
+//                                                       libblas.so.3 alternative resolved)
 
 #include <array>
 #include <cstddef>
@@ -57,6 +59,13 @@ inline constexpr Field kOffCpuS{"off_cpu_s", Type::kNumber};
 inline constexpr Field kBlockedS{"blocked_s", Type::kNumber};
 inline constexpr Field kPreemptedS{"preempted_s", Type::kNumber};
 inline constexpr Field kPerfData{"perf_data"};
+inline constexpr Field kVerdict{"verdict"};  ///< ProfileVerdict: the one line a report opens with
+// The noise guard's, as verbose reports them (dispatch::model_run_field spells the same names;
+// dispatch depends on profile, so they cannot be shared from there: a static_assert in
+// cli/profile_command.cpp holds them equal).
+inline constexpr Field kThreadsFrom{"threads_from"};
+inline constexpr Field kLoadStart{"load_start", Type::kNumber};
+inline constexpr Field kLoadEnd{"load_end", Type::kNumber};
 // classes
 inline constexpr Field kClass{"class"};
 inline constexpr Field kPct{"pct", Type::kNumber};
@@ -75,6 +84,9 @@ inline constexpr Field kOnednnSamples{"onednn_samples", Type::kInteger};
 inline constexpr Field kBlasSamples{"blas_samples", Type::kInteger};
 inline constexpr Field kBeneath{"beneath"};
 inline constexpr Field kPrimitives{"primitives"};
+// blas
+inline constexpr Field kLibrary{"library"};  ///< the file, Debian's alternatives resolved
+inline constexpr Field kBlas{"blas"};        ///< which BLAS it is (BlasImplementation)
 // off_cpu
 inline constexpr Field kState{"state"};
 inline constexpr Field kSeconds{"seconds", Type::kNumber};
@@ -91,12 +103,15 @@ inline constexpr report::Part kByPrimitiveTable{"by_primitive",
                                                 "Sampled JIT time and verbose time by primitive"};
 inline constexpr report::Part kOperatorsTable{"operators", "CPU time by framework operator"};
 inline constexpr report::Part kOffCpuTable{"off_cpu", "Off-CPU time by stack"};
+inline constexpr report::Part kBlasTable{"blas", "CPU time by BLAS library"};
 
 /// `profile`'s document.
 const report::contract::Document& ProfileDocument();
 
 /// The OpenMP runtime's share of samples from which the `openmp-share` finding is raised.
 inline constexpr double kOpenMpFindingPct = 25.0;
+/// The reference BLAS's share of samples from which the `reference-blas` finding is raised.
+inline constexpr double kReferenceBlasFindingPct = 10.0;
 
 /// The leaves the operators table's `beneath` column names per operator (the rest are counted).
 inline constexpr std::size_t kBeneathLeaves = 5;
@@ -123,8 +138,8 @@ std::string AttributeKernel(const std::string& kernel,
 std::string ImplementationsOf(const std::string& primitive,
                               const std::vector<verbose::PrimitiveStats>& rows);
 
-/// Adds the five tables above and the profile's findings (OpenMP share, no JIT names, off-CPU
-/// not recorded).
+/// Adds the tables above and the profile's findings (OpenMP share, the reference BLAS, no JIT
+/// names, off-CPU not recorded).
 void AddProfileTables(report::Report& report, const Profile& profile,
                       const std::vector<verbose::PrimitiveStats>& rows,
                       const ProfileReportOptions& options);
@@ -132,6 +147,12 @@ void AddProfileTables(report::Report& report, const Profile& profile,
 /// The share (%) of the samples in oneDNN JIT code or BLAS that a framework operator is above;
 /// nullopt when no sample landed in either.
 std::optional<double> OperatorAttributedPct(const Profile& profile);
+
+/// The profile's verdict in one line, what a report opens with: where most CPU time went
+/// ("86 % in oneDNN JIT kernels, 77 % of them brgemm inner products"; "35 % in a BLAS library,
+/// 90 % of it the reference BLAS"); empty without samples.
+std::string ProfileVerdict(const Profile& profile,
+                           const std::vector<verbose::PrimitiveStats>& rows);
 
 /// Seconds off CPU in the given states ("S", "D", ...); all states when `states` is empty.
 double OffCpuSeconds(const Profile& profile, const std::vector<std::string>& states = {});

@@ -10,14 +10,18 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <memory>
 #include <optional>
-#include <sstream>
+#include <set>
 #include <unordered_map>
 
+#include "os/child_call.h"
+#include "os/input_file.h"
 #include "profile/perf_data.h"
 #include "profile/perf_map.h"
 
@@ -26,22 +30,65 @@ namespace {
 
 // The most frames one sample's scan keeps: a 16 KiB stack copy holds 2048 words.
 constexpr std::size_t kMaxScannedFrames = 256;
+// The bounds of what one scan keeps, whatever the recording holds (stack_scan.h).
+constexpr std::size_t kMaxSymbolBytes = 4096;       // a longer ELF symbol is no function's name
+constexpr std::size_t kMaxDemangledBytes = 16384;   // a longer demangling stays mangled
+constexpr std::size_t kMaxStoredFrames = 1 << 18;   // the distinct stacks' frames together
+constexpr std::size_t kMaxMappings = 1 << 18;       // all processes' file mappings together
+constexpr std::size_t kMaxImages = 512;             // ELF files open at once
+constexpr std::size_t kMaxPerfMapBytes = 64 << 20;  // one perf map (a JIT kernel: ~80 bytes)
+// A mangled name with more back references than this (S_, S0_, T_, ...) may expand
+// exponentially (each reference prints what it names again): demangled in a bounded child.
+constexpr int kMaxInProcessReferences = 8;
 // The longest call instruction: FF /2 with a SIB byte and a 32-bit displacement.
 constexpr std::size_t kLongestCall = 7;
 
-// The function's name as perf prints it: demangled, without the suffix GCC gives the parts and
-// copies it splits off (".part.0", ".isra.0", ".constprop.0", ".cold"), so that a scanned frame
-// reads as the same function perf's own unwinding names.
-std::string Demangle(const char* name) {
-  std::string mangled(name);
-  if (mangled.starts_with("_Z")) mangled = mangled.substr(0, mangled.find('.'));
+// The back references of a mangled name: substitutions (S_, S0_, SA_, ...) and template
+// parameters (T_, T0_, ...).
+int BackReferences(std::string_view mangled) {
+  int n = 0;
+  for (std::size_t i = 0; i + 1 < mangled.size(); ++i) {
+    if (mangled[i] != 'S' && mangled[i] != 'T') continue;
+    std::size_t j = i + 1;
+    const bool substitution = mangled[i] == 'S';
+    while (j < mangled.size() &&
+           (std::isdigit(static_cast<unsigned char>(mangled[j])) ||
+            (substitution && std::isupper(static_cast<unsigned char>(mangled[j]))))) {
+      ++j;
+    }
+    if (j < mangled.size() && mangled[j] == '_') ++n;
+  }
+  return n;
+}
+
+std::string DemangleInProcess(const std::string& mangled) {
   int status = 0;
   char* out = abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status);
-  if (status != 0 || out == nullptr) return name;
+  if (status != 0 || out == nullptr) return {};
   std::string demangled(out);
   std::free(out);
   return demangled;
 }
+
+}  // namespace
+
+std::string Demangle(std::string_view name) {
+  if (!name.starts_with("_Z") || name.size() > kMaxSymbolBytes) return std::string(name);
+  const std::string mangled(name.substr(0, name.find('.')));
+  std::optional<std::string> demangled;
+  if (BackReferences(mangled) <= kMaxInProcessReferences) {
+    demangled = DemangleInProcess(mangled);
+  } else {
+    demangled = os::CallInChild([&] { return DemangleInProcess(mangled); },
+                                {.max_output_bytes = kMaxDemangledBytes});
+  }
+  if (!demangled || demangled->empty() || demangled->size() > kMaxDemangledBytes) {
+    return std::string(name);
+  }
+  return std::move(*demangled);
+}
+
+namespace {
 
 // The length of an FF /2 call whose ModRM byte is `modrm` (and SIB byte `sib`, when it has one).
 std::size_t IndirectCallLength(std::uint8_t modrm, std::uint8_t sib) {
@@ -118,10 +165,22 @@ class ElfImage {
     return std::strlen(a.name) < std::strlen(b.name);
   }
 
-  bool Load(const std::string& path) {
-    fd_ = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // A regular file only: a FIFO or a device named by a recording is never opened for reading
+  // (O_NONBLOCK: opening a FIFO does not wait for its writer).
+  static int OpenRegular(const std::string& path) {
+    const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
     struct stat st {};
-    if (fd_ < 0 || fstat(fd_, &st) != 0 || st.st_size <= 0) return false;
+    if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0)) {
+      close(fd);
+      return -1;
+    }
+    return fd;
+  }
+
+  bool Load(const std::string& path) {
+    fd_ = OpenRegular(path);
+    struct stat st {};
+    if (fd_ < 0 || fstat(fd_, &st) != 0) return false;
     size_ = static_cast<std::size_t>(st.st_size);
     void* map = mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd_, 0);
     if (map == MAP_FAILED) return false;
@@ -167,7 +226,7 @@ class ElfImage {
     if (id.size() < 3) return;
     const std::string path =
         fmt::format("/usr/lib/debug/.build-id/{}/{}.debug", id.substr(0, 2), id.substr(2));
-    debug_fd_ = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    debug_fd_ = OpenRegular(path);
     if (debug_fd_ < 0) return;
     debug_elf_ = elf_begin(debug_fd_, ELF_C_READ_MMAP, nullptr);
     if (debug_elf_ != nullptr && elf_kind(debug_elf_) == ELF_K_ELF) LoadSymbols(debug_elf_);
@@ -206,7 +265,8 @@ class ElfImage {
       const char* name = elf_strptr(elf, sh.sh_link, sym.st_name);
       const int bind = GELF_ST_BIND(sym.st_info);
       const int binding = bind == STB_GLOBAL ? 2 : bind == STB_WEAK ? 1 : 0;
-      if (name != nullptr && *name != '\0') {
+      if (name != nullptr && *name != '\0' &&
+          strnlen(name, kMaxSymbolBytes + 1) <= kMaxSymbolBytes) {
         symbols_.push_back({sym.st_value, sym.st_size, name, binding});
       }
     }
@@ -247,29 +307,66 @@ bool InRanges(const Ranges& ranges, std::uint64_t address) {
   return it != ranges.begin() && address < std::prev(it)->second;
 }
 
+// A caller that no live stack above JIT code has: the dynamic loader resolves symbols and runs
+// initialisers, but no call of its leads to oneDNN's kernels (its `check_match` and
+// `do_lookup_x` are stale words of the lazy binding that ran before), so a return address into
+// it is left over, never a frame.
+bool IsImpossibleCaller(const Frame& frame) {
+  const std::string_view dso = frame.dso;
+  const std::string_view object = dso.substr(std::min(dso.size(), dso.rfind('/') + 1));
+  return object.starts_with("ld-linux") || object.starts_with("ld64.so") ||
+         object.starts_with("ld.so");
+}
+
 // A file mapping worth scanning into: a file on disk, not "//anon", "[vdso]" or a deleted one.
 bool IsScannableFile(const PerfDataMmap& m) {
   return m.executable && m.filename.starts_with('/') && !m.filename.starts_with("//") &&
          !m.filename.ends_with(" (deleted)");
 }
 
-Ranges ReadPerfMapRanges(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return ParsePerfMapRanges(text.str());
+// A perf map's ranges; none when it is missing, not a regular file (a FIFO, /dev/zero) or past
+// kMaxPerfMapBytes, `why` then saying so (empty for a missing map: a process without JIT code).
+Ranges ReadPerfMapRanges(const std::string& path, std::string& why) {
+  if (access(path.c_str(), F_OK) != 0) return {};
+  StatusOr<std::string> text = os::ReadInputFile(
+      path, {.what = "perf map", .max_bytes = kMaxPerfMapBytes, .regular_only = true});
+  if (!text.ok()) {
+    why = text.status().message();
+    return {};
+  }
+  return ParsePerfMapRanges(*text);
 }
 
 }  // namespace
 
 struct ReturnAddressScanner::State {
   std::map<std::uint32_t, std::map<std::uint64_t, Mapping>> maps;
+  std::size_t mappings = 0;  // in `maps`, all processes together
   std::map<std::string, std::unique_ptr<ElfImage>> images;
+  std::set<std::string> bounds_reached;
 
   ElfImage* ImageOf(const std::string& path) {
+    auto found = images.find(path);
+    if (found != images.end()) return found->second.get();
+    if (images.size() >= kMaxImages) {
+      bounds_reached.insert(
+          fmt::format("more than {} mapped files: the others not read", kMaxImages));
+      return nullptr;
+    }
     auto [it, fresh] = images.try_emplace(path);
-    if (fresh) it->second = ElfImage::Open(path);
+    it->second = ElfImage::Open(path);
     return it->second.get();
+  }
+
+  // Room for `n` more mappings; past kMaxMappings the bound is named and nothing is added.
+  bool Room(std::size_t n) {
+    if (mappings + n <= kMaxMappings) {
+      mappings += n;
+      return true;
+    }
+    bounds_reached.insert(fmt::format(
+        "more than {} file mappings (processes together): the others left out", kMaxMappings));
+    return false;
   }
 
   std::optional<Frame> ReturnFrame(const std::map<std::uint64_t, Mapping>& of_pid,
@@ -283,7 +380,7 @@ struct ReturnAddressScanner::State {
     if (image == nullptr || !image->CallEndsAt(offset)) return std::nullopt;
     // The call, not what follows it: a call may be a function's last instruction.
     std::optional<std::string> name = image->FunctionAt(offset - 1);
-    return Frame{.symbol = name ? std::move(*name) : "[unknown]", .dso = m.path};
+    return Frame{.symbol = name ? std::move(*name) : "[unknown]", .dso = m.path, .scanned = true};
   }
 };
 
@@ -295,13 +392,20 @@ ReturnAddressScanner::~ReturnAddressScanner() = default;
 
 void ReturnAddressScanner::AddMapping(const PerfDataMmap& m) {
   if (!IsScannableFile(m)) return;
-  state_->maps[m.pid][m.start] = {m.start, m.start + m.length, m.file_offset, m.filename};
+  auto& of_pid = state_->maps[m.pid];
+  if (of_pid.count(m.start) == 0 && !state_->Room(1)) return;
+  of_pid[m.start] = {m.start, m.start + m.length, m.file_offset, m.filename};
 }
 
 void ReturnAddressScanner::Fork(const PerfDataFork& f) {
   if (f.pid == f.ppid) return;  // a thread shares its process's mappings
   const auto parent = state_->maps.find(f.ppid);
-  if (parent != state_->maps.end()) state_->maps[f.pid] = parent->second;
+  if (parent == state_->maps.end()) return;
+  // A fork storm copies the parent's mappings again and again: counted against one bound.
+  auto& child = state_->maps[f.pid];
+  state_->mappings -= std::min(state_->mappings, child.size());
+  child.clear();
+  if (state_->Room(parent->second.size())) child = parent->second;
 }
 
 std::vector<Frame> ReturnAddressScanner::Scan(std::uint32_t pid,
@@ -315,11 +419,15 @@ std::vector<Frame> ReturnAddressScanner::Scan(std::uint32_t pid,
     std::memcpy(&word, stack.data() + at, 8);
     if (word == previous) continue;  // the same address twice in a row is a stale copy
     std::optional<Frame> frame = state_->ReturnFrame(maps->second, word);
-    if (!frame) continue;
+    if (!frame || IsImpossibleCaller(*frame)) continue;
     previous = word;
     frames.push_back(std::move(*frame));
   }
   return frames;
+}
+
+const std::set<std::string>& ReturnAddressScanner::bounds_reached() const {
+  return state_->bounds_reached;
 }
 
 std::uint64_t ReturnAddressScanner::files_unreadable() const {
@@ -329,6 +437,7 @@ std::uint64_t ReturnAddressScanner::files_unreadable() const {
 }
 
 void ScannedStacks::Add(SampleKey sample, const std::vector<Frame>& callers) {
+  if (callers.size() > kMaxScannedFrames) return;
   std::string joined;
   for (const Frame& f : callers) {
     joined += f.symbol;
@@ -336,9 +445,21 @@ void ScannedStacks::Add(SampleKey sample, const std::vector<Frame>& callers) {
     joined += f.dso;
     joined += '\0';
   }
-  auto [it, fresh] =
-      index_.try_emplace(std::move(joined), static_cast<std::uint32_t>(stacks_.size()));
-  if (fresh) stacks_.push_back(callers);
+  auto it = index_.find(joined);
+  if (it == index_.end()) {
+    // Distinct stacks are kept whole: bounded by their frames together, past which a sample
+    // with a new stack keeps only its unwound frames and the bound is named.
+    if (stored_frames_ + callers.size() > kMaxStoredFrames) {
+      bounds_reached.insert(fmt::format(
+          "more than {} frames in distinct caller stacks: the samples of the others got no "
+          "callers",
+          kMaxStoredFrames));
+      return;
+    }
+    stored_frames_ += callers.size();
+    it = index_.emplace(std::move(joined), static_cast<std::uint32_t>(stacks_.size())).first;
+    stacks_.push_back(callers);
+  }
   if (!samples_.empty() && !(samples_.back().first < sample)) sorted_ = false;
   samples_.emplace_back(sample, it->second);
 }
@@ -386,7 +507,16 @@ std::vector<std::pair<std::uint64_t, std::uint64_t>> ParsePerfMapRanges(std::str
 }
 
 StatusOr<ScannedStacks> ScanJitStacks(const std::string& perf_data_path,
-                                      std::string_view perf_map_dir) {
+                                      std::string_view perf_map_dir,
+                                      const std::function<bool()>& stop) {
+  // A regular file only (O_NONBLOCK: a FIFO is refused, not waited on).
+  const int fd = open(perf_data_path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  struct stat st {};
+  const bool regular = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+  if (fd >= 0) close(fd);
+  if (fd < 0) return InputError(fmt::format("cannot read {}", perf_data_path));
+  if (!regular)
+    return InputError(fmt::format("cannot read {}: not a regular file", perf_data_path));
   std::ifstream in(perf_data_path, std::ios::binary);
   if (!in) return InputError(fmt::format("cannot read {}", perf_data_path));
   ReturnAddressScanner scanner;
@@ -394,8 +524,11 @@ StatusOr<ScannedStacks> ScanJitStacks(const std::string& perf_data_path,
   ScannedStacks result;
   const auto on_sample = [&](const PerfDataSample& s) {
     auto [ranges, fresh] = jit.try_emplace(s.pid);
-    if (fresh)
-      ranges->second = ReadPerfMapRanges(PerfMapPath(static_cast<int>(s.pid), perf_map_dir));
+    if (fresh) {
+      std::string why;
+      ranges->second = ReadPerfMapRanges(PerfMapPath(static_cast<int>(s.pid), perf_map_dir), why);
+      if (!why.empty()) result.bounds_reached.insert(why);
+    }
     // In JIT code, or in the kernel entered from it (a page fault on the kernel's first touch of
     // fresh memory).
     if (!InRanges(ranges->second, s.has_user_regs ? s.user_ip : s.ip)) return;
@@ -407,10 +540,13 @@ StatusOr<ScannedStacks> ScanJitStacks(const std::string& perf_data_path,
   };
   const PerfDataVisitor visitor{.on_sample = on_sample,
                                 .on_mmap = [&](const PerfDataMmap& m) { scanner.AddMapping(m); },
-                                .on_fork = [&](const PerfDataFork& f) { scanner.Fork(f); }};
+                                .on_fork = [&](const PerfDataFork& f) { scanner.Fork(f); },
+                                .stop = stop};
   StatusOr<PerfDataCounts> read = ReadPerfData(in, visitor);
   if (!read.ok()) return read.status();
+  result.stopped = read->stopped;
   result.files_unreadable = scanner.files_unreadable();
+  result.bounds_reached.insert(scanner.bounds_reached().begin(), scanner.bounds_reached().end());
   return result;
 }
 

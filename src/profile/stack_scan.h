@@ -6,17 +6,24 @@
 // mapped into the process and (b) follows a call instruction in that file's bytes; it is named
 // from the file's ELF symbol tables (.symtab, else .dynsym; demangled). Stale return addresses
 // left in a frame's unused slots pass both tests too: scanned frames are a best effort, and the
-// report says how many samples got them. (Dropping the frames found between a callee and a
-// frame whose direct call goes to it was tried and undone: stale frames come in consistent
-// chains, left by earlier calls, with live frames between them.)
+// report says how many samples got them.
+// What a scan keeps is bounded whatever the recording holds (ELF symbols of 4 KiB, demangled
+// names of 16 KiB, 2^18 mappings, 512 files, 2^18 frames of distinct stacks, 64 MiB per perf
+// map); past a bound the rest is left out and the bound is named (bounds_reached, a finding).
+// Only regular files are read: a FIFO or a device named as a mapping or a perf map is not.
+// (Dropping the frames found between a callee and a frame whose direct call goes to it was tried
+// and undone: stale frames come in consistent chains, left by earlier calls, with live frames
+// between them.)
 //
 //   StatusOr<ScannedStacks> scanned = ScanJitStacks("perf.data", "/tmp");
 //   builder.UseScannedStacks(&*scanned);   // before the perf script records are added
 
 #include <compare>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <span>
 #include <string>
 #include <string_view>
@@ -51,11 +58,14 @@ class ScannedStacks {
   /// Distinct caller stacks.
   std::size_t distinct() const { return stacks_.size(); }
 
-  std::uint64_t jit_samples = 0;       ///< samples whose user IP lies in a perf map's code
-  std::uint64_t jit_with_stack = 0;    ///< of these, those with user registers and stack copy
-  std::uint64_t files_unreadable = 0;  ///< mapped files that could not be read as ELF
+  std::uint64_t jit_samples = 0;         ///< samples whose user IP lies in a perf map's code
+  std::uint64_t jit_with_stack = 0;      ///< of these, those with user registers and stack copy
+  std::uint64_t files_unreadable = 0;    ///< mapped files that could not be read as ELF
+  bool stopped = false;                  ///< the caller's `stop` ended the scan early
+  std::set<std::string> bounds_reached;  ///< each bound the scan reached, in words
 
  private:
+  std::size_t stored_frames_ = 0;
   std::vector<std::vector<Frame>> stacks_;
   std::map<std::string, std::uint32_t> index_;  ///< a stack's frames, joined -> its index
   mutable std::vector<std::pair<SampleKey, std::uint32_t>> samples_;
@@ -81,6 +91,8 @@ class ReturnAddressScanner {
   std::vector<Frame> Scan(std::uint32_t pid, std::span<const std::uint8_t> stack);
   /// Files mapped as code that could not be read as ELF (removed since, or no permission).
   std::uint64_t files_unreadable() const;
+  /// The bounds reached (mappings, files), in words.
+  const std::set<std::string>& bounds_reached() const;
 
  private:
   struct State;
@@ -88,9 +100,19 @@ class ReturnAddressScanner {
 };
 
 /// Scans the JIT samples of the perf.data at `perf_data_path`; the JIT code's ranges come from
-/// the perf maps in `perf_map_dir` (PerfMapPath). Error (kInputError): ReadPerfData's.
+/// the perf maps in `perf_map_dir` (PerfMapPath). `stop`, asked before each record, ends the
+/// scan early (ScannedStacks::stopped: a signal). Error (kInputError): not a regular file, or
+/// ReadPerfData's.
 StatusOr<ScannedStacks> ScanJitStacks(const std::string& perf_data_path,
-                                      std::string_view perf_map_dir = kPerfMapDir);
+                                      std::string_view perf_map_dir = kPerfMapDir,
+                                      const std::function<bool()>& stop = {});
+
+/// A symbol as perf prints it: demangled (a name that is not C++'s "_Z..." stays as it is),
+/// without the suffix GCC gives the parts and copies it splits off (".part.0", ".isra.0",
+/// ".constprop.0", ".cold"). A name whose back references could expand it exponentially is
+/// demangled in a child bounded in memory and time (os::CallInChild); one over 4 KiB, or whose
+/// demangling fails or passes 16 KiB, stays mangled.
+std::string Demangle(std::string_view name);
 
 /// Whether the `before` bytes (those just before a return address, the last byte adjacent to
 /// it) end in an x86-64 call: E8 rel32, or FF /2 (call r/m64) in any of its lengths.

@@ -82,6 +82,9 @@ struct Document {
   std::string command;
   std::string title;
   std::vector<Member> members;
+  /// The report's main table (its primary table): what a `--columns` choice without TABLE:
+  /// names, and what the check of the command line names in its error.
+  std::string main_table;
 };
 
 /// The JSON Schema name of `type`: "string", "integer", "number" or "boolean".

@@ -6,6 +6,8 @@
 #include <string_view>
 #include <vector>
 
+#include "report/safe_text.h"
+
 namespace dlcheck::report {
 namespace {
 
@@ -25,7 +27,7 @@ std::vector<Node> BuildTree(const std::map<std::string, std::uint64_t>& folded) 
     std::string_view rest = stack;
     while (!rest.empty()) {
       const std::size_t semi = rest.find(';');
-      const std::string name(rest.substr(0, semi));
+      const std::string name = FoldedFrame(rest.substr(0, semi));
       rest = semi == std::string_view::npos ? std::string_view() : rest.substr(semi + 1);
       auto [it, added] = nodes[at].children.try_emplace(name, nodes.size());
       if (added) nodes.push_back(Node{name, 0, {}});
@@ -67,6 +69,7 @@ std::string XmlEscape(std::string_view text) {
 // Kernel frames blue, JIT kernels green, the rest warm hues that vary with the name (so
 // neighbours differ) but stay the same for one name across graphs.
 std::string ColorOf(std::string_view name) {
+  if (name.ends_with("_[s]")) return "url(#scanned)";  // kScannedPattern
   if (name.ends_with("_[k]")) return "rgb(120,160,225)";
   if (name.ends_with("_[j]")) return "rgb(80,190,90)";
   std::uint32_t hash = 2166136261u;
@@ -75,6 +78,18 @@ std::string ColorOf(std::string_view name) {
   const unsigned g = 80 + (hash >> 8) % 130;
   const unsigned b = (hash >> 16) % 60;
   return fmt::format("rgb({},{},{})", r, g, b);
+}
+
+// The fill of a frame found by stack scanning: warm, with darker diagonal hatching.
+constexpr std::string_view kScannedPattern =
+    "<defs><pattern id=\"scanned\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" "
+    "patternTransform=\"rotate(45)\"><rect width=\"6\" height=\"6\" fill=\"rgb(235,200,140)\"/>"
+    "<line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"rgb(170,120,60)\" "
+    "stroke-width=\"3\"/></pattern></defs>\n";
+
+bool HasScannedFrames(const std::vector<Node>& nodes) {
+  return std::any_of(nodes.begin(), nodes.end(),
+                     [](const Node& n) { return n.name.ends_with("_[s]"); });
 }
 
 double AsDouble(std::uint64_t n) {
@@ -227,6 +242,7 @@ void WriteFlameGraphSvg(const std::map<std::string, std::uint64_t>& folded,
   l.top = 60;
   l.height = l.top + l.depth * options.frame_height + 30;
   WriteHeader(l, out);
+  if (HasScannedFrames(nodes)) out << kScannedPattern;
   WriteFrames(l, 0, 10, 0, out);
   out << "</svg>\n";
 }
@@ -253,7 +269,16 @@ std::vector<LeafCall> BottomUp(const std::map<std::string, std::uint64_t>& folde
 }
 
 void WriteFolded(const std::map<std::string, std::uint64_t>& folded, std::ostream& out) {
-  for (const auto& [stack, samples] : folded) out << stack << ' ' << samples << '\n';
+  for (const auto& [stack, samples] : folded) {
+    std::string_view rest = stack;
+    for (bool first = true; first || !rest.empty(); first = false) {
+      const std::size_t semi = rest.find(';');
+      if (!first) out << ';';
+      out << FoldedFrame(rest.substr(0, semi));
+      rest = semi == std::string_view::npos ? std::string_view() : rest.substr(semi + 1);
+    }
+    out << ' ' << samples << '\n';
+  }
 }
 
 }  // namespace dlcheck::report

@@ -1,6 +1,7 @@
 #pragma once
 // Collapsed stacks -> a flame graph in SVG, drawn by dlcheck itself (Debian packages none):
-// one box per frame, its width the frame's share of the samples, callers below callees. The
+// one box per frame, its width the frame's share of the samples, callers below callees; a frame
+// found by stack scanning ("_[s]", profile/stack_scan.h) is drawn hatched. The
 // file stands alone in a browser: hovering a box shows its name and samples, the Search button
 // (or Ctrl-F) highlights every frame that matches a regular expression and shows their share,
 // clicking a box zooms to it, and Reset zoom (or a click on the root) goes back.
@@ -20,10 +21,11 @@ namespace dlcheck::report {
 
 struct FlameGraphOptions {
   std::string title = "Flame graph";
-  std::string subtitle;        ///< a second line (event, samples, command)
-  int width = 1200;            ///< pixels
-  int frame_height = 16;       ///< pixels per stack level
-  double min_width_px = 0.25;  ///< narrower frames (and their callees) are left out
+  std::string subtitle;     ///< a second line (event, samples, command)
+  int width = 1200;         ///< pixels
+  int frame_height = 16;    ///< pixels per stack level
+  double min_width_px = 2;  ///< narrower frames (and their callees) are left out: a box
+                            ///< under 2 px shows neither a name nor a share
 };
 
 /// Writes the flame graph of `folded` ("a;b;c" -> samples) as one SVG document.
@@ -41,7 +43,8 @@ struct LeafCall {
 std::vector<LeafCall> BottomUp(const std::map<std::string, std::uint64_t>& folded);
 
 /// Writes `folded` as collapsed-stack text, one "a;b;c N" line per stack, in key order: what
-/// flamegraph.pl, inferno and speedscope read.
+/// flamegraph.pl, inferno and speedscope read. Each frame is written as FoldedFrame makes it
+/// (no control character, no space), in the SVG too.
 void WriteFolded(const std::map<std::string, std::uint64_t>& folded, std::ostream& out);
 
 }  // namespace dlcheck::report

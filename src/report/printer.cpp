@@ -10,6 +10,7 @@
 #include <type_traits>
 
 #include "common/nearest_name.h"
+#include "report/safe_text.h"
 
 namespace dlcheck::report {
 
@@ -104,7 +105,7 @@ std::vector<std::size_t> ColumnIndexes(const Table& table, const std::vector<std
   for (const auto& name : names) {
     const auto found = std::find(table.columns.begin(), table.columns.end(), name);
     if (found == table.columns.end()) {
-      throw ColumnChoiceError("--columns: unknown column '" + name + "'" +
+      throw ColumnChoiceError("--columns: unknown column '" + ShortInput(name) + "'" +
                               DidYouMean(name, table.columns) + "; the " + table.name +
                               " table has: " + ColumnList(table.columns));
     }
@@ -138,7 +139,7 @@ Table* ChosenTable(Report& report, const std::string& name, std::string_view mai
     if (found == nullptr && t.name == wanted) found = &t;
   });
   if (found == nullptr && !name.empty()) {
-    throw ColumnChoiceError("--columns: no table '" + name + "' in this report" +
+    throw ColumnChoiceError("--columns: no table '" + ShortInput(name) + "' in this report" +
                             DidYouMean(name, names) + "; its tables: " + ColumnList(names));
   }
   return found;

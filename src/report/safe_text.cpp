@@ -103,4 +103,32 @@ std::string SafeText(std::string_view text, std::size_t max_bytes) {
   return out;
 }
 
+std::string ShortInput(std::string_view text, std::size_t max_bytes) {
+  if (text.size() <= max_bytes) return SafeText(text);
+  std::size_t cut = max_bytes;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+  return SafeText(text.substr(0, cut)) + "...";
+}
+
+std::string ShortWords(std::string_view text, std::size_t max_bytes) {
+  std::string out;
+  while (!text.empty()) {
+    const std::size_t space = std::min(text.find(' '), text.size());
+    const std::string_view word = text.substr(0, space);
+    out += word.size() > max_bytes ? ShortInput(word, max_bytes) : std::string(word);
+    if (space < text.size()) out += ' ';
+    text.remove_prefix(std::min(space + 1, text.size()));
+  }
+  return out;
+}
+
+std::string FoldedFrame(std::string_view text) {
+  std::string frame = SafeText(text);
+  for (char& c : frame) {
+    if (c == ';') c = ':';
+    if (c == ' ') c = '_';
+  }
+  return frame;
+}
+
 }  // namespace dlcheck::report

@@ -36,4 +36,19 @@ std::string ValidUtf8Text(std::string_view text, std::string_view replacement,
 /// C1) and each byte that is not UTF-8 becomes '?'. At most `max_bytes` bytes are looked at.
 std::string SafeText(std::string_view text, std::size_t max_bytes = std::string_view::npos);
 
+/// A value from the command line or an input quoted back in a message: SafeText of at most
+/// `max_bytes` bytes (cut at a character's start), "..." after it when it was longer, so that a
+/// 100,000-character option value is not echoed whole.
+std::string ShortInput(std::string_view text, std::size_t max_bytes = 64);
+
+/// `text` with each run of more than `max_bytes` non-space bytes cut as ShortInput cuts it: a
+/// message from a parser that quotes what it was given.
+std::string ShortWords(std::string_view text, std::size_t max_bytes = 256);
+
+/// One frame of a collapsed stack ("comm;frame;...;frame count"), as flamegraph.pl, inferno and
+/// speedscope split it: SafeText, with each ';' (the frame separator) as ':' and each space (the
+/// count's separator) as '_', so that a symbol named with `ESC ] 0;... BEL`, spaces or ';' stays
+/// one frame and reaches no terminal raw.
+std::string FoldedFrame(std::string_view text);
+
 }  // namespace dlcheck::report

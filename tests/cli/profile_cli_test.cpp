@@ -128,6 +128,12 @@ TEST_F(ProfileCliTest, MlpProfileNamesKernelsByPrimitiveAndItsStacksAddUp) {
   for (const auto& c : report["classes"]) classes += c["samples"].get<std::int64_t>();
   EXPECT_EQ(classes, total);
   ExpectJitSamplesHaveCallers(report, ReadFile(folded_path));
+  // Issue 35, row 4: verbose's thread policy and noise guard, and one verdict line.
+  EXPECT_EQ(report["profile"]["threads_from"].get<std::string>(), "--threads");
+  EXPECT_TRUE(report["profile"]["load_start"].is_number() ||
+              report["profile"]["load_start"].is_null());
+  EXPECT_NE(report["profile"]["verdict"].get<std::string>().find(" % in "), std::string::npos)
+      << report["profile"].dump(2);
   ExpectSamplesJoinedToExecutions(report);
   // Valid XML, and the JIT kernels are named in it.
   const std::string check =

@@ -232,28 +232,17 @@ TEST(BelowHostIsaTest, AOneDnn3LogBelowTheHostsOneDnn3LevelSaysSo) {
   EXPECT_FALSE(BelowHostIsaFinding(run, "avx512_core_fp16"));
 }
 
-// profile's inherited thread count under a quota below the affinity mask: the budget's count,
-// said; OMP_NUM_THREADS or a quota that does not bind leave OpenMP's default alone.
-TEST(BudgetThreadsTest, AnInheritedCountIsHeldToABindingQuota) {
+// verbose's, dispatch's and profile's default under a quota below the affinity mask: the idle
+// cores held to the budget, and said so.
+TEST(BudgetThreadsTest, TheDefaultCountIsHeldToABindingQuota) {
   const char* saved = std::getenv("OMP_NUM_THREADS");
   const std::string kept = saved != nullptr ? saved : "";
   unsetenv("OMP_NUM_THREADS");
   const os::CpuBudget half = os::BudgetOf(2, os::CpuQuota{0.5, "/sys/fs/cgroup/job/cpu.max"});
-  const std::optional<ThreadChoice> choice = InheritedWithinBudget(half);
-  ASSERT_TRUE(choice);
-  EXPECT_EQ(choice->threads, 1);
-  EXPECT_EQ(choice->from,
-            "the CPU budget: 1 CPU (a cgroup CPU quota of 0.50 CPUs; 2 in the affinity mask)");
-  EXPECT_EQ(BudgetThreadsFinding(*choice).code, "threads-from-budget");
-  EXPECT_FALSE(InheritedWithinBudget(os::BudgetOf(2, os::CpuQuota{4, "q"})));
-  EXPECT_FALSE(InheritedWithinBudget(os::BudgetOf(2, std::nullopt)));
-  setenv("OMP_NUM_THREADS", "2", 1);
-  EXPECT_FALSE(InheritedWithinBudget(half));
-  // verbose's and dispatch's default: the idle cores held to the budget, and said so.
-  unsetenv("OMP_NUM_THREADS");
   const ThreadChoice held = ChooseThreads(0, 2, half, LoadAverage{0.0, 0.0, 0.0});
   EXPECT_EQ(held.threads, 1);
-  EXPECT_EQ(held.from, choice->from);
+  EXPECT_EQ(held.from,
+            "the CPU budget: 1 CPU (a cgroup CPU quota of 0.50 CPUs; 2 in the affinity mask)");
   EXPECT_TRUE(held.capped.empty());
   if (saved != nullptr) {
     setenv("OMP_NUM_THREADS", kept.c_str(), 1);

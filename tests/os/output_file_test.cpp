@@ -47,6 +47,20 @@ TEST_F(OutputTargetTest, ARegularFileIsReplacedOnCommitOnly) {
   EXPECT_EQ(Entries(dir_), std::vector<std::string>{"out.txt"});
 }
 
+// Issue 37, class 7: a name near NAME_MAX (250 bytes) still gets a temporary beside it (its
+// base cut to fit), and the target keeps its whole name.
+TEST_F(OutputTargetTest, ANameNearTheLimitStillGetsATemporary) {
+  const std::string name(250, 'n');
+  const std::string path = (dir_ / name).string();
+  OutputFile out;
+  ASSERT_TRUE(out.Open(path).ok());
+  out.stream() << "whole\n";
+  const Status committed = out.Commit();
+  ASSERT_TRUE(committed.ok()) << committed.message();
+  EXPECT_EQ(ReadFile(path), "whole\n");
+  EXPECT_EQ(Entries(dir_), std::vector<std::string>{name});
+}
+
 TEST_F(OutputTargetTest, AnOutputNotCommittedLeavesTheTargetAndNoTemporaryFile) {
   const std::string path = Write("out.txt", "old\n");
   {

@@ -45,6 +45,24 @@ TEST(FlameGraphTest, SvgIsWellFormedXmlWithEveryFrame) {
   EXPECT_EQ(std::system(check.c_str()), 0) << "not valid XML, or frames missing: " << path;
 }
 
+// Issue 35, row 9: a frame found by stack scanning ("_[s]") is drawn hatched, and a box under
+// 2 px (1 sample of 10,000 in 1,180 px) is left out by default.
+TEST(FlameGraphTest, ScannedFramesHatchedAndBoxesUnderTwoPixelsLeftOut) {
+  const std::map<std::string, std::uint64_t> folded = {
+      {"dlcheck;main_[s];jit_brgemm_kernel_t_[j]", 9999}, {"dlcheck;tiny_frame", 1}};
+  std::ostringstream out;
+  WriteFlameGraphSvg(folded, {}, out);
+  const std::string svg = out.str();
+  EXPECT_NE(svg.find("<pattern id=\"scanned\""), std::string::npos);
+  EXPECT_NE(svg.find("<title>main_[s] (9999 samples"), std::string::npos);
+  EXPECT_NE(svg.find("fill=\"url(#scanned)\""), std::string::npos);
+  EXPECT_EQ(svg.find("tiny_frame"), std::string::npos);
+  // Without scanned frames, no pattern.
+  std::ostringstream plain;
+  WriteFlameGraphSvg({{"a;b", 3}}, {}, plain);
+  EXPECT_EQ(plain.str().find("<pattern"), std::string::npos);
+}
+
 // A profile's report: a kernels table and the stacks of a recorded folded file, as
 // profile::AddStacksTable makes them.
 Report ProfileReport(const std::string& folded_name) {
@@ -76,6 +94,11 @@ TEST(StacksPrinterTest, FoldedAndSvgAreByteIdenticalToTheRecordedOutput) {
     const Report report = ProfileReport(name + ".folded");
     ASSERT_GT(report.FindTable(kStacksTable)->rows.size(), 3u);
     EXPECT_EQ(Printed(report, Format::kFolded), ReadFile(DataPath("profile/" + name + ".folded")));
+    // DLCHECK_UPDATE_GOLDEN=1 rewrites the expected SVG (then review its diff like code).
+    if (const char* update = std::getenv("DLCHECK_UPDATE_GOLDEN"); update && *update == '1') {
+      std::ofstream(DataPath("profile/" + name + ".svg"), std::ios::binary)
+          << Printed(report, Format::kSvg);
+    }
     EXPECT_EQ(Printed(report, Format::kSvg), ReadFile(DataPath("profile/" + name + ".svg")));
   }
 }

@@ -1,0 +1,29 @@
+#pragma once
+// A computation that may blow up on hostile input (a demangler fed a symbol whose substitutions
+// double at each level) run in a forked child, bounded in memory, time and output, so that the
+// worst it can do is fail: dlcheck itself never grows or hangs with it.
+//
+//   std::optional<std::string> out =
+//       CallInChild([&] { return Demangle(name); }, {.max_memory_bytes = 256 << 20});
+//   if (!out) ...  // it failed, ran out of memory or time, or said more than max_output_bytes
+
+#include <cstddef>
+#include <functional>
+#include <optional>
+#include <string>
+
+namespace dlcheck::os {
+
+struct ChildLimits {
+  std::size_t max_memory_bytes = std::size_t{256} << 20;  ///< address space beyond dlcheck's own
+  double timeout_s = 2;                                   ///< killed (SIGKILL) after this
+  std::size_t max_output_bytes = std::size_t{64} << 10;   ///< a longer result is a failure
+};
+
+/// Runs `work` in a child process under `limits` and returns what it returned; nullopt when the
+/// child could not be made, `work` threw, ran past the memory or the time, or returned more than
+/// `max_output_bytes`.
+std::optional<std::string> CallInChild(const std::function<std::string()>& work,
+                                       const ChildLimits& limits);
+
+}  // namespace dlcheck::os
