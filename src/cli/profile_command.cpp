@@ -270,8 +270,8 @@ StatusOr<int> RecordAndReport(ProfileOptions& o, const std::string& perf,
   o.load_start = dispatch::ReadLoadAverage();
   StatusOr<std::vector<detect::ThreadSet>> all = detect::LiveThreadSets({"all"});
   if (!all.ok()) return all.status();
-  o.threads = dispatch::ChooseThreads(o.capture.threads, all->front().threads,
-                                      os::ReadCpuBudget(), o.load_start);
+  o.threads = dispatch::ChooseThreads(o.capture.threads, all->front().threads, os::ReadCpuBudget(),
+                                      o.load_start);
   o.capture.threads = o.threads.threads;
   StatusOr<dispatch::Run> rec = Record(o, launcher);
   o.load_end = dispatch::ReadLoadAverage();

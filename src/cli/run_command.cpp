@@ -159,12 +159,12 @@ const report::contract::Document& RunDocument() {
     return contract::Document{
         "run",
         "a program run with oneDNN verbose on, and the per-primitive report of its log",
-        {contract::Object(kProgramRunPart,
-                          {kCommand, kExitStatus, kEnded, kSignal, kForwardedSignal, kWallS,
-                           report::kTraceOrigin, model_run_field::kOnednnVersion, kRuntime,
-                           model_run_field::kThreads, kIsa, kExecMs, kExecPctOfWall,
-                           kVerboseRequest, kVerboseRequestFrom, kVerboseLines, kProgramLines,
-                           kProgramBytes}),
+        {contract::Object(
+             kProgramRunPart,
+             {kCommand, kExitStatus, kEnded, kSignal, kForwardedSignal, kWallS,
+              report::kTraceOrigin, model_run_field::kOnednnVersion, kRuntime,
+              model_run_field::kThreads, kIsa, kExecMs, kExecPctOfWall, kVerboseRequest,
+              kVerboseRequestFrom, kVerboseLines, kProgramLines, kProgramBytes}),
          InputMember(/*with_files=*/false), HeaderMember(), SummaryMember(),
          PrimitivesMember(/*with_layer=*/false, /*with_file=*/false), DiagnosticsMember(),
          report::TraceMember()},

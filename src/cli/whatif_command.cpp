@@ -272,6 +272,21 @@ report::Report BuildReport(const WhatifOptions& options, const std::vector<std::
   variants.leave_out_first =
       report::Names({kDeviation, col::kProblem, col::kGflops, kLoggedImplementation});
   report.primary_table = kVariantsTable.name;
+  // The pictures (html, svg): each change's projected step gain, then every variant's time.
+  report.charts.push_back({.title = "Projected step gain of each change",
+                           .table = std::string(kChangesTable.name),
+                           .label = report::Names({kHot, col::kPrimitive, kVariant}),
+                           .value = std::string(kStepGainPct.name),
+                           .unit = "% of the step",
+                           .limit = 40});
+  report.charts.push_back({.title = "Time of each variant, per hot primitive (min, whisker to avg)",
+                           .table = std::string(kVariantsTable.name),
+                           .label = report::Names({kHot, col::kPrimitive, kVariant}),
+                           .value = std::string(kMinMs.name),
+                           .low = std::string(kMinMs.name),
+                           .high = std::string(kAvgMs.name),
+                           .unit = "ms",
+                           .limit = 60});
   AddLogSummary(report, files, session, summary);
   return report;
 }
@@ -476,7 +491,10 @@ void SetupWhatif(CLI::App& subcommand, int& exit_code) {
   CLI::App* const sub = &subcommand;
   sub->add_option("files", options->files,
                   "log files (plain, gzip, xz, zstd or bzip2); - or nothing reads standard input");
-  AddFormatOption(*sub, options->format);
+  AddFormatOption(*sub, options->format, {"svg"},
+                  "output format: table (default), csv, json, xlsx, html (a page with the charts "
+                  "and tables) or svg (the charts: each change's projected step gain, each "
+                  "variant's time)");
   AddOutputOption(*sub);
   sub->add_option("--cover", options->cover_pct,
                   "the hot primitives: the fewest rows that cover this percentage of the exec time "
