@@ -4,8 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -39,6 +41,31 @@ std::vector<Json> RowsWhere(const Json& table, const std::string& key, const std
 // beyond the JIT frame (dnnl_primitive_execute and the model worker's own frames call it), and
 // scanning never adds samples: scanned ones are among the JIT ones and the kernel's (a page
 // fault entered from JIT code).
+// The widest box a flame graph of `folded` draws for a JIT kernel frame (`_[j]`), as a share of
+// all samples: a frame's box holds the samples of every stack through the same path to it.
+double WidestJitBoxShare(const std::string& folded) {
+  std::map<std::string, std::int64_t> by_path;
+  std::int64_t total = 0;
+  std::istringstream in(folded);
+  for (std::string line; std::getline(in, line);) {
+    const std::size_t space = line.rfind(' ');
+    if (space == std::string::npos) continue;
+    const std::int64_t samples = std::stoll(line.substr(space + 1));
+    total += samples;
+    const std::string stack = line.substr(0, space);
+    for (std::size_t end = 0; end != std::string::npos;) {
+      end = stack.find(';', end + 1);
+      const std::string path = stack.substr(0, end);
+      const std::size_t start = path.rfind(';');
+      const std::string frame = start == std::string::npos ? path : path.substr(start + 1);
+      if (frame.find("_[j]") != std::string::npos) by_path[path] += samples;
+    }
+  }
+  std::int64_t widest = 0;
+  for (const auto& [path, samples] : by_path) widest = std::max(widest, samples);
+  return total > 0 ? static_cast<double>(widest) / static_cast<double>(total) : 0.0;
+}
+
 void ExpectJitSamplesHaveCallers(const Json& report, const std::string& folded) {
   const std::vector<Json> jit = RowsWhere(report["classes"], "class", "jit");
   const std::vector<Json> kernel = RowsWhere(report["classes"], "class", "kernel");
@@ -135,14 +162,18 @@ TEST_F(ProfileCliTest, MlpProfileNamesKernelsByPrimitiveAndItsStacksAddUp) {
   EXPECT_NE(report["profile"]["verdict"].get<std::string>().find(" % in "), std::string::npos)
       << report["profile"].dump(2);
   ExpectSamplesJoinedToExecutions(report);
-  // Valid XML, and the JIT kernels are named in it.
+  // Valid XML, and the JIT kernels are named in it where a JIT frame's box is drawn at all (the
+  // graph leaves out boxes under 2 of its 1200 px: on a loaded machine the samples of a kernel
+  // can spread over many call paths, each too narrow to draw).
+  // (A margin over 2 px for the graph's own borders.)
+  const bool jit_box_drawn = WidestJitBoxShare(ReadFile(folded_path)) * 1200 >= 4;
   const std::string check =
       "python3 -c \"import sys,xml.etree.ElementTree as E; "
       "r=E.parse(sys.argv[1]).getroot(); "
       "sys.exit(0 if any('_[j] (' in (t.text or '') for t in "
       "r.iter('{http://www.w3.org/2000/svg}title')) else 1)\" " +
       svg_path;
-  EXPECT_EQ(std::system(check.c_str()), 0) << svg_path;
+  if (jit_box_drawn) EXPECT_EQ(std::system(check.c_str()), 0) << svg_path;
 }
 
 TEST_F(ProfileCliTest, SleepShowsItsSleepOffCpu) {
