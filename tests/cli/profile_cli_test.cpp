@@ -173,7 +173,9 @@ TEST_F(ProfileCliTest, MlpProfileNamesKernelsByPrimitiveAndItsStacksAddUp) {
       "sys.exit(0 if any('_[j] (' in (t.text or '') for t in "
       "r.iter('{http://www.w3.org/2000/svg}title')) else 1)\" " +
       svg_path;
-  if (jit_box_drawn) EXPECT_EQ(std::system(check.c_str()), 0) << svg_path;
+  if (jit_box_drawn) {
+    EXPECT_EQ(std::system(check.c_str()), 0) << svg_path;
+  }
 }
 
 TEST_F(ProfileCliTest, SleepShowsItsSleepOffCpu) {
