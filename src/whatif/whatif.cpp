@@ -26,6 +26,19 @@ constexpr std::size_t kMaxImplementations = 5;  // the first and the runner-ups 
 // take seconds, so such an implementation is named, not timed.
 constexpr double kMaxReferenceFlops = 1e7;
 
+// Why `rebuilt` is not timed: reference code on a large problem (any variant, the baseline too:
+// a log of blocked layouts replayed below its ISA lands there); nullopt when it can be.
+std::optional<std::string> TooSlowToTime(const Rebuilt& rebuilt,
+                                         const verbose::PrimitiveStats& row) {
+  const std::optional<double> flops = verbose::FlopsOf(row.primitive.view(), row.problem.view());
+  if (!rebuilt.implementation().starts_with("ref") || !flops || *flops <= kMaxReferenceFlops) {
+    return std::nullopt;
+  }
+  return fmt::format(
+      "not measured: reference code on {:.0f} MFLOP per call would take seconds per run",
+      *flops / 1e6);
+}
+
 bool Wants(const WhatifPlan& plan, std::string_view kind) {
   return std::find(plan.variants.begin(), plan.variants.end(), kind) != plan.variants.end();
 }
@@ -144,6 +157,11 @@ class Bench {
   std::optional<Measurement> Run(const Rebuilt& rebuilt, const verbose::PrimitiveStats& row,
                                  VariantResult& v, const MeasureSettings& settings,
                                  const std::vector<std::string>& skipped = {}) const {
+    if (std::optional<std::string> slow = TooSlowToTime(rebuilt, row)) {
+      v.implementation = rebuilt.implementation();
+      v.note = *slow;
+      return std::nullopt;
+    }
     StatusOr<Measurement> m = Measure(rebuilt, engine_, settings);
     if (!m.ok()) {
       v.note = m.status().message();
@@ -296,22 +314,12 @@ void MeasureImplementations(RowRun& r) {
         "impl " + name + (repeats > 0 ? " #" + std::to_string(repeats + 1) : "");
     r.Progress(label);
     VariantResult v{.variant = label, .threads = r.threads};
-    const std::optional<double> flops =
-        verbose::FlopsOf(r.hot.row.primitive.view(), r.hot.row.problem.view());
-    if (name.starts_with("ref") && flops && *flops > kMaxReferenceFlops) {
-      v.implementation = name;
-      v.note = fmt::format(
-          "not timed: reference code on {:.0f} MFLOP per call would take seconds per run",
-          *flops / 1e6);
-    } else {
-      r.bench.Run(*rebuilt, r.hot.row, v, r.bench.Settings(), before);
-      if (repeats > 0) {
-        // benchdnn 2.6 skips implementations by name: it cannot reach a second one of a name.
-        v.benchdnn.clear();
-        v.note =
-            "no benchdnn line: benchdnn 2.6 skips implementations by name, and an earlier "
-            "one has this name";
-      }
+    if (r.bench.Run(*rebuilt, r.hot.row, v, r.bench.Settings(), before) && repeats > 0) {
+      // benchdnn 2.6 skips implementations by name: it cannot reach a second one of a name.
+      v.benchdnn.clear();
+      v.note =
+          "no benchdnn line: benchdnn 2.6 skips implementations by name, and an earlier "
+          "one has this name";
     }
     before.push_back(name);
     r.hot.variants.push_back(std::move(v));

@@ -303,8 +303,10 @@ def pages(dlcheck, data, scratch):
         ("fleet", ["fleet", fleet_dir], (0,)),
         ("check", ["check"], (0, 1, 2)),
         ("profile", ["profile", "--"] + busy, (0,)),
+        # The log recorded under an SSE4.1 cap: its layouts run as logged on any x86-64 host (the
+        # CNN log's AVX-512 blocked layouts land on reference code below AVX-512, not measured).
         ("whatif", ["whatif", "--top", "2", "--time", "0.02", "--variants", "layouts,threads",
-                    torch_log], (0,)),
+                    os.path.join(verbose, "torch_cnn_sse41_2.6.3.log")], (0,)),
     ]
 
 
@@ -335,7 +337,8 @@ def expected_checks(name, argv, doc, dlcheck, failures, charts):
     elif name == "whatif":
         # Which variants are changes (faster than the baseline) is measured anew by each run:
         # the page's own run may rank another set than the JSON's, so only the chart is asked for.
-        expect_chart(charts, "changes", "bars", failures, name)
+        if doc["changes"]:
+            expect_chart(charts, "changes", "bars", failures, name)
         expect_chart(charts, "variants", "bars", failures, name,
                      bars=distinct(doc["variants"], ["hot", "primitive", "variant"], "min_ms", 60))
     elif name == "diff":

@@ -142,6 +142,14 @@ TEST(Rebuild, TorchLogsAreRebuilt) {
         "torch_bf16_2.6.3.log", "torch_int8_2.6.3.log"}) {
     for (const verbose::PrimitiveStats& row : RowsOf(file)) {
       StatusOr<Rebuilt> rebuilt = Rebuild(row, engine);
+      // oneDNN 2.6.3 has bf16 kernels from AVX-512 (avx512_core) up: below it (an older host, or
+      // ONEDNN_MAX_CPU_ISA=AVX2) a bf16 row is refused, and said so.
+      if (!rebuilt.ok() && std::string_view(file) == "torch_bf16_2.6.3.log" &&
+          dnnl::get_effective_cpu_isa() < dnnl::cpu_isa::avx512_core) {
+        EXPECT_NE(rebuilt.status().message().find("on this CPU"), std::string::npos)
+            << rebuilt.status().message();
+        continue;
+      }
       EXPECT_TRUE(rebuilt.ok()) << file << ": " << row.primitive.str() << " " << row.prop_kind.str()
                                 << " " << row.attributes.str() << ": "
                                 << rebuilt.status().message();
