@@ -384,6 +384,20 @@ Dims Concat(Dims head, const Dims& tail) {
   return head;
 }
 
+// A backward pass needs the forward descriptor `fwd` as its hint, as every framework gives it;
+// an error when oneDNN has no forward `kind` on this CPU.
+StatusOr<dnnl::primitive_desc> ForwardHint(const Context& c, const void* fwd,
+                                           std::string_view kind) {
+  dnnl::primitive_attr plain;
+  dnnl::primitive_desc hint(fwd, &plain, c.engine, nullptr, true);
+  if (hint.get(true) == nullptr) {
+    return Cannot("oneDNN 2.6.3 has no forward " + std::string(kind) +
+                  (c.settings.data_type.empty() ? std::string() : " in " + c.settings.data_type) +
+                  " on this CPU to hint the backward one");
+  }
+  return hint;
+}
+
 Status RebuildConvolution(Context& c, bool deconv) {
   std::map<std::string, dnnl_dim_t, std::less<>> k;
   if (!ReadKeyed(c.row.problem.view(), k)) return Cannot("the problem has a run-time dimension");
@@ -452,14 +466,8 @@ Status RebuildConvolution(Context& c, bool deconv) {
     return st;
   }
   if (!bwd_d && !bwd_w) return Create(c, fwd);
-  // A backward pass needs the forward descriptor as its hint, as every framework gives it.
-  dnnl::primitive_attr plain;
-  const dnnl::primitive_desc hint(&fwd, &plain, c.engine, nullptr, true);
-  if (hint.get(true) == nullptr) {
-    return Cannot("oneDNN 2.6.3 has no forward convolution" +
-                  (c.settings.data_type.empty() ? std::string() : " in " + c.settings.data_type) +
-                  " on this CPU to hint the backward one");
-  }
+  StatusOr<dnnl::primitive_desc> hint = ForwardHint(c, &fwd, "convolution");
+  if (!hint.ok()) return hint.status();
   dnnl_convolution_desc_t op{};
   const dnnl_status_t status =
       bwd_d ? dnnl_dilated_convolution_backward_data_desc_init(
@@ -469,7 +477,7 @@ Status RebuildConvolution(Context& c, bool deconv) {
                   &op, alg_c, &s->data, &wd->data, bias, &d->data, w->strides.data(),
                   w->dilates.data(), w->pad_l.data(), w->pad_r.data());
   if (Status st = Check(status, "this backward convolution"); !st.ok()) return st;
-  return Create(c, op, &hint);
+  return Create(c, op, &*hint);
 }
 
 Status RebuildInnerProduct(Context& c) {
@@ -521,20 +529,15 @@ Status RebuildInnerProduct(Context& c) {
     return st;
   }
   if (!bwd_d && !bwd_w) return Create(c, fwd);
-  dnnl::primitive_attr plain;
-  const dnnl::primitive_desc hint(&fwd, &plain, c.engine, nullptr, true);
-  if (hint.get(true) == nullptr) {
-    return Cannot("oneDNN 2.6.3 has no forward inner product" +
-                  (c.settings.data_type.empty() ? std::string() : " in " + c.settings.data_type) +
-                  " on this CPU to hint the backward one");
-  }
+  StatusOr<dnnl::primitive_desc> hint = ForwardHint(c, &fwd, "inner product");
+  if (!hint.ok()) return hint.status();
   dnnl_inner_product_desc_t op{};
   const dnnl_status_t status =
       bwd_d
           ? dnnl_inner_product_backward_data_desc_init(&op, &s->data, &wd->data, &d->data)
           : dnnl_inner_product_backward_weights_desc_init(&op, &s->data, &wd->data, bias, &d->data);
   if (Status st = Check(status, "this backward inner product"); !st.ok()) return st;
-  return Create(c, op, &hint);
+  return Create(c, op, &*hint);
 }
 
 Status RebuildMatmul(Context& c) {
