@@ -130,7 +130,7 @@ const std::vector<report::Field>& ChangeColumns() {
 }
 
 constexpr std::string_view kFlopCountText =
-    "dlcheck's: every kernel tap, padding taps included (benchdnn's count leaves them out)";
+    "benchdnn's: a multiply-add counts 2, a convolution's kernel taps on padding left out";
 
 report::Value Number(const std::optional<double>& v, int decimals = 3) {
   return v ? report::Value(*v, decimals) : report::Value();
