@@ -1204,7 +1204,8 @@ Status RebuildSumOrConcat(Context& c, bool concat) {
       c.out.single_pd = dnnl::sum::primitive_desc(*d, scales, src_descs, c.engine, c.attr);
     }
   } catch (const dnnl::error& e) {
-    return Cannot("oneDNN 2.6.3 has no implementation for this " + c.out.kind + ": " + e.what());
+    return Cannot("oneDNN 2.6.3 has no implementation for this " + c.out.kind + " on this CPU (" +
+                  e.what() + ")");
   }
   return {};
 }
