@@ -331,6 +331,35 @@ Status ReadArgumentScales(Context& c, std::string_view list) {
   return ReadOutputScales(c, std::to_string(output_mask) + ":*");
 }
 
+// The attributes of 1.x to 2.2, each ended by `;`: `scratchpad_mode:user;`, `oscale:2;`,
+// `post_ops:'sum:1;eltwise_relu;';` (the post-ops `;`-separated inside the quotes).
+Status ReadLegacyAttributes(Context& c, std::string_view text, dnnl::post_ops& ops) {
+  while (!text.empty()) {
+    if (text.starts_with("post_ops:'")) {
+      const std::size_t end = text.find("';", 10);
+      if (end == std::string_view::npos) break;
+      std::string list(text.substr(10, end - 10));
+      while (list.ends_with(";")) list.pop_back();
+      std::replace(list.begin(), list.end(), ';', '+');
+      if (Status s = ReadPostOps(c, list, ops); !s.ok()) return s;
+      text.remove_prefix(end + 2);
+      continue;
+    }
+    const std::size_t end = text.find(';');
+    const std::string_view item = text.substr(0, end);
+    if (item.starts_with("oscale:")) {
+      if (Status s = ReadOutputScales(c, item.substr(7)); !s.ok()) return s;
+    } else if (!item.starts_with("scratchpad_mode:")) {
+      return Cannot("attribute '" + std::string(item) + "' has no oneDNN 2.6.3 equivalent here");
+    }
+    if (end == std::string_view::npos) return {};
+    text.remove_prefix(end + 1);
+  }
+  if (!text.empty())
+    return Cannot("attribute '" + std::string(text) + "' has no oneDNN 2.6.3 equivalent here");
+  return {};
+}
+
 // The attributes field: `attr-scratchpad:user attr-post-ops:eltwise_relu attr-oscale:2 ...`.
 Status ReadAttributes(Context& c) {
   std::string_view text = c.row.attributes.view();
@@ -354,6 +383,8 @@ Status ReadAttributes(Context& c) {
       s = ReadZeroPoints(c, value);
     } else if (key == "attr-scales") {
       s = ReadArgumentScales(c, value);
+    } else if (!key.starts_with("attr-")) {
+      s = ReadLegacyAttributes(c, token, ops);
     } else {
       s = Cannot("attribute '" + std::string(token) + "' has no oneDNN 2.6.3 equivalent here");
     }
@@ -1212,10 +1243,18 @@ Status RebuildSumOrConcat(Context& c, bool concat) {
 
 // A kind the rebuild does not cover, said in words.
 Status NotCovered(std::string_view primitive) {
+  if (primitive == "group_normalization") {
+    return Cannot("group normalization came with oneDNN 3.3: 2.6.3 has no such primitive");
+  }
+  if (primitive == "gemm_api") {
+    return Cannot(
+        "a gemm_api line is a call of oneDNN's BLAS functions (dnnl_sgemm, ...), not a "
+        "primitive: dlcheck rebuilds primitives");
+  }
   if (primitive == "rnn" || primitive == "lstm" || primitive == "gru") {
     return Cannot(
-        "an rnn primitive is not rebuilt: its line gives the layer and iteration sizes but not "
-        "every tensor of the cell (iteration states, peepholes, projection) nor its flags");
+        "an rnn primitive is not rebuilt: dlcheck does not build an rnn cell's descriptors (its "
+        "gates, states, directions and layers) from a line yet");
   }
   return Cannot("a " + std::string(primitive) + " primitive is not rebuilt yet");
 }
