@@ -49,6 +49,18 @@ TEST(CsvTest, PrintsThePrimaryTable) {
   EXPECT_EQ(Render(r, Format::kCsv), "x\r\n1\r\n");
 }
 
+TEST(CsvTest, PrintsTheMainTableItsDocumentDeclares) {
+  // The declared main table wins over the first table and over a hand-set primary_table: a
+  // command states its main table once, in its document.
+  static const contract::Document kDocument{"sample", "a sample", {}, "other"};
+  Report r = Sample();
+  r.document = &kDocument;
+  r.primary_table = "features";
+  r.AddView("other", {"x"}).rows.push_back({1});
+  EXPECT_EQ(Render(r, Format::kCsv), "x\r\n1\r\n");
+  EXPECT_EQ(r.Primary(), r.FindTable("other"));
+}
+
 TEST(JsonTest, KeyedTableSectionsAndRounding) {
   const auto doc = nlohmann::json::parse(Render(Sample(), Format::kJson));
   EXPECT_EQ(doc["schema_version"], Report::kSchemaVersion);
