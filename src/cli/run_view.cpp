@@ -68,7 +68,6 @@ void AddRunStream(report::Report& report, dispatch::Run& run, SortKey sort, std:
       hidden.push_back(name);
     }
   }
-  report.primary_table = report::kPrimitivesTable.name;
   // A worker's input counts its lines that were not its own protocol, skips by reason.
   AddInputSection(report, {}, run.input);
   if (!model) AddHeaderSection(report, run.header);
