@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -224,25 +225,36 @@ TEST_F(OutputFilesTest, SigtermDuringAWorkbookLeavesNoTemporaryFile) {
   const std::string log = Write("big.log", DistinctRows(200'000));
   const std::filesystem::path tmpdir = dir_ / "tmp";
   std::filesystem::create_directory(tmpdir);
+  // Standard output is a pipe this test does not read: once the workbook is packed, dlcheck
+  // blocks copying it out of its temporary file, so the signal lands while that file exists
+  // (with /dev/null the copy could end first on a loaded machine, and the run end normally).
+  int out[2];
+  ASSERT_EQ(pipe(out), 0);
   const pid_t pid = fork();
   if (pid == 0) {
     const int null_fd = open("/dev/null", O_WRONLY);
-    dup2(null_fd, STDOUT_FILENO);
+    dup2(out[1], STDOUT_FILENO);
     dup2(null_fd, STDERR_FILENO);
+    close(out[0]);
     setenv("TMPDIR", tmpdir.c_str(), 1);
     execl(DLCHECK_BINARY, DLCHECK_BINARY, "parse", "--format", "xlsx", log.c_str(),
           static_cast<char*>(nullptr));
     _exit(127);
   }
-  // Signalled once the workbook's temporary file exists.
-  const auto end = Clock::now() + std::chrono::seconds(60);
-  while (Entries(tmpdir).empty() && Clock::now() < end) {
+  close(out[1]);
+  // Signalled once the copy has begun: the pipe holds the workbook's first bytes.
+  const auto end = Clock::now() + std::chrono::seconds(120);
+  int queued = 0;
+  while (queued == 0 && Clock::now() < end) {
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    ASSERT_EQ(ioctl(out[0], FIONREAD, &queued), 0);
   }
-  ASSERT_FALSE(Entries(tmpdir).empty()) << "the workbook never started";
+  ASSERT_GT(queued, 0) << "the workbook was never written";
+  EXPECT_FALSE(Entries(tmpdir).empty()) << "the workbook's temporary file is gone before the end";
   kill(pid, SIGTERM);
   int status = 0;
   waitpid(pid, &status, 0);
+  close(out[0]);
   EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM) << status;
   EXPECT_EQ(Entries(tmpdir), std::vector<std::string>{});
 }
