@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -30,13 +31,17 @@ using Json = nlohmann::json;
 
 using dlcheck::testing::ReadFile;
 
-// The perf maps in /tmp now.
+// The perf maps in /tmp now whose process has ended: a running process's map (another test's
+// worker, as ctest runs tests side by side) is nobody's leftover yet.
 std::set<std::string> PerfMaps() {
   std::set<std::string> maps;
   std::error_code error;
   for (const auto& e : std::filesystem::directory_iterator("/tmp", error)) {
     const std::string name = e.path().filename().string();
-    if (name.starts_with("perf-") && name.ends_with(".map")) maps.insert(name);
+    if (!name.starts_with("perf-") || !name.ends_with(".map")) continue;
+    const pid_t pid = static_cast<pid_t>(std::atol(name.c_str() + 5));
+    if (pid > 0 && (kill(pid, 0) == 0 || errno == EPERM)) continue;
+    maps.insert(name);
   }
   return maps;
 }
