@@ -409,6 +409,11 @@ void ParallelFeed::Replay(Worker& worker) {
   LogSession& w = *worker.session;
   // The worker's line n is the log's line n + shift.
   const std::uint64_t shift = lines_ - worker.numbered;
+  // A repeat goes only to the listeners that use repeats now (as LogSession::FeedPredicted).
+  std::vector<EventListener*> hearing;
+  for (EventListener* l : s.listeners_) {
+    if (l->UsesRepeats()) hearing.push_back(l);
+  }
   for (const Record& r : worker.recorder.records) {
     ++s.stats_.events;
     if (r.parsed) {
@@ -424,7 +429,7 @@ void ParallelFeed::Replay(Worker& worker) {
       const LineMemo::Entry entry{worker.to_row[r.row], r.exec, r.cache_hit, r.nested};
       s.aggregator_.AddRepeat(entry, r.ms);
       const std::optional<double> stamp = r.stamped ? std::optional<double>(r.stamp) : std::nullopt;
-      for (EventListener* l : s.listeners_) l->OnRepeat(entry, r.ms, stamp);
+      for (EventListener* l : hearing) l->OnRepeat(entry, r.ms, stamp);
     }
   }
   s.stats_.lines += w.stats_.lines;
