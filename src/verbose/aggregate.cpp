@@ -62,62 +62,144 @@ std::string_view TrimLineEnd(std::string_view s) {
   return s;
 }
 
-// The value of the eight ASCII digits at `p` (fast_float's SWAR steps); false when one of the
-// eight bytes is not a digit.
-bool ReadEightDigits(const char* p, std::uint64_t& value) {
-  std::uint64_t v = 0;
-  std::memcpy(&v, p, 8);
-  if (((v & 0xF0F0F0F0F0F0F0F0ULL) |
-       (((v + 0x0606060606060606ULL) & 0xF0F0F0F0F0F0F0F0ULL) >> 4)) != 0x3333333333333333ULL) {
-    return false;
-  }
-  v -= 0x3030303030303030ULL;
-  v = (v * 10) + (v >> 8);
-  value = (((v & 0x000000FF000000FFULL) * (100 + (1000000ULL << 32))) +
-           (((v >> 16) & 0x000000FF000000FFULL) * (1 + (10000ULL << 32)))) >>
-          32;
-  return true;
+// The bytes of `v` that are not ASCII digits, as their high bits: a byte is a digit when its
+// value less '0' is below 10. Only the lowest flagged byte is sure (a carry moves upward, to
+// bytes past the first non-digit).
+constexpr std::uint64_t NotDigits(std::uint64_t v) {
+  const std::uint64_t x = v ^ 0x3030303030303030ULL;  // digits: 0..9
+  return ((x + 0x7676767676767676ULL) | x) & 0x8080808080808080ULL;
 }
 
-// Clinger's fast path: up to 15 digits and a decimal point are exact in a double, and one
-// division by an exact power of ten is correctly rounded, so this equals from_chars. The
-// fraction (`0.000976562`) is read eight digits at a time.
-bool ReadTime(std::string_view text, double& ms) {
-  static constexpr double kPow10[] = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
-                                      1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
-  const char* const begin = text.data();
-  const char* const end = begin + text.size();
-  if (text.size() <= 16) {
-    std::uint64_t mantissa = 0;
-    const char* p = begin;
-    while (p < end && static_cast<unsigned>(*p - '0') < 10) {
-      mantissa = mantissa * 10 + static_cast<unsigned>(*p - '0');
-      ++p;
-    }
-    const std::ptrdiff_t int_digits = p - begin;
-    if (int_digits > 0 && p == end) {  // 16 digits fit a uint64 but not a double
-      if (int_digits <= 15) {
-        ms = static_cast<double>(mantissa);
-        return true;
-      }
-    } else if (int_digits > 0 && *p == '.') {
-      const char* const fraction = ++p;
-      for (std::uint64_t eight = 0; end - p >= 8 && ReadEightDigits(p, eight); p += 8) {
-        mantissa = mantissa * 100000000 + eight;
-      }
-      while (p < end && static_cast<unsigned>(*p - '0') < 10) {
-        mantissa = mantissa * 10 + static_cast<unsigned>(*p - '0');
-        ++p;
-      }
-      const std::ptrdiff_t decimals = p - fraction;
-      if (p == end && decimals > 0 && int_digits + decimals <= 15) {
-        ms = static_cast<double>(mantissa) / kPow10[decimals];
-        return true;
-      }
+std::uint64_t Load8(const char* p) {
+  std::uint64_t v = 0;
+  std::memcpy(&v, p, 8);
+  return v;
+}
+
+// Past the ASCII digits at `p` (before `end`), eight bytes at a time.
+[[gnu::always_inline]] inline const char* SkipDigits(const char* p, const char* end) {
+  for (; end - p >= 8; p += 8) {
+    if (const std::uint64_t stop = NotDigits(Load8(p)); stop != 0) {
+      return p + (__builtin_ctzll(stop) >> 3);
     }
   }
+  while (p < end && static_cast<unsigned>(*p - '0') < 10) ++p;
+  return p;
+}
+
+// The value of the first `count` (1 to 8) bytes of `v`, ASCII digits (fast_float's SWAR steps);
+// the bytes past them are shifted out (a borrow from one of them only moves upward).
+[[gnu::always_inline]] inline std::uint64_t DigitsValue(std::uint64_t v, int count) {
+  v = (v - 0x3030303030303030ULL) << (8 * (8 - count));
+  v = (v * 10) + (v >> 8);
+  return (((v & 0x000000FF000000FFULL) * (100 + (1000000ULL << 32))) +
+          (((v >> 16) & 0x000000FF000000FFULL) * (1 + (10000ULL << 32)))) >>
+         32;
+}
+
+constexpr double kPow10[] = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                             1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+constexpr std::uint64_t kPow10Int[] = {1,
+                                       10,
+                                       100,
+                                       1000,
+                                       10000,
+                                       100000,
+                                       1000000,
+                                       10000000,
+                                       100000000,
+                                       1000000000,
+                                       10000000000,
+                                       100000000000,
+                                       1000000000000,
+                                       10000000000000,
+                                       100000000000000,
+                                       1000000000000000};
+
+// Clinger's fast path: up to 15 digits and a decimal point are exact in a double, and one
+// division by an exact power of ten is correctly rounded, so this equals from_chars. The time
+// at `begin`: digits, then a point and digits; returns where the number ends, or nullptr when
+// it is not in that form (from_chars reads it then).
+const char* ScanTimeByDigit(const char* const begin, const char* const end, double& ms) {
+  std::uint64_t mantissa = 0;
+  const char* p = begin;
+  while (p < end && static_cast<unsigned>(*p - '0') < 10 && p - begin < 16) {
+    mantissa = mantissa * 10 + static_cast<unsigned>(*p - '0');
+    ++p;
+  }
+  const std::ptrdiff_t int_digits = p - begin;
+  if (int_digits == 0 || int_digits > 15) return nullptr;  // 16 digits fit a uint64, not a double
+  if (p == end || *p != '.') {
+    ms = static_cast<double>(mantissa);
+    return p;
+  }
+  const char* const fraction = ++p;
+  while (p < end && static_cast<unsigned>(*p - '0') < 10 && p - begin <= 16) {
+    mantissa = mantissa * 10 + static_cast<unsigned>(*p - '0');
+    ++p;
+  }
+  const std::ptrdiff_t decimals = p - fraction;
+  if (decimals == 0 || int_digits + decimals > 15 ||
+      (p < end && static_cast<unsigned>(*p - '0') < 10)) {
+    return nullptr;
+  }
+  ms = static_cast<double>(mantissa) / kPow10[decimals];
+  return p;
+}
+
+// ScanTimeByDigit, on words where 17 bytes can be read (a line read ahead: the next lines
+// follow): the point is taken out of the first 16 bytes, and the digits on both sides of it
+// read as one mantissa, eight at a time. The same mantissa and power of ten: the same value.
+[[gnu::always_inline]] inline const char* ScanTime(const char* const begin, const char* const end,
+                                                   double& ms) {
+  if (end - begin < 17) return ScanTimeByDigit(begin, end, ms);
+  const std::uint64_t low = Load8(begin);
+  const std::uint64_t high = Load8(begin + 8);
+  const std::uint64_t integer_stop = NotDigits(low);
+  if (integer_stop == 0) return ScanTimeByDigit(begin, end, ms);  // 8 integer digits or more
+  const int int_digits = __builtin_ctzll(integer_stop) >> 3;
+  if (int_digits == 0) return nullptr;
+  if (begin[int_digits] != '.') {
+    ms = static_cast<double>(DigitsValue(low, int_digits));
+    return begin + int_digits;
+  }
+  // The 15 bytes after the point's removal: its integer digits kept, the rest a byte down.
+  const std::uint64_t kept = (std::uint64_t{1} << (8 * int_digits)) - 1;
+  const std::uint64_t first = (low & kept) | ((low >> 8) & ~kept) | (high << 56);
+  const std::uint64_t second = high >> 8;  // its top byte 0: never a digit
+  const std::uint64_t first_stop = NotDigits(first);
+  int digits = 0;
+  std::uint64_t mantissa = 0;
+  if (first_stop != 0) {
+    digits = __builtin_ctzll(first_stop) >> 3;
+    mantissa = DigitsValue(first, digits);
+  } else {
+    const int more = __builtin_ctzll(NotDigits(second)) >> 3;
+    digits = 8 + more;
+    mantissa = DigitsValue(first, 8) * kPow10Int[more];
+    if (more != 0) mantissa += DigitsValue(second, more);
+    // 15 digits read: a 16th makes it too long for the fast path.
+    if (more == 7 && static_cast<unsigned>(begin[16] - '0') < 10) return nullptr;
+  }
+  const int decimals = digits - int_digits;
+  if (decimals == 0) return nullptr;
+  ms = static_cast<double>(mantissa) / kPow10[decimals];
+  return begin + digits + 1;
+}
+
+// The time field's text `text`: the fast path, else from_chars.
+bool ReadTime(std::string_view text, double& ms) {
+  const char* const begin = text.data();
+  const char* const end = begin + text.size();
+  if (ScanTime(begin, end, ms) == end) return true;
   const auto [ptr, ec] = std::from_chars(begin, end, ms);
   return ec == std::errc() && ptr == end && std::isfinite(ms) && ms >= 0;
+}
+
+// Past the blanks TrimLineEnd drops, from `p`.
+[[gnu::always_inline]] inline const char* SkipLineEndBlanks(const char* p, const char* end) {
+  while (p < end && (*p == ' ' || *p == '\t' || *p == '\r')) ++p;
+  return p;
 }
 
 }  // namespace
@@ -148,7 +230,7 @@ std::uint32_t LineMemo::Find(std::uint64_t hash, std::uint32_t state, std::strin
   }
 }
 
-void LineMemo::Follow(std::uint32_t index) {
+[[gnu::always_inline]] void LineMemo::Follow(std::uint32_t index) {
   const std::uint32_t from = last_ != kNone ? last_ : link_from_;
   if (from != kNone && slots_[from].next != index) {
     slots_[from].next2 = slots_[from].next;
@@ -192,12 +274,16 @@ void LineMemo::Insert(std::uint64_t hash, std::uint32_t state, std::string_view 
 // (kMiss when it does not read as a time).
 LineMemo::Match LineMemo::Hit(std::uint32_t index, std::string_view time_text, Entry& entry,
                               double& ms) {
+  if (slots_[index].kind != Kind::kForeign && !ReadTime(time_text, ms)) return Match::kMiss;
+  return Take(index, entry);
+}
+
+[[gnu::always_inline]] LineMemo::Match LineMemo::Take(std::uint32_t index, Entry& entry) {
   const Slot& slot = slots_[index];
   if (slot.kind == Kind::kForeign) {
     Follow(index);
     return Match::kForeign;
   }
-  if (!ReadTime(time_text, ms)) return Match::kMiss;
   entry = {slot.row, slot.kind == Kind::kExec,
            slot.kind == Kind::kCreateHit || slot.kind == Kind::kNestedHit,
            slot.kind == Kind::kNested || slot.kind == Kind::kNestedHit};
@@ -238,69 +324,131 @@ LineMemo::Match LineMemo::Lookup(std::uint32_t state, std::string_view line, Ent
   return Match::kMiss;
 }
 
-namespace {
-// The end of a timestamp field starting at `at`: `<digits>.<digits>` then a comma (the rule of
-// FindTimestampField), or npos.
-std::size_t TimestampFieldEnd(std::string_view line, std::size_t at) {
-  std::size_t i = at;
-  const std::size_t n = line.size();
-  while (i < n && static_cast<unsigned>(line[i] - '0') < 10) ++i;
-  if (i == at || i >= n || line[i] != '.') return std::string_view::npos;
-  const std::size_t frac = ++i;
-  while (i < n && static_cast<unsigned>(line[i] - '0') < 10) ++i;
-  if (i == frac || i >= n || line[i] != ',') return std::string_view::npos;
-  return i;
+// Lookup's rule, in place: the line is the remembered key, a comma and the time (or, for a
+// foreign line, the key), then only blanks to its end. The key of a stamped line is the line
+// without its timestamp field: key = line[0, at) + line[tail, comma).
+[[gnu::always_inline]] bool LineMemo::TryPredicted(std::uint32_t guess,
+                                                   const PredictedStates& states,
+                                                   std::string_view text, bool whole_line,
+                                                   std::size_t max_length, Predicted& found) {
+  const Slot& slot = slots_[guess];
+  const char* const line = text.data();
+  const char* const end = line + text.size();
+  const char* const key = arena_.data() + slot.offset;
+  const std::size_t size = text.size();
+  const char* after = nullptr;  // past the key: the comma before the time, or the blanks
+  if (slot.kind == Kind::kForeign) {
+    if (size < slot.length || std::memcmp(key, line, slot.length) != 0) return false;
+    after = line + slot.length;
+  } else if (slot.stamp_at == kNoStamp) {
+    if (!states.plain_events || slot.state != states.plain || size <= slot.length ||
+        std::memcmp(key, line, slot.length) != 0) {
+      return false;
+    }
+    after = line + slot.length;
+  } else {
+    const std::size_t at = slot.stamp_at;
+    if (slot.state != states.stamped || size <= at || std::memcmp(key, line, at) != 0) {
+      return false;
+    }
+    // `<digits>.<digits>,` (FindTimestampField's rule): first in the shape of the last one.
+    const char* const field = line + at;
+    const char* stamp_end = nullptr;
+    if (const StampShape& shape = stamp_shape_; shape.point != 0 && end - field >= 24) {
+      std::uint64_t wrong = 0;
+      for (int w = 0; w < 3; ++w) {
+        wrong |= (NotDigits(Load8(field + 8 * w)) ^ shape.not_digits[w]) & shape.within[w];
+      }
+      if (wrong == 0 && field[shape.point] == '.' && field[shape.comma] == ',') {
+        stamp_end = field + shape.comma;
+      }
+    }
+    if (stamp_end == nullptr) {
+      const char* const point = SkipDigits(field, end);
+      if (point == field || point == end || *point != '.') return false;
+      stamp_end = SkipDigits(point + 1, end);
+      if (stamp_end == point + 1 || stamp_end == end || *stamp_end != ',') return false;
+      LearnStampShape(static_cast<std::size_t>(point - field),
+                      static_cast<std::size_t>(stamp_end - field));
+    }
+    const char* const tail = stamp_end + 1;
+    const std::size_t rest = slot.length - at;
+    if (static_cast<std::size_t>(end - tail) <= rest || std::memcmp(key + at, tail, rest) != 0) {
+      return false;
+    }
+    found.stamp = {line + at, static_cast<std::size_t>(stamp_end - (line + at))};
+    after = tail + rest;
+  }
+  const char* stop = after;
+  if (slot.kind != Kind::kForeign) {
+    if (*after != ',') return false;
+    stop = ScanTime(after + 1, end, found.ms);
+    if (stop == nullptr) return false;
+  }
+  if (stop < end && *stop != '\n') stop = SkipLineEndBlanks(stop, end);
+  found.length = static_cast<std::size_t>(stop - line);
+  if (whole_line ? stop != end : (stop == end || *stop != '\n' || found.length > max_length)) {
+    return false;
+  }
+  found.match = Take(guess, found.entry);
+  return true;
 }
-}  // namespace
 
-LineMemo::Match LineMemo::LookupPredicted(std::uint32_t plain_state, std::uint32_t stamped_state,
-                                          bool plain_events, std::string_view line, Entry& entry,
-                                          double& ms, std::string_view& stamp) {
-  if (last_ == kNone) return Match::kMiss;
+[[gnu::always_inline]] LineMemo::Predicted LineMemo::Predict(const PredictedStates& states,
+                                                             std::string_view text, bool whole_line,
+                                                             std::size_t max_length) {
+  Predicted found;
+  if (last_ == kNone) return found;
   const Slot& last = slots_[last_];
   const std::uint32_t second = last.next2;
-  Match m = Match::kMiss;
-  if (last.next != kNone) {
-    m = TryPredicted(last.next, plain_state, stamped_state, plain_events, line, entry, ms, stamp);
+  if (last.next != kNone && TryPredicted(last.next, states, text, whole_line, max_length, found)) {
+    return found;
   }
-  if (m == Match::kMiss && second != kNone) {
-    m = TryPredicted(second, plain_state, stamped_state, plain_events, line, entry, ms, stamp);
+  found.stamp = {};
+  if (second != kNone && TryPredicted(second, states, text, whole_line, max_length, found)) {
+    return found;
   }
-  return m;
+  return {};
 }
 
-LineMemo::Match LineMemo::TryPredicted(std::uint32_t guess, std::uint32_t plain_state,
-                                       std::uint32_t stamped_state, bool plain_events,
-                                       std::string_view line, Entry& entry, double& ms,
-                                       std::string_view& stamp) {
-  const Slot& slot = slots_[guess];
-  line = TrimLineEnd(line);
-  if (slot.kind == Kind::kForeign) {
-    return SameKey(slot, 0, line, true) ? Hit(guess, {}, entry, ms) : Match::kMiss;
-  }
-  const std::size_t comma = LastComma(line);
-  if (comma == std::string_view::npos || comma == 0) return Match::kMiss;
-  const char* key = arena_.data() + slot.offset;
-  if (slot.stamp_at == kNoStamp) {
-    if (!plain_events || slot.state != plain_state || slot.length != comma ||
-        std::memcmp(key, line.data(), comma) != 0) {
-      return Match::kMiss;
+LineMemo::Predicted LineMemo::LookupPredicted(const PredictedStates& states, std::string_view text,
+                                              bool whole_line, std::size_t max_length) {
+  return Predict(states, text, whole_line, max_length);
+}
+
+LineMemo::Taken LineMemo::TakePredicted(const PredictedStates& states, std::string_view text,
+                                        std::size_t max_length, Aggregator& aggregator,
+                                        RepeatSink* sink) {
+  Taken taken;
+  while (true) {
+    const Predicted found = Predict(states, text.substr(taken.bytes), false, max_length);
+    if (found.match == Match::kMiss) break;
+    taken.bytes += found.length + 1;
+    ++taken.lines;
+    if (found.match == Match::kForeign) {
+      ++taken.foreign;
+      continue;
     }
-    stamp = {};
-    return Hit(guess, line.substr(comma + 1), entry, ms);
+    ++taken.events;
+    aggregator.AddRepeatHere(found.entry, found.ms);
+    if (sink != nullptr) sink->OnRepeat(found.entry, found.ms, found.stamp);
   }
-  // key = line[0, at) + line[tail, comma): the line without its timestamp field and comma.
-  const std::size_t at = slot.stamp_at;
-  if (slot.state != stamped_state || comma <= at) return Match::kMiss;
-  const std::size_t stamp_comma = TimestampFieldEnd(line, at);
-  if (stamp_comma == std::string_view::npos || stamp_comma >= comma) return Match::kMiss;
-  const std::size_t tail = stamp_comma + 1;
-  if (slot.length != at + (comma - tail) || std::memcmp(key, line.data(), at) != 0 ||
-      std::memcmp(key + at, line.data() + tail, comma - tail) != 0) {
-    return Match::kMiss;
+  return taken;
+}
+
+// A shape is kept where its field and comma fit three words (24 bytes): the point and the
+// comma are the only bytes in it that are not digits (NotDigits never misses one; a byte past a
+// non-ASCII one may be flagged too, which only fails the check).
+void LineMemo::LearnStampShape(std::size_t point, std::size_t comma) {
+  stamp_shape_ = {};
+  if (comma >= 24) return;
+  for (std::size_t i = 0; i <= comma; ++i) {
+    const std::uint64_t high_bit = std::uint64_t{0x80} << (8 * (i % 8));
+    stamp_shape_.within[i / 8] |= high_bit;
+    if (i == point || i == comma) stamp_shape_.not_digits[i / 8] |= high_bit;
   }
-  stamp = line.substr(at, stamp_comma - at);
-  return Hit(guess, line.substr(comma + 1), entry, ms);
+  stamp_shape_.point = static_cast<std::uint32_t>(point);
+  stamp_shape_.comma = static_cast<std::uint32_t>(comma);
 }
 
 void LineMemo::Remember(std::uint32_t state, std::string_view line, const Entry& entry, double ms,
@@ -345,6 +493,10 @@ void LineMemo::Grow() {
 }
 
 void Aggregator::AddRepeat(const LineMemo::Entry& entry, double ms) {
+  AddRepeatHere(entry, ms);
+}
+
+[[gnu::always_inline]] void Aggregator::AddRepeatHere(const LineMemo::Entry& entry, double ms) {
   ++events_;
   if (entry.row == other_row_) ++other_events_;
   PrimitiveStats& row = rows_[entry.row];
@@ -355,8 +507,8 @@ void Aggregator::AddRepeat(const LineMemo::Entry& entry, double ms) {
   AddTime(row, entry, ms);
 }
 
-void Aggregator::AddTime(PrimitiveStats& row, const LineMemo::Entry& kind,
-                         std::optional<double> ms) {
+[[gnu::always_inline]] void Aggregator::AddTime(PrimitiveStats& row, const LineMemo::Entry& kind,
+                                                std::optional<double> ms) {
   if (kind.nested) {
     ++row.nested_creates;
     if (ms) row.nested_create_ms += *ms;

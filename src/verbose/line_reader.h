@@ -15,6 +15,7 @@
 //   }
 //   if (!reader.status().ok()) ...   // a read error or corrupt gzip data, after the good lines
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -44,6 +45,16 @@ class LineReader {
   /// Opens `path` (`-` is standard input). Errors: InputError with one line for the user.
   Status Open(const std::string& path, std::size_t line_cap = kDefaultLineCap);
   Next Read(std::string_view& line);
+  /// The bytes read ahead and not yet returned as lines (valid until the next Read): a caller
+  /// that takes whole lines from their start in place (LogSession::FeedPredicted) says so by Skip.
+  std::string_view Ahead() const { return {buffer_.data() + begin_, end_ - begin_}; }
+  /// Consumes the first `bytes` of Ahead(): `lines` whole lines, each ending in '\n' and no longer
+  /// than the cap, which Read would have returned.
+  void Skip(std::size_t bytes, std::uint64_t lines) {
+    begin_ += bytes;
+    scan_ = std::max(scan_, begin_);
+    line_number_ += lines;
+  }
   /// The first byte that is not blank (space, tab, CR, LF) of what is left to read, decompressed,
   /// without consuming it; '\0' at the end of the input. Reads ahead until it finds one.
   char PeekFirstNonBlank();

@@ -100,15 +100,13 @@ bool LogSession::Feed(std::string_view line, std::uint64_t number) {
   // Fast path: a line seen before (all but its time and timestamp) feeds its row without
   // parsing; first the line that followed the previous one last time, compared in place.
   if (options_.memo && !parser.has_pending()) {
-    LineMemo::Entry entry;
-    double ms = 0;
-    std::string_view stamp;
-    switch (memo_.LookupPredicted(MemoState(false), MemoState(true), !saw_timestamp_, line, entry,
-                                  ms, stamp)) {
+    const LineMemo::Predicted found =
+        memo_.LookupPredicted(PredictedStates(), line, true, line.size());
+    switch (found.match) {
       case LineMemo::Match::kEvent:
         ++stats_.events;
-        aggregator_.AddRepeat(entry, ms);
-        if (!listeners_.empty()) NotifyRepeat(entry, ms, stamp);
+        aggregator_.AddRepeat(found.entry, found.ms);
+        if (!listeners_.empty()) NotifyRepeat(found.entry, found.ms, found.stamp);
         return true;
       case LineMemo::Match::kForeign:
         ++stats_.skipped[SkipReason::kForeign];
@@ -116,6 +114,8 @@ bool LogSession::Feed(std::string_view line, std::uint64_t number) {
       case LineMemo::Match::kMiss:
         break;
     }
+    LineMemo::Entry entry;
+    double ms = 0;
     bool stamped = false;
     std::optional<double> timestamp;
     std::size_t stamp_at = 0;
@@ -137,6 +137,24 @@ bool LogSession::Feed(std::string_view line, std::uint64_t number) {
   parser.Feed(line, number);
   if (options_.memo) RememberLine(line, number);
   return strict_error_.empty();
+}
+
+// The per-line loop of a long log: the lines read ahead that the memo predicts, taken in place
+// until the first it does not (Feed takes that one). Nothing here changes the parser's state,
+// the layer or whether a timestamp was seen, so the memo's states hold for the whole text.
+std::size_t LogSession::FeedPredicted(std::string_view text, std::size_t line_cap,
+                                      std::uint64_t& lines) {
+  lines = 0;
+  if (!options_.memo || !strict_error_.empty() || !parser_ || parser_->has_pending()) return 0;
+  bool notify = false;
+  for (const EventListener* l : listeners_) notify = notify || l->UsesRepeats();
+  const LineMemo::Taken taken =
+      memo_.TakePredicted(PredictedStates(), text, line_cap, aggregator_, notify ? this : nullptr);
+  lines = taken.lines;
+  stats_.lines += taken.lines;
+  stats_.events += taken.events;
+  if (taken.foreign != 0) stats_.skipped[SkipReason::kForeign] += taken.foreign;
+  return taken.bytes;
 }
 
 // Tells the listeners of a repeat taken by LookupPredicted; the timestamp's digits are read
@@ -189,6 +207,9 @@ Status LogSession::FeedAll(LineReader& reader, std::string name) {
   StartInput(std::move(name));
   std::string_view line;
   while (strict_error_.empty()) {
+    std::uint64_t lines = 0;
+    const std::size_t taken = FeedPredicted(reader.Ahead(), reader.line_cap(), lines);
+    reader.Skip(taken, lines);
     const LineReader::Next next = reader.Read(line);
     if (next == LineReader::Next::kEnd) break;
     if (next == LineReader::Next::kTooLong) {

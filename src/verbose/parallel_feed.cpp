@@ -45,6 +45,9 @@ class MemoryLines {
     at_ = lf != nullptr ? lf + 1 : end_;
     return line.size() > cap_ ? LineReader::Next::kTooLong : LineReader::Next::kLine;
   }
+  // What is left, and the bytes of it taken in place (whole lines: LogSession::FeedPredicted).
+  std::string_view Ahead() const { return {at_, static_cast<std::size_t>(end_ - at_)}; }
+  void Skip(std::size_t bytes) { at_ += bytes; }
 
  private:
   const char* at_;
@@ -353,7 +356,12 @@ void ParallelFeed::Parse(Worker& worker, const std::string& name) {
   std::uint64_t count = 0;
   std::string_view line;
   // Numbered on from the session's earlier chunks: its memo tells lines apart by number.
-  for (LineReader::Next next; (next = lines.Next(line)) != LineReader::Next::kEnd;) {
+  while (true) {
+    std::uint64_t taken = 0;
+    lines.Skip(s.FeedPredicted(lines.Ahead(), cap_, taken));
+    count += taken;
+    const LineReader::Next next = lines.Next(line);
+    if (next == LineReader::Next::kEnd) break;
     ++count;
     if (next == LineReader::Next::kTooLong) {
       s.FeedTooLong(worker.numbered + count);
@@ -401,6 +409,11 @@ void ParallelFeed::Replay(Worker& worker) {
   LogSession& w = *worker.session;
   // The worker's line n is the log's line n + shift.
   const std::uint64_t shift = lines_ - worker.numbered;
+  // A repeat goes only to the listeners that use repeats now (as LogSession::FeedPredicted).
+  std::vector<EventListener*> hearing;
+  for (EventListener* l : s.listeners_) {
+    if (l->UsesRepeats()) hearing.push_back(l);
+  }
   for (const Record& r : worker.recorder.records) {
     ++s.stats_.events;
     if (r.parsed) {
@@ -416,7 +429,7 @@ void ParallelFeed::Replay(Worker& worker) {
       const LineMemo::Entry entry{worker.to_row[r.row], r.exec, r.cache_hit, r.nested};
       s.aggregator_.AddRepeat(entry, r.ms);
       const std::optional<double> stamp = r.stamped ? std::optional<double>(r.stamp) : std::nullopt;
-      for (EventListener* l : s.listeners_) l->OnRepeat(entry, r.ms, stamp);
+      for (EventListener* l : hearing) l->OnRepeat(entry, r.ms, stamp);
     }
   }
   s.stats_.lines += w.stats_.lines;
@@ -432,7 +445,12 @@ void ParallelFeed::Replay(Worker& worker) {
 void ParallelFeed::FeedHere(const char* begin, const char* end) {
   MemoryLines lines(begin, end, cap_);
   std::string_view line;
-  for (LineReader::Next next; (next = lines.Next(line)) != LineReader::Next::kEnd;) {
+  while (true) {
+    std::uint64_t taken = 0;
+    lines.Skip(session_.FeedPredicted(lines.Ahead(), cap_, taken));
+    lines_ += taken;
+    const LineReader::Next next = lines.Next(line);
+    if (next == LineReader::Next::kEnd) break;
     ++lines_;
     if (next == LineReader::Next::kTooLong) {
       session_.FeedTooLong(lines_);

@@ -64,6 +64,7 @@ class Timeline : public EventListener {
 
   void OnEvent(const VerboseEvent& e, std::size_t row) override;
   void OnRepeat(const LineMemo::Entry& repeat, double ms, std::optional<double> timestamp) override;
+  bool UsesRepeats() const override { return recording_; }
   bool UsesTimestamps() const override { return recording_; }
 
  private:

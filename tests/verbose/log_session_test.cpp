@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -262,6 +263,131 @@ TEST(LogSessionTest, FeedAllReadsAFileThroughTheReader) {
             (std::map<SkipReason, std::uint64_t>{{SkipReason::kTooLong, 1}}));
   EXPECT_EQ(session.header().isa_short, "avx2");
   std::remove(path.c_str());
+}
+
+// Every row with where it was first seen, and what it adds up, in order.
+std::vector<std::string> RowsWithFirstLines(const Aggregator& aggregator) {
+  std::vector<std::string> out = RowTexts(aggregator);
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    out[i] += " first=" + std::to_string(aggregator.rows()[i].first_line);
+  }
+  return out;
+}
+
+// The time field of round `round`'s line `index` in one of the forms logs hold: oneDNN's own
+// (`%g`), an integer, more digits than a double holds, an exponent, a point with no digits,
+// followed by blanks or a CR (CRLF logs).
+std::string VariedTime(const std::string& time, int round, std::size_t index) {
+  static const std::vector<std::string> kForms = {"0.0119629",
+                                                  "2.04199",
+                                                  "7",
+                                                  "0.00012345678901234567",
+                                                  "1e-3",
+                                                  "5.",
+                                                  "12345678.5",
+                                                  "0.000976562",
+                                                  "123456789012345",
+                                                  "1234567890123456",
+                                                  "0.12345678901234"};
+  if (round == 0) return time;
+  const std::string& form = kForms[(index * 7 + static_cast<std::size_t>(round)) % kForms.size()];
+  switch ((index + static_cast<std::size_t>(round)) % 5) {
+    case 0:
+      return form + " ";
+    case 1:
+      return form + "\r";
+    case 2:
+      return time;
+    default:
+      return form;
+  }
+}
+
+// Lines taken in place from the reader's buffer (FeedPredicted: compared with the predicted line
+// where they lie, their time read there) give what parsing every line gives: the same rows with
+// the same first lines, the same listener calls, counts and skips, on every log of tests/data,
+// timestamped afresh on every line, with repeated lines that differ only in their time and
+// timestamp, times in every form, blanks and CRs at line ends, and lines over the reader's cap.
+TEST(LogSessionTest, LinesTakenInPlaceGiveWhatFullParsingGives) {
+  for (const std::string& file : testing::EveryLog()) {
+    const std::vector<std::string> base = testing::FixtureLines(file);
+    const std::string path = ::testing::TempDir() + "log_session_in_place.log";
+    {
+      std::ofstream out(path, std::ios::binary);
+      double stamp = 1795000000000.0;
+      for (int round = 0; round < 6; ++round) {
+        for (std::size_t i = 0; i < base.size(); ++i) {
+          std::string line = Restamp(base[i], stamp += 0.05);
+          const std::size_t comma = line.rfind(',');
+          if (comma != std::string::npos && comma + 1 < line.size() &&
+              std::isdigit(static_cast<unsigned char>(line[comma + 1])) != 0) {
+            line = line.substr(0, comma + 1) + VariedTime(line.substr(comma + 1), round, i);
+          }
+          out << line << "\n";
+        }
+      }
+    }
+    LogSession fast({.memo = true});
+    LogSession full({.memo = false});
+    EventTrail fast_seen, full_seen;
+    fast.AddListener(&fast_seen);
+    full.AddListener(&full_seen);
+    for (LogSession* session : {&fast, &full}) {
+      LineReader reader;
+      ASSERT_TRUE(reader.Open(path, 400).ok());
+      EXPECT_TRUE(session->FeedAll(reader, "log").ok());
+    }
+    EXPECT_EQ(RowsWithFirstLines(fast.aggregator()), RowsWithFirstLines(full.aggregator())) << file;
+    EXPECT_EQ(fast_seen.seen, full_seen.seen) << file;
+    EXPECT_EQ(fast.stats().lines, full.stats().lines) << file;
+    EXPECT_EQ(fast.stats().events, full.stats().events) << file;
+    EXPECT_EQ(fast.stats().skipped, full.stats().skipped) << file;
+    EXPECT_GT(fast.stats().events, 0u) << file;
+    std::remove(path.c_str());
+  }
+}
+
+// FeedPredicted takes the lines the memo predicts, whole lines only, and stops at the first it
+// does not: a new line, a line not yet ended, a time it does not read in place.
+TEST(LogSessionTest, FeedPredictedTakesPredictedLinesUpToTheFirstOther) {
+  struct Seen : EventListener {
+    void OnEvent(const VerboseEvent&, std::size_t) override {}
+    void OnRepeat(const LineMemo::Entry&, double ms, std::optional<double> ts) override {
+      repeated.push_back(std::to_string(ms) + "/" + (ts ? std::to_string(*ts) : "-"));
+    }
+    std::vector<std::string> repeated;
+  } seen;
+  const std::string head = "onednn_verbose,v1,";
+  const std::string a =
+      ",primitive,exec,cpu,reorder,jit:uni,undef,src:f32::blocked:ab::f0 "
+      "dst:f32::blocked:ba::f0,,,8x8,";
+  const std::string b =
+      ",primitive,exec,cpu,reorder,jit:uni,undef,src:f32::blocked:ab::f0 "
+      "dst:f32::blocked:ba::f0,,,16x16,";
+  LogSession session;
+  session.AddListener(&seen);
+  session.StartInput("log");
+  std::uint64_t n = 0;
+  for (const std::string& line : {head + "1000.5" + a + "0.5", head + "1001.5" + b + "0.25",
+                                  head + "1002.5" + a + "0.5", head + "1003.5" + b + "0.25"}) {
+    session.Feed(line, ++n);
+  }
+  const std::string taken =
+      head + "1004.5" + a + "0.125\n" + head + "1005.25" + b + "2.5 \r\n" + head + "1006.5" + a;
+  std::uint64_t lines = 0;
+  const std::string text = taken + "1e-3\n" + head + "1007.5" + b + "1\n";
+  EXPECT_EQ(session.FeedPredicted(text, 1024, lines), taken.size() - (head + "1006.5" + a).size());
+  EXPECT_EQ(lines, 2u);
+  EXPECT_EQ(session.FeedPredicted(head + "1006.5" + a + "0.5", 1024, lines), 0u);  // no '\n' yet
+  EXPECT_EQ(lines, 0u);
+  EXPECT_EQ(seen.repeated,
+            (std::vector<std::string>{"0.500000/1002.500000", "0.250000/1003.500000",
+                                      "0.125000/1004.500000", "2.500000/1005.250000"}));
+  EXPECT_EQ(session.stats().lines, 6u);
+  ASSERT_EQ(session.aggregator().rows().size(), 2u);
+  EXPECT_EQ(session.aggregator().rows()[0].execs, 3u);
+  EXPECT_EQ(session.aggregator().rows()[1].execs, 3u);
+  session.Finish();
 }
 
 // Listeners see every event, parsed or repeated, with the row it went to.
