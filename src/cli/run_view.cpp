@@ -7,7 +7,9 @@
 
 #include "cli/log_view.h"
 #include "cli/stats_view.h"
+#include "detect/binding.h"
 #include "dispatch/run_fields.h"
+#include "os/cpu_budget.h"
 #include "report/primitive_columns.h"
 #include "report/printer.h"
 
@@ -103,6 +105,13 @@ void AddTimeline(report::Report& report, const std::vector<verbose::ExecRecord>&
                            .value = std::string(tc::kTsUs.name),
                            .length = std::string(tc::kDurUs.name),
                            .unit = "\u00b5s"});
+}
+
+StatusOr<dispatch::ThreadChoice> ChooseWorkerThreads(
+    int asked, const std::optional<dispatch::LoadAverage>& load) {
+  StatusOr<std::vector<detect::ThreadSet>> all = detect::LiveThreadSets({"all"});
+  if (!all.ok()) return all.status();
+  return dispatch::ChooseThreads(asked, all->front().threads, os::ReadCpuBudget(), load);
 }
 
 StatusOr<int> EndRefused(const dispatch::Run& run) {

@@ -12,7 +12,6 @@
 #include "cli/model_options.h"
 #include "cli/run_view.h"
 #include "cli/stats_view.h"
-#include "detect/binding.h"
 #include "dispatch/capture.h"
 #include "dispatch/noise.h"
 #include "dispatch/onednn_info.h"
@@ -162,10 +161,9 @@ StatusOr<int> RunVerbose(VerboseOptions& o) {
     if (Status opened = raw_log.Open(o.raw_log_path); !opened.ok()) return opened;
   }
   o.load_start = dispatch::ReadLoadAverage();
-  StatusOr<std::vector<detect::ThreadSet>> all = detect::LiveThreadSets({"all"});
-  if (!all.ok()) return all.status();
-  o.threads = dispatch::ChooseThreads(o.capture.threads, all->front().threads, os::ReadCpuBudget(),
-                                      o.load_start);
+  StatusOr<dispatch::ThreadChoice> threads = ChooseWorkerThreads(o.capture.threads, o.load_start);
+  if (!threads.ok()) return threads.status();
+  o.threads = *threads;
   o.capture.threads = o.threads.threads;
   StatusOr<dispatch::Run> run = Capture(o, raw_log.is_open() ? &raw_log.stream() : nullptr);
   if (!run.ok()) return run.status();
