@@ -115,7 +115,6 @@ void AddCheckReport(const CheckResult& result, const Evidence& evidence, const M
         {i.check, std::string(StateName(i.state)), stable ? i.StableDetail() : i.detail});
   }
   AddRunSection(evidence, ran, stable, report);
-  report.primary_table = kChecksTable.name;
 }
 
 }  // namespace dlcheck::check

@@ -165,8 +165,6 @@ std::string Emitted(const CheckOptions& o, std::string_view node, const check::C
     }
   }
   detect::AddPlatform(evidence.platform, report, evidence.probes);
-  report.primary_table =
-      check::kChecksTable.name;  // AddPlatform makes its features table the primary one
   std::ostringstream out;
   report::Print(report, o.format, out);
   return out.str();

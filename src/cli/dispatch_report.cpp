@@ -148,7 +148,6 @@ void AddModelRowsTable(report::Report& report, const std::vector<ConfigRuns>& re
       rows.rows.push_back(std::move(row));
     }
   }
-  report.primary_table = report::kPrimitivesTable.name;
   namespace col = report::primitive_column;
   report.charts.push_back({.kind = report::Chart::Kind::kHeatMap,
                            .title = "ms per step of each primitive under each ISA cap",
@@ -227,6 +226,21 @@ std::string StatusesOf(const ConfigRuns& r) {
   return Join(statuses, ",");
 }
 
+// A bar per configuration of the configs table: `what`'s median, whiskers at the least and the
+// most of the runs.
+report::Chart ConfigSpreadChart(std::string_view what, const report::Field& median,
+                                const report::Field& least, const report::Field& most,
+                                std::string unit) {
+  return {.title = fmt::format(
+              "{} by configuration (median; whiskers: the least and most of the runs)", what),
+          .table = std::string(kConfigsTable.name),
+          .label = report::Names({sweep_field::kConfig}),
+          .value = std::string(median.name),
+          .low = std::string(least.name),
+          .high = std::string(most.name),
+          .unit = std::move(unit)};
+}
+
 void AddConfigsTable(report::Report& report, const std::vector<ConfigRuns>& results,
                      const SweepComparison& c) {
   report::Table& t = report.AddTable(kConfigsTable, sweep_columns::kConfigs);
@@ -251,22 +265,10 @@ void AddConfigsTable(report::Report& report, const std::vector<ConfigRuns>& resu
          Value(c.configs[i].exec_ms_min, 3), Value(c.configs[i].exec_ms_max, 3), StatusesOf(r)});
   }
   namespace p = dispatch::program_run_field;
-  report.charts.push_back({.title = "oneDNN execution time per run by configuration (median; "
-                                    "whiskers: the least and most of the runs)",
-                           .table = std::string(kConfigsTable.name),
-                           .label = report::Names({s::kConfig}),
-                           .value = std::string(p::kExecMs.name),
-                           .low = std::string(s::kExecMsMin.name),
-                           .high = std::string(s::kExecMsMax.name),
-                           .unit = "ms"});
-  report.charts.push_back({.title = "Wall time of the program by configuration (median; "
-                                    "whiskers: the least and most of the runs)",
-                           .table = std::string(kConfigsTable.name),
-                           .label = report::Names({s::kConfig}),
-                           .value = std::string(p::kWallS.name),
-                           .low = std::string(s::kWallSMin.name),
-                           .high = std::string(s::kWallSMax.name),
-                           .unit = "s"});
+  report.charts.push_back(ConfigSpreadChart("oneDNN execution time per run", p::kExecMs,
+                                            s::kExecMsMin, s::kExecMsMax, "ms"));
+  report.charts.push_back(
+      ConfigSpreadChart("Wall time of the program", p::kWallS, s::kWallSMin, s::kWallSMax, "s"));
 }
 
 // The long form, one row per (configuration, run, primitive row): the CSV contract.
@@ -285,7 +287,6 @@ void AddProgramRowsTable(report::Report& report, const std::vector<ConfigRuns>& 
       }
     }
   }
-  report.primary_table = report::kPrimitivesTable.name;
   namespace col = report::primitive_column;
   namespace s = sweep_field;
   report.charts.push_back({.kind = report::Chart::Kind::kHeatMap,

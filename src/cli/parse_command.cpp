@@ -244,12 +244,11 @@ Status CheckFormat(const ParseOptions& options, const std::vector<std::string>& 
         "parse --help')");
   }
   if (options.events &&
-      (options.format == report::Format::kXlsx || options.format == report::Format::kHtml ||
-       options.format == report::Format::kBenchdnn)) {
+      (options.format == report::Format::kXlsx || options.format == report::Format::kBenchdnn)) {
     return UsageError(
-        "--events streams one row per line, which a workbook, a web page or a list of distinct "
-        "primitives cannot hold; use --format csv or json with --events (see "
-        "'dlcheck parse --help')");
+        "--events streams one row per line, which a workbook or a list of distinct primitives "
+        "cannot hold; use --format csv, json or html with --events (see 'dlcheck parse "
+        "--help')");
   }
   return {};
 }

@@ -16,11 +16,9 @@
 #include "cli/run_view.h"
 #include "cli/stats_view.h"
 #include "common/text.h"
-#include "detect/binding.h"
 #include "dispatch/capture.h"
 #include "dispatch/noise.h"
 #include "dispatch/run_fields.h"
-#include "os/cpu_budget.h"
 #include "os/exit_status.h"
 #include "os/output_file.h"
 #include "os/scratch_directory.h"
@@ -209,7 +207,6 @@ report::Report BuildReport(const ProfileOptions& o, const dispatch::Run& r,
       report::Names({col::kEngine, col::kPropKind, col::kDataTypes, col::kLayouts, col::kAttributes,
                      col::kAuxiliary, col::kProblem, col::kExecMsMin, col::kExecMsMax,
                      col::kCreateMs, col::kCacheHits});
-  report.primary_table = profile::kKernelsTable.name;
   AddStacksTable(report, o, p);
   if (auto kept = dispatch::VerboseKeptFinding(r.verbose_request)) {
     report.findings.push_back(std::move(*kept));
@@ -268,10 +265,10 @@ StatusOr<int> RecordAndReport(ProfileOptions& o, const std::string& perf,
   // verbose's thread policy: --threads, else OMP_NUM_THREADS, else the idle cores, never an
   // oversubscribed run profiled as if it were the program's own.
   o.load_start = dispatch::ReadLoadAverage();
-  StatusOr<std::vector<detect::ThreadSet>> all = detect::LiveThreadSets({"all"});
-  if (!all.ok()) return all.status();
-  o.threads = dispatch::ChooseThreads(o.capture.threads, all->front().threads, os::ReadCpuBudget(),
-                                      o.load_start);
+  StatusOr<dispatch::ThreadChoice> threads =
+      dispatch::ChooseLiveThreads(o.capture.threads, o.load_start);
+  if (!threads.ok()) return threads.status();
+  o.threads = std::move(*threads);
   o.capture.threads = o.threads.threads;
   StatusOr<dispatch::Run> rec = Record(o, launcher);
   o.load_end = dispatch::ReadLoadAverage();

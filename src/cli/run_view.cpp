@@ -7,9 +7,7 @@
 
 #include "cli/log_view.h"
 #include "cli/stats_view.h"
-#include "detect/binding.h"
 #include "dispatch/run_fields.h"
-#include "os/cpu_budget.h"
 #include "report/primitive_columns.h"
 #include "report/printer.h"
 
@@ -70,7 +68,6 @@ void AddRunStream(report::Report& report, dispatch::Run& run, SortKey sort, std:
       hidden.push_back(name);
     }
   }
-  report.primary_table = report::kPrimitivesTable.name;
   // A worker's input counts its lines that were not its own protocol, skips by reason.
   AddInputSection(report, {}, run.input);
   if (!model) AddHeaderSection(report, run.header);
@@ -105,13 +102,6 @@ void AddTimeline(report::Report& report, const std::vector<verbose::ExecRecord>&
                            .value = std::string(tc::kTsUs.name),
                            .length = std::string(tc::kDurUs.name),
                            .unit = "\u00b5s"});
-}
-
-StatusOr<dispatch::ThreadChoice> ChooseWorkerThreads(
-    int asked, const std::optional<dispatch::LoadAverage>& load) {
-  StatusOr<std::vector<detect::ThreadSet>> all = detect::LiveThreadSets({"all"});
-  if (!all.ok()) return all.status();
-  return dispatch::ChooseThreads(asked, all->front().threads, os::ReadCpuBudget(), load);
 }
 
 StatusOr<int> EndRefused(const dispatch::Run& run) {

@@ -45,12 +45,6 @@ void AddNoiseGuard(report::Report& report, report::Section& section,
                    const std::optional<dispatch::LoadAverage>& load_start,
                    const std::optional<dispatch::LoadAverage>& load_end);
 
-/// The model worker's threads, as `verbose` chooses them: dispatch::ChooseThreads over the cores
-/// of this machine, its CPU budget and `load` (`asked`, from -t, wins). Errors: the machine's
-/// cores cannot be read.
-StatusOr<dispatch::ThreadChoice> ChooseWorkerThreads(
-    int asked, const std::optional<dispatch::LoadAverage>& load);
-
 /// Ends a command whose worker refused (Run::Refused), as Run::RefusalOf says: with its error, or
 /// with the worker's own error line and its exit status; a failure either way (no report).
 StatusOr<int> EndRefused(const dispatch::Run& run);

@@ -330,7 +330,6 @@ void AddPrimitivesTable(report::Report& report, std::vector<verbose::PrimitiveSt
                              std::size_t i) {
                    return PrimitiveRow(source->rows[i], source->total_exec_ms, source->columns);
                  }};
-  report.primary_table = report::kPrimitivesTable.name;
   // Drawn where the rows name their layers (a model's, a Graph partition's op).
   report.charts.push_back({.title = "oneDNN execution time by layer (the table's rows)",
                            .table = std::string(report::kPrimitivesTable.name),

@@ -161,9 +161,10 @@ StatusOr<int> RunVerbose(VerboseOptions& o) {
     if (Status opened = raw_log.Open(o.raw_log_path); !opened.ok()) return opened;
   }
   o.load_start = dispatch::ReadLoadAverage();
-  StatusOr<dispatch::ThreadChoice> threads = ChooseWorkerThreads(o.capture.threads, o.load_start);
+  StatusOr<dispatch::ThreadChoice> threads =
+      dispatch::ChooseLiveThreads(o.capture.threads, o.load_start);
   if (!threads.ok()) return threads.status();
-  o.threads = *threads;
+  o.threads = std::move(*threads);
   o.capture.threads = o.threads.threads;
   StatusOr<dispatch::Run> run = Capture(o, raw_log.is_open() ? &raw_log.stream() : nullptr);
   if (!run.ok()) return run.status();

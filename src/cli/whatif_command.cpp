@@ -29,6 +29,7 @@
 #include "common/text.h"
 #include "detect/platform.h"
 #include "dispatch/capture.h"
+#include "dispatch/noise.h"
 #include "dispatch/run_fields.h"
 #include "dispatch/sweep.h"
 #include "mlp/model.h"
@@ -167,7 +168,7 @@ const std::vector<report::Field>& ChangeColumns() {
 }
 
 constexpr std::string_view kFlopCountText =
-    "dlcheck's: every kernel tap, padding taps included (benchdnn's count leaves them out)";
+    "benchdnn's: a multiply-add counts 2, a convolution's kernel taps on padding left out";
 
 report::Value Number(const std::optional<double>& v, int decimals = 3) {
   return v ? report::Value(*v, decimals) : report::Value();
@@ -559,7 +560,7 @@ StatusOr<dispatch::Run> CaptureRun(const WhatifOptions& o, const std::string& lo
   dispatch::RunSource source = dispatch::ProgramSource{o.command};
   if (o.command.empty()) {
     StatusOr<dispatch::ThreadChoice> threads =
-        ChooseWorkerThreads(o.capture.threads, dispatch::ReadLoadAverage());
+        dispatch::ChooseLiveThreads(o.capture.threads, dispatch::ReadLoadAverage());
     if (!threads.ok()) return threads.status();
     settings.threads = threads->threads;
     source = o.model;

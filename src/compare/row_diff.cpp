@@ -294,7 +294,6 @@ report::Report DiffReport(RowDiff diff) {
   table.hidden_in_table = report::Names({kPropKind, kIsaA, kIsaB, kExecsA, kExecsB});
   table.answer_columns = report::Names({kRegressed, kRatio});
   table.leave_out_first = report::Names({kFallbackA, kFallbackB});
-  report.primary_table = kDiffRowsTable.name;
   report.charts.push_back({.kind = report::Chart::Kind::kDiverging,
                            .title = "Time per execution, b over a, per row",
                            .table = std::string(kDiffRowsTable.name),

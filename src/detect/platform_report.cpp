@@ -132,7 +132,6 @@ void AddPlatform(const PlatformInfo& info, report::Report& report,
                              Optional(f.kernel), Optional(f.usable),
                              ProbeValue(FindProbe(probes, f.name)), f.hidden_by_hypervisor});
   }
-  report.primary_table = kFeaturesTable.name;
 
   report.findings.insert(report.findings.end(), info.findings.begin(), info.findings.end());
 }

@@ -267,11 +267,10 @@ StatusOr<Run> CaptureProgram(const ProgramSource& source, const CaptureSettings&
   });
   splitter.Finish();
   if (!ended.ok()) return ended.status();
-  // A signal dlcheck passed on ends the log where the program was stopped; with no verbose line
-  // at all, the command says why (program-ended-early, onednn-not-loaded), and the parser's "is
-  // ONEDNN_VERBOSE set?" does not apply.
+  // A signal dlcheck passed on ends the log where the program was stopped; a log without a
+  // primitive line is said by the command's own findings (verbose::CallerSaysWhyNoPrimitive).
   const verbose::RunContext context{.whole_run = ended->interrupted == 0,
-                                    .silent_with_verbose_on = splitter.verbose_lines() == 0};
+                                    .recorded_verbose_lines = splitter.verbose_lines()};
   Run run = recorder.Finish(std::move(*ended), context);
   run.verbose_lines = splitter.verbose_lines();
   run.program_output = {.bytes = splitter.program_bytes(), .lines = splitter.program_lines()};

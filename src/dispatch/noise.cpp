@@ -8,6 +8,8 @@
 #include <cstdlib>
 #include <fstream>
 
+#include "detect/binding.h"
+
 namespace dlcheck::dispatch {
 
 Spread SpreadOf(std::vector<double> values) {
@@ -99,6 +101,12 @@ ThreadChoice ChooseThreads(int asked, int cores, const os::CpuBudget& budget,
     choice.threads = cpus;
   }
   return choice;
+}
+
+StatusOr<ThreadChoice> ChooseLiveThreads(int asked, const std::optional<LoadAverage>& load) {
+  StatusOr<std::vector<detect::ThreadSet>> all = detect::LiveThreadSets({"all"});
+  if (!all.ok()) return all.status();
+  return ChooseThreads(asked, all->front().threads, os::ReadCpuBudget(), load);
 }
 
 std::vector<Finding> NoiseFindings(const ThreadChoice& threads,

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "common/finding.h"
+#include "common/status.h"
 #include "os/cpu_budget.h"
 
 namespace dlcheck::dispatch {
@@ -74,6 +75,10 @@ inline constexpr std::string_view kThreadDefaultRule =
 /// says so.
 ThreadChoice ChooseThreads(int asked, int cores, const os::CpuBudget& budget,
                            const std::optional<LoadAverage>& load);
+
+/// ChooseThreads on this machine: its cores (detect's "all" thread set) and its CPU budget
+/// (os::ReadCpuBudget); the one choice that verbose, profile and the sweep make.
+StatusOr<ThreadChoice> ChooseLiveThreads(int asked, const std::optional<LoadAverage>& load);
 
 /// What the noise guard says of a measurement: `threads-capped` (a count beyond the machine
 /// was capped) and `busy-machine` (a 1-minute load average of 1 or more at the start or the end).

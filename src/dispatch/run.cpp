@@ -215,7 +215,7 @@ void AddProgramEndFindings(const Run& run, std::string_view program,
              "nn.Linear does not use it), its oneDNN may be built with verbose output compiled "
              "out (ONEDNN_VERBOSE=OFF), or it may redirect or close its own stdout",
              program)});
-  } else if (s.creates + s.nested_creates + s.execs == 0 && !run.diagnostics.empty()) {
+  } else if (verbose::DiagnosticsOnly(s, run.diagnostics)) {
     findings.push_back(
         {.severity = Severity::kError,
          .code = "onednn-errors-only",

@@ -113,10 +113,9 @@ StatusOr<SweepPlan> PlanSweep(const SweepRequest& request) {
   if (std::optional<Finding> hidden = HiddenCapsFinding(info, plan.caps)) {
     plan.findings.push_back(std::move(*hidden));
   }
-  StatusOr<std::vector<detect::ThreadSet>> all = detect::LiveThreadSets({"all"});
-  if (!all.ok()) return all.status();
-  plan.threads =
-      ChooseThreads(request.threads, all->front().threads, os::ReadCpuBudget(), plan.load_start);
+  StatusOr<ThreadChoice> threads = ChooseLiveThreads(request.threads, plan.load_start);
+  if (!threads.ok()) return threads.status();
+  plan.threads = std::move(*threads);
   for (const auto& cap : plan.caps) {
     plan.configs.push_back({.run = CapConfig{cap}, .threads = plan.threads.threads});
   }

@@ -163,6 +163,30 @@ double Times(const Spread& slow, const Spread& fast) {
   return fast.median > 0 ? slow.median / fast.median : 0;
 }
 
+// One of the two times a configuration is ranked by, as a payoff finding names it.
+struct Measure {
+  std::string_view name;
+  Spread RankedConfig::*spread;
+  std::string_view unit;
+};
+constexpr Measure kWallTime{"the program's wall time", &RankedConfig::wall, "s"};
+constexpr Measure kExecTime{"oneDNN's exec time", &RankedConfig::exec, "ms"};
+
+// `payoff` where `moved` ranks `fast` before `slow` and `still` did not move beyond its spread.
+Finding OnlyOneMoved(std::string_view what, const RankedConfig& fast, const RankedConfig& slow,
+                     const Measure& moved, const Measure& still, std::string_view conclusion) {
+  const Spread& fast_still = fast.*still.spread;
+  const Spread& slow_still = slow.*still.spread;
+  return {.severity = Severity::kInfo,
+          .code = "payoff",
+          .message = fmt::format(
+              "{}: {} is {:.2f}x as fast under {} as under {} (medians of {} and {} runs), but "
+              "{} did not move beyond its spread ({:.3f}-{:.3f} {} and {:.3f}-{:.3f} {}): {}",
+              what, moved.name, Times(slow.*moved.spread, fast.*moved.spread), fast.name, slow.name,
+              fast.runs, slow.runs, still.name, fast_still.min, fast_still.max, still.unit,
+              slow_still.min, slow_still.max, still.unit, conclusion)};
+}
+
 // What the exec times say beside a wall-time ranking, or where only they moved.
 Finding RankByBoth(std::string_view what, const RankedConfig& a, const RankedConfig& b) {
   const bool wall_moved = Separated(a.wall, b.wall);
@@ -170,8 +194,8 @@ Finding RankByBoth(std::string_view what, const RankedConfig& a, const RankedCon
   const bool a_faster = exec_moved ? a.exec.median < b.exec.median : a.wall.median < b.wall.median;
   const RankedConfig& fast = a_faster ? a : b;
   const RankedConfig& slow = a_faster ? b : a;
-  const std::string runs = fmt::format("medians of {} and {} runs", fast.runs, slow.runs);
   if (exec_moved && wall_moved) {
+    const std::string runs = fmt::format("medians of {} and {} runs", fast.runs, slow.runs);
     const double exec = Times(slow.exec, fast.exec), wall = Times(slow.wall, fast.wall);
     return {.severity = Severity::kInfo,
             .code = "payoff",
@@ -184,23 +208,10 @@ Finding RankByBoth(std::string_view what, const RankedConfig& a, const RankedCon
                                   : "both moved")};
   }
   if (exec_moved) {
-    return {.severity = Severity::kInfo,
-            .code = "payoff",
-            .message = fmt::format(
-                "{}: oneDNN's exec time is {:.2f}x as fast under {} as under {} ({}), but the "
-                "program's wall time did not move beyond its spread ({:.3f}-{:.3f} s and "
-                "{:.3f}-{:.3f} s): the rest of the wall time is outside oneDNN",
-                what, Times(slow.exec, fast.exec), fast.name, slow.name, runs, fast.wall.min,
-                fast.wall.max, slow.wall.min, slow.wall.max)};
+    return OnlyOneMoved(what, fast, slow, kExecTime, kWallTime,
+                        "the rest of the wall time is outside oneDNN");
   }
-  return {.severity = Severity::kInfo,
-          .code = "payoff",
-          .message = fmt::format(
-              "{}: the program's wall time is {:.2f}x as fast under {} as under {} ({}), but "
-              "oneDNN's exec time did not move beyond its spread ({:.3f}-{:.3f} ms and "
-              "{:.3f}-{:.3f} ms): what moved is outside oneDNN",
-              what, Times(slow.wall, fast.wall), fast.name, slow.name, runs, fast.exec.min,
-              fast.exec.max, slow.exec.min, slow.exec.max)};
+  return OnlyOneMoved(what, fast, slow, kWallTime, kExecTime, "what moved is outside oneDNN");
 }
 
 }  // namespace

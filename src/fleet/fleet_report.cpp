@@ -139,7 +139,6 @@ report::Report FleetReport(const Fleet& fleet) {
                           ": one microarchitecture, different exposed features (a hypervisor, "
                           "BIOS or kernel setting), not a different CPU");
   }
-  report.primary_table = kGroupsTable.name;
   report::SetVerdict(report, FleetVerdict(fleet));
   return report;
 }

@@ -109,14 +109,52 @@ double TickStep(double max, int count) {
   return 10 * power;
 }
 
-void Open(std::ostream& out, std::string_view kind, int height, const std::string& title) {
+// The start of every chart's document: its kind, size and title.
+void Open(std::ostream& out, std::string_view kind, int width, int height,
+          const std::string& title) {
   out << fmt::format(
       "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" data-kind=\"{0}\" "
       "width=\"{1}\" height=\"{2}\" viewBox=\"0 0 {1} {2}\" font-family=\"sans-serif\" "
       "font-size=\"11\">\n<rect width=\"100%\" height=\"100%\" fill=\"#fff\"/>\n"
       "<text class=\"title\" x=\"8\" y=\"18\" font-size=\"14\" font-weight=\"bold\">{3}</text>\n",
-      kind, kWidth, height, EscapeMarkup(title));
+      kind, width, height, EscapeMarkup(title));
 }
+
+// The frame of a grid chart (a heat map, a matrix): a label column, then one cell a column under
+// the column heads, which stand at 45 degrees above the grid, cut to kColumnHeadChars (a cell's
+// <title> names its column in full).
+struct Grid {
+  static constexpr std::size_t kColumnHeadChars = 24;
+  int label_w;     ///< the row labels' column
+  int x0;          ///< the first cell's left edge
+  int cell_w = 0;  ///< each chart sets its own, which may depend on x0
+  int top;         ///< the first row's top edge
+
+  Grid(const std::vector<std::string>& rows, const std::vector<std::string>& columns)
+      : label_w(LabelWidth(rows)), x0(label_w + 8) {
+    std::size_t longest = 4;
+    for (const std::string& c : columns) {
+      longest = std::max(longest, std::min(Chars(c), kColumnHeadChars));
+    }
+    top = kTitleHeight + static_cast<int>(static_cast<double>(longest) * kCharWidth * 0.72) + 12;
+  }
+  int RowTop(std::size_t r) const { return top + static_cast<int>(r) * kRowHeight; }
+  int CellLeft(std::size_t c) const { return x0 + static_cast<int>(c) * cell_w; }
+  int Bottom(std::size_t rows) const { return RowTop(rows); }
+
+  void WriteColumnHeads(std::ostream& out, const std::vector<std::string>& columns) const {
+    for (std::size_t c = 0; c < columns.size(); ++c) {
+      out << fmt::format("<text x=\"{0}\" y=\"{1}\" transform=\"rotate(-45 {0} {1})\">{2}</text>\n",
+                         CellLeft(c) + cell_w / 2, top - 6,
+                         EscapeMarkup(Cut(columns[c], kColumnHeadChars)));
+    }
+  }
+  // Opens row `r`'s group with its label; the caller writes its cells and closes the group.
+  void OpenRow(std::ostream& out, std::size_t r, const std::string& row) const {
+    out << fmt::format("<g><text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>", x0 - 6,
+                       RowTop(r) + 14, Label(row, label_w));
+  }
+};
 
 // A horizontal axis from x0 (value 0, or `at_zero`) to x1 at the bottom of the plot.
 void Axis(std::ostream& out, int x0, int x1, int y, double max, const std::string& unit) {
@@ -152,7 +190,7 @@ void WritePlainBars(const Bars& chart, std::ostream& out) {
   const int x1 = kWidth - 70;  // room for the value label past the longest bar
   const int top = kTitleHeight + 6;
   const int height = top + static_cast<int>(chart.bars.size()) * kRowHeight + kAxisHeight + 8;
-  Open(out, "bars", height, chart.title);
+  Open(out, "bars", kWidth, height, chart.title);
   const double scale = (x1 - x0) / max;
   int y = top;
   for (const Bar& b : chart.bars) {
@@ -197,7 +235,7 @@ void WriteDivergingBars(const Bars& chart, std::ostream& out) {
   const double scale = (x1 - x0) / 2.0 / reach;
   const int top = kTitleHeight + 18;
   const int height = top + static_cast<int>(chart.bars.size()) * kRowHeight + 24;
-  Open(out, "diverging", height, chart.title);
+  Open(out, "diverging", kWidth, height, chart.title);
   out << fmt::format(
       "<text x=\"{0:.1f}\" y=\"{1}\" text-anchor=\"end\" fill=\"{2}\">\u2190 faster</text>"
       "<text x=\"{3:.1f}\" y=\"{1}\" fill=\"{4}\">slower \u2192</text>\n",
@@ -251,19 +289,11 @@ void WriteSvg(const Bars& chart, std::ostream& out) {
 }
 
 void WriteSvg(const HeatMap& chart, std::ostream& out) {
-  const int label_w = LabelWidth(chart.rows);
-  const int x0 = label_w + 8;
+  Grid grid(chart.rows, chart.columns);
   const int columns = std::max<int>(1, static_cast<int>(chart.columns.size()));
-  const int cell_w = std::clamp((kWidth - x0 - 10) / columns, 24, 110);
-  std::size_t longest_column = 4;
-  for (const std::string& c : chart.columns) longest_column = std::max(longest_column, Chars(c));
-  // Column names are written at 45 degrees above the grid.
-  const int head =
-      static_cast<int>(std::min(static_cast<double>(longest_column) * kCharWidth, 160.0) * 0.72) +
-      12;
-  const int top = kTitleHeight + head;
-  const int height = top + static_cast<int>(chart.rows.size()) * kRowHeight + 30;
-  const int width = std::max(kWidth, x0 + columns * cell_w + 120);
+  grid.cell_w = std::clamp((kWidth - grid.x0 - 10) / columns, 24, 110);
+  const int height = grid.Bottom(chart.rows.size()) + 30;
+  const int width = std::max(kWidth, grid.x0 + columns * grid.cell_w + 120);
   double max = 0;
   for (const auto& row : chart.cells) {
     for (const auto& cell : row) {
@@ -271,48 +301,38 @@ void WriteSvg(const HeatMap& chart, std::ostream& out) {
     }
   }
   if (max <= 0) max = 1;
-  out << fmt::format(
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" data-kind=\"heatmap\" "
-      "width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" font-family=\"sans-serif\" "
-      "font-size=\"11\">\n<rect width=\"100%\" height=\"100%\" fill=\"#fff\"/>\n"
-      "<text class=\"title\" x=\"8\" y=\"18\" font-size=\"14\" font-weight=\"bold\">{2}</text>\n",
-      width, height, EscapeMarkup(chart.title));
-  for (std::size_t c = 0; c < chart.columns.size(); ++c) {
-    const int x = x0 + static_cast<int>(c) * cell_w + cell_w / 2;
-    out << fmt::format("<text x=\"{0}\" y=\"{1}\" transform=\"rotate(-45 {0} {1})\">{2}</text>\n",
-                       x, top - 6, EscapeMarkup(Cut(chart.columns[c], 24)));
-  }
+  Open(out, "heatmap", width, height, chart.title);
+  grid.WriteColumnHeads(out, chart.columns);
   for (std::size_t r = 0; r < chart.rows.size(); ++r) {
-    const int y = top + static_cast<int>(r) * kRowHeight;
-    out << fmt::format("<g><text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>", x0 - 6, y + 14,
-                       Label(chart.rows[r], label_w));
+    grid.OpenRow(out, r, chart.rows[r]);
+    const int y = grid.RowTop(r);
     for (std::size_t c = 0; c < chart.columns.size(); ++c) {
       const std::optional<double> v =
           r < chart.cells.size() && c < chart.cells[r].size() ? chart.cells[r][c] : std::nullopt;
-      const int x = x0 + static_cast<int>(c) * cell_w;
+      const int x = grid.CellLeft(c);
       const double number = v.value_or(0);
       const bool known = v.has_value() && std::isfinite(number);
       const double t = known ? std::sqrt(std::max(0.0, number) / max) : 0;
       out << fmt::format(
           "<rect class=\"cell\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\">"
           "<title>{} / {}: {}</title></rect>",
-          x, y, cell_w - 1, kRowHeight - 1, known ? HeatColor(t) : "#e4e4e4",
+          x, y, grid.cell_w - 1, kRowHeight - 1, known ? HeatColor(t) : "#e4e4e4",
           EscapeMarkup(chart.rows[r]), EscapeMarkup(chart.columns[c]),
           known ? Short(number) + " " + EscapeMarkup(chart.unit) : "none");
-      if (known && cell_w >= 34) {
+      if (known && grid.cell_w >= 34) {
         out << fmt::format(
             "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" fill=\"{}\" "
             "pointer-events=\"none\">{}</text>",
-            x + cell_w / 2, y + 14, InkOn(t), Short(number));
+            x + grid.cell_w / 2, y + 14, InkOn(t), Short(number));
       }
     }
     out << "</g>\n";
   }
-  const int legend_y = top + static_cast<int>(chart.rows.size()) * kRowHeight + 18;
+  const int legend_y = grid.Bottom(chart.rows.size()) + 18;
   out << fmt::format(
       "<text x=\"{}\" y=\"{}\" fill=\"#555\">{} (darker is more; grey: not run or no row); "
       "max {}</text>\n",
-      x0, legend_y, EscapeMarkup(chart.unit), Short(max));
+      grid.x0, legend_y, EscapeMarkup(chart.unit), Short(max));
   out << "</svg>\n";
 }
 
@@ -336,7 +356,7 @@ void WriteSvg(const Lanes& chart, std::ostream& out) {
   const int x1 = kWidth - 20;
   const int top = kTitleHeight + 6;
   const int height = top + static_cast<int>(chart.lanes.size()) * kRowHeight + kAxisHeight + 8;
-  Open(out, "lanes", height, chart.title);
+  Open(out, "lanes", kWidth, height, chart.title);
   const double scale = (x1 - x0) / (end - start);
   int y = top;
   for (const Lane& lane : chart.lanes) {
@@ -379,50 +399,37 @@ void WriteSvg(const Lanes& chart, std::ostream& out) {
 }
 
 void WriteSvg(const Matrix& chart, std::ostream& out) {
-  const int label_w = LabelWidth(chart.rows);
-  const int x0 = label_w + 8;
-  const int cell_w = 22;
-  std::size_t longest_column = 4;
-  for (const std::string& c : chart.columns) longest_column = std::max(longest_column, Chars(c));
-  const int head = static_cast<int>(static_cast<double>(longest_column) * kCharWidth * 0.72) + 12;
-  const int top = kTitleHeight + head;
-  const int width = std::max(kWidth, x0 + static_cast<int>(chart.columns.size()) * cell_w + 140);
-  const int height = top + static_cast<int>(chart.rows.size()) * kRowHeight + 30;
-  out << fmt::format(
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" data-kind=\"matrix\" "
-      "width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" font-family=\"sans-serif\" "
-      "font-size=\"11\">\n<rect width=\"100%\" height=\"100%\" fill=\"#fff\"/>\n"
-      "<text class=\"title\" x=\"8\" y=\"18\" font-size=\"14\" font-weight=\"bold\">{2}</text>\n",
-      width, height, EscapeMarkup(chart.title));
-  for (std::size_t c = 0; c < chart.columns.size(); ++c) {
-    const int x = x0 + static_cast<int>(c) * cell_w + cell_w / 2;
-    out << fmt::format("<text x=\"{0}\" y=\"{1}\" transform=\"rotate(-45 {0} {1})\">{2}</text>\n",
-                       x, top - 6, EscapeMarkup(chart.columns[c]));
-  }
+  Grid grid(chart.rows, chart.columns);
+  grid.cell_w = 22;
+  const int width =
+      std::max(kWidth, grid.x0 + static_cast<int>(chart.columns.size()) * grid.cell_w + 140);
+  const int height = grid.Bottom(chart.rows.size()) + 30;
+  Open(out, "matrix", width, height, chart.title);
+  grid.WriteColumnHeads(out, chart.columns);
   for (std::size_t r = 0; r < chart.rows.size(); ++r) {
-    const int y = top + static_cast<int>(r) * kRowHeight;
-    out << fmt::format("<g><text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>", x0 - 6, y + 14,
-                       Label(chart.rows[r], label_w));
+    grid.OpenRow(out, r, chart.rows[r]);
+    const int y = grid.RowTop(r);
     for (std::size_t c = 0; c < chart.columns.size(); ++c) {
       const int m = r < chart.cells.size() && c < chart.cells[r].size() ? chart.cells[r][c] : -1;
       const bool marked = m >= 0 && m < static_cast<int>(chart.marks.size());
-      const int x = x0 + static_cast<int>(c) * cell_w;
+      const int x = grid.CellLeft(c);
       out << fmt::format(
           "<rect class=\"cell {}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\">"
           "<title>{} / {}: {}</title></rect>",
-          marked ? EscapeMarkup(chart.marks[m].name) : "none", x, y, cell_w - 1, kRowHeight - 1,
-          marked ? EscapeMarkup(chart.marks[m].color) : "#f3f3f3", EscapeMarkup(chart.rows[r]),
-          EscapeMarkup(chart.columns[c]), marked ? EscapeMarkup(chart.marks[m].name) : "absent");
+          marked ? EscapeMarkup(chart.marks[m].name) : "none", x, y, grid.cell_w - 1,
+          kRowHeight - 1, marked ? EscapeMarkup(chart.marks[m].color) : "#f3f3f3",
+          EscapeMarkup(chart.rows[r]), EscapeMarkup(chart.columns[c]),
+          marked ? EscapeMarkup(chart.marks[m].name) : "absent");
       if (marked) {
         out << fmt::format(
             "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" pointer-events=\"none\">{}</text>",
-            x + cell_w / 2, y + 14, EscapeMarkup(chart.marks[m].symbol));
+            x + grid.cell_w / 2, y + 14, EscapeMarkup(chart.marks[m].symbol));
       }
     }
     out << "</g>\n";
   }
-  int x = x0;
-  const int legend_y = top + static_cast<int>(chart.rows.size()) * kRowHeight + 18;
+  int x = grid.x0;
+  const int legend_y = grid.Bottom(chart.rows.size()) + 18;
   for (const Matrix::Mark& mark : chart.marks) {
     out << fmt::format(
         "<rect x=\"{}\" y=\"{}\" width=\"14\" height=\"14\" fill=\"{}\"/>"

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <memory>
 #include <ostream>
 #include <sstream>
 
@@ -419,6 +420,49 @@ void PrintHtml(const Report& report, std::ostream& out) {
   out << "<footer>Written by dlcheck; self-contained: no file or network is read when it is "
          "opened.</footer>\n<script>"
       << kScript << "</script>\n</body></html>\n";
+}
+
+namespace {
+
+// A streamed table on a page: the page's findings come first and are known only at the end, so
+// the rows are kept (the first kMaxPageRows) and the page is printed whole by Finish.
+class HtmlStream : public RowStream {
+ public:
+  HtmlStream(std::ostream& out, const Report& head, const Table& stream)
+      : out_(out), page_(head), table_(stream) {
+    table_.rows.clear();
+  }
+  void Row(const std::vector<Value>& row) override {
+    ++rows_;
+    if (table_.rows.size() < kMaxPageRows) table_.rows.push_back(row);
+  }
+  void Finish(const Report& tail) override {
+    if (rows_ > table_.rows.size()) {
+      table_.caption = fmt::format(
+          "The first {} of {} rows: a page holds no more; --format csv or json has them all.",
+          table_.rows.size(), rows_);
+    }
+    page_.tables.insert(page_.tables.begin(), std::move(table_));
+    page_.sections.insert(page_.sections.end(), tail.sections.begin(), tail.sections.end());
+    page_.tables.insert(page_.tables.end(), tail.tables.begin(), tail.tables.end());
+    page_.findings.insert(page_.findings.end(), tail.findings.begin(), tail.findings.end());
+    if (page_.headline.empty()) page_.headline = tail.headline;
+    PrintHtml(page_, out_);
+    out_.flush();
+  }
+
+ private:
+  std::ostream& out_;
+  Report page_;
+  Table table_;
+  std::size_t rows_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<RowStream> StartHtmlStream(std::ostream& out, const Report& head,
+                                           const Table& stream) {
+  return std::make_unique<HtmlStream>(out, head, stream);
 }
 
 }  // namespace dlcheck::report

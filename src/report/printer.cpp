@@ -288,6 +288,8 @@ namespace dlcheck::report {
 std::unique_ptr<RowStream> StartCsvStream(std::ostream& out, const Table& stream);
 std::unique_ptr<RowStream> StartJsonStream(std::ostream& out, const Report& head,
                                            const Table& stream);
+std::unique_ptr<RowStream> StartHtmlStream(std::ostream& out, const Report& head,
+                                           const Table& stream);
 
 namespace {
 
@@ -298,10 +300,11 @@ std::unique_ptr<RowStream> StartFormatStream(Format format, std::ostream& out, c
       return StartTableStream(out, head, stream, CurrentPrintSettings().width);
     case Format::kCsv:
       return StartCsvStream(out, stream);
+    case Format::kHtml:  // printed whole at the end: its findings come first
+      return StartHtmlStream(out, head, stream);
     case Format::kJson:
     case Format::kTrace:     // a streamed table has no trace shape; JSON is the closest
     case Format::kXlsx:      // a workbook cannot be streamed: the command refuses the pair
-    case Format::kHtml:      // nor can a page whose findings come first
     case Format::kBenchdnn:  // nor can distinct lines (parse refuses --events with either)
     case Format::kFolded:    // no command that streams has stacks
     case Format::kSvg:

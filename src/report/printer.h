@@ -204,8 +204,13 @@ class RowStream {
   virtual void Finish(const Report& tail) = 0;
 };
 
+/// The rows a page (`--format html`) keeps of a streamed table: a browser holds no more, and the
+/// table's caption says how many were left out.
+inline constexpr std::size_t kMaxPageRows = 100000;
+
 /// Prints `head`'s sections now and opens the streamed table `stream` (its columns and name;
-/// its rows are ignored). In CSV, only the streamed table is printed.
+/// its rows are ignored). In CSV, only the streamed table is printed. A page (html) is printed
+/// whole at Finish, its findings first, with the first kMaxPageRows rows.
 std::unique_ptr<RowStream> StartRowStream(Format format, std::ostream& out, const Report& head,
                                           const Table& stream);
 /// The table printer's stream, fitted into `width` display columns (0: no limit): the columns

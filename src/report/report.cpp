@@ -90,7 +90,10 @@ const Table* Report::FindTable(std::string_view name) const {
 }
 
 const Table* Report::Primary() const {
-  if (!primary_table.empty()) return FindTable(primary_table);
+  const std::string_view main = document != nullptr && !document->main_table.empty()
+                                    ? std::string_view(document->main_table)
+                                    : std::string_view(primary_table);
+  if (!main.empty()) return FindTable(main);
   return tables.empty() ? nullptr : &tables.front();
 }
 

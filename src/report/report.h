@@ -7,7 +7,6 @@
 //   cpu.Add(cpu_field::kVendor, "AuthenticAMD");  // report::Field{"vendor", Type::kText}
 //   Table& t = r.AddTable(kFeatures, kFeatureColumns);
 //   t.rows.push_back({"avx512f", true, Value(), true});
-//   r.primary_table = kFeatures.name;            // what CSV prints
 //
 // Fields, sections and tables are named by their declarations (report/field.h), never by a
 // string literal: the builder, the document (report/contract.h) and a reader share one name.
@@ -249,7 +248,10 @@ struct Report {
   std::vector<Section> sections;
   std::vector<Table> tables;
   std::vector<Finding> findings;
-  /// The table CSV prints (CSV is one header line and rows); empty: the first table.
+  /// The table CSV prints (CSV is one header line and rows) where the document declares no main
+  /// table (contract::Document::main_table, the one home of that fact for a command's report):
+  /// a report built by hand in a test, and whatif's until its document declares its own.
+  /// Empty: the first table.
   std::string primary_table;
   /// Pictures of its tables, in order (html and svg draw them).
   std::vector<Chart> charts;
@@ -262,7 +264,8 @@ struct Report {
     findings.push_back({severity, std::move(code), std::move(message)});
   }
   const Table* FindTable(std::string_view name) const;
-  /// The table CSV prints, or nullptr when the report has none.
+  /// The table CSV prints (the document's main table, else primary_table, else the first), or
+  /// nullptr when the report has none.
   const Table* Primary() const;
 };
 

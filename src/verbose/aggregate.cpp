@@ -987,7 +987,7 @@ void CacheThrash(const PrimitiveRows& rows, const Summary& s, std::vector<Findin
 
 // partial-log: a log that holds only part of what ran, and what its percentages cover.
 void PartialLog(const PrimitiveRows& rows, const Summary& s, const LogHeader& header,
-                std::vector<Finding>& out) {
+                bool caller_says_why, std::vector<Finding>& out) {
   for (const std::string& line : header.other) {
     if (line.find("filter format is enabled") != std::string::npos) {
       out.push_back({Severity::kWarning, "partial-log",
@@ -998,6 +998,7 @@ void PartialLog(const PrimitiveRows& rows, const Summary& s, const LogHeader& he
     }
   }
   if (rows.empty() && !header.library_version.empty()) {
+    if (caller_says_why) return;
     out.push_back({Severity::kWarning, "partial-log",
                    "the log holds oneDNN's header" +
                        std::string(s.diagnostics > 0 ? " and diagnostic lines" : "") +
@@ -1017,6 +1018,16 @@ void PartialLog(const PrimitiveRows& rows, const Summary& s, const LogHeader& he
 }
 
 }  // namespace
+
+bool DiagnosticsOnly(const Summary& s, const std::vector<DiagnosticStats>& diagnostics) {
+  return s.creates + s.nested_creates + s.execs == 0 && !diagnostics.empty();
+}
+
+bool CallerSaysWhyNoPrimitive(const RunContext& context, const Summary& s,
+                              const std::vector<DiagnosticStats>& diagnostics) {
+  return context.recorded_verbose_lines &&
+         (*context.recorded_verbose_lines == 0 || DiagnosticsOnly(s, diagnostics));
+}
 
 bool NeedsAWholeRun(std::string_view code) {
   return code == "no-exec" || code == "create-dominates" || code == "first-exec-slow";
@@ -1058,7 +1069,8 @@ std::vector<Finding> Notes(const Summary& s, const PrimitiveRows& rows, const Lo
     if (!context.whole_run && NeedsAWholeRun(code)) return;
     notes.push_back({level, std::move(code), std::move(message)});
   };
-  if (s.execs == 0 && !context.silent_with_verbose_on) {
+  const bool caller_says_why = CallerSaysWhyNoPrimitive(context, s, diagnostics);
+  if (s.execs == 0 && !caller_says_why) {
     note(Severity::kWarning, "no-exec",
          "no oneDNN primitive executed \u2014 is ONEDNN_VERBOSE set? for oneDNN before 2.5 the "
          "variable is DNNL_VERBOSE");
@@ -1106,7 +1118,7 @@ std::vector<Finding> Notes(const Summary& s, const PrimitiveRows& rows, const Lo
   DtypeNoNativePaths(rows, s.exec_ms, header, context.cpu, notes);
   ReordersEveryStep(rows, s.exec_ms, notes);
   if (context.whole_run) CacheThrash(rows, s, notes);
-  PartialLog(rows, s, header, notes);
+  PartialLog(rows, s, header, caller_says_why, notes);
   CallerChecks(diagnostics, notes);
   if (s.graph_dispatch > 0) {
     note(Severity::kInfo, "graph-pattern-matcher",

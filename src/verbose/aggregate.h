@@ -87,9 +87,11 @@ struct RunContext {
   /// The log holds the whole run. False when the run was stopped early (a signal, a crash): the
   /// notes that conclude from a whole run (NeedsAWholeRun) are not made.
   bool whole_run = true;
-  /// dlcheck switched verbose output on and the run printed no verbose line: the caller says
-  /// why, and the no-exec note's "is ONEDNN_VERBOSE set?" is not made.
-  bool silent_with_verbose_on = false;
+  /// The verbose lines of a log dlcheck recorded itself, a program's it ran with verbose output
+  /// on (nullopt: a log read as it is, or the model worker's). Where such a log has no primitive
+  /// line, the caller says why (CallerSaysWhyNoPrimitive) and the notes that guess it are not
+  /// made.
+  std::optional<std::uint64_t> recorded_verbose_lines;
   /// The whole timed phase (ms) where the log traced only part of the run (the model's traced
   /// steps; its timed phase runs without verbose): create-dominates compares creation with it.
   std::optional<double> timed_ms;
@@ -97,6 +99,17 @@ struct RunContext {
   /// CPUID dump): dtype-no-native-path reads it. nullopt: the log header's ISA line says.
   std::optional<DtypeUnits> cpu;
 };
+
+/// oneDNN created and ran no primitive and printed diagnostics only: it refused what it was
+/// asked (dispatch's `onednn-errors-only`).
+bool DiagnosticsOnly(const Summary& s, const std::vector<DiagnosticStats>& diagnostics);
+
+/// The one rule for a recorded log without a primitive line: the caller that recorded it says
+/// why in its own findings (`program-ended-early`, `onednn-not-loaded`: no verbose line at all;
+/// `onednn-errors-only`: DiagnosticsOnly), so the parser's guesses (`no-exec`, and
+/// `partial-log`'s "no primitive line") are not made.
+bool CallerSaysWhyNoPrimitive(const RunContext& context, const Summary& s,
+                              const std::vector<DiagnosticStats>& diagnostics);
 
 /// Memo of lines already aggregated, keyed by the line's text up to its last comma (all but the
 /// time): a repeated line skips parsing, only its time is read. Bounded; clear it whenever the

@@ -573,7 +573,12 @@ void AddWeightedFlags(CommandLine& line, std::string_view driver, const Primitiv
 // `eltwise_relu` -> `relu`, `softmax_log` -> `LOGSOFTMAX`, `pooling_max` -> `max`, ...
 std::string AlgorithmFlag(std::string_view driver, const PrimitiveStats& row) {
   const std::string_view alg = AuxValue(row.auxiliary, "alg");
-  if (driver == "eltwise") return std::string(StripPrefix(alg, "eltwise_"));
+  if (driver == "eltwise") {
+    // benchdnn names `eltwise_relu_use_dst_for_bwd` `relu_dst`.
+    std::string name(StripPrefix(alg, "eltwise_"));
+    if (name.ends_with("_use_dst_for_bwd")) name.replace(name.size() - 16, 16, "_dst");
+    return name;
+  }
   if (driver == "softmax") {
     const bool log = alg == "softmax_log" || row.primitive == "logsoftmax";
     return log ? "LOGSOFTMAX" : "SOFTMAX";

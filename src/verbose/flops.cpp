@@ -1,142 +1,113 @@
 #include "verbose/flops.h"
 
 #include <algorithm>
-#include <array>
-#include <charconv>
 #include <cstdint>
 #include <vector>
+
+#include "verbose/problem_keys.h"
 
 namespace dlcheck::verbose {
 namespace {
 
-// The benchdnn-style keys of a problem string: `g32mb1_ic32oc32_ih56oh56kh3...`.
-struct Dims {
-  // g mb ic oc id od kd ih oh kh iw ow kw
-  std::array<double, 13> value{};
-  std::array<bool, 13> seen{};
+// A loop over one spatial dimension's positions or taps longer than this is no real problem.
+constexpr std::int64_t kMaxLoop = std::int64_t{1} << 24;
+
+// floor(a / b) and ceil(a / b) for b > 0, any sign of a.
+std::int64_t FloorDiv(std::int64_t a, std::int64_t b) {
+  return a >= 0 ? a / b : -((-a + b - 1) / b);
+}
+std::int64_t CeilDiv(std::int64_t a, std::int64_t b) {
+  return -FloorDiv(-a, b);
+}
+
+// One spatial dimension of a convolution as benchdnn counts it: `positions` outputs, each
+// reading the kernel's taps k at position * stride - pad + k * step of an input of `extent`.
+struct Axis {
+  std::int64_t positions = 1, extent = 1, kernel = 1, stride = 1, step = 1, pad = 0;
 };
 
-int KeyIndex(std::string_view key) {
-  static constexpr std::array<std::string_view, 13> kKeys = {
-      "g", "mb", "ic", "oc", "id", "od", "kd", "ih", "oh", "kh", "iw", "ow", "kw"};
-  for (std::size_t i = 0; i < kKeys.size(); ++i) {
-    if (kKeys[i] == key) return static_cast<int>(i);
-  }
-  return -1;
-}
-
-// Reads `<letters><digits>` pairs; false when a value is not a plain non-negative number.
-bool ReadDims(std::string_view text, Dims& dims) {
-  std::size_t i = 0;
-  while (i < text.size()) {
-    if (text[i] == '_') {
-      ++i;
-      continue;
+// The taps, over all positions, that land inside the input: per position, the taps k with
+// 0 <= o * stride - pad + k * step < extent form one range; summed over positions (or, when
+// the kernel is the shorter loop, the positions of each tap summed over taps). nullopt for a
+// dimension no convolution has.
+std::optional<double> ValidTaps(const Axis& a) {
+  if (a.positions < 0 || a.extent < 0 || a.kernel < 0 || a.stride < 1 || a.step < 1)
+    return std::nullopt;
+  if (std::min(a.positions, a.kernel) > kMaxLoop) return std::nullopt;
+  double taps = 0;
+  if (a.positions <= a.kernel) {
+    for (std::int64_t o = 0; o < a.positions; ++o) {
+      const std::int64_t base = o * a.stride - a.pad;
+      const std::int64_t lo = std::max<std::int64_t>(0, CeilDiv(-base, a.step));
+      const std::int64_t hi = std::min(a.kernel - 1, FloorDiv(a.extent - 1 - base, a.step));
+      taps += static_cast<double>(std::max<std::int64_t>(0, hi - lo + 1));
     }
-    const std::size_t key_start = i;
-    while (i < text.size() && text[i] >= 'a' && text[i] <= 'z') ++i;
-    const std::string_view key = text.substr(key_start, i - key_start);
-    const std::size_t num_start = i;
-    while (i < text.size() && ((text[i] >= '0' && text[i] <= '9') || text[i] == '.')) ++i;
-    if (key.empty() || num_start == i) return false;  // `*`, `-9223...`, other characters
-    double v = 0;
-    const auto [ptr, ec] = std::from_chars(text.data() + num_start, text.data() + i, v);
-    if (ec != std::errc()) return false;
-    const int k = KeyIndex(key);
-    if (k >= 0) {
-      dims.value[k] = v;
-      dims.seen[k] = true;
+  } else {
+    for (std::int64_t k = 0; k < a.kernel; ++k) {
+      const std::int64_t base = k * a.step - a.pad;
+      const std::int64_t lo = std::max<std::int64_t>(0, CeilDiv(-base, a.stride));
+      const std::int64_t hi = std::min(a.positions - 1, FloorDiv(a.extent - 1 - base, a.stride));
+      taps += static_cast<double>(std::max<std::int64_t>(0, hi - lo + 1));
     }
   }
-  return true;
+  return taps;
 }
 
-double Get(const Dims& d, int k, double fallback) {
-  return d.seen[k] ? d.value[k] : fallback;
-}
-
+// benchdnn's count: 2 * mb * oc * ic / g * the taps inside the input over all output positions,
+// a product of one sum per spatial dimension. A deconvolution is counted as the convolution it
+// transposes: its input positions read taps of its output.
 std::optional<double> ConvFlops(std::string_view problem, bool deconvolution) {
-  Dims d;
-  if (!ReadDims(problem, d)) return std::nullopt;
-  enum { G, MB, IC, OC, ID, OD, KD, IH, OH, KH, IW, OW, KW };
-  if (!d.seen[MB] || !d.seen[IC] || !d.seen[OC]) return std::nullopt;
-  const double g = Get(d, G, 1);
+  const std::optional<ProblemKeys> k = ProblemKeys::Read(problem);
+  if (!k || !k->Has("mb") || !k->Has("ic") || !k->Has("oc")) return std::nullopt;
+  const std::int64_t g = k->Dim("g", 1);
   if (g <= 0) return std::nullopt;
-  const double kernel = Get(d, KD, 1) * Get(d, KH, 1) * Get(d, KW, 1);
-  if (deconvolution) {
-    // Each input point scatters into kernel * oc/g outputs.
-    const double in = Get(d, ID, 1) * Get(d, IH, 1) * Get(d, IW, 1);
-    return 2.0 * d.value[MB] * d.value[IC] * (d.value[OC] / g) * in * kernel;
+  double taps = 1;
+  for (const char* s : {"d", "h", "w"}) {
+    const std::string d(s);
+    const std::int64_t in = k->Dim("i" + d, 1), out = k->Dim("o" + d, 1);
+    const std::optional<double> axis_taps = ValidTaps({.positions = deconvolution ? in : out,
+                                                       .extent = deconvolution ? out : in,
+                                                       .kernel = k->Dim("k" + d, 1),
+                                                       .stride = k->Dim("s" + d, 1),
+                                                       .step = k->Dim("d" + d, 0) + 1,
+                                                       .pad = k->Dim("p" + d, 0)});
+    if (!axis_taps) return std::nullopt;
+    taps *= *axis_taps;
   }
-  const double out = Get(d, OD, 1) * Get(d, OH, 1) * Get(d, OW, 1);
-  return 2.0 * d.value[MB] * d.value[OC] * (d.value[IC] / g) * out * kernel;
+  return 2.0 * static_cast<double>(k->Dim("mb")) * static_cast<double>(k->Dim("oc")) *
+         (static_cast<double>(k->Dim("ic")) / static_cast<double>(g)) * taps;
 }
 
 std::optional<double> InnerProductFlops(std::string_view problem) {
-  Dims d;
-  if (!ReadDims(problem, d)) return std::nullopt;
-  enum { G, MB, IC, OC, ID, OD, KD, IH, OH, KH, IW, OW, KW };
-  if (!d.seen[MB] || !d.seen[IC] || !d.seen[OC]) return std::nullopt;
-  const double spatial = Get(d, ID, 1) * Get(d, IH, 1) * Get(d, IW, 1);
-  return 2.0 * d.value[MB] * d.value[IC] * spatial * d.value[OC];
-}
-
-bool ReadShape(std::string_view text, std::vector<double>& shape) {
-  shape.clear();
-  while (true) {
-    const std::size_t x = text.find('x');
-    const std::string_view part = text.substr(0, x);
-    double v = 0;
-    const auto [ptr, ec] = std::from_chars(part.data(), part.data() + part.size(), v);
-    if (part.empty() || ec != std::errc() || ptr != part.data() + part.size() || v < 0) {
-      return false;
-    }
-    shape.push_back(v);
-    if (x == std::string_view::npos) return true;
-    text.remove_prefix(x + 1);
-  }
+  const std::optional<ProblemKeys> k = ProblemKeys::Read(problem);
+  if (!k || !k->Has("mb") || !k->Has("ic") || !k->Has("oc")) return std::nullopt;
+  const double spatial = static_cast<double>(k->Dim("id", 1)) *
+                         static_cast<double>(k->Dim("ih", 1)) *
+                         static_cast<double>(k->Dim("iw", 1));
+  return 2.0 * static_cast<double>(k->Dim("mb")) * static_cast<double>(k->Dim("ic")) * spatial *
+         static_cast<double>(k->Dim("oc"));
 }
 
 std::optional<double> MatmulFlops(std::string_view problem) {
   if (problem.starts_with("b") || problem.starts_with("m")) {
     // 1.2-1.7 and 2.0: `[b<B>]m<M>n<N>k<K>`.
-    double b = 1, m = 0, n = 0, k = 0;
-    bool has_m = false, has_n = false, has_k = false;
-    std::size_t i = 0;
-    while (i < problem.size()) {
-      const char key = problem[i++];
-      const std::size_t start = i;
-      while (i < problem.size() && problem[i] >= '0' && problem[i] <= '9') ++i;
-      double v = 0;
-      const auto [ptr, ec] = std::from_chars(problem.data() + start, problem.data() + i, v);
-      if (start == i || ec != std::errc()) return std::nullopt;
-      if (key == 'b')
-        b = v;
-      else if (key == 'm')
-        m = v, has_m = true;
-      else if (key == 'n')
-        n = v, has_n = true;
-      else if (key == 'k')
-        k = v, has_k = true;
-      else
-        return std::nullopt;
-    }
-    if (!has_m || !has_n || !has_k) return std::nullopt;
-    return 2.0 * b * m * n * k;
+    const std::optional<ProblemKeys> k = ProblemKeys::Read(problem);
+    if (!k || !k->Has("m") || !k->Has("n") || !k->Has("k")) return std::nullopt;
+    return 2.0 * static_cast<double>(k->Dim("b", 1)) * static_cast<double>(k->Dim("m")) *
+           static_cast<double>(k->Dim("n")) * static_cast<double>(k->Dim("k"));
   }
   // `src:wei[:dst]` dims, `AxBxMxK:AxBxKxN`; batch dims broadcast.
-  const std::size_t colon = problem.find(':');
-  if (colon == std::string_view::npos) return std::nullopt;
-  std::string_view wei_text = problem.substr(colon + 1);
-  wei_text = wei_text.substr(0, wei_text.find(':'));
-  std::vector<double> src, wei;
-  if (!ReadShape(problem.substr(0, colon), src) || !ReadShape(wei_text, wei)) return std::nullopt;
+  const std::optional<std::vector<std::vector<std::int64_t>>> shapes = ReadProblemShapes(problem);
+  if (!shapes || shapes->size() < 2) return std::nullopt;
+  const std::vector<std::int64_t>& src = (*shapes)[0];
+  const std::vector<std::int64_t>& wei = (*shapes)[1];
   if (src.size() < 2 || wei.size() != src.size()) return std::nullopt;
   const std::size_t r = src.size();
-  const double m = src[r - 2], k = src[r - 1], n = wei[r - 1];
-  if (wei[r - 2] != k) return std::nullopt;
+  const double m = static_cast<double>(src[r - 2]), k = static_cast<double>(src[r - 1]),
+               n = static_cast<double>(wei[r - 1]);
+  if (wei[r - 2] != src[r - 1]) return std::nullopt;
   double batch = 1;
-  for (std::size_t i = 0; i + 2 < r; ++i) batch *= std::max(src[i], wei[i]);
+  for (std::size_t i = 0; i + 2 < r; ++i) batch *= static_cast<double>(std::max(src[i], wei[i]));
   return 2.0 * batch * m * n * k;
 }
 

@@ -1,8 +1,10 @@
 #pragma once
-// Floating-point work of one execution, from the problem descriptor, where the problem defines it.
+// Floating-point work of one execution, from the problem descriptor, where the problem defines it:
+// benchdnn's operation count, so that a GFLOP/s figure can be checked against benchdnn's.
 //
 //   FlopsOf("convolution", "g32mb1_ic32oc32_ih56oh56kh3sh1dh0ph1_iw56ow56kw3sw1dw0pw1")
-//     -> 2 * mb * oc * (ic / g) * oh * ow * kh * kw
+//     -> 2 * mb * oc * (ic / g) * (the kernel taps, over all output positions, that land inside
+//        the input: 54*3 + 2*2 = 166 per row of 56, 166 * 166 in 2D)
 //   FlopsOf("matmul", "4x8x16:4x16x32")  -> 2 * 4 * 8 * 32 * 16
 //   FlopsOf("reorder", "2x16x7x7")       -> nullopt (no arithmetic to speak of)
 
@@ -12,9 +14,10 @@
 namespace dlcheck::verbose {
 
 /// Floating-point operations (a multiply-add counts 2) of one execution of a convolution or
-/// deconvolution (groups, strides, dilation, 1D/2D/3D; any direction: forward, backward data
-/// and backward weights do the same work), an inner product or a matmul (with batch and
-/// broadcast). nullopt for other kinds and for problems with runtime (`*`) or unparsable dims.
+/// deconvolution (groups, strides, dilation, padding, 1D/2D/3D; any direction: forward, backward
+/// data and backward weights do the same work; only the kernel taps that land inside the input
+/// count, as benchdnn counts them), an inner product or a matmul (with batch and broadcast).
+/// nullopt for other kinds and for problems with runtime (`*`) or unparsable dims.
 std::optional<double> FlopsOf(std::string_view primitive, std::string_view problem);
 
 }  // namespace dlcheck::verbose

@@ -3,7 +3,9 @@
 // one untimed execution, then executions until the time budget is spent and at least
 // `min_runs` have run; the minimum and the mean of the timed ones. Inputs are filled with small
 // finite values (multiples of 1/8 in [-0.5, 0.5], or small integers for integer tensors) so that
-// kernels stay on their normal path: no denormals, no NaN, no saturation.
+// kernels stay on their normal path: no denormals, no NaN, no saturation. A backward pass that
+// reads its forward pass's workspace (max pooling, lrn, a fused ReLU) gets it from one untimed
+// execution of its forward hint (Rebuilt::hint), as in training.
 //
 //   Measurement m = *Measure(rebuilt, engine, {.budget_s = 0.2});
 //   m.min_ms, m.avg_ms, m.runs, m.create_ms, m.implementation

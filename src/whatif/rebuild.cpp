@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "verbose/line_parser.h"
+#include "verbose/problem_keys.h"
 #include "whatif/layout.h"
 
 namespace dlcheck::whatif {
@@ -24,59 +25,21 @@ Status Cannot(std::string reason) {
   return InputError(std::move(reason));
 }
 
-// `mb64_ic1oc20_ih28oh24kh5sh1dh0ph0_iw28ow24kw5sw1dw0pw0` -> {mb:64, ic:1, ...}; false when a
-// value is not a plain number (`*`: a run-time dimension).
-bool ReadKeyed(std::string_view text, std::map<std::string, dnnl_dim_t, std::less<>>& keys) {
-  std::size_t i = 0;
-  while (i < text.size()) {
-    if (text[i] == '_') {
-      ++i;
-      continue;
-    }
-    const std::size_t key_start = i;
-    while (i < text.size() && std::islower(static_cast<unsigned char>(text[i]))) ++i;
-    const std::size_t num_start = i;
-    while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) ++i;
-    if (key_start == num_start || num_start == i) return false;
-    dnnl_dim_t v = 0;
-    std::from_chars(text.data() + num_start, text.data() + i, v);
-    // `beta0.75` of lrn: a fraction after the digits belongs to no dimension.
-    if (i < text.size() && text[i] == '.') {
-      ++i;
-      while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) ++i;
-    }
-    keys.emplace(std::string(text.substr(key_start, num_start - key_start)), v);
-  }
-  return true;
-}
+// The problem's numbers, read by the one reader of problems (verbose/problem_keys.h).
+using verbose::ProblemKeys;
 
 // `4x8x16` -> {4, 8, 16}; false for `*` and other text.
 bool ReadShape(std::string_view text, Dims& dims) {
-  dims.clear();
-  while (true) {
-    const std::size_t x = text.find('x');
-    const std::string_view part = text.substr(0, x);
-    dnnl_dim_t v = 0;
-    const auto [ptr, ec] = std::from_chars(part.data(), part.data() + part.size(), v);
-    if (part.empty() || ec != std::errc() || ptr != part.data() + part.size() || v < 0)
-      return false;
-    dims.push_back(v);
-    if (x == std::string_view::npos) return true;
-    text.remove_prefix(x + 1);
-  }
+  std::optional<Dims> shape = verbose::ReadProblemShape(text);
+  if (shape) dims = std::move(*shape);
+  return shape.has_value();
 }
 
 // The shapes of a problem with several tensors: `2x16x7x7:1x16x1x1`.
 bool ReadShapes(std::string_view text, std::vector<Dims>& shapes) {
-  shapes.clear();
-  while (true) {
-    const std::size_t colon = text.find(':');
-    Dims dims;
-    if (!ReadShape(text.substr(0, colon), dims)) return false;
-    shapes.push_back(std::move(dims));
-    if (colon == std::string_view::npos) return true;
-    text.remove_prefix(colon + 1);
-  }
+  std::optional<std::vector<Dims>> read = verbose::ReadProblemShapes(text);
+  if (read) shapes = std::move(*read);
+  return read.has_value();
 }
 
 // `alg:eltwise_relu alpha:0 beta:0` -> the value of `key`, or "".
@@ -96,6 +59,12 @@ std::string_view AuxValue(std::string_view aux, std::string_view key) {
 float ToFloat(std::string_view text, float fallback) {
   if (text.empty()) return fallback;
   float v = fallback;
+  std::from_chars(text.data(), text.data() + text.size(), v);
+  return v;
+}
+
+int IntOf(std::string_view text, int fallback) {
+  int v = fallback;
   std::from_chars(text.data(), text.data() + text.size(), v);
   return v;
 }
@@ -157,6 +126,9 @@ struct Context {
   dnnl::primitive_attr attr;
   Rebuilt out;
   dnnl::memory::dims dst_dims;  // for output scales and binary post-ops
+  // A kind that takes the layout of its data (eltwise, pooling, normalizations, ...): oneDNN
+  // 2.6.3 takes no `any` for its tensors, so under layouts_any they stay as logged.
+  bool follows_data = false;
 };
 
 // The data type a tensor of `role` takes under the settings' data type ("" for the log's).
@@ -181,7 +153,7 @@ StatusOr<memory::desc> Desc(Context& c, const MemoryDesc* md, const Dims& dims, 
   if (!logged.ok()) return logged;
   c.out.logged[arg] = *logged;
   // A data type of its own takes the layouts oneDNN prefers for it, as an application would.
-  if (!c.settings.layouts_any && c.settings.data_type.empty()) return logged;
+  if (c.settings.data_type.empty() && (!c.settings.layouts_any || c.follows_data)) return logged;
   return memory::desc(dims, logged->data_type(), memory::format_tag::any);
 }
 
@@ -239,35 +211,55 @@ int ArgOfName(std::string_view name) {
   return -1;
 }
 
-// `src:0:*+dst:0:119` (2.x) zero points.
-Status ReadZeroPoints(Context& c, std::string_view list) {
+// The parts of one entry of a per-argument attribute: `src0:0:s32` -> {src0, 0, s32}.
+std::vector<std::string_view> EntryParts(std::string_view entry) {
+  std::vector<std::string_view> parts;
+  for (std::size_t pos = 0;;) {
+    const std::size_t colon = entry.find(':', pos);
+    parts.push_back(entry.substr(pos, colon == std::string_view::npos ? entry.npos : colon - pos));
+    if (colon == std::string_view::npos) return parts;
+    pos = colon + 1;
+  }
+}
+
+// Calls `read` with each `+`-separated entry of `list`; the first error ends it.
+Status ForEachEntry(std::string_view list, const std::function<Status(std::string_view)>& read) {
   while (!list.empty()) {
     const std::size_t plus = list.find('+');
-    const std::string_view entry = list.substr(0, plus);
+    if (Status s = read(list.substr(0, plus)); !s.ok()) return s;
     list = plus == std::string_view::npos ? std::string_view() : list.substr(plus + 1);
-    const std::size_t c1 = entry.find(':');
-    const std::size_t c2 = c1 == std::string_view::npos ? c1 : entry.find(':', c1 + 1);
-    if (c2 == std::string_view::npos)
-      return Cannot("zero points '" + std::string(entry) + "' cannot be read");
-    const int arg = ArgOfName(entry.substr(0, c1));
-    const std::string_view value = entry.substr(c2 + 1);
-    int mask = 0;
-    std::from_chars(entry.data() + c1 + 1, entry.data() + c2, mask);
-    if (arg < 0 || mask != 0 || value.find(':') != std::string_view::npos) {
-      return Cannot("zero points '" + std::string(entry) +
-                    "' (a 3.x form) cannot be set in oneDNN 2.6.3");
+  }
+  return {};
+}
+
+// Zero points: `src:0:*+dst:0:119` (2.x: a value, or `*` at run time) and `src0:0:s32` (3.x:
+// a data type, the value always given at run time). Common zero points only.
+Status ReadZeroPoints(Context& c, std::string_view list) {
+  return ForEachEntry(list, [&c](std::string_view entry) -> Status {
+    const std::vector<std::string_view> parts = EntryParts(entry);
+    if (parts.size() < 3) return Cannot("zero points '" + std::string(entry) + "' cannot be read");
+    const int arg = ArgOfName(parts[0]);
+    if (arg < 0) {
+      return Cannot("zero points of '" + std::string(parts[0]) +
+                    "' have no oneDNN 2.6.3 equivalent");
     }
-    if (value == "*") {
+    if (IntOf(parts[1], -1) != 0) {
+      return Cannot("zero points '" + std::string(entry) +
+                    "' vary along a dimension: dlcheck rebuilds common zero points only");
+    }
+    if (parts.size() > 3) {
+      return Cannot("zero points '" + std::string(entry) +
+                    "' (groups) cannot be set in oneDNN 2.6.3");
+    }
+    if (parts[2] == "*" || DataTypeNamed(parts[2])) {
       c.attr.set_zero_points(arg, 0, {DNNL_RUNTIME_S32_VAL});
       c.out.extra_args[DNNL_ARG_ATTR_ZERO_POINTS | arg] =
           memory::desc({1}, memory::data_type::s32, memory::format_tag::a);
     } else {
-      int zp = 0;
-      std::from_chars(value.data(), value.data() + value.size(), zp);
-      c.attr.set_zero_points(arg, 0, {zp});
+      c.attr.set_zero_points(arg, 0, {IntOf(parts[2], 0)});
     }
-  }
-  return {};
+    return {};
+  });
 }
 
 // `0:0.500000` (a common scale), `2` (per-channel scales fixed at creation, their values not
@@ -295,6 +287,79 @@ Status ReadOutputScales(Context& c, std::string_view value) {
   return {};
 }
 
+bool IsComputeKind(std::string_view kind) {
+  return kind == "convolution" || kind == "deconvolution" || kind == "inner_product" ||
+         kind == "matmul";
+}
+
+// Scales per argument (3.x): `src0:0:f32+wei:1:f32+dst:0:f32`, their values given at run time.
+// A convolution's, deconvolution's, inner product's or matmul's multiply into one 2.6.3 output
+// scale, at run time too (1 at execution): common, or per output channel where the weights'
+// scales are per output channel. A binary's common source scales are 2.6.3 argument scales.
+Status ReadArgumentScales(Context& c, std::string_view list) {
+  const std::string_view kind = c.row.primitive.view();
+  const bool compute = IsComputeKind(kind);
+  int output_mask = 0;
+  Status read = ForEachEntry(list, [&](std::string_view entry) -> Status {
+    const std::vector<std::string_view> parts = EntryParts(entry);
+    const std::string_view name = parts[0];
+    const int mask = parts.size() > 1 ? IntOf(parts[1], -1) : 0;
+    const auto refuse = [&](std::string_view why) {
+      return Cannot("scales '" + std::string(entry) + "' " + std::string(why));
+    };
+    if (parts.size() > 3) return refuse("(groups) cannot be set in oneDNN 2.6.3");
+    if (!compute) {
+      const int arg = name == "src" || name == "src0" ? DNNL_ARG_SRC_0
+                      : name == "src1"                ? DNNL_ARG_SRC_1
+                                                      : -1;
+      if (kind != "binary" || arg < 0 || mask != 0)
+        return refuse("have no oneDNN 2.6.3 equivalent for a " + std::string(kind));
+      c.attr.set_scales(arg, 0, {1.f});
+      return {};
+    }
+    if (name == "wei") {
+      const int channel_bit = kind == "matmul" ? 1 << (c.dst_dims.size() - 1) : 1;
+      if (mask != 0 && (mask & ~(channel_bit | (kind == "matmul" ? 0 : 2))) != 0)
+        return refuse("vary along a dimension other than the output channels");
+      if (mask != 0) output_mask = kind == "matmul" ? channel_bit : 2;
+      return {};
+    }
+    if ((name == "src" || name == "src0" || name == "dst") && mask == 0) return {};
+    return refuse("cannot be folded into oneDNN 2.6.3 output scales");
+  });
+  if (!read.ok() || !compute) return read;
+  return ReadOutputScales(c, std::to_string(output_mask) + ":*");
+}
+
+// The attributes of 1.x to 2.2, each ended by `;`: `scratchpad_mode:user;`, `oscale:2;`,
+// `post_ops:'sum:1;eltwise_relu;';` (the post-ops `;`-separated inside the quotes).
+Status ReadLegacyAttributes(Context& c, std::string_view text, dnnl::post_ops& ops) {
+  while (!text.empty()) {
+    if (text.starts_with("post_ops:'")) {
+      const std::size_t end = text.find("';", 10);
+      if (end == std::string_view::npos) break;
+      std::string list(text.substr(10, end - 10));
+      while (list.ends_with(";")) list.pop_back();
+      std::replace(list.begin(), list.end(), ';', '+');
+      if (Status s = ReadPostOps(c, list, ops); !s.ok()) return s;
+      text.remove_prefix(end + 2);
+      continue;
+    }
+    const std::size_t end = text.find(';');
+    const std::string_view item = text.substr(0, end);
+    if (item.starts_with("oscale:")) {
+      if (Status s = ReadOutputScales(c, item.substr(7)); !s.ok()) return s;
+    } else if (!item.starts_with("scratchpad_mode:")) {
+      return Cannot("attribute '" + std::string(item) + "' has no oneDNN 2.6.3 equivalent here");
+    }
+    if (end == std::string_view::npos) return {};
+    text.remove_prefix(end + 1);
+  }
+  if (!text.empty())
+    return Cannot("attribute '" + std::string(text) + "' has no oneDNN 2.6.3 equivalent here");
+  return {};
+}
+
 // The attributes field: `attr-scratchpad:user attr-post-ops:eltwise_relu attr-oscale:2 ...`.
 Status ReadAttributes(Context& c) {
   std::string_view text = c.row.attributes.view();
@@ -316,6 +381,10 @@ Status ReadAttributes(Context& c) {
       s = ReadOutputScales(c, value);
     } else if (key == "attr-zero-points") {
       s = ReadZeroPoints(c, value);
+    } else if (key == "attr-scales") {
+      s = ReadArgumentScales(c, value);
+    } else if (!key.starts_with("attr-")) {
+      s = ReadLegacyAttributes(c, token, ops);
     } else {
       s = Cannot("attribute '" + std::string(token) + "' has no oneDNN 2.6.3 equivalent here");
     }
@@ -355,15 +424,11 @@ struct Window {
   Dims in, out, kernel, strides, dilates, pad_l, pad_r;
 };
 
-StatusOr<Window> ReadWindow(const std::map<std::string, dnnl_dim_t, std::less<>>& k, bool deconv) {
+StatusOr<Window> ReadWindow(const ProblemKeys& k, bool deconv) {
   Window w;
   for (char s : std::string_view("dhw")) {
-    const std::string is = std::string("i") + s;
-    if (!k.contains(is)) continue;
-    const auto get = [&](std::string key, dnnl_dim_t fallback) {
-      const auto it = k.find(key + s);
-      return it == k.end() ? fallback : it->second;
-    };
+    if (!k.Has(std::string("i") + s)) continue;
+    const auto get = [&](std::string key, dnnl_dim_t fallback) { return k.Dim(key + s, fallback); };
     const dnnl_dim_t i = get("i", 1), o = get("o", 1), kk = get("k", 1), st = get("s", 1),
                      d = get("d", 0), p = get("p", 0);
     w.in.push_back(i);
@@ -399,27 +464,26 @@ StatusOr<dnnl::primitive_desc> ForwardHint(const Context& c, const void* fwd,
 }
 
 Status RebuildConvolution(Context& c, bool deconv) {
-  std::map<std::string, dnnl_dim_t, std::less<>> k;
-  if (!ReadKeyed(c.row.problem.view(), k)) return Cannot("the problem has a run-time dimension");
-  if (!k.contains("mb") || !k.contains("ic") || !k.contains("oc"))
+  const std::optional<ProblemKeys> k = ProblemKeys::Read(c.row.problem.view());
+  if (!k) return Cannot("the problem has a run-time dimension");
+  if (!k->Has("mb") || !k->Has("ic") || !k->Has("oc"))
     return Cannot("the problem names no mb, ic or oc");
-  StatusOr<Window> w = ReadWindow(k, deconv);
+  StatusOr<Window> w = ReadWindow(*k, deconv);
   if (!w.ok()) return w.status();
-  const dnnl_dim_t g = k.contains("g") ? k.at("g") : 1;
+  const dnnl_dim_t g = k->Dim("g", 1);
   const MemoryDesc* src = c.tensors.Find({"src"});
   const MemoryDesc* wei = c.tensors.Find({"wei"});
   const MemoryDesc* bia = c.tensors.Find({"bia", "bias"});
   const MemoryDesc* dst = c.tensors.Find({"dst"});
   if (!src || !wei || !dst) return Cannot("the line names no src, wei or dst tensor");
-  const Dims src_dims = Concat({k.at("mb"), k.at("ic")}, w->in);
-  c.dst_dims = Concat({k.at("mb"), k.at("oc")}, w->out);
+  const Dims src_dims = Concat({k->Dim("mb"), k->Dim("ic")}, w->in);
+  c.dst_dims = Concat({k->Dim("mb"), k->Dim("oc")}, w->out);
   const bool grouped = TagDims(*wei) == static_cast<int>(src_dims.size()) + 1;
-  const Dims wei_dims = grouped ? Concat({g, k.at("oc") / g, k.at("ic") / g}, w->kernel)
-                                : Concat({k.at("oc"), k.at("ic")}, w->kernel);
+  const Dims wei_dims = grouped ? Concat({g, k->Dim("oc") / g, k->Dim("ic") / g}, w->kernel)
+                                : Concat({k->Dim("oc"), k->Dim("ic")}, w->kernel);
   const std::string_view prop_text = c.row.prop_kind.view();
   const std::optional<dnnl::prop_kind> prop = PropKindNamed(prop_text);
   const bool bwd_d = prop_text == "backward_data", bwd_w = prop_text == "backward_weights";
-  if (deconv && (bwd_d || bwd_w)) return Cannot("backward deconvolution is not rebuilt yet");
   c.out.kind = deconv ? "deconvolution" : "convolution";
   const int src_arg = bwd_d ? DNNL_ARG_DIFF_SRC : DNNL_ARG_SRC;
   const int wei_arg = bwd_w ? DNNL_ARG_DIFF_WEIGHTS : DNNL_ARG_WEIGHTS;
@@ -428,7 +492,7 @@ Status RebuildConvolution(Context& c, bool deconv) {
   c.out.output_arg = bwd_d ? DNNL_ARG_DIFF_SRC : bwd_w ? DNNL_ARG_DIFF_WEIGHTS : DNNL_ARG_DST;
   StatusOr<memory::desc> s = Desc(c, src, src_dims, src_arg, "src");
   StatusOr<memory::desc> wd = Desc(c, wei, wei_dims, wei_arg, "wei");
-  StatusOr<memory::desc> b = Desc(c, bia, {k.at("oc")}, bia_arg, "bia");
+  StatusOr<memory::desc> b = Desc(c, bia, {k->Dim("oc")}, bia_arg, "bia");
   StatusOr<memory::desc> d = Desc(c, dst, c.dst_dims, dst_arg, "dst");
   for (const auto* r : {&s, &wd, &b, &d}) {
     if (!r->ok()) return r->status();
@@ -443,47 +507,47 @@ Status RebuildConvolution(Context& c, bool deconv) {
                   "' is unknown to oneDNN 2.6.3");
   const dnnl_memory_desc_t* bias = bia ? &b->data : nullptr;
   const auto alg_c = static_cast<dnnl_alg_kind_t>(*alg);
-  if (deconv) {
-    dnnl_deconvolution_desc_t op{};
-    if (Status st = Check(
-            dnnl_dilated_deconvolution_forward_desc_init(
-                &op, static_cast<dnnl_prop_kind_t>(*prop), alg_c, &s->data, &wd->data, bias,
-                &d->data, w->strides.data(), w->dilates.data(), w->pad_l.data(), w->pad_r.data()),
-            "this deconvolution");
-        !st.ok()) {
-      return st;
-    }
-    return Create(c, op);
-  }
+  const dnnl_prop_kind_t fwd_prop =
+      bwd_d || bwd_w ? dnnl_forward_training : static_cast<dnnl_prop_kind_t>(*prop);
+  // A deconvolution's descriptor is a convolution's (dnnl_deconvolution_desc_t is the same
+  // struct), initialized by its own functions.
   dnnl_convolution_desc_t fwd{};
-  if (Status st = Check(
-          dnnl_dilated_convolution_forward_desc_init(
-              &fwd, bwd_d || bwd_w ? dnnl_forward_training : static_cast<dnnl_prop_kind_t>(*prop),
-              alg_c, &s->data, &wd->data, bias, &d->data, w->strides.data(), w->dilates.data(),
-              w->pad_l.data(), w->pad_r.data()),
-          "this convolution");
-      !st.ok()) {
-    return st;
-  }
+  const dnnl_status_t fwd_status =
+      deconv ? dnnl_dilated_deconvolution_forward_desc_init(
+                   &fwd, fwd_prop, alg_c, &s->data, &wd->data, bias, &d->data, w->strides.data(),
+                   w->dilates.data(), w->pad_l.data(), w->pad_r.data())
+             : dnnl_dilated_convolution_forward_desc_init(
+                   &fwd, fwd_prop, alg_c, &s->data, &wd->data, bias, &d->data, w->strides.data(),
+                   w->dilates.data(), w->pad_l.data(), w->pad_r.data());
+  if (Status st = Check(fwd_status, "this " + c.out.kind); !st.ok()) return st;
   if (!bwd_d && !bwd_w) return Create(c, fwd);
-  StatusOr<dnnl::primitive_desc> hint = ForwardHint(c, &fwd, "convolution");
+  StatusOr<dnnl::primitive_desc> hint = ForwardHint(c, &fwd, c.out.kind);
   if (!hint.ok()) return hint.status();
   dnnl_convolution_desc_t op{};
-  const dnnl_status_t status =
-      bwd_d ? dnnl_dilated_convolution_backward_data_desc_init(
-                  &op, alg_c, &s->data, &wd->data, &d->data, w->strides.data(), w->dilates.data(),
-                  w->pad_l.data(), w->pad_r.data())
-            : dnnl_dilated_convolution_backward_weights_desc_init(
-                  &op, alg_c, &s->data, &wd->data, bias, &d->data, w->strides.data(),
-                  w->dilates.data(), w->pad_l.data(), w->pad_r.data());
-  if (Status st = Check(status, "this backward convolution"); !st.ok()) return st;
+  const auto* st = w->strides.data();
+  const auto* dl = w->dilates.data();
+  const auto* pl = w->pad_l.data();
+  const auto* pr = w->pad_r.data();
+  dnnl_status_t status = dnnl_success;
+  if (deconv) {
+    status = bwd_d ? dnnl_dilated_deconvolution_backward_data_desc_init(
+                         &op, alg_c, &s->data, &wd->data, &d->data, st, dl, pl, pr)
+                   : dnnl_dilated_deconvolution_backward_weights_desc_init(
+                         &op, alg_c, &s->data, &wd->data, bias, &d->data, st, dl, pl, pr);
+  } else {
+    status = bwd_d ? dnnl_dilated_convolution_backward_data_desc_init(
+                         &op, alg_c, &s->data, &wd->data, &d->data, st, dl, pl, pr)
+                   : dnnl_dilated_convolution_backward_weights_desc_init(
+                         &op, alg_c, &s->data, &wd->data, bias, &d->data, st, dl, pl, pr);
+  }
+  if (Status checked = Check(status, "this backward " + c.out.kind); !checked.ok()) return checked;
   return Create(c, op, &*hint);
 }
 
 Status RebuildInnerProduct(Context& c) {
-  std::map<std::string, dnnl_dim_t, std::less<>> k;
-  if (!ReadKeyed(c.row.problem.view(), k)) return Cannot("the problem has a run-time dimension");
-  if (!k.contains("mb") || !k.contains("ic") || !k.contains("oc"))
+  const std::optional<ProblemKeys> k = ProblemKeys::Read(c.row.problem.view());
+  if (!k) return Cannot("the problem has a run-time dimension");
+  if (!k->Has("mb") || !k->Has("ic") || !k->Has("oc"))
     return Cannot("the problem names no mb, ic or oc");
   const MemoryDesc* src = c.tensors.Find({"src"});
   const MemoryDesc* wei = c.tensors.Find({"wei"});
@@ -492,13 +556,13 @@ Status RebuildInnerProduct(Context& c) {
   if (!src || !wei || !dst) return Cannot("the line names no src, wei or dst tensor");
   Dims spatial;
   for (const char* key : {"id", "ih", "iw"}) {
-    if (k.contains(key)) spatial.push_back(k.at(key));
+    if (k->Has(key)) spatial.push_back(k->Dim(key));
   }
   // A 2D source with a 4D tag (`abcd` for mb2ic16ih7iw7): the spatial sizes the tag needs.
   while (static_cast<int>(spatial.size()) + 2 > TagDims(*src) && !spatial.empty())
     spatial.erase(spatial.begin());
   while (static_cast<int>(spatial.size()) + 2 < TagDims(*src)) spatial.insert(spatial.begin(), 1);
-  c.dst_dims = {k.at("mb"), k.at("oc")};
+  c.dst_dims = {k->Dim("mb"), k->Dim("oc")};
   const std::string_view prop_text = c.row.prop_kind.view();
   const bool bwd_d = prop_text == "backward_data", bwd_w = prop_text == "backward_weights";
   c.out.kind = "inner product";
@@ -508,10 +572,10 @@ Status RebuildInnerProduct(Context& c) {
   const int dst_arg = bwd_d || bwd_w ? DNNL_ARG_DIFF_DST : DNNL_ARG_DST;
   c.out.output_arg = bwd_d ? DNNL_ARG_DIFF_SRC : bwd_w ? DNNL_ARG_DIFF_WEIGHTS : DNNL_ARG_DST;
   StatusOr<memory::desc> s =
-      Desc(c, src, Concat({k.at("mb"), k.at("ic")}, spatial), src_arg, "src");
+      Desc(c, src, Concat({k->Dim("mb"), k->Dim("ic")}, spatial), src_arg, "src");
   StatusOr<memory::desc> wd =
-      Desc(c, wei, Concat({k.at("oc"), k.at("ic")}, spatial), wei_arg, "wei");
-  StatusOr<memory::desc> b = Desc(c, bia, {k.at("oc")}, bia_arg, "bia");
+      Desc(c, wei, Concat({k->Dim("oc"), k->Dim("ic")}, spatial), wei_arg, "wei");
+  StatusOr<memory::desc> b = Desc(c, bia, {k->Dim("oc")}, bia_arg, "bia");
   StatusOr<memory::desc> d = Desc(c, dst, c.dst_dims, dst_arg, "dst");
   for (const auto* r : {&s, &wd, &b, &d}) {
     if (!r->ok()) return r->status();
@@ -552,13 +616,13 @@ Status RebuildMatmul(Context& c) {
     return Cannot("the problem has a run-time dimension");
   }
   if (!ReadShapes(problem, shapes) || shapes.size() < 2) {
-    std::map<std::string, dnnl_dim_t, std::less<>> k;  // 1.x `b2m4n8k16`
-    if (!ReadKeyed(problem, k) || !k.contains("m") || !k.contains("n") || !k.contains("k")) {
+    const std::optional<ProblemKeys> k = ProblemKeys::Read(problem);  // 1.x `b2m4n8k16`
+    if (!k || !k->Has("m") || !k->Has("n") || !k->Has("k")) {
       return Cannot("the matmul problem '" + std::string(problem) + "' cannot be read");
     }
     const bool batched = TagDims(*src) == 3;
-    const Dims b = batched ? Dims{k.contains("b") ? k.at("b") : 1} : Dims{};
-    shapes = {Concat(b, {k.at("m"), k.at("k")}), Concat(b, {k.at("k"), k.at("n")})};
+    const Dims b = batched ? Dims{k->Dim("b", 1)} : Dims{};
+    shapes = {Concat(b, {k->Dim("m"), k->Dim("k")}), Concat(b, {k->Dim("k"), k->Dim("n")})};
   }
   Dims dst_dims;
   if (shapes.size() > 2) {
@@ -633,18 +697,51 @@ const MemoryDesc* DataTensor(const Context& c) {
   return c.tensors.Find({"data", "src"});
 }
 
+// The gradient of a data kind's backward pass: `diff` (2.x), `diff_src` or `diff_dst` (3.x).
+const MemoryDesc* DiffTensor(const Context& c) {
+  return c.tensors.Find({"diff", "diff_src", "diff_dst"});
+}
+
 bool IsForward(const Context& c) {
   const std::string_view prop = c.row.prop_kind.view();
   return prop.starts_with("forward");
 }
 
-Status BackwardNotRebuilt(const Context& c, std::string_view why) {
-  return Cannot("backward " + std::string(c.row.primitive.view()) + " is not rebuilt (" +
-                std::string(why) + ")");
+dnnl_prop_kind_t PropOf(const Context& c) {
+  return static_cast<dnnl_prop_kind_t>(*PropKindNamed(c.row.prop_kind.view()));
+}
+
+// A backward pass `op` with its forward pass `fwd` (forward_training) as the hint oneDNN needs,
+// as a framework gives it; the hint also writes the workspace the backward pass reads (measure.h).
+template <typename Op>
+Status CreateBackward(Context& c, const Op& fwd, const Op& op) {
+  StatusOr<dnnl::primitive_desc> hint = ForwardHint(c, &fwd, c.out.kind);
+  if (!hint.ok()) return hint.status();
+  return Create(c, op, &*hint);
+}
+
+// The gradient of a data kind's backward pass: its diff_src (the output), and its diff_dst,
+// laid out alike (2.x prints one `diff` tensor for both).
+StatusOr<memory::desc> DiffDesc(Context& c, const MemoryDesc* diff, const Dims& dims) {
+  if (diff == nullptr) return Cannot("the line names no diff tensor");
+  StatusOr<memory::desc> g = Desc(c, diff, dims, DNNL_ARG_DIFF_SRC, "src");
+  if (g.ok()) c.out.logged[DNNL_ARG_DIFF_DST] = c.out.logged[DNNL_ARG_DIFF_SRC];
+  c.out.output_arg = DNNL_ARG_DIFF_SRC;
+  return g;
+}
+
+// A kind's algorithm from `alg:` of the auxiliary field.
+StatusOr<dnnl_alg_kind_t> AlgorithmOf(const Context& c, std::string_view fallback = {}) {
+  std::string_view name = AuxValue(c.row.auxiliary.view(), "alg");
+  if (name.empty()) name = fallback;
+  const std::optional<dnnl::algorithm> alg = AlgorithmNamed(name);
+  if (!alg)
+    return Cannot(c.out.kind + " algorithm '" + std::string(name) + "' is unknown to oneDNN 2.6.3");
+  return static_cast<dnnl_alg_kind_t>(*alg);
 }
 
 Status RebuildEltwise(Context& c) {
-  if (!IsForward(c)) return BackwardNotRebuilt(c, "only forward passes are rebuilt for this kind");
+  c.follows_data = true;
   const MemoryDesc* data = DataTensor(c);
   Dims dims;
   if (!data || !ReadShape(c.row.problem.view(), dims))
@@ -652,96 +749,128 @@ Status RebuildEltwise(Context& c) {
   c.out.kind = "eltwise";
   c.dst_dims = dims;
   const std::string_view aux = c.row.auxiliary.view();
-  const std::optional<dnnl::algorithm> alg = AlgorithmNamed(AuxValue(aux, "alg"));
-  if (!alg)
-    return Cannot("eltwise algorithm '" + std::string(AuxValue(aux, "alg")) +
-                  "' is unknown to oneDNN 2.6.3");
-  StatusOr<memory::desc> d = Desc(c, data, dims, DNNL_ARG_SRC, "src");
+  StatusOr<dnnl_alg_kind_t> alg = AlgorithmOf(c);
+  if (!alg.ok()) return alg.status();
+  const float alpha = ToFloat(AuxValue(aux, "alpha"), 0.f);
+  const float beta = ToFloat(AuxValue(aux, "beta"), 0.f);
+  // Backward, `data` is the source, or the destination for a `*_use_dst_for_bwd` algorithm.
+  const bool use_dst = AuxValue(aux, "alg").ends_with("_use_dst_for_bwd");
+  const bool forward = IsForward(c);
+  StatusOr<memory::desc> d =
+      Desc(c, data, dims, !forward && use_dst ? DNNL_ARG_DST : DNNL_ARG_SRC, "src");
   if (!d.ok()) return d.status();
+  StatusOr<memory::desc> g = forward ? memory::desc() : DiffDesc(c, DiffTensor(c), dims);
+  if (!g.ok()) return g.status();
   if (Status a = ReadAttributes(c); !a.ok()) return a;
-  dnnl_eltwise_desc_t op{};
+  dnnl_eltwise_desc_t fwd{};
   if (Status st =
-          Check(dnnl_eltwise_forward_desc_init(
-                    &op, static_cast<dnnl_prop_kind_t>(*PropKindNamed(c.row.prop_kind.view())),
-                    static_cast<dnnl_alg_kind_t>(*alg), &d->data,
-                    ToFloat(AuxValue(aux, "alpha"), 0.f), ToFloat(AuxValue(aux, "beta"), 0.f)),
+          Check(dnnl_eltwise_forward_desc_init(&fwd, forward ? PropOf(c) : dnnl_forward_training,
+                                               *alg, &d->data, alpha, beta),
                 "this eltwise");
       !st.ok()) {
     return st;
   }
-  return Create(c, op);
-}
-
-Status RebuildPooling(Context& c) {
-  if (!IsForward(c)) return BackwardNotRebuilt(c, "it needs the forward pass's workspace");
-  std::map<std::string, dnnl_dim_t, std::less<>> k;
-  if (!ReadKeyed(c.row.problem.view(), k) || !k.contains("mb") || !k.contains("ic")) {
-    return Cannot("the pooling problem cannot be read");
-  }
-  StatusOr<Window> w = ReadWindow(k, false);
-  if (!w.ok()) return w.status();
-  const MemoryDesc* src = c.tensors.Find({"src"});
-  const MemoryDesc* dst = c.tensors.Find({"dst"});
-  if (!src || !dst) return Cannot("the line names no src or dst tensor");
-  c.out.kind = "pooling";
-  c.dst_dims = Concat({k.at("mb"), k.at("ic")}, w->out);
-  StatusOr<memory::desc> s =
-      Desc(c, src, Concat({k.at("mb"), k.at("ic")}, w->in), DNNL_ARG_SRC, "src");
-  StatusOr<memory::desc> d = Desc(c, dst, c.dst_dims, DNNL_ARG_DST, "dst");
-  if (!s.ok()) return s.status();
-  if (!d.ok()) return d.status();
-  const std::optional<dnnl::algorithm> alg =
-      AlgorithmNamed(AuxValue(c.row.auxiliary.view(), "alg"));
-  if (!alg)
-    return Cannot("pooling algorithm '" + std::string(AuxValue(c.row.auxiliary.view(), "alg")) +
-                  "' is unknown to oneDNN 2.6.3");
-  if (Status a = ReadAttributes(c); !a.ok()) return a;
-  dnnl_pooling_v2_desc_t op{};
-  if (Status st =
-          Check(dnnl_pooling_v2_forward_desc_init(
-                    &op, static_cast<dnnl_prop_kind_t>(*PropKindNamed(c.row.prop_kind.view())),
-                    static_cast<dnnl_alg_kind_t>(*alg), &s->data, &d->data, w->strides.data(),
-                    w->kernel.data(), w->dilates.data(), w->pad_l.data(), w->pad_r.data()),
-                "this pooling");
+  if (forward) return Create(c, fwd);
+  dnnl_eltwise_desc_t op{};
+  if (Status st = Check(dnnl_eltwise_backward_desc_init(&op, *alg, &g->data, &d->data, alpha, beta),
+                        "this backward eltwise");
       !st.ok()) {
     return st;
   }
-  return Create(c, op);
+  return CreateBackward(c, fwd, op);
 }
 
+// Pooling backward needs the workspace of its forward pass (max pooling's argmax): the hint's
+// execution writes it before the backward pass is timed (measure.cpp).
+Status RebuildPooling(Context& c) {
+  c.follows_data = true;
+  const std::optional<ProblemKeys> k = ProblemKeys::Read(c.row.problem.view());
+  if (!k || !k->Has("mb") || !k->Has("ic")) {
+    return Cannot("the pooling problem cannot be read");
+  }
+  StatusOr<Window> w = ReadWindow(*k, false);
+  if (!w.ok()) return w.status();
+  const MemoryDesc* src = c.tensors.Find({"src", "diff_src"});
+  const MemoryDesc* dst = c.tensors.Find({"dst", "diff_dst"});
+  if (!src || !dst) return Cannot("the line names no src or dst tensor");
+  c.out.kind = "pooling";
+  const bool forward = IsForward(c);
+  c.dst_dims = Concat({k->Dim("mb"), k->Dim("ic")}, w->out);
+  StatusOr<memory::desc> s = Desc(c, src, Concat({k->Dim("mb"), k->Dim("ic")}, w->in),
+                                  forward ? DNNL_ARG_SRC : DNNL_ARG_DIFF_SRC, "src");
+  StatusOr<memory::desc> d =
+      Desc(c, dst, c.dst_dims, forward ? DNNL_ARG_DST : DNNL_ARG_DIFF_DST, "dst");
+  if (!s.ok()) return s.status();
+  if (!d.ok()) return d.status();
+  if (!forward) c.out.output_arg = DNNL_ARG_DIFF_SRC;
+  StatusOr<dnnl_alg_kind_t> alg = AlgorithmOf(c);
+  if (!alg.ok()) return alg.status();
+  if (Status a = ReadAttributes(c); !a.ok()) return a;
+  dnnl_pooling_v2_desc_t fwd{};
+  if (Status st = Check(
+          dnnl_pooling_v2_forward_desc_init(&fwd, forward ? PropOf(c) : dnnl_forward_training, *alg,
+                                            &s->data, &d->data, w->strides.data(), w->kernel.data(),
+                                            w->dilates.data(), w->pad_l.data(), w->pad_r.data()),
+          "this pooling");
+      !st.ok()) {
+    return st;
+  }
+  if (forward) return Create(c, fwd);
+  dnnl_pooling_v2_desc_t op{};
+  if (Status st = Check(dnnl_pooling_v2_backward_desc_init(
+                            &op, *alg, &s->data, &d->data, w->strides.data(), w->kernel.data(),
+                            w->dilates.data(), w->pad_l.data(), w->pad_r.data()),
+                        "this backward pooling");
+      !st.ok()) {
+    return st;
+  }
+  return CreateBackward(c, fwd, op);
+}
+
+// Backward, 2.6.3 prints the diff_src as `src`, then `dst` and `diff_dst`.
 Status RebuildSoftmax(Context& c) {
-  if (!IsForward(c)) return BackwardNotRebuilt(c, "only forward passes are rebuilt for this kind");
-  const MemoryDesc* src = DataTensor(c);
+  c.follows_data = true;
+  const bool forward = IsForward(c);
+  const MemoryDesc* src = forward ? DataTensor(c) : c.tensors.Find({"diff_src", "src"});
   const MemoryDesc* dst = c.tensors.Find({"dst"});
   Dims dims;
   if (!src || !ReadShape(c.row.problem.view(), dims))
     return Cannot("the softmax problem cannot be read");
   c.out.kind = "softmax";
   c.dst_dims = dims;
-  const std::string_view aux = c.row.auxiliary.view();
-  int axis = 1;
-  const std::string_view axis_text = AuxValue(aux, "axis");
-  std::from_chars(axis_text.data(), axis_text.data() + axis_text.size(), axis);
-  std::string alg_name(AuxValue(aux, "alg"));
-  if (alg_name.empty())
-    alg_name = c.row.primitive.view() == "logsoftmax" ? "softmax_log" : "softmax_accurate";
-  const std::optional<dnnl::algorithm> alg = AlgorithmNamed(alg_name);
-  if (!alg) return Cannot("softmax algorithm '" + alg_name + "' is unknown to oneDNN 2.6.3");
-  StatusOr<memory::desc> s = Desc(c, src, dims, DNNL_ARG_SRC, "src");
+  const int axis = IntOf(AuxValue(c.row.auxiliary.view(), "axis"), 1);
+  StatusOr<dnnl_alg_kind_t> alg =
+      AlgorithmOf(c, c.row.primitive.view() == "logsoftmax" ? "softmax_log" : "softmax_accurate");
+  if (!alg.ok()) return alg.status();
+  StatusOr<memory::desc> s = Desc(c, src, dims, forward ? DNNL_ARG_SRC : DNNL_ARG_DIFF_SRC, "src");
   StatusOr<memory::desc> d = Desc(c, dst ? dst : src, dims, DNNL_ARG_DST, "dst");
   if (!s.ok()) return s.status();
   if (!d.ok()) return d.status();
+  StatusOr<memory::desc> g = memory::desc();
+  if (!forward) {
+    const MemoryDesc* diff_dst = c.tensors.Find({"diff_dst"});
+    g = Desc(c, diff_dst ? diff_dst : dst ? dst : src, dims, DNNL_ARG_DIFF_DST, "dst");
+    if (!g.ok()) return g.status();
+    c.out.output_arg = DNNL_ARG_DIFF_SRC;
+  }
   if (Status a = ReadAttributes(c); !a.ok()) return a;
-  dnnl_softmax_v2_desc_t op{};
+  dnnl_softmax_v2_desc_t fwd{};
   if (Status st =
-          Check(dnnl_softmax_v2_forward_desc_init(
-                    &op, static_cast<dnnl_prop_kind_t>(*PropKindNamed(c.row.prop_kind.view())),
-                    static_cast<dnnl_alg_kind_t>(*alg), &s->data, &d->data, axis),
+          Check(dnnl_softmax_v2_forward_desc_init(&fwd, forward ? PropOf(c) : dnnl_forward_training,
+                                                  *alg, &s->data, &d->data, axis),
                 "this softmax");
       !st.ok()) {
     return st;
   }
-  return Create(c, op);
+  if (forward) return Create(c, fwd);
+  dnnl_softmax_v2_desc_t op{};
+  if (Status st =
+          Check(dnnl_softmax_v2_backward_desc_init(&op, *alg, &s->data, &g->data, &d->data, axis),
+                "this backward softmax");
+      !st.ok()) {
+    return st;
+  }
+  return CreateBackward(c, fwd, op);
 }
 
 // `flags:CH` -> dnnl_use_scale | dnnl_use_shift (G global stats, S scale and shift, C scale,
@@ -762,8 +891,21 @@ unsigned NormalizationFlags(std::string_view text) {
   return flags;
 }
 
+// The dimensions of a problem keyed by channel (`mb2ic16ih7iw7`, batch normalization and lrn):
+// mb, ic, then the spatial sizes the tensor's tag has.
+std::optional<Dims> ChannelDims(const Context& c, const MemoryDesc& data) {
+  const std::optional<ProblemKeys> k = ProblemKeys::Read(c.row.problem.view());
+  if (!k || !k->Has("mb") || !k->Has("ic")) return std::nullopt;
+  Dims dims = {k->Dim("mb"), k->Dim("ic")};
+  for (const char* key : {"id", "ih", "iw"}) {
+    if (k->Has(key)) dims.push_back(k->Dim(key));
+  }
+  while (static_cast<int>(dims.size()) < TagDims(data)) dims.push_back(1);
+  return dims;
+}
+
 Status RebuildNormalization(Context& c, bool layer) {
-  if (!IsForward(c)) return BackwardNotRebuilt(c, "only forward passes are rebuilt for this kind");
+  c.follows_data = true;
   const MemoryDesc* data = DataTensor(c);
   if (!data) return Cannot("the line names no data tensor");
   Dims dims;
@@ -771,41 +913,55 @@ Status RebuildNormalization(Context& c, bool layer) {
     if (!ReadShape(c.row.problem.view(), dims))
       return Cannot("the layer normalization problem cannot be read");
   } else {
-    std::map<std::string, dnnl_dim_t, std::less<>> k;
-    if (!ReadKeyed(c.row.problem.view(), k) || !k.contains("mb") || !k.contains("ic")) {
-      return Cannot("the batch normalization problem cannot be read");
-    }
-    dims = {k.at("mb"), k.at("ic")};
-    for (const char* key : {"id", "ih", "iw"}) {
-      if (k.contains(key)) dims.push_back(k.at(key));
-    }
-    while (static_cast<int>(dims.size()) < TagDims(*data)) dims.push_back(1);
+    std::optional<Dims> read = ChannelDims(c, *data);
+    if (!read) return Cannot("the batch normalization problem cannot be read");
+    dims = std::move(*read);
   }
   c.out.kind = layer ? "layer normalization" : "batch normalization";
   c.dst_dims = dims;
+  const bool forward = IsForward(c);
   StatusOr<memory::desc> d = Desc(c, data, dims, DNNL_ARG_SRC, "src");
   if (!d.ok()) return d.status();
+  StatusOr<memory::desc> g = forward ? memory::desc() : DiffDesc(c, DiffTensor(c), dims);
+  if (!g.ok()) return g.status();
   if (Status a = ReadAttributes(c); !a.ok()) return a;
   const unsigned flags = NormalizationFlags(AuxValue(c.row.auxiliary.view(), "flags"));
-  const auto prop = static_cast<dnnl_prop_kind_t>(*PropKindNamed(c.row.prop_kind.view()));
+  const dnnl_prop_kind_t fwd_prop = forward ? PropOf(c) : dnnl_forward_training;
+  constexpr float kEpsilon = 1e-5f;
   if (layer) {
-    dnnl_layer_normalization_desc_t op{};
-    if (Status st = Check(
-            dnnl_layer_normalization_forward_desc_init(&op, prop, &d->data, nullptr, 1e-5f, flags),
-            "this layer normalization");
+    dnnl_layer_normalization_desc_t fwd{};
+    if (Status st = Check(dnnl_layer_normalization_forward_desc_init(&fwd, fwd_prop, &d->data,
+                                                                     nullptr, kEpsilon, flags),
+                          "this layer normalization");
         !st.ok()) {
       return st;
     }
-    return Create(c, op);
+    if (forward) return Create(c, fwd);
+    dnnl_layer_normalization_desc_t op{};
+    if (Status st = Check(dnnl_layer_normalization_backward_desc_init(
+                              &op, PropOf(c), &g->data, &d->data, nullptr, kEpsilon, flags),
+                          "this backward layer normalization");
+        !st.ok()) {
+      return st;
+    }
+    return CreateBackward(c, fwd, op);
   }
-  dnnl_batch_normalization_desc_t op{};
-  if (Status st =
-          Check(dnnl_batch_normalization_forward_desc_init(&op, prop, &d->data, 1e-5f, flags),
-                "this batch normalization");
+  dnnl_batch_normalization_desc_t fwd{};
+  if (Status st = Check(
+          dnnl_batch_normalization_forward_desc_init(&fwd, fwd_prop, &d->data, kEpsilon, flags),
+          "this batch normalization");
       !st.ok()) {
     return st;
   }
-  return Create(c, op);
+  if (forward) return Create(c, fwd);
+  dnnl_batch_normalization_desc_t op{};
+  if (Status st = Check(dnnl_batch_normalization_backward_desc_init(&op, PropOf(c), &g->data,
+                                                                    &d->data, kEpsilon, flags),
+                        "this backward batch normalization");
+      !st.ok()) {
+    return st;
+  }
+  return CreateBackward(c, fwd, op);
 }
 
 Status RebuildBinary(Context& c) {
@@ -841,8 +997,265 @@ Status RebuildBinary(Context& c) {
   return Create(c, op);
 }
 
+// lrn: `mb2ic16ih7iw7ls5beta0.75` (alpha and k are not printed: oneDNN's defaults, 1e-4 and 1).
+Status RebuildLrn(Context& c) {
+  c.follows_data = true;
+  const MemoryDesc* data = DataTensor(c);
+  if (!data) return Cannot("the line names no data tensor");
+  std::optional<Dims> dims = ChannelDims(c, *data);
+  const std::optional<ProblemKeys> k = ProblemKeys::Read(c.row.problem.view());
+  if (!dims || !k || !k->Has("ls")) return Cannot("the lrn problem cannot be read");
+  c.out.kind = "lrn";
+  c.dst_dims = *dims;
+  const bool forward = IsForward(c);
+  StatusOr<dnnl_alg_kind_t> alg = AlgorithmOf(c);
+  if (!alg.ok()) return alg.status();
+  StatusOr<memory::desc> d = Desc(c, data, *dims, DNNL_ARG_SRC, "src");
+  if (!d.ok()) return d.status();
+  StatusOr<memory::desc> g = forward ? memory::desc() : DiffDesc(c, DiffTensor(c), *dims);
+  if (!g.ok()) return g.status();
+  if (Status a = ReadAttributes(c); !a.ok()) return a;
+  const dnnl_dim_t size = k->Dim("ls");
+  const auto alpha = static_cast<float>(k->Value("alpha", 1e-4));
+  const auto beta = static_cast<float>(k->Value("beta", 0.75));
+  const auto bias = static_cast<float>(k->Value("k", 1));
+  dnnl_lrn_desc_t fwd{};
+  if (Status st =
+          Check(dnnl_lrn_forward_desc_init(&fwd, forward ? PropOf(c) : dnnl_forward_training, *alg,
+                                           &d->data, size, alpha, beta, bias),
+                "this lrn");
+      !st.ok()) {
+    return st;
+  }
+  if (forward) return Create(c, fwd);
+  dnnl_lrn_desc_t op{};
+  if (Status st =
+          Check(dnnl_lrn_backward_desc_init(&op, *alg, &g->data, &d->data, size, alpha, beta, bias),
+                "this backward lrn");
+      !st.ok()) {
+    return st;
+  }
+  return CreateBackward(c, fwd, op);
+}
+
+// shuffle: `axis:1 group:4` (the group size).
+Status RebuildShuffle(Context& c) {
+  c.follows_data = true;
+  const MemoryDesc* data = c.tensors.Find({"data", "src", "diff_src", "diff"});
+  Dims dims;
+  if (!data || !ReadShape(c.row.problem.view(), dims))
+    return Cannot("the shuffle problem cannot be read");
+  c.out.kind = "shuffle";
+  c.dst_dims = dims;
+  const bool forward = IsForward(c);
+  const std::string_view aux = c.row.auxiliary.view();
+  const int axis = IntOf(AuxValue(aux, "axis"), 1);
+  const dnnl_dim_t group = IntOf(AuxValue(aux, "group"), 1);
+  StatusOr<memory::desc> d =
+      forward ? Desc(c, data, dims, DNNL_ARG_SRC, "src") : DiffDesc(c, data, dims);
+  if (!d.ok()) return d.status();
+  if (Status a = ReadAttributes(c); !a.ok()) return a;
+  dnnl_shuffle_desc_t fwd{};
+  if (Status st =
+          Check(dnnl_shuffle_forward_desc_init(&fwd, forward ? PropOf(c) : dnnl_forward_training,
+                                               &d->data, axis, group),
+                "this shuffle");
+      !st.ok()) {
+    return st;
+  }
+  if (forward) return Create(c, fwd);
+  dnnl_shuffle_desc_t op{};
+  if (Status st = Check(dnnl_shuffle_backward_desc_init(&op, &d->data, axis, group),
+                        "this backward shuffle");
+      !st.ok()) {
+    return st;
+  }
+  return CreateBackward(c, fwd, op);
+}
+
+// resampling: `mb2ic16_ih7oh14_iw7ow14`, the factors following from the sizes.
+Status RebuildResampling(Context& c) {
+  c.follows_data = true;
+  const std::optional<ProblemKeys> k = ProblemKeys::Read(c.row.problem.view());
+  if (!k || !k->Has("mb") || !k->Has("ic")) return Cannot("the resampling problem cannot be read");
+  Dims in = {k->Dim("mb"), k->Dim("ic")}, out = in;
+  for (const char* s : {"d", "h", "w"}) {
+    if (!k->Has(std::string("i") + s)) continue;
+    in.push_back(k->Dim(std::string("i") + s));
+    out.push_back(k->Dim(std::string("o") + s, in.back()));
+  }
+  const MemoryDesc* src = c.tensors.Find({"src", "diff_src"});
+  const MemoryDesc* dst = c.tensors.Find({"dst", "diff_dst"});
+  if (!src || !dst) return Cannot("the line names no src or dst tensor");
+  c.out.kind = "resampling";
+  c.dst_dims = out;
+  const bool forward = IsForward(c);
+  StatusOr<memory::desc> s = Desc(c, src, in, forward ? DNNL_ARG_SRC : DNNL_ARG_DIFF_SRC, "src");
+  StatusOr<memory::desc> d = Desc(c, dst, out, forward ? DNNL_ARG_DST : DNNL_ARG_DIFF_DST, "dst");
+  if (!s.ok()) return s.status();
+  if (!d.ok()) return d.status();
+  if (!forward) c.out.output_arg = DNNL_ARG_DIFF_SRC;
+  StatusOr<dnnl_alg_kind_t> alg = AlgorithmOf(c);
+  if (!alg.ok()) return alg.status();
+  if (Status a = ReadAttributes(c); !a.ok()) return a;
+  dnnl_resampling_desc_t fwd{};
+  if (Status st =
+          Check(dnnl_resampling_forward_desc_init(&fwd, forward ? PropOf(c) : dnnl_forward_training,
+                                                  *alg, nullptr, &s->data, &d->data),
+                "this resampling");
+      !st.ok()) {
+    return st;
+  }
+  if (forward) return Create(c, fwd);
+  dnnl_resampling_desc_t op{};
+  if (Status st = Check(dnnl_resampling_backward_desc_init(&op, *alg, nullptr, &s->data, &d->data),
+                        "this backward resampling");
+      !st.ok()) {
+    return st;
+  }
+  return CreateBackward(c, fwd, op);
+}
+
+// prelu: `2x16x7x7:1x16x1x1` (data, then weights); backward also `diff` and `diff_wei`.
+Status RebuildPrelu(Context& c) {
+  c.follows_data = true;
+  const MemoryDesc* data = DataTensor(c);
+  const MemoryDesc* wei = c.tensors.Find({"wei"});
+  std::vector<Dims> shapes;
+  if (!data || !wei) return Cannot("the line names no data or wei tensor");
+  if (!ReadShapes(c.row.problem.view(), shapes) || shapes.size() < 2)
+    return Cannot("the prelu problem cannot be read");
+  c.out.kind = "prelu";
+  c.dst_dims = shapes[0];
+  const bool forward = IsForward(c);
+  StatusOr<memory::desc> d = Desc(c, data, shapes[0], DNNL_ARG_SRC, "src");
+  StatusOr<memory::desc> w = Desc(c, wei, shapes[1], DNNL_ARG_WEIGHTS, "wei");
+  if (!d.ok()) return d.status();
+  if (!w.ok()) return w.status();
+  if (Status a = ReadAttributes(c); !a.ok()) return a;
+  dnnl_prelu_desc_t fwd{};
+  if (Status st = Check(dnnl_prelu_forward_desc_init(
+                            &fwd, forward ? PropOf(c) : dnnl_forward_training, &d->data, &w->data),
+                        "this prelu");
+      !st.ok()) {
+    return st;
+  }
+  if (forward) return Create(c, fwd);
+  StatusOr<memory::desc> g = DiffDesc(c, DiffTensor(c), shapes[0]);
+  const MemoryDesc* diff_wei = c.tensors.Find({"diff_wei"});
+  StatusOr<memory::desc> gw =
+      Desc(c, diff_wei ? diff_wei : wei, shapes[1], DNNL_ARG_DIFF_WEIGHTS, "wei");
+  if (!g.ok()) return g.status();
+  if (!gw.ok()) return gw.status();
+  dnnl_prelu_desc_t op{};
+  if (Status st = Check(dnnl_prelu_backward_desc_init(&op, &d->data, &w->data, &g->data, &gw->data),
+                        "this backward prelu");
+      !st.ok()) {
+    return st;
+  }
+  return CreateBackward(c, fwd, op);
+}
+
+// reduction: `alg:reduction_mean p:0 eps:0`, `2x16x7x7:2x16x1x1` (source, destination).
+Status RebuildReduction(Context& c) {
+  c.follows_data = true;
+  const MemoryDesc* src = c.tensors.Find({"src"});
+  const MemoryDesc* dst = c.tensors.Find({"dst"});
+  std::vector<Dims> shapes;
+  if (!src || !dst) return Cannot("the line names no src or dst tensor");
+  if (!ReadShapes(c.row.problem.view(), shapes) || shapes.size() < 2)
+    return Cannot("the reduction problem cannot be read");
+  c.out.kind = "reduction";
+  c.dst_dims = shapes[1];
+  StatusOr<memory::desc> s = Desc(c, src, shapes[0], DNNL_ARG_SRC, "src");
+  StatusOr<memory::desc> d = Desc(c, dst, shapes[1], DNNL_ARG_DST, "dst");
+  if (!s.ok()) return s.status();
+  if (!d.ok()) return d.status();
+  StatusOr<dnnl_alg_kind_t> alg = AlgorithmOf(c);
+  if (!alg.ok()) return alg.status();
+  if (Status a = ReadAttributes(c); !a.ok()) return a;
+  const std::string_view aux = c.row.auxiliary.view();
+  dnnl_reduction_desc_t op{};
+  if (Status st = Check(
+          dnnl_reduction_desc_init(&op, *alg, &s->data, &d->data, ToFloat(AuxValue(aux, "p"), 0.f),
+                                   ToFloat(AuxValue(aux, "eps"), 0.f)),
+          "this reduction");
+      !st.ok()) {
+    return st;
+  }
+  return Create(c, op);
+}
+
+// sum and concat: several sources, each as logged (oneDNN takes no `any` source for them; under
+// layouts any only the destination is oneDNN's choice), passed as DNNL_ARG_MULTIPLE_SRC + i.
+Status RebuildSumOrConcat(Context& c, bool concat) {
+  std::vector<const MemoryDesc*> srcs;
+  for (int i = 0; const MemoryDesc* md = c.tensors.Find({"src"}, i); ++i) srcs.push_back(md);
+  const MemoryDesc* dst = c.tensors.Find({"dst"});
+  c.out.kind = concat ? "concat" : "sum";
+  if (srcs.empty() || !dst) return Cannot("the line names no sources and destination");
+  std::vector<Dims> shapes;
+  if (!ReadShapes(c.row.problem.view(), shapes)) {
+    return Cannot("the " + c.out.kind + " problem cannot be read");
+  }
+  // A sum prints one shape for all its tensors.
+  if (!concat) shapes.resize(srcs.size(), shapes.front());
+  if (shapes.size() != srcs.size()) {
+    return Cannot("the " + c.out.kind + " problem names " + std::to_string(shapes.size()) +
+                  " shapes for " + std::to_string(srcs.size()) + " sources");
+  }
+  const int axis = IntOf(AuxValue(c.row.auxiliary.view(), "axis"), 1);
+  Dims dst_dims = shapes.front();
+  if (concat) {
+    if (axis < 0 || axis >= static_cast<int>(dst_dims.size()))
+      return Cannot("the concat axis is outside its tensors");
+    for (std::size_t i = 1; i < shapes.size(); ++i) {
+      if (shapes[i].size() != dst_dims.size()) return Cannot("the concat shapes do not agree");
+      dst_dims[axis] += shapes[i][axis];
+    }
+  }
+  c.dst_dims = dst_dims;
+  std::vector<memory::desc> src_descs;
+  for (std::size_t i = 0; i < srcs.size(); ++i) {
+    StatusOr<memory::desc> s = MakeMemoryDesc(shapes[i], *srcs[i]);
+    if (!s.ok()) return s.status();
+    const int arg = DNNL_ARG_MULTIPLE_SRC + static_cast<int>(i);
+    c.out.logged[arg] = *s;
+    c.out.extra_args[arg] = *s;
+    src_descs.push_back(*s);
+  }
+  StatusOr<memory::desc> d = Desc(c, dst, dst_dims, DNNL_ARG_DST, "dst");
+  if (!d.ok()) return d.status();
+  if (Status a = ReadAttributes(c); !a.ok()) return a;
+  try {
+    if (concat) {
+      c.out.single_pd = dnnl::concat::primitive_desc(*d, axis, src_descs, c.engine, c.attr);
+    } else {
+      const std::vector<float> scales(src_descs.size(), 1.f);  // 2.6.3 does not print them
+      c.out.single_pd = dnnl::sum::primitive_desc(*d, scales, src_descs, c.engine, c.attr);
+    }
+  } catch (const dnnl::error& e) {
+    return Cannot("oneDNN 2.6.3 has no implementation for this " + c.out.kind + " on this CPU (" +
+                  e.what() + ")");
+  }
+  return {};
+}
+
 // A kind the rebuild does not cover, said in words.
 Status NotCovered(std::string_view primitive) {
+  if (primitive == "group_normalization") {
+    return Cannot("group normalization came with oneDNN 3.3: 2.6.3 has no such primitive");
+  }
+  if (primitive == "gemm_api") {
+    return Cannot(
+        "a gemm_api line is a call of oneDNN's BLAS functions (dnnl_sgemm, ...), not a "
+        "primitive: dlcheck rebuilds primitives");
+  }
+  if (primitive == "rnn" || primitive == "lstm" || primitive == "gru") {
+    return Cannot(
+        "an rnn primitive is not rebuilt: dlcheck does not build an rnn cell's descriptors (its "
+        "gates, states, directions and layers) from a line yet");
+  }
   return Cannot("a " + std::string(primitive) + " primitive is not rebuilt yet");
 }
 
@@ -853,7 +1266,8 @@ const std::vector<int>& ExecutionArguments() {
       DNNL_ARG_SRC,         DNNL_ARG_SRC_1,     DNNL_ARG_WEIGHTS,      DNNL_ARG_BIAS,
       DNNL_ARG_DST,         DNNL_ARG_DIFF_SRC,  DNNL_ARG_DIFF_WEIGHTS, DNNL_ARG_DIFF_BIAS,
       DNNL_ARG_DIFF_DST,    DNNL_ARG_WORKSPACE, DNNL_ARG_MEAN,         DNNL_ARG_VARIANCE,
-      DNNL_ARG_SCALE_SHIFT, DNNL_ARG_SCALE,     DNNL_ARG_SHIFT,        DNNL_ARG_SCRATCHPAD};
+      DNNL_ARG_SCALE_SHIFT, DNNL_ARG_SCALE,     DNNL_ARG_SHIFT,        DNNL_ARG_DIFF_SCALE,
+      DNNL_ARG_DIFF_SHIFT,  DNNL_ARG_SCRATCHPAD};
   return kArgs;
 }
 
@@ -872,7 +1286,7 @@ StatusOr<Rebuilt> Rebuild(const verbose::PrimitiveStats& row, const dnnl::engine
   if (!prop)
     return Cannot("propagation kind '" + std::string(row.prop_kind.view()) +
                   "' is unknown to oneDNN 2.6.3");
-  Context c{row, settings, engine, Tensors(std::move(mds)), {}, {}, {}};
+  Context c{row, settings, engine, Tensors(std::move(mds)), {}, {}, {}, false};
   const std::string_view kind = row.primitive.view();
   const bool compute = kind == "convolution" || kind == "deconvolution" ||
                        kind == "inner_product" || kind == "matmul";
@@ -899,6 +1313,18 @@ StatusOr<Rebuilt> Rebuild(const verbose::PrimitiveStats& row, const dnnl::engine
       status = RebuildNormalization(c, kind == "layer_normalization");
     } else if (kind == "binary") {
       status = RebuildBinary(c);
+    } else if (kind == "lrn") {
+      status = RebuildLrn(c);
+    } else if (kind == "shuffle") {
+      status = RebuildShuffle(c);
+    } else if (kind == "resampling") {
+      status = RebuildResampling(c);
+    } else if (kind == "prelu") {
+      status = RebuildPrelu(c);
+    } else if (kind == "reduction") {
+      status = RebuildReduction(c);
+    } else if (kind == "sum" || kind == "concat") {
+      status = RebuildSumOrConcat(c, kind == "concat");
     } else {
       status = NotCovered(kind);
     }

@@ -39,13 +39,17 @@ struct RebuildSettings {
 struct Rebuilt {
   /// The descriptor, iterable over implementations (next_impl); empty for a reorder.
   dnnl::primitive_desc pd;
-  /// What the iterator of `pd` points into: its operation descriptor and its forward hint.
+  /// What the iterator of `pd` points into: its operation descriptor and its forward hint. A
+  /// backward pass whose descriptor has a workspace gets it from one execution of the hint.
   std::shared_ptr<const void> op_storage;
   dnnl::primitive_desc hint;
   /// A reorder's descriptor (which has one implementation per pair of layouts).
   dnnl::reorder::primitive_desc reorder_pd;
+  /// A sum's or a concat's descriptor: one implementation, no iterator (their C++ classes are
+  /// not a dnnl::primitive_desc).
+  dnnl::primitive_desc_base single_pd;
   /// Arguments the descriptor does not report (run-time scales, zero points, binary post-op
-  /// sources), with their descriptors.
+  /// sources, the sources of a sum or concat), with their descriptors.
   std::map<int, dnnl::memory::desc> extra_args;
   /// The tensors as the log laid them out, by execution argument: what `layouts any` reorders
   /// from and to.
@@ -55,20 +59,23 @@ struct Rebuilt {
   /// The primitive's kind in oneDNN's words, for notes.
   std::string kind;
 
-  /// True for a reorder (reorder_pd holds it), false for the others (pd).
+  /// True for a reorder (reorder_pd holds it), false for the others (pd, or single_pd).
   bool is_reorder = false;
   /// The descriptor of the current implementation.
   const dnnl::primitive_desc_base& current() const {
-    return is_reorder ? static_cast<const dnnl::primitive_desc_base&>(reorder_pd)
-                      : static_cast<const dnnl::primitive_desc_base&>(pd);
+    if (is_reorder) return reorder_pd;
+    if (single_pd) return single_pd;
+    return pd;
   }
   /// Its implementation name (`brgemm:avx512_core`).
   std::string implementation() const { return current().impl_info_str(); }
 };
 
-/// Rebuilds `row` on `engine` as `settings` say. The error (an input error whose message is the
-/// reason) says why a row cannot be rebuilt: "backward pooling is not rebuilt (it needs the
-/// forward pass's workspace)", "attribute `attr-fpmath:bf16` has no oneDNN 2.6.3 equivalent".
+/// Rebuilds `row` on `engine` as `settings` say: convolution, deconvolution, inner product,
+/// matmul, eltwise, pooling, softmax, batch and layer normalization, lrn, shuffle, resampling
+/// and prelu in every direction; reorder, binary, reduction, sum and concat. The error (an input
+/// error whose message is the reason) says why a row cannot be rebuilt: "an rnn primitive is
+/// not rebuilt: ...", "attribute 'attr-fpmath:bf16' has no oneDNN 2.6.3 equivalent here".
 StatusOr<Rebuilt> Rebuild(const verbose::PrimitiveStats& row, const dnnl::engine& engine,
                           const RebuildSettings& settings = {});
 

@@ -48,6 +48,8 @@ bool Has(const std::vector<std::string>& features, std::string_view name) {
 }
 
 std::string ArgName(int arg) {
+  // The sources of a sum or concat.
+  if (arg >= DNNL_ARG_MULTIPLE_SRC && arg < DNNL_ARG_MULTIPLE_DST) return "src";
   switch (arg) {
     case DNNL_ARG_SRC:  // also DNNL_ARG_FROM
     case DNNL_ARG_SRC_1:

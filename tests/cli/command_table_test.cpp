@@ -3,11 +3,15 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <map>
+#include <regex>
 #include <set>
+#include <sstream>
 #include <string>
 
 #include "cli/commands.h"
 #include "report/contract.h"
+#include "support/test_files.h"
 
 namespace dlcheck::cli {
 namespace {
@@ -139,6 +143,39 @@ TEST(CommandTableTest, OnlyCheckHasAFailureExitOfItsOwn) {
     } else {
       EXPECT_FALSE(command.failure_exit.has_value()) << command.name;
     }
+  }
+}
+
+// The overview page's list under --columns (".It Cm COMMAND Ta TABLE") names each report
+// command's main table as its document declares it (the one home of that fact), and every
+// command that declares one.
+TEST(CommandTable, TheManPageNamesEachDeclaredMainTable) {
+  const std::string man = testing::ReadFile(testing::DataPath("../../man/dlcheck.1"));
+  ASSERT_FALSE(man.empty());
+  static const std::regex row(R"(^\.It Cm ([a-z]+) Ta ([a-z_]+)$)");
+  std::map<std::string, std::string> listed;
+  std::istringstream in(man);
+  for (std::string line; std::getline(in, line);) {
+    std::smatch m;
+    if (std::regex_match(line, m, row)) listed[m[1]] = m[2];
+  }
+  ASSERT_FALSE(listed.empty());
+  for (const auto& [name, table] : listed) {
+    const Command* command = FindCommand(name);
+    ASSERT_NE(command, nullptr) << name;
+    ASSERT_NE(command->document, nullptr) << name;
+    const std::string& declared = command->document().main_table;
+    if (!declared.empty()) {
+      EXPECT_EQ(table, declared) << name;
+    }
+  }
+  for (const Command& command : Commands()) {
+    if (command.document == nullptr || command.document().main_table.empty()) continue;
+    EXPECT_EQ(listed.count(std::string(command.name)), 1u) << command.name;
+    // The declared main table is a table of the document.
+    const report::contract::Member* member =
+        report::contract::FindMember(command.document().members, command.document().main_table);
+    EXPECT_NE(member, nullptr) << command.name;
   }
 }
 

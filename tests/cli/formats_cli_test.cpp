@@ -241,11 +241,39 @@ TEST_F(HostileLogTest, FieldsOfALogNeverRunInItsReproducers) {
 
 TEST(FormatsCliTest, EventsCannotBeAWorkbookOrADistinctList) {
   const std::string log = DataPath("verbose/formats_3.13.1.txt");
-  for (const char* format : {"xlsx", "html", "benchdnn"}) {
+  for (const char* format : {"xlsx", "benchdnn"}) {
     const RunResult run = RunDlcheck({"parse", "--events", "--format", format, log});
     EXPECT_EQ(run.exit_code, 2) << format;
     EXPECT_NE(run.err.find("--events"), std::string::npos) << run.err;
     EXPECT_TRUE(run.out.empty()) << format;
+  }
+}
+
+// --events as a page: the events table of the CSV, row for row, after the findings the JSON
+// stream ends with (a page's findings come first).
+TEST(FormatsCliTest, EventsOnAPageAreTheStreamedRowsAfterTheFindings) {
+  const std::string log = DataPath("verbose/why_lines.txt");
+  const RunResult page = RunDlcheck({"parse", "--events", "--format", "html", log});
+  ASSERT_EQ(page.exit_code, 0) << page.err;
+  const RunResult json = RunDlcheck({"parse", "--events", "--format", "json", log});
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const nlohmann::json doc = nlohmann::json::parse(json.out);
+  const std::size_t events = doc["events"].size();
+  ASSERT_GT(events, 0u);
+  const std::size_t table = page.out.find("data-name=\"events\"");
+  ASSERT_NE(table, std::string::npos) << page.out.substr(0, 2000);
+  const std::size_t table_end = page.out.find("</table>", table);
+  std::size_t rows = 0;
+  for (std::size_t at = page.out.find("<tr>", page.out.find("<tbody>", table)); at < table_end;
+       at = page.out.find("<tr>", at + 1)) {
+    ++rows;
+  }
+  EXPECT_EQ(rows, events);
+  // Every finding of the document, on the page before the table.
+  ASSERT_FALSE(doc["findings"].empty());
+  for (const auto& finding : doc["findings"]) {
+    const std::size_t at = page.out.find("<code>" + finding["code"].get<std::string>() + "</code>");
+    EXPECT_LT(at, table) << finding["code"];
   }
 }
 

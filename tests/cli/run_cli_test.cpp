@@ -202,6 +202,27 @@ TEST_F(RunCliTest, HowTheRunEndedIsToldApart) {
   ASSERT_NE(FindingOf(doc, "caller-checks"), nullptr);
 }
 
+// A program whose oneDNN refused what it was asked (benchdnn 3.10.2's recorded create:check of a
+// matmul whose operands disagree): onednn-errors-only says why the log has no primitive line,
+// and the parser's guesses at it (no-exec's "is ONEDNN_VERBOSE set?", partial-log's "verbose
+// output was off") are not made; parse of the same log, which has only the log, makes them.
+TEST_F(RunCliTest, ErrorsOnlyIsSaidOnceNotGuessedAt) {
+  const std::string log = DataPath("verbose/benchdnn_refused_3.10.2.log");
+  const auto r = RunDlcheck(
+      {"run", "--format", "json", "--", "sh", "-c", "cat \"$0\"; exit 1", log}, "", kNoUserVerbose);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  const Json doc = Json::parse(r.out);
+  ASSERT_NE(FindingOf(doc, "onednn-errors-only"), nullptr) << doc["findings"];
+  EXPECT_NE(FindingOf(doc, "caller-checks"), nullptr) << doc["findings"];
+  EXPECT_EQ(FindingOf(doc, "no-exec"), nullptr) << doc["findings"];
+  EXPECT_EQ(FindingOf(doc, "partial-log"), nullptr) << doc["findings"];
+  const auto parsed = RunDlcheck({"parse", "--format", "json", log});
+  EXPECT_EQ(parsed.exit_code, 0) << parsed.err;
+  const Json parsed_doc = Json::parse(parsed.out);
+  EXPECT_NE(FindingOf(parsed_doc, "no-exec"), nullptr) << parsed_doc["findings"];
+  EXPECT_NE(FindingOf(parsed_doc, "partial-log"), nullptr) << parsed_doc["findings"];
+}
+
 // Where the time is: below half of wall time in oneDNN, the report points at profile.
 TEST_F(RunCliTest, TimeOutsideOneDnnPointsAtProfile) {
   const std::string log = DataPath("verbose/torch_cnn_2.6.3.log");

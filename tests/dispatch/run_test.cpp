@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "detect/binding.h"
 #include "dispatch/capture.h"
 #include "dispatch/noise.h"
 
@@ -248,6 +249,24 @@ TEST(BudgetThreadsTest, TheDefaultCountIsHeldToABindingQuota) {
     setenv("OMP_NUM_THREADS", kept.c_str(), 1);
   } else {
     unsetenv("OMP_NUM_THREADS");
+  }
+}
+
+TEST(Noise, LiveThreadsAreTheChoiceOverThisMachinesCoresAndBudget) {
+  // Holds on any host: the live choice is ChooseThreads over detect's "all" set and this
+  // process's CPU budget, whatever they are.
+  StatusOr<std::vector<detect::ThreadSet>> all = detect::LiveThreadSets({"all"});
+  ASSERT_TRUE(all.ok());
+  const os::CpuBudget budget = os::ReadCpuBudget();
+  const std::optional<LoadAverage> no_load;
+  for (int asked : {1, 2, 1000}) {
+    StatusOr<ThreadChoice> live = ChooseLiveThreads(asked, no_load);
+    ASSERT_TRUE(live.ok());
+    const ThreadChoice expected = ChooseThreads(asked, all->front().threads, budget, no_load);
+    EXPECT_EQ(live->threads, expected.threads) << asked;
+    EXPECT_EQ(live->from, expected.from);
+    EXPECT_EQ(live->capped, expected.capped);
+    EXPECT_LE(live->threads, budget.cpus);
   }
 }
 

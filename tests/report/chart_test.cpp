@@ -7,6 +7,7 @@
 
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "report/chart_data.h"
 #include "report/printer.h"
@@ -39,6 +40,46 @@ TEST(Chart, HeatMapDrawsEveryCellEmptyOnesToo) {
   std::ostringstream out;
   chart::WriteSvg(map, out);
   EXPECT_EQ(Count(out.str(), "class=\"cell\""), 6u);
+}
+
+// The lines of `svg` that hold `what`, in order.
+std::vector<std::string> LinesWith(const std::string& svg, const std::string& what) {
+  std::vector<std::string> lines;
+  std::istringstream in(svg);
+  for (std::string line; std::getline(in, line);) {
+    if (line.find(what) != std::string::npos) lines.push_back(line.substr(0, line.find("</text>")));
+  }
+  return lines;
+}
+
+TEST(Chart, HeatMapAndMatrixDrawTheSameGridFrame) {
+  // A long column name (a primitive's full name) is cut alike in both, the cell titles keep it.
+  const std::vector<std::string> rows = {"convolution", "inner_product"};
+  const std::vector<std::string> columns = {"x", "jit:avx512_core_amx_bf16_with_a_long_tail"};
+  chart::HeatMap map{.title = "t", .unit = "ms", .rows = rows, .columns = columns};
+  map.cells = {{1.0, 2.0}, {3.0, 4.0}};
+  chart::Matrix matrix{.title = "t", .rows = rows, .columns = columns};
+  matrix.marks = {{.name = "used", .symbol = "u", .color = "#000"}};
+  matrix.cells = {{0, 0}, {0, -1}};
+  std::ostringstream heat_svg;
+  std::ostringstream matrix_svg;
+  chart::WriteSvg(map, heat_svg);
+  chart::WriteSvg(matrix, matrix_svg);
+  const std::vector<std::string> heads = LinesWith(heat_svg.str(), "rotate(-45");
+  ASSERT_EQ(heads.size(), 2u);
+  EXPECT_EQ(heads[1].find(columns[1]), std::string::npos) << heads[1];
+  EXPECT_NE(heat_svg.str().find(columns[1]), std::string::npos);
+  EXPECT_NE(matrix_svg.str().find(columns[1]), std::string::npos);
+  // The heads stand at the same height over the first row in both, cut alike (their x follows
+  // each chart's cell width).
+  const std::vector<std::string> matrix_heads = LinesWith(matrix_svg.str(), "rotate(-45");
+  ASSERT_EQ(matrix_heads.size(), 2u);
+  auto y_and_text = [](const std::string& head) {
+    const std::size_t y = head.find(" y=");
+    return head.substr(y, head.find(' ', y + 1) - y) + head.substr(head.rfind('>'));
+  };
+  for (std::size_t c = 0; c < 2; ++c) EXPECT_EQ(y_and_text(heads[c]), y_and_text(matrix_heads[c]));
+  EXPECT_EQ(LinesWith(heat_svg.str(), "<g><text"), LinesWith(matrix_svg.str(), "<g><text"));
 }
 
 TEST(Chart, LanesJoinSpansThatShareAPixel) {

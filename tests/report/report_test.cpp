@@ -1,5 +1,6 @@
 #include "report/report.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -47,6 +48,18 @@ TEST(CsvTest, PrintsThePrimaryTable) {
   r.AddView("other", {"x"}).rows.push_back({1});
   r.primary_table = "other";
   EXPECT_EQ(Render(r, Format::kCsv), "x\r\n1\r\n");
+}
+
+TEST(CsvTest, PrintsTheMainTableItsDocumentDeclares) {
+  // The declared main table wins over the first table and over a hand-set primary_table: a
+  // command states its main table once, in its document.
+  static const contract::Document kDocument{"sample", "a sample", {}, "other"};
+  Report r = Sample();
+  r.document = &kDocument;
+  r.primary_table = "features";
+  r.AddView("other", {"x"}).rows.push_back({1});
+  EXPECT_EQ(Render(r, Format::kCsv), "x\r\n1\r\n");
+  EXPECT_EQ(r.Primary(), r.FindTable("other"));
 }
 
 TEST(JsonTest, KeyedTableSectionsAndRounding) {
@@ -136,6 +149,30 @@ TEST(StreamTest, CsvStreamHasHeaderAndRows) {
   stream->Row({1, "a,b"});
   stream->Finish(Report{});
   EXPECT_EQ(out.str(), "line,text\r\n1,\"a,b\"\r\n");
+}
+
+TEST(StreamTest, HtmlStreamKeepsTheFirstRowsAPageHoldsAndSaysTheRest) {
+  Report head;
+  head.command = "parse";
+  head.AddSection({"run"}).Add({"files"}, 1);
+  Table events{.name = "events", .columns = {"line"}};
+  std::ostringstream out;
+  auto stream = StartRowStream(Format::kHtml, out, head, events);
+  EXPECT_TRUE(out.str().empty()) << "a page is printed whole, its findings first";
+  const std::size_t sent = kMaxPageRows + 2;
+  for (std::size_t i = 0; i < sent; ++i) stream->Row({i + 1});
+  Report tail;
+  tail.AddFinding(Severity::kWarning, "w", "said at the end");
+  stream->Finish(tail);
+  const std::string page = out.str();
+  const std::size_t finding = page.find("<code>w</code>");
+  const std::size_t table = page.find("data-name=\"events\"");
+  ASSERT_NE(table, std::string::npos);
+  EXPECT_LT(finding, table);
+  EXPECT_NE(page.find(fmt::format("The first {} of {} rows", kMaxPageRows, sent)),
+            std::string::npos);
+  EXPECT_NE(page.find(fmt::format(">{}</td>", kMaxPageRows)), std::string::npos);
+  EXPECT_EQ(page.find(fmt::format(">{}</td>", kMaxPageRows + 1)), std::string::npos);
 }
 
 TEST(TraceTest, OneCompleteEventPerTraceRow) {

@@ -140,7 +140,7 @@ TEST(AggregateTest, TheRunContextDecidesTheNotesThatNeedAWholeRun) {
   EXPECT_EQ(CodesOf(created.session.Summarize()),
             (std::vector<std::string>{"no-exec", "create-dominates"}));
   EXPECT_EQ(CodesOf(created.session.Summarize({.whole_run = false})), std::vector<std::string>{});
-  EXPECT_EQ(CodesOf(created.session.Summarize({.silent_with_verbose_on = true})),
+  EXPECT_EQ(CodesOf(created.session.Summarize({.recorded_verbose_lines = 0})),
             std::vector<std::string>{"create-dominates"});
 
   LogRun stopped;

@@ -254,6 +254,16 @@ TEST(BenchdnnTest, EltwiseBackwardOfOnednn26) {
             "--tag=abcd --alg=relu --alpha=0 --beta=0 2x16x7x7");
 }
 
+// benchdnn names the algorithm that reads the destination `relu_dst` (a line of the benchdnn
+// 2.6.3 peer's own run, tests/data/whatif/benchdnn_kinds_2.6.3.log).
+TEST(BenchdnnTest, EltwiseBackwardFromTheDestination) {
+  EXPECT_EQ(CommandOf("onednn_verbose,exec,cpu,eltwise,jit:avx512_core,backward_data,"
+                      "data_f32::blocked:ab:f0 diff_f32::blocked:ab:f0,,alg:eltwise_relu_use_dst_"
+                      "for_bwd alpha:0 beta:0,64x128,31.9131"),
+            "ONEDNN_MAX_CPU_ISA=AVX512_CORE benchdnn --eltwise --mode=P --dir=BWD_D --dt=f32 "
+            "--tag=ab --alg=relu_dst --alpha=0 --beta=0 64x128");
+}
+
 TEST(BenchdnnTest, SoftmaxOfOnednn26AndOfOnednn3) {
   // softmax_v2 of oneDNN 2.6-2.7, after [R] uxlfoundation/oneDNN#1758 with its pasted tag
   // repaired, and [G313].

@@ -2,32 +2,70 @@
 
 #include <gtest/gtest.h>
 
+#include <sstream>
+#include <string>
+
+#include "support/test_files.h"
+
 namespace dlcheck::verbose {
 namespace {
 
+// benchdnn's count: 2 * mb * oc * (ic/g) * the kernel taps inside the input over all output
+// positions. A 3-tap kernel padded by 1 on n positions reads n * 3 - 2 taps inside.
 TEST(WorkTest, Convolution2dWithGroupsStridesAndDilation) {
-  // 2 * mb * oc * (ic/g) * oh * ow * kh * kw
   EXPECT_DOUBLE_EQ(
       *FlopsOf("convolution", "mb2_ic16oc32_ih13oh13kh3sh1dh0ph1_iw13ow13kw3sw1dw0pw1"),
-      2.0 * 2 * 32 * 16 * 13 * 13 * 3 * 3);
+      2.0 * 2 * 32 * 16 * (13 * 3 - 2) * (13 * 3 - 2));
   EXPECT_DOUBLE_EQ(
       *FlopsOf("convolution", "g32mb1_ic32oc32_ih56oh56kh3sh1dh0ph1_iw56ow56kw3sw1dw0pw1"),
-      2.0 * 1 * 32 * 1 * 56 * 56 * 3 * 3);
+      2.0 * 1 * 32 * 1 * (56 * 3 - 2) * (56 * 3 - 2));
+  // Stride 2, dilation 1 (taps 2 apart), pad 1 on 7: outputs 0..3 read -1,1,3 | 1,3,5 | 3,5,7 |
+  // 5,7,9 of 0..6: 2 + 3 + 2 + 1 = 8 taps per dimension.
   EXPECT_DOUBLE_EQ(*FlopsOf("convolution", "mb1_g4ic16oc16_ih7oh4kh3sh2dh1ph1_iw7ow4kw3sw2dw1pw1"),
-                   2.0 * 1 * 16 * 4 * 4 * 4 * 3 * 3);
+                   2.0 * 1 * 16 * 4 * 8 * 8);
 }
 
 TEST(WorkTest, Convolution1dAnd3d) {
+  // No padding: every tap inside, the product of the sizes.
   EXPECT_DOUBLE_EQ(*FlopsOf("convolution", "mb2_ic4oc8_iw10ow8kw3sw1dw0pw0"),
                    2.0 * 2 * 8 * 4 * 8 * 3);
   EXPECT_DOUBLE_EQ(*FlopsOf("convolution",
                             "mb1_ic8oc8_id8od8kd3sd1dd0pd1_ih8oh8kh3sh1dh0ph1_iw8ow8kw3sw1dw0pw1"),
-                   2.0 * 8 * 8 * 512 * 27);
+                   2.0 * 8 * 8 * (8 * 3 - 2) * (8 * 3 - 2) * (8 * 3 - 2));
 }
 
-TEST(WorkTest, DeconvolutionScattersEachInputPoint) {
+TEST(WorkTest, DeconvolutionCountsTheConvolutionItTransposes) {
+  // Its 7 input positions read the 3 taps at 2i - 1 + k of its 14 outputs: 2 + 6 * 3 = 20.
   EXPECT_DOUBLE_EQ(*FlopsOf("deconvolution", "mb1_ic8oc8_ih7oh14kh3sh2dh0ph1_iw7ow14kw3sw2dw0pw1"),
-                   2.0 * 1 * 8 * 8 * 7 * 7 * 3 * 3);
+                   2.0 * 1 * 8 * 8 * 20 * 20);
+}
+
+// The counts benchdnn 2.6.3 printed (%ops%, 6 significant digits) for padded, strided, dilated,
+// grouped, 1D/2D/3D convolutions and deconvolutions (tests/data/flops: how they were made).
+TEST(WorkTest, CountsWhatBenchdnnCounts) {
+  std::istringstream in(testing::ReadFile(testing::DataPath("flops/benchdnn_ops_2.6.3.txt")));
+  std::string line;
+  int rows = 0;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream fields(line);
+    std::string driver, problem;
+    double ops = 0;
+    ASSERT_TRUE(fields >> driver >> problem >> ops) << line;
+    const std::optional<double> ours =
+        FlopsOf(driver == "deconv" ? "deconvolution" : "convolution", problem);
+    ASSERT_TRUE(ours) << line;
+    EXPECT_NEAR(*ours, ops, ops * 5e-6) << line;  // benchdnn printed 6 significant digits
+    ++rows;
+  }
+  EXPECT_GE(rows, 10);  // the file was read
+}
+
+TEST(WorkTest, ImpossibleSizesHaveNoCount) {
+  // Sizes no convolution has: refused at once, never a loop over them.
+  EXPECT_FALSE(FlopsOf("convolution", "mb1_ic1oc1_ih9999999999oh9999999999kh9999999999sh1dh0ph0"));
+  EXPECT_FALSE(FlopsOf("convolution", "mb1_ic1oc1_ih9oh9kh3sh0dh0ph1"));  // stride 0
+  EXPECT_FALSE(FlopsOf("convolution", "mb1_ic1oc1_ih1000000000000000000000oh9kh3sh1dh0ph1"));
 }
 
 TEST(WorkTest, InnerProduct) {

@@ -6,9 +6,11 @@
 #include <gtest/gtest.h>
 
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
+#include "support/test_files.h"
 #include "verbose/fixture_lines.h"
 #include "verbose/line_parser.h"
 #include "verbose/log_session.h"
@@ -22,12 +24,26 @@ namespace {
 using dnnl::memory;
 using verbose::testing::FixtureLines;
 
-std::vector<verbose::PrimitiveStats> RowsOf(const std::string& file) {
+std::vector<verbose::PrimitiveStats> RowsOfLines(const std::vector<std::string>& lines) {
   verbose::LogSession session;
   std::uint64_t n = 0;
-  for (const std::string& line : FixtureLines(file)) session.Feed(line, ++n);
+  for (const std::string& line : lines) session.Feed(line, ++n);
   session.Finish();
   return session.TakeRows();
+}
+
+// The rows of a log of tests/data/verbose.
+std::vector<verbose::PrimitiveStats> RowsOf(const std::string& file) {
+  return RowsOfLines(FixtureLines(file));
+}
+
+// The rows of a log of tests/data/whatif (benchdnn's lines of every kind).
+std::vector<verbose::PrimitiveStats> WhatifRowsOf(const std::string& file) {
+  std::istringstream text(dlcheck::testing::ReadFile(dlcheck::testing::DataPath("whatif/" + file)));
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(text, line);) lines.push_back(line);
+  EXPECT_FALSE(lines.empty()) << "tests/data/whatif/" << file;
+  return RowsOfLines(lines);
 }
 
 verbose::MemoryDesc Md(std::string tag, std::string type = "f32", std::string kind = "blocked") {
@@ -91,19 +107,10 @@ TEST(Layout, ReadsCompensationFlags) {
   EXPECT_EQ(made->data.extra.asymm_compensation_mask, 1);
 }
 
-// The kinds the rebuild covers, forward and (for the compute kinds) backward.
+// The kinds the rebuild covers, in every direction: all that 2.6.3 prints but rnn.
 bool Covered(const verbose::PrimitiveStats& row) {
   const std::string kind = row.primitive.str();
-  const std::string prop = row.prop_kind.str();
-  if (kind == "convolution" || kind == "inner_product" || kind == "matmul" || kind == "reorder" ||
-      kind == "binary") {
-    return true;
-  }
-  if (kind == "deconvolution" || kind == "eltwise" || kind == "pooling_v2" ||
-      kind == "softmax_v2" || kind == "batch_normalization" || kind == "layer_normalization") {
-    return prop.starts_with("forward");
-  }
-  return false;
+  return kind != "rnn";
 }
 
 // Each row of 2.6.3's own lines (every kind it prints) is rebuilt, with the layouts the line
@@ -176,21 +183,166 @@ TEST(Rebuild, OtherErasAreRebuiltOrSayWhy) {
   EXPECT_GT(rebuilt_rows, rows / 3);
 }
 
-TEST(Rebuild, SaysWhyForAGpuRowAndBackwardPooling) {
+// The attribute syntax of 1.x to 2.2 (pytorch/pytorch#45746, oneDNN#1074 in real_lines.txt):
+// `scratchpad_mode:user;`, `post_ops:'eltwise_bounded_relu:6;';`.
+TEST(Rebuild, ReadsTheAttributesOfOneDnn1x) {
   const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
-  bool saw_backward_pooling = false;
-  for (const verbose::PrimitiveStats& row : RowsOf("generated_2.6.3.txt")) {
-    if (row.primitive.str() == "pooling_v2" && row.prop_kind.str() == "backward_data") {
-      EXPECT_EQ(Rebuild(row, engine).status().message(),
-                "backward pooling_v2 is not rebuilt (it needs the forward pass's workspace)");
-      saw_backward_pooling = true;
+  std::size_t legacy = 0;
+  for (const verbose::PrimitiveStats& row : RowsOf("real_lines.txt")) {
+    const std::string attributes = row.attributes.str();
+    if (attributes.find("scratchpad_mode:") == std::string::npos &&
+        attributes.find("post_ops:'eltwise") == std::string::npos) {
+      continue;
+    }
+    ++legacy;
+    StatusOr<Rebuilt> rebuilt = Rebuild(row, engine);
+    ASSERT_TRUE(rebuilt.ok()) << attributes << ": " << rebuilt.status().message();
+    if (attributes.find("post_ops:") != std::string::npos) {
+      EXPECT_EQ(rebuilt->current().get_primitive_attr().get_post_ops().len(), 1);
     }
   }
-  EXPECT_TRUE(saw_backward_pooling);
+  EXPECT_EQ(legacy, 2u);
+}
+
+TEST(Rebuild, SaysWhyForAGpuRowAndRnn) {
+  const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  bool saw_rnn = false;
+  for (const verbose::PrimitiveStats& row : RowsOf("generated_2.6.3.txt")) {
+    if (row.primitive.str() == "rnn") {
+      EXPECT_EQ(
+          Rebuild(row, engine).status().message(),
+          "an rnn primitive is not rebuilt: dlcheck does not build an rnn cell's descriptors (its "
+          "gates, states, directions and layers) from a line yet");
+      saw_rnn = true;
+    }
+  }
+  EXPECT_TRUE(saw_rnn);
   verbose::PrimitiveStats gpu = RowsOf("generated_2.6.3.txt").front();
   gpu.engine = verbose::InternedText("gpu");
   EXPECT_EQ(Rebuild(gpu, engine).status().message(),
             "a gpu primitive: dlcheck rebuilds CPU primitives only");
+}
+
+// The argument a backward pass writes, by its propagation.
+bool WritesAGradient(const Rebuilt& rebuilt) {
+  return rebuilt.output_arg == DNNL_ARG_DIFF_SRC || rebuilt.output_arg == DNNL_ARG_DIFF_WEIGHTS;
+}
+
+// benchdnn's own lines of every kind (2.6.3 and 3.10.2, tests/data/verbose/benchdnn_kinds_*):
+// each row rebuilt (rnn said why), created and timed, a backward pass with its forward hint and,
+// where it reads one, the workspace that hint writes. A kind oneDNN has no kernel for on this
+// CPU (or under an ISA cap) says so.
+TEST(Rebuild, EveryKindOfBenchdnnIsRebuiltAndRuns) {
+  const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  std::set<std::string> measured_kinds;
+  std::size_t backward_rows = 0, workspace_rows = 0;
+  for (const char* file : {"benchdnn_kinds_2.6.3.log", "benchdnn_kinds_3.10.2.log"}) {
+    for (const verbose::PrimitiveStats& row : WhatifRowsOf(file)) {
+      const std::string what = std::string(file) + ": " + row.primitive.str() + " " +
+                               row.prop_kind.str() + " " + row.problem.str();
+      StatusOr<Rebuilt> rebuilt = Rebuild(row, engine);
+      if (!Covered(row) || row.primitive.str() == "gemm_api") {
+        EXPECT_FALSE(rebuilt.ok()) << what;
+        continue;
+      }
+      if (!rebuilt.ok()) {
+        // Int8 weights in a layout of 3.x's own kernels: 2.6.3 may have no kernel for them here.
+        EXPECT_NE(rebuilt.status().message().find("on this CPU"), std::string::npos)
+            << what << ": " << rebuilt.status().message();
+        continue;
+      }
+      StatusOr<Measurement> m = Measure(*rebuilt, engine, {.budget_s = 0.01, .min_runs = 5});
+      ASSERT_TRUE(m.ok()) << what << ": " << m.status().message();
+      EXPECT_GE(m->runs, 5u) << what;
+      EXPECT_LE(m->min_ms, m->avg_ms) << what;
+      EXPECT_FALSE(m->implementation.empty()) << what;
+      measured_kinds.insert(row.primitive.str());
+      if (!row.prop_kind.view().starts_with("backward")) continue;
+      ++backward_rows;
+      EXPECT_TRUE(WritesAGradient(*rebuilt)) << what;
+      EXPECT_TRUE(rebuilt->hint) << what;
+      const memory::desc ws =
+          rebuilt->current().query_md(dnnl::query::exec_arg_md, DNNL_ARG_WORKSPACE);
+      if (ws.get_size() > 0) ++workspace_rows;
+    }
+  }
+  for (const char* kind : {"eltwise", "pooling_v2", "pooling", "softmax_v2", "softmax",
+                           "batch_normalization", "layer_normalization", "deconvolution", "lrn",
+                           "shuffle", "resampling", "prelu", "reduction", "sum", "concat"}) {
+    EXPECT_TRUE(measured_kinds.contains(kind)) << kind;
+  }
+  EXPECT_GE(backward_rows, 20u);
+  EXPECT_GE(workspace_rows, 2u);  // max pooling, at least
+}
+
+// A backward max pooling reads the argmax its forward pass wrote: each gradient of diff_dst
+// lands on one element of its window, at most one per window, and not always on the window's
+// first element (where an unwritten, zero workspace would send every one).
+TEST(Rebuild, BackwardMaxPoolingRoutesEachGradientOnce) {
+  const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  for (const verbose::PrimitiveStats& row : WhatifRowsOf("benchdnn_kinds_2.6.3.log")) {
+    if (row.primitive.str() != "pooling_v2" || row.prop_kind.str() != "backward_data" ||
+        row.auxiliary.str() != "alg:pooling_max") {
+      continue;
+    }
+    StatusOr<Rebuilt> rebuilt = Rebuild(row, engine);
+    ASSERT_TRUE(rebuilt.ok()) << rebuilt.status().message();
+    StatusOr<Measurement> m =
+        Measure(*rebuilt, engine, {.budget_s = 0, .min_runs = 1, .keep_output = true});
+    ASSERT_TRUE(m.ok()) << m.status().message();
+    // mb2ic16 8x8 in 2x2 windows, stride 2: 2 * 16 * 4 * 4 windows over 2 * 16 * 8 * 8 inputs.
+    ASSERT_EQ(m->output.size(), 2u * 16 * 8 * 8);
+    std::size_t set = 0, off_origin = 0;
+    for (std::size_t i = 0; i < m->output.size(); ++i) {
+      if (m->output[i] == 0) continue;
+      ++set;
+      const std::size_t h = i / 8 % 8, w = i % 8;
+      if (h % 2 == 1 || w % 2 == 1) ++off_origin;
+    }
+    EXPECT_LE(set, 2u * 16 * 4 * 4);
+    EXPECT_GT(set, 0u);
+    EXPECT_GT(off_origin, 0u);
+    return;
+  }
+  FAIL() << "no backward max pooling in benchdnn_kinds_2.6.3.log";
+}
+
+// 3.x's scales per argument and zero points (the values given at run time) fold into 2.6.3's
+// run-time output scales and zero points: the row is rebuilt with the layouts oneDNN prefers.
+TEST(Rebuild, ReadsScalesAndZeroPointsOf3x) {
+  const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  std::size_t rows = 0;
+  for (const verbose::PrimitiveStats& row : WhatifRowsOf("benchdnn_kinds_3.10.2.log")) {
+    if (row.attributes.view().find("attr-scales") == std::string_view::npos) continue;
+    ++rows;
+    StatusOr<Rebuilt> any = Rebuild(row, engine, {.layouts_any = true});
+    if (!any.ok()) {
+      EXPECT_NE(any.status().message().find("on this CPU"), std::string::npos)
+          << row.primitive.str() << ": " << any.status().message();
+      continue;
+    }
+    EXPECT_TRUE(any->extra_args.contains(DNNL_ARG_ATTR_OUTPUT_SCALES)) << row.primitive.str();
+    StatusOr<Measurement> m = Measure(*any, engine, {.budget_s = 0, .min_runs = 1});
+    EXPECT_TRUE(m.ok()) << row.primitive.str() << ": " << m.status().message();
+  }
+  EXPECT_EQ(rows, 3u);
+}
+
+TEST(Rebuild, SaysWhichScalesCannotBeFolded) {
+  const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  for (const verbose::PrimitiveStats& logged : WhatifRowsOf("benchdnn_kinds_3.10.2.log")) {
+    if (logged.primitive.str() != "matmul") continue;
+    verbose::PrimitiveStats row = logged;
+    row.attributes = verbose::InternedText("attr-scales:src0:1:f32");
+    EXPECT_EQ(Rebuild(row, engine).status().message(),
+              "scales 'src0:1:f32' cannot be folded into oneDNN 2.6.3 output scales");
+    row.attributes = verbose::InternedText("attr-zero-points:src0:2:s32");
+    EXPECT_EQ(Rebuild(row, engine).status().message(),
+              "zero points 'src0:2:s32' vary along a dimension: dlcheck rebuilds common zero "
+              "points only");
+    return;
+  }
+  FAIL() << "no matmul in benchdnn_kinds_3.10.2.log";
 }
 
 // The layouts oneDNN prefers: every tensor at `any` before creation, a concrete layout after.
