@@ -50,8 +50,9 @@ const Command kCommands[] = {
      "side per primitive",
      SetupDispatch, DispatchDocument},
     {"whatif",
-     "rebuild a log's hot primitives with oneDNN and measure what layouts, implementations, "
-     "threads, data types and ISA caps would gain",
+     "rebuild the hot primitives of a log (or of the model, or, after --, a program) with "
+     "oneDNN and measure what layouts, implementations, threads, data types and ISA caps would "
+     "gain",
      SetupWhatif, WhatifDocument},
     // A monitoring system reads the status: once `check` is named, a bad command line is UNKNOWN,
     // and so is any failure of the check itself (memory, a report that cannot be written).

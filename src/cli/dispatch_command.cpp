@@ -204,12 +204,9 @@ Status CheckProgramMode(const CLI::App& sub, const DispatchOptions& o) {
     if (o.repeat != 1) return UsageError("--repeat: only with a command (dispatch -- CMD)");
     return {};
   }
-  for (const CLI::Option* option : sub.get_options()) {
-    const std::string& group = option->get_group();
-    if (group == kModelGroup && option->count() > 0) {
-      return UsageError(fmt::format("{}: a model option; dispatch -- CMD runs CMD, not a model",
-                                    option->get_name()));
-    }
+  if (const CLI::Option* option = GivenOptionOf(sub, kModelGroup)) {
+    return UsageError(fmt::format("{}: a model option; dispatch -- CMD runs CMD, not a model",
+                                  option->get_name()));
   }
   return {};
 }

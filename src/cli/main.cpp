@@ -124,11 +124,18 @@ class HelpFormatter : public CLI::Formatter {
     if (const std::size_t choices = full.find(":{"); choices != std::string::npos) {
       text += full.substr(choices, full.find('}', choices) + 1 - choices);
     }
-    if (option->get_expected_max() == CLI::detail::expected_max_vector_size && name != "LIST") {
-      text += " ...";
-    }
+    const bool many = option->get_expected_max() == CLI::detail::expected_max_vector_size ||
+                      (!option->nonpositional() && option->get_expected_max() > 1);
+    if (many && name != "LIST") text += " ...";
     if (option->get_required()) text += " REQUIRED";
     return text;
+  }
+  // A positional of many values is `[name...]` in the usage line, whatever its limit (CLI11
+  // writes `name(0x)` for a limited one: whatif's logs, limited so that CMD can follow them).
+  std::string make_option_usage(const CLI::Option* option) const override {
+    if (option->get_expected_max() <= 1) return CLI::Formatter::make_option_usage(option);
+    const std::string usage = make_option_name(option, true) + "...";
+    return option->get_required() ? usage : "[" + usage + "]";
   }
   // On a terminal, each line fitted to its width (see FitHelpLine).
   std::string make_help(const CLI::App* app, std::string name,

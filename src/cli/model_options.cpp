@@ -97,6 +97,13 @@ void AddWorkerOptions(CLI::App& sub, dispatch::ModelRunOptions& options) {
   dispatch::VisitModelOptions(options, OptionAdder(sub, /*worker=*/true));
 }
 
+const CLI::Option* GivenOptionOf(const CLI::App& sub, std::string_view group) {
+  for (const CLI::Option* option : sub.get_options()) {
+    if (option->get_group() == group && option->count() > 0) return option;
+  }
+  return nullptr;
+}
+
 void AddCaptureOptions(CLI::App& sub, const CaptureOptions& options) {
   if (options.threads != nullptr) {
     sub.add_option("-t,--threads", *options.threads, options.threads_help)

@@ -25,6 +25,10 @@ CLI::Validator RealRange(double low, double high);
 /// --model, --dtype, --backend, --layers, --batch, --iters, --warmup, --traced, --seed, --lr,
 /// --data.
 void AddModelOptions(CLI::App& sub, dispatch::ModelRunOptions& options);
+/// The first option of `group` (the model's options, grouped so by a command that takes the
+/// model or something else: `dispatch -- CMD`, `whatif LOG`) that `sub`'s command line gave, or
+/// nullptr: such a command refuses the model's options with the other.
+const CLI::Option* GivenOptionOf(const CLI::App& sub, std::string_view group);
 /// A command's capture options: where -t,--threads and --timeout go, and what each means for the
 /// command (whose threads, the defaults, what the limit covers). A null target: the command has
 /// no such option.

@@ -1,23 +1,42 @@
-// dlcheck whatif [LOG...|-]: the hot primitives of a verbose log rebuilt with the linked oneDNN
-// and measured as logged and under the changes an application could make (whatif/whatif.h),
-// ranked by the step time each change would save.
+// dlcheck whatif [LOG...|-], whatif --model mlp|cnn, whatif -- CMD [ARGS]: the hot primitives of
+// a verbose log rebuilt with the linked oneDNN and measured as logged and under the changes an
+// application could make (whatif/whatif.h), ranked by the step time each change would save.
+// dlcheck's model and a program are captured first, as `verbose` and `run` capture them; their
+// log, and a log read from standard input or a pipe, is kept in a private scratch file that the
+// ISA workers read again, removed at the end (on Ctrl-C and on an error too).
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "cli/commands.h"
 #include "cli/log_view.h"
+#include "cli/model_options.h"
+#include "cli/run_view.h"
+#include "cli/stats_view.h"
 #include "common/exit_code.h"
+#include "common/input_rules.h"
 #include "common/status.h"
 #include "common/text.h"
 #include "detect/platform.h"
+#include "dispatch/capture.h"
+#include "dispatch/noise.h"
+#include "dispatch/run_fields.h"
 #include "dispatch/sweep.h"
+#include "mlp/model.h"
 #include "os/exit_status.h"
+#include "os/input_file.h"
+#include "os/output_file.h"
+#include "os/scratch_directory.h"
 #include "os/signals.h"
 #include "os/subprocess.h"
 #include "report/primitive_columns.h"
@@ -33,15 +52,33 @@ namespace {
 
 struct WhatifOptions {
   std::vector<std::string> files;
+  std::vector<std::string> command;  ///< CMD after --: captured, then measured
+  dispatch::ModelSource model;       ///< with --model: dlcheck's model, captured, then measured
+  bool model_given = false;          ///< --model was given (set when the command runs)
+  /// The capture's threads (-t; also the baseline's) and limit (--timeout).
+  dispatch::CaptureSettings capture{.timeout_s = dispatch::kWorkerTimeoutS};
+  bool timeout_given = false;
   report::Format format = report::Format::kTable;
   double cover_pct = 80;
   std::size_t top = 10;
   double time_s = 0.1;
   bool cold = false;
-  int threads = 0;
   std::vector<std::string> variants = {"layouts", "impl", "threads", "dtype", "isa"};
   bool baseline_layouts_any = false;  ///< hidden: what an ISA worker measures
 };
+
+// The group of the model's options in --help: only with --model.
+constexpr std::string_view kModelGroup = "Model options (with --model)";
+
+// Whether whatif runs what it measures (the model, or CMD) rather than read a log.
+bool Captures(const WhatifOptions& o) {
+  return o.model_given || !o.command.empty();
+}
+
+// The name of what was captured, in findings and messages: the program, or the model worker.
+std::string CapturedName(const WhatifOptions& o) {
+  return o.command.empty() ? std::string("the model worker") : ValidUtf8(o.command.front());
+}
 
 // The words of the whatif document, declared once.
 namespace whatif_field {
@@ -69,7 +106,8 @@ inline constexpr Field kImplementationAgreement{"implementation_agreement"};
 inline constexpr Field kInterruptedBy{"interrupted_by"};
 inline constexpr Field kVerdict{"verdict"};
 // variants, changes
-inline constexpr Field kHot{"hot", Type::kInteger};
+// the hot row's rank: with the variant, it names a row
+inline constexpr Field kHot{"hot", Type::kInteger, Arity::kOne, report::Role::kIdentity};
 inline constexpr Field kLoggedImplementation{"logged_implementation"};
 inline constexpr Field kVariant{"variant"};
 inline constexpr Field kMinMs{"min_ms", Type::kNumber};
@@ -206,8 +244,14 @@ report::Section OptionsSection(const WhatifOptions& o) {
   s.Add(kTop, o.top);
   s.Add(kTimeS, report::Value(o.time_s, 3));
   s.Add(kCold, o.cold);
-  s.Add(kThreads, o.threads > 0 ? report::Value(o.threads) : report::Value());
+  s.Add(kThreads, o.capture.threads > 0 ? report::Value(o.capture.threads) : report::Value());
   s.Add(kVariants, report::Value(report::TextList(o.variants)));
+  // What was captured: the model (--model), or the program (-- CMD); null for a log.
+  s.Add(dispatch::model_run_field::kModel,
+        o.model_given ? report::Value(std::string(mlp::Name(o.model.run.model.model)))
+                      : report::Value());
+  s.Add(dispatch::program_run_field::kCommand,
+        o.command.empty() ? report::Value() : report::Value(ValidUtf8(CommandText(o.command))));
   return s;
 }
 
@@ -216,17 +260,34 @@ struct IsaContext {
   std::string note;  // why there are none, when there are none
 };
 
-report::Report BuildReport(const WhatifOptions& options, const std::vector<std::string>& files,
+// The `input` section of a captured run: no file to name (its log was a scratch file).
+void NoInputFiles(report::Report& report) {
+  for (report::Section& s : report.sections) {
+    if (s.name != kInputSection.name) continue;
+    s.Add(log_field::kFiles, report::Value());  // null, in the place the document gives it
+    std::rotate(s.fields.begin(), s.fields.end() - 1, s.fields.end());
+  }
+}
+
+// `names`: the inputs as the user named them; empty for a captured run. `captured`: the model's
+// or the program's run, whose end the report tells as `run` tells it (its findings, how it
+// ended); nullptr for a log.
+report::Report BuildReport(const WhatifOptions& options, const std::vector<std::string>& names,
                            const verbose::LogSession& session, const verbose::Summary& summary,
-                           const whatif::WhatifResult& result, const IsaContext& isa) {
+                           const whatif::WhatifResult& result, const IsaContext& isa,
+                           const dispatch::Run* captured) {
   report::Report report(WhatifDocument());
+  if (captured != nullptr)
+    report.findings = dispatch::RunFindings(*captured, CapturedName(options));
   report.sections.push_back(OptionsSection(options));
   report::Section& m = report.AddSection(kMeasurementSection);
   std::size_t rebuilt = 0;
   for (const whatif::HotPrimitive& hot : result.hot) rebuilt += hot.not_rebuilt.empty() ? 1 : 0;
   const std::vector<Change> changes = RankedChanges(result);
   const std::string verdict = Verdict(result, changes);
+  // The verdict's one home on a terminal is the headline; JSON carries it as this field.
   m.Add(kVerdict, verdict);
+  m.hidden_in_table = report::Names({kVerdict});
   m.Add(kMeasuredWith,
         "oneDNN 2.6.3 (dlcheck's) on this machine; a 3.x log's kernels are named "
         "differently there");
@@ -239,10 +300,13 @@ report::Report BuildReport(const WhatifOptions& options, const std::vector<std::
   m.Add(kRebuilt, rebuilt);
   m.Add(kCoveredPct, report::Value(result.covered_pct, 1));
   m.Add(kImplementationAgreement, result.implementation_agreement);
+  namespace program_run_field = dispatch::program_run_field;
+  m.Add(program_run_field::kEnded,
+        captured ? report::Value(captured->outcome.Describe()) : report::Value());
+  m.Add(program_run_field::kExitStatus,
+        captured ? report::Value(captured->outcome.ShellStatus()) : report::Value());
   const int sig = os::SignalForwarding::Received();
   m.Add(kInterruptedBy, sig != 0 ? report::Value(os::SignalName(sig)) : report::Value());
-  // The verdict first, on a terminal.
-  report.headline = verdict;
 
   report::Table& changes_table = report.AddTable(kChangesTable, ChangeColumns());
   for (const Change& c : changes) {
@@ -287,7 +351,11 @@ report::Report BuildReport(const WhatifOptions& options, const std::vector<std::
                            .high = std::string(kAvgMs.name),
                            .unit = "ms",
                            .limit = 60});
-  AddLogSummary(report, files, session, summary);
+  AddLogSummary(report, names, session, summary);
+  if (names.empty()) NoInputFiles(report);
+  // The verdict first, on a terminal, with the tally of the findings (the log's, the captured
+  // run's), once the last is added.
+  report::SetVerdict(report, verdict);
   return report;
 }
 
@@ -305,9 +373,17 @@ std::string PinnedToCap(std::string line, const std::string& cap) {
   return bench == std::string::npos ? line : line.insert(bench, pin + " ");
 }
 
+// A log's path as a positional argument of whatif: one that starts with '-' as ./-name (after
+// `--` it would be a command to run).
+std::string PathArgument(const std::string& path) {
+  return path.starts_with('-') ? "./" + path : path;
+}
+
 // The baselines of the hot rows `ranks`, measured by this dlcheck under ONEDNN_MAX_CPU_ISA=cap:
-// `dlcheck whatif FILES --variants none ... --format json` in a worker per cap.
-std::vector<whatif::VariantResult> RunIsaWorker(const WhatifOptions& options, int threads,
+// `dlcheck whatif --variants none ... --format json PATHS` in a worker per cap; `paths` are
+// files it can read again (a spooled or captured log's scratch file).
+std::vector<whatif::VariantResult> RunIsaWorker(const WhatifOptions& options,
+                                                const std::vector<std::string>& paths, int threads,
                                                 const std::string& cap,
                                                 const std::vector<std::size_t>& ranks) {
   os::Spec spec;
@@ -327,8 +403,7 @@ std::vector<whatif::VariantResult> RunIsaWorker(const WhatifOptions& options, in
                "--top",
                std::to_string(options.top)};
   if (options.cold) spec.argv.push_back("--cold");
-  spec.argv.push_back("--");
-  for (const std::string& f : options.files) spec.argv.push_back(f);
+  for (const std::string& path : paths) spec.argv.push_back(PathArgument(path));
   spec.env = {{"ONEDNN_MAX_CPU_ISA", cap}, {"DNNL_MAX_CPU_ISA", cap}};
   spec.unset_env = {"ONEDNN_VERBOSE", "DNNL_VERBOSE"};
   spec.read_to_end = true;
@@ -383,10 +458,6 @@ IsaContext ChooseIsaCaps(const WhatifOptions& options, const detect::PlatformInf
       options.variants.end()) {
     return isa;
   }
-  if (std::find(options.files.begin(), options.files.end(), "-") != options.files.end()) {
-    isa.note = "no isa variants: a worker rereads the log, and standard input cannot be read twice";
-    return isa;
-  }
   StatusOr<std::vector<std::string>> caps = dispatch::ChooseCaps({}, platform);
   if (!caps.ok() || caps->empty()) {
     isa.note = "no isa variants: " +
@@ -395,16 +466,153 @@ IsaContext ChooseIsaCaps(const WhatifOptions& options, const detect::PlatformInf
   }
   isa.caps = *caps;
   isa.caps.pop_back();  // the host's own ISA is the baseline
+  if (isa.caps.empty()) isa.note = "no isa variants: no cap below this host's ISA";
   return isa;
 }
 
-Status ReadLogs(const std::vector<std::string>& files, verbose::LogSession& session) {
-  for (const std::string& file : files) {
+// A log to read: the file read (a spooled or captured log's scratch file, or the user's own) and
+// its name in the report (as the user named it; empty for a captured run).
+struct LogInput {
+  std::string path;
+  std::string name;
+};
+
+Status ReadLogs(const std::vector<LogInput>& inputs, verbose::LogSession& session) {
+  for (const LogInput& input : inputs) {
     verbose::LineReader reader;
-    if (Status s = reader.Open(file); !s.ok()) return s;
-    if (Status s = session.FeedAll(reader, file == "-" ? "<stdin>" : file); !s.ok()) return s;
+    if (Status s = reader.Open(input.path); !s.ok()) return s;
+    const std::string name = input.name.empty() ? "captured run" : input.name;
+    if (Status s = session.FeedAll(reader, name == "-" ? "<stdin>" : name); !s.ok()) return s;
   }
   return {};
+}
+
+constexpr std::string_view kScratchPrefix = "dlcheck-whatif-";
+
+Status MakeScratch(os::ScratchDirectory& scratch) {
+  return scratch.path().empty() ? scratch.Create(kScratchPrefix) : Status();
+}
+
+// Whether `file` is read once only (standard input, a pipe): the ISA workers could not read it
+// again. Anything LineReader refuses is left to it, to say why.
+bool ReadOnce(const std::string& file) {
+  struct stat info {};
+  const bool standard_input = file == "-";
+  if ((standard_input ? ::fstat(STDIN_FILENO, &info) : ::stat(file.c_str(), &info)) != 0) {
+    return false;
+  }
+  if (!RefusedInputType(info, standard_input).empty()) return false;
+  return standard_input || S_ISFIFO(info.st_mode);
+}
+
+// The user's logs, for the isa variants: those read once spooled into the scratch directory
+// first (as they are: compressed data stays compressed), so that every reader (this process,
+// each ISA worker) reads a file. Errors: a log larger than os::kMaxSpoolBytes, a full temporary
+// directory.
+StatusOr<std::vector<LogInput>> SpoolLogs(const std::vector<std::string>& files,
+                                          os::ScratchDirectory& scratch) {
+  std::vector<LogInput> inputs;
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    const std::string& file = files[i];
+    if (!ReadOnce(file)) {
+      inputs.push_back({file, file});
+      continue;
+    }
+    if (Status made = MakeScratch(scratch); !made.ok()) return made;
+    const std::string path = scratch.File(fmt::format("input{}.log", i + 1));
+    const bool standard_input = file == "-";
+    const std::string what = standard_input ? "standard input" : "'" + file + "'";
+    Status spooled = [&] {
+      if (standard_input) return os::SpoolInput(STDIN_FILENO, what, path);
+      const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY);
+      if (fd < 0)
+        return InputError(fmt::format("cannot open '{}': {}", file, std::strerror(errno)));
+      Status copied = os::SpoolInput(fd, what, path);
+      ::close(fd);
+      return copied;
+    }();
+    if (!spooled.ok()) {
+      return Status(spooled.code(),
+                    fmt::format("{} is kept in a scratch file for the ISA workers to read again: "
+                                "{}; give the log as a file{}",
+                                what, spooled.message(),
+                                spooled.code() == ExitCode::kOutputError
+                                    ? ", or set TMPDIR to a directory with room"
+                                    : ""));
+    }
+    inputs.push_back({path, file});
+  }
+  return inputs;
+}
+
+// dlcheck's model (in a worker, with the threads `verbose` chooses) or CMD, captured as
+// `verbose` and `run` capture them, its verbose lines written to `log_path` (a private scratch
+// file). Errors: it could not be started (127, 126; the worker 5), the log could not be written.
+StatusOr<dispatch::Run> CaptureRun(const WhatifOptions& o, const std::string& log_path) {
+  os::OutputFile log;
+  if (Status opened = log.Open(log_path, os::OutputFile::Access::kPrivate); !opened.ok()) {
+    return opened;
+  }
+  dispatch::CaptureSettings settings = o.capture;
+  settings.raw_log = &log.stream();
+  settings.max_timeline = 0;  // the measurements read the rows, not the timeline
+  report::Progress progress("whatif", 0);
+  dispatch::RunSource source = dispatch::ProgramSource{o.command};
+  if (o.command.empty()) {
+    StatusOr<dispatch::ThreadChoice> threads =
+        dispatch::ChooseLiveThreads(o.capture.threads, dispatch::ReadLoadAverage());
+    if (!threads.ok()) return threads.status();
+    settings.threads = threads->threads;
+    source = o.model;
+  } else {
+    settings.timeout_s = o.timeout_given ? o.capture.timeout_s : 0;  // CMD: no limit unless asked
+    progress.Step(o.command.front());
+  }
+  if (progress.active()) {
+    settings.on_phase = [&progress](std::string_view phase) { progress.Phase(std::string(phase)); };
+    settings.on_output = [&progress] { progress.Clear(); };
+    settings.on_chunk = [&progress] { progress.Tick(); };
+  }
+  StatusOr<dispatch::Run> run = dispatch::Capture(source, settings);
+  progress.Clear();
+  if (!run.ok()) return run.status();
+  if (Status kept = log.Commit(); !kept.ok()) {
+    return Status(kept.code(), "the captured log could not be kept for the measurements: " +
+                                   kept.message() + "; set TMPDIR to a directory with room");
+  }
+  return run;
+}
+
+// Whether a captured run can be measured. The model worker's refusal, memory and crash end the
+// command as they end `verbose`; a run interrupted before any execution, with 128 + N; a run
+// without an execution (a program that failed first, that never loaded oneDNN, whose oneDNN
+// refused everything) is an InputError (3) that says why in `run`'s words.
+Status CheckCaptured(const dispatch::Run& run, const std::string& who) {
+  if (run.model) {
+    if (run.Refused()) return EndRefused(run).status();
+    if (run.OutOfMemory()) return run.OutOfMemoryError();
+    if (!run.outcome.ok() && run.outcome.interrupted == 0) {
+      if (const std::string err = run.WorkerError(); !err.empty()) std::cerr << err << '\n';
+      return Status(ExitCode::kWorkerFailed,
+                    fmt::format("the model worker {}", run.outcome.Describe()));
+    }
+  }
+  if (run.summary.execs > 0) return {};
+  if (const int sig = run.outcome.interrupted; sig != 0) {
+    return Status(static_cast<ExitCode>(os::ExitStatusForSignal(sig)),
+                  fmt::format("interrupted by {} before {} executed a oneDNN primitive: nothing "
+                              "to measure",
+                              os::SignalName(sig), who));
+  }
+  for (const Finding& f : dispatch::RunFindings(run, who)) {
+    if (f.code == "program-ended-early" || f.code == "onednn-not-loaded" ||
+        f.code == "onednn-errors-only") {
+      return InputError("nothing to measure: " + f.message);
+    }
+  }
+  return InputError(fmt::format(
+      "nothing to measure: {} executed no oneDNN primitive ({} verbose lines, no exec line)", who,
+      run.verbose_lines));
 }
 
 std::vector<std::string> UsableFeatures(const detect::PlatformInfo& platform) {
@@ -415,10 +623,29 @@ std::vector<std::string> UsableFeatures(const detect::PlatformInfo& platform) {
   return names;
 }
 
-StatusOr<int> RunWhatifCommand(WhatifOptions options) {
-  if (options.files.empty()) options.files.push_back("-");
-  if (options.variants.size() == 1 && options.variants.front() == "none") options.variants.clear();
-  for (const std::string& v : options.variants) {
+// A command line that names two inputs, or options of an input it does not name: a usage error.
+Status CheckInputChoice(const CLI::App& sub, const WhatifOptions& o) {
+  if (const CLI::Option* model = GivenOptionOf(sub, kModelGroup);
+      model != nullptr && !o.model_given) {
+    return UsageError(
+        fmt::format("{}: a model option; give --model mlp or --model cnn to measure "
+                    "dlcheck's model",
+                    model->get_name()));
+  }
+  if (o.model_given && !o.files.empty()) {
+    return UsageError("--model: measures dlcheck's model; give it without a log file");
+  }
+  if (o.model_given && !o.command.empty()) {
+    return UsageError("--model: measures dlcheck's model; give it without -- CMD");
+  }
+  if (o.timeout_given && !Captures(o)) {
+    return UsageError("--timeout: only with --model or -- CMD, which whatif runs");
+  }
+  return {};
+}
+
+Status CheckVariants(const std::vector<std::string>& variants) {
+  for (const std::string& v : variants) {
     if (std::find(std::begin(whatif::kVariantKinds), std::end(whatif::kVariantKinds), v) ==
         std::end(whatif::kVariantKinds)) {
       return UsageError("--variants: '" + v +
@@ -426,8 +653,28 @@ StatusOr<int> RunWhatifCommand(WhatifOptions options) {
                         "(see 'dlcheck whatif --help')");
     }
   }
-  verbose::LogSession session;
-  if (Status s = ReadLogs(options.files, session); !s.ok()) return s;
+  return {};
+}
+
+// The exit status after the report: 128 + N when a signal stopped the measurements or the
+// captured run; a program's own failure, as `run` ends; else 0.
+int EndStatus(const std::optional<dispatch::Run>& captured) {
+  if (const int sig = os::SignalForwarding::Received(); sig != 0) {
+    return os::ExitStatusForSignal(sig);
+  }
+  if (!captured) return ToInt(ExitCode::kOk);
+  if (const int sig = captured->outcome.interrupted; sig != 0) {
+    PrintError(fmt::format("interrupted by {}; the report measures what was captured before it",
+                           os::SignalName(sig)));
+    return os::ExitStatusForSignal(sig);
+  }
+  return captured->model ? ToInt(ExitCode::kOk) : captured->outcome.ShellStatus();
+}
+
+// Measures `inputs` (read by `session`, the logs the ISA workers read again) and prints the
+// report; `captured`: the run that made the log, nullopt for the user's logs.
+void MeasureAndReport(const WhatifOptions& options, const std::vector<LogInput>& inputs,
+                      verbose::LogSession& session, const std::optional<dispatch::Run>& captured) {
   const verbose::Summary summary = session.Summarize();
   const verbose::LogHeader header = session.header();
   std::vector<verbose::PrimitiveStats> rows = session.TakeRows();
@@ -437,32 +684,76 @@ StatusOr<int> RunWhatifCommand(WhatifOptions options) {
                           .top = options.top,
                           .time_s = options.time_s,
                           .cold = options.cold,
-                          .threads = options.threads,
+                          .threads = options.capture.threads,
                           .allowed_cpus = std::max(platform.logical_cpus, 1),
                           .variants = options.variants,
                           .features = UsableFeatures(platform),
                           .baseline_layouts_any = options.baseline_layouts_any};
   const IsaContext isa = ChooseIsaCaps(options, platform);
   plan.isa_caps = isa.caps;
-  os::SignalForwarding forwarding;
   plan.stop = [] { return os::SignalForwarding::Received() != 0; };
   report::Progress progress("whatif", 0);
   plan.progress = [&](std::size_t hot, std::size_t of, const std::string& what) {
     progress.Phase(hot > 0 ? fmt::format("hot {}/{}: {}", hot, of, what) : what);
   };
+  std::vector<std::string> paths;
+  std::vector<std::string> names;
+  for (const LogInput& input : inputs) {
+    paths.push_back(input.path);
+    if (!input.name.empty()) names.push_back(input.name);
+  }
   const int threads = whatif::BaselineThreads(plan, header).first;
   const whatif::WhatifResult result =
       whatif::RunWhatif(rows, summary.exec_ms, header, plan,
                         [&](const std::string& cap, const std::vector<std::size_t>& ranks) {
-                          return RunIsaWorker(options, threads, cap, ranks);
+                          return RunIsaWorker(options, paths, threads, cap, ranks);
                         });
   progress.Clear();
-  const report::Report report = BuildReport(options, options.files, session, summary, result, isa);
+  const report::Report report =
+      BuildReport(options, names, session, summary, result, isa, captured ? &*captured : nullptr);
   report::Print(report, options.format, std::cout);
   std::cout.flush();
-  if (const int sig = os::SignalForwarding::Received(); sig != 0)
-    return os::ExitStatusForSignal(sig);
-  return ToInt(ExitCode::kOk);
+}
+
+StatusOr<int> RunWhatifCommand(const CLI::App& sub, WhatifOptions options) {
+  options.model_given = sub.count("--model") > 0;
+  options.timeout_given = sub.count("--timeout") > 0;
+  if (Status s = CheckInputChoice(sub, options); !s.ok()) return s;
+  if (options.variants.size() == 1 && options.variants.front() == "none") options.variants.clear();
+  if (Status s = CheckVariants(options.variants); !s.ok()) return s;
+  if (options.model_given) {
+    if (Status valid = mlp::Validate(options.model.run.model); !valid.ok()) return valid;
+  }
+  // The scratch directory holds the captured or spooled log until the end: removed when this
+  // returns, and on a signal that ends dlcheck before (SIGINT, SIGTERM, SIGHUP).
+  os::ScratchDirectory scratch;
+  std::vector<LogInput> inputs;
+  std::optional<dispatch::Run> captured;
+  if (Captures(options)) {
+    if (Status made = MakeScratch(scratch); !made.ok()) return made;
+    const std::string log = scratch.File("captured.log");
+    StatusOr<dispatch::Run> run = CaptureRun(options, log);
+    if (!run.ok()) return run.status();
+    if (Status can = CheckCaptured(*run, CapturedName(options)); !can.ok()) return can;
+    captured = std::move(*run);
+    inputs.push_back({log, ""});
+  } else if (std::find(options.variants.begin(), options.variants.end(), "isa") !=
+             options.variants.end()) {
+    if (options.files.empty()) options.files.push_back("-");
+    StatusOr<std::vector<LogInput>> spooled = SpoolLogs(options.files, scratch);
+    if (!spooled.ok()) return spooled.status();
+    inputs = std::move(*spooled);
+  } else {
+    if (options.files.empty()) options.files.push_back("-");
+    for (const std::string& file : options.files) inputs.push_back({file, file});
+  }
+  verbose::LogSession session;
+  if (Status s = ReadLogs(inputs, session); !s.ok()) return s;
+  // From here a signal stops the measurements (the report holds the rows done); one received
+  // while the captured run ran is its outcome's.
+  os::SignalForwarding forwarding;
+  MeasureAndReport(options, inputs, session, captured);
+  return EndStatus(captured);
 }
 
 }  // namespace
@@ -473,11 +764,14 @@ const report::contract::Document& WhatifDocument() {
     return contract::Document{
         "whatif",
         "the measured gain of a change, for each hot primitive of a verbose log",
-        {contract::Object(kOptionsSection, {kCoverPct, kTop, kTimeS, kCold, kThreads, kVariants}),
-         contract::Object(
-             kMeasurementSection,
-             {kVerdict, kMeasuredWith, kThreads, kThreadsSource, kIsaCaps, kIsaNote, kFlopCount,
-              kHotRows, kRebuilt, kCoveredPct, kImplementationAgreement, kInterruptedBy}),
+        {contract::Object(kOptionsSection, {kCoverPct, kTop, kTimeS, kCold, kThreads, kVariants,
+                                            dispatch::model_run_field::kModel,
+                                            dispatch::program_run_field::kCommand}),
+         contract::Object(kMeasurementSection,
+                          {kVerdict, kMeasuredWith, kThreads, kThreadsSource, kIsaCaps, kIsaNote,
+                           kFlopCount, kHotRows, kRebuilt, kCoveredPct, kImplementationAgreement,
+                           dispatch::program_run_field::kEnded,
+                           dispatch::program_run_field::kExitStatus, kInterruptedBy}),
          contract::Rows(kChangesTable, contract::Members(ChangeColumns())),
          contract::Rows(kVariantsTable, contract::Members(VariantColumns())),
          InputMember(/*with_files=*/true), HeaderMember(), SummaryMember(), HeadersMember(),
@@ -486,11 +780,48 @@ const report::contract::Document& WhatifDocument() {
   return kWhatif;
 }
 
+// Whether `sub`'s command line has reached `--` (CLI11 keeps the mark among what is left): a
+// positional after it is CMD, not a log.
+bool AfterPositionalMark(const CLI::App& sub) {
+  const std::vector<std::string> left = sub.remaining();
+  return std::find(left.begin(), left.end(), "--") != left.end();
+}
+
+// The model's options, only with --model (listed in their own group): those of `verbose`, less
+// the timed phase's (whatif reads the traced steps; the timed phase is one step) and --backend
+// (whatif measures oneDNN).
+void AddWhatifModelOptions(CLI::App& sub, dispatch::ModelRunOptions& run) {
+  AddModelOptions(sub, run);
+  for (const char* name : {"--time", "--iters", "--backend"}) {
+    sub.remove_option(sub.get_option(name));
+  }
+  run.iters = 1;
+  for (CLI::Option* option : sub.get_options()) {
+    if (option->get_name() != "--help" && option->get_name() != "--help-all") {
+      option->group(std::string(kModelGroup));
+    }
+  }
+}
+
 void SetupWhatif(CLI::App& subcommand, int& exit_code) {
   auto options = std::make_shared<WhatifOptions>();
   CLI::App* const sub = &subcommand;
+  AddWhatifModelOptions(*sub, options->model.run);
+  // A positional before `--` is a log, one after it CMD; a log given with CMD fails the check
+  // again when the logs are validated, after the whole line is read.
+  sub->validate_positionals();
   sub->add_option("files", options->files,
-                  "log files (plain, gzip, xz, zstd or bzip2); - or nothing reads standard input");
+                  "log files (plain, gzip, xz, zstd or bzip2); - or nothing reads standard input")
+      ->check(CLI::Validator(
+          [sub](std::string&) -> std::string {
+            return AfterPositionalMark(*sub) ? "a log file and -- CMD: give one or the other"
+                                             : std::string();
+          },
+          ""))
+      // CLI11 takes one positional without a limit (CMD); a command line holds fewer files.
+      ->expected(0, 1 << 20);
+  sub->add_option("command", options->command,
+                  "a program to capture and measure instead of a log, after --");
   AddFormatOption(*sub, options->format, {"svg"},
                   "output format: table (default), csv, json, xlsx, html (a page with the charts "
                   "and tables) or svg (the charts: each change's projected step gain, each "
@@ -508,9 +839,16 @@ void SetupWhatif(CLI::App& subcommand, int& exit_code) {
   sub->add_flag("--cold", options->cold,
                 "rotate buffers through more memory than the last-level cache (an application "
                 "rarely sees hot caches)");
-  sub->add_option("-t,--threads", options->threads,
-                  "threads of the baseline (default: the log's nthr, capped at the allowed CPUs)")
-      ->check(CLI::Range(1, 4096));
+  AddCaptureOptions(
+      *sub,
+      {.threads = &options->capture.threads,
+       .threads_help = fmt::format(
+           "threads of the baseline (default: the log's nthr, capped at the allowed CPUs); with "
+           "--model or CMD also the captured run's OpenMP threads (default: {})",
+           dispatch::kThreadDefaultRule),
+       .timeout_s = &options->capture.timeout_s,
+       .timeout_help =
+           "kill the model worker after this many seconds (default 600; CMD: no limit)"});
   sub->add_option("--variants", options->variants,
                   "the changes to measure: layouts, impl, threads, dtype, isa (default all), or "
                   "none for the baselines only")
@@ -519,7 +857,12 @@ void SetupWhatif(CLI::App& subcommand, int& exit_code) {
   sub->add_flag("--baseline-layouts-any", options->baseline_layouts_any,
                 "measure the baselines at the layouts oneDNN prefers")
       ->group("");
-  sub->callback([options, &exit_code] { exit_code = EndCommand(RunWhatifCommand(*options)); });
+  sub->footer(
+      "With --model or -- CMD, the run is captured first as `verbose` and `run` capture it (a "
+      "program's own stdout goes to dlcheck's stderr); its log, and a log from standard input or "
+      "a pipe, is kept in a private scratch file under TMPDIR until whatif ends.");
+  sub->callback(
+      [options, sub, &exit_code] { exit_code = EndCommand(RunWhatifCommand(*sub, *options)); });
 }
 
 }  // namespace dlcheck::cli

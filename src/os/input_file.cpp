@@ -7,8 +7,10 @@
 
 #include <cerrno>
 #include <cstring>
+#include <vector>
 
 #include "common/input_rules.h"
+#include "os/output_file.h"
 
 namespace dlcheck::os {
 namespace {
@@ -53,6 +55,28 @@ StatusOr<std::string> ReadAll(int fd, const std::string& path, const InputFileKi
 }
 
 }  // namespace
+
+Status SpoolInput(int fd, std::string_view what, const std::string& path, std::size_t max_bytes) {
+  OutputFile out;
+  if (Status opened = out.Open(path, OutputFile::Access::kPrivate); !opened.ok()) return opened;
+  std::vector<char> buffer(std::size_t{1} << 16);
+  std::size_t copied = 0;
+  while (true) {
+    const ssize_t got = ::read(fd, buffer.data(), buffer.size());
+    if (got == 0) break;
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) return InputError(fmt::format("cannot read {}: {}", what, std::strerror(errno)));
+    copied += static_cast<std::size_t>(got);
+    if (copied > max_bytes) {
+      return InputError(
+          fmt::format("{} holds more than {}, the most dlcheck copies to read it again", what,
+                      ByteCountText(max_bytes)));
+    }
+    // A failed write leaves the stream bad; Commit returns the first failure.
+    if (!out.stream().write(buffer.data(), got)) break;
+  }
+  return out.Commit();
+}
 
 std::string ByteCountText(std::size_t bytes) {
   constexpr std::size_t kMiB = std::size_t{1} << 20;

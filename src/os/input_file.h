@@ -48,6 +48,19 @@ struct JsonBounds {
 Status CheckJsonBounds(std::string_view text, std::string_view what, const std::string& path,
                        const JsonBounds& bounds);
 
+/// The most SpoolInput copies by default: more than any verbose log a training run writes to a
+/// pipe, less than the free space a temporary directory can be expected to have.
+inline constexpr std::size_t kMaxSpoolBytes = std::size_t{16} << 30;
+
+/// Copies what the descriptor `fd` holds, read to its end, into `path`, a new file only its owner
+/// may read (written as OutputFile writes it: whole, or not at all): standard input or a pipe
+/// kept for readers that need it more than once. The bytes are copied as they are (compressed
+/// data stays compressed). Errors: an InputError naming `what` when it cannot be read or holds
+/// more than `max_bytes` ("standard input holds more than 16384 MiB, ..."); the OutputFileError
+/// of a write that failed ("cannot write 'PATH': No space left on device").
+Status SpoolInput(int fd, std::string_view what, const std::string& path,
+                  std::size_t max_bytes = kMaxSpoolBytes);
+
 /// "64 MiB" for a byte count that is a whole number of MiB, else "N bytes".
 std::string ByteCountText(std::size_t bytes);
 

@@ -24,13 +24,14 @@ constexpr std::size_t kMaxNameBytes = 255;
 // Opens a new, empty temporary file next to `base` in `dir`; its path goes to `temporary`. The
 // name is ".BASE.PID.N.tmp", with BASE cut so that the name fits kMaxNameBytes: a target whose
 // own name is near the limit still gets a temporary beside it.
-int CreateTemporary(const std::string& dir, const std::string& base, std::string& temporary) {
+int CreateTemporary(const std::string& dir, const std::string& base, mode_t mode,
+                    std::string& temporary) {
   for (int attempt = 0; attempt < 100; ++attempt) {
     const std::string suffix = fmt::format(".{}.{}.tmp", ::getpid(), attempt);
     const std::size_t room = kMaxNameBytes - 1 - suffix.size();
     temporary = fmt::format("{}/.{}{}", dir, std::string_view(base).substr(0, room), suffix);
     const int fd =
-        ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+        ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
     if (fd >= 0 || errno != EEXIST) return fd;
   }
   errno = EEXIST;
@@ -131,7 +132,7 @@ void OutputFile::Discard() {
   temporary_guard_.Release();
 }
 
-Status OutputFile::Open(const std::string& path) {
+Status OutputFile::Open(const std::string& path, Access access) {
   Discard();
   path_ = path;
   StatusOr<Route> route = RouteFor(path);
@@ -144,7 +145,8 @@ Status OutputFile::Open(const std::string& path) {
   } else {
     const std::filesystem::path target(path);
     const std::string dir = target.has_parent_path() ? target.parent_path().string() : ".";
-    fd_ = CreateTemporary(dir, target.filename().string(), temporary_);
+    const mode_t mode = access == Access::kPrivate ? 0600 : 0644;
+    fd_ = CreateTemporary(dir, target.filename().string(), mode, temporary_);
     if (fd_ < 0) {
       const int error = errno;
       temporary_.clear();

@@ -41,10 +41,13 @@ class OutputFile {
   OutputFile(const OutputFile&) = delete;
   OutputFile& operator=(const OutputFile&) = delete;
 
+  /// Who may read a file it makes: everyone (0644, less the umask), or its owner alone (0600: a
+  /// user's log spooled or captured into a scratch directory).
+  enum class Access { kShared, kPrivate };
   /// Opens `path` for writing: creates the temporary file, or opens the device or FIFO (which
   /// waits for a FIFO's reader, as `cp` does). Errors (OutputFileError): a directory, a block
   /// device or socket, a directory that cannot be written into.
-  Status Open(const std::string& path);
+  Status Open(const std::string& path, Access access = Access::kShared);
   bool is_open() const { return fd_ >= 0; }
   /// Whether the target is written straight into (a device, a FIFO, a standard stream).
   bool writes_through() const { return through_; }

@@ -312,7 +312,7 @@ void WriteSection(Page& page, const Section& section, int level) {
   if (section.fields.empty() && section.sections.empty() && section.tables.empty()) {
     page.out << "<p class=\"caption\">None.</p>\n";  // a map keyed by data, with no key
   }
-  WriteFields(section.fields, page.out);
+  WriteFields(section.ShownFields(), page.out);
   for (const Section& s : section.sections) WriteSection(page, s, std::min(level + 1, 4));
   for (const Table& t : section.tables) WriteTable(page, t, std::min(level + 1, 4));
   page.out << "</section>\n";

@@ -55,6 +55,17 @@ const Value* Section::Find(std::string_view key) const {
   return nullptr;
 }
 
+std::vector<std::pair<std::string, Value>> Section::ShownFields() const {
+  std::vector<std::pair<std::string, Value>> shown;
+  for (const auto& field : fields) {
+    if (std::find(hidden_in_table.begin(), hidden_in_table.end(), field.first) ==
+        hidden_in_table.end()) {
+      shown.push_back(field);
+    }
+  }
+  return shown;
+}
+
 Section& Report::AddSection(const Part& part) {
   sections.push_back(MakeSection(part));
   return sections.back();

@@ -199,6 +199,9 @@ struct Section {
   std::vector<std::pair<std::string, Value>> fields;
   std::vector<Section> sections;
   std::vector<Table> tables;
+  /// Fields left out of the human table and the html page (still in CSV and JSON): what the
+  /// report's headline already says there (whatif's `verdict`).
+  std::vector<std::string> hidden_in_table;
 
   Section& Add(const Field& field, Value value) {
     fields.emplace_back(std::string(field.name), std::move(value));
@@ -217,6 +220,8 @@ struct Section {
                  std::string table_title = {});
   /// The field's value, or nullptr.
   const Value* Find(std::string_view key) const;
+  /// The fields the human table and the html page show: all but hidden_in_table.
+  std::vector<std::pair<std::string, Value>> ShownFields() const;
 };
 
 using dlcheck::Finding;

@@ -112,15 +112,19 @@ std::size_t Combine(std::size_t seed, std::string_view text) {
 struct Grid {
   std::vector<std::string> header;
   std::vector<bool> visible;  ///< not hidden in the table
+  /// Declared to make a row unique (Table::identity_columns): its cells name the row whatever
+  /// their type (a rank, a run number), where other numbers only measure it.
+  std::vector<bool> names_row;
   std::size_t row_count = 0;
   std::vector<bool> numeric;        ///< every non-null cell a number or a yes/no: never wrapped
   std::vector<bool> has_number;     ///< some cell is a number or a yes/no
   std::vector<std::size_t> widest;  ///< display width of the widest cell
   std::vector<std::string> first;   ///< the first row's text
   std::vector<bool> same;           ///< every row's text is `first`
-  /// Each row's hash of its visible text cells other than "" and "-" (with their column): rows
-  /// alike in every visible text column hash alike, whichever columns turn out to hold only
-  /// numbers (cells left out only make more rows hash alike, which a later pass tells apart).
+  /// Each row's hash of its visible text cells and identity cells other than "" and "-" (with
+  /// their column): rows alike in every visible naming column hash alike, whichever columns turn
+  /// out to hold only numbers (cells left out only make more rows hash alike, which a later pass
+  /// tells apart).
   std::vector<std::size_t> row_keys;
   std::vector<std::size_t> shown;
   std::vector<std::size_t> telling;  ///< hidden columns shown to tell look-alike rows apart
@@ -130,13 +134,14 @@ void MeasureRow(const std::vector<Value>& row, const std::vector<std::string>& t
   std::size_t key = 0;
   for (std::size_t c = 0; c < texts.size(); ++c) {
     const Value* cell = c < row.size() ? &row[c] : nullptr;
-    if (cell != nullptr && cell->is_text()) {
+    const bool text = cell != nullptr && cell->is_text();
+    if (text) {
       grid.numeric[c] = false;
-      if (grid.visible[c] && !texts[c].empty() && texts[c] != kNull)
-        key = Combine(Mix(key, c), texts[c]);
     } else if (cell != nullptr && !cell->is_null()) {
       grid.has_number[c] = true;
     }
+    if ((text || grid.names_row[c]) && grid.visible[c] && !texts[c].empty() && texts[c] != kNull)
+      key = Combine(Mix(key, c), texts[c]);
     grid.widest[c] = std::max(grid.widest[c], DisplayWidth(texts[c]));
     if (grid.row_count == 0) {
       grid.first[c] = texts[c];
@@ -153,32 +158,44 @@ Grid MeasureGrid(const Table& table) {
   const std::size_t n = table.columns.size();
   Grid grid{.header = table.columns,
             .visible = std::vector<bool>(n),
+            .names_row = std::vector<bool>(n),
             .numeric = std::vector<bool>(n, true),
             .has_number = std::vector<bool>(n, false),
             .widest = std::vector<std::size_t>(n, 0),
             .first = std::vector<std::string>(n),
             .same = std::vector<bool>(n, true)};
-  for (std::size_t c = 0; c < n; ++c) grid.visible[c] = !Hidden(table, table.columns[c]);
+  for (std::size_t c = 0; c < n; ++c) {
+    grid.visible[c] = !Hidden(table, table.columns[c]);
+    grid.names_row[c] = std::find(table.identity_columns.begin(), table.identity_columns.end(),
+                                  table.columns[c]) != table.identity_columns.end();
+  }
   grid.row_keys.reserve(RowCount(table));
   ForEachRow(table,
              [&](const std::vector<Value>& row) { MeasureRow(row, RowTexts(table, row), grid); });
   return grid;
 }
 
-// Whether two rows may look the same in the visible text columns, from the row keys (which it
+// Whether column `c` names a row: text, or declared to make a row unique.
+bool NamesRow(const Grid& grid, std::size_t c) {
+  return !grid.numeric[c] || grid.names_row[c];
+}
+
+// Whether two rows may look the same in the visible naming columns, from the row keys (which it
 // uses up). A visible column of both text and numbers (whose numbers the keys leave out) may.
 bool VisibleKeysRepeat(Grid& grid) {
   for (std::size_t c = 0; c < grid.visible.size(); ++c) {
-    if (grid.visible[c] && !grid.numeric[c] && grid.has_number[c]) return true;
+    if (grid.visible[c] && !grid.numeric[c] && grid.has_number[c] && !grid.names_row[c]) {
+      return true;
+    }
   }
   std::vector<std::size_t> keys = std::move(grid.row_keys);
   std::sort(keys.begin(), keys.end());
   return std::adjacent_find(keys.begin(), keys.end()) != keys.end();
 }
 
-// A hash of what a row is, as the shown text columns say it (numbers measure a row, they do
-// not name it), and of its text in one more column: 16 bytes a row, where the rows' texts would
-// be kilobytes.
+// A hash of what a row is, as the shown text and identity columns say it (other numbers measure
+// a row, they do not name it), and of its text in one more column: 16 bytes a row, where the rows'
+// texts would be kilobytes.
 struct RowHashes {
   std::size_t key = 0;
   std::size_t value = 0;
@@ -194,7 +211,7 @@ std::vector<RowHashes> SortedRowHashes(const Table& table, const Grid& grid,
     const std::vector<std::string> texts = RowTexts(table, row);
     RowHashes h;
     for (std::size_t k = 0; k < texts.size(); ++k) {
-      if (show[k] && !grid.numeric[k]) h.key = Combine(h.key, texts[k]);
+      if (show[k] && NamesRow(grid, k)) h.key = Combine(h.key, texts[k]);
     }
     h.value = Combine(0, texts[c]);
     hashes.push_back(h);
@@ -309,7 +326,7 @@ struct ColumnPriority {
   std::vector<std::size_t> minimum;
 };
 
-// How many different rows the text columns `columns` show (by hash: 16 bytes a row).
+// How many different rows the naming columns of `columns` show (by hash: 16 bytes a row).
 std::size_t DistinctRows(const Table& table, const Grid& grid,
                          const std::vector<std::size_t>& columns) {
   std::vector<std::size_t> keys;
@@ -318,7 +335,7 @@ std::size_t DistinctRows(const Table& table, const Grid& grid,
     const std::vector<std::string> texts = RowTexts(table, row, &columns);
     std::size_t key = 0;
     for (std::size_t c : columns) {
-      if (!grid.numeric[c]) key = Combine(Mix(key, c), texts[c]);
+      if (NamesRow(grid, c)) key = Combine(Mix(key, c), texts[c]);
     }
     keys.push_back(key);
   });
@@ -343,7 +360,7 @@ void LeaveOut(const Table& table, const Grid& grid, const ColumnPriority& p, std
   }
   std::optional<std::size_t> apart;  // how many different rows the columns show
   const auto stays_apart = [&](std::size_t i) {
-    if (grid.numeric[fit.columns[i]]) return true;
+    if (!NamesRow(grid, fit.columns[i])) return true;
     if (!apart) apart = DistinctRows(table, grid, fit.columns);
     std::vector<std::size_t> without = fit.columns;
     without.erase(without.begin() + static_cast<std::ptrdiff_t>(i));
@@ -666,7 +683,7 @@ void PrintSection(const Section& section, std::string_view main_table, std::size
                   std::size_t width, std::ostream& out) {
   out << Pad(indent);
   PrintWrapped(Visible(Heading(section.title, section.name)), indent, width, out);
-  PrintFields(section.fields, indent + 2, width, out);
+  PrintFields(section.ShownFields(), indent + 2, width, out);
   for (const auto& child : section.sections)
     PrintSection(child, main_table, indent + 2, width, out);
   for (const auto& table : section.tables)

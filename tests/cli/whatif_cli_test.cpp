@@ -1,15 +1,31 @@
 // `dlcheck whatif` run on real logs: invariants of its document that hold on any x86-64 host
 // (every hot row rebuilt or noted, the figures consistent with each other), and, for a log this
-// host makes itself, the baseline picking the log's implementation.
+// host makes itself, the baseline picking the log's implementation. The runs whatif captures
+// itself (--model, -- CMD), standard input read like a file (its ISA variants too), and the
+// private scratch file that holds such a log, gone at the end and after Ctrl-C.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <chrono>
 #include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <sstream>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "support/run_dlcheck.h"
 #include "support/scratch_dir.h"
+#include "support/test_files.h"
 
 namespace dlcheck {
 namespace {
@@ -101,14 +117,38 @@ TEST(WhatifCli, OtherErasAreNotedNotSkipped) {
             doc["measurement"]["hot_rows"].get<std::int64_t>());
 }
 
-// The verdict is the first line on a terminal and the measurement's `verdict` in JSON.
-TEST(WhatifCli, VerdictComesFirst) {
-  const testing::RunResult r = RunDlcheck(
-      {"whatif", "--time", "0", "--top", "2", "--variants", "none", Log("torch_cnn_2.6.3.log")});
+// The verdict is the first line on a terminal (with the tally of the findings), said once there,
+// and the measurement's `verdict` in JSON.
+TEST(WhatifCli, VerdictComesFirstAndOnce) {
+  const std::vector<std::string> args = {
+      "--time", "0", "--top", "2", "--variants", "none", Log("torch_cnn_2.6.3.log")};
+  std::vector<std::string> table = {"whatif"};
+  table.insert(table.end(), args.begin(), args.end());
+  const testing::RunResult r = RunDlcheck(table);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  const Json doc =
-      WhatifJson({"--time", "0", "--top", "2", "--variants", "none", Log("torch_cnn_2.6.3.log")});
-  EXPECT_EQ(r.out.substr(0, r.out.find('\n')), doc["measurement"]["verdict"].get<std::string>());
+  const Json doc = WhatifJson(args);
+  const std::string verdict = doc["measurement"]["verdict"].get<std::string>();
+  // The log's findings are tallied after it: this log spends a quarter of its time in reorders.
+  EXPECT_EQ(r.out.substr(0, r.out.find('\n')), verdict + "; 1 warning: reorder-share");
+  EXPECT_EQ(r.out.find("verdict"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find(verdict), r.out.rfind(verdict)) << r.out;
+}
+
+// The changes' sentences (`change`, in JSON) stay out of the table, whose rank column tells the
+// changes apart: the best one's sentence is said once, as the verdict.
+TEST(WhatifCli, ChangeSentencesAreNotInTheTable) {
+  const testing::RunResult r = RunDlcheck({"whatif", "--time", "0", "--top", "3", "--variants",
+                                           "layouts,threads", Log("torch_cnn_2.6.3.log")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::size_t at = r.out.find("Changes, by projected step gain\n");
+  if (at == std::string::npos) GTEST_SKIP() << "no variant ran faster than its baseline here";
+  const std::size_t header_start = at + std::string("Changes, by projected step gain\n").size();
+  const std::string header =
+      r.out.substr(header_start, r.out.find('\n', header_start) - header_start);
+  EXPECT_NE(header.find("variant"), std::string::npos) << header;
+  EXPECT_EQ(header.find(" change"), std::string::npos) << header;
+  const std::string headline = r.out.substr(0, r.out.find("; 1 warning: reorder-share\n"));
+  EXPECT_EQ(r.out.find(headline), r.out.rfind(headline)) << r.out;
 }
 
 TEST(WhatifCli, UnknownVariantIsAUsageError) {
@@ -142,6 +182,284 @@ TEST_F(WhatifOwnLog, BaselineAgreesWithTheLog) {
   ASSERT_GT(rebuilt, 0u);
   EXPECT_GE(static_cast<double>(agree), 0.95 * static_cast<double>(rebuilt))
       << doc["measurement"]["implementation_agreement"];
+}
+
+// ---- what whatif captures itself, and standard input ---------------------------------------
+
+// Debian's interpreter, whose python3-torch the tests use (PATH may hold another one).
+constexpr const char* kPython = "/usr/bin/python3";
+
+// Without the user's own verbose variables (putenv of a bare name unsets it).
+const std::vector<std::string> kNoUserVerbose = {"ONEDNN_VERBOSE", "DNNL_VERBOSE",
+                                                 "MKLDNN_VERBOSE"};
+
+// The short measurements of these tests: the baselines of two hot rows.
+const std::vector<std::string> kQuick = {"--format", "json", "--time",     "0.01",
+                                         "--top",    "2",    "--variants", "none"};
+
+std::vector<std::string> Args(std::vector<std::string> head, const std::vector<std::string>& tail) {
+  head.insert(head.begin(), "whatif");
+  head.insert(head.begin() + 1, kQuick.begin(), kQuick.end());
+  head.insert(head.end(), tail.begin(), tail.end());
+  return head;
+}
+
+std::string Text(const Json& value) {
+  return value.is_string() ? value.get<std::string>() : std::string();
+}
+
+// The rows whose baseline ran, and those of them on the log's own implementation.
+std::pair<std::size_t, std::size_t> Agreement(const Json& doc) {
+  std::size_t measured = 0, agree = 0;
+  for (const Json& row : doc["variants"]) {
+    if (row["variant"] != "as logged" || !row["min_ms"].is_number()) continue;
+    ++measured;
+    if (row["implementation"] == row["logged_implementation"]) ++agree;
+  }
+  return {measured, agree};
+}
+
+// A TMPDIR of the test's own, so that whatif's scratch directory can be seen and its removal
+// checked.
+class WhatifCaptureTest : public testing::ScratchDirTest {
+ protected:
+  void SetUp() override {
+    ScratchDirTest::SetUp();
+    tmp_ = dir_ / "tmp";
+    std::filesystem::create_directories(tmp_);
+  }
+  std::vector<std::string> Env(std::vector<std::string> more = {}) const {
+    more.push_back("TMPDIR=" + tmp_.string());
+    return more;
+  }
+  bool TmpIsEmpty() const { return std::filesystem::is_empty(tmp_); }
+  std::filesystem::path tmp_;
+};
+
+// --model: the worker's traced steps captured as `verbose` captures them, its hot rows rebuilt,
+// the baselines on the captured log's implementations; the scratch file gone at the end.
+TEST_F(WhatifCaptureTest, TheModelIsCapturedAndItsHotRowsRebuilt) {
+  const testing::RunResult r = RunDlcheck(
+      Args({"--model", "mlp", "--batch", "16", "--warmup", "0", "--traced", "2", "--threads", "1"},
+           {}),
+      "", Env());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Json doc = Json::parse(r.out);
+  CheckInvariants(doc);
+  EXPECT_EQ(doc["options"]["model"], "mlp");
+  EXPECT_TRUE(doc["options"]["command"].is_null());
+  EXPECT_TRUE(doc["input"]["files"].is_null());
+  EXPECT_EQ(doc["measurement"]["threads"], 1);
+  EXPECT_EQ(doc["measurement"]["exit_status"], 0);
+  const std::int64_t hot = doc["measurement"]["hot_rows"].get<std::int64_t>();
+  EXPECT_GE(hot, 1);
+  EXPECT_EQ(doc["measurement"]["rebuilt"], hot);
+  const auto [measured, agree] = Agreement(doc);
+  ASSERT_GT(measured, 0u);
+  EXPECT_GE(static_cast<double>(agree), 0.95 * static_cast<double>(measured))
+      << doc["measurement"]["implementation_agreement"];
+  EXPECT_TRUE(TmpIsEmpty());
+}
+
+// -- CMD: a real PyTorch training script, captured as `run` captures it (its own output on
+// stderr), its convolutions measured.
+TEST_F(WhatifCaptureTest, AProgramIsCapturedAsRunCapturesIt) {
+  const testing::RunResult r =
+      RunDlcheck(Args({}, {"--", kPython, testing::DataPath("torch/train_cnn.py"), "--steps", "2"}),
+                 "", Env(kNoUserVerbose));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("train_cnn done steps=2"), std::string::npos) << r.err;
+  const Json doc = Json::parse(r.out);
+  CheckInvariants(doc);
+  EXPECT_EQ(Text(doc["options"]["command"]).rfind(kPython, 0), 0u);
+  EXPECT_EQ(doc["measurement"]["ended"], "exited with status 0");
+  bool convolution = false;
+  for (const Json& row : doc["variants"]) convolution |= row["primitive"] == "convolution";
+  EXPECT_TRUE(convolution) << "PyTorch 1.13 runs its convolutions through oneDNN";
+  for (const Json& f : doc["findings"]) EXPECT_NE(f["severity"], "error") << f;
+  EXPECT_TRUE(TmpIsEmpty());
+}
+
+// A program that fails after its primitives ran: measured, then whatif ends with its status, as
+// `run` does.
+TEST_F(WhatifCaptureTest, AProgramThatFailsAfterItsPrimitivesEndsWithItsStatus) {
+  const testing::RunResult r =
+      RunDlcheck(Args({}, {"--", "sh", "-c", "cat \"$0\"; exit 4", Log("torch_cnn_2.6.3.log")}), "",
+                 Env(kNoUserVerbose));
+  EXPECT_EQ(r.exit_code, 4) << r.err;
+  const Json doc = Json::parse(r.out);
+  CheckInvariants(doc);
+  EXPECT_EQ(doc["measurement"]["exit_status"], 4);
+  EXPECT_EQ(doc["measurement"]["ended"], "exited with status 4");
+  EXPECT_GE(doc["measurement"]["hot_rows"].get<std::int64_t>(), 1);
+  EXPECT_TRUE(TmpIsEmpty());
+}
+
+// A run that executed no primitive has nothing to measure: exit 3, with `run`'s reason.
+TEST_F(WhatifCaptureTest, NothingToMeasureIsExit3WithRunsReason) {
+  testing::RunResult r =
+      RunDlcheck(Args({}, {"--", "sh", "-c", "echo no torch; exit 3"}), "", Env(kNoUserVerbose));
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err,
+            "no torch\n"
+            "dlcheck: nothing to measure: sh exited with status 3 before oneDNN printed anything: "
+            "it failed before it created a oneDNN primitive (an import, its arguments, its data: "
+            "see its own output above), so this report is empty; fix that first\n");
+  r = RunDlcheck(Args({}, {"--", "true"}), "", Env(kNoUserVerbose));
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_EQ(r.err.rfind("dlcheck: nothing to measure: true ended well but printed no oneDNN "
+                        "verbose line although dlcheck switched verbose on",
+                        0),
+            0u)
+      << r.err;
+  r = RunDlcheck(Args({}, {"--", "no-such-program-dlcheck"}), "", Env());
+  EXPECT_EQ(r.exit_code, 127) << r.err;
+  EXPECT_TRUE(TmpIsEmpty());
+}
+
+TEST_F(WhatifCaptureTest, InputsThatDoNotGoTogetherAreUsageErrors) {
+  const std::string log = Log("torch_cnn_2.6.3.log");
+  struct Case {
+    std::vector<std::string> args;
+    std::string err;
+  };
+  const std::vector<Case> cases = {
+      {{"whatif", "--batch", "8", log},
+       "dlcheck: --batch: a model option; give --model mlp or --model cnn to measure dlcheck's "
+       "model\n"},
+      {{"whatif", "--model", "cnn", log},
+       "dlcheck: --model: measures dlcheck's model; give it without a log file\n"},
+      {{"whatif", "--model", "cnn", "--", "true"},
+       "dlcheck: --model: measures dlcheck's model; give it without -- CMD\n"},
+      {{"whatif", "--timeout", "5", log},
+       "dlcheck: --timeout: only with --model or -- CMD, which whatif runs\n"},
+  };
+  for (const Case& c : cases) {
+    const testing::RunResult r = RunDlcheck(c.args, "", Env());
+    EXPECT_EQ(r.exit_code, 2) << c.args[1];
+    EXPECT_EQ(r.err, c.err);
+  }
+  const testing::RunResult both = RunDlcheck({"whatif", log, "--", "true"}, "", Env());
+  EXPECT_EQ(both.exit_code, 2);
+  EXPECT_NE(both.err.find("a log file and -- CMD: give one or the other"), std::string::npos)
+      << both.err;
+  EXPECT_TRUE(TmpIsEmpty());
+}
+
+// Standard input is read like a file: the ISA workers read the scratch copy, so it gets the same
+// ISA caps (those below this host's ISA, whatever the host) and the same rows as the file.
+TEST_F(WhatifCaptureTest, StandardInputGetsTheIsaVariantsOfAFile) {
+  const std::string log = Log("torch_cnn_sse41_2.6.3.log");
+  const std::vector<std::string> isa = {"whatif", "--format", "json",       "--time", "0",
+                                        "--top",  "1",        "--variants", "isa"};
+  std::vector<std::string> file = isa, piped = isa;
+  file.push_back(log);
+  piped.push_back("-");
+  const testing::RunResult a = RunDlcheck(file, "", Env());
+  const testing::RunResult b = RunDlcheck(piped, testing::ReadFile(log), Env());
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  ASSERT_EQ(b.exit_code, 0) << b.err;
+  const Json from_file = Json::parse(a.out), from_stdin = Json::parse(b.out);
+  EXPECT_EQ(from_stdin["measurement"]["isa_caps"], from_file["measurement"]["isa_caps"]);
+  EXPECT_EQ(from_stdin["measurement"]["isa_note"], from_file["measurement"]["isa_note"]);
+  EXPECT_EQ(from_stdin["input"]["files"], Json::array({"-"}));
+  std::vector<std::string> file_variants, stdin_variants;
+  for (const Json& row : from_file["variants"]) file_variants.push_back(Text(row["variant"]));
+  for (const Json& row : from_stdin["variants"]) stdin_variants.push_back(Text(row["variant"]));
+  EXPECT_EQ(stdin_variants, file_variants);
+  // One row per cap below the host's ISA under the rebuilt hot row, measured or saying why not.
+  std::size_t isa_rows = 0;
+  for (const Json& row : from_stdin["variants"]) {
+    if (Text(row["variant"]).rfind("isa ", 0) != 0) continue;
+    ++isa_rows;
+    EXPECT_TRUE(row["min_ms"].is_number() || row["note"].is_string()) << row;
+  }
+  if (from_stdin["measurement"]["rebuilt"] == 1) {
+    EXPECT_EQ(isa_rows, from_stdin["measurement"]["isa_caps"].size());
+  }
+  CheckInvariants(from_stdin);
+  EXPECT_TRUE(TmpIsEmpty());
+}
+
+using Clock = std::chrono::steady_clock;
+
+// The one directory whatif made under `tmp` and the files in it, once it holds one (up to 20 s).
+std::vector<std::filesystem::path> WaitForScratchFiles(const std::filesystem::path& tmp) {
+  const auto end = Clock::now() + std::chrono::seconds(20);
+  while (Clock::now() < end) {
+    for (const auto& dir : std::filesystem::directory_iterator(tmp)) {
+      std::vector<std::filesystem::path> files;
+      std::error_code gone;
+      for (const auto& f : std::filesystem::directory_iterator(dir.path(), gone)) {
+        files.push_back(f.path());
+      }
+      if (!files.empty()) return files;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return {};
+}
+
+int WaitExit(pid_t pid) {
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+// Sets TMPDIR for the children started while it lives.
+class TmpdirForChildren {
+ public:
+  explicit TmpdirForChildren(const std::string& dir) { setenv("TMPDIR", dir.c_str(), 1); }
+  ~TmpdirForChildren() { unsetenv("TMPDIR"); }
+};
+
+// The scratch file is private (0600 in a 0700 directory) and gone after Ctrl-C: here while the
+// program runs (the signal is passed on, the run ends, nothing was executed: 128 + 2).
+TEST_F(WhatifCaptureTest, SigintWhileTheProgramRunsLeavesNoScratchFile) {
+  const std::string out = (dir_ / "out").string(), err = (dir_ / "err").string();
+  pid_t dlcheck = 0;
+  {
+    const TmpdirForChildren tmpdir(tmp_.string());
+    dlcheck = testing::StartDlcheck({"whatif", "--time", "0.01", "--", "sleep", "30"}, out, err);
+  }
+  const std::vector<std::filesystem::path> files = WaitForScratchFiles(tmp_);
+  ASSERT_EQ(files.size(), 1u);
+  struct stat info {};
+  ASSERT_EQ(stat(files[0].c_str(), &info), 0);
+  EXPECT_EQ(info.st_mode & 0777, 0600u) << files[0];
+  ASSERT_EQ(stat(files[0].parent_path().c_str(), &info), 0);
+  EXPECT_EQ(info.st_mode & 0777, 0700u);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // sleep is running by now
+  kill(dlcheck, SIGINT);
+  EXPECT_EQ(WaitExit(dlcheck), 128 + SIGINT) << testing::ReadFile(err);
+  EXPECT_TRUE(TmpIsEmpty());
+}
+
+// ... and while a pipe is being copied (dlcheck waits in a read: the signal ends it, and the
+// partial copy goes with it).
+TEST_F(WhatifCaptureTest, SigintWhileAPipeIsCopiedLeavesNoScratchFile) {
+  const std::string fifo = (dir_ / "log.fifo").string();
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  const std::string out = (dir_ / "out").string(), err = (dir_ / "err").string();
+  pid_t dlcheck = 0;
+  {
+    const TmpdirForChildren tmpdir(tmp_.string());
+    dlcheck = testing::StartDlcheck({"whatif", "--time", "0.01", fifo}, out, err);
+  }
+  const int writer = open(fifo.c_str(), O_WRONLY | O_CLOEXEC);  // waits for dlcheck's open
+  ASSERT_GE(writer, 0);
+  const std::string lines = testing::ReadFile(Log("torch_cnn_2.6.3.log")).substr(0, 4096);
+  ASSERT_EQ(write(writer, lines.data(), lines.size()), static_cast<ssize_t>(lines.size()));
+  const std::vector<std::filesystem::path> files = WaitForScratchFiles(tmp_);
+  ASSERT_EQ(files.size(), 1u);
+  struct stat info {};
+  ASSERT_EQ(stat(files[0].c_str(), &info), 0);
+  EXPECT_EQ(info.st_mode & 0777, 0600u) << files[0];
+  kill(dlcheck, SIGINT);
+  EXPECT_EQ(WaitExit(dlcheck), 128 + SIGINT) << testing::ReadFile(err);
+  close(writer);
+  EXPECT_TRUE(TmpIsEmpty());
 }
 
 }  // namespace

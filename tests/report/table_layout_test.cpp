@@ -139,6 +139,43 @@ TEST(TableWidthTest, AHiddenColumnThatTellsRowsApartIsShown) {
   EXPECT_EQ(RenderTable(r, 0).find("src:abcd"), std::string::npos);
 }
 
+// A number declared to make a row unique (a rank: whatif's `hot`) names the row as text does: a
+// hidden column is not brought back to tell apart rows that it already tells apart.
+TEST(TableWidthTest, ANumberThatNamesRowsKeepsTheHiddenColumnsHidden) {
+  Report r;
+  Table& t = r.AddView("changes", {"hot", "primitive", "variant", "change"}, "Changes");
+  t.hidden_in_table = {"change"};
+  t.rows.push_back({1, "convolution", "layouts any", "conv #1 runs faster"});
+  t.rows.push_back({2, "convolution", "layouts any", "conv #2 runs faster"});
+  // A plain number measures rows: the hidden text tells them apart.
+  EXPECT_NE(RenderTable(r, 0).find("conv #1 runs faster"), std::string::npos);
+  EXPECT_NE(RenderTable(r, 80).find("conv #1 runs faster"), std::string::npos);
+  t.identity_columns = {"hot"};
+  for (const std::size_t width : {std::size_t{0}, std::size_t{80}, std::size_t{30}}) {
+    const std::string text = RenderTable(r, width);
+    EXPECT_EQ(text.find("runs faster"), std::string::npos) << text;
+    EXPECT_NE(text.find("2 "), std::string::npos) << "the rank is shown: " << text;
+  }
+  // Rows the rank does not tell apart still show what does.
+  t.rows[1][0] = 1;
+  EXPECT_NE(RenderTable(r, 0).find("conv #2 runs faster"), std::string::npos);
+}
+
+// A section's field hidden in the table (what the headline already says) is still in JSON.
+TEST(TableWidthTest, ASectionFieldHiddenInTheTableStaysInJson) {
+  Report r;
+  r.headline = "the verdict";
+  Section& s = r.AddSection({"measurement", "Measurement"});
+  s.Add({"verdict"}, "the verdict").Add({"threads"}, 2);
+  s.hidden_in_table = {"verdict"};
+  const std::string text = RenderTable(r, 0);
+  EXPECT_EQ(text.find("the verdict"), text.rfind("the verdict")) << "said once: " << text;
+  EXPECT_NE(text.find("threads"), std::string::npos);
+  std::ostringstream json;
+  Print(r, Format::kJson, json);
+  EXPECT_NE(json.str().find("\"verdict\": \"the verdict\""), std::string::npos) << json.str();
+}
+
 TEST(TableWidthTest, ChosenColumnsInTheirOrderInEveryFormat) {
   Report r = WideReport();
   SetPrintSettings({.columns = {{"", {"execs", "primitive", "layouts"}}}});

@@ -74,6 +74,11 @@ def invocations(data, scratch):
         ("whatif", ["whatif", "--top", "2", "--time", "0", b], {0}),
         ("whatif", ["whatif", "--variants", "none", "--time", "0", log], {0}),
         ("whatif", ["whatif", "--variants", "none", "--time", "0", "--top", "1", a, b], {0}),
+        # A captured run: the model's, and a program's (its own options and end in the document).
+        ("whatif", ["whatif", "--model", "mlp", "--warmup", "0", "--traced", "1", "--batch", "8",
+                    "--variants", "none", "--time", "0", "--top", "1"], {0}),
+        ("whatif", ["whatif", "--variants", "none", "--time", "0", "--top", "1", "--"] + cat_log,
+         {0}),
         ("fleet", ["fleet", os.path.join(scratch, "fleet")], {0}),
     ]
     calls += [("parse", ["parse", f], {0}) for f in logs]
