@@ -159,9 +159,10 @@ std::string Emitted(const CheckOptions& o, std::string_view node, const check::C
   check::AddCheckReport(result, evidence, capture, report, o.stable);
   // Which node this is, for `dlcheck fleet`; left out of --stable output, where it would keep
   // identical nodes apart.
-  for (report::Section& section : report.sections) {
-    if (section.name == check::kCheckSection.name && !o.stable) {
-      section.Add(check::check_field::kHost, std::string(node));
+  if (!o.stable) {
+    const report::Value host{std::string(node)};
+    for (report::Section& section : report.sections) {
+      if (section.name == check::kCheckSection.name) section.Add(check::check_field::kHost, host);
     }
   }
   detect::AddPlatform(evidence.platform, report, evidence.probes);

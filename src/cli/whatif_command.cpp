@@ -335,7 +335,6 @@ report::Report BuildReport(const WhatifOptions& options, const std::vector<std::
                      col::kAuxiliary, col::kBenchdnn, col::kCreateMs, kAvgMs, kRuns});
   variants.leave_out_first =
       report::Names({kDeviation, col::kProblem, col::kGflops, kLoggedImplementation});
-  report.primary_table = kVariantsTable.name;
   // The pictures (html, svg): each change's projected step gain, then every variant's time.
   report.charts.push_back({.title = "Projected step gain of each change",
                            .table = std::string(kChangesTable.name),
@@ -775,7 +774,8 @@ const report::contract::Document& WhatifDocument() {
          contract::Rows(kChangesTable, contract::Members(ChangeColumns())),
          contract::Rows(kVariantsTable, contract::Members(VariantColumns())),
          InputMember(/*with_files=*/true), HeaderMember(), SummaryMember(), HeadersMember(),
-         DiagnosticsMember()}};
+         DiagnosticsMember()},
+        std::string(kVariantsTable.name)};
   }();
   return kWhatif;
 }

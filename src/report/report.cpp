@@ -90,10 +90,9 @@ const Table* Report::FindTable(std::string_view name) const {
 }
 
 const Table* Report::Primary() const {
-  const std::string_view main = document != nullptr && !document->main_table.empty()
-                                    ? std::string_view(document->main_table)
-                                    : std::string_view(primary_table);
-  if (!main.empty()) return FindTable(main);
+  if (document != nullptr && !document->main_table.empty()) {
+    return FindTable(document->main_table);
+  }
   return tables.empty() ? nullptr : &tables.front();
 }
 

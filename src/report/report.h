@@ -248,11 +248,6 @@ struct Report {
   std::vector<Section> sections;
   std::vector<Table> tables;
   std::vector<Finding> findings;
-  /// The table CSV prints (CSV is one header line and rows) where the document declares no main
-  /// table (contract::Document::main_table, the one home of that fact for a command's report):
-  /// a report built by hand in a test, and whatif's until its document declares its own.
-  /// Empty: the first table.
-  std::string primary_table;
   /// Pictures of its tables, in order (html and svg draw them).
   std::vector<Chart> charts;
 
@@ -264,7 +259,7 @@ struct Report {
     findings.push_back({severity, std::move(code), std::move(message)});
   }
   const Table* FindTable(std::string_view name) const;
-  /// The table CSV prints (the document's main table, else primary_table, else the first), or
+  /// The table CSV prints (the main table its document declares, else the first), or
   /// nullptr when the report has none.
   const Table* Primary() const;
 };

@@ -69,7 +69,6 @@ Report ProfileReport(const std::string& folded_name) {
   Report report;
   report.command = "profile";
   report.AddView("kernels", {"kernel", "samples"}).rows.push_back({"jit_t", 3});
-  report.primary_table = "kernels";
   Table& stacks = report.AddView(std::string(kStacksTable), {"stack", "samples"},
                                  "dlcheck profile --model mlp");
   stacks.caption = "960 samples of cycles at 999 Hz; JIT kernels green, OS kernel blue";

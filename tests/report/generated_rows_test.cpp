@@ -38,7 +38,6 @@ Report Sample() {
       {"cpu", "matmul", "ref:any", "ab", "4x16x32 \"quoted\", \x1b[2J caf\xc3\xa9", 1, Value(12.0),
        Value(0.1, 2)},
   };
-  r.primary_table = "primitives";
   r.AddView("diagnostics", {"kind", "count"}).rows = {{"skipped", 2}};
   r.AddFinding(Severity::kWarning, "fallback", "matmul ran ref:any, a scalar fallback");
   return r;

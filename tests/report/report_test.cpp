@@ -43,20 +43,18 @@ TEST(CsvTest, QuotesFieldsAsRfc4180Says) {
             "amx_tile,false,\"line\nbreak\",2.0\r\n");
 }
 
-TEST(CsvTest, PrintsThePrimaryTable) {
+TEST(CsvTest, WithoutADocumentPrintsTheFirstTable) {
   Report r = Sample();
   r.AddView("other", {"x"}).rows.push_back({1});
-  r.primary_table = "other";
-  EXPECT_EQ(Render(r, Format::kCsv), "x\r\n1\r\n");
+  EXPECT_EQ(r.Primary(), &r.tables.front());
 }
 
 TEST(CsvTest, PrintsTheMainTableItsDocumentDeclares) {
-  // The declared main table wins over the first table and over a hand-set primary_table: a
-  // command states its main table once, in its document.
+  // The declared main table wins over the first table: a command states its main table once,
+  // in its document.
   static const contract::Document kDocument{"sample", "a sample", {}, "other"};
   Report r = Sample();
   r.document = &kDocument;
-  r.primary_table = "features";
   r.AddView("other", {"x"}).rows.push_back({1});
   EXPECT_EQ(Render(r, Format::kCsv), "x\r\n1\r\n");
   EXPECT_EQ(r.Primary(), r.FindTable("other"));
