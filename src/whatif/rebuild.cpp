@@ -1241,6 +1241,253 @@ Status RebuildSumOrConcat(Context& c, bool concat) {
   return {};
 }
 
+// rnn: `alg:vanilla_lstm direction:unidirectional_left2right activation:undef` and
+// `l1t3mb2sic8slc8dhc8dic8` (benchdnn's keys: layers, time steps, batch, the channels of
+// src_iter, src_layer, the hidden state and dst_iter). Neither 2.x nor 3.x verbose prints an
+// LSTM's src_iter_c and dst_iter_c or an AUGRU's attention: they are rebuilt as oneDNN's own
+// tests and frameworks pass them, the cell state laid out as src_iter and dst_iter are, the
+// attention (t, mb, 1) as src_layer is.
+struct RnnCell {
+  int gates = 1;       // per hidden channel in the weights
+  int bias_gates = 1;  // lbr cells add one to the bias
+  bool lstm = false;
+  bool attention = false;
+};
+
+std::optional<RnnCell> RnnCellOf(dnnl_alg_kind_t alg) {
+  switch (alg) {
+    case dnnl_vanilla_rnn:
+      return RnnCell{1, 1, false, false};
+    case dnnl_vanilla_lstm:
+      return RnnCell{4, 4, true, false};
+    case dnnl_vanilla_gru:
+      return RnnCell{3, 3, false, false};
+    case dnnl_lbr_gru:
+      return RnnCell{3, 4, false, false};
+    case dnnl_vanilla_augru:
+      return RnnCell{3, 3, false, true};
+    case dnnl_lbr_augru:
+      return RnnCell{3, 4, false, true};
+    default:
+      return std::nullopt;
+  }
+}
+
+std::optional<dnnl_rnn_direction_t> RnnDirectionNamed(std::string_view name) {
+  if (name == "unidirectional_left2right" || name == "unidirectional")
+    return dnnl_unidirectional_left2right;
+  if (name == "unidirectional_right2left") return dnnl_unidirectional_right2left;
+  if (name == "bidirectional_concat") return dnnl_bidirectional_concat;
+  if (name == "bidirectional_sum") return dnnl_bidirectional_sum;
+  return std::nullopt;
+}
+
+// The sizes of an rnn problem, with benchdnn's defaults for the keys it may leave out.
+struct RnnSizes {
+  dnnl_dim_t l, t, mb, sic, slc, dhc, dic, dirs;
+};
+
+StatusOr<RnnSizes> ReadRnnSizes(const Context& c, dnnl_rnn_direction_t direction) {
+  const std::optional<ProblemKeys> k = ProblemKeys::Read(c.row.problem.view());
+  if (!k) return Cannot("the rnn problem has a run-time dimension");
+  if (!k->Has("sic")) return Cannot("the rnn problem names no sic");
+  RnnSizes s{};
+  s.l = k->Dim("l", 1);
+  s.t = k->Dim("t", 1);
+  s.mb = k->Dim("mb", 2);
+  s.sic = k->Dim("sic");
+  s.slc = k->Dim("slc", s.sic);
+  s.dhc = k->Dim("dhc", s.sic);
+  s.dic = k->Dim("dic", s.dhc);
+  s.dirs = direction == dnnl_bidirectional_concat || direction == dnnl_bidirectional_sum ? 2 : 1;
+  return s;
+}
+
+// The descriptors of one direction of an rnn pass (forward tensors, or their gradients).
+struct RnnDescs {
+  memory::desc src_layer, src_iter, src_iter_c, attention, weights_layer, weights_iter, peephole,
+      projection, bias, dst_layer, dst_iter, dst_iter_c;
+};
+
+// The tensors named `prefix` + name (`diff_` for the gradients), their arguments offset by
+// `arg_base` (DNNL_ARG_DIFF_SRC - DNNL_ARG_SRC for gradients).
+StatusOr<RnnDescs> RnnTensors(Context& c, const RnnSizes& s, const RnnCell& cell,
+                              std::string_view prefix, int arg_base) {
+  const auto find = [&](std::string_view name) {
+    return c.tensors.Find({std::string(prefix) + std::string(name)});
+  };
+  const MemoryDesc* src_layer = find("src_layer");
+  const MemoryDesc* src_iter = find("src_iter");
+  const MemoryDesc* dst_iter = find("dst_iter");
+  const MemoryDesc* wei_layer = find("wei_layer");
+  const MemoryDesc* wei_iter = find("wei_iter");
+  if (!src_layer || !find("dst_layer") || !wei_layer || !wei_iter)
+    return Cannot("the rnn line names no " + std::string(prefix) +
+                  "src_layer, dst_layer or weights");
+  const dnnl_dim_t dst_channels =
+      s.dirs == 2 && c.row.auxiliary.view().find("bidirectional_concat") != std::string_view::npos
+          ? 2 * s.dic
+          : s.dic;
+  const bool projection = find("wei_proj") != nullptr;
+  RnnDescs d;
+  Status failed;
+  const auto make = [&](const MemoryDesc* md, const Dims& dims, int arg) {
+    if (md == nullptr || !failed.ok()) return memory::desc();
+    StatusOr<memory::desc> desc = Desc(c, md, dims, arg + arg_base, "src");
+    if (!desc.ok()) {
+      failed = desc.status();
+      return memory::desc();
+    }
+    return *desc;
+  };
+  d.src_layer = make(src_layer, {s.t, s.mb, s.slc}, DNNL_ARG_SRC_LAYER);
+  d.src_iter = make(src_iter, {s.l, s.dirs, s.mb, s.sic}, DNNL_ARG_SRC_ITER);
+  d.weights_layer =
+      make(wei_layer, {s.l, s.dirs, s.slc, cell.gates, s.dhc}, DNNL_ARG_WEIGHTS_LAYER);
+  d.weights_iter = make(wei_iter, {s.l, s.dirs, projection ? s.dic : s.sic, cell.gates, s.dhc},
+                        DNNL_ARG_WEIGHTS_ITER);
+  d.peephole = make(find("wei_peephole"), {s.l, s.dirs, 3, s.dhc}, DNNL_ARG_WEIGHTS_PEEPHOLE);
+  d.projection = make(find("wei_proj"), {s.l, s.dirs, s.dhc, s.dic}, DNNL_ARG_WEIGHTS_PROJECTION);
+  d.bias = make(find("bias"), {s.l, s.dirs, cell.bias_gates, s.dhc}, DNNL_ARG_BIAS);
+  d.dst_layer = make(find("dst_layer"), {s.t, s.mb, dst_channels}, DNNL_ARG_DST_LAYER);
+  d.dst_iter = make(dst_iter, {s.l, s.dirs, s.mb, s.dic}, DNNL_ARG_DST_ITER);
+  if (cell.lstm) {
+    d.src_iter_c = make(src_iter, {s.l, s.dirs, s.mb, s.dhc}, DNNL_ARG_SRC_ITER_C);
+    d.dst_iter_c = make(dst_iter, {s.l, s.dirs, s.mb, s.dhc}, DNNL_ARG_DST_ITER_C);
+  }
+  if (cell.attention) d.attention = make(src_layer, {s.t, s.mb, 1}, DNNL_ARG_AUGRU_ATTENTION);
+  if (!failed.ok()) return failed;
+  return d;
+}
+
+dnnl_status_t RnnForwardInit(dnnl_rnn_desc_t& op, dnnl_prop_kind_t prop, dnnl_alg_kind_t alg,
+                             dnnl_alg_kind_t activation, dnnl_rnn_direction_t direction,
+                             const RnnDescs& f) {
+  switch (alg) {
+    case dnnl_vanilla_rnn:
+      return dnnl_vanilla_rnn_forward_desc_init(&op, prop, activation, direction, &f.src_layer.data,
+                                                &f.src_iter.data, &f.weights_layer.data,
+                                                &f.weights_iter.data, &f.bias.data,
+                                                &f.dst_layer.data, &f.dst_iter.data, 0, 0.f, 0.f);
+    case dnnl_vanilla_lstm:
+      return dnnl_lstm_forward_desc_init_v3(
+          &op, prop, direction, &f.src_layer.data, &f.src_iter.data, &f.src_iter_c.data,
+          &f.weights_layer.data, &f.weights_iter.data, &f.peephole.data, &f.projection.data,
+          &f.bias.data, &f.dst_layer.data, &f.dst_iter.data, &f.dst_iter_c.data, 0);
+    case dnnl_vanilla_gru:
+    case dnnl_lbr_gru:
+      return (alg == dnnl_vanilla_gru ? dnnl_gru_forward_desc_init
+                                      : dnnl_lbr_gru_forward_desc_init)(
+          &op, prop, direction, &f.src_layer.data, &f.src_iter.data, &f.weights_layer.data,
+          &f.weights_iter.data, &f.bias.data, &f.dst_layer.data, &f.dst_iter.data, 0);
+    default:
+      return (alg == dnnl_vanilla_augru ? dnnl_augru_forward_desc_init
+                                        : dnnl_lbr_augru_forward_desc_init)(
+          &op, prop, direction, &f.src_layer.data, &f.src_iter.data, &f.attention.data,
+          &f.weights_layer.data, &f.weights_iter.data, &f.bias.data, &f.dst_layer.data,
+          &f.dst_iter.data, 0);
+  }
+}
+
+dnnl_status_t RnnBackwardInit(dnnl_rnn_desc_t& op, dnnl_alg_kind_t alg, dnnl_alg_kind_t activation,
+                              dnnl_rnn_direction_t direction, const RnnDescs& f,
+                              const RnnDescs& g) {
+  switch (alg) {
+    case dnnl_vanilla_rnn:
+      return dnnl_vanilla_rnn_backward_desc_init(
+          &op, dnnl_backward, activation, direction, &f.src_layer.data, &f.src_iter.data,
+          &f.weights_layer.data, &f.weights_iter.data, &f.bias.data, &f.dst_layer.data,
+          &f.dst_iter.data, &g.src_layer.data, &g.src_iter.data, &g.weights_layer.data,
+          &g.weights_iter.data, &g.bias.data, &g.dst_layer.data, &g.dst_iter.data, 0, 0.f, 0.f);
+    case dnnl_vanilla_lstm:
+      return dnnl_lstm_backward_desc_init_v3(
+          &op, dnnl_backward, direction, &f.src_layer.data, &f.src_iter.data, &f.src_iter_c.data,
+          &f.weights_layer.data, &f.weights_iter.data, &f.peephole.data, &f.projection.data,
+          &f.bias.data, &f.dst_layer.data, &f.dst_iter.data, &f.dst_iter_c.data, &g.src_layer.data,
+          &g.src_iter.data, &g.src_iter_c.data, &g.weights_layer.data, &g.weights_iter.data,
+          &g.peephole.data, &g.projection.data, &g.bias.data, &g.dst_layer.data, &g.dst_iter.data,
+          &g.dst_iter_c.data, 0);
+    case dnnl_vanilla_gru:
+    case dnnl_lbr_gru:
+      return (alg == dnnl_vanilla_gru ? dnnl_gru_backward_desc_init
+                                      : dnnl_lbr_gru_backward_desc_init)(
+          &op, dnnl_backward, direction, &f.src_layer.data, &f.src_iter.data, &f.weights_layer.data,
+          &f.weights_iter.data, &f.bias.data, &f.dst_layer.data, &f.dst_iter.data,
+          &g.src_layer.data, &g.src_iter.data, &g.weights_layer.data, &g.weights_iter.data,
+          &g.bias.data, &g.dst_layer.data, &g.dst_iter.data, 0);
+    default:
+      return (alg == dnnl_vanilla_augru ? dnnl_augru_backward_desc_init
+                                        : dnnl_lbr_augru_backward_desc_init)(
+          &op, dnnl_backward, direction, &f.src_layer.data, &f.src_iter.data, &f.attention.data,
+          &f.weights_layer.data, &f.weights_iter.data, &f.bias.data, &f.dst_layer.data,
+          &f.dst_iter.data, &g.src_layer.data, &g.src_iter.data, &g.attention.data,
+          &g.weights_layer.data, &g.weights_iter.data, &g.bias.data, &g.dst_layer.data,
+          &g.dst_iter.data, 0);
+  }
+}
+
+Status RebuildRnn(Context& c) {
+  c.out.kind = "rnn";
+  const std::string_view aux = c.row.auxiliary.view();
+  StatusOr<dnnl_alg_kind_t> alg = AlgorithmOf(c);
+  if (!alg.ok()) return alg.status();
+  const std::optional<RnnCell> cell = RnnCellOf(*alg);
+  if (!cell)
+    return Cannot("rnn cell '" + std::string(AuxValue(aux, "alg")) +
+                  "' is unknown to oneDNN 2.6.3");
+  const std::string_view direction_name = AuxValue(aux, "direction");
+  const std::optional<dnnl_rnn_direction_t> direction = RnnDirectionNamed(direction_name);
+  if (!direction)
+    return Cannot("rnn direction '" + std::string(direction_name) + "' is unknown to oneDNN 2.6.3");
+  // 3.x prints `flags:` (empty) or `flags:O` (diff weights overwritten), which 2.6.3 lacks.
+  if (!AuxValue(aux, "flags").empty())
+    return Cannot("rnn flags '" + std::string(AuxValue(aux, "flags")) +
+                  "' (oneDNN 3.x) have no 2.6.3 equivalent");
+  dnnl_alg_kind_t activation = dnnl_alg_kind_undef;
+  if (*alg == dnnl_vanilla_rnn) {
+    const std::optional<dnnl::algorithm> act = AlgorithmNamed(AuxValue(aux, "activation"));
+    if (!act)
+      return Cannot("the vanilla rnn's activation '" + std::string(AuxValue(aux, "activation")) +
+                    "' is unknown to oneDNN 2.6.3");
+    activation = static_cast<dnnl_alg_kind_t>(*act);
+  }
+  StatusOr<RnnSizes> sizes = ReadRnnSizes(c, *direction);
+  if (!sizes.ok()) return sizes.status();
+  const bool forward = IsForward(c);
+  StatusOr<RnnDescs> f = RnnTensors(c, *sizes, *cell, "", 0);
+  if (!f.ok()) return f.status();
+  if (Status a = ReadAttributes(c); !a.ok()) return a;
+  if (forward) {
+    dnnl_rnn_desc_t op{};
+    if (Status st =
+            Check(RnnForwardInit(op, PropOf(c), *alg, activation, *direction, *f), "this rnn");
+        !st.ok())
+      return st;
+    return Create(c, op);
+  }
+  StatusOr<RnnDescs> g = RnnTensors(c, *sizes, *cell, "diff_", DNNL_ARG_DIFF_SRC - DNNL_ARG_SRC);
+  if (!g.ok()) return g.status();
+  c.out.output_arg = DNNL_ARG_DIFF_SRC_LAYER;
+  // The forward hint lays out its weights itself (the backward pass's are transposed, ldgoi).
+  RnnDescs hint_descs = *f;
+  for (memory::desc* w : {&hint_descs.weights_layer, &hint_descs.weights_iter, &hint_descs.peephole,
+                          &hint_descs.projection}) {
+    if (w->data.ndims > 0) *w = memory::desc(w->dims(), w->data_type(), memory::format_tag::any);
+  }
+  dnnl_rnn_desc_t fwd{};
+  if (Status st = Check(
+          RnnForwardInit(fwd, dnnl_forward_training, *alg, activation, *direction, hint_descs),
+          "this rnn's forward pass");
+      !st.ok())
+    return st;
+  dnnl_rnn_desc_t op{};
+  if (Status st =
+          Check(RnnBackwardInit(op, *alg, activation, *direction, *f, *g), "this backward rnn");
+      !st.ok())
+    return st;
+  return CreateBackward(c, fwd, op);
+}
+
 // A kind the rebuild does not cover, said in words.
 Status NotCovered(std::string_view primitive) {
   if (primitive == "group_normalization") {
@@ -1251,11 +1498,6 @@ Status NotCovered(std::string_view primitive) {
         "a gemm_api line is a call of oneDNN's BLAS functions (dnnl_sgemm, ...), not a "
         "primitive: dlcheck rebuilds primitives");
   }
-  if (primitive == "rnn" || primitive == "lstm" || primitive == "gru") {
-    return Cannot(
-        "an rnn primitive is not rebuilt: dlcheck does not build an rnn cell's descriptors (its "
-        "gates, states, directions and layers) from a line yet");
-  }
   return Cannot("a " + std::string(primitive) + " primitive is not rebuilt yet");
 }
 
@@ -1263,11 +1505,15 @@ Status NotCovered(std::string_view primitive) {
 
 const std::vector<int>& ExecutionArguments() {
   static const std::vector<int> kArgs = {
-      DNNL_ARG_SRC,         DNNL_ARG_SRC_1,     DNNL_ARG_WEIGHTS,      DNNL_ARG_BIAS,
-      DNNL_ARG_DST,         DNNL_ARG_DIFF_SRC,  DNNL_ARG_DIFF_WEIGHTS, DNNL_ARG_DIFF_BIAS,
-      DNNL_ARG_DIFF_DST,    DNNL_ARG_WORKSPACE, DNNL_ARG_MEAN,         DNNL_ARG_VARIANCE,
-      DNNL_ARG_SCALE_SHIFT, DNNL_ARG_SCALE,     DNNL_ARG_SHIFT,        DNNL_ARG_DIFF_SCALE,
-      DNNL_ARG_DIFF_SHIFT,  DNNL_ARG_SCRATCHPAD};
+      DNNL_ARG_SRC, DNNL_ARG_SRC_1, DNNL_ARG_WEIGHTS, DNNL_ARG_BIAS, DNNL_ARG_DST,
+      DNNL_ARG_DIFF_SRC, DNNL_ARG_DIFF_WEIGHTS, DNNL_ARG_DIFF_BIAS, DNNL_ARG_DIFF_DST,
+      DNNL_ARG_WORKSPACE, DNNL_ARG_MEAN, DNNL_ARG_VARIANCE, DNNL_ARG_SCALE_SHIFT, DNNL_ARG_SCALE,
+      DNNL_ARG_SHIFT, DNNL_ARG_DIFF_SCALE, DNNL_ARG_DIFF_SHIFT, DNNL_ARG_SCRATCHPAD,
+      // rnn: the states, the cell state, the attention, the other weights, and their gradients.
+      DNNL_ARG_SRC_2, DNNL_ARG_SRC_3, DNNL_ARG_DST_1, DNNL_ARG_DST_2, DNNL_ARG_WEIGHTS_1,
+      DNNL_ARG_WEIGHTS_2, DNNL_ARG_WEIGHTS_3, DNNL_ARG_DIFF_SRC_1, DNNL_ARG_DIFF_SRC_2,
+      DNNL_ARG_DIFF_SRC_3, DNNL_ARG_DIFF_DST_1, DNNL_ARG_DIFF_DST_2, DNNL_ARG_DIFF_WEIGHTS_1,
+      DNNL_ARG_DIFF_WEIGHTS_2, DNNL_ARG_DIFF_WEIGHTS_3};
   return kArgs;
 }
 
@@ -1323,6 +1569,8 @@ StatusOr<Rebuilt> Rebuild(const verbose::PrimitiveStats& row, const dnnl::engine
       status = RebuildPrelu(c);
     } else if (kind == "reduction") {
       status = RebuildReduction(c);
+    } else if (kind == "rnn" || kind == "lstm" || kind == "gru") {
+      status = RebuildRnn(c);
     } else if (kind == "sum" || kind == "concat") {
       status = RebuildSumOrConcat(c, kind == "concat");
     } else {
