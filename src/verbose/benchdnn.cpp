@@ -700,6 +700,9 @@ void AddRnnFlags(CommandLine& line, const PrimitiveStats& row, const std::vector
   line.Flag("direction", RnnDirection(AuxValue(row.auxiliary, "direction")));
   const std::string_view activation = AuxValue(row.auxiliary, "activation");
   if (activation != "undef") line.Flag("activation", Upper(StripPrefix(activation, "eltwise_")));
+  // An lstm's extensions show as tensors of their own (2.x and 3.x alike).
+  if (Named(mds, "wei_peephole") != nullptr) line.Flag("with-peephole", "true");
+  if (Named(mds, "wei_proj") != nullptr) line.Flag("with-projection", "true");
 }
 
 void AddEngine(CommandLine& line, std::string_view driver, std::string_view engine) {
