@@ -30,7 +30,8 @@ constexpr double kMaxReferenceFlops = 1e7;
 // a log of blocked layouts replayed below its ISA lands there); nullopt when it can be.
 std::optional<std::string> TooSlowToTime(const Rebuilt& rebuilt,
                                          const verbose::PrimitiveStats& row) {
-  const std::optional<double> flops = verbose::FlopsOf(row.primitive.view(), row.problem.view());
+  const std::optional<double> flops = verbose::FlopsOf(row.primitive.view(), row.problem.view(),
+                                                       row.auxiliary.view(), row.prop_kind.view());
   if (!rebuilt.implementation().starts_with("ref") || !flops || *flops <= kMaxReferenceFlops) {
     return std::nullopt;
   }
@@ -134,7 +135,8 @@ std::string BenchdnnLine(const verbose::PrimitiveStats& row, const std::string& 
 }
 
 std::optional<double> GflopsOf(const verbose::PrimitiveStats& row, double min_ms) {
-  const std::optional<double> flops = verbose::FlopsOf(row.primitive.view(), row.problem.view());
+  const std::optional<double> flops = verbose::FlopsOf(row.primitive.view(), row.problem.view(),
+                                                       row.auxiliary.view(), row.prop_kind.view());
   if (!flops || min_ms <= 0) return std::nullopt;
   return *flops / (min_ms * 1e6);
 }

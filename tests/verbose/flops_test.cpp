@@ -61,6 +61,29 @@ TEST(WorkTest, CountsWhatBenchdnnCounts) {
   EXPECT_GE(rows, 10);  // the file was read
 }
 
+// The counts benchdnn 2.6.3 printed for rnn problems of every cell, direction and propagation
+// (tests/data/flops/benchdnn_rnn_ops_2.6.3.txt: how they were made).
+TEST(WorkTest, CountsWhatBenchdnnCountsForRnn) {
+  std::istringstream in(testing::ReadFile(testing::DataPath("flops/benchdnn_rnn_ops_2.6.3.txt")));
+  std::string line;
+  int rows = 0;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream fields(line);
+    std::string alg, direction, prop, extra, problem;
+    double ops = 0;
+    ASSERT_TRUE(fields >> alg >> direction >> prop >> extra >> problem >> ops) << line;
+    const std::optional<double> ours =
+        FlopsOf("rnn", problem, "alg:" + alg + " direction:" + direction + " activation:undef",
+                prop == "BWD_DW" ? "backward" : "forward_inference");
+    ASSERT_TRUE(ours) << line;
+    EXPECT_NEAR(*ours, ops, ops * 5e-6) << line;
+    ++rows;
+  }
+  EXPECT_GE(rows, 8);                                       // the file was read
+  EXPECT_FALSE(FlopsOf("rnn", "l1t3mb2sic8slc8dhc8dic8"));  // no cell: no count
+}
+
 TEST(WorkTest, ImpossibleSizesHaveNoCount) {
   // Sizes no convolution has: refused at once, never a loop over them.
   EXPECT_FALSE(FlopsOf("convolution", "mb1_ic1oc1_ih9999999999oh9999999999kh9999999999sh1dh0ph0"));
