@@ -111,27 +111,15 @@ std::optional<double> MatmulFlops(std::string_view problem) {
   return 2.0 * batch * m * n * k;
 }
 
-// `alg:vanilla_lstm direction:bidirectional_concat ...` -> the value of `key`.
-std::string_view AuxiliaryValue(std::string_view aux, std::string_view key) {
-  for (std::size_t pos = 0; pos < aux.size();) {
-    const std::size_t end = std::min(aux.find(' ', pos), aux.size());
-    const std::string_view piece = aux.substr(pos, end - pos);
-    if (piece.size() > key.size() && piece.starts_with(key) && piece[key.size()] == ':')
-      return piece.substr(key.size() + 1);
-    pos = end + 1;
-  }
-  return {};
-}
-
 // benchdnn's count for an rnn: per layer, direction, time step and gate, the two products of the
 // layer and iteration inputs with their weights, 2 * mb * dhc * (slc + sic) (slc for every layer,
 // as benchdnn counts it); an lstm with projection (dic != dhc) adds 2 * mb * dhc * dic per step.
 // Peephole and attention are not counted; a backward pass counts twice the forward one.
 std::optional<double> RnnFlops(std::string_view problem, std::string_view auxiliary,
                                std::string_view prop_kind) {
-  const std::optional<ProblemKeys> k = ProblemKeys::Read(problem);
+  const std::optional<RnnProblem> p = ReadRnnProblem(problem);
   const std::string_view alg = AuxiliaryValue(auxiliary, "alg");
-  if (!k || !k->Has("sic") || alg.empty()) return std::nullopt;
+  if (!p) return std::nullopt;
   int gates = 0;
   if (alg == "vanilla_rnn") gates = 1;
   if (alg == "vanilla_lstm") gates = 4;
@@ -139,12 +127,10 @@ std::optional<double> RnnFlops(std::string_view problem, std::string_view auxili
     gates = 3;
   if (gates == 0) return std::nullopt;
   const double dirs = AuxiliaryValue(auxiliary, "direction").starts_with("bidirectional") ? 2 : 1;
-  const auto dim = [&](std::string_view key, std::int64_t fallback) {
-    return static_cast<double>(k->Dim(key, fallback));
-  };
-  const double sic = dim("sic", 0), slc = dim("slc", k->Dim("sic")),
-               dhc = dim("dhc", k->Dim("sic")), dic = dim("dic", k->Dim("dhc", k->Dim("sic")));
-  const double steps = dim("l", 1) * dirs * dim("t", 1) * dim("mb", 2);
+  const double sic = static_cast<double>(p->sic), slc = static_cast<double>(p->slc),
+               dhc = static_cast<double>(p->dhc), dic = static_cast<double>(p->dic);
+  const double steps =
+      static_cast<double>(p->l) * dirs * static_cast<double>(p->t) * static_cast<double>(p->mb);
   double ops = 2.0 * steps * gates * dhc * (slc + sic);
   if (gates == 4 && dic != dhc) ops += 2.0 * steps * dhc * dic;
   return prop_kind.starts_with("backward") ? 2 * ops : ops;

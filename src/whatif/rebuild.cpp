@@ -42,19 +42,8 @@ bool ReadShapes(std::string_view text, std::vector<Dims>& shapes) {
   return read.has_value();
 }
 
-// `alg:eltwise_relu alpha:0 beta:0` -> the value of `key`, or "".
-std::string_view AuxValue(std::string_view aux, std::string_view key) {
-  std::size_t pos = 0;
-  while (pos < aux.size()) {
-    const std::size_t end = std::min(aux.find(' ', pos), aux.size());
-    const std::string_view piece = aux.substr(pos, end - pos);
-    if (piece.size() > key.size() && piece.starts_with(key) && piece[key.size()] == ':') {
-      return piece.substr(key.size() + 1);
-    }
-    pos = end + 1;
-  }
-  return {};
-}
+// `alg:eltwise_relu alpha:0 beta:0` -> the value of `key`, or "" (problem_keys.h).
+using verbose::AuxiliaryValue;
 
 float ToFloat(std::string_view text, float fallback) {
   if (text.empty()) return fallback;
@@ -499,11 +488,11 @@ Status RebuildConvolution(Context& c, bool deconv) {
   }
   if (Status a = ReadAttributes(c); !a.ok()) return a;
   const std::optional<dnnl::algorithm> alg =
-      AlgorithmNamed(AuxValue(c.row.auxiliary.view(), "alg").empty()
+      AlgorithmNamed(AuxiliaryValue(c.row.auxiliary.view(), "alg").empty()
                          ? (deconv ? "deconvolution_direct" : "convolution_direct")
-                         : AuxValue(c.row.auxiliary.view(), "alg"));
+                         : AuxiliaryValue(c.row.auxiliary.view(), "alg"));
   if (!alg)
-    return Cannot("algorithm '" + std::string(AuxValue(c.row.auxiliary.view(), "alg")) +
+    return Cannot("algorithm '" + std::string(AuxiliaryValue(c.row.auxiliary.view(), "alg")) +
                   "' is unknown to oneDNN 2.6.3");
   const dnnl_memory_desc_t* bias = bia ? &b->data : nullptr;
   const auto alg_c = static_cast<dnnl_alg_kind_t>(*alg);
@@ -732,7 +721,7 @@ StatusOr<memory::desc> DiffDesc(Context& c, const MemoryDesc* diff, const Dims& 
 
 // A kind's algorithm from `alg:` of the auxiliary field.
 StatusOr<dnnl_alg_kind_t> AlgorithmOf(const Context& c, std::string_view fallback = {}) {
-  std::string_view name = AuxValue(c.row.auxiliary.view(), "alg");
+  std::string_view name = AuxiliaryValue(c.row.auxiliary.view(), "alg");
   if (name.empty()) name = fallback;
   const std::optional<dnnl::algorithm> alg = AlgorithmNamed(name);
   if (!alg)
@@ -751,10 +740,10 @@ Status RebuildEltwise(Context& c) {
   const std::string_view aux = c.row.auxiliary.view();
   StatusOr<dnnl_alg_kind_t> alg = AlgorithmOf(c);
   if (!alg.ok()) return alg.status();
-  const float alpha = ToFloat(AuxValue(aux, "alpha"), 0.f);
-  const float beta = ToFloat(AuxValue(aux, "beta"), 0.f);
+  const float alpha = ToFloat(AuxiliaryValue(aux, "alpha"), 0.f);
+  const float beta = ToFloat(AuxiliaryValue(aux, "beta"), 0.f);
   // Backward, `data` is the source, or the destination for a `*_use_dst_for_bwd` algorithm.
-  const bool use_dst = AuxValue(aux, "alg").ends_with("_use_dst_for_bwd");
+  const bool use_dst = AuxiliaryValue(aux, "alg").ends_with("_use_dst_for_bwd");
   const bool forward = IsForward(c);
   StatusOr<memory::desc> d =
       Desc(c, data, dims, !forward && use_dst ? DNNL_ARG_DST : DNNL_ARG_SRC, "src");
@@ -838,7 +827,7 @@ Status RebuildSoftmax(Context& c) {
     return Cannot("the softmax problem cannot be read");
   c.out.kind = "softmax";
   c.dst_dims = dims;
-  const int axis = IntOf(AuxValue(c.row.auxiliary.view(), "axis"), 1);
+  const int axis = IntOf(AuxiliaryValue(c.row.auxiliary.view(), "axis"), 1);
   StatusOr<dnnl_alg_kind_t> alg =
       AlgorithmOf(c, c.row.primitive.view() == "logsoftmax" ? "softmax_log" : "softmax_accurate");
   if (!alg.ok()) return alg.status();
@@ -925,7 +914,7 @@ Status RebuildNormalization(Context& c, bool layer) {
   StatusOr<memory::desc> g = forward ? memory::desc() : DiffDesc(c, DiffTensor(c), dims);
   if (!g.ok()) return g.status();
   if (Status a = ReadAttributes(c); !a.ok()) return a;
-  const unsigned flags = NormalizationFlags(AuxValue(c.row.auxiliary.view(), "flags"));
+  const unsigned flags = NormalizationFlags(AuxiliaryValue(c.row.auxiliary.view(), "flags"));
   const dnnl_prop_kind_t fwd_prop = forward ? PropOf(c) : dnnl_forward_training;
   constexpr float kEpsilon = 1e-5f;
   if (layer) {
@@ -976,9 +965,10 @@ Status RebuildBinary(Context& c) {
   c.out.kind = "binary";
   c.dst_dims = shapes[0];
   const std::optional<dnnl::algorithm> alg =
-      AlgorithmNamed(AuxValue(c.row.auxiliary.view(), "alg"));
+      AlgorithmNamed(AuxiliaryValue(c.row.auxiliary.view(), "alg"));
   if (!alg)
-    return Cannot("binary algorithm '" + std::string(AuxValue(c.row.auxiliary.view(), "alg")) +
+    return Cannot("binary algorithm '" +
+                  std::string(AuxiliaryValue(c.row.auxiliary.view(), "alg")) +
                   "' is unknown to oneDNN 2.6.3");
   StatusOr<memory::desc> a = Desc(c, src0, shapes[0], DNNL_ARG_SRC_0, "src");
   StatusOr<memory::desc> b = Desc(c, src1, shapes[1], DNNL_ARG_SRC_1, "src");
@@ -1049,8 +1039,8 @@ Status RebuildShuffle(Context& c) {
   c.dst_dims = dims;
   const bool forward = IsForward(c);
   const std::string_view aux = c.row.auxiliary.view();
-  const int axis = IntOf(AuxValue(aux, "axis"), 1);
-  const dnnl_dim_t group = IntOf(AuxValue(aux, "group"), 1);
+  const int axis = IntOf(AuxiliaryValue(aux, "axis"), 1);
+  const dnnl_dim_t group = IntOf(AuxiliaryValue(aux, "group"), 1);
   StatusOr<memory::desc> d =
       forward ? Desc(c, data, dims, DNNL_ARG_SRC, "src") : DiffDesc(c, data, dims);
   if (!d.ok()) return d.status();
@@ -1176,10 +1166,10 @@ Status RebuildReduction(Context& c) {
   if (Status a = ReadAttributes(c); !a.ok()) return a;
   const std::string_view aux = c.row.auxiliary.view();
   dnnl_reduction_desc_t op{};
-  if (Status st = Check(
-          dnnl_reduction_desc_init(&op, *alg, &s->data, &d->data, ToFloat(AuxValue(aux, "p"), 0.f),
-                                   ToFloat(AuxValue(aux, "eps"), 0.f)),
-          "this reduction");
+  if (Status st = Check(dnnl_reduction_desc_init(&op, *alg, &s->data, &d->data,
+                                                 ToFloat(AuxiliaryValue(aux, "p"), 0.f),
+                                                 ToFloat(AuxiliaryValue(aux, "eps"), 0.f)),
+                        "this reduction");
       !st.ok()) {
     return st;
   }
@@ -1204,7 +1194,7 @@ Status RebuildSumOrConcat(Context& c, bool concat) {
     return Cannot("the " + c.out.kind + " problem names " + std::to_string(shapes.size()) +
                   " shapes for " + std::to_string(srcs.size()) + " sources");
   }
-  const int axis = IntOf(AuxValue(c.row.auxiliary.view(), "axis"), 1);
+  const int axis = IntOf(AuxiliaryValue(c.row.auxiliary.view(), "axis"), 1);
   Dims dst_dims = shapes.front();
   if (concat) {
     if (axis < 0 || axis >= static_cast<int>(dst_dims.size()))
@@ -1282,23 +1272,16 @@ std::optional<dnnl_rnn_direction_t> RnnDirectionNamed(std::string_view name) {
   return std::nullopt;
 }
 
-// The sizes of an rnn problem, with benchdnn's defaults for the keys it may leave out.
-struct RnnSizes {
-  dnnl_dim_t l, t, mb, sic, slc, dhc, dic, dirs;
+// The sizes of an rnn problem (problem_keys.h) and its count of directions.
+struct RnnSizes : verbose::RnnProblem {
+  dnnl_dim_t dirs = 1;
 };
 
 StatusOr<RnnSizes> ReadRnnSizes(const Context& c, dnnl_rnn_direction_t direction) {
-  const std::optional<ProblemKeys> k = ProblemKeys::Read(c.row.problem.view());
-  if (!k) return Cannot("the rnn problem has a run-time dimension");
-  if (!k->Has("sic")) return Cannot("the rnn problem names no sic");
-  RnnSizes s{};
-  s.l = k->Dim("l", 1);
-  s.t = k->Dim("t", 1);
-  s.mb = k->Dim("mb", 2);
-  s.sic = k->Dim("sic");
-  s.slc = k->Dim("slc", s.sic);
-  s.dhc = k->Dim("dhc", s.sic);
-  s.dic = k->Dim("dic", s.dhc);
+  const std::optional<verbose::RnnProblem> p = verbose::ReadRnnProblem(c.row.problem.view());
+  if (!p) return Cannot("the rnn problem names no sic, or has a run-time dimension");
+  RnnSizes s;
+  static_cast<verbose::RnnProblem&>(s) = *p;
   s.dirs = direction == dnnl_bidirectional_concat || direction == dnnl_bidirectional_sum ? 2 : 1;
   return s;
 }
@@ -1433,21 +1416,22 @@ Status RebuildRnn(Context& c) {
   if (!alg.ok()) return alg.status();
   const std::optional<RnnCell> cell = RnnCellOf(*alg);
   if (!cell)
-    return Cannot("rnn cell '" + std::string(AuxValue(aux, "alg")) +
+    return Cannot("rnn cell '" + std::string(AuxiliaryValue(aux, "alg")) +
                   "' is unknown to oneDNN 2.6.3");
-  const std::string_view direction_name = AuxValue(aux, "direction");
+  const std::string_view direction_name = AuxiliaryValue(aux, "direction");
   const std::optional<dnnl_rnn_direction_t> direction = RnnDirectionNamed(direction_name);
   if (!direction)
     return Cannot("rnn direction '" + std::string(direction_name) + "' is unknown to oneDNN 2.6.3");
   // 3.x prints `flags:` (empty) or `flags:O` (diff weights overwritten), which 2.6.3 lacks.
-  if (!AuxValue(aux, "flags").empty())
-    return Cannot("rnn flags '" + std::string(AuxValue(aux, "flags")) +
+  if (!AuxiliaryValue(aux, "flags").empty())
+    return Cannot("rnn flags '" + std::string(AuxiliaryValue(aux, "flags")) +
                   "' (oneDNN 3.x) have no 2.6.3 equivalent");
   dnnl_alg_kind_t activation = dnnl_alg_kind_undef;
   if (*alg == dnnl_vanilla_rnn) {
-    const std::optional<dnnl::algorithm> act = AlgorithmNamed(AuxValue(aux, "activation"));
+    const std::optional<dnnl::algorithm> act = AlgorithmNamed(AuxiliaryValue(aux, "activation"));
     if (!act)
-      return Cannot("the vanilla rnn's activation '" + std::string(AuxValue(aux, "activation")) +
+      return Cannot("the vanilla rnn's activation '" +
+                    std::string(AuxiliaryValue(aux, "activation")) +
                     "' is unknown to oneDNN 2.6.3");
     activation = static_cast<dnnl_alg_kind_t>(*act);
   }
