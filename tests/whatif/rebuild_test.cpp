@@ -459,6 +459,44 @@ TEST(Whatif, HotRowsCoverTheShareAsked) {
   EXPECT_TRUE(HotRows(rows, 0, 80, 10).empty());
 }
 
+// whatif on benchdnn's rnn lines: every hot rnn row rebuilt (a bf16 one without a kernel on this
+// CPU says so), its baseline measured, with a GFLOP/s figure from benchdnn's rnn count and a
+// benchdnn --rnn line; its layouts any and impl variants measured or said why not.
+TEST(Whatif, RnnRowsGetABaselineAndTheirVariants) {
+  const std::vector<verbose::PrimitiveStats> rows = WhatifRowsOf("benchdnn_rnn_2.6.3.log");
+  double total_ms = 0;
+  for (const verbose::PrimitiveStats& row : rows) total_ms += row.exec_ms_total;
+  WhatifPlan plan;
+  plan.cover_pct = 100;
+  plan.top = rows.size();
+  plan.time_s = 0.005;
+  plan.threads = 1;
+  plan.variants = {"layouts", "impl"};
+  const WhatifResult result = RunWhatif(rows, total_ms, verbose::LogHeader(), plan);
+  ASSERT_EQ(result.hot.size(), rows.size());
+  std::size_t measured = 0;
+  for (const HotPrimitive& hot : result.hot) {
+    const std::string what = hot.row.prop_kind.str() + " " + hot.row.auxiliary.str();
+    if (!hot.not_rebuilt.empty()) {
+      EXPECT_NE(hot.row.memory_descriptors.view().find("bf16"), std::string_view::npos) << what;
+      EXPECT_NE(hot.not_rebuilt.find("on this CPU"), std::string::npos) << hot.not_rebuilt;
+      continue;
+    }
+    ASSERT_FALSE(hot.variants.empty()) << what;
+    const VariantResult& baseline = hot.variants.front();
+    EXPECT_EQ(baseline.variant, "as logged") << what;
+    ASSERT_TRUE(baseline.min_ms) << what << ": " << baseline.note;
+    ASSERT_TRUE(baseline.gflops) << what;
+    EXPECT_GT(*baseline.gflops, 0) << what;
+    EXPECT_NE(baseline.benchdnn.find("--rnn"), std::string::npos) << baseline.benchdnn;
+    for (const VariantResult& variant : hot.variants) {
+      EXPECT_TRUE(variant.min_ms || !variant.note.empty()) << what << " " << variant.variant;
+    }
+    ++measured;
+  }
+  EXPECT_GE(measured, rows.size() - 1);  // the bf16 row at most without a kernel
+}
+
 TEST(Whatif, EmulationIsSaid) {
   EXPECT_EQ(EmulationNote("bf16", {"avx512f", "avx512bw"}),
             "emulated: no avx512_bf16 or amx_bf16 on this CPU");
