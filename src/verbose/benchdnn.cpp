@@ -8,6 +8,7 @@
 #include "common/onednn_isa.h"
 #include "verbose/aggregate.h"
 #include "verbose/line_parser.h"
+#include "verbose/problem_keys.h"
 
 namespace dlcheck::verbose {
 namespace {
@@ -285,20 +286,6 @@ class CommandLine {
   std::vector<std::string> untranslated_;
 };
 
-// The value of `key:` among the space-separated `key:value` pairs of an aux field.
-std::string_view AuxValue(std::string_view aux, std::string_view key) {
-  while (!aux.empty()) {
-    const std::size_t space = aux.find(' ');
-    const std::string_view pair = aux.substr(0, space);
-    if (pair.size() > key.size() && pair.substr(0, key.size()) == key && pair[key.size()] == ':') {
-      return pair.substr(key.size() + 1);
-    }
-    if (space == std::string_view::npos) break;
-    aux.remove_prefix(space + 1);
-  }
-  return {};
-}
-
 std::string_view StripPrefix(std::string_view text, std::string_view prefix) {
   return text.substr(0, prefix.size()) == prefix ? text.substr(prefix.size()) : text;
 }
@@ -563,16 +550,16 @@ void AddWeightedFlags(CommandLine& line, std::string_view driver, const Primitiv
   line.Flag("stag", WeightedTag(src));
   line.Flag("wtag", WeightsTag(tensors.weights));
   line.Flag("dtag", WeightedTag(tensors.destination));
-  const std::string_view alg = AuxValue(row.auxiliary, "alg");
+  const std::string_view alg = AuxiliaryValue(row.auxiliary, "alg");
   if (alg == "convolution_winograd" || alg == "deconvolution_winograd") line.Flag("alg", "WINO");
   if (driver == "matmul") {
-    line.Flag("runtime_dims_masks", AuxValue(row.auxiliary, "runtime_dims_masks"));
+    line.Flag("runtime_dims_masks", AuxiliaryValue(row.auxiliary, "runtime_dims_masks"));
   }
 }
 
 // `eltwise_relu` -> `relu`, `softmax_log` -> `LOGSOFTMAX`, `pooling_max` -> `max`, ...
 std::string AlgorithmFlag(std::string_view driver, const PrimitiveStats& row) {
-  const std::string_view alg = AuxValue(row.auxiliary, "alg");
+  const std::string_view alg = AuxiliaryValue(row.auxiliary, "alg");
   if (driver == "eltwise") {
     // benchdnn names `eltwise_relu_use_dst_for_bwd` `relu_dst`.
     std::string name(StripPrefix(alg, "eltwise_"));
@@ -660,16 +647,16 @@ void AddSourceDestinationFlags(CommandLine& line, std::string_view driver,
   }
   if (driver == "reorder") line.Flag("oflag", CompensationFlags(tensors.destination));
   line.Flag("alg", AlgorithmFlag(driver, row));
-  line.Flag("alpha", AuxValue(row.auxiliary, "alpha"));
-  line.Flag("beta", AuxValue(row.auxiliary, "beta"));
-  line.Flag("axis", AuxValue(row.auxiliary, "axis"));
-  if (driver == "shuffle") line.Flag("group", AuxValue(row.auxiliary, "group"));
+  line.Flag("alpha", AuxiliaryValue(row.auxiliary, "alpha"));
+  line.Flag("beta", AuxiliaryValue(row.auxiliary, "beta"));
+  line.Flag("axis", AuxiliaryValue(row.auxiliary, "axis"));
+  if (driver == "shuffle") line.Flag("group", AuxiliaryValue(row.auxiliary, "group"));
   if (driver == "reduction") {
-    line.Flag("p", AuxValue(row.auxiliary, "p"));
-    line.Flag("eps", AuxValue(row.auxiliary, "eps"));
+    line.Flag("p", AuxiliaryValue(row.auxiliary, "p"));
+    line.Flag("eps", AuxiliaryValue(row.auxiliary, "eps"));
   }
   if (driver == "bnorm" || driver == "lnorm" || driver == "gnorm") {
-    line.Flag("flags", AuxValue(row.auxiliary, "flags"));
+    line.Flag("flags", AuxiliaryValue(row.auxiliary, "flags"));
   }
 }
 
@@ -696,10 +683,13 @@ std::string_view RnnProp(std::string_view prop_kind) {
 void AddRnnFlags(CommandLine& line, const PrimitiveStats& row, const std::vector<MemoryDesc>& mds) {
   line.Flag("prop", RnnProp(row.prop_kind));
   line.Flag("cfg", TypeOf(Named(mds, "src_layer")));
-  line.Flag("alg", RnnAlgorithm(AuxValue(row.auxiliary, "alg")));
-  line.Flag("direction", RnnDirection(AuxValue(row.auxiliary, "direction")));
-  const std::string_view activation = AuxValue(row.auxiliary, "activation");
+  line.Flag("alg", RnnAlgorithm(AuxiliaryValue(row.auxiliary, "alg")));
+  line.Flag("direction", RnnDirection(AuxiliaryValue(row.auxiliary, "direction")));
+  const std::string_view activation = AuxiliaryValue(row.auxiliary, "activation");
   if (activation != "undef") line.Flag("activation", Upper(StripPrefix(activation, "eltwise_")));
+  // An lstm's extensions show as tensors of their own (2.x and 3.x alike).
+  if (Named(mds, "wei_peephole") != nullptr) line.Flag("with-peephole", "true");
+  if (Named(mds, "wei_proj") != nullptr) line.Flag("with-projection", "true");
 }
 
 void AddEngine(CommandLine& line, std::string_view driver, std::string_view engine) {
@@ -736,7 +726,7 @@ std::string_view RnnMissingReason(const PrimitiveStats& row, const std::vector<M
   if (layer->data_type != "f32" && layer->data_type != "bf16" && layer->data_type != "f16") {
     return "mixed-precision rnn: benchdnn's --cfg names are not derived by dlcheck";
   }
-  if (RnnDirection(AuxValue(row.auxiliary, "direction")).empty()) {
+  if (RnnDirection(AuxiliaryValue(row.auxiliary, "direction")).empty()) {
     return "the rnn direction is not in the log line";
   }
   return {};

@@ -111,9 +111,36 @@ std::optional<double> MatmulFlops(std::string_view problem) {
   return 2.0 * batch * m * n * k;
 }
 
+// benchdnn's count for an rnn: per layer, direction, time step and gate, the two products of the
+// layer and iteration inputs with their weights, 2 * mb * dhc * (slc + sic) (slc for every layer,
+// as benchdnn counts it); an lstm with projection (dic != dhc) adds 2 * mb * dhc * dic per step.
+// Peephole and attention are not counted; a backward pass counts twice the forward one.
+std::optional<double> RnnFlops(std::string_view problem, std::string_view auxiliary,
+                               std::string_view prop_kind) {
+  const std::optional<RnnProblem> p = ReadRnnProblem(problem);
+  const std::string_view alg = AuxiliaryValue(auxiliary, "alg");
+  if (!p) return std::nullopt;
+  int gates = 0;
+  if (alg == "vanilla_rnn") gates = 1;
+  if (alg == "vanilla_lstm") gates = 4;
+  if (alg == "vanilla_gru" || alg == "lbr_gru" || alg == "vanilla_augru" || alg == "lbr_augru")
+    gates = 3;
+  if (gates == 0) return std::nullopt;
+  const double dirs = AuxiliaryValue(auxiliary, "direction").starts_with("bidirectional") ? 2 : 1;
+  const double sic = static_cast<double>(p->sic), slc = static_cast<double>(p->slc),
+               dhc = static_cast<double>(p->dhc), dic = static_cast<double>(p->dic);
+  const double steps =
+      static_cast<double>(p->l) * dirs * static_cast<double>(p->t) * static_cast<double>(p->mb);
+  double ops = 2.0 * steps * gates * dhc * (slc + sic);
+  if (gates == 4 && dic != dhc) ops += 2.0 * steps * dhc * dic;
+  return prop_kind.starts_with("backward") ? 2 * ops : ops;
+}
+
 }  // namespace
 
-std::optional<double> FlopsOf(std::string_view primitive, std::string_view problem) {
+std::optional<double> FlopsOf(std::string_view primitive, std::string_view problem,
+                              std::string_view auxiliary, std::string_view prop_kind) {
+  if (primitive == "rnn") return RnnFlops(problem, auxiliary, prop_kind);
   if (primitive == "convolution") return ConvFlops(problem, false);
   if (primitive == "deconvolution") return ConvFlops(problem, true);
   if (primitive == "inner_product") return InnerProductFlops(problem);

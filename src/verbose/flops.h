@@ -17,7 +17,12 @@ namespace dlcheck::verbose {
 /// deconvolution (groups, strides, dilation, padding, 1D/2D/3D; any direction: forward, backward
 /// data and backward weights do the same work; only the kernel taps that land inside the input
 /// count, as benchdnn counts them), an inner product or a matmul (with batch and broadcast).
+/// An rnn needs its `auxiliary` field (the cell and direction) and propagation:
+/// `l1t3mb2sic8slc8dhc8dic8` with `alg:vanilla_lstm direction:unidirectional_left2right` ->
+/// 2 * l * dirs * t * mb * gates * dhc * (slc + sic), plus 2 * l * dirs * t * mb * dhc * dic for
+/// an lstm's projection (dic != dhc); twice that for a backward pass, as benchdnn counts.
 /// nullopt for other kinds and for problems with runtime (`*`) or unparsable dims.
-std::optional<double> FlopsOf(std::string_view primitive, std::string_view problem);
+std::optional<double> FlopsOf(std::string_view primitive, std::string_view problem,
+                              std::string_view auxiliary = {}, std::string_view prop_kind = {});
 
 }  // namespace dlcheck::verbose

@@ -81,4 +81,31 @@ std::optional<std::vector<std::vector<std::int64_t>>> ReadProblemShapes(std::str
   }
 }
 
+std::optional<RnnProblem> ReadRnnProblem(std::string_view text) {
+  const std::optional<ProblemKeys> k = ProblemKeys::Read(text);
+  if (!k || !k->Has("sic")) return std::nullopt;
+  RnnProblem p;
+  p.l = k->Dim("l", p.l);
+  p.t = k->Dim("t", p.t);
+  p.mb = k->Dim("mb", p.mb);
+  p.sic = k->Dim("sic");
+  p.slc = k->Dim("slc", p.sic);
+  p.dhc = k->Dim("dhc", p.sic);
+  p.dic = k->Dim("dic", p.dhc);
+  return p;
+}
+
+std::string_view AuxiliaryValue(std::string_view aux, std::string_view key) {
+  while (!aux.empty()) {
+    const std::size_t space = aux.find(' ');
+    const std::string_view pair = aux.substr(0, space);
+    if (pair.size() > key.size() && pair.starts_with(key) && pair[key.size()] == ':') {
+      return pair.substr(key.size() + 1);
+    }
+    if (space == std::string_view::npos) break;
+    aux.remove_prefix(space + 1);
+  }
+  return {};
+}
+
 }  // namespace dlcheck::verbose

@@ -42,19 +42,8 @@ bool ReadShapes(std::string_view text, std::vector<Dims>& shapes) {
   return read.has_value();
 }
 
-// `alg:eltwise_relu alpha:0 beta:0` -> the value of `key`, or "".
-std::string_view AuxValue(std::string_view aux, std::string_view key) {
-  std::size_t pos = 0;
-  while (pos < aux.size()) {
-    const std::size_t end = std::min(aux.find(' ', pos), aux.size());
-    const std::string_view piece = aux.substr(pos, end - pos);
-    if (piece.size() > key.size() && piece.starts_with(key) && piece[key.size()] == ':') {
-      return piece.substr(key.size() + 1);
-    }
-    pos = end + 1;
-  }
-  return {};
-}
+// `alg:eltwise_relu alpha:0 beta:0` -> the value of `key`, or "" (problem_keys.h).
+using verbose::AuxiliaryValue;
 
 float ToFloat(std::string_view text, float fallback) {
   if (text.empty()) return fallback;
@@ -499,11 +488,11 @@ Status RebuildConvolution(Context& c, bool deconv) {
   }
   if (Status a = ReadAttributes(c); !a.ok()) return a;
   const std::optional<dnnl::algorithm> alg =
-      AlgorithmNamed(AuxValue(c.row.auxiliary.view(), "alg").empty()
+      AlgorithmNamed(AuxiliaryValue(c.row.auxiliary.view(), "alg").empty()
                          ? (deconv ? "deconvolution_direct" : "convolution_direct")
-                         : AuxValue(c.row.auxiliary.view(), "alg"));
+                         : AuxiliaryValue(c.row.auxiliary.view(), "alg"));
   if (!alg)
-    return Cannot("algorithm '" + std::string(AuxValue(c.row.auxiliary.view(), "alg")) +
+    return Cannot("algorithm '" + std::string(AuxiliaryValue(c.row.auxiliary.view(), "alg")) +
                   "' is unknown to oneDNN 2.6.3");
   const dnnl_memory_desc_t* bias = bia ? &b->data : nullptr;
   const auto alg_c = static_cast<dnnl_alg_kind_t>(*alg);
@@ -732,7 +721,7 @@ StatusOr<memory::desc> DiffDesc(Context& c, const MemoryDesc* diff, const Dims& 
 
 // A kind's algorithm from `alg:` of the auxiliary field.
 StatusOr<dnnl_alg_kind_t> AlgorithmOf(const Context& c, std::string_view fallback = {}) {
-  std::string_view name = AuxValue(c.row.auxiliary.view(), "alg");
+  std::string_view name = AuxiliaryValue(c.row.auxiliary.view(), "alg");
   if (name.empty()) name = fallback;
   const std::optional<dnnl::algorithm> alg = AlgorithmNamed(name);
   if (!alg)
@@ -751,10 +740,10 @@ Status RebuildEltwise(Context& c) {
   const std::string_view aux = c.row.auxiliary.view();
   StatusOr<dnnl_alg_kind_t> alg = AlgorithmOf(c);
   if (!alg.ok()) return alg.status();
-  const float alpha = ToFloat(AuxValue(aux, "alpha"), 0.f);
-  const float beta = ToFloat(AuxValue(aux, "beta"), 0.f);
+  const float alpha = ToFloat(AuxiliaryValue(aux, "alpha"), 0.f);
+  const float beta = ToFloat(AuxiliaryValue(aux, "beta"), 0.f);
   // Backward, `data` is the source, or the destination for a `*_use_dst_for_bwd` algorithm.
-  const bool use_dst = AuxValue(aux, "alg").ends_with("_use_dst_for_bwd");
+  const bool use_dst = AuxiliaryValue(aux, "alg").ends_with("_use_dst_for_bwd");
   const bool forward = IsForward(c);
   StatusOr<memory::desc> d =
       Desc(c, data, dims, !forward && use_dst ? DNNL_ARG_DST : DNNL_ARG_SRC, "src");
@@ -838,7 +827,7 @@ Status RebuildSoftmax(Context& c) {
     return Cannot("the softmax problem cannot be read");
   c.out.kind = "softmax";
   c.dst_dims = dims;
-  const int axis = IntOf(AuxValue(c.row.auxiliary.view(), "axis"), 1);
+  const int axis = IntOf(AuxiliaryValue(c.row.auxiliary.view(), "axis"), 1);
   StatusOr<dnnl_alg_kind_t> alg =
       AlgorithmOf(c, c.row.primitive.view() == "logsoftmax" ? "softmax_log" : "softmax_accurate");
   if (!alg.ok()) return alg.status();
@@ -925,7 +914,7 @@ Status RebuildNormalization(Context& c, bool layer) {
   StatusOr<memory::desc> g = forward ? memory::desc() : DiffDesc(c, DiffTensor(c), dims);
   if (!g.ok()) return g.status();
   if (Status a = ReadAttributes(c); !a.ok()) return a;
-  const unsigned flags = NormalizationFlags(AuxValue(c.row.auxiliary.view(), "flags"));
+  const unsigned flags = NormalizationFlags(AuxiliaryValue(c.row.auxiliary.view(), "flags"));
   const dnnl_prop_kind_t fwd_prop = forward ? PropOf(c) : dnnl_forward_training;
   constexpr float kEpsilon = 1e-5f;
   if (layer) {
@@ -976,9 +965,10 @@ Status RebuildBinary(Context& c) {
   c.out.kind = "binary";
   c.dst_dims = shapes[0];
   const std::optional<dnnl::algorithm> alg =
-      AlgorithmNamed(AuxValue(c.row.auxiliary.view(), "alg"));
+      AlgorithmNamed(AuxiliaryValue(c.row.auxiliary.view(), "alg"));
   if (!alg)
-    return Cannot("binary algorithm '" + std::string(AuxValue(c.row.auxiliary.view(), "alg")) +
+    return Cannot("binary algorithm '" +
+                  std::string(AuxiliaryValue(c.row.auxiliary.view(), "alg")) +
                   "' is unknown to oneDNN 2.6.3");
   StatusOr<memory::desc> a = Desc(c, src0, shapes[0], DNNL_ARG_SRC_0, "src");
   StatusOr<memory::desc> b = Desc(c, src1, shapes[1], DNNL_ARG_SRC_1, "src");
@@ -1049,8 +1039,8 @@ Status RebuildShuffle(Context& c) {
   c.dst_dims = dims;
   const bool forward = IsForward(c);
   const std::string_view aux = c.row.auxiliary.view();
-  const int axis = IntOf(AuxValue(aux, "axis"), 1);
-  const dnnl_dim_t group = IntOf(AuxValue(aux, "group"), 1);
+  const int axis = IntOf(AuxiliaryValue(aux, "axis"), 1);
+  const dnnl_dim_t group = IntOf(AuxiliaryValue(aux, "group"), 1);
   StatusOr<memory::desc> d =
       forward ? Desc(c, data, dims, DNNL_ARG_SRC, "src") : DiffDesc(c, data, dims);
   if (!d.ok()) return d.status();
@@ -1176,10 +1166,10 @@ Status RebuildReduction(Context& c) {
   if (Status a = ReadAttributes(c); !a.ok()) return a;
   const std::string_view aux = c.row.auxiliary.view();
   dnnl_reduction_desc_t op{};
-  if (Status st = Check(
-          dnnl_reduction_desc_init(&op, *alg, &s->data, &d->data, ToFloat(AuxValue(aux, "p"), 0.f),
-                                   ToFloat(AuxValue(aux, "eps"), 0.f)),
-          "this reduction");
+  if (Status st = Check(dnnl_reduction_desc_init(&op, *alg, &s->data, &d->data,
+                                                 ToFloat(AuxiliaryValue(aux, "p"), 0.f),
+                                                 ToFloat(AuxiliaryValue(aux, "eps"), 0.f)),
+                        "this reduction");
       !st.ok()) {
     return st;
   }
@@ -1204,7 +1194,7 @@ Status RebuildSumOrConcat(Context& c, bool concat) {
     return Cannot("the " + c.out.kind + " problem names " + std::to_string(shapes.size()) +
                   " shapes for " + std::to_string(srcs.size()) + " sources");
   }
-  const int axis = IntOf(AuxValue(c.row.auxiliary.view(), "axis"), 1);
+  const int axis = IntOf(AuxiliaryValue(c.row.auxiliary.view(), "axis"), 1);
   Dims dst_dims = shapes.front();
   if (concat) {
     if (axis < 0 || axis >= static_cast<int>(dst_dims.size()))
@@ -1241,6 +1231,247 @@ Status RebuildSumOrConcat(Context& c, bool concat) {
   return {};
 }
 
+// rnn: `alg:vanilla_lstm direction:unidirectional_left2right activation:undef` and
+// `l1t3mb2sic8slc8dhc8dic8` (benchdnn's keys: layers, time steps, batch, the channels of
+// src_iter, src_layer, the hidden state and dst_iter). Neither 2.x nor 3.x verbose prints an
+// LSTM's src_iter_c and dst_iter_c or an AUGRU's attention: they are rebuilt as oneDNN's own
+// tests and frameworks pass them, the cell state laid out as src_iter and dst_iter are, the
+// attention (t, mb, 1) as src_layer is.
+struct RnnCell {
+  int gates = 1;       // per hidden channel in the weights
+  int bias_gates = 1;  // lbr cells add one to the bias
+  bool lstm = false;
+  bool attention = false;
+};
+
+std::optional<RnnCell> RnnCellOf(dnnl_alg_kind_t alg) {
+  switch (alg) {
+    case dnnl_vanilla_rnn:
+      return RnnCell{1, 1, false, false};
+    case dnnl_vanilla_lstm:
+      return RnnCell{4, 4, true, false};
+    case dnnl_vanilla_gru:
+      return RnnCell{3, 3, false, false};
+    case dnnl_lbr_gru:
+      return RnnCell{3, 4, false, false};
+    case dnnl_vanilla_augru:
+      return RnnCell{3, 3, false, true};
+    case dnnl_lbr_augru:
+      return RnnCell{3, 4, false, true};
+    default:
+      return std::nullopt;
+  }
+}
+
+std::optional<dnnl_rnn_direction_t> RnnDirectionNamed(std::string_view name) {
+  if (name == "unidirectional_left2right" || name == "unidirectional")
+    return dnnl_unidirectional_left2right;
+  if (name == "unidirectional_right2left") return dnnl_unidirectional_right2left;
+  if (name == "bidirectional_concat") return dnnl_bidirectional_concat;
+  if (name == "bidirectional_sum") return dnnl_bidirectional_sum;
+  return std::nullopt;
+}
+
+// The sizes of an rnn problem (problem_keys.h) and its count of directions.
+struct RnnSizes : verbose::RnnProblem {
+  dnnl_dim_t dirs = 1;
+};
+
+StatusOr<RnnSizes> ReadRnnSizes(const Context& c, dnnl_rnn_direction_t direction) {
+  const std::optional<verbose::RnnProblem> p = verbose::ReadRnnProblem(c.row.problem.view());
+  if (!p) return Cannot("the rnn problem names no sic, or has a run-time dimension");
+  RnnSizes s;
+  static_cast<verbose::RnnProblem&>(s) = *p;
+  s.dirs = direction == dnnl_bidirectional_concat || direction == dnnl_bidirectional_sum ? 2 : 1;
+  return s;
+}
+
+// The descriptors of one direction of an rnn pass (forward tensors, or their gradients).
+struct RnnDescs {
+  memory::desc src_layer, src_iter, src_iter_c, attention, weights_layer, weights_iter, peephole,
+      projection, bias, dst_layer, dst_iter, dst_iter_c;
+};
+
+// The tensors named `prefix` + name (`diff_` for the gradients), their arguments offset by
+// `arg_base` (DNNL_ARG_DIFF_SRC - DNNL_ARG_SRC for gradients).
+StatusOr<RnnDescs> RnnTensors(Context& c, const RnnSizes& s, const RnnCell& cell,
+                              std::string_view prefix, int arg_base) {
+  const auto find = [&](std::string_view name) {
+    return c.tensors.Find({std::string(prefix) + std::string(name)});
+  };
+  const MemoryDesc* src_layer = find("src_layer");
+  const MemoryDesc* src_iter = find("src_iter");
+  const MemoryDesc* dst_iter = find("dst_iter");
+  const MemoryDesc* wei_layer = find("wei_layer");
+  const MemoryDesc* wei_iter = find("wei_iter");
+  if (!src_layer || !find("dst_layer") || !wei_layer || !wei_iter)
+    return Cannot("the rnn line names no " + std::string(prefix) +
+                  "src_layer, dst_layer or weights");
+  const dnnl_dim_t dst_channels =
+      s.dirs == 2 && c.row.auxiliary.view().find("bidirectional_concat") != std::string_view::npos
+          ? 2 * s.dic
+          : s.dic;
+  const bool projection = find("wei_proj") != nullptr;
+  RnnDescs d;
+  Status failed;
+  const auto make = [&](const MemoryDesc* md, const Dims& dims, int arg) {
+    if (md == nullptr || !failed.ok()) return memory::desc();
+    StatusOr<memory::desc> desc = Desc(c, md, dims, arg + arg_base, "src");
+    if (!desc.ok()) {
+      failed = desc.status();
+      return memory::desc();
+    }
+    return *desc;
+  };
+  d.src_layer = make(src_layer, {s.t, s.mb, s.slc}, DNNL_ARG_SRC_LAYER);
+  d.src_iter = make(src_iter, {s.l, s.dirs, s.mb, s.sic}, DNNL_ARG_SRC_ITER);
+  d.weights_layer =
+      make(wei_layer, {s.l, s.dirs, s.slc, cell.gates, s.dhc}, DNNL_ARG_WEIGHTS_LAYER);
+  d.weights_iter = make(wei_iter, {s.l, s.dirs, projection ? s.dic : s.sic, cell.gates, s.dhc},
+                        DNNL_ARG_WEIGHTS_ITER);
+  d.peephole = make(find("wei_peephole"), {s.l, s.dirs, 3, s.dhc}, DNNL_ARG_WEIGHTS_PEEPHOLE);
+  d.projection = make(find("wei_proj"), {s.l, s.dirs, s.dhc, s.dic}, DNNL_ARG_WEIGHTS_PROJECTION);
+  d.bias = make(find("bias"), {s.l, s.dirs, cell.bias_gates, s.dhc}, DNNL_ARG_BIAS);
+  d.dst_layer = make(find("dst_layer"), {s.t, s.mb, dst_channels}, DNNL_ARG_DST_LAYER);
+  d.dst_iter = make(dst_iter, {s.l, s.dirs, s.mb, s.dic}, DNNL_ARG_DST_ITER);
+  if (cell.lstm) {
+    d.src_iter_c = make(src_iter, {s.l, s.dirs, s.mb, s.dhc}, DNNL_ARG_SRC_ITER_C);
+    d.dst_iter_c = make(dst_iter, {s.l, s.dirs, s.mb, s.dhc}, DNNL_ARG_DST_ITER_C);
+  }
+  if (cell.attention) d.attention = make(src_layer, {s.t, s.mb, 1}, DNNL_ARG_AUGRU_ATTENTION);
+  if (!failed.ok()) return failed;
+  return d;
+}
+
+dnnl_status_t RnnForwardInit(dnnl_rnn_desc_t& op, dnnl_prop_kind_t prop, dnnl_alg_kind_t alg,
+                             dnnl_alg_kind_t activation, dnnl_rnn_direction_t direction,
+                             const RnnDescs& f) {
+  switch (alg) {
+    case dnnl_vanilla_rnn:
+      return dnnl_vanilla_rnn_forward_desc_init(&op, prop, activation, direction, &f.src_layer.data,
+                                                &f.src_iter.data, &f.weights_layer.data,
+                                                &f.weights_iter.data, &f.bias.data,
+                                                &f.dst_layer.data, &f.dst_iter.data, 0, 0.f, 0.f);
+    case dnnl_vanilla_lstm:
+      return dnnl_lstm_forward_desc_init_v3(
+          &op, prop, direction, &f.src_layer.data, &f.src_iter.data, &f.src_iter_c.data,
+          &f.weights_layer.data, &f.weights_iter.data, &f.peephole.data, &f.projection.data,
+          &f.bias.data, &f.dst_layer.data, &f.dst_iter.data, &f.dst_iter_c.data, 0);
+    case dnnl_vanilla_gru:
+    case dnnl_lbr_gru:
+      return (alg == dnnl_vanilla_gru ? dnnl_gru_forward_desc_init
+                                      : dnnl_lbr_gru_forward_desc_init)(
+          &op, prop, direction, &f.src_layer.data, &f.src_iter.data, &f.weights_layer.data,
+          &f.weights_iter.data, &f.bias.data, &f.dst_layer.data, &f.dst_iter.data, 0);
+    default:
+      return (alg == dnnl_vanilla_augru ? dnnl_augru_forward_desc_init
+                                        : dnnl_lbr_augru_forward_desc_init)(
+          &op, prop, direction, &f.src_layer.data, &f.src_iter.data, &f.attention.data,
+          &f.weights_layer.data, &f.weights_iter.data, &f.bias.data, &f.dst_layer.data,
+          &f.dst_iter.data, 0);
+  }
+}
+
+dnnl_status_t RnnBackwardInit(dnnl_rnn_desc_t& op, dnnl_alg_kind_t alg, dnnl_alg_kind_t activation,
+                              dnnl_rnn_direction_t direction, const RnnDescs& f,
+                              const RnnDescs& g) {
+  switch (alg) {
+    case dnnl_vanilla_rnn:
+      return dnnl_vanilla_rnn_backward_desc_init(
+          &op, dnnl_backward, activation, direction, &f.src_layer.data, &f.src_iter.data,
+          &f.weights_layer.data, &f.weights_iter.data, &f.bias.data, &f.dst_layer.data,
+          &f.dst_iter.data, &g.src_layer.data, &g.src_iter.data, &g.weights_layer.data,
+          &g.weights_iter.data, &g.bias.data, &g.dst_layer.data, &g.dst_iter.data, 0, 0.f, 0.f);
+    case dnnl_vanilla_lstm:
+      return dnnl_lstm_backward_desc_init_v3(
+          &op, dnnl_backward, direction, &f.src_layer.data, &f.src_iter.data, &f.src_iter_c.data,
+          &f.weights_layer.data, &f.weights_iter.data, &f.peephole.data, &f.projection.data,
+          &f.bias.data, &f.dst_layer.data, &f.dst_iter.data, &f.dst_iter_c.data, &g.src_layer.data,
+          &g.src_iter.data, &g.src_iter_c.data, &g.weights_layer.data, &g.weights_iter.data,
+          &g.peephole.data, &g.projection.data, &g.bias.data, &g.dst_layer.data, &g.dst_iter.data,
+          &g.dst_iter_c.data, 0);
+    case dnnl_vanilla_gru:
+    case dnnl_lbr_gru:
+      return (alg == dnnl_vanilla_gru ? dnnl_gru_backward_desc_init
+                                      : dnnl_lbr_gru_backward_desc_init)(
+          &op, dnnl_backward, direction, &f.src_layer.data, &f.src_iter.data, &f.weights_layer.data,
+          &f.weights_iter.data, &f.bias.data, &f.dst_layer.data, &f.dst_iter.data,
+          &g.src_layer.data, &g.src_iter.data, &g.weights_layer.data, &g.weights_iter.data,
+          &g.bias.data, &g.dst_layer.data, &g.dst_iter.data, 0);
+    default:
+      return (alg == dnnl_vanilla_augru ? dnnl_augru_backward_desc_init
+                                        : dnnl_lbr_augru_backward_desc_init)(
+          &op, dnnl_backward, direction, &f.src_layer.data, &f.src_iter.data, &f.attention.data,
+          &f.weights_layer.data, &f.weights_iter.data, &f.bias.data, &f.dst_layer.data,
+          &f.dst_iter.data, &g.src_layer.data, &g.src_iter.data, &g.attention.data,
+          &g.weights_layer.data, &g.weights_iter.data, &g.bias.data, &g.dst_layer.data,
+          &g.dst_iter.data, 0);
+  }
+}
+
+Status RebuildRnn(Context& c) {
+  c.out.kind = "rnn";
+  const std::string_view aux = c.row.auxiliary.view();
+  StatusOr<dnnl_alg_kind_t> alg = AlgorithmOf(c);
+  if (!alg.ok()) return alg.status();
+  const std::optional<RnnCell> cell = RnnCellOf(*alg);
+  if (!cell)
+    return Cannot("rnn cell '" + std::string(AuxiliaryValue(aux, "alg")) +
+                  "' is unknown to oneDNN 2.6.3");
+  const std::string_view direction_name = AuxiliaryValue(aux, "direction");
+  const std::optional<dnnl_rnn_direction_t> direction = RnnDirectionNamed(direction_name);
+  if (!direction)
+    return Cannot("rnn direction '" + std::string(direction_name) + "' is unknown to oneDNN 2.6.3");
+  // 3.x prints `flags:` (empty) or `flags:O` (diff weights overwritten), which 2.6.3 lacks.
+  if (!AuxiliaryValue(aux, "flags").empty())
+    return Cannot("rnn flags '" + std::string(AuxiliaryValue(aux, "flags")) +
+                  "' (oneDNN 3.x) have no 2.6.3 equivalent");
+  dnnl_alg_kind_t activation = dnnl_alg_kind_undef;
+  if (*alg == dnnl_vanilla_rnn) {
+    const std::optional<dnnl::algorithm> act = AlgorithmNamed(AuxiliaryValue(aux, "activation"));
+    if (!act)
+      return Cannot("the vanilla rnn's activation '" +
+                    std::string(AuxiliaryValue(aux, "activation")) +
+                    "' is unknown to oneDNN 2.6.3");
+    activation = static_cast<dnnl_alg_kind_t>(*act);
+  }
+  StatusOr<RnnSizes> sizes = ReadRnnSizes(c, *direction);
+  if (!sizes.ok()) return sizes.status();
+  const bool forward = IsForward(c);
+  StatusOr<RnnDescs> f = RnnTensors(c, *sizes, *cell, "", 0);
+  if (!f.ok()) return f.status();
+  if (Status a = ReadAttributes(c); !a.ok()) return a;
+  if (forward) {
+    dnnl_rnn_desc_t op{};
+    if (Status st =
+            Check(RnnForwardInit(op, PropOf(c), *alg, activation, *direction, *f), "this rnn");
+        !st.ok())
+      return st;
+    return Create(c, op);
+  }
+  StatusOr<RnnDescs> g = RnnTensors(c, *sizes, *cell, "diff_", DNNL_ARG_DIFF_SRC - DNNL_ARG_SRC);
+  if (!g.ok()) return g.status();
+  c.out.output_arg = DNNL_ARG_DIFF_SRC_LAYER;
+  // The forward hint lays out its weights itself (the backward pass's are transposed, ldgoi).
+  RnnDescs hint_descs = *f;
+  for (memory::desc* w : {&hint_descs.weights_layer, &hint_descs.weights_iter, &hint_descs.peephole,
+                          &hint_descs.projection}) {
+    if (w->data.ndims > 0) *w = memory::desc(w->dims(), w->data_type(), memory::format_tag::any);
+  }
+  dnnl_rnn_desc_t fwd{};
+  if (Status st = Check(
+          RnnForwardInit(fwd, dnnl_forward_training, *alg, activation, *direction, hint_descs),
+          "this rnn's forward pass");
+      !st.ok())
+    return st;
+  dnnl_rnn_desc_t op{};
+  if (Status st =
+          Check(RnnBackwardInit(op, *alg, activation, *direction, *f, *g), "this backward rnn");
+      !st.ok())
+    return st;
+  return CreateBackward(c, fwd, op);
+}
+
 // A kind the rebuild does not cover, said in words.
 Status NotCovered(std::string_view primitive) {
   if (primitive == "group_normalization") {
@@ -1251,11 +1482,6 @@ Status NotCovered(std::string_view primitive) {
         "a gemm_api line is a call of oneDNN's BLAS functions (dnnl_sgemm, ...), not a "
         "primitive: dlcheck rebuilds primitives");
   }
-  if (primitive == "rnn" || primitive == "lstm" || primitive == "gru") {
-    return Cannot(
-        "an rnn primitive is not rebuilt: dlcheck does not build an rnn cell's descriptors (its "
-        "gates, states, directions and layers) from a line yet");
-  }
   return Cannot("a " + std::string(primitive) + " primitive is not rebuilt yet");
 }
 
@@ -1263,11 +1489,15 @@ Status NotCovered(std::string_view primitive) {
 
 const std::vector<int>& ExecutionArguments() {
   static const std::vector<int> kArgs = {
-      DNNL_ARG_SRC,         DNNL_ARG_SRC_1,     DNNL_ARG_WEIGHTS,      DNNL_ARG_BIAS,
-      DNNL_ARG_DST,         DNNL_ARG_DIFF_SRC,  DNNL_ARG_DIFF_WEIGHTS, DNNL_ARG_DIFF_BIAS,
-      DNNL_ARG_DIFF_DST,    DNNL_ARG_WORKSPACE, DNNL_ARG_MEAN,         DNNL_ARG_VARIANCE,
-      DNNL_ARG_SCALE_SHIFT, DNNL_ARG_SCALE,     DNNL_ARG_SHIFT,        DNNL_ARG_DIFF_SCALE,
-      DNNL_ARG_DIFF_SHIFT,  DNNL_ARG_SCRATCHPAD};
+      DNNL_ARG_SRC, DNNL_ARG_SRC_1, DNNL_ARG_WEIGHTS, DNNL_ARG_BIAS, DNNL_ARG_DST,
+      DNNL_ARG_DIFF_SRC, DNNL_ARG_DIFF_WEIGHTS, DNNL_ARG_DIFF_BIAS, DNNL_ARG_DIFF_DST,
+      DNNL_ARG_WORKSPACE, DNNL_ARG_MEAN, DNNL_ARG_VARIANCE, DNNL_ARG_SCALE_SHIFT, DNNL_ARG_SCALE,
+      DNNL_ARG_SHIFT, DNNL_ARG_DIFF_SCALE, DNNL_ARG_DIFF_SHIFT, DNNL_ARG_SCRATCHPAD,
+      // rnn: the states, the cell state, the attention, the other weights, and their gradients.
+      DNNL_ARG_SRC_2, DNNL_ARG_SRC_3, DNNL_ARG_DST_1, DNNL_ARG_DST_2, DNNL_ARG_WEIGHTS_1,
+      DNNL_ARG_WEIGHTS_2, DNNL_ARG_WEIGHTS_3, DNNL_ARG_DIFF_SRC_1, DNNL_ARG_DIFF_SRC_2,
+      DNNL_ARG_DIFF_SRC_3, DNNL_ARG_DIFF_DST_1, DNNL_ARG_DIFF_DST_2, DNNL_ARG_DIFF_WEIGHTS_1,
+      DNNL_ARG_DIFF_WEIGHTS_2, DNNL_ARG_DIFF_WEIGHTS_3};
   return kArgs;
 }
 
@@ -1323,6 +1553,8 @@ StatusOr<Rebuilt> Rebuild(const verbose::PrimitiveStats& row, const dnnl::engine
       status = RebuildPrelu(c);
     } else if (kind == "reduction") {
       status = RebuildReduction(c);
+    } else if (kind == "rnn" || kind == "lstm" || kind == "gru") {
+      status = RebuildRnn(c);
     } else if (kind == "sum" || kind == "concat") {
       status = RebuildSumOrConcat(c, kind == "concat");
     } else {

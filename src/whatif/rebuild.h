@@ -73,9 +73,10 @@ struct Rebuilt {
 
 /// Rebuilds `row` on `engine` as `settings` say: convolution, deconvolution, inner product,
 /// matmul, eltwise, pooling, softmax, batch and layer normalization, lrn, shuffle, resampling
-/// and prelu in every direction; reorder, binary, reduction, sum and concat. The error (an input
-/// error whose message is the reason) says why a row cannot be rebuilt: "an rnn primitive is
-/// not rebuilt: ...", "attribute 'attr-fpmath:bf16' has no oneDNN 2.6.3 equivalent here".
+/// prelu and rnn (every cell 2.6.3 has) in every direction; reorder, binary, reduction, sum and
+/// concat. The error (an input error whose message is the reason) says why a row cannot be
+/// rebuilt: "rnn flags 'O' (oneDNN 3.x) have no 2.6.3 equivalent", "attribute 'attr-fpmath:bf16'
+/// has no oneDNN 2.6.3 equivalent here".
 StatusOr<Rebuilt> Rebuild(const verbose::PrimitiveStats& row, const dnnl::engine& engine,
                           const RebuildSettings& settings = {});
 

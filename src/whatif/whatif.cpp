@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 #include <numeric>
 #include <set>
 
@@ -30,7 +31,8 @@ constexpr double kMaxReferenceFlops = 1e7;
 // a log of blocked layouts replayed below its ISA lands there); nullopt when it can be.
 std::optional<std::string> TooSlowToTime(const Rebuilt& rebuilt,
                                          const verbose::PrimitiveStats& row) {
-  const std::optional<double> flops = verbose::FlopsOf(row.primitive.view(), row.problem.view());
+  const std::optional<double> flops = verbose::FlopsOf(row.primitive.view(), row.problem.view(),
+                                                       row.auxiliary.view(), row.prop_kind.view());
   if (!rebuilt.implementation().starts_with("ref") || !flops || *flops <= kMaxReferenceFlops) {
     return std::nullopt;
   }
@@ -93,18 +95,65 @@ std::string FlagsText(const memory::desc& md) {
   return text;
 }
 
+// An rnn's tensor as 2.x verbose names it, and where it prints it (its gradients after the
+// forward tensors, `diff_` before the name); an lstm's cell state and an augru's attention are
+// not printed.
+struct RnnTensorName {
+  int order = 99;
+  std::string name;
+  bool printed = false;
+};
+
+RnnTensorName RnnArg(int arg) {
+  static const std::map<int, RnnTensorName> kNames = {
+      {DNNL_ARG_SRC_LAYER, {0, "src_layer", true}},
+      {DNNL_ARG_SRC_ITER, {1, "src_iter", true}},
+      {DNNL_ARG_SRC_ITER_C, {1, "src_iter_c", false}},
+      {DNNL_ARG_AUGRU_ATTENTION, {1, "attention", false}},
+      {DNNL_ARG_WEIGHTS_LAYER, {2, "wei_layer", true}},
+      {DNNL_ARG_WEIGHTS_ITER, {3, "wei_iter", true}},
+      {DNNL_ARG_WEIGHTS_PEEPHOLE, {4, "wei_peephole", true}},
+      {DNNL_ARG_WEIGHTS_PROJECTION, {5, "wei_proj", true}},
+      {DNNL_ARG_BIAS, {6, "bias", true}},
+      {DNNL_ARG_DST_LAYER, {7, "dst_layer", true}},
+      {DNNL_ARG_DST_ITER, {8, "dst_iter", true}},
+      {DNNL_ARG_DST_ITER_C, {8, "dst_iter_c", false}}};
+  const bool diff = arg >= DNNL_ARG_DIFF_SRC && arg < DNNL_ARG_ATTR_OUTPUT_SCALES;
+  const auto it = kNames.find(diff ? arg - DNNL_ARG_DIFF_SRC + DNNL_ARG_SRC : arg);
+  if (it == kNames.end()) return {};
+  RnnTensorName name = it->second;
+  if (diff) {
+    name.order += 10;
+    name.name = "diff_" + name.name;
+  }
+  return name;
+}
+
+// The name of a rebuilt primitive's argument in notes and verbose text.
+std::string ArgLabel(const Rebuilt& rebuilt, int arg) {
+  return rebuilt.kind == "rnn" ? RnnArg(arg).name : ArgName(arg);
+}
+
+bool IsWeights(int arg) {
+  return arg == DNNL_ARG_WEIGHTS || arg == DNNL_ARG_WEIGHTS_1 || arg == DNNL_ARG_WEIGHTS_2 ||
+         arg == DNNL_ARG_WEIGHTS_3;
+}
+
 // The tensors the rebuilt primitive runs with, as 2.x verbose prints them.
 std::string MemoryDescriptorsText(const Rebuilt& rebuilt) {
+  const bool rnn = rebuilt.kind == "rnn";
+  const auto order = [&](int arg) { return rnn ? RnnArg(arg).order : PrintOrder(arg); };
   std::vector<int> args;
-  for (const auto& [arg, md] : rebuilt.logged) args.push_back(arg);
-  std::stable_sort(args.begin(), args.end(),
-                   [](int a, int b) { return PrintOrder(a) < PrintOrder(b); });
+  for (const auto& [arg, md] : rebuilt.logged) {
+    if (!rnn || RnnArg(arg).printed) args.push_back(arg);
+  }
+  std::stable_sort(args.begin(), args.end(), [&](int a, int b) { return order(a) < order(b); });
   std::string text;
   for (int arg : args) {
     const memory::desc md = ChosenDesc(rebuilt, arg);
     if (!text.empty()) text += ' ';
-    text += ArgName(arg) + "_" + DataTypeName(md.data_type()) + "::blocked:" + TagOf(md) + ":" +
-            FlagsText(md);
+    text += ArgLabel(rebuilt, arg) + "_" + DataTypeName(md.data_type()) + "::blocked:" + TagOf(md) +
+            ":" + FlagsText(md);
   }
   return text;
 }
@@ -134,7 +183,8 @@ std::string BenchdnnLine(const verbose::PrimitiveStats& row, const std::string& 
 }
 
 std::optional<double> GflopsOf(const verbose::PrimitiveStats& row, double min_ms) {
-  const std::optional<double> flops = verbose::FlopsOf(row.primitive.view(), row.problem.view());
+  const std::optional<double> flops = verbose::FlopsOf(row.primitive.view(), row.problem.view(),
+                                                       row.auxiliary.view(), row.prop_kind.view());
   if (!flops || min_ms <= 0) return std::nullopt;
   return *flops / (min_ms * 1e6);
 }
@@ -266,7 +316,7 @@ void MeasureLayoutsAny(RowRun& r) {
                                                ? ReorderBetween(chosen, logged, r.bench.engine())
                                                : ReorderBetween(logged, chosen, r.bench.engine());
     const std::string what =
-        ArgName(arg) + " " +
+        ArgLabel(*rebuilt, arg) + " " +
         (output ? TagOf(chosen) + ">" + TagOf(logged) : TagOf(logged) + ">" + TagOf(chosen));
     if (!reorder) {
       per_call.push_back(what + " (no reorder)");
@@ -275,7 +325,7 @@ void MeasureLayoutsAny(RowRun& r) {
     StatusOr<Measurement> m = Measure(*reorder, r.bench.engine(), r.bench.Settings());
     if (!m.ok()) continue;
     // Weights change every step of training, so their reorder is per call there too.
-    if (arg == DNNL_ARG_WEIGHTS && inference) {
+    if (IsWeights(arg) && inference) {
       once.push_back(fmt::format("{} {:.3f} ms", what, m->min_ms));
       continue;
     }

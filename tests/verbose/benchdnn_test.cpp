@@ -359,6 +359,26 @@ TEST(BenchdnnTest, TheOtherDriversOf2x) {
                       "l1t3mb2sic8slc8dhc8dic8,0.0549316"),
             "benchdnn --rnn --mode=P --prop=FWD_I --cfg=f32 --alg=VANILLA_LSTM "
             "--direction=left2right l1t3mb2sic8slc8dhc8dic8");
+  // benchdnn 2.6.3's own lines for `--with-peephole=true` and `--with-projection=true`
+  // (tests/data/whatif/benchdnn_rnn_2.6.3.log): its lstm extensions, each a tensor of its own.
+  EXPECT_EQ(CommandOf("onednn_verbose,exec,cpu,rnn,brgemm,forward_inference,"
+                      "src_layer_f32::blocked:abc:f0 src_iter_f32::blocked:abcd:f0 "
+                      "wei_layer_f32:p:blocked:abdEc32e:f0 wei_iter_f32:p:blocked:abdEc32e:f0 "
+                      "wei_peephole_f32::blocked:abcd:f0 bias_f32::blocked:abcd:f0 "
+                      "dst_layer_f32::blocked:abc:f0 dst_iter_f32::blocked:abcd:f0,,"
+                      "alg:vanilla_lstm direction:unidirectional_left2right activation:undef,"
+                      "l1t3mb2sic8slc8dhc8dic8,0.0778809"),
+            "benchdnn --rnn --mode=P --prop=FWD_I --cfg=f32 --alg=VANILLA_LSTM "
+            "--direction=left2right --with-peephole=true l1t3mb2sic8slc8dhc8dic8");
+  EXPECT_EQ(CommandOf("onednn_verbose,exec,cpu,rnn,brgemm,forward_inference,"
+                      "src_layer_f32::blocked:abc:f0 src_iter_f32::blocked:abcd:f0 "
+                      "wei_layer_f32:p:blocked:abdEc32e:f0 wei_iter_f32:p:blocked:abdEc32e:f0 "
+                      "wei_proj_f32:p:blocked:abDc32d:f0 bias_f32::blocked:abcd:f0 "
+                      "dst_layer_f32::blocked:abc:f0 dst_iter_f32::blocked:abcd:f0,,"
+                      "alg:vanilla_lstm direction:unidirectional_left2right activation:undef,"
+                      "l1t3mb2sic4slc8dhc8dic4,95.9019"),
+            "benchdnn --rnn --mode=P --prop=FWD_I --cfg=f32 --alg=VANILLA_LSTM "
+            "--direction=left2right --with-projection=true l1t3mb2sic4slc8dhc8dic4");
 }
 
 TEST(BenchdnnTest, TheOtherDriversOf3x) {

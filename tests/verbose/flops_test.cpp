@@ -6,6 +6,7 @@
 #include <string>
 
 #include "support/test_files.h"
+#include "verbose/problem_keys.h"
 
 namespace dlcheck::verbose {
 namespace {
@@ -59,6 +60,61 @@ TEST(WorkTest, CountsWhatBenchdnnCounts) {
     ++rows;
   }
   EXPECT_GE(rows, 10);  // the file was read
+}
+
+// The counts benchdnn 2.6.3 printed for rnn problems of every cell, direction and propagation
+// (tests/data/flops/benchdnn_rnn_ops_2.6.3.txt: how they were made).
+TEST(WorkTest, CountsWhatBenchdnnCountsForRnn) {
+  std::istringstream in(testing::ReadFile(testing::DataPath("flops/benchdnn_rnn_ops_2.6.3.txt")));
+  std::string line;
+  int rows = 0;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream fields(line);
+    std::string alg, direction, prop, extra, problem;
+    double ops = 0;
+    ASSERT_TRUE(fields >> alg >> direction >> prop >> extra >> problem >> ops) << line;
+    const std::optional<double> ours =
+        FlopsOf("rnn", problem, "alg:" + alg + " direction:" + direction + " activation:undef",
+                prop == "BWD_DW" ? "backward" : "forward_inference");
+    ASSERT_TRUE(ours) << line;
+    EXPECT_NEAR(*ours, ops, ops * 5e-6) << line;
+    ++rows;
+  }
+  EXPECT_GE(rows, 8);                                       // the file was read
+  EXPECT_FALSE(FlopsOf("rnn", "l1t3mb2sic8slc8dhc8dic8"));  // no cell: no count
+}
+
+// The rnn problem of a verbose line, with the defaults benchdnn 2.6.3's driver_rnn.md states for
+// the keys left out; the auxiliary field's pairs.
+TEST(ProblemKeysTest, ReadsRnnProblemsAndAuxiliaryPairs) {
+  const std::optional<RnnProblem> full = ReadRnnProblem("l2t10mb32sic512slc256dhc128dic64");
+  ASSERT_TRUE(full);
+  EXPECT_EQ(full->l, 2);
+  EXPECT_EQ(full->t, 10);
+  EXPECT_EQ(full->mb, 32);
+  EXPECT_EQ(full->sic, 512);
+  EXPECT_EQ(full->slc, 256);
+  EXPECT_EQ(full->dhc, 128);
+  EXPECT_EQ(full->dic, 64);
+  const std::optional<RnnProblem> shortest = ReadRnnProblem("sic8");
+  ASSERT_TRUE(shortest);
+  EXPECT_EQ(shortest->l, 1);
+  EXPECT_EQ(shortest->t, 1);
+  EXPECT_EQ(shortest->mb, 2);
+  EXPECT_EQ(shortest->slc, 8);
+  EXPECT_EQ(shortest->dhc, 8);
+  EXPECT_EQ(shortest->dic, 8);
+  EXPECT_EQ(ReadRnnProblem("sic8dhc4")->dic, 4);
+  EXPECT_FALSE(ReadRnnProblem("l1t3mb2slc8"));  // no sic
+  EXPECT_FALSE(ReadRnnProblem("l1t*mb2sic8"));  // a run-time dimension
+  const std::string_view aux =
+      "alg:vanilla_lstm direction:bidirectional_sum activation:undef flags:";
+  EXPECT_EQ(AuxiliaryValue(aux, "alg"), "vanilla_lstm");
+  EXPECT_EQ(AuxiliaryValue(aux, "direction"), "bidirectional_sum");
+  EXPECT_EQ(AuxiliaryValue(aux, "flags"), "");
+  EXPECT_EQ(AuxiliaryValue(aux, "dir"), "");
+  EXPECT_EQ(AuxiliaryValue("", "alg"), "");
 }
 
 TEST(WorkTest, ImpossibleSizesHaveNoCount) {

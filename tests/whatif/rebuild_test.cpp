@@ -107,10 +107,9 @@ TEST(Layout, ReadsCompensationFlags) {
   EXPECT_EQ(made->data.extra.asymm_compensation_mask, 1);
 }
 
-// The kinds the rebuild covers, in every direction: all that 2.6.3 prints but rnn.
+// The kinds the rebuild covers, in every direction: all that 2.6.3 prints.
 bool Covered(const verbose::PrimitiveStats& row) {
-  const std::string kind = row.primitive.str();
-  return kind != "rnn";
+  return !row.primitive.str().empty();
 }
 
 // Each row of 2.6.3's own lines (every kind it prints) is rebuilt, with the layouts the line
@@ -204,32 +203,79 @@ TEST(Rebuild, ReadsTheAttributesOfOneDnn1x) {
   EXPECT_EQ(legacy, 2u);
 }
 
-TEST(Rebuild, SaysWhyForAGpuRowAndRnn) {
-  const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
-  bool saw_rnn = false;
-  for (const verbose::PrimitiveStats& row : RowsOf("generated_2.6.3.txt")) {
-    if (row.primitive.str() == "rnn") {
-      EXPECT_EQ(
-          Rebuild(row, engine).status().message(),
-          "an rnn primitive is not rebuilt: dlcheck does not build an rnn cell's descriptors (its "
-          "gates, states, directions and layers) from a line yet");
-      saw_rnn = true;
-    }
-  }
-  EXPECT_TRUE(saw_rnn);
-  verbose::PrimitiveStats gpu = RowsOf("generated_2.6.3.txt").front();
-  gpu.engine = verbose::InternedText("gpu");
-  EXPECT_EQ(Rebuild(gpu, engine).status().message(),
-            "a gpu primitive: dlcheck rebuilds CPU primitives only");
-}
-
 // The argument a backward pass writes, by its propagation.
 bool WritesAGradient(const Rebuilt& rebuilt) {
   return rebuilt.output_arg == DNNL_ARG_DIFF_SRC || rebuilt.output_arg == DNNL_ARG_DIFF_WEIGHTS;
 }
 
+TEST(Rebuild, SaysWhyForAGpuRowAndAnRnnOf3x) {
+  const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  verbose::PrimitiveStats gpu = RowsOf("generated_2.6.3.txt").front();
+  gpu.engine = verbose::InternedText("gpu");
+  EXPECT_EQ(Rebuild(gpu, engine).status().message(),
+            "a gpu primitive: dlcheck rebuilds CPU primitives only");
+  // 3.x's rnn flag `O` (diff weights overwritten) has no 2.6.3 counterpart.
+  verbose::PrimitiveStats rnn = WhatifRowsOf("benchdnn_rnn_3.10.2.log").front();
+  ASSERT_EQ(rnn.primitive.str(), "rnn");
+  std::string aux = rnn.auxiliary.str();
+  aux.replace(aux.find("flags:"), 6, "flags:O");
+  rnn.auxiliary = verbose::InternedText(aux);
+  EXPECT_EQ(Rebuild(rnn, engine).status().message(),
+            "rnn flags 'O' (oneDNN 3.x) have no 2.6.3 equivalent");
+  rnn.auxiliary = verbose::InternedText("alg:vanilla_lstm direction:diagonal activation:undef");
+  EXPECT_EQ(Rebuild(rnn, engine).status().message(),
+            "rnn direction 'diagonal' is unknown to oneDNN 2.6.3");
+}
+
+// benchdnn's rnn lines (2.6.3 and 3.10.2, tests/data/whatif/benchdnn_rnn_*): every cell
+// (vanilla rnn, lstm with and without peephole and projection, gru, lbr gru, augru, lbr augru),
+// every direction and propagation, rebuilt with the layouts the line printed, created and timed;
+// a backward pass with its forward hint and the workspace that hint writes. A bf16 row may have
+// no kernel on this CPU (or under an ISA cap), and says so.
+TEST(Rebuild, EveryRnnCellIsRebuiltAndRuns) {
+  const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  std::set<std::string> cells;
+  std::size_t backward_rows = 0;
+  for (const char* file : {"benchdnn_rnn_2.6.3.log", "benchdnn_rnn_3.10.2.log"}) {
+    for (const verbose::PrimitiveStats& row : WhatifRowsOf(file)) {
+      const std::string what = std::string(file) + ": " + row.prop_kind.str() + " " +
+                               row.auxiliary.str() + " " + row.problem.str();
+      ASSERT_EQ(row.primitive.str(), "rnn") << what;
+      StatusOr<Rebuilt> rebuilt = Rebuild(row, engine);
+      if (!rebuilt.ok() && row.memory_descriptors.view().find("bf16") != std::string_view::npos) {
+        EXPECT_NE(rebuilt.status().message().find("on this CPU"), std::string::npos)
+            << what << ": " << rebuilt.status().message();
+        continue;
+      }
+      ASSERT_TRUE(rebuilt.ok()) << what << ": " << rebuilt.status().message();
+      for (const auto& [arg, logged] : rebuilt->logged) {
+        EXPECT_EQ(TagOf(rebuilt->current().query_md(dnnl::query::exec_arg_md, arg)), TagOf(logged))
+            << what << " arg " << arg;
+      }
+      StatusOr<Measurement> m = Measure(*rebuilt, engine, {.budget_s = 0.01, .min_runs = 5});
+      ASSERT_TRUE(m.ok()) << what << ": " << m.status().message();
+      EXPECT_GE(m->runs, 5u) << what;
+      EXPECT_LE(m->min_ms, m->avg_ms) << what;
+      const std::string aux = row.auxiliary.str();
+      cells.insert(aux.substr(0, aux.find(' ')));
+      if (!row.prop_kind.view().starts_with("backward")) continue;
+      ++backward_rows;
+      EXPECT_TRUE(WritesAGradient(*rebuilt)) << what;
+      EXPECT_TRUE(rebuilt->hint) << what;
+      EXPECT_GT(
+          rebuilt->current().query_md(dnnl::query::exec_arg_md, DNNL_ARG_WORKSPACE).get_size(), 0u)
+          << what;
+    }
+  }
+  for (const char* cell : {"alg:vanilla_rnn", "alg:vanilla_lstm", "alg:vanilla_gru", "alg:lbr_gru",
+                           "alg:vanilla_augru", "alg:lbr_augru"}) {
+    EXPECT_TRUE(cells.contains(cell)) << cell;
+  }
+  EXPECT_GE(backward_rows, 4u);
+}
+
 // benchdnn's own lines of every kind (2.6.3 and 3.10.2, tests/data/verbose/benchdnn_kinds_*):
-// each row rebuilt (rnn said why), created and timed, a backward pass with its forward hint and,
+// each row rebuilt, created and timed, a backward pass with its forward hint and,
 // where it reads one, the workspace that hint writes. A kind oneDNN has no kernel for on this
 // CPU (or under an ISA cap) says so.
 TEST(Rebuild, EveryKindOfBenchdnnIsRebuiltAndRuns) {
@@ -411,6 +457,44 @@ TEST(Whatif, HotRowsCoverTheShareAsked) {
   EXPECT_EQ(HotRows(rows, 100, 95, 10).size(), 4u);
   EXPECT_EQ(HotRows(rows, 100, 95, 3).size(), 3u);
   EXPECT_TRUE(HotRows(rows, 0, 80, 10).empty());
+}
+
+// whatif on benchdnn's rnn lines: every hot rnn row rebuilt (a bf16 one without a kernel on this
+// CPU says so), its baseline measured, with a GFLOP/s figure from benchdnn's rnn count and a
+// benchdnn --rnn line; its layouts any and impl variants measured or said why not.
+TEST(Whatif, RnnRowsGetABaselineAndTheirVariants) {
+  const std::vector<verbose::PrimitiveStats> rows = WhatifRowsOf("benchdnn_rnn_2.6.3.log");
+  double total_ms = 0;
+  for (const verbose::PrimitiveStats& row : rows) total_ms += row.exec_ms_total;
+  WhatifPlan plan;
+  plan.cover_pct = 100;
+  plan.top = rows.size();
+  plan.time_s = 0.005;
+  plan.threads = 1;
+  plan.variants = {"layouts", "impl"};
+  const WhatifResult result = RunWhatif(rows, total_ms, verbose::LogHeader(), plan);
+  ASSERT_EQ(result.hot.size(), rows.size());
+  std::size_t measured = 0;
+  for (const HotPrimitive& hot : result.hot) {
+    const std::string what = hot.row.prop_kind.str() + " " + hot.row.auxiliary.str();
+    if (!hot.not_rebuilt.empty()) {
+      EXPECT_NE(hot.row.memory_descriptors.view().find("bf16"), std::string_view::npos) << what;
+      EXPECT_NE(hot.not_rebuilt.find("on this CPU"), std::string::npos) << hot.not_rebuilt;
+      continue;
+    }
+    ASSERT_FALSE(hot.variants.empty()) << what;
+    const VariantResult& baseline = hot.variants.front();
+    EXPECT_EQ(baseline.variant, "as logged") << what;
+    ASSERT_TRUE(baseline.min_ms) << what << ": " << baseline.note;
+    ASSERT_TRUE(baseline.gflops) << what;
+    EXPECT_GT(*baseline.gflops, 0) << what;
+    EXPECT_NE(baseline.benchdnn.find("--rnn"), std::string::npos) << baseline.benchdnn;
+    for (const VariantResult& variant : hot.variants) {
+      EXPECT_TRUE(variant.min_ms || !variant.note.empty()) << what << " " << variant.variant;
+    }
+    ++measured;
+  }
+  EXPECT_GE(measured, rows.size() - 1);  // the bf16 row at most without a kernel
 }
 
 TEST(Whatif, EmulationIsSaid) {
