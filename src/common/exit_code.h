@@ -18,8 +18,8 @@ enum class ExitCode : int {
   kOutputError = 8,   ///< an output file could not be written (full disk, no permission)
   // `dlcheck run -- CMD` ends with CMD's own exit status (128 + N for signal N), as `time`
   // does; these two are the shell's codes for a command that could not be started.
-  kCannotExecute = 126,    ///< `run`: CMD exists but cannot be executed
-  kCommandNotFound = 127,  ///< `run`: CMD was not found
+  kCannotExecute = 126,    ///< `-- CMD` (run, profile, dispatch, whatif) cannot be executed
+  kCommandNotFound = 127,  ///< `-- CMD` (run, profile, dispatch, whatif) was not found
 };
 
 inline int ToInt(ExitCode code) {
