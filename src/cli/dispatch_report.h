@@ -37,7 +37,8 @@ inline constexpr Field kInterruptedBy{"interrupted_by"};
 inline constexpr Field kIsaCap{"isa_cap"};
 inline constexpr Field kConfig{"config"};
 inline constexpr Field kThreadSet{"thread_set"};
-inline constexpr Field kRun{"run", Type::kInteger};  ///< which run of the configuration
+inline constexpr Field kRun{"run", Type::kInteger, Arity::kOne,
+                            report::Role::kIdentity};  ///< which run of the configuration
 inline constexpr Field kMsPerStep{"ms_per_step", Type::kNumber};
 inline constexpr Field kSpeedupVsScalar{"speedup_vs_scalar", Type::kNumber};
 inline constexpr Field kSpeedupVsLowest{"speedup_vs_lowest", Type::kNumber};
