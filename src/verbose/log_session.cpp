@@ -205,6 +205,12 @@ void LogSession::RememberLine(std::string_view line, std::uint64_t number) {
 
 Status LogSession::FeedAll(LineReader& reader, std::string name) {
   StartInput(std::move(name));
+  FeedRest(reader);
+  Finish();
+  return reader.status();
+}
+
+void LogSession::FeedRest(LineReader& reader) {
   std::string_view line;
   while (strict_error_.empty()) {
     std::uint64_t lines = 0;
@@ -218,8 +224,6 @@ Status LogSession::FeedAll(LineReader& reader, std::string name) {
       Feed(line, reader.line_number());
     }
   }
-  Finish();
-  return reader.status();
 }
 
 void LogSession::FeedTooLong(std::uint64_t number) {

@@ -140,6 +140,9 @@ class LogSession : private LineMemo::RepeatSink {
 
  private:
   friend class ParallelFeed;  // replays what its threads parsed into this session
+  // FeedAll between StartInput and Finish: the lines `reader` has left, numbered on from its
+  // line_number().
+  void FeedRest(LineReader& reader);
   // Forgets the memo (its states are numbered by the parser it replaces).
   void ForgetMemo() {
     memo_.Clear();

@@ -28,8 +28,6 @@ constexpr std::size_t kMaxWorkerRows = 8192;
 // The head of the log (its header lines) is parsed by the calling thread before the chunks.
 constexpr std::size_t kHeadBytes = std::size_t{64} << 10;
 constexpr std::uint32_t kNoLocalRow = 0xffffffffu;
-// The lone-CR check reads and gives back this much at a time.
-constexpr std::size_t kCrPieceBytes = std::size_t{1} << 20;
 
 // The lines of bytes in memory, split as LineReader splits them where no CR stands alone: at
 // each LF, the last line without one; a line longer than the cap is kTooLong.
@@ -133,6 +131,7 @@ class ParallelFeed {
     bool assigned = false;
     bool done = false;
     bool overflowed = false;
+    bool lone_cr = false;  // the chunk holds a CR not followed by LF: not parsed
     std::uint64_t lines = 0;
     std::shared_ptr<const LineParser> start;  // the state it parsed the chunk from
     std::thread thread;
@@ -141,13 +140,12 @@ class ParallelFeed {
   ParallelFeed(LogSession& session, const char* data, std::size_t size, std::size_t cap,
                const ParallelOptions& options)
       : session_(session), data_(data), size_(size), cap_(cap), options_(options) {}
-  bool HasLoneCr(int fd) const;
-  void Run(const std::string& name);
+  bool Run(const std::string& name);
   bool CutNext();
   void Work(Worker& worker, const std::string& name);
   void Parse(Worker& worker, const std::string& name);
   void Assign(Worker& worker, std::size_t chunk);
-  void Take(Worker& worker, std::size_t chunk);
+  bool Take(Worker& worker, std::size_t chunk);
   void Replay(Worker& worker);
   void FeedHere(const char* begin, const char* end);
   void Release(const char* begin, const char* end) const;
@@ -201,51 +199,20 @@ Status ParallelFeed::Feed(LogSession& session, LineReader& reader, std::string n
   if (map == MAP_FAILED) return session.FeedAll(reader, std::move(name));
   ParallelFeed feed(session, static_cast<const char*>(map), static_cast<std::size_t>(size),
                     reader.line_cap(), options);
-  Status status;
-  if (feed.HasLoneCr(reader.fd())) {
-    status = session.FeedAll(reader, std::move(name));
-  } else {
-    session.StartInput(name);
-    feed.Run(name);
-    session.Finish();
-    stats = feed.stats_;
-  }
+  session.StartInput(name);
+  const bool whole = feed.Run(name);
+  stats = feed.stats_;
   munmap(map, size);
-  return status;
-}
-
-// A CR alone anywhere sends the log to LineReader; looked for by every thread on its share,
-// read with pread into a buffer of its own (not through the mapping, whose pages would stay
-// resident).
-bool ParallelFeed::HasLoneCr(int fd) const {
-  const std::size_t jobs = static_cast<std::size_t>(options_.jobs);
-  const std::size_t share = (size_ + jobs - 1) / jobs;
-  std::vector<char> found(jobs, 0);
-  std::vector<std::thread> threads;
-  for (std::size_t i = 0; i < jobs; ++i) {
-    threads.emplace_back([&, i] {
-      std::vector<char> piece(kCrPieceBytes + 1);
-      const std::size_t end = std::min(size_, (i + 1) * share);
-      for (std::size_t at = std::min(size_, i * share); at < end && found[i] == 0;) {
-        // One byte more than the piece: the LF after a CR at its end.
-        const std::size_t want = std::min(kCrPieceBytes, end - at);
-        const std::size_t more = std::min(want + 1, size_ - at);
-        const ssize_t got = pread(fd, piece.data(), more, static_cast<off_t>(at));
-        if (got < static_cast<ssize_t>(more)) {
-          found[i] = 1;  // a read error or a file cut meanwhile: leave it to LineReader
-          break;
-        }
-        const bool last = at + want == size_;
-        found[i] = verbose::HasLoneCr(piece.data(), piece.data() + want,
-                                      piece.data() + (last ? want : more))
-                       ? 1
-                       : 0;
-        at += want;
-      }
-    });
+  if (!whole) {
+    // A lone CR: the lines fed so far split alike both ways; LineReader reads the rest.
+    std::string_view line;
+    for (std::uint64_t i = 0; i < feed.lines_; ++i) {
+      if (reader.Read(line) == LineReader::Next::kEnd) break;
+    }
+    session.FeedRest(reader);
   }
-  for (std::thread& t : threads) t.join();
-  return std::find(found.begin(), found.end(), 1) != found.end();
+  session.Finish();
+  return reader.status();
 }
 
 // Cuts the next chunk, ending at a line end; false at the end of the log. Cut as they are handed
@@ -265,7 +232,9 @@ bool ParallelFeed::CutNext() {
   return true;
 }
 
-void ParallelFeed::Run(const std::string& name) {
+// Feeds the log; false where it stopped before a chunk (or the head) with a lone CR, the lines_
+// before it fed.
+bool ParallelFeed::Run(const std::string& name) {
   // The head, here: the header lines, before any chunk is parsed from the state they give.
   const char* head_end = data_ + std::min({size_, kHeadBytes, options_.chunk_bytes});
   if (head_end < data_ + size_) {
@@ -273,10 +242,11 @@ void ParallelFeed::Run(const std::string& name) {
         std::memchr(head_end, '\n', static_cast<std::size_t>(data_ + size_ - head_end)));
     head_end = lf != nullptr ? lf + 1 : data_ + size_;
   }
+  if (HasLoneCr(data_, head_end, data_ + size_)) return false;
   FeedHere(data_, head_end);
   Release(data_, head_end);
   head_end_ = head_end;
-  if (!CutNext()) return;
+  if (!CutNext()) return true;
   state_ = std::make_shared<const LineParser>(session_.parser_->parser());
   bool uses_timestamps = false;
   for (const EventListener* l : session_.listeners_) uses_timestamps |= l->UsesTimestamps();
@@ -288,19 +258,21 @@ void ParallelFeed::Run(const std::string& name) {
   Assign(workers_[0], 0);
   for (std::size_t i = 1; i < workers_.size() && CutNext(); ++i) Assign(workers_[i], i);
   // Chunk i is worker i % jobs's; once taken, that worker gets chunk i + jobs.
-  for (std::size_t i = 0; i < chunks_.size(); ++i) {
+  bool whole = true;
+  for (std::size_t i = 0; i < chunks_.size() && whole; ++i) {
     Worker& w = workers_[i % workers_.size()];
-    Take(w, i);
+    whole = Take(w, i);
     Release(chunks_[i].begin, chunks_[i].end);
-    if (CutNext()) Assign(w, chunks_.size() - 1);
+    if (whole && CutNext()) Assign(w, chunks_.size() - 1);
   }
-  stats_.chunks = chunks_.size();
+  stats_.chunks = whole ? chunks_.size() : 0;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     stopping_ = true;
   }
   changed_.notify_all();
   for (Worker& w : workers_) w.thread.join();
+  return whole;
 }
 
 void ParallelFeed::Assign(Worker& worker, std::size_t chunk) {
@@ -352,6 +324,11 @@ void ParallelFeed::Parse(Worker& worker, const std::string& name) {
   s.stats_ = {};
   worker.recorder.Clear();
   worker.overflowed = false;
+  worker.lines = 0;
+  // Looked for here, not in a pass over the log before the threads start: the chunk's bytes are
+  // read once more while they are at hand.
+  worker.lone_cr = HasLoneCr(worker.chunk.begin, worker.chunk.end, data_ + size_);
+  if (worker.lone_cr) return;
   MemoryLines lines(worker.chunk.begin, worker.chunk.end, cap_);
   std::uint64_t count = 0;
   std::string_view line;
@@ -376,13 +353,15 @@ void ParallelFeed::Parse(Worker& worker, const std::string& name) {
   worker.lines = count;
 }
 
-// Here: the chunk's records into the session, or the chunk parsed here where they cannot be.
-void ParallelFeed::Take(Worker& worker, std::size_t chunk) {
+// Here: the chunk's records into the session, or the chunk parsed here where they cannot be;
+// false (nothing fed) where the chunk holds a lone CR.
+bool ParallelFeed::Take(Worker& worker, std::size_t chunk) {
   {
     std::unique_lock<std::mutex> lock(mutex_);
     changed_.wait(lock, [&] { return worker.done; });
     worker.assigned = false;
   }
+  if (worker.lone_cr) return false;
   const JoiningParser& here = *session_.parser_;
   const bool usable =
       !worker.overflowed && !here.has_pending() && !session_.aggregator_.holds_dispatch() &&
@@ -400,6 +379,7 @@ void ParallelFeed::Take(Worker& worker, std::size_t chunk) {
   }
   if (worker.renew) worker.to_row.clear();
   worker.recorder.Clear();
+  return true;
 }
 
 // The calls the session would have made had it parsed the chunk: the same Add and AddRepeat, in

@@ -16,7 +16,9 @@
 // crosses the cut) or the chunk overflowed the records' bound (a log of distinct lines), the
 // calling thread parses the chunk itself. Read on one thread, as FeedAll: pipes, compressed
 // data, smaller files, --strict, sessions with a layer, and a log with a CR not followed by LF
-// (where LineReader ends a line depends on its buffer).
+// (where LineReader ends a line depends on its buffer): each thread looks for one in its chunk
+// before parsing it, and where one is found the lines before it stay fed and the rest of the log
+// is read by LineReader, as FeedAll reads it, from the line after them.
 
 #include <cstdint>
 #include <string>

@@ -183,5 +183,23 @@ TEST_F(ParallelFeedTest, ALogWithALoneCrIsReadOnOneThread) {
   ExpectSame(one, many, "lone CR");
 }
 
+// A lone CR found late (each thread looks in its chunk): the chunks before it stay fed and
+// LineReader reads the rest from the line after them, so the report is still that of one thread.
+TEST_F(ParallelFeedTest, ALoneCrLateInTheLogGivesWhatOneThreadGives) {
+  const std::vector<std::string> lines = testing::FixtureLines("torch_cnn_2.6.3.log");
+  std::string text;
+  for (int i = 0; i < 5; ++i) {
+    for (const std::string& line : lines) text += line + "\n";
+  }
+  text += lines[10] + "\r" + lines[11] + "\n";
+  for (const std::string& line : lines) text += line + "\n";
+  const std::string path = Repeated("late_cr.log", text, 1);
+  const Reading one = Read(path, {.jobs = 1});
+  for (const std::size_t chunk : {97, 2000}) {
+    const Reading many = Read(path, {.jobs = 3, .min_bytes = 1, .chunk_bytes = chunk});
+    ExpectSame(one, many, "late lone CR in chunks of " + std::to_string(chunk));
+  }
+}
+
 }  // namespace
 }  // namespace dlcheck::verbose
