@@ -174,14 +174,19 @@ void AddRowOptions(CLI::App& sub, SortKey& sort, std::size_t& top) {
 
 void AddJobsOption(CLI::App& sub, int& jobs) {
   sub.add_option("-j,--jobs", jobs,
-                 "threads that read a log file of 64 MiB or more (default: the CPUs dlcheck may "
-                 "use; 1: one thread); the report is the same for any N")
+                 "threads that read a log file of 64 MiB or more (default: one less than the CPUs "
+                 "dlcheck may use, and 1 where it may use 2 or fewer); the report is the same for "
+                 "any N")
       ->check(CLI::Range(1, 1024).description(""))
       ->type_name("N");
 }
 
 int LogJobs() {
-  return os::UsableCpus();
+  // The calling thread puts the chunks back in line order while N threads parse them: on two
+  // CPUs that third thread made two readers about 30 % slower than one (docs/measurements.md),
+  // so the parallel reading starts at three CPUs, one of them left to the replay.
+  const int cpus = os::UsableCpus();
+  return cpus >= 3 ? cpus - 1 : 1;
 }
 
 namespace {
