@@ -709,6 +709,26 @@ Status CreateBackward(Context& c, const Op& fwd, const Op& op) {
   return Create(c, op, &*hint);
 }
 
+// The pass of the row: the forward pass `init_forward(prop, &desc)` describes or, for a backward
+// row, the backward pass `init_backward(&desc)` describes with that forward pass (at
+// forward_training) as its hint. `kind` names the descriptor in an error.
+template <typename Op, typename InitForward, typename InitBackward>
+Status CreatePass(Context& c, std::string_view kind, InitForward init_forward,
+                  InitBackward init_backward) {
+  const bool forward = IsForward(c);
+  Op fwd{};
+  if (Status st = Check(init_forward(forward ? PropOf(c) : dnnl_forward_training, &fwd),
+                        "this " + std::string(kind));
+      !st.ok()) {
+    return st;
+  }
+  if (forward) return Create(c, fwd);
+  Op op{};
+  if (Status st = Check(init_backward(&op), "this backward " + std::string(kind)); !st.ok())
+    return st;
+  return CreateBackward(c, fwd, op);
+}
+
 // The gradient of a data kind's backward pass: its diff_src (the output), and its diff_dst,
 // laid out alike (2.x prints one `diff` tensor for both).
 StatusOr<memory::desc> DiffDesc(Context& c, const MemoryDesc* diff, const Dims& dims) {
@@ -751,22 +771,14 @@ Status RebuildEltwise(Context& c) {
   StatusOr<memory::desc> g = forward ? memory::desc() : DiffDesc(c, DiffTensor(c), dims);
   if (!g.ok()) return g.status();
   if (Status a = ReadAttributes(c); !a.ok()) return a;
-  dnnl_eltwise_desc_t fwd{};
-  if (Status st =
-          Check(dnnl_eltwise_forward_desc_init(&fwd, forward ? PropOf(c) : dnnl_forward_training,
-                                               *alg, &d->data, alpha, beta),
-                "this eltwise");
-      !st.ok()) {
-    return st;
-  }
-  if (forward) return Create(c, fwd);
-  dnnl_eltwise_desc_t op{};
-  if (Status st = Check(dnnl_eltwise_backward_desc_init(&op, *alg, &g->data, &d->data, alpha, beta),
-                        "this backward eltwise");
-      !st.ok()) {
-    return st;
-  }
-  return CreateBackward(c, fwd, op);
+  return CreatePass<dnnl_eltwise_desc_t>(
+      c, "eltwise",
+      [&](dnnl_prop_kind_t prop, dnnl_eltwise_desc_t* fwd) {
+        return dnnl_eltwise_forward_desc_init(fwd, prop, *alg, &d->data, alpha, beta);
+      },
+      [&](dnnl_eltwise_desc_t* op) {
+        return dnnl_eltwise_backward_desc_init(op, *alg, &g->data, &d->data, alpha, beta);
+      });
 }
 
 // Pooling backward needs the workspace of its forward pass (max pooling's argmax): the hint's
@@ -795,25 +807,18 @@ Status RebuildPooling(Context& c) {
   StatusOr<dnnl_alg_kind_t> alg = AlgorithmOf(c);
   if (!alg.ok()) return alg.status();
   if (Status a = ReadAttributes(c); !a.ok()) return a;
-  dnnl_pooling_v2_desc_t fwd{};
-  if (Status st = Check(
-          dnnl_pooling_v2_forward_desc_init(&fwd, forward ? PropOf(c) : dnnl_forward_training, *alg,
-                                            &s->data, &d->data, w->strides.data(), w->kernel.data(),
-                                            w->dilates.data(), w->pad_l.data(), w->pad_r.data()),
-          "this pooling");
-      !st.ok()) {
-    return st;
-  }
-  if (forward) return Create(c, fwd);
-  dnnl_pooling_v2_desc_t op{};
-  if (Status st = Check(dnnl_pooling_v2_backward_desc_init(
-                            &op, *alg, &s->data, &d->data, w->strides.data(), w->kernel.data(),
-                            w->dilates.data(), w->pad_l.data(), w->pad_r.data()),
-                        "this backward pooling");
-      !st.ok()) {
-    return st;
-  }
-  return CreateBackward(c, fwd, op);
+  return CreatePass<dnnl_pooling_v2_desc_t>(
+      c, "pooling",
+      [&](dnnl_prop_kind_t prop, dnnl_pooling_v2_desc_t* fwd) {
+        return dnnl_pooling_v2_forward_desc_init(
+            fwd, prop, *alg, &s->data, &d->data, w->strides.data(), w->kernel.data(),
+            w->dilates.data(), w->pad_l.data(), w->pad_r.data());
+      },
+      [&](dnnl_pooling_v2_desc_t* op) {
+        return dnnl_pooling_v2_backward_desc_init(op, *alg, &s->data, &d->data, w->strides.data(),
+                                                  w->kernel.data(), w->dilates.data(),
+                                                  w->pad_l.data(), w->pad_r.data());
+      });
 }
 
 // Backward, 2.6.3 prints the diff_src as `src`, then `dst` and `diff_dst`.
@@ -843,23 +848,14 @@ Status RebuildSoftmax(Context& c) {
     c.out.output_arg = DNNL_ARG_DIFF_SRC;
   }
   if (Status a = ReadAttributes(c); !a.ok()) return a;
-  dnnl_softmax_v2_desc_t fwd{};
-  if (Status st =
-          Check(dnnl_softmax_v2_forward_desc_init(&fwd, forward ? PropOf(c) : dnnl_forward_training,
-                                                  *alg, &s->data, &d->data, axis),
-                "this softmax");
-      !st.ok()) {
-    return st;
-  }
-  if (forward) return Create(c, fwd);
-  dnnl_softmax_v2_desc_t op{};
-  if (Status st =
-          Check(dnnl_softmax_v2_backward_desc_init(&op, *alg, &s->data, &g->data, &d->data, axis),
-                "this backward softmax");
-      !st.ok()) {
-    return st;
-  }
-  return CreateBackward(c, fwd, op);
+  return CreatePass<dnnl_softmax_v2_desc_t>(
+      c, "softmax",
+      [&](dnnl_prop_kind_t prop, dnnl_softmax_v2_desc_t* fwd) {
+        return dnnl_softmax_v2_forward_desc_init(fwd, prop, *alg, &s->data, &d->data, axis);
+      },
+      [&](dnnl_softmax_v2_desc_t* op) {
+        return dnnl_softmax_v2_backward_desc_init(op, *alg, &s->data, &g->data, &d->data, axis);
+      });
 }
 
 // `flags:CH` -> dnnl_use_scale | dnnl_use_shift (G global stats, S scale and shift, C scale,
@@ -915,42 +911,28 @@ Status RebuildNormalization(Context& c, bool layer) {
   if (!g.ok()) return g.status();
   if (Status a = ReadAttributes(c); !a.ok()) return a;
   const unsigned flags = NormalizationFlags(AuxiliaryValue(c.row.auxiliary.view(), "flags"));
-  const dnnl_prop_kind_t fwd_prop = forward ? PropOf(c) : dnnl_forward_training;
   constexpr float kEpsilon = 1e-5f;
   if (layer) {
-    dnnl_layer_normalization_desc_t fwd{};
-    if (Status st = Check(dnnl_layer_normalization_forward_desc_init(&fwd, fwd_prop, &d->data,
-                                                                     nullptr, kEpsilon, flags),
-                          "this layer normalization");
-        !st.ok()) {
-      return st;
-    }
-    if (forward) return Create(c, fwd);
-    dnnl_layer_normalization_desc_t op{};
-    if (Status st = Check(dnnl_layer_normalization_backward_desc_init(
-                              &op, PropOf(c), &g->data, &d->data, nullptr, kEpsilon, flags),
-                          "this backward layer normalization");
-        !st.ok()) {
-      return st;
-    }
-    return CreateBackward(c, fwd, op);
+    return CreatePass<dnnl_layer_normalization_desc_t>(
+        c, "layer normalization",
+        [&](dnnl_prop_kind_t prop, dnnl_layer_normalization_desc_t* fwd) {
+          return dnnl_layer_normalization_forward_desc_init(fwd, prop, &d->data, nullptr, kEpsilon,
+                                                            flags);
+        },
+        [&](dnnl_layer_normalization_desc_t* op) {
+          return dnnl_layer_normalization_backward_desc_init(op, PropOf(c), &g->data, &d->data,
+                                                             nullptr, kEpsilon, flags);
+        });
   }
-  dnnl_batch_normalization_desc_t fwd{};
-  if (Status st = Check(
-          dnnl_batch_normalization_forward_desc_init(&fwd, fwd_prop, &d->data, kEpsilon, flags),
-          "this batch normalization");
-      !st.ok()) {
-    return st;
-  }
-  if (forward) return Create(c, fwd);
-  dnnl_batch_normalization_desc_t op{};
-  if (Status st = Check(dnnl_batch_normalization_backward_desc_init(&op, PropOf(c), &g->data,
-                                                                    &d->data, kEpsilon, flags),
-                        "this backward batch normalization");
-      !st.ok()) {
-    return st;
-  }
-  return CreateBackward(c, fwd, op);
+  return CreatePass<dnnl_batch_normalization_desc_t>(
+      c, "batch normalization",
+      [&](dnnl_prop_kind_t prop, dnnl_batch_normalization_desc_t* fwd) {
+        return dnnl_batch_normalization_forward_desc_init(fwd, prop, &d->data, kEpsilon, flags);
+      },
+      [&](dnnl_batch_normalization_desc_t* op) {
+        return dnnl_batch_normalization_backward_desc_init(op, PropOf(c), &g->data, &d->data,
+                                                           kEpsilon, flags);
+      });
 }
 
 Status RebuildBinary(Context& c) {
@@ -1009,23 +991,14 @@ Status RebuildLrn(Context& c) {
   const auto alpha = static_cast<float>(k->Value("alpha", 1e-4));
   const auto beta = static_cast<float>(k->Value("beta", 0.75));
   const auto bias = static_cast<float>(k->Value("k", 1));
-  dnnl_lrn_desc_t fwd{};
-  if (Status st =
-          Check(dnnl_lrn_forward_desc_init(&fwd, forward ? PropOf(c) : dnnl_forward_training, *alg,
-                                           &d->data, size, alpha, beta, bias),
-                "this lrn");
-      !st.ok()) {
-    return st;
-  }
-  if (forward) return Create(c, fwd);
-  dnnl_lrn_desc_t op{};
-  if (Status st =
-          Check(dnnl_lrn_backward_desc_init(&op, *alg, &g->data, &d->data, size, alpha, beta, bias),
-                "this backward lrn");
-      !st.ok()) {
-    return st;
-  }
-  return CreateBackward(c, fwd, op);
+  return CreatePass<dnnl_lrn_desc_t>(
+      c, "lrn",
+      [&](dnnl_prop_kind_t prop, dnnl_lrn_desc_t* fwd) {
+        return dnnl_lrn_forward_desc_init(fwd, prop, *alg, &d->data, size, alpha, beta, bias);
+      },
+      [&](dnnl_lrn_desc_t* op) {
+        return dnnl_lrn_backward_desc_init(op, *alg, &g->data, &d->data, size, alpha, beta, bias);
+      });
 }
 
 // shuffle: `axis:1 group:4` (the group size).
@@ -1045,22 +1018,14 @@ Status RebuildShuffle(Context& c) {
       forward ? Desc(c, data, dims, DNNL_ARG_SRC, "src") : DiffDesc(c, data, dims);
   if (!d.ok()) return d.status();
   if (Status a = ReadAttributes(c); !a.ok()) return a;
-  dnnl_shuffle_desc_t fwd{};
-  if (Status st =
-          Check(dnnl_shuffle_forward_desc_init(&fwd, forward ? PropOf(c) : dnnl_forward_training,
-                                               &d->data, axis, group),
-                "this shuffle");
-      !st.ok()) {
-    return st;
-  }
-  if (forward) return Create(c, fwd);
-  dnnl_shuffle_desc_t op{};
-  if (Status st = Check(dnnl_shuffle_backward_desc_init(&op, &d->data, axis, group),
-                        "this backward shuffle");
-      !st.ok()) {
-    return st;
-  }
-  return CreateBackward(c, fwd, op);
+  return CreatePass<dnnl_shuffle_desc_t>(
+      c, "shuffle",
+      [&](dnnl_prop_kind_t prop, dnnl_shuffle_desc_t* fwd) {
+        return dnnl_shuffle_forward_desc_init(fwd, prop, &d->data, axis, group);
+      },
+      [&](dnnl_shuffle_desc_t* op) {
+        return dnnl_shuffle_backward_desc_init(op, &d->data, axis, group);
+      });
 }
 
 // resampling: `mb2ic16_ih7oh14_iw7ow14`, the factors following from the sizes.
@@ -1088,22 +1053,14 @@ Status RebuildResampling(Context& c) {
   StatusOr<dnnl_alg_kind_t> alg = AlgorithmOf(c);
   if (!alg.ok()) return alg.status();
   if (Status a = ReadAttributes(c); !a.ok()) return a;
-  dnnl_resampling_desc_t fwd{};
-  if (Status st =
-          Check(dnnl_resampling_forward_desc_init(&fwd, forward ? PropOf(c) : dnnl_forward_training,
-                                                  *alg, nullptr, &s->data, &d->data),
-                "this resampling");
-      !st.ok()) {
-    return st;
-  }
-  if (forward) return Create(c, fwd);
-  dnnl_resampling_desc_t op{};
-  if (Status st = Check(dnnl_resampling_backward_desc_init(&op, *alg, nullptr, &s->data, &d->data),
-                        "this backward resampling");
-      !st.ok()) {
-    return st;
-  }
-  return CreateBackward(c, fwd, op);
+  return CreatePass<dnnl_resampling_desc_t>(
+      c, "resampling",
+      [&](dnnl_prop_kind_t prop, dnnl_resampling_desc_t* fwd) {
+        return dnnl_resampling_forward_desc_init(fwd, prop, *alg, nullptr, &s->data, &d->data);
+      },
+      [&](dnnl_resampling_desc_t* op) {
+        return dnnl_resampling_backward_desc_init(op, *alg, nullptr, &s->data, &d->data);
+      });
 }
 
 // prelu: `2x16x7x7:1x16x1x1` (data, then weights); backward also `diff` and `diff_wei`.
@@ -1123,27 +1080,22 @@ Status RebuildPrelu(Context& c) {
   if (!d.ok()) return d.status();
   if (!w.ok()) return w.status();
   if (Status a = ReadAttributes(c); !a.ok()) return a;
-  dnnl_prelu_desc_t fwd{};
-  if (Status st = Check(dnnl_prelu_forward_desc_init(
-                            &fwd, forward ? PropOf(c) : dnnl_forward_training, &d->data, &w->data),
-                        "this prelu");
-      !st.ok()) {
-    return st;
-  }
-  if (forward) return Create(c, fwd);
-  StatusOr<memory::desc> g = DiffDesc(c, DiffTensor(c), shapes[0]);
+  // Backward, the gradients: of the data (the output), and of the weights.
+  StatusOr<memory::desc> g = forward ? memory::desc() : DiffDesc(c, DiffTensor(c), shapes[0]);
   const MemoryDesc* diff_wei = c.tensors.Find({"diff_wei"});
   StatusOr<memory::desc> gw =
-      Desc(c, diff_wei ? diff_wei : wei, shapes[1], DNNL_ARG_DIFF_WEIGHTS, "wei");
+      forward ? memory::desc()
+              : Desc(c, diff_wei ? diff_wei : wei, shapes[1], DNNL_ARG_DIFF_WEIGHTS, "wei");
   if (!g.ok()) return g.status();
   if (!gw.ok()) return gw.status();
-  dnnl_prelu_desc_t op{};
-  if (Status st = Check(dnnl_prelu_backward_desc_init(&op, &d->data, &w->data, &g->data, &gw->data),
-                        "this backward prelu");
-      !st.ok()) {
-    return st;
-  }
-  return CreateBackward(c, fwd, op);
+  return CreatePass<dnnl_prelu_desc_t>(
+      c, "prelu",
+      [&](dnnl_prop_kind_t prop, dnnl_prelu_desc_t* fwd) {
+        return dnnl_prelu_forward_desc_init(fwd, prop, &d->data, &w->data);
+      },
+      [&](dnnl_prelu_desc_t* op) {
+        return dnnl_prelu_backward_desc_init(op, &d->data, &w->data, &g->data, &gw->data);
+      });
 }
 
 // reduction: `alg:reduction_mean p:0 eps:0`, `2x16x7x7:2x16x1x1` (source, destination).
