@@ -729,6 +729,22 @@ Status CreatePass(Context& c, std::string_view kind, InitForward init_forward,
   return CreateBackward(c, fwd, op);
 }
 
+// The source and destination of a kind whose backward pass reads diff_dst and writes diff_src
+// (pooling, resampling), as the row's pass names them.
+struct Ends {
+  memory::desc src, dst;
+};
+StatusOr<Ends> SourceAndDestination(Context& c, const MemoryDesc* src, const MemoryDesc* dst,
+                                    const Dims& in, const Dims& out) {
+  const bool forward = IsForward(c);
+  StatusOr<memory::desc> s = Desc(c, src, in, forward ? DNNL_ARG_SRC : DNNL_ARG_DIFF_SRC, "src");
+  StatusOr<memory::desc> d = Desc(c, dst, out, forward ? DNNL_ARG_DST : DNNL_ARG_DIFF_DST, "dst");
+  if (!s.ok()) return s.status();
+  if (!d.ok()) return d.status();
+  if (!forward) c.out.output_arg = DNNL_ARG_DIFF_SRC;
+  return Ends{*s, *d};
+}
+
 // The gradient of a data kind's backward pass: its diff_src (the output), and its diff_dst,
 // laid out alike (2.x prints one `diff` tensor for both).
 StatusOr<memory::desc> DiffDesc(Context& c, const MemoryDesc* diff, const Dims& dims) {
@@ -795,15 +811,10 @@ Status RebuildPooling(Context& c) {
   const MemoryDesc* dst = c.tensors.Find({"dst", "diff_dst"});
   if (!src || !dst) return Cannot("the line names no src or dst tensor");
   c.out.kind = "pooling";
-  const bool forward = IsForward(c);
   c.dst_dims = Concat({k->Dim("mb"), k->Dim("ic")}, w->out);
-  StatusOr<memory::desc> s = Desc(c, src, Concat({k->Dim("mb"), k->Dim("ic")}, w->in),
-                                  forward ? DNNL_ARG_SRC : DNNL_ARG_DIFF_SRC, "src");
-  StatusOr<memory::desc> d =
-      Desc(c, dst, c.dst_dims, forward ? DNNL_ARG_DST : DNNL_ARG_DIFF_DST, "dst");
-  if (!s.ok()) return s.status();
-  if (!d.ok()) return d.status();
-  if (!forward) c.out.output_arg = DNNL_ARG_DIFF_SRC;
+  StatusOr<Ends> e =
+      SourceAndDestination(c, src, dst, Concat({k->Dim("mb"), k->Dim("ic")}, w->in), c.dst_dims);
+  if (!e.ok()) return e.status();
   StatusOr<dnnl_alg_kind_t> alg = AlgorithmOf(c);
   if (!alg.ok()) return alg.status();
   if (Status a = ReadAttributes(c); !a.ok()) return a;
@@ -811,13 +822,13 @@ Status RebuildPooling(Context& c) {
       c, "pooling",
       [&](dnnl_prop_kind_t prop, dnnl_pooling_v2_desc_t* fwd) {
         return dnnl_pooling_v2_forward_desc_init(
-            fwd, prop, *alg, &s->data, &d->data, w->strides.data(), w->kernel.data(),
+            fwd, prop, *alg, &e->src.data, &e->dst.data, w->strides.data(), w->kernel.data(),
             w->dilates.data(), w->pad_l.data(), w->pad_r.data());
       },
       [&](dnnl_pooling_v2_desc_t* op) {
-        return dnnl_pooling_v2_backward_desc_init(op, *alg, &s->data, &d->data, w->strides.data(),
-                                                  w->kernel.data(), w->dilates.data(),
-                                                  w->pad_l.data(), w->pad_r.data());
+        return dnnl_pooling_v2_backward_desc_init(
+            op, *alg, &e->src.data, &e->dst.data, w->strides.data(), w->kernel.data(),
+            w->dilates.data(), w->pad_l.data(), w->pad_r.data());
       });
 }
 
@@ -1044,22 +1055,19 @@ Status RebuildResampling(Context& c) {
   if (!src || !dst) return Cannot("the line names no src or dst tensor");
   c.out.kind = "resampling";
   c.dst_dims = out;
-  const bool forward = IsForward(c);
-  StatusOr<memory::desc> s = Desc(c, src, in, forward ? DNNL_ARG_SRC : DNNL_ARG_DIFF_SRC, "src");
-  StatusOr<memory::desc> d = Desc(c, dst, out, forward ? DNNL_ARG_DST : DNNL_ARG_DIFF_DST, "dst");
-  if (!s.ok()) return s.status();
-  if (!d.ok()) return d.status();
-  if (!forward) c.out.output_arg = DNNL_ARG_DIFF_SRC;
+  StatusOr<Ends> e = SourceAndDestination(c, src, dst, in, out);
+  if (!e.ok()) return e.status();
   StatusOr<dnnl_alg_kind_t> alg = AlgorithmOf(c);
   if (!alg.ok()) return alg.status();
   if (Status a = ReadAttributes(c); !a.ok()) return a;
   return CreatePass<dnnl_resampling_desc_t>(
       c, "resampling",
       [&](dnnl_prop_kind_t prop, dnnl_resampling_desc_t* fwd) {
-        return dnnl_resampling_forward_desc_init(fwd, prop, *alg, nullptr, &s->data, &d->data);
+        return dnnl_resampling_forward_desc_init(fwd, prop, *alg, nullptr, &e->src.data,
+                                                 &e->dst.data);
       },
       [&](dnnl_resampling_desc_t* op) {
-        return dnnl_resampling_backward_desc_init(op, *alg, nullptr, &s->data, &d->data);
+        return dnnl_resampling_backward_desc_init(op, *alg, nullptr, &e->src.data, &e->dst.data);
       });
 }
 
