@@ -1,5 +1,7 @@
 #include "cli/run_view.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <iostream>
 #include <map>
@@ -7,6 +9,7 @@
 
 #include "cli/log_view.h"
 #include "cli/stats_view.h"
+#include "common/exit_code.h"
 #include "dispatch/run_fields.h"
 #include "report/primitive_columns.h"
 #include "report/printer.h"
@@ -113,6 +116,17 @@ StatusOr<int> EndRefused(const dispatch::Run& run) {
   std::string line = refusal.worker_line;
   if (line.rfind(kPrefix, 0) == 0) line.erase(0, kPrefix.size());
   return Status(static_cast<ExitCode>(refusal.exit_status), std::move(line));
+}
+
+Status WorkerFailure(const dispatch::Run& run) {
+  // Out of memory (the worker's exit 7) is the machine's limit, not a worker failure: one line
+  // from here says so and what to do (the worker's own line would repeat it less clearly).
+  if (run.OutOfMemory()) return run.OutOfMemoryError();
+  if (run.outcome.ok()) return {};
+  // The worker's own last words (its error line, or a sanitizer/oneDNN message) come first.
+  if (const std::string err = run.WorkerError(); !err.empty()) std::cerr << err << '\n';
+  return Status(ExitCode::kWorkerFailed,
+                fmt::format("the model worker {}", run.outcome.Describe()));
 }
 
 void AddNoiseGuard(report::Report& report, report::Section& section,

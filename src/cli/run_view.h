@@ -49,4 +49,8 @@ void AddNoiseGuard(report::Report& report, report::Section& section,
 /// with the worker's own error line and its exit status; a failure either way (no report).
 StatusOr<int> EndRefused(const dispatch::Run& run);
 
+/// The model worker's failure, said once: out of memory (the machine's limit, and what to do), or
+/// its own last words on stderr, then how it ended (kWorkerFailed); ok where it ended well.
+Status WorkerFailure(const dispatch::Run& run);
+
 }  // namespace dlcheck::cli

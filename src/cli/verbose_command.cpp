@@ -131,15 +131,7 @@ StatusOr<int> Finish(const VerboseOptions& o, dispatch::Run& run) {
         fmt::format("interrupted by {}; the report holds what was captured", os::SignalName(sig)));
     return os::ExitStatusForSignal(sig);
   }
-  // Out of memory (the worker's exit 7) is the machine's limit, not a worker failure: one line
-  // from here says so and what to do (the worker's own line would repeat it less clearly).
-  if (run.OutOfMemory()) return run.OutOfMemoryError();
-  if (!run.outcome.ok()) {
-    // The worker's own last words (its error line, or a sanitizer/oneDNN message) come first.
-    if (const std::string err = run.WorkerError(); !err.empty()) std::cerr << err << '\n';
-    return Status(ExitCode::kWorkerFailed,
-                  fmt::format("the model worker {}", run.outcome.Describe()));
-  }
+  if (Status failed = WorkerFailure(run); !failed.ok()) return failed;
   return ToInt(dispatch::Deviates(run.model->results) ? ExitCode::kDeviation : ExitCode::kOk);
 }
 

@@ -589,11 +589,9 @@ StatusOr<dispatch::Run> CaptureRun(const WhatifOptions& o, const std::string& lo
 Status CheckCaptured(const dispatch::Run& run, const std::string& who) {
   if (run.model) {
     if (run.Refused()) return EndRefused(run).status();
-    if (run.OutOfMemory()) return run.OutOfMemoryError();
-    if (!run.outcome.ok() && run.outcome.interrupted == 0) {
-      if (const std::string err = run.WorkerError(); !err.empty()) std::cerr << err << '\n';
-      return Status(ExitCode::kWorkerFailed,
-                    fmt::format("the model worker {}", run.outcome.Describe()));
+    // Interrupted, the worker ends as asked: what it captured is measured (below).
+    if (run.OutOfMemory() || run.outcome.interrupted == 0) {
+      if (Status failed = WorkerFailure(run); !failed.ok()) return failed;
     }
   }
   if (run.summary.execs > 0) return {};
