@@ -424,6 +424,16 @@ TEST_F(TerminalFilesTest, FleetKeepsWhatGroupsLack) {
                          {"Groups", {"cpu", "microarchitecture", "onednn_isa", "lacks"}});
 }
 
+// whatif's variants (measured anew by each run, so numbers are live): every variant row apart
+// from the others at 80 and 120 columns, its variant, time and speed-up kept. The log recorded
+// under an SSE4.1 cap runs as logged on any x86-64 host.
+TEST(TerminalTest, WhatifKeepsEachVariantApart) {
+  ExpectFittedAt80And120(
+      {"whatif", "--top", "2", "--time", "0.01", "--variants", "layouts,threads",
+       testing::DataPath("verbose/torch_cnn_sse41_2.6.3.log")},
+      {"Variants of each hot primitive", {"variant", "min_ms", "speedup"}, true});
+}
+
 TEST(TerminalTest, DispatchKeepsTheFastestCapAndItsSpeedups) {
   ExpectFittedAt80And120({"dispatch", "--model", "mlp", "--iters", "2", "--warmup", "0", "--traced",
                           "1", "--batch", "16"},
