@@ -123,8 +123,8 @@ void AddRowOptions(CLI::App& sub, SortKey& sort, std::size_t& top);
 /// Adds `-j,--jobs N`: the threads that read a large log file (verbose/parallel_feed.h); 0, the
 /// default, takes LogJobs(). The report is the same for every N.
 void AddJobsOption(CLI::App& sub, int& jobs);
-/// The threads a log file is read on by default: one less than the CPUs dlcheck may use (the
-/// calling thread replays the chunks), 1 on two CPUs or fewer (the one place that asks).
+/// The threads a log file is read on by default, the calling one among them: the CPUs dlcheck
+/// may use, at most 8 (the one place that asks).
 int LogJobs();
 
 /// Throws CLI::ValidationError (a usage error) when the command chose a format for another

@@ -174,23 +174,21 @@ void AddRowOptions(CLI::App& sub, SortKey& sort, std::size_t& top) {
 
 void AddJobsOption(CLI::App& sub, int& jobs) {
   sub.add_option("-j,--jobs", jobs,
-                 "threads that read a log file of 64 MiB or more (default: one less than the CPUs "
-                 "dlcheck may use, at most 6, and 1 where it may use 2 or fewer); the report is "
-                 "the same for any N")
+                 "threads that read a log file of 64 MiB or more, the calling one among them "
+                 "(default: the CPUs dlcheck may use, at most 8); the report is the same for any "
+                 "N")
       ->check(CLI::Range(1, 1024).description(""))
       ->type_name("N");
 }
 
 int LogJobs() {
-  // The calling thread puts the chunks back in line order while N threads parse them: on two
-  // CPUs that third thread made two readers about 30 % slower than one (docs/measurements.md),
-  // so the parallel reading starts at three CPUs, one of them left to the replay. The replay
-  // costs about 90 instructions a line against a worker's 450 + 65
-  // (callgrind, docs/measurements.md): past about 6 workers they would wait on it, so the default
-  // stops there (an estimate from those counts, not a timing on a machine with more CPUs).
-  constexpr int kMaxDefaultJobs = 6;
-  const int cpus = os::UsableCpus();
-  return cpus >= 3 ? std::min(cpus - 1, kMaxDefaultJobs) : 1;
+  // The calling thread is one of the N: it parses the chunks no worker has claimed and replays
+  // the workers' records in line order. A replay takes about a tenth of the time its worker took
+  // to parse the chunk (0.11 against 1.1 ms for 4 MiB, docs/measurements.md), so past about ten
+  // threads the workers would wait on it: the default stops at 8 (an estimate from those times,
+  // not a timing on a machine with more CPUs).
+  constexpr int kMaxDefaultJobs = 8;
+  return std::clamp(os::UsableCpus(), 1, kMaxDefaultJobs);
 }
 
 namespace {

@@ -182,6 +182,11 @@ class JoiningParser {
   /// moved by `line_offset`), but not its sink.
   void TakeState(const JoiningParser& other, std::uint64_t line_offset) {
     parser_ = other.parser_;
+    TakePending(other, line_offset);
+  }
+  /// Takes only the line `other` holds back (its number moved by `line_offset`): where both
+  /// parsers are in the same state, this one keeps its own state ids, and a memo keyed by them.
+  void TakePending(const JoiningParser& other, std::uint64_t line_offset) {
     pending_ = other.pending_;
     pending_line_ = other.pending_line_ + line_offset;
     pending_joins_ = other.pending_joins_;

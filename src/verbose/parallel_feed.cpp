@@ -1,9 +1,9 @@
 #include "verbose/parallel_feed.h"
 
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <condition_variable>
 #include <cstdint>
@@ -28,6 +28,26 @@ constexpr std::size_t kMaxWorkerRows = 8192;
 // The head of the log (its header lines) is parsed by the calling thread before the chunks.
 constexpr std::size_t kHeadBytes = std::size_t{64} << 10;
 constexpr std::uint32_t kNoLocalRow = 0xffffffffu;
+// The largest chunk DLCHECK_PARSE_CHUNK may ask for.
+constexpr std::uint64_t kMostChunkBytes = std::uint64_t{256} << 20;
+// Bytes a thread reads at a time of its chunk.
+constexpr std::size_t kBlockBytes = std::size_t{256} << 10;
+// Bytes read at a time past a chunk's nominal end, looking for the line end it is cut at.
+constexpr std::size_t kCutWindow = std::size_t{64} << 10;
+
+// Reads `size` bytes at `offset` of `fd` into `into`: false where the file ended sooner (it
+// shrank while being read) or a read failed.
+bool ReadAt(int fd, char* into, std::size_t size, std::uint64_t offset) {
+  while (size > 0) {
+    const ssize_t got = pread(fd, into, size, static_cast<off_t>(offset));
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) return false;
+    into += got;
+    size -= static_cast<std::size_t>(got);
+    offset += static_cast<std::uint64_t>(got);
+  }
+  return true;
+}
 
 // The lines of bytes in memory, split as LineReader splits them where no CR stands alone: at
 // each LF, the last line without one; a line longer than the cap is kTooLong.
@@ -53,27 +73,24 @@ class MemoryLines {
   std::size_t cap_;
 };
 
-// Whether [begin, end) of a text ending at `text_end` holds a CR that no LF follows.
-bool HasLoneCr(const char* begin, const char* end, const char* text_end) {
+// Whether [begin, end) holds a CR that no LF follows (a chunk ends at a line end, so a CR last
+// in it is last in the file).
+bool HasLoneCr(const char* begin, const char* end) {
   for (const char* p = begin; p < end; ++p) {
     p = static_cast<const char*>(std::memchr(p, '\r', static_cast<std::size_t>(end - p)));
     if (p == nullptr) return false;
-    if (p + 1 == text_end || p[1] != '\n') return true;
+    if (p + 1 == end || p[1] != '\n') return true;
   }
   return false;
 }
 
-// One line's outcome as a thread's session aggregated it.
+// One line's outcome as a thread's session aggregated it, in 16 bytes (a chunk holds tens of
+// thousands): a parsed event (the next of Recorder::events) or a repeat of the row's line.
 struct Record {
-  std::uint32_t row = kNoLocalRow;  // the thread's row (kNoLocalRow: a diagnostic)
-  std::uint32_t event = 0;          // a parsed event: its index in Recorder::events
-  bool parsed = false;
-  bool exec = false;
-  bool cache_hit = false;
-  bool nested = false;
-  bool stamped = false;
+  enum Bits : std::uint8_t { kParsed = 1, kExec = 2, kCacheHit = 4, kNested = 8, kStamped = 16 };
   double ms = 0;
-  double stamp = 0;
+  std::uint32_t row = kNoLocalRow;  // the thread's row (kNoLocalRow: a diagnostic)
+  std::uint8_t bits = 0;
 };
 
 // Records what a thread's session aggregates, for the replay.
@@ -82,33 +99,104 @@ class Recorder : public EventListener {
   void OnEvent(const VerboseEvent& event, std::size_t row) override {
     records.push_back(
         {.row = row == Aggregator::kNoRow ? kNoLocalRow : static_cast<std::uint32_t>(row),
-         .event = static_cast<std::uint32_t>(events.size()),
-         .parsed = true});
+         .bits = Record::kParsed});
     events.push_back(event);
   }
   void OnRepeat(const LineMemo::Entry& repeat, double ms, std::optional<double> stamp) override {
-    records.push_back({.row = static_cast<std::uint32_t>(repeat.row),
-                       .exec = repeat.exec,
-                       .cache_hit = repeat.cache_hit,
-                       .nested = repeat.nested,
-                       .stamped = stamp.has_value(),
-                       .ms = ms,
-                       .stamp = stamp.value_or(0)});
+    const auto bits = static_cast<std::uint8_t>(
+        (repeat.exec ? Record::kExec : 0) | (repeat.cache_hit ? Record::kCacheHit : 0) |
+        (repeat.nested ? Record::kNested : 0) | (stamp ? Record::kStamped : 0));
+    records.push_back({.ms = ms, .row = static_cast<std::uint32_t>(repeat.row), .bits = bits});
+    if (stamp) stamps.push_back(*stamp);
   }
   bool UsesTimestamps() const override { return uses_timestamps; }
   void Clear() {
     records.clear();
     events.clear();
+    stamps.clear();
   }
 
   std::vector<Record> records;
-  std::vector<VerboseEvent> events;
+  std::vector<VerboseEvent> events;  // of the parsed records, in order
+  std::vector<double> stamps;        // of the stamped repeats, in order
   bool uses_timestamps = true;
 };
 
+// A piece of the file: [offset, offset + size), whole lines.
 struct Chunk {
-  const char* begin = nullptr;
-  const char* end = nullptr;
+  std::uint64_t offset = 0;
+  std::size_t size = 0;
+};
+
+// Reads a chunk a block at a time with pread (not a mapping of the file: its page faults and the
+// unmapping's TLB shootdowns cost more than the copy read() makes anyway; blocks of 256 KiB, as
+// LineReader, stay in the cache while their lines are parsed) and gives it as runs of whole lines.
+class ChunkReader {
+ public:
+  explicit ChunkReader(std::size_t cap) : capacity_(cap + kBlockBytes + 1) {}
+  void Start(int fd, const Chunk& chunk) {
+    if (!bytes_) bytes_ = std::make_unique_for_overwrite<char[]>(capacity_);
+    fd_ = fd;
+    offset_ = chunk.offset;
+    left_ = chunk.size;
+    kept_ = end_ = 0;
+    skipping_ = failed_ = false;
+  }
+  // The next run of whole lines, up to its last LF (the chunk's last line where the file ends
+  // without one); empty at the chunk's end or where a read failed. A line longer than the buffer
+  // (so longer than the cap) is given as its first bytes without their LF, which MemoryLines
+  // calls too long, and the rest of it is dropped.
+  std::string_view Next() {
+    if (kept_ > 0) {
+      std::memmove(bytes_.get(), bytes_.get() + kept_, end_ - kept_);
+      end_ -= kept_;
+      kept_ = 0;
+    }
+    while (true) {
+      if (const void* lf = memrchr(bytes_.get(), '\n', end_); lf != nullptr) {
+        kept_ = static_cast<std::size_t>(static_cast<const char*>(lf) - bytes_.get()) + 1;
+        return {bytes_.get(), kept_};
+      }
+      if (left_ == 0 || end_ == capacity_) {
+        skipping_ = left_ > 0;
+        kept_ = end_;
+        return {bytes_.get(), end_};
+      }
+      if (!ReadBlock()) return {};
+    }
+  }
+  bool failed() const { return failed_; }
+
+ private:
+  bool ReadBlock() {
+    const auto want = static_cast<std::size_t>(
+        std::min<std::uint64_t>({left_, kBlockBytes, capacity_ - end_}));
+    char* into = bytes_.get() + end_;
+    if (!ReadAt(fd_, into, want, offset_)) {
+      failed_ = true;
+      return false;
+    }
+    offset_ += want;
+    left_ -= want;
+    end_ += want;
+    if (skipping_) {  // the rest of a line too long, up to its LF
+      const auto* lf = static_cast<const char*>(std::memchr(into, '\n', want));
+      end_ = lf != nullptr ? static_cast<std::size_t>(into + want - (lf + 1)) : 0;
+      if (lf != nullptr) std::memmove(bytes_.get(), lf + 1, end_);
+      skipping_ = lf == nullptr;
+    }
+    return true;
+  }
+
+  std::size_t capacity_;
+  std::unique_ptr<char[]> bytes_;
+  int fd_ = -1;
+  std::uint64_t offset_ = 0;
+  std::uint64_t left_ = 0;
+  std::size_t kept_ = 0;  // [0, kept_) was given; [kept_, end_) is a line's start
+  std::size_t end_ = 0;
+  bool skipping_ = false;
+  bool failed_ = false;
 };
 
 }  // namespace
@@ -120,48 +208,66 @@ class ParallelFeed {
                      const ParallelOptions& options, ParallelStats& stats);
 
  private:
+  // Where a worker is: free to claim the next chunk, parsing it, or holding its records until
+  // the calling thread takes them.
+  enum class Phase { kFree, kParsing, kDone };
   struct Worker {
+    explicit Worker(std::size_t cap) : reader(cap) {}
     std::unique_ptr<LogSession> session;
     Recorder recorder;
     std::vector<std::size_t> to_row;  // its rows -> the session's (the calling thread's)
     bool renew = true;                // start a new session before the next chunk
     std::uint64_t numbered = 0;       // lines its session was fed before this chunk
     // The chunk in hand.
+    Phase phase = Phase::kFree;
+    std::size_t index = 0;
     Chunk chunk;
-    bool assigned = false;
-    bool done = false;
-    bool overflowed = false;
-    bool lone_cr = false;  // the chunk holds a CR not followed by LF: not parsed
+    ChunkReader reader;
+    // Parsed whole, within the records' bound, without a lone CR or a failed read.
+    bool whole = false;
     std::uint64_t lines = 0;
     std::shared_ptr<const LineParser> start;  // the state it parsed the chunk from
     std::thread thread;
   };
 
-  ParallelFeed(LogSession& session, const char* data, std::size_t size, std::size_t cap,
+  ParallelFeed(LogSession& session, int fd, std::uint64_t size, std::size_t cap,
                const ParallelOptions& options)
-      : session_(session), data_(data), size_(size), cap_(cap), options_(options) {}
+      : session_(session),
+        fd_(fd),
+        size_(size),
+        cap_(cap),
+        options_(options),
+        here_(cap) {}
   bool Run(const std::string& name);
-  bool CutNext();
+  std::uint64_t CutAfter(std::uint64_t at, std::uint64_t nominal);
+  bool Claim(std::size_t& index, Chunk& chunk);
+  Worker* Holder(std::size_t index);
+  void NoteState();
   void Work(Worker& worker, const std::string& name);
   void Parse(Worker& worker, const std::string& name);
-  void Assign(Worker& worker, std::size_t chunk);
-  bool Take(Worker& worker, std::size_t chunk);
+  bool Take(Worker& worker);
   void Replay(Worker& worker);
-  void FeedHere(const char* begin, const char* end);
-  void Release(const char* begin, const char* end) const;
+  bool FeedHere(const Chunk& chunk);
+  template <typename Full>
+  bool FeedChunk(LogSession& s, ChunkReader& reader, const Chunk& chunk, std::uint64_t numbered,
+                 std::uint64_t& count, Full full) const;
 
   LogSession& session_;
-  const char* data_;
-  std::size_t size_;
+  int fd_;
+  std::uint64_t size_;
   std::size_t cap_;
   ParallelOptions options_;
-  const char* head_end_ = nullptr;  // where the chunks start
-  std::vector<Chunk> chunks_;       // the calling thread's; a worker reads its own copy
+  std::unique_ptr<char[]> window_ = std::make_unique_for_overwrite<char[]>(kCutWindow);
+  std::uint64_t next_offset_ = 0;  // where the next chunk starts (under mutex_)
+  std::vector<Chunk> chunks_;      // cut as claimed, in order (under mutex_)
+  ChunkReader here_;               // the calling thread's reader
   ParallelStats stats_;
   std::vector<Worker> workers_;
   std::uint64_t lines_ = 0;  // lines fed to session_ so far
   std::shared_ptr<const LineParser> state_;
   bool stopping_ = false;
+  bool exhausted_ = false;   // a claim found the end of the log, or no line end to cut at
+  bool uncuttable_ = false;  // ... no line end to cut at: the rest is read on one thread
   std::mutex mutex_;
   std::condition_variable changed_;
 };
@@ -175,7 +281,8 @@ ParallelOptions ParallelOptionsFor(int jobs) {
     const auto [ptr, ec] = std::from_chars(value, end, bytes);
     if (ec == std::errc() && ptr == end && bytes > 0) {
       options.min_bytes = bytes;
-      options.chunk_bytes = static_cast<std::size_t>(bytes);
+      // Each thread holds a chunk: no more than 256 MiB of it.
+      options.chunk_bytes = static_cast<std::size_t>(std::min(bytes, kMostChunkBytes));
     }
   }
   return options;
@@ -195,16 +302,13 @@ Status ParallelFeed::Feed(LogSession& session, LineReader& reader, std::string n
       !session.options_.memo || !session.layer_.empty()) {
     return session.FeedAll(reader, std::move(name));
   }
-  void* map = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, reader.fd(), 0);
-  if (map == MAP_FAILED) return session.FeedAll(reader, std::move(name));
-  ParallelFeed feed(session, static_cast<const char*>(map), static_cast<std::size_t>(size),
-                    reader.line_cap(), options);
+  ParallelFeed feed(session, reader.fd(), size, reader.line_cap(), options);
   session.StartInput(name);
   const bool whole = feed.Run(name);
   stats = feed.stats_;
-  munmap(map, size);
   if (!whole) {
-    // A lone CR: the lines fed so far split alike both ways; LineReader reads the rest.
+    // A lone CR, a line too long to cut at or a failed read: the lines fed so far split alike
+    // both ways; LineReader reads the rest (and meets the failure, if it lasts).
     std::string_view line;
     for (std::uint64_t i = 0; i < feed.lines_; ++i) {
       if (reader.Read(line) == LineReader::Next::kEnd) break;
@@ -215,62 +319,109 @@ Status ParallelFeed::Feed(LogSession& session, LineReader& reader, std::string n
   return reader.status();
 }
 
-// Cuts the next chunk, ending at a line end; false at the end of the log. Cut as they are handed
-// out, not all at first: reading the cut's line end maps its pages (a whole large folio at a
-// time on Linux 6), which would stay resident until their chunk is done.
-bool ParallelFeed::CutNext() {
-  const char* end = data_ + size_;
-  const char* at = chunks_.empty() ? head_end_ : chunks_.back().end;
-  if (at >= end) return false;
-  const char* stop = end;
-  if (static_cast<std::size_t>(end - at) > options_.chunk_bytes) {
-    const char* cut = at + options_.chunk_bytes;
-    const auto* lf = static_cast<const char*>(std::memchr(cut, '\n', end - cut));
-    stop = lf != nullptr ? lf + 1 : end;
+// Where the piece of the file that starts at `at` ends: at + nominal, moved on past the next
+// line end (read from the file, at most a line's cap ahead), or the end of the file where that is
+// nearer. 0 where no line end is found within the cap or a read fails.
+std::uint64_t ParallelFeed::CutAfter(std::uint64_t at, std::uint64_t nominal) {
+  if (size_ - at <= nominal) return size_;
+  std::uint64_t from = at + nominal;
+  const std::uint64_t limit = std::min<std::uint64_t>(size_, from + cap_ + 1);
+  while (from < limit) {
+    const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(kCutWindow, limit - from));
+    if (!ReadAt(fd_, window_.get(), want, from)) return 0;
+    if (const void* lf = std::memchr(window_.get(), '\n', want); lf != nullptr) {
+      return from + static_cast<std::uint64_t>(static_cast<const char*>(lf) - window_.get()) + 1;
+    }
+    from += want;
   }
-  chunks_.push_back({at, stop});
+  return limit == size_ ? size_ : 0;
+}
+
+// Claims the next chunk, cut at a line end, for the caller (under mutex_); false at the end of
+// the log, or where it cannot be cut (uncuttable_).
+bool ParallelFeed::Claim(std::size_t& index, Chunk& chunk) {
+  if (exhausted_) return false;
+  const std::uint64_t at = next_offset_;
+  const std::uint64_t stop = at < size_ ? CutAfter(at, options_.chunk_bytes) : 0;
+  if (stop == 0) {
+    exhausted_ = true;
+    uncuttable_ = at < size_;
+    return false;
+  }
+  index = chunks_.size();
+  chunk = {at, static_cast<std::size_t>(stop - at)};
+  chunks_.push_back(chunk);
+  next_offset_ = stop;
   return true;
+}
+
+// The worker that claimed chunk `index` (under mutex_).
+ParallelFeed::Worker* ParallelFeed::Holder(std::size_t index) {
+  for (Worker& w : workers_) {
+    if (w.phase != Phase::kFree && w.index == index) return &w;
+  }
+  return nullptr;
+}
+
+// Here, after a chunk: the state the log has now, the best guess of where a later chunk starts.
+void ParallelFeed::NoteState() {
+  if (session_.parser_->parser().SameState(*state_)) return;
+  auto now = std::make_shared<const LineParser>(session_.parser_->parser());
+  std::lock_guard<std::mutex> lock(mutex_);
+  state_ = std::move(now);
 }
 
 // Feeds the log; false where it stopped before a chunk (or the head) with a lone CR, the lines_
 // before it fed.
 bool ParallelFeed::Run(const std::string& name) {
   // The head, here: the header lines, before any chunk is parsed from the state they give.
-  const char* head_end = data_ + std::min({size_, kHeadBytes, options_.chunk_bytes});
-  if (head_end < data_ + size_) {
-    const auto* lf = static_cast<const char*>(
-        std::memchr(head_end, '\n', static_cast<std::size_t>(data_ + size_ - head_end)));
-    head_end = lf != nullptr ? lf + 1 : data_ + size_;
-  }
-  if (HasLoneCr(data_, head_end, data_ + size_)) return false;
-  FeedHere(data_, head_end);
-  Release(data_, head_end);
-  head_end_ = head_end;
-  if (!CutNext()) return true;
+  const std::uint64_t head_end = CutAfter(0, std::min(kHeadBytes, options_.chunk_bytes));
+  if (head_end == 0 || !FeedHere({0, static_cast<std::size_t>(head_end)})) return false;
+  next_offset_ = head_end;
+  if (head_end == size_) return true;
   state_ = std::make_shared<const LineParser>(session_.parser_->parser());
   bool uses_timestamps = false;
-  for (const EventListener* l : session_.listeners_) uses_timestamps |= l->UsesTimestamps();
-  // No more workers than chunks: each holds a session and a chunk's records, so idle ones
-  // (--jobs 191 on a 64 MiB log) would cost memory and nothing else.
+  // A repeat's timestamp goes only to the listeners that hear repeats (the timeline of --format
+  // trace): for no other is it read from its digits.
+  for (const EventListener* l : session_.listeners_) {
+    uses_timestamps |= l->UsesRepeats() && l->UsesTimestamps();
+  }
+  // The calling thread is one of the N: it parses the next chunk itself where no worker has
+  // claimed it, and otherwise replays the worker's records. No more workers than chunks: each
+  // holds a session and a chunk's records, so idle ones would cost memory and nothing else.
   const std::size_t chunks = size_ / std::max<std::size_t>(options_.chunk_bytes, 1) + 1;
-  workers_ = std::vector<Worker>(std::min(static_cast<std::size_t>(options_.jobs), chunks));
+  const std::size_t helpers = std::min(static_cast<std::size_t>(options_.jobs) - 1, chunks);
+  workers_.reserve(helpers);
+  for (std::size_t i = 0; i < helpers; ++i) workers_.emplace_back(cap_);
   for (Worker& w : workers_) {
     w.recorder.uses_timestamps = uses_timestamps;
     w.thread = std::thread([this, &w, &name] { Work(w, name); });
   }
-  Assign(workers_[0], 0);
-  for (std::size_t i = 1; i < workers_.size() && CutNext(); ++i) Assign(workers_[i], i);
-  // Chunk i is worker i % jobs's; once taken, that worker gets chunk i + jobs.
   bool whole = true;
-  for (std::size_t i = 0; i < chunks_.size() && whole; ++i) {
-    Worker& w = workers_[i % workers_.size()];
-    whole = Take(w, i);
-    Release(chunks_[i].begin, chunks_[i].end);
-    if (whole && CutNext()) Assign(w, chunks_.size() - 1);
+  for (std::size_t i = 0; whole; ++i) {
+    Worker* holder = nullptr;
+    Chunk chunk;
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      if (!options_.caller_parses) {
+        changed_.wait(lock, [&] { return i < chunks_.size() || exhausted_; });
+      }
+      if (i == chunks_.size()) {
+        std::size_t index = 0;
+        if (!Claim(index, chunk)) {
+          whole = !uncuttable_;
+          break;
+        }
+      } else {
+        holder = Holder(i);
+      }
+    }
+    whole = holder != nullptr ? Take(*holder) : FeedHere(chunk);
+    NoteState();
   }
-  stats_.chunks = whole ? chunks_.size() : 0;
   {
     std::lock_guard<std::mutex> lock(mutex_);
+    stats_.chunks = whole ? chunks_.size() : 0;
     stopping_ = true;
   }
   changed_.notify_all();
@@ -278,32 +429,26 @@ bool ParallelFeed::Run(const std::string& name) {
   return whole;
 }
 
-void ParallelFeed::Assign(Worker& worker, std::size_t chunk) {
-  // The state the log has now: the best guess of where a later chunk starts.
-  if (!session_.parser_->parser().SameState(*state_)) {
-    state_ = std::make_shared<const LineParser>(session_.parser_->parser());
-  }
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    worker.chunk = chunks_[chunk];
-    worker.start = state_;
-    worker.assigned = true;
-    worker.done = false;
-  }
-  changed_.notify_all();
-}
-
 void ParallelFeed::Work(Worker& worker, const std::string& name) {
   while (true) {
+    bool claimed = false;
     {
       std::unique_lock<std::mutex> lock(mutex_);
-      changed_.wait(lock, [&] { return stopping_ || (worker.assigned && !worker.done); });
-      if (!worker.assigned || worker.done) return;
+      changed_.wait(lock, [&] { return stopping_ || worker.phase == Phase::kFree; });
+      if (stopping_) return;
+      claimed = Claim(worker.index, worker.chunk);
+      if (claimed) {
+        worker.start = state_;
+        worker.phase = Phase::kParsing;
+      }
     }
+    // A calling thread that only replays waits on the claims, and on the end of the log.
+    if (!options_.caller_parses) changed_.notify_all();
+    if (!claimed) return;
     Parse(worker, name);
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      worker.done = true;
+      worker.phase = Phase::kDone;
     }
     changed_.notify_all();
   }
@@ -326,55 +471,30 @@ void ParallelFeed::Parse(Worker& worker, const std::string& name) {
   }
   s.stats_ = {};
   worker.recorder.Clear();
-  worker.overflowed = false;
-  worker.lines = 0;
-  // Looked for here, not in a pass over the log before the threads start: the chunk's bytes are
-  // read once more while they are at hand.
-  worker.lone_cr = HasLoneCr(worker.chunk.begin, worker.chunk.end, data_ + size_);
-  if (worker.lone_cr) return;
-  MemoryLines lines(worker.chunk.begin, worker.chunk.end, cap_);
-  std::uint64_t count = 0;
-  std::string_view line;
-  // Numbered on from the session's earlier chunks: its memo tells lines apart by number.
-  while (true) {
-    std::uint64_t taken = 0;
-    lines.Skip(s.FeedPredicted(lines.Ahead(), cap_, taken));
-    count += taken;
-    const LineReader::Next next = lines.Next(line);
-    if (next == LineReader::Next::kEnd) break;
-    ++count;
-    if (next == LineReader::Next::kTooLong) {
-      s.FeedTooLong(worker.numbered + count);
-    } else {
-      s.Feed(line, worker.numbered + count);
-    }
-    if (worker.recorder.events.size() > kMaxParsedPerChunk) {
-      worker.overflowed = true;
-      break;
-    }
-  }
-  worker.lines = count;
+  // A chunk of distinct lines is left to the calling thread (its events would be held twice).
+  worker.whole = FeedChunk(s, worker.reader, worker.chunk, worker.numbered, worker.lines,
+                           [&] { return worker.recorder.events.size() > kMaxParsedPerChunk; });
 }
 
-// Here: the chunk's records into the session, or the chunk parsed here where they cannot be;
-// false (nothing fed) where the chunk holds a lone CR.
-bool ParallelFeed::Take(Worker& worker, std::size_t chunk) {
+// Here: the records of the worker's chunk into the session, or the chunk parsed here where they
+// cannot be; false (nothing fed) where the chunk holds a lone CR. The worker is then free.
+bool ParallelFeed::Take(Worker& worker) {
   {
     std::unique_lock<std::mutex> lock(mutex_);
-    changed_.wait(lock, [&] { return worker.done; });
-    worker.assigned = false;
+    changed_.wait(lock, [&] { return worker.phase == Phase::kDone; });
   }
-  if (worker.lone_cr) return false;
+  bool whole = true;
   const JoiningParser& here = *session_.parser_;
   const bool usable =
-      !worker.overflowed && !here.has_pending() && !session_.aggregator_.holds_dispatch() &&
+      worker.whole && !here.has_pending() && !session_.aggregator_.holds_dispatch() &&
       here.parser().SameState(*worker.start) && !worker.session->aggregator_.capped();
   if (usable) {
     Replay(worker);
     ++stats_.replayed;
   } else {
-    FeedHere(chunks_[chunk].begin, chunks_[chunk].end);
+    ++stats_.reparsed;
     worker.renew = true;
+    whole = FeedHere(worker.chunk);
   }
   if (!worker.renew) {
     worker.numbered += worker.lines;
@@ -382,7 +502,12 @@ bool ParallelFeed::Take(Worker& worker, std::size_t chunk) {
   }
   if (worker.renew) worker.to_row.clear();
   worker.recorder.Clear();
-  return true;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    worker.phase = Phase::kFree;
+  }
+  changed_.notify_all();
+  return whole;
 }
 
 // The calls the session would have made had it parsed the chunk: the same Add and AddRepeat, in
@@ -397,10 +522,13 @@ void ParallelFeed::Replay(Worker& worker) {
   for (EventListener* l : s.listeners_) {
     if (l->UsesRepeats()) hearing.push_back(l);
   }
-  for (const Record& r : worker.recorder.records) {
+  const Recorder& recorded = worker.recorder;
+  std::size_t next_event = 0;
+  std::size_t next_stamp = 0;
+  for (const Record& r : recorded.records) {
     ++s.stats_.events;
-    if (r.parsed) {
-      VerboseEvent& event = worker.recorder.events[r.event];
+    if (r.bits & Record::kParsed) {
+      VerboseEvent& event = worker.recorder.events[next_event++];
       event.line += shift;
       const std::size_t row = s.aggregator_.Add(event);
       if (r.row != kNoLocalRow) {
@@ -409,47 +537,67 @@ void ParallelFeed::Replay(Worker& worker) {
       }
       for (EventListener* l : s.listeners_) l->OnEvent(event, row);
     } else {
-      const LineMemo::Entry entry{worker.to_row[r.row], r.exec, r.cache_hit, r.nested};
+      const LineMemo::Entry entry{worker.to_row[r.row], (r.bits & Record::kExec) != 0,
+                                  (r.bits & Record::kCacheHit) != 0,
+                                  (r.bits & Record::kNested) != 0};
       s.aggregator_.AddRepeat(entry, r.ms);
-      const std::optional<double> stamp = r.stamped ? std::optional<double>(r.stamp) : std::nullopt;
+      if (hearing.empty()) continue;
+      std::optional<double> stamp;
+      if (r.bits & Record::kStamped) stamp = recorded.stamps[next_stamp++];
       for (EventListener* l : hearing) l->OnRepeat(entry, r.ms, stamp);
     }
   }
   s.stats_.lines += w.stats_.lines;
   s.stats_.info_lines += w.stats_.info_lines;
   for (const auto& [reason, count] : w.stats_.skipped) s.stats_.skipped[reason] += count;
-  s.parser_->TakeState(*w.parser_, shift);
-  s.ForgetMemo();
+  // The same template and header (most chunks): the memo stays, for the next chunk parsed here.
+  if (s.parser_->parser().SameState(w.parser_->parser())) {
+    s.parser_->TakePending(*w.parser_, shift);
+  } else {
+    s.parser_->TakeState(*w.parser_, shift);
+    s.ForgetMemo();
+  }
   s.saw_timestamp_ = s.saw_timestamp_ || w.saw_timestamp_;
   lines_ += worker.lines;
 }
 
-// Feeds the lines of [begin, end) to the session here, numbered on.
-void ParallelFeed::FeedHere(const char* begin, const char* end) {
-  MemoryLines lines(begin, end, cap_);
-  std::string_view line;
-  while (true) {
-    std::uint64_t taken = 0;
-    lines.Skip(session_.FeedPredicted(lines.Ahead(), cap_, taken));
-    lines_ += taken;
-    const LineReader::Next next = lines.Next(line);
-    if (next == LineReader::Next::kEnd) break;
-    ++lines_;
-    if (next == LineReader::Next::kTooLong) {
-      session_.FeedTooLong(lines_);
-    } else {
-      session_.Feed(line, lines_);
+// Feeds the lines of `chunk` to `s`, a run of them at a time, numbered on from `numbered`;
+// `count` is the lines fed. False where it stopped before a run holding a lone CR or one that
+// could not be read (the runs before stay fed), or where `full()` said so after a parsed line.
+template <typename Full>
+bool ParallelFeed::FeedChunk(LogSession& s, ChunkReader& reader, const Chunk& chunk,
+                             std::uint64_t numbered, std::uint64_t& count, Full full) const {
+  reader.Start(fd_, chunk);
+  count = 0;
+  for (std::string_view run = reader.Next(); !run.empty(); run = reader.Next()) {
+    if (HasLoneCr(run.data(), run.data() + run.size())) return false;
+    MemoryLines lines(run.data(), run.data() + run.size(), cap_);
+    std::string_view line;
+    while (true) {
+      std::uint64_t taken = 0;
+      lines.Skip(s.FeedPredicted(lines.Ahead(), cap_, taken));
+      count += taken;
+      const LineReader::Next next = lines.Next(line);
+      if (next == LineReader::Next::kEnd) break;
+      ++count;
+      if (next == LineReader::Next::kTooLong) {
+        s.FeedTooLong(numbered + count);
+      } else {
+        s.Feed(line, numbered + count);
+      }
+      if (full()) return false;
     }
   }
+  return !reader.failed();
 }
 
-// Gives the pages of [begin, end) back (they stay in the page cache): the resident size stays
-// that of the chunks in hand, whatever the size of the log.
-void ParallelFeed::Release(const char* begin, const char* end) const {
-  static const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
-  const auto from = reinterpret_cast<std::uintptr_t>(begin) & ~(page - 1);
-  const auto to = reinterpret_cast<std::uintptr_t>(end) & ~(page - 1);
-  if (to > from) madvise(reinterpret_cast<void*>(from), to - from, MADV_DONTNEED);
+// Feeds the lines of `chunk` to the session here, numbered on; false where a lone CR or a failed
+// read stopped it (the lines before stay fed and counted).
+bool ParallelFeed::FeedHere(const Chunk& chunk) {
+  std::uint64_t count = 0;
+  const bool whole = FeedChunk(session_, here_, chunk, lines_, count, [] { return false; });
+  lines_ += count;
+  return whole;
 }
 
 }  // namespace dlcheck::verbose

@@ -4,21 +4,25 @@
 //
 //   Status s = FeedLog(session, reader, name, jobs);  // what session.FeedAll(reader, name) does
 //
-// A regular uncompressed file of at least kParallelMinBytes is mapped and cut at line ends into
-// chunks of about kParallelChunkBytes. Each thread parses its chunks with a session of its own
-// (parser, memo, aggregator) and records, line after line, what its session aggregated: the
-// whole event where a line was parsed, the row, time and timestamp where the memo took it. The
-// calling thread replays the records chunk after chunk into `session`: the Add and AddRepeat
-// calls one thread makes, in the order of the lines, so sums are added in the same order and the
-// listeners hear the same calls. A thread parses a chunk from the parser state (template,
-// header) the log had where an earlier chunk ended; where that guess proves wrong (the log
-// changed its template, a line held back for joining or a dispatch reason waiting for its create
-// crosses the cut) or the chunk overflowed the records' bound (a log of distinct lines), the
+// A regular uncompressed file of at least kParallelMinBytes is cut at line ends into chunks of
+// about kParallelChunkBytes, claimed in order by N threads: N - 1 workers and the calling thread,
+// each reading its chunk into a buffer of its own (pread). The calling thread goes through the chunks in order: one nobody has claimed it
+// parses itself into `session`, as FeedAll would; one a worker claimed it takes from the worker.
+// A worker parses its chunk with a session of its own (parser, memo, aggregator) and records,
+// line after line, what its session aggregated: the whole event where a line was parsed, the
+// row, time and timestamp where the memo took it. The calling thread replays the records into
+// `session`: the Add and AddRepeat calls one thread makes, in the order of the lines, so sums are
+// added in the same order and the listeners hear the same calls. A worker parses a chunk from the
+// parser state (template, header) the log had where the calling thread last finished a chunk;
+// where that guess proves wrong (the log changed its template, a line held back for joining or a
+// dispatch reason waiting for its create crosses the cut) or the chunk overflowed the records'
+// bound (a log of distinct lines), the
 // calling thread parses the chunk itself. Read on one thread, as FeedAll: pipes, compressed
-// data, smaller files, --strict, sessions with a layer, and a log with a CR not followed by LF
-// (where LineReader ends a line depends on its buffer): each thread looks for one in its chunk
-// before parsing it, and where one is found the lines before it stay fed and the rest of the log
-// is read by LineReader, as FeedAll reads it, from the line after them.
+// data, smaller files, --strict, sessions with a layer, and from where it is found, a CR not
+// followed by LF (where LineReader ends a line depends on its buffer: each thread looks for one
+// in its chunk before parsing it), a line longer than the line cap across a cut, or a chunk that
+// cannot be read whole (the file shrank, a read failed): the lines before it stay fed and
+// LineReader reads the rest of the log, as FeedAll reads it, from the line after them.
 
 #include <cstdint>
 #include <string>
@@ -40,6 +44,9 @@ struct ParallelOptions {
   int jobs = 1;
   std::uint64_t min_bytes = kParallelMinBytes;
   std::size_t chunk_bytes = kParallelChunkBytes;
+  /// Whether the calling thread parses the chunks no worker has claimed yet (false: it only
+  /// replays, for tests of the replay).
+  bool caller_parses = true;
 };
 
 /// The options for `jobs` threads, with kParallelChunkVariable's override when it is set.
@@ -48,7 +55,8 @@ ParallelOptions ParallelOptionsFor(int jobs);
 /// How a log was read (for tests and benchmarks).
 struct ParallelStats {
   std::size_t chunks = 0;    ///< chunks the log was cut into (0: read on one thread)
-  std::size_t replayed = 0;  ///< chunks parsed by a thread and replayed
+  std::size_t replayed = 0;  ///< chunks parsed by a worker and replayed
+  std::size_t reparsed = 0;  ///< chunks parsed by a worker, then again by the calling thread
 };
 
 /// Feeds the whole of `reader` as one input named `name`, as LogSession::FeedAll does, on

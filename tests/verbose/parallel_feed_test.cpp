@@ -75,7 +75,8 @@ struct Reading {
   ParallelStats stats;
 };
 
-Reading Read(const std::string& path, const ParallelOptions& options) {
+Reading Read(const std::string& path, const ParallelOptions& options,
+             std::size_t line_cap = LineReader::kDefaultLineCap) {
   LogSession session;
   CallTrail trail;
   std::vector<ExecRecord> execs;
@@ -84,7 +85,7 @@ Reading Read(const std::string& path, const ParallelOptions& options) {
   session.AddListener(&trail);
   session.AddListener(&timeline);
   LineReader reader;
-  EXPECT_TRUE(reader.Open(path).ok()) << path;
+  EXPECT_TRUE(reader.Open(path, line_cap).ok()) << path;
   Reading r;
   EXPECT_TRUE(FeedLog(session, reader, "log", options, &r.stats).ok()) << path;
   r.outcome = Outcome(session);
@@ -152,10 +153,16 @@ TEST_F(ParallelFeedTest, ChunksOfARealLogAreReplayed) {
       for (int i = 0; i < 200; ++i) out << body;
     }
     const Reading one = Read(path, {.jobs = 1});
-    const Reading many = Read(path, {.jobs = 2, .min_bytes = 1, .chunk_bytes = 64 << 10});
-    ExpectSame(one, many, name);
-    ASSERT_GT(many.stats.chunks, 4u) << name;
-    EXPECT_GE(many.stats.replayed, many.stats.chunks - 2) << name;
+    const Reading replayed = Read(
+        path, {.jobs = 2, .min_bytes = 1, .chunk_bytes = 64 << 10, .caller_parses = false});
+    ExpectSame(one, replayed, name);
+    ASSERT_GT(replayed.stats.chunks, 4u) << name;
+    EXPECT_GE(replayed.stats.replayed, replayed.stats.chunks - 2) << name;
+    EXPECT_LE(replayed.stats.reparsed, 2u) << name;
+    // The calling thread parsing the chunks no worker has claimed: the same, and no work lost.
+    const Reading shared = Read(path, {.jobs = 3, .min_bytes = 1, .chunk_bytes = 64 << 10});
+    ExpectSame(one, shared, name);
+    EXPECT_LE(shared.stats.reparsed, 2u) << name;
   }
 }
 
@@ -199,6 +206,33 @@ TEST_F(ParallelFeedTest, ALoneCrLateInTheLogGivesWhatOneThreadGives) {
     const Reading many = Read(path, {.jobs = 3, .min_bytes = 1, .chunk_bytes = chunk});
     ExpectSame(one, many, "late lone CR in chunks of " + std::to_string(chunk));
   }
+}
+
+// Lines longer than the line cap: one inside a chunk and longer than a thread's buffer (the cap
+// and a block: dropped up to its LF, reported too long), one too long but within the buffer, and
+// in small chunks, a too long line across a cut (no line end to cut at: the rest is read on one
+// thread). Each way, the report of one thread.
+TEST_F(ParallelFeedTest, LinesLongerThanTheCapGiveWhatOneThreadGives) {
+  const std::vector<std::string> lines = testing::FixtureLines("torch_cnn_2.6.3.log");
+  std::string text;
+  for (int i = 0; i < 40; ++i) {
+    for (const std::string& line : lines) text += line + "\n";
+  }
+  ASSERT_GT(text.size(), std::size_t{128} << 10);  // past the head
+  text += lines[10] + std::string(300'000, 'x') + "\n" + lines[11] + std::string(5'000, 'y') + "\n";
+  for (int i = 0; i < 3; ++i) {
+    for (const std::string& line : lines) text += line + "\n";
+  }
+  const std::string path = Repeated("long.log", text, 1);
+  constexpr std::size_t kCap = 4096;
+  const Reading one = Read(path, {.jobs = 1}, kCap);
+  const Reading chunked = Read(path, {.jobs = 2, .min_bytes = 1, .chunk_bytes = 1 << 20}, kCap);
+  ExpectSame(one, chunked, "a long line inside a chunk");
+  EXPECT_GT(chunked.stats.chunks, 1u);  // read by the chunks, not handed to LineReader
+  const Reading cut = Read(path, {.jobs = 3, .min_bytes = 1, .chunk_bytes = 97}, kCap);
+  ExpectSame(one, cut, "a long line across a cut");
+  EXPECT_EQ(cut.stats.chunks, 0u);  // the rest read by LineReader
+  EXPECT_NE(std::find(one.outcome.begin(), one.outcome.end(), "too_long 2"), one.outcome.end());
 }
 
 }  // namespace
