@@ -169,8 +169,8 @@ class ChunkReader {
 
  private:
   bool ReadBlock() {
-    const auto want = static_cast<std::size_t>(
-        std::min<std::uint64_t>({left_, kBlockBytes, capacity_ - end_}));
+    const auto want =
+        static_cast<std::size_t>(std::min<std::uint64_t>({left_, kBlockBytes, capacity_ - end_}));
     char* into = bytes_.get() + end_;
     if (!ReadAt(fd_, into, want, offset_)) {
       failed_ = true;
@@ -232,12 +232,7 @@ class ParallelFeed {
 
   ParallelFeed(LogSession& session, int fd, std::uint64_t size, std::size_t cap,
                const ParallelOptions& options)
-      : session_(session),
-        fd_(fd),
-        size_(size),
-        cap_(cap),
-        options_(options),
-        here_(cap) {}
+      : session_(session), fd_(fd), size_(size), cap_(cap), options_(options), here_(cap) {}
   bool Run(const std::string& name);
   std::uint64_t CutAfter(std::uint64_t at, std::uint64_t nominal);
   bool Claim(std::size_t& index, Chunk& chunk);

@@ -6,23 +6,23 @@
 //
 // A regular uncompressed file of at least kParallelMinBytes is cut at line ends into chunks of
 // about kParallelChunkBytes, claimed in order by N threads: N - 1 workers and the calling thread,
-// each reading its chunk into a buffer of its own (pread). The calling thread goes through the chunks in order: one nobody has claimed it
-// parses itself into `session`, as FeedAll would; one a worker claimed it takes from the worker.
-// A worker parses its chunk with a session of its own (parser, memo, aggregator) and records,
-// line after line, what its session aggregated: the whole event where a line was parsed, the
-// row, time and timestamp where the memo took it. The calling thread replays the records into
-// `session`: the Add and AddRepeat calls one thread makes, in the order of the lines, so sums are
-// added in the same order and the listeners hear the same calls. A worker parses a chunk from the
-// parser state (template, header) the log had where the calling thread last finished a chunk;
-// where that guess proves wrong (the log changed its template, a line held back for joining or a
-// dispatch reason waiting for its create crosses the cut) or the chunk overflowed the records'
-// bound (a log of distinct lines), the
-// calling thread parses the chunk itself. Read on one thread, as FeedAll: pipes, compressed
-// data, smaller files, --strict, sessions with a layer, and from where it is found, a CR not
-// followed by LF (where LineReader ends a line depends on its buffer: each thread looks for one
-// in its chunk before parsing it), a line longer than the line cap across a cut, or a chunk that
-// cannot be read whole (the file shrank, a read failed): the lines before it stay fed and
-// LineReader reads the rest of the log, as FeedAll reads it, from the line after them.
+// each reading its chunk into a buffer of its own (pread). The calling thread goes through the
+// chunks in order: one nobody has claimed it parses itself into `session`, as FeedAll would; one a
+// worker claimed it takes from the worker. A worker parses its chunk with a session of its own
+// (parser, memo, aggregator) and records, line after line, what its session aggregated: the whole
+// event where a line was parsed, the row, time and timestamp where the memo took it. The calling
+// thread replays the records into `session`: the Add and AddRepeat calls one thread makes, in the
+// order of the lines, so sums are added in the same order and the listeners hear the same calls. A
+// worker parses a chunk from the parser state (template, header) the log had where the calling
+// thread last finished a chunk; where that guess proves wrong (the log changed its template, a line
+// held back for joining or a dispatch reason waiting for its create crosses the cut) or the chunk
+// overflowed the records' bound (a log of distinct lines), the calling thread parses the chunk
+// itself. Read on one thread, as FeedAll: pipes, compressed data, smaller files, --strict, sessions
+// with a layer, and from where it is found, a CR not followed by LF (where LineReader ends a line
+// depends on its buffer: each thread looks for one in a block before parsing it), a line longer
+// than the line cap across a cut, or a chunk that cannot be read whole (the file shrank, a read
+// failed): the lines before it stay fed and LineReader reads the rest of the log, as FeedAll reads
+// it, from the line after them.
 
 #include <cstdint>
 #include <string>

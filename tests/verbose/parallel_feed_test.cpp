@@ -153,8 +153,8 @@ TEST_F(ParallelFeedTest, ChunksOfARealLogAreReplayed) {
       for (int i = 0; i < 200; ++i) out << body;
     }
     const Reading one = Read(path, {.jobs = 1});
-    const Reading replayed = Read(
-        path, {.jobs = 2, .min_bytes = 1, .chunk_bytes = 64 << 10, .caller_parses = false});
+    const Reading replayed =
+        Read(path, {.jobs = 2, .min_bytes = 1, .chunk_bytes = 64 << 10, .caller_parses = false});
     ExpectSame(one, replayed, name);
     ASSERT_GT(replayed.stats.chunks, 4u) << name;
     EXPECT_GE(replayed.stats.replayed, replayed.stats.chunks - 2) << name;
