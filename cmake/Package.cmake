@@ -68,6 +68,10 @@ set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION utils)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+# libarchive and libxlsxwriter are loaded with dlopen where first needed (a zstd or bzip2 log,
+# verbose/line_reader.cpp; a workbook, report/xlsx_printer.cpp), so dpkg-shlibdeps cannot see
+# them: named here, beside what it computes.
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "libarchive13, libxlsxwriter4")
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS "prometheus-node-exporter")
 set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA
     ${DLCHECK_PACKAGING}/deb/conffiles ${DLCHECK_PACKAGING}/deb/postinst

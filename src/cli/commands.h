@@ -133,6 +133,10 @@ int LogJobs();
 /// parsed, before the command does any work.
 void RefuseFileOnlyOnTerminal(CLI::App& app);
 
+/// Loads what the command's chosen --format needs that is not linked (report::PrepareFormat):
+/// an OutputError (exit 8) where it cannot, before the command does any work.
+void PrepareChosenFormat(CLI::App& app);
+
 /// The one-line message for a command-line error (without `dlcheck: `): an unknown command or
 /// option is named with the nearest known one ("did you mean"), a range error says the range in
 /// words, and every message ends pointing at the help of the command it concerns

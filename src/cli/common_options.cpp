@@ -344,6 +344,16 @@ std::string ShortRangeText(const std::string& message) {
 
 }  // namespace
 
+void PrepareChosenFormat(CLI::App& app) {
+  const std::vector<CLI::App*> ran = app.get_subcommands();
+  if (ran.empty()) return;
+  const CLI::Option* format = ran.front()->get_option_no_throw("--format");
+  if (format == nullptr || format->count() == 0) return;
+  if (const auto chosen = report::ParseFormat(format->results().back())) {
+    report::PrepareFormat(*chosen);
+  }
+}
+
 void RefuseFileOnlyOnTerminal(CLI::App& app) {
   const std::vector<CLI::App*> ran = app.get_subcommands();
   if (ran.empty() || isatty(STDOUT_FILENO) == 0) return;

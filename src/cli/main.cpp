@@ -282,6 +282,7 @@ int main(int argc, char** argv) {
   app.parse_complete_callback([&app] {
     dlcheck::cli::RefuseFileOnlyOnTerminal(app);
     CheckColumnsOfNamedCommand(app);
+    dlcheck::cli::PrepareChosenFormat(app);
   });
   // Tables fit the terminal's width when standard output is one; a pipe gets the full table.
   dlcheck::report::SetPrintSettings({.width = dlcheck::report::StdoutTableWidth()});

@@ -247,6 +247,10 @@ Table SelectColumns(const Table& table, const std::vector<std::string>& names) {
   return selected;
 }
 
+void PrepareFormat(Format format) {
+  if (format == Format::kXlsx) RequireXlsx();
+}
+
 void Print(const Report& whole_report, Format format, std::ostream& out) {
   Report storage;
   const Report& report = WithChosenColumns(whole_report, storage);

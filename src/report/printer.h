@@ -99,6 +99,12 @@ class OutputError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// Loads what printing `format` needs that is not linked (libxlsxwriter for xlsx, loaded with
+/// dlopen so that no other run pays for it); throws OutputError where it cannot. Called once the
+/// command line is read, before the work: a missing library fails first, not after a long run,
+/// and the memory the library maps is taken before the run's own.
+void PrepareFormat(Format format);
+
 /// `table` with only the columns `names`, in that order (each row likewise), or
 /// ColumnChoiceError when one is not a column of it. The human table never leaves a chosen
 /// column out.
@@ -125,6 +131,8 @@ void PrintJson(const Report& report, std::ostream& out);
 /// header rows, autofilters. Throws OutputError when the workbook's files (in TMPDIR, else /tmp)
 /// cannot be made or written.
 void PrintXlsx(const Report& report, std::ostream& out);
+/// Throws OutputError where libxlsxwriter cannot be loaded (PrepareFormat's part for xlsx).
+void RequireXlsx();
 
 /// One self-contained HTML page (inline CSS, script and SVG; nothing fetched): findings, the
 /// report's charts (Report::charts, chart_data.h), the flame graph and its bottom-up table when

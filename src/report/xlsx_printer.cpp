@@ -18,12 +18,51 @@
 #include <stdexcept>
 #include <string>
 
+#include "common/lazy_library.h"
 #include "os/removed_on_signal.h"
 #include "report/printer.h"
 #include "report/safe_text.h"
 
 namespace dlcheck::report {
 namespace {
+
+// libxlsxwriter, loaded at the first workbook, not linked: it brings libcrypto and minizip with
+// it, and loading them cost every run of dlcheck about 1 ms of its start, for the one format that
+// calls it. library.error() says why it cannot be used.
+struct XlsxLibrary {
+  LazyLibrary library{"libxlsxwriter.so.4"};
+  decltype(&::workbook_new_opt) workbook_new_opt = nullptr;
+  decltype(&::workbook_close) workbook_close = nullptr;
+  decltype(&::workbook_add_worksheet) workbook_add_worksheet = nullptr;
+  decltype(&::workbook_add_format) workbook_add_format = nullptr;
+  decltype(&::format_set_bold) format_set_bold = nullptr;
+  decltype(&::worksheet_write_string) worksheet_write_string = nullptr;
+  decltype(&::worksheet_write_number) worksheet_write_number = nullptr;
+  decltype(&::worksheet_write_boolean) worksheet_write_boolean = nullptr;
+  decltype(&::worksheet_set_column) worksheet_set_column = nullptr;
+  decltype(&::worksheet_freeze_panes) worksheet_freeze_panes = nullptr;
+  decltype(&::worksheet_autofilter) worksheet_autofilter = nullptr;
+  decltype(&::lxw_strerror) lxw_strerror = nullptr;
+  XlsxLibrary() {
+    library.Resolve("workbook_new_opt", workbook_new_opt);
+    library.Resolve("workbook_close", workbook_close);
+    library.Resolve("workbook_add_worksheet", workbook_add_worksheet);
+    library.Resolve("workbook_add_format", workbook_add_format);
+    library.Resolve("format_set_bold", format_set_bold);
+    library.Resolve("worksheet_write_string", worksheet_write_string);
+    library.Resolve("worksheet_write_number", worksheet_write_number);
+    library.Resolve("worksheet_write_boolean", worksheet_write_boolean);
+    library.Resolve("worksheet_set_column", worksheet_set_column);
+    library.Resolve("worksheet_freeze_panes", worksheet_freeze_panes);
+    library.Resolve("worksheet_autofilter", worksheet_autofilter);
+    library.Resolve("lxw_strerror", lxw_strerror);
+  }
+};
+
+const XlsxLibrary& Xlsx() {
+  static const XlsxLibrary library;
+  return library;
+}
 
 // Valid UTF-8 for the sheet's XML (libxlsxwriter escapes control characters itself).
 std::string ValidText(const std::string& text) {
@@ -107,7 +146,7 @@ void WriteText(lxw_worksheet* sheet, const std::string& name, lxw_row_t row, lxw
     text = CutToCellLimit(text);
   }
   Widen(log, col, Chars(text));
-  worksheet_write_string(sheet, row, col, text.c_str(), nullptr);
+  Xlsx().worksheet_write_string(sheet, row, col, text.c_str(), nullptr);
 }
 
 void WriteCell(lxw_worksheet* sheet, const std::string& name, lxw_row_t row, lxw_col_t col,
@@ -116,13 +155,13 @@ void WriteCell(lxw_worksheet* sheet, const std::string& name, lxw_row_t row, lxw
       [&](const auto& v) {
         using T = std::decay_t<decltype(v)>;
         if constexpr (std::is_same_v<T, bool>) {
-          worksheet_write_boolean(sheet, row, col, v ? 1 : 0, nullptr);
+          Xlsx().worksheet_write_boolean(sheet, row, col, v ? 1 : 0, nullptr);
           Widen(log, col, 5);
         } else if constexpr (std::is_same_v<T, std::int64_t>) {
-          worksheet_write_number(sheet, row, col, static_cast<double>(v), nullptr);
+          Xlsx().worksheet_write_number(sheet, row, col, static_cast<double>(v), nullptr);
           Widen(log, col, std::to_string(v).size());
         } else if constexpr (std::is_same_v<T, double>) {
-          if (std::isfinite(v)) worksheet_write_number(sheet, row, col, v, nullptr);
+          if (std::isfinite(v)) Xlsx().worksheet_write_number(sheet, row, col, v, nullptr);
           Widen(log, col, ValueText(value, "", "", "").size());
         } else if constexpr (std::is_same_v<T, std::string>) {
           WriteText(sheet, name, row, col, v, log);
@@ -137,10 +176,10 @@ void WriteHeader(lxw_worksheet* sheet, const std::vector<std::string>& columns,
                  const Styles& styles, WriteLog& log) {
   for (std::size_t c = 0; c < columns.size(); ++c) {
     const std::string text = ValidText(columns[c]);
-    worksheet_write_string(sheet, 0, static_cast<lxw_col_t>(c), text.c_str(), styles.header);
+    Xlsx().worksheet_write_string(sheet, 0, static_cast<lxw_col_t>(c), text.c_str(), styles.header);
     Widen(log, static_cast<lxw_col_t>(c), Chars(text) + 2);  // room for the autofilter's button
   }
-  worksheet_freeze_panes(sheet, 1, 0);
+  Xlsx().worksheet_freeze_panes(sheet, 1, 0);
 }
 
 // Each column as wide as its header and widest cell, within kMinColumnWidth..kMaxColumnWidth.
@@ -148,8 +187,8 @@ void SizeColumns(lxw_worksheet* sheet, const std::vector<std::size_t>& widths) {
   for (std::size_t c = 0; c < widths.size(); ++c) {
     const double width =
         std::clamp(static_cast<double>(widths[c]) + 1, kMinColumnWidth, kMaxColumnWidth);
-    worksheet_set_column(sheet, static_cast<lxw_col_t>(c), static_cast<lxw_col_t>(c), width,
-                         nullptr);
+    Xlsx().worksheet_set_column(sheet, static_cast<lxw_col_t>(c), static_cast<lxw_col_t>(c), width,
+                                nullptr);
   }
 }
 
@@ -163,7 +202,7 @@ struct Book {
 
 void WriteTable(Book& book, const Table& table, const std::string& prefix) {
   const std::string name = SheetName(prefix + table.name, book.used);
-  lxw_worksheet* sheet = workbook_add_worksheet(book.workbook, name.c_str());
+  lxw_worksheet* sheet = Xlsx().workbook_add_worksheet(book.workbook, name.c_str());
   if (sheet == nullptr) throw std::runtime_error("cannot add the sheet " + name);
   WriteLog log;
   WriteHeader(sheet, table.columns, book.styles, log);
@@ -175,7 +214,7 @@ void WriteTable(Book& book, const Table& table, const std::string& prefix) {
     }
   });
   if (!table.columns.empty()) {
-    worksheet_autofilter(sheet, 0, 0, r, static_cast<lxw_col_t>(table.columns.size() - 1));
+    Xlsx().worksheet_autofilter(sheet, 0, 0, r, static_cast<lxw_col_t>(table.columns.size() - 1));
   }
   SizeColumns(sheet, log.widths);
   book.cut_cells.insert(book.cut_cells.end(), log.cut_cells.begin(), log.cut_cells.end());
@@ -250,6 +289,7 @@ class LibraryStderrMuted {
 };
 
 void WriteWorkbook(const Report& report, const std::string& path) {
+  RequireXlsx();
   const LibraryStderrMuted muted;
   // constant_memory: each row goes to a temporary file once the next one starts, so a large
   // table is never held (strings are then written inline in the sheet, not shared; rows must
@@ -258,10 +298,10 @@ void WriteWorkbook(const Report& report, const std::string& path) {
   lxw_workbook_options options{
       .constant_memory = LXW_TRUE, .tmpdir = tmpdir.data(), .use_zip64 = LXW_FALSE};
   errno = 0;
-  lxw_workbook* workbook = workbook_new_opt(path.c_str(), &options);
+  lxw_workbook* workbook = Xlsx().workbook_new_opt(path.c_str(), &options);
   if (workbook == nullptr) throw OutputError(TempFileError("cannot create the workbook", errno));
-  Book book{.workbook = workbook, .styles = {workbook_add_format(workbook)}};
-  format_set_bold(book.styles.header);
+  Book book{.workbook = workbook, .styles = {Xlsx().workbook_add_format(workbook)}};
+  Xlsx().format_set_bold(book.styles.header);
   // The primary table first: the sheet a spreadsheet opens on.
   if (const Table* primary = report.Primary()) WriteTable(book, *primary, "");
   for (const Section& section : report.sections) WriteSection(book, section, "");
@@ -270,10 +310,10 @@ void WriteWorkbook(const Report& report, const std::string& path) {
   }
   WriteTable(book, FindingsTable(report, book.cut_cells), "");
   errno = 0;
-  const lxw_error closed = workbook_close(workbook);
+  const lxw_error closed = Xlsx().workbook_close(workbook);
   if (closed != LXW_NO_ERROR) {
     throw OutputError(TempFileError(
-        std::string("cannot write the workbook (") + lxw_strerror(closed) + ")", errno));
+        std::string("cannot write the workbook (") + Xlsx().lxw_strerror(closed) + ")", errno));
   }
 }
 
@@ -300,6 +340,14 @@ class TempPath {
 };
 
 }  // namespace
+
+void RequireXlsx() {
+  if (Xlsx().library.error().empty()) return;
+  throw OutputError(
+      "--format xlsx needs libxlsxwriter (Debian: libxlsxwriter4), which could not "
+      "be loaded: " +
+      Xlsx().library.error() + "; install it, or choose another format");
+}
 
 void PrintXlsx(const Report& report, std::ostream& out) {
   const TempPath temp;

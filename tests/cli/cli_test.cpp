@@ -339,9 +339,10 @@ TEST(WriteErrorTest, AReaderThatWentAwayIsNotAnError) {
   EXPECT_EQ(r.err, "");
 }
 
-// The address space (bytes) of a started `dlcheck parse -` once it waits for its first line:
-// the binary and its libraries mapped, the command line parsed.
-std::size_t StartedAddressSpace() {
+// The address space (bytes) of a started `dlcheck parse --format FORMAT -` once it waits for its
+// first line: the binary and its libraries mapped (with the one the format loads: libxlsxwriter
+// for xlsx), the command line parsed.
+std::size_t StartedAddressSpace(const char* format) {
   int in[2];
   if (pipe(in) != 0) return 0;
   const pid_t pid = fork();
@@ -349,7 +350,8 @@ std::size_t StartedAddressSpace() {
     dup2(in[0], STDIN_FILENO);
     close(in[0]);
     close(in[1]);
-    execl(DLCHECK_BINARY, DLCHECK_BINARY, "parse", "-", static_cast<char*>(nullptr));
+    execl(DLCHECK_BINARY, DLCHECK_BINARY, "parse", "--format", format, "-",
+          static_cast<char*>(nullptr));
     _exit(127);
   }
   close(in[0]);
@@ -386,9 +388,10 @@ class AddressSpaceLimitTest : public testing::ScratchDirTest {
                     "address-space limit refuses at start-up; the Release build runs this test";
 #endif
   }
-  // `prlimit --as=N ` for N `extra_mib` MiB above a started dlcheck's address space.
-  static std::string PrlimitAbove(std::size_t extra_mib) {
-    const std::size_t started = StartedAddressSpace();
+  // `prlimit --as=N ` for N `extra_mib` MiB above the address space of a dlcheck started with
+  // `--format format`.
+  static std::string PrlimitAbove(std::size_t extra_mib, const char* format = "table") {
+    const std::size_t started = StartedAddressSpace(format);
     EXPECT_GT(started, 0u) << "could not see dlcheck waiting for input";
     return "prlimit --as=" + std::to_string(started + (extra_mib << 20)) + " ";
   }
@@ -498,7 +501,6 @@ TEST_F(WorkerOutOfMemoryTest, AModelThatDoesNotFitIsReportedOnceWithSeven) {
 class BoundedMemoryTest : public AddressSpaceLimitTest {};
 
 TEST_F(BoundedMemoryTest, AnyNumberOfShapesAndAnyLengthFitIn48MiB) {
-  const std::string prlimit = PrlimitAbove(48);
   const std::string generate =
       "awk 'BEGIN { long = \"y\"; while (length(long) < 200000) long = long long;"
       " for (i = 1; i <= 200000; i++) printf "
@@ -514,8 +516,9 @@ TEST_F(BoundedMemoryTest, AnyNumberOfShapesAndAnyLengthFitIn48MiB) {
       " long }'";
   const std::string json = (dir_ / "out.json").string();
   for (const std::string format : {"csv", "table", "xlsx", "json"}) {
-    const auto r = Shell(generate + " | " + prlimit + DLCHECK_BINARY + " parse --format " + format +
-                         " - >" + (format == "json" ? json : "/dev/null"));
+    const auto r =
+        Shell(generate + " | " + PrlimitAbove(48, format.c_str()) + DLCHECK_BINARY +
+              " parse --format " + format + " - >" + (format == "json" ? json : "/dev/null"));
     EXPECT_EQ(r.exit_code, 0) << format << ": " << r.err;
   }
   std::ifstream in(json);
