@@ -417,7 +417,7 @@ LineMemo::Predicted LineMemo::LookupPredicted(const PredictedStates& states, std
 }
 
 LineMemo::Taken LineMemo::TakePredicted(const PredictedStates& states, std::string_view text,
-                                        std::size_t max_length, Aggregator& aggregator,
+                                        std::size_t max_length, Aggregator* aggregator,
                                         RepeatSink* sink) {
   Taken taken;
   while (true) {
@@ -430,7 +430,7 @@ LineMemo::Taken LineMemo::TakePredicted(const PredictedStates& states, std::stri
       continue;
     }
     ++taken.events;
-    aggregator.AddRepeatHere(found.entry, found.ms);
+    if (aggregator != nullptr) aggregator->AddRepeatHere(found.entry, found.ms);
     if (sink != nullptr) sink->OnRepeat(found.entry, found.ms, found.stamp);
   }
   return taken;

@@ -177,10 +177,10 @@ class LineMemo {
     std::uint64_t foreign = 0;  ///< of them, remembered lines without a marker
   };
   /// The per-line loop of a long log: LookupPredicted line after line over `text` (bytes read
-  /// ahead), each event added to its row of `aggregator` (AddRepeat) and handed to `sink`
-  /// (none: null), up to the first line it does not take.
+  /// ahead), each event added to its row of `aggregator` (AddRepeat; none: null) and handed to
+  /// `sink` (none: null), up to the first line it does not take.
   Taken TakePredicted(const PredictedStates& states, std::string_view text, std::size_t max_length,
-                      Aggregator& aggregator, RepeatSink* sink);
+                      Aggregator* aggregator, RepeatSink* sink);
   /// Remembers `line` (whose last field was parsed as the event's time `ms`); lines whose last
   /// field does not read back as exactly `ms` are not remembered. `stamp_at`: where a timestamp
   /// field was cut out of `line` (npos: none), for LookupPredicted.

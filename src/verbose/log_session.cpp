@@ -149,7 +149,8 @@ std::size_t LogSession::FeedPredicted(std::string_view text, std::size_t line_ca
   bool notify = false;
   for (const EventListener* l : listeners_) notify = notify || l->UsesRepeats();
   const LineMemo::Taken taken =
-      memo_.TakePredicted(PredictedStates(), text, line_cap, aggregator_, notify ? this : nullptr);
+      memo_.TakePredicted(PredictedStates(), text, line_cap,
+                          options_.add_repeats ? &aggregator_ : nullptr, notify ? this : nullptr);
   lines = taken.lines;
   stats_.lines += taken.lines;
   stats_.events += taken.events;

@@ -48,6 +48,10 @@ struct LogSessionOptions {
   /// Take repeated lines by the memo's fast path. Off when every event must be parsed in full
   /// (a listener that needs every field of every event, such as `parse --events`).
   bool memo = true;
+  /// Add the repeats the memo's fast path takes to their rows. Off for a session whose rows only
+  /// name what it hands on (a parallel reading's worker: the calling thread adds each repeat to
+  /// its own rows, so the worker's sums would never be read).
+  bool add_repeats = true;
 };
 
 /// A consumer of the session's events, called as they are aggregated (llvm-mca's view
