@@ -7,7 +7,9 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <regex>
+#include <utility>
 
 #include "cli/commands.h"
 #include "cli/enum_option.h"
@@ -342,32 +344,33 @@ std::string ShortRangeText(const std::string& message) {
   return fmt::format("{}: {} {}", m[1].str(), m[2].str(), bound);
 }
 
+// The --format the command that runs was given (its name as typed, and the format), if any.
+std::optional<std::pair<std::string, report::Format>> ChosenFormat(CLI::App& app) {
+  const std::vector<CLI::App*> ran = app.get_subcommands();
+  if (ran.empty()) return std::nullopt;
+  const CLI::Option* format = ran.front()->get_option_no_throw("--format");
+  if (format == nullptr || format->count() == 0) return std::nullopt;
+  const std::string name = format->results().back();
+  const auto chosen = report::ParseFormat(name);
+  if (!chosen) return std::nullopt;
+  return std::pair{name, *chosen};
+}
+
 }  // namespace
 
 void PrepareChosenFormat(CLI::App& app) {
-  const std::vector<CLI::App*> ran = app.get_subcommands();
-  if (ran.empty()) return;
-  const CLI::Option* format = ran.front()->get_option_no_throw("--format");
-  if (format == nullptr || format->count() == 0) return;
-  if (const auto chosen = report::ParseFormat(format->results().back())) {
-    report::PrepareFormat(*chosen);
-  }
+  if (const auto chosen = ChosenFormat(app)) report::PrepareFormat(chosen->second);
 }
 
 void RefuseFileOnlyOnTerminal(CLI::App& app) {
-  const std::vector<CLI::App*> ran = app.get_subcommands();
-  if (ran.empty() || isatty(STDOUT_FILENO) == 0) return;
-  const CLI::App& sub = *ran.front();
-  const CLI::Option* format = sub.get_option_no_throw("--format");
-  if (format == nullptr || format->count() == 0) return;
-  const std::string name = format->results().back();
-  const auto chosen = report::ParseFormat(name);
-  if (!chosen || !report::IsFileOnly(*chosen)) return;
-  const CLI::Option* output = sub.get_option_no_throw("--output");
+  if (isatty(STDOUT_FILENO) == 0) return;
+  const auto chosen = ChosenFormat(app);
+  if (!chosen || !report::IsFileOnly(chosen->second)) return;
+  const CLI::Option* output = app.get_subcommands().front()->get_option_no_throw("--output");
   if (output != nullptr && output->count() > 0) return;
-  const std::string what =
-      *chosen == report::Format::kHtml ? "a web page is for a browser" : "a workbook is binary";
-  throw CLI::ValidationError("--format " + name,
+  const std::string what = chosen->second == report::Format::kHtml ? "a web page is for a browser"
+                                                                   : "a workbook is binary";
+  throw CLI::ValidationError("--format " + chosen->first,
                              what +
                                  " and standard output is a terminal; write it to a file (-o "
                                  "FILE, or > FILE)");

@@ -3,9 +3,11 @@
 // call, whose loading with its own dependencies every run of dlcheck would otherwise pay at its
 // start. Never unloaded.
 //
-//   LazyLibrary library("libarchive.so.13");
-//   library.Resolve("archive_read_new", read_new);  // nullptr where it is missing
-//   if (!library.error().empty()) ...               // what could not be loaded or found
+//   struct Archive {
+//     LazyLibrary library{"libarchive.so.13"};
+//     DLCHECK_LAZY_FUNCTION(archive_read_new);  // a member: the function, or nullptr
+//   };
+//   if (!archive.library.error().empty()) ...    // what could not be loaded or found
 
 #include <dlfcn.h>
 
@@ -22,12 +24,14 @@ class LazyLibrary {
     }
   }
 
-  /// Sets `function` to the library's function `name`, nullptr where the library or the name is
+  /// The library's function `name` as a `Function`, nullptr where the library or the name is
   /// missing (error() then says so).
   template <typename Function>
-  void Resolve(const char* name, Function& function) {
-    function = handle_ != nullptr ? reinterpret_cast<Function>(dlsym(handle_, name)) : nullptr;
+  Function Get(const char* name) {
+    const auto function =
+        handle_ != nullptr ? reinterpret_cast<Function>(dlsym(handle_, name)) : nullptr;
     if (function == nullptr && error_.empty()) error_ = std::string("it has no ") + name;
+    return function;
   }
 
   /// Empty where the library was loaded and every name resolved so far was found.
@@ -39,3 +43,7 @@ class LazyLibrary {
 };
 
 }  // namespace dlcheck
+
+/// A member of a struct that holds a LazyLibrary member named `library` before it: the pointer
+/// to the C function `name` (whose declaration gives its type), looked up as the struct is made.
+#define DLCHECK_LAZY_FUNCTION(name) decltype(&::name) name = library.Get<decltype(&::name)>(#name)

@@ -31,32 +31,18 @@ namespace {
 // calls it. library.error() says why it cannot be used.
 struct XlsxLibrary {
   LazyLibrary library{"libxlsxwriter.so.4"};
-  decltype(&::workbook_new_opt) workbook_new_opt = nullptr;
-  decltype(&::workbook_close) workbook_close = nullptr;
-  decltype(&::workbook_add_worksheet) workbook_add_worksheet = nullptr;
-  decltype(&::workbook_add_format) workbook_add_format = nullptr;
-  decltype(&::format_set_bold) format_set_bold = nullptr;
-  decltype(&::worksheet_write_string) worksheet_write_string = nullptr;
-  decltype(&::worksheet_write_number) worksheet_write_number = nullptr;
-  decltype(&::worksheet_write_boolean) worksheet_write_boolean = nullptr;
-  decltype(&::worksheet_set_column) worksheet_set_column = nullptr;
-  decltype(&::worksheet_freeze_panes) worksheet_freeze_panes = nullptr;
-  decltype(&::worksheet_autofilter) worksheet_autofilter = nullptr;
-  decltype(&::lxw_strerror) lxw_strerror = nullptr;
-  XlsxLibrary() {
-    library.Resolve("workbook_new_opt", workbook_new_opt);
-    library.Resolve("workbook_close", workbook_close);
-    library.Resolve("workbook_add_worksheet", workbook_add_worksheet);
-    library.Resolve("workbook_add_format", workbook_add_format);
-    library.Resolve("format_set_bold", format_set_bold);
-    library.Resolve("worksheet_write_string", worksheet_write_string);
-    library.Resolve("worksheet_write_number", worksheet_write_number);
-    library.Resolve("worksheet_write_boolean", worksheet_write_boolean);
-    library.Resolve("worksheet_set_column", worksheet_set_column);
-    library.Resolve("worksheet_freeze_panes", worksheet_freeze_panes);
-    library.Resolve("worksheet_autofilter", worksheet_autofilter);
-    library.Resolve("lxw_strerror", lxw_strerror);
-  }
+  DLCHECK_LAZY_FUNCTION(workbook_new_opt);
+  DLCHECK_LAZY_FUNCTION(workbook_close);
+  DLCHECK_LAZY_FUNCTION(workbook_add_worksheet);
+  DLCHECK_LAZY_FUNCTION(workbook_add_format);
+  DLCHECK_LAZY_FUNCTION(format_set_bold);
+  DLCHECK_LAZY_FUNCTION(worksheet_write_string);
+  DLCHECK_LAZY_FUNCTION(worksheet_write_number);
+  DLCHECK_LAZY_FUNCTION(worksheet_write_boolean);
+  DLCHECK_LAZY_FUNCTION(worksheet_set_column);
+  DLCHECK_LAZY_FUNCTION(worksheet_freeze_panes);
+  DLCHECK_LAZY_FUNCTION(worksheet_autofilter);
+  DLCHECK_LAZY_FUNCTION(lxw_strerror);
 };
 
 const XlsxLibrary& Xlsx() {

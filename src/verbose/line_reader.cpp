@@ -39,28 +39,16 @@ namespace {
 // most runs never call. library.error() says why it cannot be used.
 struct ArchiveLibrary {
   LazyLibrary library{"libarchive.so.13"};
-  decltype(&archive_read_new) read_new = nullptr;
-  decltype(&archive_read_free) read_free = nullptr;
-  decltype(&archive_read_support_filter_zstd) support_zstd = nullptr;
-  decltype(&archive_read_support_filter_bzip2) support_bzip2 = nullptr;
-  decltype(&archive_read_support_format_raw) support_raw = nullptr;
-  decltype(&archive_read_open) open = nullptr;
-  decltype(&archive_read_next_header) next_header = nullptr;
-  decltype(&archive_filter_code) filter_code = nullptr;
-  decltype(&archive_read_data) read_data = nullptr;
-  decltype(&archive_error_string) error_string = nullptr;
-  ArchiveLibrary() {
-    library.Resolve("archive_read_new", read_new);
-    library.Resolve("archive_read_free", read_free);
-    library.Resolve("archive_read_support_filter_zstd", support_zstd);
-    library.Resolve("archive_read_support_filter_bzip2", support_bzip2);
-    library.Resolve("archive_read_support_format_raw", support_raw);
-    library.Resolve("archive_read_open", open);
-    library.Resolve("archive_read_next_header", next_header);
-    library.Resolve("archive_filter_code", filter_code);
-    library.Resolve("archive_read_data", read_data);
-    library.Resolve("archive_error_string", error_string);
-  }
+  DLCHECK_LAZY_FUNCTION(archive_read_new);
+  DLCHECK_LAZY_FUNCTION(archive_read_free);
+  DLCHECK_LAZY_FUNCTION(archive_read_support_filter_zstd);
+  DLCHECK_LAZY_FUNCTION(archive_read_support_filter_bzip2);
+  DLCHECK_LAZY_FUNCTION(archive_read_support_format_raw);
+  DLCHECK_LAZY_FUNCTION(archive_read_open);
+  DLCHECK_LAZY_FUNCTION(archive_read_next_header);
+  DLCHECK_LAZY_FUNCTION(archive_filter_code);
+  DLCHECK_LAZY_FUNCTION(archive_read_data);
+  DLCHECK_LAZY_FUNCTION(archive_error_string);
 };
 
 const ArchiveLibrary& Archive() {
@@ -73,13 +61,13 @@ const ArchiveLibrary& Archive() {
 // checked (CRC or checksum) as it streams. It reads from the file descriptor through Read, which
 // first hands back the bytes Open peeked at. Made only once Archive() loaded.
 struct LineReader::Unarchiver {
-  archive* reader = Archive().read_new();
+  archive* reader = Archive().archive_read_new();
   LineReader* owner = nullptr;
   std::vector<unsigned char> first;
   bool first_served = false;
   std::vector<char> chunk;
   ~Unarchiver() {
-    if (reader != nullptr) Archive().read_free(reader);
+    if (reader != nullptr) Archive().archive_read_free(reader);
   }
 
   static la_ssize_t Read(archive*, void* client, const void** buffer) {
@@ -153,9 +141,9 @@ int FilterCode(std::string_view name) {
 // without the library, ARCHIVE_WARN: it would run an external program).
 bool SupportFilter(archive* reader, std::string_view name) {
   int rc = ARCHIVE_FATAL;
-  if (name == "zstd") rc = Archive().support_zstd(reader);
-  if (name == "bzip2") rc = Archive().support_bzip2(reader);
-  return rc == ARCHIVE_OK && Archive().support_raw(reader) == ARCHIVE_OK;
+  if (name == "zstd") rc = Archive().archive_read_support_filter_zstd(reader);
+  if (name == "bzip2") rc = Archive().archive_read_support_filter_bzip2(reader);
+  return rc == ARCHIVE_OK && Archive().archive_read_support_format_raw(reader) == ARCHIVE_OK;
 }
 }  // namespace
 
@@ -304,15 +292,16 @@ Status LineReader::StartDecoder(std::vector<unsigned char> first) {
                       " data (decompress it first)");
   }
   archive_entry* entry = nullptr;
-  if (Archive().open(u.reader, &u, nullptr, &Unarchiver::Read, nullptr) != ARCHIVE_OK ||
-      Archive().next_header(u.reader, &entry) != ARCHIVE_OK) {
+  if (Archive().archive_read_open(u.reader, &u, nullptr, &Unarchiver::Read, nullptr) !=
+          ARCHIVE_OK ||
+      Archive().archive_read_next_header(u.reader, &entry) != ARCHIVE_OK) {
     return status_.ok() ? InputError(what + "corrupt or cut " + std::string(magic.name) +
-                                     " data (" + Archive().error_string(u.reader) + ")")
+                                     " data (" + Archive().archive_error_string(u.reader) + ")")
                         : status_;
   }
   // Data that only looks like `name` at its first bytes (a damaged header) is not decoded by any
   // filter: libarchive would hand it back as it is, and binary would be read as text.
-  if (Archive().filter_code(u.reader, 0) != FilterCode(magic.name)) {
+  if (Archive().archive_filter_code(u.reader, 0) != FilterCode(magic.name)) {
     return InputError(what + "corrupt " + std::string(magic.name) + " data (a damaged header)");
   }
   return {};
@@ -321,14 +310,14 @@ Status LineReader::StartDecoder(std::vector<unsigned char> first) {
 // Decompresses into `out` through libarchive; a codec error (bad CRC, cut data) ends the input
 // with an error in status_.
 bool LineReader::FillFromArchive(char* out, std::size_t room) {
-  const la_ssize_t n = Archive().read_data(unarchiver_->reader, out, room);
+  const la_ssize_t n = Archive().archive_read_data(unarchiver_->reader, out, room);
   if (n > 0) {
     end_ += static_cast<std::size_t>(n);
     return true;
   }
   eof_ = true;
   if (n < 0 && status_.ok()) {
-    const char* reason = Archive().error_string(unarchiver_->reader);
+    const char* reason = Archive().archive_error_string(unarchiver_->reader);
     status_ =
         InputError("cannot read '" + path_ + "': corrupt or cut " + std::string(compression_) +
                    " data (" + (reason != nullptr ? reason : "decompression failed") + ")");

@@ -254,7 +254,7 @@ class ParallelFeed {
   ParallelOptions options_;
   std::unique_ptr<char[]> window_ = std::make_unique_for_overwrite<char[]>(kCutWindow);
   std::uint64_t next_offset_ = 0;  // where the next chunk starts (under mutex_)
-  std::vector<Chunk> chunks_;      // cut as claimed, in order (under mutex_)
+  std::size_t claimed_ = 0;        // chunks cut and claimed so far, in order (under mutex_)
   ChunkReader here_;               // the calling thread's reader
   ParallelStats stats_;
   std::vector<Worker> workers_;
@@ -343,9 +343,8 @@ bool ParallelFeed::Claim(std::size_t& index, Chunk& chunk) {
     uncuttable_ = at < size_;
     return false;
   }
-  index = chunks_.size();
+  index = claimed_++;
   chunk = {at, static_cast<std::size_t>(stop - at)};
-  chunks_.push_back(chunk);
   next_offset_ = stop;
   return true;
 }
@@ -366,8 +365,8 @@ void ParallelFeed::NoteState() {
   state_ = std::move(now);
 }
 
-// Feeds the log; false where it stopped before a chunk (or the head) with a lone CR, the lines_
-// before it fed.
+// Feeds the log; false where it stopped early (a lone CR, a failed read, a line too long to cut
+// at), the lines_ before that point fed: LineReader then reads the rest.
 bool ParallelFeed::Run(const std::string& name) {
   // The head, here: the header lines, before any chunk is parsed from the state they give.
   const std::uint64_t head_end = CutAfter(0, std::min(kHeadBytes, options_.chunk_bytes));
@@ -399,9 +398,9 @@ bool ParallelFeed::Run(const std::string& name) {
     {
       std::unique_lock<std::mutex> lock(mutex_);
       if (!options_.caller_parses) {
-        changed_.wait(lock, [&] { return i < chunks_.size() || exhausted_; });
+        changed_.wait(lock, [&] { return i < claimed_ || exhausted_; });
       }
-      if (i == chunks_.size()) {
+      if (i == claimed_) {
         std::size_t index = 0;
         if (!Claim(index, chunk)) {
           whole = !uncuttable_;
@@ -416,7 +415,7 @@ bool ParallelFeed::Run(const std::string& name) {
   }
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    stats_.chunks = whole ? chunks_.size() : 0;
+    stats_.chunks = whole ? claimed_ : 0;
     stopping_ = true;
   }
   changed_.notify_all();
@@ -473,7 +472,7 @@ void ParallelFeed::Parse(Worker& worker, const std::string& name) {
 }
 
 // Here: the records of the worker's chunk into the session, or the chunk parsed here where they
-// cannot be; false (nothing fed) where the chunk holds a lone CR. The worker is then free.
+// cannot be; false where that parsing stopped early (FeedHere). The worker is then free.
 bool ParallelFeed::Take(Worker& worker) {
   {
     std::unique_lock<std::mutex> lock(mutex_);

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <sstream>
 #include <string>
 
@@ -87,24 +88,18 @@ TEST(WorkTest, CountsWhatBenchdnnCountsForRnn) {
 
 // The rnn problem of a verbose line, with the defaults benchdnn 2.6.3's driver_rnn.md states for
 // the keys left out; the auxiliary field's pairs.
+// l, t, mb, sic, slc, dhc, dic of a problem.
+std::array<std::int64_t, 7> Dimensions(const RnnProblem& p) {
+  return {p.l, p.t, p.mb, p.sic, p.slc, p.dhc, p.dic};
+}
+
 TEST(ProblemKeysTest, ReadsRnnProblemsAndAuxiliaryPairs) {
   const std::optional<RnnProblem> full = ReadRnnProblem("l2t10mb32sic512slc256dhc128dic64");
   ASSERT_TRUE(full);
-  EXPECT_EQ(full->l, 2);
-  EXPECT_EQ(full->t, 10);
-  EXPECT_EQ(full->mb, 32);
-  EXPECT_EQ(full->sic, 512);
-  EXPECT_EQ(full->slc, 256);
-  EXPECT_EQ(full->dhc, 128);
-  EXPECT_EQ(full->dic, 64);
+  EXPECT_EQ(Dimensions(*full), (std::array<std::int64_t, 7>{2, 10, 32, 512, 256, 128, 64}));
   const std::optional<RnnProblem> shortest = ReadRnnProblem("sic8");
   ASSERT_TRUE(shortest);
-  EXPECT_EQ(shortest->l, 1);
-  EXPECT_EQ(shortest->t, 1);
-  EXPECT_EQ(shortest->mb, 2);
-  EXPECT_EQ(shortest->slc, 8);
-  EXPECT_EQ(shortest->dhc, 8);
-  EXPECT_EQ(shortest->dic, 8);
+  EXPECT_EQ(Dimensions(*shortest), (std::array<std::int64_t, 7>{1, 1, 2, 8, 8, 8, 8}));
   EXPECT_EQ(ReadRnnProblem("sic8dhc4")->dic, 4);
   EXPECT_FALSE(ReadRnnProblem("l1t3mb2slc8"));  // no sic
   EXPECT_FALSE(ReadRnnProblem("l1t*mb2sic8"));  // a run-time dimension

@@ -166,6 +166,20 @@ TEST_F(ParallelFeedTest, ChunksOfARealLogAreReplayed) {
   }
 }
 
+// At the least size and the chunk size dlcheck uses (no DLCHECK_PARSE_CHUNK): a log of 64 MiB is
+// read in 4 MiB chunks, with the report of one thread.
+TEST_F(ParallelFeedTest, ALogOfTheLeastSizeIsReadInChunks) {
+  std::string body;
+  for (const std::string& line : testing::FixtureLines("torch_cnn_2.6.3.log")) body += line + "\n";
+  const int times = static_cast<int>(kParallelMinBytes / body.size()) + 1;
+  const std::string path = Repeated("least.log", body, times);
+  ASSERT_GE(std::filesystem::file_size(path), kParallelMinBytes);
+  const Reading one = Read(path, {.jobs = 1});
+  const Reading many = Read(path, {.jobs = 2});
+  ExpectSame(one, many, "64 MiB");
+  EXPECT_GE(many.stats.chunks, kParallelMinBytes / kParallelChunkBytes - 1);
+}
+
 // Below the least size, or compressed: one thread.
 TEST_F(ParallelFeedTest, SmallFilesAndStreamsAreReadOnOneThread) {
   const std::string name = "torch_cnn_2.6.3.log";
