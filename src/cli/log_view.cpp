@@ -90,7 +90,7 @@ contract::Member DiagnosticsMember() {
 
 void AddLogSummary(report::Report& report, const std::vector<std::string>& files,
                    const verbose::LogSession& session, const verbose::Summary& summary) {
-  AddInputSection(report, files, session.stats());
+  AddInputSection(report, &files, session.stats());
   AddHeaderSection(report, session.header());
   AddInputHeaders(report, session.input_headers());
   AddSummary(report, summary, session.aggregator().diagnostics());
@@ -106,13 +106,13 @@ void AddInputHeaders(report::Report& report,
   }
 }
 
-void AddInputSection(report::Report& report, const std::vector<std::string>& files,
+void AddInputSection(report::Report& report, const std::vector<std::string>* files,
                      const verbose::ParseStats& stats) {
   report::Section& input = report.AddSection(kInputSection);
-  if (!files.empty()) {
+  if (files != nullptr) {
     report::TextList names;
-    for (const auto& f : files) names.push_back(ValidUtf8(f));
-    input.Add(kFiles, Value(std::move(names)));
+    for (const auto& f : *files) names.push_back(ValidUtf8(f));
+    input.Add(kFiles, names.empty() ? Value() : Value(std::move(names)));
   }
   input.Add(kLines, stats.lines);
   input.Add(kEvents, stats.events);

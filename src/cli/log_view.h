@@ -92,8 +92,10 @@ report::contract::Member HeadersMember();
 report::contract::Member SummaryMember();
 report::contract::Member DiagnosticsMember();
 
-/// The `input` section: files (when given), lines, events, skipped lines by reason.
-void AddInputSection(report::Report& report, const std::vector<std::string>& files,
+/// The `input` section: files, lines, events, skipped lines by reason. `files`: the inputs as
+/// named, none to name (a captured run's scratch log: null), or nullptr for a document without
+/// the field (`run`).
+void AddInputSection(report::Report& report, const std::vector<std::string>* files,
                      const verbose::ParseStats& stats);
 /// The `header` section: what the log's info lines said (version, runtime, threads, ISA).
 void AddHeaderSection(report::Report& report, const verbose::LogHeader& header);
@@ -109,7 +111,7 @@ void AddSummary(report::Report& report, const verbose::Summary& summary,
 void AddInputHeaders(report::Report& report,
                      const std::vector<std::pair<std::string, verbose::LogHeader>>& headers);
 /// All of these for a whole log session: AddInputSection, AddHeaderSection, AddInputHeaders,
-/// AddSummary.
+/// AddSummary. `files` empty: a captured run, whose log has no name (files null).
 void AddLogSummary(report::Report& report, const std::vector<std::string>& files,
                    const verbose::LogSession& session, const verbose::Summary& summary);
 

@@ -72,7 +72,7 @@ void AddRunStream(report::Report& report, dispatch::Run& run, SortKey sort, std:
     }
   }
   // A worker's input counts its lines that were not its own protocol, skips by reason.
-  AddInputSection(report, {}, run.input);
+  AddInputSection(report, nullptr, run.input);
   if (!model) AddHeaderSection(report, run.header);
   AddSummary(report, run.summary, run.diagnostics);
   AddTimeline(report, run.execs,

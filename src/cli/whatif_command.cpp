@@ -260,15 +260,6 @@ struct IsaContext {
   std::string note;  // why there are none, when there are none
 };
 
-// The `input` section of a captured run: no file to name (its log was a scratch file).
-void NoInputFiles(report::Report& report) {
-  for (report::Section& s : report.sections) {
-    if (s.name != kInputSection.name) continue;
-    s.Add(log_field::kFiles, report::Value());  // null, in the place the document gives it
-    std::rotate(s.fields.begin(), s.fields.end() - 1, s.fields.end());
-  }
-}
-
 // `names`: the inputs as the user named them; empty for a captured run. `captured`: the model's
 // or the program's run, whose end the report tells as `run` tells it (its findings, how it
 // ended); nullptr for a log.
@@ -350,8 +341,7 @@ report::Report BuildReport(const WhatifOptions& options, const std::vector<std::
                            .high = std::string(kAvgMs.name),
                            .unit = "ms",
                            .limit = 60});
-  AddLogSummary(report, names, session, summary);
-  if (names.empty()) NoInputFiles(report);
+  AddLogSummary(report, names, session, summary);  // no names: a captured run, files null
   // The verdict first, on a terminal, with the tally of the findings (the log's, the captured
   // run's), once the last is added.
   report::SetVerdict(report, verdict);
