@@ -26,16 +26,16 @@ bool Usable(const detect::FeatureLayers* f) {
 
 void CheckPlatform(const detect::PlatformInfo& info, std::vector<Item>& items) {
   for (const auto& f : info.findings) {
-    if (f.severity != Severity::kWarning) continue;
     // libcpuid 0.6.2 reports no AVX-512 on AMD Zen 4/5: a known gap of the library, not of the
-    // machine; oneDNN reads CPUID itself. Warning on it would make every such node WARN forever,
-    // so libcpuid's disagreements are notes; the kernel's and oneDNN's stay warnings.
+    // machine; oneDNN reads CPUID itself. `platform` says libcpuid's disagreements as information
+    // (dlcheck trusts the leaves), and so does the check: an OK item with the same words.
     if (f.topic == Topic::kLibcpuid) {
       items.push_back({.check = "platform " + f.code,
                        .state = State::kOk,
-                       .detail = "a note, not a warning (libcpuid gap): " + f.message});
+                       .detail = std::string(SeverityName(f.severity)) + ": " + f.message});
       continue;
     }
+    if (f.severity != Severity::kWarning) continue;
     items.push_back({.check = "platform " + f.code,
                      .state = State::kWarning,
                      .detail = f.message,

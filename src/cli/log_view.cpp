@@ -10,18 +10,13 @@
 
 namespace dlcheck::cli {
 
-verbose::DtypeUnits DtypeUnitsOf(const detect::PlatformInfo& platform, std::string basis) {
-  auto has = [&platform](std::string_view name) {
-    const detect::FeatureLayers* f = platform.FindFeature(name);
-    return f != nullptr && f->usable.value_or(f->cpuid);
-  };
-  return {.avx512_fp16 = has("avx512_fp16"),
-          .amx_fp16 = has("amx_fp16"),
-          .avx512_bf16 = has("avx512_bf16"),
-          .amx_bf16 = has("amx_bf16"),
-          .vnni = has("avx512_vnni") || has("avx_vnni"),
-          .amx_int8 = has("amx_int8"),
-          .basis = std::move(basis)};
+verbose::DtypeUnits DtypeUnitsOf(const detect::PlatformInfo& platform, std::string subject) {
+  return verbose::DtypeUnitsOfFeatures(
+      [&platform](std::string_view name) {
+        const detect::FeatureLayers* f = platform.FindFeature(name);
+        return f != nullptr && f->usable.value_or(f->cpuid);
+      },
+      std::move(subject));
 }
 
 namespace {

@@ -83,8 +83,8 @@ inline constexpr report::Part kDiagnosticsTable{log_field::kDiagnostics.name, "D
 /// The members of a log's document: `input` (with `files` when several can be read), `header`,
 /// `headers` (one row per input file), `summary` and `diagnostics`.
 /// What `platform` found in a CPU, as the units dtype-no-native-path weighs (the usable bits of
-/// a live CPU, the CPUID bits of a recording); `basis` says where they come from.
-verbose::DtypeUnits DtypeUnitsOf(const detect::PlatformInfo& platform, std::string basis);
+/// a live CPU, the CPUID bits of a recording); `subject` names that CPU in findings.
+verbose::DtypeUnits DtypeUnitsOf(const detect::PlatformInfo& platform, std::string subject);
 
 report::contract::Member InputMember(bool with_files);
 report::contract::Member HeaderMember();

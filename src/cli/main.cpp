@@ -223,12 +223,29 @@ std::optional<int> NamedCommandFailureExit(CLI::App& app) {
   return command != nullptr ? command->failure_exit : std::nullopt;
 }
 
+// The first word of the command line that is not an option, where it names no command.
+std::optional<std::string> UnknownCommandWord(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg.starts_with('-')) continue;
+    if (dlcheck::cli::FindCommand(arg) != nullptr) return std::nullopt;
+    return std::string(arg);
+  }
+  return std::nullopt;
+}
+
 // Parses the command line and runs the command; every failure that reaches here becomes one
 // `dlcheck: ...` line and an exit code.
 int ParseAndRun(CLI::App& app, int argc, char** argv, int& exit_code) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
+    // `dlcheck nosuch --help`: the help of no command, so the unknown command is the answer.
+    if (const std::optional<std::string> unknown = UnknownCommandWord(argc, argv)) {
+      dlcheck::cli::PrintError(dlcheck::cli::UsageErrorText(
+          app, std::vector<std::string>(argv + 1, argv + argc), CLI::ExtrasError({*unknown})));
+      return exit_code;
+    }
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
     return app.exit(e);

@@ -21,6 +21,7 @@
 #include "common/exit_code.h"
 #include "common/input_rules.h"
 #include "common/status.h"
+#include "dispatch/capture.h"
 #include "dispatch/noise.h"
 #include "report/primitive_columns.h"
 #include "report/printer.h"
@@ -42,7 +43,7 @@ struct ParseOptions {
   bool strict = false;
   verbose::BenchdnnVersion benchdnn_version = verbose::BenchdnnVersion::kLogs;
   std::string benchdnn_batch;  ///< a driver: print its --batch file instead of the report
-  std::string cpuid_dump;      ///< the CPU the log ran on, for dtype-no-native-path; "": its header
+  std::string cpuid_dump;      ///< a CPU for dtype-no-native-path; "": the log's header, this host
   int jobs = 0;                ///< threads that read a large log file (0: LogJobs())
 };
 
@@ -268,8 +269,9 @@ StatusOr<int> RunParse(const ParseOptions& options) {
   if (!options.cpuid_dump.empty()) {
     StatusOr<detect::PlatformInfo> cpu = detect::DetectRecordedPlatform(options.cpuid_dump);
     if (!cpu.ok()) return cpu.status();
-    context.cpu = DtypeUnitsOf(*cpu, "the CPUID dump " + options.cpuid_dump);
+    context.cpu = DtypeUnitsOf(*cpu, "the CPU of the CPUID dump " + options.cpuid_dump);
   }
+  context.host = dispatch::HostDtypeUnits();
   // Events need every line parsed in full: no memo with --events.
   verbose::LogSession session({.strict = options.strict, .memo = !options.events});
   std::unique_ptr<report::RowStream> stream;
@@ -369,9 +371,9 @@ void SetupParse(CLI::App& subcommand, int& exit_code) {
                 "own oneDNN version), 2 (oneDNN 1.x-2.x, --cfg=) or 3 (oneDNN 3.x, --dt=)",
                 "VERSION");
   sub->add_option("--cpuid-dump", options->cpuid_dump,
-                  "the CPU the log ran on, as a raw CPUID dump (as platform --cpuid-dump "
-                  "takes): which data types it has native units for (default: the log's ISA "
-                  "line)")
+                  "a CPU to judge the log by, as a raw CPUID dump (as platform --cpuid-dump "
+                  "takes): which data types it has native units for; a log's ISA line still "
+                  "judges the log, and this CPU is then said beside it (default: this host)")
       ->check(NotEmpty("file"))
       ->option_text("FILE");
   AddEnumOption(*sub, "--benchdnn-batch", options->benchdnn_batch, BatchDrivers(),

@@ -25,6 +25,7 @@ struct PlatformOptions {
   std::string topology;    ///< replay this hwloc XML topology instead of the live one
   std::string save_raw;    ///< write this machine's raw evidence into this directory
   bool probe = false;      ///< --probe given: probe what CPUID claims
+  bool all = false;        ///< --all: every row and table in the human table
   std::vector<std::string> probe_forced;  ///< --probe FEATURE: probe these whatever CPUID says
 };
 
@@ -76,7 +77,7 @@ Status AddTopologySection(const PlatformOptions& options, report::Report& report
         "hwloc could not read this machine's topology: " + topology.status().message());
     return {};
   }
-  detect::AddTopology(*topology, report);
+  detect::AddTopology(*topology, report, options.all);
   return {};
 }
 
@@ -112,7 +113,7 @@ StatusOr<int> RunPlatform(const PlatformOptions& options) {
   if (options.probe) {
     probes = detect::RunProbes(info, options.probe_forced.empty(), options.probe_forced);
   }
-  report::Report report = detect::PlatformReport(info, probes);
+  report::Report report = detect::PlatformReport(info, probes, {.all = options.all});
   if (options.probe) {
     detect::AddProbesTable(info, probes, report);
     detect::AddProbeFindings(info, probes, report);
@@ -150,6 +151,9 @@ void SetupPlatform(CLI::App& subcommand, int& exit_code) {
                   "replay an hwloc XML topology (lstopo --of xml) instead of this machine's")
       ->check(NotEmpty("file"))
       ->option_text("FILE");
+  sub->add_flag("--all", options->all,
+                "show every row and table in the human table: the per-CPU map, and AMX features "
+                "and CPUID leaf 1Ah's core kinds on AMD (CSV and JSON always have them)");
   sub->add_option("--save-raw", options->save_raw,
                   "write this machine's raw CPUID dump (cpuid.test) and hwloc topology "
                   "(topology.xml) into DIR, to replay later")

@@ -320,7 +320,9 @@ void AddPrimitivesTable(report::Report& report, std::vector<verbose::PrimitiveSt
   t.hidden_in_table =
       report::Names({col::kLayouts, col::kAttributes, col::kAuxiliary, col::kCacheHits,
                      col::kExecMsMin, col::kExecMsMax, col::kNestedCreateMs, col::kBenchdnn});
-  t.answer_columns = report::Names({col::kExecMsTotal, col::kTimePct});
+  // Which kernel ran (its name holds its ISA, `jit:avx512_core`) and its time: what the table is
+  // for, at any width. The isa column, which says it again, goes last of the others.
+  t.answer_columns = report::Names({col::kImplementation, col::kExecMsTotal, col::kTimePct});
   t.leave_out_first =
       report::Names({col::kSkipped, col::kCreates, col::kGflops, col::kExecMsMean, col::kCreateMs,
                      col::kFallback, col::kDataTypes, col::kIsaSource, col::kIsa});

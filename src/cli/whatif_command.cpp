@@ -662,7 +662,7 @@ int EndStatus(const std::optional<dispatch::Run>& captured) {
 // report; `captured`: the run that made the log, nullopt for the user's logs.
 void MeasureAndReport(const WhatifOptions& options, const std::vector<LogInput>& inputs,
                       verbose::LogSession& session, const std::optional<dispatch::Run>& captured) {
-  const verbose::Summary summary = session.Summarize();
+  const verbose::Summary summary = session.Summarize({.host = dispatch::HostDtypeUnits()});
   const verbose::LogHeader header = session.header();
   std::vector<verbose::PrimitiveStats> rows = session.TakeRows();
 

@@ -70,7 +70,8 @@ void LibcpuidFindings(PlatformInfo& info, const FeatureSet& cpuid) {
   }
   if (!lib_any_avx512 && !cpuid_avx512.empty()) {
     const bool amd = info.cpu.vendor == "AuthenticAMD";
-    AddFinding(info, Severity::kWarning, "libcpuid-no-avx512",
+    // dlcheck already trusts the leaves and the user cannot act on the library: information.
+    AddFinding(info, Severity::kInfo, "libcpuid-no-avx512",
                fmt::format("{} reports no AVX-512, but CPUID leaf 7 reports {}: {}; dlcheck "
                            "trusts the CPUID leaves",
                            lib, Join(cpuid_avx512, "/"),
@@ -79,7 +80,7 @@ void LibcpuidFindings(PlatformInfo& info, const FeatureSet& cpuid) {
                Topic::kLibcpuid);
   }
   if (!other.empty()) {
-    AddFinding(info, Severity::kWarning, "libcpuid-disagrees",
+    AddFinding(info, Severity::kInfo, "libcpuid-disagrees",
                fmt::format("{} and CPUID disagree on {}; dlcheck trusts the CPUID leaves", lib,
                            Join(other, ", ")),
                Topic::kLibcpuid);
@@ -242,6 +243,16 @@ PlatformInfo Combine(const CpuidSource& source, const FeatureSet& cpuid,
                              kind.kind));
     }
   }
+  if (const FeatureLayers* avx512 = info.FindFeature("avx512f");
+      info.cpu.microarchitecture == "Zen 4" && avx512 != nullptr && avx512->cpuid) {
+    // Zen 4 splits each 512-bit operation over its 256-bit units (Zen 5's desktop and server
+    // parts have 512-bit data paths): per cycle, AVX-512 computes what AVX2 does.
+    AddFinding(info, Severity::kInfo, "avx512-on-256-bit-units",
+               "Zen 4 runs AVX-512 on 256-bit units, two passes for each 512-bit operation: "
+               "an avx512_core kernel has AVX2's peak per cycle and gains only from its masks, "
+               "its 32 registers and its instructions (VNNI, BF16), so an avx2 kernel may be as "
+               "fast or faster; `dlcheck dispatch` measures both on each primitive");
+  }
   if (info.cpu.microarchitecture == "unknown") {
     AddFinding(info, Severity::kInfo, "unknown-microarchitecture",
                fmt::format("dlcheck's table does not know {} family {} model {} stepping {}; the "
@@ -346,15 +357,27 @@ PlatformInfo BuildPlatformInfo(
                  logical_cpus);
 }
 
-std::string LiveOneDnn3MaxIsa() {
-  const LiveCpuidSource source;
+namespace {
+
+FeatureSet UsableFeatures(const CpuidSource& source) {
   const FeatureSet cpuid = DecodeFeatures(source);
   const std::optional<std::uint64_t> xcr0 = source.Xcr0();
   std::optional<FeatureSet> os;
   if (xcr0) os = OsEnablement(cpuid, *xcr0, source.AmxPermission());
-  FeatureSet effective;
-  for (const auto& [name, present] : cpuid) effective[name] = present && (!os || os->at(name));
-  return MaxOneDnn3Isa(effective, DecodeAvx10Version(source)).isa;
+  FeatureSet usable;
+  for (const auto& [name, present] : cpuid) usable[name] = present && (!os || os->at(name));
+  return usable;
+}
+
+}  // namespace
+
+FeatureSet LiveUsableFeatures() {
+  return UsableFeatures(LiveCpuidSource());
+}
+
+std::string LiveOneDnn3MaxIsa() {
+  const LiveCpuidSource source;
+  return MaxOneDnn3Isa(UsableFeatures(source), DecodeAvx10Version(source)).isa;
 }
 
 PlatformInfo DetectLivePlatform() {

@@ -79,6 +79,11 @@ std::vector<CpuidCoreType> CoreTypesOf(const CpuidDump& dump, const FeatureSet& 
 /// This machine: CPUID, XGETBV, arch_prctl, libcpuid, /proc/cpuinfo.
 PlatformInfo DetectLivePlatform();
 
+/// This CPU's features (`/proc/cpuinfo` names) that CPUID reports and the OS enabled (XCR0, the
+/// AMX permission), from this thread's CPUID only: no libcpuid, no /proc, for a command that
+/// needs the features alone (what the host has, said beside a log's findings).
+FeatureSet LiveUsableFeatures();
+
 /// The highest ISA oneDNN 3.x would dispatch to on this CPU (MaxOneDnn3Isa of the bits the OS
 /// enabled), from this thread's CPUID and XCR0 only: no libcpuid, no /proc, for a command that
 /// needs the level alone (the benchdnn lines' host check).

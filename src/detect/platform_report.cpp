@@ -78,8 +78,44 @@ const contract::Document& PlatformDocument() {
   return kPlatform;
 }
 
+namespace {
+
+// The features as the human table shows them on a vendor with rows left out (AMX on AMD): a view
+// without those rows, its caption saying how many and how to see them; the full table stays in
+// CSV, JSON and xlsx.
+void AddVendorView(const PlatformInfo& info, report::Report& report) {
+  report::Table& full = report.tables.back();
+  std::vector<std::vector<report::Value>> kept;
+  std::size_t left_out = 0;
+  for (std::size_t i = 0; i < info.features.size(); ++i) {
+    if (LeftOutForVendor(info.cpu.vendor, info.features[i].name)) {
+      ++left_out;
+    } else {
+      kept.push_back(full.rows[i]);
+    }
+  }
+  if (left_out == 0) return;
+  full.omit_in_table = true;
+  report::Table view = full;
+  view.name = "features_shown";
+  view.omit_in_table = false;
+  view.only_in_table = true;
+  view.rows = std::move(kept);
+  view.caption = fmt::format(
+      "{} AMX rows left out: {} has no AMX (--all shows them; CSV and JSON "
+      "have every row)",
+      left_out, info.cpu.vendor);
+  report.tables.push_back(std::move(view));
+}
+
+}  // namespace
+
+bool LeftOutForVendor(std::string_view vendor, std::string_view feature) {
+  return vendor == "AuthenticAMD" && StateClassOf(feature) == StateClass::kAmx;
+}
+
 void AddPlatform(const PlatformInfo& info, report::Report& report,
-                 const std::vector<ProbeResult>& probes) {
+                 const std::vector<ProbeResult>& probes, PlatformView view) {
   using namespace cpu_field;
   report::Section& cpu = report.AddSection(kCpuSection);
   cpu.Add(kSource, info.source)
@@ -110,6 +146,8 @@ void AddPlatform(const PlatformInfo& info, report::Report& report,
   for (const CpuidCoreType& kind : info.core_types) {
     kinds.rows.push_back({kind.kind, kind.logical_cpus, kind.same_features});
   }
+  // Leaf 1Ah is Intel's hybrid leaf: all zeros on AMD, a table that says nothing there.
+  kinds.omit_in_table = !view.all && info.cpu.vendor == "AuthenticAMD";
 
   using namespace levels_field;
   report::Section& levels = report.AddSection(kLevelsSection);
@@ -132,6 +170,7 @@ void AddPlatform(const PlatformInfo& info, report::Report& report,
                              Optional(f.kernel), Optional(f.usable),
                              ProbeValue(FindProbe(probes, f.name)), f.hidden_by_hypervisor});
   }
+  if (!view.all) AddVendorView(info, report);
 
   report.findings.insert(report.findings.end(), info.findings.begin(), info.findings.end());
 }
@@ -146,9 +185,10 @@ std::string PlatformVerdict(const PlatformInfo& info) {
          (info.onednn_max_isa.empty() ? std::string("-") : info.onednn_max_isa);
 }
 
-report::Report PlatformReport(const PlatformInfo& info, const std::vector<ProbeResult>& probes) {
+report::Report PlatformReport(const PlatformInfo& info, const std::vector<ProbeResult>& probes,
+                              PlatformView view) {
   report::Report report(PlatformDocument());
-  AddPlatform(info, report, probes);
+  AddPlatform(info, report, probes, view);
   return report;
 }
 

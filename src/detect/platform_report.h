@@ -101,17 +101,28 @@ const report::contract::Document& PlatformDocument();
 /// the command writes it (`platform --probe`; a check's probes fill the features' probe column).
 std::vector<report::contract::Member> PlatformMembers(bool with_probes);
 
+/// Which rows the human table shows: on a vendor whose silicon has no such thing (AMX and
+/// CPUID leaf 1Ah's core kinds on AuthenticAMD), the rows are left out of it unless `all`;
+/// CSV, JSON and xlsx keep every row.
+struct PlatformView {
+  bool all = false;
+};
+
 /// Fills `report` (command "platform") from `info`; `probes` fill the `probe` column.
 void AddPlatform(const PlatformInfo& info, report::Report& report,
-                 const std::vector<ProbeResult>& probes = {});
+                 const std::vector<ProbeResult>& probes = {}, PlatformView view = {});
+
+/// Whether the human table leaves `feature` out for `vendor` (AMX on AuthenticAMD): a vendor
+/// whose silicon has none, where 10 rows of `no` say nothing.
+bool LeftOutForVendor(std::string_view vendor, std::string_view feature);
 
 /// A new report holding just the platform.
 /// The platform's verdict: "Intel(R) Xeon(R) w9-3475X: x86-64-v4; oneDNN dispatches
 /// avx512_core_amx" (what oneDNN reports live, what it would choose for a recording).
 std::string PlatformVerdict(const PlatformInfo& info);
 
-report::Report PlatformReport(const PlatformInfo& info,
-                              const std::vector<ProbeResult>& probes = {});
+report::Report PlatformReport(const PlatformInfo& info, const std::vector<ProbeResult>& probes = {},
+                              PlatformView view = {});
 
 /// The `probes` table: feature, cpuid, probe (true: ran, false: faulted, null: no result),
 /// detail.

@@ -99,7 +99,9 @@ void AddCache(hwloc_topology_t t, hwloc_obj_t obj, std::string type,
       return;
     }
   }
-  caches.push_back({level, std::move(type), size, 1, cores, pus});
+  caches.push_back({level, std::move(type), size, 1, cores, pus,
+                    static_cast<int>(obj->attr->cache.linesize),
+                    static_cast<int>(obj->attr->cache.associativity)});
 }
 
 std::string CacheTypeName(hwloc_obj_cache_type_t type) {
@@ -112,6 +114,44 @@ std::string CacheTypeName(hwloc_obj_cache_type_t type) {
       return "unified";
   }
   return "unified";
+}
+
+// The logical index of `pu`'s ancestor of `type`, -1 where it has none.
+int AncestorIndex(hwloc_topology_t t, hwloc_obj_type_t type, hwloc_obj_t pu) {
+  const hwloc_obj_t above = hwloc_get_ancestor_obj_by_type(t, type, pu);
+  return above != nullptr ? static_cast<int>(above->logical_index) : -1;
+}
+
+// The OS index of the NUMA node whose cpuset holds `cpu`, -1 where none does.
+int NodeOf(hwloc_topology_t t, unsigned cpu) {
+  for (hwloc_obj_t node = hwloc_get_next_obj_by_type(t, HWLOC_OBJ_NUMANODE, nullptr);
+       node != nullptr; node = hwloc_get_next_obj_by_type(t, HWLOC_OBJ_NUMANODE, node)) {
+    if (node->cpuset != nullptr && hwloc_bitmap_isset(node->cpuset, cpu)) {
+      return static_cast<int>(node->os_index);
+    }
+  }
+  return -1;
+}
+
+// Every PU where it sits (lscpu -e's map), by OS number; `allowed` (may be null: all are) marks
+// those this process may use.
+std::vector<PuPlace> PuPlaces(hwloc_topology_t t, hwloc_const_bitmap_t allowed) {
+  std::vector<PuPlace> places;
+  for (hwloc_obj_t pu = hwloc_get_next_obj_by_type(t, HWLOC_OBJ_PU, nullptr); pu != nullptr;
+       pu = hwloc_get_next_obj_by_type(t, HWLOC_OBJ_PU, pu)) {
+    const hwloc_obj_t package = hwloc_get_ancestor_obj_by_type(t, HWLOC_OBJ_PACKAGE, pu);
+    places.push_back({.cpu = pu->os_index,
+                      .core = AncestorIndex(t, HWLOC_OBJ_CORE, pu),
+                      .package = package != nullptr ? static_cast<int>(package->os_index) : -1,
+                      .node = NodeOf(t, pu->os_index),
+                      .l1d = AncestorIndex(t, HWLOC_OBJ_L1CACHE, pu),
+                      .l2 = AncestorIndex(t, HWLOC_OBJ_L2CACHE, pu),
+                      .l3 = AncestorIndex(t, HWLOC_OBJ_L3CACHE, pu),
+                      .allowed = allowed == nullptr || hwloc_bitmap_isset(allowed, pu->os_index)});
+  }
+  std::sort(places.begin(), places.end(),
+            [](const PuPlace& a, const PuPlace& b) { return a.cpu < b.cpu; });
+  return places;
 }
 
 std::vector<CacheInfo> Caches(hwloc_topology_t t) {
@@ -223,6 +263,7 @@ Topology Extract(hwloc_topology_t t, std::string source, bool live) {
     topo.allowed_pus = Weight(allowed.get());
     topo.allowed_cpuset = ListText(allowed.get());
   }
+  topo.cpus = PuPlaces(t, allowed.get());
   topo.allowed_differs = topo.allowed_pus != topo.pus;
   if (live && topo.is_this_system) {
     if (std::optional<os::CpuQuota> quota = os::ReadCpuQuota()) {

@@ -27,6 +27,21 @@ struct CacheInfo {
   int instances = 0;            ///< how many caches of this kind the machine has
   int cores_per_instance = 0;   ///< cores under one instance (the largest, if they differ)
   int pus_per_instance = 0;     ///< PUs (hardware threads) under one instance (the largest)
+  int line_bytes = 0;  ///< cache line size (lscpu -C's ONE-SIZE... COHERENCY-SIZE); 0: unknown
+  int ways = 0;        ///< associativity; 0: unknown, -1: fully associative
+};
+
+/// One PU (hardware thread) where it sits, as `lscpu -e` maps it: its core, package, NUMA node
+/// and the caches it shares (their logical indexes at each level; -1 where it has none there).
+struct PuPlace {
+  unsigned cpu = 0;     ///< the OS's CPU number
+  int core = -1;        ///< hwloc's logical core index
+  int package = -1;     ///< the package's OS index (socket)
+  int node = -1;        ///< the NUMA node's OS index
+  int l1d = -1;         ///< the L1 data cache's logical index
+  int l2 = -1;          ///< the L2's
+  int l3 = -1;          ///< the L3's
+  bool allowed = true;  ///< this process may run on it (the allowed cpuset)
 };
 
 /// One NUMA node (memory domain).
@@ -65,6 +80,7 @@ struct Topology {
   /// Sorted by level, then type (data, instruction, unified, memory-side), then size.
   std::vector<CacheInfo> caches;
   std::vector<HwlocCpuKind> cpu_kinds;  ///< empty when hwloc knows no kinds, or only one
+  std::vector<PuPlace> cpus;            ///< every PU, by OS number (lscpu -e's map)
   /// PUs this process may use: the cgroup cpuset intersected with its CPU affinity. For an XML
   /// file, what the recording process was allowed (the file's allowed_cpuset).
   int allowed_pus = 0;

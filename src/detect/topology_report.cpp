@@ -23,17 +23,28 @@ report::contract::Member TopologyMember() {
       {kSource, kIsThisSystem, kPackages, kNumaNodes, kDies, kGroups, kCores, kPus, kSmtPerCore,
        kL3Instances, kMemoryMib, kAllowedPus, kAllowedCpuset, kAllowedDiffers, kCpuQuota,
        Rows(kCachesTable, Members(kCacheColumns)), Rows(kNumaTable, Members(kNumaColumns)),
-       Rows(kCoreKindsTable, Members(kCoreKindColumns))});
+       Rows(kCoreKindsTable, Members(kCoreKindColumns)), Rows(kCpusTable, Members(kCpuColumns))});
 }
 
-void AddTopology(const Topology& topology, report::Report& report) {
+namespace {
+
+// A count or index that hwloc may not know: null where it is `unknown`.
+report::Value KnownOrNull(int value, int unknown = 0) {
+  return value != unknown ? report::Value(value) : report::Value();
+}
+
+}  // namespace
+
+void AddTopology(const Topology& topology, report::Report& report, bool show_cpus) {
   using namespace topology_field;
   report::Section& s = report.AddSection(kTopologySection);
   s.Add(kSource, topology.source)
       .Add(kIsThisSystem, topology.is_this_system)
       .Add(kPackages, topology.packages)
       .Add(kNumaNodes, topology.numa_nodes)
-      .Add(kDies, topology.dies)
+      // hwloc finds no Die object where the firmware or a hypervisor does not describe them: that
+      // is unknown, not a machine without dies.
+      .Add(kDies, topology.dies > 0 ? report::Value(topology.dies) : report::Value())
       .Add(kGroups, topology.groups)
       .Add(kCores, topology.cores)
       .Add(kPus, topology.pus)
@@ -48,7 +59,8 @@ void AddTopology(const Topology& topology, report::Report& report) {
   report::Table& caches = s.AddTable(kCachesTable, kCacheColumns);
   for (const CacheInfo& c : topology.caches) {
     caches.rows.push_back({c.level, c.type, SizeIn(c.size_bytes, kKiB), c.instances,
-                           c.cores_per_instance, c.pus_per_instance});
+                           c.cores_per_instance, c.pus_per_instance, KnownOrNull(c.line_bytes),
+                           c.ways != 0 ? report::Value(c.ways) : report::Value()});
   }
 
   report::Table& numa = s.AddTable(kNumaTable, kNumaColumns);
@@ -59,6 +71,16 @@ void AddTopology(const Topology& topology, report::Report& report) {
   report::Table& kinds = s.AddTable(kCoreKindsTable, kCoreKindColumns);
   for (const HwlocCpuKind& k : topology.cpu_kinds) {
     kinds.rows.push_back({k.name, k.efficiency, k.cores, k.pus, k.infos});
+  }
+
+  // One row a PU: long on a big machine, so the human table shows it with --all (JSON always).
+  report::Table& cpus = s.AddTable(kCpusTable, kCpuColumns);
+  cpus.omit_in_table = !show_cpus;
+  for (const PuPlace& p : topology.cpus) {
+    cpus.rows.push_back({static_cast<std::int64_t>(p.cpu), KnownOrNull(p.core, -1),
+                         KnownOrNull(p.package, -1), KnownOrNull(p.node, -1),
+                         KnownOrNull(p.l1d, -1), KnownOrNull(p.l2, -1), KnownOrNull(p.l3, -1),
+                         p.allowed});
   }
 
   report.findings.insert(report.findings.end(), topology.findings.begin(), topology.findings.end());

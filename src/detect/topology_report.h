@@ -50,6 +50,17 @@ inline constexpr Field kSizeKib{"size_kib", Type::kInteger};
 inline constexpr Field kInstances{"instances", Type::kInteger};
 inline constexpr Field kCoresPerInstance{"cores_per_instance", Type::kInteger};
 inline constexpr Field kPusPerInstance{"pus_per_instance", Type::kInteger};
+inline constexpr Field kLineBytes{"line_bytes", Type::kInteger};  ///< null: unknown
+inline constexpr Field kWays{"ways", Type::kInteger};  ///< null: unknown; -1: fully associative
+// topology.cpus (lscpu -e's map: null where the PU has no such ancestor)
+inline constexpr Field kCpu{"cpu", Type::kInteger};
+inline constexpr Field kCore{"core", Type::kInteger};
+inline constexpr Field kPackage{"package", Type::kInteger};
+inline constexpr Field kNode{"node", Type::kInteger};
+inline constexpr Field kL1d{"l1d", Type::kInteger};
+inline constexpr Field kL2{"l2", Type::kInteger};
+inline constexpr Field kL3{"l3", Type::kInteger};
+inline constexpr Field kAllowed{"allowed", Type::kBoolean};
 // topology.numa
 inline constexpr Field kOsIndex{"os_index", Type::kInteger};
 // topology.core_kinds (hwloc's CPU kinds)
@@ -63,15 +74,22 @@ inline constexpr report::Part kTopologySection{"topology", "Topology"};
 inline constexpr report::Part kCachesTable{"caches", "Caches"};
 inline constexpr report::Part kNumaTable{"numa", "NUMA nodes"};
 inline constexpr report::Part kCoreKindsTable{"core_kinds", "Core kinds"};
+inline constexpr report::Part kCpusTable{"cpus", "CPUs (lscpu -e: core, socket, node, caches)"};
 
 inline constexpr std::array kCacheColumns = {topology_field::kLevel,
                                              topology_field::kType,
                                              topology_field::kSizeKib,
                                              topology_field::kInstances,
                                              topology_field::kCoresPerInstance,
-                                             topology_field::kPusPerInstance};
+                                             topology_field::kPusPerInstance,
+                                             topology_field::kLineBytes,
+                                             topology_field::kWays};
 inline constexpr std::array kNumaColumns = {topology_field::kOsIndex, topology_field::kMemoryMib,
                                             topology_field::kCores, topology_field::kPus};
+inline constexpr std::array kCpuColumns = {topology_field::kCpu,     topology_field::kCore,
+                                           topology_field::kPackage, topology_field::kNode,
+                                           topology_field::kL1d,     topology_field::kL2,
+                                           topology_field::kL3,      topology_field::kAllowed};
 inline constexpr std::array kCoreKindColumns = {topology_field::kName, topology_field::kEfficiency,
                                                 topology_field::kCores, topology_field::kPus,
                                                 topology_field::kInfos};
@@ -81,6 +99,8 @@ report::contract::Member TopologyMember();
 
 /// Adds the section `topology` (counts, allowed CPUs, and the nested tables `caches`, `numa`
 /// and `core_kinds`) to `report`, and the topology's findings (TopologyFindings).
-void AddTopology(const Topology& topology, report::Report& report);
+/// `show_cpus`: the per-PU map (`cpus`) in the human table too (`platform --all`); CSV, JSON
+/// and xlsx always have it.
+void AddTopology(const Topology& topology, report::Report& report, bool show_cpus = false);
 
 }  // namespace dlcheck::detect

@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstdlib>
 
+#include "detect/platform.h"
 #include "dispatch/worker_protocol.h"
 #include "verbose/log_session.h"
 #include "verbose/output_splitter.h"
@@ -270,7 +271,8 @@ StatusOr<Run> CaptureProgram(const ProgramSource& source, const CaptureSettings&
   // A signal dlcheck passed on ends the log where the program was stopped; a log without a
   // primitive line is said by the command's own findings (verbose::CallerSaysWhyNoPrimitive).
   const verbose::RunContext context{.whole_run = ended->interrupted == 0,
-                                    .recorded_verbose_lines = splitter.verbose_lines()};
+                                    .recorded_verbose_lines = splitter.verbose_lines(),
+                                    .host = HostDtypeUnits()};
   Run run = recorder.Finish(std::move(*ended), context);
   run.verbose_lines = splitter.verbose_lines();
   run.program_output = {.bytes = splitter.program_bytes(), .lines = splitter.program_lines()};
@@ -279,6 +281,16 @@ StatusOr<Run> CaptureProgram(const ProgramSource& source, const CaptureSettings&
 }
 
 }  // namespace
+
+verbose::DtypeUnits HostDtypeUnits() {
+  const detect::FeatureSet usable = detect::LiveUsableFeatures();
+  return verbose::DtypeUnitsOfFeatures(
+      [&usable](std::string_view name) {
+        const auto found = usable.find(name);
+        return found != usable.end() && found->second;
+      },
+      "this host");
+}
 
 StatusOr<Run> Capture(const RunSource& source, const CaptureSettings& settings) {
   if (const auto* model = std::get_if<ModelSource>(&source)) return CaptureModel(*model, settings);

@@ -23,6 +23,7 @@
 #include "common/status.h"
 #include "dispatch/model_worker.h"
 #include "dispatch/run.h"
+#include "verbose/native_paths.h"
 #include "verbose/timeline.h"
 
 namespace dlcheck::dispatch {
@@ -116,5 +117,10 @@ struct CaptureSettings {
 /// (a program: 127 not found, 126 not executable; the worker: 5) or a program is asked for a
 /// scalar run (2); a run that fails is a Run with its outcome.
 StatusOr<Run> Capture(const RunSource& source, const CaptureSettings& settings);
+
+/// What this host has for each low-precision data type (its usable features), named "this host"
+/// in findings: a log's findings add it where the log's CPU or cap differs
+/// (verbose::RunContext::host).
+verbose::DtypeUnits HostDtypeUnits();
 
 }  // namespace dlcheck::dispatch

@@ -1,7 +1,8 @@
 // --format html: the whole report as one self-contained page (inline CSS, script and SVG;
 // nothing fetched, so it works from file:// and as a CI artifact). Findings first, then the
-// report's charts (report::Chart, drawn by chart_data.h), the flame graph of a `stacks` table
-// with its bottom-up view, then each section and table as the human table shows them. Tables
+// primary table (its answer columns after its first), then the report's charts (report::Chart,
+// drawn by chart_data.h), the flame graph of a `stacks` table with its bottom-up view, then each
+// section and the other tables as the human table shows them. Tables
 // sort on a click on a header and filter on the text typed above them; numbers are
 // right-aligned, with their unit under the column's name. Every text from the report is escaped
 // (chart::EscapeMarkup), and the page's only script is the constant below: a log line can
@@ -168,14 +169,25 @@ void WriteFindings(const Report& report, std::ostream& out) {
     out << "<p>None.</p>\n";
     return;
   }
+  // The first few stay on the first screen beside the verdict and the top rows; the rest fold
+  // under one line that says how many.
+  constexpr std::size_t kFindingsOnFirstScreen = 4;
   out << "<ul class=\"findings\">\n";
-  for (const Finding& f : report.findings) {
+  for (std::size_t i = 0; i < report.findings.size(); ++i) {
+    const Finding& f = report.findings[i];
+    if (i == kFindingsOnFirstScreen) {
+      out << fmt::format(
+          "</ul>\n<details class=\"findings\"><summary>{} more finding{}</summary>"
+          "\n<ul class=\"findings\">\n",
+          report.findings.size() - i, report.findings.size() - i == 1 ? "" : "s");
+    }
     const std::string_view severity = SeverityName(f.severity);
     out << fmt::format(
         "<li class=\"{0}\"><span class=\"sev\">{0}</span><code>{1}</code> {2}</li>\n", severity,
         EscapeMarkup(f.code), EscapeMarkup(f.message));
   }
   out << "</ul>\n";
+  if (report.findings.size() > kFindingsOnFirstScreen) out << "</details>\n";
 }
 
 // What a table's columns hold, from one pass over its rows: numbers (every non-null cell is
@@ -233,6 +245,24 @@ bool HiddenIn(const Table& table, const std::string& column) {
          table.hidden_in_table.end();
 }
 
+// The order the page shows `table`'s columns in: the first (what a row is), then the answer
+// columns (the times a table is sorted by), then the others as declared, so that a wide table's
+// answers are on the first screen, not off it to the right.
+std::vector<std::size_t> ColumnOrder(const Table& table) {
+  std::vector<std::size_t> order;
+  if (table.columns.empty()) return order;
+  order.push_back(0);
+  for (const std::string& answer : table.answer_columns) {
+    const auto at = std::find(table.columns.begin() + 1, table.columns.end(), answer);
+    if (at != table.columns.end())
+      order.push_back(static_cast<std::size_t>(at - table.columns.begin()));
+  }
+  for (std::size_t c = 1; c < table.columns.size(); ++c) {
+    if (std::find(order.begin(), order.end(), c) == order.end()) order.push_back(c);
+  }
+  return order;
+}
+
 void WriteTable(Page& page, const Table& table, int level) {
   if (!ShownInTable(table)) return;
   std::ostream& out = page.out;
@@ -272,8 +302,9 @@ void WriteTable(Page& page, const Table& table, int level) {
   out << "</div>\n";
   out << fmt::format("<div class=\"scroll\"><table class=\"data\" id=\"{}\" data-name=\"{}\">", id,
                      EscapeMarkup(table.name));
+  const std::vector<std::size_t> order = ColumnOrder(table);
   out << "<thead><tr>";
-  for (std::size_t c = 0; c < table.columns.size(); ++c) {
+  for (const std::size_t c : order) {
     const std::string unit = UnitOf(table.columns[c]);
     out << "<th class=\"" << (numeric[c] ? "n" : "") << (hidden[c] ? " x" : "") << "\">"
         << EscapeMarkup(table.columns[c]);
@@ -283,7 +314,7 @@ void WriteTable(Page& page, const Table& table, int level) {
   out << "</tr></thead>\n<tbody>\n";
   ForEachRow(table, [&](const std::vector<Value>& row) {
     out << "<tr>";
-    for (std::size_t c = 0; c < table.columns.size(); ++c) {
+    for (const std::size_t c : order) {
       WriteCell(c < row.size() ? row[c] : Value(), numeric[c], hidden[c], out);
     }
     out << "</tr>\n";
@@ -375,10 +406,27 @@ void WriteStacks(Page& page, const Table& table) {
 
 }  // namespace
 
+// The table the first screen shows: the primary one where the page shows it with rows, else the
+// first top-level table it shows with rows (the view that stands for a primary table left out of
+// the human table; profile's classes where no JIT kernel was sampled).
+const Table* FirstScreenTable(const Report& report) {
+  const auto has_rows = [](const Table& t) { return ShownInTable(t) && RowCount(t) > 0; };
+  const Table* primary = report.Primary();
+  if (primary != nullptr && has_rows(*primary)) return primary;
+  for (const Table& t : report.tables) {
+    if (has_rows(t)) return &t;
+  }
+  return primary != nullptr && ShownInTable(*primary) ? primary : nullptr;
+}
+
 void PrintHtml(const Report& report, std::ostream& out) {
   std::ostringstream body;
   Page content{body};
   WriteFindings(report, body);
+  // The first screen answers: the verdict (the headline), the findings, then the top rows of the
+  // primary table with their times; the charts and the other sections follow.
+  const Table* primary = FirstScreenTable(report);
+  if (primary != nullptr) WriteTable(content, *primary, 2);
   bool charts_started = false;
   for (const Chart& chart : report.charts) {
     std::ostringstream svg;
@@ -392,9 +440,10 @@ void PrintHtml(const Report& report, std::ostream& out) {
          << "</figure>\n";
   }
   if (const Table* stacks = report.FindTable(kStacksTable)) WriteStacks(content, *stacks);
-  // The primary table first, as the human table reads: then the sections, then the others.
   for (const Section& s : report.sections) WriteSection(content, s, 2);
-  for (const Table& t : report.tables) WriteTable(content, t, 2);
+  for (const Table& t : report.tables) {
+    if (&t != primary) WriteTable(content, t, 2);
+  }
 
   const std::string title = "dlcheck " + report.command;
   out << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"

@@ -497,7 +497,10 @@ Fitted FitGrid(const Table& table, const Grid& grid, std::size_t indent, std::si
   return fit;
 }
 
-constexpr std::array kKeeps = {Keep::kStart, Keep::kBothEnds, Keep::kEnd};
+// In order of preference: a cut in the middle keeps a name's start and its distinguishing end
+// (`brgemm_…avx512_core`, `backward_…data`), where a cut at the end would lose the ISA or the
+// pass.
+constexpr std::array kKeeps = {Keep::kBothEnds, Keep::kStart, Keep::kEnd};
 
 // How many different texts column `c` shows cut to `width`, for each of kKeeps, and whole (the
 // last). One pass over the rows.
@@ -522,8 +525,9 @@ std::array<std::size_t, kKeeps.size() + 1> DistinctCuts(const Table& table, std:
 }
 
 // For each column whose cells are cut, the part of them to keep: the one that leaves the most
-// rows different (the start when it is as good: `brgemm:…`; the end when the rows share their
-// start: `…ic32oc64_ih16`). Returns the columns (grid indexes) whose cut still merges texts.
+// rows different (both ends when they are as good: `backward_…data`; the end when the rows share
+// their start: `…ic32oc64_ih16`). Returns the columns (grid indexes) whose cut still merges
+// texts.
 std::vector<std::size_t> ChooseKeeps(const Table& table, const Grid& grid, Fitted& fit) {
   std::vector<std::size_t> lossy;
   for (std::size_t i = 0; i < fit.columns.size(); ++i) {
@@ -676,6 +680,10 @@ void PrintTableBlock(const Table& table, std::string_view main_table, std::size_
                      std::size_t width, std::ostream& out) {
   out << Pad(indent);
   PrintWrapped(Visible(Heading(table.title, table.name)), indent, width, out);
+  if (!table.caption.empty()) {
+    out << Pad(indent + 2);
+    PrintWrapped(Visible(table.caption), indent + 2, width, out);
+  }
   PrintRows(table, main_table, indent + 2, width, out);
 }
 
@@ -686,8 +694,9 @@ void PrintSection(const Section& section, std::string_view main_table, std::size
   PrintFields(section.ShownFields(), indent + 2, width, out);
   for (const auto& child : section.sections)
     PrintSection(child, main_table, indent + 2, width, out);
-  for (const auto& table : section.tables)
-    PrintTableBlock(table, main_table, indent + 2, width, out);
+  for (const auto& table : section.tables) {
+    if (ShownInTable(table)) PrintTableBlock(table, main_table, indent + 2, width, out);
+  }
 }
 
 // "  warning: text", the text wrapped at word boundaries under its first word.

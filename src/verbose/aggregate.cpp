@@ -956,20 +956,25 @@ void SkippedFasterKernels(const PrimitiveRows& rows, double exec_ms, std::vector
   }
 }
 
-// dtype-no-native-path: hot compute rows in a data type this CPU has no (or only a slower)
-// native unit for; the CPU as the caller knows it, else as the log's ISA line says.
+// dtype-no-native-path: hot compute rows in a data type the log's CPU has no (or only a slower)
+// native unit for. The log is judged by its ISA line (what oneDNN ran under: a cap, or the
+// recording CPU's level), else by the CPU the caller names; the findings then add what the
+// named CPU, else this host, has.
 void DtypeNoNativePaths(const PrimitiveRows& rows, double exec_ms, const LogHeader& header,
-                        const std::optional<DtypeUnits>& known, std::vector<Finding>& out) {
-  std::optional<DtypeUnits> cpu = known;
+                        const RunContext& context, std::vector<Finding>& out) {
+  std::optional<DtypeUnits> cpu = DtypeUnitsOfIsa(header.isa_short);
+  std::optional<DtypeUnits> host = context.cpu ? context.cpu : context.host;
   if (!cpu) {
-    cpu = DtypeUnitsOfIsa(header.isa_short);
-    if (!cpu) return;
-    cpu->basis = "the log's ISA line (" + header.isa_short + ")";
+    cpu = context.cpu;
+    host = context.cpu ? context.host : std::nullopt;
   }
+  if (!cpu) return;
   for (const PrimitiveStats& row : rows) {
     const double share = SharePct(row, exec_ms);
     if (share < kHotSharePct || !IsComputePrimitive(row)) continue;
-    if (auto finding = DtypePathFinding(row, share, *cpu)) out.push_back(std::move(*finding));
+    if (auto finding = DtypePathFinding(row, share, *cpu, host)) {
+      out.push_back(std::move(*finding));
+    }
   }
 }
 
@@ -1105,25 +1110,45 @@ void ReordersEveryStep(const PrimitiveRows& rows, double exec_ms, std::vector<Fi
 
 // cache-thrash: primitives missed in the cache more than once, or more distinct missed ones
 // than the cache holds.
+// "convolution jit:avx2 mb1_ic3oc16_ih32kh3, 4 creations; ...; and 2 more": the rows created
+// again, the costliest first (their extra creation time), at most kNamed of them.
+std::string CreatedAgainNames(std::vector<std::pair<double, const PrimitiveStats*>> again) {
+  constexpr std::size_t kNamed = 3;
+  std::sort(again.begin(), again.end(),
+            [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::string names;
+  for (std::size_t i = 0; i < again.size() && i < kNamed; ++i) {
+    const PrimitiveStats& row = *again[i].second;
+    names += (i ? "; " : "") + RowName(row) + " " + row.problem + ", " +
+             std::to_string(row.CacheMisses()) + " creations";
+  }
+  if (again.size() > kNamed) names += "; and " + std::to_string(again.size() - kNamed) + " more";
+  return names;
+}
+
 void CacheThrash(const PrimitiveRows& rows, const Summary& s, std::vector<Finding>& out) {
-  std::uint64_t again = 0, extra = 0, missed = 0;
+  std::uint64_t extra = 0, missed = 0;
   double extra_ms = 0;
+  std::vector<std::pair<double, const PrimitiveStats*>> again;  // extra ms, row
   for (const PrimitiveStats& row : rows) {
     const std::uint64_t misses = row.CacheMisses();
     if (misses >= 1) ++missed;
     if (misses < 2) continue;
-    ++again;
     extra += misses - 1;
-    extra_ms += row.create_ms * static_cast<double>(misses - 1) / static_cast<double>(misses);
+    const double row_extra_ms =
+        row.create_ms * static_cast<double>(misses - 1) / static_cast<double>(misses);
+    extra_ms += row_extra_ms;
+    again.emplace_back(row_extra_ms, &row);
   }
   const bool over = missed > kDefaultCacheCapacity;
-  if (again == 0 && !over) return;
+  if (again.empty() && !over) return;
   std::string message;
-  if (again > 0) {
-    message = std::to_string(again) + (again == 1 ? " primitive was" : " primitives were") +
-              " created again after a cache miss (" + std::to_string(extra) +
-              " extra creations, about " + Ms(extra_ms) + " of the " + Ms(s.create_ms) +
-              " of creation time)";
+  if (!again.empty()) {
+    const std::size_t count = again.size();
+    message = std::to_string(count) + (count == 1 ? " primitive was" : " primitives were") +
+              " created again after a cache miss (" + CreatedAgainNames(std::move(again)) + "; " +
+              std::to_string(extra) + " extra creations, about " + Ms(extra_ms) + " of the " +
+              Ms(s.create_ms) + " of creation time)";
   }
   if (over) {
     if (!message.empty()) message += "; ";
@@ -1267,7 +1292,7 @@ std::vector<Finding> Notes(const Summary& s, const PrimitiveRows& rows, const Lo
              " events of the primitives beyond them are counted in one row named 'other'");
   }
   SkippedFasterKernels(rows, s.exec_ms, notes);
-  DtypeNoNativePaths(rows, s.exec_ms, header, context.cpu, notes);
+  DtypeNoNativePaths(rows, s.exec_ms, header, context, notes);
   ReordersEveryStep(rows, s.exec_ms, notes);
   if (context.whole_run) CacheThrash(rows, s, notes);
   PartialLog(rows, s, header, caller_says_why, notes);

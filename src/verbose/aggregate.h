@@ -95,9 +95,14 @@ struct RunContext {
   /// The whole timed phase (ms) where the log traced only part of the run (the model's traced
   /// steps; its timed phase runs without verbose): create-dominates compares creation with it.
   std::optional<double> timed_ms;
-  /// What the CPU the log ran on has for each low-precision data type (the live CPU, a replayed
-  /// CPUID dump): dtype-no-native-path reads it. nullopt: the log header's ISA line says.
+  /// What the CPU the user names has for each low-precision data type (a replayed CPUID dump).
+  /// dtype-no-native-path judges a log by its ISA line (what oneDNN ran under: a cap, or the
+  /// recording CPU's level), and by this CPU where the log has none; where the log has one, the
+  /// finding adds what this CPU has, in a sentence of its own.
   std::optional<DtypeUnits> cpu;
+  /// What the machine dlcheck runs on has: where no `cpu` is named and it differs from the
+  /// log's CPU for a row's data type, dtype-no-native-path adds a sentence on this host.
+  std::optional<DtypeUnits> host;
 };
 
 /// oneDNN created and ran no primitive and printed diagnostics only: it refused what it was

@@ -1,6 +1,7 @@
 #include "verbose/native_paths.h"
 
 #include <array>
+#include <cctype>
 #include <cstdio>
 
 #include "common/onednn_isa.h"
@@ -23,7 +24,19 @@ std::optional<DtypeUnits> DtypeUnitsOfIsa(std::string_view isa) {
   units.amx_bf16 = rank >= *onednn::IsaRank("avx512_core_amx_bf16") && !avx10_2_only;
   units.amx_int8 = units.amx_bf16;
   units.amx_fp16 = rank >= *onednn::IsaRank("avx512_core_amx_fp16") && !avx10_2_only;
+  units.isa_level = std::string(isa);
   return units;
+}
+
+DtypeUnits DtypeUnitsOfFeatures(const std::function<bool(std::string_view)>& has,
+                                std::string subject) {
+  return {.avx512_fp16 = has("avx512_fp16"),
+          .amx_fp16 = has("amx_fp16"),
+          .avx512_bf16 = has("avx512_bf16"),
+          .amx_bf16 = has("amx_bf16"),
+          .vnni = has("avx512_vnni") || has("avx_vnni"),
+          .amx_int8 = has("amx_int8"),
+          .subject = std::move(subject)};
 }
 
 std::string_view ComputeDtypeOf(const PrimitiveStats& row) {
@@ -76,51 +89,99 @@ std::string_view UnitOf(const DtypeNames& n, int tier) {
   return tier == 2 ? n.amx : n.vector;
 }
 
+// The type with a faster unit than `tier` on `cpu`, closest first; nullptr where none has one.
+const DtypeNames* FasterType(const DtypeNames& names, int tier, const DtypeUnits& cpu) {
+  for (std::string_view alternative : names.alternatives) {
+    if (NativeTier(cpu, alternative) > tier) return NamesOf(alternative);
+  }
+  return nullptr;
+}
+
+// "bf16 would use AMX (AMX-BF16) there, where its accuracy is enough", or f32's words where no
+// other type has a faster unit; `where` is "there" or "here".
+std::string AlternativeWords(const DtypeNames* better, const DtypeUnits& cpu,
+                             std::string_view where) {
+  if (better == nullptr) return "f32 would run at least as fast " + std::string(where);
+  const int tier = NativeTier(cpu, better->dtype);
+  return std::string(better->dtype) + " would use " + (tier == 2 ? "AMX (" : "") +
+         std::string(UnitOf(*better, tier)) + (tier == 2 ? ")" : "") + " " + std::string(where) +
+         ", where its accuracy is enough";
+}
+
+// What the log's CPU lacks for `names`, at `tier`: "the CPU of the CPUID dump x has AVX512-FP16
+// but no AMX-FP16", or for an ISA level "the log ran under avx512_core: a cap, or a CPU without
+// AVX512-BF16 and AMX-BF16".
+std::string LogCpuWords(const DtypeNames& names, int tier, const DtypeUnits& cpu) {
+  const std::string vector(names.vector);
+  const std::string amx(names.amx);
+  const std::string unit(UnitOf(names, tier));
+  std::string words;
+  if (!cpu.isa_level.empty()) {
+    words =
+        "the log ran under " + cpu.isa_level + ": a cap, or a CPU " +
+        (tier == 0 ? "without " + vector + " and " + amx : "with " + unit + " but without " + amx);
+  } else {
+    words = cpu.subject + (tier == 0 ? " has no " + vector + " and no " + amx
+                                     : " has " + unit + " but no " + amx);
+  }
+  if (tier == 0) {
+    words += ", so oneDNN converts " + std::string(names.dtype) +
+             " and computes in f32 (often slower than f32 itself)";
+  } else if (names.dtype == "f16") {
+    words += " (Granite Rapids and later have AMX-FP16)";
+  }
+  return words;
+}
+
+// The sentence on the host where its units for the row's type differ from the log's CPU's:
+// " This host has AVX512-BF16: bf16 runs natively here." Empty where they agree.
+std::string HostWords(const DtypeNames& names, int log_tier, const DtypeNames* log_better,
+                      const DtypeUnits& host) {
+  const int tier = NativeTier(host, names.dtype);
+  const DtypeNames* better = FasterType(names, tier, host);
+  if (tier == log_tier && better == log_better) return {};
+  const std::string dtype(names.dtype);
+  const std::string where = host.subject == "this host" ? "here" : "on that CPU";
+  std::string words = host.subject;
+  if (!words.empty())
+    words[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(words[0])));
+  if (tier == 2) {
+    return " " + words + " has " + std::string(names.amx) + ": " + dtype + " runs on AMX " + where +
+           ".";
+  }
+  if (tier == 1) {
+    words += " has " + std::string(UnitOf(names, 1)) + ": " + dtype + " runs natively " + where;
+  } else {
+    words += " has no " + std::string(names.vector) + " and no " + std::string(names.amx) + ": " +
+             dtype + " is converted to f32 " + where;
+  }
+  if (better != nullptr || tier == 0) words += "; " + AlternativeWords(better, host, where);
+  return " " + words + ".";
+}
+
 }  // namespace
 
 std::optional<Finding> DtypePathFinding(const PrimitiveStats& row, double share_pct,
-                                        const DtypeUnits& cpu) {
+                                        const DtypeUnits& log_cpu,
+                                        const std::optional<DtypeUnits>& host) {
   const std::string_view dtype = ComputeDtypeOf(row);
   const DtypeNames* names = NamesOf(dtype);
   if (names == nullptr || row.isa.view().find("amx") != std::string_view::npos) {
     return std::nullopt;
   }
-  const int tier = NativeTier(cpu, dtype);
+  const int tier = NativeTier(log_cpu, dtype);
   if (tier == 2) return std::nullopt;
-  // The closest type with a faster unit here; f32 where a type has no native unit at all.
-  const DtypeNames* better = nullptr;
-  for (std::string_view alternative : names->alternatives) {
-    if (NativeTier(cpu, alternative) > tier) {
-      better = NamesOf(alternative);
-      break;
-    }
-  }
-  if (better == nullptr && tier > 0) return std::nullopt;  // the best this CPU has for any type
+  // The closest type with a faster unit there; f32 where a type has no native unit at all.
+  const DtypeNames* better = FasterType(*names, tier, log_cpu);
+  if (better == nullptr && tier > 0) return std::nullopt;  // the best that CPU has for any type
   char share[32];
   std::snprintf(share, sizeof share, "%.1f%%", share_pct);
   std::string message = std::string(dtype) + " " + row.primitive + " " + row.implementation + " " +
-                        row.problem + " (" + share + " of exec time) runs at " +
-                        (row.isa.empty() ? std::string("?") : std::string(row.isa.view())) +
-                        " here: ";
-  if (tier == 0) {
-    message += "this CPU has no " + std::string(names->vector) + " and no " +
-               std::string(names->amx) + ", so oneDNN converts " + std::string(dtype) +
-               " and computes in f32 (often slower than f32 itself)";
-  } else {
-    message +=
-        "this CPU has " + std::string(UnitOf(*names, tier)) + " but no " + std::string(names->amx);
-    if (dtype == "f16") message += " (Granite Rapids and later have it)";
-  }
-  message += "; ";
-  if (better != nullptr) {
-    const int better_tier = NativeTier(cpu, better->dtype);
-    message += std::string(better->dtype) + " would use " + (better_tier == 2 ? "AMX (" : "") +
-               std::string(UnitOf(*better, better_tier)) + (better_tier == 2 ? ")" : "") +
-               " here, where its accuracy is enough";
-  } else {
-    message += "f32 would run at least as fast here";
-  }
-  message += " (CPU units from " + cpu.basis + ")";
+                        row.problem + " (" + share + " of exec time) ran at " +
+                        (row.isa.empty() ? std::string("?") : std::string(row.isa.view())) + ": " +
+                        LogCpuWords(*names, tier, log_cpu) + "; " +
+                        AlternativeWords(better, log_cpu, "there") + ".";
+  if (host) message += HostWords(*names, tier, better, *host);
   return Finding{Severity::kWarning, "dtype-no-native-path", std::move(message)};
 }
 

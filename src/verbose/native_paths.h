@@ -6,11 +6,17 @@
 //   bf16: AVX512-BF16 (Cooper Lake+, Zen 4+), AMX-BF16 (Sapphire Rapids+)
 //   int8: AVX512-VNNI or AVX-VNNI (Cascade Lake+, Alder Lake+, Zen 4+), AMX-INT8
 //
-//   DtypeUnits cpu = *DtypeUnitsOfIsa("avx512_core_amx");   // Emerald Rapids as oneDNN says it
-//   DtypePathFinding(f16_matmul_row, 62.0, cpu)
-//     -> dtype-no-native-path: "f16 matmul ... runs at avx10_1_512 (AVX-512) here: this CPU has
-//        no AMX-FP16 ...; bf16 would use AMX (AMX-BF16) ..."
+// A finding judges the log by the log's CPU (a replayed dump, else the log's ISA line, which is a
+// cap or the recording CPU's level), and says what the host dlcheck runs on has in a sentence of
+// its own where that differs:
+//
+//   DtypeUnits log_cpu = *DtypeUnitsOfIsa("avx512_core_amx");   // Emerald Rapids's level
+//   DtypePathFinding(f16_matmul_row, 62.0, log_cpu, zen4_host)
+//     -> dtype-no-native-path: "f16 matmul ... ran at avx10_1_512: the log ran under
+//        avx512_core_amx (a cap, or a CPU with AVX512-FP16 but without AMX-FP16) ...; bf16 would
+//        use AMX (AMX-BF16) there ... This host has no AVX512-FP16 and no AMX-FP16: ..."
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -28,14 +34,22 @@ struct DtypeUnits {
   bool amx_bf16 = false;
   bool vnni = false;  ///< AVX512-VNNI or AVX-VNNI
   bool amx_int8 = false;
-  /// Where they come from, for the finding: `the CPUID dump x.test`, `the log's ISA line
-  /// (avx512_core_amx)`, `this CPU`.
-  std::string basis;
+  /// The CPU they describe, as a finding names it: `the CPU of the CPUID dump x.test`, `this
+  /// host`. Empty for units read off an ISA level (DtypeUnitsOfIsa), which `isa_level` names.
+  std::string subject;
+  /// The oneDNN ISA level they were read from (a log's ISA line: a cap, or the recording CPU's
+  /// level); empty for units read off a CPU's features.
+  std::string isa_level;
 };
 
 /// What an x86 ISA name of oneDNN's (the header's `isa_short`, a cap) implies the CPU has; nullopt
 /// for a name that is not an x86 level dlcheck knows (AArch64, empty).
 std::optional<DtypeUnits> DtypeUnitsOfIsa(std::string_view isa);
+
+/// The units of a CPU whose usable features (`/proc/cpuinfo` names) `has` answers, named
+/// `subject` in findings.
+DtypeUnits DtypeUnitsOfFeatures(const std::function<bool(std::string_view)>& has,
+                                std::string subject);
 
 /// The low-precision data type a row computes in: `f16`, `bf16`, `int8` (s8/u8), from its
 /// weights' data type, else its source's; "" for f32 and anything else.
@@ -46,10 +60,12 @@ std::string_view ComputeDtypeOf(const PrimitiveStats& row);
 int NativeTier(const DtypeUnits& cpu, std::string_view dtype);
 
 /// `dtype-no-native-path` for a compute row that takes `share_pct` of exec time (the caller
-/// passes hot rows only): its data type has no native unit here, or a slower one than another
-/// low-precision type has (f16 without AMX-FP16 where bf16 has AMX-BF16); nullopt otherwise, and
-/// for a row that already runs on AMX.
+/// passes hot rows only): its data type has no native unit on the log's CPU (`log_cpu`), or a
+/// slower one than another low-precision type has (f16 without AMX-FP16 where bf16 has
+/// AMX-BF16); nullopt otherwise, and for a row that already runs on AMX. Where `host` (the
+/// machine dlcheck runs on) has other units for the row's type, a last sentence says what.
 std::optional<Finding> DtypePathFinding(const PrimitiveStats& row, double share_pct,
-                                        const DtypeUnits& cpu);
+                                        const DtypeUnits& log_cpu,
+                                        const std::optional<DtypeUnits>& host = std::nullopt);
 
 }  // namespace dlcheck::verbose

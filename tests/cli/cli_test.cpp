@@ -160,6 +160,15 @@ TEST(CliTest, AMistypedCommandIsNamedWithASuggestion) {
             "dlcheck: unknown command 'parze'; did you mean 'parse'? (see 'dlcheck --help')\n");
   const auto far = RunDlcheck({"xyzzy"});
   EXPECT_EQ(far.err, "dlcheck: unknown command 'xyzzy' (see 'dlcheck --help')\n");
+  // Asking for the help of a command that does not exist is the same mistake, not the top help.
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"nosuch", "--help"}, {"--help", "parze"}, {"parze", "-h"}}) {
+    const auto help = RunDlcheck(args);
+    EXPECT_EQ(help.exit_code, ToInt(ExitCode::kUsage)) << args[0];
+    EXPECT_TRUE(help.out.empty()) << help.out;
+    EXPECT_EQ(help.err.rfind("dlcheck: unknown command '", 0), 0u) << help.err;
+  }
+  EXPECT_EQ(RunDlcheck({"parse", "--help"}).exit_code, 0);
 }
 
 TEST(CliTest, AMistypedOptionIsNamedWithASuggestionAndTheCommandsHelp) {

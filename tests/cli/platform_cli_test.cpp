@@ -108,6 +108,47 @@ TEST(PlatformCliTest, JsonOfARecordingHasTheDocumentedShape) {
   EXPECT_TRUE(libcpuid_finding) << r.out;
 }
 
+// On AMD the human table leaves out what the vendor has none of (10 AMX rows, CPUID leaf 1Ah's
+// Intel hybrid table) and says so; --all shows them; JSON keeps them. Intel keeps its AMX rows.
+// libcpuid's AVX-512 gap is information, and Zen 4 is said to run AVX-512 on 256-bit units.
+TEST(PlatformCliTest, AmdTableLeavesOutIntelFurnitureAndSaysSo) {
+  const std::string zen4 = DataPath("cpuid/amd-epyc-9654-96-core-processor-dual.test.xz");
+  const auto table = RunDlcheck({"platform", "--cpuid-dump", zen4});
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_EQ(table.out.find("amx_tile"), std::string::npos) << table.out;
+  EXPECT_EQ(table.out.find("CPUID leaf 1Ah"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("10 AMX rows left out: AuthenticAMD has no AMX (--all shows them"),
+            std::string::npos)
+      << table.out;
+  EXPECT_NE(table.out.find("  info: libcpuid 0.6.2 reports no AVX-512"), std::string::npos)
+      << table.out;
+  EXPECT_NE(table.out.find("  info: Zen 4 runs AVX-512 on 256-bit units"), std::string::npos)
+      << table.out;
+  const auto all = RunDlcheck({"platform", "--all", "--cpuid-dump", zen4});
+  ASSERT_EQ(all.exit_code, 0) << all.err;
+  EXPECT_NE(all.out.find("amx_tile"), std::string::npos) << all.out;
+  EXPECT_NE(all.out.find("CPUID leaf 1Ah"), std::string::npos) << all.out;
+  EXPECT_EQ(all.out.find("rows left out"), std::string::npos) << all.out;
+  const auto json = RunDlcheck({"platform", "--format", "json", "--cpuid-dump", zen4});
+  const nlohmann::json j = nlohmann::json::parse(json.out);
+  EXPECT_TRUE(j["features"].contains("amx_tile"));
+  EXPECT_EQ(j["features"].size(), nlohmann::json::parse(RunDlcheck({"platform", "--format", "json",
+                                                                    "--all", "--cpuid-dump", zen4})
+                                                            .out)["features"]
+                                      .size());
+  EXPECT_FALSE(j["cpu"]["core_kinds"].empty());
+  const auto csv = RunDlcheck({"platform", "--format", "csv", "--cpuid-dump", zen4});
+  EXPECT_NE(csv.out.find("\namx_tile,"), std::string::npos) << csv.out;
+  // Intel: its AMX rows are a fact of its silicon, shown by default.
+  const auto emerald =
+      RunDlcheck({"platform", "--cpuid-dump",
+                  DataPath("cpuid/aida64/GenuineIntel00C06F2_EmeraldRapids_03_CPUID.txt.xz")});
+  ASSERT_EQ(emerald.exit_code, 0) << emerald.err;
+  EXPECT_NE(emerald.out.find("amx_tile"), std::string::npos);
+  EXPECT_EQ(emerald.out.find("rows left out"), std::string::npos);
+  EXPECT_EQ(emerald.out.find("256-bit units"), std::string::npos);
+}
+
 TEST(PlatformCliTest, CsvHasOneRowPerFeature) {
   const auto r = RunDlcheck(
       {"platform", "--cpuid-dump", DataPath("platform/unknown-cpu.test"), "--format", "csv"});

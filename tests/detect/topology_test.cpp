@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -84,6 +85,40 @@ TEST(TopologyXmlTest, GroupsAndDiesAsIndexLists) {
   const Topology genoa = MustLoad(HwlocData("AMD-19h-Zen4-2xEpyc-9654.xml"));
   EXPECT_EQ(genoa.dies, 24);
   EXPECT_EQ(genoa.groups, 0);
+}
+
+// lscpu -e's map and lscpu -C's geometry, from the recorded Genoa (2 x EPYC 9654, 2 nodes): 384
+// PUs, two to a core, each on its package and node and under one of the 24 L3s (CCXs); 64-byte
+// lines everywhere, the L1s and L2 8-way, the L3 16-way (the XML's cache attributes).
+TEST(TopologyXmlTest, EveryPuIsMappedAsLscpuMapsIt) {
+  const Topology genoa = MustLoad(HwlocData("AMD-19h-Zen4-2xEpyc-9654.xml"));
+  ASSERT_EQ(genoa.cpus.size(), static_cast<std::size_t>(genoa.pus));
+  std::set<int> cores, packages, nodes, l1ds, l2s, l3s;
+  std::map<int, std::set<int>> l2s_of_core;
+  for (std::size_t i = 0; i < genoa.cpus.size(); ++i) {
+    const PuPlace& p = genoa.cpus[i];
+    if (i > 0) EXPECT_LT(genoa.cpus[i - 1].cpu, p.cpu);
+    EXPECT_TRUE(p.allowed);
+    cores.insert(p.core);
+    packages.insert(p.package);
+    nodes.insert(p.node);
+    l1ds.insert(p.l1d);
+    l2s.insert(p.l2);
+    l3s.insert(p.l3);
+    l2s_of_core[p.core].insert(p.l2);
+  }
+  EXPECT_EQ(cores.size(), static_cast<std::size_t>(genoa.cores));
+  EXPECT_EQ(packages, (std::set<int>{0, 1}));
+  EXPECT_EQ(nodes.size(), genoa.numa.size());
+  EXPECT_EQ(l1ds.size(), static_cast<std::size_t>(genoa.cores));
+  EXPECT_EQ(l2s.size(), static_cast<std::size_t>(genoa.cores));
+  EXPECT_EQ(l3s.size(), static_cast<std::size_t>(genoa.l3_instances));
+  EXPECT_EQ(cores.count(-1) + packages.count(-1) + nodes.count(-1) + l3s.count(-1), 0u);
+  for (const auto& [core, l2] : l2s_of_core) EXPECT_EQ(l2.size(), 1u) << "core " << core;
+  for (const CacheInfo& c : genoa.caches) {
+    EXPECT_EQ(c.line_bytes, 64) << "L" << c.level << " " << c.type;
+    EXPECT_EQ(c.ways, c.level == 3 ? 16 : 8) << "L" << c.level << " " << c.type;
+  }
 }
 
 bool SameCache(const CacheInfo& a, const CacheInfo& b) {
@@ -524,7 +559,13 @@ TEST(TopologyReportTest, SectionHasFieldsAndTables) {
                                             {"size_kib", 2048},
                                             {"instances", 2},
                                             {"cores_per_instance", 4},
-                                            {"pus_per_instance", 4}}));
+                                            {"pus_per_instance", 4},
+                                            {"line_bytes", 64},
+                                            {"ways", 16}}));
+  // lscpu -e's map: a row a PU.
+  ASSERT_EQ(t["cpus"].size(), 20u);
+  EXPECT_EQ(t["cpus"][0]["cpu"], 0);
+  EXPECT_EQ(t["cpus"][0]["allowed"], true);
   ASSERT_EQ(t["numa"].size(), 1u);
   EXPECT_EQ(t["numa"][0],
             nlohmann::json({{"os_index", 0}, {"memory_mib", nullptr}, {"cores", 14}, {"pus", 20}}));

@@ -30,7 +30,11 @@ def split_command(command):
 
 
 def main():
-    dlcheck, data, peers = sys.argv[1:4]
+    args = sys.argv[1:]
+    times = args[:1] == ["--times"]
+    if times:
+        args = args[1:]
+    dlcheck, data, peers = args[:3]
     binary = os.path.join(peers, "benchdnn-2.6.3", "benchdnn")
     if not os.access(binary, os.X_OK):
         print(f"SKIP: no peer benchdnn-2.6.3/benchdnn under {peers} (the peers live in "
@@ -41,7 +45,8 @@ def main():
                           os.path.join(data, "verbose", LOG)],
                          capture_output=True, text=True, check=True)
     doc = json.loads(run.stdout)
-    pairs, failed, same_impl, within = 0, [], 0, 0
+    pairs, failed, same_impl, within, timed = 0, [], 0, 0, 0
+    baselines, baselines_within = 0, 0
     for row in doc["variants"]:
         line, mine = row["benchdnn"], row["min_ms"]
         if not line or mine is None or row["variant"].startswith("layouts any"):
@@ -61,14 +66,22 @@ def main():
         ratio = mine / float(best) if float(best) > 0 else float("inf")
         same = impl == row["implementation"]
         same_impl += same
-        within += 1 / 1.5 <= ratio <= 1.5
+        agrees = 1 / 1.5 <= ratio <= 1.5
+        within += agrees
+        timed += mine > 0 and float(best) > 0
+        if row["variant"] == "as logged":
+            baselines += 1
+            baselines_within += agrees
         print(f"#{row['hot']} {row['variant']:28} dlcheck {row['implementation']:28} {mine:9.4f} ms"
               f" | benchdnn {impl:28} {float(best):9.4f} ms | x{ratio:.2f}{'' if same else ' IMPL DIFFERS'}")
-    print(f"{pairs} lines run: {same_impl} picked dlcheck's implementation, {within} within 1.5x; "
+    print(f"{pairs} lines run: {same_impl} picked dlcheck's implementation, {within} within 1.5x "
+          f"({baselines_within} of {baselines} baselines); {timed} timed on both sides; "
           f"{len(failed)} failed")
     for f in failed:
         print("FAILED:", f)
-    ok = not failed and pairs > 0 and same_impl >= 0.95 * pairs and within >= 0.8 * pairs
+    ok = not failed and pairs > 0 and same_impl >= 0.95 * pairs and timed == pairs
+    if times:
+        ok = ok and baselines > 0 and baselines_within == baselines
     return 0 if ok else 1
 
 

@@ -11,6 +11,8 @@ For each command's page, made from the real logs and recordings in tests/data (`
    the filter box hides the rows without the text;
 4. hostile text from a log (`<script>`, `</table>`, quotes, an `onerror` attribute) shows as
    text: no script of its runs, the table keeps its rows;
+5. its first 1400 x 900 screen holds the verdict and the primary table's first row with its
+   first answer column (the time it is sorted by);
 and a full-page screenshot of each is kept under SCRATCH_DIR/html_screenshots/COMMAND.png.
 `dispatch -f svg` is loaded too: the same charts, alone, with the same marks.
 
@@ -310,6 +312,43 @@ def pages(dlcheck, data, scratch):
     ]
 
 
+# Where the first screen ends: the page is judged in a 1400 x 900 window.
+FIRST_SCREEN = (1400, 900)
+
+# On the first screen: the verdict (the headline), and the primary table's first row with its
+# first two columns (what the row is, then its first answer: the time it is sorted by).
+FIRST_SCREEN_JS = """(() => {
+  window.scrollTo(0, 0);
+  const box = e => { if (!e) return null; const r = e.getBoundingClientRect();
+                     return {bottom: r.bottom, right: r.right}; };
+  const table = document.querySelector('table.data');
+  const row = table && table.tBodies[0].rows[0];
+  return {headline: box(document.querySelector('p.headline')),
+          table: table ? table.dataset.name : null,
+          row: box(row),
+          answer: row && row.cells.length > 1 ? box(row.cells[1]) : box(row && row.cells[0])};
+})()"""
+
+
+def first_screen(page, name, failures):
+    """The verdict and the top row with its time are in the first 1400 x 900 screen."""
+    width, height = FIRST_SCREEN
+    page.call("Emulation.setDeviceMetricsOverride",
+              {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False})
+    seen = page.eval(FIRST_SCREEN_JS)
+    if seen["headline"] is not None and seen["headline"]["bottom"] > height:
+        failures.append("%s: the verdict ends at %d px, below the first screen" %
+                        (name, seen["headline"]["bottom"]))
+    if seen["row"] is None:
+        return  # a page without a table of rows (a report of fields only)
+    if seen["row"]["bottom"] > height:
+        failures.append("%s: the first row of %s ends at %d px, below the first %d px" %
+                        (name, seen["table"], seen["row"]["bottom"], height))
+    if seen["answer"]["right"] > width:
+        failures.append("%s: the first row's answer in %s ends at %d px, right of %d px" %
+                        (name, seen["table"], seen["answer"]["right"], width))
+
+
 def page_rows(page, table):
     """The rows the page itself shows in its table `table` (0 when it has none)."""
     return page.eval("""(() => { const t = document.querySelector('table.data[data-name=%s]');
@@ -392,6 +431,7 @@ def main():
                 failures.append(str(e))
                 continue
             page = browser.open("file://" + html)
+            first_screen(page, name, failures)
             charts = page.eval(CHARTS_JS)
             expected_checks(name, argv, doc, dlcheck, failures, charts, page)
             for err in page.errors:

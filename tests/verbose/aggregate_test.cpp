@@ -346,7 +346,8 @@ TEST(WhyTest, DtypeUnitsOfOneDnnIsaNames) {
 }
 
 TEST(WhyTest, F16WithoutAmxFp16IsNamedWithTheTypeThatHasAmx) {
-  // oneDNN#3868 on Emerald Rapids: f16 ran on AVX-512 at 2.5x bf16's time on AMX.
+  // oneDNN#3868 on Emerald Rapids: f16 ran on AVX-512 at 2.5x bf16's time on AMX. The group has
+  // no ISA line: the log is judged by the CPU the caller names.
   const std::vector<std::string> lines = WhyGroup("uxlfoundation/oneDNN#3868");
   LogRun run;
   Feed(lines, run);
@@ -354,7 +355,8 @@ TEST(WhyTest, F16WithoutAmxFp16IsNamedWithTheTypeThatHasAmx) {
   EXPECT_EQ(ComputeDtypeOf(run.aggregator.rows()[0]), "f16");
   EXPECT_EQ(ComputeDtypeOf(run.aggregator.rows()[1]), "bf16");
   DtypeUnits emerald = *DtypeUnitsOfIsa("avx512_core_amx");
-  emerald.basis = "a test";
+  emerald.isa_level.clear();
+  emerald.subject = "the CPU of a test";
   const Summary s = run.session.Summarize({.cpu = emerald});
   std::vector<const Finding*> found;
   for (const Finding& f : s.notes) {
@@ -363,10 +365,10 @@ TEST(WhyTest, F16WithoutAmxFp16IsNamedWithTheTypeThatHasAmx) {
   ASSERT_EQ(found.size(), 1u) << "the bf16 row runs on AMX already";
   EXPECT_EQ(found[0]->severity, Severity::kWarning);
   EXPECT_EQ(found[0]->message,
-            "f16 matmul brg_matmul:avx10_1_512 4x14336:14336x4096 (71.7% of exec time) runs at "
-            "avx10_1_512 here: this CPU has AVX512-FP16 but no AMX-FP16 (Granite Rapids and "
-            "later have it); bf16 would use AMX (AMX-BF16) here, where its accuracy is enough "
-            "(CPU units from a test)");
+            "f16 matmul brg_matmul:avx10_1_512 4x14336:14336x4096 (71.7% of exec time) ran at "
+            "avx10_1_512: the CPU of a test has AVX512-FP16 but no AMX-FP16 (Granite Rapids and "
+            "later have AMX-FP16); bf16 would use AMX (AMX-BF16) there, where its accuracy is "
+            "enough.");
   // With AMX-FP16 (Granite Rapids) f16 has its native path: nothing to say.
   DtypeUnits granite = *DtypeUnitsOfIsa("avx10_1_512_amx_fp16");
   EXPECT_EQ(FindNote(run.session.Summarize({.cpu = granite}), "dtype-no-native-path"), nullptr);
@@ -381,17 +383,68 @@ TEST(WhyTest, DtypeUnitsComeFromTheHeadersIsaLineByDefault) {
   const Summary summary = run.Summarize();
   const Finding* f = FindNote(summary, "dtype-no-native-path");
   ASSERT_NE(f, nullptr);
-  EXPECT_TRUE(f->message.ends_with("(CPU units from the log's ISA line (avx512_core_amx))"))
+  EXPECT_NE(f->message.find(": the log ran under avx512_core_amx: a cap, or a CPU with "
+                            "AVX512-FP16 but without AMX-FP16"),
+            std::string::npos)
+      << f->message;
+  EXPECT_TRUE(
+      f->message.ends_with("bf16 would use AMX (AMX-BF16) there, where its accuracy is "
+                           "enough."))
       << f->message;
   // Under an AVX2 cap f16 has no native unit and nothing else has one either.
   const std::optional<Finding> capped =
       DtypePathFinding(run.aggregator.rows()[0], 100, *DtypeUnitsOfIsa("avx2"));
   ASSERT_TRUE(capped);
-  EXPECT_NE(capped->message.find("this CPU has no AVX512-FP16 and no AMX-FP16, so oneDNN "
-                                 "converts f16 and computes in f32"),
+  EXPECT_NE(capped->message.find("the log ran under avx2: a cap, or a CPU without AVX512-FP16 "
+                                 "and AMX-FP16, so oneDNN converts f16 and computes in f32"),
             std::string::npos)
       << capped->message;
-  EXPECT_NE(capped->message.find("f32 would run at least as fast here"), std::string::npos);
+  EXPECT_TRUE(capped->message.ends_with("; f32 would run at least as fast there."))
+      << capped->message;
+}
+
+// A log capped below the host: the finding speaks of the log's level, and what the host has is a
+// sentence of its own (issue: "this CPU has no AVX512-BF16" on a host that has it).
+TEST(WhyTest, TheHostIsASentenceOfItsOwnWhereItDiffersFromTheLog) {
+  std::vector<std::string> lines = WhyGroup("uxlfoundation/oneDNN#1992");
+  lines.push_back(WhyGroup("uxlfoundation/oneDNN#3868").front());
+  LogRun run;
+  Feed(lines, run);
+  const PrimitiveStats& f16_row = run.aggregator.rows()[0];
+  const DtypeUnits capped = *DtypeUnitsOfIsa("avx512_core");
+  // Zen 4 as its features say: AVX512-BF16 and VNNI, no AVX512-FP16, no AMX.
+  const DtypeUnits zen4 = DtypeUnitsOfFeatures(
+      [](std::string_view f) { return f == "avx512_bf16" || f == "avx512_vnni"; }, "this host");
+  const std::optional<Finding> on_zen4 = DtypePathFinding(f16_row, 50, capped, zen4);
+  ASSERT_TRUE(on_zen4);
+  EXPECT_NE(on_zen4->message.find("the log ran under avx512_core: a cap, or a CPU without "
+                                  "AVX512-FP16 and AMX-FP16"),
+            std::string::npos)
+      << on_zen4->message;
+  EXPECT_NE(on_zen4->message.find("; f32 would run at least as fast there. This host has no "
+                                  "AVX512-FP16 and no AMX-FP16: f16 is converted to f32 here; "
+                                  "bf16 would use AVX512-BF16 here, where its accuracy is "
+                                  "enough."),
+            std::string::npos)
+      << on_zen4->message;
+  EXPECT_EQ(on_zen4->message.find("AMX (AMX-BF16)"), std::string::npos)
+      << "AMD has no AMX: " << on_zen4->message;
+  // On an AMX host the sentence says so; where the host is the log's level, nothing is added.
+  DtypeUnits emerald = *DtypeUnitsOfIsa("avx512_core_amx");
+  emerald.isa_level.clear();
+  emerald.subject = "this host";
+  const std::optional<Finding> on_emerald = DtypePathFinding(f16_row, 50, capped, emerald);
+  ASSERT_TRUE(on_emerald);
+  EXPECT_TRUE(on_emerald->message.ends_with(
+      " This host has AVX512-FP16: f16 runs natively here; bf16 would use AMX (AMX-BF16) here, "
+      "where its accuracy is enough."))
+      << on_emerald->message;
+  DtypeUnits same = capped;
+  same.isa_level.clear();
+  same.subject = "this host";
+  const std::optional<Finding> alike = DtypePathFinding(f16_row, 50, capped, same);
+  ASSERT_TRUE(alike);
+  EXPECT_EQ(alike->message.find("This host"), std::string::npos) << alike->message;
 }
 
 TEST(WhyTest, ExecutionArgumentsInWords) {
@@ -501,8 +554,10 @@ TEST(WhyTest, APrimitiveMissedTwiceIsCacheThrash) {
   const Finding* f = FindNote(s, "cache-thrash");
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(f->message,
-            "1 primitive was created again after a cache miss (1 extra creations, about 0.574 ms "
-            "of the 1.148 ms of creation time): the primitive cache evicts them, or shapes "
+            "1 primitive was created again after a cache miss (convolution jit:avx512_common "
+            "mb1_ic3oc64_ih224oh112kh7sh2dh0ph3_iw224ow112kw7sw2dw0pw3, 2 creations; 1 extra "
+            "creations, about 0.574 ms of the 1.148 ms of creation time): the primitive cache "
+            "evicts them, or shapes "
             "change from call to call. Raise ONEDNN_PRIMITIVE_CACHE_CAPACITY above the number "
             "of distinct primitives, and keep shapes stable (a fixed batch size, padded or "
             "bucketed sequence lengths)");
