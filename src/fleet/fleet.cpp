@@ -167,6 +167,16 @@ void MarkBest(std::vector<FleetGroup>& groups) {
   }
 }
 
+// Sorts `words` and drops repeats.
+void SortDistinct(std::vector<std::string>& words) {
+  std::sort(words.begin(), words.end());
+  words.erase(std::unique(words.begin(), words.end()), words.end());
+}
+
+bool KnownMicroarchitecture(const std::string& name) {
+  return !name.empty() && name != "unknown";
+}
+
 std::vector<FleetGroup> GroupHosts(const std::vector<HostReport>& reports) {
   std::map<decltype(Signature(reports[0])), FleetGroup> by_signature;
   for (const HostReport& r : reports) {
@@ -193,8 +203,7 @@ std::vector<FleetGroup> GroupHosts(const std::vector<HostReport>& reports) {
   std::vector<FleetGroup> groups;
   for (auto& [signature, g] : by_signature) {
     std::sort(g.hosts.begin(), g.hosts.end());
-    std::sort(g.hidden.begin(), g.hidden.end());
-    g.hidden.erase(std::unique(g.hidden.begin(), g.hidden.end()), g.hidden.end());
+    SortDistinct(g.hidden);
     groups.push_back(std::move(g));
   }
   std::sort(groups.begin(), groups.end(), [](const FleetGroup& a, const FleetGroup& b) {
@@ -205,28 +214,60 @@ std::vector<FleetGroup> GroupHosts(const std::vector<HostReport>& reports) {
   return groups;
 }
 
-// Groups of one known microarchitecture whose usable features differ: one sentence each pair.
+// "groups 1, 2 and 3", "groups 1, 2, ..., 8 and 92 more": the first kSameSiliconGroupsNamed of
+// `members` (indexes into the groups), numbered from 1.
+std::string GroupNumbers(const std::vector<std::size_t>& members) {
+  const std::size_t named = std::min(members.size(), kSameSiliconGroupsNamed);
+  std::string text = "groups";
+  for (std::size_t i = 0; i < named; ++i) {
+    const bool last = i + 1 == members.size();
+    text += fmt::format("{}{}", i == 0 ? " " : (last ? " and " : ", "), members[i] + 1);
+  }
+  if (members.size() > named) text += fmt::format(" and {} more", members.size() - named);
+  return text;
+}
+
+// The note for the groups `members` (indexes into `groups`, in order) of `microarchitecture`:
+// what each of the named ones lacks of the features the others have; "" when all of them expose
+// the same features. Linear in the groups and their features.
+std::string SameSiliconNote(const std::vector<FleetGroup>& groups,
+                            const std::vector<std::size_t>& members,
+                            const std::string& microarchitecture) {
+  std::vector<std::string> any;  // the features some group of the microarchitecture has
+  for (const std::size_t i : members) {
+    any.insert(any.end(), groups[i].usable.begin(), groups[i].usable.end());
+  }
+  SortDistinct(any);
+  const bool differ = std::any_of(members.begin(), members.end(), [&](std::size_t i) {
+    return groups[i].usable.size() != any.size();
+  });
+  if (!differ) return {};
+  std::string note = fmt::format("{} are {} {}", GroupNumbers(members),
+                                 members.size() == 2 ? "both" : "all", microarchitecture);
+  for (std::size_t k = 0; k < members.size() && k < kSameSiliconGroupsNamed; ++k) {
+    const FleetGroup& g = groups[members[k]];
+    std::vector<std::string> missing;
+    std::set_difference(any.begin(), any.end(), g.usable.begin(), g.usable.end(),
+                        std::back_inserter(missing));
+    if (!missing.empty()) {
+      note += fmt::format("; group {} lacks {}", members[k] + 1, fmt::join(missing, " "));
+    }
+  }
+  return note;
+}
+
+// One note per known microarchitecture whose groups expose different features.
 std::vector<std::string> SameSilicon(const std::vector<FleetGroup>& groups) {
-  std::vector<std::string> notes;
+  std::map<std::string, std::vector<std::size_t>> members;  // microarchitecture -> groups
   for (std::size_t i = 0; i < groups.size(); ++i) {
-    for (std::size_t j = i + 1; j < groups.size(); ++j) {
-      const FleetGroup& a = groups[i];
-      const FleetGroup& b = groups[j];
-      if (a.microarchitecture.empty() || a.microarchitecture == "unknown" ||
-          a.microarchitecture != b.microarchitecture || a.usable == b.usable) {
-        continue;
-      }
-      std::vector<std::string> a_only, b_only;
-      std::set_difference(a.usable.begin(), a.usable.end(), b.usable.begin(), b.usable.end(),
-                          std::back_inserter(a_only));
-      std::set_difference(b.usable.begin(), b.usable.end(), a.usable.begin(), a.usable.end(),
-                          std::back_inserter(b_only));
-      const auto lacks = [](std::size_t group, const std::vector<std::string>& missing) {
-        return missing.empty() ? std::string()
-                               : fmt::format("; group {} lacks {}", group, fmt::join(missing, " "));
-      };
-      notes.push_back(fmt::format("groups {} and {} are both {}{}{}", i + 1, j + 1,
-                                  a.microarchitecture, lacks(j + 1, a_only), lacks(i + 1, b_only)));
+    const std::string& name = groups[i].microarchitecture;
+    if (KnownMicroarchitecture(name)) members[name].push_back(i);
+  }
+  std::vector<std::string> notes;
+  for (const auto& [microarchitecture, indexes] : members) {
+    if (indexes.size() < 2) continue;
+    if (std::string note = SameSiliconNote(groups, indexes, microarchitecture); !note.empty()) {
+      notes.push_back(std::move(note));
     }
   }
   return notes;

@@ -80,9 +80,10 @@ struct Outlier {
 
 struct Fleet {
   std::size_t files = 0;  ///< report files looked at
-  /// "groups 1 and 2 are both Emerald Rapids; 2 lacks amx_tile, ...": groups of one
-  /// microarchitecture whose exposed features differ (a hypervisor, BIOS or kernel setting, not a
-  /// different CPU).
+  /// "groups 1 and 2 are both Emerald Rapids; group 2 lacks amx_tile ...": one note per
+  /// microarchitecture whose groups expose different features (a hypervisor, BIOS or kernel
+  /// setting, not a different CPU), naming its first kSameSiliconGroupsNamed groups and what each
+  /// lacks of the features the others have, and how many more there are.
   std::vector<std::string> same_silicon;
   std::vector<FleetGroup> groups;  ///< largest first, then by first host
   std::vector<Outlier> outliers;   ///< by host
@@ -91,6 +92,10 @@ struct Fleet {
   std::map<std::string, std::vector<std::string>> versions;
   std::size_t hosts() const;
 };
+
+/// How many groups a same-silicon note names (the others are counted): a note stays one
+/// sentence however many groups one microarchitecture falls into.
+inline constexpr std::size_t kSameSiliconGroupsNamed = 8;
 
 /// The report schema `dlcheck fleet` reads (Report::kSchemaVersion of this dlcheck).
 inline constexpr int kReadableSchema = 1;

@@ -177,6 +177,59 @@ TEST(FleetTest, GuestsOfOneMicroarchitectureThatExposeDifferentFeaturesAreNamedS
   EXPECT_EQ(findings, 1);
 }
 
+// Issue 51 class 9: hosts of one microarchitecture in many groups (each report lacks another
+// feature) are one note, not one per pair of groups (10,000 groups made 50 million notes): it
+// names the first kSameSiliconGroupsNamed groups, what each lacks of what the others have, and
+// counts the rest.
+TEST(FleetTest, ManyGroupsOfOneMicroarchitectureAreOneNoteNamingTheFirstAndCountingTheRest) {
+  const json spr = PlatformJson(kSapphireRapids);
+  std::vector<std::string> usable;
+  for (const auto& [name, layers] : spr["features"].items()) {
+    const json& is_usable = layers.at("usable");
+    if (is_usable == true || (is_usable.is_null() && layers.at("cpuid") == true))
+      usable.push_back(name);
+  }
+  const std::size_t kGroups = 20;
+  ASSERT_GE(usable.size(), kGroups);
+  FleetReader reader;
+  for (std::size_t k = 0; k < kGroups; ++k) {
+    json lacking = spr;
+    lacking["features"][usable[k]]["cpuid"] = false;
+    lacking["features"][usable[k]]["usable"] = false;
+    reader.AddText(fmt::format("node{:02}.json", k), lacking.dump());
+  }
+  reader.AddText("xhsw.json", PlatformJson(kHaswell).dump());
+  const Fleet fleet = reader.Finish();
+  ASSERT_EQ(fleet.groups.size(), kGroups + 1);
+  ASSERT_EQ(fleet.same_silicon.size(), 1u);
+  const std::string& note = fleet.same_silicon[0];
+  // One host each, so the groups go by first host: group k + 1 is node k, lacking usable[k]
+  // (xhsw sorts after node*).
+  EXPECT_EQ(note.rfind("groups 1, 2, 3, 4, 5, 6, 7, 8 and 12 more are all Sapphire Rapids; group 1 "
+                       "lacks " +
+                           usable[0] + "; group 2 lacks " + usable[1] + ";",
+                       0),
+            0u)
+      << note;
+  EXPECT_NE(note.find("; group 8 lacks " + usable[7]), std::string::npos) << note;
+  EXPECT_EQ(note.find("group 9 "), std::string::npos) << note;
+  const report::Report report = FleetReport(fleet);
+  int findings = 0;
+  for (const Finding& f : report.findings) findings += f.code == "same-silicon-differs" ? 1 : 0;
+  EXPECT_EQ(findings, 1);
+}
+
+// Groups of one microarchitecture that differ only in topology or status expose the same
+// features: no note.
+TEST(FleetTest, GroupsOfOneMicroarchitectureWithTheSameFeaturesAreNoNote) {
+  FleetReader reader;
+  reader.AddText("a.json", PlatformJson(kSapphireRapids).dump());
+  reader.AddText("b.json", WithTopology(PlatformJson(kSapphireRapids), 515703).dump());
+  const Fleet fleet = reader.Finish();
+  EXPECT_EQ(fleet.groups.size(), 2u);
+  EXPECT_TRUE(fleet.same_silicon.empty()) << fleet.same_silicon[0];
+}
+
 TEST(FleetTest, BrokenForeignAndDuplicateReportsAreCountedAndNamedNeverFatal) {
   json foreign = PlatformJson(kHaswell);
   foreign["schema_version"] = 2;
