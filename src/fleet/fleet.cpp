@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 #include <tuple>
+#include <unordered_map>
 
 #include "check/check_report.h"
 #include "common/onednn_isa.h"
@@ -182,8 +183,6 @@ std::vector<FleetGroup> GroupHosts(const std::vector<HostReport>& reports) {
   for (const HostReport& r : reports) {
     FleetGroup& g = by_signature[Signature(r)];
     if (g.hosts.empty()) {
-      g.cpu = r.cpu;
-      g.microarchitecture = r.microarchitecture;
       g.usable = r.usable;
       g.onednn_isa = r.onednn_isa;
       g.topology = r.topology;
@@ -198,11 +197,19 @@ std::vector<FleetGroup> GroupHosts(const std::vector<HostReport>& reports) {
       g.memory_mib = std::min(g.memory_mib, r.memory_mib);
     }
     g.hosts.push_back(r.host);
+    // Every host's CPU, not the first one's (a repeat of the last one is not kept twice).
+    if (g.cpus.empty() || g.cpus.back() != r.cpu) g.cpus.push_back(r.cpu);
+    if (KnownMicroarchitecture(r.microarchitecture) &&
+        (g.microarchitectures.empty() || g.microarchitectures.back() != r.microarchitecture)) {
+      g.microarchitectures.push_back(r.microarchitecture);
+    }
     g.hidden.insert(g.hidden.end(), r.hidden.begin(), r.hidden.end());
   }
   std::vector<FleetGroup> groups;
   for (auto& [signature, g] : by_signature) {
     std::sort(g.hosts.begin(), g.hosts.end());
+    SortDistinct(g.cpus);
+    SortDistinct(g.microarchitectures);
     SortDistinct(g.hidden);
     groups.push_back(std::move(g));
   }
@@ -256,12 +263,12 @@ std::string SameSiliconNote(const std::vector<FleetGroup>& groups,
   return note;
 }
 
-// One note per known microarchitecture whose groups expose different features.
+// One note per known microarchitecture whose groups expose different features (a group of
+// hosts of several microarchitectures counts under each).
 std::vector<std::string> SameSilicon(const std::vector<FleetGroup>& groups) {
   std::map<std::string, std::vector<std::size_t>> members;  // microarchitecture -> groups
   for (std::size_t i = 0; i < groups.size(); ++i) {
-    const std::string& name = groups[i].microarchitecture;
-    if (KnownMicroarchitecture(name)) members[name].push_back(i);
+    for (const std::string& name : groups[i].microarchitectures) members[name].push_back(i);
   }
   std::vector<std::string> notes;
   for (const auto& [microarchitecture, indexes] : members) {
@@ -271,6 +278,28 @@ std::vector<std::string> SameSilicon(const std::vector<FleetGroup>& groups) {
     }
   }
   return notes;
+}
+
+// Every host with its group's number, by host.
+std::vector<FleetHost> HostRows(const std::vector<HostReport>& reports,
+                                const std::vector<FleetGroup>& groups) {
+  std::unordered_map<std::string_view, std::size_t> group_of;
+  for (std::size_t i = 0; i < groups.size(); ++i) {
+    for (const std::string& host : groups[i].hosts) group_of.emplace(host, i + 1);
+  }
+  std::vector<FleetHost> rows;
+  rows.reserve(reports.size());
+  for (const HostReport& r : reports) {
+    rows.push_back({.host = r.host,
+                    .group = group_of.at(r.host),
+                    .cpu = r.cpu,
+                    .microarchitecture = r.microarchitecture,
+                    .onednn_isa = r.onednn_isa,
+                    .check_status = r.check_status,
+                    .dlcheck_version = r.dlcheck_version,
+                    .file = r.file});
+  }
+  return rows;
 }
 
 void AddOutliers(const HostReport& r, std::vector<Outlier>& outliers) {
@@ -390,6 +419,7 @@ Fleet FleetReader::Finish() {
   fleet.same_silicon = SameSilicon(fleet.groups);
   std::sort(reports_.begin(), reports_.end(),
             [](const HostReport& a, const HostReport& b) { return a.host < b.host; });
+  fleet.host_rows = HostRows(reports_, fleet.groups);
   for (const HostReport& r : reports_) AddOutliers(r, fleet.outliers);
   for (auto& [version, hosts] : fleet.versions) std::sort(hosts.begin(), hosts.end());
   reports_.clear();

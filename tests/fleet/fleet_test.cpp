@@ -14,6 +14,7 @@
 #include "fleet/fleet_report.h"
 #include "fleet/hostlist.h"
 #include "report/printer.h"
+#include "report/table_layout.h"
 #include "support/run_dlcheck.h"
 #include "support/scratch_dir.h"
 
@@ -157,7 +158,7 @@ TEST(FleetTest, GuestsOfOneMicroarchitectureThatExposeDifferentFeaturesAreNamedS
   reader.AddText("hsw.json", PlatformJson(kHaswell).dump());
   const Fleet fleet = reader.Finish();
   ASSERT_EQ(fleet.groups.size(), 3u);
-  EXPECT_EQ(fleet.groups[0].microarchitecture, "Emerald Rapids");
+  EXPECT_EQ(fleet.groups[0].microarchitectures, std::vector<std::string>{"Emerald Rapids"});
   ASSERT_EQ(fleet.same_silicon.size(), 1u);
   EXPECT_NE(fleet.same_silicon[0].find("are both Emerald Rapids"), std::string::npos)
       << fleet.same_silicon[0];
@@ -317,6 +318,72 @@ TEST(FleetReportTest, TableCsvAndJsonAgreeOnTheGroups) {
   std::size_t lines = 0;
   for (char c : csv.str()) lines += c == '\n';
   EXPECT_EQ(lines, 3u) << csv.str();  // header + 2 groups
+}
+
+// Issue 47: hosts of different CPUs that can do the same things share a group, which lists every
+// CPU (it was labelled by its first host's: a Sapphire Rapids in a group called Emerald Rapids);
+// the per-host table says each host's own.
+TEST(FleetReportTest, AGroupListsTheDistinctCpusOfItsHostsAndTheHostTableEachOne) {
+  const json spr = PlatformJson(kSapphireRapids);
+  json emr = spr;  // the same features on another CPU
+  emr["cpu"]["brand"] = "Intel(R) Xeon(R) Platinum 8592+";
+  emr["cpu"]["microarchitecture"] = "Emerald Rapids";
+  FleetReader reader;
+  reader.AddText("emr1.json", emr.dump());
+  reader.AddText("spr1.json", spr.dump());
+  reader.AddText("emr2.json", emr.dump());
+  const Fleet fleet = reader.Finish();
+  ASSERT_EQ(fleet.groups.size(), 1u);
+  const std::string spr_brand = spr["cpu"]["brand"];
+  const std::string spr_uarch = spr["cpu"]["microarchitecture"];
+  ASSERT_NE(spr_uarch, "Emerald Rapids");
+  EXPECT_EQ(fleet.groups[0].cpus,
+            (std::vector<std::string>{"Intel(R) Xeon(R) Platinum 8592+", spr_brand}));
+  EXPECT_EQ(fleet.groups[0].microarchitectures,
+            (std::vector<std::string>{"Emerald Rapids", spr_uarch}));
+  std::ostringstream js;
+  report::PrintJson(FleetReport(fleet), js);
+  const json doc = json::parse(js.str());
+  EXPECT_EQ(doc["groups"][0]["cpu"], "Intel(R) Xeon(R) Platinum 8592+; " + spr_brand);
+  EXPECT_EQ(doc["groups"][0]["microarchitecture"], "Emerald Rapids; " + spr_uarch);
+  ASSERT_EQ(doc["hosts"].size(), 3u) << doc["hosts"];
+  EXPECT_EQ(doc["hosts"][0]["host"], "emr1");
+  EXPECT_EQ(doc["hosts"][0]["group"], 1);
+  EXPECT_EQ(doc["hosts"][0]["cpu"], "Intel(R) Xeon(R) Platinum 8592+");
+  EXPECT_EQ(doc["hosts"][2]["host"], "spr1");
+  EXPECT_EQ(doc["hosts"][2]["cpu"], spr_brand);
+  EXPECT_EQ(doc["hosts"][2]["microarchitecture"], spr_uarch);
+  EXPECT_EQ(doc["hosts"][2]["onednn_isa"], "avx512_core_amx");
+  EXPECT_EQ(doc["hosts"][2]["file"], "spr1.json");
+}
+
+// Issue 47: at 80 columns the table kept the groups but dropped their hosts, and cut both
+// avx512_core_bf16 and avx512_core_amx to `avx512_core_…`.
+TEST(FleetReportTest, At80ColumnsTheHostlistsAndWholeIsaNamesStay) {
+  FleetReader reader;
+  for (const char* host : {"node1", "node2", "node3", "node7"}) {
+    reader.AddText(std::string(host) + ".json",
+                   PlatformJson("intel-xeon-emerald-rapids-kvm16.test").dump());
+  }
+  for (const char* host : {"gpu11", "gpu12"}) {
+    reader.AddText(std::string(host) + ".json",
+                   PlatformJson("edited/intel-xeon-emerald-rapids-kvm16-amx-hidden.test").dump());
+  }
+  reader.AddText("login1.json", PlatformJson(kHaswell).dump());
+  const Fleet fleet = reader.Finish();
+  ASSERT_EQ(fleet.groups.size(), 3u);
+  std::ostringstream out;
+  report::PrintTable(FleetReport(fleet), out, 80);
+  const std::string table = out.str();
+  for (const char* whole :
+       {"node[1-3,7]", "gpu[11-12]", "login1", "avx512_core_amx", "avx512_core_bf16", "avx2 "}) {
+    EXPECT_NE(table.find(whole), std::string::npos) << whole << " in\n" << table;
+  }
+  EXPECT_EQ(table.find("avx512_core_\u2026"), std::string::npos) << table;
+  std::istringstream lines(table);
+  for (std::string line; std::getline(lines, line);) {
+    EXPECT_LE(report::DisplayWidth(line), 80u) << line;
+  }
 }
 
 }  // namespace
