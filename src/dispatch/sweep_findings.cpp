@@ -117,21 +117,75 @@ std::optional<Finding> CapModelFallbackFinding(const Run& run, std::string_view 
                                         cap, fmt::join(layers, ", "), fallbacks.front().reason)};
 }
 
-std::optional<Finding> ModelPayoff(const SweepComparison& comparison) {
-  const ConfigComparison* low = nullptr;
-  const ConfigComparison* high = nullptr;
-  for (const std::size_t i : comparison.RankedCaps()) {
-    const ConfigComparison& c = comparison.configs[i];
-    if (!c.samples_per_s) continue;
-    if (low == nullptr) low = &c;
-    high = &c;
+CapRace RaceOf(const std::vector<Spread>& spreads, bool higher_is_faster) {
+  CapRace race;
+  if (spreads.size() < 2) return race;
+  std::size_t fastest = 0;
+  for (std::size_t i = 1; i < spreads.size(); ++i) {
+    const double median = spreads[i].median, best = spreads[fastest].median;
+    if (higher_is_faster ? median > best : median < best) fastest = i;
   }
-  if (low == nullptr || high == low) return std::nullopt;
-  const Spread& a = low->samples;
-  const Spread& b = high->samples;
-  const std::string& low_cap = low->config.cap()->isa;
-  const std::string& high_cap = high->config.cap()->isa;
-  if (!Separated(a, b)) {
+  race.fastest = fastest;
+  race.baseline = fastest == 0 ? spreads.size() - 1 : 0;
+  for (std::size_t i = 0; i < spreads.size(); ++i) {
+    if (i != fastest && i != race.baseline && !Separated(spreads[i], spreads[fastest])) {
+      race.tied.push_back(i);
+    }
+  }
+  return race;
+}
+
+namespace {
+
+// "; a tie within the spread with avx512_core_bf16 (2.15x): their timed chunks overlap avx2's":
+// the caps `race.tied` whose ranges overlap the fastest's, each with its own ratio over the
+// baseline (`ratio(i)`), as a payoff sentence ends.
+template <typename Ratio>
+std::string TiedWith(const CapRace& race, const std::vector<std::string>& names, Ratio ratio,
+                     std::string_view what_overlaps) {
+  if (race.tied.empty()) return {};
+  std::vector<std::string> tied;
+  for (const std::size_t i : race.tied)
+    tied.push_back(fmt::format("{} ({:.2f}x)", names[i], ratio(i)));
+  return fmt::format("; a tie within the spread with {}: {} overlap {}'s", fmt::join(tied, ", "),
+                     what_overlaps, names[*race.fastest]);
+}
+
+// "; the highest cap, avx512_core_bf16: 1.85x": where the fastest cap is not the highest and the
+// highest neither ties with it nor is the baseline (a sweep whose top cap is not its best).
+template <typename Ratio>
+std::string HighestCap(const CapRace& race, const std::vector<std::string>& names, Ratio ratio) {
+  const std::size_t highest = names.size() - 1;
+  if (*race.fastest == highest || race.baseline == highest ||
+      std::find(race.tied.begin(), race.tied.end(), highest) != race.tied.end()) {
+    return {};
+  }
+  return fmt::format("; the highest cap, {}: {:.2f}x", names[highest], ratio(highest));
+}
+
+}  // namespace
+
+std::optional<Finding> ModelPayoff(const SweepComparison& comparison) {
+  std::vector<const ConfigComparison*> measured;  // lowest cap first
+  for (const std::size_t i : comparison.RankedCaps()) {
+    if (comparison.configs[i].samples_per_s) measured.push_back(&comparison.configs[i]);
+  }
+  if (measured.size() < 2) return std::nullopt;
+  std::vector<Spread> spreads;
+  std::vector<std::string> names;
+  for (const ConfigComparison* c : measured) {
+    spreads.push_back(c->samples);
+    names.push_back(c->config.cap()->isa);
+  }
+  const CapRace race = RaceOf(spreads, /*higher_is_faster=*/true);
+  const Spread& fast = spreads[*race.fastest];
+  const Spread& base = spreads[race.baseline];
+  const std::string& fast_cap = names[*race.fastest];
+  const std::string& base_cap = names[race.baseline];
+  if (!Separated(fast, base)) {
+    const bool fast_first = *race.fastest < race.baseline;
+    const Spread& a = fast_first ? fast : base;
+    const Spread& b = fast_first ? base : fast;
     return Finding{
         .severity = Severity::kWarning,
         .code = "too-noisy",
@@ -139,14 +193,41 @@ std::optional<Finding> ModelPayoff(const SweepComparison& comparison) {
             "the runs are too noisy to rank the caps {} ({:.0f}-{:.0f} samples/s over the timed "
             "chunks) and {} ({:.0f}-{:.0f}): their ranges overlap; rerun on a quieter machine or "
             "with more --iters",
-            low_cap, a.min, a.max, high_cap, b.min, b.max)};
+            fast_first ? fast_cap : base_cap, a.min, a.max, fast_first ? base_cap : fast_cap, b.min,
+            b.max)};
   }
-  return Finding{.severity = Severity::kInfo,
-                 .code = "payoff",
-                 .message = fmt::format(
-                     "the model trains {:.2f}x as fast under the cap {} as under {} (samples/s; "
-                     "the timed chunks of the two runs do not overlap)",
-                     b.median / a.median, high_cap, low_cap)};
+  const auto ratio = [&](std::size_t i) { return spreads[i].median / base.median; };
+  return Finding{
+      .severity = Severity::kInfo,
+      .code = "payoff",
+      .message = fmt::format(
+          "the model trains {:.2f}x as fast under the cap {} as under {} (samples/s; "
+          "the timed chunks of the two runs do not overlap){}{}",
+          fast.median / base.median, fast_cap, base_cap,
+          TiedWith(race, names, ratio, "their timed chunks"), HighestCap(race, names, ratio))};
+}
+
+std::vector<Finding> PeakFindings(const SweepComparison& comparison) {
+  std::vector<Finding> findings;
+  const ConfigComparison* narrower = nullptr;  // the highest peak of the caps so far
+  for (const std::size_t i : comparison.caps) {
+    const ConfigComparison& c = comparison.configs[i];
+    if (!c.peak_gflops || *c.peak_gflops <= 0) continue;
+    if (narrower != nullptr && *c.peak_gflops < *narrower->peak_gflops) {
+      findings.push_back(
+          {.severity = Severity::kWarning,
+           .code = "peak-below-narrower",
+           .message = fmt::format(
+               "the FMA peak probe measured {:.1f} GFLOP/s a core under the cap {}, below the "
+               "{:.1f} under the narrower cap {}, which {} can also run: a disturbed probe (a "
+               "busy machine; rerun), or wider units that are no faster (AMD Zen 4 runs AVX-512 "
+               "on 256-bit halves); the peak fractions under {} are against the lower figure",
+               *c.peak_gflops, c.config.cap()->isa, *narrower->peak_gflops,
+               narrower->config.cap()->isa, c.config.cap()->isa, c.config.cap()->isa)});
+    }
+    if (narrower == nullptr || *c.peak_gflops > *narrower->peak_gflops) narrower = &c;
+  }
+  return findings;
 }
 
 Finding InterruptedFinding(int signal) {
@@ -331,17 +412,38 @@ RankedConfig RankedOf(const ConfigRuns& r) {
       .name = r.config.Name(), .runs = r.runs.size(), .wall = r.wall, .exec = SpreadOf(exec_ms)};
 }
 
-// A program's rankings: the highest cap against the lowest, the last thread set against the
-// first, each where there are two whose runs all exited 0 (a failed configuration's time is not
+// The caps `caps` (indices into `results`, lowest first) ranked: the fastest against the
+// lowest (RaceOf), by oneDNN's exec times where every cap's runs printed them, else by wall time;
+// a payoff names the caps within the fastest's spread and the highest cap where it lost.
+Finding RankCaps(const std::vector<ConfigRuns>& results, const std::vector<std::size_t>& caps) {
+  std::vector<RankedConfig> ranked;
+  for (const std::size_t i : caps) ranked.push_back(RankedOf(results[i]));
+  const bool by_exec = std::all_of(ranked.begin(), ranked.end(),
+                                   [](const RankedConfig& r) { return r.exec.runs >= 2; });
+  const Measure& measure = by_exec ? kExecTime : kWallTime;
+  std::vector<Spread> spreads;
+  std::vector<std::string> names;
+  for (const RankedConfig& r : ranked) {
+    spreads.push_back(r.*measure.spread);
+    names.push_back(r.name);
+  }
+  const CapRace race = RaceOf(spreads, /*higher_is_faster=*/false);
+  Finding ranking = RankConfigs("ISA caps", ranked[*race.fastest], ranked[race.baseline]);
+  if (ranking.code != "payoff") return ranking;
+  const auto ratio = [&](std::size_t i) { return Times(spreads[race.baseline], spreads[i]); };
+  ranking.message += TiedWith(race, names, ratio, fmt::format("their runs of {}", measure.name));
+  ranking.message += HighestCap(race, names, ratio);
+  return ranking;
+}
+
+// A program's rankings: the fastest cap against the lowest (RankCaps), the last thread set against
+// the first, each where there are two whose runs all exited 0 (a failed configuration's time is not
 // the program's: it is never ranked; program-failed says why).
 void AddProgramRankings(const std::vector<ConfigRuns>& results, const SweepComparison& comparison,
                         std::vector<Finding>& findings) {
   const std::vector<std::size_t> caps = comparison.RankedCaps();
   const std::vector<std::size_t> sets = comparison.RankedThreadSets();
-  if (caps.size() >= 2) {
-    findings.push_back(
-        RankConfigs("ISA caps", RankedOf(results[caps.back()]), RankedOf(results[caps.front()])));
-  }
+  if (caps.size() >= 2) findings.push_back(RankCaps(results, caps));
   if (sets.size() >= 2) {
     findings.push_back(RankConfigs("thread sets", RankedOf(results[sets.back()]),
                                    RankedOf(results[sets.front()])));
@@ -364,6 +466,7 @@ std::vector<Finding> SweepFindings(const std::vector<ConfigRuns>& results,
   std::vector<Finding> findings;
   for (const auto& r : results) AddConfigFindings(r, findings);
   for (Finding& f : CapScalarFindings(results)) findings.push_back(std::move(f));
+  for (Finding& f : PeakFindings(comparison)) findings.push_back(std::move(f));
   if (comparison.model) {
     if (auto payoff = ModelPayoff(comparison)) findings.push_back(std::move(*payoff));
   } else if (!results.empty()) {

@@ -47,10 +47,31 @@ std::vector<Finding> CapScalarFindings(const std::vector<ConfigRuns>& results);
 /// ran it (the layers the worker announced as model fallbacks); nullopt when none was.
 std::optional<Finding> CapModelFallbackFinding(const Run& run, std::string_view cap);
 
-/// The model sweep's payoff in one sentence: the highest measured cap of `comparison` against
-/// the lowest in samples/s (`payoff`), only when their timed chunks do not overlap, else
-/// `too-noisy`; nullopt with fewer than two measured caps.
+/// Which cap of a sweep won: the fastest by median (the first of equal medians, the lowest cap),
+/// the cap it is ranked against (the lowest; the highest where the lowest is the fastest), and
+/// the others whose range overlaps the fastest's (a tie within the spread, lowest first).
+struct CapRace {
+  std::optional<std::size_t> fastest;  ///< nullopt with fewer than two caps
+  std::size_t baseline = 0;
+  std::vector<std::size_t> tied;
+};
+
+/// The race of caps measured as `spreads` (lowest cap first): samples/s (`higher_is_faster`) or
+/// times.
+CapRace RaceOf(const std::vector<Spread>& spreads, bool higher_is_faster);
+
+/// The model sweep's payoff in one sentence: the fastest measured cap of `comparison` against
+/// the lowest in samples/s (RaceOf; `payoff`), only when their timed chunks do not overlap, else
+/// `too-noisy`; the caps within the fastest's spread are named as a tie, and the highest cap's
+/// figure added where it is not the fastest ("1.85x under avx512_core_bf16" was said where avx2
+/// gave 2.22x); nullopt with fewer than two measured caps.
 std::optional<Finding> ModelPayoff(const SweepComparison& comparison);
+
+/// `peak-below-narrower`: a cap whose FMA peak probe measured less than a narrower cap's (which
+/// a wider ISA can always run): a disturbed probe, or wider units that are no faster (Zen 4's
+/// AVX-512 on 256-bit halves); a warning, since that cap's peak fractions are against it. One
+/// per such cap, lowest first.
+std::vector<Finding> PeakFindings(const SweepComparison& comparison);
 
 /// `interrupted`: the sweep was stopped by `signal`, which dlcheck passed on.
 Finding InterruptedFinding(int signal);
@@ -87,11 +108,14 @@ int ProgramSweepStatus(int interrupted_by, const std::vector<int>& run_statuses)
 /// Everything a sweep's runs say, in one list, for either source: per configuration how its
 /// runs ended (worker-failed, out-of-memory for the model; program-failed for a program), what
 /// its cap allowed (isa-above-cap on the first run; cap-model-fallback), a program's
-/// threads-overridden; then the scalar work once across the caps (CapScalarFindings), no-verbose (a
+/// threads-overridden; then the scalar work once across the caps (CapScalarFindings), the peaks
+/// (PeakFindings), no-verbose (a
 /// program that printed no verbose line in any run), the ranking of the configurations whose runs
-/// all succeeded (the model: ModelPayoff; a program: RankConfigs of the caps and of the thread
-/// sets) and `interrupted` when signal `interrupted_by` (0: none) stopped the sweep. `comparison`
-/// is CompareSweep(results): the rankings read it.
+/// all succeeded (the model: ModelPayoff; a program: RankConfigs of the fastest cap, by RaceOf
+/// of oneDNN's exec times where every run printed them, else of the wall times, against the
+/// lowest, naming the caps within its spread, and of the last thread set against the first) and
+/// `interrupted` when signal `interrupted_by` (0: none) stopped the sweep. `comparison` is
+/// CompareSweep(results): the rankings read it.
 std::vector<Finding> SweepFindings(const std::vector<ConfigRuns>& results,
                                    const SweepComparison& comparison, int interrupted_by);
 

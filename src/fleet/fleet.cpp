@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 #include <tuple>
+#include <unordered_map>
 
 #include "check/check_report.h"
 #include "common/onednn_isa.h"
@@ -167,13 +168,21 @@ void MarkBest(std::vector<FleetGroup>& groups) {
   }
 }
 
+// Sorts `words` and drops repeats.
+void SortDistinct(std::vector<std::string>& words) {
+  std::sort(words.begin(), words.end());
+  words.erase(std::unique(words.begin(), words.end()), words.end());
+}
+
+bool KnownMicroarchitecture(const std::string& name) {
+  return !name.empty() && name != "unknown";
+}
+
 std::vector<FleetGroup> GroupHosts(const std::vector<HostReport>& reports) {
   std::map<decltype(Signature(reports[0])), FleetGroup> by_signature;
   for (const HostReport& r : reports) {
     FleetGroup& g = by_signature[Signature(r)];
     if (g.hosts.empty()) {
-      g.cpu = r.cpu;
-      g.microarchitecture = r.microarchitecture;
       g.usable = r.usable;
       g.onednn_isa = r.onednn_isa;
       g.topology = r.topology;
@@ -188,13 +197,20 @@ std::vector<FleetGroup> GroupHosts(const std::vector<HostReport>& reports) {
       g.memory_mib = std::min(g.memory_mib, r.memory_mib);
     }
     g.hosts.push_back(r.host);
+    // Every host's CPU, not the first one's (a repeat of the last one is not kept twice).
+    if (g.cpus.empty() || g.cpus.back() != r.cpu) g.cpus.push_back(r.cpu);
+    if (KnownMicroarchitecture(r.microarchitecture) &&
+        (g.microarchitectures.empty() || g.microarchitectures.back() != r.microarchitecture)) {
+      g.microarchitectures.push_back(r.microarchitecture);
+    }
     g.hidden.insert(g.hidden.end(), r.hidden.begin(), r.hidden.end());
   }
   std::vector<FleetGroup> groups;
   for (auto& [signature, g] : by_signature) {
     std::sort(g.hosts.begin(), g.hosts.end());
-    std::sort(g.hidden.begin(), g.hidden.end());
-    g.hidden.erase(std::unique(g.hidden.begin(), g.hidden.end()), g.hidden.end());
+    SortDistinct(g.cpus);
+    SortDistinct(g.microarchitectures);
+    SortDistinct(g.hidden);
     groups.push_back(std::move(g));
   }
   std::sort(groups.begin(), groups.end(), [](const FleetGroup& a, const FleetGroup& b) {
@@ -205,31 +221,85 @@ std::vector<FleetGroup> GroupHosts(const std::vector<HostReport>& reports) {
   return groups;
 }
 
-// Groups of one known microarchitecture whose usable features differ: one sentence each pair.
+// "groups 1, 2 and 3", "groups 1, 2, ..., 8 and 92 more": the first kSameSiliconGroupsNamed of
+// `members` (indexes into the groups), numbered from 1.
+std::string GroupNumbers(const std::vector<std::size_t>& members) {
+  const std::size_t named = std::min(members.size(), kSameSiliconGroupsNamed);
+  std::string text = "groups";
+  for (std::size_t i = 0; i < named; ++i) {
+    const bool last = i + 1 == members.size();
+    text += fmt::format("{}{}", i == 0 ? " " : (last ? " and " : ", "), members[i] + 1);
+  }
+  if (members.size() > named) text += fmt::format(" and {} more", members.size() - named);
+  return text;
+}
+
+// The note for the groups `members` (indexes into `groups`, in order) of `microarchitecture`:
+// what each of the named ones lacks of the features the others have; "" when all of them expose
+// the same features. Linear in the groups and their features.
+std::string SameSiliconNote(const std::vector<FleetGroup>& groups,
+                            const std::vector<std::size_t>& members,
+                            const std::string& microarchitecture) {
+  std::vector<std::string> any;  // the features some group of the microarchitecture has
+  for (const std::size_t i : members) {
+    any.insert(any.end(), groups[i].usable.begin(), groups[i].usable.end());
+  }
+  SortDistinct(any);
+  const bool differ = std::any_of(members.begin(), members.end(), [&](std::size_t i) {
+    return groups[i].usable.size() != any.size();
+  });
+  if (!differ) return {};
+  std::string note = fmt::format("{} are {} {}", GroupNumbers(members),
+                                 members.size() == 2 ? "both" : "all", microarchitecture);
+  for (std::size_t k = 0; k < members.size() && k < kSameSiliconGroupsNamed; ++k) {
+    const FleetGroup& g = groups[members[k]];
+    std::vector<std::string> missing;
+    std::set_difference(any.begin(), any.end(), g.usable.begin(), g.usable.end(),
+                        std::back_inserter(missing));
+    if (!missing.empty()) {
+      note += fmt::format("; group {} lacks {}", members[k] + 1, fmt::join(missing, " "));
+    }
+  }
+  return note;
+}
+
+// One note per known microarchitecture whose groups expose different features (a group of
+// hosts of several microarchitectures counts under each).
 std::vector<std::string> SameSilicon(const std::vector<FleetGroup>& groups) {
-  std::vector<std::string> notes;
+  std::map<std::string, std::vector<std::size_t>> members;  // microarchitecture -> groups
   for (std::size_t i = 0; i < groups.size(); ++i) {
-    for (std::size_t j = i + 1; j < groups.size(); ++j) {
-      const FleetGroup& a = groups[i];
-      const FleetGroup& b = groups[j];
-      if (a.microarchitecture.empty() || a.microarchitecture == "unknown" ||
-          a.microarchitecture != b.microarchitecture || a.usable == b.usable) {
-        continue;
-      }
-      std::vector<std::string> a_only, b_only;
-      std::set_difference(a.usable.begin(), a.usable.end(), b.usable.begin(), b.usable.end(),
-                          std::back_inserter(a_only));
-      std::set_difference(b.usable.begin(), b.usable.end(), a.usable.begin(), a.usable.end(),
-                          std::back_inserter(b_only));
-      const auto lacks = [](std::size_t group, const std::vector<std::string>& missing) {
-        return missing.empty() ? std::string()
-                               : fmt::format("; group {} lacks {}", group, fmt::join(missing, " "));
-      };
-      notes.push_back(fmt::format("groups {} and {} are both {}{}{}", i + 1, j + 1,
-                                  a.microarchitecture, lacks(j + 1, a_only), lacks(i + 1, b_only)));
+    for (const std::string& name : groups[i].microarchitectures) members[name].push_back(i);
+  }
+  std::vector<std::string> notes;
+  for (const auto& [microarchitecture, indexes] : members) {
+    if (indexes.size() < 2) continue;
+    if (std::string note = SameSiliconNote(groups, indexes, microarchitecture); !note.empty()) {
+      notes.push_back(std::move(note));
     }
   }
   return notes;
+}
+
+// Every host with its group's number, by host.
+std::vector<FleetHost> HostRows(const std::vector<HostReport>& reports,
+                                const std::vector<FleetGroup>& groups) {
+  std::unordered_map<std::string_view, std::size_t> group_of;
+  for (std::size_t i = 0; i < groups.size(); ++i) {
+    for (const std::string& host : groups[i].hosts) group_of.emplace(host, i + 1);
+  }
+  std::vector<FleetHost> rows;
+  rows.reserve(reports.size());
+  for (const HostReport& r : reports) {
+    rows.push_back({.host = r.host,
+                    .group = group_of.at(r.host),
+                    .cpu = r.cpu,
+                    .microarchitecture = r.microarchitecture,
+                    .onednn_isa = r.onednn_isa,
+                    .check_status = r.check_status,
+                    .dlcheck_version = r.dlcheck_version,
+                    .file = r.file});
+  }
+  return rows;
 }
 
 void AddOutliers(const HostReport& r, std::vector<Outlier>& outliers) {
@@ -349,6 +419,7 @@ Fleet FleetReader::Finish() {
   fleet.same_silicon = SameSilicon(fleet.groups);
   std::sort(reports_.begin(), reports_.end(),
             [](const HostReport& a, const HostReport& b) { return a.host < b.host; });
+  fleet.host_rows = HostRows(reports_, fleet.groups);
   for (const HostReport& r : reports_) AddOutliers(r, fleet.outliers);
   for (auto& [version, hosts] : fleet.versions) std::sort(hosts.begin(), hosts.end());
   reports_.clear();

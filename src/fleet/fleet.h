@@ -59,8 +59,11 @@ struct SkippedReport {
 /// status, AMX permission (what a Slurm node line of the group says, less its memory).
 struct FleetGroup {
   std::vector<std::string> hosts;  ///< sorted
-  std::string cpu;                 ///< of the first host (brands may differ in a group)
-  std::string microarchitecture;   ///< of the first host
+  /// The distinct CPUs (brands, else vendors) of its hosts, sorted: hosts of different CPUs
+  /// that can do the same things share a group (a Sapphire and an Emerald Rapids).
+  std::vector<std::string> cpus;
+  /// The distinct known microarchitectures of its hosts, sorted (none: unknown).
+  std::vector<std::string> microarchitectures;
   std::vector<std::string> usable;
   std::string onednn_isa;
   std::optional<TopologyShape> topology;
@@ -72,6 +75,18 @@ struct FleetGroup {
   bool best = false;
 };
 
+/// One host as the fleet placed it: the per-host table.
+struct FleetHost {
+  std::string host;
+  std::size_t group = 0;  ///< its group's number (1 for Fleet::groups[0])
+  std::string cpu;
+  std::string microarchitecture;  ///< "" when the report has none
+  std::string onednn_isa;
+  std::string check_status;  ///< "" for a platform report
+  std::string dlcheck_version;
+  std::string file;
+};
+
 /// A host that stands out: "avx512_bf16 in CPUID but not OS-enabled".
 struct Outlier {
   std::string host;
@@ -80,17 +95,23 @@ struct Outlier {
 
 struct Fleet {
   std::size_t files = 0;  ///< report files looked at
-  /// "groups 1 and 2 are both Emerald Rapids; 2 lacks amx_tile, ...": groups of one
-  /// microarchitecture whose exposed features differ (a hypervisor, BIOS or kernel setting, not a
-  /// different CPU).
+  /// "groups 1 and 2 are both Emerald Rapids; group 2 lacks amx_tile ...": one note per
+  /// microarchitecture whose groups expose different features (a hypervisor, BIOS or kernel
+  /// setting, not a different CPU), naming its first kSameSiliconGroupsNamed groups and what each
+  /// lacks of the features the others have, and how many more there are.
   std::vector<std::string> same_silicon;
-  std::vector<FleetGroup> groups;  ///< largest first, then by first host
-  std::vector<Outlier> outliers;   ///< by host
+  std::vector<FleetGroup> groups;    ///< largest first, then by first host
+  std::vector<FleetHost> host_rows;  ///< every host used, by name
+  std::vector<Outlier> outliers;     ///< by host
   std::vector<SkippedReport> skipped;
   /// dlcheck version -> hosts whose report it wrote (more than one version: a mixed fleet).
   std::map<std::string, std::vector<std::string>> versions;
   std::size_t hosts() const;
 };
+
+/// How many groups a same-silicon note names (the others are counted): a note stays one
+/// sentence however many groups one microarchitecture falls into.
+inline constexpr std::size_t kSameSiliconGroupsNamed = 8;
 
 /// The report schema `dlcheck fleet` reads (Report::kSchemaVersion of this dlcheck).
 inline constexpr int kReadableSchema = 1;

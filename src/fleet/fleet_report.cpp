@@ -13,6 +13,18 @@ report::Value Words(const std::vector<std::string>& words) {
   return report::Value(report::TextList(words));
 }
 
+// Distinct values of a group's hosts as one cell: "Intel(R) Xeon(R) ...; Intel(R) Xeon(R) ..."
+// (CPU brands hold spaces, so the list is joined by "; "); null when there are none.
+report::Value Distinct(const std::vector<std::string>& values) {
+  if (values.empty()) return report::Value();
+  return report::Value(fmt::format("{}", fmt::join(values, "; ")));
+}
+
+// `text`, or null when it is empty.
+report::Value TextOrNull(const std::string& text) {
+  return text.empty() ? report::Value() : report::Value(text);
+}
+
 // One count of a group's topology; null when the reports had no topology.
 report::Value Count(const std::optional<TopologyShape>& shape, long TopologyShape::*count) {
   return shape ? report::Value((*shape).*count) : report::Value();
@@ -22,17 +34,18 @@ void AddGroups(const Fleet& fleet, report::Report& report) {
   using namespace fleet_field;
   report::Table& t = report.AddTable(kGroupsTable, kGroupColumns);
   t.hidden_in_table = report::Names({kFeatures, kHidden});
-  t.answer_columns = {std::string(kLacks.name)};
+  // What the table is for: which hosts, what oneDNN runs there, what they lack. Kept whole at 80
+  // columns (answer columns are never left out, and not cut below 24 columns: the widest ISA
+  // name fits, so avx512_core_bf16 and avx512_core_amx stay apart).
+  t.answer_columns = report::Names({kHostlist, kOnednnIsa, kLacks});
   t.leave_out_first = report::Names({kPus, kCores, kNumaNodes, kSockets});
   int number = 0;
   for (const FleetGroup& g : fleet.groups) {
     t.rows.push_back(
-        {++number, g.hosts.size(), CompressHostlist(g.hosts), g.best, g.cpu,
-         g.microarchitecture.empty() ? report::Value() : report::Value(g.microarchitecture),
-         g.onednn_isa, Count(g.topology, &TopologyShape::sockets),
+        {++number, g.hosts.size(), CompressHostlist(g.hosts), g.best, Distinct(g.cpus),
+         Distinct(g.microarchitectures), g.onednn_isa, Count(g.topology, &TopologyShape::sockets),
          Count(g.topology, &TopologyShape::numa_nodes), Count(g.topology, &TopologyShape::cores),
-         Count(g.topology, &TopologyShape::pus),
-         g.check_status.empty() ? report::Value() : report::Value(g.check_status), Words(g.lacks),
+         Count(g.topology, &TopologyShape::pus), TextOrNull(g.check_status), Words(g.lacks),
          Words(g.usable), Words(g.hidden)});
   }
   // Hidden is marked over lacks: the silicon has it, the guest does not see it.
@@ -43,6 +56,18 @@ void AddGroups(const Fleet& fleet, report::Report& report) {
                            .marks = {{std::string(kFeatures.name), "\u2713", "#a6d99a"},
                                      {std::string(kLacks.name), "\u2717", "#f2a3a3"},
                                      {std::string(kHidden.name), "H", "#f7c873"}}});
+}
+
+// Every host with its group: JSON and xlsx (the human table has the groups' hostlists).
+void AddHosts(const Fleet& fleet, report::Report& report) {
+  report::Table& t = report.AddTable(kHostsTable, kHostColumns);
+  t.omit_in_table = true;
+  t.rows.reserve(fleet.host_rows.size());
+  for (const FleetHost& h : fleet.host_rows) {
+    t.rows.push_back({h.host, h.group, h.cpu, TextOrNull(h.microarchitecture),
+                      TextOrNull(h.onednn_isa), TextOrNull(h.check_status),
+                      TextOrNull(h.dlcheck_version), h.file});
+  }
 }
 
 void AddLists(const Fleet& fleet, report::Report& report) {
@@ -69,7 +94,8 @@ const report::contract::Document& FleetDocument() {
          contract::Rows(kGroupsTable, contract::Members(kGroupColumns)),
          contract::Rows(kOutliersTable, contract::Members(kOutlierColumns)),
          contract::Rows(kSkippedTable, contract::Members(kSkippedColumns)),
-         contract::Rows(kVersionsTable, contract::Members(kVersionColumns))},
+         contract::Rows(kVersionsTable, contract::Members(kVersionColumns)),
+         contract::Rows(kHostsTable, contract::Members(kHostColumns))},
         std::string(kGroupsTable.name)};
   }();
   return kFleet;
@@ -133,6 +159,7 @@ report::Report FleetReport(const Fleet& fleet) {
       .Add(kVersions, fleet.versions.size());
   AddGroups(fleet, report);
   AddLists(fleet, report);
+  AddHosts(fleet, report);
   for (const std::string& note : fleet.same_silicon) {
     report.AddFinding(Severity::kWarning, "same-silicon-differs",
                       note +

@@ -59,6 +59,7 @@ inline constexpr report::Part kGroupsTable{
 inline constexpr report::Part kOutliersTable{"outliers", "Outliers"};
 inline constexpr report::Part kSkippedTable{"skipped", "Skipped reports"};
 inline constexpr report::Part kVersionsTable{"versions", "dlcheck versions"};
+inline constexpr report::Part kHostsTable{"hosts", "Hosts (each host and its group)"};
 
 inline constexpr std::array kGroupColumns = {
     fleet_field::kGroup,     fleet_field::kHosts,    fleet_field::kHostlist,
@@ -70,6 +71,15 @@ inline constexpr std::array kOutlierColumns = {fleet_field::kHost, fleet_field::
 inline constexpr std::array kSkippedColumns = {fleet_field::kFile, fleet_field::kReason};
 inline constexpr std::array kVersionColumns = {fleet_field::kDlcheckVersion, fleet_field::kHosts,
                                                fleet_field::kHostlist};
+/// One row per host used, by host: which group it fell into and what its report says.
+inline constexpr std::array kHostColumns = {fleet_field::kHost,
+                                            fleet_field::kGroup,
+                                            fleet_field::kCpu,
+                                            fleet_field::kMicroarchitecture,
+                                            fleet_field::kOnednnIsa,
+                                            fleet_field::kStatus,
+                                            fleet_field::kDlcheckVersion,
+                                            fleet_field::kFile};
 
 /// `fleet`'s document.
 const report::contract::Document& FleetDocument();

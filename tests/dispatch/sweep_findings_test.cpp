@@ -226,6 +226,64 @@ TEST(SweepFindingsTest, TheModelPaysOffOnlyWhenTheChunksStandApart) {
       CompareSweep({runs[0], runs[3], Measured(ThreadSetConfig{.name = "core"}, 500, 490, 510)})));
 }
 
+// Issue 47: a sweep whose highest cap is not its fastest names the fastest ("1.85x under
+// avx512_core_bf16" was said where avx2 gave 2.22x), and the highest's figure beside it.
+TEST(SweepFindingsTest, TheModelPayoffNamesTheFastestCapNotTheHighest) {
+  const std::vector<ConfigRuns> runs = {Measured(CapConfig{"sse41"}, 100, 95, 105),
+                                        Measured(CapConfig{"avx2"}, 222, 215, 230),
+                                        Measured(CapConfig{"avx512_core"}, 160, 155, 165),
+                                        Measured(CapConfig{"avx512_core_bf16"}, 185, 180, 190)};
+  const auto payoff = ModelPayoff(CompareSweep(runs));
+  ASSERT_TRUE(payoff);
+  EXPECT_EQ(payoff->code, "payoff");
+  EXPECT_EQ(payoff->message,
+            "the model trains 2.22x as fast under the cap avx2 as under sse41 (samples/s; the "
+            "timed chunks of the two runs do not overlap); the highest cap, avx512_core_bf16: "
+            "1.85x");
+}
+
+// Caps within the fastest's spread are a tie, said so with their own figures; the highest cap
+// among them is not said twice.
+TEST(SweepFindingsTest, CapsWithinTheFastestsSpreadAreATie) {
+  const std::vector<ConfigRuns> runs = {Measured(CapConfig{"sse41"}, 100, 95, 105),
+                                        Measured(CapConfig{"avx2"}, 222, 210, 235),
+                                        Measured(CapConfig{"avx512_core"}, 160, 155, 165),
+                                        Measured(CapConfig{"avx512_core_bf16"}, 215, 205, 225)};
+  const auto payoff = ModelPayoff(CompareSweep(runs));
+  ASSERT_TRUE(payoff);
+  EXPECT_EQ(payoff->message,
+            "the model trains 2.22x as fast under the cap avx2 as under sse41 (samples/s; the "
+            "timed chunks of the two runs do not overlap); a tie within the spread with "
+            "avx512_core_bf16 (2.15x): their timed chunks overlap avx2's");
+}
+
+// The lowest cap fastest: ranked against the highest.
+TEST(SweepFindingsTest, ALowestCapThatIsFastestIsRankedAgainstTheHighest) {
+  const std::vector<ConfigRuns> runs = {Measured(CapConfig{"avx2"}, 200, 195, 205),
+                                        Measured(CapConfig{"avx512_core"}, 100, 95, 105)};
+  const auto payoff = ModelPayoff(CompareSweep(runs));
+  ASSERT_TRUE(payoff);
+  EXPECT_EQ(payoff->message,
+            "the model trains 2.00x as fast under the cap avx2 as under avx512_core (samples/s; "
+            "the timed chunks of the two runs do not overlap)");
+}
+
+TEST(SweepFindingsTest, TheRaceNamesTheFastestItsBaselineAndItsTies) {
+  // Times (lower is faster): cap 2 fastest, cap 1 within its range, cap 3 apart.
+  const CapRace race = RaceOf(
+      {Walls(3.0, 3.1, 3.2), Walls(1.4, 1.5, 1.6), Walls(1.3, 1.4, 1.5), Walls(2.0, 2.1, 2.2)},
+      /*higher_is_faster=*/false);
+  ASSERT_TRUE(race.fastest);
+  EXPECT_EQ(*race.fastest, 2u);
+  EXPECT_EQ(race.baseline, 0u);
+  EXPECT_EQ(race.tied, std::vector<std::size_t>{1});
+  // Equal medians: the lowest cap is the fastest (no cap is named for noise), against the last.
+  const CapRace equal = RaceOf({Walls(1, 1, 1), Walls(1, 1, 1)}, false);
+  EXPECT_EQ(*equal.fastest, 0u);
+  EXPECT_EQ(equal.baseline, 1u);
+  EXPECT_FALSE(RaceOf({Walls(1, 1, 1)}, false).fastest);
+}
+
 os::Outcome Exited(int code) {
   return os::Outcome{.exited = true, .exit_code = code};
 }
@@ -538,6 +596,51 @@ TEST(HiddenCapsFinding, ASweepBelowHiddenAmxSaysTheGuestHidesIt) {
   EXPECT_FALSE(HiddenCapsFinding(exposed, *ChooseCaps({}, exposed)));
   const detect::PlatformInfo haswell = RecordedPlatform("intel-core-i7-4770-cpu.test");
   EXPECT_FALSE(HiddenCapsFinding(haswell, *ChooseCaps({}, haswell)));
+}
+
+// A program sweep ranks its fastest cap against the lowest, by oneDNN's exec time where every run
+// printed it.
+TEST(SweepFindingsTest, AProgramSweepRanksItsFastestCap) {
+  const std::vector<ConfigRuns> sweep = {
+      Config(CapConfig{"sse41"}, {ProgramRun(Exited(0), 2.0), ProgramRun(Exited(0), 2.1)}),
+      Config(CapConfig{"avx2"}, {ProgramRun(Exited(0), 1.0), ProgramRun(Exited(0), 1.1)}),
+      Config(CapConfig{"avx512_core"}, {ProgramRun(Exited(0), 1.5), ProgramRun(Exited(0), 1.6)})};
+  const std::vector<Finding> findings = FindingsOf(sweep, 0);
+  ASSERT_FALSE(findings.empty());
+  EXPECT_EQ(findings.back().code, "payoff");
+  EXPECT_EQ(findings.back().message,
+            "ISA caps: the program runs 1.95x as fast under cap avx2 as under cap sse41 (median "
+            "wall time of 2 and 2 runs; spread 9.5% and 4.9%); the highest cap, cap "
+            "avx512_core: 1.32x");
+}
+
+// A model run that measured `peak` GFLOP/s a core under its cap.
+ConfigRuns WithPeak(ConfigRuns r, double peak) {
+  const CapConfig* cap = r.config.cap();
+  r.runs.front().model->results.peak_gflops[PeakIsaOf(cap->isa)] = peak;
+  return r;
+}
+
+// Issue 47: Zen 4 measured the AVX2 FMA peak at 117 GFLOP/s and AVX-512's at 115: a wider cap
+// below a narrower one's peak is flagged, not printed as if fine.
+TEST(SweepFindingsTest, APeakBelowANarrowerCapsPeakIsFlagged) {
+  const std::vector<ConfigRuns> runs = {
+      WithPeak(Measured(CapConfig{"sse41"}, 100, 95, 105), 60),
+      WithPeak(Measured(CapConfig{"avx2"}, 150, 140, 160), 117),
+      WithPeak(Measured(CapConfig{"avx512_core"}, 160, 150, 170), 115)};
+  const std::vector<Finding> peaks = PeakFindings(CompareSweep(runs));
+  ASSERT_EQ(peaks.size(), 1u);
+  EXPECT_EQ(peaks[0].code, "peak-below-narrower");
+  EXPECT_EQ(peaks[0].severity, Severity::kWarning);
+  EXPECT_EQ(peaks[0].message.rfind("the FMA peak probe measured 115.0 GFLOP/s a core under the "
+                                   "cap avx512_core, below the 117.0 under the narrower cap avx2",
+                                   0),
+            0u)
+      << peaks[0].message;
+  EXPECT_NE(Find(FindingsOf(runs, 0), "peak-below-narrower"), nullptr);
+  // Rising peaks say nothing.
+  const std::vector<ConfigRuns> rising = {WithPeak(runs[1], 117), WithPeak(runs[2], 230)};
+  EXPECT_TRUE(PeakFindings(CompareSweep(rising)).empty());
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include "fleet/fleet_report.h"
 #include "fleet/hostlist.h"
 #include "report/printer.h"
+#include "report/table_layout.h"
 #include "support/run_dlcheck.h"
 #include "support/scratch_dir.h"
 
@@ -157,7 +158,7 @@ TEST(FleetTest, GuestsOfOneMicroarchitectureThatExposeDifferentFeaturesAreNamedS
   reader.AddText("hsw.json", PlatformJson(kHaswell).dump());
   const Fleet fleet = reader.Finish();
   ASSERT_EQ(fleet.groups.size(), 3u);
-  EXPECT_EQ(fleet.groups[0].microarchitecture, "Emerald Rapids");
+  EXPECT_EQ(fleet.groups[0].microarchitectures, std::vector<std::string>{"Emerald Rapids"});
   ASSERT_EQ(fleet.same_silicon.size(), 1u);
   EXPECT_NE(fleet.same_silicon[0].find("are both Emerald Rapids"), std::string::npos)
       << fleet.same_silicon[0];
@@ -175,6 +176,59 @@ TEST(FleetTest, GuestsOfOneMicroarchitectureThatExposeDifferentFeaturesAreNamedS
   int findings = 0;
   for (const Finding& f : report.findings) findings += f.code == "same-silicon-differs" ? 1 : 0;
   EXPECT_EQ(findings, 1);
+}
+
+// Issue 51 class 9: hosts of one microarchitecture in many groups (each report lacks another
+// feature) are one note, not one per pair of groups (10,000 groups made 50 million notes): it
+// names the first kSameSiliconGroupsNamed groups, what each lacks of what the others have, and
+// counts the rest.
+TEST(FleetTest, ManyGroupsOfOneMicroarchitectureAreOneNoteNamingTheFirstAndCountingTheRest) {
+  const json spr = PlatformJson(kSapphireRapids);
+  std::vector<std::string> usable;
+  for (const auto& [name, layers] : spr["features"].items()) {
+    const json& is_usable = layers.at("usable");
+    if (is_usable == true || (is_usable.is_null() && layers.at("cpuid") == true))
+      usable.push_back(name);
+  }
+  const std::size_t kGroups = 20;
+  ASSERT_GE(usable.size(), kGroups);
+  FleetReader reader;
+  for (std::size_t k = 0; k < kGroups; ++k) {
+    json lacking = spr;
+    lacking["features"][usable[k]]["cpuid"] = false;
+    lacking["features"][usable[k]]["usable"] = false;
+    reader.AddText(fmt::format("node{:02}.json", k), lacking.dump());
+  }
+  reader.AddText("xhsw.json", PlatformJson(kHaswell).dump());
+  const Fleet fleet = reader.Finish();
+  ASSERT_EQ(fleet.groups.size(), kGroups + 1);
+  ASSERT_EQ(fleet.same_silicon.size(), 1u);
+  const std::string& note = fleet.same_silicon[0];
+  // One host each, so the groups go by first host: group k + 1 is node k, lacking usable[k]
+  // (xhsw sorts after node*).
+  EXPECT_EQ(note.rfind("groups 1, 2, 3, 4, 5, 6, 7, 8 and 12 more are all Sapphire Rapids; group 1 "
+                       "lacks " +
+                           usable[0] + "; group 2 lacks " + usable[1] + ";",
+                       0),
+            0u)
+      << note;
+  EXPECT_NE(note.find("; group 8 lacks " + usable[7]), std::string::npos) << note;
+  EXPECT_EQ(note.find("group 9 "), std::string::npos) << note;
+  const report::Report report = FleetReport(fleet);
+  int findings = 0;
+  for (const Finding& f : report.findings) findings += f.code == "same-silicon-differs" ? 1 : 0;
+  EXPECT_EQ(findings, 1);
+}
+
+// Groups of one microarchitecture that differ only in topology or status expose the same
+// features: no note.
+TEST(FleetTest, GroupsOfOneMicroarchitectureWithTheSameFeaturesAreNoNote) {
+  FleetReader reader;
+  reader.AddText("a.json", PlatformJson(kSapphireRapids).dump());
+  reader.AddText("b.json", WithTopology(PlatformJson(kSapphireRapids), 515703).dump());
+  const Fleet fleet = reader.Finish();
+  EXPECT_EQ(fleet.groups.size(), 2u);
+  EXPECT_TRUE(fleet.same_silicon.empty()) << fleet.same_silicon[0];
 }
 
 TEST(FleetTest, BrokenForeignAndDuplicateReportsAreCountedAndNamedNeverFatal) {
@@ -264,6 +318,72 @@ TEST(FleetReportTest, TableCsvAndJsonAgreeOnTheGroups) {
   std::size_t lines = 0;
   for (char c : csv.str()) lines += c == '\n';
   EXPECT_EQ(lines, 3u) << csv.str();  // header + 2 groups
+}
+
+// Issue 47: hosts of different CPUs that can do the same things share a group, which lists every
+// CPU (it was labelled by its first host's: a Sapphire Rapids in a group called Emerald Rapids);
+// the per-host table says each host's own.
+TEST(FleetReportTest, AGroupListsTheDistinctCpusOfItsHostsAndTheHostTableEachOne) {
+  const json spr = PlatformJson(kSapphireRapids);
+  json emr = spr;  // the same features on another CPU
+  emr["cpu"]["brand"] = "Intel(R) Xeon(R) Platinum 8592+";
+  emr["cpu"]["microarchitecture"] = "Emerald Rapids";
+  FleetReader reader;
+  reader.AddText("emr1.json", emr.dump());
+  reader.AddText("spr1.json", spr.dump());
+  reader.AddText("emr2.json", emr.dump());
+  const Fleet fleet = reader.Finish();
+  ASSERT_EQ(fleet.groups.size(), 1u);
+  const std::string spr_brand = spr["cpu"]["brand"];
+  const std::string spr_uarch = spr["cpu"]["microarchitecture"];
+  ASSERT_NE(spr_uarch, "Emerald Rapids");
+  EXPECT_EQ(fleet.groups[0].cpus,
+            (std::vector<std::string>{"Intel(R) Xeon(R) Platinum 8592+", spr_brand}));
+  EXPECT_EQ(fleet.groups[0].microarchitectures,
+            (std::vector<std::string>{"Emerald Rapids", spr_uarch}));
+  std::ostringstream js;
+  report::PrintJson(FleetReport(fleet), js);
+  const json doc = json::parse(js.str());
+  EXPECT_EQ(doc["groups"][0]["cpu"], "Intel(R) Xeon(R) Platinum 8592+; " + spr_brand);
+  EXPECT_EQ(doc["groups"][0]["microarchitecture"], "Emerald Rapids; " + spr_uarch);
+  ASSERT_EQ(doc["hosts"].size(), 3u) << doc["hosts"];
+  EXPECT_EQ(doc["hosts"][0]["host"], "emr1");
+  EXPECT_EQ(doc["hosts"][0]["group"], 1);
+  EXPECT_EQ(doc["hosts"][0]["cpu"], "Intel(R) Xeon(R) Platinum 8592+");
+  EXPECT_EQ(doc["hosts"][2]["host"], "spr1");
+  EXPECT_EQ(doc["hosts"][2]["cpu"], spr_brand);
+  EXPECT_EQ(doc["hosts"][2]["microarchitecture"], spr_uarch);
+  EXPECT_EQ(doc["hosts"][2]["onednn_isa"], "avx512_core_amx");
+  EXPECT_EQ(doc["hosts"][2]["file"], "spr1.json");
+}
+
+// Issue 47: at 80 columns the table kept the groups but dropped their hosts, and cut both
+// avx512_core_bf16 and avx512_core_amx to `avx512_core_…`.
+TEST(FleetReportTest, At80ColumnsTheHostlistsAndWholeIsaNamesStay) {
+  FleetReader reader;
+  for (const char* host : {"node1", "node2", "node3", "node7"}) {
+    reader.AddText(std::string(host) + ".json",
+                   PlatformJson("intel-xeon-emerald-rapids-kvm16.test").dump());
+  }
+  for (const char* host : {"gpu11", "gpu12"}) {
+    reader.AddText(std::string(host) + ".json",
+                   PlatformJson("edited/intel-xeon-emerald-rapids-kvm16-amx-hidden.test").dump());
+  }
+  reader.AddText("login1.json", PlatformJson(kHaswell).dump());
+  const Fleet fleet = reader.Finish();
+  ASSERT_EQ(fleet.groups.size(), 3u);
+  std::ostringstream out;
+  report::PrintTable(FleetReport(fleet), out, 80);
+  const std::string table = out.str();
+  for (const char* whole :
+       {"node[1-3,7]", "gpu[11-12]", "login1", "avx512_core_amx", "avx512_core_bf16", "avx2 "}) {
+    EXPECT_NE(table.find(whole), std::string::npos) << whole << " in\n" << table;
+  }
+  EXPECT_EQ(table.find("avx512_core_\u2026"), std::string::npos) << table;
+  std::istringstream lines(table);
+  for (std::string line; std::getline(lines, line);) {
+    EXPECT_LE(report::DisplayWidth(line), 80u) << line;
+  }
 }
 
 }  // namespace
