@@ -11,7 +11,9 @@
 
 #include <cerrno>
 #include <cstring>
+#include <fstream>
 #include <iostream>
+#include <iterator>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -45,7 +47,10 @@
 #include "verbose/benchdnn.h"
 #include "verbose/line_reader.h"
 #include "verbose/log_session.h"
+#include "whatif/environment.h"
 #include "whatif/whatif.h"
+
+extern char** environ;
 
 namespace dlcheck::cli {
 namespace {
@@ -65,10 +70,16 @@ struct WhatifOptions {
   bool cold = false;
   std::vector<std::string> variants = {"layouts", "impl", "threads", "dtype", "isa"};
   bool baseline_layouts_any = false;  ///< hidden: what an ISA worker measures
+  /// The user's oneDNN and OpenMP variables, removed before the measurement (handed on to CMD).
+  std::vector<whatif::EnvironmentVariable> environment_removed;
 };
 
 // The group of the model's options in --help: only with --model.
 constexpr std::string_view kModelGroup = "Model options (with --model)";
+
+// Set by dlcheck in the environment of a whatif it starts: by the restart, to the variables it
+// removed (whatif::EncodeEnvironment); for an ISA worker, empty (its cap is dlcheck's own).
+constexpr const char* kRemovedEnvironment = "DLCHECK_WHATIF_ENVIRONMENT_REMOVED";
 
 // Whether whatif runs what it measures (the model, or CMD) rather than read a log.
 bool Captures(const WhatifOptions& o) {
@@ -104,6 +115,8 @@ inline constexpr Field kRebuilt{"rebuilt", Type::kInteger};
 inline constexpr Field kCoveredPct{"covered_pct", Type::kNumber};
 inline constexpr Field kImplementationAgreement{"implementation_agreement"};
 inline constexpr Field kInterruptedBy{"interrupted_by"};
+// the user's oneDNN and OpenMP variables, removed from the measurement: NAME=VALUE
+inline constexpr Field kEnvironmentRemoved{"environment_removed", Type::kText, Arity::kList};
 inline constexpr Field kVerdict{"verdict"};
 // variants, changes
 // the hot row's rank: with the variant, it names a row
@@ -255,6 +268,13 @@ report::Section OptionsSection(const WhatifOptions& o) {
   return s;
 }
 
+// What whatif measured in besides the plan: the user's variables it removed, and what the
+// findings say of them and of the machine.
+struct MeasurementEnvironment {
+  std::vector<whatif::EnvironmentVariable> removed;
+  std::vector<Finding> findings;
+};
+
 struct IsaContext {
   std::vector<std::string> caps;
   std::string note;  // why there are none, when there are none
@@ -266,10 +286,11 @@ struct IsaContext {
 report::Report BuildReport(const WhatifOptions& options, const std::vector<std::string>& names,
                            const verbose::LogSession& session, const verbose::Summary& summary,
                            const whatif::WhatifResult& result, const IsaContext& isa,
-                           const dispatch::Run* captured) {
+                           const dispatch::Run* captured, const MeasurementEnvironment& env) {
   report::Report report(WhatifDocument());
   if (captured != nullptr)
     report.findings = dispatch::RunFindings(*captured, CapturedName(options));
+  report.findings.insert(report.findings.end(), env.findings.begin(), env.findings.end());
   report.sections.push_back(OptionsSection(options));
   report::Section& m = report.AddSection(kMeasurementSection);
   std::size_t rebuilt = 0;
@@ -284,6 +305,8 @@ report::Report BuildReport(const WhatifOptions& options, const std::vector<std::
         "differently there");
   m.Add(kThreads, result.threads);
   m.Add(kThreadsSource, result.threads_source);
+  m.Add(kEnvironmentRemoved,
+        report::Value(report::TextList(whatif::EnvironmentTexts(env.removed))));
   m.Add(kIsaCaps, report::Value(report::TextList(isa.caps)));
   m.Add(kIsaNote, Text(isa.note));
   m.Add(kFlopCount, kFlopCountText);
@@ -393,8 +416,13 @@ std::vector<whatif::VariantResult> RunIsaWorker(const WhatifOptions& options,
                std::to_string(options.top)};
   if (options.cold) spec.argv.push_back("--cold");
   for (const std::string& path : paths) spec.argv.push_back(PathArgument(path));
-  spec.env = {{"ONEDNN_MAX_CPU_ISA", cap}, {"DNNL_MAX_CPU_ISA", cap}};
-  spec.unset_env = {"ONEDNN_VERBOSE", "DNNL_VERBOSE"};
+  // A clean environment (CleanEnvironment), the cap dlcheck's own.
+  spec.env = {{"ONEDNN_MAX_CPU_ISA", cap}, {"DNNL_MAX_CPU_ISA", cap}, {kRemovedEnvironment, ""}};
+  for (const whatif::EnvironmentVariable& v : whatif::MeasurementVariables(environ)) {
+    if (v.name != "ONEDNN_MAX_CPU_ISA" && v.name != "DNNL_MAX_CPU_ISA") {
+      spec.unset_env.push_back(v.name);
+    }
+  }
   spec.read_to_end = true;
   spec.keep_stderr_tail = true;
   std::string out;
@@ -476,6 +504,76 @@ Status ReadLogs(const std::vector<LogInput>& inputs, verbose::LogSession& sessio
   return {};
 }
 
+// This process's command line, as it was started.
+StatusOr<std::vector<std::string>> OwnCommandLine() {
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (!in.eof() && in.fail()) return Status(ExitCode::kFailure, "cannot read /proc/self/cmdline");
+  std::vector<std::string> argv;
+  for (std::size_t at = 0; at < text.size();) {
+    const std::size_t end = std::min(text.find('\0', at), text.size());
+    argv.push_back(text.substr(at, end - at));
+    at = end + 1;
+  }
+  if (argv.empty()) return Status(ExitCode::kFailure, "cannot read /proc/self/cmdline");
+  return argv;
+}
+
+// Runs this command again, in this process (the same command line and open files), without
+// `found`: OpenMP reads its variables as it is loaded, before dlcheck could remove them. Returns
+// only when it could not.
+Status RestartWithout(const std::vector<whatif::EnvironmentVariable>& found) {
+  const auto failed = [&](const std::string& why) {
+    return Status(ExitCode::kFailure,
+                  fmt::format("cannot restart without {} ({}): unset them to measure",
+                              Join(whatif::EnvironmentTexts(found), " "), why));
+  };
+  StatusOr<std::vector<std::string>> args = OwnCommandLine();
+  if (!args.ok()) return failed(args.status().message());
+  std::vector<std::string> env;
+  for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
+    const std::string_view text(*entry);
+    const std::string_view name = text.substr(0, text.find('='));
+    if (!whatif::IsMeasurementVariable(name) && name != kRemovedEnvironment) env.emplace_back(text);
+  }
+  env.push_back(std::string(kRemovedEnvironment) + "=" + whatif::EncodeEnvironment(found));
+  std::vector<char*> argv_pointers, env_pointers;
+  for (std::string& a : *args) argv_pointers.push_back(a.data());
+  argv_pointers.push_back(nullptr);
+  for (std::string& e : env) env_pointers.push_back(e.data());
+  env_pointers.push_back(nullptr);
+  const std::string self = os::SelfExecutable();
+  DiscardReportOutput();  // the restarted command opens -o again
+  std::cout.flush();
+  std::cerr.flush();
+  ::execve(self.c_str(), argv_pointers.data(), env_pointers.data());
+  return failed(std::strerror(errno));
+}
+
+// The user's oneDNN and OpenMP variables this whatif measures without: those the restart removed
+// (handed on by it), else, when there are any, this command restarted without them.
+StatusOr<std::vector<whatif::EnvironmentVariable>> CleanEnvironment() {
+  if (const char* handed = std::getenv(kRemovedEnvironment)) {
+    std::vector<whatif::EnvironmentVariable> removed = whatif::DecodeEnvironment(handed);
+    ::unsetenv(kRemovedEnvironment);
+    return removed;
+  }
+  std::vector<whatif::EnvironmentVariable> found = whatif::MeasurementVariables(environ);
+  if (found.empty()) return found;
+  return RestartWithout(found);
+}
+
+// The removed variables a captured program gets back: its run is the user's (their verbose
+// settings aside, which the capture sets).
+std::vector<std::pair<std::string, std::string>> ProgramEnvironment(
+    const std::vector<whatif::EnvironmentVariable>& removed) {
+  std::vector<std::pair<std::string, std::string>> env;
+  for (const whatif::EnvironmentVariable& v : removed) {
+    if (v.name.find("VERBOSE") == std::string::npos) env.emplace_back(v.name, v.value);
+  }
+  return env;
+}
+
 constexpr std::string_view kScratchPrefix = "dlcheck-whatif-";
 
 Status MakeScratch(os::ScratchDirectory& scratch) {
@@ -555,6 +653,9 @@ StatusOr<dispatch::Run> CaptureRun(const WhatifOptions& o, const std::string& lo
     source = o.model;
   } else {
     settings.timeout_s = o.timeout_given ? o.capture.timeout_s : 0;  // CMD: no limit unless asked
+    for (auto& variable : ProgramEnvironment(o.environment_removed)) {
+      settings.extra_env.push_back(std::move(variable));
+    }
     progress.Step(o.command.front());
   }
   if (progress.active()) {
@@ -676,6 +777,11 @@ void MeasureAndReport(const WhatifOptions& options, const std::vector<LogInput>&
                           .variants = options.variants,
                           .features = UsableFeatures(platform),
                           .baseline_layouts_any = options.baseline_layouts_any};
+  MeasurementEnvironment env{.removed = options.environment_removed};
+  if (std::optional<Finding> f =
+          whatif::RemovedEnvironmentFinding(env.removed, platform.onednn_max_isa)) {
+    env.findings.push_back(std::move(*f));
+  }
   const IsaContext isa = ChooseIsaCaps(options, platform);
   plan.isa_caps = isa.caps;
   plan.stop = [] { return os::SignalForwarding::Received() != 0; };
@@ -696,8 +802,8 @@ void MeasureAndReport(const WhatifOptions& options, const std::vector<LogInput>&
                           return RunIsaWorker(options, paths, threads, cap, ranks);
                         });
   progress.Clear();
-  const report::Report report =
-      BuildReport(options, names, session, summary, result, isa, captured ? &*captured : nullptr);
+  const report::Report report = BuildReport(options, names, session, summary, result, isa,
+                                            captured ? &*captured : nullptr, env);
   report::Print(report, options.format, std::cout);
   std::cout.flush();
 }
@@ -708,6 +814,9 @@ StatusOr<int> RunWhatifCommand(const CLI::App& sub, WhatifOptions options) {
   if (Status s = CheckInputChoice(sub, options); !s.ok()) return s;
   if (options.variants.size() == 1 && options.variants.front() == "none") options.variants.clear();
   if (Status s = CheckVariants(options.variants); !s.ok()) return s;
+  StatusOr<std::vector<whatif::EnvironmentVariable>> removed = CleanEnvironment();
+  if (!removed.ok()) return removed.status();
+  options.environment_removed = std::move(*removed);
   if (options.model_given) {
     if (Status valid = mlp::Validate(options.model.run.model); !valid.ok()) return valid;
   }
@@ -755,9 +864,9 @@ const report::contract::Document& WhatifDocument() {
                                             dispatch::model_run_field::kModel,
                                             dispatch::program_run_field::kCommand}),
          contract::Object(kMeasurementSection,
-                          {kVerdict, kMeasuredWith, kThreads, kThreadsSource, kIsaCaps, kIsaNote,
-                           kFlopCount, kHotRows, kRebuilt, kCoveredPct, kImplementationAgreement,
-                           dispatch::program_run_field::kEnded,
+                          {kVerdict, kMeasuredWith, kThreads, kThreadsSource, kEnvironmentRemoved,
+                           kIsaCaps, kIsaNote, kFlopCount, kHotRows, kRebuilt, kCoveredPct,
+                           kImplementationAgreement, dispatch::program_run_field::kEnded,
                            dispatch::program_run_field::kExitStatus, kInterruptedBy}),
          contract::Rows(kChangesTable, contract::Members(ChangeColumns())),
          contract::Rows(kVariantsTable, contract::Members(VariantColumns())),

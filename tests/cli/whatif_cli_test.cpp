@@ -15,14 +15,17 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "common/onednn_isa.h"
 #include "support/run_dlcheck.h"
 #include "support/scratch_dir.h"
 #include "support/test_files.h"
@@ -158,6 +161,70 @@ TEST(WhatifCli, UnknownVariantIsAUsageError) {
   EXPECT_EQ(r.err,
             "dlcheck: --variants: 'layout' is not one of layouts, impl, threads, dtype, isa, none "
             "(see 'dlcheck whatif --help')\n");
+}
+
+// The baselines' implementations, by hot row.
+std::map<std::int64_t, std::string> BaselineImplementations(const Json& doc) {
+  std::map<std::int64_t, std::string> implementations;
+  for (const Json& row : doc["variants"]) {
+    if (row["variant"] == "as logged" && row["implementation"].is_string()) {
+      implementations[row["hot"].get<std::int64_t>()] = row["implementation"].get<std::string>();
+    }
+  }
+  return implementations;
+}
+
+const Json* FindingOf(const Json& doc, const std::string& code) {
+  for (const Json& f : doc["findings"]) {
+    if (f["code"] == code) return &f;
+  }
+  return nullptr;
+}
+
+// The user's oneDNN variables stay out of the measurement: with verbose on and a cap exported,
+// the document is still JSON, its baselines run what they run without them, and the report names
+// what it removed and which would have changed the result.
+TEST(WhatifCli, TheUsersOneDnnVariablesAreRemovedAndNamed) {
+  const std::vector<std::string> args = {
+      "whatif", "--format", "json",       "--time", "0",
+      "--top",  "3",        "--variants", "none",   Log("torch_cnn_2.6.3.log")};
+  const testing::RunResult clean = RunDlcheck(args, {}, {"ONEDNN_VERBOSE", "ONEDNN_MAX_CPU_ISA"});
+  ASSERT_EQ(clean.exit_code, 0) << clean.err;
+  const testing::RunResult exported =
+      RunDlcheck(args, {}, {"ONEDNN_VERBOSE=1", "ONEDNN_MAX_CPU_ISA=avx2"});
+  ASSERT_EQ(exported.exit_code, 0) << exported.err;
+  const Json doc = Json::parse(exported.out);  // throws on a verbose line before the document
+  EXPECT_EQ(BaselineImplementations(doc), BaselineImplementations(Json::parse(clean.out)));
+  const Json& removed = doc["measurement"]["environment_removed"];
+  const std::set<std::string> names(removed.begin(), removed.end());
+  EXPECT_EQ(names, (std::set<std::string>{"ONEDNN_VERBOSE=1", "ONEDNN_MAX_CPU_ISA=avx2"}));
+  EXPECT_TRUE(Json::parse(clean.out)["measurement"]["environment_removed"].empty());
+  const Json* finding = FindingOf(doc, "environment-removed");
+  ASSERT_NE(finding, nullptr) << exported.out;
+  EXPECT_NE(finding->dump().find("ONEDNN_VERBOSE=1 would have"), std::string::npos)
+      << finding->dump();
+}
+
+// The ISA workers keep their own cap, and get none of the user's variables.
+TEST(WhatifCli, IsaWorkersRunUnderTheirCapNotTheUsers) {
+  const testing::RunResult r = RunDlcheck({"whatif", "--format", "json", "--time", "0", "--top",
+                                           "1", "--variants", "isa", Log("torch_cnn_2.6.3.log")},
+                                          {}, {"ONEDNN_VERBOSE=1", "ONEDNN_MAX_CPU_ISA=sse41"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Json doc = Json::parse(r.out);
+  std::size_t judged = 0;
+  for (const Json& row : doc["variants"]) {
+    const std::string variant = row["variant"].get<std::string>();
+    if (variant.rfind("isa ", 0) != 0 || !row["implementation"].is_string()) continue;
+    // A worker that dropped its cap would dispatch above it.
+    const std::string implementation = row["implementation"].get<std::string>();
+    const std::optional<int> ran =
+        onednn::IsaRank(implementation.substr(implementation.rfind(':') + 1));
+    if (!ran) continue;  // gemm:jit, ref:any
+    ++judged;
+    EXPECT_LE(*ran, *onednn::IsaRank(variant.substr(4))) << row.dump();
+  }
+  if (judged == 0) std::cout << "no isa variant named an ISA on this host\n";
 }
 
 class WhatifOwnLog : public testing::ScratchDirTest {};

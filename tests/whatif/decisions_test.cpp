@@ -1,0 +1,81 @@
+// whatif's decisions, in process: which of the user's variables the measurement runs without and
+// which of them would have changed its figures.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "whatif/environment.h"
+
+namespace dlcheck::whatif {
+namespace {
+
+TEST(WhatifEnvironment, OneDnnAndOpenMpVariablesAreFoundOthersKept) {
+  const char* environment[] = {"PATH=/usr/bin",
+                               "ONEDNN_VERBOSE=1",
+                               "DNNL_MAX_CPU_ISA=AVX2",
+                               "MKLDNN_JIT_DUMP=1",
+                               "OMP_NUM_THREADS=4",
+                               "KMP_AFFINITY=compact",
+                               "GOMP_SPINCOUNT=0",
+                               "OMPI_COMM_WORLD_SIZE=2",
+                               "DLCHECK_LOADAVG=/x",
+                               "NOEQUALS",
+                               nullptr};
+  const std::vector<EnvironmentVariable> found = MeasurementVariables(environment);
+  const std::vector<EnvironmentVariable> expected = {
+      {"ONEDNN_VERBOSE", "1"},  {"DNNL_MAX_CPU_ISA", "AVX2"}, {"MKLDNN_JIT_DUMP", "1"},
+      {"OMP_NUM_THREADS", "4"}, {"KMP_AFFINITY", "compact"},  {"GOMP_SPINCOUNT", "0"}};
+  EXPECT_EQ(found, expected);
+}
+
+TEST(WhatifEnvironment, ACapBelowTheHostChangesTheFiguresOneAtOrAboveDoesNot) {
+  EXPECT_NE(EffectOf({"ONEDNN_MAX_CPU_ISA", "avx2"}, "avx512_core"), "");
+  EXPECT_NE(EffectOf({"DNNL_MAX_CPU_ISA", "AVX2"}, "avx512_core"), "");  // oneDNN ignores case
+  EXPECT_EQ(EffectOf({"ONEDNN_MAX_CPU_ISA", "AVX512_CORE"}, "avx512_core"), "");
+  EXPECT_EQ(EffectOf({"ONEDNN_MAX_CPU_ISA", "avx512_core_amx"}, "avx2"), "");
+  // A value dlcheck cannot rank is said, not judged harmless.
+  EXPECT_NE(EffectOf({"ONEDNN_MAX_CPU_ISA", "bogus"}, "avx2"), "");
+}
+
+TEST(WhatifEnvironment, VerboseHintsAndPlacementChangeTheFiguresThreadCountDoesNot) {
+  EXPECT_NE(EffectOf({"ONEDNN_VERBOSE", "1"}, "avx2"), "");
+  EXPECT_NE(EffectOf({"MKLDNN_VERBOSE", "2"}, "avx2"), "");
+  EXPECT_EQ(EffectOf({"ONEDNN_VERBOSE", "0"}, "avx2"), "");
+  EXPECT_NE(EffectOf({"ONEDNN_CPU_ISA_HINTS", "prefer_ymm"}, "avx512_core"), "");
+  EXPECT_NE(EffectOf({"OMP_PROC_BIND", "close"}, "avx2"), "");
+  EXPECT_NE(EffectOf({"OMP_WAIT_POLICY", "passive"}, "avx2"), "");
+  // whatif sets every measurement's thread count itself.
+  EXPECT_EQ(EffectOf({"OMP_NUM_THREADS", "3"}, "avx2"), "");
+  EXPECT_EQ(EffectOf({"ONEDNN_JIT_DUMP", "1"}, "avx2"), "");
+}
+
+TEST(WhatifEnvironment, TheFindingNamesWhatWouldHaveChangedTheResult) {
+  EXPECT_FALSE(RemovedEnvironmentFinding({}, "avx512_core"));
+  const std::optional<Finding> harmless =
+      RemovedEnvironmentFinding({{"OMP_NUM_THREADS", "3"}}, "avx512_core");
+  ASSERT_TRUE(harmless);
+  EXPECT_EQ(harmless->severity, Severity::kInfo);
+  EXPECT_NE(harmless->message.find("OMP_NUM_THREADS=3"), std::string::npos);
+  const std::optional<Finding> f = RemovedEnvironmentFinding(
+      {{"ONEDNN_VERBOSE", "1"}, {"OMP_NUM_THREADS", "3"}, {"ONEDNN_MAX_CPU_ISA", "avx2"}},
+      "avx512_core");
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->code, "environment-removed");
+  EXPECT_EQ(f->severity, Severity::kWarning);
+  EXPECT_NE(f->message.find("ONEDNN_MAX_CPU_ISA=avx2 would have capped"), std::string::npos)
+      << f->message;
+  EXPECT_NE(f->message.find("below this host's avx512_core"), std::string::npos) << f->message;
+  EXPECT_NE(f->message.find("ONEDNN_VERBOSE=1 would have"), std::string::npos) << f->message;
+  EXPECT_EQ(f->message.find("OMP_NUM_THREADS"), std::string::npos) << f->message;
+}
+
+TEST(WhatifEnvironment, EncodedVariablesReadBackWithAnyValue) {
+  const std::vector<EnvironmentVariable> variables = {
+      {"ONEDNN_VERBOSE", "1"}, {"OMP_PLACES", "{0:2},{2:2}"}, {"KMP_X", "a=b c\nd"}, {"OMP_E", ""}};
+  EXPECT_EQ(DecodeEnvironment(EncodeEnvironment(variables)), variables);
+  EXPECT_TRUE(DecodeEnvironment("").empty());
+}
+
+}  // namespace
+}  // namespace dlcheck::whatif
