@@ -109,6 +109,9 @@ inline constexpr Field kThreads{"threads", Type::kInteger};
 inline constexpr Field kThreadsSource{"threads_source"};
 inline constexpr Field kIsaCaps{"isa_caps", Type::kText, Arity::kList};
 inline constexpr Field kIsaNote{"isa_note"};
+// the cap the baselines ran under (the log's ISA, below this host's), and why
+inline constexpr Field kBaselineIsa{"baseline_isa"};
+inline constexpr Field kBaselineIsaNote{"baseline_isa_note"};
 inline constexpr Field kFlopCount{"flop_count"};
 inline constexpr Field kHotRows{"hot_rows", Type::kInteger};
 inline constexpr Field kRebuilt{"rebuilt", Type::kInteger};
@@ -307,6 +310,8 @@ report::Report BuildReport(const WhatifOptions& options, const std::vector<std::
   m.Add(kThreadsSource, result.threads_source);
   m.Add(kEnvironmentRemoved,
         report::Value(report::TextList(whatif::EnvironmentTexts(env.removed))));
+  m.Add(kBaselineIsa, Text(result.baseline_cap));
+  m.Add(kBaselineIsaNote, Text(result.baseline_cap_note));
   m.Add(kIsaCaps, report::Value(report::TextList(isa.caps)));
   m.Add(kIsaNote, Text(isa.note));
   m.Add(kFlopCount, kFlopCountText);
@@ -468,8 +473,10 @@ std::vector<whatif::VariantResult> RunIsaWorker(const WhatifOptions& options,
   return results;
 }
 
-// The ISA caps below this host's own (each measured by a worker), or why there are none.
-IsaContext ChooseIsaCaps(const WhatifOptions& options, const detect::PlatformInfo& platform) {
+// The ISA caps up to this host's own but the baseline's (each measured by a worker), or why
+// there are none.
+IsaContext ChooseIsaCaps(const WhatifOptions& options, const detect::PlatformInfo& platform,
+                         const std::string& baseline_cap) {
   IsaContext isa;
   if (std::find(options.variants.begin(), options.variants.end(), "isa") ==
       options.variants.end()) {
@@ -481,8 +488,7 @@ IsaContext ChooseIsaCaps(const WhatifOptions& options, const detect::PlatformInf
                (caps.ok() ? std::string("no cap below this host's ISA") : caps.status().message());
     return isa;
   }
-  isa.caps = *caps;
-  isa.caps.pop_back();  // the host's own ISA is the baseline
+  isa.caps = whatif::IsaVariantCaps(*caps, baseline_cap);
   if (isa.caps.empty()) isa.note = "no isa variants: no cap below this host's ISA";
   return isa;
 }
@@ -782,7 +788,12 @@ void MeasureAndReport(const WhatifOptions& options, const std::vector<LogInput>&
           whatif::RemovedEnvironmentFinding(env.removed, platform.onednn_max_isa)) {
     env.findings.push_back(std::move(*f));
   }
-  const IsaContext isa = ChooseIsaCaps(options, platform);
+  plan.host_isa = platform.onednn_max_isa;
+  // An ISA worker measures under the cap it was given; the parent under the log's ISA.
+  if (!options.baseline_layouts_any) {
+    plan.baseline_cap = whatif::LogIsaCap(header, plan.host_isa).value_or("");
+  }
+  const IsaContext isa = ChooseIsaCaps(options, platform, plan.baseline_cap);
   plan.isa_caps = isa.caps;
   plan.stop = [] { return os::SignalForwarding::Received() != 0; };
   report::Progress progress("whatif", 0);
@@ -863,11 +874,12 @@ const report::contract::Document& WhatifDocument() {
         {contract::Object(kOptionsSection, {kCoverPct, kTop, kTimeS, kCold, kThreads, kVariants,
                                             dispatch::model_run_field::kModel,
                                             dispatch::program_run_field::kCommand}),
-         contract::Object(kMeasurementSection,
-                          {kVerdict, kMeasuredWith, kThreads, kThreadsSource, kEnvironmentRemoved,
-                           kIsaCaps, kIsaNote, kFlopCount, kHotRows, kRebuilt, kCoveredPct,
-                           kImplementationAgreement, dispatch::program_run_field::kEnded,
-                           dispatch::program_run_field::kExitStatus, kInterruptedBy}),
+         contract::Object(
+             kMeasurementSection,
+             {kVerdict, kMeasuredWith, kThreads, kThreadsSource, kEnvironmentRemoved, kBaselineIsa,
+              kBaselineIsaNote, kIsaCaps, kIsaNote, kFlopCount, kHotRows, kRebuilt, kCoveredPct,
+              kImplementationAgreement, dispatch::program_run_field::kEnded,
+              dispatch::program_run_field::kExitStatus, kInterruptedBy}),
          contract::Rows(kChangesTable, contract::Members(ChangeColumns())),
          contract::Rows(kVariantsTable, contract::Members(VariantColumns())),
          InputMember(/*with_files=*/true), HeaderMember(), SummaryMember(), HeadersMember(),

@@ -7,7 +7,9 @@
 #include <numeric>
 #include <set>
 
+#include "common/exit_code.h"
 #include "common/onednn_isa.h"
+#include "common/status.h"
 #include "common/text.h"
 #include "verbose/benchdnn.h"
 #include "verbose/flops.h"
@@ -236,8 +238,28 @@ class Bench {
   MeasureSettings settings_;
 };
 
+// Caps this process at `cap` (a 2.6 ISA name) before its first primitive; an error says why not.
+Status CapThisProcess(const std::string& cap) {
+  static const std::map<std::string, dnnl::cpu_isa, std::less<>> kCaps = {
+      {"sse41", dnnl::cpu_isa::sse41},
+      {"avx", dnnl::cpu_isa::avx},
+      {"avx2", dnnl::cpu_isa::avx2},
+      {"avx2_vnni", dnnl::cpu_isa::avx2_vnni},
+      {"avx512_core", dnnl::cpu_isa::avx512_core},
+      {"avx512_core_vnni", dnnl::cpu_isa::avx512_core_vnni},
+      {"avx512_core_bf16", dnnl::cpu_isa::avx512_core_bf16},
+      {"avx512_core_amx", dnnl::cpu_isa::avx512_core_amx}};
+  const auto it = kCaps.find(cap);
+  if (it == kCaps.end()) return Status(ExitCode::kFailure, "oneDNN 2.6 has no cap named " + cap);
+  if (dnnl::set_max_cpu_isa(it->second) != dnnl::status::success) {
+    return Status(ExitCode::kFailure, "oneDNN refused the cap " + cap + " (set after first use)");
+  }
+  return {};
+}
+
 std::string LoggedImplementationNote(const verbose::PrimitiveStats& row, const std::string& ran,
-                                     const verbose::LogHeader& header) {
+                                     const verbose::LogHeader& header, std::string_view host_isa,
+                                     const std::string& baseline_cap) {
   const std::string_view logged = row.implementation.view();
   if (logged == ran) return {};
   std::string note = "the log ran " + std::string(logged);
@@ -249,8 +271,12 @@ std::string LoggedImplementationNote(const verbose::PrimitiveStats& row, const s
   const std::string_view logged_isa = row.isa.view();
   const std::string_view ran_isa = verbose::IsaOf(ran);
   if (!logged_isa.empty() && !ran_isa.empty() && logged_isa != ran_isa) {
+    if (onednn::Compare(host_isa, logged_isa) == onednn::IsaOrder::kBelow) {
+      return fmt::format("{} at {}; this CPU has no {} (it is at {}) and dispatches to {}", note,
+                         logged_isa, logged_isa, host_isa, ran_isa);
+    }
     return note + " at " + std::string(logged_isa) + "; this host dispatches to " +
-           std::string(ran_isa);
+           std::string(ran_isa) + (baseline_cap.empty() ? "" : " under the cap " + baseline_cap);
   }
   return note;
 }
@@ -261,6 +287,7 @@ struct RowRun {
   HotPrimitive& hot;
   int threads;
   std::size_t of;
+  std::string baseline_cap;      // the cap this process runs under, once taken
   std::vector<float> reference;  // the baseline's output, dense f32
 
   bool Stopped() const { return plan.stop && plan.stop(); }
@@ -284,7 +311,8 @@ void MeasureBaseline(RowRun& r, const verbose::LogHeader& header) {
   std::optional<Measurement> m = r.bench.Run(*rebuilt, r.hot.row, v, r.bench.Settings(true));
   if (m) {
     r.reference = std::move(m->output);
-    const std::string logged = LoggedImplementationNote(r.hot.row, v.implementation, header);
+    const std::string logged = LoggedImplementationNote(r.hot.row, v.implementation, header,
+                                                        r.plan.host_isa, r.baseline_cap);
     v.note = v.note.empty() ? logged : logged.empty() ? v.note : logged + "; " + v.note;
   }
   r.hot.variants.push_back(std::move(v));
@@ -504,6 +532,29 @@ std::pair<int, std::string> BaselineThreads(const WhatifPlan& plan,
   return {plan.allowed_cpus, "all allowed CPUs (the log says no nthr)"};
 }
 
+std::optional<std::string> LogIsaCap(const verbose::LogHeader& header, std::string_view host_isa) {
+  const std::optional<int> log_rank = onednn::IsaRank(header.isa_short);
+  const std::optional<int> host_rank = onednn::IsaRank(host_isa);
+  if (!log_rank || !host_rank || *log_rank < 1 || *log_rank >= *host_rank) return std::nullopt;
+  std::optional<std::string> cap;
+  for (std::string_view c : onednn::kSweepCaps) {
+    const std::optional<int> rank = onednn::IsaRank(c);
+    if (rank && *rank <= *log_rank && (!cap || *rank > *onednn::IsaRank(*cap)))
+      cap = std::string(c);
+  }
+  return cap;
+}
+
+std::vector<std::string> IsaVariantCaps(std::vector<std::string> caps,
+                                        const std::string& baseline_cap) {
+  if (baseline_cap.empty()) {
+    if (!caps.empty()) caps.pop_back();
+    return caps;
+  }
+  caps.erase(std::remove(caps.begin(), caps.end(), baseline_cap), caps.end());
+  return caps;
+}
+
 std::string EmulationNote(std::string_view type, const std::vector<std::string>& features) {
   if (type == "bf16" && !Has(features, "avx512_bf16") && !Has(features, "amx_bf16")) {
     return "emulated: no avx512_bf16 or amx_bf16 on this CPU";
@@ -544,6 +595,17 @@ WhatifResult RunWhatif(const std::vector<verbose::PrimitiveStats>& rows, double 
   WhatifResult result;
   std::tie(result.threads, result.threads_source) = BaselineThreads(plan, header);
   const std::vector<std::size_t> hot_rows = HotRows(rows, total_ms, plan.cover_pct, plan.top);
+  if (!plan.baseline_cap.empty()) {
+    if (Status capped = CapThisProcess(plan.baseline_cap); capped.ok()) {
+      result.baseline_cap = plan.baseline_cap;
+      result.baseline_cap_note = fmt::format(
+          "the log's ISA ({}) as a cap, so that `as logged` reruns the log's kernels; "
+          "isa variants above it measure this host's",
+          header.isa_short);
+    } else {
+      result.baseline_cap_note = "not capped at the log's ISA: " + capped.message();
+    }
+  }
   Bench bench(plan);
   const int threads_before = MaxThreads();
   for (std::size_t i = 0; i < hot_rows.size(); ++i) {
@@ -558,7 +620,7 @@ WhatifResult RunWhatif(const std::vector<verbose::PrimitiveStats>& rows, double 
       result.interrupted = true;
       break;
     }
-    RowRun r{plan, bench, hot, result.threads, result.hot.size(), {}};
+    RowRun r{plan, bench, hot, result.threads, result.hot.size(), result.baseline_cap, {}};
     MeasureBaseline(r, header);
     ++measured;
     if (!hot.not_rebuilt.empty() || hot.variants.empty() || !hot.variants.front().min_ms) continue;

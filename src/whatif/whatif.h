@@ -40,11 +40,16 @@ struct WhatifPlan {
   /// CPU features (/proc/cpuinfo names) this host has: a data type without its native
   /// instructions is measured and labelled "emulated".
   std::vector<std::string> features;
+  /// oneDNN's ISA level on this host (detect's), for the baselines' notes.
+  std::string host_isa;
   /// The baselines at the layouts oneDNN prefers (what an ISA worker measures: a cap's kernels
   /// want their own layouts, and the log's would send most of them to reference code).
   bool baseline_layouts_any = false;
-  /// The ISA caps to measure under (each in a worker), below the host's own; none: no isa rows.
+  /// The ISA caps to measure under (each in a worker): IsaVariantCaps; none: no isa rows.
   std::vector<std::string> isa_caps;
+  /// The cap this process measures under (LogIsaCap: the log's ISA, below the host's), set
+  /// before oneDNN's first primitive; empty: the host's own.
+  std::string baseline_cap;
   /// Asked between measurements: true stops (Ctrl-C); the rows measured so far are kept.
   std::function<bool()> stop;
   /// Called as each measurement starts: "hot 3/10: convolution, layouts any".
@@ -87,7 +92,21 @@ struct WhatifResult {
   double covered_pct = 0;                ///< the share of exec time the hot rows hold
   bool interrupted = false;              ///< stopped before every row was measured
   std::string implementation_agreement;  ///< `5 of 6 baselines ran the log's implementation`
+  /// The cap the baselines ran under (WhatifPlan::baseline_cap, once oneDNN took it); empty: none.
+  std::string baseline_cap;
+  std::string baseline_cap_note;  ///< why that cap, or why it could not be set
 };
+
+/// The cap that makes `as logged` rerun the log's kernels: the log's ISA (its header's) as a cap
+/// of the linked oneDNN 2.6, when this host's (`host_isa`) is above it; nullopt when the log
+/// names no x86 ISA, or the host is not above it. A 3.x level 2.6 has no cap for is capped at the
+/// highest 2.6 cap below it.
+std::optional<std::string> LogIsaCap(const verbose::LogHeader& header, std::string_view host_isa);
+
+/// The caps of the isa variants: `caps` (sse41 up to the host's own, in dispatch order) without
+/// the baseline's (`baseline_cap`; empty: the host's, the last).
+std::vector<std::string> IsaVariantCaps(std::vector<std::string> caps,
+                                        const std::string& baseline_cap);
 
 /// The indices of the hot rows of `rows`: by exec time, the fewest that reach `cover_pct` of
 /// `total_ms`, at most `top`; rows without exec time are never hot.

@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -225,6 +226,43 @@ TEST(WhatifCli, IsaWorkersRunUnderTheirCapNotTheUsers) {
     EXPECT_LE(*ran, *onednn::IsaRank(variant.substr(4))) << row.dump();
   }
   if (judged == 0) std::cout << "no isa variant named an ISA on this host\n";
+}
+
+// oneDNN's level on this host, as `platform` reports it.
+std::string HostIsa() {
+  const testing::RunResult r = RunDlcheck({"platform", "--format", "json"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return Json::parse(r.out)["levels"]["onednn_max_isa"].get<std::string>();
+}
+
+// A log recorded under ONEDNN_MAX_CPU_ISA=SSE41 (on an AVX-512 machine) is replayed under its ISA
+// as a cap on any host above it: the baselines run the log's kernels, and the host's own ISA is a
+// variant of its own.
+TEST(WhatifCli, ACappedLogIsReplayedUnderItsIsa) {
+  const std::string host = HostIsa();
+  const Json doc = WhatifJson({"--time", "0", "--top", "4", "--variants", "isa", "--cover", "100",
+                               Log("torch_cnn_sse41_2.6.3.log")});
+  CheckInvariants(doc);
+  const auto [measured, agree] = [&] {
+    std::size_t m = 0, a = 0;
+    for (const Json& row : doc["variants"]) {
+      if (row["variant"] != "as logged" || !row["min_ms"].is_number()) continue;
+      ++m;
+      if (row["implementation"] == row["logged_implementation"]) ++a;
+    }
+    return std::pair(m, a);
+  }();
+  ASSERT_GT(measured, 0u);
+  EXPECT_GE(static_cast<double>(agree), 0.95 * static_cast<double>(measured))
+      << doc["measurement"]["implementation_agreement"];
+  if (host == "sse41") {
+    EXPECT_TRUE(doc["measurement"]["baseline_isa"].is_null());
+    return;
+  }
+  EXPECT_EQ(doc["measurement"]["baseline_isa"], "sse41");
+  const Json& caps = doc["measurement"]["isa_caps"];
+  EXPECT_NE(std::find(caps.begin(), caps.end(), host), caps.end()) << caps.dump();
+  EXPECT_EQ(std::find(caps.begin(), caps.end(), "sse41"), caps.end()) << caps.dump();
 }
 
 class WhatifOwnLog : public testing::ScratchDirTest {};

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "whatif/environment.h"
+#include "whatif/whatif.h"
 
 namespace dlcheck::whatif {
 namespace {
@@ -75,6 +76,34 @@ TEST(WhatifEnvironment, EncodedVariablesReadBackWithAnyValue) {
       {"ONEDNN_VERBOSE", "1"}, {"OMP_PLACES", "{0:2},{2:2}"}, {"KMP_X", "a=b c\nd"}, {"OMP_E", ""}};
   EXPECT_EQ(DecodeEnvironment(EncodeEnvironment(variables)), variables);
   EXPECT_TRUE(DecodeEnvironment("").empty());
+}
+
+verbose::LogHeader HeaderAt(std::string isa) {
+  verbose::LogHeader header;
+  header.isa_short = std::move(isa);
+  return header;
+}
+
+// A log recorded under a cap, or on an older CPU, is replayed under its ISA as a cap.
+TEST(WhatifLogIsa, TheLogsIsaBelowTheHostsBecomesTheBaselinesCap) {
+  EXPECT_EQ(LogIsaCap(HeaderAt("avx512_core"), "avx512_core_bf16"), "avx512_core");
+  EXPECT_EQ(LogIsaCap(HeaderAt("sse41"), "avx2"), "sse41");
+  EXPECT_EQ(LogIsaCap(HeaderAt("avx2"), "avx2"), std::nullopt);            // the host's own
+  EXPECT_EQ(LogIsaCap(HeaderAt("avx512_core"), "avx2"), std::nullopt);     // a CPU below it
+  EXPECT_EQ(LogIsaCap(HeaderAt(""), "avx512_core"), std::nullopt);         // no header
+  EXPECT_EQ(LogIsaCap(HeaderAt("sve_256"), "avx512_core"), std::nullopt);  // not x86
+  // A 3.x level 2.6 cannot cap at: the highest 2.6 cap below it.
+  EXPECT_EQ(LogIsaCap(HeaderAt("avx10_1_512"), "avx512_core_amx"), "avx512_core_bf16");
+}
+
+TEST(WhatifLogIsa, IsaVariantsAreEveryCapButTheBaselines) {
+  const std::vector<std::string> caps = {"sse41", "avx", "avx2", "avx512_core"};
+  // Uncapped: the host's own is the baseline.
+  EXPECT_EQ(IsaVariantCaps(caps, ""), (std::vector<std::string>{"sse41", "avx", "avx2"}));
+  // Capped at the log's avx2: the host's avx512_core is a variant, with its gain.
+  EXPECT_EQ(IsaVariantCaps(caps, "avx2"),
+            (std::vector<std::string>{"sse41", "avx", "avx512_core"}));
+  EXPECT_TRUE(IsaVariantCaps({}, "").empty());
 }
 
 }  // namespace
