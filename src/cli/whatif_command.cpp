@@ -127,6 +127,13 @@ inline constexpr Field kHot{"hot", Type::kInteger, Arity::kOne, report::Role::kI
 inline constexpr Field kLoggedImplementation{"logged_implementation"};
 inline constexpr Field kVariant{"variant"};
 inline constexpr Field kMinMs{"min_ms", Type::kNumber};
+// the slowest round's min: with min_ms, the variant's range over its rounds
+inline constexpr Field kRoundMaxMs{"round_max_ms", Type::kNumber};
+inline constexpr Field kRounds{"rounds", Type::kInteger};
+inline constexpr Field kWithinNoise{"within_noise", Type::kBoolean};
+// the 1-minute load average as the measurements started and ended
+inline constexpr Field kLoadStart{"load_start", Type::kNumber};
+inline constexpr Field kLoadEnd{"load_end", Type::kNumber};
 inline constexpr Field kAvgMs{"avg_ms", Type::kNumber};
 inline constexpr Field kRuns{"runs", Type::kInteger};
 inline constexpr Field kSpeedup{"speedup", Type::kNumber};
@@ -163,6 +170,9 @@ const std::vector<report::Field>& VariantColumns() {
                                                       kVariant,
                                                       kThreads,
                                                       kMinMs,
+                                                      kRoundMaxMs,
+                                                      kRounds,
+                                                      kWithinNoise,
                                                       kAvgMs,
                                                       kRuns,
                                                       col::kCreateMs,
@@ -211,6 +221,9 @@ std::vector<report::Value> VariantRow(const whatif::HotPrimitive& hot,
           v.variant,
           v.threads > 0 ? report::Value(v.threads) : report::Value(),
           Number(v.min_ms, 4),
+          Number(v.round_max_ms, 4),
+          v.round_ms.empty() ? report::Value() : report::Value(v.round_ms.size()),
+          v.min_ms ? report::Value(v.within_noise) : report::Value(),
           Number(v.avg_ms, 4),
           v.min_ms ? report::Value(v.runs) : report::Value(),
           Number(v.create_ms),
@@ -221,35 +234,6 @@ std::vector<report::Value> VariantRow(const whatif::HotPrimitive& hot,
           Text(v.deviation),
           Text(v.benchdnn),
           Text(v.note)};
-}
-
-struct Change {
-  const whatif::HotPrimitive* hot;
-  const whatif::VariantResult* variant;
-};
-
-// The variants that run faster than their baseline, by projected step gain.
-std::vector<Change> RankedChanges(const whatif::WhatifResult& result) {
-  std::vector<Change> changes;
-  for (const whatif::HotPrimitive& hot : result.hot) {
-    for (std::size_t i = 1; i < hot.variants.size(); ++i) {
-      const whatif::VariantResult& v = hot.variants[i];
-      if (v.speedup && *v.speedup > 1.0 && v.step_gain_pct) changes.push_back({&hot, &v});
-    }
-  }
-  std::stable_sort(changes.begin(), changes.end(), [](const Change& a, const Change& b) {
-    return *a.variant->step_gain_pct > *b.variant->step_gain_pct;
-  });
-  return changes;
-}
-
-std::string Verdict(const whatif::WhatifResult& result, const std::vector<Change>& changes) {
-  if (result.hot.empty()) return "the log has no execution time to measure";
-  if (changes.empty() || *changes.front().variant->step_gain_pct < 1.0) {
-    return "no measured change saves 1 % of the step: the hot primitives already run as fast as "
-           "this oneDNN makes them here";
-  }
-  return whatif::ChangeSentence(*changes.front().hot, *changes.front().variant);
 }
 
 report::Section OptionsSection(const WhatifOptions& o) {
@@ -275,6 +259,7 @@ report::Section OptionsSection(const WhatifOptions& o) {
 // findings say of them and of the machine.
 struct MeasurementEnvironment {
   std::vector<whatif::EnvironmentVariable> removed;
+  std::optional<dispatch::LoadAverage> load_start, load_end;
   std::vector<Finding> findings;
 };
 
@@ -298,8 +283,8 @@ report::Report BuildReport(const WhatifOptions& options, const std::vector<std::
   report::Section& m = report.AddSection(kMeasurementSection);
   std::size_t rebuilt = 0;
   for (const whatif::HotPrimitive& hot : result.hot) rebuilt += hot.not_rebuilt.empty() ? 1 : 0;
-  const std::vector<Change> changes = RankedChanges(result);
-  const std::string verdict = Verdict(result, changes);
+  const std::vector<whatif::Change> changes = whatif::RankedChanges(result);
+  const std::string verdict = whatif::Verdict(result, changes);
   // The verdict's one home on a terminal is the headline; JSON carries it as this field.
   m.Add(kVerdict, verdict);
   m.hidden_in_table = report::Names({kVerdict});
@@ -310,6 +295,11 @@ report::Report BuildReport(const WhatifOptions& options, const std::vector<std::
   m.Add(kThreadsSource, result.threads_source);
   m.Add(kEnvironmentRemoved,
         report::Value(report::TextList(whatif::EnvironmentTexts(env.removed))));
+  const auto load = [](const std::optional<dispatch::LoadAverage>& l) {
+    return l ? report::Value(l->one, 2) : report::Value();
+  };
+  m.Add(kLoadStart, load(env.load_start));
+  m.Add(kLoadEnd, load(env.load_end));
   m.Add(kBaselineIsa, Text(result.baseline_cap));
   m.Add(kBaselineIsaNote, Text(result.baseline_cap_note));
   m.Add(kIsaCaps, report::Value(report::TextList(isa.caps)));
@@ -328,7 +318,7 @@ report::Report BuildReport(const WhatifOptions& options, const std::vector<std::
   m.Add(kInterruptedBy, sig != 0 ? report::Value(os::SignalName(sig)) : report::Value());
 
   report::Table& changes_table = report.AddTable(kChangesTable, ChangeColumns());
-  for (const Change& c : changes) {
+  for (const whatif::Change& c : changes) {
     changes_table.rows.push_back({c.hot->rank, c.hot->row.primitive.str(), c.hot->row.problem.str(),
                                   report::Value(c.hot->share_pct, 1), c.variant->variant,
                                   Number(c.hot->variants.front().min_ms, 4),
@@ -349,11 +339,11 @@ report::Report BuildReport(const WhatifOptions& options, const std::vector<std::
     for (const whatif::VariantResult& v : hot.variants) variants.rows.push_back(VariantRow(hot, v));
   }
   variants.answer_columns = report::Names({kVariant, kMinMs, kSpeedup});
-  variants.hidden_in_table =
-      report::Names({col::kEngine, col::kIsa, col::kDataTypes, col::kLayouts, col::kAttributes,
-                     col::kAuxiliary, col::kBenchdnn, col::kCreateMs, kAvgMs, kRuns});
+  variants.hidden_in_table = report::Names({col::kEngine, col::kIsa, col::kDataTypes, col::kLayouts,
+                                            col::kAttributes, col::kAuxiliary, col::kBenchdnn,
+                                            col::kCreateMs, kAvgMs, kRuns, kRounds, kWithinNoise});
   variants.leave_out_first =
-      report::Names({kDeviation, col::kProblem, col::kGflops, kLoggedImplementation});
+      report::Names({kDeviation, col::kProblem, col::kGflops, kLoggedImplementation, kRoundMaxMs});
   // The pictures (html, svg): each change's projected step gain, then every variant's time.
   report.charts.push_back({.title = "Projected step gain of each change",
                            .table = std::string(kChangesTable.name),
@@ -459,6 +449,10 @@ std::vector<whatif::VariantResult> RunIsaWorker(const WhatifOptions& options,
       return x.is_string() ? x.get<std::string>() : std::string();
     };
     v.min_ms = number(kMinMs);
+    v.round_max_ms = number(kRoundMaxMs);
+    if (v.min_ms && v.round_max_ms && number(kRounds).value_or(0) >= 2) {
+      v.round_ms = {*v.min_ms, *v.round_max_ms};  // the worker's range: its extremes
+    }
     v.avg_ms = number(kAvgMs);
     v.runs = static_cast<std::uint64_t>(number(kRuns).value_or(0));
     v.create_ms = number(col::kCreateMs);
@@ -807,12 +801,17 @@ void MeasureAndReport(const WhatifOptions& options, const std::vector<LogInput>&
     if (!input.name.empty()) names.push_back(input.name);
   }
   const int threads = whatif::BaselineThreads(plan, header).first;
+  env.load_start = dispatch::ReadLoadAverage();
   const whatif::WhatifResult result =
       whatif::RunWhatif(rows, summary.exec_ms, header, plan,
                         [&](const std::string& cap, const std::vector<std::size_t>& ranks) {
                           return RunIsaWorker(options, paths, threads, cap, ranks);
                         });
   progress.Clear();
+  env.load_end = dispatch::ReadLoadAverage();
+  for (Finding& f : dispatch::NoiseFindings({}, env.load_start, env.load_end)) {
+    env.findings.push_back(std::move(f));
+  }
   const report::Report report = BuildReport(options, names, session, summary, result, isa,
                                             captured ? &*captured : nullptr, env);
   report::Print(report, options.format, std::cout);
@@ -877,8 +876,8 @@ const report::contract::Document& WhatifDocument() {
          contract::Object(
              kMeasurementSection,
              {kVerdict, kMeasuredWith, kThreads, kThreadsSource, kEnvironmentRemoved, kBaselineIsa,
-              kBaselineIsaNote, kIsaCaps, kIsaNote, kFlopCount, kHotRows, kRebuilt, kCoveredPct,
-              kImplementationAgreement, dispatch::program_run_field::kEnded,
+              kBaselineIsaNote, kLoadStart, kLoadEnd, kIsaCaps, kIsaNote, kFlopCount, kHotRows,
+              kRebuilt, kCoveredPct, kImplementationAgreement, dispatch::program_run_field::kEnded,
               dispatch::program_run_field::kExitStatus, kInterruptedBy}),
          contract::Rows(kChangesTable, contract::Members(ChangeColumns())),
          contract::Rows(kVariantsTable, contract::Members(VariantColumns())),
@@ -942,8 +941,9 @@ void SetupWhatif(CLI::App& subcommand, int& exit_code) {
       ->check(CLI::Range(1.0, 100.0));
   sub->add_option("--top", options->top, "at most this many hot primitives (default 10)")
       ->check(CLI::Range(1, 1000));
-  sub->add_option("--time", options->time_s,
-                  "seconds of timed executions per variant, at least 5 run (default 0.1)")
+  sub->add_option(
+         "--time", options->time_s,
+         "seconds of timed executions per variant, in 3 rounds of at least 2 runs (default 0.1)")
       ->check(CLI::Range(0.0, 60.0));
   sub->add_flag("--cold", options->cold,
                 "rotate buffers through more memory than the last-level cache (an application "

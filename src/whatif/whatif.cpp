@@ -11,6 +11,7 @@
 #include "common/onednn_isa.h"
 #include "common/status.h"
 #include "common/text.h"
+#include "dispatch/noise.h"
 #include "verbose/benchdnn.h"
 #include "verbose/flops.h"
 #include "verbose/isa.h"
@@ -195,7 +196,8 @@ std::optional<double> GflopsOf(const verbose::PrimitiveStats& row, double min_ms
 class Bench {
  public:
   explicit Bench(const WhatifPlan& plan) : plan_(plan) {
-    settings_.budget_s = plan.time_s;
+    settings_.budget_s = plan.time_s / kRounds;
+    settings_.min_runs = 2;  // in each of kRounds rounds
     settings_.cold = plan.cold;
     settings_.cache_bytes = LastLevelCacheBytes();
     settings_.stop = plan.stop;
@@ -289,8 +291,40 @@ struct RowRun {
   std::size_t of;
   std::string baseline_cap;      // the cap this process runs under, once taken
   std::vector<float> reference;  // the baseline's output, dense f32
+  // Parallel to hot.variants: measures the variant again (a round's min, ms); empty: not again.
+  std::vector<std::function<std::optional<double>()>> again;
 
   bool Stopped() const { return plan.stop && plan.stop(); }
+  // `v`, its first round (its min), and how to measure it again.
+  void Add(VariantResult v, std::function<std::optional<double>()> measure_again = {}) {
+    if (v.min_ms) v.round_ms.push_back(*v.min_ms);
+    const bool measured = !v.round_ms.empty();
+    hot.variants.push_back(std::move(v));
+    again.push_back(measured ? std::move(measure_again) : nullptr);
+  }
+  // A round of `settings` on the row rebuilt with `rebuild` (after `next_impls` implementations)
+  // at `n` threads, plus `added_ms` (the reorders measured once).
+  std::function<std::optional<double>()> Again(RebuildSettings rebuild, int n, int next_impls = 0,
+                                               bool integer_inputs = false,
+                                               double added_ms = 0) const {
+    const Bench* b = &bench;
+    const verbose::PrimitiveStats* row = &hot.row;
+    return [=]() -> std::optional<double> {
+      SetThreads(n);
+      StatusOr<Rebuilt> rebuilt = Rebuild(*row, b->engine(), rebuild);
+      if (!rebuilt.ok()) return std::nullopt;
+      for (int i = 0; i < next_impls; ++i) {
+        try {
+          if (!rebuilt->pd.next_impl()) return std::nullopt;
+        } catch (const dnnl::error&) {
+          return std::nullopt;
+        }
+      }
+      StatusOr<Measurement> m = Measure(*rebuilt, b->engine(), b->Settings(false, integer_inputs));
+      if (!m.ok()) return std::nullopt;
+      return m->min_ms + added_ms;
+    };
+  }
   void Progress(const std::string& what) const {
     if (plan.progress)
       plan.progress(hot.rank, of, std::string(hot.row.primitive.view()) + ", " + what);
@@ -307,6 +341,8 @@ void MeasureBaseline(RowRun& r, const verbose::LogHeader& header) {
     r.hot.not_rebuilt = rebuilt.status().message();
     return;
   }
+  const RebuildSettings as_logged{.layouts_any = r.plan.baseline_layouts_any &&
+                                                 r.hot.row.primitive.view() != "reorder"};
   VariantResult v{.variant = "as logged", .threads = r.threads};
   std::optional<Measurement> m = r.bench.Run(*rebuilt, r.hot.row, v, r.bench.Settings(true));
   if (m) {
@@ -315,7 +351,7 @@ void MeasureBaseline(RowRun& r, const verbose::LogHeader& header) {
                                                         r.plan.host_isa, r.baseline_cap);
     v.note = v.note.empty() ? logged : logged.empty() ? v.note : logged + "; " + v.note;
   }
-  r.hot.variants.push_back(std::move(v));
+  r.Add(std::move(v), r.Again(as_logged, r.threads));
 }
 
 // `layouts any`, with the reorders from and to the log's layouts the change implies.
@@ -327,13 +363,14 @@ void MeasureLayoutsAny(RowRun& r) {
   StatusOr<Rebuilt> rebuilt = Rebuild(r.hot.row, r.bench.engine(), {.layouts_any = true});
   if (!rebuilt.ok()) {
     v.note = rebuilt.status().message();
-    r.hot.variants.push_back(std::move(v));
+    r.Add(std::move(v));
     return;
   }
   if (!r.bench.Run(*rebuilt, r.hot.row, v, r.bench.Settings())) {
-    r.hot.variants.push_back(std::move(v));
+    r.Add(std::move(v));
     return;
   }
+  double reorders_ms = 0;  // per call, measured once: the rounds after the first add them
   const bool inference = r.hot.row.prop_kind.view() == "forward_inference";
   std::vector<std::string> per_call, once;
   for (const auto& [arg, logged] : rebuilt->logged) {
@@ -360,6 +397,7 @@ void MeasureLayoutsAny(RowRun& r) {
     per_call.push_back(fmt::format("{} {:.3f} ms", what, m->min_ms));
     *v.min_ms += m->min_ms;
     *v.avg_ms += m->avg_ms;
+    reorders_ms += m->min_ms;
   }
   const std::string measured_note = v.note;
   if (per_call.empty() && once.empty()) {
@@ -370,7 +408,7 @@ void MeasureLayoutsAny(RowRun& r) {
     if (!once.empty()) v.note += "; weights once (not included): " + Join(once, ", ");
   }
   if (!measured_note.empty()) v.note += "; " + measured_note;
-  r.hot.variants.push_back(std::move(v));
+  r.Add(std::move(v), r.Again({.layouts_any = true}, r.threads, 0, false, reorders_ms));
 }
 
 // `impl NAME` for each implementation after the one oneDNN picks (next_impl()).
@@ -402,7 +440,7 @@ void MeasureImplementations(RowRun& r) {
           "one has this name";
     }
     before.push_back(name);
-    r.hot.variants.push_back(std::move(v));
+    r.Add(std::move(v), r.Again({}, r.threads, static_cast<int>(i)));
   }
 }
 
@@ -417,7 +455,7 @@ void MeasureThreads(RowRun& r, const verbose::LogHeader& header) {
     VariantResult v{.variant = "threads " + std::to_string(n), .threads = n};
     StatusOr<Rebuilt> rebuilt = Rebuild(r.hot.row, r.bench.engine());
     if (rebuilt.ok()) r.bench.Run(*rebuilt, r.hot.row, v, r.bench.Settings());
-    r.hot.variants.push_back(std::move(v));
+    r.Add(std::move(v), r.Again({}, n));
   }
   SetThreads(r.threads);
 }
@@ -455,7 +493,7 @@ void MeasureDataTypes(RowRun& r) {
     StatusOr<Rebuilt> rebuilt = Rebuild(r.hot.row, r.bench.engine(), {.data_type = type});
     if (!rebuilt.ok()) {
       v.note = rebuilt.status().message();
-      r.hot.variants.push_back(std::move(v));
+      r.Add(std::move(v));
       continue;
     }
     const bool integer = std::string_view(type) == "int8";
@@ -483,22 +521,77 @@ void MeasureDataTypes(RowRun& r) {
     std::string note = "layouts chosen by oneDNN for " + std::string(type);
     if (!emulation.empty()) note = emulation + "; " + note;
     v.note = v.note.empty() ? note : note + "; " + v.note;
-    r.hot.variants.push_back(std::move(v));
+    r.Add(std::move(v), r.Again({.data_type = type}, r.threads, 0, integer));
   }
 }
 
-void AddFigures(HotPrimitive& hot) {
-  if (hot.variants.empty() || !hot.variants.front().min_ms) return;
-  const double base = *hot.variants.front().min_ms;
-  for (VariantResult& v : hot.variants) {
-    if (!v.min_ms || *v.min_ms <= 0) continue;
-    v.gflops = GflopsOf(hot.row, *v.min_ms);
-    v.speedup = base / *v.min_ms;
-    v.step_gain_pct = hot.share_pct * (1 - 1 / *v.speedup);
+// The rounds after the first: every variant of the row once, in turn, then again (so that a
+// change of the machine's load falls on all of them); each variant's min and range from its
+// rounds' minima.
+void MeasureRounds(RowRun& r) {
+  for (int round = 2; round <= kRounds && !r.Stopped(); ++round) {
+    r.Progress(fmt::format("round {}/{}", round, kRounds));
+    for (std::size_t i = 0; i < r.again.size() && !r.Stopped(); ++i) {
+      if (!r.again[i]) continue;
+      if (std::optional<double> ms = r.again[i]()) r.hot.variants[i].round_ms.push_back(*ms);
+    }
+  }
+  SetThreads(r.threads);
+  for (VariantResult& v : r.hot.variants) {
+    if (v.round_ms.empty()) continue;
+    const auto [least, most] = std::minmax_element(v.round_ms.begin(), v.round_ms.end());
+    v.min_ms = *least;
+    v.round_max_ms = *most;
   }
 }
 
 }  // namespace
+
+void CompareWithBaseline(HotPrimitive& hot) {
+  if (hot.variants.empty() || !hot.variants.front().min_ms) return;
+  const VariantResult& baseline = hot.variants.front();
+  const double base = *baseline.min_ms;
+  const dispatch::Spread base_spread = dispatch::SpreadOf(baseline.round_ms);
+  for (std::size_t i = 0; i < hot.variants.size(); ++i) {
+    VariantResult& v = hot.variants[i];
+    if (!v.min_ms || *v.min_ms <= 0) continue;
+    v.gflops = GflopsOf(hot.row, *v.min_ms);
+    v.speedup = base / *v.min_ms;
+    v.step_gain_pct = hot.share_pct * (1 - 1 / *v.speedup);
+    const dispatch::Spread spread = dispatch::SpreadOf(v.round_ms);
+    if (i > 0 && spread.runs >= 2 && base_spread.runs >= 2 &&
+        !dispatch::Separated(spread, base_spread) && !v.within_noise) {
+      v.within_noise = true;
+      // The ranges are the variant's min_ms to round_max_ms, and the baseline's.
+      const std::string noise = "within noise: its rounds' range overlaps the baseline's";
+      v.note = v.note.empty() ? noise : noise + "; " + v.note;
+    }
+  }
+}
+
+std::vector<Change> RankedChanges(const WhatifResult& result) {
+  std::vector<Change> changes;
+  for (const HotPrimitive& hot : result.hot) {
+    for (std::size_t i = 1; i < hot.variants.size(); ++i) {
+      const VariantResult& v = hot.variants[i];
+      if (v.within_noise) continue;
+      if (v.speedup && *v.speedup > 1.0 && v.step_gain_pct) changes.push_back({&hot, &v});
+    }
+  }
+  std::stable_sort(changes.begin(), changes.end(), [](const Change& a, const Change& b) {
+    return *a.variant->step_gain_pct > *b.variant->step_gain_pct;
+  });
+  return changes;
+}
+
+std::string Verdict(const WhatifResult& result, const std::vector<Change>& changes) {
+  if (result.hot.empty()) return "the log has no execution time to measure";
+  if (changes.empty() || *changes.front().variant->step_gain_pct < 1.0) {
+    return "no measured change saves 1 % of the step beyond the noise: the hot primitives "
+           "already run as fast as this oneDNN makes them here";
+  }
+  return ChangeSentence(*changes.front().hot, *changes.front().variant);
+}
 
 std::vector<std::size_t> HotRows(const std::vector<verbose::PrimitiveStats>& rows, double total_ms,
                                  double cover_pct, std::size_t top) {
@@ -628,6 +721,7 @@ WhatifResult RunWhatif(const std::vector<verbose::PrimitiveStats>& rows, double 
     if (Wants(plan, "impl") && !r.Stopped()) MeasureImplementations(r);
     if (Wants(plan, "threads") && !r.Stopped()) MeasureThreads(r, header);
     if (Wants(plan, "dtype") && !r.Stopped()) MeasureDataTypes(r);
+    MeasureRounds(r);
   }
   if (plan.stop && plan.stop()) result.interrupted = true;
   if (measured < result.hot.size()) {
@@ -652,7 +746,7 @@ WhatifResult RunWhatif(const std::vector<verbose::PrimitiveStats>& rows, double 
   SetThreads(threads_before);
   std::size_t agree = 0, baselines = 0;
   for (HotPrimitive& hot : result.hot) {
-    AddFigures(hot);
+    CompareWithBaseline(hot);
     if (!hot.variants.empty() && hot.variants.front().min_ms) {
       ++baselines;
       if (hot.variants.front().implementation == hot.row.implementation.view()) ++agree;

@@ -24,6 +24,10 @@
 
 namespace dlcheck::whatif {
 
+/// The rounds each variant is measured in: round 1 a variant after the other, the rounds after it
+/// interleaved (every variant of a row once, then again), each with 1/kRounds of --time.
+inline constexpr int kRounds = 3;
+
 /// The variant kinds, as --variants names them.
 inline constexpr std::string_view kVariantKinds[] = {"layouts", "impl", "threads", "dtype", "isa"};
 
@@ -74,6 +78,12 @@ struct VariantResult {
   std::string note;                     ///< why it did not run, or what it includes
   /// The descriptors and data types it ran with, as 2.x verbose prints them (for benchdnn).
   std::string memory_descriptors;
+  /// Each round's min (kRounds, interleaved with the row's other variants): min_ms is the least,
+  /// round_max_ms the greatest; their range is the variant's noise.
+  std::vector<double> round_ms;
+  std::optional<double> round_max_ms;
+  /// Its range overlaps its baseline's: not a change (CompareWithBaseline).
+  bool within_noise = false;
 };
 
 /// A hot primitive: its log row and its variants (the baseline first), or why it was not rebuilt.
@@ -126,6 +136,22 @@ using IsaRunner = std::function<std::vector<VariantResult>(const std::string& ca
 WhatifResult RunWhatif(const std::vector<verbose::PrimitiveStats>& rows, double total_ms,
                        const verbose::LogHeader& header, const WhatifPlan& plan,
                        const IsaRunner& isa_runner = {});
+
+/// Each variant of `hot` against its baseline (the first): speed-up, GFLOP/s, step gain, and
+/// `within_noise` when both ran at least two rounds and their ranges overlap.
+void CompareWithBaseline(HotPrimitive& hot);
+
+/// A variant that runs faster than its baseline, beyond the noise.
+struct Change {
+  const HotPrimitive* hot = nullptr;
+  const VariantResult* variant = nullptr;
+};
+
+/// The variants faster than their baseline and not within noise, by projected step gain.
+std::vector<Change> RankedChanges(const WhatifResult& result);
+
+/// The verdict: the best change's sentence, or why there is none.
+std::string Verdict(const WhatifResult& result, const std::vector<Change>& changes);
 
 /// Whether `type` (bf16, f16, int8) has native instructions on a host with `features`, and the
 /// words that say so when it has not ("emulated: no avx512_bf16 or amx_bf16").

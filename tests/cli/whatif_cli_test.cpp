@@ -41,9 +41,22 @@ std::string Log(const std::string& name) {
   return testing::DataPath("verbose/" + name);
 }
 
-Json WhatifJson(std::vector<std::string> args) {
+// A load average file (the DLCHECK_LOADAVG test hook) in the test's temporary directory.
+std::string LoadFile(const std::string& name, const std::string& text) {
+  const std::string path =
+      ::testing::TempDir() + "dlcheck_whatif_" + name + "_" + std::to_string(getpid());
+  std::ofstream(path) << text;
+  return path;
+}
+
+// A quiet machine, for the tests that count findings (a busy test machine adds busy-machine).
+std::vector<std::string> QuietLoad() {
+  return {"DLCHECK_LOADAVG=" + LoadFile("quiet", "0.00 0.00 0.00 1/100 1\n")};
+}
+
+Json WhatifJson(std::vector<std::string> args, const std::vector<std::string>& env = {}) {
   args.insert(args.begin(), {"whatif", "--format", "json"});
-  const testing::RunResult r = RunDlcheck(args);
+  const testing::RunResult r = RunDlcheck(args, {}, env);
   EXPECT_EQ(r.exit_code, 0) << r.err;
   return Json::parse(r.out);
 }
@@ -128,9 +141,9 @@ TEST(WhatifCli, VerdictComesFirstAndOnce) {
       "--time", "0", "--top", "2", "--variants", "none", Log("torch_cnn_2.6.3.log")};
   std::vector<std::string> table = {"whatif"};
   table.insert(table.end(), args.begin(), args.end());
-  const testing::RunResult r = RunDlcheck(table);
+  const testing::RunResult r = RunDlcheck(table, {}, QuietLoad());
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  const Json doc = WhatifJson(args);
+  const Json doc = WhatifJson(args, QuietLoad());
   const std::string verdict = doc["measurement"]["verdict"].get<std::string>();
   // The log's findings are tallied after it: this log spends a quarter of its time in reorders.
   EXPECT_EQ(r.out.substr(0, r.out.find('\n')), verdict + "; 1 warning: reorder-share");
@@ -142,7 +155,8 @@ TEST(WhatifCli, VerdictComesFirstAndOnce) {
 // changes apart: the best one's sentence is said once, as the verdict.
 TEST(WhatifCli, ChangeSentencesAreNotInTheTable) {
   const testing::RunResult r = RunDlcheck({"whatif", "--time", "0", "--top", "3", "--variants",
-                                           "layouts,threads", Log("torch_cnn_2.6.3.log")});
+                                           "layouts,threads", Log("torch_cnn_2.6.3.log")},
+                                          {}, QuietLoad());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::size_t at = r.out.find("Changes, by projected step gain\n");
   if (at == std::string::npos) GTEST_SKIP() << "no variant ran faster than its baseline here";
@@ -263,6 +277,45 @@ TEST(WhatifCli, ACappedLogIsReplayedUnderItsIsa) {
   const Json& caps = doc["measurement"]["isa_caps"];
   EXPECT_NE(std::find(caps.begin(), caps.end(), host), caps.end()) << caps.dump();
   EXPECT_EQ(std::find(caps.begin(), caps.end(), "sse41"), caps.end()) << caps.dump();
+}
+
+// The noise guard: the load at the start and end, a busy machine said; each variant measured in
+// rounds, its range reported, and a variant within its baseline's range never a change.
+TEST(WhatifCli, ABusyMachineIsSaidAndNoiseIsNeverAChange) {
+  const std::string busy = LoadFile("busy", "3.70 2.50 1.20 4/321 12345\n");
+  // Recorded under an AVX2 cap: its baselines run (not reference code) on any host from AVX2 up.
+  const Json doc = WhatifJson({"--time", "0", "--top", "2", "--variants", "threads,layouts",
+                               Log("torch_cnn_avx2_2.6.3.log")},
+                              {"DLCHECK_LOADAVG=" + busy});
+  CheckInvariants(doc);
+  EXPECT_DOUBLE_EQ(doc["measurement"]["load_start"].get<double>(), 3.7);
+  EXPECT_DOUBLE_EQ(doc["measurement"]["load_end"].get<double>(), 3.7);
+  EXPECT_NE(FindingOf(doc, "busy-machine"), nullptr) << doc["findings"].dump();
+  std::map<std::int64_t, std::pair<double, double>> baseline;
+  for (const Json& row : doc["variants"]) {
+    if (!row["min_ms"].is_number()) continue;
+    EXPECT_EQ(row["rounds"], 3) << row.dump();
+    EXPECT_LE(row["min_ms"].get<double>(), row["round_max_ms"].get<double>()) << row.dump();
+    if (row["variant"] == "as logged") {
+      baseline[row["hot"].get<std::int64_t>()] = {row["min_ms"].get<double>(),
+                                                  row["round_max_ms"].get<double>()};
+    }
+  }
+  for (const Json& row : doc["variants"]) {
+    if (!row["min_ms"].is_number() || row["variant"] == "as logged") continue;
+    const auto [low, high] = baseline.at(row["hot"].get<std::int64_t>());
+    const bool overlaps =
+        row["min_ms"].get<double>() <= high && low <= row["round_max_ms"].get<double>();
+    EXPECT_EQ(row["within_noise"].get<bool>(), overlaps) << row.dump();
+  }
+  for (const Json& change : doc["changes"]) {
+    for (const Json& row : doc["variants"]) {
+      if (row["hot"] == change["hot"] && row["variant"] == change["variant"]) {
+        EXPECT_FALSE(row["within_noise"].get<bool>()) << row.dump();
+      }
+    }
+  }
+  std::filesystem::remove(busy);
 }
 
 class WhatifOwnLog : public testing::ScratchDirTest {};

@@ -2,6 +2,7 @@
 // which of them would have changed its figures.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -104,6 +105,59 @@ TEST(WhatifLogIsa, IsaVariantsAreEveryCapButTheBaselines) {
   EXPECT_EQ(IsaVariantCaps(caps, "avx2"),
             (std::vector<std::string>{"sse41", "avx", "avx512_core"}));
   EXPECT_TRUE(IsaVariantCaps({}, "").empty());
+}
+
+// A variant measured in rounds of these minima.
+VariantResult Measured(std::string name, std::vector<double> rounds) {
+  VariantResult v{.variant = std::move(name), .threads = 1};
+  v.round_ms = rounds;
+  v.min_ms = *std::min_element(rounds.begin(), rounds.end());
+  v.round_max_ms = *std::max_element(rounds.begin(), rounds.end());
+  return v;
+}
+
+HotPrimitive Row(std::size_t rank, double share_pct, std::vector<VariantResult> variants) {
+  HotPrimitive hot{.rank = rank};
+  hot.share_pct = share_pct;
+  hot.variants = std::move(variants);
+  CompareWithBaseline(hot);
+  return hot;
+}
+
+TEST(WhatifNoise, AVariantWhoseRangeOverlapsItsBaselinesIsWithinNoise) {
+  const HotPrimitive hot = Row(1, 50,
+                               {Measured("as logged", {1.0, 1.2, 1.1}),
+                                Measured("threads 2", {0.9, 1.05, 0.95}),     // overlaps 1.0-1.2
+                                Measured("layouts any", {0.5, 0.55, 0.6})});  // below it
+  EXPECT_FALSE(hot.variants[0].within_noise);
+  EXPECT_TRUE(hot.variants[1].within_noise);
+  EXPECT_EQ(hot.variants[1].note.rfind("within noise", 0), 0u) << hot.variants[1].note;
+  EXPECT_FALSE(hot.variants[2].within_noise);
+  ASSERT_TRUE(hot.variants[1].speedup);  // still measured and shown
+  EXPECT_NEAR(*hot.variants[1].speedup, 1.0 / 0.9, 1e-9);
+  EXPECT_NEAR(*hot.variants[2].step_gain_pct, 50 * (1 - 0.5), 1e-9);
+}
+
+TEST(WhatifNoise, OneRoundIsNotJudged) {
+  const HotPrimitive hot =
+      Row(1, 50, {Measured("as logged", {1.0}), Measured("threads 2", {0.99})});
+  EXPECT_FALSE(hot.variants[1].within_noise);
+}
+
+TEST(WhatifNoise, ChangesAndTheVerdictHoldNoNoise) {
+  WhatifResult result;
+  // The biggest apparent gain is noise: it is never ranked, nor the verdict.
+  result.hot.push_back(
+      Row(1, 60, {Measured("as logged", {1.0, 2.0, 1.5}), Measured("threads 2", {0.4, 1.9, 1.0})}));
+  result.hot.push_back(
+      Row(2, 20,
+          {Measured("as logged", {1.0, 1.05, 1.02}), Measured("layouts any", {0.5, 0.52, 0.51})}));
+  const std::vector<Change> changes = RankedChanges(result);
+  ASSERT_EQ(changes.size(), 1u);
+  EXPECT_EQ(changes[0].variant->variant, "layouts any");
+  EXPECT_NE(Verdict(result, changes).find("layouts chosen by oneDNN"), std::string::npos);
+  result.hot.pop_back();
+  EXPECT_EQ(Verdict(result, RankedChanges(result)).rfind("no measured change", 0), 0u);
 }
 
 }  // namespace
