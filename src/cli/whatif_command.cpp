@@ -143,6 +143,12 @@ inline constexpr Field kNote{"note"};
 inline constexpr Field kFromMs{"from_ms", Type::kNumber};
 inline constexpr Field kToMs{"to_ms", Type::kNumber};
 inline constexpr Field kChange{"change"};
+// step_knobs
+inline constexpr Field kRowsMeasured{"rows_measured", Type::kInteger};
+inline constexpr Field kCannotRun{"cannot_run", Type::kText, Arity::kList};
+inline constexpr Field kStepGainLowPct{"step_gain_low_pct", Type::kNumber};
+inline constexpr Field kStepGainHighPct{"step_gain_high_pct", Type::kNumber};
+inline constexpr Field kConfirm{"confirm"};
 // clang-format on
 }  // namespace whatif_field
 
@@ -150,6 +156,8 @@ constexpr report::Part kOptionsSection{"options", "Options"};
 constexpr report::Part kMeasurementSection{"measurement", "Measurement"};
 constexpr report::Part kVariantsTable{"variants", "Variants of each hot primitive"};
 constexpr report::Part kChangesTable{"changes", "Changes, by projected step gain"};
+constexpr report::Part kKnobsTable{"step_knobs",
+                                   "Process-wide changes (isa, threads), over the whole step"};
 
 namespace col = report::primitive_column;
 using namespace whatif_field;
@@ -190,6 +198,13 @@ const std::vector<report::Field>& ChangeColumns() {
   static const std::vector<report::Field> kColumns = {
       kHot,    col::kPrimitive, col::kProblem, col::kTimePct, kVariant,
       kFromMs, kToMs,           kSpeedup,      kStepGainPct,  kChange};
+  return kColumns;
+}
+
+const std::vector<report::Field>& KnobColumns() {
+  static const std::vector<report::Field> kColumns = {
+      kVariant,         kRowsMeasured, kCannotRun, kStepGainPct, kStepGainLowPct,
+      kStepGainHighPct, kWithinNoise,  kConfirm,   kChange};
   return kColumns;
 }
 
@@ -284,7 +299,8 @@ report::Report BuildReport(const WhatifOptions& options, const std::vector<std::
   std::size_t rebuilt = 0;
   for (const whatif::HotPrimitive& hot : result.hot) rebuilt += hot.not_rebuilt.empty() ? 1 : 0;
   const std::vector<whatif::Change> changes = whatif::RankedChanges(result);
-  const std::string verdict = whatif::Verdict(result, changes);
+  const std::vector<whatif::StepKnob> knobs = whatif::StepKnobs(result);
+  const std::string verdict = whatif::Verdict(result, changes, knobs);
   // The verdict's one home on a terminal is the headline; JSON carries it as this field.
   m.Add(kVerdict, verdict);
   m.hidden_in_table = report::Names({kVerdict});
@@ -328,6 +344,17 @@ report::Report BuildReport(const WhatifOptions& options, const std::vector<std::
   }
   changes_table.answer_columns = report::Names({kStepGainPct, kVariant});
   changes_table.hidden_in_table = report::Names({kChange, col::kProblem});
+
+  report::Table& knobs_table = report.AddTable(kKnobsTable, KnobColumns());
+  for (const whatif::StepKnob& k : knobs) {
+    knobs_table.rows.push_back(
+        {k.variant, k.rows_measured, report::Value(report::TextList(k.cannot_run)),
+         report::Value(k.step_gain_pct, 1), report::Value(k.step_gain_low_pct, 1),
+         report::Value(k.step_gain_high_pct, 1), k.within_noise, k.confirm,
+         whatif::KnobSentence(k)});
+  }
+  knobs_table.answer_columns = report::Names({kStepGainPct, kVariant});
+  knobs_table.hidden_in_table = report::Names({kChange, kStepGainLowPct, kStepGainHighPct});
 
   report::Table& variants = report.AddTable(kVariantsTable, VariantColumns());
   for (const whatif::HotPrimitive& hot : result.hot) {
@@ -880,6 +907,7 @@ const report::contract::Document& WhatifDocument() {
               kRebuilt, kCoveredPct, kImplementationAgreement, dispatch::program_run_field::kEnded,
               dispatch::program_run_field::kExitStatus, kInterruptedBy}),
          contract::Rows(kChangesTable, contract::Members(ChangeColumns())),
+         contract::Rows(kKnobsTable, contract::Members(KnobColumns())),
          contract::Rows(kVariantsTable, contract::Members(VariantColumns())),
          InputMember(/*with_files=*/true), HeaderMember(), SummaryMember(), HeadersMember(),
          DiagnosticsMember()},

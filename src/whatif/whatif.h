@@ -147,11 +147,36 @@ struct Change {
   const VariantResult* variant = nullptr;
 };
 
-/// The variants faster than their baseline and not within noise, by projected step gain.
+/// Whether `variant` is a process-wide knob (`isa CAP`, `threads N`): it applies to every
+/// primitive of the process, so it is judged on the whole step (StepKnobs), not per row.
+bool ProcessWide(std::string_view variant);
+
+/// A process-wide knob over all hot rows: the sum of their step gains, its range from the
+/// rounds' ranges, and the rows that cannot run under it (which would make the program fail).
+struct StepKnob {
+  std::string variant;                  ///< `isa avx2`, `threads 2`
+  std::size_t rows_measured = 0;        ///< hot rows measured under it
+  std::vector<std::string> cannot_run;  ///< `#3 convolution` for each row it leaves without one
+  double step_gain_pct = 0;             ///< the sum of the rows' step gains
+  double step_gain_low_pct = 0;         ///< with each row's slowest round against its baseline's
+  double step_gain_high_pct = 0;        ///< ... fastest against fastest's opposite
+  bool within_noise = false;            ///< the range holds 0
+  std::string confirm;                  ///< the dlcheck command that confirms it on the program
+};
+std::vector<StepKnob> StepKnobs(const WhatifResult& result);
+
+/// The variants faster than their baseline and not within noise, by projected step gain
+/// (process-wide knobs are not among them: StepKnobs).
 std::vector<Change> RankedChanges(const WhatifResult& result);
 
-/// The verdict: the best change's sentence, or why there is none.
-std::string Verdict(const WhatifResult& result, const std::vector<Change>& changes);
+/// The verdict: the best change's sentence (a per-row change or a knob that every hot row runs
+/// under, beyond the noise), or why there is none.
+std::string Verdict(const WhatifResult& result, const std::vector<Change>& changes,
+                    const std::vector<StepKnob>& knobs = {});
+
+/// The sentence of a knob: "threads 2 over the whole step: about 12 % of the step (8 to 15 %);
+/// confirm on the program with `dlcheck dispatch ... -- CMD`".
+std::string KnobSentence(const StepKnob& knob);
 
 /// Whether `type` (bf16, f16, int8) has native instructions on a host with `features`, and the
 /// words that say so when it has not ("emulated: no avx512_bf16 or amx_bf16").

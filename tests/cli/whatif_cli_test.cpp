@@ -308,7 +308,19 @@ TEST(WhatifCli, ABusyMachineIsSaidAndNoiseIsNeverAChange) {
         row["min_ms"].get<double>() <= high && low <= row["round_max_ms"].get<double>();
     EXPECT_EQ(row["within_noise"].get<bool>(), overlaps) << row.dump();
   }
+  // threads is process-wide: one row over the whole step, never a per-row change.
+  std::set<std::string> threads_variants;
+  for (const Json& row : doc["variants"]) {
+    const std::string variant = row["variant"].get<std::string>();
+    if (variant.rfind("threads ", 0) == 0) threads_variants.insert(variant);
+  }
+  std::set<std::string> knobs;
+  for (const Json& knob : doc["step_knobs"]) {
+    EXPECT_TRUE(knobs.insert(knob["variant"].get<std::string>()).second) << knob.dump();
+  }
+  EXPECT_EQ(knobs, threads_variants);
   for (const Json& change : doc["changes"]) {
+    EXPECT_NE(change["variant"].get<std::string>().rfind("threads ", 0), 0u) << change.dump();
     for (const Json& row : doc["variants"]) {
       if (row["hot"] == change["hot"] && row["variant"] == change["variant"]) {
         EXPECT_FALSE(row["within_noise"].get<bool>()) << row.dump();

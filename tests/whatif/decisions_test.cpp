@@ -147,8 +147,8 @@ TEST(WhatifNoise, OneRoundIsNotJudged) {
 TEST(WhatifNoise, ChangesAndTheVerdictHoldNoNoise) {
   WhatifResult result;
   // The biggest apparent gain is noise: it is never ranked, nor the verdict.
-  result.hot.push_back(
-      Row(1, 60, {Measured("as logged", {1.0, 2.0, 1.5}), Measured("threads 2", {0.4, 1.9, 1.0})}));
+  result.hot.push_back(Row(
+      1, 60, {Measured("as logged", {1.0, 2.0, 1.5}), Measured("impl gemm:jit", {0.4, 1.9, 1.0})}));
   result.hot.push_back(
       Row(2, 20,
           {Measured("as logged", {1.0, 1.05, 1.02}), Measured("layouts any", {0.5, 0.52, 0.51})}));
@@ -158,6 +158,59 @@ TEST(WhatifNoise, ChangesAndTheVerdictHoldNoNoise) {
   EXPECT_NE(Verdict(result, changes).find("layouts chosen by oneDNN"), std::string::npos);
   result.hot.pop_back();
   EXPECT_EQ(Verdict(result, RankedChanges(result)).rfind("no measured change", 0), 0u);
+}
+
+// isa and threads apply to the whole process: one row each over every hot row, the rows that
+// cannot run under it named, and never a per-row change.
+TEST(WhatifStepKnobs, AProcessWideKnobIsOneRowOverTheWholeStep) {
+  WhatifResult result;
+  VariantResult refused{.variant = "isa avx2", .note = "no implementation under this cap"};
+  result.hot.push_back(
+      Row(1, 50,
+          {Measured("as logged", {1.0, 1.02, 1.01}), Measured("isa avx2", {0.5, 0.51, 0.52}),
+           Measured("threads 2", {0.8, 0.81, 0.82})}));
+  result.hot.push_back(Row(2, 30,
+                           {Measured("as logged", {1.0, 1.01, 1.02}),
+                            Measured("threads 2", {1.5, 1.52, 1.51}), refused}));
+  result.hot.back().row.primitive = verbose::InternedText("matmul");
+  const std::vector<StepKnob> knobs = StepKnobs(result);
+  ASSERT_EQ(knobs.size(), 2u);
+  const StepKnob& threads = knobs[0].variant == "threads 2" ? knobs[0] : knobs[1];
+  const StepKnob& isa = knobs[0].variant == "isa avx2" ? knobs[0] : knobs[1];
+  // threads 2: +10 % on row 1 (50 * (1 - 0.8)), -15 % on row 2 (30 * (1 - 1.5)).
+  EXPECT_NEAR(threads.step_gain_pct, 50 * 0.2 + 30 * (1 - 1.5), 1e-9);
+  EXPECT_EQ(threads.rows_measured, 2u);
+  EXPECT_FALSE(threads.within_noise);
+  EXPECT_EQ(threads.confirm, "dlcheck dispatch --threads 2 -- CMD");
+  EXPECT_EQ(isa.cannot_run, (std::vector<std::string>{"#2 matmul"}));
+  EXPECT_EQ(isa.confirm, "dlcheck dispatch --isa avx2 -- CMD");
+  // Neither is a per-row change; the isa knob, whose row 2 cannot run, is not the verdict.
+  EXPECT_TRUE(RankedChanges(result).empty());
+  const std::string verdict = Verdict(result, RankedChanges(result), knobs);
+  EXPECT_EQ(verdict.rfind("no measured change", 0), 0u) << verdict;
+}
+
+TEST(WhatifStepKnobs, AKnobWhoseRangeHoldsZeroIsWithinNoise) {
+  WhatifResult result;
+  result.hot.push_back(
+      Row(1, 80, {Measured("as logged", {1.0, 1.5, 1.2}), Measured("threads 2", {0.9, 1.4, 1.1})}));
+  const std::vector<StepKnob> knobs = StepKnobs(result);
+  ASSERT_EQ(knobs.size(), 1u);
+  EXPECT_TRUE(knobs[0].within_noise);
+  EXPECT_LT(knobs[0].step_gain_low_pct, 0);
+  EXPECT_GT(knobs[0].step_gain_high_pct, 0);
+  EXPECT_EQ(Verdict(result, RankedChanges(result), knobs).rfind("no measured change", 0), 0u);
+}
+
+TEST(WhatifStepKnobs, AKnobBeyondTheNoiseOnEveryRowIsTheVerdict) {
+  WhatifResult result;
+  result.hot.push_back(Row(
+      1, 80, {Measured("as logged", {1.0, 1.02, 1.01}), Measured("threads 2", {0.5, 0.52, 0.51})}));
+  const std::vector<StepKnob> knobs = StepKnobs(result);
+  const std::string verdict = Verdict(result, RankedChanges(result), knobs);
+  EXPECT_EQ(verdict.rfind("threads 2 over the whole step: about 40 % of the step", 0), 0u)
+      << verdict;
+  EXPECT_NE(verdict.find("dlcheck dispatch --threads 2 -- CMD"), std::string::npos);
 }
 
 }  // namespace
