@@ -138,6 +138,9 @@ inline constexpr Field kAvgMs{"avg_ms", Type::kNumber};
 inline constexpr Field kRuns{"runs", Type::kInteger};
 inline constexpr Field kSpeedup{"speedup", Type::kNumber};
 inline constexpr Field kStepGainPct{"step_gain_pct", Type::kNumber};
+// the step gain on the captured program's wall time (-- CMD, --model), and oneDNN's share of it
+inline constexpr Field kProgramGainPct{"program_gain_pct", Type::kNumber};
+inline constexpr Field kOnednnWallPct{"onednn_wall_pct", Type::kNumber};
 inline constexpr Field kDeviation{"deviation"};
 inline constexpr Field kNote{"note"};
 inline constexpr Field kFromMs{"from_ms", Type::kNumber};
@@ -196,8 +199,8 @@ const std::vector<report::Field>& VariantColumns() {
 
 const std::vector<report::Field>& ChangeColumns() {
   static const std::vector<report::Field> kColumns = {
-      kHot,    col::kPrimitive, col::kProblem, col::kTimePct, kVariant,
-      kFromMs, kToMs,           kSpeedup,      kStepGainPct,  kChange};
+      kHot,  col::kPrimitive, col::kProblem, col::kTimePct,   kVariant, kFromMs,
+      kToMs, kSpeedup,        kStepGainPct,  kProgramGainPct, kChange};
   return kColumns;
 }
 
@@ -332,15 +335,21 @@ report::Report BuildReport(const WhatifOptions& options, const std::vector<std::
         captured ? report::Value(captured->outcome.ShellStatus()) : report::Value());
   const int sig = os::SignalForwarding::Received();
   m.Add(kInterruptedBy, sig != 0 ? report::Value(os::SignalName(sig)) : report::Value());
+  m.Add(kOnednnWallPct, Number(result.onednn_wall_pct, 1));
 
   report::Table& changes_table = report.AddTable(kChangesTable, ChangeColumns());
   for (const whatif::Change& c : changes) {
-    changes_table.rows.push_back({c.hot->rank, c.hot->row.primitive.str(), c.hot->row.problem.str(),
-                                  report::Value(c.hot->share_pct, 1), c.variant->variant,
-                                  Number(c.hot->variants.front().min_ms, 4),
-                                  Number(c.variant->min_ms, 4), Number(c.variant->speedup, 2),
-                                  Number(c.variant->step_gain_pct, 1),
-                                  whatif::ChangeSentence(*c.hot, *c.variant)});
+    changes_table.rows.push_back(
+        {c.hot->rank, c.hot->row.primitive.str(), c.hot->row.problem.str(),
+         report::Value(c.hot->share_pct, 1), c.variant->variant,
+         Number(c.hot->variants.front().min_ms, 4), Number(c.variant->min_ms, 4),
+         Number(c.variant->speedup, 2), Number(c.variant->step_gain_pct, 1),
+         result.onednn_wall_pct
+             ? report::Value(whatif::ProgramGainPct(c.variant->step_gain_pct.value_or(0),
+                                                    *result.onednn_wall_pct),
+                             2)
+             : report::Value(),
+         whatif::ChangeSentence(*c.hot, *c.variant, result.onednn_wall_pct)});
   }
   changes_table.answer_columns = report::Names({kStepGainPct, kVariant});
   changes_table.hidden_in_table = report::Names({kChange, col::kProblem});
@@ -351,7 +360,7 @@ report::Report BuildReport(const WhatifOptions& options, const std::vector<std::
         {k.variant, k.rows_measured, report::Value(report::TextList(k.cannot_run)),
          report::Value(k.step_gain_pct, 1), report::Value(k.step_gain_low_pct, 1),
          report::Value(k.step_gain_high_pct, 1), k.within_noise, k.confirm,
-         whatif::KnobSentence(k)});
+         whatif::KnobSentence(k, result.onednn_wall_pct)});
   }
   knobs_table.answer_columns = report::Names({kStepGainPct, kVariant});
   knobs_table.hidden_in_table = report::Names({kChange, kStepGainLowPct, kStepGainHighPct});
@@ -829,13 +838,16 @@ void MeasureAndReport(const WhatifOptions& options, const std::vector<LogInput>&
   }
   const int threads = whatif::BaselineThreads(plan, header).first;
   env.load_start = dispatch::ReadLoadAverage();
-  const whatif::WhatifResult result =
+  whatif::WhatifResult result =
       whatif::RunWhatif(rows, summary.exec_ms, header, plan,
                         [&](const std::string& cap, const std::vector<std::size_t>& ranks) {
                           return RunIsaWorker(options, paths, threads, cap, ranks);
                         });
   progress.Clear();
   env.load_end = dispatch::ReadLoadAverage();
+  if (captured && captured->outcome.wall_s > 0) {  // the program's wall time is known
+    result.onednn_wall_pct = std::min(100.0, summary.exec_ms / (captured->outcome.wall_s * 10));
+  }
   for (Finding& f : dispatch::NoiseFindings({}, env.load_start, env.load_end)) {
     env.findings.push_back(std::move(f));
   }
@@ -900,12 +912,26 @@ const report::contract::Document& WhatifDocument() {
         {contract::Object(kOptionsSection, {kCoverPct, kTop, kTimeS, kCold, kThreads, kVariants,
                                             dispatch::model_run_field::kModel,
                                             dispatch::program_run_field::kCommand}),
-         contract::Object(
-             kMeasurementSection,
-             {kVerdict, kMeasuredWith, kThreads, kThreadsSource, kEnvironmentRemoved, kBaselineIsa,
-              kBaselineIsaNote, kLoadStart, kLoadEnd, kIsaCaps, kIsaNote, kFlopCount, kHotRows,
-              kRebuilt, kCoveredPct, kImplementationAgreement, dispatch::program_run_field::kEnded,
-              dispatch::program_run_field::kExitStatus, kInterruptedBy}),
+         contract::Object(kMeasurementSection, {kVerdict,
+                                                kMeasuredWith,
+                                                kThreads,
+                                                kThreadsSource,
+                                                kEnvironmentRemoved,
+                                                kBaselineIsa,
+                                                kBaselineIsaNote,
+                                                kLoadStart,
+                                                kLoadEnd,
+                                                kIsaCaps,
+                                                kIsaNote,
+                                                kFlopCount,
+                                                kHotRows,
+                                                kRebuilt,
+                                                kCoveredPct,
+                                                kImplementationAgreement,
+                                                dispatch::program_run_field::kEnded,
+                                                dispatch::program_run_field::kExitStatus,
+                                                kInterruptedBy,
+                                                kOnednnWallPct}),
          contract::Rows(kChangesTable, contract::Members(ChangeColumns())),
          contract::Rows(kKnobsTable, contract::Members(KnobColumns())),
          contract::Rows(kVariantsTable, contract::Members(VariantColumns())),

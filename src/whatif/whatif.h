@@ -105,7 +105,14 @@ struct WhatifResult {
   /// The cap the baselines ran under (WhatifPlan::baseline_cap, once oneDNN took it); empty: none.
   std::string baseline_cap;
   std::string baseline_cap_note;  ///< why that cap, or why it could not be set
+  /// oneDNN's execution time as a share of the captured program's wall time (`whatif -- CMD`);
+  /// nullopt for a log, whose program's wall time is not known. Gains are also said on it.
+  std::optional<double> onednn_wall_pct;
 };
+
+/// A gain on the step (oneDNN's execution time) as a gain on the program's wall time:
+/// `step_gain_pct * onednn_wall_pct / 100`.
+double ProgramGainPct(double step_gain_pct, double onednn_wall_pct);
 
 /// The cap that makes `as logged` rerun the log's kernels: the log's ISA (its header's) as a cap
 /// of the linked oneDNN 2.6, when this host's (`host_isa`) is above it; nullopt when the log
@@ -176,7 +183,8 @@ std::string Verdict(const WhatifResult& result, const std::vector<Change>& chang
 
 /// The sentence of a knob: "threads 2 over the whole step: about 12 % of the step (8 to 15 %);
 /// confirm on the program with `dlcheck dispatch ... -- CMD`".
-std::string KnobSentence(const StepKnob& knob);
+std::string KnobSentence(const StepKnob& knob,
+                         std::optional<double> onednn_wall_pct = std::nullopt);
 
 /// Whether `type` (bf16, f16, int8) has native instructions on a host with `features`, and the
 /// words that say so when it has not ("emulated: no avx512_bf16 or amx_bf16").
@@ -184,6 +192,7 @@ std::string EmulationNote(std::string_view type, const std::vector<std::string>&
 
 /// The plain-words sentence of a change: "#1 convolution, 31 % of the step, runs 2.7x faster
 /// with layouts any (0.48 -> 0.18 ms): about 19 % of the step".
-std::string ChangeSentence(const HotPrimitive& hot, const VariantResult& variant);
+std::string ChangeSentence(const HotPrimitive& hot, const VariantResult& variant,
+                           std::optional<double> onednn_wall_pct = std::nullopt);
 
 }  // namespace dlcheck::whatif

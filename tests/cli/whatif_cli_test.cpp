@@ -291,6 +291,7 @@ TEST(WhatifCli, ABusyMachineIsSaidAndNoiseIsNeverAChange) {
   EXPECT_DOUBLE_EQ(doc["measurement"]["load_start"].get<double>(), 3.7);
   EXPECT_DOUBLE_EQ(doc["measurement"]["load_end"].get<double>(), 3.7);
   EXPECT_NE(FindingOf(doc, "busy-machine"), nullptr) << doc["findings"].dump();
+  EXPECT_TRUE(doc["measurement"]["onednn_wall_pct"].is_null()) << "a log's wall time is unknown";
   std::map<std::int64_t, std::pair<double, double>> baseline;
   for (const Json& row : doc["variants"]) {
     if (!row["min_ms"].is_number()) continue;
@@ -447,6 +448,15 @@ TEST_F(WhatifCaptureTest, AProgramIsCapturedAsRunCapturesIt) {
   for (const Json& row : doc["variants"]) convolution |= row["primitive"] == "convolution";
   EXPECT_TRUE(convolution) << "PyTorch 1.13 runs its convolutions through oneDNN";
   for (const Json& f : doc["findings"]) EXPECT_NE(f["severity"], "error") << f;
+  // The program's wall time is known: oneDNN's share of it, and each gain on it.
+  const double wall_pct = doc["measurement"]["onednn_wall_pct"].get<double>();
+  EXPECT_GT(wall_pct, 0);
+  EXPECT_LE(wall_pct, 100);
+  for (const Json& change : doc["changes"]) {
+    EXPECT_NEAR(change["program_gain_pct"].get<double>(),
+                change["step_gain_pct"].get<double>() * wall_pct / 100, 0.06)
+        << change.dump();
+  }
   EXPECT_TRUE(TmpIsEmpty());
 }
 

@@ -213,5 +213,24 @@ TEST(WhatifStepKnobs, AKnobBeyondTheNoiseOnEveryRowIsTheVerdict) {
   EXPECT_NE(verdict.find("dlcheck dispatch --threads 2 -- CMD"), std::string::npos);
 }
 
+// With -- CMD the program's wall time is known: a gain is said on it too.
+TEST(WhatifProgramGain, AStepGainIsScaledByOneDnnsShareOfTheWallTime) {
+  EXPECT_NEAR(ProgramGainPct(14, 5.7), 0.798, 1e-9);
+  WhatifResult result;
+  result.hot.push_back(
+      Row(1, 40,
+          {Measured("as logged", {1.0, 1.01, 1.02}), Measured("layouts any", {0.5, 0.51, 0.52})}));
+  const HotPrimitive& hot = result.hot.front();
+  const std::string on_log = ChangeSentence(hot, hot.variants[1]);
+  EXPECT_EQ(on_log.find("program"), std::string::npos) << on_log;
+  const std::string on_program = ChangeSentence(hot, hot.variants[1], 5.0);
+  EXPECT_NE(on_program.find("about 20 % of the step"), std::string::npos) << on_program;
+  EXPECT_NE(on_program.find("about 1.0 % of the program's wall time, where oneDNN took 5.0 %"),
+            std::string::npos)
+      << on_program;
+  result.onednn_wall_pct = 5.0;
+  EXPECT_EQ(Verdict(result, RankedChanges(result)), on_program);
+}
+
 }  // namespace
 }  // namespace dlcheck::whatif
