@@ -35,6 +35,7 @@
 #include "dispatch/run_fields.h"
 #include "dispatch/sweep.h"
 #include "mlp/model.h"
+#include "os/cpu_budget.h"
 #include "os/exit_status.h"
 #include "os/input_file.h"
 #include "os/output_file.h"
@@ -804,16 +805,21 @@ void MeasureAndReport(const WhatifOptions& options, const std::vector<LogInput>&
   std::vector<verbose::PrimitiveStats> rows = session.TakeRows();
 
   const detect::PlatformInfo platform = detect::DetectLivePlatform();
+  const os::CpuBudget budget = os::ReadCpuBudget();  // the CPUs this process may use
   whatif::WhatifPlan plan{.cover_pct = options.cover_pct,
                           .top = options.top,
                           .time_s = options.time_s,
                           .cold = options.cold,
                           .threads = options.capture.threads,
-                          .allowed_cpus = std::max(platform.logical_cpus, 1),
+                          .allowed_cpus = budget.cpus,
                           .variants = options.variants,
                           .features = UsableFeatures(platform),
                           .baseline_layouts_any = options.baseline_layouts_any};
   MeasurementEnvironment env{.removed = options.environment_removed};
+  if (std::optional<Finding> f =
+          whatif::ThreadsAboveCpusFinding(options.capture.threads, budget.cpus, budget.Text())) {
+    env.findings.push_back(std::move(*f));
+  }
   if (std::optional<Finding> f =
           whatif::RemovedEnvironmentFinding(env.removed, platform.onednn_max_isa)) {
     env.findings.push_back(std::move(*f));

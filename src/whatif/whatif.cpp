@@ -659,8 +659,35 @@ std::vector<Change> RankedChanges(const WhatifResult& result) {
   return changes;
 }
 
+std::optional<Finding> ThreadsAboveCpusFinding(int threads, int usable_cpus,
+                                               const std::string& budget_text) {
+  if (threads <= usable_cpus) return std::nullopt;
+  return Finding{.severity = Severity::kWarning,
+                 .code = "threads-above-cpus",
+                 .message = fmt::format(
+                     "--threads {} asked, but this process may use {}: the threads wait for "
+                     "each other, so every figure is slower than on a machine with {} CPUs; give "
+                     "at most {}",
+                     threads, budget_text, threads, usable_cpus)};
+}
+
+namespace {
+// The verdict of the rows measured.
+std::string WholeVerdict(const WhatifResult& result, const std::vector<Change>& changes,
+                         const std::vector<StepKnob>& knobs);
+}  // namespace
+
 std::string Verdict(const WhatifResult& result, const std::vector<Change>& changes,
                     const std::vector<StepKnob>& knobs) {
+  if (!result.interrupted) return WholeVerdict(result, changes, knobs);
+  return fmt::format("partial, interrupted after {} of {} hot rows (no isa variants): {}",
+                     result.hot.size(), std::max(result.hot_planned, result.hot.size()),
+                     WholeVerdict(result, changes, knobs));
+}
+
+namespace {
+std::string WholeVerdict(const WhatifResult& result, const std::vector<Change>& changes,
+                         const std::vector<StepKnob>& knobs) {
   if (result.hot.empty()) return "the log has no execution time to measure";
   const StepKnob* best_knob = nullptr;
   for (const StepKnob& k : knobs) {
@@ -678,6 +705,7 @@ std::string Verdict(const WhatifResult& result, const std::vector<Change>& chang
   }
   return ChangeSentence(*changes.front().hot, *changes.front().variant, result.onednn_wall_pct);
 }
+}  // namespace
 
 std::vector<std::size_t> HotRows(const std::vector<verbose::PrimitiveStats>& rows, double total_ms,
                                  double cover_pct, std::size_t top) {
@@ -795,6 +823,7 @@ WhatifResult RunWhatif(const std::vector<verbose::PrimitiveStats>& rows, double 
     result.covered_pct += hot.share_pct;
     result.hot.push_back(std::move(hot));
   }
+  result.hot_planned = result.hot.size();
   std::size_t measured = 0;
   for (HotPrimitive& hot : result.hot) {
     if (plan.stop && plan.stop()) {

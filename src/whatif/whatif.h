@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "common/finding.h"
 #include "verbose/primitive_stats.h"
 #include "verbose/verbose_event.h"
 
@@ -101,6 +102,7 @@ struct WhatifResult {
   std::string threads_source;            ///< "--threads", "the log's nthr:1", "all allowed CPUs"
   double covered_pct = 0;                ///< the share of exec time the hot rows hold
   bool interrupted = false;              ///< stopped before every row was measured
+  std::size_t hot_planned = 0;           ///< the hot rows chosen, measured or not
   std::string implementation_agreement;  ///< `5 of 6 baselines ran the log's implementation`
   /// The cap the baselines ran under (WhatifPlan::baseline_cap, once oneDNN took it); empty: none.
   std::string baseline_cap;
@@ -185,6 +187,12 @@ std::string Verdict(const WhatifResult& result, const std::vector<Change>& chang
 /// confirm on the program with `dlcheck dispatch ... -- CMD`".
 std::string KnobSentence(const StepKnob& knob,
                          std::optional<double> onednn_wall_pct = std::nullopt);
+
+/// `threads-above-cpus`: the baseline's threads (--threads) above the CPUs this process may
+/// use (`usable_cpus`, described by `budget_text`): they wait for each other, so every figure is
+/// slower than on a machine with that many; nullopt otherwise.
+std::optional<Finding> ThreadsAboveCpusFinding(int threads, int usable_cpus,
+                                               const std::string& budget_text);
 
 /// Whether `type` (bf16, f16, int8) has native instructions on a host with `features`, and the
 /// words that say so when it has not ("emulated: no avx512_bf16 or amx_bf16").

@@ -5,6 +5,7 @@
 // private scratch file that holds such a log, gone at the end and after Ctrl-C.
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -331,6 +332,32 @@ TEST(WhatifCli, ABusyMachineIsSaidAndNoiseIsNeverAChange) {
   std::filesystem::remove(busy);
 }
 
+// More threads than the CPUs this process may use (its affinity mask, here one CPU) are said.
+TEST(WhatifCli, MoreThreadsThanUsableCpusAreSaid) {
+  cpu_set_t saved, one;
+  ASSERT_EQ(sched_getaffinity(0, sizeof saved, &saved), 0);
+  CPU_ZERO(&one);
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+    if (CPU_ISSET(cpu, &saved)) {
+      CPU_SET(cpu, &one);
+      break;
+    }
+  }
+  ASSERT_EQ(sched_setaffinity(0, sizeof one, &one), 0);
+  const std::vector<std::string> args = {
+      "--time", "0", "--top", "1", "--variants", "none", Log("torch_cnn_avx2_2.6.3.log")};
+  std::vector<std::string> two = args, one_thread = args;
+  two.insert(two.begin(), {"--threads", "2"});
+  one_thread.insert(one_thread.begin(), {"--threads", "1"});
+  const Json over = WhatifJson(two);
+  const Json within = WhatifJson(one_thread);
+  sched_setaffinity(0, sizeof saved, &saved);
+  const Json* f = FindingOf(over, "threads-above-cpus");
+  ASSERT_NE(f, nullptr) << over["findings"].dump();
+  EXPECT_NE((*f)["message"].get<std::string>().find("--threads 2 asked"), std::string::npos);
+  EXPECT_EQ(FindingOf(within, "threads-above-cpus"), nullptr);
+}
+
 class WhatifOwnLog : public testing::ScratchDirTest {};
 
 // A log this host makes (dlcheck's own CNN through oneDNN 2.6.3): the baselines pick the log's
@@ -429,6 +456,8 @@ TEST_F(WhatifCaptureTest, TheModelIsCapturedAndItsHotRowsRebuilt) {
   ASSERT_GT(measured, 0u);
   EXPECT_GE(static_cast<double>(agree), 0.95 * static_cast<double>(measured))
       << doc["measurement"]["implementation_agreement"];
+  // whatif keeps no timeline: none is said to be cut (issue 47: "keeps the first 0 executions").
+  EXPECT_EQ(FindingOf(doc, "timeline-capped"), nullptr) << doc["findings"].dump();
   EXPECT_TRUE(TmpIsEmpty());
 }
 

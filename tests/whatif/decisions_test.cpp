@@ -232,5 +232,32 @@ TEST(WhatifProgramGain, AStepGainIsScaledByOneDnnsShareOfTheWallTime) {
   EXPECT_EQ(Verdict(result, RankedChanges(result)), on_program);
 }
 
+// issue 47: an interrupted whatif's verdict says it is partial.
+TEST(WhatifVerdict, AnInterruptedRunsVerdictSaysPartial) {
+  WhatifResult result;
+  result.hot.push_back(
+      Row(1, 40,
+          {Measured("as logged", {1.0, 1.01, 1.02}), Measured("layouts any", {0.5, 0.51, 0.52})}));
+  result.hot_planned = 4;
+  const std::string whole = Verdict(result, RankedChanges(result));
+  EXPECT_EQ(whole.find("partial"), std::string::npos) << whole;
+  result.interrupted = true;
+  const std::string partial = Verdict(result, RankedChanges(result));
+  EXPECT_EQ(partial.rfind("partial, interrupted after 1 of 4 hot rows", 0), 0u) << partial;
+  EXPECT_NE(partial.find(whole), std::string::npos) << partial;
+}
+
+TEST(WhatifVerdict, MoreThreadsThanUsableCpusAreAWarning) {
+  EXPECT_FALSE(ThreadsAboveCpusFinding(0, 2, "2 CPUs"));  // no --threads
+  EXPECT_FALSE(ThreadsAboveCpusFinding(2, 2, "2 CPUs"));
+  const std::optional<Finding> f = ThreadsAboveCpusFinding(4, 2, "2 CPUs");
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->severity, Severity::kWarning);
+  EXPECT_EQ(f->code, "threads-above-cpus");
+  EXPECT_NE(f->message.find("--threads 4 asked, but this process may use 2 CPUs"),
+            std::string::npos)
+      << f->message;
+}
+
 }  // namespace
 }  // namespace dlcheck::whatif
