@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <iterator>
 #include <memory>
@@ -49,6 +50,7 @@
 #include "verbose/line_reader.h"
 #include "verbose/log_session.h"
 #include "whatif/environment.h"
+#include "whatif/log_identity.h"
 #include "whatif/whatif.h"
 
 extern char** environ;
@@ -81,6 +83,10 @@ constexpr std::string_view kModelGroup = "Model options (with --model)";
 // Set by dlcheck in the environment of a whatif it starts: by the restart, to the variables it
 // removed (whatif::EncodeEnvironment); for an ISA worker, empty (its cap is dlcheck's own).
 constexpr const char* kRemovedEnvironment = "DLCHECK_WHATIF_ENVIRONMENT_REMOVED";
+
+// Set by dlcheck in an ISA worker's environment: the identities of its logs as the parent read
+// them (whatif::EncodeIdentities); the worker refuses a log that changed since.
+constexpr const char* kLogIdentities = "DLCHECK_WHATIF_LOG_IDENTITIES";
 
 // Whether whatif runs what it measures (the model, or CMD) rather than read a log.
 bool Captures(const WhatifOptions& o) {
@@ -426,10 +432,34 @@ std::string PathArgument(const std::string& path) {
 // The baselines of the hot rows `ranks`, measured by this dlcheck under ONEDNN_MAX_CPU_ISA=cap:
 // `dlcheck whatif --variants none ... --format json PATHS` in a worker per cap; `paths` are
 // files it can read again (a spooled or captured log's scratch file).
+// ": <the last line of its stderr>" without dlcheck's prefix, or empty.
+std::string LastWords(std::string tail) {
+  while (!tail.empty() && tail.back() == '\n') tail.pop_back();
+  const std::size_t start = tail.rfind('\n');
+  std::string last = tail.substr(start == std::string::npos ? 0 : start + 1);
+  if (last.starts_with("dlcheck: ")) last = last.substr(9);
+  return last.empty() ? std::string() : ": " + last;
+}
+
+// What an ISA worker reads and how its rows are checked: the logs (files it can read again) and
+// their identities as the parent read them, and the parent's row of each rank.
+struct IsaWorkerInput {
+  std::vector<std::string> paths;
+  std::string identities;  // whatif::EncodeIdentities
+  std::function<const verbose::PrimitiveStats*(std::size_t rank)> row_of;
+};
+
+// Whether the worker's variants row is the parent's hot row: the same primitive and problem.
+bool SameRow(const nlohmann::json& row, const verbose::PrimitiveStats* parent) {
+  return parent != nullptr && row[col::kPrimitive.name] == parent->primitive.str() &&
+         row[col::kProblem.name] == parent->problem.str();
+}
+
 std::vector<whatif::VariantResult> RunIsaWorker(const WhatifOptions& options,
-                                                const std::vector<std::string>& paths, int threads,
+                                                const IsaWorkerInput& input, int threads,
                                                 const std::string& cap,
                                                 const std::vector<std::size_t>& ranks) {
+  const std::vector<std::string>& paths = input.paths;
   os::Spec spec;
   spec.argv = {os::SelfExecutable(),
                "whatif",
@@ -449,7 +479,10 @@ std::vector<whatif::VariantResult> RunIsaWorker(const WhatifOptions& options,
   if (options.cold) spec.argv.push_back("--cold");
   for (const std::string& path : paths) spec.argv.push_back(PathArgument(path));
   // A clean environment (CleanEnvironment), the cap dlcheck's own.
-  spec.env = {{"ONEDNN_MAX_CPU_ISA", cap}, {"DNNL_MAX_CPU_ISA", cap}, {kRemovedEnvironment, ""}};
+  spec.env = {{"ONEDNN_MAX_CPU_ISA", cap},
+              {"DNNL_MAX_CPU_ISA", cap},
+              {kRemovedEnvironment, ""},
+              {kLogIdentities, input.identities}};
   for (const whatif::EnvironmentVariable& v : whatif::MeasurementVariables(environ)) {
     if (v.name != "ONEDNN_MAX_CPU_ISA" && v.name != "DNNL_MAX_CPU_ISA") {
       spec.unset_env.push_back(v.name);
@@ -465,6 +498,7 @@ std::vector<whatif::VariantResult> RunIsaWorker(const WhatifOptions& options,
     if (!ended.ok() || !ended->ok()) {
       v.note = "the worker under this cap " +
                (ended.ok() ? ended->Describe() : ended.status().message());
+      if (ended.ok()) v.note += LastWords(ended->stderr_tail);
     }
     results.push_back(std::move(v));
   }
@@ -477,6 +511,12 @@ std::vector<whatif::VariantResult> RunIsaWorker(const WhatifOptions& options,
     const auto at = std::find(ranks.begin(), ranks.end(), rank);
     if (at == ranks.end()) continue;
     whatif::VariantResult& v = results[at - ranks.begin()];
+    if (!SameRow(row, input.row_of(rank))) {  // the log changed between the two reads
+      v.note =
+          "not used: the worker's hot row of this rank is another primitive (the log "
+          "changed since whatif read it)";
+      continue;
+    }
     auto number = [&](const report::Field& f) -> std::optional<double> {
       const nlohmann::json& x = row[f.name];
       return x.is_number() ? std::optional<double>(x.get<double>()) : std::nullopt;
@@ -609,6 +649,24 @@ std::vector<std::pair<std::string, std::string>> ProgramEnvironment(
     if (v.name.find("VERBOSE") == std::string::npos) env.emplace_back(v.name, v.value);
   }
   return env;
+}
+
+// An ISA worker's logs against the identities its parent read (`expected`, from kLogIdentities):
+// an InputError (3) that says which changed.
+Status CheckUnchanged(const std::vector<LogInput>& inputs, const char* expected) {
+  const std::optional<std::vector<whatif::LogIdentity>> identities =
+      whatif::DecodeIdentities(expected);
+  if (!identities || identities->size() != inputs.size()) {
+    return InputError(std::string(kLogIdentities) + " does not describe the logs given");
+  }
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const std::string changed = whatif::ChangedSince(inputs[i].path, (*identities)[i]);
+    if (!changed.empty()) {
+      return InputError("the log changed since whatif read it: " + changed +
+                        "; measure a log that is no longer written");
+    }
+  }
+  return {};
 }
 
 constexpr std::string_view kScratchPrefix = "dlcheck-whatif-";
@@ -799,7 +857,8 @@ int EndStatus(const std::optional<dispatch::Run>& captured) {
 // Measures `inputs` (read by `session`, the logs the ISA workers read again) and prints the
 // report; `captured`: the run that made the log, nullopt for the user's logs.
 void MeasureAndReport(const WhatifOptions& options, const std::vector<LogInput>& inputs,
-                      verbose::LogSession& session, const std::optional<dispatch::Run>& captured) {
+                      const std::string& identities, verbose::LogSession& session,
+                      const std::optional<dispatch::Run>& captured) {
   const verbose::Summary summary = session.Summarize();
   const verbose::LogHeader header = session.header();
   std::vector<verbose::PrimitiveStats> rows = session.TakeRows();
@@ -843,11 +902,19 @@ void MeasureAndReport(const WhatifOptions& options, const std::vector<LogInput>&
     if (!input.name.empty()) names.push_back(input.name);
   }
   const int threads = whatif::BaselineThreads(plan, header).first;
+  const std::vector<std::size_t> hot_rows =
+      whatif::HotRows(rows, summary.exec_ms, plan.cover_pct, plan.top);
+  const IsaWorkerInput worker_input{
+      .paths = paths,
+      .identities = identities,
+      .row_of = [&](std::size_t rank) -> const verbose::PrimitiveStats* {
+        return rank >= 1 && rank <= hot_rows.size() ? &rows[hot_rows[rank - 1]] : nullptr;
+      }};
   env.load_start = dispatch::ReadLoadAverage();
   whatif::WhatifResult result =
       whatif::RunWhatif(rows, summary.exec_ms, header, plan,
                         [&](const std::string& cap, const std::vector<std::size_t>& ranks) {
-                          return RunIsaWorker(options, paths, threads, cap, ranks);
+                          return RunIsaWorker(options, worker_input, threads, cap, ranks);
                         });
   progress.Clear();
   env.load_end = dispatch::ReadLoadAverage();
@@ -898,12 +965,32 @@ StatusOr<int> RunWhatifCommand(const CLI::App& sub, WhatifOptions options) {
     if (options.files.empty()) options.files.push_back("-");
     for (const std::string& file : options.files) inputs.push_back({file, file});
   }
+  // An ISA worker reads the logs its parent read: refused if they changed since (before and
+  // after this read), as its rows are named by rank.
+  const char* expected = std::getenv(kLogIdentities);
+  if (expected != nullptr) {
+    if (Status same = CheckUnchanged(inputs, expected); !same.ok()) return same;
+  }
   verbose::LogSession session;
   if (Status s = ReadLogs(inputs, session); !s.ok()) return s;
+  if (expected != nullptr) {
+    if (Status same = CheckUnchanged(inputs, expected); !same.ok()) return same;
+  }
+  std::string identities;
+  if (expected == nullptr && std::find(options.variants.begin(), options.variants.end(), "isa") !=
+                                 options.variants.end()) {
+    std::vector<whatif::LogIdentity> read;
+    for (const LogInput& input : inputs) {
+      StatusOr<whatif::LogIdentity> id = whatif::IdentityOf(input.path);
+      if (!id.ok()) return id.status();
+      read.push_back(*id);
+    }
+    identities = whatif::EncodeIdentities(read);
+  }
   // From here a signal stops the measurements (the report holds the rows done); one received
   // while the captured run ran is its outcome's.
   os::SignalForwarding forwarding;
-  MeasureAndReport(options, inputs, session, captured);
+  MeasureAndReport(options, inputs, identities, session, captured);
   return EndStatus(captured);
 }
 

@@ -358,6 +358,26 @@ TEST(WhatifCli, MoreThreadsThanUsableCpusAreSaid) {
   EXPECT_EQ(FindingOf(within, "threads-above-cpus"), nullptr);
 }
 
+// issue 51 class 8: an ISA worker reads the log again and names its rows by rank; given a log
+// that is not the one its parent read (the identity dlcheck hands it), it refuses with exit 3.
+TEST(WhatifCli, AnIsaWorkerRefusesALogThatChanged) {
+  const std::string log =
+      ::testing::TempDir() + "dlcheck_whatif_growing_" + std::to_string(getpid());
+  std::filesystem::copy_file(Log("torch_cnn_avx2_2.6.3.log"), log,
+                             std::filesystem::copy_options::overwrite_existing);
+  const std::string size = std::to_string(std::filesystem::file_size(log) - 10);
+  const testing::RunResult r = RunDlcheck(
+      {"whatif", "--variants", "none", "--baseline-layouts-any", "--format", "json", log}, {},
+      {"DLCHECK_WHATIF_LOG_IDENTITIES=" + size + ":0"});
+  std::filesystem::remove(log);
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  EXPECT_NE(
+      r.err.find("dlcheck: the log changed since whatif read it: '" + log + "' grew from " + size),
+      std::string::npos)
+      << r.err;
+}
+
 class WhatifOwnLog : public testing::ScratchDirTest {};
 
 // A log this host makes (dlcheck's own CNN through oneDNN 2.6.3): the baselines pick the log's

@@ -1,12 +1,16 @@
 // whatif's decisions, in process: which of the user's variables the measurement runs without and
 // which of them would have changed its figures.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
 #include "whatif/environment.h"
+#include "whatif/log_identity.h"
 #include "whatif/whatif.h"
 
 namespace dlcheck::whatif {
@@ -257,6 +261,33 @@ TEST(WhatifVerdict, MoreThreadsThanUsableCpusAreAWarning) {
   EXPECT_NE(f->message.find("--threads 4 asked, but this process may use 2 CPUs"),
             std::string::npos)
       << f->message;
+}
+
+// issue 51 class 8: an ISA worker refuses a log that changed since its parent read it.
+TEST(WhatifLogIdentity, ALogThatGrewOrWasRewrittenIsSaidToHaveChanged) {
+  const std::string path = ::testing::TempDir() + "dlcheck_identity_" + std::to_string(getpid());
+  std::ofstream(path) << "onednn_verbose,exec,cpu,convolution\n";
+  const StatusOr<LogIdentity> read = IdentityOf(path);
+  ASSERT_TRUE(read.ok()) << read.status().message();
+  EXPECT_EQ(ChangedSince(path, *read), "");
+  std::ofstream(path, std::ios::app) << "onednn_verbose,exec,cpu,matmul\n";
+  EXPECT_NE(ChangedSince(path, *read).find("grew from 36 to"), std::string::npos)
+      << ChangedSince(path, *read);
+  LogIdentity older = *IdentityOf(path);
+  older.mtime_ns -= 1;
+  EXPECT_NE(ChangedSince(path, older).find("was modified"), std::string::npos);
+  std::filesystem::remove(path);
+  EXPECT_NE(ChangedSince(path, older), "");  // gone
+  EXPECT_FALSE(IdentityOf(path).ok());
+}
+
+TEST(WhatifLogIdentity, IdentitiesReadBack) {
+  const std::vector<LogIdentity> ids = {{100, 1700000000123456789}, {0, 0}};
+  EXPECT_EQ(DecodeIdentities(EncodeIdentities(ids)), ids);
+  EXPECT_EQ(DecodeIdentities(""), std::vector<LogIdentity>{});
+  EXPECT_FALSE(DecodeIdentities("12"));
+  EXPECT_FALSE(DecodeIdentities("12:x"));
+  EXPECT_FALSE(DecodeIdentities("1:2,3"));
 }
 
 }  // namespace
