@@ -11,7 +11,10 @@
 
 #include <cerrno>
 #include <cstring>
+#include <fstream>
+#include <functional>
 #include <iostream>
+#include <iterator>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -33,6 +36,7 @@
 #include "dispatch/run_fields.h"
 #include "dispatch/sweep.h"
 #include "mlp/model.h"
+#include "os/cpu_budget.h"
 #include "os/exit_status.h"
 #include "os/input_file.h"
 #include "os/output_file.h"
@@ -45,7 +49,11 @@
 #include "verbose/benchdnn.h"
 #include "verbose/line_reader.h"
 #include "verbose/log_session.h"
+#include "whatif/environment.h"
+#include "whatif/log_identity.h"
 #include "whatif/whatif.h"
+
+extern char** environ;
 
 namespace dlcheck::cli {
 namespace {
@@ -65,10 +73,20 @@ struct WhatifOptions {
   bool cold = false;
   std::vector<std::string> variants = {"layouts", "impl", "threads", "dtype", "isa"};
   bool baseline_layouts_any = false;  ///< hidden: what an ISA worker measures
+  /// The user's oneDNN and OpenMP variables, removed before the measurement (handed on to CMD).
+  std::vector<whatif::EnvironmentVariable> environment_removed;
 };
 
 // The group of the model's options in --help: only with --model.
 constexpr std::string_view kModelGroup = "Model options (with --model)";
+
+// Set by dlcheck in the environment of a whatif it starts: by the restart, to the variables it
+// removed (whatif::EncodeEnvironment); for an ISA worker, empty (its cap is dlcheck's own).
+constexpr const char* kRemovedEnvironment = "DLCHECK_WHATIF_ENVIRONMENT_REMOVED";
+
+// Set by dlcheck in an ISA worker's environment: the identities of its logs as the parent read
+// them (whatif::EncodeIdentities); the worker refuses a log that changed since.
+constexpr const char* kLogIdentities = "DLCHECK_WHATIF_LOG_IDENTITIES";
 
 // Whether whatif runs what it measures (the model, or CMD) rather than read a log.
 bool Captures(const WhatifOptions& o) {
@@ -98,12 +116,17 @@ inline constexpr Field kThreads{"threads", Type::kInteger};
 inline constexpr Field kThreadsSource{"threads_source"};
 inline constexpr Field kIsaCaps{"isa_caps", Type::kText, Arity::kList};
 inline constexpr Field kIsaNote{"isa_note"};
+// the cap the baselines ran under (the log's ISA, below this host's), and why
+inline constexpr Field kBaselineIsa{"baseline_isa"};
+inline constexpr Field kBaselineIsaNote{"baseline_isa_note"};
 inline constexpr Field kFlopCount{"flop_count"};
 inline constexpr Field kHotRows{"hot_rows", Type::kInteger};
 inline constexpr Field kRebuilt{"rebuilt", Type::kInteger};
 inline constexpr Field kCoveredPct{"covered_pct", Type::kNumber};
 inline constexpr Field kImplementationAgreement{"implementation_agreement"};
 inline constexpr Field kInterruptedBy{"interrupted_by"};
+// the user's oneDNN and OpenMP variables, removed from the measurement: NAME=VALUE
+inline constexpr Field kEnvironmentRemoved{"environment_removed", Type::kText, Arity::kList};
 inline constexpr Field kVerdict{"verdict"};
 // variants, changes
 // the hot row's rank: with the variant, it names a row
@@ -111,15 +134,31 @@ inline constexpr Field kHot{"hot", Type::kInteger, Arity::kOne, report::Role::kI
 inline constexpr Field kLoggedImplementation{"logged_implementation"};
 inline constexpr Field kVariant{"variant"};
 inline constexpr Field kMinMs{"min_ms", Type::kNumber};
+// the slowest round's min: with min_ms, the variant's range over its rounds
+inline constexpr Field kRoundMaxMs{"round_max_ms", Type::kNumber};
+inline constexpr Field kRounds{"rounds", Type::kInteger};
+inline constexpr Field kWithinNoise{"within_noise", Type::kBoolean};
+// the 1-minute load average as the measurements started and ended
+inline constexpr Field kLoadStart{"load_start", Type::kNumber};
+inline constexpr Field kLoadEnd{"load_end", Type::kNumber};
 inline constexpr Field kAvgMs{"avg_ms", Type::kNumber};
 inline constexpr Field kRuns{"runs", Type::kInteger};
 inline constexpr Field kSpeedup{"speedup", Type::kNumber};
 inline constexpr Field kStepGainPct{"step_gain_pct", Type::kNumber};
+// the step gain on the captured program's wall time (-- CMD, --model), and oneDNN's share of it
+inline constexpr Field kProgramGainPct{"program_gain_pct", Type::kNumber};
+inline constexpr Field kOnednnWallPct{"onednn_wall_pct", Type::kNumber};
 inline constexpr Field kDeviation{"deviation"};
 inline constexpr Field kNote{"note"};
 inline constexpr Field kFromMs{"from_ms", Type::kNumber};
 inline constexpr Field kToMs{"to_ms", Type::kNumber};
 inline constexpr Field kChange{"change"};
+// step_knobs
+inline constexpr Field kRowsMeasured{"rows_measured", Type::kInteger};
+inline constexpr Field kCannotRun{"cannot_run", Type::kText, Arity::kList};
+inline constexpr Field kStepGainLowPct{"step_gain_low_pct", Type::kNumber};
+inline constexpr Field kStepGainHighPct{"step_gain_high_pct", Type::kNumber};
+inline constexpr Field kConfirm{"confirm"};
 // clang-format on
 }  // namespace whatif_field
 
@@ -127,6 +166,8 @@ constexpr report::Part kOptionsSection{"options", "Options"};
 constexpr report::Part kMeasurementSection{"measurement", "Measurement"};
 constexpr report::Part kVariantsTable{"variants", "Variants of each hot primitive"};
 constexpr report::Part kChangesTable{"changes", "Changes, by projected step gain"};
+constexpr report::Part kKnobsTable{"step_knobs",
+                                   "Process-wide changes (isa, threads), over the whole step"};
 
 namespace col = report::primitive_column;
 using namespace whatif_field;
@@ -147,6 +188,9 @@ const std::vector<report::Field>& VariantColumns() {
                                                       kVariant,
                                                       kThreads,
                                                       kMinMs,
+                                                      kRoundMaxMs,
+                                                      kRounds,
+                                                      kWithinNoise,
                                                       kAvgMs,
                                                       kRuns,
                                                       col::kCreateMs,
@@ -162,8 +206,15 @@ const std::vector<report::Field>& VariantColumns() {
 
 const std::vector<report::Field>& ChangeColumns() {
   static const std::vector<report::Field> kColumns = {
-      kHot,    col::kPrimitive, col::kProblem, col::kTimePct, kVariant,
-      kFromMs, kToMs,           kSpeedup,      kStepGainPct,  kChange};
+      kHot,  col::kPrimitive, col::kProblem, col::kTimePct,   kVariant, kFromMs,
+      kToMs, kSpeedup,        kStepGainPct,  kProgramGainPct, kChange};
+  return kColumns;
+}
+
+const std::vector<report::Field>& KnobColumns() {
+  static const std::vector<report::Field> kColumns = {
+      kVariant,         kRowsMeasured, kCannotRun, kStepGainPct, kStepGainLowPct,
+      kStepGainHighPct, kWithinNoise,  kConfirm,   kChange};
   return kColumns;
 }
 
@@ -195,6 +246,9 @@ std::vector<report::Value> VariantRow(const whatif::HotPrimitive& hot,
           v.variant,
           v.threads > 0 ? report::Value(v.threads) : report::Value(),
           Number(v.min_ms, 4),
+          Number(v.round_max_ms, 4),
+          v.round_ms.empty() ? report::Value() : report::Value(v.round_ms.size()),
+          v.min_ms ? report::Value(v.within_noise) : report::Value(),
           Number(v.avg_ms, 4),
           v.min_ms ? report::Value(v.runs) : report::Value(),
           Number(v.create_ms),
@@ -205,35 +259,6 @@ std::vector<report::Value> VariantRow(const whatif::HotPrimitive& hot,
           Text(v.deviation),
           Text(v.benchdnn),
           Text(v.note)};
-}
-
-struct Change {
-  const whatif::HotPrimitive* hot;
-  const whatif::VariantResult* variant;
-};
-
-// The variants that run faster than their baseline, by projected step gain.
-std::vector<Change> RankedChanges(const whatif::WhatifResult& result) {
-  std::vector<Change> changes;
-  for (const whatif::HotPrimitive& hot : result.hot) {
-    for (std::size_t i = 1; i < hot.variants.size(); ++i) {
-      const whatif::VariantResult& v = hot.variants[i];
-      if (v.speedup && *v.speedup > 1.0 && v.step_gain_pct) changes.push_back({&hot, &v});
-    }
-  }
-  std::stable_sort(changes.begin(), changes.end(), [](const Change& a, const Change& b) {
-    return *a.variant->step_gain_pct > *b.variant->step_gain_pct;
-  });
-  return changes;
-}
-
-std::string Verdict(const whatif::WhatifResult& result, const std::vector<Change>& changes) {
-  if (result.hot.empty()) return "the log has no execution time to measure";
-  if (changes.empty() || *changes.front().variant->step_gain_pct < 1.0) {
-    return "no measured change saves 1 % of the step: the hot primitives already run as fast as "
-           "this oneDNN makes them here";
-  }
-  return whatif::ChangeSentence(*changes.front().hot, *changes.front().variant);
 }
 
 report::Section OptionsSection(const WhatifOptions& o) {
@@ -255,6 +280,14 @@ report::Section OptionsSection(const WhatifOptions& o) {
   return s;
 }
 
+// What whatif measured in besides the plan: the user's variables it removed, and what the
+// findings say of them and of the machine.
+struct MeasurementEnvironment {
+  std::vector<whatif::EnvironmentVariable> removed;
+  std::optional<dispatch::LoadAverage> load_start, load_end;
+  std::vector<Finding> findings;
+};
+
 struct IsaContext {
   std::vector<std::string> caps;
   std::string note;  // why there are none, when there are none
@@ -266,16 +299,18 @@ struct IsaContext {
 report::Report BuildReport(const WhatifOptions& options, const std::vector<std::string>& names,
                            const verbose::LogSession& session, const verbose::Summary& summary,
                            const whatif::WhatifResult& result, const IsaContext& isa,
-                           const dispatch::Run* captured) {
+                           const dispatch::Run* captured, const MeasurementEnvironment& env) {
   report::Report report(WhatifDocument());
   if (captured != nullptr)
     report.findings = dispatch::RunFindings(*captured, CapturedName(options));
+  report.findings.insert(report.findings.end(), env.findings.begin(), env.findings.end());
   report.sections.push_back(OptionsSection(options));
   report::Section& m = report.AddSection(kMeasurementSection);
   std::size_t rebuilt = 0;
   for (const whatif::HotPrimitive& hot : result.hot) rebuilt += hot.not_rebuilt.empty() ? 1 : 0;
-  const std::vector<Change> changes = RankedChanges(result);
-  const std::string verdict = Verdict(result, changes);
+  const std::vector<whatif::Change> changes = whatif::RankedChanges(result);
+  const std::vector<whatif::StepKnob> knobs = whatif::StepKnobs(result);
+  const std::string verdict = whatif::Verdict(result, changes, knobs);
   // The verdict's one home on a terminal is the headline; JSON carries it as this field.
   m.Add(kVerdict, verdict);
   m.hidden_in_table = report::Names({kVerdict});
@@ -284,6 +319,15 @@ report::Report BuildReport(const WhatifOptions& options, const std::vector<std::
         "differently there");
   m.Add(kThreads, result.threads);
   m.Add(kThreadsSource, result.threads_source);
+  m.Add(kEnvironmentRemoved,
+        report::Value(report::TextList(whatif::EnvironmentTexts(env.removed))));
+  const auto load = [](const std::optional<dispatch::LoadAverage>& l) {
+    return l ? report::Value(l->one, 2) : report::Value();
+  };
+  m.Add(kLoadStart, load(env.load_start));
+  m.Add(kLoadEnd, load(env.load_end));
+  m.Add(kBaselineIsa, Text(result.baseline_cap));
+  m.Add(kBaselineIsaNote, Text(result.baseline_cap_note));
   m.Add(kIsaCaps, report::Value(report::TextList(isa.caps)));
   m.Add(kIsaNote, Text(isa.note));
   m.Add(kFlopCount, kFlopCountText);
@@ -298,18 +342,35 @@ report::Report BuildReport(const WhatifOptions& options, const std::vector<std::
         captured ? report::Value(captured->outcome.ShellStatus()) : report::Value());
   const int sig = os::SignalForwarding::Received();
   m.Add(kInterruptedBy, sig != 0 ? report::Value(os::SignalName(sig)) : report::Value());
+  m.Add(kOnednnWallPct, Number(result.onednn_wall_pct, 1));
 
   report::Table& changes_table = report.AddTable(kChangesTable, ChangeColumns());
-  for (const Change& c : changes) {
-    changes_table.rows.push_back({c.hot->rank, c.hot->row.primitive.str(), c.hot->row.problem.str(),
-                                  report::Value(c.hot->share_pct, 1), c.variant->variant,
-                                  Number(c.hot->variants.front().min_ms, 4),
-                                  Number(c.variant->min_ms, 4), Number(c.variant->speedup, 2),
-                                  Number(c.variant->step_gain_pct, 1),
-                                  whatif::ChangeSentence(*c.hot, *c.variant)});
+  for (const whatif::Change& c : changes) {
+    changes_table.rows.push_back(
+        {c.hot->rank, c.hot->row.primitive.str(), c.hot->row.problem.str(),
+         report::Value(c.hot->share_pct, 1), c.variant->variant,
+         Number(c.hot->variants.front().min_ms, 4), Number(c.variant->min_ms, 4),
+         Number(c.variant->speedup, 2), Number(c.variant->step_gain_pct, 1),
+         result.onednn_wall_pct
+             ? report::Value(whatif::ProgramGainPct(c.variant->step_gain_pct.value_or(0),
+                                                    *result.onednn_wall_pct),
+                             2)
+             : report::Value(),
+         whatif::ChangeSentence(*c.hot, *c.variant, result.onednn_wall_pct)});
   }
   changes_table.answer_columns = report::Names({kStepGainPct, kVariant});
   changes_table.hidden_in_table = report::Names({kChange, col::kProblem});
+
+  report::Table& knobs_table = report.AddTable(kKnobsTable, KnobColumns());
+  for (const whatif::StepKnob& k : knobs) {
+    knobs_table.rows.push_back(
+        {k.variant, k.rows_measured, report::Value(report::TextList(k.cannot_run)),
+         report::Value(k.step_gain_pct, 1), report::Value(k.step_gain_low_pct, 1),
+         report::Value(k.step_gain_high_pct, 1), k.within_noise, k.confirm,
+         whatif::KnobSentence(k, result.onednn_wall_pct)});
+  }
+  knobs_table.answer_columns = report::Names({kStepGainPct, kVariant});
+  knobs_table.hidden_in_table = report::Names({kChange, kStepGainLowPct, kStepGainHighPct});
 
   report::Table& variants = report.AddTable(kVariantsTable, VariantColumns());
   for (const whatif::HotPrimitive& hot : result.hot) {
@@ -321,11 +382,11 @@ report::Report BuildReport(const WhatifOptions& options, const std::vector<std::
     for (const whatif::VariantResult& v : hot.variants) variants.rows.push_back(VariantRow(hot, v));
   }
   variants.answer_columns = report::Names({kVariant, kMinMs, kSpeedup});
-  variants.hidden_in_table =
-      report::Names({col::kEngine, col::kIsa, col::kDataTypes, col::kLayouts, col::kAttributes,
-                     col::kAuxiliary, col::kBenchdnn, col::kCreateMs, kAvgMs, kRuns});
+  variants.hidden_in_table = report::Names({col::kEngine, col::kIsa, col::kDataTypes, col::kLayouts,
+                                            col::kAttributes, col::kAuxiliary, col::kBenchdnn,
+                                            col::kCreateMs, kAvgMs, kRuns, kRounds, kWithinNoise});
   variants.leave_out_first =
-      report::Names({kDeviation, col::kProblem, col::kGflops, kLoggedImplementation});
+      report::Names({kDeviation, col::kProblem, col::kGflops, kLoggedImplementation, kRoundMaxMs});
   // The pictures (html, svg): each change's projected step gain, then every variant's time.
   report.charts.push_back({.title = "Projected step gain of each change",
                            .table = std::string(kChangesTable.name),
@@ -371,10 +432,34 @@ std::string PathArgument(const std::string& path) {
 // The baselines of the hot rows `ranks`, measured by this dlcheck under ONEDNN_MAX_CPU_ISA=cap:
 // `dlcheck whatif --variants none ... --format json PATHS` in a worker per cap; `paths` are
 // files it can read again (a spooled or captured log's scratch file).
+// ": <the last line of its stderr>" without dlcheck's prefix, or empty.
+std::string LastWords(std::string tail) {
+  while (!tail.empty() && tail.back() == '\n') tail.pop_back();
+  const std::size_t start = tail.rfind('\n');
+  std::string last = tail.substr(start == std::string::npos ? 0 : start + 1);
+  if (last.starts_with("dlcheck: ")) last = last.substr(9);
+  return last.empty() ? std::string() : ": " + last;
+}
+
+// What an ISA worker reads and how its rows are checked: the logs (files it can read again) and
+// their identities as the parent read them, and the parent's row of each rank.
+struct IsaWorkerInput {
+  std::vector<std::string> paths;
+  std::string identities;  // whatif::EncodeIdentities
+  std::function<const verbose::PrimitiveStats*(std::size_t rank)> row_of;
+};
+
+// Whether the worker's variants row is the parent's hot row: the same primitive and problem.
+bool SameRow(const nlohmann::json& row, const verbose::PrimitiveStats* parent) {
+  return parent != nullptr && row[col::kPrimitive.name] == parent->primitive.str() &&
+         row[col::kProblem.name] == parent->problem.str();
+}
+
 std::vector<whatif::VariantResult> RunIsaWorker(const WhatifOptions& options,
-                                                const std::vector<std::string>& paths, int threads,
+                                                const IsaWorkerInput& input, int threads,
                                                 const std::string& cap,
                                                 const std::vector<std::size_t>& ranks) {
+  const std::vector<std::string>& paths = input.paths;
   os::Spec spec;
   spec.argv = {os::SelfExecutable(),
                "whatif",
@@ -393,8 +478,16 @@ std::vector<whatif::VariantResult> RunIsaWorker(const WhatifOptions& options,
                std::to_string(options.top)};
   if (options.cold) spec.argv.push_back("--cold");
   for (const std::string& path : paths) spec.argv.push_back(PathArgument(path));
-  spec.env = {{"ONEDNN_MAX_CPU_ISA", cap}, {"DNNL_MAX_CPU_ISA", cap}};
-  spec.unset_env = {"ONEDNN_VERBOSE", "DNNL_VERBOSE"};
+  // A clean environment (CleanEnvironment), the cap dlcheck's own.
+  spec.env = {{"ONEDNN_MAX_CPU_ISA", cap},
+              {"DNNL_MAX_CPU_ISA", cap},
+              {kRemovedEnvironment, ""},
+              {kLogIdentities, input.identities}};
+  for (const whatif::EnvironmentVariable& v : whatif::MeasurementVariables(environ)) {
+    if (v.name != "ONEDNN_MAX_CPU_ISA" && v.name != "DNNL_MAX_CPU_ISA") {
+      spec.unset_env.push_back(v.name);
+    }
+  }
   spec.read_to_end = true;
   spec.keep_stderr_tail = true;
   std::string out;
@@ -405,6 +498,7 @@ std::vector<whatif::VariantResult> RunIsaWorker(const WhatifOptions& options,
     if (!ended.ok() || !ended->ok()) {
       v.note = "the worker under this cap " +
                (ended.ok() ? ended->Describe() : ended.status().message());
+      if (ended.ok()) v.note += LastWords(ended->stderr_tail);
     }
     results.push_back(std::move(v));
   }
@@ -417,6 +511,12 @@ std::vector<whatif::VariantResult> RunIsaWorker(const WhatifOptions& options,
     const auto at = std::find(ranks.begin(), ranks.end(), rank);
     if (at == ranks.end()) continue;
     whatif::VariantResult& v = results[at - ranks.begin()];
+    if (!SameRow(row, input.row_of(rank))) {  // the log changed between the two reads
+      v.note =
+          "not used: the worker's hot row of this rank is another primitive (the log "
+          "changed since whatif read it)";
+      continue;
+    }
     auto number = [&](const report::Field& f) -> std::optional<double> {
       const nlohmann::json& x = row[f.name];
       return x.is_number() ? std::optional<double>(x.get<double>()) : std::nullopt;
@@ -426,6 +526,10 @@ std::vector<whatif::VariantResult> RunIsaWorker(const WhatifOptions& options,
       return x.is_string() ? x.get<std::string>() : std::string();
     };
     v.min_ms = number(kMinMs);
+    v.round_max_ms = number(kRoundMaxMs);
+    if (v.min_ms && v.round_max_ms && number(kRounds).value_or(0) >= 2) {
+      v.round_ms = {*v.min_ms, *v.round_max_ms};  // the worker's range: its extremes
+    }
     v.avg_ms = number(kAvgMs);
     v.runs = static_cast<std::uint64_t>(number(kRuns).value_or(0));
     v.create_ms = number(col::kCreateMs);
@@ -440,8 +544,10 @@ std::vector<whatif::VariantResult> RunIsaWorker(const WhatifOptions& options,
   return results;
 }
 
-// The ISA caps below this host's own (each measured by a worker), or why there are none.
-IsaContext ChooseIsaCaps(const WhatifOptions& options, const detect::PlatformInfo& platform) {
+// The ISA caps up to this host's own but the baseline's (each measured by a worker), or why
+// there are none.
+IsaContext ChooseIsaCaps(const WhatifOptions& options, const detect::PlatformInfo& platform,
+                         const std::string& baseline_cap) {
   IsaContext isa;
   if (std::find(options.variants.begin(), options.variants.end(), "isa") ==
       options.variants.end()) {
@@ -453,8 +559,7 @@ IsaContext ChooseIsaCaps(const WhatifOptions& options, const detect::PlatformInf
                (caps.ok() ? std::string("no cap below this host's ISA") : caps.status().message());
     return isa;
   }
-  isa.caps = *caps;
-  isa.caps.pop_back();  // the host's own ISA is the baseline
+  isa.caps = whatif::IsaVariantCaps(*caps, baseline_cap);
   if (isa.caps.empty()) isa.note = "no isa variants: no cap below this host's ISA";
   return isa;
 }
@@ -472,6 +577,94 @@ Status ReadLogs(const std::vector<LogInput>& inputs, verbose::LogSession& sessio
     if (Status s = reader.Open(input.path); !s.ok()) return s;
     const std::string name = input.name.empty() ? "captured run" : input.name;
     if (Status s = session.FeedAll(reader, name == "-" ? "<stdin>" : name); !s.ok()) return s;
+  }
+  return {};
+}
+
+// This process's command line, as it was started.
+StatusOr<std::vector<std::string>> OwnCommandLine() {
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (!in.eof() && in.fail()) return Status(ExitCode::kFailure, "cannot read /proc/self/cmdline");
+  std::vector<std::string> argv;
+  for (std::size_t at = 0; at < text.size();) {
+    const std::size_t end = std::min(text.find('\0', at), text.size());
+    argv.push_back(text.substr(at, end - at));
+    at = end + 1;
+  }
+  if (argv.empty()) return Status(ExitCode::kFailure, "cannot read /proc/self/cmdline");
+  return argv;
+}
+
+// Runs this command again, in this process (the same command line and open files), without
+// `found`: OpenMP reads its variables as it is loaded, before dlcheck could remove them. Returns
+// only when it could not.
+Status RestartWithout(const std::vector<whatif::EnvironmentVariable>& found) {
+  const auto failed = [&](const std::string& why) {
+    return Status(ExitCode::kFailure,
+                  fmt::format("cannot restart without {} ({}): unset them to measure",
+                              Join(whatif::EnvironmentTexts(found), " "), why));
+  };
+  StatusOr<std::vector<std::string>> args = OwnCommandLine();
+  if (!args.ok()) return failed(args.status().message());
+  std::vector<std::string> env;
+  for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
+    const std::string_view text(*entry);
+    const std::string_view name = text.substr(0, text.find('='));
+    if (!whatif::IsMeasurementVariable(name) && name != kRemovedEnvironment) env.emplace_back(text);
+  }
+  env.push_back(std::string(kRemovedEnvironment) + "=" + whatif::EncodeEnvironment(found));
+  std::vector<char*> argv_pointers, env_pointers;
+  for (std::string& a : *args) argv_pointers.push_back(a.data());
+  argv_pointers.push_back(nullptr);
+  for (std::string& e : env) env_pointers.push_back(e.data());
+  env_pointers.push_back(nullptr);
+  const std::string self = os::SelfExecutable();
+  DiscardReportOutput();  // the restarted command opens -o again
+  std::cout.flush();
+  std::cerr.flush();
+  ::execve(self.c_str(), argv_pointers.data(), env_pointers.data());
+  return failed(std::strerror(errno));
+}
+
+// The user's oneDNN and OpenMP variables this whatif measures without: those the restart removed
+// (handed on by it), else, when there are any, this command restarted without them.
+StatusOr<std::vector<whatif::EnvironmentVariable>> CleanEnvironment() {
+  if (const char* handed = std::getenv(kRemovedEnvironment)) {
+    std::vector<whatif::EnvironmentVariable> removed = whatif::DecodeEnvironment(handed);
+    ::unsetenv(kRemovedEnvironment);
+    return removed;
+  }
+  std::vector<whatif::EnvironmentVariable> found = whatif::MeasurementVariables(environ);
+  if (found.empty()) return found;
+  return RestartWithout(found);
+}
+
+// The removed variables a captured program gets back: its run is the user's (their verbose
+// settings aside, which the capture sets).
+std::vector<std::pair<std::string, std::string>> ProgramEnvironment(
+    const std::vector<whatif::EnvironmentVariable>& removed) {
+  std::vector<std::pair<std::string, std::string>> env;
+  for (const whatif::EnvironmentVariable& v : removed) {
+    if (v.name.find("VERBOSE") == std::string::npos) env.emplace_back(v.name, v.value);
+  }
+  return env;
+}
+
+// An ISA worker's logs against the identities its parent read (`expected`, from kLogIdentities):
+// an InputError (3) that says which changed.
+Status CheckUnchanged(const std::vector<LogInput>& inputs, const char* expected) {
+  const std::optional<std::vector<whatif::LogIdentity>> identities =
+      whatif::DecodeIdentities(expected);
+  if (!identities || identities->size() != inputs.size()) {
+    return InputError(std::string(kLogIdentities) + " does not describe the logs given");
+  }
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const std::string changed = whatif::ChangedSince(inputs[i].path, (*identities)[i]);
+    if (!changed.empty()) {
+      return InputError("the log changed since whatif read it: " + changed +
+                        "; measure a log that is no longer written");
+    }
   }
   return {};
 }
@@ -555,6 +748,9 @@ StatusOr<dispatch::Run> CaptureRun(const WhatifOptions& o, const std::string& lo
     source = o.model;
   } else {
     settings.timeout_s = o.timeout_given ? o.capture.timeout_s : 0;  // CMD: no limit unless asked
+    for (auto& variable : ProgramEnvironment(o.environment_removed)) {
+      settings.extra_env.push_back(std::move(variable));
+    }
     progress.Step(o.command.front());
   }
   if (progress.active()) {
@@ -661,22 +857,38 @@ int EndStatus(const std::optional<dispatch::Run>& captured) {
 // Measures `inputs` (read by `session`, the logs the ISA workers read again) and prints the
 // report; `captured`: the run that made the log, nullopt for the user's logs.
 void MeasureAndReport(const WhatifOptions& options, const std::vector<LogInput>& inputs,
-                      verbose::LogSession& session, const std::optional<dispatch::Run>& captured) {
+                      const std::string& identities, verbose::LogSession& session,
+                      const std::optional<dispatch::Run>& captured) {
   const verbose::Summary summary = session.Summarize({.host = dispatch::HostDtypeUnits()});
   const verbose::LogHeader header = session.header();
   std::vector<verbose::PrimitiveStats> rows = session.TakeRows();
 
   const detect::PlatformInfo platform = detect::DetectLivePlatform();
+  const os::CpuBudget budget = os::ReadCpuBudget();  // the CPUs this process may use
   whatif::WhatifPlan plan{.cover_pct = options.cover_pct,
                           .top = options.top,
                           .time_s = options.time_s,
                           .cold = options.cold,
                           .threads = options.capture.threads,
-                          .allowed_cpus = std::max(platform.logical_cpus, 1),
+                          .allowed_cpus = budget.cpus,
                           .variants = options.variants,
                           .features = UsableFeatures(platform),
                           .baseline_layouts_any = options.baseline_layouts_any};
-  const IsaContext isa = ChooseIsaCaps(options, platform);
+  MeasurementEnvironment env{.removed = options.environment_removed};
+  if (std::optional<Finding> f =
+          whatif::ThreadsAboveCpusFinding(options.capture.threads, budget.cpus, budget.Text())) {
+    env.findings.push_back(std::move(*f));
+  }
+  if (std::optional<Finding> f =
+          whatif::RemovedEnvironmentFinding(env.removed, platform.onednn_max_isa)) {
+    env.findings.push_back(std::move(*f));
+  }
+  plan.host_isa = platform.onednn_max_isa;
+  // An ISA worker measures under the cap it was given; the parent under the log's ISA.
+  if (!options.baseline_layouts_any) {
+    plan.baseline_cap = whatif::LogIsaCap(header, plan.host_isa).value_or("");
+  }
+  const IsaContext isa = ChooseIsaCaps(options, platform, plan.baseline_cap);
   plan.isa_caps = isa.caps;
   plan.stop = [] { return os::SignalForwarding::Received() != 0; };
   report::Progress progress("whatif", 0);
@@ -690,14 +902,30 @@ void MeasureAndReport(const WhatifOptions& options, const std::vector<LogInput>&
     if (!input.name.empty()) names.push_back(input.name);
   }
   const int threads = whatif::BaselineThreads(plan, header).first;
-  const whatif::WhatifResult result =
+  const std::vector<std::size_t> hot_rows =
+      whatif::HotRows(rows, summary.exec_ms, plan.cover_pct, plan.top);
+  const IsaWorkerInput worker_input{
+      .paths = paths,
+      .identities = identities,
+      .row_of = [&](std::size_t rank) -> const verbose::PrimitiveStats* {
+        return rank >= 1 && rank <= hot_rows.size() ? &rows[hot_rows[rank - 1]] : nullptr;
+      }};
+  env.load_start = dispatch::ReadLoadAverage();
+  whatif::WhatifResult result =
       whatif::RunWhatif(rows, summary.exec_ms, header, plan,
                         [&](const std::string& cap, const std::vector<std::size_t>& ranks) {
-                          return RunIsaWorker(options, paths, threads, cap, ranks);
+                          return RunIsaWorker(options, worker_input, threads, cap, ranks);
                         });
   progress.Clear();
-  const report::Report report =
-      BuildReport(options, names, session, summary, result, isa, captured ? &*captured : nullptr);
+  env.load_end = dispatch::ReadLoadAverage();
+  if (captured && captured->outcome.wall_s > 0) {  // the program's wall time is known
+    result.onednn_wall_pct = std::min(100.0, summary.exec_ms / (captured->outcome.wall_s * 10));
+  }
+  for (Finding& f : dispatch::NoiseFindings({}, env.load_start, env.load_end)) {
+    env.findings.push_back(std::move(f));
+  }
+  const report::Report report = BuildReport(options, names, session, summary, result, isa,
+                                            captured ? &*captured : nullptr, env);
   report::Print(report, options.format, std::cout);
   std::cout.flush();
 }
@@ -708,6 +936,9 @@ StatusOr<int> RunWhatifCommand(const CLI::App& sub, WhatifOptions options) {
   if (Status s = CheckInputChoice(sub, options); !s.ok()) return s;
   if (options.variants.size() == 1 && options.variants.front() == "none") options.variants.clear();
   if (Status s = CheckVariants(options.variants); !s.ok()) return s;
+  StatusOr<std::vector<whatif::EnvironmentVariable>> removed = CleanEnvironment();
+  if (!removed.ok()) return removed.status();
+  options.environment_removed = std::move(*removed);
   if (options.model_given) {
     if (Status valid = mlp::Validate(options.model.run.model); !valid.ok()) return valid;
   }
@@ -734,12 +965,32 @@ StatusOr<int> RunWhatifCommand(const CLI::App& sub, WhatifOptions options) {
     if (options.files.empty()) options.files.push_back("-");
     for (const std::string& file : options.files) inputs.push_back({file, file});
   }
+  // An ISA worker reads the logs its parent read: refused if they changed since (before and
+  // after this read), as its rows are named by rank.
+  const char* expected = std::getenv(kLogIdentities);
+  if (expected != nullptr) {
+    if (Status same = CheckUnchanged(inputs, expected); !same.ok()) return same;
+  }
   verbose::LogSession session;
   if (Status s = ReadLogs(inputs, session); !s.ok()) return s;
+  if (expected != nullptr) {
+    if (Status same = CheckUnchanged(inputs, expected); !same.ok()) return same;
+  }
+  std::string identities;
+  if (expected == nullptr && std::find(options.variants.begin(), options.variants.end(), "isa") !=
+                                 options.variants.end()) {
+    std::vector<whatif::LogIdentity> read;
+    for (const LogInput& input : inputs) {
+      StatusOr<whatif::LogIdentity> id = whatif::IdentityOf(input.path);
+      if (!id.ok()) return id.status();
+      read.push_back(*id);
+    }
+    identities = whatif::EncodeIdentities(read);
+  }
   // From here a signal stops the measurements (the report holds the rows done); one received
   // while the captured run ran is its outcome's.
   os::SignalForwarding forwarding;
-  MeasureAndReport(options, inputs, session, captured);
+  MeasureAndReport(options, inputs, identities, session, captured);
   return EndStatus(captured);
 }
 
@@ -754,12 +1005,28 @@ const report::contract::Document& WhatifDocument() {
         {contract::Object(kOptionsSection, {kCoverPct, kTop, kTimeS, kCold, kThreads, kVariants,
                                             dispatch::model_run_field::kModel,
                                             dispatch::program_run_field::kCommand}),
-         contract::Object(kMeasurementSection,
-                          {kVerdict, kMeasuredWith, kThreads, kThreadsSource, kIsaCaps, kIsaNote,
-                           kFlopCount, kHotRows, kRebuilt, kCoveredPct, kImplementationAgreement,
-                           dispatch::program_run_field::kEnded,
-                           dispatch::program_run_field::kExitStatus, kInterruptedBy}),
+         contract::Object(kMeasurementSection, {kVerdict,
+                                                kMeasuredWith,
+                                                kThreads,
+                                                kThreadsSource,
+                                                kEnvironmentRemoved,
+                                                kBaselineIsa,
+                                                kBaselineIsaNote,
+                                                kLoadStart,
+                                                kLoadEnd,
+                                                kIsaCaps,
+                                                kIsaNote,
+                                                kFlopCount,
+                                                kHotRows,
+                                                kRebuilt,
+                                                kCoveredPct,
+                                                kImplementationAgreement,
+                                                dispatch::program_run_field::kEnded,
+                                                dispatch::program_run_field::kExitStatus,
+                                                kInterruptedBy,
+                                                kOnednnWallPct}),
          contract::Rows(kChangesTable, contract::Members(ChangeColumns())),
+         contract::Rows(kKnobsTable, contract::Members(KnobColumns())),
          contract::Rows(kVariantsTable, contract::Members(VariantColumns())),
          InputMember(/*with_files=*/true), HeaderMember(), SummaryMember(), HeadersMember(),
          DiagnosticsMember()},
@@ -821,8 +1088,9 @@ void SetupWhatif(CLI::App& subcommand, int& exit_code) {
       ->check(CLI::Range(1.0, 100.0));
   sub->add_option("--top", options->top, "at most this many hot primitives (default 10)")
       ->check(CLI::Range(1, 1000));
-  sub->add_option("--time", options->time_s,
-                  "seconds of timed executions per variant, at least 5 run (default 0.1)")
+  sub->add_option(
+         "--time", options->time_s,
+         "seconds of timed executions per variant, in 3 rounds of at least 2 runs (default 0.1)")
       ->check(CLI::Range(0.0, 60.0));
   sub->add_flag("--cold", options->cold,
                 "rotate buffers through more memory than the last-level cache (an application "

@@ -150,7 +150,8 @@ bool TakeWorkerLine(std::string_view line, const CaptureSettings& settings, Mode
       break;
     case WorkerMessage::Kind::kPhase:
       model.last_phase = msg->name;
-      recorder.timeline.set_recording(model.last_phase == "traced");
+      // The traced steps, unless no timeline is asked (max_timeline 0: none is said dropped).
+      recorder.timeline.set_recording(model.last_phase == "traced" && settings.max_timeline > 0);
       model.last_layer.clear();
       recorder.session.SetLayer("");
       if (settings.on_phase) settings.on_phase(model.last_phase);

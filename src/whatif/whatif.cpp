@@ -7,8 +7,11 @@
 #include <numeric>
 #include <set>
 
+#include "common/exit_code.h"
 #include "common/onednn_isa.h"
+#include "common/status.h"
 #include "common/text.h"
+#include "dispatch/noise.h"
 #include "verbose/benchdnn.h"
 #include "verbose/flops.h"
 #include "verbose/isa.h"
@@ -193,7 +196,8 @@ std::optional<double> GflopsOf(const verbose::PrimitiveStats& row, double min_ms
 class Bench {
  public:
   explicit Bench(const WhatifPlan& plan) : plan_(plan) {
-    settings_.budget_s = plan.time_s;
+    settings_.budget_s = plan.time_s / kRounds;
+    settings_.min_runs = 2;  // in each of kRounds rounds
     settings_.cold = plan.cold;
     settings_.cache_bytes = LastLevelCacheBytes();
     settings_.stop = plan.stop;
@@ -236,8 +240,28 @@ class Bench {
   MeasureSettings settings_;
 };
 
+// Caps this process at `cap` (a 2.6 ISA name) before its first primitive; an error says why not.
+Status CapThisProcess(const std::string& cap) {
+  static const std::map<std::string, dnnl::cpu_isa, std::less<>> kCaps = {
+      {"sse41", dnnl::cpu_isa::sse41},
+      {"avx", dnnl::cpu_isa::avx},
+      {"avx2", dnnl::cpu_isa::avx2},
+      {"avx2_vnni", dnnl::cpu_isa::avx2_vnni},
+      {"avx512_core", dnnl::cpu_isa::avx512_core},
+      {"avx512_core_vnni", dnnl::cpu_isa::avx512_core_vnni},
+      {"avx512_core_bf16", dnnl::cpu_isa::avx512_core_bf16},
+      {"avx512_core_amx", dnnl::cpu_isa::avx512_core_amx}};
+  const auto it = kCaps.find(cap);
+  if (it == kCaps.end()) return Status(ExitCode::kFailure, "oneDNN 2.6 has no cap named " + cap);
+  if (dnnl::set_max_cpu_isa(it->second) != dnnl::status::success) {
+    return Status(ExitCode::kFailure, "oneDNN refused the cap " + cap + " (set after first use)");
+  }
+  return {};
+}
+
 std::string LoggedImplementationNote(const verbose::PrimitiveStats& row, const std::string& ran,
-                                     const verbose::LogHeader& header) {
+                                     const verbose::LogHeader& header, std::string_view host_isa,
+                                     const std::string& baseline_cap) {
   const std::string_view logged = row.implementation.view();
   if (logged == ran) return {};
   std::string note = "the log ran " + std::string(logged);
@@ -249,8 +273,12 @@ std::string LoggedImplementationNote(const verbose::PrimitiveStats& row, const s
   const std::string_view logged_isa = row.isa.view();
   const std::string_view ran_isa = verbose::IsaOf(ran);
   if (!logged_isa.empty() && !ran_isa.empty() && logged_isa != ran_isa) {
+    if (onednn::Compare(host_isa, logged_isa) == onednn::IsaOrder::kBelow) {
+      return fmt::format("{} at {}; this CPU has no {} (it is at {}) and dispatches to {}", note,
+                         logged_isa, logged_isa, host_isa, ran_isa);
+    }
     return note + " at " + std::string(logged_isa) + "; this host dispatches to " +
-           std::string(ran_isa);
+           std::string(ran_isa) + (baseline_cap.empty() ? "" : " under the cap " + baseline_cap);
   }
   return note;
 }
@@ -261,9 +289,42 @@ struct RowRun {
   HotPrimitive& hot;
   int threads;
   std::size_t of;
+  std::string baseline_cap;      // the cap this process runs under, once taken
   std::vector<float> reference;  // the baseline's output, dense f32
+  // Parallel to hot.variants: measures the variant again (a round's min, ms); empty: not again.
+  std::vector<std::function<std::optional<double>()>> again;
 
   bool Stopped() const { return plan.stop && plan.stop(); }
+  // `v`, its first round (its min), and how to measure it again.
+  void Add(VariantResult v, std::function<std::optional<double>()> measure_again = {}) {
+    if (v.min_ms) v.round_ms.push_back(*v.min_ms);
+    const bool measured = !v.round_ms.empty();
+    hot.variants.push_back(std::move(v));
+    again.push_back(measured ? std::move(measure_again) : nullptr);
+  }
+  // A round of `settings` on the row rebuilt with `rebuild` (after `next_impls` implementations)
+  // at `n` threads, plus `added_ms` (the reorders measured once).
+  std::function<std::optional<double>()> Again(RebuildSettings rebuild, int n, int next_impls = 0,
+                                               bool integer_inputs = false,
+                                               double added_ms = 0) const {
+    const Bench* b = &bench;
+    const verbose::PrimitiveStats* row = &hot.row;
+    return [=]() -> std::optional<double> {
+      SetThreads(n);
+      StatusOr<Rebuilt> rebuilt = Rebuild(*row, b->engine(), rebuild);
+      if (!rebuilt.ok()) return std::nullopt;
+      for (int i = 0; i < next_impls; ++i) {
+        try {
+          if (!rebuilt->pd.next_impl()) return std::nullopt;
+        } catch (const dnnl::error&) {
+          return std::nullopt;
+        }
+      }
+      StatusOr<Measurement> m = Measure(*rebuilt, b->engine(), b->Settings(false, integer_inputs));
+      if (!m.ok()) return std::nullopt;
+      return m->min_ms + added_ms;
+    };
+  }
   void Progress(const std::string& what) const {
     if (plan.progress)
       plan.progress(hot.rank, of, std::string(hot.row.primitive.view()) + ", " + what);
@@ -280,14 +341,17 @@ void MeasureBaseline(RowRun& r, const verbose::LogHeader& header) {
     r.hot.not_rebuilt = rebuilt.status().message();
     return;
   }
+  const RebuildSettings as_logged{.layouts_any = r.plan.baseline_layouts_any &&
+                                                 r.hot.row.primitive.view() != "reorder"};
   VariantResult v{.variant = "as logged", .threads = r.threads};
   std::optional<Measurement> m = r.bench.Run(*rebuilt, r.hot.row, v, r.bench.Settings(true));
   if (m) {
     r.reference = std::move(m->output);
-    const std::string logged = LoggedImplementationNote(r.hot.row, v.implementation, header);
+    const std::string logged = LoggedImplementationNote(r.hot.row, v.implementation, header,
+                                                        r.plan.host_isa, r.baseline_cap);
     v.note = v.note.empty() ? logged : logged.empty() ? v.note : logged + "; " + v.note;
   }
-  r.hot.variants.push_back(std::move(v));
+  r.Add(std::move(v), r.Again(as_logged, r.threads));
 }
 
 // `layouts any`, with the reorders from and to the log's layouts the change implies.
@@ -299,13 +363,14 @@ void MeasureLayoutsAny(RowRun& r) {
   StatusOr<Rebuilt> rebuilt = Rebuild(r.hot.row, r.bench.engine(), {.layouts_any = true});
   if (!rebuilt.ok()) {
     v.note = rebuilt.status().message();
-    r.hot.variants.push_back(std::move(v));
+    r.Add(std::move(v));
     return;
   }
   if (!r.bench.Run(*rebuilt, r.hot.row, v, r.bench.Settings())) {
-    r.hot.variants.push_back(std::move(v));
+    r.Add(std::move(v));
     return;
   }
+  double reorders_ms = 0;  // per call, measured once: the rounds after the first add them
   const bool inference = r.hot.row.prop_kind.view() == "forward_inference";
   std::vector<std::string> per_call, once;
   for (const auto& [arg, logged] : rebuilt->logged) {
@@ -332,6 +397,7 @@ void MeasureLayoutsAny(RowRun& r) {
     per_call.push_back(fmt::format("{} {:.3f} ms", what, m->min_ms));
     *v.min_ms += m->min_ms;
     *v.avg_ms += m->avg_ms;
+    reorders_ms += m->min_ms;
   }
   const std::string measured_note = v.note;
   if (per_call.empty() && once.empty()) {
@@ -342,7 +408,7 @@ void MeasureLayoutsAny(RowRun& r) {
     if (!once.empty()) v.note += "; weights once (not included): " + Join(once, ", ");
   }
   if (!measured_note.empty()) v.note += "; " + measured_note;
-  r.hot.variants.push_back(std::move(v));
+  r.Add(std::move(v), r.Again({.layouts_any = true}, r.threads, 0, false, reorders_ms));
 }
 
 // `impl NAME` for each implementation after the one oneDNN picks (next_impl()).
@@ -374,7 +440,7 @@ void MeasureImplementations(RowRun& r) {
           "one has this name";
     }
     before.push_back(name);
-    r.hot.variants.push_back(std::move(v));
+    r.Add(std::move(v), r.Again({}, r.threads, static_cast<int>(i)));
   }
 }
 
@@ -389,7 +455,7 @@ void MeasureThreads(RowRun& r, const verbose::LogHeader& header) {
     VariantResult v{.variant = "threads " + std::to_string(n), .threads = n};
     StatusOr<Rebuilt> rebuilt = Rebuild(r.hot.row, r.bench.engine());
     if (rebuilt.ok()) r.bench.Run(*rebuilt, r.hot.row, v, r.bench.Settings());
-    r.hot.variants.push_back(std::move(v));
+    r.Add(std::move(v), r.Again({}, n));
   }
   SetThreads(r.threads);
 }
@@ -427,7 +493,7 @@ void MeasureDataTypes(RowRun& r) {
     StatusOr<Rebuilt> rebuilt = Rebuild(r.hot.row, r.bench.engine(), {.data_type = type});
     if (!rebuilt.ok()) {
       v.note = rebuilt.status().message();
-      r.hot.variants.push_back(std::move(v));
+      r.Add(std::move(v));
       continue;
     }
     const bool integer = std::string_view(type) == "int8";
@@ -455,21 +521,190 @@ void MeasureDataTypes(RowRun& r) {
     std::string note = "layouts chosen by oneDNN for " + std::string(type);
     if (!emulation.empty()) note = emulation + "; " + note;
     v.note = v.note.empty() ? note : note + "; " + v.note;
-    r.hot.variants.push_back(std::move(v));
+    r.Add(std::move(v), r.Again({.data_type = type}, r.threads, 0, integer));
   }
 }
 
-void AddFigures(HotPrimitive& hot) {
+// The rounds after the first: every variant of the row once, in turn, then again (so that a
+// change of the machine's load falls on all of them); each variant's min and range from its
+// rounds' minima.
+void MeasureRounds(RowRun& r) {
+  for (int round = 2; round <= kRounds && !r.Stopped(); ++round) {
+    r.Progress(fmt::format("round {}/{}", round, kRounds));
+    for (std::size_t i = 0; i < r.again.size() && !r.Stopped(); ++i) {
+      if (!r.again[i]) continue;
+      if (std::optional<double> ms = r.again[i]()) r.hot.variants[i].round_ms.push_back(*ms);
+    }
+  }
+  SetThreads(r.threads);
+  for (VariantResult& v : r.hot.variants) {
+    if (v.round_ms.empty()) continue;
+    const auto [least, most] = std::minmax_element(v.round_ms.begin(), v.round_ms.end());
+    v.min_ms = *least;
+    v.round_max_ms = *most;
+  }
+}
+
+}  // namespace
+
+void CompareWithBaseline(HotPrimitive& hot) {
   if (hot.variants.empty() || !hot.variants.front().min_ms) return;
-  const double base = *hot.variants.front().min_ms;
-  for (VariantResult& v : hot.variants) {
+  const VariantResult& baseline = hot.variants.front();
+  const double base = *baseline.min_ms;
+  const dispatch::Spread base_spread = dispatch::SpreadOf(baseline.round_ms);
+  for (std::size_t i = 0; i < hot.variants.size(); ++i) {
+    VariantResult& v = hot.variants[i];
     if (!v.min_ms || *v.min_ms <= 0) continue;
     v.gflops = GflopsOf(hot.row, *v.min_ms);
     v.speedup = base / *v.min_ms;
     v.step_gain_pct = hot.share_pct * (1 - 1 / *v.speedup);
+    const dispatch::Spread spread = dispatch::SpreadOf(v.round_ms);
+    if (i > 0 && spread.runs >= 2 && base_spread.runs >= 2 &&
+        !dispatch::Separated(spread, base_spread) && !v.within_noise) {
+      v.within_noise = true;
+      // The ranges are the variant's min_ms to round_max_ms, and the baseline's.
+      const std::string noise = "within noise: its rounds' range overlaps the baseline's";
+      v.note = v.note.empty() ? noise : noise + "; " + v.note;
+    }
   }
 }
 
+double ProgramGainPct(double step_gain_pct, double onednn_wall_pct) {
+  return step_gain_pct * onednn_wall_pct / 100;
+}
+
+namespace {
+// "; at most 0.8 % of the program's wall time, where oneDNN took 5.7 % of it"; empty for a log.
+std::string OnTheProgram(double step_gain_pct, std::optional<double> onednn_wall_pct) {
+  if (!onednn_wall_pct) return {};
+  return fmt::format(
+      "; about {:.1f} % of the program's wall time, where oneDNN took {:.1f} % of it",
+      ProgramGainPct(step_gain_pct, *onednn_wall_pct), *onednn_wall_pct);
+}
+}  // namespace
+
+bool ProcessWide(std::string_view variant) {
+  return variant.starts_with("isa ") || variant.starts_with("threads ");
+}
+
+std::vector<StepKnob> StepKnobs(const WhatifResult& result) {
+  std::vector<StepKnob> knobs;
+  const auto knob_of = [&](const std::string& variant) -> StepKnob& {
+    for (StepKnob& k : knobs) {
+      if (k.variant == variant) return k;
+    }
+    StepKnob k{.variant = variant};
+    if (variant.starts_with("isa ")) {
+      k.confirm = "dlcheck dispatch --isa " + variant.substr(4) + " -- CMD";
+    } else {
+      k.confirm = "dlcheck dispatch --threads " + variant.substr(8) + " -- CMD";
+    }
+    knobs.push_back(std::move(k));
+    return knobs.back();
+  };
+  for (const HotPrimitive& hot : result.hot) {
+    if (hot.variants.empty() || !hot.variants.front().min_ms) continue;
+    const VariantResult& base = hot.variants.front();
+    for (std::size_t i = 1; i < hot.variants.size(); ++i) {
+      const VariantResult& v = hot.variants[i];
+      if (!ProcessWide(v.variant)) continue;
+      StepKnob& k = knob_of(v.variant);
+      if (!v.min_ms || *v.min_ms <= 0) {
+        k.cannot_run.push_back(fmt::format("#{} {}", hot.rank, hot.row.primitive.view()));
+        continue;
+      }
+      ++k.rows_measured;
+      k.step_gain_pct += v.step_gain_pct.value_or(0);
+      // A row's gain is share * (1 - variant / baseline); its range from the rounds' extremes.
+      const double base_min = *base.min_ms, base_max = base.round_max_ms.value_or(base_min);
+      const double v_min = *v.min_ms, v_max = v.round_max_ms.value_or(v_min);
+      k.step_gain_low_pct += hot.share_pct * (1 - v_max / base_min);
+      k.step_gain_high_pct += hot.share_pct * (1 - v_min / base_max);
+    }
+  }
+  for (StepKnob& k : knobs) {
+    k.within_noise = k.step_gain_low_pct <= 0 && k.step_gain_high_pct >= 0;
+  }
+  std::stable_sort(knobs.begin(), knobs.end(), [](const StepKnob& a, const StepKnob& b) {
+    return a.step_gain_pct > b.step_gain_pct;
+  });
+  return knobs;
+}
+
+std::string KnobSentence(const StepKnob& k, std::optional<double> onednn_wall_pct) {
+  std::string text = fmt::format(
+      "{} over the whole step: about {:.0f} % of the step ({:.0f} to {:.0f} % over the rounds) "
+      "on {} hot rows",
+      k.variant, k.step_gain_pct, k.step_gain_low_pct, k.step_gain_high_pct, k.rows_measured);
+  text += OnTheProgram(k.step_gain_pct, onednn_wall_pct);
+  if (!k.cannot_run.empty()) {
+    text +=
+        fmt::format("; {} cannot run under it (the program would fail)", Join(k.cannot_run, ", "));
+  }
+  return text + "; confirm on the program with `" + k.confirm + "`";
+}
+
+std::vector<Change> RankedChanges(const WhatifResult& result) {
+  std::vector<Change> changes;
+  for (const HotPrimitive& hot : result.hot) {
+    for (std::size_t i = 1; i < hot.variants.size(); ++i) {
+      const VariantResult& v = hot.variants[i];
+      if (v.within_noise || ProcessWide(v.variant)) continue;
+      if (v.speedup && *v.speedup > 1.0 && v.step_gain_pct) changes.push_back({&hot, &v});
+    }
+  }
+  std::stable_sort(changes.begin(), changes.end(), [](const Change& a, const Change& b) {
+    return *a.variant->step_gain_pct > *b.variant->step_gain_pct;
+  });
+  return changes;
+}
+
+std::optional<Finding> ThreadsAboveCpusFinding(int threads, int usable_cpus,
+                                               const std::string& budget_text) {
+  if (threads <= usable_cpus) return std::nullopt;
+  return Finding{.severity = Severity::kWarning,
+                 .code = "threads-above-cpus",
+                 .message = fmt::format(
+                     "--threads {} asked, but this process may use {}: the threads wait for "
+                     "each other, so every figure is slower than on a machine with {} CPUs; give "
+                     "at most {}",
+                     threads, budget_text, threads, usable_cpus)};
+}
+
+namespace {
+// The verdict of the rows measured.
+std::string WholeVerdict(const WhatifResult& result, const std::vector<Change>& changes,
+                         const std::vector<StepKnob>& knobs);
+}  // namespace
+
+std::string Verdict(const WhatifResult& result, const std::vector<Change>& changes,
+                    const std::vector<StepKnob>& knobs) {
+  if (!result.interrupted) return WholeVerdict(result, changes, knobs);
+  return fmt::format("partial, interrupted after {} of {} hot rows (no isa variants): {}",
+                     result.hot.size(), std::max(result.hot_planned, result.hot.size()),
+                     WholeVerdict(result, changes, knobs));
+}
+
+namespace {
+std::string WholeVerdict(const WhatifResult& result, const std::vector<Change>& changes,
+                         const std::vector<StepKnob>& knobs) {
+  if (result.hot.empty()) return "the log has no execution time to measure";
+  const StepKnob* best_knob = nullptr;
+  for (const StepKnob& k : knobs) {
+    if (k.within_noise || !k.cannot_run.empty() || k.step_gain_pct < 1.0) continue;
+    if (best_knob == nullptr || k.step_gain_pct > best_knob->step_gain_pct) best_knob = &k;
+  }
+  const bool change = !changes.empty() && *changes.front().variant->step_gain_pct >= 1.0;
+  if (best_knob != nullptr &&
+      (!change || best_knob->step_gain_pct > *changes.front().variant->step_gain_pct)) {
+    return KnobSentence(*best_knob, result.onednn_wall_pct);
+  }
+  if (!change) {
+    return "no measured change saves 1 % of the step beyond the noise: the hot primitives "
+           "already run as fast as this oneDNN makes them here";
+  }
+  return ChangeSentence(*changes.front().hot, *changes.front().variant, result.onednn_wall_pct);
+}
 }  // namespace
 
 std::vector<std::size_t> HotRows(const std::vector<verbose::PrimitiveStats>& rows, double total_ms,
@@ -504,6 +739,29 @@ std::pair<int, std::string> BaselineThreads(const WhatifPlan& plan,
   return {plan.allowed_cpus, "all allowed CPUs (the log says no nthr)"};
 }
 
+std::optional<std::string> LogIsaCap(const verbose::LogHeader& header, std::string_view host_isa) {
+  const std::optional<int> log_rank = onednn::IsaRank(header.isa_short);
+  const std::optional<int> host_rank = onednn::IsaRank(host_isa);
+  if (!log_rank || !host_rank || *log_rank < 1 || *log_rank >= *host_rank) return std::nullopt;
+  std::optional<std::string> cap;
+  for (std::string_view c : onednn::kSweepCaps) {
+    const std::optional<int> rank = onednn::IsaRank(c);
+    if (rank && *rank <= *log_rank && (!cap || *rank > *onednn::IsaRank(*cap)))
+      cap = std::string(c);
+  }
+  return cap;
+}
+
+std::vector<std::string> IsaVariantCaps(std::vector<std::string> caps,
+                                        const std::string& baseline_cap) {
+  if (baseline_cap.empty()) {
+    if (!caps.empty()) caps.pop_back();
+    return caps;
+  }
+  caps.erase(std::remove(caps.begin(), caps.end(), baseline_cap), caps.end());
+  return caps;
+}
+
 std::string EmulationNote(std::string_view type, const std::vector<std::string>& features) {
   if (type == "bf16" && !Has(features, "avx512_bf16") && !Has(features, "amx_bf16")) {
     return "emulated: no avx512_bf16 or amx_bf16 on this CPU";
@@ -518,7 +776,8 @@ std::string EmulationNote(std::string_view type, const std::vector<std::string>&
   return {};
 }
 
-std::string ChangeSentence(const HotPrimitive& hot, const VariantResult& v) {
+std::string ChangeSentence(const HotPrimitive& hot, const VariantResult& v,
+                           std::optional<double> onednn_wall_pct) {
   const double base = hot.variants.front().min_ms.value_or(0);
   std::string what = v.variant;
   if (v.variant == "layouts any")
@@ -532,10 +791,11 @@ std::string ChangeSentence(const HotPrimitive& hot, const VariantResult& v) {
   else if (v.variant.starts_with("isa "))
     what = "ISA capped at " + v.variant.substr(4);
   return fmt::format(
-      "#{} {}, {:.0f} % of the step, runs {:.1f}x faster with {} ({:.3f} -> {:.3f} ms): about "
-      "{:.0f} % of the step",
-      hot.rank, hot.row.primitive.view(), hot.share_pct, v.speedup.value_or(1), what, base,
-      v.min_ms.value_or(0), v.step_gain_pct.value_or(0));
+             "#{} {}, {:.0f} % of the step, runs {:.1f}x faster with {} ({:.3f} -> {:.3f} ms): "
+             "about {:.0f} % of the step",
+             hot.rank, hot.row.primitive.view(), hot.share_pct, v.speedup.value_or(1), what, base,
+             v.min_ms.value_or(0), v.step_gain_pct.value_or(0)) +
+         OnTheProgram(v.step_gain_pct.value_or(0), onednn_wall_pct);
 }
 
 WhatifResult RunWhatif(const std::vector<verbose::PrimitiveStats>& rows, double total_ms,
@@ -544,6 +804,17 @@ WhatifResult RunWhatif(const std::vector<verbose::PrimitiveStats>& rows, double 
   WhatifResult result;
   std::tie(result.threads, result.threads_source) = BaselineThreads(plan, header);
   const std::vector<std::size_t> hot_rows = HotRows(rows, total_ms, plan.cover_pct, plan.top);
+  if (!plan.baseline_cap.empty()) {
+    if (Status capped = CapThisProcess(plan.baseline_cap); capped.ok()) {
+      result.baseline_cap = plan.baseline_cap;
+      result.baseline_cap_note = fmt::format(
+          "the log's ISA ({}) as a cap, so that `as logged` reruns the log's kernels; "
+          "isa variants above it measure this host's",
+          header.isa_short);
+    } else {
+      result.baseline_cap_note = "not capped at the log's ISA: " + capped.message();
+    }
+  }
   Bench bench(plan);
   const int threads_before = MaxThreads();
   for (std::size_t i = 0; i < hot_rows.size(); ++i) {
@@ -552,13 +823,14 @@ WhatifResult RunWhatif(const std::vector<verbose::PrimitiveStats>& rows, double 
     result.covered_pct += hot.share_pct;
     result.hot.push_back(std::move(hot));
   }
+  result.hot_planned = result.hot.size();
   std::size_t measured = 0;
   for (HotPrimitive& hot : result.hot) {
     if (plan.stop && plan.stop()) {
       result.interrupted = true;
       break;
     }
-    RowRun r{plan, bench, hot, result.threads, result.hot.size(), {}};
+    RowRun r{plan, bench, hot, result.threads, result.hot.size(), result.baseline_cap, {}};
     MeasureBaseline(r, header);
     ++measured;
     if (!hot.not_rebuilt.empty() || hot.variants.empty() || !hot.variants.front().min_ms) continue;
@@ -566,6 +838,7 @@ WhatifResult RunWhatif(const std::vector<verbose::PrimitiveStats>& rows, double 
     if (Wants(plan, "impl") && !r.Stopped()) MeasureImplementations(r);
     if (Wants(plan, "threads") && !r.Stopped()) MeasureThreads(r, header);
     if (Wants(plan, "dtype") && !r.Stopped()) MeasureDataTypes(r);
+    MeasureRounds(r);
   }
   if (plan.stop && plan.stop()) result.interrupted = true;
   if (measured < result.hot.size()) {
@@ -590,7 +863,7 @@ WhatifResult RunWhatif(const std::vector<verbose::PrimitiveStats>& rows, double 
   SetThreads(threads_before);
   std::size_t agree = 0, baselines = 0;
   for (HotPrimitive& hot : result.hot) {
-    AddFigures(hot);
+    CompareWithBaseline(hot);
     if (!hot.variants.empty() && hot.variants.front().min_ms) {
       ++baselines;
       if (hot.variants.front().implementation == hot.row.implementation.view()) ++agree;

@@ -19,10 +19,15 @@
 #include <string>
 #include <vector>
 
+#include "common/finding.h"
 #include "verbose/primitive_stats.h"
 #include "verbose/verbose_event.h"
 
 namespace dlcheck::whatif {
+
+/// The rounds each variant is measured in: round 1 a variant after the other, the rounds after it
+/// interleaved (every variant of a row once, then again), each with 1/kRounds of --time.
+inline constexpr int kRounds = 3;
 
 /// The variant kinds, as --variants names them.
 inline constexpr std::string_view kVariantKinds[] = {"layouts", "impl", "threads", "dtype", "isa"};
@@ -40,11 +45,16 @@ struct WhatifPlan {
   /// CPU features (/proc/cpuinfo names) this host has: a data type without its native
   /// instructions is measured and labelled "emulated".
   std::vector<std::string> features;
+  /// oneDNN's ISA level on this host (detect's), for the baselines' notes.
+  std::string host_isa;
   /// The baselines at the layouts oneDNN prefers (what an ISA worker measures: a cap's kernels
   /// want their own layouts, and the log's would send most of them to reference code).
   bool baseline_layouts_any = false;
-  /// The ISA caps to measure under (each in a worker), below the host's own; none: no isa rows.
+  /// The ISA caps to measure under (each in a worker): IsaVariantCaps; none: no isa rows.
   std::vector<std::string> isa_caps;
+  /// The cap this process measures under (LogIsaCap: the log's ISA, below the host's), set
+  /// before oneDNN's first primitive; empty: the host's own.
+  std::string baseline_cap;
   /// Asked between measurements: true stops (Ctrl-C); the rows measured so far are kept.
   std::function<bool()> stop;
   /// Called as each measurement starts: "hot 3/10: convolution, layouts any".
@@ -69,6 +79,12 @@ struct VariantResult {
   std::string note;                     ///< why it did not run, or what it includes
   /// The descriptors and data types it ran with, as 2.x verbose prints them (for benchdnn).
   std::string memory_descriptors;
+  /// Each round's min (kRounds, interleaved with the row's other variants): min_ms is the least,
+  /// round_max_ms the greatest; their range is the variant's noise.
+  std::vector<double> round_ms;
+  std::optional<double> round_max_ms;
+  /// Its range overlaps its baseline's: not a change (CompareWithBaseline).
+  bool within_noise = false;
 };
 
 /// A hot primitive: its log row and its variants (the baseline first), or why it was not rebuilt.
@@ -86,8 +102,30 @@ struct WhatifResult {
   std::string threads_source;            ///< "--threads", "the log's nthr:1", "all allowed CPUs"
   double covered_pct = 0;                ///< the share of exec time the hot rows hold
   bool interrupted = false;              ///< stopped before every row was measured
+  std::size_t hot_planned = 0;           ///< the hot rows chosen, measured or not
   std::string implementation_agreement;  ///< `5 of 6 baselines ran the log's implementation`
+  /// The cap the baselines ran under (WhatifPlan::baseline_cap, once oneDNN took it); empty: none.
+  std::string baseline_cap;
+  std::string baseline_cap_note;  ///< why that cap, or why it could not be set
+  /// oneDNN's execution time as a share of the captured program's wall time (`whatif -- CMD`);
+  /// nullopt for a log, whose program's wall time is not known. Gains are also said on it.
+  std::optional<double> onednn_wall_pct;
 };
+
+/// A gain on the step (oneDNN's execution time) as a gain on the program's wall time:
+/// `step_gain_pct * onednn_wall_pct / 100`.
+double ProgramGainPct(double step_gain_pct, double onednn_wall_pct);
+
+/// The cap that makes `as logged` rerun the log's kernels: the log's ISA (its header's) as a cap
+/// of the linked oneDNN 2.6, when this host's (`host_isa`) is above it; nullopt when the log
+/// names no x86 ISA, or the host is not above it. A 3.x level 2.6 has no cap for is capped at the
+/// highest 2.6 cap below it.
+std::optional<std::string> LogIsaCap(const verbose::LogHeader& header, std::string_view host_isa);
+
+/// The caps of the isa variants: `caps` (sse41 up to the host's own, in dispatch order) without
+/// the baseline's (`baseline_cap`; empty: the host's, the last).
+std::vector<std::string> IsaVariantCaps(std::vector<std::string> caps,
+                                        const std::string& baseline_cap);
 
 /// The indices of the hot rows of `rows`: by exec time, the fewest that reach `cover_pct` of
 /// `total_ms`, at most `top`; rows without exec time are never hot.
@@ -108,12 +146,61 @@ WhatifResult RunWhatif(const std::vector<verbose::PrimitiveStats>& rows, double 
                        const verbose::LogHeader& header, const WhatifPlan& plan,
                        const IsaRunner& isa_runner = {});
 
+/// Each variant of `hot` against its baseline (the first): speed-up, GFLOP/s, step gain, and
+/// `within_noise` when both ran at least two rounds and their ranges overlap.
+void CompareWithBaseline(HotPrimitive& hot);
+
+/// A variant that runs faster than its baseline, beyond the noise.
+struct Change {
+  const HotPrimitive* hot = nullptr;
+  const VariantResult* variant = nullptr;
+};
+
+/// Whether `variant` is a process-wide knob (`isa CAP`, `threads N`): it applies to every
+/// primitive of the process, so it is judged on the whole step (StepKnobs), not per row.
+bool ProcessWide(std::string_view variant);
+
+/// A process-wide knob over all hot rows: the sum of their step gains, its range from the
+/// rounds' ranges, and the rows that cannot run under it (which would make the program fail).
+struct StepKnob {
+  std::string variant;                  ///< `isa avx2`, `threads 2`
+  std::size_t rows_measured = 0;        ///< hot rows measured under it
+  std::vector<std::string> cannot_run;  ///< `#3 convolution` for each row it leaves without one
+  double step_gain_pct = 0;             ///< the sum of the rows' step gains
+  double step_gain_low_pct = 0;         ///< with each row's slowest round against its baseline's
+  double step_gain_high_pct = 0;        ///< ... fastest against fastest's opposite
+  bool within_noise = false;            ///< the range holds 0
+  std::string confirm;                  ///< the dlcheck command that confirms it on the program
+};
+std::vector<StepKnob> StepKnobs(const WhatifResult& result);
+
+/// The variants faster than their baseline and not within noise, by projected step gain
+/// (process-wide knobs are not among them: StepKnobs).
+std::vector<Change> RankedChanges(const WhatifResult& result);
+
+/// The verdict: the best change's sentence (a per-row change or a knob that every hot row runs
+/// under, beyond the noise), or why there is none.
+std::string Verdict(const WhatifResult& result, const std::vector<Change>& changes,
+                    const std::vector<StepKnob>& knobs = {});
+
+/// The sentence of a knob: "threads 2 over the whole step: about 12 % of the step (8 to 15 %);
+/// confirm on the program with `dlcheck dispatch ... -- CMD`".
+std::string KnobSentence(const StepKnob& knob,
+                         std::optional<double> onednn_wall_pct = std::nullopt);
+
+/// `threads-above-cpus`: the baseline's threads (--threads) above the CPUs this process may
+/// use (`usable_cpus`, described by `budget_text`): they wait for each other, so every figure is
+/// slower than on a machine with that many; nullopt otherwise.
+std::optional<Finding> ThreadsAboveCpusFinding(int threads, int usable_cpus,
+                                               const std::string& budget_text);
+
 /// Whether `type` (bf16, f16, int8) has native instructions on a host with `features`, and the
 /// words that say so when it has not ("emulated: no avx512_bf16 or amx_bf16").
 std::string EmulationNote(std::string_view type, const std::vector<std::string>& features);
 
 /// The plain-words sentence of a change: "#1 convolution, 31 % of the step, runs 2.7x faster
 /// with layouts any (0.48 -> 0.18 ms): about 19 % of the step".
-std::string ChangeSentence(const HotPrimitive& hot, const VariantResult& variant);
+std::string ChangeSentence(const HotPrimitive& hot, const VariantResult& variant,
+                           std::optional<double> onednn_wall_pct = std::nullopt);
 
 }  // namespace dlcheck::whatif

@@ -5,24 +5,29 @@
 // private scratch file that holds such a log, gone at the end and after Ctrl-C.
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "common/onednn_isa.h"
 #include "support/run_dlcheck.h"
 #include "support/scratch_dir.h"
 #include "support/test_files.h"
@@ -37,9 +42,22 @@ std::string Log(const std::string& name) {
   return testing::DataPath("verbose/" + name);
 }
 
-Json WhatifJson(std::vector<std::string> args) {
+// A load average file (the DLCHECK_LOADAVG test hook) in the test's temporary directory.
+std::string LoadFile(const std::string& name, const std::string& text) {
+  const std::string path =
+      ::testing::TempDir() + "dlcheck_whatif_" + name + "_" + std::to_string(getpid());
+  std::ofstream(path) << text;
+  return path;
+}
+
+// A quiet machine, for the tests that count findings (a busy test machine adds busy-machine).
+std::vector<std::string> QuietLoad() {
+  return {"DLCHECK_LOADAVG=" + LoadFile("quiet", "0.00 0.00 0.00 1/100 1\n")};
+}
+
+Json WhatifJson(std::vector<std::string> args, const std::vector<std::string>& env = {}) {
   args.insert(args.begin(), {"whatif", "--format", "json"});
-  const testing::RunResult r = RunDlcheck(args);
+  const testing::RunResult r = RunDlcheck(args, {}, env);
   EXPECT_EQ(r.exit_code, 0) << r.err;
   return Json::parse(r.out);
 }
@@ -124,9 +142,9 @@ TEST(WhatifCli, VerdictComesFirstAndOnce) {
       "--time", "0", "--top", "2", "--variants", "none", Log("torch_cnn_2.6.3.log")};
   std::vector<std::string> table = {"whatif"};
   table.insert(table.end(), args.begin(), args.end());
-  const testing::RunResult r = RunDlcheck(table);
+  const testing::RunResult r = RunDlcheck(table, {}, QuietLoad());
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  const Json doc = WhatifJson(args);
+  const Json doc = WhatifJson(args, QuietLoad());
   const std::string verdict = doc["measurement"]["verdict"].get<std::string>();
   // The log's findings are tallied after it: this log spends a quarter of its time in reorders.
   EXPECT_EQ(r.out.substr(0, r.out.find('\n')), verdict + "; 1 warning: reorder-share");
@@ -138,7 +156,8 @@ TEST(WhatifCli, VerdictComesFirstAndOnce) {
 // changes apart: the best one's sentence is said once, as the verdict.
 TEST(WhatifCli, ChangeSentencesAreNotInTheTable) {
   const testing::RunResult r = RunDlcheck({"whatif", "--time", "0", "--top", "3", "--variants",
-                                           "layouts,threads", Log("torch_cnn_2.6.3.log")});
+                                           "layouts,threads", Log("torch_cnn_2.6.3.log")},
+                                          {}, QuietLoad());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::size_t at = r.out.find("Changes, by projected step gain\n");
   if (at == std::string::npos) GTEST_SKIP() << "no variant ran faster than its baseline here";
@@ -158,6 +177,205 @@ TEST(WhatifCli, UnknownVariantIsAUsageError) {
   EXPECT_EQ(r.err,
             "dlcheck: --variants: 'layout' is not one of layouts, impl, threads, dtype, isa, none "
             "(see 'dlcheck whatif --help')\n");
+}
+
+// The baselines' implementations, by hot row.
+std::map<std::int64_t, std::string> BaselineImplementations(const Json& doc) {
+  std::map<std::int64_t, std::string> implementations;
+  for (const Json& row : doc["variants"]) {
+    if (row["variant"] == "as logged" && row["implementation"].is_string()) {
+      implementations[row["hot"].get<std::int64_t>()] = row["implementation"].get<std::string>();
+    }
+  }
+  return implementations;
+}
+
+const Json* FindingOf(const Json& doc, const std::string& code) {
+  for (const Json& f : doc["findings"]) {
+    if (f["code"] == code) return &f;
+  }
+  return nullptr;
+}
+
+// The user's oneDNN variables stay out of the measurement: with verbose on and a cap exported,
+// the document is still JSON, its baselines run what they run without them, and the report names
+// what it removed and which would have changed the result.
+TEST(WhatifCli, TheUsersOneDnnVariablesAreRemovedAndNamed) {
+  const std::vector<std::string> args = {
+      "whatif", "--format", "json",       "--time", "0",
+      "--top",  "3",        "--variants", "none",   Log("torch_cnn_2.6.3.log")};
+  const testing::RunResult clean = RunDlcheck(args, {}, {"ONEDNN_VERBOSE", "ONEDNN_MAX_CPU_ISA"});
+  ASSERT_EQ(clean.exit_code, 0) << clean.err;
+  const testing::RunResult exported =
+      RunDlcheck(args, {}, {"ONEDNN_VERBOSE=1", "ONEDNN_MAX_CPU_ISA=avx2"});
+  ASSERT_EQ(exported.exit_code, 0) << exported.err;
+  const Json doc = Json::parse(exported.out);  // throws on a verbose line before the document
+  EXPECT_EQ(BaselineImplementations(doc), BaselineImplementations(Json::parse(clean.out)));
+  const Json& removed = doc["measurement"]["environment_removed"];
+  const std::set<std::string> names(removed.begin(), removed.end());
+  EXPECT_EQ(names, (std::set<std::string>{"ONEDNN_VERBOSE=1", "ONEDNN_MAX_CPU_ISA=avx2"}));
+  EXPECT_TRUE(Json::parse(clean.out)["measurement"]["environment_removed"].empty());
+  const Json* finding = FindingOf(doc, "environment-removed");
+  ASSERT_NE(finding, nullptr) << exported.out;
+  EXPECT_NE(finding->dump().find("ONEDNN_VERBOSE=1 would have"), std::string::npos)
+      << finding->dump();
+}
+
+// The ISA workers keep their own cap, and get none of the user's variables.
+TEST(WhatifCli, IsaWorkersRunUnderTheirCapNotTheUsers) {
+  const testing::RunResult r = RunDlcheck({"whatif", "--format", "json", "--time", "0", "--top",
+                                           "1", "--variants", "isa", Log("torch_cnn_2.6.3.log")},
+                                          {}, {"ONEDNN_VERBOSE=1", "ONEDNN_MAX_CPU_ISA=sse41"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Json doc = Json::parse(r.out);
+  std::size_t judged = 0;
+  for (const Json& row : doc["variants"]) {
+    const std::string variant = row["variant"].get<std::string>();
+    if (variant.rfind("isa ", 0) != 0 || !row["implementation"].is_string()) continue;
+    // A worker that dropped its cap would dispatch above it.
+    const std::string implementation = row["implementation"].get<std::string>();
+    const std::optional<int> ran =
+        onednn::IsaRank(implementation.substr(implementation.rfind(':') + 1));
+    if (!ran) continue;  // gemm:jit, ref:any
+    ++judged;
+    EXPECT_LE(*ran, *onednn::IsaRank(variant.substr(4))) << row.dump();
+  }
+  if (judged == 0) std::cout << "no isa variant named an ISA on this host\n";
+}
+
+// oneDNN's level on this host, as `platform` reports it.
+std::string HostIsa() {
+  const testing::RunResult r = RunDlcheck({"platform", "--format", "json"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return Json::parse(r.out)["levels"]["onednn_max_isa"].get<std::string>();
+}
+
+// A log recorded under ONEDNN_MAX_CPU_ISA=SSE41 (on an AVX-512 machine) is replayed under its ISA
+// as a cap on any host above it: the baselines run the log's kernels, and the host's own ISA is a
+// variant of its own.
+TEST(WhatifCli, ACappedLogIsReplayedUnderItsIsa) {
+  const std::string host = HostIsa();
+  const Json doc = WhatifJson({"--time", "0", "--top", "4", "--variants", "isa", "--cover", "100",
+                               Log("torch_cnn_sse41_2.6.3.log")});
+  CheckInvariants(doc);
+  const auto [measured, agree] = [&] {
+    std::size_t m = 0, a = 0;
+    for (const Json& row : doc["variants"]) {
+      if (row["variant"] != "as logged" || !row["min_ms"].is_number()) continue;
+      ++m;
+      if (row["implementation"] == row["logged_implementation"]) ++a;
+    }
+    return std::pair(m, a);
+  }();
+  ASSERT_GT(measured, 0u);
+  EXPECT_GE(static_cast<double>(agree), 0.95 * static_cast<double>(measured))
+      << doc["measurement"]["implementation_agreement"];
+  if (host == "sse41") {
+    EXPECT_TRUE(doc["measurement"]["baseline_isa"].is_null());
+    return;
+  }
+  EXPECT_EQ(doc["measurement"]["baseline_isa"], "sse41");
+  const Json& caps = doc["measurement"]["isa_caps"];
+  EXPECT_NE(std::find(caps.begin(), caps.end(), host), caps.end()) << caps.dump();
+  EXPECT_EQ(std::find(caps.begin(), caps.end(), "sse41"), caps.end()) << caps.dump();
+}
+
+// The noise guard: the load at the start and end, a busy machine said; each variant measured in
+// rounds, its range reported, and a variant within its baseline's range never a change.
+TEST(WhatifCli, ABusyMachineIsSaidAndNoiseIsNeverAChange) {
+  const std::string busy = LoadFile("busy", "3.70 2.50 1.20 4/321 12345\n");
+  // Recorded under an AVX2 cap: its baselines run (not reference code) on any host from AVX2 up.
+  const Json doc = WhatifJson({"--time", "0", "--top", "2", "--variants", "threads,layouts",
+                               Log("torch_cnn_avx2_2.6.3.log")},
+                              {"DLCHECK_LOADAVG=" + busy});
+  CheckInvariants(doc);
+  EXPECT_DOUBLE_EQ(doc["measurement"]["load_start"].get<double>(), 3.7);
+  EXPECT_DOUBLE_EQ(doc["measurement"]["load_end"].get<double>(), 3.7);
+  EXPECT_NE(FindingOf(doc, "busy-machine"), nullptr) << doc["findings"].dump();
+  EXPECT_TRUE(doc["measurement"]["onednn_wall_pct"].is_null()) << "a log's wall time is unknown";
+  std::map<std::int64_t, std::pair<double, double>> baseline;
+  for (const Json& row : doc["variants"]) {
+    if (!row["min_ms"].is_number()) continue;
+    EXPECT_EQ(row["rounds"], 3) << row.dump();
+    EXPECT_LE(row["min_ms"].get<double>(), row["round_max_ms"].get<double>()) << row.dump();
+    if (row["variant"] == "as logged") {
+      baseline[row["hot"].get<std::int64_t>()] = {row["min_ms"].get<double>(),
+                                                  row["round_max_ms"].get<double>()};
+    }
+  }
+  for (const Json& row : doc["variants"]) {
+    if (!row["min_ms"].is_number() || row["variant"] == "as logged") continue;
+    const auto [low, high] = baseline.at(row["hot"].get<std::int64_t>());
+    const bool overlaps =
+        row["min_ms"].get<double>() <= high && low <= row["round_max_ms"].get<double>();
+    EXPECT_EQ(row["within_noise"].get<bool>(), overlaps) << row.dump();
+  }
+  // threads is process-wide: one row over the whole step, never a per-row change.
+  std::set<std::string> threads_variants;
+  for (const Json& row : doc["variants"]) {
+    const std::string variant = row["variant"].get<std::string>();
+    if (variant.rfind("threads ", 0) == 0) threads_variants.insert(variant);
+  }
+  std::set<std::string> knobs;
+  for (const Json& knob : doc["step_knobs"]) {
+    EXPECT_TRUE(knobs.insert(knob["variant"].get<std::string>()).second) << knob.dump();
+  }
+  EXPECT_EQ(knobs, threads_variants);
+  for (const Json& change : doc["changes"]) {
+    EXPECT_NE(change["variant"].get<std::string>().rfind("threads ", 0), 0u) << change.dump();
+    for (const Json& row : doc["variants"]) {
+      if (row["hot"] == change["hot"] && row["variant"] == change["variant"]) {
+        EXPECT_FALSE(row["within_noise"].get<bool>()) << row.dump();
+      }
+    }
+  }
+  std::filesystem::remove(busy);
+}
+
+// More threads than the CPUs this process may use (its affinity mask, here one CPU) are said.
+TEST(WhatifCli, MoreThreadsThanUsableCpusAreSaid) {
+  cpu_set_t saved, one;
+  ASSERT_EQ(sched_getaffinity(0, sizeof saved, &saved), 0);
+  CPU_ZERO(&one);
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+    if (CPU_ISSET(cpu, &saved)) {
+      CPU_SET(cpu, &one);
+      break;
+    }
+  }
+  ASSERT_EQ(sched_setaffinity(0, sizeof one, &one), 0);
+  const std::vector<std::string> args = {
+      "--time", "0", "--top", "1", "--variants", "none", Log("torch_cnn_avx2_2.6.3.log")};
+  std::vector<std::string> two = args, one_thread = args;
+  two.insert(two.begin(), {"--threads", "2"});
+  one_thread.insert(one_thread.begin(), {"--threads", "1"});
+  const Json over = WhatifJson(two);
+  const Json within = WhatifJson(one_thread);
+  sched_setaffinity(0, sizeof saved, &saved);
+  const Json* f = FindingOf(over, "threads-above-cpus");
+  ASSERT_NE(f, nullptr) << over["findings"].dump();
+  EXPECT_NE((*f)["message"].get<std::string>().find("--threads 2 asked"), std::string::npos);
+  EXPECT_EQ(FindingOf(within, "threads-above-cpus"), nullptr);
+}
+
+// issue 51 class 8: an ISA worker reads the log again and names its rows by rank; given a log
+// that is not the one its parent read (the identity dlcheck hands it), it refuses with exit 3.
+TEST(WhatifCli, AnIsaWorkerRefusesALogThatChanged) {
+  const std::string log =
+      ::testing::TempDir() + "dlcheck_whatif_growing_" + std::to_string(getpid());
+  std::filesystem::copy_file(Log("torch_cnn_avx2_2.6.3.log"), log,
+                             std::filesystem::copy_options::overwrite_existing);
+  const std::string size = std::to_string(std::filesystem::file_size(log) - 10);
+  const testing::RunResult r = RunDlcheck(
+      {"whatif", "--variants", "none", "--baseline-layouts-any", "--format", "json", log}, {},
+      {"DLCHECK_WHATIF_LOG_IDENTITIES=" + size + ":0"});
+  std::filesystem::remove(log);
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  EXPECT_NE(
+      r.err.find("dlcheck: the log changed since whatif read it: '" + log + "' grew from " + size),
+      std::string::npos)
+      << r.err;
 }
 
 class WhatifOwnLog : public testing::ScratchDirTest {};
@@ -258,6 +476,8 @@ TEST_F(WhatifCaptureTest, TheModelIsCapturedAndItsHotRowsRebuilt) {
   ASSERT_GT(measured, 0u);
   EXPECT_GE(static_cast<double>(agree), 0.95 * static_cast<double>(measured))
       << doc["measurement"]["implementation_agreement"];
+  // whatif keeps no timeline: none is said to be cut (issue 47: "keeps the first 0 executions").
+  EXPECT_EQ(FindingOf(doc, "timeline-capped"), nullptr) << doc["findings"].dump();
   EXPECT_TRUE(TmpIsEmpty());
 }
 
@@ -277,6 +497,15 @@ TEST_F(WhatifCaptureTest, AProgramIsCapturedAsRunCapturesIt) {
   for (const Json& row : doc["variants"]) convolution |= row["primitive"] == "convolution";
   EXPECT_TRUE(convolution) << "PyTorch 1.13 runs its convolutions through oneDNN";
   for (const Json& f : doc["findings"]) EXPECT_NE(f["severity"], "error") << f;
+  // The program's wall time is known: oneDNN's share of it, and each gain on it.
+  const double wall_pct = doc["measurement"]["onednn_wall_pct"].get<double>();
+  EXPECT_GT(wall_pct, 0);
+  EXPECT_LE(wall_pct, 100);
+  for (const Json& change : doc["changes"]) {
+    EXPECT_NEAR(change["program_gain_pct"].get<double>(),
+                change["step_gain_pct"].get<double>() * wall_pct / 100, 0.06)
+        << change.dump();
+  }
   EXPECT_TRUE(TmpIsEmpty());
 }
 
