@@ -160,6 +160,29 @@ TEST(WhatifCli, UnknownVariantIsAUsageError) {
             "(see 'dlcheck whatif --help')\n");
 }
 
+// Issue 51: lines no primitive can have (tests/data/whatif/hostile_shapes.log: groups 0, a
+// dimension 0 or 2^32, a matmul batch of 2^62, element counts that wrap 64 bits, an rnn of 0
+// layers) killed whatif with SIGFPE. Every row is refused with its reason, like the other refused
+// rows, and whatif ends as a command that measured nothing ends.
+TEST(WhatifCli, HostileShapesAreRefusedRowsNotSignals) {
+  const testing::RunResult r =
+      RunDlcheck({"whatif", "--format", "json", "--time", "0", "--variants", "none", "--cover",
+                  "100", "--top", "1000", testing::DataPath("whatif/hostile_shapes.log")});
+  ASSERT_LT(r.exit_code, 128) << r.err;
+  ASSERT_FALSE(r.out.empty()) << r.exit_code << " " << r.err;
+  const Json doc = Json::parse(r.out);
+  CheckInvariants(doc);
+  EXPECT_EQ(doc["measurement"]["rebuilt"], 0);
+  int refused = 0;
+  for (const Json& row : doc["variants"]) {
+    ASSERT_TRUE(row["note"].is_string()) << row.dump();
+    EXPECT_EQ(row["note"].get<std::string>().rfind("not rebuilt: ", 0), 0u) << row.dump();
+    ++refused;
+  }
+  EXPECT_EQ(refused, doc["measurement"]["hot_rows"].get<int>());
+  EXPECT_EQ(refused, 19);
+}
+
 class WhatifOwnLog : public testing::ScratchDirTest {};
 
 // A log this host makes (dlcheck's own CNN through oneDNN 2.6.3): the baselines pick the log's
