@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -158,6 +159,29 @@ TEST(WhatifCli, UnknownVariantIsAUsageError) {
   EXPECT_EQ(r.err,
             "dlcheck: --variants: 'layout' is not one of layouts, impl, threads, dtype, isa, none "
             "(see 'dlcheck whatif --help')\n");
+}
+
+// Issue 51: `--cover nan`, `--cover -nan` and `--time nan` ran. Each floating option refuses
+// what is not a finite number in its range, in one line, with the usage exit code.
+TEST(WhatifCli, NanAndOutOfRangeNumbersAreUsageErrors) {
+  for (const auto& [option, value] :
+       std::vector<std::pair<std::string, std::string>>{{"--cover", "nan"},
+                                                        {"--cover", "-nan"},
+                                                        {"--cover", "inf"},
+                                                        {"--cover", "0.5"},
+                                                        {"--time", "nan"},
+                                                        {"--time", "1e999"},
+                                                        {"--time", "-1"}}) {
+    const testing::RunResult r =
+        RunDlcheck({"whatif", option + "=" + value, Log("torch_cnn_2.6.3.log")});
+    EXPECT_EQ(r.exit_code, 2) << option << " " << value;
+    EXPECT_EQ(r.err.rfind("dlcheck: whatif: " + option + ": '" + value + "' is not a number from ",
+                          0),
+              0u)
+        << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_TRUE(r.out.empty());
+  }
 }
 
 // Issue 51: lines no primitive can have (tests/data/whatif/hostile_shapes.log: groups 0, a
