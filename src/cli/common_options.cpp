@@ -263,7 +263,8 @@ void CheckColumnChoices(const report::contract::Document& document) {
 }
 
 void PrintError(const std::string& message) {
-  std::cerr << "dlcheck: " << message << '\n';
+  // The one sanitizer of log text (report/safe_text.h) for every value a message echoes.
+  std::cerr << "dlcheck: " << report::SafeMessage(message) << '\n';
 }
 
 int EndCommand(const StatusOr<int>& result, std::optional<int> failure_exit_code) {

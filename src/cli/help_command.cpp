@@ -24,6 +24,7 @@
 #include "cli/commands.h"
 #include "common/exit_code.h"
 #include "os/subprocess.h"
+#include "report/safe_text.h"
 
 namespace dlcheck::cli {
 namespace {
@@ -92,7 +93,8 @@ int PrintHelp(CLI::App& app, const std::string& command) {
   if (!command.empty()) {
     const std::vector<std::string> names = CommandNames(Command::Kind::kUtility);
     if (std::find(names.begin(), names.end(), command) == names.end()) {
-      PrintError("help: unknown command '" + command + "'" + DidYouMean(command, names) +
+      PrintError("help: unknown command '" + report::ShortInput(command) + "'" +
+                 DidYouMean(command, names) +
                  " (see 'dlcheck --help')");
       return ToInt(ExitCode::kUsage);
     }

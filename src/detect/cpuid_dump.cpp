@@ -11,6 +11,7 @@
 
 #include "common/input_rules.h"
 #include "os/input_file.h"
+#include "report/safe_text.h"
 
 namespace dlcheck::detect {
 namespace {
@@ -168,12 +169,10 @@ LineParse ParseQueryLine(std::string_view line, std::uint32_t& leaf, std::uint32
 }
 
 // At most 60 characters of a bad line for an error message, control bytes shown as '?'.
+// A line quoted in a message: the one sanitizer of log text (report/safe_text.h: C0 and C1
+// controls, bidi controls and bytes that are not UTF-8 as '?'), 60 bytes at most.
 std::string Snippet(std::string_view line) {
-  std::string out(line.substr(0, 60));
-  for (char& c : out) {
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F) c = '?';
-  }
-  return out;
+  return report::SafeText(line, 60);
 }
 
 bool IsDashLine(std::string_view line) {

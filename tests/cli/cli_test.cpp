@@ -126,6 +126,21 @@ TEST(CliTest, HelpCommandWithoutAManReaderPrintsTheOptions) {
             "follow\n");
 }
 
+// Issue 51: a command name with a terminal escape (ESC, a C1 CSI, a bidi override) was echoed
+// raw by `help`. Every message goes through the one sanitizer (report::SafeMessage).
+TEST(CliTest, HelpDoesNotEchoTerminalEscapes) {
+  const auto r = RunDlcheck({"help",
+                             "\x1b]0;owned\x07\x1b[2Jrun\xc2\x9b"
+                             "31m\xe2\x80\xae\x9b"});
+  EXPECT_EQ(r.exit_code, ToInt(ExitCode::kUsage));
+  EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find('\x07'), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("\xc2\x9b"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("\xe2\x80\xae"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find('\x9b'), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.rfind("dlcheck: help: unknown command '?]0;owned??[2Jrun??31m", 0), 0u) << r.err;
+}
+
 TEST(CliTest, OutputGoesToTheFileOfDashO) {
   const std::string path = ::testing::TempDir() + "/dlcheck-dash-o.csv";
   const auto r = RunDlcheck(

@@ -160,5 +160,21 @@ TEST(JsonBoundsTest, ValuesAreCountedAndBracketsInStringsAreNot) {
   EXPECT_FALSE(CheckJsonBounds(strings, "r", "s", {.max_depth = 1}).ok());
 }
 
+// Issue 51: a C1 control (0x9B, CSI; and U+009B as UTF-8) in a bad line of an AIDA64 report was
+// echoed raw in the error. The quoted line goes through the one sanitizer of log text.
+TEST(CraftedCpuNumberTest, ABadLineIsQuotedWithoutItsControls) {
+  for (const std::string csi :
+       {std::string("\x9b"), std::string("\xc2\x9b"), std::string("\x1b[")}) {
+    const StatusOr<CpuidDump> dump = ParseCpuidDump(
+        "------[ CPUID Registers / Logical CPU #0 ]------\nCPUID 00000000: " + csi + "2Jowned\n",
+        "r.txt");
+    ASSERT_FALSE(dump.ok());
+    const std::string& message = dump.status().message();
+    EXPECT_EQ(message.find(csi), std::string::npos) << message;
+    EXPECT_NE(message.find("r.txt:2: not a CPUID dump line: 'CPUID 00000000: ?"), std::string::npos)
+        << message;
+  }
+}
+
 }  // namespace
 }  // namespace dlcheck::detect
