@@ -3,10 +3,12 @@
 #include <fmt/format.h>
 #include <lzma.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstring>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "common/input_rules.h"
@@ -324,6 +326,8 @@ StatusOr<CpuidDump> ParseCpuidDump(std::string_view text, const std::string& ori
   std::map<std::string, int, std::less<>> other_sections;
   int allcpu_lines = 0;
   int cache_lines = 0;
+  std::set<int> seen_cpus;
+  bool in_repeated_block = false;  // the block of a CPU whose header came before
   while (!text.empty()) {
     const std::size_t eol = text.find('\n');
     const std::string_view line = Trim(text.substr(0, eol));
@@ -335,10 +339,20 @@ StatusOr<CpuidDump> ParseCpuidDump(std::string_view text, const std::string& ori
     switch (ParseHeader(line, index)) {
       case HeaderParse::kHeader:
         in_other_section = false;
+        // A CPU named twice is one CPU: its later blocks are left out, and said.
+        in_repeated_block = !seen_cpus.insert(index).second;
+        if (in_repeated_block) {
+          if (std::find(dump.repeated_cpus.begin(), dump.repeated_cpus.end(), index) ==
+              dump.repeated_cpus.end()) {
+            dump.repeated_cpus.push_back(index);
+          }
+          continue;
+        }
         dump.cpus.push_back({index, {}});
         continue;
       case HeaderParse::kOtherSection: {
         in_other_section = true;
+        in_repeated_block = false;
         std::string_view name = SectionName(line);
         name = name.substr(0, name.find(" / Logical CPU #"));  // one entry for every CPU's
         ++other_sections[std::string(name)];
@@ -349,7 +363,7 @@ StatusOr<CpuidDump> ParseCpuidDump(std::string_view text, const std::string& ori
       case HeaderParse::kNotAHeader:
         break;
     }
-    if (in_other_section) continue;
+    if (in_other_section || in_repeated_block) continue;
     switch (AnnotationOf(line)) {
       case Annotation::kAllcpu:
         ++allcpu_lines;

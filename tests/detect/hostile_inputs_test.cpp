@@ -176,5 +176,33 @@ TEST(CraftedCpuNumberTest, ABadLineIsQuotedWithoutItsControls) {
   }
 }
 
+// Issue 51: a CPU named twice in an AIDA64 dump was counted twice. A recorded report
+// (tests/data/cpuid/aida64) with the block of logical CPU #1 repeated at its end: as many CPUs
+// as the report, and a warning that names the repeated one.
+TEST_F(CraftedDumpTest, ACpuNamedTwiceIsCountedOnce) {
+  const StatusOr<std::string> text =
+      ReadDumpText(DataPath("cpuid/aida64/GenuineIntel00C0662_ArrowLake_07_CPUID.txt.xz"));
+  ASSERT_TRUE(text.ok()) << text.status().message();
+  const std::size_t first = text->find("------[ CPUID Registers / Logical CPU #1 ]");
+  const std::size_t next = text->find("------[ CPUID Registers / Logical CPU #2 ]");
+  ASSERT_NE(first, std::string::npos);
+  ASSERT_NE(next, std::string::npos);
+  const std::string repeated = *text + "\n" + text->substr(first, next - first);
+  const StatusOr<CpuidDump> once = ParseCpuidDump(*text, "once");
+  const StatusOr<CpuidDump> twice = ParseCpuidDump(repeated, "twice");
+  ASSERT_TRUE(once.ok() && twice.ok());
+  EXPECT_EQ(twice->cpus.size(), once->cpus.size());
+  EXPECT_EQ(twice->repeated_cpus, std::vector<int>{1});
+  EXPECT_TRUE(once->repeated_cpus.empty());
+  const StatusOr<PlatformInfo> info = DetectRecordedPlatform(Write("repeated.txt", repeated));
+  ASSERT_TRUE(info.ok()) << info.status().message();
+  const Finding* finding = info->FindFinding("dump-repeats-cpus");
+  ASSERT_NE(finding, nullptr);
+  EXPECT_EQ(finding->message,
+            "the dump names logical CPU 1 more than once: each is counted once (" +
+                std::to_string(once->cpus.size()) +
+                " logical CPUs), from its first block; the repeated blocks were left out");
+}
+
 }  // namespace
 }  // namespace dlcheck::detect
