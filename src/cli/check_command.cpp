@@ -132,8 +132,8 @@ std::optional<fleet::SlurmNodeHardware> SlurmHardware(const check::Evidence& evi
   std::optional<fleet::SlurmNodeHardware> hardware;
   if (evidence.topology) hardware = fleet::NodeHardware(*evidence.topology, PhysicalMemoryMib());
   if (!hardware) {
-    std::cerr << "dlcheck: the topology is unknown (" << evidence.topology_error
-              << "): the node line has no CPUs, sockets, cores, threads or RealMemory\n";
+    PrintError("the topology is unknown (" + evidence.topology_error +
+               "): the node line has no CPUs, sockets, cores, threads or RealMemory");
   }
   return hardware;
 }
@@ -215,7 +215,7 @@ StatusOr<int> RunCheck(const CheckOptions& o) {
     if (const int sig = os::SignalForwarding::Received(); sig != 0) return Stopped(sig);
     if (!action.ok()) return action.status();
     if (*action != fleet::HealthAction::kNone) {
-      std::cerr << "dlcheck: node " << *node << " " << fleet::HealthActionName(*action) << "\n";
+      PrintError("node " + *node + " " + std::string(fleet::HealthActionName(*action)));
     }
   }
   return check::ToInt(result.state);

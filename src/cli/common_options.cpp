@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "cli/commands.h"
+#include "cli/dispatch_report.h"
 #include "cli/enum_option.h"
 #include "common/text.h"
 #include "detect/library_versions.h"
@@ -213,6 +214,18 @@ bool HasColumn(const report::contract::Member& table, const std::string& name) {
 
 }  // namespace
 
+namespace {
+
+// The tables `command` prints that its document does not declare: reading views, laid out at
+// run time (dispatch's per-cap sweep, profile's stacks).
+std::vector<std::string_view> ViewTables(std::string_view command) {
+  if (command == "dispatch") return {kSweepView};
+  if (command == "profile") return {report::kStacksTable};
+  return {};
+}
+
+}  // namespace
+
 // Of `candidates`, the table that declares most of `names` (the first on a tie): the one a
 // choice without TABLE: most likely meant, named in its error.
 const report::contract::Member* MeantTable(
@@ -234,14 +247,29 @@ const report::contract::Member* MeantTable(
 void CheckColumnChoices(const report::contract::Document& document) {
   std::vector<const report::contract::Member*> tables;
   CollectTables(document.members, tables);
+  const std::vector<std::string_view> views = ViewTables(document.command);
   for (const report::ColumnChoice& choice : report::CurrentPrintSettings().columns) {
-    // A table the document does not declare (a reading view: dispatch's sweep, the stacks) is
-    // checked when the report is printed.
     std::vector<const report::contract::Member*> candidates;
     for (const auto* t : tables) {
       if (choice.table.empty() || t->name == choice.table) candidates.push_back(t);
     }
-    if (candidates.empty()) continue;
+    // A reading view the command makes (dispatch's sweep, profile's stacks) has its columns made
+    // at run time: they are checked when the report is printed. Any other table the document
+    // does not declare is refused now, before a program or a model runs for nothing.
+    if (candidates.empty() &&
+        (choice.table.empty() ||
+         std::find(views.begin(), views.end(), choice.table) != views.end())) {
+      continue;
+    }
+    if (candidates.empty()) {
+      std::vector<std::string> names;
+      for (const auto* t : tables) names.push_back(t->name);
+      for (std::string_view v : views) names.emplace_back(v);
+      throw report::ColumnChoiceError("--columns: no table '" + report::ShortInput(choice.table) +
+                                      "' in the " + document.command + " report" +
+                                      DidYouMean(choice.table, names) +
+                                      "; its tables: " + Join(names, ","));
+    }
     for (const std::string& name : choice.names) {
       if (std::any_of(candidates.begin(), candidates.end(),
                       [&](const auto* t) { return HasColumn(*t, name); })) {
@@ -263,7 +291,8 @@ void CheckColumnChoices(const report::contract::Document& document) {
 }
 
 void PrintError(const std::string& message) {
-  std::cerr << "dlcheck: " << message << '\n';
+  // The one sanitizer of log text (report/safe_text.h) for every value a message echoes.
+  std::cerr << "dlcheck: " << report::SafeMessage(message) << '\n';
 }
 
 int EndCommand(const StatusOr<int>& result, std::optional<int> failure_exit_code) {

@@ -82,7 +82,7 @@ void AddSweepTable(report::Report& report, const std::vector<ConfigRuns>& result
                    const SweepComparison& c) {
   if (c.caps.empty()) return;
   report::Table& t = report.AddView(
-      "sweep", SweepColumns(c),
+      std::string(kSweepView), SweepColumns(c),
       c.model ? "Per primitive: ms per step and implementation under each cap ([scalar]: "
                 "reference code); the fastest cap and its speedup over dlcheck's scalar "
                 "kernels and over the lowest cap (a = b: caps that ran the same kernel)"

@@ -8,6 +8,7 @@
 // (dispatch/sweep_compare.h) beside what the runs recorded; they work nothing out themselves.
 
 #include <array>
+#include <string_view>
 #include <vector>
 
 #include "dispatch/run_fields.h"
@@ -18,6 +19,10 @@
 #include "report/report.h"
 
 namespace dlcheck::cli {
+
+/// The name of dispatch's reading view (per primitive, one column per cap): not declared in its
+/// document, its columns made at run time (--columns sweep:... is checked when it is printed).
+inline constexpr std::string_view kSweepView = "sweep";
 
 // The sweep's words, declared once (the run section's are dispatch/run_fields.h's).
 namespace sweep_field {

@@ -25,7 +25,7 @@ void PrintSlurmConf(const fleet::Fleet& fleet) {
   const fleet::SlurmConfLines conf = fleet::FleetSlurmConf(fleet);
   std::cout << conf.lines << std::flush;
   for (const std::string& why : conf.left_out) {
-    std::cerr << "dlcheck: a group left out of the node lines: " << why << "\n";
+    PrintError("a group left out of the node lines: " + why);
   }
 }
 

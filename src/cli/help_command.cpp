@@ -10,7 +10,10 @@
 // build/dlcheck), then `<dir of dlcheck>/../share/man/man1/dlcheck-COMMAND.1[.gz]` (the install
 // prefix: /usr/bin/dlcheck reads /usr/share/man/man1), each shown with `man -l FILE` (or
 // `mandoc -a FILE` where man-db is not installed); then `man dlcheck-COMMAND` when man finds it
-// on MANPATH. The reader replaces dlcheck (exec), so its pager, width and exit status are man's.
+// on MANPATH. Each reader first renders the page with its pager set to cat, within 10 s
+// (kReaderTimeoutS): one that hangs or fails is passed over, and with none left the option list
+// follows. On a terminal the reader that rendered the page then replaces dlcheck (exec), so its
+// pager, width and exit status are man's; elsewhere its rendering is printed.
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -18,12 +21,14 @@
 #include <algorithm>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "cli/commands.h"
 #include "common/exit_code.h"
 #include "os/subprocess.h"
+#include "report/safe_text.h"
 
 namespace dlcheck::cli {
 namespace {
@@ -65,26 +70,55 @@ void ExecReader(const std::vector<std::string>& argv) {
   execvp(args[0], args.data());
 }
 
-// Whether `man` finds `page` on its search path (MANPATH, /usr/share/man, ...).
-bool ManFinds(const std::string& page) {
+// How long a man reader may take to render a page (or to find one) before dlcheck gives up on
+// it and prints the option list: a reader that hangs (a stuck man-db lock, a broken groff, a
+// `man` on PATH that never ends) must not hang `dlcheck help`.
+constexpr double kReaderTimeoutS = 10;
+// The most of a rendered page that is kept (the longest page renders to about 40 KiB).
+constexpr std::size_t kMaxPageBytes = std::size_t{4} << 20;
+
+// Runs `argv` (a man reader) within kReaderTimeoutS with its pager replaced by cat; its output,
+// or nullopt when it could not be started, failed, timed out or printed nothing.
+std::optional<std::string> Rendered(const std::vector<std::string>& argv) {
   os::Spec spec;
-  spec.argv = {"man", "-w", page};
+  spec.argv = argv;
   spec.search_path = true;
   spec.keep_stderr_tail = true;  // "No manual entry for ..." is not dlcheck's to print
-  const StatusOr<os::Outcome> outcome = os::RunProcess(spec, [](std::string_view) {});
-  return outcome.ok() && outcome->ok();
+  spec.timeout_s = kReaderTimeoutS;
+  spec.env = {{"MANPAGER", "cat"}, {"PAGER", "cat"}};
+  std::string text;
+  const StatusOr<os::Outcome> outcome = os::RunProcess(spec, [&text](std::string_view piece) {
+    if (text.size() < kMaxPageBytes) text.append(piece.substr(0, kMaxPageBytes - text.size()));
+  });
+  if (!outcome.ok() || !outcome->ok() || text.empty()) return std::nullopt;
+  return text;
 }
 
-// Shows dlcheck-COMMAND(1); returns only when no page or no reader was found.
-void ShowManPage(const std::string& command) {
+// Shows `argv`'s rendering of a page: on a terminal by replacing dlcheck with the reader (its
+// pager, width and exit status are man's) once it has rendered the page in time; else the
+// rendering itself. False when it did not render the page in time.
+bool ShowWith(const std::vector<std::string>& argv) {
+  const std::optional<std::string> text = Rendered(argv);
+  if (!text) return false;
+  if (isatty(STDOUT_FILENO) == 1) ExecReader(argv);
+  std::cout << *text << std::flush;
+  return true;
+}
+
+// Whether `man` finds `page` on its search path (MANPATH, /usr/share/man, ...) in time.
+bool ManFinds(const std::string& page) {
+  return Rendered({"man", "-w", page}).has_value();
+}
+
+// Shows dlcheck-COMMAND(1); false when no page or no reader was found, or none rendered the page
+// within kReaderTimeoutS.
+bool ShowManPage(const std::string& command) {
   const std::string page = "dlcheck-" + command;
   for (const std::string& file : PageFiles(page)) {
     if (!IsRegularFile(file)) continue;
-    ExecReader({"man", "-l", file});
-    ExecReader({"mandoc", "-a", file});
-    return;  // a page, but nothing to read it with
+    return ShowWith({"man", "-l", file}) || ShowWith({"mandoc", "-a", file});
   }
-  if (ManFinds(page)) ExecReader({"man", page});
+  return ManFinds(page) && ShowWith({"man", page});
 }
 
 int PrintHelp(CLI::App& app, const std::string& command) {
@@ -92,15 +126,16 @@ int PrintHelp(CLI::App& app, const std::string& command) {
   if (!command.empty()) {
     const std::vector<std::string> names = CommandNames(Command::Kind::kUtility);
     if (std::find(names.begin(), names.end(), command) == names.end()) {
-      PrintError("help: unknown command '" + command + "'" + DidYouMean(command, names) +
-                 " (see 'dlcheck --help')");
+      PrintError("help: unknown command '" + report::ShortInput(command) + "'" +
+                 DidYouMean(command, names) + " (see 'dlcheck --help')");
       return ToInt(ExitCode::kUsage);
     }
-    ShowManPage(command);
-    PrintError("help: no manual page dlcheck-" + command +
-               "(1) found (next to this dlcheck, or by man), or no man or mandoc to show it; "
-               "the options of 'dlcheck " +
-               command + " --help' follow");
+    if (ShowManPage(command)) return ToInt(ExitCode::kOk);
+    PrintError(
+        "help: no manual page dlcheck-" + command +
+        "(1) found (next to this dlcheck, or by man), or no man or mandoc showed it within " +
+        std::to_string(static_cast<int>(kReaderTimeoutS)) + " s; the options of 'dlcheck " +
+        command + " --help' follow");
     about = app.get_subcommand(command);
   }
   // App::help would print the help of the command being run (this one): the formatter is asked.

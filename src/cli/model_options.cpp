@@ -3,9 +3,11 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <limits>
 #include <type_traits>
 
 #include "cli/enum_option.h"
+#include "report/safe_text.h"
 
 namespace dlcheck::cli {
 namespace {
@@ -47,13 +49,29 @@ class OptionAdder {
 
 }  // namespace
 
+namespace {
+
+// The one check of every floating option of every command: CLI11 reads `text` as a number, the
+// number is finite ("nan", "-nan", "inf", "1e999" are not), at least `low` (above it when
+// `above_low`) and at most `high`.
+bool IsRealIn(const std::string& text, double low, double high, bool above_low) {
+  double value = 0;
+  if (!CLI::detail::lexical_cast(text, value) || !std::isfinite(value)) return false;
+  return (above_low ? value > low : value >= low) && value <= high;
+}
+
+// The value as echoed in a message: 40 bytes at most, control bytes as `?` (report/safe_text.h).
+std::string Echoed(const std::string& text) {
+  return report::ShortInput(text, 40);
+}
+
+}  // namespace
+
 const CLI::Validator& PositiveFinite() {
   static const CLI::Validator kValidator(
       [](std::string& text) -> std::string {
-        double value = 0;
-        if (!CLI::detail::lexical_cast(text, value) || !std::isfinite(value) || value <= 0) {
-          return "'" + text.substr(0, 40) + "' is not a finite number above 0";
-        }
+        if (!IsRealIn(text, 0, std::numeric_limits<double>::max(), /*above_low=*/true))
+          return "'" + Echoed(text) + "' is not a finite number above 0";
         return {};
       },
       "NUMBER > 0");
@@ -63,10 +81,8 @@ const CLI::Validator& PositiveFinite() {
 const CLI::Validator& Seconds() {
   static const CLI::Validator kValidator(
       [](std::string& text) -> std::string {
-        double value = 0;
-        if (!CLI::detail::lexical_cast(text, value) || !std::isfinite(value) || value <= 0 ||
-            value > kMaxSeconds) {
-          return "'" + text.substr(0, 40) + "' is not a number of seconds above 0 and at most " +
+        if (!IsRealIn(text, 0, kMaxSeconds, /*above_low=*/true)) {
+          return "'" + Echoed(text) + "' is not a number of seconds above 0 and at most " +
                  std::to_string(static_cast<long>(kMaxSeconds)) + " (30 days)";
         }
         return {};
@@ -78,12 +94,8 @@ const CLI::Validator& Seconds() {
 CLI::Validator RealRange(double low, double high) {
   return CLI::Validator(
       [low, high](std::string& text) -> std::string {
-        double value = 0;
-        if (!CLI::detail::lexical_cast(text, value) || !std::isfinite(value) || value < low ||
-            value > high) {
-          return fmt::format("'{}' is not a number from {:g} to {:g}", text.substr(0, 40), low,
-                             high);
-        }
+        if (!IsRealIn(text, low, high, /*above_low=*/false))
+          return fmt::format("'{}' is not a number from {:g} to {:g}", Echoed(text), low, high);
         return {};
       },
       fmt::format("NUMBER in [{:g}, {:g}]", low, high));

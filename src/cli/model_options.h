@@ -19,7 +19,9 @@ const CLI::Validator& PositiveFinite();
 inline constexpr double kMaxSeconds = 30.0 * 86400;
 const CLI::Validator& Seconds();
 
-/// A real number from `low` to `high`; unlike CLI::Range, "nan" and "inf" are refused.
+/// A real number from `low` to `high`; unlike CLI::Range, "nan", "-nan" and "inf" are refused.
+/// PositiveFinite, Seconds and RealRange share one check: every floating option of every command
+/// takes one of the three (command_table_test tries "nan" on each).
 CLI::Validator RealRange(double low, double high);
 
 /// --model, --dtype, --backend, --layers, --batch, --iters, --warmup, --traced, --seed, --lr,

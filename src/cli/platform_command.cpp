@@ -48,8 +48,8 @@ Status SaveRaw(const std::string& dir) {
   const std::string xml = (std::filesystem::path(dir) / "topology.xml").string();
   const Status topology = detect::SaveLiveTopologyXml(xml);
   if (!topology.ok()) return topology;
-  std::cerr << "dlcheck: wrote " << path << " (" << dump->cpus.size() << " logical CPUs) and "
-            << xml << "; replay with --cpuid-dump " << path << " --topology " << xml << "\n";
+  PrintError("wrote " + path + " (" + std::to_string(dump->cpus.size()) + " logical CPUs) and " +
+             xml + "; replay with --cpuid-dump " + path + " --topology " + xml);
   return {};
 }
 

@@ -1085,13 +1085,13 @@ void SetupWhatif(CLI::App& subcommand, int& exit_code) {
   sub->add_option("--cover", options->cover_pct,
                   "the hot primitives: the fewest rows that cover this percentage of the exec time "
                   "(default 80)")
-      ->check(CLI::Range(1.0, 100.0));
+      ->check(RealRange(1.0, 100.0));
   sub->add_option("--top", options->top, "at most this many hot primitives (default 10)")
       ->check(CLI::Range(1, 1000));
   sub->add_option(
          "--time", options->time_s,
          "seconds of timed executions per variant, in 3 rounds of at least 2 runs (default 0.1)")
-      ->check(CLI::Range(0.0, 60.0));
+      ->check(RealRange(0.0, 60.0));
   sub->add_flag("--cold", options->cold,
                 "rotate buffers through more memory than the last-level cache (an application "
                 "rarely sees hot caches)");

@@ -3,14 +3,17 @@
 #include <fmt/format.h>
 #include <lzma.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstring>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "common/input_rules.h"
 #include "os/input_file.h"
+#include "report/safe_text.h"
 
 namespace dlcheck::detect {
 namespace {
@@ -168,12 +171,10 @@ LineParse ParseQueryLine(std::string_view line, std::uint32_t& leaf, std::uint32
 }
 
 // At most 60 characters of a bad line for an error message, control bytes shown as '?'.
+// A line quoted in a message: the one sanitizer of log text (report/safe_text.h: C0 and C1
+// controls, bidi controls and bytes that are not UTF-8 as '?'), 60 bytes at most.
 std::string Snippet(std::string_view line) {
-  std::string out(line.substr(0, 60));
-  for (char& c : out) {
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F) c = '?';
-  }
-  return out;
+  return report::SafeText(line, 60);
 }
 
 bool IsDashLine(std::string_view line) {
@@ -325,6 +326,8 @@ StatusOr<CpuidDump> ParseCpuidDump(std::string_view text, const std::string& ori
   std::map<std::string, int, std::less<>> other_sections;
   int allcpu_lines = 0;
   int cache_lines = 0;
+  std::set<int> seen_cpus;
+  bool in_repeated_block = false;  // the block of a CPU whose header came before
   while (!text.empty()) {
     const std::size_t eol = text.find('\n');
     const std::string_view line = Trim(text.substr(0, eol));
@@ -336,10 +339,20 @@ StatusOr<CpuidDump> ParseCpuidDump(std::string_view text, const std::string& ori
     switch (ParseHeader(line, index)) {
       case HeaderParse::kHeader:
         in_other_section = false;
+        // A CPU named twice is one CPU: its later blocks are left out, and said.
+        in_repeated_block = !seen_cpus.insert(index).second;
+        if (in_repeated_block) {
+          if (std::find(dump.repeated_cpus.begin(), dump.repeated_cpus.end(), index) ==
+              dump.repeated_cpus.end()) {
+            dump.repeated_cpus.push_back(index);
+          }
+          continue;
+        }
         dump.cpus.push_back({index, {}});
         continue;
       case HeaderParse::kOtherSection: {
         in_other_section = true;
+        in_repeated_block = false;
         std::string_view name = SectionName(line);
         name = name.substr(0, name.find(" / Logical CPU #"));  // one entry for every CPU's
         ++other_sections[std::string(name)];
@@ -350,7 +363,7 @@ StatusOr<CpuidDump> ParseCpuidDump(std::string_view text, const std::string& ori
       case HeaderParse::kNotAHeader:
         break;
     }
-    if (in_other_section) continue;
+    if (in_other_section || in_repeated_block) continue;
     switch (AnnotationOf(line)) {
       case Annotation::kAllcpu:
         ++allcpu_lines;

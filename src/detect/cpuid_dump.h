@@ -49,6 +49,9 @@ struct CpuidDump {
   /// out ("sections: Versions, CPU Info, MSR Registers x14; 14 allcpu lines, 56 cache lines");
   /// empty for a plain dump.
   std::string left_out;
+  /// The logical CPUs whose header the dump repeats, each once, in the order of their repeats:
+  /// each is counted once, its first block read and the later ones left out.
+  std::vector<int> repeated_cpus;
 };
 
 /// Parses a dump's text. Fails (InputError naming `origin` and the line) when a line inside the

@@ -1,8 +1,9 @@
 #include "detect/cpuinfo.h"
 
-#include <fstream>
-#include <iterator>
 #include <sstream>
+#include <utility>
+
+#include "os/input_file.h"
 
 namespace dlcheck::detect {
 
@@ -25,9 +26,11 @@ std::optional<std::set<std::string, std::less<>>> ParseCpuinfoFlags(std::string_
 }
 
 std::optional<std::string> ReadProcCpuinfo() {
-  std::ifstream in("/proc/cpuinfo");
-  if (!in) return std::nullopt;
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // The bounded reader (os/input_file.h): a regular file, read to its end, at most 64 MiB.
+  StatusOr<std::string> text =
+      os::ReadInputFile("/proc/cpuinfo", {.what = "/proc file", .hint = "", .regular_only = true});
+  if (!text.ok()) return std::nullopt;
+  return std::move(*text);
 }
 
 }  // namespace dlcheck::detect

@@ -415,6 +415,13 @@ StatusOr<PlatformInfo> DetectRecordedPlatform(const std::string& path) {
                Topic::kLibcpuid);
   }
   RecordingFindings(info, dump->cpus.front());
+  if (!dump->repeated_cpus.empty()) {
+    AddFinding(info, Severity::kWarning, "dump-repeats-cpus",
+               fmt::format("the dump names logical CPU {} more than once: each is counted once "
+                           "({} logical CPUs), from its first block; the repeated blocks were "
+                           "left out",
+                           fmt::join(dump->repeated_cpus, ", "), dump->cpus.size()));
+  }
   if (!dump->left_out.empty()) {
     AddFinding(info, Severity::kInfo, "report-parts-left-out",
                fmt::format("read the CPUID blocks of an AIDA64 report and left out the rest ({})",

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <tuple>
 
 namespace dlcheck::detect {
 namespace {
@@ -73,9 +74,13 @@ class Scanner {
         }
         const std::string_view name = xml_.substr(at + 1, name_end - at - 1);
         bool empty_element = false;
+        sets_ = 0;
         if (Status s = Attributes(name, name_end, at, empty_element); !s.ok()) return s;
         if (name == "object" && ++objects > kMaxTopologyObjects) {
           return Error(start, fmt::format("holds more than {} objects", kMaxTopologyObjects));
+        }
+        if (name == "object" && objects == 1) {
+          if (Status s = CheckRootSets(start); !s.ok()) return s;
         }
         if (!empty_element && ++depth > kMaxTopologyXmlDepth) {
           return Error(start,
@@ -89,6 +94,31 @@ class Scanner {
 
  private:
   static bool IsBlank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
+
+  // The sets an object names, as bits: hwloc 2.9's import dereferences the root's sets
+  // unchecked (a root without its complete_cpuset: SIGSEGV in hwloc_bitmap_set, issue 51).
+  enum SetBit : unsigned { kCpuset = 1, kCompleteCpuset = 2, kNodeset = 4, kCompleteNodeset = 8 };
+  static unsigned SetBitOf(std::string_view name) {
+    if (name == "cpuset") return kCpuset;
+    if (name == "complete_cpuset") return kCompleteCpuset;
+    if (name == "nodeset") return kNodeset;
+    if (name == "complete_nodeset") return kCompleteNodeset;
+    return 0;
+  }
+
+  // The root object has the four sets (hwloc always writes them; without one its import
+  // crashes instead of failing).
+  Status CheckRootSets(std::size_t at) const {
+    for (const auto& [set, complete, set_name, complete_name] :
+         {std::tuple{kCpuset, kCompleteCpuset, "cpuset", "complete_cpuset"},
+          std::tuple{kNodeset, kCompleteNodeset, "nodeset", "complete_nodeset"}}) {
+      if ((sets_ & set) == 0 || (sets_ & complete) == 0) {
+        return Unreadable(at, fmt::format("has a root object without both a {} and a {}", set_name,
+                                          complete_name));
+      }
+    }
+    return Status();
+  }
 
   // Past the next `end` after `at`, or npos (a file cut short: hwloc says so).
   std::size_t Skip(std::size_t at, std::string_view end) const {
@@ -121,6 +151,7 @@ class Scanner {
       if (close == std::string_view::npos) break;
       const std::string_view value = xml_.substr(i + 1, close - i - 1);
       if (Status s = Value(element, name, value, name_start); !s.ok()) return s;
+      if (element == "object") sets_ |= SetBitOf(name);
       empty_element = false;
       i = close + 1;
     }
@@ -151,8 +182,17 @@ class Scanner {
                     path_, what, LineOf(xml_, at)));
   }
 
+  // A file hwloc would crash on rather than refuse.
+  Status Unreadable(std::size_t at, std::string what) const {
+    return InputError(
+        fmt::format("topology file '{}' {} (line {}): hwloc cannot load that; "
+                    "give an hwloc XML file of a real machine (lstopo --of xml)",
+                    path_, what, LineOf(xml_, at)));
+  }
+
   std::string_view xml_;
   const std::string& path_;
+  unsigned sets_ = 0;  ///< SetBit of the element being read
 };
 
 }  // namespace

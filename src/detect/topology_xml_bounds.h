@@ -21,9 +21,11 @@ inline constexpr std::size_t kMaxTopologyObjects = 1u << 17;  ///< <object> elem
 inline constexpr unsigned long kMaxTopologyIndex = 65535;     ///< os_index, a bitmap's bits
 inline constexpr unsigned long kMaxTopologyDistances = 1024;  ///< a distances matrix's nbobjs
 
-/// Ok when `xml` stays within the bounds above; else an InputError naming the file, the bound
-/// and the line where it was passed. A cheap scan of the text (tags and their attributes), not a
-/// validation: what it lets through, hwloc still judges.
+/// Ok when `xml` stays within the bounds above and its root object has a cpuset, a
+/// complete_cpuset, a nodeset and a complete_nodeset (hwloc 2.9 crashes on a root without one:
+/// SIGSEGV); else an InputError naming the file, the rule and the line where it was broken. A cheap
+/// scan of the text (tags and their attributes), not a validation: what it lets through, hwloc
+/// still judges.
 Status CheckTopologyXmlBounds(std::string_view xml, const std::string& path);
 
 }  // namespace dlcheck::detect

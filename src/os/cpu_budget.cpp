@@ -6,7 +6,9 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <fstream>
+#include <utility>
+
+#include "os/input_file.h"
 
 namespace dlcheck::os {
 namespace {
@@ -129,16 +131,16 @@ std::string DirectoryOf(const std::string& path, const CgroupMount& mount) {
   return directory + below;
 }
 
-// Read in small pieces: /proc files report no size, and most of these are a few bytes.
+// A cgroup or /proc file, by the bounded reader (os/input_file.h): a regular file only, so that
+// a FIFO in its place (a crafted root, a container's odd mount) is refused without waiting for a
+// writer, and at most kMaxCgroupFileBytes. /proc files report no size; they are read to their
+// end. nullopt when it cannot be read.
 std::optional<std::string> ReadSmallFile(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return std::nullopt;
-  std::string text;
-  char piece[4096];
-  while (text.size() < kMaxCgroupFileBytes && in.read(piece, sizeof piece).gcount() > 0) {
-    text.append(piece, static_cast<std::size_t>(in.gcount()));
-  }
-  return text;
+  StatusOr<std::string> text = ReadInputFile(
+      path,
+      {.what = "cgroup file", .hint = "", .max_bytes = kMaxCgroupFileBytes, .regular_only = true});
+  if (!text.ok()) return std::nullopt;
+  return std::move(*text);
 }
 
 // The quota set at one level `directory` of a hierarchy, read below `root`.

@@ -91,11 +91,20 @@ std::string Label(const std::string& text, int width_px) {
 // A number as a tick or a value label shows it: 3 significant digits, no exponent below 1e9.
 std::string Short(double v) {
   const double a = std::fabs(v);
+  if (!std::isfinite(v)) return "off scale";
   if (a == 0) return "0";
+  if (a >= 1e9) return fmt::format("{:.3g}", v);
   if (a >= 100) return fmt::format("{:.0f}", v);
   if (a >= 10) return fmt::format("{:.1f}", v);
   if (a >= 1) return fmt::format("{:.2f}", v);
   return fmt::format("{:.3g}", v);
+}
+
+// A coordinate as drawn: never a non-finite number (`x="inf"`, `x="-nan"` is no SVG): nan is 0,
+// and anything past 10^6 px either way stops there. Every computed coordinate passes here.
+double Px(double v) {
+  if (std::isnan(v)) return 0;
+  return std::clamp(v, -1e6, 1e6);
 }
 
 // A round step for about `count` ticks up to `max` (1, 2 or 5 times a power of ten).
@@ -158,11 +167,12 @@ struct Grid {
 
 // A horizontal axis from x0 (value 0, or `at_zero`) to x1 at the bottom of the plot.
 void Axis(std::ostream& out, int x0, int x1, int y, double max, const std::string& unit) {
+  if (!std::isfinite(max) || max <= 0) max = 1;  // an infinite scale has no ticks to step by
   const double step = TickStep(max, 5);
   out << fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#999\"/>\n", x0, y, x1,
                      y);
   for (double t = 0; t <= max * 1.0001; t += step) {
-    const double x = x0 + (x1 - x0) * t / max;
+    const double x = Px(x0 + (t / max) * (x1 - x0));
     out << fmt::format(
         "<line x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" stroke=\"#999\"/>"
         "<text x=\"{0:.1f}\" y=\"{3}\" text-anchor=\"middle\" fill=\"#555\">{4}</text>\n",
@@ -194,7 +204,16 @@ void WritePlainBars(const Bars& chart, std::ostream& out) {
   const double scale = (x1 - x0) / max;
   int y = top;
   for (const Bar& b : chart.bars) {
-    const double w = std::isfinite(b.value) ? std::max(0.0, b.value) * scale : 0;
+    // A value past every finite one (an infinite sum) is drawn clipped at the scale's end and
+    // labelled so; one that is not a number draws no bar.
+    const bool off_scale = std::isinf(Right(b)) && Right(b) > 0;
+    const double w = off_scale                ? x1 - x0
+                     : std::isfinite(b.value) ? std::max(0.0, b.value) * scale
+                                              : 0;
+    const double right = off_scale ? x1 - x0 : std::isfinite(Right(b)) ? Right(b) * scale : 0;
+    const std::string value_text = off_scale                ? std::string("off scale")
+                                   : std::isfinite(b.value) ? Short(b.value)
+                                                            : std::string("no value");
     std::string spread;
     if (b.low && b.high) spread = fmt::format(" (min {}, max {})", Short(*b.low), Short(*b.high));
     out << fmt::format(
@@ -202,10 +221,10 @@ void WritePlainBars(const Bars& chart, std::ostream& out) {
         "<rect class=\"bar\" x=\"{}\" y=\"{}\" width=\"{:.1f}\" height=\"{}\" fill=\"{}\">"
         "<title>{}: {} {}{}</title></rect>",
         x0 - 6, y + 14, Label(b.label, label_w), x0, y + 3, w, kRowHeight - 6, kBarColor,
-        EscapeMarkup(b.label), Short(b.value), EscapeMarkup(chart.unit), spread);
+        EscapeMarkup(b.label), value_text, EscapeMarkup(chart.unit), spread);
     if (b.low && b.high && std::isfinite(*b.low) && std::isfinite(*b.high)) {
-      const double lo = x0 + *b.low * scale;
-      const double hi = x0 + *b.high * scale;
+      const double lo = Px(x0 + *b.low * scale);
+      const double hi = Px(x0 + *b.high * scale);
       const int mid = y + kRowHeight / 2;
       out << fmt::format(
           "<path class=\"whisker\" d=\"M{0:.1f} {1}H{2:.1f}M{0:.1f} {3}V{4}M{2:.1f} {3}V{4}\" "
@@ -213,7 +232,7 @@ void WritePlainBars(const Bars& chart, std::ostream& out) {
           lo, mid, hi, mid - 5, mid + 5);
     }
     out << fmt::format("<text x=\"{:.1f}\" y=\"{}\" fill=\"#333\">{}</text></g>\n",
-                       x0 + Right(b) * scale + 4, y + 14, Short(b.value));
+                       Px(x0 + right + 4), y + 14, value_text);
     y += kRowHeight;
   }
   Axis(out, x0, x1, y + 2, max, chart.unit);
@@ -250,10 +269,10 @@ void WriteDivergingBars(const Bars& chart, std::ostream& out) {
         "<rect class=\"bar\" x=\"{:.1f}\" y=\"{}\" width=\"{:.1f}\" height=\"{}\" fill=\"{}\">"
         "<title>{}: {}{}</title></rect>"
         "<text x=\"{:.1f}\" y=\"{}\" text-anchor=\"{}\" fill=\"#333\">{}</text></g>\n",
-        x0 - 6, y + 14, Label(b.label, label_w), x, y + 3, std::fabs(d), kRowHeight - 6,
+        x0 - 6, y + 14, Label(b.label, label_w), Px(x), y + 3, Px(std::fabs(d)), kRowHeight - 6,
         d > 0 ? kSlowerColor : kFasterColor, EscapeMarkup(b.label),
         known ? Short(b.value) : "no ratio", EscapeMarkup(chart.unit),
-        d < 0 ? x - 4 : mid_x + d + 4, y + 14, d < 0 ? "end" : "start",
+        Px(d < 0 ? x - 4 : mid_x + d + 4), y + 14, d < 0 ? "end" : "start",
         known ? Short(b.value) : "-");
     y += kRowHeight;
   }
@@ -266,7 +285,7 @@ void WriteDivergingBars(const Bars& chart, std::ostream& out) {
 
 // A sequential colour from pale yellow (0) to dark red (1).
 std::string HeatColor(double t) {
-  t = std::clamp(t, 0.0, 1.0);
+  t = std::isnan(t) ? 0 : std::clamp(t, 0.0, 1.0);
   const auto mix = [t](double a, double b, double c) {
     return static_cast<int>(t < 0.5 ? a + (b - a) * t * 2 : b + (c - b) * (t - 0.5) * 2);
   };
@@ -343,11 +362,12 @@ void WriteSvg(const Lanes& chart, std::ostream& out) {
   for (const Lane& lane : chart.lanes) {
     names.push_back(lane.name);
     for (const auto& [s, length] : lane.spans) {
+      if (!std::isfinite(s + length)) continue;  // no place on a time axis
       start = std::min(start, s);
       end = std::max(end, s + length);
     }
   }
-  if (!std::isfinite(start) || end <= start) {
+  if (!std::isfinite(start) || !std::isfinite(end - start) || end <= start) {
     start = 0;
     end = 1;
   }
@@ -376,9 +396,10 @@ void WriteSvg(const Lanes& chart, std::ostream& out) {
       out << fmt::format(
           "<rect class=\"span\" x=\"{:.1f}\" y=\"{}\" width=\"{:.1f}\" height=\"{}\" "
           "fill=\"{}\"/>",
-          a, y + 3, std::max(b - a, 0.8), kRowHeight - 6, kBarColor);
+          Px(a), y + 3, Px(std::max(b - a, 0.8)), kRowHeight - 6, kBarColor);
     };
     for (const auto& [s, length] : spans) {
+      if (!std::isfinite(s + length)) continue;
       const double l = x0 + (s - start) * scale;
       const double r = x0 + (s + length - start) * scale;
       if (a >= 0 && l <= b + 1) {

@@ -48,7 +48,16 @@ std::size_t Utf8SequenceBytes(std::string_view text, std::size_t i) {
 bool IsControl(std::string_view text, std::size_t i, std::size_t bytes) {
   const unsigned char c = Byte(text, i);
   if (bytes == 1) return c < 0x20 || c == 0x7f;
-  return bytes == 2 && c == 0xc2 && Byte(text, i + 1) < 0xa0;
+  if (bytes == 2) {
+    return (c == 0xc2 && Byte(text, i + 1) < 0xa0) ||  // C1
+           (c == 0xd8 && Byte(text, i + 1) == 0x9c);   // U+061C arabic letter mark
+  }
+  if (bytes != 3 || c != 0xe2) return false;
+  const unsigned char second = Byte(text, i + 1), third = Byte(text, i + 2);
+  // The bidi controls, which reorder what a terminal shows: U+200E, U+200F (marks), U+202A to
+  // U+202E (embeddings and overrides), U+2066 to U+2069 (isolates).
+  if (second == 0x80) return third == 0x8e || third == 0x8f || (third >= 0xaa && third <= 0xae);
+  return second == 0x81 && third >= 0xa6 && third <= 0xa9;
 }
 
 std::string VisibleText(std::string_view text, bool keep_line_breaks) {
@@ -84,6 +93,18 @@ std::string ValidUtf8Text(std::string_view text, std::string_view replacement, b
     }
   }
   return out;
+}
+
+std::string SafeMessage(std::string_view message) {
+  std::string out;
+  out.reserve(message.size());
+  while (true) {
+    const std::size_t end = message.find('\n');
+    out += SafeText(message.substr(0, end));
+    if (end == std::string_view::npos) return out;
+    out += '\n';
+    message.remove_prefix(end + 1);
+  }
 }
 
 std::string SafeText(std::string_view text, std::size_t max_bytes) {

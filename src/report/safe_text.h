@@ -18,7 +18,9 @@ namespace dlcheck::report {
 std::size_t Utf8SequenceBytes(std::string_view text, std::size_t i);
 
 /// Whether the code point of `bytes` bytes at text[i] is a control character: C0 (below 0x20),
-/// DEL, or C1 (U+0080 to U+009F, which some terminals obey as escape sequences).
+/// DEL, C1 (U+0080 to U+009F, which some terminals obey as escape sequences), or a bidi control
+/// (U+061C, U+200E, U+200F, U+202A to U+202E, U+2066 to U+2069: text shown in another order than
+/// it is read).
 bool IsControl(std::string_view text, std::size_t i, std::size_t bytes);
 
 /// Text a terminal or a spreadsheet shows as it is: each control character and each byte that
@@ -30,6 +32,11 @@ std::string VisibleText(std::string_view text, bool keep_line_breaks = false);
 /// control character but tab likewise.
 std::string ValidUtf8Text(std::string_view text, std::string_view replacement,
                           bool controls = false);
+
+/// `message` made safe for a terminal line by line: SafeText of each line, the line breaks
+/// kept. Every `dlcheck: ...` message goes through it (cli's PrintError), so that a value it
+/// echoes (a log line, a command name, an option value) reaches no terminal raw.
+std::string SafeMessage(std::string_view message);
 
 /// Text from a recorded file (a path, a brand string, an hwloc info) made safe for a terminal
 /// and for JSON: valid UTF-8 is kept, while each byte of a control character (C0 with tab, DEL,

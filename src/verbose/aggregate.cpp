@@ -10,6 +10,7 @@
 
 #include "common/onednn_isa.h"
 #include "verbose/diagnostic_words.h"
+#include "verbose/exec_time.h"
 #include "verbose/flops.h"
 #include "verbose/isa.h"
 #include "verbose/line_parser.h"
@@ -191,9 +192,9 @@ const char* ScanTimeByDigit(const char* const begin, const char* const end, doub
 bool ReadTime(std::string_view text, double& ms) {
   const char* const begin = text.data();
   const char* const end = begin + text.size();
-  if (ScanTime(begin, end, ms) == end) return true;
+  if (ScanTime(begin, end, ms) == end) return IsExecTime(ms);
   const auto [ptr, ec] = std::from_chars(begin, end, ms);
-  return ec == std::errc() && ptr == end && std::isfinite(ms) && ms >= 0;
+  return ec == std::errc() && ptr == end && IsExecTime(ms);
 }
 
 // Past the blanks TrimLineEnd drops, from `p`.
@@ -383,7 +384,7 @@ LineMemo::Match LineMemo::Lookup(std::uint32_t state, std::string_view line, Ent
   if (slot.kind != Kind::kForeign) {
     if (*after != ',') return false;
     stop = ScanTime(after + 1, end, found.ms);
-    if (stop == nullptr) return false;
+    if (stop == nullptr || !IsExecTime(found.ms)) return false;  // the parser says why
   }
   if (stop < end && *stop != '\n') stop = SkipLineEndBlanks(stop, end);
   found.length = static_cast<std::size_t>(stop - line);

@@ -9,6 +9,7 @@
 #include "verbose/aggregate.h"
 #include "verbose/line_parser.h"
 #include "verbose/problem_keys.h"
+#include "verbose/shape_math.h"
 
 namespace dlcheck::verbose {
 namespace {
@@ -815,6 +816,10 @@ std::string_view BenchdnnMissingReason(const PrimitiveStats& row, const Benchdnn
   }
   if (!IsProblem(row.problem)) {
     return "the problem descriptor is not one benchdnn reads (letters, digits and _.:- only)";
+  }
+  if (!ProblemOutOfRange(row.problem).empty()) {
+    return "a dimension of the problem is above 2^31 - 1, or a shape has more than 2^48 "
+           "elements: no oneDNN kernel runs it";
   }
   std::vector<MemoryDesc> mds;
   ParseMemoryDescs(row.memory_descriptors, mds);

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "verbose/problem_keys.h"
+#include "verbose/shape_math.h"
 
 namespace dlcheck::verbose {
 namespace {
@@ -140,6 +141,9 @@ std::optional<double> RnnFlops(std::string_view problem, std::string_view auxili
 
 std::optional<double> FlopsOf(std::string_view primitive, std::string_view problem,
                               std::string_view auxiliary, std::string_view prop_kind) {
+  // Every dimension at most kMaxDimension (shape_math.h): the loops and products below neither
+  // overflow nor run for ever, and the count is finite.
+  if (!ProblemOutOfRange(problem).empty()) return std::nullopt;
   if (primitive == "rnn") return RnnFlops(problem, auxiliary, prop_kind);
   if (primitive == "convolution") return ConvFlops(problem, false);
   if (primitive == "deconvolution") return ConvFlops(problem, true);

@@ -21,7 +21,8 @@ namespace dlcheck::verbose {
 /// `l1t3mb2sic8slc8dhc8dic8` with `alg:vanilla_lstm direction:unidirectional_left2right` ->
 /// 2 * l * dirs * t * mb * gates * dhc * (slc + sic), plus 2 * l * dirs * t * mb * dhc * dic for
 /// an lstm's projection (dic != dhc); twice that for a backward pass, as benchdnn counts.
-/// nullopt for other kinds and for problems with runtime (`*`) or unparsable dims.
+/// nullopt for other kinds and for problems with runtime (`*`) or unparsable dims, or a
+/// dimension out of range (above 2^31 - 1, a shape of more than 2^48 elements: shape_math.h).
 std::optional<double> FlopsOf(std::string_view primitive, std::string_view problem,
                               std::string_view auxiliary = {}, std::string_view prop_kind = {});
 

@@ -6,6 +6,7 @@
 #include <optional>
 #include <span>
 
+#include "verbose/exec_time.h"
 #include "verbose/isa.h"
 
 namespace dlcheck::verbose {
@@ -110,6 +111,11 @@ bool ParseNumber(std::string_view text, double& value) {
   const char* end = text.data() + text.size();
   const auto [ptr, ec] = std::from_chars(text.data(), end, value);
   return ec == std::errc() && ptr == end;
+}
+
+// `text` as an execution time: a number from 0 to kMaxExecMs (exec_time.h).
+bool ParseExecTime(std::string_view text, double& ms) {
+  return ParseNumber(text, ms) && IsExecTime(ms);
 }
 
 void Assign(std::string& out, std::string_view in) {
@@ -312,7 +318,7 @@ LinePrefix ReadPrefix(std::span<const std::string_view> fields, Family family) {
   }
   if (family != Family::kMkldnn && i < n && IsTimestamp(fields[i])) {
     double ts = 0;
-    if (ParseNumber(fields[i], ts)) p.timestamp = ts;
+    if (ParseNumber(fields[i], ts) && IsTimestampMs(ts)) p.timestamp = ts;
     ++i;
   }
   if (i < n && IsComponent(fields[i])) {
@@ -371,7 +377,9 @@ bool FindTimestampField(std::string_view line, std::size_t& begin, std::size_t& 
   begin = at;
   end = stop + 1;
   double ts = 0;
-  value = ParseNumber(line.substr(at, stop - at), ts) ? std::optional<double>(ts) : std::nullopt;
+  value = ParseNumber(line.substr(at, stop - at), ts) && IsTimestampMs(ts)
+              ? std::optional<double>(ts)
+              : std::nullopt;
   return true;
 }
 
@@ -434,7 +442,7 @@ ParseResult LineParser::ParsePartition(std::size_t first, VerboseEvent& e) {
   const std::size_t n = count_;
   if (n < first + 4) return {LineKind::kSkipped, SkipReason::kTruncated};
   double ms = 0;
-  if (!ParseNumber(fields_[n - 1], ms) || !std::isfinite(ms) || ms < 0) {
+  if (!ParseExecTime(fields_[n - 1], ms)) {
     return {LineKind::kSkipped, n < first + 9 ? SkipReason::kTruncated : SkipReason::kBadTime};
   }
   e.time_ms = ms;
@@ -503,7 +511,7 @@ ParseResult LineParser::ParseOperation(std::size_t i, std::string_view component
 ParseResult LineParser::ParseExternal(std::size_t i, VerboseEvent& e) {
   if (i + 3 != count_) return {LineKind::kSkipped, SkipReason::kTruncated};
   double ms = 0;
-  if (!ParseNumber(fields_[i + 2], ms) || !std::isfinite(ms) || ms < 0) {
+  if (!ParseExecTime(fields_[i + 2], ms)) {
     return {LineKind::kSkipped, SkipReason::kBadTime};
   }
   e.operation = Operation::kExec;
@@ -725,7 +733,7 @@ ParseResult LineParser::ParseProfiling(Era era, std::size_t first, VerboseEvent&
   AssignFields(plan, e);
   if (!plan.no_time && plan.time_slot < plan.slots.size()) {
     double ms = 0;
-    if (!ParseNumber(plan.time_text, ms) || !std::isfinite(ms) || ms < 0) {
+    if (!ParseExecTime(plan.time_text, ms)) {
       return {LineKind::kSkipped, SkipReason::kBadTime};
     }
     e.time_ms = ms;

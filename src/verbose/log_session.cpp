@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <charconv>
 
+#include "verbose/exec_time.h"
+
 namespace dlcheck::verbose {
 
 std::uint64_t ParseStats::Skipped() const {
@@ -168,7 +170,9 @@ void LogSession::NotifyRepeat(const LineMemo::Entry& entry, double ms, std::stri
       read = true;
       double value = 0;
       const auto [end, error] = std::from_chars(stamp.data(), stamp.data() + stamp.size(), value);
-      if (error == std::errc() && end == stamp.data() + stamp.size()) timestamp = value;
+      if (error == std::errc() && end == stamp.data() + stamp.size() && IsTimestampMs(value)) {
+        timestamp = value;
+      }
     }
     l->OnRepeat(entry, ms, timestamp);
   }

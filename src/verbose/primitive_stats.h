@@ -3,6 +3,7 @@
 // (aggregate.h) fills rows; the rules (rules.h), the reports, `check`, `diff` and the sweeps read
 // them. Its own header, so that a reader of rows does not include the aggregator.
 
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -112,7 +113,10 @@ struct PrimitiveStats {
   std::optional<double> Gflops() const {
     const std::optional<double> mean = ExecMsMean();
     if (!flops || !mean || *mean <= 0) return std::nullopt;
-    return *flops / (*mean * 1e6);
+    const double gflops = *flops / (*mean * 1e6);
+    // A mean of 1e-320 ms makes an infinity of a finite count: no figure then.
+    if (!std::isfinite(gflops)) return std::nullopt;
+    return gflops;
   }
 };
 

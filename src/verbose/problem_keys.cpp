@@ -3,6 +3,8 @@
 #include <charconv>
 #include <cmath>
 
+#include "verbose/shape_math.h"
+
 namespace dlcheck::verbose {
 namespace {
 
@@ -52,6 +54,13 @@ std::int64_t ProblemKeys::Dim(std::string_view key, std::int64_t fallback) const
 double ProblemKeys::Value(std::string_view key, double fallback) const {
   const auto it = values_.find(key);
   return it == values_.end() ? fallback : it->second;
+}
+
+std::string ProblemKeys::OutOfRange() const {
+  for (const auto& [key, value] : values_) {
+    if (std::string why = DimensionProblem(key, Dim(key)); !why.empty()) return why;
+  }
+  return {};
 }
 
 std::optional<std::vector<std::int64_t>> ReadProblemShape(std::string_view text) {

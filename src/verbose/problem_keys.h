@@ -33,6 +33,9 @@ class ProblemKeys {
   std::int64_t Dim(std::string_view key, std::int64_t fallback = 0) const;
   /// The value of `key` as printed (lrn's `beta0.75`), `fallback` when absent.
   double Value(std::string_view key, double fallback) const;
+  /// "" when every value is a dimension dlcheck computes with (at most kMaxDimension,
+  /// verbose/shape_math.h), else why not: `ic 4294967296 is above 2147483647, ...`.
+  std::string OutOfRange() const;
 
  private:
   std::map<std::string, double, std::less<>> values_;

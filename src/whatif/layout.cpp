@@ -9,6 +9,8 @@
 #include <numeric>
 #include <vector>
 
+#include "verbose/shape_math.h"
+
 namespace dlcheck::whatif {
 namespace {
 
@@ -120,6 +122,8 @@ memory::desc PlainDesc(const memory::dims& dims, memory::data_type type) {
 
 StatusOr<memory::desc> MakeMemoryDesc(const memory::dims& dims, const verbose::MemoryDesc& md,
                                       std::string_view data_type) {
+  if (std::string why = verbose::ShapeProblem(dims); !why.empty())
+    return InputError(md.name + ": " + why);
   const std::string_view type_name = data_type.empty() ? std::string_view(md.data_type) : data_type;
   const std::optional<memory::data_type> type = DataTypeNamed(type_name);
   if (!type) {
@@ -143,10 +147,18 @@ StatusOr<memory::desc> MakeMemoryDesc(const memory::dims& dims, const verbose::M
   c.ndims = ndims;
   c.data_type = static_cast<dnnl_data_type_t>(*type);
   c.format_kind = dnnl_blocked;
+  // Blocks, padded sizes and strides in checked arithmetic (verbose/shape_math.h): a tag's
+  // blocks are the log's too, and `A4294967296a4294967296a` multiplies to 0 in 64 bits.
+  const auto too_large = [&] {
+    return InputError("tag '" + md.tag + "' of " + md.name +
+                      " pads the tensor beyond 2^48 elements (its blocks times its dimensions)");
+  };
   std::vector<dnnl_dim_t> block_of(ndims, 1);
   for (const auto& [size, dim] : parts->blocks) {
     if (dim >= ndims) return bad_tag();
-    block_of[dim] *= size;
+    const std::optional<std::int64_t> block = verbose::CheckedMultiply(block_of[dim], size);
+    if (!block || *block > verbose::kMaxDimension) return too_large();
+    block_of[dim] = *block;
   }
   for (int d = 0; d < ndims; ++d) {
     c.dims[d] = dims[d];
@@ -154,11 +166,14 @@ StatusOr<memory::desc> MakeMemoryDesc(const memory::dims& dims, const verbose::M
   }
   auto& blocking = c.format_desc.blocking;
   blocking.inner_nblks = static_cast<int>(parts->blocks.size());
-  dnnl_dim_t stride = 1;
+  std::int64_t stride = 1;
   for (std::size_t b = 0; b < parts->blocks.size(); ++b) {
     blocking.inner_blks[b] = parts->blocks[b].first;
     blocking.inner_idxs[b] = parts->blocks[b].second;
-    stride *= parts->blocks[b].first;
+    const std::optional<std::int64_t> next =
+        verbose::CheckedMultiply(stride, parts->blocks[b].first);
+    if (!next || *next > verbose::kMaxElements) return too_large();
+    stride = *next;
   }
   std::vector<bool> seen(ndims, false);
   for (std::size_t i = parts->outer.size(); i-- > 0;) {
@@ -166,7 +181,10 @@ StatusOr<memory::desc> MakeMemoryDesc(const memory::dims& dims, const verbose::M
     if (d >= ndims || seen[d]) return bad_tag();
     seen[d] = true;
     blocking.strides[d] = stride;
-    stride *= std::max<dnnl_dim_t>(c.padded_dims[d] / block_of[d], 1);
+    const std::optional<std::int64_t> next =
+        verbose::CheckedMultiply(stride, std::max<dnnl_dim_t>(c.padded_dims[d] / block_of[d], 1));
+    if (!next || *next > verbose::kMaxElements) return too_large();
+    stride = *next;
   }
   ReadFlags(md.flags, c.extra);
   return memory::desc(c);

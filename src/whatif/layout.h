@@ -30,12 +30,14 @@ std::optional<dnnl::algorithm> AlgorithmNamed(std::string_view name);
 /// The descriptor of a tensor of `dims` laid out as `md` says; `data_type` replaces the line's
 /// type when not empty. Format kind `any` gives format_tag::any. An error names what cannot be
 /// rebuilt (a format kind such as `wino` or `opaque`, a tag whose letters do not match `dims`,
-/// an unknown data type).
+/// an unknown data type, a shape out of verbose/shape_math.h's bounds: a dimension of 0 or above
+/// 2^31 - 1, more than 2^48 elements, padded or not).
 StatusOr<dnnl::memory::desc> MakeMemoryDesc(const dnnl::memory::dims& dims,
                                             const verbose::MemoryDesc& md,
                                             std::string_view data_type = {});
 
-/// The descriptor of a dense tensor of `dims` in its plain layout (`abcd`), of `type`.
+/// The descriptor of a dense tensor of `dims` in its plain layout (`abcd`), of `type`. `dims` are
+/// a checked tensor's (verbose::ShapeProblem ""), or a part of one: its strides do not overflow.
 dnnl::memory::desc PlainDesc(const dnnl::memory::dims& dims, dnnl::memory::data_type type);
 
 /// The tag oneDNN would print for `desc` (`aBcd16b`, `abcd`), `any`, or "" for a layout that is

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <map>
 
+#include "verbose/shape_math.h"
 #include "whatif/layout.h"
 
 namespace dlcheck::whatif {
@@ -42,10 +43,10 @@ float ValueOf(std::size_t i, int arg, bool integer) {
          8.f;
 }
 
+// The elements of a rebuilt tensor: its dimensions were checked (verbose/shape_math.h) before
+// oneDNN saw them, so the product is at most 2^48; 0 for a product that could not be.
 std::size_t Elements(const memory::dims& dims) {
-  std::size_t n = 1;
-  for (dnnl_dim_t d : dims) n *= static_cast<std::size_t>(std::max<dnnl_dim_t>(d, 0));
-  return n;
+  return static_cast<std::size_t>(verbose::CheckedProduct(dims).value_or(0));
 }
 
 // Fills `mem` through a dense f32 copy reordered into its layout and type (padding zeroed).
@@ -97,8 +98,11 @@ std::map<int, memory::desc> ArgumentDescs(const Rebuilt& rebuilt) {
 }
 
 std::size_t BytesOf(const std::map<int, memory::desc>& descs) {
+  // Saturated: a sum past SIZE_MAX stays above every limit instead of wrapping to a small one.
   std::size_t bytes = 0;
-  for (const auto& [arg, md] : descs) bytes += md.get_size();
+  for (const auto& [arg, md] : descs) {
+    if (__builtin_add_overflow(bytes, md.get_size(), &bytes)) return SIZE_MAX;
+  }
   return bytes;
 }
 

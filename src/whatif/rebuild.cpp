@@ -12,6 +12,7 @@
 
 #include "verbose/line_parser.h"
 #include "verbose/problem_keys.h"
+#include "verbose/shape_math.h"
 #include "whatif/layout.h"
 
 namespace dlcheck::whatif {
@@ -251,6 +252,10 @@ Status ReadZeroPoints(Context& c, std::string_view list) {
   });
 }
 
+// The most output scales a rebuild sets (2^24 floats, 64 MiB): a mask over a log's dimensions
+// could ask for 2^48.
+constexpr dnnl_dim_t kMaxScales = dnnl_dim_t{1} << 24;
+
 // `0:0.500000` (a common scale), `2` (per-channel scales fixed at creation, their values not
 // printed: 1 here) or `0:*` (a run-time scale, 1 at execution).
 Status ReadOutputScales(Context& c, std::string_view value) {
@@ -258,8 +263,11 @@ Status ReadOutputScales(Context& c, std::string_view value) {
   int mask = 0;
   std::from_chars(value.data(), value.data() + std::min(colon, value.size()), mask);
   dnnl_dim_t count = 1;
-  for (std::size_t d = 0; d < c.dst_dims.size(); ++d) {
-    if (mask & (1 << d)) count *= c.dst_dims[d];
+  for (std::size_t d = 0; d < c.dst_dims.size() && d < 31; ++d) {
+    if (mask & (1 << d)) count = verbose::CheckedMultiply(count, c.dst_dims[d]).value_or(-1);
+    if (count < 0 || count > kMaxScales) {
+      return Cannot("output scales '" + std::string(value) + "' need more than 2^24 values");
+    }
   }
   const std::string_view scale =
       colon == std::string_view::npos ? std::string_view() : value.substr(colon + 1);
@@ -307,7 +315,8 @@ Status ReadArgumentScales(Context& c, std::string_view list) {
       return {};
     }
     if (name == "wei") {
-      const int channel_bit = kind == "matmul" ? 1 << (c.dst_dims.size() - 1) : 1;
+      const int channel_bit =
+          kind == "matmul" && !c.dst_dims.empty() ? 1 << (c.dst_dims.size() - 1) : 1;
       if (mask != 0 && (mask & ~(channel_bit | (kind == "matmul" ? 0 : 2))) != 0)
         return refuse("vary along a dimension other than the output channels");
       if (mask != 0) output_mask = kind == "matmul" ? channel_bit : 2;
@@ -413,6 +422,24 @@ struct Window {
   Dims in, out, kernel, strides, dilates, pad_l, pad_r;
 };
 
+// The right padding of a window of `kernel` taps `dilation` apart that moves `stride` between
+// `positions` and reads `extent` elements padded by `pad` on the left: (positions - 1) * stride
+// - extent + (kernel - 1) * (dilation + 1) + 1 - pad; nullopt when it leaves 64 bits.
+std::optional<dnnl_dim_t> RightPad(dnnl_dim_t positions, dnnl_dim_t extent, dnnl_dim_t kernel,
+                                   dnnl_dim_t stride, dnnl_dim_t dilation, dnnl_dim_t pad) {
+  using verbose::CheckedAdd;
+  using verbose::CheckedMultiply;
+  using verbose::CheckedSubtract;
+  const std::optional<dnnl_dim_t> span = CheckedMultiply(kernel - 1, dilation + 1);
+  const std::optional<dnnl_dim_t> travel = CheckedMultiply(positions - 1, stride);
+  if (!span || !travel) return std::nullopt;
+  const std::optional<dnnl_dim_t> reach = CheckedAdd(*travel, *span + 1);
+  if (!reach) return std::nullopt;
+  const std::optional<dnnl_dim_t> beyond = CheckedSubtract(*reach, extent);
+  if (!beyond) return std::nullopt;
+  return CheckedSubtract(*beyond, pad);
+}
+
 StatusOr<Window> ReadWindow(const ProblemKeys& k, bool deconv) {
   Window w;
   for (char s : std::string_view("dhw")) {
@@ -426,8 +453,11 @@ StatusOr<Window> ReadWindow(const ProblemKeys& k, bool deconv) {
     w.strides.push_back(st);
     w.dilates.push_back(d);
     w.pad_l.push_back(p);
-    const dnnl_dim_t extent = (kk - 1) * (d + 1) + 1;
-    w.pad_r.push_back(deconv ? (i - 1) * st - o + extent - p : (o - 1) * st - i + extent - p);
+    // Every value is at most 2^31 - 1 (Rebuild checked the problem), the sums of products
+    // still checked: (i - 1) * st + extent reaches 2^63.
+    const std::optional<dnnl_dim_t> pad_r = RightPad(deconv ? i : o, deconv ? o : i, kk, st, d, p);
+    if (!pad_r) return Cannot(std::string("the window along ") + s + " overflows 64 bits");
+    w.pad_r.push_back(*pad_r);
   }
   if (w.in.empty()) return Cannot("the problem names no spatial size");
   return w;
@@ -460,6 +490,10 @@ Status RebuildConvolution(Context& c, bool deconv) {
   StatusOr<Window> w = ReadWindow(*k, deconv);
   if (!w.ok()) return w.status();
   const dnnl_dim_t g = k->Dim("g", 1);
+  if (g < 1) {
+    return Cannot("groups g" + std::to_string(g) + ": a " + std::string(c.row.primitive.view()) +
+                  " has at least one group");
+  }
   const MemoryDesc* src = c.tensors.Find({"src"});
   const MemoryDesc* wei = c.tensors.Find({"wei"});
   const MemoryDesc* bia = c.tensors.Find({"bia", "bias"});
@@ -1025,6 +1059,9 @@ Status RebuildShuffle(Context& c) {
   const std::string_view aux = c.row.auxiliary.view();
   const int axis = IntOf(AuxiliaryValue(aux, "axis"), 1);
   const dnnl_dim_t group = IntOf(AuxiliaryValue(aux, "group"), 1);
+  if (axis < 0 || axis >= static_cast<int>(dims.size()) || group < 1 || dims[axis] % group != 0)
+    return Cannot("shuffle axis " + std::to_string(axis) + " group " + std::to_string(group) +
+                  " does not fit the shape");
   StatusOr<memory::desc> d =
       forward ? Desc(c, data, dims, DNNL_ARG_SRC, "src") : DiffDesc(c, data, dims);
   if (!d.ok()) return d.status();
@@ -1240,6 +1277,18 @@ struct RnnSizes : verbose::RnnProblem {
 StatusOr<RnnSizes> ReadRnnSizes(const Context& c, dnnl_rnn_direction_t direction) {
   const std::optional<verbose::RnnProblem> p = verbose::ReadRnnProblem(c.row.problem.view());
   if (!p) return Cannot("the rnn problem names no sic, or has a run-time dimension");
+  for (const auto& [name, value] : {std::pair<const char*, std::int64_t>{"l", p->l},
+                                    {"t", p->t},
+                                    {"mb", p->mb},
+                                    {"sic", p->sic},
+                                    {"slc", p->slc},
+                                    {"dhc", p->dhc},
+                                    {"dic", p->dic}}) {
+    if (value < 1) {
+      return Cannot("an rnn with " + std::string(name) + " " + std::to_string(value) +
+                    " has nothing to run");
+    }
+  }
   RnnSizes s;
   static_cast<verbose::RnnProblem&>(s) = *p;
   s.dirs = direction == dnnl_bidirectional_concat || direction == dnnl_bidirectional_sum ? 2 : 1;
@@ -1445,6 +1494,23 @@ Status NotCovered(std::string_view primitive) {
   return Cannot("a " + std::string(primitive) + " primitive is not rebuilt yet");
 }
 
+// Every number of the problem a dimension dlcheck computes with (verbose/shape_math.h), and
+// no shape of more dimensions than oneDNN's 12, before any builder multiplies, divides or
+// shifts by them.
+Status CheckProblem(std::string_view problem) {
+  if (std::string why = verbose::ProblemOutOfRange(problem); !why.empty())
+    return Cannot(why);
+  if (const std::optional<std::vector<Dims>> shapes = verbose::ReadProblemShapes(problem)) {
+    for (const Dims& dims : *shapes) {
+      if (dims.size() > DNNL_MAX_NDIMS) {
+        return Cannot("a shape of " + std::to_string(dims.size()) +
+                      " dimensions: oneDNN has at most " + std::to_string(DNNL_MAX_NDIMS));
+      }
+    }
+  }
+  return {};
+}
+
 }  // namespace
 
 const std::vector<int>& ExecutionArguments() {
@@ -1476,6 +1542,7 @@ StatusOr<Rebuilt> Rebuild(const verbose::PrimitiveStats& row, const dnnl::engine
   if (!prop)
     return Cannot("propagation kind '" + std::string(row.prop_kind.view()) +
                   "' is unknown to oneDNN 2.6.3");
+  if (Status in_range = CheckProblem(row.problem.view()); !in_range.ok()) return in_range;
   Context c{row, settings, engine, Tensors(std::move(mds)), {}, {}, {}, false};
   const std::string_view kind = row.primitive.view();
   const bool compute = kind == "convolution" || kind == "deconvolution" ||

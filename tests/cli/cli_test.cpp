@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -122,8 +123,48 @@ TEST(CliTest, HelpCommandWithoutAManReaderPrintsTheOptions) {
   EXPECT_EQ(r.out, RunDlcheck({"diff", "--help"}).out);
   EXPECT_EQ(r.err,
             "dlcheck: help: no manual page dlcheck-diff(1) found (next to this dlcheck, or by "
-            "man), or no man or mandoc to show it; the options of 'dlcheck diff --help' "
-            "follow\n");
+            "man), or no man or mandoc showed it within 10 s; the options of 'dlcheck diff "
+            "--help' follow\n");
+}
+
+// Issue 51: `dlcheck help` waited for ever on a `man` that hangs. The reader renders the page
+// within 10 s or is passed over (its process group killed), and the options follow.
+TEST(CliTest, HelpCommandWithAManThatHangsPrintsTheOptionsWithin10s) {
+  const std::string dir =
+      ::testing::TempDir() + "dlcheck_help_hanging_man_" + std::to_string(getpid());
+  std::filesystem::create_directories(dir);
+  const auto script = [&](const std::string& name, const std::string& body) {
+    const std::string path = dir + "/" + name;
+    std::ofstream(path) << "#!/bin/sh\n" << body << "\n";
+    std::filesystem::permissions(path, std::filesystem::perms::owner_all);
+  };
+  script("man", "exec /bin/sleep 600");
+  script("mandoc", "exit 1");
+  const auto start = std::chrono::steady_clock::now();
+  const auto r = RunDlcheck({"help", "diff"}, {}, {"PATH=" + dir});
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::filesystem::remove_all(dir);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_GE(seconds, 9.5);
+  EXPECT_LT(seconds, 30);
+  EXPECT_EQ(r.out, RunDlcheck({"diff", "--help"}).out);
+  EXPECT_NE(r.err.find("or no man or mandoc showed it within 10 s"), std::string::npos) << r.err;
+}
+
+// Issue 51: a command name with a terminal escape (ESC, a C1 CSI, a bidi override) was echoed
+// raw by `help`. Every message goes through the one sanitizer (report::SafeMessage).
+TEST(CliTest, HelpDoesNotEchoTerminalEscapes) {
+  const auto r = RunDlcheck({"help",
+                             "\x1b]0;owned\x07\x1b[2Jrun\xc2\x9b"
+                             "31m\xe2\x80\xae\x9b"});
+  EXPECT_EQ(r.exit_code, ToInt(ExitCode::kUsage));
+  EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find('\x07'), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("\xc2\x9b"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("\xe2\x80\xae"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find('\x9b'), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.rfind("dlcheck: help: unknown command '?]0;owned??[2Jrun??31m", 0), 0u) << r.err;
 }
 
 TEST(CliTest, OutputGoesToTheFileOfDashO) {

@@ -179,5 +179,57 @@ TEST(CommandTable, TheManPageNamesEachDeclaredMainTable) {
   }
 }
 
+// Whether `command` takes `value` for `option` on its command line, parsed as main parses but
+// without running the command: a value the option's conversion or validator refuses is false;
+// any later complaint (a missing file argument) is not the option's.
+bool Takes(const Command& command, const std::string& option, const std::string& value) {
+  CLI::App app;
+  CLI::App* sub = app.add_subcommand(std::string(command.name));
+  int exit_code = 0;
+  command.setup(*sub, exit_code);
+  OneValuePerOccurrence(*sub);
+  struct ParsedOnly {};
+  app.parse_complete_callback([] { throw ParsedOnly{}; });
+  std::vector<std::string> args = {std::string(command.name), option + "=" + value};
+  std::reverse(args.begin(), args.end());
+  bool taken = true;
+  try {
+    app.parse(args);
+  } catch (const ParsedOnly&) {
+  } catch (const CLI::ValidationError&) {
+    taken = false;
+  } catch (const CLI::ConversionError&) {
+    taken = false;
+  } catch (const std::exception&) {
+  }
+  DiscardReportOutput();
+  return taken;
+}
+
+// Every floating option of every command (one that takes 1.5 and refuses a word) refuses what
+// is not a finite number: issue 51, `whatif --cover nan` ran. One validator (model_options.h)
+// for all of them.
+TEST(CommandTableTest, EveryFloatingOptionRefusesWhatIsNotAFiniteNumber) {
+  int floating = 0;
+  for (const Command& command : Commands()) {
+    CLI::App app;
+    CLI::App* sub = app.add_subcommand(std::string(command.name));
+    int exit_code = 0;
+    command.setup(*sub, exit_code);
+    for (const CLI::Option* option : sub->get_options()) {
+      if (option->get_expected_max() == 0 || option->get_positional()) continue;
+      const std::string name = option->get_name();
+      if (name.rfind("--", 0) != 0 || name == "--output") continue;
+      if (!Takes(command, name, "1.5") || Takes(command, name, "word")) continue;
+      ++floating;
+      for (const char* bad : {"nan", "-nan", "NaN", "inf", "-inf", "1e999", "0x1p9999"}) {
+        EXPECT_FALSE(Takes(command, name, bad)) << command.name << " " << name << "=" << bad;
+      }
+    }
+  }
+  // whatif --cover and --time, diff --threshold and --min-share, every --timeout, --lr: at least.
+  EXPECT_GE(floating, 8);
+}
+
 }  // namespace
 }  // namespace dlcheck::cli

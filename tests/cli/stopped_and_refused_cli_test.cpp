@@ -195,5 +195,31 @@ TEST_F(StoppedAndRefused, AStoppedRunNeverEndsZeroNorLeavesItsProgram) {
   EXPECT_LT(std::chrono::duration<double>(Clock::now() - start).count(), 25);
 }
 
+// Issue 51: `run -- CMD`, `dispatch -- CMD` and `whatif -- CMD` with `--columns nosuchtable:...`
+// ran the whole program, then refused the option. A table the command's document does not
+// declare (nor one of its reading views) is refused before anything runs: a usage error that
+// names the tables, and the program never started.
+TEST_F(StoppedAndRefused, ColumnsOfATableNoReportHasAreRefusedBeforeTheProgramRuns) {
+  const std::string ran = (dir_ / "ran").string();
+  for (const std::string command : {"run", "dispatch", "whatif"}) {
+    const auto r = RunDlcheck(
+        {command, "--columns", "nosuchtable:a,b", "--", "sh", "-c", "touch " + ran});
+    EXPECT_EQ(r.exit_code, 2) << command << ": " << r.err;
+    EXPECT_EQ(r.err.rfind("dlcheck: " + command + ": --columns: no table 'nosuchtable' in the " +
+                              command + " report; its tables: ",
+                          0),
+              0u)
+        << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_FALSE(Exists("ran")) << command << " ran the program before refusing --columns";
+  }
+  // A table of the document with a typo gets the nearest name.
+  const auto typo = RunDlcheck({"run", "--columns", "primitivs:layer", "--", "sh", "-c",
+                                "touch " + ran});
+  EXPECT_EQ(typo.exit_code, 2) << typo.err;
+  EXPECT_NE(typo.err.find("did you mean 'primitives'?"), std::string::npos) << typo.err;
+  EXPECT_FALSE(Exists("ran"));
+}
+
 }  // namespace
 }  // namespace dlcheck

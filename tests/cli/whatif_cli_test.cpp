@@ -378,6 +378,52 @@ TEST(WhatifCli, AnIsaWorkerRefusesALogThatChanged) {
       << r.err;
 }
 
+// Issue 51: `--cover nan`, `--cover -nan` and `--time nan` ran. Each floating option refuses
+// what is not a finite number in its range, in one line, with the usage exit code.
+TEST(WhatifCli, NanAndOutOfRangeNumbersAreUsageErrors) {
+  for (const auto& [option, value] :
+       std::vector<std::pair<std::string, std::string>>{{"--cover", "nan"},
+                                                        {"--cover", "-nan"},
+                                                        {"--cover", "inf"},
+                                                        {"--cover", "0.5"},
+                                                        {"--time", "nan"},
+                                                        {"--time", "1e999"},
+                                                        {"--time", "-1"}}) {
+    const testing::RunResult r =
+        RunDlcheck({"whatif", option + "=" + value, Log("torch_cnn_2.6.3.log")});
+    EXPECT_EQ(r.exit_code, 2) << option << " " << value;
+    EXPECT_EQ(r.err.rfind("dlcheck: whatif: " + option + ": '" + value + "' is not a number from ",
+                          0),
+              0u)
+        << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_TRUE(r.out.empty());
+  }
+}
+
+// Issue 51: lines no primitive can have (tests/data/whatif/hostile_shapes.log: groups 0, a
+// dimension 0 or 2^32, a matmul batch of 2^62, element counts that wrap 64 bits, an rnn of 0
+// layers) killed whatif with SIGFPE. Every row is refused with its reason, like the other refused
+// rows, and whatif ends as a command that measured nothing ends.
+TEST(WhatifCli, HostileShapesAreRefusedRowsNotSignals) {
+  const testing::RunResult r =
+      RunDlcheck({"whatif", "--format", "json", "--time", "0", "--variants", "none", "--cover",
+                  "100", "--top", "1000", testing::DataPath("whatif/hostile_shapes.log")});
+  ASSERT_LT(r.exit_code, 128) << r.err;
+  ASSERT_FALSE(r.out.empty()) << r.exit_code << " " << r.err;
+  const Json doc = Json::parse(r.out);
+  CheckInvariants(doc);
+  EXPECT_EQ(doc["measurement"]["rebuilt"], 0);
+  int refused = 0;
+  for (const Json& row : doc["variants"]) {
+    ASSERT_TRUE(row["note"].is_string()) << row.dump();
+    EXPECT_EQ(row["note"].get<std::string>().rfind("not rebuilt: ", 0), 0u) << row.dump();
+    ++refused;
+  }
+  EXPECT_EQ(refused, doc["measurement"]["hot_rows"].get<int>());
+  EXPECT_EQ(refused, 19);
+}
+
 class WhatifOwnLog : public testing::ScratchDirTest {};
 
 // A log this host makes (dlcheck's own CNN through oneDNN 2.6.3): the baselines pick the log's

@@ -160,5 +160,49 @@ TEST(JsonBoundsTest, ValuesAreCountedAndBracketsInStringsAreNot) {
   EXPECT_FALSE(CheckJsonBounds(strings, "r", "s", {.max_depth = 1}).ok());
 }
 
+// Issue 51: a C1 control (0x9B, CSI; and U+009B as UTF-8) in a bad line of an AIDA64 report was
+// echoed raw in the error. The quoted line goes through the one sanitizer of log text.
+TEST(CraftedCpuNumberTest, ABadLineIsQuotedWithoutItsControls) {
+  for (const std::string csi :
+       {std::string("\x9b"), std::string("\xc2\x9b"), std::string("\x1b[")}) {
+    const StatusOr<CpuidDump> dump = ParseCpuidDump(
+        "------[ CPUID Registers / Logical CPU #0 ]------\nCPUID 00000000: " + csi + "2Jowned\n",
+        "r.txt");
+    ASSERT_FALSE(dump.ok());
+    const std::string& message = dump.status().message();
+    EXPECT_EQ(message.find(csi), std::string::npos) << message;
+    EXPECT_NE(message.find("r.txt:2: not a CPUID dump line: 'CPUID 00000000: ?"), std::string::npos)
+        << message;
+  }
+}
+
+// Issue 51: a CPU named twice in an AIDA64 dump was counted twice. A recorded report
+// (tests/data/cpuid/aida64) with the block of logical CPU #1 repeated at its end: as many CPUs
+// as the report, and a warning that names the repeated one.
+TEST_F(CraftedDumpTest, ACpuNamedTwiceIsCountedOnce) {
+  const StatusOr<std::string> text =
+      ReadDumpText(DataPath("cpuid/aida64/GenuineIntel00C0662_ArrowLake_07_CPUID.txt.xz"));
+  ASSERT_TRUE(text.ok()) << text.status().message();
+  const std::size_t first = text->find("------[ CPUID Registers / Logical CPU #1 ]");
+  const std::size_t next = text->find("------[ CPUID Registers / Logical CPU #2 ]");
+  ASSERT_NE(first, std::string::npos);
+  ASSERT_NE(next, std::string::npos);
+  const std::string repeated = *text + "\n" + text->substr(first, next - first);
+  const StatusOr<CpuidDump> once = ParseCpuidDump(*text, "once");
+  const StatusOr<CpuidDump> twice = ParseCpuidDump(repeated, "twice");
+  ASSERT_TRUE(once.ok() && twice.ok());
+  EXPECT_EQ(twice->cpus.size(), once->cpus.size());
+  EXPECT_EQ(twice->repeated_cpus, std::vector<int>{1});
+  EXPECT_TRUE(once->repeated_cpus.empty());
+  const StatusOr<PlatformInfo> info = DetectRecordedPlatform(Write("repeated.txt", repeated));
+  ASSERT_TRUE(info.ok()) << info.status().message();
+  const Finding* finding = info->FindFinding("dump-repeats-cpus");
+  ASSERT_NE(finding, nullptr);
+  EXPECT_EQ(finding->message,
+            "the dump names logical CPU 1 more than once: each is counted once (" +
+                std::to_string(once->cpus.size()) +
+                " logical CPUs), from its first block; the repeated blocks were left out");
+}
+
 }  // namespace
 }  // namespace dlcheck::detect

@@ -410,6 +410,38 @@ TEST_F(HostileTopologyTest, HugeIndexesAndMatricesAreRefusedBeforeHwlocAllocates
   ExpectInputError(objects, Refusal(objects, "holds more than 131072 objects", 6));
 }
 
+// Issue 51: a root object without its complete_cpuset (or complete_nodeset) crashed hwloc's
+// import (SIGSEGV, status 139). Each of the root's four sets left out is refused, naming it; an
+// object below the root without its complete set, and a root without its allowed sets, load.
+TEST_F(HostileTopologyTest, ARootWithoutItsSetsIsRefusedBeforeHwlocCrashes) {
+  const std::string whole = TopologyXml(PuXml(0));
+  for (const auto& [attribute, pair] : std::vector<std::pair<std::string, std::string>>{
+           {" complete_cpuset=\"0x00000001\"", "a cpuset and a complete_cpuset"},
+           {" cpuset=\"0x00000001\"", "a cpuset and a complete_cpuset"},
+           {" complete_nodeset=\"0x1\"", "a nodeset and a complete_nodeset"},
+           {" nodeset=\"0x1\"", "a nodeset and a complete_nodeset"}}) {
+    std::string xml = whole;
+    const std::size_t root = xml.find("<object type=\"Machine\"");
+    const std::size_t at = xml.find(attribute, root);
+    ASSERT_LT(at, xml.find('>', root)) << attribute;
+    xml.erase(at, attribute.size());
+    const std::string path = Write("root_sets.xml", xml);
+    ExpectInputError(path, fmt::format("topology file '{}' has a root object without both {} "
+                                       "(line 4): hwloc cannot load that; give an hwloc XML file "
+                                       "of a real machine (lstopo --of xml)",
+                                       path, pair));
+  }
+  std::string allowed = whole;
+  allowed.erase(allowed.find(" allowed_cpuset="),
+                std::string(" allowed_cpuset=\"0x00000001\"").size());
+  EXPECT_TRUE(LoadTopologyXml(Write("no_allowed.xml", allowed)).ok());
+  std::string pu = whole;
+  const std::size_t pu_at = pu.find("<object type=\"PU\"");
+  pu.erase(pu.find(" complete_cpuset=", pu_at),
+           std::string(" complete_cpuset=\"0x00000001\"").size());
+  EXPECT_TRUE(LoadTopologyXml(Write("pu.xml", pu)).ok());
+}
+
 TEST_F(HostileTopologyTest, TwoHundredFiftySixPackagesLoad) {
   std::string packages;
   for (unsigned long p = 0; p < 256; ++p) {

@@ -2,8 +2,17 @@
 // says where each came from) and on the lines of each file's kinds.
 #include "os/cpu_budget.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <chrono>
+#include <filesystem>
+#include <future>
+#include <thread>
+
+#include "support/scratch_dir.h"
 #include "support/test_files.h"
 
 namespace dlcheck::os {
@@ -100,6 +109,43 @@ TEST(CpuBudget, RecordedV2SmallestOnTheWayUpWins) {
   EXPECT_DOUBLE_EQ(quota->cpus, 0.42);
   EXPECT_EQ(quota->file,
             "/sys/fs/cgroup/system.slice/slurm-worker-1_slurmstepd.scope/job_4749/step_0/cpu.max");
+}
+
+// A FIFO in place of a cgroup or /proc file is refused without waiting for a writer (issue 51:
+// parse and platform never finished): that level has no quota, the others are read.
+class CpuBudgetFifo : public dlcheck::testing::ScratchDirTest {
+ protected:
+  // ReadCpuQuota below the scratch copy, within 10 s; a read that blocks is released (the FIFO
+  // opened for writing and closed) and fails the test.
+  std::optional<CpuQuota> QuotaWithin10s(const std::filesystem::path& fifo) {
+    auto promise = std::make_shared<std::promise<std::optional<CpuQuota>>>();
+    std::future<std::optional<CpuQuota>> result = promise->get_future();
+    std::thread([promise, root = dir_.string()] {
+      promise->set_value(ReadCpuQuota(root));
+    }).detach();
+    if (result.wait_for(std::chrono::seconds(10)) != std::future_status::ready) {
+      ADD_FAILURE() << "the quota reader waits on the FIFO " << fifo;
+      close(open(fifo.c_str(), O_RDWR));
+    }
+    return result.get();
+  }
+};
+
+TEST_F(CpuBudgetFifo, AFifoIsNoQuotaAndNoWait) {
+  namespace fs = std::filesystem;
+  fs::copy(DataPath("cgroup/v2-nested"), dir_, fs::copy_options::recursive);
+  const fs::path step =
+      dir_ / "sys/fs/cgroup/system.slice/slurm-worker-1_slurmstepd.scope/job_4749/step_0/cpu.max";
+  ASSERT_TRUE(fs::remove(step));
+  ASSERT_EQ(mkfifo(step.c_str(), 0600), 0);
+  const std::optional<CpuQuota> quota = QuotaWithin10s(step);
+  ASSERT_TRUE(quota);
+  EXPECT_DOUBLE_EQ(quota->cpus, 2.0);  // the job's: the step's cpu.max is not read
+  // /proc/self/cgroup a FIFO: no hierarchy, no quota, no wait.
+  const fs::path cgroup = dir_ / "proc/self/cgroup";
+  ASSERT_TRUE(fs::remove(cgroup));
+  ASSERT_EQ(mkfifo(cgroup.c_str(), 0600), 0);
+  EXPECT_FALSE(QuotaWithin10s(cgroup));
 }
 
 TEST(CpuBudget, NoProcFilesNoQuota) {

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -92,6 +93,49 @@ TEST(Chart, LanesJoinSpansThatShareAPixel) {
   EXPECT_EQ(Count(out.str(), "class=\"lane\""), 2u);
   // A span every 1e-2 px is one mark; the two far-apart ones stay two.
   EXPECT_EQ(Count(out.str(), "class=\"span\""), 3u);
+}
+
+// Whether an attribute of `svg` holds a number that is not finite (`x="inf"`, `width="-nan"`).
+bool HasNonFiniteAttribute(const std::string& svg) {
+  for (const char* bad : {"\"inf", "\"-inf", "\"nan", "\"-nan", " inf", " nan", "Minf", "Mnan"}) {
+    if (svg.find(bad) != std::string::npos) return true;
+  }
+  return false;
+}
+
+// Issue 51: times of 1e308 summed to infinity reached the charts as `x="inf"` and `x="-nan"`.
+// No chart draws a non-finite coordinate: a bar past every finite one is drawn clipped and
+// labelled, one that is not a number draws nothing; spans without a place on the axis are left
+// out; an infinite axis has no infinite ticks.
+TEST(Chart, NoChartDrawsANonFiniteCoordinate) {
+  const double inf = std::numeric_limits<double>::infinity();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  chart::Bars bars{.title = "t", .unit = "ms"};
+  bars.bars.push_back({.label = "huge", .value = inf, .low = 1, .high = inf});
+  bars.bars.push_back({.label = "nan", .value = nan});
+  bars.bars.push_back({.label = "big", .value = 1e308});
+  bars.bars.push_back({.label = "small", .value = 2});
+  std::ostringstream plain;
+  chart::WriteSvg(bars, plain);
+  EXPECT_FALSE(HasNonFiniteAttribute(plain.str())) << plain.str();
+  // The value label, the bar's title and the max of its spread.
+  EXPECT_EQ(Count(plain.str(), "off scale"), 3u);
+  EXPECT_EQ(Count(plain.str(), "class=\"bar\""), 4u);
+  bars.diverging = true;
+  std::ostringstream diverging;
+  chart::WriteSvg(bars, diverging);
+  EXPECT_FALSE(HasNonFiniteAttribute(diverging.str())) << diverging.str();
+  chart::HeatMap map{.title = "t", .unit = "ms", .rows = {"a"}, .columns = {"x", "y", "z"}};
+  map.cells = {{inf, nan, 1e308}};
+  std::ostringstream heat;
+  chart::WriteSvg(map, heat);
+  EXPECT_FALSE(HasNonFiniteAttribute(heat.str())) << heat.str();
+  chart::Lanes lanes{.title = "t", .unit = "ms"};
+  lanes.lanes.push_back({.name = "a", .spans = {{0, 1}, {1e308, 1e308}, {nan, 1}, {5, inf}}});
+  lanes.lanes.push_back({.name = "b", .spans = {{-1e308, 1}, {2, 1}}});
+  std::ostringstream lanes_svg;
+  chart::WriteSvg(lanes, lanes_svg);
+  EXPECT_FALSE(HasNonFiniteAttribute(lanes_svg.str())) << lanes_svg.str();
 }
 
 TEST(Chart, EscapeMarkupLeavesNoMarkupAndNoControlCharacter) {

@@ -131,5 +131,21 @@ TEST(SafeTextTest, KeepsUtf8AndReplacesEachControlAndBadByteWithAQuestionMark) {
   EXPECT_EQ(SafeText("abcdef", 3), "abc");
 }
 
+// Bidi controls reorder what a terminal shows: each is a control, refused like C0 and C1.
+TEST(SafeTextTest, BidiControlsAreControls) {
+  EXPECT_EQ(SafeText("a\xe2\x80\xae" "b"), "a???b");                 // U+202E right-to-left override
+  EXPECT_EQ(SafeText("a\xe2\x81\xa6" "b\xe2\x81\xa9"), "a???b???");  // an isolate and its end
+  EXPECT_EQ(SafeText("\xe2\x80\x8f\xd8\x9c"), "?????");           // RLM, arabic letter mark
+  EXPECT_EQ(SafeText("\xe2\x80\x94 \xe2\x80\xa6"), "\xe2\x80\x94 \xe2\x80\xa6");  // a dash, dots
+  EXPECT_EQ(VisibleText("\xe2\x80\xae"), "\\xe2\\x80\\xae");
+}
+
+// SafeMessage, for every `dlcheck: ...` line: each line made safe, the line breaks kept.
+TEST(SafeTextTest, SafeMessageKeepsLineBreaksOnly) {
+  EXPECT_EQ(SafeMessage("bad line 'x\x9b[2J'\nsecond \x1b[31m"), "bad line 'x?[2J'\nsecond ?[31m");
+  EXPECT_EQ(SafeMessage("caf\xc3\xa9\n"), "caf\xc3\xa9\n");
+  EXPECT_EQ(SafeMessage(""), "");
+}
+
 }  // namespace
 }  // namespace dlcheck::report

@@ -522,13 +522,28 @@ TEST(LineParserTest, V1LineWithMoreFieldsThanItsTemplateIsSkipped) {
 }
 
 TEST(LineParserTest, NanNegativeAndTextTimesAreBadTime) {
-  for (const char* time : {"nan", "-0.5", "inf", "abc", ""}) {
+  // 1e308 and anything above 10^12 ms (31 years): their sums would not be finite (issue 51).
+  for (const char* time : {"nan", "-0.5", "inf", "abc", "", "1e308", "1.0000001e12"}) {
     const Parsed p = ParseOne(std::string("onednn_verbose,exec,cpu,reorder,jit:uni,undef,"
                                           "src_f32::blocked:ab:f0 dst_f32::blocked:ab:f0,,,8x8,") +
                               time);
     EXPECT_EQ(p.result.kind, LineKind::kSkipped) << time;
     EXPECT_EQ(p.result.reason, SkipReason::kBadTime) << time;
   }
+}
+
+// The longest time a line may give is 10^12 ms; a timestamp above 10^15 ms is no timestamp.
+TEST(LineParserTest, TimesUpToTheBoundAreRead) {
+  const Parsed p = ParseOne(
+      "onednn_verbose,exec,cpu,reorder,jit:uni,undef,src_f32::blocked:ab:f0 "
+      "dst_f32::blocked:ab:f0,,,8x8,1e12");
+  ASSERT_EQ(p.result.kind, LineKind::kEvent);
+  EXPECT_DOUBLE_EQ(*p.event.time_ms, 1e12);
+  const Parsed stamped = ParseOne(
+      "onednn_verbose,1" + std::string(300, '0') +
+      ".5,exec,cpu,reorder,jit:uni,undef,src_f32::blocked:ab:f0 dst_f32::blocked:ab:f0,,,8x8,0.5");
+  ASSERT_EQ(stamped.result.kind, LineKind::kEvent);
+  EXPECT_FALSE(stamped.event.timestamp);
 }
 
 TEST(LineParserTest, CrLfAndBlankLines) {

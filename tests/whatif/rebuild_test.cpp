@@ -5,15 +5,20 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <map>
 #include <set>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "support/test_files.h"
+#include "verbose/benchdnn.h"
 #include "verbose/fixture_lines.h"
+#include "verbose/flops.h"
 #include "verbose/line_parser.h"
 #include "verbose/log_session.h"
+#include "verbose/shape_math.h"
 #include "whatif/layout.h"
 #include "whatif/measure.h"
 #include "whatif/whatif.h"
@@ -502,6 +507,81 @@ TEST(Whatif, EmulationIsSaid) {
             "emulated: no avx512_bf16 or amx_bf16 on this CPU");
   EXPECT_EQ(EmulationNote("bf16", {"avx512_bf16"}), "");
   EXPECT_EQ(EmulationNote("bf16", {"amx_bf16"}), "");
+}
+
+}  // namespace
+}  // namespace dlcheck::whatif
+
+namespace dlcheck::whatif {
+namespace {
+
+// Lines no primitive can have (tests/data/whatif/hostile_shapes.log: groups 0, a dimension 0 or
+// 2^32, a matmul batch of 2^62, element counts that wrap 64 bits, 40 dimensions, an rnn of 0
+// layers, tags whose blocks overflow, a shuffle group of 0): each is refused with its reason,
+// before any arithmetic on its dimensions (no SIGFPE, no overflow under UBSan); none has a flops
+// figure that is not finite, and none out of range gets a benchdnn line.
+TEST(Rebuild, HostileShapesAreRefusedWithTheirReason) {
+  const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  const std::map<std::string, std::string> reason_of_problem = {
+      {"g0mb2_ic16oc16_ih7oh7kh3sh1dh0ph1_iw7ow7kw3sw1dw0pw1", "groups g0: a "},
+      {"mb2_ic16oc16_ih0oh7kh3sh1dh0ph1_iw7ow7kw3sw1dw0pw1", "a dimension of 0"},
+      {"mb2_ic4294967296oc16_ih7oh7kh3sh1dh0ph1_iw7ow7kw3sw1dw0pw1", "ic 4294967296 is above"},
+      {"mb2_ic16oc16_ih7oh7kh4294967296sh1dh0ph1_iw7ow7kw3sw1dw0pw1", "kh 4294967296 is above"},
+      {"mb1_ic1oc1_ih2147483647oh2147483647kh2147483647sh2147483647dh2147483647ph0_iw1ow1kw1sw1dw0"
+       "pw0",
+       // Every number at the bound: the padding's products stay inside 64 bits (checked), and
+       // oneDNN refuses the window.
+       "cannot be described in oneDNN 2.6.3"},
+      {"mb2ic4294967296oc16", "ic 4294967296 is above"},
+      {"4611686018427387904x8x16:4611686018427387904x16x32", "dimension 4611686018427387904"},
+      {"131072x65536x65536:131072x65536x65536", "more than 2^48 elements"},
+      {"0x4:4x8", "a dimension of 0"},
+      {"l1t3mb2sic4294967296slc8dhc8dic8", "sic 4294967296 is above"},
+      {"l0t3mb2sic8slc8dhc8dic8", "an rnn with l 0 has nothing to run"},
+      {"0x4", "a dimension of 0"},
+      {"65536x65536x641x6700417", "more than 2^48 elements"},
+      {"16", "pads the tensor beyond 2^48 elements"},
+      {"16x16", "pads the tensor beyond 2^48 elements"},
+      {"2x16x7x7", "does not fit the shape"}};
+  const std::vector<verbose::PrimitiveStats> rows = WhatifRowsOf("hostile_shapes.log");
+  ASSERT_EQ(rows.size(), 19u);
+  int refused = 0;
+  for (const verbose::PrimitiveStats& row : rows) {
+    const std::string problem = row.problem.str();
+    SCOPED_TRACE(row.primitive.str() + " " + problem.substr(0, 80));
+    StatusOr<Rebuilt> rebuilt = Rebuild(row, engine);
+    ASSERT_FALSE(rebuilt.ok());
+    ++refused;
+    const std::string why = rebuilt.status().message();
+    if (problem.find("x1x1x1x1x1x1x1x1x1x1") != std::string::npos) {
+      EXPECT_EQ(why, "a shape of 40 dimensions: oneDNN has at most 12");
+    } else {
+      ASSERT_TRUE(reason_of_problem.contains(problem));
+      EXPECT_NE(why.find(reason_of_problem.at(problem)), std::string::npos) << why;
+    }
+    const std::optional<double> flops =
+        verbose::FlopsOf(row.primitive.view(), problem, row.auxiliary.view(), row.prop_kind.view());
+    if (flops) {
+      EXPECT_TRUE(std::isfinite(*flops));
+    }
+    if (!verbose::ProblemOutOfRange(problem).empty()) {
+      EXPECT_NE(verbose::BenchdnnMissingReason(row).find("above 2^31 - 1"), std::string::npos);
+      EXPECT_FALSE(verbose::MakeBenchdnnReproducer(row, {}));
+    }
+  }
+  EXPECT_EQ(refused, 19);
+}
+
+// The layouts a tag describes are built in checked arithmetic: blocks and padded strides that
+// leave 2^48 elements are refused, never wrapped.
+TEST(Layout, BlocksThatOverflowAreRefused) {
+  EXPECT_FALSE(MakeMemoryDesc({16}, Md("A4294967296a4294967296a")).ok());
+  EXPECT_FALSE(MakeMemoryDesc({16, 16}, Md("AB65536a65536b65536a65536b")).ok());
+  EXPECT_FALSE(MakeMemoryDesc({0, 4}, Md("ab")).ok());
+  EXPECT_FALSE(MakeMemoryDesc({std::int64_t{1} << 40, 4}, Md("ab")).ok());
+  StatusOr<memory::desc> padded = MakeMemoryDesc({3, 5}, Md("AB16a16b"));
+  ASSERT_TRUE(padded.ok()) << padded.status().message();
+  EXPECT_EQ(padded->get_size(), 16u * 16u * sizeof(float));
 }
 
 }  // namespace
