@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Every dependency comes from Debian; a missing one fails here with the package to install.
 # `scripts/setup.sh` installs them all.
 find_package(PkgConfig REQUIRED)

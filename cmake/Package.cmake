@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # `make deb`: a Debian package built with CPack from this tree's install rules.
 #
 # Decision: CPack, not debhelper. The package is what `cmake --install` puts in place, described

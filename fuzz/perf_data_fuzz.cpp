@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer target for the perf.data reader (`dlcheck profile`'s stack scanning reads perf.data
 // itself): any bytes as a perf.data file. Nothing may crash, hang, leak or read out of bounds;
 // what it hands on must lie within the input, and its counts must agree with what it handed on.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer target for the arithmetic on a log's dimensions (verbose/shape_math.h) and the
 // readers and users of it: the input is a problem descriptor, optionally followed by `|` and a
 // memory tag. The problem goes through both problem readers, the range check, the flops of every

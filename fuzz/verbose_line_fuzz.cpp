@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer target for the verbose log session: any bytes, split into lines, go through the
 // LogSession that `dlcheck parse` and the worker capture drive (joining parser, repeated-line
 // memo, aggregator, header merge), then the memory-descriptor parser and the work model. Nothing

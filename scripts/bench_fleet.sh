@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Benchmark of `dlcheck fleet` (not a test): N host reports (10,000 by default) grouped, with the
 # wall time and peak RSS from GNU time, in two cases:
 #   alike:    `dlcheck platform --format json` of five recorded machines (tests/data/cpuid), one

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Benchmark of the models (not a test): dlcheck's samples/s (timed steps, verbose off) against the
 # same MLP and CNN in PyTorch (Debian's python3-torch), run alternately on the same machine,
 # one thread each. Prints every run and the medians.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """The measuring half of scripts/bench_parse.sh (see there): times commands side by side, round
 after round (so a noisy machine slows them alike), and prints a table per log.
 

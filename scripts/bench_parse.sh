@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Benchmark of `dlcheck parse` (not a test): side by side in one run, `wc -l`, `cat >/dev/null`,
 # dlcheck on one thread and on N threads (`parse --format json --jobs N`), on three logs built
 # from real recorded ones in tests/data/verbose (scripts/make_bench_log.py: the header once, the

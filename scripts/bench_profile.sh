@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Benchmark of `dlcheck profile` (not a test): the MLP's throughput (samples/s, measured by the
 # model worker over its timed steps) under `perf record` against the same run without it.
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Benchmark of `dlcheck run` (not a test): its cost over running the program with verbose on
 # alone, and its peak memory on a very long log.
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # whatif's figures against benchdnn 2.6.3 (the peer in ../shared/peers), timing included: every
 # baseline (`as logged`) of the recorded PyTorch CNN log must agree with benchdnn within 1.5x. A
 # benchmark, not a test (the suite's whatif_benchdnn_peer checks the kernels only): run it on a

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Builds the libFuzzer targets of the verbose line parser, the perf.data reader and the shape
 # arithmetic (verbose/shape_math.h with whatif's layouts) with clang
 # (ASan+UBSan) in build-fuzz/ and runs them for a bounded time, the corpora seeded from the

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Writes a large verbose log for scripts/bench_parse.sh from a real recorded one (tests/data):
 the seed's header (its `# source` comments and `info` lines) once, then its other lines
 (`info` lines of later runs in a concatenated seed left out) (events,

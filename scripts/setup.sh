@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installs the Debian packages dlcheck needs, when they are missing, and optionally goes on.
 #
 #   bash scripts/setup.sh run     install what `make run` needs, then run it (README, command 1)

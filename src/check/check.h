@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The provisioning check (`dlcheck check`) as a library: requirements, the evidence gathered on a
 // node (platform, probes, topology, a short model run), the items they give (OK, WARNING,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // A check's result as a report: the headline (the monitoring first line, printed by the human
 // table only), the `check` section (status, exit_status, summary, perfdata), the `checks` table

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // dlcheck check: the provisioning smoke check. Gathers the evidence on this node (the platform,
 // probes of what CPUID claims, the topology, a short MLP pass on oneDNN against the scalar
 // reference), has src/check evaluate it, and prints through the report printers: the human table

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The one table of dlcheck's commands: main adds each row as a subcommand, `dlcheck help` and
 // the "did you mean" of a mistyped command read the names, and `dlcheck help --list` prints the
 // report commands for the tests, the schema check and `make schemas`. A new command is its file,

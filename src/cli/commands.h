@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // One file per subcommand: an options struct, a Setup...(CLI::App& sub, int& exit_code) that adds
 // the options and the callback to the subcommand main made from the command's row in the command

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -256,9 +257,8 @@ void CheckColumnChoices(const report::contract::Document& document) {
     // A reading view the command makes (dispatch's sweep, profile's stacks) has its columns made
     // at run time: they are checked when the report is printed. Any other table the document
     // does not declare is refused now, before a program or a model runs for nothing.
-    if (candidates.empty() &&
-        (choice.table.empty() ||
-         std::find(views.begin(), views.end(), choice.table) != views.end())) {
+    if (candidates.empty() && (choice.table.empty() || std::find(views.begin(), views.end(),
+                                                                 choice.table) != views.end())) {
       continue;
     }
     if (candidates.empty()) {

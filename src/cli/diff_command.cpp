@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `dlcheck diff A B`: two runs side by side, exit 1 when B regressed against A.
 #include <cmath>
 #include <iostream>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // dlcheck dispatch: the same workload once per oneDNN ISA cap (ONEDNN_MAX_CPU_ISA in its
 // environment) and, for dlcheck's model, once on its scalar kernels, side by side per primitive;
 // optionally per thread set (one core, one socket, the whole machine, bound by hwloc). The

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The tables of `dlcheck dispatch` (see dispatch_report.h).
 #include "cli/dispatch_report.h"
 

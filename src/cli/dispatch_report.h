@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The tables of `dlcheck dispatch`, for both sources of its one sweep (dispatch/sweep.h). The
 // model's: `sweep` (per primitive, ms per step under each cap, the scalar kernels, the fastest

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // An option whose value is one of a few names, stored as an enum. Usage errors read
 // "--format: xml not in {table,csv,json}" and the help shows the names, not enum numbers.

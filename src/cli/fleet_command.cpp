@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // dlcheck fleet FILE|DIR...: many hosts' JSON reports (`platform` or `check --format json`, one
 // file per host, named after the host or carrying a `host` field) grouped by what the nodes can
 // do. Unreadable, broken or foreign reports are counted and named in the output, never fatal;

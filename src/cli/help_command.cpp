@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // dlcheck help [COMMAND]: COMMAND's manual page, dlcheck-COMMAND(1), as `man dlcheck-COMMAND`
 // shows it (as `git help` and `perf help` do), or, where no page or no man reader is found, what
 // `dlcheck COMMAND --help` prints; without COMMAND, what `dlcheck --help` prints. An unknown

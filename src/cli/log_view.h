@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The sections a verbose log's reading gives besides its rows: `input` (files, lines, skips by
 // reason), `header` (what the info lines said), `headers` (each input's own, when several) and

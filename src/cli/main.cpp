@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // dlcheck: what a CPU machine can do for deep learning, and what oneDNN does on it.
 // main() adds the subcommands of the command table (cli/command_table.cpp, one file each) and
 // turns errors into exit codes: usage errors, memory exhaustion and a report that could not be

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The model options shared by `verbose`, `dispatch` and the hidden `worker`, made from their one
 // description (dispatch::VisitModelOptions), which also makes the worker's argv; and the capture

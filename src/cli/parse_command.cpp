@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // dlcheck parse [FILE...|-]: the per-primitive report from a oneDNN verbose log written by any
 // program and any oneDNN/MKL-DNN version. Streams: memory grows with the distinct primitives.
 #include <sys/stat.h>

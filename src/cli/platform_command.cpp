@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // dlcheck platform: what this CPU machine can do, layer by layer, or what a recorded one could.
 #include <filesystem>
 #include <iostream>

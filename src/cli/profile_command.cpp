@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // dlcheck profile [--model mlp|cnn ...] | [OPTIONS] -- CMD [ARGS...]: where the CPU time goes.
 // `perf record` wraps dlcheck's model worker (or CMD) while the verbose capture runs, with
 // oneDNN's perf map on so that JIT kernels have names; `perf script` is then read back as a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // dlcheck run [OPTIONS] -- CMD [ARGS...]: the verbose report of a program dlcheck did not write.
 // CMD runs with oneDNN's verbose mode switched on for every generation; its stdout is read as
 // it is written: verbose lines go to the log session of `parse`, everything else is passed on,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The views of a captured run (dispatch::Run): the body `verbose` and `run` share, the timeline
 // (`trace` table), the noise guard's fields, and the end of a command whose worker refused.

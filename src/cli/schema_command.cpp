@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // dlcheck schema COMMAND: the JSON Schema of COMMAND's --format json document, generated from
 // its declaration (report/contract.h, each beside its builder; the command table names it);
 // schemas/ holds the same text, checked in. Hidden from --help: it is for `make schemas` and for

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The --sort keys of the commands that print a primitives table (parse, verbose, run), by name:
 // the one list the option, its help and the report's `sort` read.

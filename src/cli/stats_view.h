@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The per-primitive views of verbose statistics: the primitives table (the CSV contract), the
 // events table, their columns and rows, the sort, and benchdnn batch files. Used by every command

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // dlcheck verbose: a real training pass through oneDNN in a worker process, its verbose stream
 // captured as it is written and reported per primitive and layer, with the run's throughput,
 // losses and the deviation from dlcheck's scalar reference.

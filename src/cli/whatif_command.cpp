@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // dlcheck whatif [LOG...|-], whatif --model mlp|cnn, whatif -- CMD [ARGS]: the hot primitives of
 // a verbose log rebuilt with the linked oneDNN and measured as logged and under the changes an
 // application could make (whatif/whatif.h), ranked by the step time each change would save.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // dlcheck worker: the model run in a child process (started by `verbose`, `dispatch`, `check`);
 // hidden from --help.
 #include <optional>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Every exit status dlcheck can end with, in one place; man/dlcheck.1 EXIT STATUS lists them.
 // `dlcheck check` uses the monitoring-plugin convention instead (0 OK, 1 WARNING, 2 CRITICAL,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // A plain-language conclusion, drawn by any module (detection, the log parser, the commands) and
 // printed by every report format: what the numbers mean and what to do.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The rules every reader of a user's input follows, whatever the module.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // A shared library loaded where it is first needed (dlopen), not linked: for a library few runs
 // call, whose loading with its own dependencies every run of dlcheck would otherwise pay at its

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The "did you mean" of every usage error: the known name nearest to a mistyped one.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The one table of oneDNN ISA names, shared by detect (the level the features allow), verbose
 // (ISA tokens in implementation names, the header's ISA line), dispatch (the sweep's caps) and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Expected failures are values: a Status carries the exit code the command ends with and one
 // line for the user. StatusOr<T> is a T or the Status that says why there is none.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Small text helpers every module shares, each written once: joining a list, lower-casing an
 // ASCII name, and a command line as a shell would read it back.

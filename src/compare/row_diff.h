@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Two runs side by side: the rows of two verbose logs or two dlcheck reports matched by what the
 // primitive computes (kind, propagation, data types, attributes, algorithm, shape, layer), and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Loading one run's rows: a verbose log through the log session, or a dlcheck JSON report.
 #include <fmt/format.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Thread sets and CPU binding from the live topology (hwloc), for sweeps over thread counts:
 // one thread per core, on the cores of one socket or of the whole machine (only the CPUs this

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Pure decoding of raw CPUID into what dlcheck reports: identity, feature bits (keyed by the
 // Linux /proc/cpuinfo names), OS enablement from XCR0, and the levels derived from them.

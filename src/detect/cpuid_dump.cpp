@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "detect/cpuid_dump.h"
 
 #include <fmt/format.h>

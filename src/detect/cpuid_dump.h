@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Raw CPUID as recorded: every logical CPU's (leaf, subleaf) -> EAX EBX ECX EDX. The parser reads
 // the three raw formats of libcpuid's `.test` files (stopping at the line of 80 dashes) and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The machine, injected: detection reads CPUID (and XCR0) through CpuidSource, so the same
 // decoding runs on this CPU (LiveCpuidSource) and on a recording (RecordedCpuidSource).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The kernel's view: the `flags` line of /proc/cpuinfo. Parsing takes the text, so tests feed
 // recorded files.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "detect/libcpuid_layer.h"
 
 #include <fmt/format.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // What libcpuid says about each feature: the one place dlcheck calls libcpuid (besides its
 // version). libcpuid.h stays inside libcpuid_layer.cpp.

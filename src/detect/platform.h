@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // PlatformInfo: what `dlcheck platform` knows about a machine, live or replayed, before any
 // printing. Layers a recording cannot know (os, kernel, oneDNN) stay nullopt, never guessed.

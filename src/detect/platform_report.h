@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // PlatformInfo -> Report for `dlcheck platform` (and the platform part of `dlcheck check`):
 // sections `cpu` and `levels`, the primary table `features` (one row per feature, keyed by its

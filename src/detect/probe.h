@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Execution probes: run one instruction of an ISA feature in a child process and see whether it
 // faults. A CPUID bit is a claim; the probe is the evidence. A SIGILL in the child is a result

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The machine's topology as hwloc sees it: packages, NUMA nodes, cores, PUs, caches, core kinds
 // (hybrid P/E cores) and the PUs this process may use. Read live, or replayed from an hwloc XML

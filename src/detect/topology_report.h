@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Topology -> Report: the topology part of `dlcheck platform`'s report. It lays out what
 // detect/topology.h computed (no decisions here). In the human table it reads:

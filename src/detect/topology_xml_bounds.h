@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // What dlcheck lets hwloc read of an XML topology, checked on the text before hwloc sees it.
 // hwloc 2.9's XML import recurses once per nesting level (200,000 levels overflow the stack:

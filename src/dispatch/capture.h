@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The one way dlcheck runs something and reads what oneDNN says about it: dlcheck's model in a
 // worker process (`dlcheck worker`) or a user's program, under a run configuration (an ISA cap,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // A model run in a worker process: `dlcheck verbose` starts `dlcheck worker ...` with oneDNN's
 // verbose mode on, and the worker trains the model in phases, telling the parent through

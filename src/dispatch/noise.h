@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The noise guard of every measurement: the machine's load average at the start and end of a
 // run, and the spread of repeated runs. A ranking ("A is 2x as fast as B") is made only when the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The attainable single-core floating-point peak right now, per vector ISA: a short loop of
 // independent fused multiply-adds (or multiply + add where there is no FMA). A compute

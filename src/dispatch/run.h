@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // One run, of dlcheck's model in a worker or of a user's program: how it ended, what its verbose
 // stream said (header, rows, summary, diagnostics, timeline, parse counts) and, for the model,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The words of a captured run, declared once for every document that reports one: the model
 // run's (`verbose`'s and `check`'s run section, `dispatch --model`'s run section and runs table)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The sweep of `dlcheck dispatch`, written once for both sources (dlcheck's model, a user's
 // program): which configurations to run (the oneDNN ISA caps up to the machine's, the scalar

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The sweep's comparison (see sweep_compare.h).
 #include "dispatch/sweep_compare.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The sweep's comparison, worked out once from its runs: per primitive key the cells under each
 // configuration, the fastest cap and its speedups; per configuration samples/s, its speedups, a

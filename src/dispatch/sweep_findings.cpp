@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "dispatch/sweep_findings.h"
 
 #include <fmt/format.h>

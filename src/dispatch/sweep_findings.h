@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // What a sweep concludes, beside the runs it concludes from: the findings both sweeps make
 // (`dispatch --model` and `dispatch -- CMD`), the ranking of a program sweep's configurations and

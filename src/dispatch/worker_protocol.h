@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The lines a model worker writes on stdout besides oneDNN's own verbose lines, so the parent can
 // tell which layer and phase each verbose line belongs to and collect the run's results. They

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // `dlcheck fleet`: many hosts' JSON reports (`platform` or `check`, one file per host) merged
 // into groups of hosts that can do the same things, what each group lacks against the best

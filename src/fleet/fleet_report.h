@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // A Fleet as a report: the `fleet` section (counts), the `groups` table (the one CSV prints),
 // `outliers`, `skipped` and `versions`. Hosts are in Slurm's compressed hostlist form.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Host names in Slurm's compressed hostlist form, as `scontrol show hostlist` and `dshbak -c`
 // print them: names that differ only in a trailing number share one bracket of ranges.

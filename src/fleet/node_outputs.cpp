@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "fleet/node_outputs.h"
 
 #include <fmt/format.h>

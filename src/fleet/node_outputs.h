@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // What one node's check says, in the words each fleet engine reads: Slurm node features, a
 // Kubernetes Node Feature Discovery (NFD) local feature file, and a Prometheus textfile for

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // `dlcheck check` as Slurm's HealthCheckProgram: on CRITICAL it drains its own node with a
 // reason that starts `dlcheck:`; once the check passes again it resumes the node, but only when

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Training data: deterministic synthetic images with separable classes, or MNIST-format IDX
 // files (plain or gzipped), e.g. Debian's dataset-fashion-mnist.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The two models dlcheck trains (an MLP and a LeNet-style CNN), described once as a list of
 // layers that both backends (oneDNN and the scalar kernels) build from, with the same initial

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The models on oneDNN primitives, built the way a framework builds them: primitive
 // descriptors with format `any`, reorders where oneDNN's preferred layouts differ from the
 // user layouts (and from one layer to the next), forward_training with a workspace for max

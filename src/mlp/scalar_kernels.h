@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // dlcheck's scalar kernels: plain C++ loops (no intrinsics, no BLAS, no oneDNN) in canonical
 // layouts (activations NCHW, weights OIHW / OI). The fallback when oneDNN cannot run a layer,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The models on dlcheck's scalar kernels. With bf16, values are rounded to bf16 where oneDNN's
 // bf16 training keeps them in bf16 (activations, weights used for compute, gradients flowing
 // between layers), while master weights, weight gradients, logits and the loss stay f32: the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Training the models on oneDNN or on dlcheck's scalar kernels, with one interface.
 //

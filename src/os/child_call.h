@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // A computation that may blow up on hostile input (a demangler fed a symbol whose substitutions
 // double at each level) run in a forked child, bounded in memory, time and output, so that the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The CPUs dlcheck may use: its affinity mask (the cpuset) and the CPU quota of its cgroup, the
 // smallest on the way from its own cgroup up to the hierarchy's mount point, in cgroup v1

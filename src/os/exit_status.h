@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The exit status a shell reports for a process that a signal ended: 128 + N for signal N. The
 // one home of that rule: `run -- CMD` passes a program's death on, and dlcheck ends with it when

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Reading a user's input file whole, safely: the size is checked before anything is allocated,
 // so /dev/zero, a runaway pipe or a huge file ends in one clear error, never in the OOM killer.

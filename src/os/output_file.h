@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Every file dlcheck writes on the user's word (`-o/--output`, `--raw-log`, `--save-raw`,
 // `--folded`, `--svg`) goes through here, so one rule holds for all of them:

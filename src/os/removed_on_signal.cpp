@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "os/removed_on_signal.h"
 
 #include <limits.h>

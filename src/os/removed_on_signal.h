@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Temporary files that must not outlive dlcheck when a signal ends it (SIGINT, SIGTERM, SIGHUP):
 // an output's temporary before its rename, a workbook being packed, perf's recording in a scratch

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // A scratch directory: a fresh directory (mkdtemp) in the temporary directory, removed with
 // everything in it when it goes out of scope. The files named through File() are also removed

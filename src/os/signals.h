@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The signals that end an interactive run (SIGINT, SIGTERM, SIGHUP) while dlcheck waits for a
 // child: passed on to the child, so that it ends, and remembered, so that dlcheck stops what it

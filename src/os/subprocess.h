@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The one way dlcheck runs another program: the model worker, a user's program (`run -- CMD`,
 // `dispatch -- CMD`, `profile -- CMD`), perf and scontrol. Every child

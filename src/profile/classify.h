@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Where a sampled instruction belongs: the classes of CPU time `dlcheck profile` reports, and the
 // oneDNN primitive a JIT kernel worked for. The rules live here and nowhere else.

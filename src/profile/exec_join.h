@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The join of on-CPU samples with the oneDNN executions verbose timed: oneDNN stamps each exec
 // line with the wall clock at its start (ONEDNN_VERBOSE_TIMESTAMP=1, ms since the epoch, from

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Linux perf at the edge: finding it, checking what this machine lets it record, the
 // `perf record` command line that wraps a program, and `perf script` read back as a stream.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // perf.data read as a stream, without perf: the file header, the event attributes and the data
 // section's records, of which dlcheck needs the samples' user registers and user stack copy

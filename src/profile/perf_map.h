@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // oneDNN's perf maps: asked for through the environment, a JIT-profiling process writes the
 // address, size and name of each JIT kernel it generates to /tmp/perf-<pid>.map, where perf

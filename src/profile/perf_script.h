@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // `perf script` text -> records, one at a time, as the text streams in. dlcheck asks perf for
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // perf records -> what `dlcheck profile` reports: on-CPU samples by class and by JIT kernel (with
 // the primitive each kernel worked for), the collapsed stacks of the flame graph, and off-CPU time

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "profile/profile_report.h"
 
 #include <fmt/format.h>

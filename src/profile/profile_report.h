@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // A Profile (and the verbose rows of the same run) -> report::Report tables and findings:
 //

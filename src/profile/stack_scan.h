@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The callers of oneDNN's JIT kernels, found by stack scanning as crash reporters do. JIT code
 // has no unwind tables, so perf's DWARF unwinding stops at the kernel; but perf.data keeps each

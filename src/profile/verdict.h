@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Whether a recording can be reported: a program that exited at once, a recording with nothing
 // in it, and one stopped by a signal before it held anything are said in one sentence each.

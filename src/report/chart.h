@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Charts drawn by dlcheck as SVG, as the flame graph is (report/flame_graph.h): plain data in,
 // one <svg> element out, with no script, so that it stands alone (`-f svg`) or sits inline in an

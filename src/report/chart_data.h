@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // A report's declared charts (report::Chart in report.h) read from its tables and drawn
 // (report/chart.h): the one place that turns rows into a chart's bars, cells and lanes. The

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The JSON contract of a command's document: the members a document has, their shapes (a
 // scalar, an object, a table's rows, a map keyed by data, a list) and their types. Each document

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // A report held against its declared document, both ways: what it writes that the document does
 // not declare (or declares with another shape or type), and which declared members it writes.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // RFC 4180 CSV: one header line, CRLF line ends (LF with --csv-lf), a field quoted when it holds
 // a comma, a quote, CR or LF (quotes doubled). Null is an empty field; booleans are true/false.
 // Control characters other than tab, CR and LF, and bytes that are not UTF-8, are written as

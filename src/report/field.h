@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The words of a report, declared once beside the code that writes them. A builder declares its
 // fields, sections and tables as constants in its header; it writes through them, the document

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Collapsed stacks -> a flame graph in SVG, drawn by dlcheck itself (Debian packages none):
 // one box per frame, its width the frame's share of the samples, callers below callees; a frame

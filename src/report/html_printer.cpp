@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // --format html: the whole report as one self-contained page (inline CSS, script and SVG;
 // nothing fetched, so it works from file:// and as a CI artifact). Findings first, then the
 // primary table (its answer columns after its first), then the report's charts (report::Chart,

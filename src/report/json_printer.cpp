@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // JSON: one document, as the command's contract (contract.h) declares it: every declared member
 // is written, null when the report has nothing for it. Reals keep their full precision;
 // non-finite reals are null.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The one conversion of a Value to JSON, shared by the JSON and trace printers (private to
 // src/report: no other module sees nlohmann).

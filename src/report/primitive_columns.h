@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The columns of the primitives table, declared once: the printers' writer
 // (cli/stats_view.cpp), `diff`'s reader of JSON reports (compare/run_rows.cpp) and the JSON

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // One printer per output format, all over the same Report. A new format is one new file.
 //

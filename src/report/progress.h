@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Progress of long work on stderr, drawn only when stderr is a terminal (never in the data, never
 // in a log file): one line rewritten in place with the command, the step (configuration) and its

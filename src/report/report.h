@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The one report model every command fills and every printer reads. A command computes into a
 // Report; printers (table, CSV, JSON, ...) never compute, they only lay out what is here.

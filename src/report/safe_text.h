@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Text from inputs (log lines, brand strings, file names) made safe for each output: the one
 // home of the rules for what is valid UTF-8 and what a terminal or a spreadsheet must not get

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // --format folded and --format svg: the `stacks` table (stack, samples) as collapsed-stack text
 // or as a flame graph, the way the trace printer reads the `trace` table.
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Fitting a human table into a terminal's width: column widths, word-boundary wrapping, and the
 // width of the terminal standard output is. The table printer uses these; they do no output.

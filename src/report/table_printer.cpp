@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The human table: the verdict, the findings, then section headings, aligned key/value fields
 // and aligned tables.
 //

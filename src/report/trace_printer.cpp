@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Chrome trace event format ("JSON object format" with complete events), which chrome://tracing,
 // Perfetto and DevTools' performance panel open:
 //   {"traceEvents": [

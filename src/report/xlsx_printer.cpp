@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Office Open XML workbook (libxlsxwriter): one sheet per section and table, typed cells (a
 // number is a number whatever the reader's locale; text is a string, never a formula or a
 // date, so `10:10` and `=1+2` stay text), a bold frozen header row and an autofilter on each

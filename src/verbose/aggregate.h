@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Events -> one PrimitiveStats row per distinct primitive, and a Summary of the whole log.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // A benchdnn command line that reproduces one distinct primitive of a verbose log, as oneDNN's
 // own verbose converter does: the driver, direction, data types, tags, algorithm, attributes

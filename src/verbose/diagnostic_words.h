@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // oneDNN's check, error and warning lines in plain words: what the caller passed wrong.
 //

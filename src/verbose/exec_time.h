@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The bounds of the times a verbose line gives, in one place for the parser (line_parser.cpp)
 // and the aggregator's fast path for repeated lines (aggregate.cpp). A time of `1e308` ms is no

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Floating-point work of one execution, from the problem descriptor, where the problem defines it:
 // benchdnn's operation count, so that a GFLOP/s figure can be checked against benchdnn's.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // A fast non-cryptographic hash for the parser's lookup tables (four 8-byte lanes per step,
 // multiply-rotate mixing). Keys are verbose-line texts of ~100-300 bytes, hashed once per line.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "verbose/interned_text.h"
 
 #include <deque>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Text kept once per process: an 8-byte handle to an immutable std::string in a process-wide
 // pool.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // ISA and fallback class of a oneDNN implementation name.
 //

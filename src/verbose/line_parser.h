@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // One physical line of a log -> a VerboseEvent, a header update, or a skip with its reason.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Streams the lines of a log from a file, standard input (`-`) or compressed data: gzip (zlib),
 // xz (liblzma, with a memory limit), zstd and bzip2 (libarchive's raw format), told by the magic

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // One reading of a verbose log, line by line: the joining parser, the repeated-line memo, the
 // aggregator, the counts of lines by outcome and the header merged over every input. `parse`,

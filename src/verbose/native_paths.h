@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Data type x hardware: whether a CPU has a native path for a low-precision data type, and the
 // finding for a hot row whose data type has none (or only a slower one than another type has).

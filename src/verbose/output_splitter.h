@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // A program's stdout, as it arrives, split into oneDNN verbose lines and everything else. The
 // verbose lines go to a log session; every other byte is the program's own output and is handed

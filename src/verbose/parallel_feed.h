@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Reading one large log on several threads with the result of one thread, byte for byte: the
 // same rows in the same order, the same first lines, counts, sums and timeline.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // One row of a log's primitives table: what happened to one distinct primitive. The aggregator
 // (aggregate.h) fills rows; the rules (rules.h), the reports, `check`, `diff` and the sweeps read

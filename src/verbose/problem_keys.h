@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The problem field of a verbose line, read once for every module that needs its numbers: the
 // keyed form of convolution, pooling, inner product, normalization and lrn problems, and the

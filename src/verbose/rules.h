@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The rules that name what a PrimitiveStats row means, defined once and used by the aggregator's
 // notes, `check` and `dispatch`.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The one home of the arithmetic on the dimensions a log gives: every module that multiplies,
 // adds or divides them (flops, whatif's rebuild, layouts and measurement, the benchdnn line)

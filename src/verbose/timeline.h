@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The executions of a run, in order, for a timeline: the `trace` table of `parse`, `run` and
 // `verbose` (and their JSON documents), and the join of `profile` with perf's samples.

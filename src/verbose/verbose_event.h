@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The records of a oneDNN verbose log: one VerboseEvent per marker line, the MemoryDesc of each
 // tensor argument, and the LogHeader gathered from `info` lines. Plain structs, no I/O.

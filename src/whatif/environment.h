@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The environment whatif measures in: dlcheck's choice, not the user's. oneDNN's variables
 // (ONEDNN_*, DNNL_*, MKLDNN_*) and OpenMP's (OMP_*, KMP_*, GOMP_*) that the user exported are

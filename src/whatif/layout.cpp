@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "whatif/layout.h"
 
 #include <dnnl_debug.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // oneDNN memory descriptors from the texts a verbose line prints: a data type (`f32`, `bf16`,
 // `s8`, ...), a format kind (`blocked`, `any`), a tag in oneDNN's letters (`abcd`, `acdb`,

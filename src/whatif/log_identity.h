@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The identity of a log file as whatif read it (its size and modification time), so that an ISA
 // worker, which reads the log again and names its rows by rank, refuses a file that changed in

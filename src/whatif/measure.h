@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // A rebuilt primitive (rebuild.h) measured as benchdnn --mode=P measures: creation timed apart,
 // one untimed execution, then executions until the time budget is spent and at least

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "whatif/rebuild.h"
 
 #include <dnnl_debug.h>
@@ -1498,8 +1499,7 @@ Status NotCovered(std::string_view primitive) {
 // no shape of more dimensions than oneDNN's 12, before any builder multiplies, divides or
 // shifts by them.
 Status CheckProblem(std::string_view problem) {
-  if (std::string why = verbose::ProblemOutOfRange(problem); !why.empty())
-    return Cannot(why);
+  if (std::string why = verbose::ProblemOutOfRange(problem); !why.empty()) return Cannot(why);
   if (const std::optional<std::vector<Dims>> shapes = verbose::ReadProblemShapes(problem)) {
     for (const Dims& dims : *shapes) {
       if (dims.size() > DNNL_MAX_NDIMS) {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // A primitive of a verbose log rebuilt with the oneDNN dlcheck links (2.6.3): the descriptor of
 // its operation from the kind, propagation, memory descriptors, attributes, auxiliary fields and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // `dlcheck whatif`: the hot primitives of a log, each rebuilt with the linked oneDNN (rebuild.h)
 // and measured (measure.h) as logged and under the changes an application could make: the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The provisioning check evaluated in-process on constructed evidence: recorded machines from
 // tests/data/cpuid and model runs built by hand, so every state (OK, WARNING, CRITICAL, UNKNOWN)
 // is reached on any host.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `dlcheck check` end to end. Invariants of the live host: requiring what /proc/cpuinfo lists
 // never fails a requirement; requiring what it lacks is CRITICAL; the first line carries no
 // timings; a crashed worker is CRITICAL with its signal; bad usage is UNKNOWN.

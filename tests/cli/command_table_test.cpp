@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The command table (src/cli/command_table.cpp) in-process: what main, help and the tests read.
 #include <gtest/gtest.h>
 

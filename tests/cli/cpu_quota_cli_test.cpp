@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // dlcheck inside a real cgroup with a CPU quota of half a CPU (issue 33, part 6): the test moves
 // itself into a new cgroup of this machine's CPU hierarchy (v1: the `cpu` controller's
 // cpu.cfs_quota_us; v2: cpu.max), the quota set on the parent and none on the leaf it runs in

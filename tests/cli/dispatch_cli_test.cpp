@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `dlcheck dispatch` end to end with tiny runs. Invariants of the live host: the sweep's caps are
 // exactly the caps up to what oneDNN dispatches here; no row's ISA ranks above its cap; a worker
 // that dies under one cap is reported with its signal while the other caps still run.

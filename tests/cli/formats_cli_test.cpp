@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The formats that are views of the primitives table: `--format benchdnn` (one reproducer per
 // distinct primitive) and the refusals of formats that cannot be streamed with --events.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Hostile and unlucky inputs end to end (issue 20), through the built binary: inputs that are not
 // files, depth and size bombs, names that would inject lines into generated configuration,
 // numbers at the edges and damaged data. Each ends in a documented status and one `dlcheck:` line,

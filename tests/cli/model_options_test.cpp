@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The model options are described once (dispatch::VisitModelOptions): the worker's argv that
 // WorkerArguments writes must read back through the CLI options into the same options.
 #include "cli/model_options.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Output files through the built binary (src/os/output_file.h): a device or FIFO named as an
 // output is written into, never replaced by a regular file; a write that fails (a full device, a
 // file size limit) ends with one `dlcheck:` line and exit 8, and leaves what was there; the

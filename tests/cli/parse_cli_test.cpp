@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // dlcheck parse through the built binary: the CSV contract, formats, bad input, exit codes.
 #include <archive.h>
 #include <archive_entry.h>

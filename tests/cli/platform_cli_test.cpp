@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `dlcheck platform` end to end: errors word for word, formats, --save-raw round trip.
 #include <gtest/gtest.h>
 #include <sys/resource.h>

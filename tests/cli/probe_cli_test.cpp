@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `dlcheck platform --probe`: execution probes next to the CPUID claim. Invariants only: which
 // features get probed follows from the CPUID layer; the fault path is forced with features
 // CPUID denies and with the ud2 probe, which faults everywhere.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `dlcheck profile` through the built binary, on this machine's real perf (CI runs as root):
 // the MLP's JIT kernels by name and by primitive, the OpenMP class, folded stacks that add up to
 // the report's total, an SVG that parses as XML, the off-CPU time of `sleep`, and the errors.

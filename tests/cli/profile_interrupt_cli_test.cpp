@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `dlcheck profile` stopped by a signal, on this machine's real perf: at any moment (while perf
 // is probed, while it records), the end is 128+N with the report of what was recorded or one
 // `dlcheck:` line saying why there is none, never a false error ("perf script exited with

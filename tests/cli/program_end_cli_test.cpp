@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The end of a program run by `run -- CMD` and `dispatch -- CMD` is what waitpid says, not the
 // end of its output: a process it leaves in the background, writing to the same pipe every
 // 10 ms, neither keeps dlcheck reading nor outlives it; a signal to dlcheck reaches the program's

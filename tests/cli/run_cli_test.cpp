@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `dlcheck run -- CMD` through the built binary: exit statuses, the program's own output kept
 // byte for byte on stderr, counts equal to `parse` of the same log and to `verbose` of the same
 // worker, signals, no process left behind, and a real PyTorch training script.

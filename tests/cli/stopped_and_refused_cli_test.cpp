@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Issue 37, classes 5 to 9 end to end, through the built binary: profile's failures end with the
 // documented codes (5), options are checked before any work (6), an output name near NAME_MAX
 // works (7), a stopped health check is UNKNOWN and drains nothing, a stopped dlcheck never ends
@@ -202,8 +203,8 @@ TEST_F(StoppedAndRefused, AStoppedRunNeverEndsZeroNorLeavesItsProgram) {
 TEST_F(StoppedAndRefused, ColumnsOfATableNoReportHasAreRefusedBeforeTheProgramRuns) {
   const std::string ran = (dir_ / "ran").string();
   for (const std::string command : {"run", "dispatch", "whatif"}) {
-    const auto r = RunDlcheck(
-        {command, "--columns", "nosuchtable:a,b", "--", "sh", "-c", "touch " + ran});
+    const auto r =
+        RunDlcheck({command, "--columns", "nosuchtable:a,b", "--", "sh", "-c", "touch " + ran});
     EXPECT_EQ(r.exit_code, 2) << command << ": " << r.err;
     EXPECT_EQ(r.err.rfind("dlcheck: " + command + ": --columns: no table 'nosuchtable' in the " +
                               command + " report; its tables: ",
@@ -214,8 +215,8 @@ TEST_F(StoppedAndRefused, ColumnsOfATableNoReportHasAreRefusedBeforeTheProgramRu
     EXPECT_FALSE(Exists("ran")) << command << " ran the program before refusing --columns";
   }
   // A table of the document with a typo gets the nearest name.
-  const auto typo = RunDlcheck({"run", "--columns", "primitivs:layer", "--", "sh", "-c",
-                                "touch " + ran});
+  const auto typo =
+      RunDlcheck({"run", "--columns", "primitivs:layer", "--", "sh", "-c", "touch " + ran});
   EXPECT_EQ(typo.exit_code, 2) << typo.err;
   EXPECT_NE(typo.err.find("did you mean 'primitives'?"), std::string::npos) << typo.err;
   EXPECT_FALSE(Exists("ran"));

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The human table on a real terminal: dlcheck runs on a pseudo-terminal of 80 and 120 columns
 // (openpty with that window size, no COLUMNS: the width comes from the terminal as it does in
 // tmux or xterm), and what it printed is read back as the screen shows it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `dlcheck verbose` end to end: the real worker, real oneDNN, the real parser. Invariants only:
 // which primitives each layer runs is fixed by the model; which implementation oneDNN picks is
 // the host's business and is not asserted.

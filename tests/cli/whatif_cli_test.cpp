@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `dlcheck whatif` run on real logs: invariants of its document that hold on any x86-64 host
 // (every hot row rebuilt or noted, the figures consistent with each other), and, for a log this
 // host makes itself, the baseline picking the log's implementation. The runs whatif captures
@@ -392,9 +393,9 @@ TEST(WhatifCli, NanAndOutOfRangeNumbersAreUsageErrors) {
     const testing::RunResult r =
         RunDlcheck({"whatif", option + "=" + value, Log("torch_cnn_2.6.3.log")});
     EXPECT_EQ(r.exit_code, 2) << option << " " << value;
-    EXPECT_EQ(r.err.rfind("dlcheck: whatif: " + option + ": '" + value + "' is not a number from ",
-                          0),
-              0u)
+    EXPECT_EQ(
+        r.err.rfind("dlcheck: whatif: " + option + ": '" + value + "' is not a number from ", 0),
+        0u)
         << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
     EXPECT_TRUE(r.out.empty());

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // LazyLibrary: a library loaded where first needed. What it says when the library or one of its
 // functions is missing is what dlcheck tells the user (a zstd log without libarchive, --format
 // xlsx without libxlsxwriter), so both are checked on real libraries.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The shared text helpers (src/common/text.h): each written once, for every module.
 #include "common/text.h"
 

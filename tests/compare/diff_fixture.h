@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Two runs of one recording (tests/data/verbose/generated_2.6.3.txt): oneDNN at its default ISA
 // and capped at AVX2, written to a scratch directory for `diff` and its library to compare.

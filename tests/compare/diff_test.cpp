@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `dlcheck diff`: two recorded runs of the same program under different ISA caps (Debian's
 // oneDNN 2.6.3 on an AVX-512 machine, default and ONEDNN_MAX_CPU_ISA=AVX2: the sections of
 // tests/data/verbose/generated_2.6.3.txt), compared through the binary (row_diff_test: in-process).

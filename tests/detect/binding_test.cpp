@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Thread sets and binding on the live machine: invariants of the topology, not its values.
 #include "detect/binding.h"
 

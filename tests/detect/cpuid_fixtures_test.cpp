@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Replays every recorded CPUID dump in tests/data/cpuid and checks what dlcheck decodes against
 // the ground truth written down in tests/data/cpuid/INDEX.md (table 1: the expected part's
 // AVX-512 flags, the "Other AVX-512" and "AMX" columns decoded by hand from raw leaf 7, and what

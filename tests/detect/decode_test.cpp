@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Parsing, decoding and diagnosis on small hand-written inputs (no host CPU involved).
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Crafted recordings (issue 20): subleaf tables longer than libcpuid's fixed arrays, CPU numbers
 // out of range, and JSON nested or filled beyond what a parser should be given. Each must be
 // refused or read within bounds, never crash dlcheck.

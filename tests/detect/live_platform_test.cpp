@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // On this host: invariants only, never this machine's values.
 #include <gtest/gtest.h>
 #include <sched.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The 2023-26 ISA bits and oneDNN 3.x's level, held against an independent decode of every
 // recorded dump in tests/data/cpuid: this file reads the raw `CPUID LLLLLLLL: EAX-EBX-ECX-EDX
 // [SL nn]` lines of the first logical CPU itself and applies the bit positions as the Intel ISE

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The edges of recorded input: `cpuid -r` dumps, dumps cut short, files that are not files,
 // inputs too large to read, text that is not UTF-8, and output files that must not be written
 // through a planted symlink or silently lost on a full disk.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // dispatch::Capture of a program, in-process: the one capture that `run`, `dispatch -- CMD` and
 // `profile -- CMD` share, on /bin/sh replaying a real oneDNN 2.6.3 log (tests/data/verbose).
 #include "dispatch/capture.h"

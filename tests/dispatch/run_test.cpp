@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What one run says (dispatch::RunFindings) and the noise guard (dispatch::NoiseFindings), on
 // hand-built runs: the findings of `verbose` and `run`, decided beside the run record.
 #include "dispatch/run.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The sweep's comparison, in-process on constructed runs: the fastest cap of a primitive (the
 // model's by its time, a program's only apart from the others' spread), the speedups over the
 // scalar kernels and the lowest cap, per configuration samples/s, a thread set's efficiency and

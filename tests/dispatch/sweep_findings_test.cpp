@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What a sweep concludes, in-process on constructed rows and spreads: the cap findings both
 // sweeps make, the one primitive key, the ranking of a program sweep's configurations and its
 // exit status, and the one scalar-finding filter. No worker, no program, any host.

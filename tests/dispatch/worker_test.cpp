@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The worker protocol, the FMA peak and the sweep's building blocks, in-process.
 #include <gtest/gtest.h>
 

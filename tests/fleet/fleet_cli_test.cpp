@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `dlcheck fleet` end to end, on reports the built binary prints for recorded machines
 // (tests/data/cpuid): one file per host, a broken file named and not fatal, and no usable report
 // at all an input error.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `dlcheck fleet`'s reader and grouping on real reports: the JSON `dlcheck platform` prints for
 // recorded machines (tests/data/cpuid), edited where a test needs a host that stands out.
 #include "fleet/fleet.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Slurm's compressed hostlist form, as `scontrol show hostlist` prints it.
 #include "fleet/hostlist.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One node's check in the words of Slurm, NFD and Prometheus, from recorded machines
 // (tests/data/cpuid): every Slurm token is one slurmd accepts, every NFD label passes the
 // Kubernetes label rules, and `promtool check metrics` (Debian's prometheus) accepts the textfile.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Slurm health check's decisions, on `scontrol -o show node` output recorded from a real
 // Slurm 22.05 cluster (tests/data/slurm): CRITICAL drains, a pass resumes only a node dlcheck
 // drained, an administrator's drain is never touched.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The Debian package (make deb) on a fresh Debian 12: a chroot of a pristine debootstrap'd
 # rootfs tarball (the one ../shared/tools/fresh.sh caches), with the host's apt sources. Needs
 # root and the network to the Debian mirror; exits 77 (skipped) without them.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # `dlcheck parse --jobs N` on large generated logs (issue 36): the report of N threads is the
 # report of one, byte for byte, at the real chunk size (4 MiB) past the real least size (64 MiB),
 # where ParallelFeedTest and ParseCliTest cut small logs into tiny chunks. The logs are built

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # dlcheck against the real fleet engines, on this one host: a 3-node Slurm cluster of Debian's
 # slurm-wlm and munge (one munged, one slurmctld, three slurmd on their own ports, everything
 # in a temp dir), pdsh's exec module and dshbak. Needs root (the daemons run as root and munged

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """`dlcheck run -f trace` of a PyTorch program lines up with torch.profiler's trace of the same run.
 
 Runs tests/data/torch/conv_profile.py (five 3x3 convolutions under torch.profiler) under

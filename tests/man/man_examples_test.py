@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """The EXAMPLES of every man page that show output: each `$ dlcheck ...` line in a literal block
 (`.Bd -literal` ... `.Ed`) is run from the source tree with the built binary first on PATH, and
 what it prints must be the lines the page shows under it, byte for byte (roff's `\\-` and `\\e`

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "mlp/scalar_kernels.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The CPU budget (os/cpu_budget.h) on recorded cgroup layouts (tests/data/cgroup, README there
 // says where each came from) and on the lines of each file's kinds.
 #include "os/cpu_budget.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A program found before it is started, as exec would find it, with exec's "cannot run" words.
 #include <gtest/gtest.h>
 #include <sys/stat.h>

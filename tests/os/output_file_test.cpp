@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // OutputFile (src/os/output_file.h): what each kind of target gets. Regular files are
 // replaced whole, devices and FIFOs written into, directories, block devices and sockets refused;
 // an output that is not committed leaves the target as it was and no temporary file.

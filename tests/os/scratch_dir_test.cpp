@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The tests' scratch directory (tests/support/scratch_dir.h): one level under TMPDIR whatever
 // the test's name (a parameterized test's `Name/0` left an empty `dlcheck_<pid>_Name` behind),
 // and removed whole, directories made unwritable included.

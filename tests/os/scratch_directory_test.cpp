@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The scratch directory: made fresh, removed with what is in it when done, and on SIGTERM (its
 // named files, then itself).
 #include "os/scratch_directory.h"

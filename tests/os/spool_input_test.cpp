@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // SpoolInput (src/os/input_file.h): a stream read once (a pipe, standard input) copied whole into
 // a file only its owner may read; a stream larger than the bound and a write the disk refuses
 // are clear errors, and neither leaves a file behind.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The one subprocess runner, in-process, on /bin/sh: what the child wrote, how it ended, its
 // environment, its start errors, signals passed on, and nothing left behind.
 #include "os/subprocess.h"

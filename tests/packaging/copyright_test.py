@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """The package's copyright file (packaging/deb/copyright) names the licence of every library
 dlcheck links or loads, and each is the licence Debian's own package of that library states.
 
@@ -48,9 +49,32 @@ def debian_names(text):
     return {m.strip().lower() for m in re.findall(r"^License:[ \t]*(.+)$", text, re.M)}
 
 
+SPDX = "SPDX-License-Identifier: Apache-2.0"
+SOURCES = (".cpp", ".h", ".py", ".sh")
+
+
+def unlabelled_sources(source):
+    """The source files under src/, tests/, fuzz/ and scripts/ without the SPDX line."""
+    missing = []
+    for top in ("src", "tests", "fuzz", "scripts"):
+        for root, dirs, files in os.walk(os.path.join(source, top)):
+            dirs[:] = [d for d in dirs if os.path.join(root, d) != os.path.join(source, "tests", "data")]
+            for name in files:
+                if not name.endswith(SOURCES):
+                    continue
+                path = os.path.join(root, name)
+                with open(path, encoding="utf-8", errors="replace") as f:
+                    head = "".join(f.readline() for _ in range(3))
+                if SPDX not in head:
+                    missing.append(os.path.relpath(path, source))
+    return missing
+
+
 def main():
     source = sys.argv[1]
     failures = []
+    failures += [f"{path}: no `{SPDX}` line in its first three lines"
+                 for path in unlabelled_sources(source)]
     with open(os.path.join(source, "packaging", "deb", "copyright"), encoding="utf-8") as f:
         ours = f.read()
     licences = listed(ours)

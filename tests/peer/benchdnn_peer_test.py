@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Every benchdnn reproducer dlcheck writes for the logs of tests/data/verbose, run in the benchdnn
 of the log's era (../shared/peers/benchdnn-2.6.3 for oneDNN 1.x-2.x logs, benchdnn-3.10.2 for 3.x)
 with ONEDNN_VERBOSE=1 and --mode=R: does it run, and does it pick the log's implementation?

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Every benchdnn reproducer dlcheck writes for the oneDNN 2.x logs of tests/data/verbose, against
 the line of oneDNN's own verbose_converter v2.6.3 (../shared/peers/verbose_converter) for the same
 primitive: every difference must be a reviewed one (REVIEWED below, each with its reason, each

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """`dlcheck whatif`'s figures against benchdnn 2.6.3 (../shared/peers/benchdnn-2.6.3): each
 measured variant's benchdnn line (threads, ISA and layouts pinned) is run with --mode=P, side by
 side: does benchdnn pick the implementation dlcheck measured, and is dlcheck's min time within

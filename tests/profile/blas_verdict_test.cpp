@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // profile names the BLAS a sample is in (issue 31, item 10), opens with one verdict line and
 // points its OpenMP finding at the thread-set comparison (issue 35, row 4), and marks what stack
 // scanning found (issue 35, row 9): the dynamic loader's stale words are no frames, scanned

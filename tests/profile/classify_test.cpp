@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The classes of CPU time, the owners of JIT kernels, and the flame graph's SVG and folded text.
 #include "profile/classify.h"
 

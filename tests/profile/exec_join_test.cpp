@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The join of samples with oneDNN's timed executions: the timeline's lookup, the builder's
 // counts per operator, and the operators table's `primitives` column.
 #include "profile/exec_join.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Issue 37, class 4: text from a recording (a process name, a symbol) is made safe per format. A
 // symbol named with an OSC title sequence (ESC ] 0 ; ... BEL), a clear-screen (ESC [ 2 J), spaces
 // and ';' stays one frame of the folded format (`stack count`: no space, no ';' inside a frame,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // perf.data read without perf: a small recording of a oneDNN convolution (tests/data/profile/
 // jit_conv.perf.data, INDEX.md), whose expected values are what `perf report -D` and
 // `perf script --ns` print for it, and damaged files built here.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // oneDNN's perf maps: their one path, the environment that asks for them (the same for `profile`
 // and `dispatch --perf-map`), and their removal after a recording.
 #include "profile/perf_map.h"

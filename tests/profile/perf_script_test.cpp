@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `perf script` text -> records, and records -> a Profile, on recordings of this project's VM.
 #include "profile/perf_script.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Issue 37, class 3: profile's readers are bounded whatever a recording holds. A perf.data that
 // claims more event ids than any machine has, a symbol that demangles into gigabytes, more
 // distinct stacks or copied mappings than any run makes, a FIFO or a device where a regular

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Stack scanning: call instructions by their bytes, perf maps' ranges, the scan of a stack built
 // here from this test's own return address (named from this binary's symbol table, found
 // through /proc/self/maps), the JIT samples of the recorded oneDNN convolution, and the splice

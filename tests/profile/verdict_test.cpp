@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Whether a recording can be reported, in the words `dlcheck profile` ends with.
 #include "profile/verdict.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The charts (report/chart.h), a report's declared charts read from its tables
 // (report/chart_data.h) and the html printer, on hand-built reports: marks counted, rows summed
 // and averaged as declared, hostile text escaped.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The JSON contract (report/contract.h): the schema made from a declaration, and the JSON printer
 // writing every declared member of a command's document, null where the report has nothing.
 #include "report/contract.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // --format folded and --format svg: the printers of a report's `stacks` table, held to the text
 // and the SVG dlcheck wrote before they were report formats (tests/data/profile/INDEX.md).
 #include "report/flame_graph.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tables whose rows are made when printed (Table::generated): every printer prints exactly what
 // the same rows stored print, and the JSON document is what nlohmann would dump of the whole.
 #include <gtest/gtest.h>

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Every command's --format html page, loaded in a real browser (Debian's chromium, headless,
 driven through the DevTools protocol with Debian's python3-websocket).
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "report/safe_text.h"
 
 #include <gtest/gtest.h>
@@ -133,9 +134,13 @@ TEST(SafeTextTest, KeepsUtf8AndReplacesEachControlAndBadByteWithAQuestionMark) {
 
 // Bidi controls reorder what a terminal shows: each is a control, refused like C0 and C1.
 TEST(SafeTextTest, BidiControlsAreControls) {
-  EXPECT_EQ(SafeText("a\xe2\x80\xae" "b"), "a???b");                 // U+202E right-to-left override
-  EXPECT_EQ(SafeText("a\xe2\x81\xa6" "b\xe2\x81\xa9"), "a???b???");  // an isolate and its end
-  EXPECT_EQ(SafeText("\xe2\x80\x8f\xd8\x9c"), "?????");           // RLM, arabic letter mark
+  EXPECT_EQ(SafeText("a\xe2\x80\xae"
+                     "b"),
+            "a???b");  // U+202E right-to-left override
+  EXPECT_EQ(SafeText("a\xe2\x81\xa6"
+                     "b\xe2\x81\xa9"),
+            "a???b???");                                 // an isolate and its end
+  EXPECT_EQ(SafeText("\xe2\x80\x8f\xd8\x9c"), "?????");  // RLM, arabic letter mark
   EXPECT_EQ(SafeText("\xe2\x80\x94 \xe2\x80\xa6"), "\xe2\x80\x94 \xe2\x80\xa6");  // a dash, dots
   EXPECT_EQ(VisibleText("\xe2\x80\xae"), "\\xe2\\x80\\xae");
 }

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Reads back what `dlcheck ... --format xlsx` wrote, the way a spreadsheet does: the workbook's
 XML parts (an .xlsx is a zip), the cells and their types. Standard library only.
 

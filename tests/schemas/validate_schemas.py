@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """The JSON contract, checked by its consumer (Debian's python3-jsonschema, draft 2020-12).
 
 1. Each report command of the command table (`dlcheck help --list`) has its checked-in

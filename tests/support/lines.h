@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Text split into its lines (without the line feeds), for tests that read printed output.
 #include <sstream>

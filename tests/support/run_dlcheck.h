@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Runs the built dlcheck binary in a child process and captures what it prints, for CLI tests.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // A fixture with a fresh directory per test (removed afterwards) and a way to write files in it.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The progress line under a real pseudo-terminal (util-linux's `script`), for the CLI tests of
 // every command that draws one (run, verbose, dispatch, profile).

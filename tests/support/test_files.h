@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The test data directory and reading a file whole: the one spelling of each for every test.
 

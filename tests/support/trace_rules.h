@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The rules DevTools' trace engine holds a Chrome trace to, checked on a parsed file: the JSON
 // object format (`traceEvents`, `displayTimeUnit`), numeric ts/pid/tid, process and thread

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // benchdnn reproducers of verbose rows. Each expected command was derived by hand from the
 // benchdnn documentation of the version the line speaks (oneDNN v2.6.3's and v3.10.2's
 // tests/benchdnn/doc: driver_*.md, knobs_attr.md, knobs_dir.md), not from dlcheck's output;

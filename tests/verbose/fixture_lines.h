@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Reads lines of the copied fixtures under tests/data/verbose (never /work/shared at run time).
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Interned texts (one copy per process) and what a distinct primitive costs in memory.
 #include "verbose/interned_text.h"
 

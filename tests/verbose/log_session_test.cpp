@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A whole parse in-process, over strings: the session `dlcheck parse`, the worker capture and the
 // fuzz target drive (joining, the memo, --strict, header merge, layers, skip counts).
 #include "verbose/log_session.h"

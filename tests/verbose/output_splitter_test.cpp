@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // OutputSplitter: the same verbose lines and the same program bytes however the stream is cut.
 #include "verbose/output_splitter.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // FeedLog: a log read in chunks on several threads gives what one thread gives (rows and their
 // order, counts, header, every listener call in order with its line, time and timestamp), on
 // every log of tests/data/verbose cut every few bytes, and on a generated log of real lines.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The one home of the arithmetic on a log's dimensions (verbose/shape_math.h): overflow of
 // 64 bits, zero, negative and oversized dimensions, element counts that wrap, and the problems
 // of each form (keyed, shapes) checked whole; flops of such problems are none.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // whatif's decisions, in process: which of the user's variables the measurement runs without and
 // which of them would have changed its figures.
 #include <gtest/gtest.h>
