@@ -3,7 +3,8 @@
 // `perf record` wraps dlcheck's model worker (or CMD) while the verbose capture runs, with
 // oneDNN's perf map on so that JIT kernels have names; `perf script` is then read back as a
 // stream into classes, JIT kernels by primitive, off-CPU time and collapsed stacks. The report
-// goes to stdout (or --output): table, CSV, JSON, folded stacks or an SVG flame graph.
+// goes to stdout (or --output): table, CSV, JSON, folded stacks, an SVG flame graph or a
+// speedscope file.
 #include <fmt/format.h>
 #include <sys/stat.h>
 
@@ -361,9 +362,10 @@ void SetupProfile(CLI::App& subcommand, int& exit_code) {
              .timeout_help = "kill the model worker after this many seconds (default 600; CMD: "
                              "no limit)"});
   AddFormatOption(
-      *sub, o->format, {"folded", "svg"},
+      *sub, o->format, {"folded", "svg", "speedscope"},
       "output format: table (default), csv (the kernels table), json, xlsx, html (a "
-      "web page with the flame graph), folded (collapsed stacks) or svg (a flame graph)");
+      "web page with the flame graph), folded (collapsed stacks), svg (a flame graph) or "
+      "speedscope (a file speedscope opens)");
   sub->add_option("-F,--frequency", o->perf.frequency, "samples per second and CPU (default 999)")
       ->check(CLI::Range(1, 100000));
   sub->add_option("-e,--event", o->perf.event,

@@ -308,37 +308,55 @@ void WriteSvg(const Bars& chart, std::ostream& out) {
   }
 }
 
+namespace {
+
+// How many times slower than its row's best a cell must be to be drawn darkest.
+constexpr double kDarkestRatio = 8;
+
+// The least positive finite cell of `row` (its best: heat maps are times), 0 where none is.
+double RowBest(const std::vector<std::optional<double>>& row) {
+  double best = 0;
+  for (const auto& cell : row) {
+    if (cell && std::isfinite(*cell) && *cell > 0 && (best == 0 || *cell < best)) best = *cell;
+  }
+  return best;
+}
+
+}  // namespace
+
+// Each row on its own scale, against its best (least) cell: the best is white and outlined, a
+// cell kDarkestRatio times slower or more darkest (log scale), so the winner of every row shows
+// whatever the scale of the others (the scalar column no longer sets it).
 void WriteSvg(const HeatMap& chart, std::ostream& out) {
   Grid grid(chart.rows, chart.columns);
   const int columns = std::max<int>(1, static_cast<int>(chart.columns.size()));
   grid.cell_w = std::clamp((kWidth - grid.x0 - 10) / columns, 24, 110);
   const int height = grid.Bottom(chart.rows.size()) + 30;
   const int width = std::max(kWidth, grid.x0 + columns * grid.cell_w + 120);
-  double max = 0;
-  for (const auto& row : chart.cells) {
-    for (const auto& cell : row) {
-      if (cell && std::isfinite(*cell)) max = std::max(max, *cell);
-    }
-  }
-  if (max <= 0) max = 1;
   Open(out, "heatmap", width, height, chart.title);
   grid.WriteColumnHeads(out, chart.columns);
   for (std::size_t r = 0; r < chart.rows.size(); ++r) {
     grid.OpenRow(out, r, chart.rows[r]);
     const int y = grid.RowTop(r);
+    const double best = r < chart.cells.size() ? RowBest(chart.cells[r]) : 0;
     for (std::size_t c = 0; c < chart.columns.size(); ++c) {
       const std::optional<double> v =
           r < chart.cells.size() && c < chart.cells[r].size() ? chart.cells[r][c] : std::nullopt;
       const int x = grid.CellLeft(c);
       const double number = v.value_or(0);
       const bool known = v.has_value() && std::isfinite(number);
-      const double t = known ? std::sqrt(std::max(0.0, number) / max) : 0;
+      const double ratio = known && best > 0 && number > 0 ? number / best : 1;
+      const double t = std::clamp(std::log(ratio) / std::log(kDarkestRatio), 0.0, 1.0);
+      const bool is_best = known && best > 0 && number == best;
       out << fmt::format(
-          "<rect class=\"cell\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\">"
+          "<rect class=\"cell\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\"{}>"
           "<title>{} / {}: {}</title></rect>",
           x, y, grid.cell_w - 1, kRowHeight - 1, known ? HeatColor(t) : "#e4e4e4",
+          is_best ? " data-best=\"1\" stroke=\"#2e7d32\" stroke-width=\"2\"" : "",
           EscapeMarkup(chart.rows[r]), EscapeMarkup(chart.columns[c]),
-          known ? Short(number) + " " + EscapeMarkup(chart.unit) : "none");
+          known ? Short(number) + " " + EscapeMarkup(chart.unit) +
+                      (best > 0 && number > 0 ? " (x" + Short(ratio) + " the row's best)" : "")
+                : "none");
       if (known && grid.cell_w >= 34) {
         out << fmt::format(
             "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" fill=\"{}\" "
@@ -350,9 +368,9 @@ void WriteSvg(const HeatMap& chart, std::ostream& out) {
   }
   const int legend_y = grid.Bottom(chart.rows.size()) + 18;
   out << fmt::format(
-      "<text x=\"{}\" y=\"{}\" fill=\"#555\">{} (darker is more; grey: not run or no row); "
-      "max {}</text>\n",
-      grid.x0, legend_y, EscapeMarkup(chart.unit), Short(max));
+      "<text x=\"{}\" y=\"{}\" fill=\"#555\">{}, each row against its best (outlined, white): "
+      "darker is slower, darkest {}x or more; grey: not run or no row</text>\n",
+      grid.x0, legend_y, EscapeMarkup(chart.unit), Short(kDarkestRatio));
   out << "</svg>\n";
 }
 

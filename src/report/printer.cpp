@@ -70,6 +70,7 @@ std::string_view InputTable(Format format) {
       return kTraceTable;
     case Format::kFolded:
     case Format::kSvg:
+    case Format::kSpeedscope:
       return kStacksTable;
     default:
       return {};
@@ -283,6 +284,9 @@ void Print(const Report& whole_report, Format format, std::ostream& out) {
     case Format::kSvg:
       PrintSvg(report, out);
       break;
+    case Format::kSpeedscope:
+      PrintSpeedscope(report, out);
+      break;
   }
 }
 
@@ -313,6 +317,7 @@ std::unique_ptr<RowStream> StartFormatStream(Format format, std::ostream& out, c
     case Format::kBenchdnn:  // nor can distinct lines (parse refuses --events with either)
     case Format::kFolded:    // no command that streams has stacks
     case Format::kSvg:
+    case Format::kSpeedscope:
       return StartJsonStream(out, head, stream);
   }
   return nullptr;

@@ -24,7 +24,18 @@
 
 namespace dlcheck::report {
 
-enum class Format { kTable, kCsv, kJson, kTrace, kXlsx, kHtml, kBenchdnn, kFolded, kSvg };
+enum class Format {
+  kTable,
+  kCsv,
+  kJson,
+  kTrace,
+  kXlsx,
+  kHtml,
+  kBenchdnn,
+  kFolded,
+  kSvg,
+  kSpeedscope
+};
 
 /// A format's name on the command line (`--format NAME`).
 struct FormatChoice {
@@ -33,13 +44,14 @@ struct FormatChoice {
   bool every_command = false;  ///< offered by every command (else only where a command asks)
 };
 /// Every format name, in --help order: the one list the command-line options are made from.
-/// `trace` is for commands with a timeline, `folded` and `svg` for those with stacks; `text` is
+/// `trace` is for commands with a timeline, `folded`, `svg` and `speedscope` for those with stacks;
+/// `text` is
 /// `table` under the name `check` has always used.
 inline constexpr FormatChoice kFormatChoices[] = {
     {"table", Format::kTable, true}, {"csv", Format::kCsv, true},   {"json", Format::kJson, true},
     {"xlsx", Format::kXlsx, true},   {"html", Format::kHtml, true}, {"trace", Format::kTrace},
     {"benchdnn", Format::kBenchdnn}, {"folded", Format::kFolded},   {"svg", Format::kSvg},
-    {"text", Format::kTable}};
+    {"speedscope", Format::kSpeedscope}, {"text", Format::kTable}};
 
 /// Whether `format` is a document for another program (a workbook, a web page), never written to
 /// a terminal: what a terminal would show of it is bytes or markup, not the report.
@@ -197,6 +209,10 @@ void PrintFlameGraph(const Report& report, std::ostream& out);
 /// `--format svg`: the flame graph of a report with a `stacks` table, else the report's charts
 /// (Report::charts) one under another in one SVG document (chart_data.h).
 void PrintSvg(const Report& report, std::ostream& out);
+/// --format speedscope: the `stacks` table as a speedscope file (its file-format schema: shared
+/// frames, one sampled profile whose samples are the stacks, root first, weighted by their
+/// sample counts), which speedscope and other flame-graph viewers open.
+void PrintSpeedscope(const Report& report, std::ostream& out);
 inline constexpr std::string_view kStacksTable = "stacks";
 
 /// Text of a value as the table and CSV printers show it (null: `null_text`).

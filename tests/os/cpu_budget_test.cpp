@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <future>
 #include <thread>
@@ -32,6 +33,26 @@ TEST(CpuBudget, CpuMaxReadsQuotaOverPeriod) {
   EXPECT_FALSE(ParseCpuMax("50000 0"));
   EXPECT_FALSE(ParseCpuMax("50000 100000 7"));
   EXPECT_FALSE(ParseCpuMax("fifty 100000"));
+}
+
+// Issue 51 class 4: a quota far below one CPU or far above the machine still gives a budget of
+// whole CPUs and a text with no non-finite number (the oversubscription finding says it).
+TEST(CpuBudget, ExtremeQuotasGiveFiniteBudgets) {
+  for (const char* cpu_max : {"1 9223372036854775807", "9223372036854775807 1", "1 1000000"}) {
+    const std::optional<double> cpus = ParseCpuMax(cpu_max);
+    ASSERT_TRUE(cpus) << cpu_max;
+    EXPECT_TRUE(std::isfinite(*cpus) && *cpus > 0) << cpu_max;
+    const CpuBudget budget = BudgetOf(4, CpuQuota{*cpus, "cpu.max"});
+    EXPECT_GE(budget.cpus, 1) << cpu_max;
+    EXPECT_LE(budget.cpus, 4) << cpu_max;
+    const std::string text = budget.Text();
+    for (const char* word : {"inf", "nan"}) {
+      EXPECT_EQ(text.find(word), std::string::npos) << cpu_max << ": " << text;
+    }
+  }
+  EXPECT_FALSE(ParseCpuMax("0 100000"));
+  EXPECT_FALSE(ParseCpuMax("100000 0"));
+  EXPECT_FALSE(ParseCpuMax("99999999999999999999 100000"));  // past 64 bits: not a number
 }
 
 TEST(CpuBudget, CfsQuotaOfMinusOneIsNoLimit) {

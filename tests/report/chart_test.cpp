@@ -54,6 +54,25 @@ std::vector<std::string> LinesWith(const std::string& svg, const std::string& wh
   return lines;
 }
 
+// Each row on its own scale (issue 47: absolute ms let the scalar column set the scale, so a
+// row's winner could not be seen): every row's least cell is its best, outlined and white,
+// whatever the other rows hold.
+TEST(Chart, HeatMapMarksEachRowsBestOnItsOwnScale) {
+  chart::HeatMap map{.title = "t", .unit = "ms", .rows = {"a", "b"}, .columns = {"x", "y", "z"}};
+  map.cells = {{900.0, 2.0, 3.0}, {0.010, 0.040, std::nullopt}};
+  std::ostringstream out;
+  chart::WriteSvg(map, out);
+  const std::string svg = out.str();
+  EXPECT_EQ(Count(svg, "data-best=\"1\""), 2u) << svg;
+  const std::vector<std::string> best = LinesWith(svg, "data-best");
+  ASSERT_EQ(best.size(), 2u);
+  EXPECT_NE(best[0].find("a / y: 2.00 ms (x1.00 the row's best)"), std::string::npos) << best[0];
+  EXPECT_NE(best[1].find("b / x: 0.01 ms"), std::string::npos) << best[1];
+  // 0.04 ms is 4x its row's best: darker than white, though tiny against 900 ms.
+  EXPECT_NE(svg.find("b / y: 0.04 ms (x4.00 the row's best)"), std::string::npos) << svg;
+}
+
+
 TEST(Chart, HeatMapAndMatrixDrawTheSameGridFrame) {
   // A long column name (a primitive's full name) is cut alike in both, the cell titles keep it.
   const std::vector<std::string> rows = {"convolution", "inner_product"};

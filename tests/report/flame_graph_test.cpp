@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -115,6 +117,39 @@ TEST(StacksPrinterTest, NoOtherFormatShowsTheStacks) {
     const std::string text = Printed(report, format);
     EXPECT_NE(text.find("jit_t"), std::string::npos) << FormatName(format);
     EXPECT_EQ(text.find("stack"), std::string::npos) << FormatName(format) << text;
+  }
+}
+
+// --format speedscope: the recorded stacks as speedscope's file format. Read back, every sample
+// names its frames root first and the weights are the folded counts: unfolding it gives the
+// recorded folded text again, line for line (the comm is the root frame).
+TEST(StacksPrinterTest, SpeedscopeHoldsTheFoldedStacksAsItsSchemaSays) {
+  EXPECT_EQ(ParseFormat("speedscope"), Format::kSpeedscope);
+  for (const std::string name : {"mlp_excerpt", "torch_cnn_dwarf_excerpt"}) {
+    SCOPED_TRACE(name);
+    const Report report = ProfileReport(name + ".folded");
+    const nlohmann::json file = nlohmann::json::parse(Printed(report, Format::kSpeedscope));
+    EXPECT_EQ(file["$schema"], "https://www.speedscope.app/file-format-schema.json");
+    const nlohmann::json& frames = file["shared"]["frames"];
+    ASSERT_EQ(file["profiles"].size(), 1u);
+    const nlohmann::json& profile = file["profiles"][0];
+    EXPECT_EQ(profile["type"], "sampled");
+    EXPECT_EQ(profile["unit"], "none");
+    ASSERT_EQ(profile["samples"].size(), profile["weights"].size());
+    std::uint64_t total = 0;
+    std::string unfolded;
+    for (std::size_t i = 0; i < profile["samples"].size(); ++i) {
+      std::string stack;
+      for (const nlohmann::json& at : profile["samples"][i]) {
+        ASSERT_LT(at.get<std::size_t>(), frames.size());
+        stack += (stack.empty() ? "" : ";") + frames[at.get<std::size_t>()]["name"].get<std::string>();
+      }
+      const std::uint64_t weight = profile["weights"][i].get<std::uint64_t>();
+      total += weight;
+      unfolded += stack + " " + std::to_string(weight) + "\n";
+    }
+    EXPECT_EQ(profile["endValue"].get<std::uint64_t>(), total);
+    EXPECT_EQ(unfolded, Printed(report, Format::kFolded));
   }
 }
 
