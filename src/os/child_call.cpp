@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <fstream>
@@ -24,10 +25,27 @@ std::size_t AddressSpaceBytes() {
   return pages * static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
 }
 
+// A signal sent to the child alone: passed on to dlcheck (which stops as for its own), and the
+// child ends as the signal would end it.
+void PassOnToParent(int signal) {
+  ::kill(::getppid(), signal);
+  ::_exit(128 + signal);
+}
+
+// The OOM killer's first choice, before dlcheck (raising one's own score needs no privilege).
+void FirstForTheOomKiller() {
+  const int fd = ::open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return;
+  const char most[] = "1000";
+  [[maybe_unused]] const ssize_t wrote = ::write(fd, most, sizeof most - 1);
+  ::close(fd);
+}
+
 [[noreturn]] void RunChild(const std::function<std::string()>& work, const ChildLimits& limits,
                            std::size_t address_space, int out) {
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-  for (int sig : {SIGINT, SIGTERM, SIGHUP}) ::signal(sig, SIG_DFL);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) ::signal(sig, PassOnToParent);
+  FirstForTheOomKiller();
   const rlimit memory{address_space + limits.max_memory_bytes,
                       address_space + limits.max_memory_bytes};
   ::setrlimit(RLIMIT_AS, &memory);
@@ -69,14 +87,17 @@ std::optional<std::string> CallInChild(const std::function<std::string()>& work,
   std::string result;
   bool ended = false;  // the child closed its end: it is done
   bool bounded = true;
+  constexpr long kStopCheckMs = 50;
   while (!ended && bounded) {
+    if (limits.stop && limits.stop()) break;
     const auto left =
         std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
     if (left <= 0) break;
     pollfd p{fds[0], POLLIN, 0};
-    const int ready = ::poll(&p, 1, static_cast<int>(left));
+    const int ready = ::poll(&p, 1, static_cast<int>(std::min(left, kStopCheckMs)));
     if (ready < 0 && errno == EINTR) continue;
-    if (ready <= 0) break;
+    if (ready == 0) continue;
+    if (ready < 0) break;
     char buffer[4096];
     const ssize_t got = ::read(fds[0], buffer, sizeof buffer);
     if (got < 0 && errno == EINTR) continue;

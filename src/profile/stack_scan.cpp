@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -73,15 +74,45 @@ std::string DemangleInProcess(const std::string& mangled) {
 
 }  // namespace
 
+std::optional<std::string> DemanglerBudget::CallChild(const std::function<std::string()>& demangle,
+                                                      std::size_t max_output_bytes) {
+  if (!stopped_ && stop_ && stop_()) stopped_ = true;
+  if (stopped_ || left_s_ <= 0) {
+    ++left_mangled_;
+    return std::nullopt;
+  }
+  const auto start = std::chrono::steady_clock::now();
+  std::optional<std::string> out =
+      os::CallInChild(demangle, {.max_memory_bytes = kChildMemoryBytes,
+                                 .timeout_s = std::min(kChildSeconds, left_s_),
+                                 .max_output_bytes = max_output_bytes,
+                                 .stop = stop_});
+  left_s_ -= std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (stop_ && stop_()) stopped_ = true;
+  return out;
+}
+
+std::string DemanglerBudget::BoundReached() const {
+  if (left_s_ > 0 || left_mangled_ == 0) return {};
+  return fmt::format(
+      "the demangler's {:g} s (its children together) were spent: {} names that could demangle "
+      "explosively left mangled",
+      seconds_, left_mangled_);
+}
+
 std::string Demangle(std::string_view name) {
+  DemanglerBudget budget;
+  return Demangle(name, budget);
+}
+
+std::string Demangle(std::string_view name, DemanglerBudget& budget) {
   if (!name.starts_with("_Z") || name.size() > kMaxSymbolBytes) return std::string(name);
   const std::string mangled(name.substr(0, name.find('.')));
   std::optional<std::string> demangled;
   if (BackReferences(mangled) <= kMaxInProcessReferences) {
     demangled = DemangleInProcess(mangled);
   } else {
-    demangled = os::CallInChild([&] { return DemangleInProcess(mangled); },
-                                {.max_output_bytes = kMaxDemangledBytes});
+    demangled = budget.CallChild([&] { return DemangleInProcess(mangled); }, kMaxDemangledBytes);
   }
   if (!demangled || demangled->empty() || demangled->size() > kMaxDemangledBytes) {
     return std::string(name);
@@ -128,7 +159,7 @@ class ElfImage {
 
   // The demangled name of the function containing the byte at `file_offset`; nullopt when no
   // symbol covers it.
-  std::optional<std::string> FunctionAt(std::uint64_t file_offset) {
+  std::optional<std::string> FunctionAt(std::uint64_t file_offset, DemanglerBudget& budget) {
     const std::optional<std::uint64_t> vaddr = AddressOf(file_offset);
     if (!vaddr) return std::nullopt;
     auto it = std::upper_bound(symbols_.begin(), symbols_.end(), *vaddr,
@@ -137,7 +168,7 @@ class ElfImage {
     --it;
     if (*vaddr >= it->value + std::max<std::uint64_t>(it->size, 1)) return std::nullopt;
     auto [cached, fresh] = demangled_.try_emplace(it->name);
-    if (fresh) cached->second = Demangle(it->name);
+    if (fresh) cached->second = Demangle(it->name, budget);
     return cached->second;
   }
 
@@ -345,6 +376,10 @@ struct ReturnAddressScanner::State {
   std::size_t mappings = 0;  // in `maps`, all processes together
   std::map<std::string, std::unique_ptr<ElfImage>> images;
   std::set<std::string> bounds_reached;
+  DemanglerBudget demangler;
+  std::string last_demangler_bound;  // its count changes as more names are left mangled
+
+  explicit State(std::function<bool()> stop) : demangler(std::move(stop)) {}
 
   ElfImage* ImageOf(const std::string& path) {
     auto found = images.find(path);
@@ -380,12 +415,18 @@ struct ReturnAddressScanner::State {
     const std::uint64_t offset = address - m.start + m.file_offset;
     if (image == nullptr || !image->CallEndsAt(offset)) return std::nullopt;
     // The call, not what follows it: a call may be a function's last instruction.
-    std::optional<std::string> name = image->FunctionAt(offset - 1);
+    std::optional<std::string> name = image->FunctionAt(offset - 1, demangler);
+    if (std::string bound = demangler.BoundReached(); !bound.empty()) {
+      bounds_reached.erase(last_demangler_bound);
+      bounds_reached.insert(bound);
+      last_demangler_bound = std::move(bound);
+    }
     return Frame{.symbol = name ? std::move(*name) : "[unknown]", .dso = m.path, .scanned = true};
   }
 };
 
-ReturnAddressScanner::ReturnAddressScanner() : state_(std::make_unique<State>()) {
+ReturnAddressScanner::ReturnAddressScanner(std::function<bool()> stop)
+    : state_(std::make_unique<State>(std::move(stop))) {
   elf_version(EV_CURRENT);
 }
 
@@ -520,7 +561,7 @@ StatusOr<ScannedStacks> ScanJitStacks(const std::string& perf_data_path,
     return InputError(fmt::format("cannot read {}: not a regular file", perf_data_path));
   std::ifstream in(perf_data_path, std::ios::binary);
   if (!in) return InputError(fmt::format("cannot read {}", perf_data_path));
-  ReturnAddressScanner scanner;
+  ReturnAddressScanner scanner(stop);
   std::map<std::uint32_t, Ranges> jit;  // by pid, read when its first sample comes
   ScannedStacks result;
   const auto on_sample = [&](const PerfDataSample& s) {

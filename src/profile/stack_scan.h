@@ -20,10 +20,12 @@
 //   builder.UseScannedStacks(&*scanned);   // before the perf script records are added
 
 #include <compare>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <span>
 #include <string>
@@ -77,7 +79,8 @@ class ScannedStacks {
 /// process (as perf.data's MMAP records give them) and those files' bytes and symbols.
 class ReturnAddressScanner {
  public:
-  ReturnAddressScanner();
+  /// `stop` (a signal) also stops the demangler's children (DemanglerBudget).
+  explicit ReturnAddressScanner(std::function<bool()> stop = {});
   ~ReturnAddressScanner();
   ReturnAddressScanner(const ReturnAddressScanner&) = delete;
   ReturnAddressScanner& operator=(const ReturnAddressScanner&) = delete;
@@ -108,11 +111,43 @@ StatusOr<ScannedStacks> ScanJitStacks(const std::string& perf_data_path,
                                       std::string_view perf_map_dir = kPerfMapDir,
                                       const std::function<bool()>& stop = {});
 
+/// The demangler children of one scan, as a whole: one at a time, each bounded in memory, all
+/// of them together in time. Once the time is spent, or a signal stopped one (`stop`), a name
+/// that would need a child stays mangled without one: 64 demangling bombs cost a few seconds
+/// and 64 MiB at most, never dlcheck's memory or a wait without end.
+class DemanglerBudget {
+ public:
+  static constexpr double kSeconds = 4.0;       ///< all children together
+  static constexpr double kChildSeconds = 2.0;  ///< one child
+  static constexpr std::size_t kChildMemoryBytes = std::size_t{64} << 20;  ///< one child
+
+  explicit DemanglerBudget(std::function<bool()> stop = {}, double seconds = kSeconds)
+      : stop_(std::move(stop)), seconds_(seconds), left_s_(seconds) {}
+
+  /// `mangled` demangled in a child under what is left; nullopt when it failed, ran out, or
+  /// when nothing is left (counted in left_mangled()).
+  std::optional<std::string> CallChild(const std::function<std::string()>& demangle,
+                                       std::size_t max_output_bytes);
+  /// Names left mangled because the budget was spent or stopped.
+  int left_mangled() const { return left_mangled_; }
+  /// The bound in words, empty when it was never reached.
+  std::string BoundReached() const;
+
+ private:
+  std::function<bool()> stop_;
+  double seconds_;
+  double left_s_;
+  bool stopped_ = false;
+  int left_mangled_ = 0;
+};
+
 /// A symbol as perf prints it: demangled (a name that is not C++'s "_Z..." stays as it is),
 /// without the suffix GCC gives the parts and copies it splits off (".part.0", ".isra.0",
 /// ".constprop.0", ".cold"). A name whose back references could expand it exponentially is
-/// demangled in a child bounded in memory and time (os::CallInChild); one over 4 KiB, or whose
-/// demangling fails or passes 16 KiB, stays mangled.
+/// demangled in a child bounded in memory and time (os::CallInChild) under `budget`; one over
+/// 4 KiB, or whose demangling fails or passes 16 KiB, stays mangled.
+std::string Demangle(std::string_view name, DemanglerBudget& budget);
+/// The same with a budget of its own.
 std::string Demangle(std::string_view name);
 
 /// Whether the `before` bytes (those just before a return address, the last byte adjacent to

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <map>
 
 #include "verbose/shape_math.h"
@@ -51,22 +52,32 @@ std::size_t Elements(const memory::dims& dims) {
 }
 
 // Fills `mem` through a dense f32 copy reordered into its layout and type (padding zeroed).
-void Fill(memory& mem, int arg, bool integer, const dnnl::engine& engine, dnnl::stream& stream) {
+// `stop` is asked every 2^22 elements (a large tensor takes seconds to fill): false when it
+// stopped the filling.
+bool Fill(memory& mem, int arg, bool integer, const dnnl::engine& engine, dnnl::stream& stream,
+          const std::function<bool()>& stop = {}) {
   const memory::desc desc = mem.get_desc();
   const memory::dims dims = desc.dims();
-  if (dims.empty()) return;
+  if (dims.empty()) return true;
   if (desc.data.format_kind != dnnl_blocked) {
     std::memset(mem.get_data_handle(), 0, desc.get_size());
-    return;
+    return true;
   }
   const bool as_integer = integer || IsInteger(desc.data_type());
   memory plain(PlainDesc(dims, memory::data_type::f32), engine);
   float* values = static_cast<float*>(plain.get_data_handle());
   const std::size_t n = Elements(dims);
-  for (std::size_t i = 0; i < n; ++i) values[i] = ValueOf(i, arg, as_integer);
+  constexpr std::size_t kStopCheckElements = std::size_t{1} << 22;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i % kStopCheckElements == 0 && stop && stop()) return false;
+    values[i] = ValueOf(i, arg, as_integer);
+  }
+  if (stop && stop()) return false;
   std::memset(mem.get_data_handle(), 0, desc.get_size());
+  if (stop && stop()) return false;
   dnnl::reorder(plain, mem).execute(stream, plain, mem);
   stream.wait();
+  return true;
 }
 
 std::vector<float> DenseOutput(const memory& mem, const dnnl::engine& engine,
@@ -161,6 +172,10 @@ std::size_t MemoryLimitBytes() {
 StatusOr<Measurement> Measure(const Rebuilt& rebuilt, const dnnl::engine& engine,
                               const MeasureSettings& settings) {
   Measurement m;
+  const auto stopped = [&settings] { return settings.stop && settings.stop(); };
+  // A signal ends the run within one execution: nothing more is filled, created or run.
+  const auto stopped_error = [] { return InputError("not measured: stopped by a signal"); };
+  if (stopped()) return stopped_error();
   try {
     dnnl::stream stream(engine);
     const std::map<int, memory::desc> descs = ArgumentDescs(rebuilt);
@@ -180,25 +195,30 @@ StatusOr<Measurement> Measure(const Rebuilt& rebuilt, const dnnl::engine& engine
                       : 1;
     std::vector<std::unordered_map<int, memory>> args(sets);
     for (auto& set : args) {
+      if (stopped()) return stopped_error();
       for (const auto& [arg, md] : descs) {
         memory mem(md, engine);
         if (IsAttributeArg(arg)) {
           FillAttribute(mem, arg);
-        } else if (arg != DNNL_ARG_SCRATCHPAD) {
-          Fill(mem, arg, settings.integer_inputs, engine, stream);
+        } else if (arg != DNNL_ARG_SCRATCHPAD &&
+                   !Fill(mem, arg, settings.integer_inputs, engine, stream, settings.stop)) {
+          return stopped_error();
         }
         set.emplace(arg, mem);
       }
+      if (stopped()) return stopped_error();
       WriteWorkspace(rebuilt, set, engine, stream);
     }
     const Clock::time_point created = Clock::now();
     dnnl::primitive primitive(rebuilt.current().get());
     m.create_ms = MsSince(created);
     m.implementation = rebuilt.implementation();
+    if (stopped()) return stopped_error();
     const Clock::time_point untimed = Clock::now();
     primitive.execute(stream, args[0]);  // untimed: first-touch, JIT warm-up
     stream.wait();
     const double first_ms = MsSince(untimed);
+    if (stopped()) return stopped_error();
     if (settings.keep_output) {
       const int out = rebuilt.is_reorder ? DNNL_ARG_TO : rebuilt.output_arg;
       if (args[0].contains(out)) m.output = DenseOutput(args[0].at(out), engine, stream);

@@ -100,6 +100,76 @@ TEST_F(ProfileReadersBounded, ADemanglingBombStaysMangledInLittleMemory) {
   EXPECT_EQ(Demangle(long_symbol), long_symbol);
 }
 
+// The processes whose parent is this one.
+int OwnChildren() {
+  std::ifstream children("/proc/self/task/" + std::to_string(getpid()) + "/children");
+  int n = 0;
+  for (pid_t pid = 0; children >> pid;) ++n;
+  return n;
+}
+
+double SecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// Issue 51, class 7: 64 bombs in one scan (the budget of one scan) cost the budget's seconds
+// and one child's memory at most, each left mangled, and no child outlives its call; a name
+// that needs no child is still demangled after the budget is spent.
+TEST_F(ProfileReadersBounded, SixtyFourBombsCostTheBudgetNotDlchecksMemory) {
+  DemanglerBudget budget;
+  const long rss_before = MaxRssKiB();
+  const auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < 64; ++i) {
+    const std::string bomb = DemanglingBomb(40 + i);
+    EXPECT_EQ(Demangle(bomb, budget), bomb);
+  }
+  // The budget and the last child's own bound past it, with room for a busy machine.
+  EXPECT_LT(SecondsSince(start), DemanglerBudget::kSeconds + DemanglerBudget::kChildSeconds + 4);
+  EXPECT_LT(MaxRssKiB() - rss_before, 64 * 1024);
+  EXPECT_EQ(OwnChildren(), 0);
+  EXPECT_EQ(Demangle("_ZN3foo3barEv", budget), "foo::bar()");
+}
+
+// Once spent, a name that would need a child stays mangled at once, and the bound is said with
+// the names it left mangled.
+TEST_F(ProfileReadersBounded, ASpentBudgetLeavesTheRestMangledAndSaysSo) {
+  DemanglerBudget budget({}, 0.3);
+  EXPECT_EQ(budget.BoundReached(), "");
+  for (int i = 0; i < 64 && budget.left_mangled() == 0; ++i) {
+    EXPECT_EQ(Demangle(DemanglingBomb(40 + i), budget), DemanglingBomb(40 + i));
+  }
+  ASSERT_EQ(budget.left_mangled(), 1);
+  const auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < 10; ++i) {
+    EXPECT_EQ(Demangle(DemanglingBomb(61 + i), budget), DemanglingBomb(61 + i));
+  }
+  // A short expansion that would demangle in a child is left mangled too: nothing is left.
+  EXPECT_EQ(Demangle(DemanglingBomb(10), budget), DemanglingBomb(10));
+  EXPECT_LT(SecondsSince(start), 1.0);  // no child started
+  EXPECT_EQ(budget.left_mangled(), 12);
+  EXPECT_EQ(budget.BoundReached(),
+            "the demangler's 0.3 s (its children together) were spent: 12 names that could "
+            "demangle explosively left mangled");
+}
+
+// A stop (a signal) starts no other child: the names after it stay mangled at once (a child at
+// work is ended by the same stop: child_call_test).
+TEST_F(ProfileReadersBounded, AStopStartsNoOtherDemanglerChild) {
+  bool signalled = false;
+  DemanglerBudget budget([&signalled] { return signalled; }, 60);
+  EXPECT_EQ(Demangle(DemanglingBomb(10), budget).rfind("void f<P<int, int>", 0), 0u);
+  signalled = true;
+  const auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < 8; ++i) {
+    EXPECT_EQ(Demangle(DemanglingBomb(60 + i), budget), DemanglingBomb(60 + i));
+  }
+  EXPECT_EQ(Demangle(DemanglingBomb(10), budget), DemanglingBomb(10));
+  EXPECT_LT(SecondsSince(start), 1.0);
+  EXPECT_EQ(budget.left_mangled(), 9);
+  EXPECT_EQ(budget.BoundReached(), "");  // a stopped scan says it was stopped, not this
+  EXPECT_EQ(OwnChildren(), 0);
+}
+
 TEST_F(ProfileReadersBounded, DistinctStacksAreBoundedByTheirFrames) {
   ScannedStacks scanned;
   std::vector<Frame> callers(256, Frame{"caller", "/usr/lib/libx.so"});
