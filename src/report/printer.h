@@ -48,10 +48,12 @@ struct FormatChoice {
 /// `text` is
 /// `table` under the name `check` has always used.
 inline constexpr FormatChoice kFormatChoices[] = {
-    {"table", Format::kTable, true}, {"csv", Format::kCsv, true},   {"json", Format::kJson, true},
-    {"xlsx", Format::kXlsx, true},   {"html", Format::kHtml, true}, {"trace", Format::kTrace},
-    {"benchdnn", Format::kBenchdnn}, {"folded", Format::kFolded},   {"svg", Format::kSvg},
-    {"speedscope", Format::kSpeedscope}, {"text", Format::kTable}};
+    {"table", Format::kTable, true}, {"csv", Format::kCsv, true},
+    {"json", Format::kJson, true},   {"xlsx", Format::kXlsx, true},
+    {"html", Format::kHtml, true},   {"trace", Format::kTrace},
+    {"benchdnn", Format::kBenchdnn}, {"folded", Format::kFolded},
+    {"svg", Format::kSvg},           {"speedscope", Format::kSpeedscope},
+    {"text", Format::kTable}};
 
 /// Whether `format` is a document for another program (a workbook, a web page), never written to
 /// a terminal: what a terminal would show of it is bytes or markup, not the report.

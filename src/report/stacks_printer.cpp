@@ -4,10 +4,9 @@
 // table.
 #include <algorithm>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <ostream>
-
-#include <nlohmann/json.hpp>
 #include <string_view>
 #include <unordered_map>
 
@@ -84,20 +83,19 @@ void PrintSpeedscope(const Report& report, std::ostream& out) {
   }
   const std::string name =
       table != nullptr && !table->title.empty() ? table->title : "dlcheck " + report.command;
-  const nlohmann::json file = {
-      {"$schema", "https://www.speedscope.app/file-format-schema.json"},
-      {"exporter", "dlcheck " + report.command},
-      {"name", name},
-      {"activeProfileIndex", 0},
-      {"shared", {{"frames", std::move(frames)}}},
-      {"profiles",
-       {{{"type", "sampled"},
-         {"name", name},
-         {"unit", "none"},
-         {"startValue", 0},
-         {"endValue", total},
-         {"samples", std::move(samples)},
-         {"weights", std::move(weights)}}}}};
+  const nlohmann::json file = {{"$schema", "https://www.speedscope.app/file-format-schema.json"},
+                               {"exporter", "dlcheck " + report.command},
+                               {"name", name},
+                               {"activeProfileIndex", 0},
+                               {"shared", {{"frames", std::move(frames)}}},
+                               {"profiles",
+                                {{{"type", "sampled"},
+                                  {"name", name},
+                                  {"unit", "none"},
+                                  {"startValue", 0},
+                                  {"endValue", total},
+                                  {"samples", std::move(samples)},
+                                  {"weights", std::move(weights)}}}}};
   // ASCII, with any byte that is not UTF-8 (a symbol from a binary) replaced, never thrown on.
   out << file.dump(-1, ' ', true, nlohmann::json::error_handler_t::replace) << '\n';
 }

@@ -98,7 +98,9 @@ TEST(TopologyXmlTest, EveryPuIsMappedAsLscpuMapsIt) {
   std::map<int, std::set<int>> l2s_of_core;
   for (std::size_t i = 0; i < genoa.cpus.size(); ++i) {
     const PuPlace& p = genoa.cpus[i];
-    if (i > 0) EXPECT_LT(genoa.cpus[i - 1].cpu, p.cpu);
+    if (i > 0) {
+      EXPECT_LT(genoa.cpus[i - 1].cpu, p.cpu);
+    }
     EXPECT_TRUE(p.allowed);
     cores.insert(p.core);
     packages.insert(p.package);

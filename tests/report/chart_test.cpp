@@ -72,7 +72,6 @@ TEST(Chart, HeatMapMarksEachRowsBestOnItsOwnScale) {
   EXPECT_NE(svg.find("b / y: 0.04 ms (x4.00 the row's best)"), std::string::npos) << svg;
 }
 
-
 TEST(Chart, HeatMapAndMatrixDrawTheSameGridFrame) {
   // A long column name (a primitive's full name) is cut alike in both, the cell titles keep it.
   const std::vector<std::string> rows = {"convolution", "inner_product"};

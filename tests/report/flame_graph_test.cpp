@@ -5,10 +5,9 @@
 
 #include <gtest/gtest.h>
 
-#include <nlohmann/json.hpp>
-
 #include <cstdlib>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "report/printer.h"
@@ -142,7 +141,8 @@ TEST(StacksPrinterTest, SpeedscopeHoldsTheFoldedStacksAsItsSchemaSays) {
       std::string stack;
       for (const nlohmann::json& at : profile["samples"][i]) {
         ASSERT_LT(at.get<std::size_t>(), frames.size());
-        stack += (stack.empty() ? "" : ";") + frames[at.get<std::size_t>()]["name"].get<std::string>();
+        stack +=
+            (stack.empty() ? "" : ";") + frames[at.get<std::size_t>()]["name"].get<std::string>();
       }
       const std::uint64_t weight = profile["weights"][i].get<std::uint64_t>();
       total += weight;
