@@ -17,19 +17,30 @@
 namespace dlcheck::cli {
 namespace {
 
+// A command line parsed as main parses it (the command's Setup, then OneValuePerOccurrence)
+// without running the command: the app's parse-complete callback runs after every option is read
+// and before the command's callback (main's refuses a binary format on a terminal there), and
+// throws ParsedOnly.
+struct ParsedOnly {};
+struct ParseOnlyApp {
+  CLI::App app;
+  CLI::App* sub;
+  int exit_code = 0;
+  explicit ParseOnlyApp(const Command& command)
+      : sub(app.add_subcommand(std::string(command.name))) {
+    command.setup(*sub, exit_code);
+    OneValuePerOccurrence(*sub);
+    app.parse_complete_callback([] { throw ParsedOnly{}; });
+  }
+};
+
 // The program's words after `--` of `command OPTION [VALUE] -- sh -c 'echo hi'`, parsed as main
 // parses (the command's Setup, then OneValuePerOccurrence) but without running the command.
 std::vector<std::string> ProgramAfter(const Command& command, const CLI::Option& option,
                                       bool attached) {
-  CLI::App app;
-  CLI::App* sub = app.add_subcommand(std::string(command.name));
-  int exit_code = 0;
-  command.setup(*sub, exit_code);
-  OneValuePerOccurrence(*sub);
-  // Parse only: the app's parse-complete callback runs after every option is read and before the
-  // command's callback (main's refuses a binary format on a terminal there).
-  struct ParsedOnly {};
-  app.parse_complete_callback([] { throw ParsedOnly{}; });
+  ParseOnlyApp parser(command);
+  CLI::App& app = parser.app;
+  CLI::App* sub = parser.sub;
   const std::string name = option.get_name();  // the long name where there is one
   const std::string value =
       name == "--output" ? ::testing::TempDir() + "dlcheck_command_table_output" : "1";
@@ -184,13 +195,8 @@ TEST(CommandTable, TheManPageNamesEachDeclaredMainTable) {
 // without running the command: a value the option's conversion or validator refuses is false;
 // any later complaint (a missing file argument) is not the option's.
 bool Takes(const Command& command, const std::string& option, const std::string& value) {
-  CLI::App app;
-  CLI::App* sub = app.add_subcommand(std::string(command.name));
-  int exit_code = 0;
-  command.setup(*sub, exit_code);
-  OneValuePerOccurrence(*sub);
-  struct ParsedOnly {};
-  app.parse_complete_callback([] { throw ParsedOnly{}; });
+  ParseOnlyApp parser(command);
+  CLI::App& app = parser.app;
   std::vector<std::string> args = {std::string(command.name), option + "=" + value};
   std::reverse(args.begin(), args.end());
   bool taken = true;

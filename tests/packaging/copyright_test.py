@@ -73,22 +73,27 @@ def unlabelled_sources(source):
 def main():
     source = sys.argv[1]
     failures = []
-    failures += [f"{path}: no `{SPDX}` line in its first three lines"
-                 for path in unlabelled_sources(source)]
+    unlabelled = unlabelled_sources(source)
+    failures += [f"{path}: no `{SPDX}` line in its first three lines" for path in unlabelled]
+    failed_checks = 1 if unlabelled else 0
     with open(os.path.join(source, "packaging", "deb", "copyright"), encoding="utf-8") as f:
         ours = f.read()
     licences = listed(ours)
     if not re.search(r"^Files: \*\nCopyright: [^\n]*the dlcheck authors", ours, re.M):
         failures.append("no `Files: *` paragraph for the dlcheck authors")
+        failed_checks += 1
     if "License: Apache-2.0 and" not in ours or "\nLicense: Apache-2.0\n" not in ours:
         failures.append("dlcheck's own code is not stated as Apache-2.0")
+        failed_checks += 1
     with open(os.path.join(source, "LICENSE"), encoding="utf-8") as f:
         if "Apache License" not in f.read(200):
             failures.append("LICENSE is not the Apache License")
+            failed_checks += 1
     for library, package in LIBRARIES.items():
         licence = licences.get(library)
         if licence is None:
             failures.append(f"{library}: not listed in packaging/deb/copyright")
+            failed_checks += 1
             continue
         path = f"/usr/share/doc/{package}/copyright"
         try:
@@ -97,6 +102,7 @@ def main():
         except OSError as e:
             failures.append(f"{library}: cannot read {path} ({e.strerror}): "
                             "run scripts/setup.sh to install its package")
+            failed_checks += 1
             continue
         names = debian_names(theirs)
         names.discard("")
@@ -107,11 +113,13 @@ def main():
             ok = family is not None and family in theirs
         print(f"{library:14} {licence:30} {'ok' if ok else 'DIFFERS'} ({path})")
         if not ok:
+            failed_checks += 1
             failures.append(f"{library}: {licence!r} is not a licence {path} states "
                             f"({sorted(names) if names else 'its text'})")
     for f in failures:
         print("FAIL " + f)
-    print(f"{len(LIBRARIES) - len(failures)} passed, {len(failures)} failed")
+    checks = len(LIBRARIES) + 4  # the libraries, the Files paragraph, Apache-2.0, LICENSE, SPDX
+    print(f"{checks - failed_checks} passed, {failed_checks} failed")
     return 1 if failures else 0
 
 
