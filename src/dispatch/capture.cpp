@@ -286,12 +286,14 @@ StatusOr<Run> CaptureProgram(const ProgramSource& source, const CaptureSettings&
 
 verbose::DtypeUnits HostDtypeUnits() {
   const detect::FeatureSet usable = detect::LiveUsableFeatures();
-  return verbose::DtypeUnitsOfFeatures(
+  verbose::DtypeUnits units = verbose::DtypeUnitsOfFeatures(
       [&usable](std::string_view name) {
         const auto found = usable.find(name);
         return found != usable.end() && found->second;
       },
       "this host");
+  units.here = true;
+  return units;
 }
 
 StatusOr<Run> Capture(const RunSource& source, const CaptureSettings& settings) {

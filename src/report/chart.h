@@ -38,8 +38,8 @@ struct Bars {
   bool diverging = false;
 };
 
-/// A grid of numbers: `cells[r][c]` for row `rows[r]` and column `columns[c]`; nullopt: no
-/// value (drawn grey). Darker is larger.
+/// A grid of costs (times): `cells[r][c]` for row `rows[r]` and column `columns[c]`; nullopt: no
+/// value (drawn grey). Each row is drawn against its least cell, its best: darker is slower.
 struct HeatMap {
   std::string title;
   std::string unit;

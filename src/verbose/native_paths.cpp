@@ -142,7 +142,7 @@ std::string HostWords(const DtypeNames& names, int log_tier, const DtypeNames* l
   const DtypeNames* better = FasterType(names, tier, host);
   if (tier == log_tier && better == log_better) return {};
   const std::string dtype(names.dtype);
-  const std::string where = host.subject == "this host" ? "here" : "on that CPU";
+  const std::string where = host.here ? "here" : "on that CPU";
   std::string words = host.subject;
   if (!words.empty())
     words[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(words[0])));

@@ -41,6 +41,8 @@ struct DtypeUnits {
   /// The oneDNN ISA level they were read from (a log's ISA line: a cap, or the recording CPU's
   /// level); empty for units read off a CPU's features.
   std::string isa_level;
+  /// The machine dlcheck runs on: its sentence says "here" rather than "on that CPU".
+  bool here = false;
 };
 
 /// What an x86 ISA name of oneDNN's (the header's `isa_short`, a cap) implies the CPU has; nullopt

@@ -414,8 +414,9 @@ TEST(WhyTest, TheHostIsASentenceOfItsOwnWhereItDiffersFromTheLog) {
   const PrimitiveStats& f16_row = run.aggregator.rows()[0];
   const DtypeUnits capped = *DtypeUnitsOfIsa("avx512_core");
   // Zen 4 as its features say: AVX512-BF16 and VNNI, no AVX512-FP16, no AMX.
-  const DtypeUnits zen4 = DtypeUnitsOfFeatures(
+  DtypeUnits zen4 = DtypeUnitsOfFeatures(
       [](std::string_view f) { return f == "avx512_bf16" || f == "avx512_vnni"; }, "this host");
+  zen4.here = true;
   const std::optional<Finding> on_zen4 = DtypePathFinding(f16_row, 50, capped, zen4);
   ASSERT_TRUE(on_zen4);
   EXPECT_NE(on_zen4->message.find("the log ran under avx512_core: a cap, or a CPU without "
@@ -434,6 +435,7 @@ TEST(WhyTest, TheHostIsASentenceOfItsOwnWhereItDiffersFromTheLog) {
   DtypeUnits emerald = *DtypeUnitsOfIsa("avx512_core_amx");
   emerald.isa_level.clear();
   emerald.subject = "this host";
+  emerald.here = true;
   const std::optional<Finding> on_emerald = DtypePathFinding(f16_row, 50, capped, emerald);
   ASSERT_TRUE(on_emerald);
   EXPECT_TRUE(on_emerald->message.ends_with(
@@ -443,6 +445,7 @@ TEST(WhyTest, TheHostIsASentenceOfItsOwnWhereItDiffersFromTheLog) {
   DtypeUnits same = capped;
   same.isa_level.clear();
   same.subject = "this host";
+  same.here = true;
   const std::optional<Finding> alike = DtypePathFinding(f16_row, 50, capped, same);
   ASSERT_TRUE(alike);
   EXPECT_EQ(alike->message.find("This host"), std::string::npos) << alike->message;
