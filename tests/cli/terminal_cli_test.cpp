@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
@@ -316,10 +317,24 @@ void ExpectFitted(const std::vector<std::string>& args, const TableCheck& table,
   for (const std::string& line : piped_block) {
     for (const std::string& w : Words(line)) whole_words.insert(w);
   }
+  // A live run's note may hold words the piped run's did not (one run found a variant within
+  // noise, the other did not): such a word is broken only if it is a piece of a whole word, cut
+  // between two letters (`baseline's` of `baseline's;` is whole: a sentence's end differs).
+  const auto has_letter = [](const std::string& s) {
+    return std::any_of(s.begin(), s.end(), [](unsigned char c) { return std::isalnum(c); });
+  };
+  const auto piece_of_a_word = [&](const std::string& w) {
+    return std::any_of(whole_words.begin(), whole_words.end(), [&](const std::string& whole) {
+      if (whole.size() <= w.size()) return false;
+      const std::size_t rest = whole.size() - w.size();
+      return (whole.starts_with(w) && has_letter(whole.substr(w.size()))) ||
+             (whole.ends_with(w) && has_letter(whole.substr(0, rest)));
+    });
+  };
   for (std::size_t i = 0; i < rows.size(); ++i) {
     for (const std::string& w : Words(shown[i])) {
       EXPECT_TRUE(whole_words.count(w) == 1 || w.find(kEllipsis) != std::string::npos ||
-                  (table.live && IsNumber(w)))
+                  (table.live && (IsNumber(w) || !piece_of_a_word(w))))
           << "broken word '" << w << "' in\n"
           << shown[i];
     }
