@@ -15,6 +15,7 @@
 #include "cli/model_options.h"
 #include "cli/run_view.h"
 #include "cli/stats_view.h"
+#include "common/finding_codes.h"
 #include "common/text.h"
 #include "dispatch/capture.h"
 #include "dispatch/noise.h"
@@ -113,7 +114,7 @@ std::string DispatchVerdict(const report::Report& report,
                                     results.size() == 1 ? "" : "s", runs, runs == 1 ? "" : "s");
   std::string separator = ": ";
   for (const Finding& f : report.findings) {
-    if (f.code != "payoff") continue;
+    if (f.code != codes::kPayoff) continue;
     verdict += separator + f.message;
     separator = "; ";
   }

@@ -51,7 +51,8 @@ inline constexpr Field kSpeedupVsLowest{"speedup_vs_lowest", Type::kNumber};
 inline constexpr Field kPeakGflops{"peak_gflops", Type::kNumber};
 inline constexpr Field kPeakFraction{"peak_fraction", Type::kNumber};
 inline constexpr Field kDispatchedIsa{"dispatched_isa"};
-inline constexpr Field kPerfMapFile{"perf_map"};  ///< the runs table's: the map's path
+inline constexpr Field kPerfMapFile{"perf_map_file"};  ///< the runs table's: the map's path (the
+                                                    ///< option is perf_map, a boolean)
 inline constexpr Field kCpuset{"cpuset"};
 inline constexpr Field kSpeedup{"speedup", Type::kNumber};
 inline constexpr Field kEfficiency{"efficiency", Type::kNumber};

@@ -6,6 +6,7 @@
 
 #include "cli/commands.h"
 #include "common/exit_code.h"
+#include "common/finding_codes.h"
 #include "common/status.h"
 #include "detect/cpuid_dump.h"
 #include "detect/cpuid_source.h"
@@ -60,7 +61,7 @@ Status AddTopologySection(const PlatformOptions& options, report::Report& report
   if (options.topology.empty() && !options.cpuid_dump.empty()) {
     report.AddSection(detect::kTopologySection)
         .Add(detect::topology_field::kSource, report::Value());
-    report.AddFinding(report::Severity::kInfo, "no-topology",
+    report.AddFinding(report::Severity::kInfo, codes::kNoTopology,
                       "the topology of the recorded machine is unknown: pass its hwloc XML with "
                       "--topology FILE");
     return {};
@@ -74,7 +75,7 @@ Status AddTopologySection(const PlatformOptions& options, report::Report& report
     report.AddSection(detect::kTopologySection)
         .Add(detect::topology_field::kSource, report::Value());
     report.AddFinding(
-        report::Severity::kWarning, "topology-unavailable",
+        report::Severity::kWarning, codes::kTopologyUnavailable,
         "hwloc could not read this machine's topology: " + topology.status().message());
     return {};
   }

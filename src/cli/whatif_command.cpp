@@ -28,6 +28,7 @@
 #include "cli/run_view.h"
 #include "cli/stats_view.h"
 #include "common/exit_code.h"
+#include "common/finding_codes.h"
 #include "common/input_rules.h"
 #include "common/status.h"
 #include "common/text.h"
@@ -789,8 +790,8 @@ Status CheckCaptured(const dispatch::Run& run, const std::string& who) {
                               os::SignalName(sig), who));
   }
   for (const Finding& f : dispatch::RunFindings(run, who)) {
-    if (f.code == "program-ended-early" || f.code == "onednn-not-loaded" ||
-        f.code == "onednn-errors-only") {
+    if (f.code == codes::kProgramEndedEarly || f.code == codes::kOnednnNotLoaded ||
+        f.code == codes::kOnednnErrorsOnly) {
       return InputError("nothing to measure: " + f.message);
     }
   }

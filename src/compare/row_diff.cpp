@@ -9,6 +9,7 @@
 #include <numeric>
 #include <unordered_map>
 
+#include "common/finding_codes.h"
 #include "verbose/verbose_event.h"
 
 namespace dlcheck::compare {
@@ -152,14 +153,14 @@ void AddFindings(report::Report& report, const RowDiff& diff, const Counts& coun
   for (const auto& [name, count] : {std::pair{&diff.a_name, diff.a_rows_without_numbers},
                                     std::pair{&diff.b_name, diff.b_rows_without_numbers}}) {
     if (count == 0) continue;
-    report.AddFinding(Severity::kWarning, "diff-rows-without-numbers",
+    report.AddFinding(Severity::kWarning, codes::kDiffRowsWithoutNumbers,
                       fmt::format("{}: {} row(s) left out: their execs or exec_ms_total is no "
                                   "number >= 0 (a string, a negative, beyond a double)",
                                   *name, count));
   }
   for (const DiffRow& row : diff.rows) {
     if (row.worse_class) {
-      report.AddFinding(Severity::kWarning, "diff-worse-implementation",
+      report.AddFinding(Severity::kWarning, codes::kDiffWorseImplementation,
                         fmt::format("{}: {} ({}) became {} ({})", RowName(*row.a),
                                     row.a->implementation.view(), row.a->fallback.view(),
                                     row.b->implementation.view(), row.b->fallback.view()));
@@ -167,20 +168,20 @@ void AddFindings(report::Report& report, const RowDiff& diff, const Counts& coun
   }
   if (counts.within_noise > 0) {
     report.AddFinding(
-        Severity::kInfo, "diff-within-noise",
+        Severity::kInfo, codes::kDiffWithinNoise,
         fmt::format("{} row(s) more than {:g} % slower on the mean, but b's fastest execution is "
                     "no slower than a's slowest (their per-execution ranges overlap): within "
                     "noise, not regressions",
                     counts.within_noise, diff.options.threshold_pct));
   }
   if (diff.regressions == 0) {
-    report.AddFinding(Severity::kInfo, "diff-no-regression",
+    report.AddFinding(Severity::kInfo, codes::kDiffNoRegression,
                       fmt::format("no row regressed: none got a worse implementation class and "
                                   "none is more than {:g} % slower",
                                   diff.options.threshold_pct));
   } else if (counts.slower > 0) {
     report.AddFinding(
-        Severity::kWarning, "diff-slower",
+        Severity::kWarning, codes::kDiffSlower,
         fmt::format("{} row(s) more than {:g} % slower per execution (rows under "
                     "{:g} % of the exec time are not judged on time)",
                     counts.slower, diff.options.threshold_pct, diff.options.min_share_pct));

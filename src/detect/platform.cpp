@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <map>
 
+#include "common/finding_codes.h"
 #include "common/onednn_isa.h"
 #include "common/text.h"
 #include "detect/cpuinfo.h"
@@ -46,7 +47,8 @@ void AddFinding(PlatformInfo& info, Severity severity, std::string code, std::st
 
 void LibcpuidFindings(PlatformInfo& info, const FeatureSet& cpuid) {
   if (info.libcpuid_note.empty() == false) {
-    AddFinding(info, Severity::kInfo, "libcpuid-unavailable", info.libcpuid_note, Topic::kLibcpuid);
+    AddFinding(info, Severity::kInfo, codes::kLibcpuidUnavailable, info.libcpuid_note,
+               Topic::kLibcpuid);
     return;
   }
   const std::string lib = "libcpuid " + info.libcpuid_version;
@@ -72,7 +74,7 @@ void LibcpuidFindings(PlatformInfo& info, const FeatureSet& cpuid) {
   if (!lib_any_avx512 && !cpuid_avx512.empty()) {
     const bool amd = info.cpu.vendor == "AuthenticAMD";
     // dlcheck already trusts the leaves and the user cannot act on the library: information.
-    AddFinding(info, Severity::kInfo, "libcpuid-no-avx512",
+    AddFinding(info, Severity::kInfo, codes::kLibcpuidNoAvx512,
                fmt::format("{} reports no AVX-512, but CPUID leaf 7 reports {}: {}; dlcheck "
                            "trusts the CPUID leaves",
                            lib, Join(cpuid_avx512, "/"),
@@ -81,7 +83,7 @@ void LibcpuidFindings(PlatformInfo& info, const FeatureSet& cpuid) {
                Topic::kLibcpuid);
   }
   if (!other.empty()) {
-    AddFinding(info, Severity::kInfo, "libcpuid-disagrees",
+    AddFinding(info, Severity::kInfo, codes::kLibcpuidDisagrees,
                fmt::format("{} and CPUID disagree on {}; dlcheck trusts the CPUID leaves", lib,
                            Join(other, ", ")),
                Topic::kLibcpuid);
@@ -92,14 +94,14 @@ void XsaveFindings(PlatformInfo& info, const FeatureSet& cpuid) {
   // The CPU itself (leaf 0Dh) must offer the state its feature bits need, or no OS can enable it.
   const std::uint64_t can = info.xsave_supported;
   if (cpuid.at("avx512f") && !HasState(can, kXcr0Avx512State)) {
-    AddFinding(info, Severity::kWarning, "xsave-lacks-avx512-state",
+    AddFinding(info, Severity::kWarning, codes::kXsaveLacksAvx512State,
                fmt::format("CPUID leaf 7 reports AVX-512 but leaf 0Dh offers no AVX-512 register "
                            "state (supported XCR0 bits {:#x}): no OS can enable it; a hypervisor "
                            "is probably passing an inconsistent CPU model",
                            can));
   }
   if (cpuid.at("amx_tile") && !HasState(can, kXcr0AmxState)) {
-    AddFinding(info, Severity::kWarning, "xsave-lacks-amx-state",
+    AddFinding(info, Severity::kWarning, codes::kXsaveLacksAmxState,
                fmt::format("CPUID leaf 7 reports AMX but leaf 0Dh offers no tile state (supported "
                            "XCR0 bits {:#x}): no OS can enable it",
                            can));
@@ -110,27 +112,27 @@ void OsFindings(PlatformInfo& info, const FeatureSet& cpuid) {
   if (!info.xcr0) return;
   const std::uint64_t xcr0 = *info.xcr0;
   if (cpuid.at("avx") && !HasState(xcr0, kXcr0AvxState)) {
-    AddFinding(info, Severity::kWarning, "os-avx-disabled",
+    AddFinding(info, Severity::kWarning, codes::kOsAvxDisabled,
                fmt::format("CPUID reports AVX but XCR0 bits 1-2 are not both set (XCR0 = {:#x}): "
                            "the OS or hypervisor has not enabled AVX state; nothing can use AVX, "
                            "AVX2, FMA or AVX-512 here",
                            xcr0));
   } else if (cpuid.at("avx512f") && !HasState(xcr0, kXcr0Avx512State)) {
     AddFinding(
-        info, Severity::kWarning, "os-avx512-disabled",
+        info, Severity::kWarning, codes::kOsAvx512Disabled,
         fmt::format("CPUID reports AVX-512 but XCR0 bits 5-7 are clear (XCR0 = {:#x}): the "
                     "OS or hypervisor has not enabled AVX-512 state; nothing can use it here",
                     xcr0));
   }
   if (cpuid.at("amx_tile")) {
     if (!HasState(xcr0, kXcr0AmxState)) {
-      AddFinding(info, Severity::kWarning, "os-amx-disabled",
+      AddFinding(info, Severity::kWarning, codes::kOsAmxDisabled,
                  fmt::format("CPUID reports AMX but XCR0 bits 17-18 are clear (XCR0 = {:#x}): the "
                              "OS or hypervisor has not enabled AMX tile state; nothing can use "
                              "AMX here",
                              xcr0));
     } else if (info.amx_permission.has_value() && !*info.amx_permission) {
-      AddFinding(info, Severity::kWarning, "amx-permission-denied",
+      AddFinding(info, Severity::kWarning, codes::kAmxPermissionDenied,
                  "the OS enabled AMX state, but arch_prctl(ARCH_REQ_XCOMP_PERM) did not grant "
                  "this process the tile data: AMX kernels cannot run (Linux 5.16 or later is "
                  "needed)");
@@ -146,7 +148,7 @@ void KernelFindings(PlatformInfo& info) {
     (f.cpuid ? hidden : extra).push_back(f.name);
   }
   if (!hidden.empty()) {
-    AddFinding(info, Severity::kWarning, "kernel-hides-features",
+    AddFinding(info, Severity::kWarning, codes::kKernelHidesFeatures,
                fmt::format("CPUID reports {} but /proc/cpuinfo does not list {}: the kernel "
                            "disabled {} (or is too old to name {}); software that asks the kernel "
                            "will not use {}",
@@ -155,7 +157,7 @@ void KernelFindings(PlatformInfo& info) {
                            hidden.size() == 1 ? "it" : "them"));
   }
   if (!extra.empty()) {
-    AddFinding(info, Severity::kWarning, "kernel-lists-absent-features",
+    AddFinding(info, Severity::kWarning, codes::kKernelListsAbsentFeatures,
                fmt::format("/proc/cpuinfo lists {} but CPUID on this CPU does not report {}: the "
                            "CPUs differ, or the kernel and the hypervisor disagree",
                            Join(extra, ", "), extra.size() == 1 ? "it" : "them"));
@@ -178,7 +180,7 @@ void HypervisorFindings(PlatformInfo& info) {
   if (hidden.empty()) return;
   const bool amx = std::any_of(hidden.begin(), hidden.end(),
                                [](const std::string& n) { return n.starts_with("amx_"); });
-  AddFinding(info, Severity::kWarning, "hypervisor-hides",
+  AddFinding(info, Severity::kWarning, codes::kHypervisorHides,
              fmt::format(
                  "every {} part has {}; this guest's hypervisor ({}) does not expose {}: "
                  "the CPU has {}, this guest cannot use {}. Ask for an instance type or "
@@ -237,7 +239,7 @@ PlatformInfo Combine(const CpuidSource& source, const FeatureSet& cpuid,
   KernelFindings(info);
   for (const CpuidCoreType& kind : info.core_types) {
     if (!kind.same_features) {
-      AddFinding(info, Severity::kWarning, "core-kinds-differ",
+      AddFinding(info, Severity::kWarning, codes::kCoreKindsDiffer,
                  fmt::format("the {} cores report different CPUID feature bits from the first "
                              "CPU: code that moves between cores may meet instructions it "
                              "cannot run",
@@ -248,21 +250,21 @@ PlatformInfo Combine(const CpuidSource& source, const FeatureSet& cpuid,
       info.cpu.microarchitecture == "Zen 4" && avx512 != nullptr && avx512->cpuid) {
     // Zen 4 splits each 512-bit operation over its 256-bit units (Zen 5's desktop and server
     // parts have 512-bit data paths): per cycle, AVX-512 computes what AVX2 does.
-    AddFinding(info, Severity::kInfo, "avx512-on-256-bit-units",
+    AddFinding(info, Severity::kInfo, codes::kAvx512On256BitUnits,
                "Zen 4 runs AVX-512 on 256-bit units, two passes for each 512-bit operation: "
                "an avx512_core kernel has AVX2's peak per cycle and gains only from its masks, "
                "its 32 registers and its instructions (VNNI, BF16), so an avx2 kernel may be as "
                "fast or faster; `dlcheck dispatch` measures both on each primitive");
   }
   if (info.cpu.microarchitecture == "unknown") {
-    AddFinding(info, Severity::kInfo, "unknown-microarchitecture",
+    AddFinding(info, Severity::kInfo, codes::kUnknownMicroarchitecture,
                fmt::format("dlcheck's table does not know {} family {} model {} stepping {}; the "
                            "feature bits are still decoded from CPUID",
                            info.cpu.vendor, info.cpu.family, info.cpu.model, info.cpu.stepping));
   }
   HypervisorFindings(info);
   if (info.cpu.hypervisor) {
-    AddFinding(info, Severity::kInfo, "hypervisor",
+    AddFinding(info, Severity::kInfo, codes::kHypervisor,
                fmt::format("running under a hypervisor ({}): it decides which CPUID bits and "
                            "which XCR0 state this guest sees",
                            info.cpu.hypervisor_vendor.empty() ? "vendor unknown"
@@ -320,13 +322,13 @@ std::vector<std::string> MissingLeaves(const LogicalCpuDump& cpu) {
 void RecordingFindings(PlatformInfo& info, const LogicalCpuDump& first) {
   const std::vector<std::string> missing = MissingLeaves(first);
   if (!missing.empty()) {
-    AddFinding(info, Severity::kWarning, "recording-incomplete",
+    AddFinding(info, Severity::kWarning, codes::kRecordingIncomplete,
                fmt::format("the CPUID recording lacks leaf {} although the CPU reports {}: the "
                            "features from {} are unknown (shown as absent); record the dump again",
                            fmt::join(missing, ", leaf "), missing.size() > 1 ? "them" : "it",
                            missing.size() > 1 ? "them" : "it"));
   }
-  AddFinding(info, Severity::kInfo, "recording",
+  AddFinding(info, Severity::kInfo, codes::kRecording,
              "replayed from a CPUID recording: the os, kernel and oneDNN layers cannot be known "
              "and are null; the levels assume the OS enables every state the CPU reports");
 }
@@ -394,7 +396,7 @@ PlatformInfo DetectLivePlatform() {
   PlatformInfo info = BuildPlatformInfo(live, LibcpuidLive(), kernel_flags,
                                         LiveCoreTypes(live, logical_cpus), logical_cpus);
   if (!kernel_flags) {
-    AddFinding(info, Severity::kInfo, "no-proc-cpuinfo",
+    AddFinding(info, Severity::kInfo, codes::kNoProcCpuinfo,
                "/proc/cpuinfo has no flags line here: the kernel layer is null");
   }
   return info;
@@ -412,19 +414,19 @@ StatusOr<PlatformInfo> DetectRecordedPlatform(const std::string& path) {
                               CoreTypesOf(*dump, first_bits), static_cast<int>(dump->cpus.size()));
   info.source = report::SafeText(path);  // a path may hold any bytes; the report needs text
   if (!libcpuid.left_out.empty()) {
-    AddFinding(info, Severity::kInfo, "libcpuid-subleaves-left-out", libcpuid.left_out,
+    AddFinding(info, Severity::kInfo, codes::kLibcpuidSubleavesLeftOut, libcpuid.left_out,
                Topic::kLibcpuid);
   }
   RecordingFindings(info, dump->cpus.front());
   if (!dump->repeated_cpus.empty()) {
-    AddFinding(info, Severity::kWarning, "dump-repeats-cpus",
+    AddFinding(info, Severity::kWarning, codes::kDumpRepeatsCpus,
                fmt::format("the dump names logical CPU {} more than once: each is counted once "
                            "({} logical CPUs), from its first block; the repeated blocks were "
                            "left out",
                            fmt::join(dump->repeated_cpus, ", "), dump->cpus.size()));
   }
   if (!dump->left_out.empty()) {
-    AddFinding(info, Severity::kInfo, "report-parts-left-out",
+    AddFinding(info, Severity::kInfo, codes::kReportPartsLeftOut,
                fmt::format("read the CPUID blocks of an AIDA64 report and left out the rest ({})",
                            dump->left_out));
   }
@@ -436,17 +438,17 @@ void SetOneDnnEffectiveIsa(PlatformInfo& info, const std::string& effective,
   info.onednn_effective_isa = effective;
   if (effective == info.onednn_max_isa) return;
   if (onednn::Compare(effective, info.onednn_max_isa) == onednn::IsaOrder::kAbove) {
-    AddFinding(info, Severity::kWarning, "onednn-isa-above-derived",
+    AddFinding(info, Severity::kWarning, codes::kOnednnIsaAboveDerived,
                fmt::format("oneDNN dispatches to {}, above the {} that dlcheck derives from the "
                            "usable features: one of the two is wrong; please report this",
                            effective, info.onednn_max_isa));
   } else if (!max_isa_env.empty()) {
-    AddFinding(info, Severity::kInfo, "onednn-isa-capped",
+    AddFinding(info, Severity::kInfo, codes::kOnednnIsaCapped,
                fmt::format("oneDNN dispatches to {}, below the {} the usable features allow, "
                            "because ONEDNN_MAX_CPU_ISA={} caps it",
                            effective, info.onednn_max_isa, max_isa_env));
   } else {
-    AddFinding(info, Severity::kWarning, "onednn-isa-below-derived",
+    AddFinding(info, Severity::kWarning, codes::kOnednnIsaBelowDerived,
                fmt::format("oneDNN dispatches to {}, below the {} the usable features allow: it "
                            "does not use everything this CPU offers",
                            effective, info.onednn_max_isa));

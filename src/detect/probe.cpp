@@ -12,6 +12,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "common/finding_codes.h"
+
 namespace dlcheck::detect {
 namespace {
 
@@ -254,12 +256,12 @@ namespace {
 // enabled the feature's register state, otherwise something between CPUID and the CPU hides it.
 Finding ClaimedButFaulted(const FeatureLayers* f, const ProbeResult& p) {
   if (f != nullptr && f->usable && !*f->usable) {
-    return {Severity::kInfo, "probe-faults-os-disabled",
+    return {Severity::kInfo, codes::kProbeFaultsOsDisabled,
             fmt::format("CPUID claims {} but the instruction faults ({}), as expected: the OS "
                         "has not enabled its register state",
                         p.feature, p.detail)};
   }
-  return {Severity::kWarning, "probe-faults",
+  return {Severity::kWarning, codes::kProbeFaults,
           fmt::format("CPUID claims {} but the instruction faults ({}): the hypervisor or "
                       "kernel hides it",
                       p.feature, p.detail)};
@@ -270,23 +272,23 @@ std::optional<Finding> ProbeFinding(const PlatformInfo& info, const ProbeResult&
   const FeatureLayers* f = info.FindFeature(p.feature);
   const bool claimed = f != nullptr && f->cpuid;
   if (p.state == ProbeState::kError) {
-    return Finding{Severity::kWarning, "probe-error",
+    return Finding{Severity::kWarning, codes::kProbeError,
                    fmt::format("the probe of {} could not run: {}", p.feature, p.detail)};
   }
   if (p.state == ProbeState::kFaulted && claimed) return ClaimedButFaulted(f, p);
   if (p.state == ProbeState::kFaulted && p.feature == kFaultingProbe) {
-    return Finding{Severity::kInfo, "probe-faults-as-expected",
+    return Finding{Severity::kInfo, codes::kProbeFaultsAsExpected,
                    fmt::format("the {} probe faults ({}), as it always does: the fault path works",
                                p.feature, p.detail)};
   }
   if (p.state == ProbeState::kFaulted) {
-    return Finding{Severity::kInfo, "probe-faults-as-expected",
+    return Finding{Severity::kInfo, codes::kProbeFaultsAsExpected,
                    fmt::format("the {} instruction does not run ({}), as CPUID says: this CPU "
                                "does not have it",
                                p.feature, p.detail)};
   }
   if (p.state == ProbeState::kPassed && !claimed) {
-    return Finding{Severity::kWarning, "probe-runs-unclaimed",
+    return Finding{Severity::kWarning, codes::kProbeRunsUnclaimed,
                    fmt::format("CPUID denies {} but its instruction runs", p.feature)};
   }
   return std::nullopt;

@@ -14,6 +14,7 @@
 #include <string_view>
 #include <tuple>
 
+#include "common/finding_codes.h"
 #include "detect/topology_xml_bounds.h"
 #include "os/cpu_budget.h"
 #include "os/input_file.h"
@@ -378,12 +379,12 @@ namespace {
 std::optional<Finding> RestrictedCpus(const Topology& topology) {
   if (!topology.allowed_differs) return std::nullopt;
   if (topology.source == "live") {
-    return Finding{Severity::kWarning, "restricted-cpus",
+    return Finding{Severity::kWarning, codes::kRestrictedCpus,
                    fmt::format("this process may use {} of {} PUs (cpuset {}): affinity or "
                                "cgroup limits apply; benchmarks here see only those",
                                topology.allowed_pus, topology.pus, topology.allowed_cpuset)};
   }
-  return Finding{Severity::kInfo, "restricted-cpus",
+  return Finding{Severity::kInfo, codes::kRestrictedCpus,
                  fmt::format("the recorded topology allows {} of {} PUs (cpuset {}): cgroup "
                              "limits applied where it was recorded",
                              topology.allowed_pus, topology.pus, topology.allowed_cpuset)};
@@ -393,7 +394,7 @@ std::optional<Finding> CpuQuotaBelowCpuset(const Topology& topology) {
   if (!topology.cpu_quota || *topology.cpu_quota >= topology.allowed_pus) return std::nullopt;
   const int budget = os::BudgetOf(topology.allowed_pus, os::CpuQuota{*topology.cpu_quota}).cpus;
   return Finding{
-      Severity::kWarning, "cpu-quota",
+      Severity::kWarning, codes::kCpuQuota,
       fmt::format("this process's cgroup may use {:.2f} CPUs of time ({}) but its cpuset has {} "
                   "CPUs: OpenMP and oneDNN start one thread per CPU of the cpuset, and the "
                   "threads wait for each other and for the quota; run programs with "

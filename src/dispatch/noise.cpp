@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <fstream>
 
+#include "common/finding_codes.h"
 #include "detect/binding.h"
 
 namespace dlcheck::dispatch {
@@ -117,7 +118,7 @@ std::vector<Finding> NoiseFindings(const ThreadChoice& threads,
   if (!threads.capped.empty()) {
     findings.push_back(
         {.severity = Severity::kWarning,
-         .code = "threads-capped",
+         .code = codes::kThreadsCapped,
          .message = fmt::format("{} asked, but this process may use {} CPUs: capped to {} (more "
                                 "OpenMP threads than CPUs only wait for each other, and a huge "
                                 "count makes the OpenMP runtime fail)",
@@ -127,7 +128,7 @@ std::vector<Finding> NoiseFindings(const ThreadChoice& threads,
   if (std::max(start, end) >= 1.0) {
     findings.push_back(
         {.severity = Severity::kWarning,
-         .code = "busy-machine",
+         .code = codes::kBusyMachine,
          .message = fmt::format("the machine was busy (load average {:.2f} at the start, {:.2f} "
                                 "at the end): other work competes for the cores, so times vary; "
                                 "compare the spread before trusting a difference",
@@ -156,7 +157,7 @@ std::optional<Finding> OversubscribedFinding(const ProgramThreads& threads,
   if (!here.empty() && threads.threads > budget.affinity) return std::nullopt;
   return Finding{
       .severity = Severity::kWarning,
-      .code = "oversubscribed",
+      .code = codes::kOversubscribed,
       .message = fmt::format(
           "{} ran {} OpenMP threads ({}), but this process may use {}{}: the threads wait for "
           "each other{}; run it with OMP_NUM_THREADS={}",

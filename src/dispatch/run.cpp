@@ -5,6 +5,7 @@
 
 #include <cstdlib>
 
+#include "common/finding_codes.h"
 #include "common/onednn_isa.h"
 #include "common/text.h"
 #include "os/signals.h"
@@ -118,13 +119,13 @@ std::optional<Finding> WorkerEndFinding(const Run& run, std::string_view who,
   if (!run.model || run.outcome.ok() || run.outcome.interrupted != 0) return std::nullopt;
   if (run.OutOfMemory()) {
     return Finding{.severity = Severity::kError,
-                   .code = "out-of-memory",
+                   .code = codes::kOutOfMemory,
                    .message = fmt::format("{} did not fit in the memory it may use ({}){}", who,
                                           run.Where(), then)};
   }
   return Finding{
       .severity = Severity::kError,
-      .code = "worker-failed",
+      .code = codes::kWorkerFailed,
       .message = fmt::format("{} {} {}{}", who, run.outcome.Describe(), run.Where(), then)};
 }
 
@@ -141,7 +142,7 @@ std::optional<Finding> ModelFallbackFinding(const ModelResults& model) {
   std::string layers;
   for (const auto& f : model.fallbacks) layers += (layers.empty() ? "" : ", ") + f.layer;
   return Finding{.severity = Severity::kWarning,
-                 .code = "model-fallback",
+                 .code = codes::kModelFallback,
                  .message = fmt::format("oneDNN could not run this model here, so dlcheck's "
                                         "scalar kernels ran it (layers {}): {}",
                                         layers, model.fallbacks.front().reason)};
@@ -149,7 +150,7 @@ std::optional<Finding> ModelFallbackFinding(const ModelResults& model) {
 
 Finding DeviationFinding(const WorkerResults& results) {
   return {.severity = Severity::kError,
-          .code = "deviation",
+          .code = codes::kDeviation,
           .message = fmt::format(
               "oneDNN and dlcheck's scalar reference disagree: largest deviation {:.3g} (in {}) "
               "exceeds the tolerance {:.3g}; oneDNN's kernels give wrong numbers on this "
@@ -162,7 +163,7 @@ void AddModelFindings(const Run& run, std::vector<Finding>& findings) {
   if (Deviates(run.model->results)) findings.push_back(DeviationFinding(run.model->results));
   if (run.outcome.interrupted != 0) {
     findings.push_back({.severity = Severity::kWarning,
-                        .code = "interrupted",
+                        .code = codes::kInterrupted,
                         .message = fmt::format("interrupted by {}: the worker was stopped; the "
                                                "report holds what it did before",
                                                os::SignalName(run.outcome.interrupted))});
@@ -198,7 +199,7 @@ void AddProgramEndFindings(const Run& run, std::string_view program,
   if (run.verbose_lines == 0 && ended_badly) {
     findings.push_back(
         {.severity = Severity::kError,
-         .code = "program-ended-early",
+         .code = codes::kProgramEndedEarly,
          .message = fmt::format(
              "{} {} before oneDNN printed anything: it failed before it created a oneDNN "
              "primitive (an import, its arguments, its data: see its own output above), so this "
@@ -209,7 +210,7 @@ void AddProgramEndFindings(const Run& run, std::string_view program,
     // (A user's value that oneDNN 2.x reads as off is said by verbose-setting-kept instead.)
     findings.push_back(
         {.severity = Severity::kWarning,
-         .code = "onednn-not-loaded",
+         .code = codes::kOnednnNotLoaded,
          .message = fmt::format(
              "{} ended well but printed no oneDNN verbose line although dlcheck switched verbose "
              "on: it never loaded oneDNN or never created a primitive with it (PyTorch's "
@@ -219,7 +220,7 @@ void AddProgramEndFindings(const Run& run, std::string_view program,
   } else if (verbose::DiagnosticsOnly(s, run.diagnostics)) {
     findings.push_back(
         {.severity = Severity::kError,
-         .code = "onednn-errors-only",
+         .code = codes::kOnednnErrorsOnly,
          .message = fmt::format(
              "{}'s oneDNN created no primitive and printed only diagnostics: "
              "it refused what it was asked ({}){}",
@@ -228,7 +229,7 @@ void AddProgramEndFindings(const Run& run, std::string_view program,
   }
   if (run.outcome.signaled && run.verbose_lines > 0) {
     findings.push_back({.severity = Severity::kError,
-                        .code = "program-signaled",
+                        .code = codes::kProgramSignaled,
                         .message = fmt::format("{} {}; the report holds what it printed before",
                                                program, run.outcome.Ended())});
   }
@@ -240,7 +241,7 @@ std::optional<Finding> TimeOutsideFinding(const Run& run, std::string_view progr
   if (!pct || run.summary.execs == 0 || *pct >= kOneDnnShareOfWallPct) return std::nullopt;
   return Finding{
       .severity = Severity::kInfo,
-      .code = "time-outside-onednn",
+      .code = codes::kTimeOutsideOnednn,
       .message = fmt::format(
           "oneDNN's primitives ran {:.1f}% of {}'s {:.2f} s wall time: the rest is outside "
           "them (start-up and imports, the framework, other libraries, waiting); run "
@@ -273,7 +274,7 @@ std::optional<Finding> VerboseKeptFinding(const VerboseRequest& request) {
   }
   return Finding{
       .severity = off2 || !v3.profile ? Severity::kWarning : Severity::kInfo,
-      .code = "verbose-setting-kept",
+      .code = codes::kVerboseSettingKept,
       .message = fmt::format(
           "{} was set before dlcheck ran and was kept ({}dlcheck asks for {} only when none "
           "of ONEDNN_VERBOSE, DNNL_VERBOSE, MKLDNN_VERBOSE is set: unset them to get every "
@@ -303,7 +304,7 @@ std::optional<Finding> BelowHostIsaFinding(const Run& run, std::string_view host
   if (below == 0) return std::nullopt;
   return Finding{
       .severity = Severity::kInfo,
-      .code = "below-host-isa",
+      .code = codes::kBelowHostIsa,
       .message = fmt::format(
           "{} compute primitive row(s) of this oneDNN 3.x log ({:.1f}% of the compute time) ran "
           "below {}, the level oneDNN 3.x dispatches on this CPU (lowest {}): "
@@ -317,7 +318,7 @@ std::vector<Finding> RunFindings(const Run& run, std::string_view program) {
   if (run.timeline_dropped > 0) {
     findings.push_back(
         {.severity = Severity::kInfo,
-         .code = "timeline-capped",
+         .code = codes::kTimelineCapped,
          .message = verbose::TimelineCappedText(run.execs.size(), run.timeline_dropped)});
   }
   if (run.model) {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "common/finding_codes.h"
 #include "common/nearest_name.h"
 #include "common/onednn_isa.h"
 #include "common/text.h"
@@ -83,7 +84,7 @@ std::optional<Finding> HiddenCapsFinding(const detect::PlatformInfo& info,
   if (not_tried.empty()) return std::nullopt;
   return Finding{
       .severity = Severity::kWarning,
-      .code = "cap-hidden",
+      .code = codes::kCapHidden,
       .message = fmt::format(
           "the sweep stops at {}: {} {} not tried because this guest's hypervisor hides {} "
           "(every {} part has {}), not because the CPU lacks {}; ask for an instance type or "

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "common/finding_codes.h"
 #include "dispatch/sweep.h"
 #include "os/exit_status.h"
 #include "os/signals.h"
@@ -54,7 +55,7 @@ std::optional<Finding> AboveCapFinding(const std::vector<verbose::PrimitiveStats
   if (above.empty()) return std::nullopt;
   return Finding{
       .severity = Severity::kWarning,
-      .code = "isa-above-cap",
+      .code = codes::kIsaAboveCap,
       .message = fmt::format("under the cap {} oneDNN still ran {}", cap, fmt::join(above, ", "))};
 }
 
@@ -65,7 +66,7 @@ std::string UnderCaps(const std::vector<std::string>& caps) {
 
 Finding ScalarFinding(const std::vector<std::string>& caps, const ScalarWork& work) {
   return {.severity = work.costly ? Severity::kWarning : Severity::kInfo,
-          .code = "cap-scalar-fallback",
+          .code = codes::kCapScalarFallback,
           .message = fmt::format("{} these primitives ran scalar code: {}{}", UnderCaps(caps),
                                  fmt::join(work.rows, ", "),
                                  work.costly ? "" : " (under 1% of the execution time)")};
@@ -112,7 +113,7 @@ std::optional<Finding> CapModelFallbackFinding(const Run& run, std::string_view 
   std::vector<std::string> layers;
   for (const auto& f : fallbacks) layers.push_back(f.layer);
   return Finding{.severity = Severity::kWarning,
-                 .code = "cap-model-fallback",
+                 .code = codes::kCapModelFallback,
                  .message = fmt::format("under the cap {} oneDNN could not run this model, so "
                                         "dlcheck's scalar kernels ran it (layers {}): {}",
                                         cap, fmt::join(layers, ", "), fallbacks.front().reason)};
@@ -189,7 +190,7 @@ std::optional<Finding> ModelPayoff(const SweepComparison& comparison) {
     const Spread& b = fast_first ? base : fast;
     return Finding{
         .severity = Severity::kWarning,
-        .code = "too-noisy",
+        .code = codes::kTooNoisy,
         .message = fmt::format(
             "the runs are too noisy to rank the caps {} ({:.0f}-{:.0f} samples/s over the timed "
             "chunks) and {} ({:.0f}-{:.0f}): their ranges overlap; rerun on a quieter machine or "
@@ -200,7 +201,7 @@ std::optional<Finding> ModelPayoff(const SweepComparison& comparison) {
   const auto ratio = [&](std::size_t i) { return spreads[i].median / base.median; };
   return Finding{
       .severity = Severity::kInfo,
-      .code = "payoff",
+      .code = codes::kPayoff,
       .message = fmt::format(
           "the model trains {:.2f}x as fast under the cap {} as under {} (samples/s; "
           "the timed chunks of the two runs do not overlap){}{}",
@@ -217,7 +218,7 @@ std::vector<Finding> PeakFindings(const SweepComparison& comparison) {
     if (narrower != nullptr && *c.peak_gflops < *narrower->peak_gflops) {
       findings.push_back(
           {.severity = Severity::kWarning,
-           .code = "peak-below-narrower",
+           .code = codes::kPeakBelowNarrower,
            .message = fmt::format(
                "the FMA peak probe measured {:.1f} GFLOP/s a core under the cap {}, below the "
                "{:.1f} under the narrower cap {}, which {} can also run: a disturbed probe (a "
@@ -233,7 +234,7 @@ std::vector<Finding> PeakFindings(const SweepComparison& comparison) {
 
 Finding InterruptedFinding(int signal) {
   return {.severity = Severity::kWarning,
-          .code = "interrupted",
+          .code = codes::kInterrupted,
           .message = fmt::format("interrupted by {}: the report holds the runs that were done",
                                  os::SignalName(signal))};
 }
@@ -260,7 +261,7 @@ Finding OnlyOneMoved(std::string_view what, const RankedConfig& fast, const Rank
   const Spread& fast_still = fast.*still.spread;
   const Spread& slow_still = slow.*still.spread;
   return {.severity = Severity::kInfo,
-          .code = "payoff",
+          .code = codes::kPayoff,
           .message = fmt::format(
               "{}: {} is {:.2f}x as fast under {} as under {} (medians of {} and {} runs), but "
               "{} did not move beyond its spread ({:.3f}-{:.3f} {} and {:.3f}-{:.3f} {}): {}",
@@ -280,7 +281,7 @@ Finding RankByBoth(std::string_view what, const RankedConfig& a, const RankedCon
     const std::string runs = fmt::format("medians of {} and {} runs", fast.runs, slow.runs);
     const double exec = Times(slow.exec, fast.exec), wall = Times(slow.wall, fast.wall);
     return {.severity = Severity::kInfo,
-            .code = "payoff",
+            .code = codes::kPayoff,
             .message = fmt::format(
                 "{}: oneDNN's exec time is {:.2f}x as fast under {} as under {}, the program's "
                 "wall time {:.2f}x ({}): {}",
@@ -301,7 +302,7 @@ Finding RankByBoth(std::string_view what, const RankedConfig& a, const RankedCon
 Finding RankConfigs(std::string_view what, const RankedConfig& a, const RankedConfig& b) {
   if (a.runs < 2 || b.runs < 2) {
     return {.severity = Severity::kInfo,
-            .code = "too-few-runs",
+            .code = codes::kTooFewRuns,
             .message = fmt::format("{}: one run per configuration, so the spread is unknown and "
                                    "{} and {} are not ranked; rerun with --repeat 3 or more",
                                    what, a.name, b.name)};
@@ -312,7 +313,7 @@ Finding RankConfigs(std::string_view what, const RankedConfig& a, const RankedCo
   }
   if (!Separated(a.wall, b.wall)) {
     return {.severity = Severity::kWarning,
-            .code = "too-noisy",
+            .code = codes::kTooNoisy,
             .message = fmt::format(
                 "{}: the runs are too noisy to rank {} ({:.3f}-{:.3f} s) and {} ({:.3f}-{:.3f} "
                 "s): their wall times overlap{}; rerun on a quieter machine or with more --repeat",
@@ -323,7 +324,7 @@ Finding RankConfigs(std::string_view what, const RankedConfig& a, const RankedCo
   const RankedConfig& fast = a_faster ? a : b;
   const RankedConfig& slow = a_faster ? b : a;
   return {.severity = Severity::kInfo,
-          .code = "payoff",
+          .code = codes::kPayoff,
           .message = fmt::format(
               "{}: the program runs {:.2f}x as fast under {} as under {} (median wall time of {} "
               "and {} runs; spread {:.1f}% and {:.1f}%)",
@@ -339,7 +340,7 @@ std::optional<Finding> ProgramFailedFinding(std::string_view config,
   std::vector<int> statuses;
   for (const auto& run : runs) statuses.push_back(run.ShellStatus());
   return Finding{.severity = Severity::kError,
-                 .code = "program-failed",
+                 .code = codes::kProgramFailed,
                  .message = fmt::format("under {} the program {} (exit statuses of the runs: {})",
                                         config, failed->Ended(), fmt::join(statuses, ","))};
 }
@@ -347,7 +348,7 @@ std::optional<Finding> ProgramFailedFinding(std::string_view config,
 std::optional<Finding> ThreadsOverriddenFinding(std::string_view config, int asked, int seen) {
   if (asked <= 0 || seen <= 0 || seen == asked) return std::nullopt;
   return Finding{.severity = Severity::kInfo,
-                 .code = "threads-overridden",
+                 .code = codes::kThreadsOverridden,
                  .message = fmt::format("under {} dlcheck asked for {} threads (OMP_NUM_THREADS) "
                                         "but oneDNN ran {}: the program sets its own thread count",
                                         config, asked, seen)};
@@ -430,7 +431,7 @@ Finding RankCaps(const std::vector<ConfigRuns>& results, const std::vector<std::
   }
   const CapRace race = RaceOf(spreads, /*higher_is_faster=*/false);
   Finding ranking = RankConfigs("ISA caps", ranked[*race.fastest], ranked[race.baseline]);
-  if (ranking.code != "payoff") return ranking;
+  if (ranking.code != codes::kPayoff) return ranking;
   const auto ratio = [&](std::size_t i) { return Times(spreads[race.baseline], spreads[i]); };
   ranking.message += TiedWith(race, names, ratio, fmt::format("their runs of {}", measure.name));
   ranking.message += HighestCap(race, names, ratio);
@@ -474,7 +475,7 @@ std::vector<Finding> SweepFindings(const std::vector<ConfigRuns>& results,
     if (!AnyVerboseLine(results)) {
       findings.push_back(
           {.severity = Severity::kWarning,
-           .code = "no-verbose",
+           .code = codes::kNoVerbose,
            .message = "the program printed no oneDNN verbose line in any run although dlcheck "
                       "switched verbose on: it may not use oneDNN, its oneDNN may be built with "
                       "verbose output compiled out, or it may redirect or close its own stdout"});

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "common/finding_codes.h"
 #include "fleet/hostlist.h"
 #include "fleet/node_outputs.h"
 
@@ -162,7 +163,7 @@ report::Report FleetReport(const Fleet& fleet) {
   AddLists(fleet, report);
   AddHosts(fleet, report);
   for (const std::string& note : fleet.same_silicon) {
-    report.AddFinding(Severity::kWarning, "same-silicon-differs",
+    report.AddFinding(Severity::kWarning, codes::kSameSiliconDiffers,
                       note +
                           ": one microarchitecture, different exposed features (a hypervisor, "
                           "BIOS or kernel setting), not a different CPU");

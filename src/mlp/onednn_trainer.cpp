@@ -19,8 +19,8 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "common/primitive_kinds.h"
 #include "mlp/trainer_internal.h"
-
 namespace dlcheck::mlp::internal {
 namespace {
 
@@ -239,7 +239,8 @@ class OneDnnTrainer final : public Trainer {
     std::string kind = dnnl_prim_kind2str(dnnl::convert_to_c(pd.get_kind()));
     // oneDNN 2.6 runs pooling and (log-)softmax as their v2 primitives and its verbose lines
     // name them so; the descriptor's kind is the v1 name.
-    if (kind == "pooling" || kind == "softmax") kind += "_v2";
+    if (kind == onednn::NameOf(onednn::Kind::kPooling)) kind = onednn::kPoolingV2;
+    if (kind == onednn::NameOf(onednn::Kind::kSoftmax)) kind = onednn::kSoftmaxV2;
     primitives_.push_back({layer, kind, prop_kind, pd.impl_info_str()});
     ops.push_back({layer, std::move(prim), std::move(args)});
   }
@@ -249,7 +250,7 @@ class OneDnnTrainer final : public Trainer {
   memory Convert(const memory& from, const memory::desc& want, std::vector<Op>& ops,
                  const std::string& layer) {
     if (from.get_desc() == want) return from;
-    current_primitive_ = "reorder";
+    current_primitive_ = onednn::NameOf(onednn::Kind::kReorder);
     memory to(want, engine_);
     dnnl::reorder::primitive_desc pd(from, to);
     Add(ops, layer, "undef", pd, dnnl::reorder(pd), {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}});
@@ -375,7 +376,8 @@ class OneDnnTrainer final : public Trainer {
     const memory::desc diff_bias_md({spec.out.c}, Dt::f32, Tag::a);
     const memory::dims strides{spec.stride, spec.stride};
     const memory::dims padding{0, 0};
-    const char* kind = ip ? "inner_product" : "convolution";
+    const std::string_view kind =
+        onednn::NameOf(ip ? onednn::Kind::kInnerProduct : onednn::Kind::kConvolution);
 
     memory diff_src;
     memory diff_dst_data;
@@ -454,7 +456,7 @@ class OneDnnTrainer final : public Trainer {
   // weights += (-lr) * gradient, in place: a binary add with a scale on the gradient, which
   // oneDNN runs as vector code (jit:uni); a `sum` primitive would run simple:any, plain loops.
   void CreateUpdate(const std::string& layer, const memory& weights, const memory& gradient) {
-    current_primitive_ = "binary";
+    current_primitive_ = onednn::NameOf(onednn::Kind::kBinary);
     dnnl::primitive_attr attr;
     attr.set_scales(DNNL_ARG_SRC_1, 0, {-config_.lr});
     dnnl::binary::primitive_desc pd(

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <limits>
 
+#include "common/primitive_kinds.h"
 #include "mlp/scalar_kernels.h"
 #include "mlp/trainer_internal.h"
 
@@ -164,11 +165,15 @@ class ScalarTrainer final : public Trainer {
                         std::move(memory), std::move(aux), std::move(problem),   0};
     };
     const std::string problem = ProblemString(spec);
+    const std::string binary(onednn::NameOf(onednn::Kind::kBinary)),
+        eltwise(onednn::NameOf(onednn::Kind::kEltwise)), pooling(onednn::kPoolingV2),
+        softmax(onednn::kSoftmaxV2);
     switch (spec.kind) {
       case LayerKind::kInnerProduct:
       case LayerKind::kConvolution: {
         const bool ip = spec.kind == LayerKind::kInnerProduct;
-        const std::string primitive = ip ? "inner_product" : "convolution";
+        const std::string primitive(
+            onednn::NameOf(ip ? onednn::Kind::kInnerProduct : onednn::Kind::kConvolution));
         const std::string wei_tag = in_tag;
         const std::string aux = ip ? "" : "alg:convolution_direct";
         init(layer.forward, primitive, "forward_training",
@@ -193,16 +198,15 @@ class ScalarTrainer final : public Trainer {
             Md("src", "f32", "a") + " " + Md("src", "f32", "a") + " " + Md("dst", "f32", "a");
         const std::string dims_w = DimsString(weights);
         const std::string dims_b = std::to_string(spec.out.c);
-        init(layer.update_weights, "binary", "undef", update_w, "alg:binary_add",
+        init(layer.update_weights, binary, "undef", update_w, "alg:binary_add",
              dims_w + ":" + dims_w);
-        init(layer.update_bias, "binary", "undef", update_b, "alg:binary_add",
-             dims_b + ":" + dims_b);
+        init(layer.update_bias, binary, "undef", update_b, "alg:binary_add", dims_b + ":" + dims_b);
         break;
       }
       case LayerKind::kRelu:
-        init(layer.forward, "eltwise", "forward_training",
-             Md("data", cdt, in_tag) + " diff_" + none, "alg:eltwise_relu alpha:0 beta:0", problem);
-        init(layer.backward_data, "eltwise", "backward_data",
+        init(layer.forward, eltwise, "forward_training", Md("data", cdt, in_tag) + " diff_" + none,
+             "alg:eltwise_relu alpha:0 beta:0", problem);
+        init(layer.backward_data, eltwise, "backward_data",
              Md("data", cdt, in_tag) + " " + Md("diff", cdt, in_tag),
              "alg:eltwise_relu alpha:0 beta:0", problem);
         break;
@@ -210,16 +214,15 @@ class ScalarTrainer final : public Trainer {
         // The workspace holds s32 indices here (oneDNN's holds u8 window offsets).
         const std::string memory =
             Md("src", cdt, in_tag) + " " + Md("dst", cdt, out_tag) + " " + Md("ws", "s32", out_tag);
-        init(layer.forward, "pooling_v2", "forward_training", memory, "alg:pooling_max", problem);
-        init(layer.backward_data, "pooling_v2", "backward_data", memory, "alg:pooling_max",
-             problem);
+        init(layer.forward, pooling, "forward_training", memory, "alg:pooling_max", problem);
+        init(layer.backward_data, pooling, "backward_data", memory, "alg:pooling_max", problem);
         break;
       }
       case LayerKind::kLoss:
-        init(layer.forward, "softmax_v2", "forward_training",
+        init(layer.forward, softmax, "forward_training",
              Md("src", "f32", "ab") + " " + Md("dst", "f32", "ab"), "alg:softmax_log axis:1",
              problem);
-        init(layer.backward_data, "softmax_v2", "backward_data",
+        init(layer.backward_data, softmax, "backward_data",
              Md("src", "f32", "ab") + " " + Md("dst", "f32", "ab") + " " +
                  Md("diff_dst", "f32", "ab"),
              "alg:softmax_log axis:1", problem);

@@ -3,6 +3,7 @@
 
 #include <array>
 
+#include "common/primitive_kinds.h"
 #include "profile/perf_map.h"
 
 namespace dlcheck::profile {
@@ -44,32 +45,32 @@ constexpr std::string_view kFrameworkObjects[] = {
 // first ("deconvolution" before "convolution", "layer_normalization" before "normalization").
 struct KindFragment {
   std::string_view fragment;
-  std::string_view kind;
+  onednn::Kind kind;
 };
 constexpr KindFragment kKindFragments[] = {
-    {"inner_product", "inner_product"},
-    {"deconvolution", "deconvolution"},
-    {"convolution", "convolution"},
-    {"_conv_", "convolution"},
-    {"matmul", "matmul"},
-    {"layer_normalization", "layer_normalization"},
-    {"lnorm", "layer_normalization"},
-    {"batch_normalization", "batch_normalization"},
-    {"bnorm", "batch_normalization"},
-    {"pooling", "pooling"},
-    {"_pool_", "pooling"},
-    {"eltwise", "eltwise"},
-    {"softmax", "softmax"},
-    {"reorder", "reorder"},
-    {"lrn", "lrn"},
-    {"binary", "binary"},
-    {"resampling", "resampling"},
-    {"shuffle", "shuffle"},
-    {"concat", "concat"},
-    {"prelu", "prelu"},
-    {"reduction", "reduction"},
-    {"rnn", "rnn"},
-    {"_sum_", "sum"},
+    {"inner_product", onednn::Kind::kInnerProduct},
+    {"deconvolution", onednn::Kind::kDeconvolution},
+    {"convolution", onednn::Kind::kConvolution},
+    {"_conv_", onednn::Kind::kConvolution},
+    {"matmul", onednn::Kind::kMatmul},
+    {"layer_normalization", onednn::Kind::kLayerNormalization},
+    {"lnorm", onednn::Kind::kLayerNormalization},
+    {"batch_normalization", onednn::Kind::kBatchNormalization},
+    {"bnorm", onednn::Kind::kBatchNormalization},
+    {"pooling", onednn::Kind::kPooling},
+    {"_pool_", onednn::Kind::kPooling},
+    {"eltwise", onednn::Kind::kEltwise},
+    {"softmax", onednn::Kind::kSoftmax},
+    {"reorder", onednn::Kind::kReorder},
+    {"lrn", onednn::Kind::kLrn},
+    {"binary", onednn::Kind::kBinary},
+    {"resampling", onednn::Kind::kResampling},
+    {"shuffle", onednn::Kind::kShuffle},
+    {"concat", onednn::Kind::kConcat},
+    {"prelu", onednn::Kind::kPrelu},
+    {"reduction", onednn::Kind::kReduction},
+    {"rnn", onednn::Kind::kRnn},
+    {"_sum_", onednn::Kind::kSum},
 };
 
 // "ns::cls<T>::f(int, float) const" -> "ns::cls<T>::f": the argument list is the last balanced
@@ -211,7 +212,7 @@ std::string_view BlasImplementation(std::string_view path, std::string_view symb
 std::string_view PrimitiveOfSymbol(std::string_view symbol) {
   symbol = WithoutArguments(symbol);
   for (const KindFragment& k : kKindFragments) {
-    if (symbol.find(k.fragment) != std::string_view::npos) return k.kind;
+    if (symbol.find(k.fragment) != std::string_view::npos) return onednn::NameOf(k.kind);
   }
   return {};
 }
@@ -221,7 +222,7 @@ KernelOwner OwnerOfKernel(std::string_view kernel) {
   if (kernel == "jit_t") return {"", "barrier"};
   // oneDNN's eltwise kernel calls itself plain "jit_uni_kernel" (jit_uni_eltwise.cpp).
   if (kernel == "jit_uni_kernel" || kernel.starts_with("jit_uni_kernel_fwd"))
-    return {"eltwise", ""};
+    return {std::string(onednn::NameOf(onednn::Kind::kEltwise)), ""};
   if (std::string_view kind = PrimitiveOfSymbol(kernel); !kind.empty())
     return {std::string(kind), ""};
   if (kernel.find("brgemm") != std::string_view::npos) return {"", "brgemm"};

@@ -9,9 +9,11 @@
 #include <set>
 #include <utility>
 
+#include "common/finding_codes.h"
 #include "common/text.h"
 #include "report/primitive_columns.h"
 #include "report/printer.h"
+#include "verbose/rules.h"
 
 namespace dlcheck::profile {
 namespace {
@@ -231,7 +233,7 @@ void AddReferenceBlasFinding(report::Report& report, const std::vector<BlasRow>&
   const double pct = Pct(reference, p.samples);
   if (reference == 0 || pct < kReferenceBlasFindingPct) return;
   report.AddFinding(
-      report::Severity::kWarning, "reference-blas",
+      report::Severity::kWarning, codes::kReferenceBlas,
       fmt::format("{:.0f} % of CPU time in the reference BLAS ({}), Debian's unoptimised "
                   "libblas.so.3: install {} (apt-get install {}), which takes libblas.so.3 "
                   "over through the alternatives system for every program linked with it, "
@@ -243,7 +245,7 @@ void AddFindings(report::Report& report, const Profile& p, const ProfileReportOp
   const double omp = Pct(p.class_samples[static_cast<std::size_t>(CpuClass::kOpenMp)], p.samples);
   if (omp >= kOpenMpFindingPct) {
     report.AddFinding(
-        report::Severity::kWarning, "openmp-share",
+        report::Severity::kWarning, codes::kOpenmpShare,
         fmt::format("{:.0f} % of CPU time in the OpenMP runtime: more threads than this work can "
                     "use; `dlcheck dispatch --thread-sets 1,all` compares one thread with all "
                     "(then profile again with --threads N)",
@@ -251,14 +253,14 @@ void AddFindings(report::Report& report, const Profile& p, const ProfileReportOp
   }
   const std::uint64_t onednn = p.class_samples[static_cast<std::size_t>(CpuClass::kOneDnn)];
   if (p.kernel_samples.empty() && onednn > 0) {
-    report.AddFinding(report::Severity::kWarning, "no-jit-names",
+    report.AddFinding(report::Severity::kWarning, codes::kNoJitNames,
                       "no sample fell in a named JIT kernel although oneDNN ran: its perf map "
                       "(/tmp/perf-<pid>.map) was not written (oneDNN built without "
                       "ONEDNN_ENABLE_JIT_PROFILING, or the program sets its own profiling "
                       "flags), or oneDNN ran no JIT code");
   }
   if (HasUnnamedPythonFrames(p)) {
-    report.AddFinding(report::Severity::kInfo, "no-python-frames",
+    report.AddFinding(report::Severity::kInfo, codes::kNoPythonFrames,
                       "the Python interpreter's frames are not named by Python function "
                       "(_PyEval_EvalFrameDefault): only Python 3.12 and later tell perf their "
                       "functions (python3 -X perf, or PYTHONPERFSUPPORT=1); Debian 12's Python "
@@ -266,23 +268,23 @@ void AddFindings(report::Report& report, const Profile& p, const ProfileReportOp
                       "framework's operators");
   }
   if (!p.stack_scan_error.empty()) {
-    report.AddFinding(report::Severity::kInfo, "no-stack-scan",
+    report.AddFinding(report::Severity::kInfo, codes::kNoStackScan,
                       "the callers of JIT kernels were not recovered (perf.data could not be "
                       "scanned: " +
                           p.stack_scan_error + "): JIT samples name no operator");
   }
   if (!p.stack_scan_bounds.empty()) {
-    report.AddFinding(report::Severity::kInfo, "stack-scan-bounded",
+    report.AddFinding(report::Severity::kInfo, codes::kStackScanBounded,
                       "the stack scan reached its bounds and left part of the recording out (" +
                           Join(p.stack_scan_bounds, "; ") +
                           "): some JIT samples name fewer callers than they had");
   }
   if (const std::string why = NoExecJoinReason(p); !why.empty()) {
-    report.AddFinding(report::Severity::kInfo, "no-exec-join",
+    report.AddFinding(report::Severity::kInfo, codes::kNoExecJoin,
                       "the operators table's `primitives` column is empty: " + why);
   }
   if (!o.off_cpu_reason.empty()) {
-    report.AddFinding(report::Severity::kInfo, "no-off-cpu",
+    report.AddFinding(report::Severity::kInfo, codes::kNoOffCpu,
                       "off-CPU time was not recorded: " + o.off_cpu_reason);
   }
 }
@@ -352,7 +354,7 @@ std::string AttributeKernel(const std::string& kernel,
     const bool brgemm = impl.find("brg") != std::string::npos;
     const bool gemm = !brgemm && impl.find("gemm") != std::string::npos;
     if ((owner.implementation == "brgemm" && brgemm) || (owner.implementation == "gemm" && gemm)) {
-      if (r.primitive != "reorder") kinds.insert(r.primitive);
+      if (!verbose::IsReorder(r.primitive)) kinds.insert(r.primitive);
     }
   }
   return Join(kinds, "+");

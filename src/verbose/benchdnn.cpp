@@ -7,6 +7,7 @@
 #include <cstdlib>
 
 #include "common/onednn_isa.h"
+#include "common/primitive_kinds.h"
 #include "verbose/aggregate.h"
 #include "verbose/line_parser.h"
 #include "verbose/problem_keys.h"
@@ -15,43 +16,8 @@
 namespace dlcheck::verbose {
 namespace {
 
-// The benchdnn driver of each primitive kind it covers (kinds as verbose prints them).
-struct DriverName {
-  std::string_view primitive;
-  std::string_view driver;
-};
-constexpr std::array<DriverName, 24> kDrivers{{
-    {"convolution", "conv"},
-    {"deconvolution", "deconv"},
-    {"inner_product", "ip"},
-    {"matmul", "matmul"},
-    {"reorder", "reorder"},
-    {"eltwise", "eltwise"},
-    {"softmax", "softmax"},
-    {"softmax_v2", "softmax"},
-    {"logsoftmax", "softmax"},
-    {"pooling", "pool"},
-    {"pooling_v2", "pool"},
-    {"binary", "binary"},
-    {"batch_normalization", "bnorm"},
-    {"layer_normalization", "lnorm"},
-    {"group_normalization", "gnorm"},
-    {"lrn", "lrn"},
-    {"resampling", "resampling"},
-    {"reduction", "reduction"},
-    {"shuffle", "shuffle"},
-    {"sum", "sum"},
-    {"concat", "concat"},
-    {"prelu", "prelu"},
-    {"rnn", "rnn"},
-    {"lstm", "rnn"},
-}};
-
 std::string_view DriverOf(std::string_view primitive) {
-  for (const DriverName& entry : kDrivers) {
-    if (entry.primitive == primitive) return entry.driver;
-  }
-  return {};
+  return onednn::BenchdnnDriver(primitive);
 }
 
 // The tensors of a row by role; `diff_` prefixes and numbered sources fold into the role.
@@ -569,7 +535,8 @@ std::string AlgorithmFlag(std::string_view driver, const PrimitiveStats& row) {
     return name;
   }
   if (driver == "softmax") {
-    const bool log = alg == "softmax_log" || row.primitive == "logsoftmax";
+    const bool log =
+        alg == "softmax_log" || onednn::ImpliedAlgorithm(row.primitive) == "softmax_log";
     return log ? "LOGSOFTMAX" : "SOFTMAX";
   }
   if (driver == "pool") {
@@ -765,8 +732,9 @@ BenchdnnVersion BenchdnnVersionOf(const PrimitiveStats& row, const BenchdnnConte
 
 std::vector<std::string_view> BenchdnnDrivers() {
   std::vector<std::string_view> drivers;
-  for (const DriverName& entry : kDrivers) {
-    if (std::find(drivers.begin(), drivers.end(), entry.driver) == drivers.end()) {
+  for (const onednn::PrimitiveKind& entry : onednn::kPrimitiveKinds) {
+    if (!entry.driver.empty() &&
+        std::find(drivers.begin(), drivers.end(), entry.driver) == drivers.end()) {
       drivers.push_back(entry.driver);
     }
   }

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "common/primitive_kinds.h"
 #include "verbose/problem_keys.h"
 #include "verbose/shape_math.h"
 
@@ -145,12 +146,21 @@ std::optional<double> FlopsOf(std::string_view primitive, std::string_view probl
   // Every dimension at most kMaxDimension (shape_math.h): the loops and products below neither
   // overflow nor run for ever, and the count is finite.
   if (!ProblemOutOfRange(problem).empty()) return std::nullopt;
-  if (primitive == "rnn") return RnnFlops(problem, auxiliary, prop_kind);
-  if (primitive == "convolution") return ConvFlops(problem, false);
-  if (primitive == "deconvolution") return ConvFlops(problem, true);
-  if (primitive == "inner_product") return InnerProductFlops(problem);
-  if (primitive == "matmul") return MatmulFlops(problem);
-  return std::nullopt;
+  using onednn::Kind;
+  switch (onednn::KindOf(primitive).value_or(Kind::kReorder)) {
+    case Kind::kRnn:
+      return RnnFlops(problem, auxiliary, prop_kind);
+    case Kind::kConvolution:
+      return ConvFlops(problem, false);
+    case Kind::kDeconvolution:
+      return ConvFlops(problem, true);
+    case Kind::kInnerProduct:
+      return InnerProductFlops(problem);
+    case Kind::kMatmul:
+      return MatmulFlops(problem);
+    default:
+      return std::nullopt;
+  }
 }
 
 }  // namespace dlcheck::verbose

@@ -7,41 +7,31 @@
 #include <optional>
 #include <span>
 
+#include "verbose/dialect.h"
 #include "verbose/exec_time.h"
 #include "verbose/isa.h"
 
 namespace dlcheck::verbose {
 namespace {
 
-enum class Family { kNone, kMkldnn, kDnnl, kOnednn, kGraph };
-
-constexpr std::string_view kMarkerTail = "_verbose,";
-
 bool IsWordChar(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
 }
 
-Family FamilyOf(std::string_view word) {
-  if (word == "onednn") return Family::kOnednn;
-  if (word == "dnnl") return Family::kDnnl;
-  if (word == "mkldnn") return Family::kMkldnn;
-  if (word == "onednn_graph") return Family::kGraph;
-  return Family::kNone;
-}
-
 // The marker's start and family; `end` is just past its comma.
 std::size_t LocateMarker(std::string_view line, Family& family, std::size_t& end) {
-  if (line.starts_with("onednn_verbose,")) {
-    family = Family::kOnednn;
-    end = 15;
+  const Dialect& first = kDialects.front();  // most lines: at the start, the most frequent
+  if (line.starts_with(first.marker)) {
+    family = first.family;
+    end = first.marker.size();
     return 0;
   }
   for (std::size_t p = line.find(kMarkerTail); p != std::string_view::npos;
        p = line.find(kMarkerTail, p + 1)) {
     std::size_t start = p;
     while (start > 0 && IsWordChar(line[start - 1])) --start;
-    family = FamilyOf(line.substr(start, p - start));
-    if (family != Family::kNone) {
+    if (const Dialect* dialect = FindDialect(line.substr(start, p - start)); dialect != nullptr) {
+      family = dialect->family;
       end = p + kMarkerTail.size();
       return start;
     }
@@ -313,11 +303,12 @@ LinePrefix ReadPrefix(std::span<const std::string_view> fields, Family family) {
   LinePrefix p;
   std::size_t& i = p.op;
   const std::size_t n = fields.size();
-  if (family == Family::kOnednn && i < n && IsVersionToken(fields[i])) {
+  const Dialect dialect = DialectOf(family);
+  if (dialect.version_field && i < n && IsVersionToken(fields[i])) {
     std::from_chars(fields[i].data() + 1, fields[i].data() + fields[i].size(), p.version);
     ++i;
   }
-  if (family != Family::kMkldnn && i < n && IsTimestamp(fields[i])) {
+  if (dialect.timestamp_field && i < n && IsTimestamp(fields[i])) {
     double ts = 0;
     if (ParseNumber(fields[i], ts) && IsTimestampMs(ts)) p.timestamp = ts;
     ++i;
@@ -354,21 +345,21 @@ bool IsDiagnosticOperation(std::string_view head, std::string_view sub) {
 
 }  // namespace
 
-// The same rule as ReadPrefix, on the raw line: after the marker, an optional `vN` token (the
-// onednn family only), then a `<digits>.<digits>` field (not in the mkldnn family).
+// The same rule as ReadPrefix, on the raw line: after the marker, an optional `vN` token, then a
+// `<digits>.<digits>` field, where the dialect has them (dialect.h).
 bool FindTimestampField(std::string_view line, std::size_t& begin, std::size_t& end,
                         std::optional<double>& value) {
   Family family;
   std::size_t at = 0;
-  if (LocateMarker(line, family, at) == std::string_view::npos || family == Family::kMkldnn) {
-    return false;
-  }
+  if (LocateMarker(line, family, at) == std::string_view::npos) return false;
+  const Dialect dialect = DialectOf(family);
+  if (!dialect.timestamp_field) return false;
   auto field_end = [&](std::size_t from) {
     const std::size_t comma = line.find(',', from);
     return comma == std::string_view::npos ? line.size() : comma;
   };
   std::size_t stop = field_end(at);
-  if (family == Family::kOnednn && IsVersionToken(line.substr(at, stop - at))) {
+  if (dialect.version_field && IsVersionToken(line.substr(at, stop - at))) {
     if (stop == line.size()) return false;
     at = stop + 1;
     stop = field_end(at);

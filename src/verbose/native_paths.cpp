@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cstdio>
 
+#include "common/finding_codes.h"
 #include "common/onednn_isa.h"
 
 namespace dlcheck::verbose {
@@ -183,7 +184,7 @@ std::optional<Finding> DtypePathFinding(const PrimitiveStats& row, double share_
                         LogCpuWords(*names, tier, log_cpu) + "; " +
                         AlternativeWords(better, log_cpu, "there") + ".";
   if (host) message += HostWords(*names, tier, better, *host);
-  return Finding{Severity::kWarning, "dtype-no-native-path", std::move(message)};
+  return Finding{Severity::kWarning, codes::kDtypeNoNativePath, std::move(message)};
 }
 
 }  // namespace dlcheck::verbose

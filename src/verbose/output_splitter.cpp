@@ -4,20 +4,18 @@
 #include <array>
 #include <cstring>
 
+#include "verbose/dialect.h"
 #include "verbose/line_parser.h"
 
 namespace dlcheck::verbose {
 namespace {
 
-// The markers FindMarker knows; a tail of the stream that is a proper prefix of one of them is
-// held back until the next bytes decide it.
-constexpr std::array<std::string_view, 4> kMarkers = {"onednn_verbose,", "dnnl_verbose,",
-                                                      "mkldnn_verbose,", "onednn_graph_verbose,"};
-
-// The length of the longest suffix of `text` that could still grow into a marker.
+// The length of the longest suffix of `text` that could still grow into a marker (dialect.h's):
+// such a tail of the stream is held back until the next bytes decide it.
 std::size_t MarkerPrefixAtEnd(std::string_view text) {
   std::size_t longest = 0;
-  for (std::string_view marker : kMarkers) {
+  for (const Dialect& dialect : kDialects) {
+    const std::string_view marker = dialect.marker;
     for (std::size_t k = std::min(text.size(), marker.size() - 1); k > longest; --k) {
       if (marker.starts_with(text.substr(text.size() - k))) {
         longest = k;

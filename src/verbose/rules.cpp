@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "verbose/rules.h"
 
+#include "common/primitive_kinds.h"
+
 namespace dlcheck::verbose {
 
 bool IsComputePrimitive(std::string_view primitive) {
-  return primitive == "convolution" || primitive == "inner_product" || primitive == "matmul";
+  return onednn::IsComputeKind(primitive);
 }
 
 bool IsComputePrimitive(const PrimitiveStats& row) {
@@ -12,8 +14,11 @@ bool IsComputePrimitive(const PrimitiveStats& row) {
 }
 
 bool IsDataMovementPrimitive(std::string_view primitive) {
-  return primitive == "reorder" || primitive == "sum" || primitive == "concat" ||
-         primitive == "shuffle";
+  return onednn::IsDataMovementKind(primitive);
+}
+
+bool IsReorder(std::string_view primitive) {
+  return onednn::IsKind(primitive, onednn::Kind::kReorder);
 }
 
 // The same test as the first classification rule in isa.cpp (`dlcheck` prefix of the first

@@ -3,7 +3,8 @@
 // The rules that name what a PrimitiveStats row means, defined once and used by the aggregator's
 // notes, `check` and `dispatch`.
 //
-//   IsComputePrimitive(row)  convolution, inner_product, matmul: the layers' arithmetic
+//   IsComputePrimitive(row)  convolution, deconvolution, inner_product, matmul: the layers'
+//                            arithmetic (common/primitive_kinds.h says which kinds)
 //   IsDlcheckKernel(row)     `dlcheck:scalar`: dlcheck's own scalar kernels ran it
 //   IsScalarFallback(row)    oneDNN ran it on reference or plain C++ code (`ref:any`, ...)
 //   IsScalarFinding(row, s)  whether a finding about scope `s` names that fallback
@@ -17,15 +18,18 @@
 
 namespace dlcheck::verbose {
 
-/// True for the primitive kinds that carry a layer's arithmetic and define its work (FLOPs):
-/// convolution, inner_product, matmul.
+/// True for the primitive kinds that carry a layer's arithmetic on weights: convolution,
+/// deconvolution, inner_product, matmul (onednn::IsComputeKind).
 bool IsComputePrimitive(std::string_view primitive);
 /// IsComputePrimitive of the row's primitive kind.
 bool IsComputePrimitive(const PrimitiveStats& row);
 
 /// True for the primitive kinds that copy or combine tensors rather than compute a layer:
-/// reorder, sum, concat, shuffle.
+/// reorder, sum, concat, shuffle (onednn::IsDataMovementKind).
 bool IsDataMovementPrimitive(std::string_view primitive);
+
+/// True for a reorder (the kind whose rows copy one layout into another).
+bool IsReorder(std::string_view primitive);
 
 /// True when dlcheck's own scalar kernels ran the row (implementation `dlcheck:scalar`).
 bool IsDlcheckKernel(const PrimitiveStats& row);

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "common/finding_codes.h"
 #include "common/onednn_isa.h"
 #include "common/text.h"
 
@@ -100,7 +101,7 @@ std::optional<Finding> RemovedEnvironmentFinding(const std::vector<EnvironmentVa
   }
   if (effects.empty()) {
     return Finding{.severity = Severity::kInfo,
-                   .code = "environment-removed",
+                   .code = codes::kEnvironmentRemoved,
                    .message = fmt::format(
                        "{} removed from the measurement (environment_removed); none of them would "
                        "have changed its figures",
@@ -108,7 +109,7 @@ std::optional<Finding> RemovedEnvironmentFinding(const std::vector<EnvironmentVa
   }
   return Finding{
       .severity = Severity::kWarning,
-      .code = "environment-removed",
+      .code = codes::kEnvironmentRemoved,
       .message = fmt::format("removed from the measurement (environment_removed): {}; measured "
                              "without them, as oneDNN runs by default here",
                              Join(effects, "; "))};

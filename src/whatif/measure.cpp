@@ -12,6 +12,7 @@
 #include <functional>
 #include <map>
 
+#include "common/primitive_kinds.h"
 #include "verbose/shape_math.h"
 #include "whatif/layout.h"
 
@@ -276,7 +277,7 @@ Deviation DeviationOf(const std::vector<float>& got, const std::vector<float>& r
 std::optional<Rebuilt> ReorderBetween(const memory::desc& from, const memory::desc& to,
                                       const dnnl::engine& engine) {
   Rebuilt r;
-  r.kind = "reorder";
+  r.kind = onednn::NameOf(onednn::Kind::kReorder);
   r.is_reorder = true;
   r.output_arg = DNNL_ARG_TO;
   try {

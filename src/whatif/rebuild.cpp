@@ -11,6 +11,7 @@
 #include <memory>
 #include <string_view>
 
+#include "common/primitive_kinds.h"
 #include "verbose/line_parser.h"
 #include "verbose/problem_keys.h"
 #include "verbose/shape_math.h"
@@ -285,18 +286,14 @@ Status ReadOutputScales(Context& c, std::string_view value) {
   return {};
 }
 
-bool IsComputeKind(std::string_view kind) {
-  return kind == "convolution" || kind == "deconvolution" || kind == "inner_product" ||
-         kind == "matmul";
-}
-
 // Scales per argument (3.x): `src0:0:f32+wei:1:f32+dst:0:f32`, their values given at run time.
 // A convolution's, deconvolution's, inner product's or matmul's multiply into one 2.6.3 output
 // scale, at run time too (1 at execution): common, or per output channel where the weights'
 // scales are per output channel. A binary's common source scales are 2.6.3 argument scales.
 Status ReadArgumentScales(Context& c, std::string_view list) {
   const std::string_view kind = c.row.primitive.view();
-  const bool compute = IsComputeKind(kind);
+  const bool compute = onednn::IsComputeKind(kind);
+  const bool matmul = onednn::IsKind(kind, onednn::Kind::kMatmul);
   int output_mask = 0;
   Status read = ForEachEntry(list, [&](std::string_view entry) -> Status {
     const std::vector<std::string_view> parts = EntryParts(entry);
@@ -310,17 +307,16 @@ Status ReadArgumentScales(Context& c, std::string_view list) {
       const int arg = name == "src" || name == "src0" ? DNNL_ARG_SRC_0
                       : name == "src1"                ? DNNL_ARG_SRC_1
                                                       : -1;
-      if (kind != "binary" || arg < 0 || mask != 0)
+      if (!onednn::IsKind(kind, onednn::Kind::kBinary) || arg < 0 || mask != 0)
         return refuse("have no oneDNN 2.6.3 equivalent for a " + std::string(kind));
       c.attr.set_scales(arg, 0, {1.f});
       return {};
     }
     if (name == "wei") {
-      const int channel_bit =
-          kind == "matmul" && !c.dst_dims.empty() ? 1 << (c.dst_dims.size() - 1) : 1;
-      if (mask != 0 && (mask & ~(channel_bit | (kind == "matmul" ? 0 : 2))) != 0)
+      const int channel_bit = matmul && !c.dst_dims.empty() ? 1 << (c.dst_dims.size() - 1) : 1;
+      if (mask != 0 && (mask & ~(channel_bit | (matmul ? 0 : 2))) != 0)
         return refuse("vary along a dimension other than the output channels");
-      if (mask != 0) output_mask = kind == "matmul" ? channel_bit : 2;
+      if (mask != 0) output_mask = matmul ? channel_bit : 2;
       return {};
     }
     if ((name == "src" || name == "src0" || name == "dst") && mask == 0) return {};
@@ -508,7 +504,7 @@ Status RebuildConvolution(Context& c, bool deconv) {
   const std::string_view prop_text = c.row.prop_kind.view();
   const std::optional<dnnl::prop_kind> prop = PropKindNamed(prop_text);
   const bool bwd_d = prop_text == "backward_data", bwd_w = prop_text == "backward_weights";
-  c.out.kind = deconv ? "deconvolution" : "convolution";
+  c.out.kind = onednn::NameOf(deconv ? onednn::Kind::kDeconvolution : onednn::Kind::kConvolution);
   const int src_arg = bwd_d ? DNNL_ARG_DIFF_SRC : DNNL_ARG_SRC;
   const int wei_arg = bwd_w ? DNNL_ARG_DIFF_WEIGHTS : DNNL_ARG_WEIGHTS;
   const int bia_arg = bwd_w ? DNNL_ARG_DIFF_BIAS : DNNL_ARG_BIAS;
@@ -660,7 +656,7 @@ Status RebuildMatmul(Context& c) {
     dst_dims.push_back(w.back());
   }
   c.dst_dims = dst_dims;
-  c.out.kind = "matmul";
+  c.out.kind = onednn::NameOf(onednn::Kind::kMatmul);
   Dims bias_dims(dst_dims.size(), 1);
   if (bia) {
     int mask = 1 << (dst_dims.size() - 1);
@@ -696,7 +692,7 @@ Status RebuildReorder(Context& c) {
   Dims dims;
   if (!ReadShape(c.row.problem.view(), dims))
     return Cannot("the reorder problem '" + std::string(c.row.problem.view()) + "' cannot be read");
-  c.out.kind = "reorder";
+  c.out.kind = onednn::NameOf(onednn::Kind::kReorder);
   c.out.is_reorder = true;
   c.dst_dims = dims;
   if (c.settings.layouts_any || !c.settings.data_type.empty()) {
@@ -806,7 +802,7 @@ Status RebuildEltwise(Context& c) {
   Dims dims;
   if (!data || !ReadShape(c.row.problem.view(), dims))
     return Cannot("the eltwise problem cannot be read");
-  c.out.kind = "eltwise";
+  c.out.kind = onednn::NameOf(onednn::Kind::kEltwise);
   c.dst_dims = dims;
   const std::string_view aux = c.row.auxiliary.view();
   StatusOr<dnnl_alg_kind_t> alg = AlgorithmOf(c);
@@ -845,7 +841,7 @@ Status RebuildPooling(Context& c) {
   const MemoryDesc* src = c.tensors.Find({"src", "diff_src"});
   const MemoryDesc* dst = c.tensors.Find({"dst", "diff_dst"});
   if (!src || !dst) return Cannot("the line names no src or dst tensor");
-  c.out.kind = "pooling";
+  c.out.kind = onednn::NameOf(onednn::Kind::kPooling);
   c.dst_dims = Concat({k->Dim("mb"), k->Dim("ic")}, w->out);
   StatusOr<Ends> e =
       SourceAndDestination(c, src, dst, Concat({k->Dim("mb"), k->Dim("ic")}, w->in), c.dst_dims);
@@ -876,11 +872,11 @@ Status RebuildSoftmax(Context& c) {
   Dims dims;
   if (!src || !ReadShape(c.row.problem.view(), dims))
     return Cannot("the softmax problem cannot be read");
-  c.out.kind = "softmax";
+  c.out.kind = onednn::NameOf(onednn::Kind::kSoftmax);
   c.dst_dims = dims;
   const int axis = IntOf(AuxiliaryValue(c.row.auxiliary.view(), "axis"), 1);
-  StatusOr<dnnl_alg_kind_t> alg =
-      AlgorithmOf(c, c.row.primitive.view() == "logsoftmax" ? "softmax_log" : "softmax_accurate");
+  const std::string_view implied = onednn::ImpliedAlgorithm(c.row.primitive.view());
+  StatusOr<dnnl_alg_kind_t> alg = AlgorithmOf(c, implied.empty() ? "softmax_accurate" : implied);
   if (!alg.ok()) return alg.status();
   StatusOr<memory::desc> s = Desc(c, src, dims, forward ? DNNL_ARG_SRC : DNNL_ARG_DIFF_SRC, "src");
   StatusOr<memory::desc> d = Desc(c, dst ? dst : src, dims, DNNL_ARG_DST, "dst");
@@ -990,7 +986,7 @@ Status RebuildBinary(Context& c) {
   if (!src0 || !src1 || !dst) return Cannot("the line names no two sources and a destination");
   if (!ReadShapes(c.row.problem.view(), shapes) || shapes.size() < 2)
     return Cannot("the binary problem cannot be read");
-  c.out.kind = "binary";
+  c.out.kind = onednn::NameOf(onednn::Kind::kBinary);
   c.dst_dims = shapes[0];
   const std::optional<dnnl::algorithm> alg =
       AlgorithmNamed(AuxiliaryValue(c.row.auxiliary.view(), "alg"));
@@ -1023,7 +1019,7 @@ Status RebuildLrn(Context& c) {
   std::optional<Dims> dims = ChannelDims(c, *data);
   const std::optional<ProblemKeys> k = ProblemKeys::Read(c.row.problem.view());
   if (!dims || !k || !k->Has("ls")) return Cannot("the lrn problem cannot be read");
-  c.out.kind = "lrn";
+  c.out.kind = onednn::NameOf(onednn::Kind::kLrn);
   c.dst_dims = *dims;
   const bool forward = IsForward(c);
   StatusOr<dnnl_alg_kind_t> alg = AlgorithmOf(c);
@@ -1054,7 +1050,7 @@ Status RebuildShuffle(Context& c) {
   Dims dims;
   if (!data || !ReadShape(c.row.problem.view(), dims))
     return Cannot("the shuffle problem cannot be read");
-  c.out.kind = "shuffle";
+  c.out.kind = onednn::NameOf(onednn::Kind::kShuffle);
   c.dst_dims = dims;
   const bool forward = IsForward(c);
   const std::string_view aux = c.row.auxiliary.view();
@@ -1091,7 +1087,7 @@ Status RebuildResampling(Context& c) {
   const MemoryDesc* src = c.tensors.Find({"src", "diff_src"});
   const MemoryDesc* dst = c.tensors.Find({"dst", "diff_dst"});
   if (!src || !dst) return Cannot("the line names no src or dst tensor");
-  c.out.kind = "resampling";
+  c.out.kind = onednn::NameOf(onednn::Kind::kResampling);
   c.dst_dims = out;
   StatusOr<Ends> e = SourceAndDestination(c, src, dst, in, out);
   if (!e.ok()) return e.status();
@@ -1118,7 +1114,7 @@ Status RebuildPrelu(Context& c) {
   if (!data || !wei) return Cannot("the line names no data or wei tensor");
   if (!ReadShapes(c.row.problem.view(), shapes) || shapes.size() < 2)
     return Cannot("the prelu problem cannot be read");
-  c.out.kind = "prelu";
+  c.out.kind = onednn::NameOf(onednn::Kind::kPrelu);
   c.dst_dims = shapes[0];
   const bool forward = IsForward(c);
   StatusOr<memory::desc> d = Desc(c, data, shapes[0], DNNL_ARG_SRC, "src");
@@ -1153,7 +1149,7 @@ Status RebuildReduction(Context& c) {
   if (!src || !dst) return Cannot("the line names no src or dst tensor");
   if (!ReadShapes(c.row.problem.view(), shapes) || shapes.size() < 2)
     return Cannot("the reduction problem cannot be read");
-  c.out.kind = "reduction";
+  c.out.kind = onednn::NameOf(onednn::Kind::kReduction);
   c.dst_dims = shapes[1];
   StatusOr<memory::desc> s = Desc(c, src, shapes[0], DNNL_ARG_SRC, "src");
   StatusOr<memory::desc> d = Desc(c, dst, shapes[1], DNNL_ARG_DST, "dst");
@@ -1180,7 +1176,7 @@ Status RebuildSumOrConcat(Context& c, bool concat) {
   std::vector<const MemoryDesc*> srcs;
   for (int i = 0; const MemoryDesc* md = c.tensors.Find({"src"}, i); ++i) srcs.push_back(md);
   const MemoryDesc* dst = c.tensors.Find({"dst"});
-  c.out.kind = concat ? "concat" : "sum";
+  c.out.kind = onednn::NameOf(concat ? onednn::Kind::kConcat : onednn::Kind::kSum);
   if (srcs.empty() || !dst) return Cannot("the line names no sources and destination");
   std::vector<Dims> shapes;
   if (!ReadShapes(c.row.problem.view(), shapes)) {
@@ -1420,7 +1416,7 @@ dnnl_status_t RnnBackwardInit(dnnl_rnn_desc_t& op, dnnl_alg_kind_t alg, dnnl_alg
 }
 
 Status RebuildRnn(Context& c) {
-  c.out.kind = "rnn";
+  c.out.kind = onednn::NameOf(onednn::Kind::kRnn);
   const std::string_view aux = c.row.auxiliary.view();
   StatusOr<dnnl_alg_kind_t> alg = AlgorithmOf(c);
   if (!alg.ok()) return alg.status();
@@ -1527,6 +1523,54 @@ const std::vector<int>& ExecutionArguments() {
   return kArgs;
 }
 
+// The rebuild of each primitive kind (common/primitive_kinds.h), the names of one kind alike.
+Status RebuildOfKind(Context& c, onednn::Kind kind) {
+  using onednn::Kind;
+  switch (kind) {
+    case Kind::kConvolution:
+      return RebuildConvolution(c, false);
+    case Kind::kDeconvolution:
+      return RebuildConvolution(c, true);
+    case Kind::kInnerProduct:
+      return RebuildInnerProduct(c);
+    case Kind::kMatmul:
+      return RebuildMatmul(c);
+    case Kind::kReorder:
+      return RebuildReorder(c);
+    case Kind::kEltwise:
+      return RebuildEltwise(c);
+    case Kind::kPooling:
+      return RebuildPooling(c);
+    case Kind::kSoftmax:
+      return RebuildSoftmax(c);
+    case Kind::kBatchNormalization:
+      return RebuildNormalization(c, false);
+    case Kind::kLayerNormalization:
+      return RebuildNormalization(c, true);
+    case Kind::kBinary:
+      return RebuildBinary(c);
+    case Kind::kLrn:
+      return RebuildLrn(c);
+    case Kind::kShuffle:
+      return RebuildShuffle(c);
+    case Kind::kResampling:
+      return RebuildResampling(c);
+    case Kind::kPrelu:
+      return RebuildPrelu(c);
+    case Kind::kReduction:
+      return RebuildReduction(c);
+    case Kind::kRnn:
+      return RebuildRnn(c);
+    case Kind::kSum:
+      return RebuildSumOrConcat(c, false);
+    case Kind::kConcat:
+      return RebuildSumOrConcat(c, true);
+    case Kind::kGroupNormalization:
+      break;
+  }
+  return NotCovered(c.row.primitive.view());
+}
+
 StatusOr<Rebuilt> Rebuild(const verbose::PrimitiveStats& row, const dnnl::engine& engine,
                           const RebuildSettings& settings) {
   if (!row.engine.view().starts_with("cpu")) {
@@ -1545,48 +1589,14 @@ StatusOr<Rebuilt> Rebuild(const verbose::PrimitiveStats& row, const dnnl::engine
   if (Status in_range = CheckProblem(row.problem.view()); !in_range.ok()) return in_range;
   Context c{row, settings, engine, Tensors(std::move(mds)), {}, {}, {}, false};
   const std::string_view kind = row.primitive.view();
-  const bool compute = kind == "convolution" || kind == "deconvolution" ||
-                       kind == "inner_product" || kind == "matmul";
-  if (!settings.data_type.empty() && !compute) {
+  if (!settings.data_type.empty() && !onednn::IsComputeKind(kind)) {
     return Cannot("a data type variant is measured for convolution, inner product and matmul only");
   }
+  const std::optional<onednn::Kind> known = onednn::KindOf(kind);
+  if (!known) return NotCovered(kind);
   Status status;
   try {
-    if (kind == "convolution" || kind == "deconvolution") {
-      status = RebuildConvolution(c, kind == "deconvolution");
-    } else if (kind == "inner_product") {
-      status = RebuildInnerProduct(c);
-    } else if (kind == "matmul") {
-      status = RebuildMatmul(c);
-    } else if (kind == "reorder") {
-      status = RebuildReorder(c);
-    } else if (kind == "eltwise") {
-      status = RebuildEltwise(c);
-    } else if (kind == "pooling" || kind == "pooling_v2") {
-      status = RebuildPooling(c);
-    } else if (kind == "softmax" || kind == "softmax_v2" || kind == "logsoftmax") {
-      status = RebuildSoftmax(c);
-    } else if (kind == "batch_normalization" || kind == "layer_normalization") {
-      status = RebuildNormalization(c, kind == "layer_normalization");
-    } else if (kind == "binary") {
-      status = RebuildBinary(c);
-    } else if (kind == "lrn") {
-      status = RebuildLrn(c);
-    } else if (kind == "shuffle") {
-      status = RebuildShuffle(c);
-    } else if (kind == "resampling") {
-      status = RebuildResampling(c);
-    } else if (kind == "prelu") {
-      status = RebuildPrelu(c);
-    } else if (kind == "reduction") {
-      status = RebuildReduction(c);
-    } else if (kind == "rnn" || kind == "lstm" || kind == "gru") {
-      status = RebuildRnn(c);
-    } else if (kind == "sum" || kind == "concat") {
-      status = RebuildSumOrConcat(c, kind == "concat");
-    } else {
-      status = NotCovered(kind);
-    }
+    status = RebuildOfKind(c, *known);
   } catch (const dnnl::error& e) {
     status = Cannot(std::string("oneDNN 2.6.3 refused it: ") + e.what());
   }

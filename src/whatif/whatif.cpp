@@ -9,7 +9,9 @@
 #include <set>
 
 #include "common/exit_code.h"
+#include "common/finding_codes.h"
 #include "common/onednn_isa.h"
+#include "common/primitive_kinds.h"
 #include "common/status.h"
 #include "common/text.h"
 #include "dispatch/noise.h"
@@ -17,6 +19,7 @@
 #include "verbose/flops.h"
 #include "verbose/isa.h"
 #include "verbose/line_parser.h"
+#include "verbose/rules.h"
 #include "whatif/layout.h"
 #include "whatif/measure.h"
 #include "whatif/rebuild.h"
@@ -133,9 +136,13 @@ RnnTensorName RnnArg(int arg) {
   return name;
 }
 
+bool IsReorder(const verbose::PrimitiveStats& row) {
+  return verbose::IsReorder(row.primitive);
+}
+
 // The name of a rebuilt primitive's argument in notes and verbose text.
 std::string ArgLabel(const Rebuilt& rebuilt, int arg) {
-  return rebuilt.kind == "rnn" ? RnnArg(arg).name : ArgName(arg);
+  return rebuilt.kind == onednn::NameOf(onednn::Kind::kRnn) ? RnnArg(arg).name : ArgName(arg);
 }
 
 bool IsWeights(int arg) {
@@ -145,7 +152,7 @@ bool IsWeights(int arg) {
 
 // The tensors the rebuilt primitive runs with, as 2.x verbose prints them.
 std::string MemoryDescriptorsText(const Rebuilt& rebuilt) {
-  const bool rnn = rebuilt.kind == "rnn";
+  const bool rnn = rebuilt.kind == onednn::NameOf(onednn::Kind::kRnn);
   const auto order = [&](int arg) { return rnn ? RnnArg(arg).order : PrintOrder(arg); };
   std::vector<int> args;
   for (const auto& [arg, md] : rebuilt.logged) {
@@ -335,15 +342,15 @@ struct RowRun {
 void MeasureBaseline(RowRun& r, const verbose::LogHeader& header) {
   r.Progress("as logged");
   SetThreads(r.threads);
-  StatusOr<Rebuilt> rebuilt = Rebuild(
-      r.hot.row, r.bench.engine(),
-      {.layouts_any = r.plan.baseline_layouts_any && r.hot.row.primitive.view() != "reorder"});
+  StatusOr<Rebuilt> rebuilt =
+      Rebuild(r.hot.row, r.bench.engine(),
+              {.layouts_any = r.plan.baseline_layouts_any && !IsReorder(r.hot.row)});
   if (!rebuilt.ok()) {
     r.hot.not_rebuilt = rebuilt.status().message();
     return;
   }
-  const RebuildSettings as_logged{.layouts_any = r.plan.baseline_layouts_any &&
-                                                 r.hot.row.primitive.view() != "reorder"};
+  const RebuildSettings as_logged{.layouts_any =
+                                      r.plan.baseline_layouts_any && !IsReorder(r.hot.row)};
   VariantResult v{.variant = "as logged", .threads = r.threads};
   std::optional<Measurement> m = r.bench.Run(*rebuilt, r.hot.row, v, r.bench.Settings(true));
   if (m) {
@@ -357,7 +364,7 @@ void MeasureBaseline(RowRun& r, const verbose::LogHeader& header) {
 
 // `layouts any`, with the reorders from and to the log's layouts the change implies.
 void MeasureLayoutsAny(RowRun& r) {
-  if (r.hot.row.primitive.view() == "reorder") return;
+  if (IsReorder(r.hot.row)) return;
   r.Progress("layouts any");
   SetThreads(r.threads);
   VariantResult v{.variant = "layouts any", .threads = r.threads};
@@ -414,7 +421,7 @@ void MeasureLayoutsAny(RowRun& r) {
 
 // `impl NAME` for each implementation after the one oneDNN picks (next_impl()).
 void MeasureImplementations(RowRun& r) {
-  if (r.hot.row.primitive.view() == "reorder") return;
+  if (IsReorder(r.hot.row)) return;
   SetThreads(r.threads);
   StatusOr<Rebuilt> rebuilt = Rebuild(r.hot.row, r.bench.engine());
   if (!rebuilt.ok()) return;
@@ -475,10 +482,7 @@ bool AllTypes(const verbose::PrimitiveStats& row, std::string_view type) {
 }
 
 void MeasureDataTypes(RowRun& r) {
-  const std::string_view kind = r.hot.row.primitive.view();
-  if (kind != "convolution" && kind != "deconvolution" && kind != "inner_product" &&
-      kind != "matmul")
-    return;
+  if (!onednn::IsComputeKind(r.hot.row.primitive.view())) return;
   const bool f32_log = AllTypes(r.hot.row, "f32");
   for (const char* type : {"bf16", "f16", "int8"}) {
     if (r.Stopped()) break;
@@ -664,7 +668,7 @@ std::optional<Finding> ThreadsAboveCpusFinding(int threads, int usable_cpus,
                                                const std::string& budget_text) {
   if (threads <= usable_cpus) return std::nullopt;
   return Finding{.severity = Severity::kWarning,
-                 .code = "threads-above-cpus",
+                 .code = codes::kThreadsAboveCpus,
                  .message = fmt::format(
                      "--threads {} asked, but this process may use {}: the threads wait for "
                      "each other, so every figure is slower than on a machine with {} CPUs; give "

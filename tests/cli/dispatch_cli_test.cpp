@@ -201,8 +201,8 @@ TEST(DispatchCliTest, PerfMapNamesTheJitKernels) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const nlohmann::json j = nlohmann::json::parse(r.out);
   ASSERT_EQ(j["runs"].size(), 2u);
-  EXPECT_TRUE(j["runs"][1]["perf_map"].is_null());  // the scalar kernels are not JIT code
-  const std::string path = j["runs"][0]["perf_map"];
+  EXPECT_TRUE(j["runs"][1]["perf_map_file"].is_null());  // the scalar kernels are not JIT code
+  const std::string path = j["runs"][0]["perf_map_file"];
   EXPECT_EQ(path.rfind("/tmp/perf-", 0), 0u) << path;
   std::ifstream in(path);
   ASSERT_TRUE(in) << path;

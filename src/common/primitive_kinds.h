@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// The one table of oneDNN primitive kinds, read by verbose (rules, FLOPs, benchdnn lines, the
+// log's notes), profile (kernel names to kinds), whatif (which rebuild a row takes) and the model
+// trainers (the names they announce). Header-only and constexpr, like common/onednn_isa.h, so
+// every module may use it without a link.
+//
+//   onednn::KindOf("pooling_v2")              -> Kind::kPooling (oneDNN 2.x's second version)
+//   onednn::KindOf("no_such_kind")            -> std::nullopt
+//   onednn::IsComputeKind("deconvolution")    -> true (a layer's arithmetic: it has FLOPs)
+//   onednn::IsDataMovementKind("concat")      -> true
+//   onednn::BenchdnnDriver("inner_product")   -> "ip"
+//   onednn::NameOf(Kind::kSoftmax)            -> "softmax" (the name of its first entry)
+//   onednn::ImpliedAlgorithm("logsoftmax")    -> "softmax_log"
+//
+// Sources: oneDNN's include/oneapi/dnnl/dnnl_types.h (dnnl_primitive_kind_t) and
+// src/common/verbose.cpp (the names verbose prints, 0.x to 3.x); benchdnn's drivers
+// (tests/benchdnn/*/ and its README's list).
+
+#include <algorithm>
+#include <array>
+#include <optional>
+#include <string_view>
+
+namespace dlcheck::onednn {
+
+/// The primitive a verbose name stands for: versions and spellings of one primitive share one.
+enum class Kind {
+  kConvolution,
+  kDeconvolution,
+  kInnerProduct,
+  kMatmul,
+  kReorder,
+  kEltwise,
+  kSoftmax,
+  kPooling,
+  kBinary,
+  kBatchNormalization,
+  kLayerNormalization,
+  kGroupNormalization,
+  kLrn,
+  kResampling,
+  kReduction,
+  kShuffle,
+  kSum,
+  kConcat,
+  kPrelu,
+  kRnn,
+};
+
+/// What a kind's work is.
+enum class KindRole {
+  kCompute,       ///< a layer's arithmetic on weights: convolution, deconvolution, inner
+                  ///< product, matmul
+  kDataMovement,  ///< copies or combines tensors: reorder, sum, concat, shuffle
+  kOther,         ///< element-wise, normalisation, pooling ...: memory-bound layer work
+};
+
+/// One name oneDNN's verbose prints for a primitive kind.
+struct PrimitiveKind {
+  std::string_view name;    ///< as verbose prints it (`pooling_v2`, `logsoftmax`)
+  Kind kind;                ///< the primitive it is
+  KindRole role;            ///< compute, data movement or other
+  std::string_view driver;  ///< benchdnn's driver for it ("" where benchdnn has none)
+  /// The algorithm the name itself implies (`logsoftmax` is softmax's `softmax_log`); "" where
+  /// the line's `alg:` says it.
+  std::string_view algorithm = {};
+};
+
+/// oneDNN 2.x's second versions of pooling and softmax, as its verbose names them (the model
+/// trainers announce their layers so).
+inline constexpr std::string_view kPoolingV2 = "pooling_v2";
+inline constexpr std::string_view kSoftmaxV2 = "softmax_v2";
+
+/// Every primitive kind name dlcheck knows. The first entry of each Kind is its name (NameOf).
+inline constexpr std::array kPrimitiveKinds = {
+    PrimitiveKind{"convolution", Kind::kConvolution, KindRole::kCompute, "conv"},
+    PrimitiveKind{"deconvolution", Kind::kDeconvolution, KindRole::kCompute, "deconv"},
+    PrimitiveKind{"inner_product", Kind::kInnerProduct, KindRole::kCompute, "ip"},
+    PrimitiveKind{"matmul", Kind::kMatmul, KindRole::kCompute, "matmul"},
+    PrimitiveKind{"reorder", Kind::kReorder, KindRole::kDataMovement, "reorder"},
+    PrimitiveKind{"eltwise", Kind::kEltwise, KindRole::kOther, "eltwise"},
+    PrimitiveKind{"softmax", Kind::kSoftmax, KindRole::kOther, "softmax"},
+    PrimitiveKind{kSoftmaxV2, Kind::kSoftmax, KindRole::kOther, "softmax"},
+    PrimitiveKind{"logsoftmax", Kind::kSoftmax, KindRole::kOther, "softmax", "softmax_log"},
+    PrimitiveKind{"pooling", Kind::kPooling, KindRole::kOther, "pool"},
+    PrimitiveKind{kPoolingV2, Kind::kPooling, KindRole::kOther, "pool"},
+    PrimitiveKind{"binary", Kind::kBinary, KindRole::kOther, "binary"},
+    PrimitiveKind{"batch_normalization", Kind::kBatchNormalization, KindRole::kOther, "bnorm"},
+    PrimitiveKind{"layer_normalization", Kind::kLayerNormalization, KindRole::kOther, "lnorm"},
+    PrimitiveKind{"group_normalization", Kind::kGroupNormalization, KindRole::kOther, "gnorm"},
+    PrimitiveKind{"lrn", Kind::kLrn, KindRole::kOther, "lrn"},
+    PrimitiveKind{"resampling", Kind::kResampling, KindRole::kOther, "resampling"},
+    PrimitiveKind{"reduction", Kind::kReduction, KindRole::kOther, "reduction"},
+    PrimitiveKind{"shuffle", Kind::kShuffle, KindRole::kDataMovement, "shuffle"},
+    PrimitiveKind{"sum", Kind::kSum, KindRole::kDataMovement, "sum"},
+    PrimitiveKind{"concat", Kind::kConcat, KindRole::kDataMovement, "concat"},
+    PrimitiveKind{"prelu", Kind::kPrelu, KindRole::kOther, "prelu"},
+    // Counted in FLOPs, but not a compute kind: its cells are kernels of their own, and the
+    // compute rules (a hot kernel's ISA, weights in the layout `any` picks) are about the four.
+    PrimitiveKind{"rnn", Kind::kRnn, KindRole::kOther, "rnn"},
+    // Cell names some builds print instead of `rnn` (benchdnn runs them as rnn).
+    PrimitiveKind{"lstm", Kind::kRnn, KindRole::kOther, "rnn"},
+    PrimitiveKind{"gru", Kind::kRnn, KindRole::kOther, "rnn"},
+};
+
+/// The entry of a verbose kind name; nullptr for a name the table lacks.
+constexpr const PrimitiveKind* FindKind(std::string_view name) {
+  const auto* found = std::find_if(kPrimitiveKinds.begin(), kPrimitiveKinds.end(),
+                                   [&](const PrimitiveKind& k) { return k.name == name; });
+  return found == kPrimitiveKinds.end() ? nullptr : found;
+}
+
+/// The primitive a verbose kind name stands for; nullopt for a name the table lacks.
+constexpr std::optional<Kind> KindOf(std::string_view name) {
+  const PrimitiveKind* found = FindKind(name);
+  return found == nullptr ? std::nullopt : std::optional<Kind>(found->kind);
+}
+
+/// Whether a verbose kind name stands for `kind` (`IsKind("pooling_v2", Kind::kPooling)`).
+constexpr bool IsKind(std::string_view name, Kind kind) {
+  return KindOf(name) == kind;
+}
+
+/// The name of a kind: its first entry's (`softmax`, never `softmax_v2`).
+constexpr std::string_view NameOf(Kind kind) {
+  const auto* found = std::find_if(kPrimitiveKinds.begin(), kPrimitiveKinds.end(),
+                                   [&](const PrimitiveKind& k) { return k.kind == kind; });
+  return found == kPrimitiveKinds.end() ? std::string_view{} : found->name;
+}
+
+/// A layer's arithmetic on weights (convolution, deconvolution, inner product, matmul): the
+/// kinds whose kernel is the one that matters.
+constexpr bool IsComputeKind(std::string_view name) {
+  const PrimitiveKind* found = FindKind(name);
+  return found != nullptr && found->role == KindRole::kCompute;
+}
+
+/// Copies or combines tensors rather than computing a layer: reorder, sum, concat, shuffle.
+constexpr bool IsDataMovementKind(std::string_view name) {
+  const PrimitiveKind* found = FindKind(name);
+  return found != nullptr && found->role == KindRole::kDataMovement;
+}
+
+/// benchdnn's driver for a verbose kind name; "" where benchdnn has none.
+constexpr std::string_view BenchdnnDriver(std::string_view name) {
+  const PrimitiveKind* found = FindKind(name);
+  return found == nullptr ? std::string_view{} : found->driver;
+}
+
+/// The algorithm a verbose kind name implies ("softmax_log" for `logsoftmax`); "" for most.
+constexpr std::string_view ImpliedAlgorithm(std::string_view name) {
+  const PrimitiveKind* found = FindKind(name);
+  return found == nullptr ? std::string_view{} : found->algorithm;
+}
+
+static_assert(NameOf(Kind::kPooling) == "pooling" && IsKind("softmax_v2", Kind::kSoftmax));
+static_assert(BenchdnnDriver("inner_product") == "ip" && !KindOf("nonsense").has_value());
+
+}  // namespace dlcheck::onednn
