@@ -112,8 +112,10 @@ void AddCheckReport(const CheckResult& result, const Evidence& evidence, const M
       report.AddTable(kChecksTable, std::array{check_field::kCheck, kStatus, kDetail});
   t.answer_columns = {std::string(kStatus.name)};
   for (const auto& i : result.items) {
-    t.rows.push_back(
-        {i.check, std::string(StateName(i.state)), stable ? i.StableDetail() : i.detail});
+    t.AddRow()
+        .Set(check_field::kCheck, i.check)
+        .Set(kStatus, std::string(StateName(i.state)))
+        .Set(kDetail, stable ? i.StableDetail() : i.detail);
   }
   AddRunSection(evidence, ran, stable, report);
 }

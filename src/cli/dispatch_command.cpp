@@ -53,8 +53,7 @@ struct DispatchOptions {
 // What the report says of the sweep besides its runs.
 struct SweepContext {
   const DispatchOptions& options;
-  const dispatch::SweepPlan& plan;
-  std::optional<dispatch::LoadAverage> load_end;
+  const dispatch::SweepPlan& plan;  ///< its frame ended (EndCaptureFrame) after the runs
 };
 
 constexpr report::Part kRunPart{"run", "Run"};
@@ -76,10 +75,11 @@ void AddModelRunSection(report::Report& report, const SweepContext& c) {
   s.Add(kTracedIters, o.run.traced);
   s.Add(kIsaCaps, Value(report::TextList(c.plan.caps)));
   s.Add(kThreadSets, o.threads.empty() ? Value() : Value(report::TextList(o.threads)));
-  s.Add(kCapThreads, c.plan.threads.threads > 0 ? Value(c.plan.threads.threads) : Value());
+  s.Add(kCapThreads,
+        c.plan.frame.threads.threads > 0 ? Value(c.plan.frame.threads.threads) : Value());
   s.Add(kOnednnVersion, dispatch::OneDnnVersion());
   s.Add(kPerfMap, o.perf_map);
-  AddNoiseGuard(report, s, c.plan.threads, c.plan.load_start, c.load_end);
+  AddNoiseGuard(report, s, c.plan.frame);
 }
 
 void AddProgramRunSection(report::Report& report, const SweepContext& c,
@@ -92,12 +92,12 @@ void AddProgramRunSection(report::Report& report, const SweepContext& c,
   s.Add(kIsaCaps, Value(report::TextList(c.plan.caps)));
   s.Add(kThreadSets, o.threads.empty() ? Value() : Value(report::TextList(o.threads)));
   s.Add(model_run_field::kThreads,
-        c.plan.threads.threads > 0 ? Value(c.plan.threads.threads) : Value());
+        c.plan.frame.threads.threads > 0 ? Value(c.plan.frame.threads.threads) : Value());
   s.Add(kRepeat, o.repeat);
   std::size_t runs = 0;
   for (const auto& r : results) runs += r.runs.size();
   s.Add(kRuns, runs);
-  AddNoiseGuard(report, s, c.plan.threads, c.plan.load_start, c.load_end);
+  AddNoiseGuard(report, s, c.plan.frame);
   const std::string version = dispatch::LibraryVersionOf(results);
   s.Add(model_run_field::kOnednnVersion, version.empty() ? Value() : Value(ValidUtf8(version)));
   const int sig = os::SignalForwarding::Received();
@@ -187,8 +187,8 @@ StatusOr<int> RunDispatch(const DispatchOptions& o) {
     return EndRefused(results->front().first());
   }
   if (!results->empty()) {
-    const SweepContext context{
-        .options = o, .plan = *plan, .load_end = dispatch::ReadLoadAverage()};
+    dispatch::EndCaptureFrame(plan->frame);
+    const SweepContext context{.options = o, .plan = *plan};
     report::Print(BuildReport(context, *results), o.format, std::cout);
     std::cout.flush();
   }

@@ -45,17 +45,23 @@ Value CapCell(const ConfigRuns& r, const std::optional<dispatch::KeyCell>& cell)
                      cell->cell.scalar ? " [scalar]" : "");
 }
 
+// The sweep view's columns after those of each cap (a reading view: no document declares them).
+constexpr char kScalarColumn[] = "scalar";
+constexpr char kFastestColumn[] = "fastest";
+constexpr char kTimesScalarColumn[] = "x scalar";
+constexpr char kTimesLowestColumn[] = "x lowest";
+
 std::vector<std::string> SweepColumns(const SweepComparison& c) {
   namespace col = report::primitive_column;
   std::vector<std::string> columns =
       report::Names({col::kPrimitive, col::kPropKind, col::kProblem});
   if (c.model) columns.insert(columns.begin(), std::string(col::kLayer.name));
   for (const std::size_t i : c.caps) columns.push_back(c.configs[i].config.cap()->isa);
-  if (c.model) columns.emplace_back("scalar");
-  columns.emplace_back("fastest");
+  if (c.model) columns.emplace_back(kScalarColumn);
+  columns.emplace_back(kFastestColumn);
   if (c.model) {
-    columns.emplace_back("x scalar");
-    columns.emplace_back("x lowest");
+    columns.emplace_back(kTimesScalarColumn);
+    columns.emplace_back(kTimesLowestColumn);
   }
   return columns;
 }
@@ -92,24 +98,29 @@ void AddSweepTable(report::Report& report, const std::vector<ConfigRuns>& result
                 "the others' (a = b: caps that ran the same kernel)");
   // A reading view: JSON and xlsx have the same values typed in `primitives` (and `configs`).
   t.only_in_table = true;
-  t.answer_columns = c.model ? std::vector<std::string>{"fastest", "x scalar", "x lowest"}
-                             : std::vector<std::string>{"fastest"};
+  t.answer_columns =
+      c.model ? std::vector<std::string>{kFastestColumn, kTimesScalarColumn, kTimesLowestColumn}
+              : std::vector<std::string>{kFastestColumn};
   namespace col = report::primitive_column;
   t.identity_columns =
       report::IdentityNames({col::kLayer, col::kPrimitive, col::kPropKind, col::kProblem});
-  if (c.model) t.leave_out_first.emplace_back("scalar");
+  if (c.model) t.leave_out_first.emplace_back(kScalarColumn);
   for (const PrimitiveKey& k : c.keys) {
     const dispatch::KeyComparison& key = c.by_key.at(k);
-    std::vector<Value> row = {k.primitive, k.prop_kind, ValidUtf8(k.problem)};
-    if (c.model) row.insert(row.begin(), Value(k.layer));
-    for (const std::size_t i : c.caps) row.push_back(CapCell(results[i], key.cells[i]));
-    if (c.model) row.push_back(Opt(key.scalar_ms, 4));
-    row.push_back(FastestValue(results, c, key));
-    if (c.model) {
-      row.push_back(Opt(key.speedup_vs_scalar, 1));
-      row.push_back(Opt(key.speedup_vs_lowest, 1));
+    report::RowSetter row = t.AddRow();
+    if (c.model) row.Set(col::kLayer, Value(k.layer));
+    row.Set(col::kPrimitive, k.primitive)
+        .Set(col::kPropKind, k.prop_kind)
+        .Set(col::kProblem, ValidUtf8(k.problem));
+    for (const std::size_t i : c.caps) {
+      row.Set(c.configs[i].config.cap()->isa, CapCell(results[i], key.cells[i]));
     }
-    t.rows.push_back(std::move(row));
+    if (c.model) row.Set(kScalarColumn, Opt(key.scalar_ms, 4));
+    row.Set(kFastestColumn, FastestValue(results, c, key));
+    if (c.model) {
+      row.Set(kTimesScalarColumn, Opt(key.speedup_vs_scalar, 1))
+          .Set(kTimesLowestColumn, Opt(key.speedup_vs_lowest, 1));
+    }
   }
 }
 
@@ -137,16 +148,15 @@ void AddModelRowsTable(report::Report& report, const std::vector<ConfigRuns>& re
     for (std::size_t j = 0; j < r.first().rows.size(); ++j) {
       const verbose::PrimitiveStats& s = r.first().rows[j];
       const dispatch::RowComparison& compared = config.rows[j];
-      std::vector<Value> row;
-      row.push_back(CapValue(r));
-      row.push_back(LayerValue(s));
-      for (auto& v : PrimitiveRow(s, r.first().summary.exec_ms)) row.push_back(std::move(v));
-      row.emplace_back(compared.ms, 4);
-      row.push_back(Opt(compared.speedup_vs_scalar, 2));
-      row.push_back(Opt(compared.speedup_vs_lowest, 2));
-      row.push_back(Opt(config.peak_gflops, 1));
-      row.push_back(Opt(compared.peak_fraction, 3));
-      rows.rows.push_back(std::move(row));
+      report::RowSetter row = rows.AddRow();
+      row.Set(sweep_field::kIsaCap, CapValue(r))
+          .Set(report::primitive_column::kLayer, LayerValue(s));
+      SetPrimitiveCells(row, s, r.first().summary.exec_ms);
+      row.Set(sweep_field::kMsPerStep, Value(compared.ms, 4))
+          .Set(sweep_field::kSpeedupVsScalar, Opt(compared.speedup_vs_scalar, 2))
+          .Set(sweep_field::kSpeedupVsLowest, Opt(compared.speedup_vs_lowest, 2))
+          .Set(sweep_field::kPeakGflops, Opt(config.peak_gflops, 1))
+          .Set(sweep_field::kPeakFraction, Opt(compared.peak_fraction, 3));
     }
   }
   namespace col = report::primitive_column;
@@ -181,12 +191,20 @@ void AddRunsTable(report::Report& report, const std::vector<ConfigRuns>& results
     const dispatch::ConfigComparison& config = c.configs[i];
     const dispatch::WorkerResults& res = r.first().model->results;
     const std::string& isa = r.header().isa_short;
-    t.rows.push_back({CapValue(r), res.backend ? Value(*res.backend) : Value(), config.threads,
-                      isa.empty() || r.config.scalar() ? Value() : Value(isa),
-                      Opt(config.samples_per_s, 1), Opt(res.samples_per_s_min, 1),
-                      Opt(res.samples_per_s_max, 1), Opt(config.speedup_vs_scalar, 2),
-                      Opt(config.speedup_vs_lowest, 2), Opt(res.max_deviation, 9),
-                      Opt(config.peak_gflops, 1), dispatch::Describe(r), PerfMapOf(perf_map, r)});
+    t.AddRow()
+        .Set(s::kIsaCap, CapValue(r))
+        .Set(m::kBackend, res.backend ? Value(*res.backend) : Value())
+        .Set(m::kThreads, config.threads)
+        .Set(s::kDispatchedIsa, isa.empty() || r.config.scalar() ? Value() : Value(isa))
+        .Set(m::kSamplesPerS, Opt(config.samples_per_s, 1))
+        .Set(m::kSamplesPerSMin, Opt(res.samples_per_s_min, 1))
+        .Set(m::kSamplesPerSMax, Opt(res.samples_per_s_max, 1))
+        .Set(s::kSpeedupVsScalar, Opt(config.speedup_vs_scalar, 2))
+        .Set(s::kSpeedupVsLowest, Opt(config.speedup_vs_lowest, 2))
+        .Set(m::kMaxDeviation, Opt(res.max_deviation, 9))
+        .Set(s::kPeakGflops, Opt(config.peak_gflops, 1))
+        .Set(m::kWorker, dispatch::Describe(r))
+        .Set(s::kPerfMapFile, PerfMapOf(perf_map, r));
   }
   // The answer first, before the heat map of the rows (declared with their table, before it).
   report.charts.insert(report.charts.begin(),
@@ -208,9 +226,16 @@ void AddThreadsTable(report::Report& report, const std::vector<ConfigRuns>& resu
     const ConfigRuns& r = results[i];
     const dispatch::ConfigComparison& config = c.configs[i];
     const dispatch::ThreadSetConfig& set = *r.config.thread_set();
-    t.rows.push_back({set.name, r.config.threads, set.cpuset, Opt(config.samples_per_s, 1),
-                      Opt(config.speedup_vs_first_set, 2), Opt(config.efficiency, 2),
-                      dispatch::Describe(r)});
+    namespace m = dispatch::model_run_field;
+    namespace s = sweep_field;
+    t.AddRow()
+        .Set(s::kThreadSet, set.name)
+        .Set(m::kThreads, r.config.threads)
+        .Set(s::kCpuset, set.cpuset)
+        .Set(m::kSamplesPerS, Opt(config.samples_per_s, 1))
+        .Set(s::kSpeedup, Opt(config.speedup_vs_first_set, 2))
+        .Set(s::kEfficiency, Opt(config.efficiency, 2))
+        .Set(m::kWorker, dispatch::Describe(r));
   }
   report.charts.push_back({.title = "Samples/s by thread set",
                            .table = std::string(kThreadsTable.name),
@@ -256,14 +281,25 @@ void AddConfigsTable(report::Report& report, const std::vector<ConfigRuns>& resu
     const int seen = dispatch::ThreadsSeen(r);
     const std::string& isa = r.header().isa_short;
     const dispatch::ThreadSetConfig* set = r.config.thread_set();
-    t.rows.push_back(
-        {r.config.Name(), CapValue(r), ThreadSetValue(r),
-         r.config.threads > 0 ? Value(r.config.threads) : Value(),
-         set != nullptr && !set->cpuset.empty() ? Value(set->cpuset) : Value(),
-         seen > 0 ? Value(seen) : Value(), isa.empty() ? Value() : Value(ValidUtf8(isa)),
-         r.runs.size(), Value(r.wall.median, 3), Value(r.wall.min, 3), Value(r.wall.max, 3),
-         Value(100 * r.wall.Relative(), 1), Value(c.configs[i].exec_ms, 3),
-         Value(c.configs[i].exec_ms_min, 3), Value(c.configs[i].exec_ms_max, 3), StatusesOf(r)});
+    namespace m = dispatch::model_run_field;
+    namespace p = dispatch::program_run_field;
+    t.AddRow()
+        .Set(s::kConfig, r.config.Name())
+        .Set(s::kIsaCap, CapValue(r))
+        .Set(s::kThreadSet, ThreadSetValue(r))
+        .Set(m::kThreads, r.config.threads > 0 ? Value(r.config.threads) : Value())
+        .Set(s::kCpuset, set != nullptr && !set->cpuset.empty() ? Value(set->cpuset) : Value())
+        .Set(s::kLogThreads, seen > 0 ? Value(seen) : Value())
+        .Set(s::kLogIsa, isa.empty() ? Value() : Value(ValidUtf8(isa)))
+        .Set(s::kRuns, r.runs.size())
+        .Set(p::kWallS, Value(r.wall.median, 3))
+        .Set(s::kWallSMin, Value(r.wall.min, 3))
+        .Set(s::kWallSMax, Value(r.wall.max, 3))
+        .Set(m::kSpreadPct, Value(100 * r.wall.Relative(), 1))
+        .Set(p::kExecMs, Value(c.configs[i].exec_ms, 3))
+        .Set(s::kExecMsMin, Value(c.configs[i].exec_ms_min, 3))
+        .Set(s::kExecMsMax, Value(c.configs[i].exec_ms_max, 3))
+        .Set(s::kExitStatuses, StatusesOf(r));
   }
   namespace p = dispatch::program_run_field;
   report.charts.push_back(ConfigSpreadChart("oneDNN execution time per run", p::kExecMs,
@@ -282,9 +318,12 @@ void AddProgramRowsTable(report::Report& report, const std::vector<ConfigRuns>& 
   for (const auto& r : results) {
     for (std::size_t i = 0; i < r.runs.size(); ++i) {
       for (const auto& s : r.runs[i].rows) {
-        std::vector<Value> row = {r.config.Name(), CapValue(r), ThreadSetValue(r), i + 1};
-        for (auto& v : PrimitiveRow(s, r.runs[i].summary.exec_ms)) row.push_back(std::move(v));
-        t.rows.push_back(std::move(row));
+        report::RowSetter row = t.AddRow();
+        row.Set(sweep_field::kConfig, r.config.Name())
+            .Set(sweep_field::kIsaCap, CapValue(r))
+            .Set(sweep_field::kThreadSet, ThreadSetValue(r))
+            .Set(sweep_field::kRun, i + 1);
+        SetPrimitiveCells(row, s, r.runs[i].summary.exec_ms);
       }
     }
   }

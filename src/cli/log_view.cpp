@@ -48,7 +48,12 @@ void AddShares(report::Section& section, const report::Part& part, const report:
                const std::vector<verbose::TimeShare>& shares) {
   report::Table& t = section.AddTable(part, ShareColumns(first));
   for (const auto& s : shares) {
-    t.rows.push_back({Text(s.name), s.rows, s.execs, Ms(s.exec_ms), Value(s.pct, 2)});
+    t.AddRow()
+        .Set(first, Text(s.name))
+        .Set(kRows, s.rows)
+        .Set(kExecs, s.execs)
+        .Set(kExecMs, Ms(s.exec_ms))
+        .Set(kTimePct, Value(s.pct, 2));
   }
 }
 
@@ -97,8 +102,13 @@ void AddInputHeaders(report::Report& report,
   if (headers.size() < 2) return;  // one input: the header section is its header
   report::Table& t = report.AddTable(kHeadersTable, kHeadersColumns);
   for (const auto& [file, h] : headers) {
-    t.rows.push_back({Text(file), Text(h.library_version), Text(h.runtime),
-                      h.threads ? Value(*h.threads) : Value(), Text(h.isa), Text(h.isa_short)});
+    t.AddRow()
+        .Set(kFile, Text(file))
+        .Set(kLibraryVersion, Text(h.library_version))
+        .Set(kRuntime, Text(h.runtime))
+        .Set(kThreads, h.threads ? Value(*h.threads) : Value())
+        .Set(kIsa, Text(h.isa))
+        .Set(kIsaShort, Text(h.isa_short));
   }
 }
 
@@ -168,9 +178,14 @@ void AddSummary(report::Report& report, const verbose::Summary& summary,
 
   report::Table& d = report.AddTable(kDiagnosticsTable, kDiagnosticsColumns);
   for (const auto& diag : diagnostics) {
-    d.rows.push_back({Text(diag.operation), Text(diag.primitive), Text(diag.implementation),
-                      Text(diag.message), Text(verbose::PlainWords(diag.operation, diag.message)),
-                      diag.count, diag.first_line});
+    d.AddRow()
+        .Set(kOperation, Text(diag.operation))
+        .Set(kPrimitive, Text(diag.primitive))
+        .Set(kImplementation, Text(diag.implementation))
+        .Set(kMessage, Text(diag.message))
+        .Set(kMeaning, Text(verbose::PlainWords(diag.operation, diag.message)))
+        .Set(kCount, diag.count)
+        .Set(kFirstLine, diag.first_line);
   }
   report.findings.insert(report.findings.end(), summary.notes.begin(), summary.notes.end());
 }

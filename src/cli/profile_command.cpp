@@ -53,9 +53,7 @@ struct ProfileOptions {
   std::string folded_path;  ///< --folded FILE: collapsed stacks beside the report
   std::string svg_path;     ///< --svg FILE: the flame graph beside the report
   // The noise guard, as `verbose` keeps it: the thread count and why, the load before and after.
-  dispatch::ThreadChoice threads;
-  std::optional<dispatch::LoadAverage> load_start;
-  std::optional<dispatch::LoadAverage> load_end;
+  dispatch::CaptureFrame frame;
 };
 
 // The noise guard's fields are verbose's (dispatch::model_run_field), declared again in profile's
@@ -180,7 +178,7 @@ void AddProfileSection(report::Report& report, const ProfileOptions& o, const di
   s.Add(kPerfData, o.perf_data_path.empty() ? report::Value() : report::Value(o.perf_data_path));
   const std::string verdict = profile::ProfileVerdict(p, r.rows);
   s.Add(kVerdict, verdict.empty() ? report::Value() : report::Value(verdict));
-  AddNoiseGuard(report, s, o.threads, o.load_start, o.load_end);
+  AddNoiseGuard(report, s, o.frame);
 }
 
 // The collapsed stacks that --format folded and svg print, with the flame graph's two lines.
@@ -266,14 +264,12 @@ StatusOr<int> RecordAndReport(ProfileOptions& o, const std::string& perf,
   const auto launcher = profile::RecordCommand(o.perf, probe->off_cpu && !o.no_off_cpu);
   // verbose's thread policy: --threads, else OMP_NUM_THREADS, else the idle cores, never an
   // oversubscribed run profiled as if it were the program's own.
-  o.load_start = dispatch::ReadLoadAverage();
-  StatusOr<dispatch::ThreadChoice> threads =
-      dispatch::ChooseLiveThreads(o.capture.threads, o.load_start);
-  if (!threads.ok()) return threads.status();
-  o.threads = std::move(*threads);
-  o.capture.threads = o.threads.threads;
+  StatusOr<dispatch::CaptureFrame> frame = dispatch::StartCaptureFrame(o.capture.threads);
+  if (!frame.ok()) return frame.status();
+  o.frame = std::move(*frame);
+  o.capture.threads = o.frame.threads.threads;
   StatusOr<dispatch::Run> rec = Record(o, launcher);
-  o.load_end = dispatch::ReadLoadAverage();
+  dispatch::EndCaptureFrame(o.frame);
   if (!rec.ok() && SignalForwarding::Received() == 0) return rec.status();
   const profile::ExecTimeline timeline(
       rec.ok() ? profile::ExecSpans(rec->execs, profile::WallClockAheadOfMonotonicS())

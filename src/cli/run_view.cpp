@@ -93,10 +93,18 @@ void AddTimeline(report::Report& report, const std::vector<verbose::ExecRecord>&
       process.lane_per_layer ? LayerLanes(execs) : std::map<std::string, int>();
   for (const auto& e : execs) {
     const int thread = process.lane_per_layer ? lanes.at(e.layer) : process.pid;
-    t.rows.push_back({e.layer.empty() ? e.primitive : e.layer + " " + e.primitive, e.primitive,
-                      Value(clock.Ms(e) * 1e3, 3), Value(e.time_ms * 1e3, 3), process.pid, thread,
-                      e.layer.empty() ? Value() : Value(e.layer), e.implementation, e.prop_kind,
-                      e.problem});
+    namespace tc = report::trace_column;
+    t.AddRow()
+        .Set(tc::kName, e.layer.empty() ? e.primitive : e.layer + " " + e.primitive)
+        .Set(tc::kCategory, e.primitive)
+        .Set(tc::kTsUs, Value(clock.Ms(e) * 1e3, 3))
+        .Set(tc::kDurUs, Value(e.time_ms * 1e3, 3))
+        .Set(tc::kPid, process.pid)
+        .Set(tc::kThread, thread)
+        .Set(tc::kLayer, e.layer.empty() ? Value() : Value(e.layer))
+        .Set(tc::kImplementation, e.implementation)
+        .Set(tc::kPropKind, e.prop_kind)
+        .Set(tc::kProblem, e.problem);
   }
   namespace tc = report::trace_column;
   report.charts.push_back({.kind = report::Chart::Kind::kLanes,
@@ -131,17 +139,15 @@ Status WorkerFailure(const dispatch::Run& run) {
 }
 
 void AddNoiseGuard(report::Report& report, report::Section& section,
-                   const dispatch::ThreadChoice& threads,
-                   const std::optional<dispatch::LoadAverage>& load_start,
-                   const std::optional<dispatch::LoadAverage>& load_end) {
+                   const dispatch::CaptureFrame& frame) {
   namespace run_field = dispatch::model_run_field;
-  section.Add(run_field::kThreadsFrom, threads.from);
+  section.Add(run_field::kThreadsFrom, frame.threads.from);
   auto load = [](const std::optional<dispatch::LoadAverage>& l) {
     return l ? report::Value(l->one, 2) : report::Value();
   };
-  section.Add(run_field::kLoadStart, load(load_start));
-  section.Add(run_field::kLoadEnd, load(load_end));
-  for (Finding& f : dispatch::NoiseFindings(threads, load_start, load_end)) {
+  section.Add(run_field::kLoadStart, load(frame.load_start));
+  section.Add(run_field::kLoadEnd, load(frame.load_end));
+  for (Finding& f : dispatch::NoiseFindings(frame)) {
     report.findings.push_back(std::move(f));
   }
 }

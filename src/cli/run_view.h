@@ -42,9 +42,7 @@ void AddTimeline(report::Report& report, const std::vector<verbose::ExecRecord>&
 /// The noise guard's part of a measurement's report: `threads_from`, `load_start`, `load_end`
 /// in `section`, and its findings (dispatch::NoiseFindings).
 void AddNoiseGuard(report::Report& report, report::Section& section,
-                   const dispatch::ThreadChoice& threads,
-                   const std::optional<dispatch::LoadAverage>& load_start,
-                   const std::optional<dispatch::LoadAverage>& load_end);
+                   const dispatch::CaptureFrame& frame);
 
 /// Ends a command whose worker refused (Run::Refused), as Run::RefusalOf says: with its error, or
 /// with the worker's own error line and its exit status; a failure either way (no report).

@@ -159,45 +159,44 @@ report::contract::Member EventsMember() {
   return report::contract::Rows(kEventsTable, report::contract::Members(EventColumns()));
 }
 
-std::vector<Value> PrimitiveRow(const verbose::PrimitiveStats& s, double total_exec_ms,
-                                const ColumnOptions& options) {
+void SetPrimitiveCells(report::RowSetter& row, const verbose::PrimitiveStats& s,
+                       double total_exec_ms, const ColumnOptions& options) {
   const std::optional<double> mean = s.ExecMsMean();
   const std::optional<double> gflops = s.Gflops();
   const bool timed = s.timed_execs > 0;
-  std::vector<Value> row = {
-      Text(s.engine),
-      Text(s.primitive),
-      Text(s.implementation),
-      IsaValue(s.isa),
-      IsaSourceValue(s.isa, s.isa_inferred),
-      Text(verbose::ImplClassName(s.impl_class)),
-      Text(s.prop_kind),
-      Text(s.data_types),
-      Text(s.layouts),
-      Text(s.attributes),
-      Text(s.auxiliary),
-      Text(s.problem),
-      s.creates,
-      s.cache_hits,
-      Ms(s.create_ms),
-      s.nested_creates,
-      Ms(s.nested_create_ms),
-      s.execs,
-      Ms(s.exec_ms_total),
-      mean ? Ms(*mean) : Value(),
-      timed ? Ms(s.exec_ms_min) : Value(),
-      timed ? Ms(s.exec_ms_max) : Value(),
-      Value(total_exec_ms > 0 ? 100.0 * s.exec_ms_total / total_exec_ms : 0.0, 2),
-      gflops ? Value(*gflops, 2) : Value(),
-      BenchdnnCell(s, options),
-      Text(verbose::SkippedText(s)),
-  };
-  if (options.include_layer) row.push_back(s.layer ? Text(*s.layer) : Value());
+  row.Set(col::kEngine, Text(s.engine))
+      .Set(col::kPrimitive, Text(s.primitive))
+      .Set(col::kImplementation, Text(s.implementation))
+      .Set(col::kIsa, IsaValue(s.isa))
+      .Set(col::kIsaSource, IsaSourceValue(s.isa, s.isa_inferred))
+      .Set(col::kFallback, Text(verbose::ImplClassName(s.impl_class)))
+      .Set(col::kPropKind, Text(s.prop_kind))
+      .Set(col::kDataTypes, Text(s.data_types))
+      .Set(col::kLayouts, Text(s.layouts))
+      .Set(col::kAttributes, Text(s.attributes))
+      .Set(col::kAuxiliary, Text(s.auxiliary))
+      .Set(col::kProblem, Text(s.problem))
+      .Set(col::kCreates, s.creates)
+      .Set(col::kCacheHits, s.cache_hits)
+      .Set(col::kCreateMs, Ms(s.create_ms))
+      .Set(col::kNestedCreates, s.nested_creates)
+      .Set(col::kNestedCreateMs, Ms(s.nested_create_ms))
+      .Set(col::kExecs, s.execs)
+      .Set(col::kExecMsTotal, Ms(s.exec_ms_total))
+      .Set(col::kExecMsMean, mean ? Ms(*mean) : Value())
+      .Set(col::kExecMsMin, timed ? Ms(s.exec_ms_min) : Value())
+      .Set(col::kExecMsMax, timed ? Ms(s.exec_ms_max) : Value())
+      .Set(col::kTimePct,
+           Value(total_exec_ms > 0 ? 100.0 * s.exec_ms_total / total_exec_ms : 0.0, 2))
+      .Set(col::kGflops, gflops ? Value(*gflops, 2) : Value())
+      .Set(col::kBenchdnn, BenchdnnCell(s, options))
+      .Set(col::kSkipped, Text(verbose::SkippedText(s)));
+  if (options.include_layer) row.Set(col::kLayer, s.layer ? Text(*s.layer) : Value());
   if (options.input_names != nullptr) {
     const std::vector<std::string>& names = *options.input_names;
-    row.push_back(s.input >= 1 && s.input <= names.size() ? Text(names[s.input - 1]) : Value());
+    row.Set(col::kFile,
+            s.input >= 1 && s.input <= names.size() ? Text(names[s.input - 1]) : Value());
   }
-  return row;
 }
 
 std::vector<Value> EventRow(const verbose::VerboseEvent& e, const ColumnOptions& options) {
@@ -271,6 +270,7 @@ struct PrimitiveRowSource {
   verbose::LogHeader header;             ///< what `columns.header` points to
   std::vector<std::pair<std::string, verbose::LogHeader>> input_headers;  ///< and this
   ColumnOptions columns;
+  std::vector<std::string> column_names;  ///< the table's, which each made row fills
   double total_exec_ms = 0;
 };
 
@@ -318,6 +318,7 @@ void AddPrimitivesTable(report::Report& report, std::vector<verbose::PrimitiveSt
   source->rows = std::move(rows);
   source->total_exec_ms = total_exec_ms;
   report::Table& t = report.AddTable(report::kPrimitivesTable, PrimitiveColumns(source->columns));
+  source->column_names = t.columns;
   t.hidden_in_table =
       report::Names({col::kLayouts, col::kAttributes, col::kAuxiliary, col::kCacheHits,
                      col::kExecMsMin, col::kExecMsMax, col::kNestedCreateMs, col::kBenchdnn});
@@ -328,11 +329,15 @@ void AddPrimitivesTable(report::Report& report, std::vector<verbose::PrimitiveSt
       report::Names({col::kSkipped, col::kCreates, col::kGflops, col::kExecMsMean, col::kCreateMs,
                      col::kFallback, col::kDataTypes, col::kIsaSource, col::kIsa});
   // A row of cells (1.5-2 KB with their text) is made only while a printer reads it.
-  t.generated = {.count = source->rows.size(),
-                 .make = [source = std::shared_ptr<const PrimitiveRowSource>(std::move(source))](
-                             std::size_t i) {
-                   return PrimitiveRow(source->rows[i], source->total_exec_ms, source->columns);
-                 }};
+  t.generated = {
+      .count = source->rows.size(),
+      .make = [source =
+                   std::shared_ptr<const PrimitiveRowSource>(std::move(source))](std::size_t i) {
+        std::vector<Value> cells(source->column_names.size());
+        report::RowSetter row(source->column_names, cells, report::kPrimitivesTable.name);
+        SetPrimitiveCells(row, source->rows[i], source->total_exec_ms, source->columns);
+        return cells;
+      }};
   // Drawn where the rows name their layers (a model's, a Graph partition's op).
   report.charts.push_back({.title = "oneDNN execution time by layer (the table's rows)",
                            .table = std::string(report::kPrimitivesTable.name),

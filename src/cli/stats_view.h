@@ -67,9 +67,10 @@ struct ColumnOptions {
 std::vector<report::Field> PrimitiveColumns(const ColumnOptions& options = {});
 std::vector<report::Field> EventColumns(const ColumnOptions& options = {});
 
-/// One row of the primitives table; `total_exec_ms` gives time_pct.
-std::vector<report::Value> PrimitiveRow(const verbose::PrimitiveStats& stats, double total_exec_ms,
-                                        const ColumnOptions& options = {});
+/// Sets the cells of the primitives table's columns (PrimitiveColumns(options)) in `row`, which
+/// may have other columns too (dispatch's long forms); `total_exec_ms` gives time_pct.
+void SetPrimitiveCells(report::RowSetter& row, const verbose::PrimitiveStats& stats,
+                       double total_exec_ms, const ColumnOptions& options = {});
 std::vector<report::Value> EventRow(const verbose::VerboseEvent& event,
                                     const ColumnOptions& options = {});
 

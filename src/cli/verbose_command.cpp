@@ -33,9 +33,7 @@ struct VerboseOptions {
   dispatch::CaptureSettings capture{.timeout_s = dispatch::kWorkerTimeoutS};
   std::string raw_log_path;
   // Filled when the run starts: the noise guard's part of the report.
-  dispatch::ThreadChoice threads;
-  std::optional<dispatch::LoadAverage> load_start;
-  std::optional<dispatch::LoadAverage> load_end;
+  dispatch::CaptureFrame frame;
   report::Format format = report::Format::kTable;
   SortKey sort = SortKey::kTime;
   std::size_t top = 0;
@@ -104,7 +102,7 @@ void AddRunSection(report::Report& report, const VerboseOptions& o, const dispat
   s.Add(kDetectedIsa, run.header.isa_short.empty() ? Value() : Value(run.header.isa_short));
   s.Add(kWorker, run.outcome.ok() ? Value("ok") : Value(run.outcome.Describe()));
   s.Add(report::kTraceOrigin, Value(run.outcome.start_unix_s, 6));
-  AddNoiseGuard(report, s, o.threads, o.load_start, o.load_end);
+  AddNoiseGuard(report, s, o.frame);
 }
 
 // The whole report, whatever the format: the printer chooses what to show (the human table
@@ -153,15 +151,13 @@ StatusOr<int> RunVerbose(VerboseOptions& o) {
   if (!o.raw_log_path.empty()) {
     if (Status opened = raw_log.Open(o.raw_log_path); !opened.ok()) return opened;
   }
-  o.load_start = dispatch::ReadLoadAverage();
-  StatusOr<dispatch::ThreadChoice> threads =
-      dispatch::ChooseLiveThreads(o.capture.threads, o.load_start);
-  if (!threads.ok()) return threads.status();
-  o.threads = std::move(*threads);
-  o.capture.threads = o.threads.threads;
+  StatusOr<dispatch::CaptureFrame> frame = dispatch::StartCaptureFrame(o.capture.threads);
+  if (!frame.ok()) return frame.status();
+  o.frame = std::move(*frame);
+  o.capture.threads = o.frame.threads.threads;
   StatusOr<dispatch::Run> run = Capture(o, raw_log.is_open() ? &raw_log.stream() : nullptr);
   if (!run.ok()) return run.status();
-  o.load_end = dispatch::ReadLoadAverage();
+  dispatch::EndCaptureFrame(o.frame);
   // The worker has run: its report is printed even when the raw log could not be kept.
   const Status raw_log_kept = raw_log.is_open() ? raw_log.Commit() : Status();
   StatusOr<int> ended = Finish(o, *run);

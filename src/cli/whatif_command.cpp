@@ -230,37 +230,40 @@ report::Value Text(const std::string& text) {
   return text.empty() ? report::Value() : report::Value(text);
 }
 
-std::vector<report::Value> VariantRow(const whatif::HotPrimitive& hot,
-                                      const whatif::VariantResult& v) {
+// A variants row of `hot`'s variant `v`, filled by field.
+void AddVariantRow(report::Table& t, const whatif::HotPrimitive& hot,
+                   const whatif::VariantResult& v) {
   const verbose::PrimitiveStats& r = hot.row;
-  return {hot.rank,
-          r.engine.str(),
-          r.primitive.str(),
-          r.implementation.str(),
-          Text(r.isa.str()),
-          r.prop_kind.str(),
-          r.data_types.str(),
-          r.layouts.str(),
-          Text(r.attributes.str()),
-          Text(r.auxiliary.str()),
-          r.problem.str(),
-          report::Value(hot.share_pct, 1),
-          v.variant,
-          v.threads > 0 ? report::Value(v.threads) : report::Value(),
-          Number(v.min_ms, 4),
-          Number(v.round_max_ms, 4),
-          v.round_ms.empty() ? report::Value() : report::Value(v.round_ms.size()),
-          v.min_ms ? report::Value(v.within_noise) : report::Value(),
-          Number(v.avg_ms, 4),
-          v.min_ms ? report::Value(v.runs) : report::Value(),
-          Number(v.create_ms),
-          Text(v.implementation),
-          Number(v.gflops, 1),
-          Number(v.speedup, 2),
-          Number(v.step_gain_pct, 1),
-          Text(v.deviation),
-          Text(v.benchdnn),
-          Text(v.note)};
+  const bool measured = v.min_ms.has_value();
+  t.AddRow()
+      .Set(kHot, hot.rank)
+      .Set(col::kEngine, r.engine.str())
+      .Set(col::kPrimitive, r.primitive.str())
+      .Set(kLoggedImplementation, r.implementation.str())
+      .Set(col::kIsa, Text(r.isa.str()))
+      .Set(col::kPropKind, r.prop_kind.str())
+      .Set(col::kDataTypes, r.data_types.str())
+      .Set(col::kLayouts, r.layouts.str())
+      .Set(col::kAttributes, Text(r.attributes.str()))
+      .Set(col::kAuxiliary, Text(r.auxiliary.str()))
+      .Set(col::kProblem, r.problem.str())
+      .Set(col::kTimePct, report::Value(hot.share_pct, 1))
+      .Set(kVariant, v.variant)
+      .Set(kThreads, v.threads > 0 ? report::Value(v.threads) : report::Value())
+      .Set(kMinMs, Number(v.min_ms, 4))
+      .Set(kRoundMaxMs, Number(v.round_max_ms, 4))
+      .Set(kRounds, v.round_ms.empty() ? report::Value() : report::Value(v.round_ms.size()))
+      .Set(kWithinNoise, measured ? report::Value(v.within_noise) : report::Value())
+      .Set(kAvgMs, Number(v.avg_ms, 4))
+      .Set(kRuns, measured ? report::Value(v.runs) : report::Value())
+      .Set(col::kCreateMs, Number(v.create_ms))
+      .Set(col::kImplementation, Text(v.implementation))
+      .Set(col::kGflops, Number(v.gflops, 1))
+      .Set(kSpeedup, Number(v.speedup, 2))
+      .Set(kStepGainPct, Number(v.step_gain_pct, 1))
+      .Set(kDeviation, Text(v.deviation))
+      .Set(col::kBenchdnn, Text(v.benchdnn))
+      .Set(kNote, Text(v.note));
 }
 
 report::Section OptionsSection(const WhatifOptions& o) {
@@ -286,7 +289,9 @@ report::Section OptionsSection(const WhatifOptions& o) {
 // findings say of them and of the machine.
 struct MeasurementEnvironment {
   std::vector<whatif::EnvironmentVariable> removed;
-  std::optional<dispatch::LoadAverage> load_start, load_end;
+  /// The load averages around the measurement (its threads are the plan's: frame.threads is
+  /// empty).
+  dispatch::CaptureFrame frame;
   std::vector<Finding> findings;
 };
 
@@ -326,8 +331,8 @@ report::Report BuildReport(const WhatifOptions& options, const std::vector<std::
   const auto load = [](const std::optional<dispatch::LoadAverage>& l) {
     return l ? report::Value(l->one, 2) : report::Value();
   };
-  m.Add(kLoadStart, load(env.load_start));
-  m.Add(kLoadEnd, load(env.load_end));
+  m.Add(kLoadStart, load(env.frame.load_start));
+  m.Add(kLoadEnd, load(env.frame.load_end));
   m.Add(kBaselineIsa, Text(result.baseline_cap));
   m.Add(kBaselineIsaNote, Text(result.baseline_cap_note));
   m.Add(kIsaCaps, report::Value(report::TextList(isa.caps)));
@@ -348,28 +353,40 @@ report::Report BuildReport(const WhatifOptions& options, const std::vector<std::
 
   report::Table& changes_table = report.AddTable(kChangesTable, ChangeColumns());
   for (const whatif::Change& c : changes) {
-    changes_table.rows.push_back(
-        {c.hot->rank, c.hot->row.primitive.str(), c.hot->row.problem.str(),
-         report::Value(c.hot->share_pct, 1), c.variant->variant,
-         Number(c.hot->variants.front().min_ms, 4), Number(c.variant->min_ms, 4),
-         Number(c.variant->speedup, 2), Number(c.variant->step_gain_pct, 1),
-         result.onednn_wall_pct
-             ? report::Value(whatif::ProgramGainPct(c.variant->step_gain_pct.value_or(0),
-                                                    *result.onednn_wall_pct),
-                             2)
-             : report::Value(),
-         whatif::ChangeSentence(*c.hot, *c.variant, result.onednn_wall_pct)});
+    const report::Value program_gain =
+        result.onednn_wall_pct
+            ? report::Value(whatif::ProgramGainPct(c.variant->step_gain_pct.value_or(0),
+                                                   *result.onednn_wall_pct),
+                            2)
+            : report::Value();
+    changes_table.AddRow()
+        .Set(kHot, c.hot->rank)
+        .Set(col::kPrimitive, c.hot->row.primitive.str())
+        .Set(col::kProblem, c.hot->row.problem.str())
+        .Set(col::kTimePct, report::Value(c.hot->share_pct, 1))
+        .Set(kVariant, c.variant->variant)
+        .Set(kFromMs, Number(c.hot->variants.front().min_ms, 4))
+        .Set(kToMs, Number(c.variant->min_ms, 4))
+        .Set(kSpeedup, Number(c.variant->speedup, 2))
+        .Set(kStepGainPct, Number(c.variant->step_gain_pct, 1))
+        .Set(kProgramGainPct, program_gain)
+        .Set(kChange, whatif::ChangeSentence(*c.hot, *c.variant, result.onednn_wall_pct));
   }
   changes_table.answer_columns = report::Names({kStepGainPct, kVariant});
   changes_table.hidden_in_table = report::Names({kChange, col::kProblem});
 
   report::Table& knobs_table = report.AddTable(kKnobsTable, KnobColumns());
   for (const whatif::StepKnob& k : knobs) {
-    knobs_table.rows.push_back(
-        {k.variant, k.rows_measured, report::Value(report::TextList(k.cannot_run)),
-         report::Value(k.step_gain_pct, 1), report::Value(k.step_gain_low_pct, 1),
-         report::Value(k.step_gain_high_pct, 1), k.within_noise, k.confirm,
-         whatif::KnobSentence(k, result.onednn_wall_pct)});
+    knobs_table.AddRow()
+        .Set(kVariant, k.variant)
+        .Set(kRowsMeasured, k.rows_measured)
+        .Set(kCannotRun, report::Value(report::TextList(k.cannot_run)))
+        .Set(kStepGainPct, report::Value(k.step_gain_pct, 1))
+        .Set(kStepGainLowPct, report::Value(k.step_gain_low_pct, 1))
+        .Set(kStepGainHighPct, report::Value(k.step_gain_high_pct, 1))
+        .Set(kWithinNoise, k.within_noise)
+        .Set(kConfirm, k.confirm)
+        .Set(kChange, whatif::KnobSentence(k, result.onednn_wall_pct));
   }
   knobs_table.answer_columns = report::Names({kStepGainPct, kVariant});
   knobs_table.hidden_in_table = report::Names({kChange, kStepGainLowPct, kStepGainHighPct});
@@ -378,10 +395,10 @@ report::Report BuildReport(const WhatifOptions& options, const std::vector<std::
   for (const whatif::HotPrimitive& hot : result.hot) {
     if (!hot.not_rebuilt.empty()) {
       whatif::VariantResult none{.variant = "as logged", .note = "not rebuilt: " + hot.not_rebuilt};
-      variants.rows.push_back(VariantRow(hot, none));
+      AddVariantRow(variants, hot, none);
       continue;
     }
-    for (const whatif::VariantResult& v : hot.variants) variants.rows.push_back(VariantRow(hot, v));
+    for (const whatif::VariantResult& v : hot.variants) AddVariantRow(variants, hot, v);
   }
   variants.answer_columns = report::Names({kVariant, kMinMs, kSpeedup});
   variants.hidden_in_table = report::Names({col::kEngine, col::kIsa, col::kDataTypes, col::kLayouts,
@@ -743,10 +760,9 @@ StatusOr<dispatch::Run> CaptureRun(const WhatifOptions& o, const std::string& lo
   report::Progress progress("whatif", 0);
   dispatch::RunSource source = dispatch::ProgramSource{o.command};
   if (o.command.empty()) {
-    StatusOr<dispatch::ThreadChoice> threads =
-        dispatch::ChooseLiveThreads(o.capture.threads, dispatch::ReadLoadAverage());
-    if (!threads.ok()) return threads.status();
-    settings.threads = threads->threads;
+    StatusOr<dispatch::CaptureFrame> frame = dispatch::StartCaptureFrame(o.capture.threads);
+    if (!frame.ok()) return frame.status();
+    settings.threads = frame->threads.threads;
     source = o.model;
   } else {
     settings.timeout_s = o.timeout_given ? o.capture.timeout_s : 0;  // CMD: no limit unless asked
@@ -912,18 +928,18 @@ void MeasureAndReport(const WhatifOptions& options, const std::vector<LogInput>&
       .row_of = [&](std::size_t rank) -> const verbose::PrimitiveStats* {
         return rank >= 1 && rank <= hot_rows.size() ? &rows[hot_rows[rank - 1]] : nullptr;
       }};
-  env.load_start = dispatch::ReadLoadAverage();
+  env.frame.load_start = dispatch::ReadLoadAverage();
   whatif::WhatifResult result =
       whatif::RunWhatif(rows, summary.exec_ms, header, plan,
                         [&](const std::string& cap, const std::vector<std::size_t>& ranks) {
                           return RunIsaWorker(options, worker_input, threads, cap, ranks);
                         });
   progress.Clear();
-  env.load_end = dispatch::ReadLoadAverage();
+  dispatch::EndCaptureFrame(env.frame);
   if (captured && captured->outcome.wall_s > 0) {  // the program's wall time is known
     result.onednn_wall_pct = std::min(100.0, summary.exec_ms / (captured->outcome.wall_s * 10));
   }
-  for (Finding& f : dispatch::NoiseFindings({}, env.load_start, env.load_end)) {
+  for (Finding& f : dispatch::NoiseFindings(env.frame)) {
     env.findings.push_back(std::move(f));
   }
   const report::Report report = BuildReport(options, names, session, summary, result, isa,

@@ -46,6 +46,9 @@ enum class Kind {
   kConcat,
   kPrelu,
   kRnn,
+  kSdpa,      ///< scaled dot-product attention (3.x, GPU lines so far)
+  kGemmApi,   ///< a call of oneDNN's BLAS functions (dnnl_sgemm, ...), logged like a primitive
+  kExternal,  ///< `exec:external`: a kernel of another library (ACL) timed by oneDNN (3.2+)
 };
 
 /// What a kind's work is.
@@ -102,6 +105,10 @@ inline constexpr std::array kPrimitiveKinds = {
     // Cell names some builds print instead of `rnn` (benchdnn runs them as rnn).
     PrimitiveKind{"lstm", Kind::kRnn, KindRole::kOther, "rnn"},
     PrimitiveKind{"gru", Kind::kRnn, KindRole::kOther, "rnn"},
+    // Logged like primitives, reproduced by no benchdnn driver (benchdnn runs sdpa as a graph).
+    PrimitiveKind{"sdpa", Kind::kSdpa, KindRole::kOther, ""},
+    PrimitiveKind{"gemm_api", Kind::kGemmApi, KindRole::kOther, ""},
+    PrimitiveKind{"external", Kind::kExternal, KindRole::kOther, ""},
 };
 
 /// The entry of a verbose kind name; nullptr for a name the table lacks.

@@ -102,25 +102,26 @@ report::Value MeanCell(const std::optional<RunRow>& row) {
   return mean ? report::Value(*mean, 4) : report::Value();
 }
 
-std::vector<report::Value> TableRow(const DiffRow& row) {
+void SetDiffCells(report::RowSetter& cells, const DiffRow& row) {
+  using namespace diff_field;
   const RunRow& any = row.a ? *row.a : *row.b;
-  return {any.primitive.str(),
-          any.prop_kind.str(),
-          any.problem.str(),
-          any.layer.empty() ? report::Value() : report::Value(any.layer.str()),
-          std::string(ChangeName(row.change)),
-          row.Regressed(),
-          OptionalText(row.a, &RunRow::implementation),
-          OptionalText(row.b, &RunRow::implementation),
-          OptionalText(row.a, &RunRow::isa),
-          OptionalText(row.b, &RunRow::isa),
-          OptionalText(row.a, &RunRow::fallback),
-          OptionalText(row.b, &RunRow::fallback),
-          row.a ? report::Value(row.a->execs) : report::Value(),
-          row.b ? report::Value(row.b->execs) : report::Value(),
-          MeanCell(row.a),
-          MeanCell(row.b),
-          row.ratio ? report::Value(*row.ratio, 2) : report::Value()};
+  cells.Set(kPrimitive, any.primitive.str())
+      .Set(kPropKind, any.prop_kind.str())
+      .Set(kProblem, any.problem.str())
+      .Set(kLayer, any.layer.empty() ? report::Value() : report::Value(any.layer.str()))
+      .Set(kChange, std::string(ChangeName(row.change)))
+      .Set(kRegressed, row.Regressed())
+      .Set(kImplementationA, OptionalText(row.a, &RunRow::implementation))
+      .Set(kImplementationB, OptionalText(row.b, &RunRow::implementation))
+      .Set(kIsaA, OptionalText(row.a, &RunRow::isa))
+      .Set(kIsaB, OptionalText(row.b, &RunRow::isa))
+      .Set(kFallbackA, OptionalText(row.a, &RunRow::fallback))
+      .Set(kFallbackB, OptionalText(row.b, &RunRow::fallback))
+      .Set(kExecsA, row.a ? report::Value(row.a->execs) : report::Value())
+      .Set(kExecsB, row.b ? report::Value(row.b->execs) : report::Value())
+      .Set(kExecMsMeanA, MeanCell(row.a))
+      .Set(kExecMsMeanB, MeanCell(row.b))
+      .Set(kRatio, row.ratio ? report::Value(*row.ratio, 2) : report::Value());
 }
 
 struct Counts {
@@ -306,7 +307,12 @@ report::Report DiffReport(RowDiff diff) {
   AddFindings(report, diff, counts);
   // The rows' cells are made as they are printed (a diff of two large logs is large).
   auto rows = std::make_shared<const std::vector<DiffRow>>(std::move(diff.rows));
-  table.generated = {rows->size(), [rows](std::size_t i) { return TableRow((*rows)[i]); }};
+  table.generated = {rows->size(), [rows, columns = table.columns](std::size_t i) {
+                       std::vector<report::Value> cells(columns.size());
+                       report::RowSetter setter(columns, cells, kDiffRowsTable.name);
+                       SetDiffCells(setter, (*rows)[i]);
+                       return cells;
+                     }};
   return report;
 }
 

@@ -111,6 +111,22 @@ StatusOr<ThreadChoice> ChooseLiveThreads(int asked, const std::optional<LoadAver
   return ChooseThreads(asked, all->front().threads, os::ReadCpuBudget(), load);
 }
 
+StatusOr<CaptureFrame> StartCaptureFrame(int asked) {
+  CaptureFrame frame{.load_start = ReadLoadAverage()};
+  StatusOr<ThreadChoice> threads = ChooseLiveThreads(asked, frame.load_start);
+  if (!threads.ok()) return threads.status();
+  frame.threads = std::move(*threads);
+  return frame;
+}
+
+void EndCaptureFrame(CaptureFrame& frame) {
+  frame.load_end = ReadLoadAverage();
+}
+
+std::vector<Finding> NoiseFindings(const CaptureFrame& frame) {
+  return NoiseFindings(frame.threads, frame.load_start, frame.load_end);
+}
+
 std::vector<Finding> NoiseFindings(const ThreadChoice& threads,
                                    const std::optional<LoadAverage>& load_start,
                                    const std::optional<LoadAverage>& load_end) {

@@ -87,6 +87,24 @@ std::vector<Finding> NoiseFindings(const ThreadChoice& threads,
                                    const std::optional<LoadAverage>& load_start,
                                    const std::optional<LoadAverage>& load_end);
 
+/// The frame every command puts around a live capture (verbose, profile, whatif, the sweep), in
+/// one place: the threads chosen from the load average at the start, and the load average at
+/// the end; the report's noise guard reads it.
+///
+///   StatusOr<CaptureFrame> frame = StartCaptureFrame(o.capture.threads);  // --threads or 0
+///   settings.threads = frame->threads.threads;  ... capture ...  EndCaptureFrame(*frame);
+struct CaptureFrame {
+  ThreadChoice threads;
+  std::optional<LoadAverage> load_start;
+  std::optional<LoadAverage> load_end;
+};
+/// Reads the load average and chooses the threads (ChooseLiveThreads of `asked`).
+StatusOr<CaptureFrame> StartCaptureFrame(int asked);
+/// Reads the load average after the capture.
+void EndCaptureFrame(CaptureFrame& frame);
+/// NoiseFindings of the frame.
+std::vector<Finding> NoiseFindings(const CaptureFrame& frame);
+
 /// The OpenMP threads a program ran oneDNN on, and where the count was read.
 struct ProgramThreads {
   int threads = 0;

@@ -111,18 +111,18 @@ StatusOr<SweepPlan> PlanSweep(const SweepRequest& request) {
   detect::SetOneDnnEffectiveIsa(info, OneDnnEffectiveIsa(), "");
   StatusOr<std::vector<std::string>> caps = ChooseCaps(request.isa, info);
   if (!caps.ok()) return caps.status();
-  SweepPlan plan{.caps = std::move(*caps), .load_start = ReadLoadAverage()};
+  SweepPlan plan{.caps = std::move(*caps)};
   if (std::optional<Finding> hidden = HiddenCapsFinding(info, plan.caps)) {
     plan.findings.push_back(std::move(*hidden));
   }
-  StatusOr<ThreadChoice> threads = ChooseLiveThreads(request.threads, plan.load_start);
-  if (!threads.ok()) return threads.status();
-  plan.threads = std::move(*threads);
+  StatusOr<CaptureFrame> frame = StartCaptureFrame(request.threads);
+  if (!frame.ok()) return frame.status();
+  plan.frame = std::move(*frame);
   for (const auto& cap : plan.caps) {
-    plan.configs.push_back({.run = CapConfig{cap}, .threads = plan.threads.threads});
+    plan.configs.push_back({.run = CapConfig{cap}, .threads = plan.frame.threads.threads});
   }
   if (request.scalar) {
-    plan.configs.push_back({.run = ScalarConfig{}, .threads = plan.threads.threads});
+    plan.configs.push_back({.run = ScalarConfig{}, .threads = plan.frame.threads.threads});
   }
   if (request.thread_sets.empty()) return plan;
   StatusOr<std::vector<detect::ThreadSet>> sets = detect::LiveThreadSets(request.thread_sets);

@@ -65,8 +65,9 @@ struct SweepRequest {
 struct SweepPlan {
   std::vector<SweepConfig> configs;
   std::vector<std::string> caps;  ///< the caps of the first configs
-  ThreadChoice threads;           ///< the ISA sweep's thread count and why
-  std::optional<LoadAverage> load_start;
+  /// The ISA sweep's thread count and why, the load average before it and (EndCaptureFrame by
+  /// the caller) after it.
+  CaptureFrame frame;
   /// What the plan says before anything runs: `cap-hidden` (HiddenCapsFinding).
   std::vector<Finding> findings;
 };

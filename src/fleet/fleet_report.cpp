@@ -43,12 +43,22 @@ void AddGroups(const Fleet& fleet, report::Report& report) {
   t.leave_out_first = report::Names({kPus, kCores, kNumaNodes, kSockets});
   int number = 0;
   for (const FleetGroup& g : fleet.groups) {
-    t.rows.push_back(
-        {++number, g.hosts.size(), CompressHostlist(g.hosts), g.best, Distinct(g.cpus),
-         Distinct(g.microarchitectures), g.onednn_isa, Count(g.topology, &TopologyShape::sockets),
-         Count(g.topology, &TopologyShape::numa_nodes), Count(g.topology, &TopologyShape::cores),
-         Count(g.topology, &TopologyShape::pus), TextOrNull(g.check_status), Words(g.lacks),
-         Words(g.usable), Words(g.hidden)});
+    t.AddRow()
+        .Set(kGroup, ++number)
+        .Set(kHosts, g.hosts.size())
+        .Set(kHostlist, CompressHostlist(g.hosts))
+        .Set(kBest, g.best)
+        .Set(kCpu, Distinct(g.cpus))
+        .Set(kMicroarchitecture, Distinct(g.microarchitectures))
+        .Set(kOnednnIsa, g.onednn_isa)
+        .Set(kSockets, Count(g.topology, &TopologyShape::sockets))
+        .Set(kNumaNodes, Count(g.topology, &TopologyShape::numa_nodes))
+        .Set(kCores, Count(g.topology, &TopologyShape::cores))
+        .Set(kPus, Count(g.topology, &TopologyShape::pus))
+        .Set(kStatus, TextOrNull(g.check_status))
+        .Set(kLacks, Words(g.lacks))
+        .Set(kFeatures, Words(g.usable))
+        .Set(kHidden, Words(g.hidden));
   }
   // Hidden is marked over lacks: the silicon has it, the guest does not see it.
   report.charts.push_back({.kind = report::Chart::Kind::kMatrix,
@@ -66,20 +76,34 @@ void AddHosts(const Fleet& fleet, report::Report& report) {
   t.omit_in_table = true;
   t.rows.reserve(fleet.host_rows.size());
   for (const FleetHost& h : fleet.host_rows) {
-    t.rows.push_back({h.host, h.group, h.cpu, TextOrNull(h.microarchitecture),
-                      TextOrNull(h.onednn_isa), TextOrNull(h.check_status),
-                      TextOrNull(h.dlcheck_version), h.file});
+    using namespace fleet_field;
+    t.AddRow()
+        .Set(kHost, h.host)
+        .Set(kGroup, h.group)
+        .Set(kCpu, h.cpu)
+        .Set(kMicroarchitecture, TextOrNull(h.microarchitecture))
+        .Set(kOnednnIsa, TextOrNull(h.onednn_isa))
+        .Set(kStatus, TextOrNull(h.check_status))
+        .Set(kDlcheckVersion, TextOrNull(h.dlcheck_version))
+        .Set(kFile, h.file);
   }
 }
 
 void AddLists(const Fleet& fleet, report::Report& report) {
   report::Table& outliers = report.AddTable(kOutliersTable, kOutlierColumns);
-  for (const Outlier& o : fleet.outliers) outliers.rows.push_back({o.host, o.problem});
+  using namespace fleet_field;
+  for (const Outlier& o : fleet.outliers) {
+    outliers.AddRow().Set(kHost, o.host).Set(kProblem, o.problem);
+  }
   report::Table& skipped = report.AddTable(kSkippedTable, kSkippedColumns);
-  for (const SkippedReport& s : fleet.skipped) skipped.rows.push_back({s.file, s.reason});
+  for (const SkippedReport& s : fleet.skipped)
+    skipped.AddRow().Set(kFile, s.file).Set(kReason, s.reason);
   report::Table& versions = report.AddTable(kVersionsTable, kVersionColumns);
   for (const auto& [version, hosts] : fleet.versions) {
-    versions.rows.push_back({version, hosts.size(), CompressHostlist(hosts)});
+    versions.AddRow()
+        .Set(kDlcheckVersion, version)
+        .Set(kHosts, hosts.size())
+        .Set(kHostlist, CompressHostlist(hosts));
   }
 }
 

@@ -42,8 +42,11 @@ void AddClassesTable(report::Report& report, const Profile& p) {
   report::Table& t = report.AddTable(kClassesTable, kClassColumns);
   for (CpuClass cls : kCpuClasses) {
     const std::uint64_t n = p.class_samples[static_cast<std::size_t>(cls)];
-    t.rows.push_back({std::string(ClassName(cls)), n, Value(Pct(n, p.samples), 1),
-                      std::string(ClassDescription(cls))});
+    t.AddRow()
+        .Set(kClass, std::string(ClassName(cls)))
+        .Set(kSamples, n)
+        .Set(kPct, Value(Pct(n, p.samples), 1))
+        .Set(kDescription, std::string(ClassDescription(cls)));
   }
   report.charts.push_back({.title = "CPU time by class (share of the samples)",
                            .table = std::string(kClassesTable.name),
@@ -78,9 +81,13 @@ void AddKernelsTable(report::Report& report, const std::vector<KernelRow>& kerne
   for (const KernelRow& k : kernels) {
     if (top > 0 && t.rows.size() == top) break;
     const std::string impls = ImplementationsOf(k.primitive, rows);
-    t.rows.push_back({k.kernel, k.primitive.empty() ? Value() : Value(k.primitive),
-                      impls.empty() ? Value() : Value(impls), k.samples,
-                      Value(Pct(k.samples, p.samples), 1), Value(Pct(k.samples, jit), 1)});
+    t.AddRow()
+        .Set(kKernel, k.kernel)
+        .Set(kPrimitive, k.primitive.empty() ? Value() : Value(k.primitive))
+        .Set(kImplementations, impls.empty() ? Value() : Value(impls))
+        .Set(kSamples, k.samples)
+        .Set(kPct, Value(Pct(k.samples, p.samples), 1))
+        .Set(kPctOfJit, Value(Pct(k.samples, jit), 1));
   }
 }
 
@@ -100,10 +107,14 @@ void AddByPrimitiveTable(report::Report& report, const std::vector<KernelRow>& k
   for (const auto& [primitive, n] : samples) {
     const auto ms = exec_ms.find(primitive);
     const std::string impls = ImplementationsOf(primitive, rows);
-    t.rows.push_back({primitive.empty() ? Value("(unattributed)") : Value(primitive),
-                      impls.empty() ? Value() : Value(impls), n, Value(Pct(n, p.samples), 1),
-                      ms == exec_ms.end() ? Value() : Value(ms->second, 3),
-                      ms == exec_ms.end() ? Value() : Value(Pct(ms->second, total_ms), 1)});
+    const bool logged = ms != exec_ms.end();
+    t.AddRow()
+        .Set(kPrimitive, primitive.empty() ? Value("(unattributed)") : Value(primitive))
+        .Set(kImplementations, impls.empty() ? Value() : Value(impls))
+        .Set(kJitSamples, n)
+        .Set(kSampledPct, Value(Pct(n, p.samples), 1))
+        .Set(kVerboseExecMs, logged ? Value(ms->second, 3) : Value())
+        .Set(kVerbosePct, logged ? Value(Pct(ms->second, total_ms), 1) : Value());
   }
 }
 
@@ -136,12 +147,15 @@ void AddOperatorsTable(report::Report& report, const Profile& p, std::size_t top
   t.answer_columns = report::Names({kSamples, kPct});
   for (const auto& [op, o] : ops) {
     if (top > 0 && t.rows.size() == top) break;
-    t.rows.push_back({op, o.samples, Value(Pct(o.samples, p.samples), 1),
-                      ClassCount(o.class_samples, CpuClass::kJit),
-                      ClassCount(o.class_samples, CpuClass::kOneDnn),
-                      ClassCount(o.class_samples, CpuClass::kBlas),
-                      MostSampled(o.beneath, kBeneathLeaves),
-                      MostSampled(o.executions, kOperatorPrimitives)});
+    t.AddRow()
+        .Set(kOperator, op)
+        .Set(kSamples, o.samples)
+        .Set(kPct, Value(Pct(o.samples, p.samples), 1))
+        .Set(kJitSamples, ClassCount(o.class_samples, CpuClass::kJit))
+        .Set(kOnednnSamples, ClassCount(o.class_samples, CpuClass::kOneDnn))
+        .Set(kBlasSamples, ClassCount(o.class_samples, CpuClass::kBlas))
+        .Set(kBeneath, MostSampled(o.beneath, kBeneathLeaves))
+        .Set(kPrimitives, MostSampled(o.executions, kOperatorPrimitives));
   }
 }
 
@@ -157,8 +171,13 @@ void AddOffCpuTable(report::Report& report, const Profile& p, std::size_t top) {
   const double total = OffCpuSeconds(p);
   for (const auto& [key, s] : stacks) {
     if (top > 0 && t.rows.size() == top) break;
-    t.rows.push_back({key.first, Value(s.seconds, 4), Value(Pct(s.seconds, total), 1), s.switches,
-                      s.wait, key.second});
+    t.AddRow()
+        .Set(kState, key.first)
+        .Set(kSeconds, Value(s.seconds, 4))
+        .Set(kPct, Value(Pct(s.seconds, total), 1))
+        .Set(kSwitches, s.switches)
+        .Set(kWait, s.wait)
+        .Set(kStack, key.second);
   }
 }
 
@@ -216,8 +235,11 @@ std::vector<BlasRow> BlasRows(const Profile& p) {
 void AddBlasTable(report::Report& report, const std::vector<BlasRow>& blas, const Profile& p) {
   report::Table& t = report.AddTable(kBlasTable, kBlasColumns);
   for (const BlasRow& r : blas) {
-    t.rows.push_back({r.library, r.blas.empty() ? Value() : Value(r.blas), r.samples,
-                      Value(Pct(r.samples, p.samples), 1)});
+    t.AddRow()
+        .Set(kLibrary, r.library)
+        .Set(kBlas, r.blas.empty() ? Value() : Value(r.blas))
+        .Set(kSamples, r.samples)
+        .Set(kPct, Value(Pct(r.samples, p.samples), 1));
   }
 }
 
@@ -463,7 +485,9 @@ void AddStacksTable(report::Report& report, const Profile& profile, std::string 
                                     report::Names({kStack, kSamples}), std::move(title));
   t.caption = std::move(caption);
   t.format_input = true;
-  for (const auto& [stack, samples] : profile.folded) t.rows.push_back({stack, samples});
+  for (const auto& [stack, samples] : profile.folded) {
+    t.AddRow().Set(kStack, stack).Set(kSamples, samples);
+  }
 }
 
 std::string ProfileVerdict(const Profile& profile) {

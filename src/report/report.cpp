@@ -2,6 +2,7 @@
 #include "report/report.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace dlcheck::report {
 namespace {
@@ -34,6 +35,26 @@ Table MakeTable(std::string name, std::vector<std::string> columns, std::string 
 Section& Section::AddSection(const Part& part) {
   sections.push_back(MakeSection(part));
   return sections.back();
+}
+
+RowSetter Table::AddRow() {
+  rows.emplace_back(columns.size());
+  return RowSetter(columns, rows.back(), name);
+}
+
+RowSetter& RowSetter::Set(std::string_view column, Value value) {
+  std::size_t at =
+      next_ < columns_.size() && columns_[next_] == column
+          ? next_
+          : static_cast<std::size_t>(std::find(columns_.begin(), columns_.end(), column) -
+                                     columns_.begin());
+  if (at == columns_.size()) {
+    throw std::logic_error("table '" + std::string(table_) + "' has no column '" +
+                           std::string(column) + "'");
+  }
+  row_[at] = std::move(value);
+  next_ = at + 1;
+  return *this;
 }
 
 Table& Section::AddTable(const Part& part, std::span<const Field> table_columns) {

@@ -7,7 +7,7 @@
 //   Section& cpu = r.AddSection(kCpu);           // report::Part{"cpu", "CPU"}
 //   cpu.Add(cpu_field::kVendor, "AuthenticAMD");  // report::Field{"vendor", Type::kText}
 //   Table& t = r.AddTable(kFeatures, kFeatureColumns);
-//   t.rows.push_back({"avx512f", true, Value(), true});
+//   t.AddRow().Set(kName, "avx512f").Set(kCpuid, true).Set(kKernel, true);  // os: null
 //
 // Fields, sections and tables are named by their declarations (report/field.h), never by a
 // string literal: the builder, the document (report/contract.h) and a reader share one name.
@@ -69,8 +69,33 @@ struct RowSource {
   std::function<std::vector<Value>(std::size_t)> make;
 };
 
+/// One row of a table, filled by field (Table::AddRow, or a row a RowSource makes): a column
+/// never set stays null, and the order is the column list's, whatever the order of the calls.
+///
+///   t.AddRow().Set(kHot, hot.rank).Set(kVariant, v.variant).Set(kSpeedup, Value(v.speedup, 2));
+class RowSetter {
+ public:
+  /// Fills `row`, which has one cell per name of `columns` (the table `table`'s, for messages).
+  RowSetter(const std::vector<std::string>& columns, std::vector<Value>& row,
+            std::string_view table)
+      : columns_(columns), row_(row), table_(table) {}
+  /// Puts `value` in the column `field` names. A column the table lacks is a programming error:
+  /// std::logic_error, which every test of the table's command meets. Cells set in column order
+  /// cost one comparison each.
+  RowSetter& Set(const Field& field, Value value) { return Set(field.name, std::move(value)); }
+  /// The same, for a view's columns made at run time (one per ISA cap, per host).
+  RowSetter& Set(std::string_view column, Value value);
+
+ private:
+  const std::vector<std::string>& columns_;
+  std::vector<Value>& row_;
+  std::string_view table_;
+  std::size_t next_ = 0;  ///< where the next column is looked for first
+};
+
 /// A rectangular table: a fixed column order, one Value per column in every row. Its rows are
 /// the stored `rows` followed by the `generated` ones; read them with RowCount and ForEachRow.
+/// Rows are added by field (AddRow); `rows` holds them in column order for the printers.
 struct Table {
   std::string name;                  ///< JSON key and CSV identity
   std::string title;                 ///< heading in the human table
@@ -107,6 +132,9 @@ struct Table {
   bool format_input = false;
   /// A line under the title, where a format draws one (the flame graph's subtitle).
   std::string caption;
+
+  /// Appends a row of nulls, one per column, to be filled by field.
+  RowSetter AddRow();
 };
 
 /// The names of `fields`, for a table's column lists (hidden_in_table, answer_columns, ...).

@@ -7,6 +7,7 @@
 #include <optional>
 #include <span>
 
+#include "common/primitive_kinds.h"
 #include "verbose/dialect.h"
 #include "verbose/exec_time.h"
 #include "verbose/isa.h"
@@ -508,7 +509,7 @@ ParseResult LineParser::ParseExternal(std::size_t i, VerboseEvent& e) {
   }
   e.operation = Operation::kExec;
   e.engine = "cpu";
-  e.primitive = "external";
+  e.primitive = onednn::NameOf(onednn::Kind::kExternal);
   Assign(e.implementation, fields_[i + 1]);
   e.impl_class = ImplClass::kExternal;
   e.time_ms = ms;
@@ -663,7 +664,7 @@ SkipReason LineParser::PlanFields(FieldPlan& plan) {
     if (slots[s] == Slot::kPrimitive) kind = fields_[plan.first + s];
   }
   double probe = 0;
-  if (kind == "gemm_api") {
+  if (onednn::IsKind(kind, onednn::Kind::kGemmApi)) {
     plan.skip_aux = true;
   } else if (plan.time_slot == expected - 1 && fields_[plan.first].starts_with("gpu") &&
              !ParseNumber(fields_[n - 1], probe)) {

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <stdexcept>
 
 #include "report/printer.h"
 #include "support/trace_rules.h"
@@ -27,6 +28,27 @@ Report Sample() {
   t.rows.push_back({"amx_tile", false, "line\nbreak", Value(2.0, 1)});
   r.AddFinding(Severity::kWarning, "w1", "something to look at");
   return r;
+}
+
+// Rows by field: the order is the column list's, a column not set is null, and a column the
+// table lacks is refused (a misspelled field fails its command's every test, never prints).
+TEST(RowSetterTest, FillsByFieldInColumnOrder) {
+  Report r;
+  Table& t = r.AddView("t", {"a", "b", "c"});
+  t.AddRow().Set(Field{"c"}, 3).Set(Field{"a"}, "x");
+  t.AddRow().Set("b", 2.5);
+  ASSERT_EQ(t.rows.size(), 2u);
+  EXPECT_EQ(t.rows[0], (std::vector<Value>{"x", Value(), 3}));
+  EXPECT_EQ(t.rows[1], (std::vector<Value>{Value(), 2.5, Value()}));
+  EXPECT_THROW(t.AddRow().Set(Field{"d"}, 1), std::logic_error);
+}
+
+// A view whose columns repeat a name (a cap called like a fixed column) fills them in order.
+TEST(RowSetterTest, RepeatedNamesFillInOrder) {
+  Report r;
+  Table& t = r.AddView("t", {"scalar", "avx2", "scalar"});
+  t.AddRow().Set("scalar", 1).Set("avx2", 2).Set("scalar", 3);
+  EXPECT_EQ(t.rows[0], (std::vector<Value>{1, 2, 3}));
 }
 
 std::string Render(const Report& r, Format f) {
