@@ -30,9 +30,6 @@
 
 namespace dlcheck::dispatch {
 
-/// The caps a sweep may use, in dispatch order: a view of the shared ISA table.
-inline constexpr const auto& kSweepCaps = onednn::kSweepCaps;
-
 /// `requested` (--isa) checked and sorted, or, when empty, every cap from sse41 up to what oneDNN
 /// dispatches to on `info`'s machine (avx2_vnni only where AVX-VNNI is usable: it would run the
 /// avx2 kernels again). Errors: an unknown name (usage), a cap above the machine (unsupported).

@@ -749,7 +749,7 @@ std::optional<std::string> LogIsaCap(const verbose::LogHeader& header, std::stri
   const std::optional<int> host_rank = onednn::IsaRank(host_isa);
   if (!log_rank || !host_rank || *log_rank < 1 || *log_rank >= *host_rank) return std::nullopt;
   std::optional<std::string> cap;
-  for (std::string_view c : onednn::kSweepCaps) {
+  for (std::string_view c : onednn::SweepCaps(onednn::IsaArch::kX64)) {  // IsaRank: x86
     const std::optional<int> rank = onednn::IsaRank(c);
     if (rank && *rank <= *log_rank && (!cap || *rank > *onednn::IsaRank(*cap)))
       cap = std::string(c);
