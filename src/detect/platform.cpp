@@ -191,17 +191,11 @@ void HypervisorFindings(PlatformInfo& info) {
                  hidden.size() > 1 ? "them" : "it", amx ? "AMX" : "these features"));
 }
 
-// BuildPlatformInfo with the source's feature bits already decoded (`cpuid`).
-PlatformInfo Combine(const CpuidSource& source, const FeatureSet& cpuid,
-                     const LibcpuidLayer& libcpuid,
-                     const std::optional<std::set<std::string, std::less<>>>& kernel_flags,
-                     std::vector<CpuidCoreType> core_types, int logical_cpus) {
+// The x86 decoder: the identity, each feature's CPU and OS layers, the levels and the x86 part,
+// from the CPUID source whose feature bits are already decoded (`cpuid`).
+PlatformInfo DecodeX86Machine(const CpuidSource& source, const FeatureSet& cpuid) {
   PlatformInfo info;
   info.cpu = DecodeIdentity(source);
-  info.core_types = std::move(core_types);
-  info.logical_cpus = logical_cpus;
-  info.libcpuid_version = LibcpuidVersion();
-  info.libcpuid_note = libcpuid.available ? std::string() : libcpuid.note;
   X86Part x86{.xcr0 = source.Xcr0(),
               .xsave_supported = XsaveSupported(source),
               .amx_palette = DecodeAmxPalette(source),
@@ -225,17 +219,40 @@ PlatformInfo Combine(const CpuidSource& source, const FeatureSet& cpuid,
       f.os = os->at(name);
       f.usable = f.cpu && *f.os;
     }
-    if (libcpuid.available) {
-      const auto it = libcpuid.flags.find(name);
-      if (it != libcpuid.flags.end()) f.libcpuid = it->second;
-    }
-    if (kernel_flags && KernelNamesFeature(name)) f.kernel = kernel_flags->count(name) > 0;
     info.features.push_back(std::move(f));
   }
+  info.arch = std::move(x86);
+  return info;
+}
 
+// The layers of the generic readers, feature by feature: libcpuid's flags (where the library
+// answered) and the kernel's /proc/cpuinfo flags (nullopt: the kernel's view is unknown).
+void AddReaderLayers(PlatformInfo& info, const LibcpuidLayer& libcpuid,
+                     const std::optional<std::set<std::string, std::less<>>>& kernel_flags) {
+  info.libcpuid_version = LibcpuidVersion();
+  info.libcpuid_note = libcpuid.available ? std::string() : libcpuid.note;
+  for (FeatureLayers& f : info.features) {
+    if (libcpuid.available) {
+      const auto it = libcpuid.flags.find(f.name);
+      if (it != libcpuid.flags.end()) f.libcpuid = it->second;
+    }
+    if (kernel_flags && KernelNamesFeature(f.name)) f.kernel = kernel_flags->count(f.name) > 0;
+  }
+}
+
+// What the x86 registers say against the layers: libcpuid's gaps, state the CPU cannot offer,
+// state the OS did not enable.
+void X86Findings(PlatformInfo& info, const FeatureSet& cpuid) {
   LibcpuidFindings(info, cpuid);
-  XsaveFindings(info, x86, cpuid);
-  OsFindings(info, x86, cpuid);
+  if (const X86Part* x86 = info.x86()) {
+    XsaveFindings(info, *x86, cpuid);
+    OsFindings(info, *x86, cpuid);
+  }
+}
+
+// What any machine's record says: the kernel against the CPU, core kinds that differ, the
+// microarchitecture, the hypervisor.
+void MachineFindings(PlatformInfo& info) {
   KernelFindings(info);
   for (const CpuidCoreType& kind : info.core_types) {
     if (!kind.same_features) {
@@ -263,7 +280,6 @@ PlatformInfo Combine(const CpuidSource& source, const FeatureSet& cpuid,
                            info.cpu.vendor, info.cpu.family, info.cpu.model, info.cpu.stepping));
   }
   HypervisorFindings(info);
-  info.arch = std::move(x86);
   if (info.cpu.hypervisor) {
     AddFinding(info, Severity::kInfo, codes::kHypervisor,
                fmt::format("running under a hypervisor ({}): it decides which CPUID bits and "
@@ -271,6 +287,20 @@ PlatformInfo Combine(const CpuidSource& source, const FeatureSet& cpuid,
                            info.cpu.hypervisor_vendor.empty() ? "vendor unknown"
                                                               : info.cpu.hypervisor_vendor));
   }
+}
+
+// BuildPlatformInfo with the source's feature bits already decoded (`cpuid`): the x86 decoder,
+// then the generic readers' layers, then the findings.
+PlatformInfo Combine(const CpuidSource& source, const FeatureSet& cpuid,
+                     const LibcpuidLayer& libcpuid,
+                     const std::optional<std::set<std::string, std::less<>>>& kernel_flags,
+                     std::vector<CpuidCoreType> core_types, int logical_cpus) {
+  PlatformInfo info = DecodeX86Machine(source, cpuid);
+  info.core_types = std::move(core_types);
+  info.logical_cpus = logical_cpus;
+  AddReaderLayers(info, libcpuid, kernel_flags);
+  X86Findings(info, cpuid);
+  MachineFindings(info);
   return info;
 }
 
