@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <span>
 
 #include "common/nearest_name.h"
 #include "common/onednn_isa.h"
@@ -20,10 +21,6 @@ const dispatch::ModelResults& ModelOf(const dispatch::Run& run) {
 }
 
 namespace {
-
-bool Usable(const detect::FeatureLayers* f) {
-  return f != nullptr && f->usable.value_or(f->cpuid);
-}
 
 void CheckPlatform(const detect::PlatformInfo& info, std::vector<Item>& items) {
   for (const auto& f : info.findings) {
@@ -50,7 +47,7 @@ void CheckProbes(const detect::PlatformInfo& info, const std::vector<detect::Pro
   for (const auto& p : probes) {
     if (p.state == detect::ProbeState::kPassed) {
       ++passed;
-    } else if (p.state == detect::ProbeState::kFaulted && Usable(info.FindFeature(p.feature))) {
+    } else if (p.state == detect::ProbeState::kFaulted && info.FeatureAvailable(p.feature)) {
       items.push_back({.check = "probe " + p.feature,
                        .state = State::kWarning,
                        .detail = fmt::format("CPUID claims {} but the instruction faults ({}): "
@@ -95,9 +92,9 @@ Item CheckRequirement(const Requirement& r, const detect::PlatformInfo& info,
   Item item{.check = "require " + r.name};
   const detect::FeatureLayers* f = info.FindFeature(r.name);
   const detect::ProbeResult* probe = detect::FindProbe(probes, r.name);
-  if (!Usable(f)) {
+  if (f == nullptr || !f->Available()) {
     item.state = State::kCritical;
-    item.detail = f != nullptr && f->cpuid ? "CPUID claims it but the OS has not enabled it"
+    item.detail = f != nullptr && f->cpu ? "CPUID claims it but the OS has not enabled it"
                   : f != nullptr && f->hidden_by_hypervisor
                       ? fmt::format(
                             "hidden by the hypervisor: every {} part has it, this "
@@ -408,15 +405,21 @@ std::size_t Requirements::Count() const {
 
 namespace {
 
-// The ISA names a check takes: the linked oneDNN's caps and oneDNN 3.x's levels.
-bool IsCheckIsa(std::string_view name) {
-  return onednn::IsSweepCap(name) || onednn::IsOneDnn3Level(name);
-}
+// The ISA names a check takes on this build's architecture (the machine it checks): the linked
+// oneDNN's caps and oneDNN 3.x's levels.
+constexpr onednn::IsaArch kCheckArch = onednn::kBuildArch;
 
 std::vector<std::string> CheckIsas() {
-  std::vector<std::string> names(onednn::kSweepCaps.begin(), onednn::kSweepCaps.end());
-  names.insert(names.end(), onednn::kOneDnn3Levels.begin(), onednn::kOneDnn3Levels.end());
+  const std::span<const std::string_view> caps = onednn::SweepCaps(kCheckArch);
+  const std::span<const std::string_view> levels3 = onednn::OneDnn3Levels(kCheckArch);
+  std::vector<std::string> names(caps.begin(), caps.end());
+  names.insert(names.end(), levels3.begin(), levels3.end());
   return names;
+}
+
+bool IsCheckIsa(std::string_view name) {
+  const std::vector<std::string> names = CheckIsas();
+  return std::find(names.begin(), names.end(), name) != names.end();
 }
 
 }  // namespace
@@ -447,12 +450,13 @@ StatusOr<Requirements> ParseRequirements(const std::vector<std::string>& require
       return UsageError(
           fmt::format("--require: '{}' is neither a feature (a /proc/cpuinfo name such "
                       "as avx512bw) nor a oneDNN ISA ({}){}",
-                      given, onednn::CheckIsasText(), RequireSuggestion(name)));
+                      given, onednn::CheckIsasText(kCheckArch), RequireSuggestion(name)));
     }
   }
   if (!r.expect_isa.empty() && !IsCheckIsa(r.expect_isa)) {
     return UsageError(fmt::format("--expect-isa: '{}' is not a oneDNN ISA ({}){}", r.expect_isa,
-                                  onednn::CheckIsasText(), DidYouMean(r.expect_isa, CheckIsas())));
+                                  onednn::CheckIsasText(kCheckArch),
+                                  DidYouMean(r.expect_isa, CheckIsas())));
   }
   return r;
 }

@@ -13,10 +13,7 @@ namespace dlcheck::cli {
 
 verbose::DtypeUnits DtypeUnitsOf(const detect::PlatformInfo& platform, std::string subject) {
   return verbose::DtypeUnitsOfFeatures(
-      [&platform](std::string_view name) {
-        const detect::FeatureLayers* f = platform.FindFeature(name);
-        return f != nullptr && f->usable.value_or(f->cpuid);
-      },
+      [&platform](std::string_view name) { return platform.FeatureAvailable(name); },
       std::move(subject));
 }
 

@@ -819,7 +819,7 @@ Status CheckCaptured(const dispatch::Run& run, const std::string& who) {
 std::vector<std::string> UsableFeatures(const detect::PlatformInfo& platform) {
   std::vector<std::string> names;
   for (const detect::FeatureLayers& f : platform.features) {
-    if (f.usable.value_or(f.cpuid)) names.push_back(f.name);
+    if (f.Available()) names.push_back(f.name);
   }
   return names;
 }

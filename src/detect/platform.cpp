@@ -64,12 +64,12 @@ void LibcpuidFindings(PlatformInfo& info, const FeatureSet& cpuid) {
   }
   std::vector<std::string> other;
   for (const FeatureLayers& f : info.features) {
-    if (!f.libcpuid || *f.libcpuid == f.cpuid) continue;
+    if (!f.libcpuid || *f.libcpuid == f.cpu) continue;
     if (!lib_any_avx512 && !cpuid_avx512.empty() && StateClassOf(f.name) == StateClass::kAvx512) {
       continue;  // said once below
     }
     other.push_back(fmt::format("{} ({} {}, CPUID {})", f.name, lib, *f.libcpuid ? "yes" : "no",
-                                f.cpuid ? "yes" : "no"));
+                                f.cpu ? "yes" : "no"));
   }
   if (!lib_any_avx512 && !cpuid_avx512.empty()) {
     const bool amd = info.cpu.vendor == "AuthenticAMD";
@@ -90,9 +90,9 @@ void LibcpuidFindings(PlatformInfo& info, const FeatureSet& cpuid) {
   }
 }
 
-void XsaveFindings(PlatformInfo& info, const FeatureSet& cpuid) {
+void XsaveFindings(PlatformInfo& info, const X86Part& x86, const FeatureSet& cpuid) {
   // The CPU itself (leaf 0Dh) must offer the state its feature bits need, or no OS can enable it.
-  const std::uint64_t can = info.xsave_supported;
+  const std::uint64_t can = x86.xsave_supported;
   if (cpuid.at("avx512f") && !HasState(can, kXcr0Avx512State)) {
     AddFinding(info, Severity::kWarning, codes::kXsaveLacksAvx512State,
                fmt::format("CPUID leaf 7 reports AVX-512 but leaf 0Dh offers no AVX-512 register "
@@ -108,9 +108,9 @@ void XsaveFindings(PlatformInfo& info, const FeatureSet& cpuid) {
   }
 }
 
-void OsFindings(PlatformInfo& info, const FeatureSet& cpuid) {
-  if (!info.xcr0) return;
-  const std::uint64_t xcr0 = *info.xcr0;
+void OsFindings(PlatformInfo& info, const X86Part& x86, const FeatureSet& cpuid) {
+  if (!x86.xcr0) return;
+  const std::uint64_t xcr0 = *x86.xcr0;
   if (cpuid.at("avx") && !HasState(xcr0, kXcr0AvxState)) {
     AddFinding(info, Severity::kWarning, codes::kOsAvxDisabled,
                fmt::format("CPUID reports AVX but XCR0 bits 1-2 are not both set (XCR0 = {:#x}): "
@@ -131,7 +131,7 @@ void OsFindings(PlatformInfo& info, const FeatureSet& cpuid) {
                              "OS or hypervisor has not enabled AMX tile state; nothing can use "
                              "AMX here",
                              xcr0));
-    } else if (info.amx_permission.has_value() && !*info.amx_permission) {
+    } else if (x86.amx_permission.has_value() && !*x86.amx_permission) {
       AddFinding(info, Severity::kWarning, codes::kAmxPermissionDenied,
                  "the OS enabled AMX state, but arch_prctl(ARCH_REQ_XCOMP_PERM) did not grant "
                  "this process the tile data: AMX kernels cannot run (Linux 5.16 or later is "
@@ -144,8 +144,8 @@ void KernelFindings(PlatformInfo& info) {
   std::vector<std::string> hidden;
   std::vector<std::string> extra;
   for (const FeatureLayers& f : info.features) {
-    if (!f.kernel || *f.kernel == f.cpuid) continue;
-    (f.cpuid ? hidden : extra).push_back(f.name);
+    if (!f.kernel || *f.kernel == f.cpu) continue;
+    (f.cpu ? hidden : extra).push_back(f.name);
   }
   if (!hidden.empty()) {
     AddFinding(info, Severity::kWarning, codes::kKernelHidesFeatures,
@@ -171,7 +171,7 @@ void HypervisorFindings(PlatformInfo& info) {
   std::vector<std::string> hidden;
   for (std::string_view name : SiliconFeatures(info.cpu.microarchitecture)) {
     for (FeatureLayers& f : info.features) {
-      if (f.name == name && !f.cpuid) {
+      if (f.name == name && !f.cpu) {
         f.hidden_by_hypervisor = true;
         hidden.push_back(f.name);
       }
@@ -191,51 +191,68 @@ void HypervisorFindings(PlatformInfo& info) {
                  hidden.size() > 1 ? "them" : "it", amx ? "AMX" : "these features"));
 }
 
-// BuildPlatformInfo with the source's feature bits already decoded (`cpuid`).
-PlatformInfo Combine(const CpuidSource& source, const FeatureSet& cpuid,
-                     const LibcpuidLayer& libcpuid,
-                     const std::optional<std::set<std::string, std::less<>>>& kernel_flags,
-                     std::vector<CpuidCoreType> core_types, int logical_cpus) {
+// The x86 decoder: the identity, each feature's CPU and OS layers, the levels and the x86 part,
+// from the CPUID source whose feature bits are already decoded (`cpuid`).
+PlatformInfo DecodeX86Machine(const CpuidSource& source, const FeatureSet& cpuid) {
   PlatformInfo info;
   info.cpu = DecodeIdentity(source);
-  info.core_types = std::move(core_types);
-  info.logical_cpus = logical_cpus;
-  info.libcpuid_version = LibcpuidVersion();
-  info.libcpuid_note = libcpuid.available ? std::string() : libcpuid.note;
-  info.xcr0 = source.Xcr0();
-  info.amx_permission = source.AmxPermission();
-  info.xsave_supported = XsaveSupported(source);
-  info.amx_palette = DecodeAmxPalette(source);
-  info.avx10_version = DecodeAvx10Version(source);
+  X86Part x86{.xcr0 = source.Xcr0(),
+              .xsave_supported = XsaveSupported(source),
+              .amx_palette = DecodeAmxPalette(source),
+              .avx10_version = DecodeAvx10Version(source),
+              .amx_permission = source.AmxPermission()};
 
   std::optional<FeatureSet> os;
-  if (info.xcr0) os = OsEnablement(cpuid, *info.xcr0, info.amx_permission);
+  if (x86.xcr0) os = OsEnablement(cpuid, *x86.xcr0, x86.amx_permission);
   FeatureSet effective;  // what the levels are derived from
   for (const auto& [name, present] : cpuid) effective[name] = present && (!os || os->at(name));
   info.levels_basis = os ? "usable" : "cpuid";
-  info.x86_64_level = X86_64Level(effective);
+  x86.x86_64_level = X86_64Level(effective);
   info.onednn_max_isa = MaxOneDnnIsa(effective);
-  info.onednn3_max_isa = MaxOneDnn3Isa(effective, info.avx10_version);
+  info.onednn3_max_isa = MaxOneDnn3Isa(effective, x86.avx10_version);
 
   for (const std::string& name : ReportedFeatures()) {
     FeatureLayers f;
     f.name = name;
-    f.cpuid = cpuid.at(name);
+    f.cpu = cpuid.at(name);
     if (os) {
       f.os = os->at(name);
-      f.usable = f.cpuid && *f.os;
+      f.usable = f.cpu && *f.os;
     }
-    if (libcpuid.available) {
-      const auto it = libcpuid.flags.find(name);
-      if (it != libcpuid.flags.end()) f.libcpuid = it->second;
-    }
-    if (kernel_flags && KernelNamesFeature(name)) f.kernel = kernel_flags->count(name) > 0;
     info.features.push_back(std::move(f));
   }
+  info.arch = std::move(x86);
+  return info;
+}
 
+// The layers of the generic readers, feature by feature: libcpuid's flags (where the library
+// answered) and the kernel's /proc/cpuinfo flags (nullopt: the kernel's view is unknown).
+void AddReaderLayers(PlatformInfo& info, const LibcpuidLayer& libcpuid,
+                     const std::optional<std::set<std::string, std::less<>>>& kernel_flags) {
+  info.libcpuid_version = LibcpuidVersion();
+  info.libcpuid_note = libcpuid.available ? std::string() : libcpuid.note;
+  for (FeatureLayers& f : info.features) {
+    if (libcpuid.available) {
+      const auto it = libcpuid.flags.find(f.name);
+      if (it != libcpuid.flags.end()) f.libcpuid = it->second;
+    }
+    if (kernel_flags && KernelNamesFeature(f.name)) f.kernel = kernel_flags->count(f.name) > 0;
+  }
+}
+
+// What the x86 registers say against the layers: libcpuid's gaps, state the CPU cannot offer,
+// state the OS did not enable.
+void X86Findings(PlatformInfo& info, const FeatureSet& cpuid) {
   LibcpuidFindings(info, cpuid);
-  XsaveFindings(info, cpuid);
-  OsFindings(info, cpuid);
+  if (const X86Part* x86 = info.x86()) {
+    XsaveFindings(info, *x86, cpuid);
+    OsFindings(info, *x86, cpuid);
+  }
+}
+
+// What any machine's record says: the kernel against the CPU, core kinds that differ, the
+// microarchitecture, the hypervisor.
+void MachineFindings(PlatformInfo& info) {
   KernelFindings(info);
   for (const CpuidCoreType& kind : info.core_types) {
     if (!kind.same_features) {
@@ -247,7 +264,7 @@ PlatformInfo Combine(const CpuidSource& source, const FeatureSet& cpuid,
     }
   }
   if (const FeatureLayers* avx512 = info.FindFeature("avx512f");
-      info.cpu.microarchitecture == "Zen 4" && avx512 != nullptr && avx512->cpuid) {
+      info.cpu.microarchitecture == "Zen 4" && avx512 != nullptr && avx512->cpu) {
     // Zen 4 splits each 512-bit operation over its 256-bit units (Zen 5's desktop and server
     // parts have 512-bit data paths): per cycle, AVX-512 computes what AVX2 does.
     AddFinding(info, Severity::kInfo, codes::kAvx512On256BitUnits,
@@ -270,6 +287,20 @@ PlatformInfo Combine(const CpuidSource& source, const FeatureSet& cpuid,
                            info.cpu.hypervisor_vendor.empty() ? "vendor unknown"
                                                               : info.cpu.hypervisor_vendor));
   }
+}
+
+// BuildPlatformInfo with the source's feature bits already decoded (`cpuid`): the x86 decoder,
+// then the generic readers' layers, then the findings.
+PlatformInfo Combine(const CpuidSource& source, const FeatureSet& cpuid,
+                     const LibcpuidLayer& libcpuid,
+                     const std::optional<std::set<std::string, std::less<>>>& kernel_flags,
+                     std::vector<CpuidCoreType> core_types, int logical_cpus) {
+  PlatformInfo info = DecodeX86Machine(source, cpuid);
+  info.core_types = std::move(core_types);
+  info.logical_cpus = logical_cpus;
+  AddReaderLayers(info, libcpuid, kernel_flags);
+  X86Findings(info, cpuid);
+  MachineFindings(info);
   return info;
 }
 
@@ -460,6 +491,36 @@ const FeatureLayers* PlatformInfo::FindFeature(std::string_view name) const {
     if (f.name == name) return &f;
   }
   return nullptr;
+}
+
+bool PlatformInfo::FeatureAvailable(std::string_view name) const {
+  const FeatureLayers* f = FindFeature(name);
+  return f != nullptr && f->Available();
+}
+
+std::optional<bool> PlatformInfo::OsSavesState(std::string_view feature) const {
+  const X86Part* part = x86();
+  if (part == nullptr || !part->xcr0) return std::nullopt;
+  // No permission given: XCR0 alone (OsEnablement counts an unknown permission as granted).
+  const FeatureSet one = {{std::string(feature), true}};
+  return OsEnablement(one, *part->xcr0, std::nullopt).begin()->second;
+}
+
+std::optional<bool> PlatformInfo::ProcessPermitted(std::string_view feature) const {
+  const X86Part* part = x86();
+  if (part == nullptr || StateClassOf(feature) != StateClass::kAmx) return std::nullopt;
+  return part->amx_permission;
+}
+
+std::string PlatformInfo::PsabiLevel() const {
+  const X86Part* part = x86();
+  return part == nullptr ? std::string() : part->x86_64_level;
+}
+
+onednn::IsaArch PlatformInfo::Arch() const {
+  if (x86() != nullptr) return onednn::IsaArch::kX64;
+  if (aarch64() != nullptr) return onednn::IsaArch::kAarch64;
+  return onednn::IsaArch::kNone;
 }
 
 const Finding* PlatformInfo::FindFinding(std::string_view code) const {

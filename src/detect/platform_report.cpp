@@ -118,6 +118,10 @@ bool LeftOutForVendor(std::string_view vendor, std::string_view feature) {
 void AddPlatform(const PlatformInfo& info, report::Report& report,
                  const std::vector<ProbeResult>& probes, PlatformView view) {
   using namespace cpu_field;
+  // The x86 fields of the document: an empty part's values (nulls, 0x0) for a record of
+  // another architecture, whose words its own part will bring.
+  static const X86Part kNoX86Part;
+  const X86Part& x86 = info.x86() != nullptr ? *info.x86() : kNoX86Part;
   report::Section& cpu = report.AddSection(kCpuSection);
   cpu.Add(kSource, info.source)
       .Add(kVendor, info.cpu.vendor)
@@ -129,18 +133,17 @@ void AddPlatform(const PlatformInfo& info, report::Report& report,
       .Add(kHypervisor, info.cpu.hypervisor)
       .Add(kHypervisorVendor, TextOrNull(info.cpu.hypervisor_vendor))
       .Add(kLogicalCpus, info.logical_cpus)
-      .Add(kXcr0, info.xcr0 ? report::Value(fmt::format("{:#x}", *info.xcr0)) : report::Value())
-      .Add(kXsaveSupported, fmt::format("{:#x}", info.xsave_supported))
-      .Add(kAmxPermission, Optional(info.amx_permission))
+      .Add(kXcr0, x86.xcr0 ? report::Value(fmt::format("{:#x}", *x86.xcr0)) : report::Value())
+      .Add(kXsaveSupported, fmt::format("{:#x}", x86.xsave_supported))
+      .Add(kAmxPermission, Optional(x86.amx_permission))
       .Add(kLibcpuidVersion, info.libcpuid_version)
-      .Add(kAvx10Version,
-           info.avx10_version ? report::Value(*info.avx10_version) : report::Value());
+      .Add(kAvx10Version, x86.avx10_version ? report::Value(*x86.avx10_version) : report::Value());
   // The AMX tile palette as its three numbers (JSON: an object; null without AMX).
-  if (info.amx_palette) {
+  if (x86.amx_palette) {
     cpu.AddSection(kAmxTilesSection)
-        .Add(kTiles, info.amx_palette->tiles)
-        .Add(kRows, info.amx_palette->rows)
-        .Add(kBytesPerRow, info.amx_palette->bytes_per_row);
+        .Add(kTiles, x86.amx_palette->tiles)
+        .Add(kRows, x86.amx_palette->rows)
+        .Add(kBytesPerRow, x86.amx_palette->bytes_per_row);
   }
   report::Table& kinds =
       cpu.AddTable(kCpuCoreKindsTable, std::array{kKind, kLogicalCpus, kSameFeatures});
@@ -152,7 +155,7 @@ void AddPlatform(const PlatformInfo& info, report::Report& report,
 
   using namespace levels_field;
   report::Section& levels = report.AddSection(kLevelsSection);
-  levels.Add(kX86_64, info.x86_64_level)
+  levels.Add(kX86_64, info.PsabiLevel())
       .Add(kOnednnMaxIsa, info.onednn_max_isa)
       .Add(kOnednnEffectiveIsa,
            info.onednn_effective_isa ? report::Value(*info.onednn_effective_isa) : report::Value())
@@ -167,7 +170,7 @@ void AddPlatform(const PlatformInfo& info, report::Report& report,
   features.keyed_by_first_column = true;
   features.answer_columns = {std::string(feature_column::kUsable.name)};
   for (const FeatureLayers& f : info.features) {
-    features.rows.push_back({f.name, f.cpuid, Optional(f.os), Optional(f.libcpuid),
+    features.rows.push_back({f.name, f.cpu, Optional(f.os), Optional(f.libcpuid),
                              Optional(f.kernel), Optional(f.usable),
                              ProbeValue(FindProbe(probes, f.name)), f.hidden_by_hypervisor});
   }
@@ -178,7 +181,8 @@ void AddPlatform(const PlatformInfo& info, report::Report& report,
 
 std::string PlatformVerdict(const PlatformInfo& info) {
   const std::string cpu = info.cpu.brand.empty() ? std::string("this CPU") : info.cpu.brand;
-  const std::string level = info.x86_64_level.empty() ? "" : ": " + info.x86_64_level;
+  const std::string psabi = info.PsabiLevel();
+  const std::string level = psabi.empty() ? "" : ": " + psabi;
   if (info.onednn_effective_isa) {
     return cpu + level + "; oneDNN dispatches " + *info.onednn_effective_isa;
   }
@@ -198,7 +202,7 @@ void AddProbesTable(const PlatformInfo& info, const std::vector<ProbeResult>& pr
   report::Table& t = report.AddTable(kProbesTable, kProbeColumns);
   for (const ProbeResult& p : probes) {
     const FeatureLayers* f = info.FindFeature(p.feature);
-    t.rows.push_back({p.feature, f != nullptr && f->cpuid, ProbeValue(&p), TextOrNull(p.detail)});
+    t.rows.push_back({p.feature, f != nullptr && f->cpu, ProbeValue(&p), TextOrNull(p.detail)});
   }
 }
 

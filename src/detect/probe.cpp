@@ -225,7 +225,7 @@ std::vector<std::string> ProbesToRun(const PlatformInfo& info, bool claimed,
   for (const FeatureLayers& f : info.features) {
     const bool has_probe = std::find(probed.begin(), probed.end(), f.name) != probed.end();
     const bool wanted =
-        (claimed && f.cpuid) || std::find(forced.begin(), forced.end(), f.name) != forced.end();
+        (claimed && f.cpu) || std::find(forced.begin(), forced.end(), f.name) != forced.end();
     if (has_probe && wanted) order.push_back(f.name);
   }
   for (const std::string& name : forced) {
@@ -270,7 +270,7 @@ Finding ClaimedButFaulted(const FeatureLayers* f, const ProbeResult& p) {
 // The finding for one probe result, or nullopt when it only confirms CPUID.
 std::optional<Finding> ProbeFinding(const PlatformInfo& info, const ProbeResult& p) {
   const FeatureLayers* f = info.FindFeature(p.feature);
-  const bool claimed = f != nullptr && f->cpuid;
+  const bool claimed = f != nullptr && f->cpu;
   if (p.state == ProbeState::kError) {
     return Finding{Severity::kWarning, codes::kProbeError,
                    fmt::format("the probe of {} could not run: {}", p.feature, p.detail)};

@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstdlib>
 
+#include "common/onednn_isa.h"
 #include "detect/platform.h"
 #include "dispatch/worker_protocol.h"
 #include "verbose/log_session.h"
@@ -49,7 +50,9 @@ VerboseRequest ChooseVerboseRequest(const std::function<const char*(const char*)
 }
 
 std::vector<std::pair<std::string, std::string>> MaxIsaEnvironment(const std::string& cap) {
-  return {{"ONEDNN_MAX_CPU_ISA", cap}, {"DNNL_MAX_CPU_ISA", cap}, {"MKLDNN_MAX_CPU_ISA", cap}};
+  const std::string value = onednn::MaxIsaValue(cap);
+  return {
+      {"ONEDNN_MAX_CPU_ISA", value}, {"DNNL_MAX_CPU_ISA", value}, {"MKLDNN_MAX_CPU_ISA", value}};
 }
 
 std::optional<std::string> IsaCapOf(const RunConfig& config) {

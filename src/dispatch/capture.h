@@ -74,7 +74,7 @@ using RunSource = std::variant<ModelSource, ProgramSource>;
 struct DefaultConfig {};
 /// oneDNN capped at an ISA (ONEDNN_MAX_CPU_ISA and its older spellings).
 struct CapConfig {
-  std::string isa;  ///< a name in onednn::kSweepCaps
+  std::string isa;  ///< a name in onednn::SweepCaps(the host's architecture)
 };
 /// oneDNN's own choice (no cap), one thread per core of a thread set, bound to its cores.
 struct ThreadSetConfig {

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <span>
 
 #include "common/finding_codes.h"
 #include "common/nearest_name.h"
@@ -23,32 +24,39 @@ bool CapFits(std::string_view cap, std::string_view max) {
   return onednn::AtOrBelow(cap, max);
 }
 
+// The lowest cap of `arch` ("sse41" on x86), for the message of a machine below it.
+std::string_view LowestCap(onednn::IsaArch arch) {
+  const std::span<const std::string_view> caps = onednn::SweepCaps(arch);
+  return caps.empty() ? std::string_view("any cap") : caps.front();
+}
+
 }  // namespace
 
 StatusOr<std::vector<std::string>> ChooseCaps(const std::vector<std::string>& requested,
                                               const detect::PlatformInfo& info) {
   const std::string max = info.onednn_effective_isa.value_or(info.onednn_max_isa);
-  const detect::FeatureLayers* vnni = info.FindFeature("avx_vnni");
-  const bool avx_vnni = vnni != nullptr && vnni->usable.value_or(vnni->cpuid);
+  const bool avx_vnni = info.FeatureAvailable("avx_vnni");
+  const onednn::IsaArch arch = info.Arch();
   std::vector<std::string> caps;
   if (requested.empty()) {
-    for (auto c : kSweepCaps) {
+    for (std::string_view c : onednn::SweepCaps(arch)) {
       if (!CapFits(c, max)) continue;
       if (c == "avx2_vnni" && !avx_vnni) continue;  // would run the avx2 kernels again
       caps.emplace_back(c);
     }
     if (caps.empty()) {
-      return Status(
-          ExitCode::kUnsupported,
-          fmt::format("oneDNN dispatches to '{}' here, below sse41: nothing to sweep", max));
+      return Status(ExitCode::kUnsupported,
+                    fmt::format("oneDNN dispatches to '{}' here, below {}: nothing to sweep", max,
+                                LowestCap(arch)));
     }
     return caps;
   }
   for (const auto& given : requested) {
     const std::string name = Lower(given);
-    if (!onednn::IsSweepCap(name)) {
+    if (!onednn::IsSweepCap(name, arch)) {
+      const std::span<const std::string_view> known = onednn::SweepCaps(arch);
       return UsageError(fmt::format("--isa: '{}' is not a oneDNN ISA cap ({}){}", given,
-                                    onednn::SweepCapsText(), DidYouMean(Lower(given), kSweepCaps)));
+                                    onednn::SweepCapsText(arch), DidYouMean(name, known)));
     }
     if (!CapFits(name, max)) {
       return Status(ExitCode::kUnsupported,
@@ -71,13 +79,13 @@ std::optional<Finding> HiddenCapsFinding(const detect::PlatformInfo& info,
   detect::FeatureSet silicon;
   std::vector<std::string> hidden;
   for (const detect::FeatureLayers& f : info.features) {
-    silicon[f.name] = f.usable.value_or(f.cpuid) || f.hidden_by_hypervisor;
+    silicon[f.name] = f.Available() || f.hidden_by_hypervisor;
     if (f.hidden_by_hypervisor) hidden.push_back(f.name);
   }
   if (hidden.empty()) return std::nullopt;
   const std::string reachable = detect::MaxOneDnnIsa(silicon);
   std::vector<std::string> not_tried;
-  for (std::string_view cap : kSweepCaps) {
+  for (std::string_view cap : onednn::SweepCaps(info.Arch())) {
     if (onednn::Compare(cap, max) == onednn::IsaOrder::kAbove && onednn::AtOrBelow(cap, reachable))
       not_tried.emplace_back(cap);
   }

@@ -30,12 +30,11 @@
 
 namespace dlcheck::dispatch {
 
-/// The caps a sweep may use, in dispatch order: a view of the shared ISA table.
-inline constexpr const auto& kSweepCaps = onednn::kSweepCaps;
-
-/// `requested` (--isa) checked and sorted, or, when empty, every cap from sse41 up to what oneDNN
-/// dispatches to on `info`'s machine (avx2_vnni only where AVX-VNNI is usable: it would run the
-/// avx2 kernels again). Errors: an unknown name (usage), a cap above the machine (unsupported).
+/// `requested` (--isa) checked and sorted, or, when empty, every cap of the machine's
+/// architecture (onednn::SweepCaps(info.Arch()): x86 from sse41, AArch64 from asimd) up to what
+/// oneDNN dispatches to on `info`'s machine (avx2_vnni only where AVX-VNNI is usable: it would
+/// run the avx2 kernels again). Errors: a name that is no cap of that architecture (usage), a cap
+/// above the machine (unsupported).
 StatusOr<std::vector<std::string>> ChooseCaps(const std::vector<std::string>& requested,
                                               const detect::PlatformInfo& info);
 

@@ -23,9 +23,6 @@ const char* YesNo(bool value) {
   return value ? "true" : "false";
 }
 
-// XCR0 bits 17 (XTILECFG) and 18 (XTILEDATA): the OS saves and restores the AMX tile state.
-constexpr std::uint64_t kXcr0AmxTiles = (std::uint64_t{1} << 17) | (std::uint64_t{1} << 18);
-
 bool IsAmx(std::string_view feature) {
   return feature.rfind("amx_", 0) == 0;
 }
@@ -77,7 +74,7 @@ std::string InfoLabels(const check::Evidence& e) {
       {"vendor", p.cpu.vendor},
       {"brand", p.cpu.brand},
       {"microarchitecture", p.cpu.microarchitecture},
-      {"x86_64_level", p.x86_64_level},
+      {"x86_64_level", p.PsabiLevel()},
       {"onednn_max_isa", p.onednn_max_isa},
       {"onednn_isa", check::OneDnnIsa(p)}};
   for (const auto& [key, value] : fields) {
@@ -90,7 +87,7 @@ void FeatureFamilies(const check::Evidence& e, std::string& out) {
   std::vector<std::string> cpuid, usable, probes;
   for (const auto& f : e.platform.features) {
     const std::string label = fmt::format("{{feature=\"{}\"}}", EscapeLabel(f.name));
-    cpuid.push_back(Sample("dlcheck_feature_cpuid", label, f.cpuid ? 1 : 0));
+    cpuid.push_back(Sample("dlcheck_feature_cpuid", label, f.cpu ? 1 : 0));
     if (f.usable) usable.push_back(Sample("dlcheck_feature_usable", label, *f.usable ? 1 : 0));
   }
   for (const auto& p : e.probes) {
@@ -136,20 +133,17 @@ void RunFamilies(const check::Evidence& e, std::string& out) {
   }
 }
 
-bool FeatureUsable(const detect::PlatformInfo& p, std::string_view name) {
-  return std::any_of(p.features.begin(), p.features.end(),
-                     [&](const auto& f) { return f.name == name && f.usable.value_or(f.cpuid); });
-}
-
 }  // namespace
 
 std::vector<std::string> OneDnnLevelsMet(std::string_view isa_name, bool avx_vnni_usable) {
   const std::string isa = Lower(isa_name);
-  const std::optional<int> top = onednn::IsaRank(isa);
+  // The caps below `isa` in its own architecture's order.
+  const onednn::IsaArch arch = onednn::ArchOf(isa);
+  const std::optional<int> top = onednn::RankIn(arch, isa);
   if (!top || *top <= 0) return {};
   std::vector<std::string> levels;
-  for (std::string_view cap : onednn::kSweepCaps) {
-    const std::optional<int> rank = onednn::IsaRank(cap);
+  for (std::string_view cap : onednn::SweepCaps(arch)) {
+    const std::optional<int> rank = onednn::RankIn(arch, cap);
     if (!rank || *rank >= *top) continue;
     // AVX2 VNNI sits beside, not below, the AVX-512 levels: an AVX-512 node meets it only
     // when its CPU has AVX-VNNI (Sapphire Rapids and Zen 5 do, Ice Lake and Zen 4 do not).
@@ -161,7 +155,7 @@ std::vector<std::string> OneDnnLevelsMet(std::string_view isa_name, bool avx_vnn
 }
 
 std::vector<std::string> OneDnnLevelsMet(const detect::PlatformInfo& platform) {
-  return OneDnnLevelsMet(check::OneDnnIsa(platform), FeatureUsable(platform, "avx_vnni"));
+  return OneDnnLevelsMet(check::OneDnnIsa(platform), platform.FeatureAvailable("avx_vnni"));
 }
 
 std::vector<std::string> SlurmFeatureTokens(const std::vector<std::string>& usable,
@@ -206,9 +200,10 @@ std::vector<std::string> SlurmFeatures(const check::CheckResult& result,
   // in CPUID.
   std::vector<std::string> usable;
   for (const auto& f : p.features) {
-    if (f.usable.value_or(f.cpuid)) usable.push_back(f.name);
+    if (f.Available()) usable.push_back(f.name);
   }
-  return SlurmFeatureTokens(usable, check::OneDnnIsa(p), p.amx_permission.value_or(false),
+  return SlurmFeatureTokens(usable, check::OneDnnIsa(p),
+                            p.ProcessPermitted("amx_tile").value_or(false),
                             check::StateName(result.state));
 }
 
@@ -281,8 +276,12 @@ std::vector<NfdLabel> NfdLabels(const check::CheckResult& result, const check::E
   // One label per level met, as the Slurm tokens: a nodeSelector on
   // `.../onednn.avx512_core_bf16: "true"` means at least bf16.
   for (const std::string& level : OneDnnLevelsMet(p)) labels.push_back({"onednn." + level, "true"});
-  if (p.xcr0) labels.push_back({"amx-os-state", YesNo((*p.xcr0 & kXcr0AmxTiles) == kXcr0AmxTiles)});
-  if (p.amx_permission) labels.push_back({"amx-permission", YesNo(*p.amx_permission)});
+  if (const std::optional<bool> saved = p.OsSavesState("amx_tile")) {
+    labels.push_back({"amx-os-state", YesNo(*saved)});
+  }
+  if (const std::optional<bool> granted = p.ProcessPermitted("amx_tile")) {
+    labels.push_back({"amx-permission", YesNo(*granted)});
+  }
   for (const auto& f : p.features) {
     if (IsAmx(f.name) && f.usable) labels.push_back({"usable." + f.name, YesNo(*f.usable)});
   }

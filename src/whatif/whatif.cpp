@@ -745,13 +745,15 @@ std::pair<int, std::string> BaselineThreads(const WhatifPlan& plan,
 }
 
 std::optional<std::string> LogIsaCap(const verbose::LogHeader& header, std::string_view host_isa) {
-  const std::optional<int> log_rank = onednn::IsaRank(header.isa_short);
-  const std::optional<int> host_rank = onednn::IsaRank(host_isa);
+  // Ranked in the host's architecture's order: a log of another architecture has no cap here.
+  const onednn::IsaArch arch = onednn::ArchOf(host_isa);
+  const std::optional<int> log_rank = onednn::RankIn(arch, header.isa_short);
+  const std::optional<int> host_rank = onednn::RankIn(arch, host_isa);
   if (!log_rank || !host_rank || *log_rank < 1 || *log_rank >= *host_rank) return std::nullopt;
   std::optional<std::string> cap;
-  for (std::string_view c : onednn::kSweepCaps) {
-    const std::optional<int> rank = onednn::IsaRank(c);
-    if (rank && *rank <= *log_rank && (!cap || *rank > *onednn::IsaRank(*cap)))
+  for (std::string_view c : onednn::SweepCaps(arch)) {
+    const std::optional<int> rank = onednn::RankIn(arch, c);
+    if (rank && *rank <= *log_rank && (!cap || *rank > *onednn::RankIn(arch, *cap)))
       cap = std::string(c);
   }
   return cap;

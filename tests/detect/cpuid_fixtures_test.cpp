@@ -183,7 +183,7 @@ TEST_P(CpuidFixtureTest, ReplaysAsIndexSays) {
   const std::set<std::string> libcpuid = Words(e.libcpuid);
   for (const auto& [short_name, name] : kAvx512Names) {
     const FeatureLayers& f = Feature(info, name);
-    EXPECT_EQ(f.cpuid, avx512.count(short_name) > 0) << name;
+    EXPECT_EQ(f.cpu, avx512.count(short_name) > 0) << name;
     if (kLibcpuidKnows.count(short_name) > 0) {
       ASSERT_TRUE(f.libcpuid.has_value()) << name << ": " << info.libcpuid_note;
       EXPECT_EQ(*f.libcpuid, libcpuid.count(short_name) > 0) << name;
@@ -196,17 +196,24 @@ TEST_P(CpuidFixtureTest, ReplaysAsIndexSays) {
     EXPECT_FALSE(f.usable.has_value()) << name;
   }
   const std::set<std::string> amx = Words(e.amx);
-  EXPECT_EQ(Feature(info, "amx_tile").cpuid, amx.count("TILE") > 0);
-  EXPECT_EQ(Feature(info, "amx_int8").cpuid, amx.count("INT8") > 0);
-  EXPECT_EQ(Feature(info, "amx_bf16").cpuid, amx.count("BF16") > 0);
-  EXPECT_FALSE(Feature(info, "amx_fp16").cpuid);
-  EXPECT_EQ(Feature(info, "avx_vnni").cpuid, e.avx_vnni);
+  EXPECT_EQ(Feature(info, "amx_tile").cpu, amx.count("TILE") > 0);
+  EXPECT_EQ(Feature(info, "amx_int8").cpu, amx.count("INT8") > 0);
+  EXPECT_EQ(Feature(info, "amx_bf16").cpu, amx.count("BF16") > 0);
+  EXPECT_FALSE(Feature(info, "amx_fp16").cpu);
+  EXPECT_EQ(Feature(info, "avx_vnni").cpu, e.avx_vnni);
 
   EXPECT_EQ(info.onednn_max_isa, e.onednn);
-  EXPECT_EQ(info.x86_64_level, e.x86_64);
+  // A CPUID recording is an x86 record: its registers in the x86 part, its answers generic.
+  ASSERT_NE(info.x86(), nullptr);
+  EXPECT_EQ(info.aarch64(), nullptr);
+  EXPECT_EQ(info.Arch(), onednn::IsaArch::kX64);
+  EXPECT_EQ(info.x86()->x86_64_level, e.x86_64);
+  EXPECT_EQ(info.PsabiLevel(), e.x86_64);
   EXPECT_EQ(info.levels_basis, "cpuid");
   EXPECT_FALSE(info.onednn_effective_isa.has_value());
-  EXPECT_FALSE(info.xcr0.has_value());
+  EXPECT_FALSE(info.x86()->xcr0.has_value());
+  EXPECT_FALSE(info.OsSavesState("amx_tile").has_value());  // no XCR0 in a recording
+  EXPECT_FALSE(info.ProcessPermitted("amx_tile").has_value());
   EXPECT_TRUE(HasFinding(info, "recording"));
   // libcpuid 0.6.2 misses AVX-512 exactly when the CPU has it and libcpuid reports none.
   EXPECT_EQ(HasFinding(info, "libcpuid-no-avx512"), !avx512.empty() && libcpuid.empty());
@@ -217,12 +224,13 @@ TEST_P(CpuidFixtureTest, ReplaysAsIndexSays) {
   // AMX CPUs describe their tiles in leaf 1Dh: palette 1 is 8 tiles of 16 rows x 64 bytes
   // (Intel SDM vol. 1, "Intel AMX"); CPUs without AMX have no palette.
   if (amx.empty()) {
-    EXPECT_FALSE(info.amx_palette.has_value());
+    EXPECT_FALSE(info.x86()->amx_palette.has_value());
   } else {
-    ASSERT_TRUE(info.amx_palette.has_value());
-    EXPECT_EQ(info.amx_palette->tiles, 8);
-    EXPECT_EQ(info.amx_palette->rows, 16);
-    EXPECT_EQ(info.amx_palette->bytes_per_row, 64);
+    const std::optional<AmxPalette>& palette = info.x86()->amx_palette;
+    ASSERT_TRUE(palette.has_value());
+    EXPECT_EQ(palette->tiles, 8);
+    EXPECT_EQ(palette->rows, 16);
+    EXPECT_EQ(palette->bytes_per_row, 64);
   }
 }
 

@@ -316,12 +316,12 @@ TEST(OsLayerTest, Xcr0WithoutAvx512StateMakesAvx512Unusable) {
   const FakeSource source(dump.cpus[0], 0x7);  // x87, SSE, AVX; no opmask/ZMM
   const PlatformInfo info =
       BuildPlatformInfo(source, LibcpuidLayer{}, std::nullopt, {{"general", 1, true}}, 1);
-  EXPECT_TRUE(Feature(info, "avx512f").cpuid);
+  EXPECT_TRUE(Feature(info, "avx512f").cpu);
   EXPECT_EQ(Feature(info, "avx512f").os, false);
   EXPECT_EQ(Feature(info, "avx512f").usable, false);
   EXPECT_EQ(Feature(info, "avx2").usable, true);
   EXPECT_EQ(info.levels_basis, "usable");
-  EXPECT_EQ(info.x86_64_level, "x86-64-v3");
+  EXPECT_EQ(info.PsabiLevel(), "x86-64-v3");
   EXPECT_EQ(info.onednn_max_isa, "avx2");
   EXPECT_EQ(FindingMessage(info, "os-avx512-disabled"),
             "CPUID reports AVX-512 but XCR0 bits 5-7 are clear (XCR0 = 0x7): the OS or "
@@ -348,13 +348,63 @@ TEST(OsLayerTest, AmxNeedsXcr0BitsAndThePermission) {
   EXPECT_FALSE(FindingMessage(denied, "amx-permission-denied").empty());
 }
 
+// The record's generic questions answer from its x86 part as the registers say: the OS state
+// from XCR0 alone, the grant from arch_prctl, availability from the feature's layers.
+TEST(MachineRecordTest, GenericAnswersComeFromTheX86Part) {
+  const CpuidDump dump = Load("cpuid/intel-xeon-w9-3475x.test.xz");
+  ASSERT_FALSE(dump.cpus.empty());
+  const PlatformInfo denied = BuildPlatformInfo(FakeSource(dump.cpus[0], 0x600E7, false),
+                                                LibcpuidLayer{}, std::nullopt, {}, 1);
+  ASSERT_NE(denied.x86(), nullptr);
+  EXPECT_EQ(denied.Arch(), onednn::IsaArch::kX64);
+  EXPECT_EQ(denied.x86()->xcr0, 0x600E7u);
+  EXPECT_EQ(denied.x86()->amx_permission, false);
+  EXPECT_EQ(denied.OsSavesState("amx_tile"), true);  // XCR0 bits 17-18, the grant aside
+  EXPECT_EQ(denied.ProcessPermitted("amx_tile"), false);
+  EXPECT_EQ(denied.ProcessPermitted("avx512f"), std::nullopt);  // no grant is asked for it
+  EXPECT_EQ(denied.OsSavesState("avx512f"), true);
+  EXPECT_FALSE(denied.FeatureAvailable("amx_tile"));
+  EXPECT_TRUE(denied.FeatureAvailable("avx512f"));
+  EXPECT_FALSE(denied.FeatureAvailable("no_such_feature"));
+
+  const PlatformInfo no_state = BuildPlatformInfo(FakeSource(dump.cpus[0], 0xE7, std::nullopt),
+                                                  LibcpuidLayer{}, std::nullopt, {}, 1);
+  EXPECT_EQ(no_state.OsSavesState("amx_tile"), false);
+  EXPECT_EQ(no_state.ProcessPermitted("amx_tile"), std::nullopt);
+  const PlatformInfo avx_only =
+      BuildPlatformInfo(FakeSource(dump.cpus[0], 0x7, true), LibcpuidLayer{}, std::nullopt, {}, 1);
+  EXPECT_EQ(avx_only.OsSavesState("avx2"), true);
+  EXPECT_EQ(avx_only.OsSavesState("avx512f"), false);
+  EXPECT_EQ(avx_only.PsabiLevel(), avx_only.x86()->x86_64_level);
+  EXPECT_EQ(avx_only.PsabiLevel(), "x86-64-v3");
+}
+
+// A record without an architecture part answers nothing it would need registers for.
+TEST(MachineRecordTest, ARecordWithoutAPartKnowsNoRegisters) {
+  PlatformInfo info;
+  info.features.push_back({.name = "asimd", .cpu = true});
+  EXPECT_EQ(info.Arch(), onednn::IsaArch::kNone);
+  EXPECT_EQ(info.x86(), nullptr);
+  EXPECT_EQ(info.OsSavesState("asimd"), std::nullopt);
+  EXPECT_EQ(info.ProcessPermitted("amx_tile"), std::nullopt);
+  EXPECT_EQ(info.PsabiLevel(), "");
+  EXPECT_TRUE(info.FeatureAvailable("asimd"));  // in the CPU, OS layer unknown
+
+  info.arch = Aarch64Part{.sve_vector_bits = 256};
+  EXPECT_EQ(info.Arch(), onednn::IsaArch::kAarch64);
+  ASSERT_NE(info.aarch64(), nullptr);
+  EXPECT_EQ(info.aarch64()->sve_vector_bits, 256);
+  EXPECT_EQ(info.OsSavesState("amx_tile"), std::nullopt);
+}
+
 TEST(XsaveTest, Avx512BitsWithoutTheirStateAreFlagged) {
   CpuidDump dump = Load("cpuid/intel-xeon-gold-5215-cpu.test.xz");
   ASSERT_FALSE(dump.cpus.empty());
   dump.cpus[0].leaves[{0xD, 0}].eax &= ~0xE0u;  // a hypervisor hiding the ZMM state
   const PlatformInfo info =
       BuildPlatformInfo(RecordedCpuidSource(dump.cpus[0]), LibcpuidLayer{}, std::nullopt, {}, 1);
-  EXPECT_EQ(info.xsave_supported, 0x21Fu);  // 0x2FF as recorded, minus bits 5-7
+  ASSERT_NE(info.x86(), nullptr);
+  EXPECT_EQ(info.x86()->xsave_supported, 0x21Fu);  // 0x2FF as recorded, minus bits 5-7
   EXPECT_EQ(FindingMessage(info, "xsave-lacks-avx512-state"),
             "CPUID leaf 7 reports AVX-512 but leaf 0Dh offers no AVX-512 register state "
             "(supported XCR0 bits 0x21f): no OS can enable it; a hypervisor is probably passing an "
@@ -370,7 +420,7 @@ TEST(KernelLayerTest, DisagreementsBecomeFindings) {
   const PlatformInfo info =
       BuildPlatformInfo(FakeSource(dump.cpus[0], 0xE7), LibcpuidLayer{}, flags, {}, 1);
   EXPECT_EQ(Feature(info, "avx512vl").kernel, false);
-  EXPECT_EQ(Feature(info, "avx512vl").cpuid, true);
+  EXPECT_EQ(Feature(info, "avx512vl").cpu, true);
   EXPECT_EQ(FindingMessage(info, "kernel-hides-features"),
             "CPUID reports avx512vl but /proc/cpuinfo does not list it: the kernel disabled it "
             "(or is too old to name it); software that asks the kernel will not use it");
@@ -399,9 +449,9 @@ TEST(RecordedPlatformTest, UnknownCpuStillReportsItsFeatureBits) {
   EXPECT_EQ(info->cpu.microarchitecture, "unknown");
   EXPECT_EQ(info->cpu.family, 6);
   EXPECT_EQ(info->cpu.model, 0xFF);
-  EXPECT_TRUE(Feature(*info, "avx512f").cpuid);
-  EXPECT_TRUE(Feature(*info, "avx512vl").cpuid);
-  EXPECT_FALSE(Feature(*info, "avx512ifma").cpuid);
+  EXPECT_TRUE(Feature(*info, "avx512f").cpu);
+  EXPECT_TRUE(Feature(*info, "avx512vl").cpu);
+  EXPECT_FALSE(Feature(*info, "avx512ifma").cpu);
   EXPECT_EQ(FindingMessage(*info, "unknown-microarchitecture"),
             "dlcheck's table does not know GenuineIntel family 6 model 255 stepping 1; the "
             "feature bits are still decoded from CPUID");

@@ -70,7 +70,7 @@ class CraftedDumpTest : public ::testing::Test {
     const StatusOr<PlatformInfo> info = DetectRecordedPlatform(path);
     EXPECT_TRUE(info.ok()) << info.status().message();
     if (!info.ok()) return "?";
-    EXPECT_TRUE(info->FindFeature("avx2")->cpuid);
+    EXPECT_TRUE(info->FindFeature("avx2")->cpu);
     const Finding* finding = info->FindFinding("libcpuid-subleaves-left-out");
     return finding == nullptr ? "" : finding->message;
   }

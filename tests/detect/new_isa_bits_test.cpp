@@ -142,11 +142,12 @@ TEST(NewIsaBitsTest, EveryRecordedDumpAgreesWithAnIndependentDecode) {
       const FeatureLayers* f = replay->FindFeature(b.name);
       ASSERT_NE(f, nullptr) << b.name;
       const bool expected = Bit(leaves, b.leaf, b.sub, b.reg, b.bit);
-      EXPECT_EQ(f->cpuid, expected) << b.name;
+      EXPECT_EQ(f->cpu, expected) << b.name;
       seen[b.name] += expected ? 1 : 0;
       EXPECT_FALSE(f->libcpuid.has_value()) << b.name << ": libcpuid 0.6.2 has no flag for it";
     }
-    EXPECT_EQ(replay->avx10_version, Avx10Version(leaves));
+    ASSERT_NE(replay->x86(), nullptr);
+    EXPECT_EQ(replay->x86()->avx10_version, Avx10Version(leaves));
     EXPECT_EQ(replay->onednn3_max_isa.isa, IndependentOneDnn3Level(leaves));
     ++decoded;
   }
@@ -233,7 +234,8 @@ TEST(NewIsaBitsTest, PublishedAida64ReportsReplay) {
     EXPECT_EQ(info->logical_cpus, r.logical_cpus);
     EXPECT_EQ(info->onednn_max_isa, r.onednn26);
     EXPECT_EQ(info->onednn3_max_isa.isa, r.onednn3);
-    EXPECT_EQ(info->avx10_version, r.avx10_version);
+    ASSERT_NE(info->x86(), nullptr);
+    EXPECT_EQ(info->x86()->avx10_version, r.avx10_version);
     const Finding* left_out = info->FindFinding("report-parts-left-out");
     ASSERT_NE(left_out, nullptr);
     EXPECT_NE(left_out->message.find("allcpu lines"), std::string::npos) << left_out->message;
@@ -293,7 +295,7 @@ TEST(NewIsaBitsTest, FeaturesAHypervisorHidesAreNamedAsHidden) {
   for (const char* name : {"amx_tile", "amx_int8", "amx_bf16"}) {
     const FeatureLayers* f = hidden->FindFeature(name);
     ASSERT_NE(f, nullptr);
-    EXPECT_FALSE(f->cpuid) << name;
+    EXPECT_FALSE(f->cpu) << name;
     EXPECT_TRUE(f->hidden_by_hypervisor) << name;
   }
   EXPECT_FALSE(hidden->FindFeature("amx_fp16")->hidden_by_hypervisor);  // not Emerald Rapids'

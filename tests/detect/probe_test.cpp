@@ -55,7 +55,7 @@ PlatformInfo Claims(std::initializer_list<std::string> claimed) {
   for (const std::string& name : ReportedFeatures()) {
     FeatureLayers f;
     f.name = name;
-    f.cpuid = std::find(claimed.begin(), claimed.end(), name) != claimed.end();
+    f.cpu = std::find(claimed.begin(), claimed.end(), name) != claimed.end();
     info.features.push_back(f);
   }
   return info;

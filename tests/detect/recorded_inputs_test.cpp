@@ -114,7 +114,7 @@ TEST(CpuidToolDumpTest, ReplaysLikeTheSameMachinesSaveRaw) {
     const FeatureLayers& a = tool->features[i];
     const FeatureLayers& b = saved->features[i];
     EXPECT_EQ(a.name, b.name);
-    EXPECT_EQ(a.cpuid, b.cpuid) << a.name;
+    EXPECT_EQ(a.cpu, b.cpu) << a.name;
     EXPECT_EQ(a.libcpuid, b.libcpuid) << a.name;
   }
   EXPECT_EQ(tool->cpu.vendor, saved->cpu.vendor);
@@ -123,10 +123,12 @@ TEST(CpuidToolDumpTest, ReplaysLikeTheSameMachinesSaveRaw) {
   EXPECT_EQ(tool->cpu.family, 26);
   EXPECT_EQ(tool->logical_cpus, 2);
   EXPECT_EQ(tool->logical_cpus, saved->logical_cpus);
-  EXPECT_EQ(tool->xsave_supported, saved->xsave_supported);
+  ASSERT_NE(tool->x86(), nullptr);
+  ASSERT_NE(saved->x86(), nullptr);
+  EXPECT_EQ(tool->x86()->xsave_supported, saved->x86()->xsave_supported);
   EXPECT_EQ(tool->onednn_max_isa, saved->onednn_max_isa);
-  EXPECT_EQ(tool->x86_64_level, saved->x86_64_level);
-  EXPECT_TRUE(tool->FindFeature("avx512f")->cpuid);
+  EXPECT_EQ(tool->PsabiLevel(), saved->PsabiLevel());
+  EXPECT_TRUE(tool->FindFeature("avx512f")->cpu);
   EXPECT_EQ(tool->FindFinding("recording-incomplete"), nullptr);
 }
 

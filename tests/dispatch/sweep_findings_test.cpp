@@ -599,6 +599,46 @@ TEST(HiddenCapsFinding, ASweepBelowHiddenAmxSaysTheGuestHidesIt) {
   EXPECT_FALSE(HiddenCapsFinding(haswell, *ChooseCaps({}, haswell)));
 }
 
+// The sweep asks the ISA table for the caps of the record's architecture: an x86 record's are
+// x86's, an AArch64 record's (its part, its oneDNN level) AArch64's, each up to the machine's.
+TEST(ChooseCapsTest, TheCapsAreThoseOfTheRecordsArchitecture) {
+  const detect::PlatformInfo haswell = RecordedPlatform("intel-core-i7-4770-cpu.test");
+  EXPECT_EQ(haswell.Arch(), onednn::IsaArch::kX64);
+  EXPECT_EQ(*ChooseCaps({}, haswell), (std::vector<std::string>{"sse41", "avx", "avx2"}));
+
+  detect::PlatformInfo graviton;  // as issue 49's reader will fill it
+  graviton.arch = detect::Aarch64Part{.sve_vector_bits = 256};
+  graviton.onednn_max_isa = "sve_256";
+  EXPECT_EQ(*ChooseCaps({}, graviton), (std::vector<std::string>{"asimd", "sve_128", "sve_256"}));
+  EXPECT_EQ(*ChooseCaps({"SVE_128", "asimd"}, graviton),
+            (std::vector<std::string>{"asimd", "sve_128"}));
+  const StatusOr<std::vector<std::string>> x86_cap = ChooseCaps({"avx2"}, graviton);
+  ASSERT_FALSE(x86_cap.ok());
+  EXPECT_EQ(x86_cap.status().message(),
+            "--isa: 'avx2' is not a oneDNN ISA cap (asimd, sve_128, sve_256, sve_512)");
+  const StatusOr<std::vector<std::string>> above = ChooseCaps({"sve_512"}, graviton);
+  ASSERT_FALSE(above.ok());
+  EXPECT_EQ(above.status().code(), ExitCode::kUnsupported);
+  const StatusOr<std::vector<std::string>> arm_cap = ChooseCaps({"sve_256"}, haswell);
+  ASSERT_FALSE(arm_cap.ok());
+  EXPECT_NE(arm_cap.status().message().find("(sse41, avx, avx2, avx2_vnni"), std::string::npos)
+      << arm_cap.status().message();
+  // A machine below its architecture's lowest cap has nothing to sweep, in its words.
+  graviton.onednn_max_isa = "none";
+  const StatusOr<std::vector<std::string>> none = ChooseCaps({}, graviton);
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.status().message(),
+            "oneDNN dispatches to 'none' here, below asimd: nothing to sweep");
+}
+
+// The cap reaches oneDNN in the spelling ONEDNN_MAX_CPU_ISA takes on the cap's architecture.
+TEST(ChooseCapsTest, TheEnvironmentSpellsTheCapAsOneDnnReadsIt) {
+  EXPECT_EQ(MaxIsaEnvironment("avx2").front(),
+            (std::pair<std::string, std::string>{"ONEDNN_MAX_CPU_ISA", "avx2"}));
+  EXPECT_EQ(MaxIsaEnvironment("asimd").front(),
+            (std::pair<std::string, std::string>{"ONEDNN_MAX_CPU_ISA", "ADVANCED_SIMD"}));
+}
+
 // A program sweep ranks its fastest cap against the lowest, by oneDNN's exec time where every run
 // printed it.
 TEST(SweepFindingsTest, AProgramSweepRanksItsFastestCap) {

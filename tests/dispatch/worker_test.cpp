@@ -137,10 +137,11 @@ namespace {
 
 detect::PlatformInfo MachineUpTo(const std::string& isa, bool avx_vnni) {
   detect::PlatformInfo info;
+  info.arch = detect::X86Part{};  // an x86 machine: the sweep offers x86's caps
   info.onednn_max_isa = isa;
   detect::FeatureLayers vnni;
   vnni.name = "avx_vnni";
-  vnni.cpuid = avx_vnni;
+  vnni.cpu = avx_vnni;
   vnni.usable = avx_vnni;
   info.features.push_back(vnni);
   return info;

@@ -173,6 +173,35 @@ TEST(NfdTest, LabelsAddWhatNfdLacksAndNotItsCpuidFlags) {
   EXPECT_EQ(file.find("expiry"), std::string::npos);
 }
 
+// The AMX labels and token come from the record's generic answers: the x86 part's XCR0 (the
+// OS saves the tile state) and its arch_prctl grant, as a live Sapphire Rapids would hold them.
+TEST(NfdTest, AmxStateAndGrantAreSaidFromTheMachineRecord) {
+  check::Evidence e = Recorded("intel-xeon-w9-3475x.test.xz");
+  ASSERT_NE(e.platform.x86(), nullptr);
+  EXPECT_EQ(NfdFeatureFile(WithState(check::State::kOk), e, "").find("amx-"), std::string::npos)
+      << "a recording knows neither XCR0 nor the grant";
+  e.platform.x86()->xcr0 = 0x600E7;  // x87 ... ZMM and the tile state (bits 17-18)
+  e.platform.x86()->amx_permission = false;
+  const std::string denied = NfdFeatureFile(WithState(check::State::kOk), e, "");
+  EXPECT_NE(denied.find("/amx-os-state=true\n"), std::string::npos) << denied;
+  EXPECT_NE(denied.find("/amx-permission=false\n"), std::string::npos) << denied;
+  EXPECT_FALSE(Has(SlurmFeatures(WithState(check::State::kOk), e), "amx_permission"));
+
+  e.platform.x86()->xcr0 = 0xE7;  // no tile state
+  e.platform.x86()->amx_permission = true;
+  const std::string no_state = NfdFeatureFile(WithState(check::State::kOk), e, "");
+  EXPECT_NE(no_state.find("/amx-os-state=false\n"), std::string::npos) << no_state;
+  EXPECT_NE(no_state.find("/amx-permission=true\n"), std::string::npos) << no_state;
+  EXPECT_TRUE(Has(SlurmFeatures(WithState(check::State::kOk), e), "amx_permission"));
+}
+
+// An AArch64 node's levels are the AArch64 caps below its level, in oneDNN's order.
+TEST(OneDnnLevelsTest, Aarch64LevelsAreCumulativeInTheirOwnOrder) {
+  EXPECT_EQ(OneDnnLevelsMet("sve_256", false), (Levels{"asimd", "sve_128", "sve_256"}));
+  EXPECT_EQ(OneDnnLevelsMet("asimd", false), (Levels{"asimd"}));
+  EXPECT_EQ(OneDnnLevelsMet("sve", false), Levels{});  // no length: no place in the order
+}
+
 TEST(NfdTest, LabelRulesAreKubernetes) {
   EXPECT_TRUE(IsValidLabelValue(""));
   EXPECT_TRUE(IsValidLabelValue("avx512_core_bf16"));

@@ -3,7 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <span>
 #include <string>
+#include <vector>
 
 #include "verbose/isa.h"
 
@@ -58,9 +60,11 @@ TEST(OneDnnIsaTest, EveryNameTheParserRecognisesHasAnAnswer) {
     const Isa* isa = FindIsa(name);
     ASSERT_NE(isa, nullptr) << name;
     EXPECT_EQ(verbose::IsaOf("jit:" + std::string(name)), name);
-    // x86 names rank unless the table says why not; other architectures never do.
+    // x86 names rank unless the table says why not; another architecture's names never rank
+    // in the x86 order (AArch64's rank in their own, RISC-V's nowhere yet).
     if (isa->arch != IsaArch::kX64) {
-      EXPECT_FALSE(isa->rank.has_value()) << name;
+      EXPECT_FALSE(IsaRank(name).has_value()) << name;
+      if (isa->arch == IsaArch::kRiscv64) EXPECT_FALSE(isa->rank.has_value()) << name;
     }
   }
   EXPECT_EQ(kIsas.size(), std::size(kParserNames) + 1);  // and "none"
@@ -94,23 +98,71 @@ TEST(OneDnnIsaTest, CannotRankIsExplicit) {
   EXPECT_EQ(FindIsa("AVX2"), nullptr);  // exact, lower case
 }
 
-TEST(OneDnnIsaTest, X86RowsAreInDispatchOrder) {
-  int previous = -1;
-  for (const Isa& isa : kIsas) {
-    if (!isa.rank) continue;
-    EXPECT_GE(*isa.rank, previous) << isa.name;
-    previous = *isa.rank;
+TEST(OneDnnIsaTest, EachArchitecturesRowsAreInItsDispatchOrder) {
+  for (IsaArch arch : {IsaArch::kX64, IsaArch::kAarch64}) {
+    int previous = 0;  // "none"
+    int rows = 0;
+    for (const Isa& isa : kIsas) {
+      if (isa.arch != arch || !isa.rank) continue;
+      EXPECT_GE(*isa.rank, previous) << isa.name;
+      previous = *isa.rank;
+      ++rows;
+    }
+    EXPECT_GE(rows, 4);
   }
 }
 
 TEST(OneDnnIsaTest, SweepCapsAreTheValuesOfOneDnn26InOrder) {
-  const std::vector<std::string_view> caps(kSweepCaps.begin(), kSweepCaps.end());
-  EXPECT_EQ(caps, (std::vector<std::string_view>{"sse41", "avx", "avx2", "avx2_vnni", "avx512_core",
-                                                 "avx512_core_vnni", "avx512_core_bf16",
-                                                 "avx512_core_amx"}));
-  for (std::size_t i = 1; i < caps.size(); ++i) {
-    EXPECT_LT(IsaRank(caps[i - 1]), IsaRank(caps[i])) << caps[i];
+  const std::span<const std::string_view> x86 = SweepCaps(IsaArch::kX64);
+  EXPECT_EQ(
+      std::vector<std::string_view>(x86.begin(), x86.end()),
+      (std::vector<std::string_view>{"sse41", "avx", "avx2", "avx2_vnni", "avx512_core",
+                                     "avx512_core_vnni", "avx512_core_bf16", "avx512_core_amx"}));
+  for (std::size_t i = 1; i < x86.size(); ++i) {
+    EXPECT_LT(IsaRank(x86[i - 1]), IsaRank(x86[i])) << x86[i];
   }
+}
+
+// oneDNN's AArch64 order (src/cpu/aarch64/cpu_isa_traits.hpp): a vector length caps the
+// shorter ones; the ranks are AArch64's own, never held against x86's.
+TEST(OneDnnIsaTest, Aarch64LevelsRankInTheirOwnOrder) {
+  EXPECT_EQ(RankIn(IsaArch::kAarch64, "asimd"), 1);
+  EXPECT_EQ(RankIn(IsaArch::kAarch64, "sve_128"), 2);
+  EXPECT_EQ(RankIn(IsaArch::kAarch64, "sve_256"), 3);
+  EXPECT_EQ(RankIn(IsaArch::kAarch64, "sve_512"), 4);
+  EXPECT_EQ(RankIn(IsaArch::kAarch64, "none"), 0);
+  EXPECT_EQ(RankIn(IsaArch::kAarch64, "avx2"), std::nullopt);
+  EXPECT_EQ(RankIn(IsaArch::kX64, "sve_256"), std::nullopt);
+  EXPECT_EQ(RankIn(IsaArch::kAarch64, "sve"), std::nullopt);  // no length: no place
+  EXPECT_EQ(Compare("asimd", "sve_256"), IsaOrder::kBelow);
+  EXPECT_EQ(Compare("sve_512", "sve_128"), IsaOrder::kAbove);
+  EXPECT_EQ(Compare("none", "asimd"), IsaOrder::kBelow);
+  EXPECT_EQ(Compare("sve_256", "avx2"), IsaOrder::kUnrankable);  // same rank number, two orders
+  EXPECT_EQ(Compare("avx2", "sve_256"), IsaOrder::kUnrankable);
+  EXPECT_TRUE(AtOrBelow("sve_128", "sve_256"));
+  EXPECT_EQ(ArchOf("sve_256"), IsaArch::kAarch64);
+  EXPECT_EQ(ArchOf("avx2"), IsaArch::kX64);
+  EXPECT_EQ(ArchOf("no_such_isa"), IsaArch::kNone);
+}
+
+TEST(OneDnnIsaTest, SweepCapsArePerArchitecture) {
+  const std::span<const std::string_view> arm = SweepCaps(IsaArch::kAarch64);
+  EXPECT_EQ(std::vector<std::string_view>(arm.begin(), arm.end()),
+            (std::vector<std::string_view>{"asimd", "sve_128", "sve_256", "sve_512"}));
+  EXPECT_TRUE(SweepCaps(IsaArch::kRiscv64).empty());
+  EXPECT_TRUE(SweepCaps(IsaArch::kNone).empty());
+  EXPECT_TRUE(IsSweepCap("sve_256", IsaArch::kAarch64));
+  EXPECT_FALSE(IsSweepCap("sve_256", IsaArch::kX64));
+  EXPECT_FALSE(IsSweepCap("avx2", IsaArch::kAarch64));
+  EXPECT_EQ(SweepCapsText(IsaArch::kAarch64), "asimd, sve_128, sve_256, sve_512");
+  // What ONEDNN_MAX_CPU_ISA takes (cpu_isa_traits<>::user_option_env on AArch64).
+  EXPECT_EQ(MaxIsaValue("asimd"), "ADVANCED_SIMD");
+  EXPECT_EQ(MaxIsaValue("sve_256"), "SVE_256");
+  EXPECT_EQ(MaxIsaValue("avx512_core"), "avx512_core");  // as dlcheck has always passed it
+  // A check on AArch64 accepts its caps alone: no oneDNN 3.x level list there yet.
+  EXPECT_EQ(CheckIsasText(IsaArch::kAarch64), "asimd, sve_128, sve_256, sve_512");
+  EXPECT_EQ(CheckIsasText(IsaArch::kX64).rfind(SweepCapsText(IsaArch::kX64) + "; oneDNN 3.x: ", 0),
+            0u);
 }
 
 TEST(OneDnnIsaTest, HeaderTextsReadBackAsTheirLevel) {
@@ -151,7 +203,7 @@ TEST(OneDnnIsaTest, CompareSaysWhenANameCannotBeRanked) {
   EXPECT_EQ(Compare("avx512_core_amx", "avx10_1_512_amx"), IsaOrder::kSame);  // a 3.5+ rename
   EXPECT_EQ(Compare("avx512_core_bf16", "avx2_vnni"), IsaOrder::kAbove);
   EXPECT_EQ(Compare("none", "sse41"), IsaOrder::kBelow);
-  for (std::string_view other : {"sve_256", "avx10_2_ace", "no_such_isa", ""}) {
+  for (std::string_view other : {"sve", "avx10_2_ace", "no_such_isa", ""}) {
     EXPECT_EQ(Compare(other, "sse41"), IsaOrder::kUnrankable) << other;
     EXPECT_EQ(Compare("sse41", other), IsaOrder::kUnrankable) << other;
     EXPECT_FALSE(AtOrBelow(other, "avx512_core_amx")) << other;
@@ -163,9 +215,11 @@ TEST(OneDnnIsaTest, CompareSaysWhenANameCannotBeRanked) {
 }
 
 TEST(OneDnnIsaTest, SweepCapsAreTheRowsMarkedSo) {
-  for (const Isa& isa : kIsas) EXPECT_EQ(IsSweepCap(isa.name), isa.sweep_cap) << isa.name;
-  EXPECT_FALSE(IsSweepCap("scalar"));
-  EXPECT_EQ(SweepCapsText(),
+  for (const Isa& isa : kIsas) {
+    EXPECT_EQ(IsSweepCap(isa.name, isa.arch), isa.sweep_cap) << isa.name;
+  }
+  EXPECT_FALSE(IsSweepCap("scalar", IsaArch::kX64));
+  EXPECT_EQ(SweepCapsText(IsaArch::kX64),
             "sse41, avx, avx2, avx2_vnni, avx512_core, avx512_core_vnni, avx512_core_bf16, "
             "avx512_core_amx");
   static_assert(IsaName("avx2") == "avx2");  // IsaName("avx3") would not compile

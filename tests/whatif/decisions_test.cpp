@@ -98,6 +98,10 @@ TEST(WhatifLogIsa, TheLogsIsaBelowTheHostsBecomesTheBaselinesCap) {
   EXPECT_EQ(LogIsaCap(HeaderAt("avx512_core"), "avx2"), std::nullopt);     // a CPU below it
   EXPECT_EQ(LogIsaCap(HeaderAt(""), "avx512_core"), std::nullopt);         // no header
   EXPECT_EQ(LogIsaCap(HeaderAt("sve_256"), "avx512_core"), std::nullopt);  // not x86
+  // On an AArch64 host, in AArch64's order; an x86 log has no cap there.
+  EXPECT_EQ(LogIsaCap(HeaderAt("sve_128"), "sve_512"), "sve_128");
+  EXPECT_EQ(LogIsaCap(HeaderAt("asimd"), "sve_256"), "asimd");
+  EXPECT_EQ(LogIsaCap(HeaderAt("avx2"), "sve_256"), std::nullopt);
   // A 3.x level 2.6 cannot cap at: the highest 2.6 cap below it.
   EXPECT_EQ(LogIsaCap(HeaderAt("avx10_1_512"), "avx512_core_amx"), "avx512_core_bf16");
 }
