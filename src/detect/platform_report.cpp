@@ -148,7 +148,10 @@ void AddPlatform(const PlatformInfo& info, report::Report& report,
   report::Table& kinds =
       cpu.AddTable(kCpuCoreKindsTable, std::array{kKind, kLogicalCpus, kSameFeatures});
   for (const CpuidCoreType& kind : info.core_types) {
-    kinds.rows.push_back({kind.kind, kind.logical_cpus, kind.same_features});
+    kinds.AddRow()
+        .Set(kKind, kind.kind)
+        .Set(kLogicalCpus, kind.logical_cpus)
+        .Set(kSameFeatures, kind.same_features);
   }
   // Leaf 1Ah is Intel's hybrid leaf: all zeros on AMD, a table that says nothing there.
   kinds.omit_in_table = !view.all && info.cpu.vendor == "AuthenticAMD";
@@ -170,9 +173,16 @@ void AddPlatform(const PlatformInfo& info, report::Report& report,
   features.keyed_by_first_column = true;
   features.answer_columns = {std::string(feature_column::kUsable.name)};
   for (const FeatureLayers& f : info.features) {
-    features.rows.push_back({f.name, f.cpu, Optional(f.os), Optional(f.libcpuid),
-                             Optional(f.kernel), Optional(f.usable),
-                             ProbeValue(FindProbe(probes, f.name)), f.hidden_by_hypervisor});
+    namespace column = feature_column;
+    features.AddRow()
+        .Set(column::kFeature, f.name)
+        .Set(column::kCpuid, f.cpu)
+        .Set(column::kOs, Optional(f.os))
+        .Set(column::kLibcpuid, Optional(f.libcpuid))
+        .Set(column::kKernel, Optional(f.kernel))
+        .Set(column::kUsable, Optional(f.usable))
+        .Set(column::kProbe, ProbeValue(FindProbe(probes, f.name)))
+        .Set(column::kHidden, f.hidden_by_hypervisor);
   }
   if (!view.all) AddVendorView(info, report);
 
@@ -202,7 +212,11 @@ void AddProbesTable(const PlatformInfo& info, const std::vector<ProbeResult>& pr
   report::Table& t = report.AddTable(kProbesTable, kProbeColumns);
   for (const ProbeResult& p : probes) {
     const FeatureLayers* f = info.FindFeature(p.feature);
-    t.rows.push_back({p.feature, f != nullptr && f->cpu, ProbeValue(&p), TextOrNull(p.detail)});
+    t.AddRow()
+        .Set(feature_column::kFeature, p.feature)
+        .Set(feature_column::kCpuid, f != nullptr && f->cpu)
+        .Set(feature_column::kProbe, ProbeValue(&p))
+        .Set(feature_column::kDetail, TextOrNull(p.detail));
   }
 }
 

@@ -59,29 +59,49 @@ void AddTopology(const Topology& topology, report::Report& report, bool show_cpu
 
   report::Table& caches = s.AddTable(kCachesTable, kCacheColumns);
   for (const CacheInfo& c : topology.caches) {
-    caches.rows.push_back({c.level, c.type, SizeIn(c.size_bytes, kKiB), c.instances,
-                           c.cores_per_instance, c.pus_per_instance, KnownOrNull(c.line_bytes),
-                           c.ways != 0 ? report::Value(c.ways) : report::Value()});
+    caches.AddRow()
+        .Set(kLevel, c.level)
+        .Set(kType, c.type)
+        .Set(kSizeKib, SizeIn(c.size_bytes, kKiB))
+        .Set(kInstances, c.instances)
+        .Set(kCoresPerInstance, c.cores_per_instance)
+        .Set(kPusPerInstance, c.pus_per_instance)
+        .Set(kLineBytes, KnownOrNull(c.line_bytes))
+        .Set(kWays, c.ways != 0 ? report::Value(c.ways) : report::Value());
   }
 
   report::Table& numa = s.AddTable(kNumaTable, kNumaColumns);
   for (const NumaNodeInfo& n : topology.numa) {
-    numa.rows.push_back({n.os_index, SizeIn(n.memory_bytes, kMiB), n.cores, n.pus});
+    numa.AddRow()
+        .Set(kOsIndex, n.os_index)
+        .Set(kMemoryMib, SizeIn(n.memory_bytes, kMiB))
+        .Set(kCores, n.cores)
+        .Set(kPus, n.pus);
   }
 
   report::Table& kinds = s.AddTable(kCoreKindsTable, kCoreKindColumns);
   for (const HwlocCpuKind& k : topology.cpu_kinds) {
-    kinds.rows.push_back({k.name, k.efficiency, k.cores, k.pus, k.infos});
+    kinds.AddRow()
+        .Set(kName, k.name)
+        .Set(kEfficiency, k.efficiency)
+        .Set(kCores, k.cores)
+        .Set(kPus, k.pus)
+        .Set(kInfos, k.infos);
   }
 
   // One row a PU: long on a big machine, so the human table shows it with --all (JSON always).
   report::Table& cpus = s.AddTable(kCpusTable, kCpuColumns);
   cpus.omit_in_table = !show_cpus;
   for (const PuPlace& p : topology.cpus) {
-    cpus.rows.push_back({static_cast<std::int64_t>(p.cpu), KnownOrNull(p.core, -1),
-                         KnownOrNull(p.package, -1), KnownOrNull(p.node, -1),
-                         KnownOrNull(p.l1d, -1), KnownOrNull(p.l2, -1), KnownOrNull(p.l3, -1),
-                         p.allowed});
+    cpus.AddRow()
+        .Set(kCpu, static_cast<std::int64_t>(p.cpu))
+        .Set(kCore, KnownOrNull(p.core, -1))
+        .Set(kPackage, KnownOrNull(p.package, -1))
+        .Set(kNode, KnownOrNull(p.node, -1))
+        .Set(kL1d, KnownOrNull(p.l1d, -1))
+        .Set(kL2, KnownOrNull(p.l2, -1))
+        .Set(kL3, KnownOrNull(p.l3, -1))
+        .Set(kAllowed, p.allowed);
   }
 
   report.findings.insert(report.findings.end(), topology.findings.begin(), topology.findings.end());

@@ -217,10 +217,6 @@ void PrintSvg(const Report& report, std::ostream& out);
 void PrintSpeedscope(const Report& report, std::ostream& out);
 inline constexpr std::string_view kStacksTable = "stacks";
 
-/// Text of a value as the table and CSV printers show it (null: `null_text`).
-std::string ValueText(const Value& value, std::string_view null_text, std::string_view yes,
-                      std::string_view no);
-
 /// A report whose main table is too large to hold (one row per log line): the head is printed
 /// at once, rows as they come, and the tail (summary, findings) at the end. Memory stays flat.
 class RowStream {

@@ -1,10 +1,39 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "report/report.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
+#include <type_traits>
 
 namespace dlcheck::report {
+
+std::string ValueText(const Value& value, std::string_view null_text, std::string_view yes,
+                      std::string_view no) {
+  return std::visit(
+      [&](const auto& v) -> std::string {
+        using T = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<T, std::monostate>) {
+          return std::string(null_text);
+        } else if constexpr (std::is_same_v<T, bool>) {
+          return std::string(v ? yes : no);
+        } else if constexpr (std::is_same_v<T, std::int64_t>) {
+          return fmt::format("{}", v);
+        } else if constexpr (std::is_same_v<T, double>) {
+          if (!std::isfinite(v)) return std::string(null_text);
+          return fmt::format("{:.{}f}", v, value.precision);
+        } else if constexpr (std::is_same_v<T, TextList>) {
+          return fmt::format("{}", fmt::join(v, " "));
+        } else {
+          return v;
+        }
+      },
+      value.data);
+}
+
 namespace {
 
 std::vector<std::string> NamesOf(std::span<const Field> columns) {

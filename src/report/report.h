@@ -61,6 +61,10 @@ struct Value {
   bool operator==(const Value& other) const { return data == other.data; }
 };
 
+/// Text of a value as the table and CSV printers show it (null: `null_text`).
+std::string ValueText(const Value& value, std::string_view null_text, std::string_view yes,
+                      std::string_view no);
+
 /// Rows made when a printer reads them, for a table too large to hold as cells: `make(i)` gives
 /// row i of `count`. What `make` reads it must own (a shared_ptr to its data), since a copied
 /// Table shares it.

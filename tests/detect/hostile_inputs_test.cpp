@@ -164,7 +164,7 @@ TEST(JsonBoundsTest, ValuesAreCountedAndBracketsInStringsAreNot) {
 // Issue 51: a C1 control (0x9B, CSI; and U+009B as UTF-8) in a bad line of an AIDA64 report was
 // echoed raw in the error. The quoted line goes through the one sanitizer of log text.
 TEST(CraftedCpuNumberTest, ABadLineIsQuotedWithoutItsControls) {
-  for (const std::string csi :
+  for (const std::string& csi :
        {std::string("\x9b"), std::string("\xc2\x9b"), std::string("\x1b[")}) {
     const StatusOr<CpuidDump> dump = ParseCpuidDump(
         "------[ CPUID Registers / Logical CPU #0 ]------\nCPUID 00000000: " + csi + "2Jowned\n",

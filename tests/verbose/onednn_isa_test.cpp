@@ -64,7 +64,9 @@ TEST(OneDnnIsaTest, EveryNameTheParserRecognisesHasAnAnswer) {
     // in the x86 order (AArch64's rank in their own, RISC-V's nowhere yet).
     if (isa->arch != IsaArch::kX64) {
       EXPECT_FALSE(IsaRank(name).has_value()) << name;
-      if (isa->arch == IsaArch::kRiscv64) EXPECT_FALSE(isa->rank.has_value()) << name;
+      if (isa->arch == IsaArch::kRiscv64) {
+        EXPECT_FALSE(isa->rank.has_value()) << name;
+      }
     }
   }
   EXPECT_EQ(kIsas.size(), std::size(kParserNames) + 1);  // and "none"
