@@ -7,6 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <system_error>
 
+#include "detect/cpu_features.h"
+#include "detect/cpuid_source.h"
 #include "os/input_file.h"
 #include "os/output_file.h"
 
@@ -96,6 +98,28 @@ std::string CacheDirectory() {
 
 std::string ProfilePath(const std::string& directory, const std::string& cpu_key) {
   return (std::filesystem::path(directory) / ("roofline-" + cpu_key + ".json")).string();
+}
+
+std::string LiveCpuKey() {
+  const detect::CpuIdentity cpu = detect::DecodeIdentity(detect::LiveCpuidSource());
+  return CpuKey(cpu.vendor, cpu.family, cpu.model, cpu.stepping, cpu.brand);
+}
+
+StatusOr<std::string> StoredProfilePath() {
+  const std::string directory = CacheDirectory();
+  if (directory.empty()) {
+    return InputError(
+        "no cache directory to find this machine's profile in (set "
+        "XDG_CACHE_HOME or HOME), or give the profile: --machine-profile FILE");
+  }
+  const std::string path = ProfilePath(directory, LiveCpuKey());
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) {
+    return InputError(
+        "no machine profile of this CPU in " + directory +
+        ": run 'dlcheck roofline' once to measure it, or give one: --machine-profile FILE");
+  }
+  return path;
 }
 
 std::string ProfileJson(const MachineProfile& p) {

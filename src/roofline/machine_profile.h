@@ -110,6 +110,13 @@ std::string CacheDirectory();
 /// Where the profile of `cpu_key` lives under `directory`: "DIR/roofline-KEY.json".
 std::string ProfilePath(const std::string& directory, const std::string& cpu_key);
 
+/// This CPU's CpuKey, from its CPUID.
+std::string LiveCpuKey();
+
+/// Where this CPU's stored profile is (ProfilePath of CacheDirectory and LiveCpuKey); an
+/// InputError saying how to make one when there is none.
+StatusOr<std::string> StoredProfilePath();
+
 /// The profile as its stored JSON text (one document, fixed member order).
 std::string ProfileJson(const MachineProfile& profile);
 /// The profile in `text`; InputError naming `path` when it is not one (or of another format

@@ -81,6 +81,12 @@ def invocations(data, scratch):
         ("whatif", ["whatif", "--variants", "none", "--time", "0", "--top", "1", "--"] + cat_log,
          {0}),
         ("fleet", ["fleet", os.path.join(scratch, "fleet")], {0}),
+        # A measurement (quick, not stored) and a stored profile shown again.
+        ("roofline", ["roofline", "--quick", "--no-store"], {0}),
+        ("roofline", ["roofline", "--from", os.path.join(data, "roofline", "zen3_vm_2cpu.json")],
+         {0}),
+        ("parse", ["parse", "--machine-profile", os.path.join(data, "roofline", "round_roofs.json"),
+                   os.path.join(data, "roofline", "matmuls_2.6.3.log")], {0}),
     ]
     calls += [("parse", ["parse", f], {0}) for f in logs]
     calls += [("platform", ["platform", "--cpuid-dump", d], {0}) for d in dumps]
