@@ -5,6 +5,8 @@
 
 #include <algorithm>
 
+#include "detect/machine_profile_fields.h"
+
 namespace dlcheck::roofline {
 namespace {
 
@@ -132,6 +134,22 @@ const report::contract::Document& RooflineDocument() {
         std::string(kThreadsTable.name)};
   }();
   return kRoofline;
+}
+
+void AddMachineProfileSection(const MachineProfile& profile, const std::string& path,
+                              report::Report& report) {
+  using namespace detect::machine_profile_field;
+  report::Section& section = report.AddSection(detect::kMachineProfileSection);
+  section.Add(kProfile, path)
+      .Add(kMeasuredAt, profile.measured_at)
+      .Add(kQuick, profile.quick)
+      .Add(kMemoryGbps, Value(profile.MemoryGbps(), kGbpsDecimals));
+  report::Section& peaks = section.AddSection(detect::kPeakGflopsSection);
+  for (const char* dtype : {"f32", "bf16", "f16", "int8"}) {
+    if (const std::optional<ComputePeak> peak = profile.BestPeak(dtype)) {
+      peaks.AddEntry(dtype, Value(peak->gflops, 1));
+    }
+  }
 }
 
 report::Report RooflineReport(const MachineProfile& profile, const ProfileOrigin& origin) {

@@ -89,6 +89,11 @@ struct ProfileOrigin {
   std::string interrupted_by;  ///< the signal that stopped the measurements; empty: none
 };
 
+/// Adds `platform`'s `machine_profile` section (detect/machine_profile_fields.h) for `profile`,
+/// stored at `path`.
+void AddMachineProfileSection(const MachineProfile& profile, const std::string& path,
+                              report::Report& report);
+
 /// The report of `profile`, its findings and verdict included.
 report::Report RooflineReport(const MachineProfile& profile, const ProfileOrigin& origin);
 
