@@ -147,6 +147,7 @@ StatusOr<int> RunRoofline(const RooflineOptions& o) {
   profile.usable_cpus = budget.cpus;
   profile.cpu_budget = budget.Text();
   profile.unmeasured = Unmeasurable(usable, topology, budget);
+  profile.vector = roofline::BandwidthKernelsFor(usable).vector;
 
   const roofline::MeasurePlan plan = roofline::PlanMeasurements(
       {.quick = o.quick,

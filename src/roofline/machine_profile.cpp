@@ -137,6 +137,7 @@ std::string ProfileJson(const MachineProfile& p) {
   doc["load_start"] = Optional(p.load_start);
   doc["load_end"] = Optional(p.load_end);
   doc["seconds"] = p.seconds;
+  doc["vector"] = p.vector;
   doc["memory_gbps"] = p.MemoryGbps();
   ordered_json& sweep = doc["sweep"] = ordered_json::array();
   for (const SweepPoint& s : p.sweep) {
@@ -206,6 +207,7 @@ StatusOr<MachineProfile> ParseProfileJson(const std::string& text, const std::st
   p.load_start = OptionalNumber(doc.value("load_start", ordered_json()));
   p.load_end = OptionalNumber(doc.value("load_end", ordered_json()));
   p.seconds = Number(doc, "seconds");
+  p.vector = Text(doc, "vector");
   for (const ordered_json& s : ArrayOr(doc, "sweep")) {
     p.sweep.push_back({Text(s, "kernel"), Integer(s, "working_set_bytes"), Number(s, "gbps")});
   }

@@ -87,6 +87,7 @@ struct MachineProfile {
   std::optional<double> load_start;  ///< the 1-minute load average before and after
   std::optional<double> load_end;
   double seconds = 0;  ///< how long the measurements took
+  std::string vector;  ///< the bandwidth kernels' registers: "zmm", "ymm", "xmm"
   std::vector<SweepPoint> sweep;
   std::vector<Plateau> plateaus;
   std::vector<ThreadBandwidth> threads;

@@ -35,6 +35,7 @@ void AddSummary(const MachineProfile& p, const ProfileOrigin& origin, report::Re
       .Add(kLoadStart, Number(p.load_start, 2))
       .Add(kLoadEnd, Number(p.load_end, 2))
       .Add(kSeconds, Value(p.seconds, 1))
+      .Add(kVector, p.vector.empty() ? Value() : Value(p.vector))
       .Add(kMemoryGbps, Value(p.MemoryGbps(), kGbpsDecimals))
       .Add(kProfile, origin.path.empty() ? Value() : Value(origin.path))
       .Add(kStored, origin.stored)
@@ -122,10 +123,10 @@ const report::contract::Document& RooflineDocument() {
     return contract::Document{
         "roofline",
         "the machine's limits: bandwidth by memory level and threads, the peak of each data type",
-        {contract::Object(
-             kRooflineSection,
-             {kCpuKey, kBrand, kMicroarchitecture, kMeasuredAt, kQuick, kUsableCpus, kCpuBudget,
-              kLoadStart, kLoadEnd, kSeconds, kMemoryGbps, kProfile, kStored, kInterruptedBy}),
+        {contract::Object(kRooflineSection,
+                          {kCpuKey, kBrand, kMicroarchitecture, kMeasuredAt, kQuick, kUsableCpus,
+                           kCpuBudget, kLoadStart, kLoadEnd, kSeconds, kVector, kMemoryGbps,
+                           kProfile, kStored, kInterruptedBy}),
          contract::Rows(kPlateausTable, contract::Members(kPlateauColumns)),
          contract::Rows(kThreadsTable, contract::Members(kThreadColumns)),
          contract::Rows(kPeaksTable, contract::Members(kPeakColumns)),

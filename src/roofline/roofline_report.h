@@ -31,6 +31,7 @@ inline constexpr Field kCpuBudget{"cpu_budget"};
 inline constexpr Field kLoadStart{"load_start", Type::kNumber};   ///< 1-minute load average
 inline constexpr Field kLoadEnd{"load_end", Type::kNumber};
 inline constexpr Field kSeconds{"seconds", Type::kNumber};
+inline constexpr Field kVector{"vector"};  ///< the bandwidth kernels' registers: zmm, ymm, xmm
 inline constexpr Field kMemoryGbps{"memory_gbps", Type::kNumber};  ///< MachineProfile::MemoryGbps
 inline constexpr Field kProfile{"profile"};                        ///< the stored file's path
 inline constexpr Field kStored{"stored", Type::kBoolean};          ///< written by this run
