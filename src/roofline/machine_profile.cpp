@@ -73,6 +73,24 @@ std::optional<ComputePeak> MachineProfile::BestPeak(const std::string& dtype) co
   return best;
 }
 
+std::optional<int> SaturationThreads(const std::vector<ThreadBandwidth>& threads) {
+  if (threads.size() < 2) return std::nullopt;
+  auto bandwidth = [](const ThreadBandwidth& t) { return std::max(t.read_gbps, t.triad_gbps); };
+  double most = 0;
+  int most_threads = 0;
+  for (const ThreadBandwidth& t : threads) {
+    most = std::max(most, bandwidth(t));
+    most_threads = std::max(most_threads, t.threads);
+  }
+  if (most <= 0) return std::nullopt;
+  int fewest = most_threads;
+  for (const ThreadBandwidth& t : threads) {
+    if (bandwidth(t) >= kSaturated * most) fewest = std::min(fewest, t.threads);
+  }
+  if (fewest >= most_threads) return std::nullopt;
+  return fewest;
+}
+
 std::string CpuKey(const std::string& vendor, int family, int model, int stepping,
                    const std::string& brand) {
   std::string key = vendor + "-" + std::to_string(family) + "-" + std::to_string(model) + "-" +

@@ -100,6 +100,14 @@ struct MachineProfile {
   std::optional<ComputePeak> BestPeak(const std::string& dtype) const;
 };
 
+/// Within this fraction of the most DRAM bandwidth, more threads add nothing.
+inline constexpr double kSaturated = 0.9;
+
+/// The fewest threads whose DRAM bandwidth (the best of read and triad) is within kSaturated of
+/// the most any thread count reached, when that is fewer than the most threads measured
+/// (`bandwidth-saturated-at-k`); nullopt otherwise (bandwidth still grows, or one row).
+std::optional<int> SaturationThreads(const std::vector<ThreadBandwidth>& threads);
+
 /// The CPU's identity as a file name: "AuthenticAMD-25-1-1-AMD_EPYC" (vendor, family, model,
 /// stepping, brand with every character but letters, digits, '.' and '-' made '_').
 std::string CpuKey(const std::string& vendor, int family, int model, int stepping,

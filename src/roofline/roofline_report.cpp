@@ -92,6 +92,15 @@ void AddFindings(const MachineProfile& p, const ProfileOrigin& origin, report::R
                              "again on an idle machine",
                              p.load_start.value_or(0), p.load_end.value_or(0)));
   }
+  if (const std::optional<int> k = SaturationThreads(p.threads)) {
+    const ThreadBandwidth& most = p.threads.back();
+    r.AddFinding(report::Severity::kInfo, "bandwidth-saturated-at-" + std::to_string(*k),
+                 fmt::format("DRAM bandwidth saturates at {} thread{} (within {:.0f}% of the most "
+                             "measured; {} threads: {:.1f} GB/s): threads beyond {} add nothing "
+                             "to a memory-bound row",
+                             *k, *k == 1 ? "" : "s", 100 * kSaturated, most.threads,
+                             std::max(most.read_gbps, most.triad_gbps), *k));
+  }
   if (origin.stored) {
     r.AddFinding(report::Severity::kInfo, "profile-stored",
                  "stored as " + origin.path +

@@ -222,6 +222,18 @@ TEST(MachineProfileTest, KeyMemoryAndBestPeak) {
   EXPECT_FALSE(p.BestPeak("bf16"));
 }
 
+TEST(MachineProfileTest, BandwidthSaturatesWhereMoreThreadsAddLessThanATenth) {
+  // read/triad best: 10, 18, 19.5, 20 GB/s at 1..4 threads: 2 threads reach 18 >= 0.9 x 20.
+  const std::vector<ThreadBandwidth> threads = {
+      {1, "0", 10, 9, 8, 9}, {2, "0,1", 18, 0, 0, 0}, {3, "", 19.5, 0, 0, 0}, {4, "", 0, 0, 20, 0}};
+  EXPECT_EQ(SaturationThreads(threads), 2);
+  // Still growing past 90 % only at the last count: no saturation to speak of.
+  EXPECT_FALSE(SaturationThreads({{1, "", 10, 0, 0, 0}, {2, "", 19, 0, 0, 0}}));
+  EXPECT_FALSE(SaturationThreads({{1, "", 10, 0, 0, 0}}));
+  // One thread already within 10 % of two.
+  EXPECT_EQ(SaturationThreads({{1, "", 19, 0, 0, 0}, {2, "", 20, 0, 0, 0}}), 1);
+}
+
 TEST(MachineProfileTest, TheStoredTextReadsBackTheSame) {
   const MachineProfile p = SampleProfile();
   const std::string text = ProfileJson(p);
