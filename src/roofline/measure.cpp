@@ -254,7 +254,7 @@ std::vector<int> ThreadCounts(int n) {
 std::int64_t DramFrom(const std::vector<CacheSize>& caches) {
   std::int64_t largest = 0;
   for (const CacheSize& c : caches) largest = std::max(largest, c.bytes * c.instances);
-  return 2 * largest;
+  return 4 * largest;
 }
 
 MeasurePlan PlanMeasurements(const PlanInput& input) {
@@ -262,7 +262,8 @@ MeasurePlan PlanMeasurements(const PlanInput& input) {
   plan.quick = input.quick;
   plan.cpus = input.cpus.empty() ? std::vector<int>{0} : input.cpus;
   plan.caches = input.caches;
-  std::int64_t dram = std::max(input.quick ? 32 * kMiB : 64 * kMiB, 2 * DramFrom(input.caches));
+  std::int64_t dram =
+      std::max(input.quick ? 32 * kMiB : 64 * kMiB, (input.quick ? 1 : 2) * DramFrom(input.caches));
   dram = PowerOfTwoAtLeast(dram);
   dram = std::min(dram, input.quick ? 256 * kMiB : 1024 * kMiB);
   if (input.memory_bytes > 0) dram = std::min(dram, PowerOfTwoAtMost(input.memory_bytes / 8));

@@ -119,17 +119,17 @@ TEST(PlanTest, ThreadCountsAreEveryCountUpToEightThenPowersOfTwo) {
   EXPECT_EQ(ThreadCounts(64), (std::vector<int>{1, 2, 4, 8, 16, 32, 64}));
 }
 
-TEST(PlanTest, TheDramWorkingSetIsFourTimesAllTheL3) {
+TEST(PlanTest, TheDramWorkingSetIsEightTimesAllTheL3) {
   const std::vector<CacheSize> zen3 = {
       {"L1", 32 << 10, 2}, {"L2", 512 << 10, 2}, {"L3", 32 << 20, 1}};
   const MeasurePlan plan = PlanMeasurements({.cpus = {0, 1}, .caches = zen3});
-  EXPECT_EQ(plan.dram_bytes, std::int64_t{128} << 20);
+  EXPECT_EQ(plan.dram_bytes, std::int64_t{256} << 20);
   EXPECT_EQ(plan.sweep_sizes.front(), 4096);
   EXPECT_EQ(plan.sweep_sizes.back(), plan.dram_bytes);
-  EXPECT_EQ(plan.sweep_sizes.size(), 16u);  // 4 KiB .. 128 MiB, x2
+  EXPECT_EQ(plan.sweep_sizes.size(), 17u);  // 4 KiB .. 256 MiB, x2
   EXPECT_EQ(plan.thread_counts, (std::vector<int>{1, 2}));
   EXPECT_EQ(plan.peak_thread_counts, (std::vector<int>{1, 2}));
-  // Quick: x4 steps, the same DRAM set; a small machine's memory caps it at an eighth.
+  // Quick: x4 steps, half the DRAM set; a small machine's memory caps it at an eighth.
   const MeasurePlan quick = PlanMeasurements({.quick = true, .cpus = {0}, .caches = zen3});
   EXPECT_EQ(quick.dram_bytes, std::int64_t{128} << 20);
   EXPECT_EQ(quick.sweep_sizes.size(), 9u);  // 4K 16K 64K 256K 1M 4M 16M 64M 128M
@@ -137,6 +137,7 @@ TEST(PlanTest, TheDramWorkingSetIsFourTimesAllTheL3) {
   EXPECT_LT(quick.sample_seconds * quick.samples, plan.sample_seconds * plan.samples);
   const MeasurePlan small =
       PlanMeasurements({.cpus = {0}, .caches = zen3, .memory_bytes = std::int64_t{512} << 20});
+  // (256 MiB asked, 64 MiB allowed.)
   EXPECT_EQ(small.dram_bytes, std::int64_t{64} << 20);
   // Without caches: the floor, 64 MiB.
   EXPECT_EQ(PlanMeasurements({.cpus = {0}}).dram_bytes, std::int64_t{64} << 20);
@@ -146,7 +147,7 @@ TEST(PlateauTest, EachLevelIsTheMedianOfItsPoints) {
   const std::vector<CacheSize> caches = {{"L1", 32 << 10, 2}, {"L2", 512 << 10, 2}};
   std::vector<SweepPoint> sweep;
   // read: 4K 8K 16K in L1 (100, 120, 110), 64K 128K 256K in L2 (60, 50, 55), 32K between
-  // (L1's edge, in neither), 4M DRAM (past twice the largest cache, 1 MiB).
+  // (L1's edge, in neither), 4M DRAM (from 4x all of the largest cache, 1 MiB).
   const std::vector<std::pair<std::int64_t, double>> read = {
       {4 << 10, 100}, {8 << 10, 120},  {16 << 10, 110}, {32 << 10, 90},
       {64 << 10, 60}, {128 << 10, 50}, {256 << 10, 55}, {4 << 20, 10}};
