@@ -41,6 +41,8 @@ tests_packages=(
   procps                              # ps/pgrep: that test checks no daemon is left behind
   prometheus                          # promtool: the fleet test lints the Prometheus textfile
   lintian                             # make deb-test: the package has no lintian error
+  likwid mbw                          # roofline_peer: likwid-bench (stream, load, peakflops)
+                                      # and mbw, the peers of `dlcheck roofline`'s figures
 )
 # ci: what .ci/run adds (the libFuzzer target is built with clang; ASan/UBSan use gcc's runtime;
 # `make format-check` holds every source to .clang-format).

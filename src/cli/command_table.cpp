@@ -10,6 +10,7 @@
 #include "detect/platform_report.h"
 #include "fleet/fleet_report.h"
 #include "profile/profile_report.h"
+#include "roofline/roofline_report.h"
 
 namespace dlcheck::cli {
 
@@ -19,6 +20,7 @@ void SetupParse(CLI::App& sub, int& exit_code);
 void SetupRun(CLI::App& sub, int& exit_code);
 void SetupProfile(CLI::App& sub, int& exit_code);
 void SetupPlatform(CLI::App& sub, int& exit_code);
+void SetupRoofline(CLI::App& sub, int& exit_code);
 void SetupDispatch(CLI::App& sub, int& exit_code);
 void SetupWhatif(CLI::App& sub, int& exit_code);
 void SetupCheck(CLI::App& sub, int& exit_code);
@@ -46,6 +48,10 @@ const Command kCommands[] = {
      SetupProfile, profile::ProfileDocument},
     {"platform", "what this CPU machine can do for deep learning", SetupPlatform,
      detect::PlatformDocument},
+    {"roofline",
+     "the machine's limits: memory bandwidth by level and threads, the peak of each data type; "
+     "stored for later commands",
+     SetupRoofline, roofline::RooflineDocument},
     {"dispatch",
      "run a model (or, after --, a program) under each oneDNN ISA cap and thread set, side by "
      "side per primitive",

@@ -26,6 +26,8 @@
 #include "dispatch/noise.h"
 #include "report/primitive_columns.h"
 #include "report/printer.h"
+#include "roofline/machine_profile.h"
+#include "roofline/row_roofline.h"
 #include "verbose/benchdnn.h"
 #include "verbose/line_reader.h"
 #include "verbose/log_session.h"
@@ -43,10 +45,42 @@ struct ParseOptions {
   std::size_t top = 0;
   bool strict = false;
   verbose::BenchdnnVersion benchdnn_version = verbose::BenchdnnVersion::kLogs;
-  std::string benchdnn_batch;  ///< a driver: print its --batch file instead of the report
-  std::string cpuid_dump;      ///< a CPU for dtype-no-native-path; "": the log's header, this host
-  int jobs = 0;                ///< threads that read a large log file (0: LogJobs())
+  std::string benchdnn_batch;   ///< a driver: print its --batch file instead of the report
+  std::string cpuid_dump;       ///< a CPU for dtype-no-native-path; "": the log's header, this host
+  int jobs = 0;                 ///< threads that read a large log file (0: LogJobs())
+  bool roofline = false;        ///< --roofline: place the hot rows under a machine profile
+  std::string machine_profile;  ///< --machine-profile FILE: that one ("": this CPU's stored)
 };
+
+// The machine profile --roofline names (FILE, or this CPU's in the cache), with its path.
+struct RooflineProfile {
+  roofline::MachineProfile profile;
+  std::string path;
+};
+
+StatusOr<std::optional<RooflineProfile>> LoadRooflineProfile(const ParseOptions& options) {
+  if (!options.roofline && options.machine_profile.empty()) {
+    return std::optional<RooflineProfile>();
+  }
+  std::string path = options.machine_profile;
+  if (path.empty()) {
+    StatusOr<std::string> stored = roofline::StoredProfilePath();
+    if (!stored.ok()) return stored.status();
+    path = *stored;
+  }
+  StatusOr<roofline::MachineProfile> profile = roofline::LoadProfile(path);
+  if (!profile.ok()) return profile.status();
+  return std::optional<RooflineProfile>(RooflineProfile{std::move(*profile), path});
+}
+
+// The hot rows on the roofline: the table and its findings.
+void AddRowRoofline(const std::vector<roofline::PlacedRow>& placed, const RooflineProfile& machine,
+                    report::Report& report) {
+  roofline::AddRooflineTable(placed, report);
+  for (Finding& finding : roofline::RooflineFindings(placed, machine.profile, machine.path)) {
+    report.findings.push_back(std::move(finding));
+  }
+}
 
 std::string_view BenchdnnVersionName(verbose::BenchdnnVersion version) {
   switch (version) {
@@ -197,15 +231,19 @@ void PrintBenchdnnBatch(const ParseOptions& options, const std::vector<std::stri
 // The whole report (options, primitives, input, header, summary), printed at the end.
 void PrintFullReport(const ParseOptions& options, const std::vector<std::string>& files,
                      verbose::LogSession& session, const verbose::Summary& summary,
-                     const std::vector<verbose::ExecRecord>& execs, const os::CpuBudget& budget) {
+                     const std::vector<verbose::ExecRecord>& execs, const os::CpuBudget& budget,
+                     const std::optional<RooflineProfile>& machine) {
   report::Report full(ParseDocument());
   full.sections.push_back(OptionsSection(options));
   std::vector<verbose::PrimitiveStats> rows = session.TakeRows();
   SortRows(rows, options.sort);
+  std::vector<roofline::PlacedRow> placed;
+  if (machine) placed = roofline::PlaceHotRows(rows, machine->profile);
   // Several logs: a row per (input, primitive), and a `file` column naming the input.
   const verbose::LogHeader header = session.header();
   const ColumnOptions columns = PrimitiveColumnsOf(options, files, session, header);
   AddPrimitivesTable(full, std::move(rows), summary.exec_ms, options.top, columns);
+  if (machine) AddRowRoofline(placed, *machine, full);
   AddLogSummary(full, files, session, summary);
   // A log's nthr: against this machine's CPU budget: said for a log that may be recorded here.
   const std::optional<dispatch::ProgramThreads> threads =
@@ -235,6 +273,12 @@ Status CheckFormat(const ParseOptions& options, const std::vector<std::string>& 
         "--format trace is already one event per execution; drop --events (see 'dlcheck parse "
         "--help')");
   }
+  if ((options.roofline || !options.machine_profile.empty()) &&
+      (options.events || !options.benchdnn_batch.empty())) {
+    return UsageError(
+        "--roofline places the distinct primitives of the report, which --events and "
+        "--benchdnn-batch do not print; drop one (see 'dlcheck parse --help')");
+  }
   if (!options.benchdnn_batch.empty() && options.events) {
     return UsageError(
         "--benchdnn-batch prints distinct primitives, which --events cannot stream; "
@@ -262,6 +306,9 @@ StatusOr<int> RunParse(const ParseOptions& options) {
     if (Status s = CheckReadable(f); !s.ok()) return s;
   }
   if (Status s = CheckFormat(options, files); !s.ok()) return s;
+  // The machine profile of --roofline, read before the log so that a missing one fails first.
+  const StatusOr<std::optional<RooflineProfile>> machine = LoadRooflineProfile(options);
+  if (!machine.ok()) return machine.status();
   // This machine's CPU budget, read before the log fills the memory (a log's nthr: is held to
   // it).
   const os::CpuBudget budget = os::ReadCpuBudget();
@@ -318,7 +365,7 @@ StatusOr<int> RunParse(const ParseOptions& options) {
   if (!options.benchdnn_batch.empty()) {
     PrintBenchdnnBatch(options, files, session);
   } else if (!stream) {
-    PrintFullReport(options, files, session, summary, execs, budget);
+    PrintFullReport(options, files, session, summary, execs, budget, *machine);
   }
   std::cout.flush();
   if (timeline.dropped() > 0) {
@@ -342,7 +389,7 @@ const report::contract::Document& ParseDocument() {
                                             kBenchdnnBatch, kCpuidDump}),
          InputMember(/*with_files=*/true), HeaderMember(), SummaryMember(),
          PrimitivesMember(/*with_layer=*/true, /*with_file=*/true), HeadersMember(),
-         DiagnosticsMember(), EventsMember()},
+         DiagnosticsMember(), EventsMember(), roofline::RowRooflineMember()},
         std::string(report::kPrimitivesTable.name)};
   }();
   return kParse;
@@ -381,6 +428,15 @@ void SetupParse(CLI::App& subcommand, int& exit_code) {
                 "print a benchdnn --batch file of the log's lines for this driver instead of the "
                 "report (benchdnn --DRIVER --batch=FILE reruns them; its first line says how)",
                 "DRIVER");
+  sub->add_flag("--roofline", options->roofline,
+                "place the hot rows on this machine's roofline (bytes per call, intensity, the "
+                "roof that binds, its fraction) under the machine profile 'dlcheck roofline' "
+                "stored for this CPU, without measuring again");
+  sub->add_option("--machine-profile", options->machine_profile,
+                  "--roofline under this stored machine profile (a roofline-*.json) instead of "
+                  "this CPU's")
+      ->check(NotEmpty("file"))
+      ->option_text("FILE");
   sub->callback([options, &exit_code] { exit_code = EndCommand(RunParse(*options)); });
 }
 

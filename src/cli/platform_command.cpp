@@ -12,11 +12,14 @@
 #include "detect/cpuid_source.h"
 #include "detect/platform.h"
 #include "detect/platform_report.h"
+#include "detect/pmu.h"
 #include "detect/probe.h"
 #include "detect/topology.h"
 #include "detect/topology_report.h"
 #include "dispatch/onednn_info.h"
 #include "os/output_file.h"
+#include "roofline/machine_profile.h"
+#include "roofline/roofline_report.h"
 
 namespace dlcheck::cli {
 namespace {
@@ -83,6 +86,23 @@ Status AddTopologySection(const PlatformOptions& options, report::Report& report
   return {};
 }
 
+// What only the live machine can say: its hardware counters, and the machine profile
+// `dlcheck roofline` stored for this CPU (a profile that cannot be read is said, not fatal).
+void AddLiveMachine(const detect::PlatformInfo& info, report::Report& report) {
+  if (std::optional<Finding> no_pmu = detect::NoPmuFinding(detect::ReadPmu(), info.cpu)) {
+    report.findings.push_back(std::move(*no_pmu));
+  }
+  StatusOr<std::string> path = roofline::StoredProfilePath();
+  if (!path.ok()) return;
+  StatusOr<roofline::MachineProfile> profile = roofline::LoadProfile(*path);
+  if (!profile.ok()) {
+    report.AddFinding(report::Severity::kWarning, "machine-profile-unreadable",
+                      profile.status().message());
+    return;
+  }
+  roofline::AddMachineProfileSection(*profile, *path, report);
+}
+
 StatusOr<int> RunPlatform(const PlatformOptions& options) {
   if (!options.save_raw.empty() && (!options.cpuid_dump.empty() || !options.topology.empty())) {
     return UsageError(
@@ -121,6 +141,7 @@ StatusOr<int> RunPlatform(const PlatformOptions& options) {
     detect::AddProbeFindings(info, probes, report);
   }
   if (Status topology = AddTopologySection(options, report); !topology.ok()) return topology;
+  if (options.cpuid_dump.empty()) AddLiveMachine(info, report);
   report::SetVerdict(report, detect::PlatformVerdict(info));
   // A report lost on a full disk or a closed stdout is a write error: main checks it for every
   // command.

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "detect/machine_profile_fields.h"
 #include "detect/topology_report.h"
 
 namespace dlcheck::detect {
@@ -72,6 +73,11 @@ const contract::Document& PlatformDocument() {
   static const contract::Document kPlatform = [] {
     std::vector<contract::Member> members = PlatformMembers(/*with_probes=*/true);
     members.insert(members.begin() + 2, TopologyMember());
+    {
+      using namespace machine_profile_field;
+      members.push_back(contract::Object(
+          kMachineProfileSection, {kProfile, kMeasuredAt, kQuick, kMemoryGbps, kPeakGflops}));
+    }
     return contract::Document{
         "platform", "what the machine can do: ISA features layer by layer, levels, topology",
         std::move(members), std::string(kFeaturesTable.name)};

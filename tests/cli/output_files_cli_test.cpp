@@ -298,6 +298,7 @@ std::map<std::string, FailingRun> FailingRuns(const std::filesystem::path& dir) 
        {{"profile", "--", missing},
         {ToInt(ExitCode::kUnsupported), ToInt(ExitCode::kCommandNotFound)}}},
       {"platform", {{"platform", "--cpuid-dump", garbage}, {input}}},
+      {"roofline", {{"roofline", "--from", missing}, {input}}},
       {"dispatch", {{"dispatch", "--repeat", "2"}, {ToInt(ExitCode::kUsage)}}},
       {"whatif", {{"whatif", missing}, {input}}},
       {"check", {{"check", "--config", missing}, {3}}},  // UNKNOWN
@@ -343,6 +344,7 @@ std::map<std::string, std::vector<std::string>> SucceedingRuns(const std::filesy
       {"run", {"run", "--", "true"}},
       {"profile", {"profile", "--", "true"}},
       {"platform", {"platform", "--cpuid-dump", dump}},
+      {"roofline", {"roofline", "--from", testing::DataPath("roofline/zen3_vm_2cpu.json")}},
       {"dispatch", {"dispatch", "--isa", "sse41", "--", "true"}},
       {"whatif", {"whatif", "--variants", "none", "--time", "0", "--top", "1", log}},
       {"check", {"check", "--emit", "slurm-features"}},

@@ -296,6 +296,8 @@ def pages(dlcheck, data, scratch):
     busy = ["python3", "-c", "import time\nend = time.time() + 1.5\nwhile time.time() < end: pass"]
     return [
         ("platform", ["platform"], (0,)),
+        ("roofline", ["roofline", "--from", os.path.join(data, "roofline", "zen3_vm_2cpu.json")],
+         (0,)),
         ("parse", ["parse", generated], (0,)),
         ("parse_hostile", ["parse", hostile], (0,)),
         ("verbose", ["verbose", "--model", "cnn"] + TINY, (0,)),

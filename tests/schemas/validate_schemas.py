@@ -48,6 +48,7 @@ def invocations(data, scratch):
     log = os.path.join(data, "verbose", "generated_2.6.3.txt")
     cat_log = ["sh", "-c", 'cat "$0"', log]
     a = os.path.join(data, "verbose", "torch_cnn_avx2_2.6.3.log")
+    cache = "XDG_CACHE_HOME=" + os.path.join(scratch, "cache")
     b = os.path.join(data, "verbose", "torch_cnn_2.6.3.log")
     calls = [
         ("platform", ["platform"], {0}),
@@ -81,6 +82,16 @@ def invocations(data, scratch):
         ("whatif", ["whatif", "--variants", "none", "--time", "0", "--top", "1", "--"] + cat_log,
          {0}),
         ("fleet", ["fleet", os.path.join(scratch, "fleet")], {0}),
+        # A measurement (quick) stored in a scratch cache, then read by platform and parse; a
+        # stored profile shown again.
+        ("roofline", [cache, "roofline", "--quick"], {0}),
+        ("platform", [cache, "platform"], {0}),
+        ("parse", [cache, "parse", "--roofline", os.path.join(data, "roofline", "matmuls_2.6.3.log")],
+         {0}),
+        ("roofline", ["roofline", "--from", os.path.join(data, "roofline", "zen3_vm_2cpu.json")],
+         {0}),
+        ("parse", ["parse", "--machine-profile", os.path.join(data, "roofline", "round_roofs.json"),
+                   os.path.join(data, "roofline", "matmuls_2.6.3.log")], {0}),
     ]
     calls += [("parse", ["parse", f], {0}) for f in logs]
     calls += [("platform", ["platform", "--cpuid-dump", d], {0}) for d in dumps]
