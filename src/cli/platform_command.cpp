@@ -96,7 +96,7 @@ void AddLiveMachine(const detect::PlatformInfo& info, report::Report& report) {
   if (!path.ok()) return;
   StatusOr<roofline::MachineProfile> profile = roofline::LoadProfile(*path);
   if (!profile.ok()) {
-    report.AddFinding(report::Severity::kWarning, "machine-profile-unreadable",
+    report.AddFinding(report::Severity::kWarning, codes::kMachineProfileUnreadable,
                       profile.status().message());
     return;
   }

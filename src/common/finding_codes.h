@@ -119,4 +119,15 @@ inline constexpr char kSameSiliconDiffers[] = "same-silicon-differs";
 inline constexpr char kNoTopology[] = "no-topology";
 inline constexpr char kTopologyUnavailable[] = "topology-unavailable";
 
+// roofline and the machine profile
+/// A prefix: the code ends in the thread count K past which DRAM bandwidth grows no more.
+inline constexpr char kBandwidthSaturatedAt[] = "bandwidth-saturated-at-";
+inline constexpr char kFarBelowRoof[] = "far-below-roof";
+inline constexpr char kMachineProfileUnreadable[] = "machine-profile-unreadable";
+inline constexpr char kMemoryBound[] = "memory-bound";
+inline constexpr char kNoHardwareCounters[] = "no-hardware-counters";
+inline constexpr char kNoPeakForDtype[] = "no-peak-for-dtype";
+inline constexpr char kProfileStored[] = "profile-stored";
+inline constexpr char kRooflineRoofs[] = "roofline-roofs";
+
 }  // namespace dlcheck::codes

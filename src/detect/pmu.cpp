@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <system_error>
 
+#include "common/finding_codes.h"
+
 namespace dlcheck::detect {
 namespace {
 
@@ -49,7 +51,7 @@ std::optional<Finding> NoPmuFinding(const PmuState& pmu, const CpuIdentity& cpu)
            (cpu.hypervisor_vendor.empty() ? std::string() : " (" + cpu.hypervisor_vendor + ")") +
            " does not pass the PMU through";
   }
-  return Finding{Severity::kInfo, "no-hardware-counters",
+  return Finding{Severity::kInfo, codes::kNoHardwareCounters,
                  "no hardware performance counters here: " + why +
                      ". perf samples by cpu-clock (software), and no cycle, cache, memory or "
                      "instruction counter can be read; 'dlcheck roofline' measures bandwidth "

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "common/primitive_kinds.h"
 #include "verbose/problem_keys.h"
 #include "verbose/shape_math.h"
 
@@ -156,11 +157,13 @@ std::optional<double> BytesPerCall(std::string_view primitive, std::string_view 
                                    std::string_view data_types,
                                    std::string_view memory_descriptors) {
   std::optional<Elements> e;
-  if (primitive == "matmul") {
+  using onednn::Kind;
+  const std::optional<Kind> kind = onednn::KindOf(primitive);
+  if (kind == Kind::kMatmul) {
     e = MatmulElements(problem, memory_descriptors);
-  } else if (primitive == "inner_product") {
+  } else if (kind == Kind::kInnerProduct) {
     e = InnerProductElements(problem);
-  } else if (primitive == "convolution" || primitive == "deconvolution") {
+  } else if (kind == Kind::kConvolution || kind == Kind::kDeconvolution) {
     e = ConvolutionElements(problem);
   }
   if (!e) return std::nullopt;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "common/finding_codes.h"
 #include "detect/machine_profile_fields.h"
 
 namespace dlcheck::roofline {
@@ -45,18 +46,33 @@ void AddSummary(const MachineProfile& p, const ProfileOrigin& origin, report::Re
 void AddTables(const MachineProfile& p, report::Report& r) {
   report::Table& plateaus = r.AddTable(kPlateausTable, kPlateauColumns);
   for (const Plateau& l : p.plateaus) {
-    plateaus.rows.push_back({l.level, Kib(l.cache_bytes), Kib(l.from_bytes), Kib(l.to_bytes),
-                             Number(l.read_gbps), Number(l.copy_gbps), Number(l.triad_gbps)});
+    plateaus.AddRow()
+        .Set(rf::kLevel, l.level)
+        .Set(rf::kCacheKib, Kib(l.cache_bytes))
+        .Set(rf::kFromKib, Kib(l.from_bytes))
+        .Set(rf::kToKib, Kib(l.to_bytes))
+        .Set(rf::kReadGbps, Number(l.read_gbps))
+        .Set(rf::kCopyGbps, Number(l.copy_gbps))
+        .Set(rf::kTriadGbps, Number(l.triad_gbps));
   }
   report::Table& threads = r.AddTable(kThreadsTable, kThreadColumns);
   for (const ThreadBandwidth& t : p.threads) {
-    threads.rows.push_back({t.threads, t.cpus, Value(t.read_gbps, kGbpsDecimals),
-                            Value(t.copy_gbps, kGbpsDecimals), Value(t.triad_gbps, kGbpsDecimals),
-                            Value(t.triad_nt_gbps, kGbpsDecimals)});
+    threads.AddRow()
+        .Set(rf::kThreads, t.threads)
+        .Set(rf::kCpus, t.cpus)
+        .Set(rf::kReadGbps, Value(t.read_gbps, kGbpsDecimals))
+        .Set(rf::kCopyGbps, Value(t.copy_gbps, kGbpsDecimals))
+        .Set(rf::kTriadGbps, Value(t.triad_gbps, kGbpsDecimals))
+        .Set(rf::kTriadNtGbps, Value(t.triad_nt_gbps, kGbpsDecimals));
   }
   report::Table& peaks = r.AddTable(kPeaksTable, kPeakColumns);
   for (const ComputePeak& c : p.peaks) {
-    peaks.rows.push_back({c.dtype, c.unit, c.instruction, c.threads, Value(c.gflops, 1)});
+    peaks.AddRow()
+        .Set(rf::kDtype, c.dtype)
+        .Set(rf::kUnit, c.unit)
+        .Set(rf::kInstruction, c.instruction)
+        .Set(rf::kThreads, c.threads)
+        .Set(rf::kGflops, Value(c.gflops, 1));
   }
   // One row per working set: the read point's size (read and copy use it exactly; the triad's
   // three arrays are rounded down to whole 256-byte steps).
@@ -71,22 +87,27 @@ void AddTables(const MachineProfile& p, report::Report& r) {
       if (it->kernel == kCopy) copy = it->gbps;
       if (it->kernel == kTriad) triad = it->gbps;
     }
-    sweep.rows.push_back(
-        {Kib(s.working_set_bytes), Value(s.gbps, kGbpsDecimals), Number(copy), Number(triad)});
+    sweep.AddRow()
+        .Set(rf::kWorkingSetKib, Kib(s.working_set_bytes))
+        .Set(rf::kReadGbps, Value(s.gbps, kGbpsDecimals))
+        .Set(rf::kCopyGbps, Number(copy))
+        .Set(rf::kTriadGbps, Number(triad));
   }
   report::Table& unmeasured = r.AddTable(kUnmeasuredTable, kUnmeasuredColumns);
-  for (const Unmeasured& u : p.unmeasured) unmeasured.rows.push_back({u.what, u.reason});
+  for (const Unmeasured& u : p.unmeasured) {
+    unmeasured.AddRow().Set(rf::kWhat, u.what).Set(rf::kReason, u.reason);
+  }
 }
 
 void AddFindings(const MachineProfile& p, const ProfileOrigin& origin, report::Report& r) {
   if (!origin.interrupted_by.empty()) {
-    r.AddFinding(report::Severity::kWarning, "interrupted",
+    r.AddFinding(report::Severity::kWarning, codes::kInterrupted,
                  origin.interrupted_by +
                      " stopped the measurements: the figures are partial and were not stored");
   }
   const double load = std::max(p.load_start.value_or(0), p.load_end.value_or(0));
   if (load >= 1.0) {
-    r.AddFinding(report::Severity::kWarning, "busy-machine",
+    r.AddFinding(report::Severity::kWarning, codes::kBusyMachine,
                  fmt::format("the 1-minute load average was {:.2f} at the start and {:.2f} at the "
                              "end: other work shared the CPUs, so the figures may be low; measure "
                              "again on an idle machine",
@@ -94,7 +115,7 @@ void AddFindings(const MachineProfile& p, const ProfileOrigin& origin, report::R
   }
   if (const std::optional<int> k = SaturationThreads(p.threads)) {
     const ThreadBandwidth& most = p.threads.back();
-    r.AddFinding(report::Severity::kInfo, "bandwidth-saturated-at-" + std::to_string(*k),
+    r.AddFinding(report::Severity::kInfo, codes::kBandwidthSaturatedAt + std::to_string(*k),
                  fmt::format("DRAM bandwidth saturates at {} thread{} (within {:.0f}% of the most "
                              "measured; {} threads: {:.1f} GB/s): threads beyond {} add nothing "
                              "to a memory-bound row",
@@ -102,7 +123,7 @@ void AddFindings(const MachineProfile& p, const ProfileOrigin& origin, report::R
                              std::max(most.read_gbps, most.triad_gbps), *k));
   }
   if (origin.stored) {
-    r.AddFinding(report::Severity::kInfo, "profile-stored",
+    r.AddFinding(report::Severity::kInfo, codes::kProfileStored,
                  "stored as " + origin.path +
                      ": `parse --roofline` and `platform` read it without measuring again");
   }

@@ -7,6 +7,8 @@
 #include <cmath>
 #include <limits>
 
+#include "common/finding_codes.h"
+
 namespace dlcheck::roofline {
 namespace {
 
@@ -74,7 +76,7 @@ std::vector<Finding> RooflineFindings(const std::vector<PlacedRow>& placed,
     }
   }
   findings.push_back(
-      {Severity::kInfo, "roofline-roofs",
+      {Severity::kInfo, codes::kRooflineRoofs,
        fmt::format("the hot rows are placed under the roofs of this machine's profile {} ({}, "
                    "measured {}): {}; bytes per call by benchdnn's rule: src, weights, bias and "
                    "dst, each moved once",
@@ -90,7 +92,7 @@ std::vector<Finding> RooflineFindings(const std::vector<PlacedRow>& placed,
     }
     if (row.placement.fraction < kFarBelowRoof) {
       findings.push_back(
-          {Severity::kWarning, "far-below-roof",
+          {Severity::kWarning, codes::kFarBelowRoof,
            fmt::format("{} ({}) reaches {:.0f}% of its {} roof ({:.1f} of {:.1f} GFLOP/s): a "
                        "kernel or layout problem, not the machine's limit; see 'dlcheck whatif'",
                        RowName(row), row.implementation, 100 * row.placement.fraction,
@@ -100,7 +102,7 @@ std::vector<Finding> RooflineFindings(const std::vector<PlacedRow>& placed,
   }
   if (!memory_bound.empty()) {
     findings.push_back(
-        {Severity::kInfo, "memory-bound",
+        {Severity::kInfo, codes::kMemoryBound,
          fmt::format("{} of the hot rows {} memory-bound ({}): more threads, AMX or bf16 compute "
                      "will not help {}; fewer bytes will: int8/bf16 weights, a larger batch",
                      memory_bound.size(), memory_bound.size() == 1 ? "is" : "are",
@@ -109,7 +111,7 @@ std::vector<Finding> RooflineFindings(const std::vector<PlacedRow>& placed,
   std::sort(no_peak.begin(), no_peak.end());
   no_peak.erase(std::unique(no_peak.begin(), no_peak.end()), no_peak.end());
   for (const std::string& dtype : no_peak) {
-    findings.push_back({Severity::kInfo, "no-peak-for-dtype",
+    findings.push_back({Severity::kInfo, codes::kNoPeakForDtype,
                         "the profile has no " + dtype + " peak (this host cannot run a " + dtype +
                             " unit, see 'dlcheck roofline'): its rows are held to the memory "
                             "roof alone"});
@@ -126,13 +128,20 @@ void AddRooflineTable(const std::vector<PlacedRow>& placed, report::Report& repo
   report::Table& table = report.AddTable(kRowRooflineTable, kRowRooflineColumns);
   for (const PlacedRow& row : placed) {
     const Placement& p = row.placement;
-    table.rows.push_back(
-        {row.primitive, row.implementation, row.problem,
-         row.dtype.empty() ? Value() : Value(row.dtype), Value(row.exec_ms_mean, 3),
-         static_cast<std::int64_t>(std::llround(row.bytes)), Value(p.intensity, 2),
-         Value(p.achieved_gflops, 2), Value(p.achieved_gbps, 2), Value(p.memory_roof_gflops, 2),
-         row.has_peak ? Value(row.roofs.peak_gflops, 1) : Value(), BoundName(p.bound),
-         Value(p.fraction, 3)});
+    table.AddRow()
+        .Set(rrc::kPrimitive, row.primitive)
+        .Set(rrc::kImplementation, row.implementation)
+        .Set(rrc::kProblem, row.problem)
+        .Set(rrc::kDtype, row.dtype.empty() ? Value() : Value(row.dtype))
+        .Set(rrc::kExecMsMean, Value(row.exec_ms_mean, 3))
+        .Set(rrc::kBytesPerCall, static_cast<std::int64_t>(std::llround(row.bytes)))
+        .Set(rrc::kIntensity, Value(p.intensity, 2))
+        .Set(rrc::kGflops, Value(p.achieved_gflops, 2))
+        .Set(rrc::kGbps, Value(p.achieved_gbps, 2))
+        .Set(rrc::kMemoryRoofGflops, Value(p.memory_roof_gflops, 2))
+        .Set(rrc::kPeakGflops, row.has_peak ? Value(row.roofs.peak_gflops, 1) : Value())
+        .Set(rrc::kBound, BoundName(p.bound))
+        .Set(rrc::kRoofFraction, Value(p.fraction, 3));
   }
 }
 

@@ -101,7 +101,9 @@ TEST_F(RooflineCli, AQuickMeasurementHoldsOnAnyHostAndIsStored) {
   ASSERT_GE(sweep.size(), 2u);
   for (std::size_t i = 0; i < sweep.size(); ++i) {
     EXPECT_GT(Number(sweep[i]["read_gbps"]), 0);
-    if (i > 0) EXPECT_GT(sweep[i]["working_set_kib"], sweep[i - 1]["working_set_kib"]);
+    if (i > 0) {
+      EXPECT_GT(sweep[i]["working_set_kib"], sweep[i - 1]["working_set_kib"]);
+    }
   }
 
   // Peaks at 1 thread and at N; a unit measured is never also said unmeasurable.

@@ -168,7 +168,9 @@ TEST(RooflinePeer, BandwidthAndFmaPeakBesideLikwidBench) {
     peaks.push_back({peak, t, 32, "MFlops/s", 1000});
   }
   for (int round = 0; round < kRounds; ++round) {
-    if (round > 0) ASSERT_NO_FATAL_FAILURE(d.Measure());
+    if (round > 0) {
+      ASSERT_NO_FATAL_FAILURE(d.Measure());
+    }
     for (auto* figures : {&reads, &triads, &peaks}) {
       for (LikwidFigure& f : *figures) {
         if (figures != &peaks || !d.fma_unit.empty()) f.Measure(*likwid);
