@@ -17,8 +17,8 @@
 // src/common/verbose.cpp (the names verbose prints, 0.x to 3.x); benchdnn's drivers
 // (tests/benchdnn/*/ and its README's list).
 
-#include <algorithm>
 #include <array>
+#include <cstddef>
 #include <optional>
 #include <string_view>
 
@@ -111,17 +111,25 @@ inline constexpr std::array kPrimitiveKinds = {
     PrimitiveKind{"external", Kind::kExternal, KindRole::kOther, ""},
 };
 
+/// The index of a verbose kind name's entry; kPrimitiveKinds.size() for a name the table lacks.
+/// (An index, not a pointer: GCC's sanitizers make a pointer's comparison with nullptr no
+/// constant expression, and the static_asserts below are evaluated in every build.)
+constexpr std::size_t IndexOfKind(std::string_view name) {
+  std::size_t i = 0;
+  while (i < kPrimitiveKinds.size() && kPrimitiveKinds[i].name != name) ++i;
+  return i;
+}
+
 /// The entry of a verbose kind name; nullptr for a name the table lacks.
-constexpr const PrimitiveKind* FindKind(std::string_view name) {
-  const auto* found = std::find_if(kPrimitiveKinds.begin(), kPrimitiveKinds.end(),
-                                   [&](const PrimitiveKind& k) { return k.name == name; });
-  return found == kPrimitiveKinds.end() ? nullptr : found;
+inline const PrimitiveKind* FindKind(std::string_view name) {
+  const std::size_t i = IndexOfKind(name);
+  return i < kPrimitiveKinds.size() ? &kPrimitiveKinds[i] : nullptr;
 }
 
 /// The primitive a verbose kind name stands for; nullopt for a name the table lacks.
 constexpr std::optional<Kind> KindOf(std::string_view name) {
-  const PrimitiveKind* found = FindKind(name);
-  return found == nullptr ? std::nullopt : std::optional<Kind>(found->kind);
+  const std::size_t i = IndexOfKind(name);
+  return i < kPrimitiveKinds.size() ? std::optional<Kind>(kPrimitiveKinds[i].kind) : std::nullopt;
 }
 
 /// Whether a verbose kind name stands for `kind` (`IsKind("pooling_v2", Kind::kPooling)`).
@@ -131,34 +139,35 @@ constexpr bool IsKind(std::string_view name, Kind kind) {
 
 /// The name of a kind: its first entry's (`softmax`, never `softmax_v2`).
 constexpr std::string_view NameOf(Kind kind) {
-  const auto* found = std::find_if(kPrimitiveKinds.begin(), kPrimitiveKinds.end(),
-                                   [&](const PrimitiveKind& k) { return k.kind == kind; });
-  return found == kPrimitiveKinds.end() ? std::string_view{} : found->name;
+  for (const PrimitiveKind& k : kPrimitiveKinds) {
+    if (k.kind == kind) return k.name;
+  }
+  return {};
 }
 
 /// A layer's arithmetic on weights (convolution, deconvolution, inner product, matmul): the
 /// kinds whose kernel is the one that matters.
 constexpr bool IsComputeKind(std::string_view name) {
-  const PrimitiveKind* found = FindKind(name);
-  return found != nullptr && found->role == KindRole::kCompute;
+  const std::size_t i = IndexOfKind(name);
+  return i < kPrimitiveKinds.size() && kPrimitiveKinds[i].role == KindRole::kCompute;
 }
 
 /// Copies or combines tensors rather than computing a layer: reorder, sum, concat, shuffle.
 constexpr bool IsDataMovementKind(std::string_view name) {
-  const PrimitiveKind* found = FindKind(name);
-  return found != nullptr && found->role == KindRole::kDataMovement;
+  const std::size_t i = IndexOfKind(name);
+  return i < kPrimitiveKinds.size() && kPrimitiveKinds[i].role == KindRole::kDataMovement;
 }
 
 /// benchdnn's driver for a verbose kind name; "" where benchdnn has none.
 constexpr std::string_view BenchdnnDriver(std::string_view name) {
-  const PrimitiveKind* found = FindKind(name);
-  return found == nullptr ? std::string_view{} : found->driver;
+  const std::size_t i = IndexOfKind(name);
+  return i < kPrimitiveKinds.size() ? kPrimitiveKinds[i].driver : std::string_view{};
 }
 
 /// The algorithm a verbose kind name implies ("softmax_log" for `logsoftmax`); "" for most.
 constexpr std::string_view ImpliedAlgorithm(std::string_view name) {
-  const PrimitiveKind* found = FindKind(name);
-  return found == nullptr ? std::string_view{} : found->algorithm;
+  const std::size_t i = IndexOfKind(name);
+  return i < kPrimitiveKinds.size() ? kPrimitiveKinds[i].algorithm : std::string_view{};
 }
 
 static_assert(NameOf(Kind::kPooling) == "pooling" && IsKind("softmax_v2", Kind::kSoftmax));

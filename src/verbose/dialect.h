@@ -9,7 +9,6 @@
 //   verbose::FindDialect("dnnl")->marker      -> "dnnl_verbose,"
 //   verbose::DialectOf(Family::kMkldnn).timestamp  -> false (MKL-DNN printed none)
 
-#include <algorithm>
 #include <array>
 #include <string_view>
 
@@ -40,24 +39,29 @@ inline constexpr std::array kDialects = {
 
 /// The dialect whose marker word is `word` (`dnnl`); nullptr for none.
 constexpr const Dialect* FindDialect(std::string_view word) {
-  const auto* found = std::find_if(kDialects.begin(), kDialects.end(),
-                                   [&](const Dialect& d) { return d.word == word; });
-  return found == kDialects.end() ? nullptr : found;
+  for (const Dialect& d : kDialects) {
+    if (d.word == word) return &d;
+  }
+  return nullptr;
 }
 
 /// The dialect of a family (kNone: a dialect with no optional field and no marker).
 constexpr Dialect DialectOf(Family family) {
-  const auto* found = std::find_if(kDialects.begin(), kDialects.end(),
-                                   [&](const Dialect& d) { return d.family == family; });
-  return found == kDialects.end() ? Dialect{Family::kNone, {}, {}, false, false} : *found;
+  for (const Dialect& d : kDialects) {
+    if (d.family == family) return d;
+  }
+  return Dialect{Family::kNone, {}, {}, false, false};
 }
 
 /// Each marker is its word and the tail (the table cannot disagree with the parser's search).
 constexpr bool MarkersAreWordAndTail() {
-  return std::all_of(kDialects.begin(), kDialects.end(), [](const Dialect& d) {
-    return d.marker.size() == d.word.size() + kMarkerTail.size() && d.marker.starts_with(d.word) &&
-           d.marker.ends_with(kMarkerTail);
-  });
+  for (const Dialect& d : kDialects) {
+    if (d.marker.size() != d.word.size() + kMarkerTail.size() || !d.marker.starts_with(d.word) ||
+        !d.marker.ends_with(kMarkerTail)) {
+      return false;
+    }
+  }
+  return true;
 }
 static_assert(MarkersAreWordAndTail());
 
