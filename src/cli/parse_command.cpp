@@ -17,6 +17,7 @@
 #include "cli/commands.h"
 #include "cli/enum_option.h"
 #include "cli/log_view.h"
+#include "cli/roofline_view.h"
 #include "cli/run_view.h"
 #include "cli/stats_view.h"
 #include "common/exit_code.h"
@@ -26,7 +27,6 @@
 #include "dispatch/noise.h"
 #include "report/primitive_columns.h"
 #include "report/printer.h"
-#include "roofline/machine_profile.h"
 #include "roofline/row_roofline.h"
 #include "verbose/benchdnn.h"
 #include "verbose/line_reader.h"
@@ -45,42 +45,11 @@ struct ParseOptions {
   std::size_t top = 0;
   bool strict = false;
   verbose::BenchdnnVersion benchdnn_version = verbose::BenchdnnVersion::kLogs;
-  std::string benchdnn_batch;   ///< a driver: print its --batch file instead of the report
-  std::string cpuid_dump;       ///< a CPU for dtype-no-native-path; "": the log's header, this host
-  int jobs = 0;                 ///< threads that read a large log file (0: LogJobs())
-  bool roofline = false;        ///< --roofline: place the hot rows under a machine profile
-  std::string machine_profile;  ///< --machine-profile FILE: that one ("": this CPU's stored)
+  std::string benchdnn_batch;  ///< a driver: print its --batch file instead of the report
+  std::string cpuid_dump;      ///< a CPU for dtype-no-native-path; "": the log's header, this host
+  int jobs = 0;                ///< threads that read a large log file (0: LogJobs())
+  RooflineRequest roofline;    ///< --roofline, --machine-profile: the hot rows on the roofline
 };
-
-// The machine profile --roofline names (FILE, or this CPU's in the cache), with its path.
-struct RooflineProfile {
-  roofline::MachineProfile profile;
-  std::string path;
-};
-
-StatusOr<std::optional<RooflineProfile>> LoadRooflineProfile(const ParseOptions& options) {
-  if (!options.roofline && options.machine_profile.empty()) {
-    return std::optional<RooflineProfile>();
-  }
-  std::string path = options.machine_profile;
-  if (path.empty()) {
-    StatusOr<std::string> stored = roofline::StoredProfilePath();
-    if (!stored.ok()) return stored.status();
-    path = *stored;
-  }
-  StatusOr<roofline::MachineProfile> profile = roofline::LoadProfile(path);
-  if (!profile.ok()) return profile.status();
-  return std::optional<RooflineProfile>(RooflineProfile{std::move(*profile), path});
-}
-
-// The hot rows on the roofline: the table and its findings.
-void AddRowRoofline(const std::vector<roofline::PlacedRow>& placed, const RooflineProfile& machine,
-                    report::Report& report) {
-  roofline::AddRooflineTable(placed, report);
-  for (Finding& finding : roofline::RooflineFindings(placed, machine.profile, machine.path)) {
-    report.findings.push_back(std::move(finding));
-  }
-}
 
 std::string_view BenchdnnVersionName(verbose::BenchdnnVersion version) {
   switch (version) {
@@ -237,11 +206,11 @@ void PrintFullReport(const ParseOptions& options, const std::vector<std::string>
   full.sections.push_back(OptionsSection(options));
   std::vector<verbose::PrimitiveStats> rows = session.TakeRows();
   SortRows(rows, options.sort);
-  std::vector<roofline::PlacedRow> placed;
-  if (machine) placed = roofline::PlaceHotRows(rows, machine->profile);
   // Several logs: a row per (input, primitive), and a `file` column naming the input.
   const verbose::LogHeader header = session.header();
   const ColumnOptions columns = PrimitiveColumnsOf(options, files, session, header);
+  std::vector<roofline::PlacedRow> placed;
+  if (machine) placed = roofline::PlaceHotRows(rows, machine->profile);
   AddPrimitivesTable(full, std::move(rows), summary.exec_ms, options.top, columns);
   if (machine) AddRowRoofline(placed, *machine, full);
   AddLogSummary(full, files, session, summary);
@@ -273,8 +242,7 @@ Status CheckFormat(const ParseOptions& options, const std::vector<std::string>& 
         "--format trace is already one event per execution; drop --events (see 'dlcheck parse "
         "--help')");
   }
-  if ((options.roofline || !options.machine_profile.empty()) &&
-      (options.events || !options.benchdnn_batch.empty())) {
+  if (options.roofline.asked() && (options.events || !options.benchdnn_batch.empty())) {
     return UsageError(
         "--roofline places the distinct primitives of the report, which --events and "
         "--benchdnn-batch do not print; drop one (see 'dlcheck parse --help')");
@@ -307,7 +275,7 @@ StatusOr<int> RunParse(const ParseOptions& options) {
   }
   if (Status s = CheckFormat(options, files); !s.ok()) return s;
   // The machine profile of --roofline, read before the log so that a missing one fails first.
-  const StatusOr<std::optional<RooflineProfile>> machine = LoadRooflineProfile(options);
+  const StatusOr<std::optional<RooflineProfile>> machine = LoadRooflineProfile(options.roofline);
   if (!machine.ok()) return machine.status();
   // This machine's CPU budget, read before the log fills the memory (a log's nthr: is held to
   // it).
@@ -428,15 +396,7 @@ void SetupParse(CLI::App& subcommand, int& exit_code) {
                 "print a benchdnn --batch file of the log's lines for this driver instead of the "
                 "report (benchdnn --DRIVER --batch=FILE reruns them; its first line says how)",
                 "DRIVER");
-  sub->add_flag("--roofline", options->roofline,
-                "place the hot rows on this machine's roofline (bytes per call, intensity, the "
-                "roof that binds, its fraction) under the machine profile 'dlcheck roofline' "
-                "stored for this CPU, without measuring again");
-  sub->add_option("--machine-profile", options->machine_profile,
-                  "--roofline under this stored machine profile (a roofline-*.json) instead of "
-                  "this CPU's")
-      ->check(NotEmpty("file"))
-      ->option_text("FILE");
+  AddRooflineOptions(*sub, options->roofline);
   sub->callback([options, &exit_code] { exit_code = EndCommand(RunParse(*options)); });
 }
 

@@ -36,6 +36,7 @@ struct RunOptions {
   std::size_t top = 0;
   std::string raw_log_path;
   std::string output_path;
+  RooflineRequest roofline;  ///< --roofline, --machine-profile: the hot rows on the roofline
 };
 
 report::Value TextOrNull(const std::string& text) {
@@ -72,10 +73,11 @@ void AddRunSection(report::Report& report, const RunOptions& o, const dispatch::
   s.Add(kProgramBytes, run.program_output.bytes);
 }
 
-report::Report BuildReport(const RunOptions& o, dispatch::Run& run) {
+report::Report BuildReport(const RunOptions& o, dispatch::Run& run,
+                           const std::optional<RooflineProfile>& machine) {
   report::Report report(RunDocument());
   AddRunSection(report, o, run);
-  AddRunStream(report, run, o.sort, o.top);
+  AddRunStream(report, run, o.sort, o.top, machine ? &*machine : nullptr);
   for (Finding& f : dispatch::RunFindings(run, ValidUtf8(o.command.front()))) {
     report.findings.push_back(std::move(f));
   }
@@ -124,7 +126,10 @@ StatusOr<dispatch::Run> Capture(const RunOptions& o, os::OutputFile& raw_log) {
 }
 
 StatusOr<int> RunRun(const RunOptions& o) {
-  // Both opened before the program runs, so a bad path fails before anything is run.
+  // The machine profile of --roofline and the files, all before the program runs, so that a
+  // missing profile or a bad path fails before anything is run.
+  const StatusOr<std::optional<RooflineProfile>> machine = LoadRooflineProfile(o.roofline);
+  if (!machine.ok()) return machine.status();
   os::OutputFile raw_log;
   if (!o.raw_log_path.empty()) {
     if (Status opened = raw_log.Open(o.raw_log_path); !opened.ok()) return opened;
@@ -138,7 +143,7 @@ StatusOr<int> RunRun(const RunOptions& o) {
   // The program has run: its report is printed even when the raw log could not be kept.
   const Status raw_log_kept = raw_log.is_open() ? raw_log.Commit() : Status();
   std::ostream& out = output.is_open() ? output.stream() : std::cout;
-  report::Print(BuildReport(o, *run), o.format, out);
+  report::Print(BuildReport(o, *run, *machine), o.format, out);
   out.flush();
   if (output.is_open()) {
     if (Status written = output.Commit(); !written.ok()) return written;
@@ -168,7 +173,7 @@ const report::contract::Document& RunDocument() {
               kVerboseRequestFrom, kVerboseLines, kProgramLines, kProgramBytes}),
          InputMember(/*with_files=*/false), HeaderMember(), SummaryMember(),
          PrimitivesMember(/*with_layer=*/false, /*with_file=*/false), DiagnosticsMember(),
-         report::TraceMember()},
+         report::TraceMember(), roofline::RowRooflineMember()},
         std::string(report::kPrimitivesTable.name)};
   }();
   return kRun;
@@ -183,6 +188,7 @@ void SetupRun(CLI::App& subcommand, int& exit_code) {
                   "trace (Chrome trace) or "
                   "benchdnn (a command line per distinct primitive)");
   AddRowOptions(*sub, o->sort, o->top);
+  AddRooflineOptions(*sub, o->roofline);
   sub->add_option("--raw-log", o->raw_log_path, "keep the program's verbose lines in FILE")
       ->type_name("FILE");
   sub->add_option("-o,--output", o->output_path, "write the report to FILE instead of stdout")

@@ -59,9 +59,12 @@ std::map<std::string, int> LayerLanes(const std::vector<verbose::ExecRecord>& ex
 }  // namespace
 
 // The human table leaves the timeline out; JSON carries it, and `--format trace` prints only it.
-void AddRunStream(report::Report& report, dispatch::Run& run, SortKey sort, std::size_t top) {
+void AddRunStream(report::Report& report, dispatch::Run& run, SortKey sort, std::size_t top,
+                  const RooflineProfile* machine) {
   const bool model = run.model.has_value();
   SortRows(run.rows, sort);
+  std::vector<roofline::PlacedRow> placed;
+  if (machine != nullptr) placed = roofline::PlaceHotRows(run.rows, machine->profile);
   // The header tells the benchdnn column its version and ISA.
   AddPrimitivesTable(report, std::move(run.rows), run.summary.exec_ms, top,
                      {.include_layer = model, .header = &run.header});
@@ -72,6 +75,7 @@ void AddRunStream(report::Report& report, dispatch::Run& run, SortKey sort, std:
       hidden.push_back(name);
     }
   }
+  if (machine != nullptr) AddRowRoofline(placed, *machine, report);
   // A worker's input counts its lines that were not its own protocol, skips by reason.
   AddInputSection(report, nullptr, run.input);
   if (!model) AddHeaderSection(report, run.header);

@@ -7,6 +7,7 @@
 #include <optional>
 #include <vector>
 
+#include "cli/roofline_view.h"
 #include "cli/sort_key.h"
 #include "common/status.h"
 #include "dispatch/noise.h"
@@ -21,7 +22,9 @@ namespace dlcheck::cli {
 /// rows; the model's with its layer column, engine and creates left to JSON), the input section,
 /// a program's header section (the model's run section says what its header would), the summary
 /// with the diagnostics, and the timeline. Moves the run's rows into the report.
-void AddRunStream(report::Report& report, dispatch::Run& run, SortKey sort, std::size_t top);
+/// With `machine`, the hot rows are placed on its roofline too (roofline_view.h).
+void AddRunStream(report::Report& report, dispatch::Run& run, SortKey sort, std::size_t top,
+                  const RooflineProfile* machine = nullptr);
 
 /// The `trace` table (omitted from the human table): one row per execution, as
 /// report::PrintTrace reads it.

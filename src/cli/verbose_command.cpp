@@ -37,6 +37,9 @@ struct VerboseOptions {
   report::Format format = report::Format::kTable;
   SortKey sort = SortKey::kTime;
   std::size_t top = 0;
+  RooflineRequest roofline;  ///< --roofline, --machine-profile: the hot rows on the roofline
+  /// The machine profile it names, read before the worker runs.
+  std::optional<RooflineProfile> machine;
 };
 
 using report::Value;
@@ -110,7 +113,7 @@ void AddRunSection(report::Report& report, const VerboseOptions& o, const dispat
 report::Report BuildReport(const VerboseOptions& o, dispatch::Run& run) {
   report::Report report(VerboseDocument());
   AddRunSection(report, o, run);
-  AddRunStream(report, run, o.sort, o.top);
+  AddRunStream(report, run, o.sort, o.top, o.machine ? &*o.machine : nullptr);
   for (Finding& f : dispatch::RunFindings(run, "the model worker")) {
     report.findings.push_back(std::move(f));
   }
@@ -147,6 +150,9 @@ StatusOr<dispatch::Run> Capture(const VerboseOptions& o, std::ostream* raw_log) 
 
 StatusOr<int> RunVerbose(VerboseOptions& o) {
   if (Status valid = mlp::Validate(o.source.run.model); !valid.ok()) return valid;
+  StatusOr<std::optional<RooflineProfile>> machine = LoadRooflineProfile(o.roofline);
+  if (!machine.ok()) return machine.status();
+  o.machine = std::move(*machine);
   os::OutputFile raw_log;  // opened first: a bad path fails before the worker runs
   if (!o.raw_log_path.empty()) {
     if (Status opened = raw_log.Open(o.raw_log_path); !opened.ok()) return opened;
@@ -208,7 +214,7 @@ const report::contract::Document& VerboseDocument() {
                                      kLoadEnd}),
          InputMember(/*with_files=*/false), SummaryMember(),
          PrimitivesMember(/*with_layer=*/true, /*with_file=*/false), DiagnosticsMember(),
-         report::TraceMember()},
+         report::TraceMember(), roofline::RowRooflineMember()},
         std::string(report::kPrimitivesTable.name)};
   }();
   return kVerbose;
@@ -232,6 +238,7 @@ void SetupVerbose(CLI::App& subcommand, int& exit_code) {
                   "benchdnn (a command line per distinct primitive)");
   AddOutputOption(*sub);
   AddRowOptions(*sub, o->sort, o->top);
+  AddRooflineOptions(*sub, o->roofline);
   sub->callback([o, &exit_code] { exit_code = EndCommand(RunVerbose(*o)); });
 }
 

@@ -47,6 +47,8 @@ std::vector<PlacedRow> PlaceHotRows(const std::vector<verbose::PrimitiveStats>& 
     if (!bytes) continue;
     PlacedRow p;
     p.primitive = std::string(row->primitive.view());
+    p.prop_kind = std::string(row->prop_kind.view());
+    if (row->layer) p.layer = std::string(row->layer->view());
     p.implementation = std::string(row->implementation.view());
     p.problem = std::string(row->problem.view());
     p.dtype = ComputeDataType(row->data_types.view());
@@ -130,6 +132,8 @@ void AddRooflineTable(const std::vector<PlacedRow>& placed, report::Report& repo
     const Placement& p = row.placement;
     table.AddRow()
         .Set(rrc::kPrimitive, row.primitive)
+        .Set(rrc::kPropKind, row.prop_kind)
+        .Set(rrc::kLayer, row.layer.empty() ? Value() : Value(row.layer))
         .Set(rrc::kImplementation, row.implementation)
         .Set(rrc::kProblem, row.problem)
         .Set(rrc::kDtype, row.dtype.empty() ? Value() : Value(row.dtype))

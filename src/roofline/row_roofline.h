@@ -25,6 +25,8 @@ namespace dlcheck::roofline {
 /// One hot row under the roofline.
 struct PlacedRow {
   std::string primitive;
+  std::string prop_kind;  ///< forward and backward passes of one layer are two rows
+  std::string layer;      ///< the model layer that ran it ("": none named)
   std::string implementation;
   std::string problem;
   std::string dtype;  ///< ComputeDataType of the row
@@ -55,6 +57,8 @@ using report::Field;
 using report::Type;
 // clang-format off
 inline constexpr Field kPrimitive = report::IdentityColumn("primitive");
+inline constexpr Field kPropKind = report::IdentityColumn("prop_kind");
+inline constexpr Field kLayer = report::IdentityColumn("layer");  ///< null: no layer named
 inline constexpr Field kImplementation = report::IdentityColumn("implementation");
 inline constexpr Field kProblem = report::IdentityColumn("problem");
 inline constexpr Field kDtype{"dtype"};
@@ -74,10 +78,10 @@ inline constexpr report::Part kRowRooflineTable{"roofline", "Hot rows on this ma
 
 namespace rrc = row_roofline_column;
 inline constexpr std::array kRowRooflineColumns = {
-    rrc::kPrimitive,   rrc::kImplementation,   rrc::kProblem,    rrc::kDtype,
-    rrc::kExecMsMean,  rrc::kBytesPerCall,     rrc::kIntensity,  rrc::kGflops,
-    rrc::kGbps,        rrc::kMemoryRoofGflops, rrc::kPeakGflops, rrc::kBound,
-    rrc::kRoofFraction};
+    rrc::kPrimitive,  rrc::kPropKind, rrc::kLayer,       rrc::kImplementation,
+    rrc::kProblem,    rrc::kDtype,    rrc::kExecMsMean,  rrc::kBytesPerCall,
+    rrc::kIntensity,  rrc::kGflops,   rrc::kGbps,        rrc::kMemoryRoofGflops,
+    rrc::kPeakGflops, rrc::kBound,    rrc::kRoofFraction};
 
 /// The table's member, for a document that carries it (parse).
 report::contract::Member RowRooflineMember();

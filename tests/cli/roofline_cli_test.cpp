@@ -78,9 +78,15 @@ TEST_F(RooflineCli, AQuickMeasurementHoldsOnAnyHostAndIsStored) {
     }
   }
   if (threads.size() >= 2) {
-    // Two threads move at least 0.8x what one moves (the noise guard's allowance).
+    // Two threads move at least 0.8x what one moves (the noise guard's allowance), or the
+    // report says the machine was busy (another process took the second core: then no order
+    // of the thread counts holds, and the report must say why its figures cannot be trusted).
+    bool busy = false;
+    for (const Json& f : doc["findings"]) busy = busy || f["code"] == "busy-machine";
     for (const char* kernel : {"read_gbps", "triad_gbps"}) {
-      EXPECT_GE(Number(threads[1][kernel]), 0.8 * Number(threads[0][kernel])) << kernel;
+      if (Number(threads[1][kernel]) < 0.8 * Number(threads[0][kernel])) {
+        EXPECT_TRUE(busy) << kernel << ": 2 threads below 0.8x of 1 on a machine called quiet";
+      }
     }
   }
   EXPECT_DOUBLE_EQ(Number(machine["memory_gbps"]), std::max(Number(threads.back()["read_gbps"]),
@@ -199,6 +205,44 @@ TEST_F(RooflineCli, ParsePlacesTheHotRowsUnderAGivenProfile) {
       {"parse", "--format", "json", testing::DataPath("roofline/matmuls_2.6.3.log")});
   ASSERT_EQ(plain.exit_code, 0);
   EXPECT_TRUE(Json::parse(plain.out)["roofline"].is_null());
+}
+
+// `run` and `verbose` place their hot rows as parse does (issue 45: every report with rows on
+// it): the model's inner products and a program's (dlcheck's own worker, run as a program) under
+// the recorded round roofs; each placed row is one of the report's primitives, with its bound and
+// a positive fraction. Without a stored profile, nothing runs: status 3 before the program.
+TEST_F(RooflineCli, RunAndVerbosePlaceTheirHotRows) {
+  const std::string profile = testing::DataPath("roofline/round_roofs.json");
+  const std::vector<std::string> model = {"--model", "mlp",      "--iters", "2",       "--warmup",
+                                          "0",       "--traced", "1",       "--batch", "16"};
+  std::vector<std::string> verbose = {"verbose", "--machine-profile", profile, "-f", "json"};
+  verbose.insert(verbose.end(), model.begin(), model.end());
+  std::vector<std::string> run = {"run", "--machine-profile", profile, "-f", "json",
+                                  "--",  DLCHECK_BINARY,      "worker"};
+  run.insert(run.end(), model.begin(), model.end());
+  for (const auto& args : {verbose, run}) {
+    SCOPED_TRACE(args.front());
+    const auto r = testing::RunDlcheck(args);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const Json doc = Json::parse(r.out);
+    const Json& rows = doc["roofline"];
+    ASSERT_FALSE(rows.empty()) << r.out;  // the MLP's inner products
+    for (const Json& row : rows) {
+      EXPECT_TRUE(Row(doc["primitives"], "problem", row["problem"].get<std::string>()) != nullptr)
+          << row;
+      EXPECT_TRUE(row["bound"] == "memory" || row["bound"] == "compute") << row;
+      EXPECT_GT(Number(row["roof_fraction"]), 0) << row;
+      EXPECT_GT(row["bytes_per_call"].get<std::int64_t>(), 0) << row;
+    }
+    bool roofs = false;
+    for (const Json& f : doc["findings"]) roofs = roofs || f["code"] == "roofline-roofs";
+    EXPECT_TRUE(roofs);
+  }
+  const std::filesystem::path ran = dir_ / "ran";
+  const auto none = testing::RunDlcheck(
+      {"run", "--roofline", "--", "/bin/sh", "-c", "touch " + ran.string()}, {}, Env());
+  EXPECT_EQ(none.exit_code, 3) << none.err;
+  EXPECT_FALSE(std::filesystem::exists(ran));  // refused before the program ran
 }
 
 TEST_F(RooflineCli, ErrorsSayWhatToDo) {
