@@ -92,6 +92,12 @@ def invocations(data, scratch):
          {0}),
         ("parse", ["parse", "--machine-profile", os.path.join(data, "roofline", "round_roofs.json"),
                    os.path.join(data, "roofline", "matmuls_2.6.3.log")], {0}),
+        ("verbose", ["verbose", "--machine-profile",
+                     os.path.join(data, "roofline", "round_roofs.json"), "--model", "mlp"] + TINY,
+         {0}),
+        ("run", ["run", "--machine-profile", os.path.join(data, "roofline", "round_roofs.json"),
+                 "--", "sh", "-c", 'cat "$0"', os.path.join(data, "roofline", "matmuls_2.6.3.log")],
+         {0}),
     ]
     calls += [("parse", ["parse", f], {0}) for f in logs]
     calls += [("platform", ["platform", "--cpuid-dump", d], {0}) for d in dumps]
