@@ -120,12 +120,6 @@ constexpr std::size_t IndexOfKind(std::string_view name) {
   return i;
 }
 
-/// The entry of a verbose kind name; nullptr for a name the table lacks.
-inline const PrimitiveKind* FindKind(std::string_view name) {
-  const std::size_t i = IndexOfKind(name);
-  return i < kPrimitiveKinds.size() ? &kPrimitiveKinds[i] : nullptr;
-}
-
 /// The primitive a verbose kind name stands for; nullopt for a name the table lacks.
 constexpr std::optional<Kind> KindOf(std::string_view name) {
   const std::size_t i = IndexOfKind(name);

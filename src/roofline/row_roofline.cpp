@@ -71,6 +71,8 @@ std::vector<Finding> RooflineFindings(const std::vector<PlacedRow>& placed,
                                       const MachineProfile& profile,
                                       const std::string& profile_path) {
   std::vector<Finding> findings;
+  // Whose roofs: the profile's CPU (this host's, or another's given by --machine-profile).
+  const std::string machine = profile.brand.empty() ? std::string("an unnamed CPU") : profile.brand;
   std::string roofs = fmt::format("DRAM {:.1f} GB/s", profile.MemoryGbps());
   for (const char* dtype : {"f32", "bf16", "f16", "int8"}) {
     if (const std::optional<ComputePeak> peak = profile.BestPeak(dtype)) {
@@ -79,10 +81,10 @@ std::vector<Finding> RooflineFindings(const std::vector<PlacedRow>& placed,
   }
   findings.push_back(
       {Severity::kInfo, codes::kRooflineRoofs,
-       fmt::format("the hot rows are placed under the roofs of this machine's profile {} ({}, "
-                   "measured {}): {}; bytes per call by benchdnn's rule: src, weights, bias and "
-                   "dst, each moved once",
-                   profile_path, profile.brand, profile.measured_at, roofs)});
+       fmt::format("the hot rows are placed under the roofs of the machine profile {} (of {}, "
+                   "measured {}): {}; bytes per call by "
+                   "benchdnn's rule: src, weights, bias and dst, each moved once",
+                   profile_path, machine, profile.measured_at, roofs)});
   std::vector<std::string> memory_bound;
   std::vector<std::string> no_peak;
   for (const PlacedRow& row : placed) {
@@ -114,9 +116,10 @@ std::vector<Finding> RooflineFindings(const std::vector<PlacedRow>& placed,
   no_peak.erase(std::unique(no_peak.begin(), no_peak.end()), no_peak.end());
   for (const std::string& dtype : no_peak) {
     findings.push_back({Severity::kInfo, codes::kNoPeakForDtype,
-                        "the profile has no " + dtype + " peak (this host cannot run a " + dtype +
-                            " unit, see 'dlcheck roofline'): its rows are held to the memory "
-                            "roof alone"});
+                        "the profile has no " + dtype + " peak (its machine, " + machine +
+                            ", has no " + dtype +
+                            " unit dlcheck measures, see 'dlcheck roofline'): its rows are held "
+                            "to the memory roof alone"});
   }
   return findings;
 }
@@ -128,6 +131,11 @@ report::contract::Member RowRooflineMember() {
 void AddRooflineTable(const std::vector<PlacedRow>& placed, report::Report& report) {
   using report::Value;
   report::Table& table = report.AddTable(kRowRooflineTable, kRowRooflineColumns);
+  // What the table is for, at any width: which kernel, which roof binds it, how close it gets.
+  table.answer_columns = report::Names({rrc::kImplementation, rrc::kBound, rrc::kRoofFraction});
+  table.leave_out_first =
+      report::Names({rrc::kExecMsMean, rrc::kBytesPerCall, rrc::kGbps, rrc::kMemoryRoofGflops,
+                     rrc::kPeakGflops, rrc::kIntensity, rrc::kDtype});
   for (const PlacedRow& row : placed) {
     const Placement& p = row.placement;
     table.AddRow()

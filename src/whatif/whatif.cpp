@@ -136,10 +136,6 @@ RnnTensorName RnnArg(int arg) {
   return name;
 }
 
-bool IsReorder(const verbose::PrimitiveStats& row) {
-  return verbose::IsReorder(row.primitive);
-}
-
 // The name of a rebuilt primitive's argument in notes and verbose text.
 std::string ArgLabel(const Rebuilt& rebuilt, int arg) {
   return rebuilt.kind == onednn::NameOf(onednn::Kind::kRnn) ? RnnArg(arg).name : ArgName(arg);
@@ -342,15 +338,15 @@ struct RowRun {
 void MeasureBaseline(RowRun& r, const verbose::LogHeader& header) {
   r.Progress("as logged");
   SetThreads(r.threads);
-  StatusOr<Rebuilt> rebuilt =
-      Rebuild(r.hot.row, r.bench.engine(),
-              {.layouts_any = r.plan.baseline_layouts_any && !IsReorder(r.hot.row)});
+  StatusOr<Rebuilt> rebuilt = Rebuild(
+      r.hot.row, r.bench.engine(),
+      {.layouts_any = r.plan.baseline_layouts_any && !verbose::IsReorder(r.hot.row.primitive)});
   if (!rebuilt.ok()) {
     r.hot.not_rebuilt = rebuilt.status().message();
     return;
   }
-  const RebuildSettings as_logged{.layouts_any =
-                                      r.plan.baseline_layouts_any && !IsReorder(r.hot.row)};
+  const RebuildSettings as_logged{.layouts_any = r.plan.baseline_layouts_any &&
+                                                 !verbose::IsReorder(r.hot.row.primitive)};
   VariantResult v{.variant = "as logged", .threads = r.threads};
   std::optional<Measurement> m = r.bench.Run(*rebuilt, r.hot.row, v, r.bench.Settings(true));
   if (m) {
@@ -364,7 +360,7 @@ void MeasureBaseline(RowRun& r, const verbose::LogHeader& header) {
 
 // `layouts any`, with the reorders from and to the log's layouts the change implies.
 void MeasureLayoutsAny(RowRun& r) {
-  if (IsReorder(r.hot.row)) return;
+  if (verbose::IsReorder(r.hot.row.primitive)) return;
   r.Progress("layouts any");
   SetThreads(r.threads);
   VariantResult v{.variant = "layouts any", .threads = r.threads};
@@ -421,7 +417,7 @@ void MeasureLayoutsAny(RowRun& r) {
 
 // `impl NAME` for each implementation after the one oneDNN picks (next_impl()).
 void MeasureImplementations(RowRun& r) {
-  if (IsReorder(r.hot.row)) return;
+  if (verbose::IsReorder(r.hot.row.primitive)) return;
   SetThreads(r.threads);
   StatusOr<Rebuilt> rebuilt = Rebuild(r.hot.row, r.bench.engine());
   if (!rebuilt.ok()) return;

@@ -442,6 +442,18 @@ class TerminalFilesTest : public testing::ScratchDirTest {
   }
 };
 
+// The hot rows on a recorded machine profile's roofline: each row apart, its kernel's end and
+// the roof that binds it kept.
+TEST(TerminalTest, RooflineRowsKeepTheirBoundAndKernel) {
+  ExpectFittedAt80And120(
+      {"parse", "--machine-profile", testing::DataPath("roofline/round_roofs.json"),
+       testing::DataPath("roofline/matmuls_2.6.3.log")},
+      {"Hot rows on this machine's roofline",
+       {"bound", "roof_fraction"},
+       false,
+       {"implementation"}});
+}
+
 TEST_F(TerminalFilesTest, DiffKeepsTheRatioAndOneLineARow) {
   const std::string a = Write("avx512.log", Section("(default max ISA)"));
   const std::string b = Write("avx2.log", Section("ONEDNN_MAX_CPU_ISA=AVX2"));
