@@ -176,7 +176,7 @@ __attribute__((target("avx512f"))) double RunAvx512Fma(long rounds) {
 }
 
 // int8 on AVX2, without VNNI: u8 x s8 pairs summed to s16 (vpmaddubsw), two such products
-// added in s16 (vpaddsw, as FBGEMM's acc16 and oneDNN's AVX2 int8 GEMM keep them), widened to
+// added in s16 (vpaddsw, a 16-bit accumulation that AVX2 int8 GEMMs may use), widened to
 // s32 pairs (vpmaddwd with ones) and accumulated (vpaddd): 64 multiply-adds for three
 // multiplies. Eight chains from two A and four B registers (15 ymm registers: none spilled).
 // On the project's Zen 3 this gives 1.46x benchdnn 2.6.3's best u8s8s32 matmul (190 GFLOP/s,
