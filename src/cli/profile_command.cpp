@@ -100,6 +100,24 @@ StatusOr<dispatch::Run> Record(const ProfileOptions& o, std::vector<std::string>
   return run;
 }
 
+// Removes the perf maps of the processes the recording saw, sampled or not, and of no other: a
+// map of a process that ended is another run's as much as this one's (two profiles side by
+// side, a JIT engine of the user's), and removing it would cost that run its JIT names. When the
+// recording could not be read whole, its task events are read alone; a recording that cannot be
+// read at all leaves its maps (/tmp/perf-PID.map) where oneDNN wrote them.
+void RemoveTheRunsPerfMaps(const profile::PerfSettings& perf, const StatusOr<profile::Profile>& p) {
+  if (p.ok()) {
+    profile::RemovePerfMaps(p->pids);
+    profile::RemovePerfMaps(p->recorded_pids);
+    return;
+  }
+  if (profile::CheckRecordingWritten(perf).ok()) {
+    if (StatusOr<std::set<int>> pids = profile::ReadRecordedPids(perf); pids.ok()) {
+      profile::RemovePerfMaps(*pids);
+    }
+  }
+}
+
 StatusOr<profile::Profile> ReadProfile(const profile::PerfSettings& perf,
                                        const profile::ExecTimeline& timeline) {
   profile::ProfileBuilder builder;
@@ -252,7 +270,6 @@ StatusOr<int> WriteReport(const ProfileOptions& o, const dispatch::Run& r,
 // records), never the report of what was recorded.
 StatusOr<int> RecordAndReport(ProfileOptions& o, const std::string& perf,
                               os::ScratchDirectory& scratch, os::OutputFile& output) {
-  const std::time_t started = std::time(nullptr) - 1;
   using os::SignalForwarding;
   o.perf.perf = perf;
   o.perf.data_path = o.perf_data_path.empty() ? scratch.File("perf.data") : o.perf_data_path;
@@ -283,11 +300,7 @@ StatusOr<int> RecordAndReport(ProfileOptions& o, const std::string& perf,
     }
   }
   const int interrupted = SignalForwarding::Received();
-  if (o.perf_data_path.empty()) {
-    if (p.ok()) profile::RemovePerfMaps(p->pids);
-    // A recording stopped early may not name every process that wrote a map.
-    if (interrupted != 0 || !p.ok()) profile::RemoveLeftPerfMaps(started);
-  }
+  if (o.perf_data_path.empty()) RemoveTheRunsPerfMaps(o.perf, p);
   if (interrupted != 0) {
     if (std::optional<std::string> why = profile::NothingToReport(p))
       return NothingRecorded(interrupted, *why);

@@ -5,11 +5,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
 
 #include "os/subprocess.h"
+#include "profile/perf_script.h"
 
 namespace dlcheck::profile {
 namespace {
@@ -161,7 +163,7 @@ std::vector<std::string> ScriptCommand(const PerfSettings& s) {
     argv.insert(argv.end(), {"--fields", fmt::format("{}:{}", type, kSampleFields)});
   }
   argv.insert(argv.end(), {"--fields", "trace:comm,pid,tid,time,event,trace,ip,sym,dso",
-                           "--show-switch-events", "--no-inline", "--ns"});
+                           "--show-switch-events", "--show-task-events", "--no-inline", "--ns"});
   return argv;
 }
 
@@ -178,6 +180,36 @@ Status ReadPerfScript(const PerfSettings& s, const std::function<void(std::strin
                                   said.empty() ? "perf gave no reason" : said));
   }
   return {};
+}
+
+StatusOr<std::set<int>> ReadRecordedPids(const PerfSettings& s) {
+  // The header's fields alone: a sample's line has no event, and only task events are kept.
+  std::vector<std::string> argv = {s.perf, "script", "--input", s.data_path};
+  for (std::string_view type : {"hw", "sw", "raw", "trace"}) {
+    argv.insert(argv.end(), {"--fields", fmt::format("{}:comm,pid,tid,time", type)});
+  }
+  argv.push_back("--show-task-events");
+  std::set<int> pids;
+  PerfScriptParser parser([&pids](const PerfRecord& r) {
+    if (r.kind != PerfRecord::Kind::kTask) return;
+    for (int pid : {r.pid, r.forked_pid}) {
+      if (pid > 0) pids.insert(pid);
+    }
+  });
+  StatusOr<os::Outcome> ended = os::RunProcessLines(
+      os::Spec{.argv = argv, .keep_stderr_tail = true, .read_to_end = true, .timeout_s = 600},
+      [&parser](std::string_view line) {
+        // Without a call graph to print, perf right-aligns the command name: no frame follows.
+        line.remove_prefix(std::min(line.find_first_not_of(' '), line.size()));
+        parser.Feed(line);
+      });
+  if (!ended.ok()) return ended.status();
+  if (!ended->ok()) {
+    return InputError(fmt::format("perf could not list the processes of {} (perf script {})",
+                                  s.data_path, ended->Describe()));
+  }
+  parser.Finish();
+  return pids;
 }
 
 Status CheckRecordingWritten(const PerfSettings& s) {

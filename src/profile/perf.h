@@ -12,6 +12,7 @@
 
 #include <functional>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -74,6 +75,12 @@ std::vector<std::string> ScriptCommand(const PerfSettings& settings);
 /// last words are in the message.
 Status ReadPerfScript(const PerfSettings& settings,
                       const std::function<void(std::string_view)>& on_line);
+
+/// The processes the settings' recording saw begin, fork or end (perf's task events), read by a
+/// pass that asks no sample for its stack (a fraction of a second on a 30 MB recording): whose
+/// perf maps a run may remove when the full reading failed. Error (kInputError) when perf
+/// script fails.
+StatusOr<std::set<int>> ReadRecordedPids(const PerfSettings& settings);
 
 /// OK when perf record left a recording at the settings' data file; else (kOutputError) why
 /// there is none to read: no file, or an empty one (a full file system, /dev/null).

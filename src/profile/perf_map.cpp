@@ -2,13 +2,9 @@
 #include "profile/perf_map.h"
 
 #include <fmt/format.h>
-#include <signal.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <charconv>
-#include <filesystem>
 
 namespace dlcheck::profile {
 
@@ -45,20 +41,6 @@ bool IsPerfMapPath(std::string_view path) {
 
 void RemovePerfMaps(const std::set<int>& pids, std::string_view dir) {
   for (int pid : pids) unlink(PerfMapPath(pid, dir).c_str());
-}
-
-void RemoveLeftPerfMaps(std::time_t since, std::string_view dir) {
-  std::error_code error;
-  for (const auto& entry : std::filesystem::directory_iterator(dir, error)) {
-    const std::optional<int> pid = PerfMapPid(entry.path().filename().string());
-    if (!pid) continue;
-    struct stat info {};
-    if (lstat(entry.path().c_str(), &info) != 0 || !S_ISREG(info.st_mode) ||
-        info.st_uid != geteuid() || info.st_mtime < since) {
-      continue;
-    }
-    if (kill(static_cast<pid_t>(*pid), 0) != 0 && errno == ESRCH) unlink(entry.path().c_str());
-  }
 }
 
 }  // namespace dlcheck::profile

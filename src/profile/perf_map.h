@@ -9,9 +9,8 @@
 //   for (const auto& kv : JitProfileEnvironment()) spec.env.push_back(kv);
 //   ... the program runs, perf records ...
 //   PerfMapPath(4242)                  // "/tmp/perf-4242.map"
-//   RemovePerfMaps(profile.pids);      // the recording has been read
+//   RemovePerfMaps(profile.recorded_pids);  // the recording has been read: its processes' maps
 
-#include <ctime>
 #include <optional>
 #include <set>
 #include <string>
@@ -40,10 +39,5 @@ bool IsPerfMapPath(std::string_view path);
 
 /// Removes the perf maps of `pids` in `dir` (those that are not there are no error).
 void RemovePerfMaps(const std::set<int>& pids, std::string_view dir = kPerfMapDir);
-
-/// Removes the perf maps in `dir` that a recording stopped early may not have named: regular
-/// files of this user, modified at or after `since`, whose process is gone. Another user's
-/// maps, a link, an older map and the map of a running process are left alone.
-void RemoveLeftPerfMaps(std::time_t since, std::string_view dir = kPerfMapDir);
 
 }  // namespace dlcheck::profile

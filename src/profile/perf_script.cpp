@@ -80,8 +80,25 @@ bool FindHeader(std::string_view line, HeaderSpan& span) {
   return false;
 }
 
-// "cpu-clock:", "sched:sched_switch: prev_comm=..." or "PERF_RECORD_SWITCH IN".
+// The new process of "PERF_RECORD_FORK(PID:TID):(PPID:PTID)"; 0 when it has no such pid.
+int ForkedPid(std::string_view rest) {
+  constexpr std::string_view kFork = "PERF_RECORD_FORK(";
+  if (!rest.starts_with(kFork)) return 0;
+  const std::string_view after = rest.substr(kFork.size());
+  int pid = 0;
+  return ToInt(after.substr(0, after.find(':')), pid) && pid > 0 ? pid : 0;
+}
+
+// "cpu-clock:", "sched:sched_switch: prev_comm=...", "PERF_RECORD_SWITCH IN" or a task event
+// ("PERF_RECORD_COMM exec: ...", "PERF_RECORD_FORK(...)", "PERF_RECORD_EXIT(...)").
 bool ParseEventText(std::string_view rest, PerfRecord& record) {
+  for (std::string_view task : {"PERF_RECORD_COMM", "PERF_RECORD_FORK", "PERF_RECORD_EXIT"}) {
+    if (rest.starts_with(task)) {
+      record.kind = PerfRecord::Kind::kTask;
+      record.forked_pid = ForkedPid(rest);
+      return true;
+    }
+  }
   constexpr std::string_view kSwitch = "PERF_RECORD_SWITCH";
   if (rest.starts_with(kSwitch)) {
     // PERF_RECORD_SWITCH IN, PERF_RECORD_SWITCH OUT [preempt], or the _CPU_WIDE form.

@@ -36,7 +36,8 @@ struct Frame {
 
 /// One record of `perf script`.
 struct PerfRecord {
-  enum class Kind { kSample, kSwitchIn, kSwitchOut };
+  /// kTask: a process or thread began (COMM exec, FORK) or ended (EXIT): perf's task events.
+  enum class Kind { kSample, kSwitchIn, kSwitchOut, kTask };
   Kind kind = Kind::kSample;
   std::string comm;
   int pid = 0;
@@ -46,6 +47,7 @@ struct PerfRecord {
   std::string event;          ///< "cpu-clock", "cycles", "sched:sched_switch"; empty for switches
   std::string trace;          ///< a tracepoint's fields ("prev_comm=... prev_state=S ==> ...")
   std::vector<Frame> frames;  ///< leaf first; empty without a call graph
+  int forked_pid = 0;         ///< a FORK's new process (or the forking one, for a thread)
 };
 
 /// Reads `perf script` line by line; calls `on_record` for every complete record.

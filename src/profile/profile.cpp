@@ -72,6 +72,12 @@ std::string_view StateName(std::string_view letter) {
 }
 
 void ProfileBuilder::Add(const PerfRecord& record) {
+  if (record.kind == PerfRecord::Kind::kTask) {  // no sample: it only names a process
+    for (int pid : {record.pid, record.forked_pid}) {
+      if (pid > 0) profile_.recorded_pids.insert(pid);
+    }
+    return;
+  }
   if (profile_.pids.empty() && profile_.tids.empty()) profile_.first_s = record.time_s;
   profile_.first_s = std::min(profile_.first_s, record.time_s);
   profile_.last_s = std::max(profile_.last_s, record.time_s);
@@ -84,6 +90,7 @@ void ProfileBuilder::Add(const PerfRecord& record) {
     case PerfRecord::Kind::kSwitchOut:
       return;  // the sched_switch sample just before it carries the stack and state
     case PerfRecord::Kind::kSample:
+    case PerfRecord::Kind::kTask:
       break;
   }
   if (record.event == kSwitchEvent) {

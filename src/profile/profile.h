@@ -81,7 +81,10 @@ struct Profile {
   std::uint64_t switch_samples = 0;         ///< sched_switch samples seen
   std::set<int> pids;                       ///< processes sampled
   std::set<int> tids;                       ///< threads sampled
-  double first_s = 0;                       ///< perf clock of the first and last record
+  /// Every process the recording saw begin, fork or end, sampled or not (perf's task events):
+  /// the processes whose perf maps are this run's to remove, and no other's.
+  std::set<int> recorded_pids;
+  double first_s = 0;  ///< perf clock of the first and last record
   double last_s = 0;
 };
 

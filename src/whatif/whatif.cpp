@@ -348,7 +348,10 @@ void MeasureBaseline(RowRun& r, const verbose::LogHeader& header) {
   const RebuildSettings as_logged{.layouts_any = r.plan.baseline_layouts_any &&
                                                  !verbose::IsReorder(r.hot.row.primitive)};
   VariantResult v{.variant = "as logged", .threads = r.threads};
-  std::optional<Measurement> m = r.bench.Run(*rebuilt, r.hot.row, v, r.bench.Settings(true));
+  // The output is kept as the reference of the data types, and only for them: on a large
+  // tensor its copy takes seconds that a signal cannot stop.
+  std::optional<Measurement> m =
+      r.bench.Run(*rebuilt, r.hot.row, v, r.bench.Settings(Wants(r.plan, "dtype")));
   if (m) {
     r.reference = std::move(m->output);
     const std::string logged = LoggedImplementationNote(r.hot.row, v.implementation, header,
@@ -501,7 +504,8 @@ void MeasureDataTypes(RowRun& r) {
     std::optional<Measurement> m =
         r.bench.Run(*rebuilt, r.hot.row, v, r.bench.Settings(true, integer));
     if (m && f32_log) {
-      std::vector<float> reference = r.reference;
+      const std::vector<float>* reference = &r.reference;
+      std::vector<float> integer_reference;
       if (integer) {  // an f32 reference on the same integer inputs
         StatusOr<Rebuilt> base = Rebuild(r.hot.row, r.bench.engine());
         MeasureSettings once = r.bench.Settings(true, true);
@@ -510,10 +514,11 @@ void MeasureDataTypes(RowRun& r) {
         once.cold = false;
         StatusOr<Measurement> ref = base.ok() ? Measure(*base, r.bench.engine(), once)
                                               : StatusOr<Measurement>(base.status());
-        reference = ref.ok() ? ref->output : std::vector<float>();
+        if (ref.ok()) integer_reference = std::move(ref->output);
+        reference = &integer_reference;
       }
-      if (!reference.empty() && reference.size() == m->output.size()) {
-        const Deviation d = DeviationOf(m->output, reference);
+      if (!reference->empty() && reference->size() == m->output.size()) {
+        const Deviation d = DeviationOf(m->output, *reference);
         v.deviation = fmt::format("max abs {:.3g}, max rel {:.3g} vs f32", d.max_abs, d.max_rel);
       }
     } else if (m) {

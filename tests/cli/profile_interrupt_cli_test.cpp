@@ -33,7 +33,8 @@ using Json = nlohmann::json;
 using dlcheck::testing::ReadFile;
 
 // The perf maps in /tmp now whose process has ended: a running process's map (another test's
-// worker, as ctest runs tests side by side) is nobody's leftover yet.
+// worker, as ctest runs tests side by side) is nobody's leftover yet, nor the one a test writes
+// as another run's (kAnotherRunsPerfMap).
 std::set<std::string> PerfMaps() {
   std::set<std::string> maps;
   std::error_code error;
@@ -42,6 +43,7 @@ std::set<std::string> PerfMaps() {
     if (!name.starts_with("perf-") || !name.ends_with(".map")) continue;
     const pid_t pid = static_cast<pid_t>(std::atol(name.c_str() + 5));
     if (pid > 0 && (kill(pid, 0) == 0 || errno == EPERM)) continue;
+    if (ReadFile(e.path().string()).starts_with(testing::kAnotherRunsPerfMap)) continue;
     maps.insert(name);
   }
   return maps;

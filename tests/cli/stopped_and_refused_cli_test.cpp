@@ -81,6 +81,26 @@ TEST_F(StoppedAndRefused, ProfileFailuresEndWithTheDocumentedCodes) {
   EXPECT_EQ(directory.exit_code, 126) << directory.err;
 }
 
+// The perf map of a process that has ended is not the failed run's to remove: it may be another
+// profile's, still being read (two profiles side by side; CI failed on it once when this test
+// removed the map of a torch profile run beside it). A failed recording removes the maps of the
+// processes it names and no other.
+TEST_F(StoppedAndRefused, AFailedProfileLeavesAnotherRunsPerfMap) {
+  Script("perf", kFakePerf);
+  const pid_t gone = fork();
+  if (gone == 0) _exit(0);
+  waitpid(gone, nullptr, 0);
+  const std::string map = "/tmp/perf-" + std::to_string(gone) + ".map";
+  {
+    std::ofstream out(map);
+    out << testing::kAnotherRunsPerfMap << "\n7f0000001000 40 jit_another_runs_kernel\n";
+  }
+  const auto bad = RunDlcheck({"profile", "--", "true"}, {}, {Path(), "MODE=bad"});
+  EXPECT_EQ(bad.exit_code, 3) << bad.err;
+  EXPECT_TRUE(std::filesystem::exists(map));
+  std::filesystem::remove(map);
+}
+
 TEST_F(StoppedAndRefused, ColumnsAreCheckedBeforeAnyWork) {
   Script("perf", kFakePerf);
   const std::string touch = "touch " + (dir_ / "ran").string();

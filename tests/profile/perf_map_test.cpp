@@ -3,13 +3,8 @@
 // and `dispatch --perf-map`), and their removal after a recording.
 #include "profile/perf_map.h"
 
-#include <fcntl.h>
 #include <gtest/gtest.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <ctime>
 #include <filesystem>
 #include <string>
 #include <utility>
@@ -58,13 +53,6 @@ TEST(PerfMapTest, EnvironmentNamesEveryGeneration) {
 class PerfMapCleanupTest : public testing::ScratchDirTest {
  protected:
   std::string Map(int pid) { return Write("perf-" + std::to_string(pid) + ".map", "7f00 10 k\n"); }
-  // The pid of a process that has ended (and been reaped).
-  static int GonePid() {
-    const pid_t child = fork();
-    if (child == 0) _exit(0);
-    waitpid(child, nullptr, 0);
-    return child;
-  }
 };
 
 TEST_F(PerfMapCleanupTest, RemovesTheMapsOfTheRecordedProcesses) {
@@ -73,33 +61,6 @@ TEST_F(PerfMapCleanupTest, RemovesTheMapsOfTheRecordedProcesses) {
   EXPECT_FALSE(fs::exists(a));
   EXPECT_TRUE(fs::exists(b));
   EXPECT_FALSE(fs::exists(c));
-}
-
-TEST_F(PerfMapCleanupTest, RemovesOnlyRecentMapsOfGoneProcessesOfThisUser) {
-  const std::time_t since = std::time(nullptr) - 1;
-  const int gone = GonePid();
-  const std::string left = Map(gone);
-  const std::string running = Map(getpid());
-  const std::string other_name = Write("perf-" + std::to_string(gone) + ".map.old", "");
-  // A map older than the recording, of a process that is gone too.
-  const int gone_before = GonePid();
-  const std::string older = Map(gone_before);
-  const struct timespec times[2] = {{.tv_sec = since - 3600, .tv_nsec = 0},
-                                    {.tv_sec = since - 3600, .tv_nsec = 0}};
-  ASSERT_EQ(utimensat(AT_FDCWD, older.c_str(), times, 0), 0);
-  // A link named like a map is not followed, nor removed.
-  const int gone_link = GonePid();
-  const std::string target = Write("target", "kept");
-  const std::string link = (dir_ / ("perf-" + std::to_string(gone_link) + ".map")).string();
-  fs::create_symlink(target, link);
-
-  RemoveLeftPerfMaps(since, dir_.string());
-  EXPECT_FALSE(fs::exists(left));
-  EXPECT_TRUE(fs::exists(running));
-  EXPECT_TRUE(fs::exists(other_name));
-  EXPECT_TRUE(fs::exists(older));
-  EXPECT_TRUE(fs::is_symlink(link));
-  EXPECT_TRUE(fs::exists(target));
 }
 
 }  // namespace

@@ -98,6 +98,43 @@ TEST(PerfScriptTest, ReadsSwitchRecords) {
   EXPECT_EQ(r.kind, PerfRecord::Kind::kSwitchIn);
 }
 
+// perf's task events (--show-task-events), as perf 6.1 printed them on this project's VM for a
+// profiled python3 (18526) that started a thread (18528): each names a process whose perf map
+// is the run's, and none is a sample or moves the recording's time span (perf-exec's is at 0).
+TEST(PerfScriptTest, ReadsTaskEventsAsProcessesNotSamples) {
+  const std::vector<std::string> lines = {
+      "perf-exec     0/0         0.000000000: PERF_RECORD_COMM: perf-exec:18526/18526",
+      "python3 18526/18526 23411.627132461: PERF_RECORD_COMM exec: python3:18526/18526",
+      "python3 18526/18526 23412.793184757: PERF_RECORD_FORK(18526:18528):(18526:18526)",
+      "sh 18496/18496 23412.800000000: PERF_RECORD_FORK(18498:18498):(18496:18496)",
+      "python3 18526/18528 23412.793307820: PERF_RECORD_EXIT(18526:18528):(18525:18525)",
+      "python3 18526/18526 23413.559172215: cpu-clock: ",
+      "python3 18526/18526 23413.569172215: PERF_RECORD_EXIT(18526:18526):(18525:18525)"};
+  std::vector<PerfRecord> records;
+  ProfileBuilder builder;
+  PerfScriptParser parser([&](const PerfRecord& r) {
+    records.push_back(r);
+    builder.Add(r);
+  });
+  for (const std::string& line : lines) parser.Feed(line);
+  parser.Finish();
+  EXPECT_EQ(parser.skipped_lines(), 0u);
+  ASSERT_EQ(records.size(), lines.size());
+  EXPECT_EQ(records[0].kind, PerfRecord::Kind::kTask);
+  EXPECT_EQ(records[3].kind, PerfRecord::Kind::kTask);
+  EXPECT_EQ(records[3].forked_pid, 18498);
+  EXPECT_EQ(records[5].kind, PerfRecord::Kind::kSample);
+  const Profile profile = builder.profile();
+  EXPECT_EQ(profile.recorded_pids, (std::set<int>{18496, 18498, 18526}));
+  EXPECT_EQ(profile.pids, (std::set<int>{18526}));  // the sampled ones
+  EXPECT_EQ(profile.samples, 1u);
+  EXPECT_DOUBLE_EQ(profile.first_s, 23413.559172215);
+  // A FORK whose new pid is not a positive number names no process.
+  PerfRecord r;
+  ASSERT_TRUE(ParseRecordHeader("sh 5/5 1.0: PERF_RECORD_FORK(-3:-3):(5:5)", r));
+  EXPECT_EQ(r.forked_pid, 0);
+}
+
 TEST(PerfScriptTest, ReadsFramesWhoseSymbolsHoldParentheses) {
   Frame f;
   ASSERT_TRUE(

@@ -22,4 +22,9 @@ inline std::string ReadFile(const std::string& path) {
   return text.str();
 }
 
+/// The first line of a perf map a test writes in /tmp as another run's (a process that has
+/// ended): the tests that look for maps left behind pass it over.
+inline constexpr char kAnotherRunsPerfMap[] =
+    "# not a leftover: another run's map, written by a test";
+
 }  // namespace dlcheck::testing
