@@ -8,15 +8,17 @@
 #include <new>
 
 #include "mlp/trainer_internal.h"
+#include "verbose/dialect.h"
 
 namespace dlcheck::mlp {
 
 std::string ToVerboseLine(const ScalarOpEvent& e) {
   char time[32];
   std::snprintf(time, sizeof(time), "%g", e.time_ms);
-  return "onednn_verbose," + e.operation + ",cpu," + e.primitive + "," +
-         std::string(kScalarImplementation) + "," + e.prop_kind + "," + e.memory + ",," + e.aux +
-         "," + e.problem + "," + time;
+  // The marker from the table of dialects (header-only: mlp does not link the verbose library).
+  return std::string(verbose::DialectOf(verbose::Family::kOnednn).marker) + e.operation + ",cpu," +
+         e.primitive + "," + std::string(kScalarImplementation) + "," + e.prop_kind + "," +
+         e.memory + ",," + e.aux + "," + e.problem + "," + time;
 }
 
 StatusOr<std::unique_ptr<Trainer>> MakeTrainer(Backend backend, const ModelConfig& config,
