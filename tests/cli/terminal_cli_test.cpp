@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -68,7 +69,8 @@ Screen RunOnTerminal(const std::vector<std::string>& args, unsigned short column
   size.ws_col = columns;
   int master = -1;
   const pid_t pid = forkpty(&master, nullptr, nullptr, &size);
-  if (pid < 0) return {};
+  if (pid < 0)
+    return {.text = std::string("(no terminal: forkpty failed: ") + strerror(errno) + ")"};
   if (pid == 0) ExecOnTerminal(args);
   std::string raw;
   char buffer[4096];
