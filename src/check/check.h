@@ -19,10 +19,12 @@
 
 #include "common/status.h"
 #include "detect/platform.h"
+#include "detect/pmu.h"
 #include "detect/probe.h"
 #include "detect/topology.h"
 #include "dispatch/capture.h"
 #include "dispatch/run.h"
+#include "roofline/machine_profile.h"
 
 namespace dlcheck::check {
 
@@ -85,6 +87,10 @@ struct Evidence {
   std::string topology_error;
   std::optional<dispatch::Run> run;  ///< nullopt: no worker ran (`run_error` says why)
   std::string run_error;
+  std::optional<detect::PmuState> pmu;  ///< the node's hardware counters; nullopt: not read
+  /// The limits `dlcheck roofline` stored for this CPU (memory bandwidth, compute peaks): read,
+  /// never measured by the check; nullopt when none is stored or it cannot be read.
+  std::optional<roofline::MachineProfile> machine_profile;
 };
 
 /// One checked item: a row of the `checks` table. `summary` is the short text that goes into the

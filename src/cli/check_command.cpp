@@ -102,6 +102,14 @@ check::Evidence GatherEvidence(const check::ModelPass& pass) {
   } else {
     e.run_error = run.status().message();
   }
+  e.pmu = detect::ReadPmu();
+  // The limits a `dlcheck roofline` stored for this CPU; none stored (or unreadable) is no
+  // problem of the node's: the metrics are left out.
+  if (StatusOr<std::string> path = roofline::StoredProfilePath(); path.ok()) {
+    if (StatusOr<roofline::MachineProfile> p = roofline::LoadProfile(*path); p.ok()) {
+      e.machine_profile = std::move(*p);
+    }
+  }
   return e;
 }
 

@@ -133,6 +133,53 @@ void RunFamilies(const check::Evidence& e, std::string& out) {
   }
 }
 
+// The seconds since the epoch of a UTC ISO 8601 time ("2026-12-07T10:15:51Z"); nullopt when it
+// is not one.
+std::optional<double> EpochSeconds(const std::string& utc) {
+  std::tm parts{};
+  const char* end = ::strptime(utc.c_str(), "%Y-%m-%dT%H:%M:%S", &parts);
+  if (end == nullptr || (*end != 'Z' && *end != '\0')) return std::nullopt;
+  return static_cast<double>(::timegm(&parts));
+}
+
+// The node's measured limits: whether it has hardware counters, and what the machine profile
+// `dlcheck roofline` stored for this CPU holds (DRAM bandwidth, the best compute peak of each
+// data type), with the time it was measured, so that a stale or missing profile can be seen.
+void LimitFamilies(const check::Evidence& e, std::string& out) {
+  if (e.pmu && e.pmu->readable) {
+    Family(out, "dlcheck_hardware_counters",
+           "1 when the kernel registered a CPU PMU (perf can count cycles, cache misses), 0 in a "
+           "guest whose hypervisor hides it (perf samples by cpu-clock only).",
+           {Sample("dlcheck_hardware_counters", "", e.pmu->cpu_pmus.empty() ? 0 : 1)});
+  }
+  if (!e.machine_profile) return;
+  const roofline::MachineProfile& p = *e.machine_profile;
+  if (const double gbps = p.MemoryGbps(); gbps > 0) {
+    Family(out, "dlcheck_memory_bandwidth_bytes_per_second",
+           "DRAM bandwidth dlcheck roofline measured on this CPU model (the best of read and "
+           "triad at the most threads; bytes as STREAM counts them).",
+           {Sample("dlcheck_memory_bandwidth_bytes_per_second", "", gbps * 1e9)});
+  }
+  std::vector<std::string> peaks;
+  for (const char* dtype : {"f32", "bf16", "f16", "int8"}) {
+    if (std::optional<roofline::ComputePeak> peak = p.BestPeak(dtype)) {
+      peaks.push_back(
+          Sample("dlcheck_compute_peak_ops_per_second",
+                 fmt::format("{{dtype=\"{}\",unit=\"{}\"}}", dtype, EscapeLabel(peak->unit)),
+                 peak->gflops * 1e9));
+    }
+  }
+  Family(out, "dlcheck_compute_peak_ops_per_second",
+         "The best compute peak dlcheck roofline measured for each data type, all threads "
+         "(a multiply-add counts 2), and the unit that reached it.",
+         peaks);
+  if (std::optional<double> at = EpochSeconds(p.measured_at)) {
+    Family(out, "dlcheck_machine_profile_timestamp_seconds",
+           "When the stored machine profile these limits come from was measured (Unix time).",
+           {Sample("dlcheck_machine_profile_timestamp_seconds", "", *at)});
+  }
+}
+
 }  // namespace
 
 std::vector<std::string> OneDnnLevelsMet(std::string_view isa_name, bool avx_vnni_usable) {
@@ -338,6 +385,7 @@ std::string PrometheusTextfile(const check::CheckResult& result, const check::Ev
   }
   FeatureFamilies(evidence, out);
   RunFamilies(evidence, out);
+  LimitFamilies(evidence, out);
   return out;
 }
 

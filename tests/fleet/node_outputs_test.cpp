@@ -12,6 +12,8 @@
 #include <regex>
 #include <sstream>
 
+#include "detect/pmu.h"
+#include "roofline/machine_profile.h"
 #include "support/run_dlcheck.h"
 #include "support/scratch_dir.h"
 
@@ -253,6 +255,43 @@ TEST_F(PrometheusTest, ThroughputComesWithItsThreadsAndSpread) {
   std::string messages;
   EXPECT_EQ(Promtool(text, messages), 0) << messages << text;
   EXPECT_EQ(messages, "");
+}
+
+// The node's limits from a stored machine profile (tests/data/roofline/round_roofs.json: DRAM
+// 20 GB/s, f32 100 and int8 200 GOP/s, measured 2026-12-07T00:00:00Z) and its hardware counters
+// from recorded sysfs layouts: a KVM guest with none, a hybrid Intel with two CPU PMUs.
+TEST_F(PrometheusTest, TheStoredLimitsAndTheCountersAreMetrics) {
+  check::Evidence e = Recorded("intel-core-i7-4770-cpu.test");
+  StatusOr<roofline::MachineProfile> profile =
+      roofline::LoadProfile(dlcheck::testing::DataPath("roofline/round_roofs.json"));
+  ASSERT_TRUE(profile.ok()) << profile.status().message();
+  e.machine_profile = *profile;
+  e.pmu = detect::ReadPmu(dlcheck::testing::DataPath("pmu/kvm_amd"));
+  std::string text = PrometheusTextfile(WithState(check::State::kOk), e);
+  EXPECT_NE(text.find("\ndlcheck_hardware_counters 0\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("\ndlcheck_memory_bandwidth_bytes_per_second 20000000000\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("\ndlcheck_compute_peak_ops_per_second{dtype=\"f32\",unit=\"avx2_fma\"} "
+                      "100000000000\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("{dtype=\"int8\",unit=\"avx2_int8\"} 200000000000\n"), std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("dtype=\"bf16\""), std::string::npos) << text;  // not measured: no line
+  EXPECT_NE(text.find("\ndlcheck_machine_profile_timestamp_seconds 1796601600\n"),
+            std::string::npos)
+      << text;
+  std::string messages;
+  EXPECT_EQ(Promtool(text, messages), 0) << messages << text;
+  EXPECT_EQ(messages, "");
+
+  e.pmu = detect::ReadPmu(dlcheck::testing::DataPath("pmu/intel_hybrid"));
+  e.machine_profile.reset();
+  text = PrometheusTextfile(WithState(check::State::kOk), e);
+  EXPECT_NE(text.find("\ndlcheck_hardware_counters 1\n"), std::string::npos) << text;
+  EXPECT_EQ(text.find("dlcheck_memory_bandwidth"), std::string::npos) << text;
+  EXPECT_EQ(text.find("dlcheck_compute_peak"), std::string::npos) << text;
 }
 
 TEST_F(PrometheusTest, PromtoolRejectsABrokenTextSoTheTestCanFail) {
