@@ -214,7 +214,7 @@ void WriteHeader(const Layout& l, std::ostream& out) {
   const FlameGraphOptions& o = l.options;
   out << fmt::format(
       "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
-      "<svg version=\"1.1\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" "
+      "<svg version=\"1.1\" width=\"{8}\" height=\"{9}\" viewBox=\"0 0 {0} {1}\" "
       "onload=\"init(evt)\" xmlns=\"http://www.w3.org/2000/svg\">\n"
       "<style>text {{ font-family: Verdana, sans-serif; font-size: 12px; fill: #000; }}\n"
       ".f:hover rect {{ stroke: #000; stroke-width: 0.5; cursor: pointer; }}\n"
@@ -229,7 +229,8 @@ void WriteHeader(const Layout& l, std::ostream& out) {
       "<text id=\"matched\" x=\"{6}\" y=\"{7}\" text-anchor=\"end\"> </text>\n"
       "<text id=\"details\" x=\"10\" y=\"{7}\"> </text>\n",
       o.width, l.height, kScript, o.width / 2, XmlEscape(o.title), XmlEscape(o.subtitle),
-      o.width - 10, l.height - 10);
+      o.width - 10, l.height - 10, o.fill_container ? "100%" : std::to_string(o.width),
+      o.fill_container ? "100%" : std::to_string(l.height));
 }
 
 }  // namespace

@@ -27,6 +27,9 @@ struct FlameGraphOptions {
   int frame_height = 16;    ///< pixels per stack level
   double min_width_px = 2;  ///< narrower frames (and their callees) are left out: a box
                             ///< under 2 px shows neither a name nor a share
+  /// The document fills its container (width and height 100 %, the `width` x height drawing
+  /// scaled as a whole by its viewBox): a page's frame of that aspect ratio, at any width.
+  bool fill_container = false;
 };
 
 /// Writes the flame graph of `folded` ("a;b;c" -> samples) as one SVG document.

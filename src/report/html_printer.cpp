@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <ostream>
@@ -368,6 +369,11 @@ std::map<std::string, std::uint64_t> Folded(const Table& table) {
   return folded;
 }
 
+// A srcdoc frame is an HTML document: without its body's margin, and as a block (no line's
+// descent below it), the SVG is the frame's width and, by its viewBox, exactly its height.
+constexpr std::string_view kFrameStyle =
+    "<style>html, body { margin: 0; } svg { display: block; }</style>";
+
 // The flame graph in a frame of its own (its script, ids and zoom stay apart from the page's),
 // and its stacks bottom-up: which leaves, called from where.
 void WriteStacks(Page& page, const Table& table) {
@@ -376,19 +382,27 @@ void WriteStacks(Page& page, const Table& table) {
   FlameGraphOptions options;
   if (!table.title.empty()) options.title = table.title;
   options.subtitle = table.caption;
+  options.fill_container = true;  // the page's whole width, its text scaled with it
   std::ostringstream svg;
   WriteFlameGraphSvg(folded, options, svg);
   const std::string document = svg.str();
-  const std::size_t at = document.find("height=\"");
-  const int height = at == std::string::npos ? 600 : std::stoi(document.substr(at + 8));
+  const std::size_t at = document.find("viewBox=\"0 0 ");
+  int height = 600;
+  if (at != std::string::npos) {
+    const std::size_t space = document.find(' ', at + 14);
+    if (space != std::string::npos) height = std::atoi(document.c_str() + space + 1);
+  }
   page.contents.emplace_back("flame", "Flame graph");
   page.out << "<h2 id=\"flame\">Flame graph</h2>\n<p class=\"caption\">Hover a frame for its "
               "samples, click to zoom, Search (or Ctrl-F inside it) to highlight.</p>\n";
   // srcdoc is an attribute: the SVG's own markup is escaped once more, so nothing in it can end
   // the attribute; the frame parses it back.
-  page.out << fmt::format("<iframe class=\"flame\" title=\"flame graph\" height=\"{}\" srcdoc=\"",
-                          height + 8)
-           << EscapeMarkup(document) << "\"></iframe>\n";
+  // The frame's content box keeps the drawing's aspect ratio at the page's width.
+  page.out << fmt::format(
+                  "<iframe class=\"flame\" title=\"flame graph\" style=\"aspect-ratio: {} / {}\" "
+                  "srcdoc=\"",
+                  options.width, height)
+           << EscapeMarkup(kFrameStyle) << EscapeMarkup(document) << "\"></iframe>\n";
 
   std::uint64_t total = 0;
   for (const auto& [stack, samples] : folded) total += samples;

@@ -37,6 +37,7 @@ except ImportError:
     print("skipped: python3-websocket is not installed (apt-get install python3-websocket)")
     sys.exit(77)
 
+DEVTOOLS_TIMEOUT_S = 90
 TINY = ["--iters", "1", "--warmup", "0", "--traced", "1", "--batch", "16", "--threads", "1"]
 # The 2.6.3 template line and one real line of tests/data/verbose/generated_2.6.3.txt, with
 # hostile text put in its implementation and auxiliary fields.
@@ -109,8 +110,11 @@ class Browser:
         time.sleep(0.05)
         port, path = open(port_file).read().split()[:2]
         self.port = port
+        # An answer may take long on a loaded machine (a full-page screenshot at load 10 took
+        # over 30 s): the bound is for a browser that hangs, not a slow one.
         self.browser = websocket.create_connection("ws://127.0.0.1:%s%s" % (port, path),
-                                                   timeout=30, suppress_origin=True)
+                                                   timeout=DEVTOOLS_TIMEOUT_S,
+                                                   suppress_origin=True)
         self.next_id = 0
 
     def close(self):
@@ -134,7 +138,7 @@ class Browser:
                 target = message["result"]["targetId"]
                 break
         page = Page(websocket.create_connection(
-            "ws://127.0.0.1:%s/devtools/page/%s" % (self.port, target), timeout=30,
+            "ws://127.0.0.1:%s/devtools/page/%s" % (self.port, target), timeout=DEVTOOLS_TIMEOUT_S,
             suppress_origin=True))
         page.load(url)
         return page
@@ -475,6 +479,20 @@ def main():
                     .tBodies[0].rows.length""")
                 if frames < 1:
                     failures.append("profile: the flame graph has no frame (%d)" % frames)
+                # The whole width of the page, and the whole graph in its frame (no scrolling).
+                frame_w, page_w, svg_w, svg_h, frame_h = page.eval("""(() => {
+                    const f = document.querySelector('iframe.flame');
+                    const s = f.contentDocument.querySelector('svg').getBoundingClientRect();
+                    return [f.getBoundingClientRect().width, f.parentElement.clientWidth,
+                            s.width, s.height, f.clientHeight]; })()""")
+                if svg_w < 0.95 * page_w or frame_w < 0.95 * page_w:
+                    failures.append("profile: the flame graph is %.0f px (its frame %.0f) of the "
+                                    "page's %.0f" % (svg_w, frame_w, page_w))
+                scroll_h = page.eval("""document.querySelector('iframe.flame')
+                    .contentDocument.documentElement.scrollHeight""")
+                if svg_h > frame_h + 1 or scroll_h > frame_h + 1:
+                    failures.append("profile: the flame graph (%.0f px high, its document %.0f) "
+                                    "overflows its frame (%.0f)" % (svg_h, scroll_h, frame_h))
                 if rows < 1:
                     failures.append("profile: the bottom-up table is empty")
             if name == "dispatch":  # -f svg: the same charts alone, in one SVG document
