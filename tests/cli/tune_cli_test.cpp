@@ -255,6 +255,21 @@ TEST(TuneCli, SigintEndsWithThePartialReportAnd130AndNoChildLeft) {
   std::filesystem::remove_all(dir);
 }
 
+// The budget bounds the whole command: no round starts that would not fit, a run still going at
+// its end is killed, and the report says the budget ended it.
+TEST(TuneCli, TheBudgetEndsTheRoundsAndSaysSo) {
+  const Tuned t =
+      Tune({"--groups", "user", "--knob", "TUNE_TEST_NOTHING=1", "--runs", "5", "--budget", "0.6"});
+  ASSERT_EQ(t.result.exit_code, 0) << t.result.err;
+  const Json& tune = t.doc["tune"];
+  EXPECT_LT(tune["rounds_done"].get<int>(), 5);
+  EXPECT_LT(tune["elapsed_s"].get<double>(), 0.6 + 0.5) << tune;
+  bool said = false;
+  for (const Json& f : t.doc["findings"]) said = said || f["code"] == "budget-ended";
+  EXPECT_TRUE(said) << t.doc["findings"];
+  for (const Json& row : t.doc["variants"]) EXPECT_TRUE(row["rank"].is_null()) << row;
+}
+
 TEST(TuneCli, BadOptionsAreUsageErrors) {
   const testing::RunResult knob = testing::RunDlcheck({"tune", "--knob", "NOEQUALS", "--", "true"});
   EXPECT_EQ(knob.exit_code, 2);
