@@ -6,11 +6,11 @@
 // round, in turn), and ranked only where a variant's range of runs does not overlap the
 // baseline's (noise.h: Separated). The winners together are measured as a variant of their own.
 //
-//   TuneHost host = LiveTuneHost();
-//   std::vector<Knob> knobs = PlanKnobs(host, {}, {{"TUNE_TEST_FAST", "1"}});
-//   std::vector<Variant> variants = VariantsOf(knobs);          // the baseline first
-//   TuneResults results = RunTune(argv, variants, settings);   // interleaved rounds
-//   JudgeVariants(results.variants, metric);                   // verdicts and speed-ups
+//   std::vector<Knob> knobs = PlanKnobs(LiveTuneHost(), {}, {{"TUNE_TEST_FAST", "1"}});
+//   std::vector<Variant> variants = VariantsOf(knobs);           // the baseline first
+//   StatusOr<TuneProgress> done = RunTune(variants, {.argv = {"python3", "train.py"}});
+//   const Variant* best = BestVariant(variants);                 // judged: verdicts, speed-ups
+//   std::cout << TuneAnswer(variants, {}) << '\n' << ApplyLine(best, argv);
 
 #include <functional>
 #include <optional>
