@@ -23,6 +23,7 @@ void SetupPlatform(CLI::App& sub, int& exit_code);
 void SetupRoofline(CLI::App& sub, int& exit_code);
 void SetupDispatch(CLI::App& sub, int& exit_code);
 void SetupWhatif(CLI::App& sub, int& exit_code);
+void SetupTune(CLI::App& sub, int& exit_code);
 void SetupCheck(CLI::App& sub, int& exit_code);
 void SetupDiff(CLI::App& sub, int& exit_code);
 void SetupFleet(CLI::App& sub, int& exit_code);
@@ -61,6 +62,10 @@ const Command kCommands[] = {
      "oneDNN and measure what layouts, implementations, threads, data types and ISA caps would "
      "gain",
      SetupWhatif, WhatifDocument},
+    {"tune",
+     "measure the settings around oneDNN on a program (after --): threads, OpenMP waiting and "
+     "placement, allocator, oneDNN's variables, your own; ranked, with the line to apply",
+     SetupTune, TuneDocument},
     // A monitoring system reads the status: once `check` is named, a bad command line is UNKNOWN,
     // and so is any failure of the check itself (memory, a report that cannot be written).
     {"check",

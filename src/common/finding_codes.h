@@ -95,6 +95,11 @@ inline constexpr char kWorkerFailed[] = "worker-failed";
 inline constexpr char kEnvironmentRemoved[] = "environment-removed";
 inline constexpr char kThreadsAboveCpus[] = "threads-above-cpus";
 
+// tune
+inline constexpr char kBudgetEnded[] = "budget-ended";
+inline constexpr char kKnobNotApplicable[] = "knob-not-applicable";
+inline constexpr char kVariantFailed[] = "variant-failed";
+
 // profile
 inline constexpr char kNoExecJoin[] = "no-exec-join";
 inline constexpr char kNoJitNames[] = "no-jit-names";

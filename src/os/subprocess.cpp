@@ -215,7 +215,7 @@ class Pipes {
   bool open() const { return fds_[0].fd >= 0 || fds_[1].fd >= 0; }
   // Waits up to `wait_ms` for output and hands it on; false when nothing was ready.
   bool Read(int wait_ms, const std::function<void(std::string_view)>& on_stdout,
-            std::string& stderr_tail) {
+            const std::function<void(std::string_view)>& on_stderr, std::string& stderr_tail) {
     const int ready = poll(fds_, 2, wait_ms);
     if (ready <= 0) return ready < 0 && errno == EINTR;
     for (int i = 0; i < 2; ++i) {
@@ -231,6 +231,7 @@ class Pipes {
         on_stdout(data);
       } else {
         KeepTail(stderr_tail, data);
+        if (on_stderr) on_stderr(data);
       }
     }
     return true;
@@ -281,7 +282,8 @@ void Follow(const Job& job, Pipes& pipes, const Spec& spec, Outcome& outcome,
       Reap(job, outcome, true);
       return;
     }
-    const bool got = pipes.Read(drain_until ? 0 : kWaitPollMs, on_stdout, outcome.stderr_tail);
+    const bool got =
+        pipes.Read(drain_until ? 0 : kWaitPollMs, on_stdout, spec.on_stderr, outcome.stderr_tail);
     if (!got && drain_until) return;  // ended, and nothing more is waiting
   }
 }

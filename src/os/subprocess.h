@@ -56,6 +56,9 @@ struct Spec {
   /// signal (perf record) gets longer.
   double grace_after_signal_s = 10;
   std::vector<int> cpus;  ///< the CPUs it (every thread it starts) may run on; empty: dlcheck's
+  /// With keep_stderr_tail: called with each piece of its stderr as well (`tune` passes the
+  /// program's stderr on and keeps its last line); empty: the tail only.
+  std::function<void(std::string_view)> on_stderr;
 };
 
 /// How the child ended. Exactly one of exited / signaled / timed_out is true.

@@ -472,6 +472,9 @@ void PrintHtml(const Report& report, std::ostream& out) {
   if (!report.headline.empty()) {
     out << "<p class=\"headline\">" << EscapeMarkup(report.headline) << "</p>\n";
   }
+  if (!report.apply_line.empty()) {
+    out << "<pre class=\"headline\">" << EscapeMarkup(report.apply_line) << "</pre>\n";
+  }
   out << "<nav><a href=\"#findings\">Findings</a>";
   for (const auto& [id, name] : content.contents) {
     const bool heading = id == "charts" || id == "flame";

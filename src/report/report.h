@@ -277,6 +277,10 @@ struct Report {
   /// perfdata`, `diff`'s regressions, every other command's through SetVerdict); empty: none.
   /// The other formats carry its parts as fields, in their usual order.
   std::string headline;
+  /// A shell line that acts on the verdict (`tune`'s `env NAME=VALUE ... CMD`), printed whole,
+  /// never wrapped, right under the headline in the human table and on the page, so that it can
+  /// be copied as it is; empty: none. The other formats carry it as a field of the command's.
+  std::string apply_line;
   /// Top-level sections and tables, printed in this order (sections first).
   std::vector<Section> sections;
   std::vector<Table> tables;

@@ -814,6 +814,10 @@ void PrintTable(const Report& report, std::ostream& out, std::size_t width) {
     PrintWrapped(Visible(report.headline), 0, width, out);
     first = false;
   }
+  if (!report.apply_line.empty()) {
+    out << Visible(report.apply_line) << '\n';  // whole, to be copied as it is
+    first = false;
+  }
   if (!report.findings.empty()) {
     separate();
     PrintFindings(report, width, out);

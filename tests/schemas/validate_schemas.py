@@ -50,6 +50,7 @@ def invocations(data, scratch):
     a = os.path.join(data, "verbose", "torch_cnn_avx2_2.6.3.log")
     cache = "XDG_CACHE_HOME=" + os.path.join(scratch, "cache")
     b = os.path.join(data, "verbose", "torch_cnn_2.6.3.log")
+    tune_program = os.path.join(data, "tune", "program.sh")
     calls = [
         ("platform", ["platform"], {0}),
         ("platform", ["platform", "--probe"], {0}),
@@ -80,6 +81,12 @@ def invocations(data, scratch):
         ("whatif", ["whatif", "--model", "mlp", "--warmup", "0", "--traced", "1", "--batch", "8",
                     "--variants", "none", "--time", "0", "--top", "1"], {0}),
         ("whatif", ["whatif", "--variants", "none", "--time", "0", "--top", "1", "--"] + cat_log,
+         {0}),
+        # A knob that wins and one that fails (every column of the variants table), and a figure.
+        ("tune", ["tune", "--groups", "user", "--knob", "TUNE_TEST_FAST=1", "--knob",
+                  "TUNE_TEST_FAIL=1", "--runs", "2", "--", "sh", tune_program], {0}),
+        ("tune", ["tune", "--groups", "user", "--knob", "TUNE_TEST_FAST=1", "--runs", "2",
+                  "--metric", "score: ([0-9]+)", "--higher-is-better", "--", "sh", tune_program],
          {0}),
         ("fleet", ["fleet", os.path.join(scratch, "fleet")], {0}),
         # A measurement (quick) stored in a scratch cache, then read by platform and parse; a

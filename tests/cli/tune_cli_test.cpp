@@ -1,0 +1,299 @@
+// SPDX-License-Identifier: Apache-2.0
+// dlcheck tune -- CMD through the built binary, on tests/data/tune/program.sh: a program whose
+// time (it sleeps, so a loaded machine changes it little) and printed figure depend on its
+// environment in a known way. Invariants, not timings: the knob that cuts its time to a quarter
+// is ranked first with a speed-up within bounds; a knob without effect is within noise; a knob
+// that makes it fail is that failure; SIGINT ends the tune with the runs done and 130, and no
+// process of the program outlives it.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "support/run_dlcheck.h"
+#include "support/scratch_dir.h"
+#include "support/test_files.h"
+
+namespace dlcheck {
+namespace {
+
+using Json = nlohmann::json;
+
+std::string Program() {
+  return testing::DataPath("tune/program.sh");
+}
+
+// `dlcheck tune ARGS --format json -- sh program.sh`, parsed.
+struct Tuned {
+  testing::RunResult result;
+  Json doc;
+};
+
+Tuned Tune(std::vector<std::string> args, const std::vector<std::string>& env = {}) {
+  std::vector<std::string> argv = {"tune", "--format", "json"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  argv.insert(argv.end(), {"--", "sh", Program()});
+  Tuned t{.result = testing::RunDlcheck(argv, "", env)};
+  if (Json::accept(t.result.out)) t.doc = Json::parse(t.result.out);
+  return t;
+}
+
+const Json* Row(const Json& doc, const std::string& variant) {
+  for (const Json& row : doc["variants"]) {
+    if (row["variant"] == variant) return &row;
+  }
+  return nullptr;
+}
+
+// A quarter of the time: ranked first, the speed-up near 4 (the shell's start-up is the same in
+// both), the line to apply sets it; a knob that changes nothing overlaps the baseline (8 runs
+// each: two alike ranges fall apart by chance once in 6435 tunes).
+TEST(TuneCli, TheKnobThatCutsTheTimeIsRankedFirstAndOneWithoutEffectIsWithinNoise) {
+  const Tuned t = Tune({"--groups", "user", "--knob", "TUNE_TEST_FAST=1", "--knob",
+                        "TUNE_TEST_NOTHING=1", "--runs", "8"});
+  ASSERT_EQ(t.result.exit_code, 0) << t.result.err;
+  ASSERT_FALSE(t.doc.is_null()) << t.result.out;
+  const Json& tune = t.doc["tune"];
+  EXPECT_EQ(tune["best"], "TUNE_TEST_FAST=1");
+  EXPECT_EQ(tune["apply"], "env TUNE_TEST_FAST=1 sh " + Program());
+  EXPECT_EQ(tune["rounds_done"], 8);
+  EXPECT_EQ(tune["metric"], "wall_s");
+  const Json& rows = t.doc["variants"];
+  ASSERT_EQ(rows.size(), 3u) << rows;
+  EXPECT_EQ(rows[0]["variant"], "baseline");
+  EXPECT_EQ(rows[0]["verdict"], "baseline");
+  EXPECT_EQ(rows[1]["variant"], "TUNE_TEST_FAST=1");
+  EXPECT_EQ(rows[1]["verdict"], "faster");
+  EXPECT_EQ(rows[1]["rank"], 1);
+  EXPECT_GT(rows[1]["speedup"].get<double>(), 2.0) << rows[1];
+  EXPECT_LT(rows[1]["speedup"].get<double>(), 4.5) << rows[1];
+  EXPECT_LT(rows[1]["max"].get<double>(), rows[0]["min"].get<double>());
+  const Json* nothing = Row(t.doc, "TUNE_TEST_NOTHING=1");
+  ASSERT_NE(nothing, nullptr);
+  EXPECT_EQ((*nothing)["verdict"], "within noise") << *nothing;
+  EXPECT_TRUE((*nothing)["rank"].is_null());
+  for (const Json& row : rows) EXPECT_EQ(row["runs"], 8) << row;
+  // One winner: no combined variant. The program's own output went to stderr, not the report.
+  EXPECT_NE(t.result.err.find("score: 4"), std::string::npos);
+  EXPECT_EQ(t.result.out.find("tune test: done"), std::string::npos);
+}
+
+// The answer first, then the line to apply, in the text table.
+TEST(TuneCli, TheTableStartsWithTheAnswerAndTheLineToApply) {
+  const testing::RunResult r =
+      testing::RunDlcheck({"tune", "--groups", "user", "--knob", "TUNE_TEST_FAST=1", "--runs", "3",
+                           "--", "sh", Program()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::istringstream lines(r.out);
+  std::string answer, apply;
+  std::getline(lines, answer);
+  std::getline(lines, apply);
+  EXPECT_EQ(answer.rfind("TUNE_TEST_FAST=1: ", 0), 0u) << r.out;
+  EXPECT_NE(answer.find("x faster (wall "), std::string::npos) << answer;
+  EXPECT_NE(answer.find("3 runs each"), std::string::npos) << answer;
+  EXPECT_EQ(apply, "env TUNE_TEST_FAST=1 sh " + Program()) << r.out;
+}
+
+// Two winners: their combination is measured as a variant of its own, beside more baseline
+// runs, never multiplied.
+TEST(TuneCli, TwoWinnersAreMeasuredTogether) {
+  const Tuned t = Tune({"--groups", "user", "--knob", "TUNE_TEST_HALF=1", "--knob",
+                        "TUNE_TEST_FAST=1", "--runs", "3"});
+  ASSERT_EQ(t.result.exit_code, 0) << t.result.err;
+  const Json* combined = Row(t.doc, "TUNE_TEST_FAST=1 + TUNE_TEST_HALF=1");
+  ASSERT_NE(combined, nullptr) << t.result.out;
+  EXPECT_EQ((*combined)["group"], "combined");
+  EXPECT_EQ((*combined)["environment"], "TUNE_TEST_FAST=1 TUNE_TEST_HALF=1");
+  EXPECT_EQ((*combined)["runs"], 3);
+  EXPECT_EQ((*combined)["verdict"], "faster");
+  // The baseline ran beside it again.
+  EXPECT_EQ(t.doc["variants"][0]["runs"], 6);
+}
+
+// A knob that makes the program fail: its exit status and stderr's last line, never ranked, run
+// once; the tune itself succeeds and the line to apply is the command as it is.
+TEST(TuneCli, AFailingVariantIsReportedAsFailed) {
+  const Tuned t = Tune({"--groups", "user", "--knob", "TUNE_TEST_FAIL=1", "--runs", "2"});
+  ASSERT_EQ(t.result.exit_code, 0) << t.result.err;
+  const Json* failed = Row(t.doc, "TUNE_TEST_FAIL=1");
+  ASSERT_NE(failed, nullptr) << t.result.out;
+  EXPECT_EQ((*failed)["verdict"], "failed");
+  EXPECT_EQ((*failed)["exit_status"], 3);
+  EXPECT_EQ((*failed)["stderr_last_line"], "tune test: failing as asked");
+  EXPECT_EQ((*failed)["runs"], 1);
+  EXPECT_TRUE((*failed)["rank"].is_null());
+  EXPECT_TRUE(t.doc["tune"]["best"].is_null());
+  EXPECT_EQ(t.doc["tune"]["apply"], "sh " + Program());
+  bool finding = false;
+  for (const Json& f : t.doc["findings"]) {
+    if (f["code"] == "variant-failed") {
+      finding = true;
+      EXPECT_EQ(f["message"],
+                "under TUNE_TEST_FAIL=1 the program exited with status 3; its stderr's last "
+                "line: tune test: failing as asked; not ranked");
+    }
+  }
+  EXPECT_TRUE(finding) << t.doc["findings"];
+  // Its stderr was passed on as well as read.
+  EXPECT_NE(t.result.err.find("tune test: starting"), std::string::npos);
+}
+
+// The program's figure: exact, so the ratio is exact (4 against 1), in either direction.
+TEST(TuneCli, MetricRanksByTheProgramsFigure) {
+  const std::vector<std::string> base = {"--groups", "user", "--knob",   "TUNE_TEST_FAST=1",
+                                         "--runs",   "2",    "--metric", "score: ([0-9.]+)"};
+  std::vector<std::string> higher = base;
+  higher.push_back("--higher-is-better");
+  const Tuned up = Tune(higher);
+  ASSERT_EQ(up.result.exit_code, 0) << up.result.err;
+  const Json* fast = Row(up.doc, "TUNE_TEST_FAST=1");
+  ASSERT_NE(fast, nullptr) << up.result.out;
+  EXPECT_EQ((*fast)["verdict"], "better");
+  EXPECT_DOUBLE_EQ((*fast)["speedup"].get<double>(), 4.0);
+  EXPECT_DOUBLE_EQ((*fast)["median"].get<double>(), 4.0);
+  EXPECT_EQ(up.doc["tune"]["metric"], "score: ([0-9.]+)");
+  EXPECT_EQ(up.doc["tune"]["best_speedup"], 4.0);
+
+  const Tuned down = Tune(base);
+  ASSERT_EQ(down.result.exit_code, 0) << down.result.err;
+  fast = Row(down.doc, "TUNE_TEST_FAST=1");
+  ASSERT_NE(fast, nullptr);
+  EXPECT_EQ((*fast)["verdict"], "worse");
+  EXPECT_DOUBLE_EQ((*fast)["speedup"].get<double>(), 0.25);
+  EXPECT_TRUE(down.doc["tune"]["best"].is_null());
+}
+
+// A metric the program never prints: every run failed to give it.
+TEST(TuneCli, AMetricNeverPrintedIsAFailedBaseline) {
+  const Tuned t = Tune({"--groups", "user", "--runs", "2", "--metric", "tokens/s: ([0-9.]+)"});
+  ASSERT_EQ(t.result.exit_code, 0) << t.result.err;
+  EXPECT_EQ(t.doc["variants"][0]["verdict"], "failed");
+  EXPECT_EQ(t.doc["variants"][0]["note"], "printed no number that --metric matches");
+}
+
+// Knobs that cannot apply are listed with the reason, not run: no allocator library in the
+// directory tune looks in.
+TEST(TuneCli, AnAllocatorThatIsNotInstalledIsListedNotRun) {
+  const std::string empty =
+      std::filesystem::temp_directory_path() / ("dlcheck_tune_no_libs_" + std::to_string(getpid()));
+  std::filesystem::create_directories(empty);
+  const Tuned t =
+      Tune({"--groups", "allocator", "--runs", "2"}, {"DLCHECK_TUNE_LIBRARY_DIR=" + empty});
+  std::filesystem::remove_all(empty);
+  ASSERT_EQ(t.result.exit_code, 0) << t.result.err;
+  const Json* jemalloc = Row(t.doc, "jemalloc");
+  ASSERT_NE(jemalloc, nullptr) << t.result.out;
+  EXPECT_EQ((*jemalloc)["verdict"], "not applicable");
+  EXPECT_EQ((*jemalloc)["runs"], 0);
+  EXPECT_EQ((*jemalloc)["note"], "libjemalloc.so.2 is not installed in " + empty +
+                                     ": install the Debian package libjemalloc2");
+  const Json* tcmalloc = Row(t.doc, "tcmalloc");
+  ASSERT_NE(tcmalloc, nullptr);
+  EXPECT_EQ((*tcmalloc)["verdict"], "not applicable");
+}
+
+bool Zombie(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  std::getline(stat, line);
+  const std::size_t name_end = line.rfind(')');
+  return name_end != std::string::npos && line.size() > name_end + 2 && line[name_end + 2] == 'Z';
+}
+
+// SIGINT in the middle: the report of the runs done, 130, and no process of the program left.
+TEST(TuneCli, SigintEndsWithThePartialReportAnd130AndNoChildLeft) {
+  const std::string dir =
+      std::filesystem::temp_directory_path() / ("dlcheck_tune_sigint_" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string pids = dir + "/pids", out = dir + "/out", err = dir + "/err";
+  setenv("TUNE_TEST_PIDS", pids.c_str(), 1);
+  const pid_t dlcheck =
+      testing::StartDlcheck({"tune", "--format", "json", "--groups", "user", "--knob",
+                             "TUNE_TEST_NOTHING=1", "--runs", "100", "--", "sh", Program()},
+                            out, err);
+  unsetenv("TUNE_TEST_PIDS");
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  kill(dlcheck, SIGINT);
+  int status = 0;
+  waitpid(dlcheck, &status, 0);
+  const int exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  const std::string report = testing::ReadFile(out);
+  const std::string errors = testing::ReadFile(err);
+  EXPECT_EQ(exit_code, 130) << errors;
+  ASSERT_TRUE(Json::accept(report)) << report << errors;
+  const Json doc = Json::parse(report);
+  EXPECT_EQ(doc["tune"]["interrupted_by"], "SIGINT");
+  EXPECT_GE(doc["variants"][0]["runs"].get<int>(), 1) << doc["variants"];
+  EXPECT_LT(doc["variants"][0]["runs"].get<int>(), 100);
+  EXPECT_NE(errors.find("dlcheck: interrupted by SIGINT; the report holds the runs done"),
+            std::string::npos)
+      << errors;
+  // Every shell and sleep the tune started has ended: no such process, or a zombie that its new
+  // parent (init, once its shell has gone) has not reaped yet.
+  std::ifstream listed(pids);
+  std::vector<pid_t> started;
+  for (pid_t pid; listed >> pid;) started.push_back(pid);
+  EXPECT_FALSE(started.empty());
+  for (pid_t pid : started) {
+    bool gone = false;
+    for (int i = 0; i < 150 && !gone; ++i) {
+      gone = (kill(pid, 0) != 0 && errno == ESRCH) || Zombie(pid);
+      if (!gone) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    EXPECT_TRUE(gone) << "process " << pid << " outlived the tune";
+  }
+  std::filesystem::remove_all(dir);
+}
+
+// The budget bounds the whole command: no round starts that would not fit, a run still going at
+// its end is killed, and the report says the budget ended it.
+TEST(TuneCli, TheBudgetEndsTheRoundsAndSaysSo) {
+  const Tuned t =
+      Tune({"--groups", "user", "--knob", "TUNE_TEST_NOTHING=1", "--runs", "5", "--budget", "0.6"});
+  ASSERT_EQ(t.result.exit_code, 0) << t.result.err;
+  const Json& tune = t.doc["tune"];
+  EXPECT_LT(tune["rounds_done"].get<int>(), 5);
+  EXPECT_LT(tune["elapsed_s"].get<double>(), 0.6 + 0.5) << tune;
+  bool said = false;
+  for (const Json& f : t.doc["findings"]) said = said || f["code"] == "budget-ended";
+  EXPECT_TRUE(said) << t.doc["findings"];
+  for (const Json& row : t.doc["variants"]) EXPECT_TRUE(row["rank"].is_null()) << row;
+}
+
+TEST(TuneCli, BadOptionsAreUsageErrors) {
+  const testing::RunResult knob = testing::RunDlcheck({"tune", "--knob", "NOEQUALS", "--", "true"});
+  EXPECT_EQ(knob.exit_code, 2);
+  EXPECT_EQ(knob.err,
+            "dlcheck: --knob 'NOEQUALS': expected NAME=VALUE (an environment variable and its "
+            "value, e.g. --knob OMP_SCHEDULE=static)\n");
+  const testing::RunResult higher =
+      testing::RunDlcheck({"tune", "--higher-is-better", "--", "true"});
+  EXPECT_EQ(higher.exit_code, 2);
+  EXPECT_EQ(higher.err,
+            "dlcheck: --higher-is-better: only with --metric REGEX (wall time is "
+            "lower-better)\n");
+  const testing::RunResult group = testing::RunDlcheck({"tune", "--groups", "blas", "--", "true"});
+  EXPECT_EQ(group.exit_code, 2);
+  EXPECT_EQ(group.err,
+            "dlcheck: --groups: unknown group 'blas' (one of: threads, openmp, placement, "
+            "allocator, onednn, user)\n");
+  const testing::RunResult regex = testing::RunDlcheck({"tune", "--metric", "(", "--", "true"});
+  EXPECT_EQ(regex.exit_code, 2);
+  EXPECT_EQ(regex.err.rfind("dlcheck: --metric '(': not a regular expression", 0), 0u) << regex.err;
+  const testing::RunResult missing =
+      testing::RunDlcheck({"tune", "--groups", "user", "--", "/nonexistent/program"});
+  EXPECT_EQ(missing.exit_code, 127) << missing.err;
+}
+
+}  // namespace
+}  // namespace dlcheck
