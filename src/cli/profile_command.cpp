@@ -118,6 +118,13 @@ void RemoveTheRunsPerfMaps(const profile::PerfSettings& perf, const StatusOr<pro
   }
 }
 
+// When perf.data was last written (the end of the recording); nullopt when it cannot be told.
+std::optional<std::int64_t> RecordingWrittenAt(const std::string& perf_data_path) {
+  struct stat st {};
+  if (stat(perf_data_path.c_str(), &st) != 0) return std::nullopt;
+  return static_cast<std::int64_t>(st.st_mtime);
+}
+
 StatusOr<profile::Profile> ReadProfile(const profile::PerfSettings& perf,
                                        const profile::ExecTimeline& timeline) {
   profile::ProfileBuilder builder;
@@ -142,6 +149,9 @@ StatusOr<profile::Profile> ReadProfile(const profile::PerfSettings& perf,
   }
   parser.Finish();
   profile::Profile p = builder.profile();
+  // The code the samples ran in, decoded from files as they were when the recording ended.
+  profile::CodeClassifier classifier(RecordingWrittenAt(perf.data_path));
+  profile::ClassifyLeafCode(p, classifier);
   if (!scanned.ok()) p.stack_scan_error = scanned.status().message();
   if (scanned.ok()) p.stack_scan_bounds = scanned->bounds_reached;
   return p;
@@ -196,6 +206,8 @@ void AddProfileSection(report::Report& report, const ProfileOptions& o, const di
   s.Add(kPerfData, o.perf_data_path.empty() ? report::Value() : report::Value(o.perf_data_path));
   const std::string verdict = profile::ProfileVerdict(p, r.rows);
   s.Add(kVerdict, verdict.empty() ? report::Value() : report::Value(verdict));
+  const std::string mix = profile::InstructionMixVerdict(p);
+  s.Add(kInstructionMix, mix.empty() ? report::Value() : report::Value(mix));
   AddNoiseGuard(report, s, o.frame);
 }
 
