@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstring>
 
 #include "profile/stack_scan.h"
@@ -21,6 +22,35 @@ namespace {
 constexpr std::size_t kLongestCall = 7;
 
 }  // namespace
+
+std::string WithoutParameters(std::string_view demangled) {
+  int angles = 0;
+  for (std::size_t i = 0; i < demangled.size(); ++i) {
+    const char c = demangled[i];
+    if (c == '<') ++angles;
+    if (c == '>' && angles > 0) --angles;
+    if (c != '(' || angles > 0) continue;
+    if (demangled.substr(i).starts_with("(anonymous namespace)")) continue;
+    if (demangled.substr(0, i).ends_with("operator") && demangled.substr(i).starts_with("()")) {
+      ++i;  // operator(): its parameters follow
+      continue;
+    }
+    return std::string(demangled.substr(0, i));
+  }
+  return std::string(demangled);
+}
+
+std::string_view LastIdentifier(std::string_view name) {
+  const std::size_t colons = name.rfind("::");
+  std::string_view last = colons == std::string_view::npos ? name : name.substr(colons + 2);
+  last = last.substr(0, std::min(last.find('<'), last.find('(')));
+  const bool identifier =
+      !last.empty() && !std::isdigit(static_cast<unsigned char>(last.front())) &&
+      std::all_of(last.begin(), last.end(),
+                  [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+  if (!identifier || last.starts_with("operator")) return {};
+  return last;
+}
 
 std::unique_ptr<ElfImage> ElfImage::Open(const std::string& path) {
   elf_version(EV_CURRENT);
@@ -59,10 +89,38 @@ void ElfImage::IndexNames(DemanglerBudget& budget, bool demangle) {
   for (std::size_t i = 0; i < symbols_.size(); ++i) {
     const std::string_view name = symbols_[i].name;
     if (name.starts_with("_Z") != demangle) continue;
-    // Of several symbols under one name (a local "init" in two files), the first is kept: the
-    // caller cannot tell them apart by name either.
-    by_name_.try_emplace(demangle ? Demangle(name, budget) : std::string(name), i);
+    // Of several symbols under one name (a local "init" in two files, overloads without their
+    // parameters), the first is kept: the caller cannot tell them apart by name either.
+    if (!demangle) {
+      by_name_.try_emplace(std::string(name), i);
+      continue;
+    }
+    std::string demangled = Demangle(name, budget);
+    by_name_.try_emplace(WithoutParameters(demangled), i);
+    by_name_.try_emplace(std::move(demangled), i);
   }
+}
+
+std::optional<std::size_t> ElfImage::CppSymbolNamed(std::string_view perf_name,
+                                                    DemanglerBudget& budget) {
+  const std::string_view identifier = LastIdentifier(perf_name);
+  if (identifier.empty()) {  // an operator, a lambda: every C++ name demangled, once
+    if (!names_demangled_) IndexNames(budget, true);
+    names_demangled_ = true;
+    const auto it = by_name_.find(std::string(perf_name));
+    return it == by_name_.end() ? std::nullopt : std::optional(it->second);
+  }
+  // Only the symbols whose mangled name holds the identifier as the mangling writes it
+  // ("19InnerProductForward") are demangled.
+  const std::string needle = fmt::format("{}{}", identifier.size(), identifier);
+  for (std::size_t i = 0; i < symbols_.size(); ++i) {
+    const std::string_view name = symbols_[i].name;
+    if (!name.starts_with("_Z") || name.find(needle) == std::string_view::npos) continue;
+    auto [cached, fresh] = demangled_.try_emplace(symbols_[i].name);
+    if (fresh) cached->second = Demangle(name, budget);
+    if (cached->second == perf_name || WithoutParameters(cached->second) == perf_name) return i;
+  }
+  return std::nullopt;
 }
 
 std::optional<CodeRange> ElfImage::FunctionNamed(std::string_view perf_name,
@@ -71,20 +129,18 @@ std::optional<CodeRange> ElfImage::FunctionNamed(std::string_view perf_name,
     IndexNames(budget, false);
     names_indexed_ = true;
   }
-  const std::string key(perf_name);
-  auto it = by_name_.find(key);
-  if (it == by_name_.end() && !names_demangled_) {
-    IndexNames(budget, true);
-    names_demangled_ = true;
-    it = by_name_.find(key);
-  }
-  // A versioned name as perf prints it ("clock_gettime@@GLIBC_2.17"): the symbol without it.
-  if (it == by_name_.end() && perf_name.find('@') != std::string_view::npos) {
+  std::optional<std::size_t> found;
+  if (const auto it = by_name_.find(std::string(perf_name)); it != by_name_.end()) {
+    found = it->second;
+  } else if (perf_name.find('@') != std::string_view::npos) {
+    // A versioned name as perf prints it ("clock_gettime@@GLIBC_2.17"): the symbol without it.
     const std::string_view unversioned = perf_name.substr(0, perf_name.find('@'));
     if (!unversioned.empty()) return FunctionNamed(unversioned, budget);
+  } else {
+    found = CppSymbolNamed(perf_name, budget);
   }
-  if (it == by_name_.end()) return std::nullopt;
-  const Symbol& s = symbols_[it->second];
+  if (!found) return std::nullopt;
+  const Symbol& s = symbols_[*found];
   return CodeRange{s.value, s.size};
 }
 

@@ -35,6 +35,14 @@ struct CodeRange {
   std::uint64_t size = 0;
 };
 
+/// A demangled name without its parameter list, as perf prints C++ names
+/// ("ns::Class::Run(int) const" -> "ns::Class::Run"; "(anonymous namespace)" and operator()
+/// kept).
+std::string WithoutParameters(std::string_view demangled);
+/// The last identifier of a name as perf prints it ("Run" of "ns::Class<int>::Run"); empty
+/// when it is none (an operator, a lambda, a name with parameters cut in its template).
+std::string_view LastIdentifier(std::string_view name);
+
 class ElfImage {
  public:
   /// The file at `path`, a regular one only (a FIFO or a device is never opened); nullptr when
@@ -49,8 +57,10 @@ class ElfImage {
   /// The demangled name of the function containing the byte at `file_offset`; nullopt when no
   /// symbol covers it.
   std::optional<std::string> FunctionAt(std::uint64_t file_offset, DemanglerBudget& budget);
-  /// The function whose name, as perf prints it (Demangle), is `perf_name`; nullopt when none
-  /// is. C++ names are demangled all at once, the first time one is asked for.
+  /// The function whose name, as perf prints it (Demangle, with or without its parameters,
+  /// with or without a symbol version "@@GLIBC_2.17"), is `perf_name`; nullopt when none is.
+  /// Of C++ names only those that hold its last identifier are demangled (all of them, once,
+  /// for an operator or a lambda).
   std::optional<CodeRange> FunctionNamed(std::string_view perf_name, DemanglerBudget& budget);
   /// The file's bytes of `range`; empty when they do not lie whole in one loadable segment's
   /// file bytes.
@@ -83,6 +93,7 @@ class ElfImage {
                   std::size_t link);
   std::optional<std::uint64_t> AddressOf(std::uint64_t file_offset) const;
   void IndexNames(DemanglerBudget& budget, bool demangle);
+  std::optional<std::size_t> CppSymbolNamed(std::string_view perf_name, DemanglerBudget& budget);
 
   int fd_ = -1;
   const std::uint8_t* bytes_ = nullptr;
@@ -94,8 +105,8 @@ class ElfImage {
   std::vector<Segment> segments_;
   std::vector<Symbol> symbols_;
   std::unordered_map<const char*, std::string> demangled_;
-  // Perf's name of each symbol -> its index in symbols_: plain names at first, C++ names too
-  // once one was asked for (names_demangled_).
+  // Perf's name of each symbol -> its index in symbols_: plain names; C++ names too (with and
+  // without parameters) once an operator or a lambda was asked for (names_demangled_).
   std::unordered_map<std::string, std::size_t> by_name_;
   bool names_indexed_ = false;
   bool names_demangled_ = false;

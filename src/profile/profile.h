@@ -90,6 +90,10 @@ struct Profile {
   /// Every process the recording saw begin, fork or end, sampled or not (perf's task events):
   /// the processes whose perf maps are this run's to remove, and no other's.
   std::set<int> recorded_pids;
+  /// dlcheck's own post-processing: seconds to read the recording (stack scanning and perf
+  /// script) and to decode the leaf functions' code (ClassifyLeafCode).
+  double read_s = 0;
+  double decode_s = 0;
   double first_s = 0;  ///< perf clock of the first and last record
   double last_s = 0;
 };

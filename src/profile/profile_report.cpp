@@ -344,6 +344,8 @@ const report::contract::Document& ProfileDocument() {
                                             kPerfData,
                                             kVerdict,
                                             kInstructionMix,
+                                            kReadS,
+                                            kDecodeS,
                                             kThreadsFrom,
                                             kLoadStart,
                                             kLoadEnd}),

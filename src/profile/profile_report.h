@@ -93,6 +93,8 @@ inline constexpr Field kLibrary{"library"};  ///< the file, Debian's alternative
 inline constexpr Field kBlas{"blas"};        ///< which BLAS it is (BlasImplementation)
 // instruction_mix, instruction_mix_functions (instruction_mix.h)
 inline constexpr Field kInstructionMix{"instruction_mix"};  ///< InstructionMixVerdict
+inline constexpr Field kReadS{"read_s", Type::kNumber};      ///< Profile::read_s
+inline constexpr Field kDecodeS{"decode_s", Type::kNumber};  ///< Profile::decode_s
 inline constexpr Field kWidest{"widest"};
 inline constexpr Field kFunction{"function"};
 inline constexpr Field kInstructionClass{"instruction_class"};

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "profile/elf_image.h"
 #include "profile/profile.h"
 #include "support/scratch_dir.h"
 
@@ -105,8 +106,27 @@ TEST(InstructionMixTest, TheTestProgramsFunctionsGetTheirClasses) {
 TEST(InstructionMixTest, ACppFunctionIsFoundByItsDemangledName) {
   EXPECT_EQ(mixtest::Twice(2), 4);
   CodeClassifier classifier;
-  const LeafCode& code = classifier.ClassOf("/proc/self/exe", "mixtest::Twice(int)");
-  EXPECT_NE(code.cls, CodeClass::kUnknown) << code.why_unknown;
+  // With its parameters, and as perf 6.1 prints it: without them.
+  for (const char* name : {"mixtest::Twice(int)", "mixtest::Twice"}) {
+    const LeafCode& code = classifier.ClassOf("/proc/self/exe", name);
+    EXPECT_NE(code.cls, CodeClass::kUnknown) << name << ": " << code.why_unknown;
+  }
+  EXPECT_EQ(classifier.ClassOf("/proc/self/exe", "mixtest::Thrice").why_unknown,
+            "no symbol of that name in the file");
+}
+
+TEST(InstructionMixTest, PerfsCppNamesAreTheDemangledOnesWithoutParameters) {
+  EXPECT_EQ(WithoutParameters("ns::Class::Run(int) const"), "ns::Class::Run");
+  EXPECT_EQ(WithoutParameters("std::vector<void (*)(int)>::push_back(void (* const&)(int))"),
+            "std::vector<void (*)(int)>::push_back");
+  EXPECT_EQ(WithoutParameters("a::(anonymous namespace)::Train(float)"),
+            "a::(anonymous namespace)::Train");
+  EXPECT_EQ(WithoutParameters("Functor::operator()(int)"), "Functor::operator()");
+  EXPECT_EQ(WithoutParameters("plain_c_name"), "plain_c_name");
+  EXPECT_EQ(LastIdentifier("ns::Class<int>::Run"), "Run");
+  EXPECT_EQ(LastIdentifier("sgemm_"), "sgemm_");
+  EXPECT_EQ(LastIdentifier("Functor::operator()"), "");
+  EXPECT_EQ(LastIdentifier("ns::{lambda(int)#1}"), "");
 }
 
 using InstructionMixUnknownTest = testing::ScratchDirTest;
