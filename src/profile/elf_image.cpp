@@ -40,16 +40,33 @@ std::string WithoutParameters(std::string_view demangled) {
   return std::string(demangled);
 }
 
-std::string_view LastIdentifier(std::string_view name) {
-  const std::size_t colons = name.rfind("::");
-  std::string_view last = colons == std::string_view::npos ? name : name.substr(colons + 2);
-  last = last.substr(0, std::min(last.find('<'), last.find('(')));
-  const bool identifier =
-      !last.empty() && !std::isdigit(static_cast<unsigned char>(last.front())) &&
-      std::all_of(last.begin(), last.end(),
-                  [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
-  if (!identifier || last.starts_with("operator")) return {};
-  return last;
+std::vector<std::string_view> Identifiers(std::string_view name) {
+  // The components between top-level "::" (not those inside <...> or (...)).
+  std::vector<std::string_view> components;
+  int depth = 0;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i < name.size(); ++i) {
+    const char c = name[i];
+    if (c == '<' || c == '(' || c == '{') ++depth;
+    if ((c == '>' || c == ')' || c == '}') && depth > 0) --depth;
+    if (depth == 0 && c == ':' && i + 1 < name.size() && name[i + 1] == ':') {
+      components.push_back(name.substr(start, i - start));
+      start = i + 2;
+      ++i;
+    }
+  }
+  components.push_back(name.substr(start));
+  std::vector<std::string_view> identifiers;
+  for (std::string_view component : components) {
+    component = component.substr(0, std::min(component.find('<'), component.find('(')));
+    const bool identifier =
+        !component.empty() && !std::isdigit(static_cast<unsigned char>(component.front())) &&
+        !component.starts_with("operator") &&
+        std::all_of(component.begin(), component.end(),
+                    [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+    if (identifier) identifiers.push_back(component);
+  }
+  return identifiers;
 }
 
 std::unique_ptr<ElfImage> ElfImage::Open(const std::string& path) {
@@ -103,19 +120,27 @@ void ElfImage::IndexNames(DemanglerBudget& budget, bool demangle) {
 
 std::optional<std::size_t> ElfImage::CppSymbolNamed(std::string_view perf_name,
                                                     DemanglerBudget& budget) {
-  const std::string_view identifier = LastIdentifier(perf_name);
-  if (identifier.empty()) {  // an operator, a lambda: every C++ name demangled, once
+  const std::vector<std::string_view> identifiers = Identifiers(perf_name);
+  if (identifiers.empty()) {  // a global operator: every C++ name demangled, once
     if (!names_demangled_) IndexNames(budget, true);
     names_demangled_ = true;
     const auto it = by_name_.find(std::string(perf_name));
     return it == by_name_.end() ? std::nullopt : std::optional(it->second);
   }
-  // Only the symbols whose mangled name holds the identifier as the mangling writes it
+  // Only the symbols whose mangled name holds every identifier as the mangling writes it
   // ("19InnerProductForward") are demangled.
-  const std::string needle = fmt::format("{}{}", identifier.size(), identifier);
+  std::vector<std::string> needles;
+  for (std::string_view identifier : identifiers) {
+    needles.push_back(fmt::format("{}{}", identifier.size(), identifier));
+  }
+  const auto holds_all = [&](std::string_view name) {
+    return std::all_of(needles.begin(), needles.end(), [&](const std::string& needle) {
+      return name.find(needle) != std::string_view::npos;
+    });
+  };
   for (std::size_t i = 0; i < symbols_.size(); ++i) {
     const std::string_view name = symbols_[i].name;
-    if (!name.starts_with("_Z") || name.find(needle) == std::string_view::npos) continue;
+    if (!name.starts_with("_Z") || !holds_all(name)) continue;
     auto [cached, fresh] = demangled_.try_emplace(symbols_[i].name);
     if (fresh) cached->second = Demangle(name, budget);
     if (cached->second == perf_name || WithoutParameters(cached->second) == perf_name) return i;

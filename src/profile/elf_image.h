@@ -39,9 +39,9 @@ struct CodeRange {
 /// ("ns::Class::Run(int) const" -> "ns::Class::Run"; "(anonymous namespace)" and operator()
 /// kept).
 std::string WithoutParameters(std::string_view demangled);
-/// The last identifier of a name as perf prints it ("Run" of "ns::Class<int>::Run"); empty
-/// when it is none (an operator, a lambda, a name with parameters cut in its template).
-std::string_view LastIdentifier(std::string_view name);
+/// The plain identifiers among the "::" components of a name as perf prints it ("ns", "Class",
+/// "Run" of "ns::Class<int>::Run"; not an operator, a lambda or "(anonymous namespace)").
+std::vector<std::string_view> Identifiers(std::string_view name);
 
 class ElfImage {
  public:
@@ -59,8 +59,8 @@ class ElfImage {
   std::optional<std::string> FunctionAt(std::uint64_t file_offset, DemanglerBudget& budget);
   /// The function whose name, as perf prints it (Demangle, with or without its parameters,
   /// with or without a symbol version "@@GLIBC_2.17"), is `perf_name`; nullopt when none is.
-  /// Of C++ names only those that hold its last identifier are demangled (all of them, once,
-  /// for an operator or a lambda).
+  /// Of C++ names only those that hold its identifiers are demangled (all of them, once, for
+  /// a name with none: a global operator).
   std::optional<CodeRange> FunctionNamed(std::string_view perf_name, DemanglerBudget& budget);
   /// The file's bytes of `range`; empty when they do not lie whole in one loadable segment's
   /// file bytes.

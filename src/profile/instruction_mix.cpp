@@ -13,6 +13,9 @@
 namespace dlcheck::profile {
 namespace {
 
+// What the children of the demangler may take of a profile's post-processing, all together.
+constexpr double kDemanglerSeconds = 0.25;
+
 bool StartsWithAny(std::string_view name, std::initializer_list<std::string_view> prefixes) {
   return std::any_of(prefixes.begin(), prefixes.end(),
                      [&](std::string_view p) { return name.starts_with(p); });
@@ -134,7 +137,9 @@ DecodedCode DecodeCode(std::span<const std::uint8_t> code) {
 
 struct CodeClassifier::State {
   std::map<std::string, std::unique_ptr<ElfImage>> images;
-  DemanglerBudget demangler;
+  // Names that could demangle explosively are demangled in children (DemanglerBudget), each a
+  // fork: a lookup spends at most kDemanglerSeconds on them, past which they stay mangled.
+  DemanglerBudget demangler{{}, kDemanglerSeconds};
 
   // The image of `path`, opened once; nullptr (and `why`) when it cannot be.
   ElfImage* ImageOf(const std::string& path, std::string& why) {

@@ -123,10 +123,13 @@ TEST(InstructionMixTest, PerfsCppNamesAreTheDemangledOnesWithoutParameters) {
             "a::(anonymous namespace)::Train");
   EXPECT_EQ(WithoutParameters("Functor::operator()(int)"), "Functor::operator()");
   EXPECT_EQ(WithoutParameters("plain_c_name"), "plain_c_name");
-  EXPECT_EQ(LastIdentifier("ns::Class<int>::Run"), "Run");
-  EXPECT_EQ(LastIdentifier("sgemm_"), "sgemm_");
-  EXPECT_EQ(LastIdentifier("Functor::operator()"), "");
-  EXPECT_EQ(LastIdentifier("ns::{lambda(int)#1}"), "");
+  using Names = std::vector<std::string_view>;
+  EXPECT_EQ(Identifiers("ns::Class<a::B>::Run"), (Names{"ns", "Class", "Run"}));
+  EXPECT_EQ(Identifiers("sgemm_"), (Names{"sgemm_"}));
+  EXPECT_EQ(Identifiers("Functor::operator()"), (Names{"Functor"}));
+  EXPECT_EQ(Identifiers("ns::f(int)::{lambda(int)#1}::operator()"), (Names{"ns", "f"}));
+  EXPECT_EQ(Identifiers("a::(anonymous namespace)::Train"), (Names{"a", "Train"}));
+  EXPECT_EQ(Identifiers("operator new"), Names{});
 }
 
 using InstructionMixUnknownTest = testing::ScratchDirTest;
