@@ -30,6 +30,8 @@ dlcheck_require_pkgconfig(LZMA liblzma liblzma-dev)
 dlcheck_require_pkgconfig(XLSXWRITER xlsxwriter libxlsxwriter-dev)
 dlcheck_require_pkgconfig(LIBARCHIVE libarchive libarchive-dev)
 dlcheck_require_pkgconfig(LIBELF libelf libelf-dev)
+# Zydis ships a CMake config and no pkg-config file (Debian's libzydis-dev 4.0.0).
+dlcheck_require_package(zydis libzydis-dev)
 if(DLCHECK_TESTS)
   dlcheck_require_package(GTest libgtest-dev)
 endif()

@@ -25,6 +25,7 @@ build_packages=(
   libarchive-dev                      # .xz, .zst and .bz2 verbose logs (libarchive's raw format)
   linux-perf                          # `dlcheck profile` records with perf
   libelf-dev                          # profile: symbol tables of the callers of JIT kernels
+  libzydis-dev                        # profile: the instruction mix (decodes AVX-512 BF16/FP16, AMX)
 )
 # tests: what only `make test` adds. Some of these ship daemons (munge, slurmctld, slurmd,
 # prometheus): they are installed with a policy-rc.d that forbids starting services and their

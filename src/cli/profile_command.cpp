@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <sys/stat.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <ctime>
 #include <iostream>
@@ -118,8 +119,19 @@ void RemoveTheRunsPerfMaps(const profile::PerfSettings& perf, const StatusOr<pro
   }
 }
 
+// When perf.data was last written (the end of the recording); nullopt when it cannot be told.
+std::optional<std::int64_t> RecordingWrittenAt(const std::string& perf_data_path) {
+  struct stat st {};
+  if (stat(perf_data_path.c_str(), &st) != 0) return std::nullopt;
+  return static_cast<std::int64_t>(st.st_mtime);
+}
+
 StatusOr<profile::Profile> ReadProfile(const profile::PerfSettings& perf,
                                        const profile::ExecTimeline& timeline) {
+  const auto start = std::chrono::steady_clock::now();
+  const auto seconds_since = [](std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+  };
   profile::ProfileBuilder builder;
   builder.UseExecTimeline(&timeline);
   // The callers of JIT kernels, from the stack copies in perf.data (while oneDNN's perf maps are
@@ -142,6 +154,12 @@ StatusOr<profile::Profile> ReadProfile(const profile::PerfSettings& perf,
   }
   parser.Finish();
   profile::Profile p = builder.profile();
+  p.read_s = seconds_since(start);
+  // The code the samples ran in, decoded from files as they were when the recording ended.
+  const auto decode_start = std::chrono::steady_clock::now();
+  profile::CodeClassifier classifier(RecordingWrittenAt(perf.data_path));
+  profile::ClassifyLeafCode(p, classifier);
+  p.decode_s = seconds_since(decode_start);
   if (!scanned.ok()) p.stack_scan_error = scanned.status().message();
   if (scanned.ok()) p.stack_scan_bounds = scanned->bounds_reached;
   return p;
@@ -196,6 +214,10 @@ void AddProfileSection(report::Report& report, const ProfileOptions& o, const di
   s.Add(kPerfData, o.perf_data_path.empty() ? report::Value() : report::Value(o.perf_data_path));
   const std::string verdict = profile::ProfileVerdict(p, r.rows);
   s.Add(kVerdict, verdict.empty() ? report::Value() : report::Value(verdict));
+  const std::string mix = profile::InstructionMixVerdict(p);
+  s.Add(kInstructionMix, mix.empty() ? report::Value() : report::Value(mix));
+  s.Add(kReadS, report::Value(p.read_s, 3));
+  s.Add(kDecodeS, report::Value(p.decode_s, 3));
   AddNoiseGuard(report, s, o.frame);
 }
 

@@ -33,6 +33,12 @@ std::string WaitOf(const PerfRecord& record) {
 
 }  // namespace
 
+void ClassifyLeafCode(Profile& profile, CodeClassifier& classifier) {
+  for (const auto& [leaf, samples] : profile.file_leaf_samples) {
+    profile.leaf_code[leaf] = classifier.ClassOf(leaf.first, leaf.second);
+  }
+}
+
 std::string CollapsedStack(const PerfRecord& record) {
   std::string stack = report::FoldedFrame(record.comm.empty() ? "[unknown]" : record.comm);
   // Frame-pointer unwinding through code built without frame pointers ends in addresses that
@@ -128,6 +134,10 @@ void ProfileBuilder::AddOnCpu(const PerfRecord& unwound) {
   const CpuClass cls = record.frames.empty() ? CpuClass::kOther : ClassOf(record.frames.front());
   ++profile_.class_samples[static_cast<std::size_t>(cls)];
   AddToOperator(record, cls);
+  if (!record.frames.empty() && cls != CpuClass::kJit && cls != CpuClass::kKernel &&
+      record.frames.front().dso.starts_with('/')) {
+    ++profile_.file_leaf_samples[{record.frames.front().dso, record.frames.front().symbol}];
+  }
   if (cls == CpuClass::kBlas) {
     const Frame& leaf = record.frames.front();
     ++profile_.blas_samples[{leaf.dso, std::string(BlasImplementation("", leaf.symbol))}];

@@ -20,6 +20,7 @@
 
 #include "profile/classify.h"
 #include "profile/exec_join.h"
+#include "profile/instruction_mix.h"
 #include "profile/perf_script.h"
 #include "profile/stack_scan.h"
 
@@ -61,6 +62,11 @@ struct Profile {
   /// BLAS samples (a leaf of class blas) by (library file as perf names it, BLAS of the symbol
   /// when the file does not say: BlasImplementation).
   std::map<std::pair<std::string, std::string>, std::uint64_t> blas_samples;
+  /// On-CPU samples whose leaf frame is in a file on disk (not JIT code, not the OS kernel) by
+  /// (file as perf names it, symbol as perf prints it).
+  std::map<std::pair<std::string, std::string>, std::uint64_t> file_leaf_samples;
+  /// The instruction class of each of those leaves (ClassifyLeafCode); empty until then.
+  std::map<std::pair<std::string, std::string>, LeafCode> leaf_code;
   /// JIT kernel samples by kernel name (the perf map's).
   std::map<std::string, std::uint64_t> kernel_samples;
   /// Collapsed on-CPU stacks ("comm;root;...;leaf") -> samples; the values add up to `samples`.
@@ -84,6 +90,10 @@ struct Profile {
   /// Every process the recording saw begin, fork or end, sampled or not (perf's task events):
   /// the processes whose perf maps are this run's to remove, and no other's.
   std::set<int> recorded_pids;
+  /// dlcheck's own post-processing: seconds to read the recording (stack scanning and perf
+  /// script) and to decode the leaf functions' code (ClassifyLeafCode).
+  double read_s = 0;
+  double decode_s = 0;
   double first_s = 0;  ///< perf clock of the first and last record
   double last_s = 0;
 };
@@ -121,6 +131,9 @@ class ProfileBuilder {
   const ExecTimeline* timeline_ = nullptr;
   std::map<int, Pending> pending_;
 };
+
+/// Fills `profile.leaf_code` for every leaf of `profile.file_leaf_samples`, each decoded once.
+void ClassifyLeafCode(Profile& profile, CodeClassifier& classifier);
 
 /// "comm;root;...;leaf" for a record's call graph (FrameName for each frame), each frame made
 /// safe for the folded format (report::FoldedFrame).

@@ -343,6 +343,9 @@ const report::contract::Document& ProfileDocument() {
                                             kPreemptedS,
                                             kPerfData,
                                             kVerdict,
+                                            kInstructionMix,
+                                            kReadS,
+                                            kDecodeS,
                                             kThreadsFrom,
                                             kLoadStart,
                                             kLoadEnd}),
@@ -351,7 +354,11 @@ const report::contract::Document& ProfileDocument() {
          contract::Rows(kByPrimitiveTable, contract::Members(kByPrimitiveColumns)),
          contract::Rows(kOperatorsTable, contract::Members(kOperatorColumns)),
          contract::Rows(kOffCpuTable, contract::Members(kOffCpuColumns)),
-         contract::Rows(kBlasTable, contract::Members(kBlasColumns)), report::PrimitivesMember()},
+         contract::Rows(kBlasTable, contract::Members(kBlasColumns)),
+         contract::Rows(kInstructionMixTable, contract::Members(InstructionMixColumns())),
+         contract::Rows(kInstructionMixFunctionsTable,
+                        contract::Members(InstructionMixFunctionColumns())),
+         report::PrimitivesMember()},
         std::string(kKernelsTable.name)};
   }();
   return kProfile;
@@ -475,6 +482,7 @@ void AddProfileTables(report::Report& report, const Profile& profile,
   if (options.off_cpu_reason.empty()) AddOffCpuTable(report, profile, options.top);
   const std::vector<BlasRow> blas = BlasRows(profile);
   AddBlasTable(report, blas, profile);
+  AddInstructionMixTables(report, profile, options.top);
   AddFindings(report, profile, options);
   AddReferenceBlasFinding(report, blas, profile);
 }

@@ -14,10 +14,13 @@
 //   off_cpu     state,seconds,pct,switches,wait,stack  blocked time by stack (top N)
 //   blas        library,blas,samples,pct               BLAS samples by library file (Debian's
 //                                                       libblas.so.3 alternative resolved)
+//   instruction_mix  library,samples,pct,widest,<class>_pct...  instruction classes by file
+//   instruction_mix_functions  function,library,instruction_class,samples,pct,why_unknown
 
 #include <array>
 #include <cstddef>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -88,6 +91,21 @@ inline constexpr Field kPrimitives{"primitives"};
 // blas
 inline constexpr Field kLibrary{"library"};  ///< the file, Debian's alternatives resolved
 inline constexpr Field kBlas{"blas"};        ///< which BLAS it is (BlasImplementation)
+// instruction_mix, instruction_mix_functions (instruction_mix.h)
+inline constexpr Field kInstructionMix{"instruction_mix"};  ///< InstructionMixVerdict
+inline constexpr Field kReadS{"read_s", Type::kNumber};      ///< Profile::read_s
+inline constexpr Field kDecodeS{"decode_s", Type::kNumber};  ///< Profile::decode_s
+inline constexpr Field kWidest{"widest"};
+inline constexpr Field kFunction{"function"};
+inline constexpr Field kInstructionClass{"instruction_class"};
+inline constexpr Field kWhyUnknown{"why_unknown"};
+/// A library's samples in each class, as a share of its samples; by CodeClass.
+inline constexpr std::array<Field, kCodeClassCount> kCodeClassPct = {
+    Field{"scalar_pct", Type::kNumber},      Field{"sse_pct", Type::kNumber},
+    Field{"avx_pct", Type::kNumber},         Field{"avx_vnni_pct", Type::kNumber},
+    Field{"avx512_pct", Type::kNumber},      Field{"avx512_vnni_pct", Type::kNumber},
+    Field{"avx512_bf16_fp16_pct", Type::kNumber}, Field{"amx_pct", Type::kNumber},
+    Field{"unknown_pct", Type::kNumber}};
 // off_cpu
 inline constexpr Field kState{"state"};
 inline constexpr Field kSeconds{"seconds", Type::kNumber};
@@ -105,6 +123,23 @@ inline constexpr report::Part kByPrimitiveTable{"by_primitive",
 inline constexpr report::Part kOperatorsTable{"operators", "CPU time by framework operator"};
 inline constexpr report::Part kOffCpuTable{"off_cpu", "Off-CPU time by stack"};
 inline constexpr report::Part kBlasTable{"blas", "CPU time by BLAS library"};
+inline constexpr report::Part kInstructionMixTable{"instruction_mix",
+                                                   "Instruction classes by library"};
+inline constexpr report::Part kInstructionMixFunctionsTable{
+    "instruction_mix_functions", "Instruction class of the top functions"};
+
+/// The instruction_mix table's columns: library, samples, pct, widest, then kCodeClassPct.
+std::span<const report::Field> InstructionMixColumns();
+/// The instruction_mix_functions table's columns.
+std::span<const report::Field> InstructionMixFunctionColumns();
+/// Adds the instruction_mix table (a row per file samples ran in, by samples: the share of CPU
+/// time it had, the widest class its samples ran and the share of its samples in each class)
+/// and instruction_mix_functions (the `top` functions by samples, 0: all, with their class).
+void AddInstructionMixTables(report::Report& report, const Profile& profile, std::size_t top);
+/// "61 % of CPU time in AVX-512 code, 0 % in AMX, 12 % not decoded; libfoo.so ran AVX/AVX2 at
+/// most": the shares of all on-CPU samples, then the widest class of the three files with the
+/// most samples; empty without samples.
+std::string InstructionMixVerdict(const Profile& profile);
 
 /// `profile`'s document.
 const report::contract::Document& ProfileDocument();

@@ -24,6 +24,7 @@
 
 #include "os/child_call.h"
 #include "os/input_file.h"
+#include "profile/elf_image.h"
 #include "profile/perf_data.h"
 #include "profile/perf_map.h"
 
@@ -33,7 +34,6 @@ namespace {
 // The most frames one sample's scan keeps: a 16 KiB stack copy holds 2048 words.
 constexpr std::size_t kMaxScannedFrames = 256;
 // The bounds of what one scan keeps, whatever the recording holds (stack_scan.h).
-constexpr std::size_t kMaxSymbolBytes = 4096;       // a longer ELF symbol is no function's name
 constexpr std::size_t kMaxDemangledBytes = 16384;   // a longer demangling stays mangled
 constexpr std::size_t kMaxStoredFrames = 1 << 18;   // the distinct stacks' frames together
 constexpr std::size_t kMaxMappings = 1 << 18;       // all processes' file mappings together
@@ -134,195 +134,6 @@ std::size_t IndirectCallLength(std::uint8_t modrm, std::uint8_t sib) {
   if (mod == 0 && has_sib && (sib & 7) == 5) length += 4;  // no base, disp32
   return length;
 }
-
-// One ELF file mapped for reading: its bytes, its loadable segments and its function symbols.
-class ElfImage {
- public:
-  static std::unique_ptr<ElfImage> Open(const std::string& path) {
-    auto image = std::unique_ptr<ElfImage>(new ElfImage());
-    return image->Load(path) ? std::move(image) : nullptr;
-  }
-  ~ElfImage() {
-    if (debug_elf_ != nullptr) elf_end(debug_elf_);
-    if (debug_fd_ >= 0) close(debug_fd_);
-    if (elf_ != nullptr) elf_end(elf_);
-    if (bytes_ != nullptr) munmap(const_cast<std::uint8_t*>(bytes_), size_);
-    if (fd_ >= 0) close(fd_);
-  }
-  ElfImage(const ElfImage&) = delete;
-  ElfImage& operator=(const ElfImage&) = delete;
-
-  bool CallEndsAt(std::uint64_t file_offset) const {
-    if (file_offset < kLongestCall || file_offset > size_) return false;
-    return EndsInCall({bytes_ + file_offset - kLongestCall, kLongestCall});
-  }
-
-  // The demangled name of the function containing the byte at `file_offset`; nullopt when no
-  // symbol covers it.
-  std::optional<std::string> FunctionAt(std::uint64_t file_offset, DemanglerBudget& budget) {
-    const std::optional<std::uint64_t> vaddr = AddressOf(file_offset);
-    if (!vaddr) return std::nullopt;
-    auto it = std::upper_bound(symbols_.begin(), symbols_.end(), *vaddr,
-                               [](std::uint64_t a, const Symbol& s) { return a < s.value; });
-    if (it == symbols_.begin()) return std::nullopt;
-    --it;
-    if (*vaddr >= it->value + std::max<std::uint64_t>(it->size, 1)) return std::nullopt;
-    auto [cached, fresh] = demangled_.try_emplace(it->name);
-    if (fresh) cached->second = Demangle(it->name, budget);
-    return cached->second;
-  }
-
- private:
-  struct Segment {
-    std::uint64_t offset = 0;
-    std::uint64_t vaddr = 0;
-    std::uint64_t size = 0;
-  };
-  struct Symbol {
-    std::uint64_t value = 0;
-    std::uint64_t size = 0;
-    const char* name = nullptr;
-    int binding = 0;  ///< 2 global, 1 weak, 0 local
-  };
-
-  ElfImage() = default;
-
-  // Of two names of one address, the one perf shows: global over weak over local, then fewer
-  // leading underscores ("clone3", not "__clone3"), then the shorter.
-  static bool NameIsBetter(const Symbol& a, const Symbol& b) {
-    if (a.binding != b.binding) return a.binding > b.binding;
-    const auto underscores = [](const char* name) { return std::strspn(name, "_"); };
-    if (underscores(a.name) != underscores(b.name))
-      return underscores(a.name) < underscores(b.name);
-    return std::strlen(a.name) < std::strlen(b.name);
-  }
-
-  // A regular file only: a FIFO or a device named by a recording is never opened for reading
-  // (O_NONBLOCK: opening a FIFO does not wait for its writer).
-  static int OpenRegular(const std::string& path) {
-    const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-    struct stat st {};
-    if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0)) {
-      close(fd);
-      return -1;
-    }
-    return fd;
-  }
-
-  bool Load(const std::string& path) {
-    fd_ = OpenRegular(path);
-    struct stat st {};
-    if (fd_ < 0 || fstat(fd_, &st) != 0) return false;
-    size_ = static_cast<std::size_t>(st.st_size);
-    void* map = mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd_, 0);
-    if (map == MAP_FAILED) return false;
-    bytes_ = static_cast<const std::uint8_t*>(map);
-    elf_ = elf_begin(fd_, ELF_C_READ_MMAP, nullptr);
-    if (elf_ == nullptr || elf_kind(elf_) != ELF_K_ELF) return false;
-    LoadSegments();
-    LoadSymbols(elf_);
-    LoadDebugSymbols();
-    // By address, the preferred name of an address last: the one FunctionAt finds.
-    std::sort(symbols_.begin(), symbols_.end(), [](const Symbol& a, const Symbol& b) {
-      return a.value != b.value ? a.value < b.value : NameIsBetter(b, a);
-    });
-    return !segments_.empty();
-  }
-
-  // The GNU build id of the file, in hex; empty when it has none.
-  std::string BuildId() const {
-    for (Elf_Scn* scn = elf_nextscn(elf_, nullptr); scn != nullptr; scn = elf_nextscn(elf_, scn)) {
-      GElf_Shdr sh;
-      if (gelf_getshdr(scn, &sh) == nullptr || sh.sh_type != SHT_NOTE) continue;
-      Elf_Data* data = elf_getdata(scn, nullptr);
-      GElf_Nhdr note;
-      std::size_t name_at = 0;
-      std::size_t desc_at = 0;
-      for (std::size_t at = 0;
-           data != nullptr && (at = gelf_getnote(data, at, &note, &name_at, &desc_at)) != 0;) {
-        if (note.n_type != NT_GNU_BUILD_ID || note.n_namesz != 4) continue;
-        const auto* desc = static_cast<const std::uint8_t*>(data->d_buf) + desc_at;
-        std::string hex;
-        for (std::size_t i = 0; i < note.n_descsz; ++i) hex += fmt::format("{:02x}", desc[i]);
-        return hex;
-      }
-    }
-    return {};
-  }
-
-  // The full symbol table of a stripped file from its detached debug file, where one is
-  // installed (Debian's -dbg and -dbgsym packages: /usr/lib/debug/.build-id/ab/cdef....debug),
-  // as perf finds it.
-  void LoadDebugSymbols() {
-    const std::string id = BuildId();
-    if (id.size() < 3) return;
-    const std::string path =
-        fmt::format("/usr/lib/debug/.build-id/{}/{}.debug", id.substr(0, 2), id.substr(2));
-    debug_fd_ = OpenRegular(path);
-    if (debug_fd_ < 0) return;
-    debug_elf_ = elf_begin(debug_fd_, ELF_C_READ_MMAP, nullptr);
-    if (debug_elf_ != nullptr && elf_kind(debug_elf_) == ELF_K_ELF) LoadSymbols(debug_elf_);
-  }
-
-  void LoadSegments() {
-    std::size_t count = 0;
-    if (elf_getphdrnum(elf_, &count) != 0) return;
-    for (std::size_t i = 0; i < count; ++i) {
-      GElf_Phdr ph;
-      if (gelf_getphdr(elf_, static_cast<int>(i), &ph) == nullptr) continue;
-      if (ph.p_type == PT_LOAD) segments_.push_back({ph.p_offset, ph.p_vaddr, ph.p_filesz});
-    }
-  }
-
-  void LoadSymbols(Elf* elf) {
-    for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn != nullptr; scn = elf_nextscn(elf, scn)) {
-      GElf_Shdr sh;
-      if (gelf_getshdr(scn, &sh) == nullptr) continue;
-      if (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM) AddSymbols(elf, scn, sh);
-    }
-  }
-
-  void AddSymbols(Elf* elf, Elf_Scn* scn, const GElf_Shdr& sh) {
-    Elf_Data* data = elf_getdata(scn, nullptr);
-    if (data == nullptr || sh.sh_entsize == 0) return;
-    const std::size_t count = sh.sh_size / sh.sh_entsize;
-    for (std::size_t i = 0; i < count; ++i) {
-      GElf_Sym sym;
-      if (gelf_getsym(data, static_cast<int>(i), &sym) == nullptr) continue;
-      const int type = GELF_ST_TYPE(sym.st_info);
-      if ((type != STT_FUNC && type != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF ||
-          sym.st_value == 0) {
-        continue;
-      }
-      const char* name = elf_strptr(elf, sh.sh_link, sym.st_name);
-      const int bind = GELF_ST_BIND(sym.st_info);
-      const int binding = bind == STB_GLOBAL ? 2 : bind == STB_WEAK ? 1 : 0;
-      if (name != nullptr && *name != '\0' &&
-          strnlen(name, kMaxSymbolBytes + 1) <= kMaxSymbolBytes) {
-        symbols_.push_back({sym.st_value, sym.st_size, name, binding});
-      }
-    }
-  }
-
-  std::optional<std::uint64_t> AddressOf(std::uint64_t file_offset) const {
-    for (const Segment& s : segments_) {
-      if (file_offset >= s.offset && file_offset < s.offset + s.size) {
-        return file_offset - s.offset + s.vaddr;
-      }
-    }
-    return std::nullopt;
-  }
-
-  int fd_ = -1;
-  const std::uint8_t* bytes_ = nullptr;
-  std::size_t size_ = 0;
-  Elf* elf_ = nullptr;
-  int debug_fd_ = -1;
-  Elf* debug_elf_ = nullptr;
-  std::vector<Segment> segments_;
-  std::vector<Symbol> symbols_;
-  std::unordered_map<const char*, std::string> demangled_;
-};
 
 struct Mapping {
   std::uint64_t start = 0;

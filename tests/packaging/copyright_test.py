@@ -4,7 +4,7 @@
 dlcheck links or loads, and each is the licence Debian's own package of that library states.
 
 Its Comment lists one library a line, `  NAME (PACKAGE...): LICENCE`. For each library dlcheck
-links (oneDNN, libcpuid, hwloc, CLI11, fmt, nlohmann JSON, libxlsxwriter, libarchive, libelf)
+links (oneDNN, libcpuid, hwloc, CLI11, fmt, nlohmann JSON, libxlsxwriter, libarchive, libelf, Zydis)
 there must be such a line, and the LICENCE must be one of the `License:` names of the copyright
 file of the library's Debian package (/usr/share/doc/PACKAGE/copyright, installed by
 scripts/setup.sh), or, for a copyright file without such names (hwloc's), its text must be that
@@ -29,6 +29,7 @@ LIBRARIES = {
     "libxlsxwriter": "libxlsxwriter-dev",
     "libarchive": "libarchive-dev",
     "libelf": "libelf-dev",
+    "Zydis": "libzydis-dev",
 }
 
 # What a licence's text says, for a copyright file that gives no `License:` name.
