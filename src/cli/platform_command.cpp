@@ -8,6 +8,7 @@
 #include "common/exit_code.h"
 #include "common/finding_codes.h"
 #include "common/status.h"
+#include "detect/aarch64.h"
 #include "detect/cpuid_dump.h"
 #include "detect/cpuid_source.h"
 #include "detect/platform.h"
@@ -26,11 +27,12 @@ namespace {
 
 struct PlatformOptions {
   report::Format format = report::Format::kTable;
-  std::string cpuid_dump;  ///< replay this raw CPUID dump instead of the live CPU
-  std::string topology;    ///< replay this hwloc XML topology instead of the live one
-  std::string save_raw;    ///< write this machine's raw evidence into this directory
-  bool probe = false;      ///< --probe given: probe what CPUID claims
-  bool all = false;        ///< --all: every row and table in the human table
+  std::string cpuid_dump;    ///< replay this raw CPUID dump instead of the live CPU
+  std::string cpuinfo_dump;  ///< replay this AArch64 /proc/cpuinfo, lscpu or raw directory
+  std::string topology;      ///< replay this hwloc XML topology instead of the live one
+  std::string save_raw;      ///< write this machine's raw evidence into this directory
+  bool probe = false;        ///< --probe given: probe what CPUID claims
+  bool all = false;          ///< --all: every row and table in the human table
   std::vector<std::string> probe_forced;  ///< --probe FEATURE: probe these whatever CPUID says
 };
 
@@ -58,9 +60,38 @@ Status SaveRaw(const std::string& dir) {
   return {};
 }
 
+// An AArch64 recording's topology, as far as it goes: its logical CPUs, and lscpu's sockets,
+// cores and threads; hwloc's other counts and tables stay null.
+void AddRecordedAarch64Topology(const detect::PlatformInfo& info, report::Report& report) {
+  using namespace detect::topology_field;
+  const detect::Aarch64Part& part = *info.aarch64();
+  const auto known = [](const std::optional<int>& v) {
+    return v ? report::Value(*v) : report::Value();
+  };
+  std::optional<int> cores;
+  if (part.packages && part.cores_per_package) cores = *part.packages * *part.cores_per_package;
+  report.AddSection(detect::kTopologySection)
+      .Add(kSource, part.packages ? "the lscpu recording" : "the /proc/cpuinfo recording")
+      .Add(kIsThisSystem, false)
+      .Add(kPackages, known(part.packages))
+      .Add(kCores, known(cores))
+      .Add(kPus, info.logical_cpus)
+      .Add(kSmtPerCore, known(part.threads_per_core));
+  report.AddFinding(report::Severity::kInfo, codes::kNoTopology,
+                    "the recording gives the logical CPUs" +
+                        std::string(part.packages ? ", sockets, cores and threads" : "") +
+                        " only: pass the machine's hwloc XML with --topology FILE for caches "
+                        "and NUMA nodes");
+}
+
 // The topology section: from --topology, else live; a recorded CPU without --topology has none
-// (this machine's topology would describe the wrong machine).
-Status AddTopologySection(const PlatformOptions& options, report::Report& report) {
+// (this machine's topology would describe the wrong machine) but what its recording says.
+Status AddTopologySection(const PlatformOptions& options, const detect::PlatformInfo& info,
+                          report::Report& report) {
+  if (options.topology.empty() && info.aarch64() != nullptr) {
+    AddRecordedAarch64Topology(info, report);
+    return {};
+  }
   if (options.topology.empty() && !options.cpuid_dump.empty()) {
     report.AddSection(detect::kTopologySection)
         .Add(detect::topology_field::kSource, report::Value());
@@ -104,6 +135,18 @@ void AddLiveMachine(const detect::PlatformInfo& info, report::Report& report) {
 }
 
 StatusOr<int> RunPlatform(const PlatformOptions& options) {
+  if (!options.cpuid_dump.empty() && !options.cpuinfo_dump.empty()) {
+    return UsageError(
+        "--cpuid-dump (an x86 machine) and --cpuinfo-dump (an AArch64 machine) replay one "
+        "machine each: give one of them");
+  }
+  const bool recorded = !options.cpuid_dump.empty() || !options.cpuinfo_dump.empty();
+  if (!options.cpuinfo_dump.empty() && (!options.save_raw.empty() || options.probe)) {
+    return UsageError(
+        "--cpuinfo-dump replays a recorded AArch64 machine and cannot be combined with " +
+        std::string(options.probe ? "--probe" : "--save-raw") + ", which " +
+        (options.probe ? "runs instructions on" : "records") + " this machine");
+  }
   if (!options.save_raw.empty() && (!options.cpuid_dump.empty() || !options.topology.empty())) {
     return UsageError(
         "--save-raw records this machine and cannot be combined with --cpuid-dump or "
@@ -119,9 +162,14 @@ StatusOr<int> RunPlatform(const PlatformOptions& options) {
   }
   detect::PlatformInfo info;
   if (!options.cpuid_dump.empty()) {
-    StatusOr<detect::PlatformInfo> recorded = detect::DetectRecordedPlatform(options.cpuid_dump);
-    if (!recorded.ok()) return recorded.status();
-    info = std::move(*recorded);
+    StatusOr<detect::PlatformInfo> replayed = detect::DetectRecordedPlatform(options.cpuid_dump);
+    if (!replayed.ok()) return replayed.status();
+    info = std::move(*replayed);
+  } else if (!options.cpuinfo_dump.empty()) {
+    StatusOr<detect::PlatformInfo> replayed =
+        detect::DetectRecordedAarch64Platform(options.cpuinfo_dump);
+    if (!replayed.ok()) return replayed.status();
+    info = std::move(*replayed);
   } else {
     info = detect::DetectLivePlatform();
     std::string cap = EnvOrEmpty("ONEDNN_MAX_CPU_ISA");
@@ -140,8 +188,10 @@ StatusOr<int> RunPlatform(const PlatformOptions& options) {
     detect::AddProbesTable(info, probes, report);
     detect::AddProbeFindings(info, probes, report);
   }
-  if (Status topology = AddTopologySection(options, report); !topology.ok()) return topology;
-  if (options.cpuid_dump.empty()) AddLiveMachine(info, report);
+  if (Status topology = AddTopologySection(options, info, report); !topology.ok()) {
+    return topology;
+  }
+  if (!recorded) AddLiveMachine(info, report);
   report::SetVerdict(report, detect::PlatformVerdict(info));
   // A report lost on a full disk or a closed stdout is a write error: main checks it for every
   // command.
@@ -170,6 +220,11 @@ void SetupPlatform(CLI::App& subcommand, int& exit_code) {
                   "instead of this CPU")
       ->check(NotEmpty("file"))
       ->option_text("FILE");
+  sub->add_option("--cpuinfo-dump", options->cpuinfo_dump,
+                  "replay an AArch64 machine: its /proc/cpuinfo or lscpu output, or a directory "
+                  "holding cpuinfo and, where recorded, hwcap, hwcap2, midr_el1 and sve_vl")
+      ->check(NotEmpty("file or directory"))
+      ->option_text("FILE|DIR");
   sub->add_option("--topology", options->topology,
                   "replay an hwloc XML topology (lstopo --of xml) instead of this machine's")
       ->check(NotEmpty("file"))

@@ -114,7 +114,7 @@ struct RunRow {
   Text primitive, prop_kind, problem, layer;
   Text implementation;  ///< several, joined by " + ", when layouts split one key
   Text isa;
-  Text fallback;  ///< jit, gemm, external, scalar, unknown (the worst when merged)
+  Text fallback;  ///< jit, gemm, external, acl, scalar, unknown (the worst when merged)
   std::uint64_t execs = 0;
   double exec_ms = 0;
   /// The fastest and slowest single execution; nullopt where the input does not say (a report

@@ -60,13 +60,30 @@ struct X86Part {
   std::string x86_64_level;            ///< the psABI level of the bits the levels rest on
 };
 
-/// The AArch64 part of a machine record: a place for what only Arm's registers say. Nothing
-/// fills it yet (issue 49: HWCAP/HWCAP2 from getauxval, MIDR_EL1, prctl(PR_SVE_GET_VL)).
+/// The AArch64 part of a machine record: what only Arm's registers say. A recording fills it
+/// (detect/aarch64.h: /proc/cpuinfo or lscpu, with HWCAP, MIDR and the SVE length where
+/// recorded); the live readers (getauxval, MIDR_EL1, prctl(PR_SVE_GET_VL)) are issue 49's native
+/// build.
 struct Aarch64Part {
   std::optional<std::uint64_t> hwcap;   ///< getauxval(AT_HWCAP)
   std::optional<std::uint64_t> hwcap2;  ///< getauxval(AT_HWCAP2)
   std::optional<std::uint64_t> midr;    ///< MIDR_EL1: implementer, part, variant, revision
-  std::optional<int> sve_vector_bits;   ///< the SVE vector length this process runs with
+  /// The SVE vector length this process runs with (recorded), or the one its core fixes
+  /// (sve_vector_bits_from_core); nullopt without SVE or where neither is known.
+  std::optional<int> sve_vector_bits;
+  bool sve_vector_bits_from_core = false;
+  std::optional<std::uint32_t> implementer;  ///< MIDR[31:24] (0x41: Arm)
+  std::optional<std::uint32_t> part;         ///< MIDR[15:4] (0xd4f: Neoverse V2)
+  std::optional<std::uint32_t> variant;      ///< MIDR[23:20]
+  std::optional<std::uint32_t> revision;     ///< MIDR[3:0]
+  /// The server parts built on the core, all of them where several share it ("AWS Graviton 4,
+  /// Google Axion or NVIDIA Grace"); empty where dlcheck knows none.
+  std::string parts;
+  /// What an lscpu recording says of the topology (Socket(s), Core(s) per socket, Thread(s) per
+  /// core); nullopt for /proc/cpuinfo, which says none of it.
+  std::optional<int> packages;
+  std::optional<int> cores_per_package;
+  std::optional<int> threads_per_core;
 };
 
 /// The architecture part of a record: none (a record built by hand), x86 or AArch64.

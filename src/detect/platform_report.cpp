@@ -34,6 +34,40 @@ report::Value ProbeValue(const ProbeResult* probe) {
   return {};
 }
 
+report::Value Hex(const std::optional<std::uint64_t>& value) {
+  return value ? report::Value(fmt::format("{:#x}", *value)) : report::Value();
+}
+
+// An x86-only text field: its value on x86, "not on AArch64" on AArch64.
+report::Value X86Text(const PlatformInfo& info, report::Value x86_value) {
+  return info.aarch64() != nullptr ? report::Value(std::string(kNotOnAarch64)) : x86_value;
+}
+
+// The `aarch64` section: the MIDR fields, the core and its parts, HWCAP, the SVE length.
+void AddAarch64Section(const Aarch64Part& part, const PlatformInfo& info, report::Report& report) {
+  using namespace aarch64_field;
+  const auto number = [](const std::optional<std::uint32_t>& v) {
+    return v ? report::Value(static_cast<int>(*v)) : report::Value();
+  };
+  const std::string& core = info.cpu.microarchitecture;
+  report::Value basis;
+  if (part.sve_vector_bits) basis = part.sve_vector_bits_from_core ? "core" : "recorded";
+  report.AddSection(kAarch64Section)
+      .Add(kImplementer, part.implementer ? report::Value(fmt::format("{:#04x}", *part.implementer))
+                                          : report::Value())
+      .Add(kPart, part.part ? report::Value(fmt::format("{:#05x}", *part.part)) : report::Value())
+      .Add(kVariant, number(part.variant))
+      .Add(kRevision, number(part.revision))
+      .Add(kCore, core == "unknown" ? report::Value() : report::Value(core))
+      .Add(kParts, TextOrNull(part.parts))
+      .Add(kMidr, part.midr ? report::Value(fmt::format("{:#018x}", *part.midr)) : report::Value())
+      .Add(kHwcap, Hex(part.hwcap))
+      .Add(kHwcap2, Hex(part.hwcap2))
+      .Add(kSveVectorBits,
+           part.sve_vector_bits ? report::Value(*part.sve_vector_bits) : report::Value())
+      .Add(kSveVectorBitsBasis, basis);
+}
+
 }  // namespace
 
 std::vector<contract::Member> PlatformMembers(bool with_probes) {
@@ -73,6 +107,13 @@ const contract::Document& PlatformDocument() {
   static const contract::Document kPlatform = [] {
     std::vector<contract::Member> members = PlatformMembers(/*with_probes=*/true);
     members.insert(members.begin() + 2, TopologyMember());
+    {
+      using namespace aarch64_field;
+      members.insert(members.begin() + 1,
+                     contract::Object(kAarch64Section, {kImplementer, kPart, kVariant, kRevision,
+                                                        kCore, kParts, kMidr, kHwcap, kHwcap2,
+                                                        kSveVectorBits, kSveVectorBitsBasis}));
+    }
     {
       using namespace machine_profile_field;
       members.push_back(contract::Object(
@@ -139,10 +180,11 @@ void AddPlatform(const PlatformInfo& info, report::Report& report,
       .Add(kHypervisor, info.cpu.hypervisor)
       .Add(kHypervisorVendor, TextOrNull(info.cpu.hypervisor_vendor))
       .Add(kLogicalCpus, info.logical_cpus)
-      .Add(kXcr0, x86.xcr0 ? report::Value(fmt::format("{:#x}", *x86.xcr0)) : report::Value())
-      .Add(kXsaveSupported, fmt::format("{:#x}", x86.xsave_supported))
+      .Add(kXcr0, X86Text(info, x86.xcr0 ? report::Value(fmt::format("{:#x}", *x86.xcr0))
+                                         : report::Value()))
+      .Add(kXsaveSupported, X86Text(info, fmt::format("{:#x}", x86.xsave_supported)))
       .Add(kAmxPermission, Optional(x86.amx_permission))
-      .Add(kLibcpuidVersion, info.libcpuid_version)
+      .Add(kLibcpuidVersion, X86Text(info, info.libcpuid_version))
       .Add(kAvx10Version, x86.avx10_version ? report::Value(*x86.avx10_version) : report::Value());
   // The AMX tile palette as its three numbers (JSON: an object; null without AMX).
   if (x86.amx_palette) {
@@ -164,7 +206,7 @@ void AddPlatform(const PlatformInfo& info, report::Report& report,
 
   using namespace levels_field;
   report::Section& levels = report.AddSection(kLevelsSection);
-  levels.Add(kX86_64, info.PsabiLevel())
+  levels.Add(kX86_64, X86Text(info, info.PsabiLevel()))
       .Add(kOnednnMaxIsa, info.onednn_max_isa)
       .Add(kOnednnEffectiveIsa,
            info.onednn_effective_isa ? report::Value(*info.onednn_effective_isa) : report::Value())
@@ -191,6 +233,7 @@ void AddPlatform(const PlatformInfo& info, report::Report& report,
         .Set(column::kHidden, f.hidden_by_hypervisor);
   }
   if (!view.all) AddVendorView(info, report);
+  if (const Aarch64Part* part = info.aarch64()) AddAarch64Section(*part, info, report);
 
   report.findings.insert(report.findings.end(), info.findings.begin(), info.findings.end());
 }
@@ -198,9 +241,19 @@ void AddPlatform(const PlatformInfo& info, report::Report& report,
 std::string PlatformVerdict(const PlatformInfo& info) {
   const std::string cpu = info.cpu.brand.empty() ? std::string("this CPU") : info.cpu.brand;
   const std::string psabi = info.PsabiLevel();
-  const std::string level = psabi.empty() ? "" : ": " + psabi;
+  std::string level = psabi.empty() ? "" : ": " + psabi;
+  if (const Aarch64Part* part = info.aarch64(); part != nullptr && part->sve_vector_bits) {
+    level = fmt::format(": SVE {} bits", *part->sve_vector_bits);
+  }
   if (info.onednn_effective_isa) {
     return cpu + level + "; oneDNN dispatches " + *info.onednn_effective_isa;
+  }
+  if (info.aarch64() != nullptr) {
+    const auto or_dash = [](const std::string& isa) {
+      return isa.empty() ? std::string("-") : isa;
+    };
+    return cpu + level + "; oneDNN 2.6 would dispatch " + or_dash(info.onednn_max_isa) + ", 3.x " +
+           or_dash(info.onednn3_max_isa.isa);
   }
   return cpu + level + "; oneDNN 2.x would dispatch " +
          (info.onednn_max_isa.empty() ? std::string("-") : info.onednn_max_isa);

@@ -81,7 +81,30 @@ inline constexpr Field kDetail{"detail"};  ///< the probes table's words on a pr
 inline constexpr Field kHidden{"hidden", Type::kBoolean};
 }  // namespace feature_column
 
+/// The AArch64 part of the record (`platform` only; null for an x86 machine).
+namespace aarch64_field {
+using report::Field;
+using report::Type;
+// clang-format off
+inline constexpr Field kImplementer{"implementer"};  ///< MIDR[31:24], "0x41"
+inline constexpr Field kPart{"part"};                ///< MIDR[15:4], "0xd4f"
+inline constexpr Field kVariant{"variant", Type::kInteger};
+inline constexpr Field kRevision{"revision", Type::kInteger};
+inline constexpr Field kCore{"core"};                ///< "Neoverse V2"; null when unknown
+inline constexpr Field kParts{"parts"};              ///< the server parts built on the core
+inline constexpr Field kMidr{"midr"};                ///< MIDR_EL1 where recorded
+inline constexpr Field kHwcap{"hwcap"};
+inline constexpr Field kHwcap2{"hwcap2"};
+inline constexpr Field kSveVectorBits{"sve_vector_bits", Type::kInteger};
+inline constexpr Field kSveVectorBitsBasis{"sve_vector_bits_basis"};  ///< "recorded" or "core"
+// clang-format on
+}  // namespace aarch64_field
+
+/// What the x86-only fields say of an AArch64 record.
+inline constexpr std::string_view kNotOnAarch64 = "not on AArch64";
+
 inline constexpr report::Part kCpuSection{"cpu", "CPU"};
+inline constexpr report::Part kAarch64Section{"aarch64", "AArch64"};
 inline constexpr report::Part kAmxTilesSection{"amx_tiles", "AMX tiles (palette 1)"};
 inline constexpr report::Part kCpuCoreKindsTable{"core_kinds", "Core kinds (CPUID leaf 1Ah)"};
 inline constexpr report::Part kLevelsSection{"levels", "Derived levels"};

@@ -67,9 +67,9 @@ constexpr std::array<ImplClassRule, 23> kRules = {{
     {M::kFirstSuffix, "_ref", ImplClass::kScalar, kRefReason},  // bnorm_ref, lrn_ref, prelu_ref
     {M::kToken, "blas", ImplClass::kExternal,
      "vendor BLAS (Intel MKL or OpenBLAS cblas): vectorised inside the library, ISA not shown"},
-    {M::kToken, "acl", ImplClass::kExternal,
+    {M::kToken, "acl", ImplClass::kAcl,
      "Arm Compute Library: NEON/SVE kernels inside the library, ISA not shown"},
-    {M::kFirstSuffix, "_acl", ImplClass::kExternal, "Arm Compute Library kernel"},
+    {M::kFirstSuffix, "_acl", ImplClass::kAcl, "Arm Compute Library kernel"},
     {M::kToken, "cudnn", ImplClass::kExternal, "NVIDIA cuDNN"},
     {M::kToken, "cublaslt", ImplClass::kExternal, "NVIDIA cuBLASLt"},
     {M::kToken, "miopen", ImplClass::kExternal, "AMD MIOpen"},

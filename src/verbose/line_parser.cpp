@@ -166,13 +166,15 @@ std::string_view ImplClassName(ImplClass impl_class) {
       return "scalar";
     case ImplClass::kExternal:
       return "external";
+    case ImplClass::kAcl:
+      return "acl";
   }
   return "unknown";
 }
 
 ImplClass ImplClassFromName(std::string_view name) {
-  for (const ImplClass c :
-       {ImplClass::kJit, ImplClass::kGemm, ImplClass::kScalar, ImplClass::kExternal}) {
+  for (const ImplClass c : {ImplClass::kJit, ImplClass::kGemm, ImplClass::kScalar,
+                            ImplClass::kExternal, ImplClass::kAcl}) {
     if (ImplClassName(c) == name) return c;
   }
   return ImplClass::kUnknown;
@@ -511,7 +513,7 @@ ParseResult LineParser::ParseExternal(std::size_t i, VerboseEvent& e) {
   e.engine = "cpu";
   e.primitive = onednn::NameOf(onednn::Kind::kExternal);
   Assign(e.implementation, fields_[i + 1]);
-  e.impl_class = ImplClass::kExternal;
+  e.impl_class = ImplClass::kAcl;  // oneDNN times only ACL's kernels this way
   e.time_ms = ms;
   return {LineKind::kEvent, SkipReason::kNone};
 }

@@ -49,16 +49,21 @@ enum class ImplClass {
   kJit,       ///< hand-written vector code (JIT or intrinsics), ISA known or inferred
   kGemm,      ///< lowered to oneDNN's JIT GEMM (im2col and copies around a fast kernel)
   kScalar,    ///< reference and simple implementations: plain C++ loops
-  kExternal,  ///< an external library (BLAS, ACL, cuDNN, ...): ISA not visible
+  kExternal,  ///< an external library (BLAS, cuDNN, ZenDNN, ...): ISA not visible
+  /// The Arm Compute Library behind oneDNN on AArch64 (`acl`, `gemm:acl`, `lowp_gemm:acl`,
+  /// `*_acl`): NEON/SVE kernels inside ACL, ISA not visible; its own class, since on AArch64 it
+  /// is the path oneDNN means to take for matmuls and convolutions.
+  kAcl,
 };
 
-/// "unknown", "jit", "gemm", "scalar", "external".
+/// "unknown", "jit", "gemm", "scalar", "external", "acl".
 std::string_view ImplClassName(ImplClass impl_class);
 /// The class ImplClassName calls `name`; kUnknown for any other text.
 ImplClass ImplClassFromName(std::string_view name);
 
 /// How far a class falls back from hand-written vector code, the one order of the classes:
-/// jit 0, gemm 1, external 2, scalar 3. nullopt for kUnknown, which has no place in it.
+/// jit 0, gemm 1, external and acl 2 (a library's vector kernels), scalar 3. nullopt for
+/// kUnknown, which has no place in it.
 constexpr std::optional<int> FallbackDepth(ImplClass impl_class) {
   switch (impl_class) {
     case ImplClass::kJit:
@@ -66,6 +71,7 @@ constexpr std::optional<int> FallbackDepth(ImplClass impl_class) {
     case ImplClass::kGemm:
       return 1;
     case ImplClass::kExternal:
+    case ImplClass::kAcl:
       return 2;
     case ImplClass::kScalar:
       return 3;

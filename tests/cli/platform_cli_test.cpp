@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>
@@ -397,6 +398,64 @@ TEST(PlatformCliTest, AReportToAFullDiskIsAnOutputError) {
   const int status = std::system(command.c_str());
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), ToInt(ExitCode::kOutputError));
+}
+
+}  // namespace
+}  // namespace dlcheck
+
+namespace dlcheck {
+namespace {
+
+using testing::DataPath;
+using testing::RunDlcheck;
+
+// A public Graviton 4 recording through the binary: the aarch64 section, the levels, the
+// x86-only fields, the verdict; and the errors of the option.
+TEST(PlatformAarch64CliTest, AGraviton4RecordingReplaysThroughTheBinary) {
+  const auto r = RunDlcheck(
+      {"platform", "--cpuinfo-dump", DataPath("aarch64/graviton4.cpuinfo"), "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["aarch64"]["core"], "Neoverse V2");
+  EXPECT_EQ(j["aarch64"]["parts"], "AWS Graviton 4, Google Axion or NVIDIA Grace");
+  EXPECT_EQ(j["aarch64"]["implementer"], "0x41");
+  EXPECT_EQ(j["aarch64"]["part"], "0xd4f");
+  EXPECT_EQ(j["aarch64"]["sve_vector_bits"], 128);
+  EXPECT_EQ(j["aarch64"]["sve_vector_bits_basis"], "core");
+  EXPECT_EQ(j["levels"]["onednn_max_isa"], "asimd");
+  EXPECT_EQ(j["levels"]["onednn3_max_isa"], "sve_128");
+  EXPECT_EQ(j["levels"]["x86_64"], "not on AArch64");
+  EXPECT_EQ(j["cpu"]["xcr0"], "not on AArch64");
+  EXPECT_EQ(j["features"]["sve2"]["cpuid"], true);
+  EXPECT_EQ(j["features"]["sme"]["cpuid"], false);
+  EXPECT_FALSE(j["features"].contains("avx512f"));
+  EXPECT_EQ(j["topology"]["pus"], 2);  // the recording's two processor blocks
+  const auto table =
+      RunDlcheck({"platform", "--cpuinfo-dump", DataPath("aarch64/graviton4.cpuinfo")});
+  EXPECT_EQ(table.out.substr(0, table.out.find('\n')),
+            "Neoverse V2 (AWS Graviton 4, Google Axion or NVIDIA Grace): SVE 128 bits; oneDNN 2.6 "
+            "would dispatch asimd, 3.x sve_128; no warnings");
+}
+
+TEST(PlatformAarch64CliTest, AnX86DumpGivenAsCpuinfoAndOptionClashesAreOneLine) {
+  const auto x86 =
+      RunDlcheck({"platform", "--cpuinfo-dump", DataPath("platform/unknown-cpu.test")});
+  EXPECT_EQ(x86.exit_code, ToInt(ExitCode::kInputError));
+  EXPECT_NE(x86.err.find("neither an AArch64 /proc/cpuinfo nor lscpu output"), std::string::npos)
+      << x86.err;
+  EXPECT_EQ(std::count(x86.err.begin(), x86.err.end(), '\n'), 1);
+  const auto both = RunDlcheck({"platform", "--cpuinfo-dump", DataPath("aarch64/graviton3.cpuinfo"),
+                                "--cpuid-dump", DataPath("platform/unknown-cpu.test")});
+  EXPECT_EQ(both.exit_code, ToInt(ExitCode::kUsage));
+  EXPECT_EQ(both.err,
+            "dlcheck: --cpuid-dump (an x86 machine) and --cpuinfo-dump (an AArch64 machine) "
+            "replay one machine each: give one of them\n");
+  const auto probe =
+      RunDlcheck({"platform", "--probe", "--cpuinfo-dump", DataPath("aarch64/graviton3.cpuinfo")});
+  EXPECT_EQ(probe.exit_code, ToInt(ExitCode::kUsage));
+  EXPECT_EQ(probe.err,
+            "dlcheck: --cpuinfo-dump replays a recorded AArch64 machine and cannot be combined "
+            "with --probe, which runs instructions on this machine\n");
 }
 
 }  // namespace

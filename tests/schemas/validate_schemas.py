@@ -110,6 +110,9 @@ def invocations(data, scratch):
     calls += [("platform", ["platform", "--cpuid-dump", d], {0}) for d in dumps]
     calls += [("platform", ["platform", "--cpuid-dump", dumps[0], "--topology", t], {0})
               for t in topologies]
+    # AArch64 recordings: the aarch64 section, its SVE length from the core (lscpu: topology).
+    calls += [("platform", ["platform", "--cpuinfo-dump", os.path.join(data, "aarch64", f)], {0})
+              for f in ("graviton3.cpuinfo", "nvidia-grace.lscpu")]
     return calls
 
 

@@ -49,8 +49,11 @@ TEST(IsaTest, FallbackClasses) {
       {"x64:gemm_s8u8s32:jit", ImplClass::kGemm},
       {"conv:any+x64:gemm:jit", ImplClass::kGemm},
       {"gemm:blas", ImplClass::kExternal},
-      {"gemm:acl", ImplClass::kExternal},
-      {"acl", ImplClass::kExternal},
+      {"gemm:acl", ImplClass::kAcl},
+      {"lowp_gemm:acl", ImplClass::kAcl},
+      {"acl", ImplClass::kAcl},
+      {"brg:sve_256", ImplClass::kJit},
+      {"jit:asimd", ImplClass::kJit},
       {"cuda:cudnn:any", ImplClass::kExternal},
       {"", ImplClass::kUnknown},
   };

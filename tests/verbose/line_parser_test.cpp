@@ -327,7 +327,7 @@ TEST(LineParserTest, EraF_AclAndExternalKernelLines) {
   EXPECT_EQ(p.event.operation, Operation::kExec);
   EXPECT_EQ(p.event.primitive, "external");
   EXPECT_EQ(p.event.implementation, "CpuGemmAssemblyWrapperKernel/sve_ffhybrid_fp16_mla_6x4VL");
-  EXPECT_EQ(p.event.impl_class, ImplClass::kExternal);
+  EXPECT_EQ(p.event.impl_class, ImplClass::kAcl);
   EXPECT_DOUBLE_EQ(*p.event.time_ms, 0.00610352);
 }
 
