@@ -20,6 +20,9 @@ namespace primitive_column {
 using Column = Field;
 
 // clang-format off
+/// The library that printed the row (`oneDNN`, `ZenDNN`), with its version where the log's
+/// header says it (`ZenDNN v5.0.0`)
+inline constexpr Column kLibrary{"library", Type::kText};
 inline constexpr Column kEngine{"engine", Type::kText};
 inline constexpr Column kPrimitive = IdentityColumn("primitive");
 inline constexpr Column kImplementation = IdentityColumn("implementation");
@@ -59,19 +62,20 @@ inline constexpr Part kPrimitivesTable{"primitives", "Primitives"};
 
 /// The columns every primitives table has, in their order.
 inline constexpr std::array kPrimitiveColumns = {
-    primitive_column::kEngine,         primitive_column::kPrimitive,
-    primitive_column::kImplementation, primitive_column::kIsa,
-    primitive_column::kIsaSource,      primitive_column::kFallback,
-    primitive_column::kPropKind,       primitive_column::kDataTypes,
-    primitive_column::kLayouts,        primitive_column::kAttributes,
-    primitive_column::kAuxiliary,      primitive_column::kProblem,
-    primitive_column::kCreates,        primitive_column::kCacheHits,
-    primitive_column::kCreateMs,       primitive_column::kNestedCreates,
-    primitive_column::kNestedCreateMs, primitive_column::kExecs,
-    primitive_column::kExecMsTotal,    primitive_column::kExecMsMean,
-    primitive_column::kExecMsMin,      primitive_column::kExecMsMax,
-    primitive_column::kTimePct,        primitive_column::kGflops,
-    primitive_column::kBenchdnn,       primitive_column::kSkipped,
+    primitive_column::kLibrary,       primitive_column::kEngine,
+    primitive_column::kPrimitive,     primitive_column::kImplementation,
+    primitive_column::kIsa,           primitive_column::kIsaSource,
+    primitive_column::kFallback,      primitive_column::kPropKind,
+    primitive_column::kDataTypes,     primitive_column::kLayouts,
+    primitive_column::kAttributes,    primitive_column::kAuxiliary,
+    primitive_column::kProblem,       primitive_column::kCreates,
+    primitive_column::kCacheHits,     primitive_column::kCreateMs,
+    primitive_column::kNestedCreates, primitive_column::kNestedCreateMs,
+    primitive_column::kExecs,         primitive_column::kExecMsTotal,
+    primitive_column::kExecMsMean,    primitive_column::kExecMsMin,
+    primitive_column::kExecMsMax,     primitive_column::kTimePct,
+    primitive_column::kGflops,        primitive_column::kBenchdnn,
+    primitive_column::kSkipped,
 };
 
 /// The primitives table of a document: the columns every one has, then `extra` (a layer, a file,
