@@ -20,6 +20,8 @@ dir=${BENCH_DIR:-/tmp/dlcheck_bench_ukernel}
 [ -x "$dlcheck" ] || { echo "bench_ukernel: build dlcheck first (cmake --build $build)" >&2; exit 1; }
 [ -x /usr/bin/time ] || { echo "bench_ukernel: needs GNU time (apt-get install time)" >&2; exit 1; }
 mkdir -p "$dir"
+# The logs are made once per line count (kept in BENCH_DIR with the count beside them).
+if [ "$(cat "$dir/lines" 2>/dev/null)" != "$lines" ]; then
 python3 - "$lines" "$dir" <<'PY'
 import sys
 lines, out = int(sys.argv[1]), sys.argv[2]
@@ -42,6 +44,8 @@ write(out + "/onednn.log", lambda s, t:
       f"onednn_verbose,v1,primitive,exec,cpu,matmul,brg_matmul:avx2,undef,{md},,,"
       f"{s[0]}x{s[2]}:{s[2]}x{s[1]},{t}\n")
 PY
+echo "$lines" > "$dir/lines"
+fi
 run() {
   local log=$1
   /usr/bin/time -f "%e %M" -o "$dir/time" "$dlcheck" parse --format json --jobs 1 "$dir/$log" \

@@ -148,7 +148,6 @@ std::vector<report::Field> EventColumns(const ColumnOptions& options) {
   using namespace event_column;
   std::vector<report::Field> columns = {kLine,
                                         kEra,
-                                        col::kLibrary,
                                         kOperation,
                                         kCache,
                                         col::kEngine,
@@ -164,7 +163,8 @@ std::vector<report::Field> EventColumns(const ColumnOptions& options) {
                                         col::kProblem,
                                         kTimeMs,
                                         kTimestamp,
-                                        kMessage};
+                                        kMessage,
+                                        col::kLibrary};
   if (options.include_layer) columns.push_back(col::kLayer);
   return columns;
 }
@@ -225,7 +225,6 @@ std::vector<Value> EventRow(const verbose::VerboseEvent& e, const ColumnOptions&
   std::vector<Value> row = {
       e.line,
       Text(verbose::EraName(e.era)),
-      Text(verbose::LibraryName(verbose::LibraryOf(e.era))),
       Text(verbose::OperationName(e.operation)),
       Text(e.cache_state.empty() ? e.operation_text : e.cache_state),  // the `cache` column
       Text(e.engine),
@@ -244,6 +243,7 @@ std::vector<Value> EventRow(const verbose::VerboseEvent& e, const ColumnOptions&
       e.time_ms ? Value(*e.time_ms, 6) : Value(),
       e.timestamp ? Value(*e.timestamp, 6) : Value(),
       Text(e.message),
+      Text(verbose::LibraryName(verbose::LibraryOf(e.era))),
   };
   if (options.include_layer) row.push_back(e.layer ? Text(*e.layer) : Value());
   return row;

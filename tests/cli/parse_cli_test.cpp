@@ -34,10 +34,11 @@ using testing::RunDlcheck;
 constexpr const char* kPrimitiveHeader =
     "engine,primitive,implementation,isa,isa_source,fallback,prop_kind,data_types,layouts,"
     "attributes,auxiliary,problem,creates,cache_hits,create_ms,nested_creates,nested_create_ms,"
-    "execs,exec_ms_total,exec_ms_mean,exec_ms_min,exec_ms_max,time_pct,gflops,benchdnn,skipped";
+    "execs,exec_ms_total,exec_ms_mean,exec_ms_min,exec_ms_max,time_pct,gflops,benchdnn,skipped,"
+    "library";
 constexpr const char* kEventHeader =
     "line,era,operation,cache,engine,primitive,implementation,isa,isa_source,fallback,prop_kind,"
-    "memory_descriptors,attributes,auxiliary,problem,time_ms,timestamp,message";
+    "memory_descriptors,attributes,auxiliary,problem,time_ms,timestamp,message,library";
 
 const std::string kGood =
     "onednn_verbose,exec,cpu,reorder,jit:uni,undef,src_f32::blocked:ab:f0 "
