@@ -250,7 +250,7 @@ TEST_F(ParseCliTest, StdinAndDashReadTheSameLog) {
   EXPECT_EQ(CsvLines(a.out)[1],
             "cpu,reorder,jit:uni,,,jit,undef,src:f32 dst:f32,src:ab dst:ba,,,8x8,0,0,0.0000,0,"
             "0.0000,2,1.0000,0.5000,0.5000,0.5000,100.00,,"
-            "benchdnn --reorder --mode=P --sdt=f32 --ddt=f32 --stag=ab --dtag=ba 8x8,");
+            "benchdnn --reorder --mode=P --sdt=f32 --ddt=f32 --stag=ab --dtag=ba 8x8,,oneDNN");
   EXPECT_TRUE(a.err.empty()) << a.err;
 }
 
@@ -599,7 +599,7 @@ TEST_F(ParseCliTest, GraphPartitionsAreRowsInEveryFormat) {
   EXPECT_TRUE(finding);
   const auto csv = RunDlcheck({"parse", "--format", "csv", path});
   ASSERT_EQ(csv.exit_code, 0) << csv.err;
-  EXPECT_TRUE(CsvLines(csv.out).at(0).ends_with(",gflops,benchdnn,skipped,layer"));
+  EXPECT_TRUE(CsvLines(csv.out).at(0).ends_with(",gflops,benchdnn,skipped,library,layer"));
   EXPECT_EQ(CsvLines(csv.out).size() - 1, doc["primitives"].size());
   const auto table = RunDlcheck({"parse", path});
   ASSERT_EQ(table.exit_code, 0) << table.err;
