@@ -65,7 +65,8 @@ contract::Member InputMember(bool with_files) {
 }
 
 contract::Member HeaderMember() {
-  return contract::Object(kHeaderSection, {kLibraryVersion, kRuntime, kThreads, kIsa, kIsaName});
+  return contract::Object(kHeaderSection,
+                          {kLibraryVersion, kRuntime, kThreads, kIsa, kIsaName, kZendnnVersion});
 }
 
 contract::Member HeadersMember() {
@@ -79,7 +80,8 @@ contract::Member SummaryMember() {
        kExecs, kExecMs, kReorderExecMs, kReorderPct, kFirstExecMsMean, kSteadyExecMsMean,
        kDiagnostics, kGraphPatternMatcherLines,
        contract::Rows(kByKindTable, contract::Members(ShareColumns(kPrimitive))),
-       contract::Rows(kByFallbackTable, contract::Members(ShareColumns(kFallback)))});
+       contract::Rows(kByFallbackTable, contract::Members(ShareColumns(kFallback))),
+       contract::Rows(kByLibraryTable, contract::Members(ShareColumns(kLibrary)))});
 }
 
 contract::Member DiagnosticsMember() {
@@ -134,11 +136,18 @@ void AddHeaderSection(report::Report& report, const verbose::LogHeader& header) 
   h.Add(kThreads, header.threads ? Value(*header.threads) : Value());
   h.Add(kIsa, Text(header.isa));
   h.Add(kIsaName, Text(header.isa_short));
+  h.Add(kZendnnVersion, Text(header.zendnn_version));
 }
 
 std::string PrimitivesVerdict(const verbose::Summary& summary) {
   if (summary.execs == 0 && summary.rows == 0) return "no oneDNN primitive ran";
-  return fmt::format("oneDNN ran {} primitive{}: {} execution{}, {:.1f} ms", summary.rows,
+  // The libraries whose rows these are: oneDNN's, ZenDNN's, or both in a mixed log.
+  std::string libraries;
+  for (const verbose::TimeShare& share : summary.by_library) {
+    libraries += (libraries.empty() ? "" : " and ") + share.name;
+  }
+  if (libraries.empty()) libraries = "oneDNN";
+  return fmt::format("{} ran {} primitive{}: {} execution{}, {:.1f} ms", libraries, summary.rows,
                      summary.rows == 1 ? "" : "s", summary.execs, summary.execs == 1 ? "" : "s",
                      summary.exec_ms);
 }
@@ -172,6 +181,7 @@ void AddSummary(report::Report& report, const verbose::Summary& summary,
                            .value = std::string(kExecMs.name),
                            .unit = "ms"});
   AddShares(s, kByFallbackTable, kFallback, summary.by_fallback);
+  AddShares(s, kByLibraryTable, kLibrary, summary.by_library);
 
   report::Table& d = report.AddTable(kDiagnosticsTable, kDiagnosticsColumns);
   for (const auto& diag : diagnostics) {

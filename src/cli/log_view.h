@@ -35,6 +35,8 @@ inline constexpr Field kSkippedByReason{"skipped_by_reason", Type::kInteger, Ari
 // header, headers
 inline constexpr Field kFile{"file"};
 inline constexpr Field kLibraryVersion{"library_version"};
+/// ZenDNN's version line, where the log has one beside (or instead of) oneDNN's
+inline constexpr Field kZendnnVersion{"zendnn_version"};
 inline constexpr Field kRuntime{"runtime"};
 inline constexpr Field kThreads{"threads", Type::kInteger};
 inline constexpr Field kIsa{"isa"};
@@ -56,9 +58,10 @@ inline constexpr Field kFirstExecMsMean{"first_exec_ms_mean", Type::kNumber};
 inline constexpr Field kSteadyExecMsMean{"steady_exec_ms_mean", Type::kNumber};
 inline constexpr Field kDiagnostics{"diagnostics", Type::kInteger};
 inline constexpr Field kGraphPatternMatcherLines{"graph_pattern_matcher_lines", Type::kInteger};
-// summary.by_kind, summary.by_fallback
+// summary.by_kind, summary.by_fallback, summary.by_library
 inline constexpr Field kPrimitive{"primitive"};
 inline constexpr Field kFallback{"fallback"};
+inline constexpr Field kLibrary{"library"};
 inline constexpr Field kTimePct{"time_pct", Type::kNumber};
 // diagnostics
 inline constexpr Field kOperation{"operation"};
@@ -79,6 +82,8 @@ inline constexpr report::Part kHeadersTable{"headers", "Log header of each input
 inline constexpr report::Part kSummarySection{"summary", "Summary"};
 inline constexpr report::Part kByKindTable{"by_kind", "Execution time by primitive kind"};
 inline constexpr report::Part kByFallbackTable{"by_fallback", "Execution time by fallback class"};
+inline constexpr report::Part kByLibraryTable{"by_library",
+                                              "Execution time by library (oneDNN, ZenDNN)"};
 inline constexpr report::Part kDiagnosticsTable{log_field::kDiagnostics.name, "Diagnostics"};
 
 /// The members of a log's document: `input` (with `files` when several can be read), `header`,

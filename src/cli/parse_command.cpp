@@ -44,12 +44,31 @@ struct ParseOptions {
   SortKey sort = SortKey::kTime;
   std::size_t top = 0;
   bool strict = false;
+  verbose::DialectChoice dialect = verbose::DialectChoice::kAuto;  ///< --dialect
   verbose::BenchdnnVersion benchdnn_version = verbose::BenchdnnVersion::kLogs;
   std::string benchdnn_batch;  ///< a driver: print its --batch file instead of the report
   std::string cpuid_dump;      ///< a CPU for dtype-no-native-path; "": the log's header, this host
   int jobs = 0;                ///< threads that read a large log file (0: LogJobs())
   RooflineRequest roofline;    ///< --roofline, --machine-profile: the hot rows on the roofline
 };
+
+// --dialect's names, each with what it reads.
+const std::vector<std::pair<std::string, verbose::DialectChoice>>& DialectChoices() {
+  static const std::vector<std::pair<std::string, verbose::DialectChoice>> kChoices = {
+      {"auto", verbose::DialectChoice::kAuto},
+      {"onednn", verbose::DialectChoice::kOneDnn},
+      {"zendnn", verbose::DialectChoice::kZendnn},
+      {"zendnn_primitive", verbose::DialectChoice::kZendnnPrimitive},
+      {"zendnnl_profile", verbose::DialectChoice::kZendnnProfile}};
+  return kChoices;
+}
+
+std::string_view DialectName(verbose::DialectChoice choice) {
+  for (const auto& [name, value] : DialectChoices()) {
+    if (value == choice) return name;
+  }
+  return "auto";
+}
 
 std::string_view BenchdnnVersionName(verbose::BenchdnnVersion version) {
   switch (version) {
@@ -97,6 +116,7 @@ constexpr Field kSort{"sort"};
 constexpr Field kTop{"top", Type::kInteger};
 constexpr Field kEvents{"events", Type::kBoolean};
 constexpr Field kStrict{"strict", Type::kBoolean};
+constexpr Field kDialect{"dialect"};
 constexpr Field kBenchdnnVersion{"benchdnn_version"};
 constexpr Field kBenchdnnBatch{"benchdnn_batch"};
 constexpr Field kCpuidDump{"cpuid_dump"};
@@ -112,6 +132,7 @@ report::Section OptionsSection(const ParseOptions& o) {
   s.Add(kTop, o.top);
   s.Add(kEvents, o.events);
   s.Add(kStrict, o.strict);
+  s.Add(kDialect, DialectName(o.dialect));
   s.Add(kBenchdnnVersion, BenchdnnVersionName(o.benchdnn_version));
   s.Add(kBenchdnnBatch,
         o.benchdnn_batch.empty() ? report::Value() : report::Value(o.benchdnn_batch));
@@ -289,7 +310,8 @@ StatusOr<int> RunParse(const ParseOptions& options) {
   }
   context.host = dispatch::HostDtypeUnits();
   // Events need every line parsed in full: no memo with --events.
-  verbose::LogSession session({.strict = options.strict, .memo = !options.events});
+  verbose::LogSession session(
+      {.strict = options.strict, .memo = !options.events, .dialect = options.dialect});
   std::unique_ptr<report::RowStream> stream;
   std::optional<EventRowListener> events;
   const ColumnOptions columns;
@@ -353,8 +375,8 @@ const report::contract::Document& ParseDocument() {
     return contract::Document{
         "parse",
         "the per-primitive report of oneDNN verbose logs",
-        {contract::Object(kOptionsSection, {kSort, kTop, kEvents, kStrict, kBenchdnnVersion,
-                                            kBenchdnnBatch, kCpuidDump}),
+        {contract::Object(kOptionsSection, {kSort, kTop, kEvents, kStrict, kDialect,
+                                            kBenchdnnVersion, kBenchdnnBatch, kCpuidDump}),
          InputMember(/*with_files=*/true), HeaderMember(), SummaryMember(),
          PrimitivesMember(/*with_layer=*/true, /*with_file=*/true), HeadersMember(),
          DiagnosticsMember(), EventsMember(), roofline::RowRooflineMember()},
@@ -379,6 +401,12 @@ void SetupParse(CLI::App& subcommand, int& exit_code) {
   AddJobsOption(*sub, options->jobs);
   sub->add_flag("--strict", options->strict,
                 "stop at the first marker line that cannot be parsed (exit status 4)");
+  AddEnumOption(*sub, "--dialect", options->dialect, DialectChoices(),
+                "the log lines read: auto (default: every dialect, told by the content), onednn "
+                "(MKL-DNN, DNNL, oneDNN and Graph lines), zendnn (zendnn_verbose), "
+                "zendnn_primitive (ZenDNN's zendnn_primitive_execute lines) or zendnnl_profile "
+                "(ZenDNN 5.1+'s [PROF] lines); the others count as foreign",
+                "DIALECT");
   AddEnumOption(*sub, "--benchdnn-version", options->benchdnn_version,
                 {{"log", verbose::BenchdnnVersion::kLogs},
                  {"2", verbose::BenchdnnVersion::kV2},

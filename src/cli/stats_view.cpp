@@ -49,6 +49,26 @@ Value Ms(double ms) {
   return Value(ms, 4);
 }
 
+// `v5.0.0` of `ZENDNN v5.0.0 (commit ...)`, `oneDNN v3.10.2 (commit ...)`; "" without one.
+std::string_view VersionWord(std::string_view line) {
+  const std::size_t v = line.find(" v");
+  if (v == std::string_view::npos) return {};
+  const std::string_view word = line.substr(v + 1);
+  return word.substr(0, word.find(' '));
+}
+
+// The `library` cell: the library's name, and its version where its header line says it.
+Value LibraryValue(verbose::Era era, const verbose::LogHeader* header) {
+  const verbose::Library library = verbose::LibraryOf(era);
+  std::string text(verbose::LibraryName(library));
+  if (header != nullptr) {
+    const std::string_view version = VersionWord(
+        library == verbose::Library::kZenDnn ? header->zendnn_version : header->library_version);
+    if (!version.empty()) text += " " + std::string(version);
+  }
+  return Text(text);
+}
+
 }  // namespace
 
 std::string ValidUtf8(std::string_view text) {
@@ -143,7 +163,8 @@ std::vector<report::Field> EventColumns(const ColumnOptions& options) {
                                         col::kProblem,
                                         kTimeMs,
                                         kTimestamp,
-                                        kMessage};
+                                        kMessage,
+                                        col::kLibrary};
   if (options.include_layer) columns.push_back(col::kLayer);
   return columns;
 }
@@ -164,7 +185,8 @@ void SetPrimitiveCells(report::RowSetter& row, const verbose::PrimitiveStats& s,
   const std::optional<double> mean = s.ExecMsMean();
   const std::optional<double> gflops = s.Gflops();
   const bool timed = s.timed_execs > 0;
-  row.Set(col::kEngine, Text(s.engine))
+  row.Set(col::kLibrary, LibraryValue(s.era, HeaderOf(s, options)))
+      .Set(col::kEngine, Text(s.engine))
       .Set(col::kPrimitive, Text(s.primitive))
       .Set(col::kImplementation, Text(s.implementation))
       .Set(col::kIsa, IsaValue(s.isa))
@@ -221,6 +243,7 @@ std::vector<Value> EventRow(const verbose::VerboseEvent& e, const ColumnOptions&
       e.time_ms ? Value(*e.time_ms, 6) : Value(),
       e.timestamp ? Value(*e.timestamp, 6) : Value(),
       Text(e.message),
+      Text(verbose::LibraryName(verbose::LibraryOf(e.era))),
   };
   if (options.include_layer) row.push_back(e.layer ? Text(*e.layer) : Value());
   return row;
@@ -326,8 +349,8 @@ void AddPrimitivesTable(report::Report& report, std::vector<verbose::PrimitiveSt
   // for, at any width. The isa column, which says it again, goes last of the others.
   t.answer_columns = report::Names({col::kImplementation, col::kExecMsTotal, col::kTimePct});
   t.leave_out_first =
-      report::Names({col::kSkipped, col::kCreates, col::kGflops, col::kExecMsMean, col::kCreateMs,
-                     col::kFallback, col::kDataTypes, col::kIsaSource, col::kIsa});
+      report::Names({col::kSkipped, col::kLibrary, col::kCreates, col::kGflops, col::kExecMsMean,
+                     col::kCreateMs, col::kFallback, col::kDataTypes, col::kIsaSource, col::kIsa});
   // A row of cells (1.5-2 KB with their text) is made only while a printer reads it.
   t.generated = {
       .count = source->rows.size(),

@@ -49,6 +49,7 @@ enum class Kind {
   kSdpa,      ///< scaled dot-product attention (3.x, GPU lines so far)
   kGemmApi,   ///< a call of oneDNN's BLAS functions (dnnl_sgemm, ...), logged like a primitive
   kExternal,  ///< `exec:external`: a kernel of another library (ACL) timed by oneDNN (3.2+)
+  kUkernel,   ///< a micro-kernel call (3.6+ `ukernel` lines): brgemm, transform (pack_B)
 };
 
 /// What a kind's work is.
@@ -109,6 +110,15 @@ inline constexpr std::array kPrimitiveKinds = {
     PrimitiveKind{"sdpa", Kind::kSdpa, KindRole::kOther, ""},
     PrimitiveKind{"gemm_api", Kind::kGemmApi, KindRole::kOther, ""},
     PrimitiveKind{"external", Kind::kExternal, KindRole::kOther, ""},
+    // oneDNN's micro-kernels (the `ukernel` api, 3.6+): called once per tile by the framework's
+    // own loops (PyTorch's CPU flash attention, inductor's GEMM templates), not primitives.
+    PrimitiveKind{"brgemm", Kind::kUkernel, KindRole::kOther, ""},
+    PrimitiveKind{"transform", Kind::kUkernel, KindRole::kOther, ""},
+    // ZenDNN 5.1+'s profiler names its operators so (`MatMul operator execute - ...`); its
+    // other lines print oneDNN's names. No benchdnn driver: benchdnn runs oneDNN, not ZenDNN.
+    PrimitiveKind{"MatMul", Kind::kMatmul, KindRole::kCompute, ""},
+    PrimitiveKind{"Reorder", Kind::kReorder, KindRole::kDataMovement, ""},
+    PrimitiveKind{"SDPA Encoder", Kind::kSdpa, KindRole::kOther, ""},
 };
 
 /// The index of a verbose kind name's entry; kPrimitiveKinds.size() for a name the table lacks.

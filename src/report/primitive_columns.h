@@ -20,6 +20,9 @@ namespace primitive_column {
 using Column = Field;
 
 // clang-format off
+/// The library that printed the row (`oneDNN`, `ZenDNN`), with its version where the log's
+/// header says it (`ZenDNN v5.0.0`)
+inline constexpr Column kLibrary{"library", Type::kText};
 inline constexpr Column kEngine{"engine", Type::kText};
 inline constexpr Column kPrimitive = IdentityColumn("primitive");
 inline constexpr Column kImplementation = IdentityColumn("implementation");
@@ -72,6 +75,7 @@ inline constexpr std::array kPrimitiveColumns = {
     primitive_column::kExecMsMin,      primitive_column::kExecMsMax,
     primitive_column::kTimePct,        primitive_column::kGflops,
     primitive_column::kBenchdnn,       primitive_column::kSkipped,
+    primitive_column::kLibrary,
 };
 
 /// The primitives table of a document: the columns every one has, then `extra` (a layer, a file,

@@ -60,6 +60,7 @@ std::size_t Aggregator::Add(const VerboseEvent& e) {
     key_.push_back('L');
     key_.append(*e.layer);
   }
+  if (LibraryOf(e.era) != Library::kOneDnn) key_.push_back('Z');  // mixed logs: apart
   if (input_ != 0) {
     key_.push_back('I');
     key_.append(std::to_string(input_));
@@ -92,7 +93,8 @@ bool Aggregator::SameRow(const PrimitiveStats& row, const VerboseEvent& e) const
          row.primitive == e.primitive && row.implementation == e.implementation &&
          row.prop_kind == e.prop_kind && row.attributes == e.attributes &&
          row.auxiliary == e.auxiliary && row.engine == e.engine && row.input == input_ &&
-         row.layer.has_value() == e.layer.has_value() && (!e.layer || *row.layer == *e.layer);
+         LibraryOf(row.era) == LibraryOf(e.era) && row.layer.has_value() == e.layer.has_value() &&
+         (!e.layer || *row.layer == *e.layer);
 }
 
 // The row of the event's primitive, or kNoRow.

@@ -74,7 +74,9 @@ struct Summary {
   std::uint64_t steady_execs = 0;
   std::vector<TimeShare> by_kind;      ///< by exec time, descending
   std::vector<TimeShare> by_fallback;  ///< by exec time, descending
-  std::vector<Finding> notes;          ///< plain-language conclusions about the log
+  /// by library (`oneDNN`, `ZenDNN`: a log may hold both), by exec time, descending
+  std::vector<TimeShare> by_library;
+  std::vector<Finding> notes;  ///< plain-language conclusions about the log
 };
 
 /// Whether the note `code` (Summary::notes) concludes from the proportions of a whole run: no

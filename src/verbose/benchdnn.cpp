@@ -721,6 +721,8 @@ BenchdnnVersion BenchdnnVersionOf(const PrimitiveStats& row, const BenchdnnConte
     case Era::kMkldnn0:
     case Era::kMkldnn1:
     case Era::kDnnl:
+    case Era::kZendnn:  // ZenDNN's lines are oneDNN 2.x's (its descriptors, its attributes)
+    case Era::kZendnnPrimitive:
       return BenchdnnVersion::kV2;
     case Era::kOnednn:  // 2.5 - 3.1: 3.x lines name per-argument scales `src0`
       return row.attributes.find("src0:") != std::string_view::npos ? BenchdnnVersion::kV3

@@ -4,10 +4,12 @@
 // the marker before the operation. Read by the line parser (markers, prefix fields, eras), the
 // output splitter (a marker cut between two reads) and the memo's timestamp rule, so that a
 // marker is spelled once. A new dialect is one row here, its Family's era in line_parser.cpp's
-// EraOf, and a field reader where its fields differ (FORMATS.md §0).
+// EraOf, and a field reader where its fields differ (FORMATS.md §0; the engines around oneDNN:
+// tests/data/engines/README.md).
 //
 //   verbose::FindDialect("dnnl")->marker      -> "dnnl_verbose,"
 //   verbose::DialectOf(Family::kMkldnn).timestamp  -> false (MKL-DNN printed none)
+//   verbose::DialectOf(Family::kZendnnProfile).marker -> "[PROF   ][" (ZenDNN 5.1+'s profiler)
 
 #include <array>
 #include <string_view>
@@ -15,7 +17,16 @@
 namespace dlcheck::verbose {
 
 /// The families of verbose lines, one per marker.
-enum class Family { kNone, kMkldnn, kDnnl, kOnednn, kGraph };
+enum class Family {
+  kNone,
+  kMkldnn,
+  kDnnl,
+  kOnednn,
+  kGraph,
+  kZendnn,           ///< `zendnn_verbose,`: ZenDNN's copy of oneDNN 2.x's lines (ZENDNN_VERBOSE)
+  kZendnnPrimitive,  ///< `zendnn_primitive_execute,`: ZENDNN_PRIMITIVE_LOG_ENABLE (ZenDNN 4-5)
+  kZendnnProfile,    ///< `[PROF   ][...]:... operator execute - `: ZenDNN 5.1+ (ZENDNNL_*)
+};
 
 /// One verbose dialect: its marker and the optional fields between the marker and the operation.
 struct Dialect {
@@ -24,6 +35,9 @@ struct Dialect {
   std::string_view marker;  ///< the marker as it opens a line, its comma included
   bool version_field;       ///< a `vN` field may follow the marker (oneDNN 3.6+: `v1`)
   bool timestamp_field;     ///< a `<ms>.<fraction>` timestamp may follow (ONEDNN_VERBOSE_TIMESTAMP)
+  /// The marker is `<word>_verbose,`, found by its tail (kMarkerTail); the others are found by
+  /// their whole text, after the tail finds none.
+  bool verbose_tail = true;
 };
 
 /// Every marker's second half: the word before it names the dialect.
@@ -35,7 +49,34 @@ inline constexpr std::array kDialects = {
     Dialect{Family::kDnnl, "dnnl", "dnnl_verbose,", false, true},
     Dialect{Family::kMkldnn, "mkldnn", "mkldnn_verbose,", false, false},
     Dialect{Family::kGraph, "onednn_graph", "onednn_graph_verbose,", false, true},
+    Dialect{Family::kZendnn, "zendnn", "zendnn_verbose,", false, true},
+    // The plug-in's profiling lines (`zendnn_primitive_execute,` and `zendnn_primitive_create,`)
+    // behind ZenDNN's log header `[PROF:I][<s>] `, and ZenDNN 5.1+'s profiler's header.
+    Dialect{Family::kZendnnPrimitive, "zendnn_primitive", "zendnn_primitive_", false, false, false},
+    Dialect{Family::kZendnnProfile, "zendnnl_profile", "[PROF   ][", false, false, false},
 };
+
+/// What `parse --dialect` reads: every dialect (told by the content), or one library's or one
+/// format's lines only (the others are then foreign, like program output).
+enum class DialectChoice { kAuto, kOneDnn, kZendnn, kZendnnPrimitive, kZendnnProfile };
+
+/// Whether a choice reads the lines of `family`.
+constexpr bool Admits(DialectChoice choice, Family family) {
+  switch (choice) {
+    case DialectChoice::kAuto:
+      return true;
+    case DialectChoice::kOneDnn:
+      return family == Family::kMkldnn || family == Family::kDnnl || family == Family::kOnednn ||
+             family == Family::kGraph;
+    case DialectChoice::kZendnn:
+      return family == Family::kZendnn;
+    case DialectChoice::kZendnnPrimitive:
+      return family == Family::kZendnnPrimitive;
+    case DialectChoice::kZendnnProfile:
+      return family == Family::kZendnnProfile;
+  }
+  return true;
+}
 
 /// The dialect whose marker word is `word` (`dnnl`); nullptr for none.
 constexpr const Dialect* FindDialect(std::string_view word) {
@@ -50,12 +91,13 @@ constexpr Dialect DialectOf(Family family) {
   for (const Dialect& d : kDialects) {
     if (d.family == family) return d;
   }
-  return Dialect{Family::kNone, {}, {}, false, false};
+  return Dialect{Family::kNone, {}, {}, false, false, false};
 }
 
 /// Each marker is its word and the tail (the table cannot disagree with the parser's search).
 constexpr bool MarkersAreWordAndTail() {
   for (const Dialect& d : kDialects) {
+    if (!d.verbose_tail) continue;
     if (d.marker.size() != d.word.size() + kMarkerTail.size() || !d.marker.starts_with(d.word) ||
         !d.marker.ends_with(kMarkerTail)) {
       return false;

@@ -58,7 +58,7 @@ constexpr std::string_view kSimpleReason =
     "generic C++ implementation: portable loops, vectorised by the compiler at best";
 
 using M = ImplClassRule::Match;
-constexpr std::array<ImplClassRule, 23> kRules = {{
+constexpr std::array<ImplClassRule, 26> kRules = {{
     // dlcheck's own scalar kernels (the `verbose` command's reference and fallback backend).
     {M::kFirstPrefix, "dlcheck", ImplClass::kScalar,
      "dlcheck's scalar kernels: plain C++ loops, the numerical reference"},
@@ -74,6 +74,12 @@ constexpr std::array<ImplClassRule, 23> kRules = {{
     {M::kToken, "cublaslt", ImplClass::kExternal, "NVIDIA cuBLASLt"},
     {M::kToken, "miopen", ImplClass::kExternal, "AMD MIOpen"},
     {M::kFirstPrefix, "zen", ImplClass::kExternal, "AMD ZenDNN"},
+    // ZenDNN 5.1+'s kernels (its profiler's `kernel:` field): AOCL's, oneDNN's, or its own
+    // reference loops.
+    {M::kFirstPrefix, "aocl", ImplClass::kExternal,
+     "AMD AOCL (BLIS/DLP) kernels called by ZenDNN: ISA not shown"},
+    {M::kFirstPrefix, "onednn", ImplClass::kExternal, "oneDNN kernels called by ZenDNN"},
+    {M::kFirstPrefix, "reference", ImplClass::kScalar, kRefReason},
     {M::kGemmJit, "gemm", ImplClass::kGemm,
      "lowered to oneDNN's JIT GEMM: fast kernel, but im2col and extra copies around it"},
     {M::kFirstPrefix, "simple", ImplClass::kScalar, kSimpleReason},  // simple:any, simple_nchw

@@ -31,10 +31,21 @@ std::size_t LocateMarker(std::string_view line, Family& family, std::size_t& end
        p = line.find(kMarkerTail, p + 1)) {
     std::size_t start = p;
     while (start > 0 && IsWordChar(line[start - 1])) --start;
-    if (const Dialect* dialect = FindDialect(line.substr(start, p - start)); dialect != nullptr) {
+    if (const Dialect* dialect = FindDialect(line.substr(start, p - start));
+        dialect != nullptr && dialect->verbose_tail) {
       family = dialect->family;
       end = p + kMarkerTail.size();
       return start;
+    }
+  }
+  // The markers that are not `<word>_verbose,` (ZenDNN's plug-in and profiler lines): rarer,
+  // looked for only in a line without a verbose marker.
+  for (const Dialect& dialect : kDialects) {
+    if (dialect.verbose_tail) continue;
+    if (const std::size_t p = line.find(dialect.marker); p != std::string_view::npos) {
+      family = dialect.family;
+      end = p + dialect.marker.size();
+      return p;
     }
   }
   family = Family::kNone;
@@ -134,6 +145,12 @@ std::string_view EraName(Era era) {
       return "onednn_v1";
     case Era::kOnednnGraph:
       return "onednn_graph";
+    case Era::kZendnn:
+      return "zendnn";
+    case Era::kZendnnPrimitive:
+      return "zendnn_primitive";
+    case Era::kZendnnProfile:
+      return "zendnnl_profile";
   }
   return "unknown";
 }
@@ -333,6 +350,12 @@ Era EraOf(Family family, const LinePrefix& p, bool engine_after_op) {
       return Era::kDnnl;
     case Family::kGraph:
       return Era::kOnednnGraph;
+    case Family::kZendnn:
+      return Era::kZendnn;
+    case Family::kZendnnPrimitive:
+      return Era::kZendnnPrimitive;
+    case Family::kZendnnProfile:
+      return Era::kZendnnProfile;
     default:
       return p.version >= 1 ? Era::kOnednnV1
                             : (p.component.empty() ? Era::kOnednn : Era::kOnednnComponent);
@@ -383,9 +406,11 @@ ParseResult LineParser::Parse(std::string_view line, VerboseEvent& e) {
   if (Trim(line).empty()) return {LineKind::kBlank, SkipReason::kNone};
   Family family;
   std::size_t end = 0;
-  if (LocateMarker(line, family, end) == std::string_view::npos) {
+  if (LocateMarker(line, family, end) == std::string_view::npos || !Admits(dialect_, family)) {
     return {LineKind::kSkipped, SkipReason::kForeign};
   }
+  if (family == Family::kZendnnPrimitive) return ParseZendnnPrimitive(line.substr(end), e);
+  if (family == Family::kZendnnProfile) return ParseZendnnProfile(line.substr(end), e);
   const std::size_t n = Split(line.substr(end));
   // oneDNN never prints a blank after the marker: `dnnl_verbose, create ...` is prose about it.
   if (fields_[0].starts_with(' ')) return {LineKind::kSkipped, SkipReason::kForeign};
@@ -396,6 +421,7 @@ ParseResult LineParser::Parse(std::string_view line, VerboseEvent& e) {
     return {LineKind::kSkipped, SkipReason::kTruncated};
   }
   const std::string_view head = fields_[i].substr(0, fields_[i].find(':'));
+  if (head == "info" && family == Family::kZendnn) return ParseZendnnInfo(i + 1);
   if (head == "info") {
     const ParseResult r = ParseInfo(i + 1, p.component);
     UpdateState();
@@ -630,7 +656,8 @@ std::span<const LineParser::Slot> LineParser::SlotsFor(Era era) const {
                                       Slot::kAuxiliary, Slot::kProblem,   Slot::kTime};
   if (era == Era::kMkldnn0) return kEraA;
   if (era == Era::kMkldnn1) return kEraB;
-  if (!template_.empty()) return template_;
+  // ZenDNN prints oneDNN 2.x's fixed layout; a oneDNN template beside it is not its.
+  if (!template_.empty() && LibraryOf(era) == Library::kOneDnn) return template_;
   return kDefault;
 }
 
@@ -761,6 +788,174 @@ ParseResult LineParser::ParseDiagnostic(std::size_t op_index, VerboseEvent& e) {
     Classify(e);
   }
   Assign(e.message, Join(k, n));
+  return {LineKind::kEvent, SkipReason::kNone};
+}
+
+// ZenDNN's `zendnn_verbose,info,ZENDNN v5.0.0 (commit ...)`: its version, apart from oneDNN's.
+// Its other header lines (runtime, ISA, template) would speak for oneDNN's lines: not read.
+ParseResult LineParser::ParseZendnnInfo(std::size_t first) {
+  if (first < count_ && fields_[first].starts_with("ZENDNN v")) {
+    Assign(header_.zendnn_version, Trim(Join(first, count_)));
+  }
+  return {LineKind::kInfo, SkipReason::kNone};
+}
+
+// The plug-in's profiling lines of ZenDNN 4.x-5.x (ZENDNN_PRIMITIVE_LOG_ENABLE=1, after the log
+// header `[PROF:I][<s>] `): `execute,<pd info>,<ms>,ms` and `create,<cache state>,<pd info>,
+// <ms>,ms`, where the pd info is oneDNN 2.x's (engine, kind, implementation, prop kind,
+// descriptors, attributes, auxiliary, problem), 5.1+ with `plugin_op:<framework op>` after the
+// engine for matmul and embedding_bag; level 2 appends `;<counter>:<value>...` to the `ms`.
+ParseResult LineParser::ParseZendnnPrimitive(std::string_view text, VerboseEvent& e) {
+  const std::size_t n = Split(text);
+  ClearEvent(e);
+  e.era = Era::kZendnnPrimitive;
+  std::size_t k = 1;
+  if (fields_[0] == "execute") {
+    e.operation = Operation::kExec;
+  } else if (fields_[0] == "create") {
+    e.operation = Operation::kCreate;
+    if (k < n) Assign(e.cache_state, fields_[k++]);
+  } else {
+    return {LineKind::kSkipped, SkipReason::kUnknownOperation};
+  }
+  std::size_t unit = n;  // the `ms` field after the time
+  for (std::size_t j = n; j-- > k;) {
+    if (fields_[j] == "ms" || fields_[j].starts_with("ms;")) {
+      unit = j;
+      break;
+    }
+  }
+  if (unit == n) return {LineKind::kSkipped, SkipReason::kTruncated};
+  if (k < unit && !IsEngine(fields_[k])) return {LineKind::kSkipped, SkipReason::kUnknownOperation};
+  const std::size_t time = unit - 1;
+  Assign(e.engine, k < time ? fields_[k++] : std::string_view());
+  if (k < time && fields_[k].starts_with("plugin_op:")) {
+    if (fields_[k].size() > 10) e.layer.emplace(fields_[k].substr(10));
+    ++k;
+  }
+  if (k + 7 > time) return {LineKind::kSkipped, SkipReason::kTruncated};
+  double ms = 0;
+  if (!ParseExecTime(fields_[time], ms)) return {LineKind::kSkipped, SkipReason::kBadTime};
+  Assign(e.primitive, fields_[k]);
+  Assign(e.implementation, fields_[k + 1]);
+  Assign(e.prop_kind, fields_[k + 2]);
+  Assign(e.memory_descriptors, TrimRight(fields_[k + 3]));
+  Assign(e.attributes, TrimRight(fields_[k + 4]));
+  Assign(e.auxiliary, TrimRight(fields_[k + 5]));
+  Assign(e.problem, Trim(Join(k + 6, time)));  // embedding_bag's `;alg:` field stays with it
+  e.time_ms = ms;
+  Classify(e);
+  return {LineKind::kEvent, SkipReason::kNone};
+}
+
+std::size_t LineParser::SplitOutsideBrackets(std::string_view text) {
+  count_ = 0;
+  int depth = 0;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i < text.size() && count_ + 1 < kMaxFields; ++i) {
+    const char c = text[i];
+    if (c == '[') ++depth;
+    if (c == ']' && depth > 0) --depth;
+    if (c == ',' && depth == 0) {
+      fields_[count_++] = text.substr(start, i - start);
+      start = i + 1;
+    }
+  }
+  fields_[count_++] = text.substr(start);
+  return count_;
+}
+
+namespace {
+
+// `[10,5]` -> `10x5` appended to `out`; false when `dims` is not a bracketed list.
+bool AppendDims(std::string& out, std::string_view dims) {
+  if (dims.size() < 2 || dims.front() != '[' || dims.back() != ']') return false;
+  for (const char c : dims.substr(1, dims.size() - 2)) out.push_back(c == ',' ? 'x' : c);
+  return true;
+}
+
+// The operator kind a profiler line's name starts with (`matmul_f32` -> `matmul`), where the
+// kind table knows it.
+std::string_view KindOfOperatorName(std::string_view name) {
+  const std::string_view head = name.substr(0, name.find('_'));
+  return onednn::KindOf(head) ? head : name;
+}
+
+}  // namespace
+
+// ZenDNN 5.1+'s profiler (ZENDNNL_PROFILE_LOG_LEVEL=4, ZENDNNL_ENABLE_PROFILER=1): after
+// `[PROF   ][<level>][<s>]:`, `<Kind> operator execute - [<name>,]kernel:<kernel>,<tensors>,
+// alpha:..,beta:..[,post-op:..][,weight_address:..],time:<ms>ms` (zendnnl operator_impl.hpp and
+// each operator's op_execute_info), or the documented `Operator execute - <name>,<tensors>,...`;
+// a tensor prints `name[d0,d1]:<dt>:<layout>`. The `Operator context - ...` lines say what was
+// created, with no kind: header lines. A row's primitive is the kind as the engine names it
+// (`MatMul`; the kind table maps it), its implementation the kernel, its problem the tensors'
+// dims; the weights' address (one per tensor, not per shape) is left out of the row.
+ParseResult LineParser::ParseZendnnProfile(std::string_view text, VerboseEvent& e) {
+  const std::size_t header_end = text.find("]:");
+  if (header_end == std::string_view::npos) return {LineKind::kSkipped, SkipReason::kTruncated};
+  const std::string_view message = text.substr(header_end + 2);
+  constexpr std::string_view kExecute = "perator execute - ";
+  const std::size_t at = message.find(kExecute);
+  if (at == std::string_view::npos || at == 0 ||
+      (message[at - 1] != 'O' && message[at - 1] != 'o')) {
+    return message.find("perator context - ") != std::string_view::npos
+               ? ParseResult{LineKind::kInfo, SkipReason::kNone}
+               : ParseResult{LineKind::kSkipped, SkipReason::kUnknownOperation};
+  }
+  ClearEvent(e);
+  e.era = Era::kZendnnProfile;
+  e.operation = Operation::kExec;
+  e.engine = "cpu";
+  const std::string_view kind = Trim(message.substr(0, at - 1));
+  const std::size_t n = SplitOutsideBrackets(message.substr(at + kExecute.size()));
+  const std::string_view last = Trim(fields_[n - 1]);
+  if (!last.starts_with("time:") || !last.ends_with("ms")) {
+    return {LineKind::kSkipped, SkipReason::kTruncated};
+  }
+  double ms = 0;
+  if (!ParseExecTime(last.substr(5, last.size() - 7), ms)) {
+    return {LineKind::kSkipped, SkipReason::kBadTime};
+  }
+  std::string_view name;
+  for (std::size_t k = 0; k + 1 < n; ++k) {
+    const std::string_view field = Trim(fields_[k]);
+    const std::size_t bracket = field.find('[');
+    const std::size_t colon = field.find(':');
+    if (k == 0 && colon == std::string_view::npos && bracket == std::string_view::npos) {
+      name = field;
+    } else if (field.starts_with("kernel:")) {
+      Assign(e.implementation, field.substr(7));
+    } else if (field.starts_with("weight_address:")) {
+      continue;
+    } else if (bracket != std::string_view::npos && bracket < colon) {
+      // `name[10,5]:f32:contiguous` -> the descriptor `name:f32::contiguous`, dims `10x5`.
+      const std::size_t close = field.find(']', bracket);
+      if (close == std::string_view::npos) return {LineKind::kSkipped, SkipReason::kTruncated};
+      if (!e.problem.empty()) e.problem.push_back(':');
+      AppendDims(e.problem, field.substr(bracket, close + 1 - bracket));
+      if (!e.memory_descriptors.empty()) e.memory_descriptors.push_back(' ');
+      const std::string_view rest = field.substr(close + 1);  // `:f32:contiguous`
+      const std::size_t type_end = rest.find(':', 1);
+      e.memory_descriptors.append(field.substr(0, bracket));
+      e.memory_descriptors.append(rest.substr(0, type_end));
+      if (type_end != std::string_view::npos) {
+        e.memory_descriptors.append("::");
+        e.memory_descriptors.append(rest.substr(type_end + 1));
+      }
+    } else if (!field.empty()) {
+      if (!e.attributes.empty()) e.attributes.push_back(' ');
+      e.attributes.append(field);
+    }
+  }
+  Assign(e.primitive, kind.empty() ? KindOfOperatorName(name) : kind);
+  if (e.primitive.empty()) return {LineKind::kSkipped, SkipReason::kTruncated};
+  if (!name.empty()) {
+    e.auxiliary = "name:";
+    e.auxiliary.append(name);
+  }
+  e.time_ms = ms;
+  Classify(e);
   return {LineKind::kEvent, SkipReason::kNone};
 }
 

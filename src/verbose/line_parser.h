@@ -26,6 +26,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "verbose/dialect.h"
 #include "verbose/hash.h"
 #include "verbose/verbose_event.h"
 
@@ -73,6 +74,8 @@ class LineParser {
  public:
   /// Parses one physical line without its line feed. `event.line` is left to the caller.
   ParseResult Parse(std::string_view line, VerboseEvent& event);
+  /// Reads only the lines `choice` admits (`parse --dialect`); the others are foreign.
+  void RestrictTo(DialectChoice choice) { dialect_ = choice; }
 
   const LogHeader& header() const { return header_; }
   /// True once a template line has been read (fields are then placed by it).
@@ -83,7 +86,7 @@ class LineParser {
   /// Whether `other` parses every line as this parser does and has read the same header (its
   /// template and header are equal; ids and caches may differ).
   bool SameState(const LineParser& other) const {
-    return template_ == other.template_ && header_ == other.header_;
+    return template_ == other.template_ && header_ == other.header_ && dialect_ == other.dialect_;
   }
 
  private:
@@ -131,9 +134,17 @@ class LineParser {
   ParseResult ParseDiagnostic(std::size_t first, VerboseEvent& event);
   ParseResult ParseGraph(std::size_t op, VerboseEvent& event);
   ParseResult ParsePartition(std::size_t first, VerboseEvent& event);
+  // ZenDNN's field readers: its version line, the plug-in's profiling lines
+  // (the text after `zendnn_primitive_`) and the profiler's (the text after `[PROF   ][`).
+  ParseResult ParseZendnnInfo(std::size_t first);
+  ParseResult ParseZendnnPrimitive(std::string_view text, VerboseEvent& event);
+  ParseResult ParseZendnnProfile(std::string_view text, VerboseEvent& event);
+  // Splits at the commas outside `[...]` (ZenDNN's tensors print `name[10,5]:f32:...`).
+  std::size_t SplitOutsideBrackets(std::string_view text);
   void ClearEvent(VerboseEvent& event) const;
   void Classify(VerboseEvent& event);
 
+  DialectChoice dialect_ = DialectChoice::kAuto;
   std::array<std::string_view, kMaxFields> fields_{};
   std::size_t count_ = 0;
   std::vector<Slot> template_;
@@ -161,6 +172,7 @@ class JoiningParser {
   using Sink = std::function<void(const ParseResult&, VerboseEvent&, std::uint64_t line)>;
 
   explicit JoiningParser(Sink sink) : sink_(std::move(sink)) {}
+  void RestrictTo(DialectChoice choice) { parser_.RestrictTo(choice); }
   void Feed(std::string_view line, std::uint64_t line_number);
   /// Reports a line the reader could not deliver (too long), in order.
   void FeedSkip(SkipReason reason, std::uint64_t line_number);

@@ -60,6 +60,7 @@ Summary Totals(const PrimitiveRows& rows) {
   s.rows = rows.size();
   std::map<std::string, TimeShare> by_kind;
   std::map<std::string, TimeShare> by_fallback;
+  std::map<std::string, TimeShare> by_library;
   for (const PrimitiveStats& row : rows) {
     s.creates += row.creates;
     s.cache_hits += row.cache_hits;
@@ -77,9 +78,11 @@ Summary Totals(const PrimitiveRows& rows) {
     }
     AddShare(by_kind[row.primitive.str()], row);
     AddShare(by_fallback[std::string(ImplClassName(row.impl_class))], row);
+    AddShare(by_library[std::string(LibraryName(LibraryOf(row.era)))], row);
   }
   s.by_kind = SortedShares(std::move(by_kind), s.exec_ms);
   s.by_fallback = SortedShares(std::move(by_fallback), s.exec_ms);
+  s.by_library = SortedShares(std::move(by_library), s.exec_ms);
   s.reorder_pct = s.exec_ms > 0 ? 100.0 * s.reorder_exec_ms / s.exec_ms : 0;
   if (s.creates > 0) {
     s.cache_hit_rate = static_cast<double>(s.cache_hits) / static_cast<double>(s.creates);

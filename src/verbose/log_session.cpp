@@ -16,6 +16,7 @@ std::uint64_t ParseStats::Skipped() const {
 
 void MergeHeader(LogHeader& into, const LogHeader& from) {
   if (into.library_version.empty()) into.library_version = from.library_version;
+  if (into.zendnn_version.empty()) into.zendnn_version = from.zendnn_version;
   if (into.runtime.empty()) into.runtime = from.runtime;
   if (!into.threads) into.threads = from.threads;
   if (into.isa.empty()) {
@@ -43,6 +44,7 @@ void LogSession::StartInput(std::string name) {
   parser_.emplace([this](const ParseResult& r, VerboseEvent& event, std::uint64_t line) {
     OnParsed(r, event, line);
   });
+  parser_->RestrictTo(options_.dialect);
   // A new input has its own template and header: remembered lines no longer parse the same.
   ForgetMemo();
 }
@@ -252,7 +254,7 @@ void LogSession::OnParsed(const ParseResult& result, VerboseEvent& event, std::u
                event.operation == Operation::kExec,
                event.IsCacheHit(),
                event.operation == Operation::kCreateNested,
-               event.time_ms,
+               TimeIsLastField(event.era) ? event.time_ms : std::nullopt,  // else not memoised
                event.timestamp.has_value()};
       for (EventListener* l : listeners_) l->OnEvent(event, row);
       break;

@@ -53,6 +53,8 @@ struct LogSessionOptions {
   /// name what it hands on (a parallel reading's worker: the calling thread adds each repeat to
   /// its own rows, so the worker's sums would never be read).
   bool add_repeats = true;
+  /// The dialects read (`parse --dialect`); kAuto: every one, told by the content.
+  DialectChoice dialect = DialectChoice::kAuto;
 };
 
 /// A consumer of the session's events, called as they are aggregated (llvm-mca's view

@@ -452,8 +452,8 @@ void ParallelFeed::Work(Worker& worker, const std::string& name) {
 // On a thread: parses the worker's chunk with its own session, from the state it was given.
 void ParallelFeed::Parse(Worker& worker, const std::string& name) {
   if (worker.renew || !worker.session) {
-    worker.session = std::make_unique<LogSession>(
-        LogSessionOptions{.strict = false, .memo = true, .add_repeats = false});
+    worker.session = std::make_unique<LogSession>(LogSessionOptions{
+        .strict = false, .memo = true, .add_repeats = false, .dialect = session_.options_.dialect});
     worker.session->AddListener(&worker.recorder);
     worker.session->StartInput(name);
     worker.numbered = 0;

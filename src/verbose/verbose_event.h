@@ -24,12 +24,37 @@ enum class Era {
   kOnednn,           ///< D: `onednn_verbose`, oneDNN 2.5 - 3.2, no component field
   kOnednnComponent,  ///< E: `onednn_verbose,primitive,...` (a component field), oneDNN 3.3 - 3.5
   kOnednnV1,         ///< F: `onednn_verbose,v1,...`, oneDNN 3.6 and later
-  kOnednnGraph       ///< G: `onednn_graph_verbose`, oneDNN Graph 3.0 - 3.2
+  kOnednnGraph,      ///< G: `onednn_graph_verbose`, oneDNN Graph 3.0 - 3.2
+  kZendnn,           ///< `zendnn_verbose`: ZenDNN's oneDNN-2.x-shaped lines (ZENDNN_VERBOSE)
+  kZendnnPrimitive,  ///< `zendnn_primitive_execute,`: ZENDNN_PRIMITIVE_LOG_ENABLE, ZenDNN 4.x-5.x
+  kZendnnProfile,    ///< `[PROF   ]...operator execute - `: ZenDNN 5.1+'s profiler (ZENDNNL_*)
 };
 
 /// Short stable name of an era: "mkldnn0", "mkldnn1", "dnnl", "onednn", "onednn_api",
-/// "onednn_v1", "onednn_graph", "unknown".
+/// "onednn_v1", "onednn_graph", "zendnn", "zendnn_primitive", "zendnnl_profile", "unknown".
 std::string_view EraName(Era era);
+
+/// The library that printed a line: the `library` column of every row (a log may hold both,
+/// a program running oneDNN and ZenDNN; each is totalled apart).
+enum class Library : std::uint8_t { kOneDnn, kZenDnn };
+
+/// The library of an era's lines.
+constexpr Library LibraryOf(Era era) {
+  return era == Era::kZendnn || era == Era::kZendnnPrimitive || era == Era::kZendnnProfile
+             ? Library::kZenDnn
+             : Library::kOneDnn;
+}
+
+/// Whether an era's time is its line's last field, where the line memo (line_memo.h) reads it:
+/// not in ZenDNN's plug-in lines (`<ms>,ms`) nor its profiler's (`time:<ms>ms`).
+constexpr bool TimeIsLastField(Era era) {
+  return era != Era::kZendnnPrimitive && era != Era::kZendnnProfile;
+}
+
+/// "oneDNN", "ZenDNN".
+constexpr std::string_view LibraryName(Library library) {
+  return library == Library::kZenDnn ? "ZenDNN" : "oneDNN";
+}
 
 enum class Operation {
   kCreate,        ///< a primitive was created (or found in the cache: see cache)
@@ -138,6 +163,9 @@ struct LogHeader {
   std::string isa;                 ///< the long ISA text: "Intel AVX-512 with Intel DL Boost ..."
   std::string isa_short;           ///< the ISA name it maps to: "avx512_core_bf16", "" if unknown
   std::vector<std::string> other;  ///< the other info lines (gpu runtime, engines, ...)
+  /// ZenDNN's version line (`ZENDNN v5.0.0 (commit ...)`), apart from oneDNN's: a log may hold
+  /// both libraries' headers.
+  std::string zendnn_version;
   /// The major version in `library_version` (`oneDNN v3.10.2 (commit ...)`, `DNNL v1.6.0`); 0
   /// when it names none.
   int MajorVersion() const { return MajorOfLibraryVersion(library_version); }

@@ -1563,6 +1563,10 @@ Status RebuildOfKind(Context& c, onednn::Kind kind) {
       return Cannot(
           "a gemm_api line is a call of oneDNN's BLAS functions (dnnl_sgemm, ...), not a "
           "primitive: dlcheck rebuilds primitives");
+    case Kind::kUkernel:
+      return Cannot(
+          "a ukernel line is a micro-kernel call (oneDNN's ukernel API, once per tile of the "
+          "caller's loop), not a primitive: dlcheck rebuilds primitives");
     case Kind::kSdpa:
     case Kind::kExternal:
       break;
@@ -1579,6 +1583,8 @@ StatusOr<Rebuilt> Rebuild(const verbose::PrimitiveStats& row, const dnnl::engine
   if (row.era == verbose::Era::kMkldnn0) return Cannot("MKL-DNN 0.x lines print no data types");
   if (row.era == verbose::Era::kOnednnGraph)
     return Cannot("a oneDNN Graph partition, not a primitive");
+  if (verbose::LibraryOf(row.era) != verbose::Library::kOneDnn)
+    return Cannot("a ZenDNN row: dlcheck rebuilds oneDNN's primitives, not ZenDNN's");
   std::vector<MemoryDesc> mds;
   verbose::ParseMemoryDescs(row.memory_descriptors.view(), mds);
   const std::optional<dnnl::prop_kind> prop = PropKindNamed(row.prop_kind.view());

@@ -256,8 +256,9 @@ TEST(CliTest, AnUnknownColumnIsAUsageErrorThatListsTheValidOnes) {
       << r.err;
   // Checked before the log is read, against the columns parse's document declares (layer and
   // file included: a table of several logs has them).
-  EXPECT_NE(r.err.find(",gflops,benchdnn,skipped,layer,file (see 'dlcheck parse --help')\n"),
-            std::string::npos)
+  EXPECT_NE(
+      r.err.find(",gflops,benchdnn,skipped,library,layer,file (see 'dlcheck parse --help')\n"),
+      std::string::npos)
       << r.err;
   EXPECT_TRUE(r.out.empty()) << r.out;
 }

@@ -34,10 +34,11 @@ using testing::RunDlcheck;
 constexpr const char* kPrimitiveHeader =
     "engine,primitive,implementation,isa,isa_source,fallback,prop_kind,data_types,layouts,"
     "attributes,auxiliary,problem,creates,cache_hits,create_ms,nested_creates,nested_create_ms,"
-    "execs,exec_ms_total,exec_ms_mean,exec_ms_min,exec_ms_max,time_pct,gflops,benchdnn,skipped";
+    "execs,exec_ms_total,exec_ms_mean,exec_ms_min,exec_ms_max,time_pct,gflops,benchdnn,skipped,"
+    "library";
 constexpr const char* kEventHeader =
     "line,era,operation,cache,engine,primitive,implementation,isa,isa_source,fallback,prop_kind,"
-    "memory_descriptors,attributes,auxiliary,problem,time_ms,timestamp,message";
+    "memory_descriptors,attributes,auxiliary,problem,time_ms,timestamp,message,library";
 
 const std::string kGood =
     "onednn_verbose,exec,cpu,reorder,jit:uni,undef,src_f32::blocked:ab:f0 "
@@ -249,7 +250,7 @@ TEST_F(ParseCliTest, StdinAndDashReadTheSameLog) {
   EXPECT_EQ(CsvLines(a.out)[1],
             "cpu,reorder,jit:uni,,,jit,undef,src:f32 dst:f32,src:ab dst:ba,,,8x8,0,0,0.0000,0,"
             "0.0000,2,1.0000,0.5000,0.5000,0.5000,100.00,,"
-            "benchdnn --reorder --mode=P --sdt=f32 --ddt=f32 --stag=ab --dtag=ba 8x8,");
+            "benchdnn --reorder --mode=P --sdt=f32 --ddt=f32 --stag=ab --dtag=ba 8x8,,oneDNN");
   EXPECT_TRUE(a.err.empty()) << a.err;
 }
 
@@ -598,7 +599,7 @@ TEST_F(ParseCliTest, GraphPartitionsAreRowsInEveryFormat) {
   EXPECT_TRUE(finding);
   const auto csv = RunDlcheck({"parse", "--format", "csv", path});
   ASSERT_EQ(csv.exit_code, 0) << csv.err;
-  EXPECT_TRUE(CsvLines(csv.out).at(0).ends_with(",gflops,benchdnn,skipped,layer"));
+  EXPECT_TRUE(CsvLines(csv.out).at(0).ends_with(",gflops,benchdnn,skipped,library,layer"));
   EXPECT_EQ(CsvLines(csv.out).size() - 1, doc["primitives"].size());
   const auto table = RunDlcheck({"parse", path});
   ASSERT_EQ(table.exit_code, 0) << table.err;

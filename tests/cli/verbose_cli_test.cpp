@@ -318,7 +318,7 @@ TEST(VerboseCliTest, CsvHasTheContractColumnsThenLayer) {
             "engine,primitive,implementation,isa,isa_source,fallback,prop_kind,data_types,"
             "layouts,attributes,auxiliary,problem,creates,cache_hits,create_ms,nested_creates,"
             "nested_create_ms,execs,exec_ms_total,exec_ms_mean,exec_ms_min,exec_ms_max,"
-            "time_pct,gflops,benchdnn,skipped,layer");
+            "time_pct,gflops,benchdnn,skipped,library,layer");
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include "common/primitive_kinds.h"
 #include "verbose/fixture_lines.h"
 
 namespace dlcheck::verbose {
@@ -596,6 +597,112 @@ TEST(JoiningParserTest, TruncatedLastLineIsCountedAndNeighboursKept) {
   EXPECT_EQ(results[1].reason, SkipReason::kTruncated);
   EXPECT_EQ(results[2].kind, LineKind::kEvent);
   EXPECT_EQ(results[3].reason, SkipReason::kTruncated);
+}
+
+// ZenDNN's three generations (tests/data/engines, their sources in its README).
+TEST(LineParserTest, ZendnnVerboseIsOneDnn2xShapedAndKeepsItsOwnVersion) {
+  LineParser parser;
+  VerboseEvent e;
+  EXPECT_EQ(parser.Parse("zendnn_verbose,info,ZENDNN v5.0.0 (commit 3a1b2c4)", e).kind,
+            LineKind::kInfo);
+  EXPECT_EQ(parser.Parse("onednn_verbose,info,oneDNN v2.6.3 (commit N/A)", e).kind,
+            LineKind::kInfo);
+  EXPECT_EQ(parser.header().zendnn_version, "ZENDNN v5.0.0 (commit 3a1b2c4)");
+  EXPECT_EQ(parser.header().library_version, "oneDNN v2.6.3 (commit N/A)");
+  const Parsed p = ParseOne(
+      parser,
+      "zendnn_verbose,exec,cpu,inner_product,gemm:jit,forward_inference,src_f32::blocked:ab:f0 "
+      "wei_f32::blocked:ab:f0 dst_f32::blocked:ab:f0,,,mb16ic1024oc256,0.125");
+  ASSERT_EQ(p.result.kind, LineKind::kEvent);
+  EXPECT_EQ(p.event.era, Era::kZendnn);
+  EXPECT_EQ(LibraryOf(p.event.era), Library::kZenDnn);
+  EXPECT_EQ(p.event.primitive, "inner_product");
+  EXPECT_EQ(p.event.problem, "mb16ic1024oc256");
+  EXPECT_DOUBLE_EQ(*p.event.time_ms, 0.125);
+}
+
+TEST(LineParserTest, ZendnnPluginLinesWithPluginOpAndCounters) {
+  const Parsed p = ParseOne(
+      "[PROF:I][0.118000] zendnn_primitive_execute,cpu,plugin_op:zentorch::zentorch_mm,matmul,"
+      "ref:any,undef,src_f32::blocked:ab:f0 wei_f32::blocked:ab:f0 dst_f32::blocked:ab:f0,,,"
+      "8x64:64x8:8x8,0.75,ms;IPC:1.2;LLC_MISS_RATE:0.03");
+  ASSERT_EQ(p.result.kind, LineKind::kEvent);
+  EXPECT_EQ(p.event.era, Era::kZendnnPrimitive);
+  EXPECT_EQ(p.event.operation, Operation::kExec);
+  EXPECT_EQ(p.event.engine, "cpu");
+  EXPECT_EQ(p.event.layer, "zentorch::zentorch_mm");
+  EXPECT_EQ(p.event.primitive, "matmul");
+  EXPECT_EQ(p.event.impl_class, ImplClass::kScalar);
+  EXPECT_EQ(p.event.problem, "8x64:64x8:8x8");
+  EXPECT_DOUBLE_EQ(*p.event.time_ms, 0.75);
+  const Parsed create = ParseOne(
+      "[PROF:I][0.1] zendnn_primitive_create,cache_hit,cpu,convolution,jit:avx512_core,"
+      "forward_inference,src_f32::blocked:aBcd16b:f0,,alg:convolution_direct,mb1_ic64oc64,1.5,ms");
+  ASSERT_EQ(create.result.kind, LineKind::kEvent);
+  EXPECT_TRUE(create.event.IsCacheHit());
+  EXPECT_EQ(create.event.isa, "avx512_core");
+  // Cut before its time, or with ZenDNN's timestamp glued to the engine: skipped.
+  EXPECT_EQ(ParseOne("[PROF:I][0.1] zendnn_primitive_execute,cpu,matmul,x,undef").result.reason,
+            SkipReason::kTruncated);
+  EXPECT_EQ(ParseOne("zendnn_primitive_execute,,1607393146348.667969cpu,matmul,x,undef,s,,,"
+                     "8x8,0.5,ms")
+                .result.reason,
+            SkipReason::kUnknownOperation);
+}
+
+TEST(LineParserTest, ZendnnProfilerLinesGiveKindKernelTensorsAndTime) {
+  const Parsed p = ParseOne(
+      "[PROF   ][verbose][1.204511]:MatMul operator execute - linear_0,kernel:aocl_dlp_blocked,"
+      "matmul_input[32,4096]:bf16:contiguous,weights[4096,4096]:bf16:blocked,"
+      "matmul_output[32,4096]:bf16:contiguous,alpha:1,beta:0,post-op:gelu_erf,"
+      "weight_address:0x7f2a10000000,time:1.5ms");
+  ASSERT_EQ(p.result.kind, LineKind::kEvent);
+  const VerboseEvent& e = p.event;
+  EXPECT_EQ(e.era, Era::kZendnnProfile);
+  EXPECT_EQ(e.primitive, "MatMul");
+  EXPECT_TRUE(onednn::IsKind(e.primitive, onednn::Kind::kMatmul));
+  EXPECT_EQ(e.implementation, "aocl_dlp_blocked");
+  EXPECT_EQ(e.impl_class, ImplClass::kExternal);
+  EXPECT_EQ(e.memory_descriptors,
+            "matmul_input:bf16::contiguous weights:bf16::blocked matmul_output:bf16::contiguous");
+  EXPECT_EQ(e.problem, "32x4096:4096x4096:32x4096");
+  EXPECT_EQ(e.attributes, "alpha:1 beta:0 post-op:gelu_erf");
+  EXPECT_EQ(e.auxiliary, "name:linear_0");
+  EXPECT_DOUBLE_EQ(*e.time_ms, 1.5);
+  // The documented form names no kind: its operator's name does.
+  const Parsed doc = ParseOne(
+      "[PROF   ][info   ][0.017503]:Operator execute - matmul_f32,matmul_input[10,5]:f32:"
+      "contiguous,matmul_output[10,4]:f32:contiguous,time:0.00321ms");
+  ASSERT_EQ(doc.result.kind, LineKind::kEvent);
+  EXPECT_EQ(doc.event.primitive, "matmul");
+  EXPECT_EQ(ParseOne("[PROF   ][info   ][0.017474]:Operator context - weights[5,4]:f32:"
+                     "contiguous,time:0.0009ms")
+                .result.kind,
+            LineKind::kInfo);
+  EXPECT_EQ(ParseOne("[PROF   ][verbose][1.2]:MatMul operator execute - a,x[4,4:f32:c,time:1ms")
+                .result.reason,
+            SkipReason::kTruncated);
+  EXPECT_EQ(ParseOne("[PROF   ][verbose][1.2]:MatMul operator execute - a,x[4]:f32:c,time:1e999ms")
+                .result.reason,
+            SkipReason::kBadTime);
+}
+
+TEST(LineParserTest, DialectChoiceReadsOnlyItsLines) {
+  LineParser parser;
+  parser.RestrictTo(DialectChoice::kZendnnProfile);
+  VerboseEvent e;
+  EXPECT_EQ(parser
+                .Parse("onednn_verbose,exec,cpu,reorder,jit:uni,undef,src_f32::blocked:ab:f0,,,"
+                       "2x2,0.5",
+                       e)
+                .reason,
+            SkipReason::kForeign);
+  EXPECT_EQ(parser
+                .Parse("[PROF   ][info   ][0.1]:Operator execute - matmul_f32,a[1,1]:f32:c,"
+                       "time:0.5ms",
+                       e)
+                .kind,
+            LineKind::kEvent);
 }
 
 TEST(MemoryDescTest, EverySyntax) {

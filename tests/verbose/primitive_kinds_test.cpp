@@ -71,7 +71,13 @@ TEST(DialectTest, EveryMarkerIsFoundAndNoOther) {
     EXPECT_EQ(verbose::FindMarker("prefix: " + line), 8u) << d.marker;
     EXPECT_EQ(verbose::FindDialect(d.word), &d);
   }
-  EXPECT_EQ(verbose::FindMarker("zendnn_verbose,exec,cpu,conv"), std::string::npos);
+  EXPECT_EQ(verbose::FindMarker("mydnn_verbose,exec,cpu,conv"), std::string::npos);
+  // ZenDNN's plug-in line behind its log header: the marker, not the header, opens the line.
+  EXPECT_EQ(verbose::FindMarker("[PROF:I][0.1] zendnn_primitive_execute,cpu"), 14u);
+  EXPECT_TRUE(verbose::Admits(verbose::DialectChoice::kOneDnn, verbose::Family::kGraph));
+  EXPECT_FALSE(verbose::Admits(verbose::DialectChoice::kOneDnn, verbose::Family::kZendnn));
+  EXPECT_FALSE(
+      verbose::Admits(verbose::DialectChoice::kZendnnProfile, verbose::Family::kZendnnPrimitive));
   EXPECT_EQ(verbose::FindMarker("my_onednn_verbose,exec"), std::string::npos);
 }
 

@@ -1,0 +1,159 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""The engines around oneDNN, read by `dlcheck parse`, against a count made here.
+
+Each fixture of tests/data/engines is read line by line with this script's own rules (regular
+expressions written from the formats in tests/data/engines/README.md, sharing no code with the
+parser): every exec and create line, its library, and the key that makes it a row (the line
+without its time, its log header or the weights' address). `dlcheck parse --format json` must
+give, per library, the same execs, creates, exec time and rows, and summary.by_library the same
+totals.
+
+usage: engines_check.py DLCHECK DATA_DIR
+"""
+import json
+import math
+import re
+import subprocess
+import sys
+from collections import defaultdict
+
+NUMBER = r"[0-9][0-9.]*(?:e[-+]?[0-9]+)?"
+PLUGIN = re.compile(r"zendnn_primitive_(execute|create),(?:cache_\w+,)?(cpu,.*),(" + NUMBER +
+                    r"),ms(?:;.*)?$")
+PROFILE = re.compile(r"^\[PROF   \]\[\w+ *\]\[[0-9.]+\]:(\w[\w ]*?)? ?[Oo]perator execute - "
+                     r"(.*),time:(" + NUMBER + r")ms$")
+VERBOSE = re.compile(r"^(onednn|zendnn)_verbose,(?:v1,)?(?:primitive,|ukernel,)?"
+                     r"(exec|create:\w+),(cpu,.*),(" + NUMBER + r")$")
+
+
+def finite(text):
+    value = float(text)
+    return value if math.isfinite(value) and value >= 0 else None
+
+
+def read(path):
+    """{library: {execs, creates, exec_ms, rows}} counted from the raw lines."""
+    totals = defaultdict(lambda: {"execs": 0, "creates": 0, "exec_ms": 0.0, "keys": set()})
+    for line in open(path, encoding="utf-8"):
+        line = line.rstrip("\n")
+        m = PLUGIN.search(line)
+        if m and finite(m.group(3)) is not None and len(m.group(2).split(",")) >= 8:
+            library, op, key, ms = "ZenDNN", m.group(1), "P" + m.group(2), m.group(3)
+        elif ((m := PROFILE.match(line)) and "[" in m.group(2) and
+              m.group(2).count("[") == m.group(2).count("]") and finite(m.group(3)) is not None):
+            fields = [f for f in re.split(r",(?![^\[]*\])", m.group(2))
+                      if not f.startswith("weight_address:")]
+            library, op, key, ms = "ZenDNN", "execute", "Q" + (m.group(1) or "") + ",".join(
+                fields), m.group(3)
+        elif (m := VERBOSE.match(line)) and finite(m.group(4)) is not None:
+            if len(m.group(3).split(",")) != 8:
+                continue
+            library = "ZenDNN" if m.group(1) == "zendnn" else "oneDNN"
+            op, key, ms = m.group(2), "V" + m.group(3), m.group(4)
+        else:
+            continue
+        t = totals[library]
+        # The verbose lines of both eras and the plug-in's are one row per primitive (the
+        # plug-in's `plugin_op:` is its layer); a create and an exec of one primitive share it.
+        t["keys"].add(key.replace("P", "V", 1) if key.startswith("P") and "plugin_op:" not in key
+                      else key)
+        if op.startswith("exec"):
+            t["execs"] += 1
+            t["exec_ms"] += float(ms)
+        else:
+            t["creates"] += 1
+    return totals
+
+
+def parse(dlcheck, path):
+    out = subprocess.run([dlcheck, "parse", "--format", "json", path], capture_output=True,
+                         text=True, check=False)
+    if out.returncode != 0:
+        raise SystemExit(f"{path}: dlcheck parse exited {out.returncode}: {out.stderr}")
+    return json.loads(out.stdout)
+
+
+def check(dlcheck, path, failures):
+    expected = read(path)
+    doc = parse(dlcheck, path)
+    got = defaultdict(lambda: {"execs": 0, "creates": 0, "exec_ms": 0.0, "rows": 0})
+    for row in doc["primitives"]:
+        g = got[row["library"].split(" ")[0]]
+        g["execs"] += row["execs"]
+        g["creates"] += row["creates"]
+        g["exec_ms"] += row["exec_ms_total"]
+        g["rows"] += 1
+    shares = {s["library"]: s for s in doc["summary"]["by_library"]}
+    for library in sorted(set(expected) | set(got)):
+        e, g = expected[library], got[library]
+        tolerance = 1e-4 * (g["rows"] + 1)  # the JSON rounds each row's total to 4 decimals
+        checks = [("execs", e["execs"], g["execs"]), ("creates", e["creates"], g["creates"]),
+                  ("rows", len(e["keys"]), g["rows"])]
+        for name, want, have in checks:
+            if want != have:
+                failures.append(f"{path}: {library} {name}: expected {want}, dlcheck {have}")
+        if abs(e["exec_ms"] - g["exec_ms"]) > tolerance:
+            failures.append(f"{path}: {library} exec ms: expected {e['exec_ms']}, "
+                            f"dlcheck {g['exec_ms']}")
+        share = shares.get(library)
+        if e["execs"] and (share is None or abs(share["exec_ms"] - e["exec_ms"]) > tolerance or
+                           share["execs"] != e["execs"]):
+            failures.append(f"{path}: summary.by_library {library}: {share}, expected "
+                            f"{e['execs']} execs, {e['exec_ms']} ms")
+    return doc, expected
+
+
+def main():
+    dlcheck, data = sys.argv[1], sys.argv[2]
+    failures = []
+    docs = {}
+    for name in ["zendnn_verbose_v5.0.log", "zendnn_primitive_v5.1.log",
+                 "zendnnl_profile_v5.2.log", "onednn_zen_ukernel_v3.x.log",
+                 "mixed_zendnn_onednn.log", "hostile_zendnn.log"]:
+        docs[name], expected = check(dlcheck, f"{data}/{name}", failures)
+        if not expected:
+            failures.append(f"{name}: the script counted no line: its rules are wrong")
+    # Beyond the totals: what each generation's rows say.
+    rows = lambda name: docs[name]["primitives"]
+    if {r["library"] for r in rows("zendnn_verbose_v5.0.log")} != {"ZenDNN v5.0.0"}:
+        failures.append("zendnn_verbose: the library column does not name ZenDNN v5.0.0")
+    profile = {r["problem"]: r for r in rows("zendnnl_profile_v5.2.log")}
+    ref = profile.get("8x64:64x8:8x8")
+    if ref is None or ref["fallback"] != "scalar" or ref["implementation"] != "reference":
+        failures.append(f"zendnnl_profile: the reference kernel is not flagged scalar: {ref}")
+    big = profile.get("32x4096:4096x4096:1x4096:32x4096")
+    if big is None or big["execs"] != 2 or big["primitive"] != "MatMul":
+        failures.append(f"zendnnl_profile: two weight addresses split one shape's row: {big}")
+    zen = [r for r in rows("onednn_zen_ukernel_v3.x.log") if (r["implementation"] or "").startswith("zen:")]
+    if len(zen) != 3 or any(r["fallback"] != "external" for r in zen):
+        failures.append(f"oneDNN zen rows: {zen}")
+    ukernel = [r for r in rows("onednn_zen_ukernel_v3.x.log") if r["primitive"] == "brgemm"]
+    if sorted(r["execs"] for r in ukernel) != [1, 1, 2]:
+        failures.append(f"ukernel brgemm: not one row per shape and beta: {ukernel}")
+    # --dialect reads one dialect's lines of the mixed log, and counts the others foreign.
+    mixed = f"{data}/mixed_zendnn_onednn.log"
+    for dialect, library, rule in [("onednn", "oneDNN", "onednn_verbose,"),
+                                   ("zendnnl_profile", "ZenDNN", "[PROF   ]["),
+                                   ("zendnn_primitive", "ZenDNN", "zendnn_primitive_execute,")]:
+        out = subprocess.run([dlcheck, "parse", "--format", "json", "--dialect", dialect, mixed],
+                             capture_output=True, text=True, check=True)
+        doc = json.loads(out.stdout)
+        lines = [l for l in open(mixed, encoding="utf-8") if rule in l and ",info," not in l]
+        want = sum(float(re.search(r"(?:,|time:)(" + NUMBER + r")(?:ms|,ms)?$",
+                                   l.rstrip("\n")).group(1)) for l in lines)
+        have = sum(r["exec_ms_total"] for r in doc["primitives"])
+        libraries = {r["library"].split(" ")[0] for r in doc["primitives"]}
+        if abs(want - have) > 1e-3 or libraries != {library}:
+            failures.append(f"--dialect {dialect}: {have} ms of {libraries}, expected {want} ms "
+                            f"of {library}")
+    hostile = docs["hostile_zendnn.log"]["input"]["skipped_by_reason"]
+    if sum(hostile.values()) < 14:
+        failures.append(f"hostile lines: too few skipped: {hostile}")
+    for failure in failures:
+        print("FAIL:", failure)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
