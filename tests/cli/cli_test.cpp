@@ -72,7 +72,7 @@ TEST(CliTest, NoSubcommandIsAUsageError) {
   EXPECT_EQ(r.err.rfind("dlcheck: ", 0), 0u) << r.err;
   EXPECT_EQ(r.err,
             "dlcheck: no command given: name one of verbose, parse, run, profile, platform, "
-            "roofline, dispatch, whatif, check, diff, fleet, help (see 'dlcheck --help')\n");
+            "roofline, dispatch, whatif, tune, check, diff, fleet, help (see 'dlcheck --help')\n");
   EXPECT_TRUE(r.out.empty());
 }
 

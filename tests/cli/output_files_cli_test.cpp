@@ -304,6 +304,7 @@ std::map<std::string, FailingRun> FailingRuns(const std::filesystem::path& dir) 
       {"check", {{"check", "--config", missing}, {3}}},  // UNKNOWN
       {"diff", {{"diff", missing, missing}, {input}}},
       {"fleet", {{"fleet", missing}, {input}}},
+      {"tune", {{"tune", "--", missing}, {127}}},  // not found: the shell's code
   };
 }
 
@@ -350,6 +351,7 @@ std::map<std::string, std::vector<std::string>> SucceedingRuns(const std::filesy
       {"check", {"check", "--emit", "slurm-features"}},
       {"diff", {"diff", log, log}},
       {"fleet", {"fleet", fleet.string()}},
+      {"tune", {"tune", "--runs", "2", "--groups", "openmp", "--", "true"}},
   };
 }
 

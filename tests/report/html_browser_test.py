@@ -316,6 +316,9 @@ def pages(dlcheck, data, scratch):
         # CNN log's AVX-512 blocked layouts land on reference code below AVX-512, not measured).
         ("whatif", ["whatif", "--top", "2", "--time", "0.02", "--variants", "layouts,threads",
                     os.path.join(verbose, "torch_cnn_sse41_2.6.3.log")], (0,)),
+        # Two OpenMP waiting variants of a short program: the answer, the line and the table.
+        ("tune", ["tune", "--runs", "2", "--groups", "openmp", "--"] + busy[:2] +
+         ["import time; time.sleep(0.05)"], (0,)),
     ]
 
 
