@@ -3,7 +3,7 @@
 # Builds the libFuzzer targets of the verbose line parser, the perf.data reader and the shape
 # arithmetic (verbose/shape_math.h with whatif's layouts) with clang
 # (ASan+UBSan) in build-fuzz/ and runs them for a bounded time, the corpora seeded from the
-# verbose fixtures (tests/data/verbose), the recorded convolution (tests/data/profile) and the
+# verbose fixtures (tests/data/verbose, tests/data/engines), the recorded convolution (tests/data/profile) and the
 # problems of the verbose and whatif fixtures (tests/data/whatif/hostile_shapes.log among them).
 #
 #   scripts/fuzz.sh [seconds]      (default 60; .ci/run calls it)
@@ -17,7 +17,8 @@ cmake --build "$build" --target verbose_line_fuzz perf_data_fuzz shape_math_fuzz
 corpus="$build/corpus"
 mkdir -p "$corpus"
 # Seeds: the fixture files cut into chunks of 8 lines (small inputs mutate better).
-for f in tests/data/verbose/*.txt tests/data/verbose/*.log; do
+# The other engines' dialects (ZenDNN's three formats, oneDNN's zen and ukernel lines) too.
+for f in tests/data/verbose/*.txt tests/data/verbose/*.log tests/data/engines/*.log; do
   split -l 8 -a 4 "$f" "$corpus/$(basename "$f")."
 done
 "$build/fuzz/verbose_line_fuzz" -max_total_time="$seconds" -max_len=4096 -timeout=10 \
