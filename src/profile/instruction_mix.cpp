@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <vector>
 
 #include "profile/elf_image.h"
@@ -63,52 +64,41 @@ CodeClass InstructionClass(const ZydisDecodedInstruction& in) {
 
 }  // namespace
 
+namespace {
+
+// Each class's name in every output and its title in prose, in CodeClass's order.
+struct CodeClassWords {
+  std::string_view name;
+  std::string_view title;
+};
+constexpr std::array<CodeClassWords, kCodeClassCount> kCodeClassWords = {{
+    {"scalar", "scalar"},
+    {"sse", "SSE"},
+    {"avx", "AVX/AVX2"},
+    {"avx_vnni", "AVX-VNNI"},
+    {"avx512", "AVX-512"},
+    {"avx512_vnni", "AVX-512 VNNI"},
+    {"avx512_bf16_fp16", "AVX-512 BF16/FP16"},
+    {"amx", "AMX"},
+    {"unknown", "unknown"},
+}};
+
+static_assert(static_cast<std::size_t>(CodeClass::kUnknown) == kCodeClassCount - 1,
+              "one row of words per class, unknown last");
+
+const CodeClassWords& WordsOf(CodeClass cls) {
+  const auto at = static_cast<std::size_t>(cls);
+  return kCodeClassWords[at < kCodeClassWords.size() ? at : kCodeClassWords.size() - 1];
+}
+
+}  // namespace
+
 std::string_view CodeClassName(CodeClass cls) {
-  switch (cls) {
-    case CodeClass::kScalar:
-      return "scalar";
-    case CodeClass::kSse:
-      return "sse";
-    case CodeClass::kAvx:
-      return "avx";
-    case CodeClass::kAvxVnni:
-      return "avx_vnni";
-    case CodeClass::kAvx512:
-      return "avx512";
-    case CodeClass::kAvx512Vnni:
-      return "avx512_vnni";
-    case CodeClass::kAvx512Bf16Fp16:
-      return "avx512_bf16_fp16";
-    case CodeClass::kAmx:
-      return "amx";
-    case CodeClass::kUnknown:
-      return "unknown";
-  }
-  return "unknown";
+  return WordsOf(cls).name;
 }
 
 std::string_view CodeClassTitle(CodeClass cls) {
-  switch (cls) {
-    case CodeClass::kScalar:
-      return "scalar";
-    case CodeClass::kSse:
-      return "SSE";
-    case CodeClass::kAvx:
-      return "AVX/AVX2";
-    case CodeClass::kAvxVnni:
-      return "AVX-VNNI";
-    case CodeClass::kAvx512:
-      return "AVX-512";
-    case CodeClass::kAvx512Vnni:
-      return "AVX-512 VNNI";
-    case CodeClass::kAvx512Bf16Fp16:
-      return "AVX-512 BF16/FP16";
-    case CodeClass::kAmx:
-      return "AMX";
-    case CodeClass::kUnknown:
-      return "unknown";
-  }
-  return "unknown";
+  return WordsOf(cls).title;
 }
 
 bool IsAvx512(CodeClass cls) {
