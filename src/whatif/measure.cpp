@@ -90,6 +90,7 @@ std::vector<float> DenseOutput(const memory& mem, const dnnl::engine& engine,
   const memory::dims dims = mem.get_desc().dims();
   // Reordered straight into the vector: one pass over a tensor of any size, not two.
   std::vector<float> values(Elements(dims));
+  if (values.empty()) return values;  // no element: no buffer for oneDNN to write
   memory plain(PlainDesc(dims, memory::data_type::f32), engine, values.data());
   dnnl::reorder(mem, plain).execute(stream, const_cast<memory&>(mem), plain);
   stream.wait();
