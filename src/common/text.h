@@ -35,9 +35,11 @@ inline std::string Lower(std::string_view text) {
 }
 
 /// One argument as a POSIX shell reads it back: as it is when it holds nothing the shell would
-/// interpret, else in single quotes, each single quote inside written '\''.
+/// interpret, else in single quotes, each single quote inside written '\''. Interpreted: blanks,
+/// quotes, expansions, globs, operators, a comment's `#`, a home's `~`, and bash's brace
+/// expansion and history (`{a,b}`, `!!`), so that a printed line pastes back into bash too.
 inline std::string ShellQuote(std::string_view arg) {
-  constexpr std::string_view kShellSpecial = " \t\n'\"\\$`*?;&|<>()";
+  constexpr std::string_view kShellSpecial = " \t\r\n'\"\\$`*?[]{}#~!;&|<>()";
   if (!arg.empty() && arg.find_first_of(kShellSpecial) == std::string_view::npos) {
     return std::string(arg);
   }

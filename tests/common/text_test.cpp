@@ -35,6 +35,9 @@ TEST(ShellQuoteTest, QuotesOnlyWhatTheShellWouldInterpret) {
   EXPECT_EQ(ShellQuote("$HOME"), "'$HOME'");
   EXPECT_EQ(ShellQuote(""), "''");
   EXPECT_EQ(ShellQuote("it's"), "'it'\\''s'");
+  // What bash alone reads differently, typed at its prompt: brace expansion and history.
+  EXPECT_EQ(ShellQuote("{a,b}"), "'{a,b}'");
+  EXPECT_EQ(ShellQuote("!!"), "'!!'");
 }
 
 // What /bin/sh makes of `text`: its words, one a line (printf '%s\n').
@@ -58,9 +61,11 @@ std::vector<std::string> ShellWords(const std::string& text) {
 
 TEST(CommandTextTest, TheShellSplitsItBackIntoTheSameArgv) {
   const std::vector<std::string> argv = {
-      "sh", "-c", "echo it's $HOME; true", "", "a*b", "tab\there", "back\\slash"};
+      "sh",        "-c",          "echo it's $HOME; true", "",      "a*b",
+      "tab\there", "back\\slash", "#not-a-comment",        "~root", "x[ab]"};
   EXPECT_EQ(CommandText(argv),
-            "sh -c 'echo it'\\''s $HOME; true' '' 'a*b' 'tab\there' 'back\\slash'");
+            "sh -c 'echo it'\\''s $HOME; true' '' 'a*b' 'tab\there' 'back\\slash' "
+            "'#not-a-comment' '~root' 'x[ab]'");
   EXPECT_EQ(ShellWords(CommandText(argv)), argv);
 }
 
