@@ -22,6 +22,9 @@ namespace {
 using dnnl::memory;
 using Clock = std::chrono::steady_clock;
 
+// How many elements a pass over a tensor handles between two questions to `stop`.
+constexpr std::size_t kStopCheckElements = std::size_t{1} << 22;
+
 double MsSince(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
@@ -68,7 +71,6 @@ bool Fill(memory& mem, int arg, bool integer, const dnnl::engine& engine, dnnl::
   memory plain(PlainDesc(dims, memory::data_type::f32), engine);
   float* values = static_cast<float*>(plain.get_data_handle());
   const std::size_t n = Elements(dims);
-  constexpr std::size_t kStopCheckElements = std::size_t{1} << 22;
   for (std::size_t i = 0; i < n; ++i) {
     if (i % kStopCheckElements == 0 && stop && stop()) return false;
     values[i] = ValueOf(i, arg, as_integer);
@@ -85,13 +87,14 @@ bool Fill(memory& mem, int arg, bool integer, const dnnl::engine& engine, dnnl::
   return true;
 }
 
-std::vector<float> DenseOutput(const memory& mem, const dnnl::engine& engine,
-                               dnnl::stream& stream) {
+// The dense f32 copy of `mem`, reordered straight into storage that is not zeroed first (one
+// pass over a tensor of any size, and that pass is oneDNN's, in parallel).
+DenseValues DenseOutput(const memory& mem, const dnnl::engine& engine, dnnl::stream& stream) {
   const memory::dims dims = mem.get_desc().dims();
-  // Reordered straight into the vector: one pass over a tensor of any size, not two.
-  std::vector<float> values(Elements(dims));
+  DenseValues values{.size = Elements(dims)};
   if (values.empty()) return values;  // no element: no buffer for oneDNN to write
-  memory plain(PlainDesc(dims, memory::data_type::f32), engine, values.data());
+  values.storage = std::make_unique_for_overwrite<float[]>(values.size);
+  memory plain(PlainDesc(dims, memory::data_type::f32), engine, values.storage.get());
   dnnl::reorder(mem, plain).execute(stream, const_cast<memory&>(mem), plain);
   stream.wait();
   return values;
@@ -268,10 +271,12 @@ StatusOr<Measurement> Measure(const Rebuilt& rebuilt, const dnnl::engine& engine
   return m;
 }
 
-Deviation DeviationOf(const std::vector<float>& got, const std::vector<float>& reference) {
+std::optional<Deviation> DeviationOf(std::span<const float> got, std::span<const float> reference,
+                                     const std::function<bool()>& stop) {
   Deviation d;
   const std::size_t n = std::min(got.size(), reference.size());
   for (std::size_t i = 0; i < n; ++i) {
+    if (i % kStopCheckElements == 0 && stop && stop()) return std::nullopt;
     const double diff = std::fabs(static_cast<double>(got[i]) - reference[i]);
     d.max_abs = std::max(d.max_abs, diff);
     d.max_rel =

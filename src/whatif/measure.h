@@ -14,7 +14,9 @@
 #include <cstdint>
 #include <dnnl.hpp>
 #include <functional>
+#include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -38,6 +40,15 @@ struct MeasureSettings {
   std::function<bool()> stop;
 };
 
+/// A tensor's values as dense f32, in storage that is not zeroed before it is written: on a tensor
+/// of gigabytes the zeroing alone took seconds that no signal could stop.
+struct DenseValues {
+  std::unique_ptr<float[]> storage;
+  std::size_t size = 0;
+  std::span<const float> view() const { return {storage.get(), size}; }
+  bool empty() const { return size == 0; }
+};
+
 struct Measurement {
   double create_ms = 0;
   double min_ms = 0;
@@ -45,7 +56,7 @@ struct Measurement {
   std::uint64_t runs = 0;
   std::string implementation;
   std::string note;           ///< fewer runs than asked, and why
-  std::vector<float> output;  ///< with keep_output: the result, dense f32
+  DenseValues output;         ///< with keep_output: the result
 };
 
 /// Creates, executes and times the current implementation of `rebuilt`. An error says why it
@@ -54,12 +65,14 @@ StatusOr<Measurement> Measure(const Rebuilt& rebuilt, const dnnl::engine& engine
                               const MeasureSettings& settings);
 
 /// The largest difference between `got` and `reference` (same size): absolute, and relative to
-/// the reference's magnitude (at least 1e-6).
+/// the reference's magnitude (at least 1e-6). `stop` is asked every 2^22 elements: nullopt when
+/// it stopped the pass (a tensor of gigabytes takes seconds).
 struct Deviation {
   double max_abs = 0;
   double max_rel = 0;
 };
-Deviation DeviationOf(const std::vector<float>& got, const std::vector<float>& reference);
+std::optional<Deviation> DeviationOf(std::span<const float> got, std::span<const float> reference,
+                                     const std::function<bool()>& stop = {});
 
 /// The reorder between two descriptors of one tensor, as a rebuilt primitive to measure;
 /// nullopt when oneDNN cannot reorder them.

@@ -294,7 +294,7 @@ struct RowRun {
   int threads;
   std::size_t of;
   std::string baseline_cap;      // the cap this process runs under, once taken
-  std::vector<float> reference;  // the baseline's output, dense f32
+  DenseValues reference;         // the baseline's output, dense f32
   // Parallel to hot.variants: measures the variant again (a round's min, ms); empty: not again.
   std::vector<std::function<std::optional<double>()>> again;
 
@@ -504,8 +504,8 @@ void MeasureDataTypes(RowRun& r) {
     std::optional<Measurement> m =
         r.bench.Run(*rebuilt, r.hot.row, v, r.bench.Settings(true, integer));
     if (m && f32_log) {
-      const std::vector<float>* reference = &r.reference;
-      std::vector<float> integer_reference;
+      const DenseValues* reference = &r.reference;
+      DenseValues integer_reference;
       if (integer) {  // an f32 reference on the same integer inputs
         StatusOr<Rebuilt> base = Rebuild(r.hot.row, r.bench.engine());
         MeasureSettings once = r.bench.Settings(true, true);
@@ -517,9 +517,12 @@ void MeasureDataTypes(RowRun& r) {
         if (ref.ok()) integer_reference = std::move(ref->output);
         reference = &integer_reference;
       }
-      if (!reference->empty() && reference->size() == m->output.size()) {
-        const Deviation d = DeviationOf(m->output, *reference);
-        v.deviation = fmt::format("max abs {:.3g}, max rel {:.3g} vs f32", d.max_abs, d.max_rel);
+      if (!reference->empty() && reference->size == m->output.size) {
+        const std::optional<Deviation> d =
+            DeviationOf(m->output.view(), reference->view(), r.plan.stop);
+        v.deviation = d ? fmt::format("max abs {:.3g}, max rel {:.3g} vs f32", d->max_abs,
+                                      d->max_rel)
+                        : "not computed: stopped by a signal";
       }
     } else if (m) {
       v.deviation = "no f32 reference: the log's types are not all f32";
