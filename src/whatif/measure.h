@@ -55,8 +55,8 @@ struct Measurement {
   double avg_ms = 0;
   std::uint64_t runs = 0;
   std::string implementation;
-  std::string note;           ///< fewer runs than asked, and why
-  DenseValues output;         ///< with keep_output: the result
+  std::string note;    ///< fewer runs than asked, and why
+  DenseValues output;  ///< with keep_output: the result
 };
 
 /// Creates, executes and times the current implementation of `rebuilt`. An error says why it

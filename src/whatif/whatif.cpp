@@ -293,8 +293,8 @@ struct RowRun {
   HotPrimitive& hot;
   int threads;
   std::size_t of;
-  std::string baseline_cap;      // the cap this process runs under, once taken
-  DenseValues reference;         // the baseline's output, dense f32
+  std::string baseline_cap;  // the cap this process runs under, once taken
+  DenseValues reference;     // the baseline's output, dense f32
   // Parallel to hot.variants: measures the variant again (a round's min, ms); empty: not again.
   std::vector<std::function<std::optional<double>()>> again;
 
@@ -520,9 +520,9 @@ void MeasureDataTypes(RowRun& r) {
       if (!reference->empty() && reference->size == m->output.size) {
         const std::optional<Deviation> d =
             DeviationOf(m->output.view(), reference->view(), r.plan.stop);
-        v.deviation = d ? fmt::format("max abs {:.3g}, max rel {:.3g} vs f32", d->max_abs,
-                                      d->max_rel)
-                        : "not computed: stopped by a signal";
+        v.deviation =
+            d ? fmt::format("max abs {:.3g}, max rel {:.3g} vs f32", d->max_abs, d->max_rel)
+              : "not computed: stopped by a signal";
       }
     } else if (m) {
       v.deviation = "no f32 reference: the log's types are not all f32";
