@@ -104,6 +104,7 @@ void AddSweepTable(report::Report& report, const std::vector<ConfigRuns>& result
   namespace col = report::primitive_column;
   t.identity_columns =
       report::IdentityNames({col::kLayer, col::kPrimitive, col::kPropKind, col::kProblem});
+  t.short_forms = report::ShortForms({col::kPropKind});
   if (c.model) t.leave_out_first.emplace_back(kScalarColumn);
   for (const PrimitiveKey& k : c.keys) {
     const dispatch::KeyComparison& key = c.by_key.at(k);

@@ -323,6 +323,9 @@ StatusOr<int> RunParse(const ParseOptions& options) {
     event_table.title = kEventsTable.title;
     for (const report::Field& column : EventColumns(columns)) {
       event_table.columns.emplace_back(column.name);
+      if (column.short_form != nullptr) {
+        event_table.short_forms.emplace_back(column.name, column.short_form);
+      }
     }
     stream = report::StartRowStream(options.format, std::cout, head, event_table);
     session.AddListener(&events.emplace(*stream, columns));

@@ -53,7 +53,7 @@ inline constexpr Field kExecPctOfWallA{"exec_pct_of_wall_a", Type::kNumber};
 inline constexpr Field kExecPctOfWallB{"exec_pct_of_wall_b", Type::kNumber};
 // primitives: a row of each run
 inline constexpr Field kPrimitive = report::IdentityColumn("primitive");
-inline constexpr Field kPropKind = report::IdentityColumn("prop_kind");
+inline constexpr Field kPropKind = report::PropagationColumn();
 inline constexpr Field kProblem = report::IdentityColumn("problem");
 inline constexpr Field kLayer = report::IdentityColumn("layer");
 inline constexpr Field kChange{"change"};

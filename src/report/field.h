@@ -16,6 +16,8 @@
 
 #include <string_view>
 
+#include "common/propagation.h"
+
 namespace dlcheck::report {
 
 /// What a value (or a map's value, or a list's item) holds when it is not null.
@@ -31,18 +33,32 @@ enum class Role {
   kIdentity,  ///< makes a row unique (kind, propagation, implementation, problem): kept last
 };
 
+/// A cell's short spelling for a narrow human table, one to one with the whole text (rows that
+/// differ stay apart): `bwd_w` for `backward_weights`.
+using ShortForm = std::string_view (*)(std::string_view);
+
 /// A field of a section or a column of a table: its name in every format, its type, and, for a
-/// column, its role in the human table.
+/// column, its role in the human table and its short spelling there.
 struct Field {
   std::string_view name;
   Type type = Type::kText;
   Arity arity = Arity::kOne;
   Role role = Role::kDetail;
+  /// Where the human table would cut or leave out the column, its cells are shown in this
+  /// spelling instead (every cell, so that a column reads one way); CSV, JSON, xlsx and HTML keep
+  /// the whole text.
+  ShortForm short_form = nullptr;
 };
 
 /// A text column that makes a row unique (Role::kIdentity).
 constexpr Field IdentityColumn(std::string_view name) {
   return {name, Type::kText, Arity::kOne, Role::kIdentity};
+}
+
+/// A column of oneDNN propagation kinds: it makes a row unique, and a narrow table shows
+/// benchdnn's short directions (`fwd_d`, `bwd_d`, `bwd_w`) where `backward_…` would read alike.
+constexpr Field PropagationColumn(std::string_view name = "prop_kind") {
+  return {name, Type::kText, Arity::kOne, Role::kIdentity, &onednn::ShortPropagation};
 }
 
 /// A section (a JSON object) or a table (an array of rows): its name in every format and its

@@ -29,7 +29,7 @@ inline constexpr Column kImplementation = IdentityColumn("implementation");
 inline constexpr Column kIsa{"isa", Type::kText};
 inline constexpr Column kIsaSource{"isa_source", Type::kText};
 inline constexpr Column kFallback{"fallback", Type::kText};
-inline constexpr Column kPropKind = IdentityColumn("prop_kind");
+inline constexpr Column kPropKind = PropagationColumn();
 inline constexpr Column kDataTypes{"data_types", Type::kText};
 inline constexpr Column kLayouts{"layouts", Type::kText};
 inline constexpr Column kAttributes{"attributes", Type::kText};

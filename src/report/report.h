@@ -125,6 +125,9 @@ struct Table {
   /// table they go after every other column but the answers, and only while the rows stay apart
   /// without them. AddTable fills it from the columns' declarations.
   std::vector<std::string> identity_columns;
+  /// Columns whose cells have a short spelling (Field::short_form), used by the human table for
+  /// a column it would otherwise cut or leave out. AddTable fills it from the declarations.
+  std::vector<std::pair<std::string, ShortForm>> short_forms;
   /// Left out of the human table entirely (CSV and JSON keep it): a long form of a table that
   /// the human view shows in a wider shape.
   bool omit_in_table = false;
@@ -147,6 +150,17 @@ inline std::vector<std::string> Names(std::initializer_list<Field> fields) {
   names.reserve(fields.size());
   for (const Field& field : fields) names.emplace_back(field.name);
   return names;
+}
+
+/// The short spellings of those of `fields` that have one, for a view's short_forms (a table
+/// added with AddTable has them from its declaration).
+inline std::vector<std::pair<std::string, ShortForm>> ShortForms(
+    std::initializer_list<Field> fields) {
+  std::vector<std::pair<std::string, ShortForm>> forms;
+  for (const Field& field : fields) {
+    if (field.short_form != nullptr) forms.emplace_back(field.name, field.short_form);
+  }
+  return forms;
 }
 
 /// The names of those of `fields` that make a row unique (Role::kIdentity), for a view's

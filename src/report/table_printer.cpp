@@ -86,16 +86,30 @@ bool Hidden(const Table& table, const std::string& column) {
          table.hidden_in_table.end();
 }
 
+// Per column, the short spelling it is shown in (Table::short_forms), or nullptr: whole. Empty
+// when no column is shortened.
+using Shortened = std::vector<ShortForm>;
+
 // A row's cell texts as the human table shows them, one per column ("" past a short row);
-// with `only`, just those columns' (the others stay empty).
+// with `only`, just those columns' (the others stay empty); with `shortened`, those columns in
+// their short spelling.
 std::vector<std::string> RowTexts(const Table& table, const std::vector<Value>& row,
-                                  const std::vector<std::size_t>* only = nullptr) {
+                                  const std::vector<std::size_t>* only = nullptr,
+                                  const Shortened* shortened = nullptr) {
   std::vector<std::string> texts(table.columns.size());
+  const auto text = [&](std::size_t c) {
+    if (c >= row.size()) return std::string();
+    std::string cell = Cell(row[c]);
+    if (shortened != nullptr && c < shortened->size() && (*shortened)[c] != nullptr) {
+      return std::string((*shortened)[c](cell));
+    }
+    return cell;
+  };
   if (only != nullptr) {
-    for (std::size_t c : *only) texts[c] = c < row.size() ? Cell(row[c]) : std::string();
+    for (std::size_t c : *only) texts[c] = text(c);
     return texts;
   }
-  for (std::size_t c = 0; c < texts.size() && c < row.size(); ++c) texts[c] = Cell(row[c]);
+  for (std::size_t c = 0; c < texts.size(); ++c) texts[c] = text(c);
   return texts;
 }
 
@@ -129,6 +143,7 @@ struct Grid {
   std::vector<std::size_t> row_keys;
   std::vector<std::size_t> shown;
   std::vector<std::size_t> telling;  ///< hidden columns shown to tell look-alike rows apart
+  Shortened shortened;               ///< columns shown in their short spelling
 };
 
 void MeasureRow(const std::vector<Value>& row, const std::vector<std::string>& texts, Grid& grid) {
@@ -209,7 +224,7 @@ std::vector<RowHashes> SortedRowHashes(const Table& table, const Grid& grid,
   std::vector<RowHashes> hashes;
   hashes.reserve(grid.row_count);
   ForEachRow(table, [&](const std::vector<Value>& row) {
-    const std::vector<std::string> texts = RowTexts(table, row);
+    const std::vector<std::string> texts = RowTexts(table, row, nullptr, &grid.shortened);
     RowHashes h;
     for (std::size_t k = 0; k < texts.size(); ++k) {
       if (show[k] && NamesRow(grid, k)) h.key = Combine(h.key, texts[k]);
@@ -333,7 +348,7 @@ std::size_t DistinctRows(const Table& table, const Grid& grid,
   std::vector<std::size_t> keys;
   keys.reserve(grid.row_count);
   ForEachRow(table, [&](const std::vector<Value>& row) {
-    const std::vector<std::string> texts = RowTexts(table, row, &columns);
+    const std::vector<std::string> texts = RowTexts(table, row, &columns, &grid.shortened);
     std::size_t key = 0;
     for (std::size_t c : columns) {
       if (NamesRow(grid, c)) key = Combine(Mix(key, c), texts[c]);
@@ -505,12 +520,12 @@ constexpr std::array kKeeps = {Keep::kBothEnds, Keep::kStart, Keep::kEnd};
 
 // How many different texts column `c` shows cut to `width`, for each of kKeeps, and whole (the
 // last). One pass over the rows.
-std::array<std::size_t, kKeeps.size() + 1> DistinctCuts(const Table& table, std::size_t c,
-                                                        std::size_t width) {
+std::array<std::size_t, kKeeps.size() + 1> DistinctCuts(const Table& table, const Grid& grid,
+                                                        std::size_t c, std::size_t width) {
   std::array<std::vector<std::size_t>, kKeeps.size() + 1> seen;
   const std::vector<std::size_t> only = {c};
   ForEachRow(table, [&](const std::vector<Value>& row) {
-    const std::string text = RowTexts(table, row, &only)[c];
+    const std::string text = RowTexts(table, row, &only, &grid.shortened)[c];
     for (std::size_t m = 0; m < kKeeps.size(); ++m) {
       seen[m].push_back(Combine(0, Truncate(text, width, kKeeps[m])));
     }
@@ -534,7 +549,7 @@ std::vector<std::size_t> ChooseKeeps(const Table& table, const Grid& grid, Fitte
   for (std::size_t i = 0; i < fit.columns.size(); ++i) {
     const std::size_t c = fit.columns[i];
     if (grid.numeric[c] || grid.widest[c] <= fit.widths[i]) continue;
-    const auto counts = DistinctCuts(table, c, fit.widths[i]);
+    const auto counts = DistinctCuts(table, grid, c, fit.widths[i]);
     std::size_t best = 0;
     for (std::size_t m = 1; m < kKeeps.size(); ++m) {
       if (counts[m] > counts[best]) best = m;
@@ -549,7 +564,7 @@ std::vector<std::size_t> ChooseKeeps(const Table& table, const Grid& grid, Fitte
 // `from` (a cut keeping the best part; its widest cell at most).
 std::size_t LosslessWidth(const Table& table, const Grid& grid, std::size_t c, std::size_t from) {
   for (std::size_t width = from + 1; width < grid.widest[c]; ++width) {
-    const auto counts = DistinctCuts(table, c, width);
+    const auto counts = DistinctCuts(table, grid, c, width);
     if (*std::max_element(counts.begin(), counts.end() - 1) == counts.back()) return width;
   }
   return grid.widest[c];
@@ -561,7 +576,7 @@ bool CutRowsLookAlike(const Table& table, const Grid& grid, const Fitted& fit) {
   std::vector<RowHashes> hashes;  // key: as printed; value: whole
   hashes.reserve(grid.row_count);
   ForEachRow(table, [&](const std::vector<Value>& row) {
-    const std::vector<std::string> texts = RowTexts(table, row, &fit.columns);
+    const std::vector<std::string> texts = RowTexts(table, row, &fit.columns, &grid.shortened);
     RowHashes h;
     for (std::size_t i = 0; i < fit.columns.size(); ++i) {
       const std::size_t c = fit.columns[i];
@@ -600,6 +615,40 @@ Fitted FitRows(const Table& table, const Grid& grid, std::size_t indent, std::si
   Fitted folded = FitGrid(table, grid, indent, width, fold);
   ChooseKeeps(table, grid, folded);
   return folded;
+}
+
+// Whether `fit` cuts a cell or leaves a column out: the table is narrower than its rows.
+bool Narrowed(const Grid& grid, const Fitted& fit) {
+  if (!fit.left_out.empty()) return true;
+  for (std::size_t i = 0; i < fit.columns.size(); ++i) {
+    if (fit.widths[i] < grid.widest[fit.columns[i]]) return true;
+  }
+  return false;
+}
+
+// In a table that `fit` narrows, shows the columns that have a short spelling
+// (Table::short_forms) in it, which gives the other columns room and keeps `backward_data` and
+// `backward_weights` apart where a cut would print `backward_…` for both, and measures them
+// again (one pass over the rows). Returns whether any was: the table is then fitted again.
+bool ShortenNarrowedColumns(const Table& table, const Fitted& fit, Grid& grid) {
+  if (table.short_forms.empty() || !Narrowed(grid, fit)) return false;
+  std::vector<std::size_t> columns;
+  for (const auto& [name, form] : table.short_forms) {
+    const auto at = std::find(grid.header.begin(), grid.header.end(), name);
+    if (at == grid.header.end()) continue;
+    const auto c = static_cast<std::size_t>(at - grid.header.begin());
+    grid.shortened.resize(grid.header.size(), nullptr);
+    grid.shortened[c] = form;
+    grid.widest[c] = 0;
+    grid.first[c] = std::string(form(grid.first[c]));
+    columns.push_back(c);
+  }
+  if (columns.empty()) return false;
+  ForEachRow(table, [&](const std::vector<Value>& row) {
+    const std::vector<std::string> texts = RowTexts(table, row, &columns, &grid.shortened);
+    for (std::size_t c : columns) grid.widest[c] = std::max(grid.widest[c], DisplayWidth(texts[c]));
+  });
+  return true;
 }
 
 // One table row (or header line) on as many screen lines as the fit folds it into: each cell in
@@ -664,10 +713,11 @@ void PrintRows(const Table& table, std::string_view main_table, std::size_t inde
                std::size_t width, std::ostream& out) {
   Grid grid = MeasureGrid(table);
   ChooseShown(table, grid);
-  const Fitted fit = FitRows(table, grid, indent, width);
+  Fitted fit = FitRows(table, grid, indent, width);
+  if (ShortenNarrowedColumns(table, fit, grid)) fit = FitRows(table, grid, indent, width);
   PrintHeader(grid.header, fit, indent, out);
   ForEachRow(table, [&](const std::vector<Value>& row) {
-    PrintGridLine(RowTexts(table, row, &fit.columns), fit, indent, out);
+    PrintGridLine(RowTexts(table, row, &fit.columns, &grid.shortened), fit, indent, out);
   });
   if (grid.row_count == 0) out << Pad(indent) << "(none)\n";
   PrintLeftOut(fit.left_out, table.name == main_table ? std::string() : table.name + ":", indent,
@@ -749,14 +799,28 @@ class TableStream : public RowStream {
       fit_.columns.push_back(c);
       natural_.push_back(std::max(kMinStreamColumn, DisplayWidth(stream.columns[c])));
     }
-    if (width_ > 0) LeaveOutRightmost();
+    if (width_ > 0) {
+      LeaveOutRightmost();
+      // Columns as wide as their names cut every long cell: those with a short spelling use it.
+      for (const auto& [name, form] : stream.short_forms) {
+        const auto at = std::find(stream.columns.begin(), stream.columns.end(), name);
+        if (at == stream.columns.end()) continue;
+        shortened_.resize(stream.columns.size(), nullptr);
+        shortened_[static_cast<std::size_t>(at - stream.columns.begin())] = form;
+      }
+    }
     fit_.widths = natural_;
     fit_.keeps.assign(fit_.columns.size(), Keep::kStart);
     PrintHeader(grid_.header, fit_, 0, out_);
   }
   void Row(const std::vector<Value>& row) override {
     std::vector<std::string> cells(grid_.header.size());
-    for (std::size_t c = 0; c < cells.size() && c < row.size(); ++c) cells[c] = Cell(row[c]);
+    for (std::size_t c = 0; c < cells.size() && c < row.size(); ++c) {
+      cells[c] = Cell(row[c]);
+      if (c < shortened_.size() && shortened_[c] != nullptr) {
+        cells[c] = std::string(shortened_[c](cells[c]));
+      }
+    }
     if (width_ == 0) {
       // No limit: a cell is never cut; its column is as wide as it needs on this line.
       Fitted line = fit_;
@@ -798,6 +862,7 @@ class TableStream : public RowStream {
   std::size_t width_;
   Grid grid_;
   Fitted fit_;
+  Shortened shortened_;  ///< on a terminal: the columns shown in their short spelling
   std::vector<std::size_t> natural_;
 };
 

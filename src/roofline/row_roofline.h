@@ -57,7 +57,7 @@ using report::Field;
 using report::Type;
 // clang-format off
 inline constexpr Field kPrimitive = report::IdentityColumn("primitive");
-inline constexpr Field kPropKind = report::IdentityColumn("prop_kind");
+inline constexpr Field kPropKind = report::PropagationColumn();
 inline constexpr Field kLayer = report::IdentityColumn("layer");  ///< null: no layer named
 inline constexpr Field kImplementation = report::IdentityColumn("implementation");
 inline constexpr Field kProblem = report::IdentityColumn("problem");

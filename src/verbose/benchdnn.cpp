@@ -8,6 +8,7 @@
 
 #include "common/onednn_isa.h"
 #include "common/primitive_kinds.h"
+#include "common/propagation.h"
 #include "verbose/aggregate.h"
 #include "verbose/line_parser.h"
 #include "verbose/problem_keys.h"
@@ -63,14 +64,9 @@ const MemoryDesc* Named(const std::vector<MemoryDesc>& mds, std::string_view nam
   return nullptr;
 }
 
-// `--dir=` from the prop kind alone (no bias): FWD_D, FWD_I, BWD_D, BWD_W, BWD_DW.
+// `--dir=` from the prop kind alone (no bias): common/propagation.h's table.
 std::string_view Direction(std::string_view prop_kind) {
-  if (prop_kind == "forward_training" || prop_kind == "forward") return "FWD_D";
-  if (prop_kind == "forward_inference" || prop_kind == "forward_scoring") return "FWD_I";
-  if (prop_kind == "backward_data") return "BWD_D";
-  if (prop_kind == "backward_weights") return "BWD_W";
-  if (prop_kind == "backward") return "BWD_DW";
-  return {};
+  return onednn::BenchdnnDirection(prop_kind);
 }
 
 // `f32:f32:f32` -> `f32` (benchdnn broadcasts one type to every tensor).

@@ -3,8 +3,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <array>
+#include <set>
 #include <sstream>
 
+#include "common/propagation.h"
 #include "report/printer.h"
 #include "support/lines.h"
 
@@ -343,6 +347,70 @@ TEST(ParseColumnChoiceTest, ATableNameBeforeAColon) {
   const ColumnChoice main = ParseColumnChoice("primitive,exec_ms_total");
   EXPECT_EQ(main.table, "");
   EXPECT_EQ(main.names, (std::vector<std::string>{"primitive", "exec_ms_total"}));
+}
+
+}  // namespace
+}  // namespace dlcheck::report
+
+namespace dlcheck::report {
+namespace {
+
+// Issue 47: a narrow table shows propagation kinds in benchdnn's short directions where their
+// whole names would be cut to `backward_…` (both backward passes alike) or left out; every
+// cell of the column then reads short, and a wide table keeps the whole names.
+TEST(TableWidthTest, PropagationKindsReadShortWhereTheirWholeNamesWouldBeCut) {
+  static constexpr std::array kColumns = {IdentityColumn("primitive"), PropagationColumn(),
+                                          IdentityColumn("problem"),
+                                          Field{"exec_ms_total", Type::kNumber}};
+  Report r;
+  Table& t = r.AddTable({"primitives", "Primitives"}, kColumns);
+  t.answer_columns = {"exec_ms_total"};
+  for (const char* prop : {"backward_data", "backward_weights", "forward_training"}) {
+    for (const char* problem : {"mb64_ic20oc50_ih12oh8kh5sh1dh0ph0_iw12ow8kw5sw1dw0pw0",
+                                "mb64_ic1oc20_ih28oh24kh5sh1dh0ph0_iw28ow24kw5sw1dw0pw0"}) {
+      t.AddRow()
+          .Set(kColumns[0], "convolution")
+          .Set(kColumns[1], prop)
+          .Set(kColumns[2], problem)
+          .Set(kColumns[3], 31.4);
+    }
+  }
+  const std::string wide = RenderTable(r, 0);
+  EXPECT_NE(wide.find("backward_weights"), std::string::npos) << wide;
+  EXPECT_EQ(wide.find("bwd_w"), std::string::npos) << wide;
+  const std::string narrow = RenderTable(r, 80);
+  for (const char* short_name : {"bwd_d ", "bwd_w ", "fwd_d "}) {
+    EXPECT_NE(narrow.find(short_name), std::string::npos) << short_name << "\n" << narrow;
+  }
+  EXPECT_EQ(narrow.find("backward"), std::string::npos) << narrow;
+  // Two rows each: whole words, never `bwd_…`.
+  for (const char* short_name : {"  bwd_d  ", "  bwd_w  ", "  fwd_d  "}) {
+    std::size_t rows = 0;
+    for (const std::string& line : Lines(narrow))
+      rows += line.find(short_name) != std::string::npos;
+    EXPECT_EQ(rows, 2u) << short_name << "\n" << narrow;
+  }
+}
+
+// The short directions are benchdnn's, one to one with the names verbose prints.
+TEST(PropagationTest, ShortNamesAreBenchdnnsDirectionsAndOneToOne) {
+  EXPECT_EQ(onednn::BenchdnnDirection("backward_weights"), "BWD_W");
+  EXPECT_EQ(onednn::BenchdnnDirection("forward_scoring"), "FWD_I");
+  EXPECT_EQ(onednn::BenchdnnDirection("backward_bias"), "");
+  EXPECT_EQ(onednn::ShortPropagation("undef"), "undef");
+  std::set<std::pair<std::string_view, std::string_view>> pairs;
+  std::set<std::string_view> shorts;
+  for (const onednn::Propagation& p : onednn::kPropagations) {
+    pairs.emplace(p.short_name, p.direction);
+    shorts.insert(p.short_name);
+    // Aliases (forward, forward_scoring) share their kind's short name and direction alone.
+    if (!p.direction.empty()) {
+      std::string lower(p.direction);
+      std::transform(lower.begin(), lower.end(), lower.begin(), ::tolower);
+      EXPECT_EQ(lower, p.short_name) << p.name;
+    }
+  }
+  EXPECT_EQ(pairs.size(), shorts.size());
 }
 
 }  // namespace
