@@ -65,8 +65,9 @@ StatusOr<Measurement> Measure(const Rebuilt& rebuilt, const dnnl::engine& engine
                               const MeasureSettings& settings);
 
 /// The largest difference between `got` and `reference` (same size): absolute, and relative to
-/// the reference's magnitude (at least 1e-6). `stop` is asked every 2^22 elements: nullopt when
-/// it stopped the pass (a tensor of gigabytes takes seconds).
+/// the reference's largest magnitude (an element's own magnitude would make a sum that cancels
+/// to nearly 0 look wrong by orders of magnitude). `stop` is asked every 2^22 elements: nullopt
+/// when it stopped the pass (a tensor of gigabytes takes seconds).
 struct Deviation {
   double max_abs = 0;
   double max_rel = 0;

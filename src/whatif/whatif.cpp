@@ -520,9 +520,9 @@ void MeasureDataTypes(RowRun& r) {
       if (!reference->empty() && reference->size == m->output.size) {
         const std::optional<Deviation> d =
             DeviationOf(m->output.view(), reference->view(), r.plan.stop);
-        v.deviation =
-            d ? fmt::format("max abs {:.3g}, max rel {:.3g} vs f32", d->max_abs, d->max_rel)
-              : "not computed: stopped by a signal";
+        v.deviation = d ? fmt::format("max abs {:.3g}, {:.3g} % of the largest f32 output",
+                                      d->max_abs, 100 * d->max_rel)
+                        : "not computed: stopped by a signal";
       }
     } else if (m) {
       v.deviation = "no f32 reference: the log's types are not all f32";

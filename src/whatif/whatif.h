@@ -75,9 +75,9 @@ struct VariantResult {
   std::optional<double> gflops;
   std::optional<double> speedup;        ///< baseline min / this min
   std::optional<double> step_gain_pct;  ///< share_pct * (1 - 1/speedup)
-  std::string deviation;                ///< dtype: `max abs 0.0039, max rel 0.0078` vs f32
-  std::string benchdnn;                 ///< the line that measures the same, threads pinned
-  std::string note;                     ///< why it did not run, or what it includes
+  std::string deviation;  ///< dtype: `max abs 0.0039, 0.78 % of the largest f32 output`
+  std::string benchdnn;   ///< the line that measures the same, threads pinned
+  std::string note;       ///< why it did not run, or what it includes
   /// The descriptors and data types it ran with, as 2.x verbose prints them (for benchdnn).
   std::string memory_descriptors;
   /// Each round's min (kRounds, interleaved with the row's other variants): min_ms is the least,

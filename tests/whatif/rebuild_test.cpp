@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <map>
 #include <set>
 #include <sstream>
@@ -462,6 +463,45 @@ TEST(Measure, DeviationOfBf16IsBf16s) {
     EXPECT_LT(d->max_rel, 0.1);  // bf16 keeps 8 bits: far below 10 %
     return;
   }
+}
+
+// The inputs of a float tensor are not all exact in bf16 (a value whose low 16 bits are not
+// all zero), so that a data-type variant rounds as the change would: a plain f32 reorder's
+// output is its input.
+TEST(Measure, FloatInputsAreNotExactInBf16) {
+  const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  for (const verbose::PrimitiveStats& row : RowsOf("torch_cnn_2.6.3.log")) {
+    if (row.primitive.str() != "reorder") continue;
+    StatusOr<Rebuilt> rebuilt = Rebuild(row, engine);
+    ASSERT_TRUE(rebuilt.ok()) << rebuilt.status().message();
+    StatusOr<Measurement> m =
+        Measure(*rebuilt, engine, {.budget_s = 0, .min_runs = 1, .keep_output = true});
+    ASSERT_TRUE(m.ok()) << m.status().message();
+    std::size_t inexact = 0;
+    for (const float value : m->output.view()) {
+      std::uint32_t bits = 0;
+      std::memcpy(&bits, &value, sizeof bits);
+      inexact += (bits & 0xffffu) != 0;
+      EXPECT_TRUE(std::isfinite(value) && std::fabs(value) <= 0.5f) << value;
+    }
+    EXPECT_GT(inexact, m->output.size / 2) << row.problem.str();
+    return;
+  }
+  FAIL() << "no reorder in the log";
+}
+
+// The relative deviation is against the reference's largest magnitude: an element whose sum
+// cancels to 0 does not make a small error look infinite.
+TEST(Measure, DeviationIsRelativeToTheLargestReference) {
+  const std::vector<float> reference = {2.0f, 0.0f, -1.0f};
+  const std::vector<float> got = {2.0f, 0.001f, -1.002f};
+  const std::optional<Deviation> d = DeviationOf(got, reference);
+  ASSERT_TRUE(d.has_value());
+  EXPECT_NEAR(d->max_abs, 0.002, 1e-6);
+  EXPECT_NEAR(d->max_rel, 0.001, 1e-6);
+  int asked = 0;
+  EXPECT_FALSE(DeviationOf(got, reference, [&] { return ++asked > 0; }).has_value());
+  EXPECT_EQ(asked, 1);
 }
 
 TEST(Whatif, HotRowsCoverTheShareAsked) {
