@@ -1,17 +1,20 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The one table of verbose dialects: the marker that opens a line of each, and what may follow
-// the marker before the operation. Read by the line parser (markers, prefix fields, eras), the
-// output splitter (a marker cut between two reads) and the memo's timestamp rule, so that a
-// marker is spelled once. A new dialect is one row here, its Family's era in line_parser.cpp's
-// EraOf, and a field reader where its fields differ (FORMATS.md §0; the engines around oneDNN:
-// tests/data/engines/README.md).
+// the marker before the operation, the library that prints it and where its time is. Read by
+// the line parser (markers, prefix fields, eras), the output splitter (a marker cut between two
+// reads), the memo's timestamp and time rules, `parse --dialect` and every row's `library`, so
+// that each is spelled once. A new dialect is one row here, its era (verbose_event.h's Era and
+// FamilyOf, line_parser.cpp's EraOf), and a field reader where its fields differ (FORMATS.md §0;
+// the engines around oneDNN: tests/data/engines/README.md).
 //
 //   verbose::FindDialect("dnnl")->marker      -> "dnnl_verbose,"
 //   verbose::DialectOf(Family::kMkldnn).timestamp  -> false (MKL-DNN printed none)
 //   verbose::DialectOf(Family::kZendnnProfile).marker -> "[PROF   ][" (ZenDNN 5.1+'s profiler)
+//   verbose::DialectOf(Family::kZendnn).library     -> Library::kZenDnn
 
 #include <array>
+#include <cstdint>
 #include <string_view>
 
 namespace dlcheck::verbose {
@@ -28,7 +31,17 @@ enum class Family {
   kZendnnProfile,    ///< `[PROF   ][...]:... operator execute - `: ZenDNN 5.1+ (ZENDNNL_*)
 };
 
-/// One verbose dialect: its marker and the optional fields between the marker and the operation.
+/// The library that printed a line: the `library` column of every row (a log may hold both,
+/// a program running oneDNN and ZenDNN; each is totalled apart).
+enum class Library : std::uint8_t { kOneDnn, kZenDnn };
+
+/// "oneDNN", "ZenDNN".
+constexpr std::string_view LibraryName(Library library) {
+  return library == Library::kZenDnn ? "ZenDNN" : "oneDNN";
+}
+
+/// One verbose dialect: its marker, the optional fields between the marker and the operation,
+/// the library that prints it and where its time is.
 struct Dialect {
   Family family = Family::kNone;
   std::string_view word;    ///< the marker's word: `onednn` of `onednn_verbose,`
@@ -38,6 +51,10 @@ struct Dialect {
   /// The marker is `<word>_verbose,`, found by its tail (kMarkerTail); the others are found by
   /// their whole text, after the tail finds none.
   bool verbose_tail = true;
+  Library library = Library::kOneDnn;
+  /// The time is the line's last field, where the line memo (line_memo.h) reads it: not in
+  /// ZenDNN's plug-in lines (`<ms>,ms`) nor its profiler's (`time:<ms>ms`).
+  bool time_last_field = true;
 };
 
 /// Every marker's second half: the word before it names the dialect.
@@ -49,25 +66,34 @@ inline constexpr std::array kDialects = {
     Dialect{Family::kDnnl, "dnnl", "dnnl_verbose,", false, true},
     Dialect{Family::kMkldnn, "mkldnn", "mkldnn_verbose,", false, false},
     Dialect{Family::kGraph, "onednn_graph", "onednn_graph_verbose,", false, true},
-    Dialect{Family::kZendnn, "zendnn", "zendnn_verbose,", false, true},
+    Dialect{Family::kZendnn, "zendnn", "zendnn_verbose,", false, true, true, Library::kZenDnn},
     // The plug-in's profiling lines (`zendnn_primitive_execute,` and `zendnn_primitive_create,`)
     // behind ZenDNN's log header `[PROF:I][<s>] `, and ZenDNN 5.1+'s profiler's header.
-    Dialect{Family::kZendnnPrimitive, "zendnn_primitive", "zendnn_primitive_", false, false, false},
-    Dialect{Family::kZendnnProfile, "zendnnl_profile", "[PROF   ][", false, false, false},
+    Dialect{Family::kZendnnPrimitive, "zendnn_primitive", "zendnn_primitive_", false, false, false,
+            Library::kZenDnn, false},
+    Dialect{Family::kZendnnProfile, "zendnnl_profile", "[PROF   ][", false, false, false,
+            Library::kZenDnn, false},
 };
 
 /// What `parse --dialect` reads: every dialect (told by the content), or one library's or one
 /// format's lines only (the others are then foreign, like program output).
 enum class DialectChoice { kAuto, kOneDnn, kZendnn, kZendnnPrimitive, kZendnnProfile };
 
-/// Whether a choice reads the lines of `family`.
+/// The dialect of a family (kNone: a dialect with no optional field and no marker).
+constexpr Dialect DialectOf(Family family) {
+  for (const Dialect& d : kDialects) {
+    if (d.family == family) return d;
+  }
+  return Dialect{Family::kNone, {}, {}, false, false, false};
+}
+
+/// Whether a choice reads the lines of `family`: oneDNN's, every dialect of its library.
 constexpr bool Admits(DialectChoice choice, Family family) {
   switch (choice) {
     case DialectChoice::kAuto:
       return true;
     case DialectChoice::kOneDnn:
-      return family == Family::kMkldnn || family == Family::kDnnl || family == Family::kOnednn ||
-             family == Family::kGraph;
+      return family != Family::kNone && DialectOf(family).library == Library::kOneDnn;
     case DialectChoice::kZendnn:
       return family == Family::kZendnn;
     case DialectChoice::kZendnnPrimitive:
@@ -84,14 +110,6 @@ constexpr const Dialect* FindDialect(std::string_view word) {
     if (d.word == word) return &d;
   }
   return nullptr;
-}
-
-/// The dialect of a family (kNone: a dialect with no optional field and no marker).
-constexpr Dialect DialectOf(Family family) {
-  for (const Dialect& d : kDialects) {
-    if (d.family == family) return d;
-  }
-  return Dialect{Family::kNone, {}, {}, false, false, false};
 }
 
 /// Each marker is its word and the tail (the table cannot disagree with the parser's search).

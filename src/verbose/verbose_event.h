@@ -13,6 +13,8 @@
 #include <string_view>
 #include <vector>
 
+#include "verbose/dialect.h"
+
 namespace dlcheck::verbose {
 
 /// The generation of the verbose format, told by the marker and the first fields (FORMATS.md §0).
@@ -34,27 +36,53 @@ enum class Era {
 /// "onednn_v1", "onednn_graph", "zendnn", "zendnn_primitive", "zendnnl_profile", "unknown".
 std::string_view EraName(Era era);
 
-/// The library that printed a line: the `library` column of every row (a log may hold both,
-/// a program running oneDNN and ZenDNN; each is totalled apart).
-enum class Library : std::uint8_t { kOneDnn, kZenDnn };
+/// The dialect family an era's lines belong to (the eras of a family are its versions).
+constexpr Family FamilyOf(Era era) {
+  switch (era) {
+    case Era::kMkldnn0:
+    case Era::kMkldnn1:
+      return Family::kMkldnn;
+    case Era::kDnnl:
+      return Family::kDnnl;
+    case Era::kOnednn:
+    case Era::kOnednnComponent:
+    case Era::kOnednnV1:
+      return Family::kOnednn;
+    case Era::kOnednnGraph:
+      return Family::kGraph;
+    case Era::kZendnn:
+      return Family::kZendnn;
+    case Era::kZendnnPrimitive:
+      return Family::kZendnnPrimitive;
+    case Era::kZendnnProfile:
+      return Family::kZendnnProfile;
+    case Era::kUnknown:
+      break;
+  }
+  return Family::kNone;
+}
 
-/// The library of an era's lines.
+/// The library of an era's lines (the dialect table's `library`).
 constexpr Library LibraryOf(Era era) {
-  return era == Era::kZendnn || era == Era::kZendnnPrimitive || era == Era::kZendnnProfile
-             ? Library::kZenDnn
-             : Library::kOneDnn;
+  return DialectOf(FamilyOf(era)).library;
 }
 
-/// Whether an era's time is its line's last field, where the line memo (line_memo.h) reads it:
-/// not in ZenDNN's plug-in lines (`<ms>,ms`) nor its profiler's (`time:<ms>ms`).
+/// Whether an era's time is its line's last field, where the line memo (line_memo.h) reads it
+/// (the dialect table's `time_last_field`).
 constexpr bool TimeIsLastField(Era era) {
-  return era != Era::kZendnnPrimitive && era != Era::kZendnnProfile;
+  return DialectOf(FamilyOf(era)).time_last_field;
 }
 
-/// "oneDNN", "ZenDNN".
-constexpr std::string_view LibraryName(Library library) {
-  return library == Library::kZenDnn ? "ZenDNN" : "oneDNN";
+// Every era but kUnknown belongs to a family of the dialect table.
+constexpr bool EveryEraHasADialect() {
+  for (Era era : {Era::kMkldnn0, Era::kMkldnn1, Era::kDnnl, Era::kOnednn, Era::kOnednnComponent,
+                  Era::kOnednnV1, Era::kOnednnGraph, Era::kZendnn, Era::kZendnnPrimitive,
+                  Era::kZendnnProfile}) {
+    if (DialectOf(FamilyOf(era)).family != FamilyOf(era)) return false;
+  }
+  return true;
 }
+static_assert(EveryEraHasADialect());
 
 enum class Operation {
   kCreate,        ///< a primitive was created (or found in the cache: see cache)
