@@ -60,36 +60,12 @@ Status SaveRaw(const std::string& dir) {
   return {};
 }
 
-// An AArch64 recording's topology, as far as it goes: its logical CPUs, and lscpu's sockets,
-// cores and threads; hwloc's other counts and tables stay null.
-void AddRecordedAarch64Topology(const detect::PlatformInfo& info, report::Report& report) {
-  using namespace detect::topology_field;
-  const detect::Aarch64Part& part = *info.aarch64();
-  const auto known = [](const std::optional<int>& v) {
-    return v ? report::Value(*v) : report::Value();
-  };
-  std::optional<int> cores;
-  if (part.packages && part.cores_per_package) cores = *part.packages * *part.cores_per_package;
-  report.AddSection(detect::kTopologySection)
-      .Add(kSource, part.packages ? "the lscpu recording" : "the /proc/cpuinfo recording")
-      .Add(kIsThisSystem, false)
-      .Add(kPackages, known(part.packages))
-      .Add(kCores, known(cores))
-      .Add(kPus, info.logical_cpus)
-      .Add(kSmtPerCore, known(part.threads_per_core));
-  report.AddFinding(report::Severity::kInfo, codes::kNoTopology,
-                    "the recording gives the logical CPUs" +
-                        std::string(part.packages ? ", sockets, cores and threads" : "") +
-                        " only: pass the machine's hwloc XML with --topology FILE for caches "
-                        "and NUMA nodes");
-}
-
 // The topology section: from --topology, else live; a recorded CPU without --topology has none
 // (this machine's topology would describe the wrong machine) but what its recording says.
 Status AddTopologySection(const PlatformOptions& options, const detect::PlatformInfo& info,
                           report::Report& report) {
   if (options.topology.empty() && info.aarch64() != nullptr) {
-    AddRecordedAarch64Topology(info, report);
+    detect::AddRecordedAarch64Topology(*info.aarch64(), info.logical_cpus, report);
     return {};
   }
   if (options.topology.empty() && !options.cpuid_dump.empty()) {

@@ -1,6 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "detect/topology_report.h"
 
+#include <optional>
+#include <string>
+
+#include "common/finding_codes.h"
+
 namespace dlcheck::detect {
 namespace {
 
@@ -105,6 +110,27 @@ void AddTopology(const Topology& topology, report::Report& report, bool show_cpu
   }
 
   report.findings.insert(report.findings.end(), topology.findings.begin(), topology.findings.end());
+}
+
+void AddRecordedAarch64Topology(const Aarch64Part& part, int logical_cpus, report::Report& report) {
+  using namespace topology_field;
+  const auto known = [](const std::optional<int>& v) {
+    return v ? report::Value(*v) : report::Value();
+  };
+  std::optional<int> cores;
+  if (part.packages && part.cores_per_package) cores = *part.packages * *part.cores_per_package;
+  report.AddSection(kTopologySection)
+      .Add(kSource, part.packages ? "the lscpu recording" : "the /proc/cpuinfo recording")
+      .Add(kIsThisSystem, false)
+      .Add(kPackages, known(part.packages))
+      .Add(kCores, known(cores))
+      .Add(kPus, logical_cpus)
+      .Add(kSmtPerCore, known(part.threads_per_core));
+  report.AddFinding(report::Severity::kInfo, codes::kNoTopology,
+                    "the recording gives the logical CPUs" +
+                        std::string(part.packages ? ", sockets, cores and threads" : "") +
+                        " only: pass the machine's hwloc XML with --topology FILE for caches "
+                        "and NUMA nodes");
 }
 
 }  // namespace dlcheck::detect

@@ -17,6 +17,7 @@
 
 #include <array>
 
+#include "detect/platform.h"
 #include "detect/topology.h"
 #include "report/contract.h"
 #include "report/field.h"
@@ -103,5 +104,10 @@ report::contract::Member TopologyMember();
 /// `show_cpus`: the per-PU map (`cpus`) in the human table too (`platform --all`); CSV, JSON
 /// and xlsx always have it.
 void AddTopology(const Topology& topology, report::Report& report, bool show_cpus = false);
+
+/// Adds the section `topology` of an AArch64 recording (platform --cpuinfo-dump) as far as it
+/// goes: its logical CPUs, and lscpu's sockets, cores and threads; hwloc's other counts and
+/// tables stay null, and a finding says how to add them (--topology FILE).
+void AddRecordedAarch64Topology(const Aarch64Part& part, int logical_cpus, report::Report& report);
 
 }  // namespace dlcheck::detect
