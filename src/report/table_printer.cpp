@@ -707,6 +707,25 @@ void PrintLeftOut(const std::vector<std::string>& left_out, const std::string& t
   PrintWrapped(note + "; choose with --columns " + table_prefix + "NAME,...)", indent, width, out);
 }
 
+// The note under a table whose rows still print alike where even a folded line cuts them (deep
+// stacks that differ far from both ends): which columns are cut, and where the rows are whole.
+void PrintAlike(const Grid& grid, const Fitted& fit, const std::string& table_prefix,
+                std::size_t indent, std::size_t width, std::ostream& out) {
+  std::string cut;
+  for (std::size_t i = 0; i < fit.columns.size(); ++i) {
+    const std::size_t c = fit.columns[i];
+    if (grid.numeric[c] || fit.widths[i] >= grid.widest[c]) continue;
+    cut += (cut.empty() ? "" : ", ") + grid.header[c];
+  }
+  if (cut.empty()) return;
+  out << Pad(indent);
+  PrintWrapped("(some rows that differ print alike at " + std::to_string(width) +
+                   " columns: they differ in " + cut +
+                   " where it is cut; fewer columns (--columns " + table_prefix +
+                   "NAME,...), a wider terminal, CSV or JSON show them whole)",
+               indent, width, out);
+}
+
 // The table's rows in passes: measured, told apart (when it hides text columns), then printed
 // a row at a time, each on one line.
 void PrintRows(const Table& table, std::string_view main_table, std::size_t indent,
@@ -720,8 +739,10 @@ void PrintRows(const Table& table, std::string_view main_table, std::size_t inde
     PrintGridLine(RowTexts(table, row, &fit.columns, &grid.shortened), fit, indent, out);
   });
   if (grid.row_count == 0) out << Pad(indent) << "(none)\n";
-  PrintLeftOut(fit.left_out, table.name == main_table ? std::string() : table.name + ":", indent,
-               width, out);
+  const std::string prefix = table.name == main_table ? std::string() : table.name + ":";
+  PrintLeftOut(fit.left_out, prefix, indent, width, out);
+  if (width > 0 && CutRowsLookAlike(table, grid, fit))
+    PrintAlike(grid, fit, prefix, indent, width, out);
 }
 
 void PrintSection(const Section& section, std::string_view main_table, std::size_t indent,

@@ -392,6 +392,30 @@ TEST(TableWidthTest, PropagationKindsReadShortWhereTheirWholeNamesWouldBeCut) {
   }
 }
 
+// Rows that differ only far from both ends of a long cell (deep stacks that share their root
+// and their scheduler end) cannot be told apart at a narrow width: a note under the table says
+// so and where they are whole, instead of rows that silently look the same.
+TEST(TableWidthTest, RowsThatStillPrintAlikeAreSaidToDoSo) {
+  Report r;
+  Table& t = r.AddView("off_cpu", {"state", "seconds", "stack"}, "Off-CPU time by stack");
+  const std::string root = "python3;_start;__libc_start_main;Py_RunMain;PyEval_EvalCode;";
+  const std::string tail = ";do_syscall_64_[k];__x64_sys_futex_[k];futex_wait_[k];schedule_[k]";
+  t.rows.push_back({"S", 0.5, root + "thread_one_waits_here" + tail});
+  t.rows.push_back({"S", 0.25, root + "thread_two_waits_there" + tail});
+  const std::string narrow = RenderTable(r, 60);
+  std::string words;  // the note's lines joined, as one reads them
+  for (const std::string& line : Lines(narrow)) {
+    words += " " + line.substr(std::min(line.find_first_not_of(' '), line.size()));
+  }
+  EXPECT_NE(words.find("(some rows that differ print alike at 60 columns: they differ in stack "
+                       "where it is cut; fewer columns (--columns NAME,...)"),
+            std::string::npos)
+      << narrow;
+  const std::string wide = RenderTable(r, 0);
+  EXPECT_EQ(wide.find("print alike"), std::string::npos) << wide;
+  EXPECT_NE(wide.find("thread_two_waits_there"), std::string::npos) << wide;
+}
+
 // The short directions are benchdnn's, one to one with the names verbose prints.
 TEST(PropagationTest, ShortNamesAreBenchdnnsDirectionsAndOneToOne) {
   EXPECT_EQ(onednn::BenchdnnDirection("backward_weights"), "BWD_W");
