@@ -127,34 +127,6 @@ void Assign(std::string& out, std::string_view in) {
 
 }  // namespace
 
-std::string_view EraName(Era era) {
-  switch (era) {
-    case Era::kUnknown:
-      return "unknown";
-    case Era::kMkldnn0:
-      return "mkldnn0";
-    case Era::kMkldnn1:
-      return "mkldnn1";
-    case Era::kDnnl:
-      return "dnnl";
-    case Era::kOnednn:
-      return "onednn";
-    case Era::kOnednnComponent:
-      return "onednn_api";
-    case Era::kOnednnV1:
-      return "onednn_v1";
-    case Era::kOnednnGraph:
-      return "onednn_graph";
-    case Era::kZendnn:
-      return "zendnn";
-    case Era::kZendnnPrimitive:
-      return "zendnn_primitive";
-    case Era::kZendnnProfile:
-      return "zendnnl_profile";
-  }
-  return "unknown";
-}
-
 std::string_view OperationName(Operation op) {
   switch (op) {
     case Operation::kCreate:
@@ -343,23 +315,12 @@ LinePrefix ReadPrefix(std::span<const std::string_view> fields, Family family) {
 }
 
 Era EraOf(Family family, const LinePrefix& p, bool engine_after_op) {
-  switch (family) {
-    case Family::kMkldnn:
-      return engine_after_op ? Era::kMkldnn1 : Era::kMkldnn0;
-    case Family::kDnnl:
-      return Era::kDnnl;
-    case Family::kGraph:
-      return Era::kOnednnGraph;
-    case Family::kZendnn:
-      return Era::kZendnn;
-    case Family::kZendnnPrimitive:
-      return Era::kZendnnPrimitive;
-    case Family::kZendnnProfile:
-      return Era::kZendnnProfile;
-    default:
-      return p.version >= 1 ? Era::kOnednnV1
-                            : (p.component.empty() ? Era::kOnednn : Era::kOnednnComponent);
+  if (family == Family::kMkldnn) return engine_after_op ? Era::kMkldnn1 : Era::kMkldnn0;
+  if (family == Family::kOnednn || family == Family::kNone) {
+    return p.version >= 1 ? Era::kOnednnV1
+                          : (p.component.empty() ? Era::kOnednn : Era::kOnednnComponent);
   }
+  return OnlyEraOf(family);
 }
 
 bool IsDiagnosticOperation(std::string_view head, std::string_view sub) {

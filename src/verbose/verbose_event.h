@@ -7,6 +7,7 @@
 //   -> {operation=kExec, engine="cpu", primitive="convolution", implementation="jit:avx512_core",
 //       isa="avx512_core", impl_class=kJit, ..., time_ms=0.048}
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -32,35 +33,57 @@ enum class Era {
   kZendnnProfile,    ///< `[PROF   ]...operator execute - `: ZenDNN 5.1+'s profiler (ZENDNNL_*)
 };
 
-/// Short stable name of an era: "mkldnn0", "mkldnn1", "dnnl", "onednn", "onednn_api",
-/// "onednn_v1", "onednn_graph", "zendnn", "zendnn_primitive", "zendnnl_profile", "unknown".
-std::string_view EraName(Era era);
+/// One era: its short stable name and the dialect family whose version it is.
+struct EraRow {
+  Era era;
+  std::string_view name;
+  Family family;
+};
+
+/// The one table of eras (kUnknown is none of them).
+inline constexpr std::array kEras = {
+    EraRow{Era::kMkldnn0, "mkldnn0", Family::kMkldnn},
+    EraRow{Era::kMkldnn1, "mkldnn1", Family::kMkldnn},
+    EraRow{Era::kDnnl, "dnnl", Family::kDnnl},
+    EraRow{Era::kOnednn, "onednn", Family::kOnednn},
+    EraRow{Era::kOnednnComponent, "onednn_api", Family::kOnednn},
+    EraRow{Era::kOnednnV1, "onednn_v1", Family::kOnednn},
+    EraRow{Era::kOnednnGraph, "onednn_graph", Family::kGraph},
+    EraRow{Era::kZendnn, "zendnn", Family::kZendnn},
+    EraRow{Era::kZendnnPrimitive, "zendnn_primitive", Family::kZendnnPrimitive},
+    EraRow{Era::kZendnnProfile, "zendnnl_profile", Family::kZendnnProfile},
+};
+
+/// Short stable name of an era: "mkldnn0", "onednn_api", ...; "unknown" for kUnknown.
+constexpr std::string_view EraName(Era era) {
+  for (const EraRow& row : kEras) {
+    if (row.era == era) return row.name;
+  }
+  return "unknown";
+}
 
 /// The dialect family an era's lines belong to (the eras of a family are its versions).
 constexpr Family FamilyOf(Era era) {
-  switch (era) {
-    case Era::kMkldnn0:
-    case Era::kMkldnn1:
-      return Family::kMkldnn;
-    case Era::kDnnl:
-      return Family::kDnnl;
-    case Era::kOnednn:
-    case Era::kOnednnComponent:
-    case Era::kOnednnV1:
-      return Family::kOnednn;
-    case Era::kOnednnGraph:
-      return Family::kGraph;
-    case Era::kZendnn:
-      return Family::kZendnn;
-    case Era::kZendnnPrimitive:
-      return Family::kZendnnPrimitive;
-    case Era::kZendnnProfile:
-      return Family::kZendnnProfile;
-    case Era::kUnknown:
-      break;
+  for (const EraRow& row : kEras) {
+    if (row.era == era) return row.family;
   }
   return Family::kNone;
 }
+
+/// The era of a family that has only one; kUnknown for a family of several (MKL-DNN's and
+/// oneDNN's, told apart by their fields: line_parser.cpp's EraOf).
+constexpr Era OnlyEraOf(Family family) {
+  Era only = Era::kUnknown;
+  int count = 0;
+  for (const EraRow& row : kEras) {
+    if (row.family != family) continue;
+    only = row.era;
+    ++count;
+  }
+  return count == 1 ? only : Era::kUnknown;
+}
+static_assert(OnlyEraOf(Family::kZendnnProfile) == Era::kZendnnProfile &&
+              OnlyEraOf(Family::kOnednn) == Era::kUnknown);
 
 /// The library of an era's lines (the dialect table's `library`).
 constexpr Library LibraryOf(Era era) {
@@ -73,12 +96,10 @@ constexpr bool TimeIsLastField(Era era) {
   return DialectOf(FamilyOf(era)).time_last_field;
 }
 
-// Every era but kUnknown belongs to a family of the dialect table.
+// Every era belongs to a family of the dialect table.
 constexpr bool EveryEraHasADialect() {
-  for (Era era : {Era::kMkldnn0, Era::kMkldnn1, Era::kDnnl, Era::kOnednn, Era::kOnednnComponent,
-                  Era::kOnednnV1, Era::kOnednnGraph, Era::kZendnn, Era::kZendnnPrimitive,
-                  Era::kZendnnProfile}) {
-    if (DialectOf(FamilyOf(era)).family != FamilyOf(era)) return false;
+  for (const EraRow& row : kEras) {
+    if (DialectOf(row.family).family != row.family) return false;
   }
   return true;
 }
