@@ -321,12 +321,9 @@ StatusOr<int> RunParse(const ParseOptions& options) {
     report::Table event_table;
     event_table.name = kEventsTable.name;
     event_table.title = kEventsTable.title;
-    for (const report::Field& column : EventColumns(columns)) {
-      event_table.columns.emplace_back(column.name);
-      if (column.short_form != nullptr) {
-        event_table.short_forms.emplace_back(column.name, column.short_form);
-      }
-    }
+    const std::vector<report::Field> event_columns = EventColumns(columns);
+    for (const report::Field& column : event_columns) event_table.columns.emplace_back(column.name);
+    event_table.short_forms = report::ShortForms(event_columns);
     stream = report::StartRowStream(options.format, std::cout, head, event_table);
     session.AddListener(&events.emplace(*stream, columns));
   }

@@ -51,14 +51,6 @@ std::vector<std::string> IdentityOf(std::span<const Field> columns) {
   return names;
 }
 
-std::vector<std::pair<std::string, ShortForm>> ShortFormsOf(std::span<const Field> columns) {
-  std::vector<std::pair<std::string, ShortForm>> forms;
-  for (const Field& column : columns) {
-    if (column.short_form != nullptr) forms.emplace_back(column.name, column.short_form);
-  }
-  return forms;
-}
-
 Section MakeSection(const Part& part) {
   return {.name = std::string(part.name), .title = std::string(part.title)};
 }
@@ -97,7 +89,7 @@ RowSetter& RowSetter::Set(std::string_view column, Value value) {
 Table& Section::AddTable(const Part& part, std::span<const Field> table_columns) {
   Table& table = AddView(std::string(part.name), NamesOf(table_columns), std::string(part.title));
   table.identity_columns = IdentityOf(table_columns);
-  table.short_forms = ShortFormsOf(table_columns);
+  table.short_forms = ShortForms(table_columns);
   return table;
 }
 
@@ -134,7 +126,7 @@ Section& Report::AddSection(const Part& part) {
 Table& Report::AddTable(const Part& part, std::span<const Field> columns) {
   Table& table = AddView(std::string(part.name), NamesOf(columns), std::string(part.title));
   table.identity_columns = IdentityOf(columns);
-  table.short_forms = ShortFormsOf(columns);
+  table.short_forms = ShortForms(columns);
   return table;
 }
 

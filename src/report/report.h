@@ -152,15 +152,18 @@ inline std::vector<std::string> Names(std::initializer_list<Field> fields) {
   return names;
 }
 
-/// The short spellings of those of `fields` that have one, for a view's short_forms (a table
-/// added with AddTable has them from its declaration).
-inline std::vector<std::pair<std::string, ShortForm>> ShortForms(
-    std::initializer_list<Field> fields) {
+/// The short spellings of those of `fields` that have one (Field::short_form), for a table's
+/// short_forms (AddTable fills it from the declarations; a view passes its columns).
+inline std::vector<std::pair<std::string, ShortForm>> ShortForms(std::span<const Field> fields) {
   std::vector<std::pair<std::string, ShortForm>> forms;
   for (const Field& field : fields) {
     if (field.short_form != nullptr) forms.emplace_back(field.name, field.short_form);
   }
   return forms;
+}
+inline std::vector<std::pair<std::string, ShortForm>> ShortForms(
+    std::initializer_list<Field> fields) {
+  return ShortForms(std::span<const Field>(fields.begin(), fields.size()));
 }
 
 /// The names of those of `fields` that make a row unique (Role::kIdentity), for a view's

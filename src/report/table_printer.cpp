@@ -90,6 +90,17 @@ bool Hidden(const Table& table, const std::string& column) {
 // when no column is shortened.
 using Shortened = std::vector<ShortForm>;
 
+// Each column's short spelling where the table declares one (Table::short_forms), else nullptr.
+Shortened ShortFormsByColumn(const Table& table) {
+  Shortened forms(table.columns.size(), nullptr);
+  for (const auto& [name, form] : table.short_forms) {
+    const auto at = std::find(table.columns.begin(), table.columns.end(), name);
+    if (at != table.columns.end())
+      forms[static_cast<std::size_t>(at - table.columns.begin())] = form;
+  }
+  return forms;
+}
+
 // A row's cell texts as the human table shows them, one per column ("" past a short row);
 // with `only`, just those columns' (the others stay empty); with `shortened`, those columns in
 // their short spelling.
@@ -632,15 +643,12 @@ bool Narrowed(const Grid& grid, const Fitted& fit) {
 // again (one pass over the rows). Returns whether any was: the table is then fitted again.
 bool ShortenNarrowedColumns(const Table& table, const Fitted& fit, Grid& grid) {
   if (table.short_forms.empty() || !Narrowed(grid, fit)) return false;
+  grid.shortened = ShortFormsByColumn(table);
   std::vector<std::size_t> columns;
-  for (const auto& [name, form] : table.short_forms) {
-    const auto at = std::find(grid.header.begin(), grid.header.end(), name);
-    if (at == grid.header.end()) continue;
-    const auto c = static_cast<std::size_t>(at - grid.header.begin());
-    grid.shortened.resize(grid.header.size(), nullptr);
-    grid.shortened[c] = form;
+  for (std::size_t c = 0; c < grid.shortened.size(); ++c) {
+    if (grid.shortened[c] == nullptr) continue;
     grid.widest[c] = 0;
-    grid.first[c] = std::string(form(grid.first[c]));
+    grid.first[c] = std::string(grid.shortened[c](grid.first[c]));
     columns.push_back(c);
   }
   if (columns.empty()) return false;
@@ -823,12 +831,7 @@ class TableStream : public RowStream {
     if (width_ > 0) {
       LeaveOutRightmost();
       // Columns as wide as their names cut every long cell: those with a short spelling use it.
-      for (const auto& [name, form] : stream.short_forms) {
-        const auto at = std::find(stream.columns.begin(), stream.columns.end(), name);
-        if (at == stream.columns.end()) continue;
-        shortened_.resize(stream.columns.size(), nullptr);
-        shortened_[static_cast<std::size_t>(at - stream.columns.begin())] = form;
-      }
+      shortened_ = ShortFormsByColumn(stream);
     }
     fit_.widths = natural_;
     fit_.keeps.assign(fit_.columns.size(), Keep::kStart);
