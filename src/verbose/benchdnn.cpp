@@ -64,11 +64,6 @@ const MemoryDesc* Named(const std::vector<MemoryDesc>& mds, std::string_view nam
   return nullptr;
 }
 
-// `--dir=` from the prop kind alone (no bias): common/propagation.h's table.
-std::string_view Direction(std::string_view prop_kind) {
-  return onednn::BenchdnnDirection(prop_kind);
-}
-
 // `f32:f32:f32` -> `f32` (benchdnn broadcasts one type to every tensor).
 std::string JoinTypes(const std::vector<std::string_view>& types) {
   bool all_same = true;
@@ -477,7 +472,7 @@ std::string_view WithBias(std::string_view dir) {
 
 void AddDirectionAndBias(CommandLine& line, std::string_view prop_kind, const MemoryDesc* bias,
                          BenchdnnVersion version) {
-  const std::string_view dir = Direction(prop_kind);
+  const std::string_view dir = onednn::BenchdnnDirection(prop_kind);
   if (bias == nullptr) {
     line.Flag("dir", dir);
   } else if (version == BenchdnnVersion::kV2) {
@@ -501,7 +496,7 @@ void AddWeightedFlags(CommandLine& line, std::string_view driver, const Primitiv
       line.Flag(v2 ? "bia_dt" : "bia-dt", tensors.bias->data_type);
       line.Flag("bia_mask", BiasMask(*tensors.bias));
     }
-  } else if (Direction(row.prop_kind) != "BWD_D") {
+  } else if (onednn::BenchdnnDirection(row.prop_kind) != "BWD_D") {
     AddDirectionAndBias(line, row.prop_kind, tensors.bias, version);
   } else {
     line.Flag("dir", "BWD_D");
@@ -597,10 +592,11 @@ void AddSourceDestinationFlags(CommandLine& line, std::string_view driver,
                                const PrimitiveStats& row, const Tensors& tensors,
                                BenchdnnVersion version) {
   if (driver == "shuffle") {  // benchdnn's shuffle runs FWD_D and BWD_D only
-    line.Flag("dir", Direction(row.prop_kind) == "FWD_I" ? "FWD_D" : Direction(row.prop_kind));
+    const std::string_view dir = onednn::BenchdnnDirection(row.prop_kind);
+    line.Flag("dir", dir == "FWD_I" ? "FWD_D" : dir);
   } else if (driver != "reorder" && driver != "sum" && driver != "concat" &&
              driver != "reduction" && driver != "binary") {
-    line.Flag("dir", Direction(row.prop_kind));
+    line.Flag("dir", onednn::BenchdnnDirection(row.prop_kind));
   }
   if (driver == "prelu") {
     line.Flag("sdt", JoinEach({TypeOf(FirstSource(tensors)), TypeOf(tensors.weights)}));
@@ -641,7 +637,7 @@ std::string_view RnnDirection(std::string_view direction) {
 }
 
 std::string_view RnnProp(std::string_view prop_kind) {
-  const std::string_view dir = Direction(prop_kind);
+  const std::string_view dir = onednn::BenchdnnDirection(prop_kind);
   return dir == "BWD_D" || dir == "BWD_W" ? "BWD_DW" : dir;
 }
 

@@ -4,9 +4,9 @@
 // the marker before the operation, the library that prints it and where its time is. Read by
 // the line parser (markers, prefix fields, eras), the output splitter (a marker cut between two
 // reads), the memo's timestamp and time rules, `parse --dialect` and every row's `library`, so
-// that each is spelled once. A new dialect is one row here, its era (verbose_event.h's Era and
-// FamilyOf, line_parser.cpp's EraOf), and a field reader where its fields differ (FORMATS.md §0;
-// the engines around oneDNN: tests/data/engines/README.md).
+// that each is spelled once. A new dialect is one row here, its eras (verbose_event.h's Era and
+// kEras; line_parser.cpp's EraOf tells a family's several eras apart), and a field reader where
+// its fields differ (FORMATS.md §0; the engines around oneDNN: tests/data/engines/README.md).
 //
 //   verbose::FindDialect("dnnl")->marker      -> "dnnl_verbose,"
 //   verbose::DialectOf(Family::kMkldnn).timestamp  -> false (MKL-DNN printed none)

@@ -285,7 +285,7 @@ std::optional<Deviation> DeviationOf(std::span<const float> got, std::span<const
     d.max_abs = std::max(d.max_abs, std::fabs(static_cast<double>(got[i]) - reference[i]));
     largest = std::max(largest, std::fabs(static_cast<double>(reference[i])));
   }
-  d.max_rel = largest > 0 ? d.max_abs / largest : d.max_abs;
+  d.relative_to_largest = largest > 0 ? d.max_abs / largest : d.max_abs;
   return d;
 }
 

@@ -70,7 +70,7 @@ StatusOr<Measurement> Measure(const Rebuilt& rebuilt, const dnnl::engine& engine
 /// when it stopped the pass (a tensor of gigabytes takes seconds).
 struct Deviation {
   double max_abs = 0;
-  double max_rel = 0;
+  double relative_to_largest = 0;  ///< max_abs over the reference's largest magnitude
 };
 std::optional<Deviation> DeviationOf(std::span<const float> got, std::span<const float> reference,
                                      const std::function<bool()>& stop = {});

@@ -521,7 +521,7 @@ void MeasureDataTypes(RowRun& r) {
         const std::optional<Deviation> d =
             DeviationOf(m->output.view(), reference->view(), r.plan.stop);
         v.deviation = d ? fmt::format("max abs {:.3g}, {:.3g} % of the largest f32 output",
-                                      d->max_abs, 100 * d->max_rel)
+                                      d->max_abs, 100 * d->relative_to_largest)
                         : "not computed: stopped by a signal";
       }
     } else if (m) {

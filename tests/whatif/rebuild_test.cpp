@@ -460,7 +460,7 @@ TEST(Measure, DeviationOfBf16IsBf16s) {
     ASSERT_EQ(a->output.size, b->output.size);
     const std::optional<Deviation> d = DeviationOf(b->output.view(), a->output.view());
     ASSERT_TRUE(d.has_value());
-    EXPECT_LT(d->max_rel, 0.1);  // bf16 keeps 8 bits: far below 10 %
+    EXPECT_LT(d->relative_to_largest, 0.1);  // bf16 keeps 8 bits: far below 10 %
     return;
   }
 }
@@ -498,7 +498,7 @@ TEST(Measure, DeviationIsRelativeToTheLargestReference) {
   const std::optional<Deviation> d = DeviationOf(got, reference);
   ASSERT_TRUE(d.has_value());
   EXPECT_NEAR(d->max_abs, 0.002, 1e-6);
-  EXPECT_NEAR(d->max_rel, 0.001, 1e-6);
+  EXPECT_NEAR(d->relative_to_largest, 0.001, 1e-6);
   int asked = 0;
   EXPECT_FALSE(DeviationOf(got, reference, [&] { return ++asked > 0; }).has_value());
   EXPECT_EQ(asked, 1);
