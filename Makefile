@@ -53,9 +53,9 @@ format-check: setup-ci
 	git ls-files '*.cpp' '*.h' | xargs clang-format --dry-run -Werror
 
 # The unit and cli tests under AddressSanitizer and UndefinedBehaviorSanitizer. Not the
-# integration ones: they hold dlcheck's figures beside other programs' (benchdnn, likwid, Slurm),
-# which the plain suite already does, and under the sanitizers they cost minutes of CI and prove
-# nothing the cli tests do not (the same commands, on the same inputs, run there).
+# integration ones: they hold dlcheck beside other programs (benchdnn, likwid, Slurm, PyTorch's
+# trace) or at full size (parse --jobs on 200 MB), which the plain suite already does; under the
+# sanitizers they cost minutes of CI, and the cli tests run the same code paths on smaller inputs.
 asan: setup-test setup-ci
 	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DDLCHECK_SANITIZE=ON
 	cmake --build build-asan -j $(JOBS)
