@@ -318,13 +318,7 @@ StatusOr<int> RunParse(const ParseOptions& options) {
   if (options.events) {
     report::Report head(ParseDocument());
     head.sections.push_back(OptionsSection(options));
-    report::Table event_table;
-    event_table.name = kEventsTable.name;
-    event_table.title = kEventsTable.title;
-    const std::vector<report::Field> event_columns = EventColumns(columns);
-    for (const report::Field& column : event_columns) event_table.columns.emplace_back(column.name);
-    event_table.short_forms = report::ShortForms(event_columns);
-    stream = report::StartRowStream(options.format, std::cout, head, event_table);
+    stream = report::StartRowStream(options.format, std::cout, head, EventTable(columns));
     session.AddListener(&events.emplace(*stream, columns));
   }
   // Every log passes the timeline; it keeps the executions only for a format that prints them.

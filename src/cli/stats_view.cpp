@@ -169,6 +169,16 @@ std::vector<report::Field> EventColumns(const ColumnOptions& options) {
   return columns;
 }
 
+report::Table EventTable(const ColumnOptions& options) {
+  using namespace event_column;
+  report::Table table = report::DeclaredTable(kEventsTable, EventColumns(options));
+  table.answer_columns = report::Names({kOperation, col::kImplementation, col::kIsa, kTimeMs});
+  table.leave_out_first = report::Names({kMemoryDescriptors, col::kAttributes, col::kAuxiliary,
+                                         col::kIsaSource, kTimestamp, kMessage, col::kLibrary, kEra,
+                                         col::kEngine, kCache, col::kFallback, col::kProblem});
+  return table;
+}
+
 report::contract::Member PrimitivesMember(bool with_layer, bool with_file) {
   return report::contract::Rows(
       report::kPrimitivesTable,

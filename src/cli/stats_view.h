@@ -33,7 +33,7 @@ namespace event_column {
 using report::Field;
 using report::Type;
 // clang-format off
-inline constexpr Field kLine{"line", Type::kInteger};
+inline constexpr Field kLine{"line", Type::kInteger, report::Arity::kOne, report::Role::kIdentity};
 inline constexpr Field kEra{"era"};
 inline constexpr Field kOperation{"operation"};
 inline constexpr Field kCache{"cache"};
@@ -66,6 +66,9 @@ struct ColumnOptions {
 
 std::vector<report::Field> PrimitiveColumns(const ColumnOptions& options = {});
 std::vector<report::Field> EventColumns(const ColumnOptions& options = {});
+/// The streamed events table (`parse --events`): its columns, and what a narrow terminal keeps
+/// of them (which kernel ran, on which ISA, for how long) and leaves out first.
+report::Table EventTable(const ColumnOptions& options);
 
 /// Sets the cells of the primitives table's columns (PrimitiveColumns(options)) in `row`, which
 /// may have other columns too (dispatch's long forms); `total_exec_ms` gives time_pct.

@@ -201,8 +201,10 @@ void AddPlatform(const PlatformInfo& info, report::Report& report,
         .Set(kLogicalCpus, kind.logical_cpus)
         .Set(kSameFeatures, kind.same_features);
   }
-  // Leaf 1Ah is Intel's hybrid leaf: all zeros on AMD, a table that says nothing there.
-  kinds.omit_in_table = !view.all && info.cpu.vendor == "AuthenticAMD";
+  // Leaf 1Ah is Intel's hybrid leaf: all zeros on AMD, and no CPUID at all on AArch64 (whose
+  // big and little cores the recording's part numbers tell): a table that says nothing there.
+  kinds.omit_in_table =
+      !view.all && (info.cpu.vendor == "AuthenticAMD" || info.aarch64() != nullptr);
 
   using namespace levels_field;
   report::Section& levels = report.AddSection(kLevelsSection);

@@ -86,11 +86,16 @@ RowSetter& RowSetter::Set(std::string_view column, Value value) {
   return *this;
 }
 
-Table& Section::AddTable(const Part& part, std::span<const Field> table_columns) {
-  Table& table = AddView(std::string(part.name), NamesOf(table_columns), std::string(part.title));
-  table.identity_columns = IdentityOf(table_columns);
-  table.short_forms = ShortForms(table_columns);
+Table DeclaredTable(const Part& part, std::span<const Field> columns) {
+  Table table = MakeTable(std::string(part.name), NamesOf(columns), std::string(part.title));
+  table.identity_columns = IdentityOf(columns);
+  table.short_forms = ShortForms(columns);
   return table;
+}
+
+Table& Section::AddTable(const Part& part, std::span<const Field> table_columns) {
+  tables.push_back(DeclaredTable(part, table_columns));
+  return tables.back();
 }
 
 Table& Section::AddView(std::string table_name, std::vector<std::string> table_columns,
@@ -124,10 +129,8 @@ Section& Report::AddSection(const Part& part) {
 }
 
 Table& Report::AddTable(const Part& part, std::span<const Field> columns) {
-  Table& table = AddView(std::string(part.name), NamesOf(columns), std::string(part.title));
-  table.identity_columns = IdentityOf(columns);
-  table.short_forms = ShortForms(columns);
-  return table;
+  tables.push_back(DeclaredTable(part, columns));
+  return tables.back();
 }
 
 Table& Report::AddView(std::string name, std::vector<std::string> columns, std::string title) {

@@ -274,6 +274,10 @@ struct Section {
   std::vector<std::pair<std::string, Value>> ShownFields() const;
 };
 
+/// A declared table on its own (a streamed one, whose rows are printed as they come): its
+/// columns' names, identity and short spellings from their declarations, as AddTable makes it.
+Table DeclaredTable(const Part& part, std::span<const Field> columns);
+
 using dlcheck::Finding;
 using dlcheck::Severity;
 using dlcheck::SeverityName;

@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <functional>
 #include <map>
 #include <optional>
@@ -291,8 +292,9 @@ const std::string* SameInEveryRow(const Grid& grid, std::size_t c) {
 struct Fitted {
   std::vector<std::size_t> columns;  ///< indexes into the grid, in print order
   std::vector<std::size_t> widths;
-  std::vector<Keep> keeps;            ///< which part of each column's cut cells is kept
-  std::vector<std::string> left_out;  ///< "engine (cpu in every row)", "gflops"
+  std::vector<Keep> keeps;                    ///< which part of each column's cut cells is kept
+  std::vector<std::string> left_out;          ///< "engine (cpu in every row)", "gflops"
+  std::vector<std::size_t> left_out_columns;  ///< the grid index of each of `left_out`
   /// Where each screen line of a row starts, as indexes into `columns`: {0} for a row on one
   /// line; more for a row folded because its columns do not fit even cut (a --columns list).
   std::vector<std::size_t> line_starts{0};
@@ -342,6 +344,7 @@ std::size_t Needed(const std::vector<std::size_t>& widths, std::span<const std::
 
 void LeaveOutColumn(Fitted& fit, std::size_t at, std::string note) {
   fit.left_out.push_back(std::move(note));
+  fit.left_out_columns.push_back(fit.columns[at]);
   fit.columns.erase(fit.columns.begin() + static_cast<std::ptrdiff_t>(at));
 }
 
@@ -814,50 +817,37 @@ void PrintTail(const Report& report, std::size_t width, std::ostream& out) {
   }
 }
 
-// The streamed table: rows are printed as they come, so the column widths come from the names
-// (at least kMinStreamColumn); a longer cell is cut with `…` when a width is set (one line a row),
-// and widens its line when none is (the pipe gets every character).
+// The streamed table: its first rows (kFitRows, or those that came within kFitWait of the first)
+// are held and fitted as a whole table is (columns left out by priority, cut where rows stay
+// apart, short spellings), then printed, and every later row as it comes in that layout. A later
+// text wider than its column is cut like the held ones; a later number never is (its line
+// widens), nor any cell where no width is set (the pipe gets every character). A column left out
+// for holding one value in every held row is watched: the note under the table says the value
+// only if every row held it.
 class TableStream : public RowStream {
  public:
   TableStream(std::ostream& out, const Table& stream, std::size_t width)
-      : out_(out), width_(width) {
-    grid_.header = stream.columns;
-    grid_.numeric.assign(stream.columns.size(), false);
-    for (std::size_t c = 0; c < stream.columns.size(); ++c) {
-      if (Hidden(stream, stream.columns[c])) continue;
-      fit_.columns.push_back(c);
-      natural_.push_back(std::max(kMinStreamColumn, DisplayWidth(stream.columns[c])));
-    }
-    if (width_ > 0) {
-      LeaveOutRightmost();
-      // Columns as wide as their names cut every long cell: those with a short spelling use it.
-      shortened_ = ShortFormsByColumn(stream);
-    }
-    fit_.widths = natural_;
-    fit_.keeps.assign(fit_.columns.size(), Keep::kStart);
-    PrintHeader(grid_.header, fit_, 0, out_);
+      : out_(out), width_(width), held_(stream) {
+    held_.rows.clear();
+    held_.generated = {};
   }
   void Row(const std::vector<Value>& row) override {
-    std::vector<std::string> cells(grid_.header.size());
-    for (std::size_t c = 0; c < cells.size() && c < row.size(); ++c) {
-      cells[c] = Cell(row[c]);
-      if (c < shortened_.size() && shortened_[c] != nullptr) {
-        cells[c] = std::string(shortened_[c](cells[c]));
-      }
-    }
-    if (width_ == 0) {
-      // No limit: a cell is never cut; its column is as wide as it needs on this line.
-      Fitted line = fit_;
-      for (std::size_t i = 0; i < line.columns.size(); ++i) {
-        line.widths[i] = std::max(line.widths[i], DisplayWidth(cells[line.columns[i]]));
-      }
-      PrintGridLine(cells, line, 0, out_);
+    if (fitted_) {
+      PrintRow(row);
       return;
     }
-    PrintGridLine(cells, fit_, 0, out_);
+    const auto now = std::chrono::steady_clock::now();
+    if (held_.rows.empty()) first_row_at_ = now;
+    held_.rows.push_back(row);
+    if (held_.rows.size() >= kFitRows || now - first_row_at_ >= kFitWait) FitAndPrintHeld();
   }
   void Finish(const Report& tail) override {
-    PrintLeftOut(fit_.left_out, {}, 0, width_, out_);
+    const bool all_held = !fitted_;
+    if (!fitted_) FitAndPrintHeld();
+    if (grid_.row_count == 0) out_ << Pad(kIndent) << "(none)\n";
+    PrintLeftOut(LeftOutNotes(), {}, kIndent, width_, out_);
+    if (all_held && width_ > 0 && CutRowsLookAlike(held_, grid_, fit_))
+      PrintAlike(grid_, fit_, {}, kIndent, width_, out_);
     for (const auto& s : tail.sections) {
       out_ << '\n';
       PrintSection(s, MainTable(tail), 0, width_, out_);
@@ -867,27 +857,61 @@ class TableStream : public RowStream {
   }
 
  private:
-  static constexpr std::size_t kMinStreamColumn = 6;
-  // Columns as wide as their names (a name is never split), the rightmost left out until the
-  // rest fit.
-  void LeaveOutRightmost() {
-    const auto needed = [&] {
-      std::size_t total = kGap * (natural_.size() - 1);
-      for (std::size_t w : natural_) total += w;
-      return total;
-    };
-    while (fit_.columns.size() > 1 && needed() > width_) {
-      fit_.left_out.push_back(grid_.header[fit_.columns.back()]);
-      fit_.columns.pop_back();
-      natural_.pop_back();
+  static constexpr std::size_t kIndent = 2;  // under the title, as every table's rows
+  static constexpr std::size_t kFitRows = 256;
+  static constexpr std::chrono::milliseconds kFitWait{500};
+
+  void FitAndPrintHeld() {
+    grid_ = MeasureGrid(held_);
+    ChooseShown(held_, grid_);
+    fit_ = FitRows(held_, grid_, kIndent, width_);
+    if (ShortenNarrowedColumns(held_, fit_, grid_)) fit_ = FitRows(held_, grid_, kIndent, width_);
+    read_ = fit_.columns;
+    for (std::size_t c : fit_.left_out_columns) {
+      if (SameInEveryRow(grid_, c) != nullptr) read_.push_back(c);
     }
+    differed_.assign(grid_.header.size(), false);
+    fitted_ = true;
+    PrintHeader(grid_.header, fit_, kIndent, out_);
+    for (const auto& row : held_.rows) PrintRow(row);
+    held_.rows.clear();
+    held_.rows.shrink_to_fit();
   }
+  void PrintRow(const std::vector<Value>& row) {
+    const std::vector<std::string> cells = RowTexts(held_, row, &read_, &grid_.shortened);
+    for (std::size_t c : fit_.left_out_columns) {
+      if (const std::string* same = SameInEveryRow(grid_, c); same && cells[c] != *same)
+        differed_[c] = true;
+    }
+    std::optional<Fitted> wider;  // this line only: a cell that is never cut, wider than its column
+    for (std::size_t i = 0; i < fit_.columns.size(); ++i) {
+      const std::size_t c = fit_.columns[i];
+      const std::size_t w = DisplayWidth(cells[c]);
+      if (w <= fit_.widths[i] || (width_ > 0 && !grid_.numeric[c])) continue;
+      if (!wider) wider = fit_;
+      wider->widths[i] = w;
+    }
+    PrintGridLine(cells, wider ? *wider : fit_, kIndent, out_);
+  }
+  // The left-out notes, where a column that held one value in every held row no longer says the
+  // value if a later row differed.
+  std::vector<std::string> LeftOutNotes() const {
+    std::vector<std::string> notes = fit_.left_out;
+    for (std::size_t i = 0; i < notes.size() && i < fit_.left_out_columns.size(); ++i) {
+      if (differed_[fit_.left_out_columns[i]]) notes[i] = grid_.header[fit_.left_out_columns[i]];
+    }
+    return notes;
+  }
+
   std::ostream& out_;
   std::size_t width_;
+  Table held_;  ///< the stream's columns and declarations; its rows until the fit
+  std::chrono::steady_clock::time_point first_row_at_;
+  bool fitted_ = false;
   Grid grid_;
   Fitted fit_;
-  Shortened shortened_;  ///< on a terminal: the columns shown in their short spelling
-  std::vector<std::size_t> natural_;
+  std::vector<std::size_t> read_;  ///< the columns printed, and those watched for one value
+  std::vector<bool> differed_;     ///< a watched column that a later row held otherwise
 };
 
 }  // namespace

@@ -435,6 +435,8 @@ TEST(PlatformAarch64CliTest, AGraviton4RecordingReplaysThroughTheBinary) {
   EXPECT_EQ(table.out.substr(0, table.out.find('\n')),
             "Neoverse V2 (AWS Graviton 4, Google Axion or NVIDIA Grace): SVE 128 bits; oneDNN 2.6 "
             "would dispatch asimd, 3.x sve_128; no warnings");
+  // No x86 furniture in the human table: CPUID leaf 1Ah's core kinds is Intel's hybrid leaf.
+  EXPECT_EQ(table.out.find("leaf 1Ah"), std::string::npos) << table.out;
 }
 
 TEST(PlatformAarch64CliTest, AnX86DumpGivenAsCpuinfoAndOptionClashesAreOneLine) {

@@ -221,6 +221,9 @@ struct TableCheck {
   std::vector<std::string> answers;  ///< columns that must be on the screen
   bool live = false;                 ///< the command measures: two runs differ in numbers
   std::vector<std::string> whole;    ///< columns whose cells keep their last `:` part whole
+  /// The first column is a number that names the row (an event's log line): rows apart may be
+  /// told apart by it, where other numbers only measure a row.
+  bool numbered = false;
 };
 
 // The cell of column `name` in a piped row: the word at the column's offset in the piped header
@@ -352,9 +355,10 @@ void ExpectFitted(const std::vector<std::string>& args, const TableCheck& table,
   }
   // Rows apart: two rows the pipe prints differently in its text (not only in its numbers) are
   // two different texts on the screen.
-  const auto text_words = [](const std::string& line) {
+  const auto text_words = [&](const std::string& line) {
     std::vector<std::string> words = Words(line);
-    words.erase(std::remove_if(words.begin(), words.end(), IsNumber), words.end());
+    const auto measures = words.begin() + (table.numbered && !words.empty() ? 1 : 0);
+    words.erase(std::remove_if(measures, words.end(), IsNumber), words.end());
     return words;
   };
   for (std::size_t i = 0; i < rows.size(); ++i) {
@@ -431,6 +435,18 @@ TEST(TerminalTest, ParseOfPastedAndNewerLinesKeepsRowsApart) {
        {"verbose/real_lines.txt", "verbose/formats_3.13.1.txt", "verbose/why_lines.txt"}) {
     SCOPED_TRACE(log);
     ExpectFittedAt80And120({"parse", testing::DataPath(log)}, kPrimitives);
+  }
+}
+
+// The streamed events table (one row per event, fitted from its first rows): which kernel ran,
+// on which ISA, created or executed, and for how long, on logs of each era.
+TEST(TerminalTest, ParseEventsKeepTheKernelAndItsIsa) {
+  const TableCheck events{
+      "Events", {"operation", "implementation", "isa", "time_ms"}, false, {"implementation"}, true};
+  for (const char* log : {"verbose/torch_cnn_2.6.3.log", "verbose/benchdnn_ts_3.10.2.log",
+                          "verbose/real_lines.txt", "verbose/aarch64_lines.txt"}) {
+    SCOPED_TRACE(log);
+    ExpectFittedAt80And120({"parse", "--events", testing::DataPath(log)}, events);
   }
 }
 
