@@ -17,8 +17,10 @@ cmake --build "$build" --target verbose_line_fuzz perf_data_fuzz shape_math_fuzz
 corpus="$build/corpus"
 mkdir -p "$corpus"
 # Seeds: the fixture files cut into chunks of 8 lines (small inputs mutate better).
-# The other engines' dialects (ZenDNN's three formats, oneDNN's zen and ukernel lines) too.
-for f in tests/data/verbose/*.txt tests/data/verbose/*.log tests/data/engines/*.log; do
+# The other engines' dialects (ZenDNN's three formats, oneDNN's zen and ukernel lines, ONNX
+# Runtime's profile) too.
+for f in tests/data/verbose/*.txt tests/data/verbose/*.log tests/data/engines/*.log \
+  tests/data/engines/*.json; do
   split -l 8 -a 4 "$f" "$corpus/$(basename "$f")."
 done
 "$build/fuzz/verbose_line_fuzz" -max_total_time="$seconds" -max_len=4096 -timeout=10 \

@@ -82,8 +82,8 @@ inline constexpr report::Part kHeadersTable{"headers", "Log header of each input
 inline constexpr report::Part kSummarySection{"summary", "Summary"};
 inline constexpr report::Part kByKindTable{"by_kind", "Execution time by primitive kind"};
 inline constexpr report::Part kByFallbackTable{"by_fallback", "Execution time by fallback class"};
-inline constexpr report::Part kByLibraryTable{"by_library",
-                                              "Execution time by library (oneDNN, ZenDNN)"};
+inline constexpr report::Part kByLibraryTable{
+    "by_library", "Execution time by library (oneDNN, ZenDNN, ONNX Runtime)"};
 inline constexpr report::Part kDiagnosticsTable{log_field::kDiagnostics.name, "Diagnostics"};
 
 /// The members of a log's document: `input` (with `files` when several can be read), `header`,

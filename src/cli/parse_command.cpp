@@ -59,7 +59,8 @@ const std::vector<std::pair<std::string, verbose::DialectChoice>>& DialectChoice
       {"onednn", verbose::DialectChoice::kOneDnn},
       {"zendnn", verbose::DialectChoice::kZendnn},
       {"zendnn_primitive", verbose::DialectChoice::kZendnnPrimitive},
-      {"zendnnl_profile", verbose::DialectChoice::kZendnnProfile}};
+      {"zendnnl_profile", verbose::DialectChoice::kZendnnProfile},
+      {"onnxruntime_profile", verbose::DialectChoice::kOrtProfile}};
   return kChoices;
 }
 
@@ -398,8 +399,9 @@ void SetupParse(CLI::App& subcommand, int& exit_code) {
   AddEnumOption(*sub, "--dialect", options->dialect, DialectChoices(),
                 "the log lines read: auto (default: every dialect, told by the content), onednn "
                 "(MKL-DNN, DNNL, oneDNN and Graph lines), zendnn (zendnn_verbose), "
-                "zendnn_primitive (ZenDNN's zendnn_primitive_execute lines) or zendnnl_profile "
-                "(ZenDNN 5.1+'s [PROF] lines); the others count as foreign",
+                "zendnn_primitive (ZenDNN's zendnn_primitive_execute lines), zendnnl_profile "
+                "(ZenDNN 5.1+'s [PROF] lines) or onnxruntime_profile (ONNX Runtime's profile "
+                "JSON); the others count as foreign",
                 "DIALECT");
   AddEnumOption(*sub, "--benchdnn-version", options->benchdnn_version,
                 {{"log", verbose::BenchdnnVersion::kLogs},

@@ -61,7 +61,8 @@ std::string_view VersionWord(std::string_view line) {
 Value LibraryValue(verbose::Era era, const verbose::LogHeader* header) {
   const verbose::Library library = verbose::LibraryOf(era);
   std::string text(verbose::LibraryName(library));
-  if (header != nullptr) {
+  // ONNX Runtime's profile says no version: its rows name the library alone.
+  if (header != nullptr && library != verbose::Library::kOnnxRuntime) {
     const std::string_view version = VersionWord(
         library == verbose::Library::kZenDnn ? header->zendnn_version : header->library_version);
     if (!version.empty()) text += " " + std::string(version);

@@ -119,6 +119,28 @@ inline constexpr std::array kPrimitiveKinds = {
     PrimitiveKind{"MatMul", Kind::kMatmul, KindRole::kCompute, ""},
     PrimitiveKind{"Reorder", Kind::kReorder, KindRole::kDataMovement, ""},
     PrimitiveKind{"SDPA Encoder", Kind::kSdpa, KindRole::kOther, ""},
+    // ONNX Runtime's operators (its profile's op_name; the ONNX operator names, and the
+    // contrib ops its graph optimiser fuses them into, `FusedConv` or the NCHWc layout's
+    // `ReorderInput`/`ReorderOutput`). Its own name stays the row's primitive.
+    PrimitiveKind{"Conv", Kind::kConvolution, KindRole::kCompute, ""},
+    PrimitiveKind{"FusedConv", Kind::kConvolution, KindRole::kCompute, ""},
+    PrimitiveKind{"QLinearConv", Kind::kConvolution, KindRole::kCompute, ""},
+    PrimitiveKind{"ConvTranspose", Kind::kDeconvolution, KindRole::kCompute, ""},
+    PrimitiveKind{"Gemm", Kind::kMatmul, KindRole::kCompute, ""},
+    PrimitiveKind{"FusedMatMul", Kind::kMatmul, KindRole::kCompute, ""},
+    PrimitiveKind{"MatMulInteger", Kind::kMatmul, KindRole::kCompute, ""},
+    PrimitiveKind{"QLinearMatMul", Kind::kMatmul, KindRole::kCompute, ""},
+    PrimitiveKind{"MatMulNBits", Kind::kMatmul, KindRole::kCompute, ""},
+    PrimitiveKind{"ReorderInput", Kind::kReorder, KindRole::kDataMovement, ""},
+    PrimitiveKind{"ReorderOutput", Kind::kReorder, KindRole::kDataMovement, ""},
+    PrimitiveKind{"Relu", Kind::kEltwise, KindRole::kOther, ""},
+    PrimitiveKind{"Softmax", Kind::kSoftmax, KindRole::kOther, ""},
+    PrimitiveKind{"MaxPool", Kind::kPooling, KindRole::kOther, ""},
+    PrimitiveKind{"AveragePool", Kind::kPooling, KindRole::kOther, ""},
+    PrimitiveKind{"GlobalAveragePool", Kind::kPooling, KindRole::kOther, ""},
+    PrimitiveKind{"BatchNormalization", Kind::kBatchNormalization, KindRole::kOther, ""},
+    PrimitiveKind{"LayerNormalization", Kind::kLayerNormalization, KindRole::kOther, ""},
+    PrimitiveKind{"Concat", Kind::kConcat, KindRole::kDataMovement, ""},
 };
 
 /// The index of a verbose kind name's entry; kPrimitiveKinds.size() for a name the table lacks.

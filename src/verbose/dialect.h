@@ -29,15 +29,24 @@ enum class Family {
   kZendnn,           ///< `zendnn_verbose,`: ZenDNN's copy of oneDNN 2.x's lines (ZENDNN_VERBOSE)
   kZendnnPrimitive,  ///< `zendnn_primitive_execute,`: ZENDNN_PRIMITIVE_LOG_ENABLE (ZenDNN 4-5)
   kZendnnProfile,    ///< `[PROF   ][...]:... operator execute - `: ZenDNN 5.1+ (ZENDNNL_*)
+  kOrtProfile,       ///< `{"cat" : "Node",...}`: ONNX Runtime's profile (enable_profiling)
 };
 
 /// The library that printed a line: the `library` column of every row (a log may hold both,
 /// a program running oneDNN and ZenDNN; each is totalled apart).
-enum class Library : std::uint8_t { kOneDnn, kZenDnn };
+enum class Library : std::uint8_t { kOneDnn, kZenDnn, kOnnxRuntime };
 
-/// "oneDNN", "ZenDNN".
+/// "oneDNN", "ZenDNN", "ONNX Runtime".
 constexpr std::string_view LibraryName(Library library) {
-  return library == Library::kZenDnn ? "ZenDNN" : "oneDNN";
+  switch (library) {
+    case Library::kZenDnn:
+      return "ZenDNN";
+    case Library::kOnnxRuntime:
+      return "ONNX Runtime";
+    case Library::kOneDnn:
+      break;
+  }
+  return "oneDNN";
 }
 
 /// One verbose dialect: its marker, the optional fields between the marker and the operation,
@@ -73,11 +82,15 @@ inline constexpr std::array kDialects = {
             Library::kZenDnn, false},
     Dialect{Family::kZendnnProfile, "zendnnl_profile", "[PROF   ][", false, false, false,
             Library::kZenDnn, false},
+    // ONNX Runtime's profile (SessionOptions.enable_profiling): a JSON array of Chrome trace
+    // events, one a line as ONNX Runtime writes it; a node's line opens with this.
+    Dialect{Family::kOrtProfile, "onnxruntime_profile", R"({"cat" : "Node",)", false, false, false,
+            Library::kOnnxRuntime, false},
 };
 
 /// What `parse --dialect` reads: every dialect (told by the content), or one library's or one
 /// format's lines only (the others are then foreign, like program output).
-enum class DialectChoice { kAuto, kOneDnn, kZendnn, kZendnnPrimitive, kZendnnProfile };
+enum class DialectChoice { kAuto, kOneDnn, kZendnn, kZendnnPrimitive, kZendnnProfile, kOrtProfile };
 
 /// The dialect of a family (kNone: a dialect with no optional field and no marker).
 constexpr Dialect DialectOf(Family family) {
@@ -100,6 +113,8 @@ constexpr bool Admits(DialectChoice choice, Family family) {
       return family == Family::kZendnnPrimitive;
     case DialectChoice::kZendnnProfile:
       return family == Family::kZendnnProfile;
+    case DialectChoice::kOrtProfile:
+      return family == Family::kOrtProfile;
   }
   return true;
 }

@@ -58,7 +58,7 @@ constexpr std::string_view kSimpleReason =
     "generic C++ implementation: portable loops, vectorised by the compiler at best";
 
 using M = ImplClassRule::Match;
-constexpr std::array<ImplClassRule, 26> kRules = {{
+constexpr std::array<ImplClassRule, 27> kRules = {{
     // dlcheck's own scalar kernels (the `verbose` command's reference and fallback backend).
     {M::kFirstPrefix, "dlcheck", ImplClass::kScalar,
      "dlcheck's scalar kernels: plain C++ loops, the numerical reference"},
@@ -80,6 +80,10 @@ constexpr std::array<ImplClassRule, 26> kRules = {{
      "AMD AOCL (BLIS/DLP) kernels called by ZenDNN: ISA not shown"},
     {M::kFirstPrefix, "onednn", ImplClass::kExternal, "oneDNN kernels called by ZenDNN"},
     {M::kFirstPrefix, "reference", ImplClass::kScalar, kRefReason},
+    // ONNX Runtime's profile names the execution provider that ran a node
+    // (`CPUExecutionProvider`: its MLAS kernels; `DnnlExecutionProvider`: oneDNN's).
+    {M::kFirstSuffix, "ExecutionProvider", ImplClass::kExternal,
+     "an ONNX Runtime execution provider: vectorised inside it, ISA not shown"},
     {M::kGemmJit, "gemm", ImplClass::kGemm,
      "lowered to oneDNN's JIT GEMM: fast kernel, but im2col and extra copies around it"},
     {M::kFirstPrefix, "simple", ImplClass::kScalar, kSimpleReason},  // simple:any, simple_nchw

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "verbose/line_parser.h"
 
+#include <array>
 #include <charconv>
 #include <cmath>
 #include <cstring>
 #include <optional>
 #include <span>
+#include <string>
+#include <utility>
 
 #include "common/primitive_kinds.h"
 #include "verbose/dialect.h"
@@ -372,6 +375,7 @@ ParseResult LineParser::Parse(std::string_view line, VerboseEvent& e) {
   }
   if (family == Family::kZendnnPrimitive) return ParseZendnnPrimitive(line.substr(end), e);
   if (family == Family::kZendnnProfile) return ParseZendnnProfile(line.substr(end), e);
+  if (family == Family::kOrtProfile) return ParseOrtProfile(line.substr(end), e);
   const std::size_t n = Split(line.substr(end));
   // oneDNN never prints a blank after the marker: `dnnl_verbose, create ...` is prose about it.
   if (fields_[0].starts_with(' ')) return {LineKind::kSkipped, SkipReason::kForeign};
@@ -920,6 +924,164 @@ ParseResult LineParser::ParseZendnnProfile(std::string_view text, VerboseEvent& 
   return {LineKind::kEvent, SkipReason::kNone};
 }
 
+namespace {
+
+// The value of `"key" :` in a line of ONNX Runtime's profile (one JSON object a line): a
+// string's text between its quotes (escapes as printed), a bracketed list or object with its
+// brackets, or a number; nullopt where the key is absent or its value is cut off. `quoted_key`
+// holds the quotes (`"op_name"`): a key's name inside another's (`thread_pool_name`) or inside an
+// escaped string (`\"name\"`) is not it.
+std::optional<std::string_view> OrtValue(std::string_view text, std::string_view quoted_key) {
+  const std::size_t key = text.find(quoted_key);
+  if (key == std::string_view::npos) return std::nullopt;
+  std::size_t at = text.find_first_not_of(' ', key + quoted_key.size());
+  if (at == std::string_view::npos || text[at] != ':') return std::nullopt;
+  at = text.find_first_not_of(' ', at + 1);
+  if (at == std::string_view::npos) return std::nullopt;
+  if (text[at] == '"') {
+    for (std::size_t i = at + 1; i < text.size(); ++i) {
+      if (text[i] == '\\') {
+        ++i;
+      } else if (text[i] == '"') {
+        return text.substr(at + 1, i - at - 1);
+      }
+    }
+    return std::nullopt;
+  }
+  if (text[at] == '[' || text[at] == '{') {
+    int depth = 0;
+    bool in_string = false;
+    for (std::size_t i = at; i < text.size(); ++i) {
+      const char c = text[i];
+      if (in_string) {
+        if (c == '\\') ++i;
+        if (c == '"') in_string = false;
+      } else if (c == '"') {
+        in_string = true;
+      } else if (c == '[' || c == '{') {
+        ++depth;
+      } else if ((c == ']' || c == '}') && --depth == 0) {
+        return text.substr(at, i + 1 - at);
+      }
+    }
+    return std::nullopt;
+  }
+  const std::size_t end = text.find_first_of(",} ", at);
+  if (end == std::string_view::npos) return std::nullopt;
+  return text.substr(at, end - at);
+}
+
+// ONNX Runtime's tensor element types as oneDNN spells data types (`float` -> `f32`); another
+// is kept as ONNX Runtime prints it.
+std::string_view OrtDataType(std::string_view type) {
+  static constexpr std::array<std::pair<std::string_view, std::string_view>, 10> kTypes = {{
+      {"float", "f32"},
+      {"float16", "f16"},
+      {"bfloat16", "bf16"},
+      {"double", "f64"},
+      {"int8", "s8"},
+      {"uint8", "u8"},
+      {"int32", "s32"},
+      {"int64", "s64"},
+      {"int16", "s16"},
+      {"uint16", "u16"},
+  }};
+  for (const auto& [ort, onednn] : kTypes) {
+    if (type == ort) return onednn;
+  }
+  return type;
+}
+
+// `[{"float":[64,256]},{"int64":[]}]` (a node's input_type_shape or output_type_shape): each
+// tensor's descriptor `<prefix><i>:<type>::` appended to `descriptors` and its dims (`64x256`, ``
+// for a scalar) to `problem`, tensors apart by `:`. False where the list is not that shape.
+bool AppendOrtTensors(std::string_view list, std::string_view prefix, std::string& descriptors,
+                      std::string& problem) {
+  if (list.size() < 2 || list.front() != '[' || list.back() != ']') return false;
+  std::size_t index = 0;
+  for (std::size_t at = list.find('{'); at != std::string_view::npos;
+       at = list.find('{', at + 1), ++index) {
+    const std::size_t open = list.find('"', at);
+    const std::size_t close = open == std::string_view::npos ? open : list.find('"', open + 1);
+    const std::size_t dims_open = close == std::string_view::npos ? close : list.find('[', close);
+    const std::size_t dims_close =
+        dims_open == std::string_view::npos ? dims_open : list.find(']', dims_open);
+    if (dims_close == std::string_view::npos) return false;
+    if (!descriptors.empty()) descriptors.push_back(' ');
+    descriptors.append(prefix);
+    descriptors.append(std::to_string(index));
+    descriptors.push_back(':');
+    descriptors.append(OrtDataType(list.substr(open + 1, close - open - 1)));
+    descriptors.append("::");  // 3.6+'s field order; no layout: the profile says none
+    if (!problem.empty()) problem.push_back(':');
+    AppendDims(problem, list.substr(dims_open, dims_close + 1 - dims_open));
+    at = dims_close;
+  }
+  return true;
+}
+
+// The providers that run a node on a GPU (their rows' engine is `gpu`).
+bool IsGpuProvider(std::string_view provider) {
+  for (const std::string_view gpu : {"CUDA", "TensorRT", "ROCM", "MIGraphX", "Dml", "WebGpu"}) {
+    if (provider.starts_with(gpu)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+// ONNX Runtime's profile (SessionOptions.enable_profiling; onnxruntime/core/common/profiler.cc
+// writes one Chrome trace event a line): after `{"cat" : "Node",`, the node's `"name" :
+// "<node>_kernel_time"` and `"dur" :<us>`, and in `args` its `op_name`, `provider` and, since
+// about 1.8, `input_type_shape`/`output_type_shape`. A row's primitive is the operator as ONNX
+// Runtime names it (`Conv`, `MatMul`: the kind table maps it), its implementation the execution
+// provider that ran it, its problem the inputs' dims. `<node>_fence_before`/`_fence_after` (older
+// versions: the wait around a node, 0-1 us) are info lines, not work.
+ParseResult LineParser::ParseOrtProfile(std::string_view text, VerboseEvent& e) {
+  const std::optional<std::string_view> name = OrtValue(text, R"("name")");
+  const std::optional<std::string_view> dur = OrtValue(text, R"("dur")");
+  if (!name || !dur) return {LineKind::kSkipped, SkipReason::kTruncated};
+  constexpr std::string_view kKernelTime = "_kernel_time";
+  if (!name->ends_with(kKernelTime)) {
+    return name->ends_with("_fence_before") || name->ends_with("_fence_after")
+               ? ParseResult{LineKind::kInfo, SkipReason::kNone}
+               : ParseResult{LineKind::kSkipped, SkipReason::kUnknownOperation};
+  }
+  double us = 0;
+  if (!ParseNumber(*dur, us) || !(us >= 0)) return {LineKind::kSkipped, SkipReason::kBadTime};
+  ClearEvent(e);
+  e.era = Era::kOrtProfile;
+  e.operation = Operation::kExec;
+  const std::optional<std::string_view> provider = OrtValue(text, R"("provider")");
+  // No provider (ONNX Runtime before about 1.0, or for DirectML): the engine is not known.
+  if (provider) e.engine = IsGpuProvider(*provider) ? "gpu" : "cpu";
+  // A profile without args (ONNX Runtime for DirectML prints none) names no operator: `node`.
+  const std::optional<std::string_view> op = OrtValue(text, R"("op_name")");
+  Assign(e.primitive, op && !op->empty() ? *op : std::string_view("node"));
+  if (provider) Assign(e.implementation, *provider);
+  for (const auto& [key, prefix] :
+       {std::pair{R"("input_type_shape")", "in"}, std::pair{R"("output_type_shape")", "out"}}) {
+    const std::optional<std::string_view> tensors = OrtValue(text, key);
+    std::string ignored;
+    // A list that is there but cut off, or not a list of tensors: the line is cut.
+    if (!tensors && text.find(key) != std::string_view::npos) {
+      return {LineKind::kSkipped, SkipReason::kTruncated};
+    }
+    if (tensors && !AppendOrtTensors(*tensors, prefix, e.memory_descriptors,
+                                     std::string_view(prefix) == "in" ? e.problem : ignored)) {
+      return {LineKind::kSkipped, SkipReason::kTruncated};
+    }
+  }
+  const std::string_view node = name->substr(0, name->size() - kKernelTime.size());
+  if (!node.empty()) {
+    e.auxiliary = "name:";
+    e.auxiliary.append(node);
+  }
+  e.time_ms = us / 1000.0;
+  Classify(e);
+  return {LineKind::kEvent, SkipReason::kNone};
+}
+
 void JoiningParser::Emit(const ParseResult& result, std::uint64_t line) {
   event_.line = line;
   sink_(result, event_, line);
@@ -1094,7 +1256,8 @@ std::string DataTypesText(const std::vector<MemoryDesc>& mds) {
 std::string LayoutsText(const std::vector<MemoryDesc>& mds) {
   std::string text;
   for (const MemoryDesc& md : mds) {
-    if (!Present(md)) continue;
+    // A descriptor that names no layout (ONNX Runtime's tensors, 0.x's `dt:f32`) has none to show.
+    if (!Present(md) || (md.tag.empty() && md.format_kind.empty())) continue;
     if (!text.empty()) text.push_back(' ');
     text += md.name;
     text.push_back(':');

@@ -139,6 +139,7 @@ class LineParser {
   ParseResult ParseZendnnInfo(std::size_t first);
   ParseResult ParseZendnnPrimitive(std::string_view text, VerboseEvent& event);
   ParseResult ParseZendnnProfile(std::string_view text, VerboseEvent& event);
+  ParseResult ParseOrtProfile(std::string_view text, VerboseEvent& event);
   // Splits at the commas outside `[...]` (ZenDNN's tensors print `name[10,5]:f32:...`).
   std::size_t SplitOutsideBrackets(std::string_view text);
   void ClearEvent(VerboseEvent& event) const;

@@ -399,17 +399,65 @@ void PartialLog(const PrimitiveRows& rows, const Summary& s, const LogHeader& he
                        "(DNNL_VERBOSE=2 before 2.5)"});
     return;
   }
-  if (s.execs > 0 && s.creates == 0 && s.nested_creates == 0) {
+  // oneDNN's own lines only: the engines around it (ZenDNN's profilers, ONNX Runtime's profile)
+  // print no creation, whatever their setting.
+  double onednn_exec_ms = 0;
+  bool onednn_execs = false;
+  for (const PrimitiveStats& row : rows) {
+    if (LibraryOf(row.era) != Library::kOneDnn) continue;
+    if (row.creates > 0 || row.nested_creates > 0) return;
+    onednn_execs = onednn_execs || row.execs > 0;
+    onednn_exec_ms += row.exec_ms_total;
+  }
+  if (onednn_execs) {
     out.push_back({Severity::kInfo, codes::kPartialLog,
                    "the log has no create lines (ONEDNN_VERBOSE=1 or profile_exec): the "
                    "percentages cover the " +
-                       Ms(s.exec_ms) +
+                       Ms(onednn_exec_ms) +
                        " of execution it holds; creation time and cache behaviour are not in "
                        "it (ONEDNN_VERBOSE=2 adds them)"});
   }
 }
 
 }  // namespace
+
+// ONNX Runtime's provider that runs what no other requested provider takes.
+constexpr std::string_view kOrtCpuProvider = "CPUExecutionProvider";
+
+// ONNX Runtime's nodes by the execution provider that ran them (a row's implementation): where
+// another provider ran some and the CPU provider the rest, the CPU provider got what the other
+// could not run (ONNX Runtime gives such a node to it, onnxruntime#5434); where the CPU provider
+// ran every node, a requested DNNL, ZenDNN or OpenVINO provider took none of the graph, which the
+// profile cannot tell from a session that asked for none.
+void OrtProviders(const PrimitiveRows& rows, std::vector<Finding>& out) {
+  std::map<std::string, TimeShare> by_provider;
+  double ort_ms = 0;
+  for (const PrimitiveStats& row : rows) {
+    if (LibraryOf(row.era) != Library::kOnnxRuntime || row.implementation.empty()) continue;
+    AddShare(by_provider[std::string(row.implementation)], row);
+    ort_ms += row.exec_ms_total;
+  }
+  const auto cpu = by_provider.find(std::string(kOrtCpuProvider));
+  if (cpu == by_provider.end()) return;
+  if (by_provider.size() == 1) {
+    out.push_back({Severity::kInfo, codes::kProviderCpuOnly,
+                   "every ONNX Runtime node ran on CPUExecutionProvider: if the session asked "
+                   "for another provider (DNNL, ZenDNN, OpenVINO), it took none of the graph"});
+    return;
+  }
+  std::string others;
+  for (const auto& [provider, share] : by_provider) {
+    if (provider == kOrtCpuProvider) continue;
+    others += (others.empty() ? "" : ", ") + provider;
+  }
+  const double pct = ort_ms > 0 ? 100.0 * cpu->second.exec_ms / ort_ms : 0;
+  out.push_back({pct >= 10.0 ? Severity::kWarning : Severity::kInfo, codes::kProviderFallback,
+                 std::to_string(cpu->second.rows) + " ONNX Runtime node" +
+                     (cpu->second.rows == 1 ? "" : "s") + " (" + Percent(pct) +
+                     " of its time) ran on CPUExecutionProvider beside " + others +
+                     ": the other provider did not take them (ONNX Runtime runs a node no "
+                     "other provider supports on the CPU one)"});
+}
 
 bool DiagnosticsOnly(const Summary& s, const std::vector<DiagnosticStats>& diagnostics) {
   return s.creates + s.nested_creates + s.execs == 0 && !diagnostics.empty();
@@ -512,6 +560,7 @@ std::vector<Finding> Notes(const Summary& s, const PrimitiveRows& rows, const Lo
   ReordersEveryStep(rows, s.exec_ms, notes);
   if (context.whole_run) CacheThrash(rows, s, notes);
   PartialLog(rows, s, header, caller_says_why, notes);
+  OrtProviders(rows, notes);
   CallerChecks(diagnostics, notes);
   if (s.graph_dispatch > 0) {
     note(Severity::kInfo, codes::kGraphPatternMatcher,

@@ -31,6 +31,7 @@ enum class Era {
   kZendnn,           ///< `zendnn_verbose`: ZenDNN's oneDNN-2.x-shaped lines (ZENDNN_VERBOSE)
   kZendnnPrimitive,  ///< `zendnn_primitive_execute,`: ZENDNN_PRIMITIVE_LOG_ENABLE, ZenDNN 4.x-5.x
   kZendnnProfile,    ///< `[PROF   ]...operator execute - `: ZenDNN 5.1+'s profiler (ZENDNNL_*)
+  kOrtProfile,       ///< `{"cat" : "Node",...}`: ONNX Runtime's profile, a node's run
 };
 
 /// One era: its short stable name and the dialect family whose version it is.
@@ -52,6 +53,7 @@ inline constexpr std::array kEras = {
     EraRow{Era::kZendnn, "zendnn", Family::kZendnn},
     EraRow{Era::kZendnnPrimitive, "zendnn_primitive", Family::kZendnnPrimitive},
     EraRow{Era::kZendnnProfile, "zendnnl_profile", Family::kZendnnProfile},
+    EraRow{Era::kOrtProfile, "onnxruntime_profile", Family::kOrtProfile},
 };
 
 /// Short stable name of an era: "mkldnn0", "onednn_api", ...; "unknown" for kUnknown.

@@ -32,9 +32,46 @@ def finite(text):
     return value if math.isfinite(value) and value >= 0 else None
 
 
+def ort_event(line):
+    """An ONNX Runtime profile line as the JSON object it is (the array's `[`, `]` and `,`
+    around it taken off), or None."""
+    text = line.strip().lstrip("[").rstrip("]").rstrip(",").rstrip("]")
+    if not text.startswith("{"):
+        return None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return None
+
+
+def read_ort(path, totals):
+    """ONNX Runtime's profile: each node's `<name>_kernel_time` event is one execution of its
+    dur microseconds; a row is the operator, its provider, the node and its input shapes."""
+    for line in open(path, encoding="utf-8"):
+        event = ort_event(line)
+        if event is None or event.get("cat") != "Node" or \
+                not event.get("name", "").endswith("_kernel_time"):
+            continue
+        args = event.get("args", {})
+        t = totals["ONNX Runtime"]
+        t["execs"] += 1
+        t["exec_ms"] += event["dur"] / 1000.0
+        t["keys"].add((args.get("op_name"), args.get("provider"), event["name"],
+                       json.dumps(args.get("input_type_shape")),
+                       json.dumps(args.get("output_type_shape"))))
+    return totals
+
+
+def library_of(text):
+    """`oneDNN v2.6.3` -> `oneDNN`; `ONNX Runtime` as it is."""
+    return re.sub(r" v[0-9].*$", "", text)
+
+
 def read(path):
     """{library: {execs, creates, exec_ms, rows}} counted from the raw lines."""
     totals = defaultdict(lambda: {"execs": 0, "creates": 0, "exec_ms": 0.0, "keys": set()})
+    if "onnxruntime" in path:
+        return read_ort(path, totals)
     for line in open(path, encoding="utf-8"):
         line = line.rstrip("\n")
         m = PLUGIN.search(line)
@@ -79,7 +116,7 @@ def check(dlcheck, path, failures):
     doc = parse(dlcheck, path)
     got = defaultdict(lambda: {"execs": 0, "creates": 0, "exec_ms": 0.0, "rows": 0})
     for row in doc["primitives"]:
-        g = got[row["library"].split(" ")[0]]
+        g = got[library_of(row["library"])]
         g["execs"] += row["execs"]
         g["creates"] += row["creates"]
         g["exec_ms"] += row["exec_ms_total"]
@@ -110,7 +147,10 @@ def main():
     docs = {}
     for name in ["zendnn_verbose_v5.0.log", "zendnn_primitive_v5.1.log",
                  "zendnnl_profile_v5.2.log", "onednn_zen_ukernel_v3.x.log",
-                 "mixed_zendnn_onednn.log", "hostile_zendnn.log"]:
+                 "mixed_zendnn_onednn.log", "hostile_zendnn.log",
+                 "onnxruntime_1.31.1_mlp_profile.json", "onnxruntime_1.31.1_cnn_profile.json",
+                 "onnxruntime_0.4.0_issue1297.log", "onnxruntime_issue5617.log",
+                 "onnxruntime_dml_issue24306.log", "onnxruntime_genai_dml_issue2031.log"]:
         docs[name], expected = check(dlcheck, f"{data}/{name}", failures)
         if not expected:
             failures.append(f"{name}: the script counted no line: its rules are wrong")
@@ -143,10 +183,37 @@ def main():
         want = sum(float(re.search(r"(?:,|time:)(" + NUMBER + r")(?:ms|,ms)?$",
                                    l.rstrip("\n")).group(1)) for l in lines)
         have = sum(r["exec_ms_total"] for r in doc["primitives"])
-        libraries = {r["library"].split(" ")[0] for r in doc["primitives"]}
+        libraries = {library_of(r["library"]) for r in doc["primitives"]}
         if abs(want - have) > 1e-3 or libraries != {library}:
             failures.append(f"--dialect {dialect}: {have} ms of {libraries}, expected {want} ms "
                             f"of {library}")
+    # ONNX Runtime: its operators read as dlcheck's kinds, its NCHWc reorders as reorders, the
+    # provider that ran each node as the implementation, the fences as info lines.
+    cnn = docs["onnxruntime_1.31.1_cnn_profile.json"]
+    reorder_ms = sum(r["exec_ms_total"] for r in cnn["primitives"]
+                     if r["primitive"] == "ReorderOutput")
+    if reorder_ms <= 0 or abs(cnn["summary"]["reorder_exec_ms"] - reorder_ms) > 1e-3:
+        failures.append(f"onnxruntime cnn: ReorderOutput is not counted as a reorder: "
+                        f"{cnn['summary']['reorder_exec_ms']} vs {reorder_ms}")
+    mlp = docs["onnxruntime_1.31.1_mlp_profile.json"]
+    matmul = [r for r in mlp["primitives"] if r["primitive"] == "MatMul"]
+    # The profile lists the node's graph inputs (x), not its initialisers (the weights).
+    if len(matmul) != 1 or matmul[0]["data_types"] != "in0:f32 out0:f32" or \
+            matmul[0]["problem"] != "64x256" or \
+            matmul[0]["implementation"] != "CPUExecutionProvider" or \
+            matmul[0]["fallback"] != "external":
+        failures.append(f"onnxruntime mlp: the MatMul row: {matmul}")
+    for name in ["onnxruntime_1.31.1_mlp_profile.json", "onnxruntime_1.31.1_cnn_profile.json"]:
+        notes = [f["code"] for f in docs[name]["findings"]]
+        if "provider-cpu-only" not in notes or "partial-log" in notes:
+            failures.append(f"{name}: findings {notes}: provider-cpu-only expected, no "
+                            "partial-log (a profile prints no creation)")
+    fences = docs["onnxruntime_issue5617.log"]["input"]["info_lines"]
+    if fences != 8:
+        failures.append(f"onnxruntime_issue5617: {fences} info lines, expected its 8 fences")
+    dml = docs["onnxruntime_dml_issue24306.log"]["primitives"]
+    if any(r["engine"] is not None or r["primitive"] != "node" for r in dml):
+        failures.append(f"onnxruntime dml: a node without args has an engine or a kind: {dml}")
     hostile = docs["hostile_zendnn.log"]["input"]["skipped_by_reason"]
     if sum(hostile.values()) < 14:
         failures.append(f"hostile lines: too few skipped: {hostile}")

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 
 #include "verbose/diagnostic_words.h"
@@ -99,6 +100,43 @@ TEST(AggregateTest, CreatesHitsAndExecTimesPerRow) {
   EXPECT_EQ(s.notes[0].code, "reorder-share");
   EXPECT_EQ(s.notes[0].message,
             "reorders took 60.0% of execution time: memory layouts change between primitives");
+}
+
+// ONNX Runtime: a node that another provider did not take ran on the CPU provider (a DirectML
+// node of onnxruntime-genai#2031 beside a CPU one of onnxruntime#5617); a profile with only the CPU
+// provider says that the graph went to no other.
+TEST(AggregateTest, OnnxRuntimeProviderFindings) {
+  const std::string dml =
+      R"({"cat" : "Node","pid" :148092,"tid" :152600,"dur" :69,"ts" :2579165,"ph" : "X",)"
+      R"("name" :"/model/attn_mask_reformat/attn_mask_subgraph/Shape_kernel_time","args" : )"
+      R"({"parameter_size" : "0","provider" : "DmlExecutionProvider","op_name" : "Shape",)"
+      R"("input_type_shape" : [{"int64":[1,200]}],"node_index" : "3","output_type_shape" : )"
+      R"([{"int64":[2]}]}},)";
+  const std::string cpu =
+      R"({"cat" : "Node","pid" :8800,"tid" :10988,"dur" :42,"ts" :331014,"ph" : "X","name" :)"
+      R"("Add_27_kernel_time","args" : {"op_name" : "Add","provider" : "CPUExecutionProvider",)"
+      R"("graph_index" : "25","parameter_size" : "0"}},)";
+  const auto codes = [](const Summary& s) {
+    std::vector<std::string> found;
+    for (const auto& n : s.notes) found.push_back(n.code);
+    return found;
+  };
+  LogRun both;
+  Feed({dml, cpu}, both);
+  const Summary mixed = both.Summarize();
+  const auto fallback = std::find_if(mixed.notes.begin(), mixed.notes.end(),
+                                     [](const auto& n) { return n.code == "provider-fallback"; });
+  ASSERT_NE(fallback, mixed.notes.end()) << ::testing::PrintToString(codes(mixed));
+  EXPECT_EQ(fallback->severity, Severity::kWarning);  // 42 of 111 us: 37.8 %
+  EXPECT_NE(fallback->message.find("1 ONNX Runtime node (37.8%"), std::string::npos)
+      << fallback->message;
+  EXPECT_NE(fallback->message.find("DmlExecutionProvider"), std::string::npos);
+  LogRun only_cpu;
+  Feed({cpu}, only_cpu);
+  EXPECT_EQ(codes(only_cpu.Summarize()), std::vector<std::string>{"provider-cpu-only"});
+  LogRun only_dml;
+  Feed({dml}, only_dml);
+  EXPECT_TRUE(codes(only_dml.Summarize()).empty());
 }
 
 TEST(AggregateTest, ScalarFallbackAndNoExecFindings) {

@@ -687,6 +687,60 @@ TEST(LineParserTest, ZendnnProfilerLinesGiveKindKernelTensorsAndTime) {
             SkipReason::kBadTime);
 }
 
+// ONNX Runtime's profile (tests/data/engines: lines of onnxruntime#5617 and a recording made
+// here with onnxruntime-node 1.31.1).
+TEST(LineParserTest, OnnxRuntimeNodesGiveOperatorProviderShapesAndTime) {
+  const Parsed p = ParseOne(
+      R"({"cat" : "Node","pid" :11750,"tid" :11750,"dur" :194,"ts" :17009,"ph" : "X","name" :)"
+      R"("fc1_kernel_time","args" : {"mem_in_use_delta" : "32768","input_type_shape" : )"
+      R"([{"float":[64,256]}],"node_index" : "0","thread_scheduling_stats" : {"main_thread": )"
+      R"({"thread_pool_name": "session-1-intra-op", "block_size": [1], "core": 0}},)"
+      R"("provider" : "CPUExecutionProvider","output_type_shape" : [{"float":[64,128]}],)"
+      R"("op_name" : "MatMul","parameter_size" : "0"}},)");
+  ASSERT_EQ(p.result.kind, LineKind::kEvent);
+  const VerboseEvent& e = p.event;
+  EXPECT_EQ(e.era, Era::kOrtProfile);
+  EXPECT_EQ(e.operation, Operation::kExec);
+  EXPECT_EQ(e.engine, "cpu");
+  EXPECT_EQ(e.primitive, "MatMul");
+  EXPECT_TRUE(onednn::IsKind(e.primitive, onednn::Kind::kMatmul));
+  EXPECT_EQ(e.implementation, "CPUExecutionProvider");
+  EXPECT_EQ(e.impl_class, ImplClass::kExternal);
+  EXPECT_EQ(e.memory_descriptors, "in0:f32:: out0:f32::");
+  EXPECT_EQ(e.problem, "64x256");
+  EXPECT_EQ(e.auxiliary, "name:fc1");
+  EXPECT_DOUBLE_EQ(*e.time_ms, 0.194);
+  // A GPU provider's node; a fence (the wait around a node) is no work.
+  EXPECT_EQ(ParseOne(R"({"cat" : "Node","dur" :69,"name" :"/m/Shape_kernel_time","args" : )"
+                     R"({"provider" : "DmlExecutionProvider","op_name" : "Shape"}},)")
+                .event.engine,
+            "gpu");
+  EXPECT_EQ(ParseOne(R"({"cat" : "Node","pid" :8800,"dur" :0,"name" :"Add_27_fence_before",)"
+                     R"("args" : {"op_name" : "Add"}},)")
+                .result.kind,
+            LineKind::kInfo);
+  // Hostile: cut before its time or inside a list, a bad time, an escaped quote in the name.
+  EXPECT_EQ(ParseOne(R"({"cat" : "Node","pid" :1,"tid" :1,)").result.reason,
+            SkipReason::kTruncated);
+  EXPECT_EQ(ParseOne(R"({"cat" : "Node","dur" :5,"name" :"a_kernel_time","args" : )"
+                     R"({"input_type_shape" : [{"float":[64,)")
+                .result.reason,
+            SkipReason::kTruncated);
+  EXPECT_EQ(ParseOne(R"({"cat" : "Node","dur" :-3,"name" :"a_kernel_time"},)").result.reason,
+            SkipReason::kBadTime);
+  EXPECT_EQ(ParseOne(R"({"cat" : "Node","dur" :1e999,"name" :"a_kernel_time"},)").result.reason,
+            SkipReason::kBadTime);
+  const Parsed quoted = ParseOne(
+      R"({"cat" : "Node","dur" :7,"name" :"say \"hi\"_kernel_time","args" : {"op_name" : ""}},)");
+  ASSERT_EQ(quoted.result.kind, LineKind::kEvent);
+  EXPECT_EQ(quoted.event.primitive, "node");
+  EXPECT_EQ(quoted.event.auxiliary, R"(name:say \"hi\")");
+  EXPECT_EQ(ParseOne(R"({"cat" : "Node","dur" :7,"name" :"x_kernel_time","args" : )"
+                     R"({"input_type_shape" : [{"float"}]}},)")
+                .result.reason,
+            SkipReason::kTruncated);
+}
+
 TEST(LineParserTest, DialectChoiceReadsOnlyItsLines) {
   LineParser parser;
   parser.RestrictTo(DialectChoice::kZendnnProfile);
