@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <array>
 #include <cerrno>
 #include <cstdlib>
 
@@ -47,6 +48,21 @@ VerboseRequest ChooseVerboseRequest(const std::function<const char*(const char*)
   request.from_user = !request.variables.empty();
   if (!request.from_user) request.variables.assign(ours.begin(), ours.begin() + kLevelVariables);
   return request;
+}
+
+std::vector<std::pair<std::string, std::string>> EngineLogEnvironment(
+    const std::function<const char*(const char*)>& lookup) {
+  static const std::array<std::pair<std::string_view, std::string_view>, 4> kZendnn = {{
+      {"ZENDNN_VERBOSE", "2"},
+      {"ZENDNN_PRIMITIVE_LOG_ENABLE", "1"},
+      {"ZENDNNL_ENABLE_PROFILER", "1"},
+      {"ZENDNNL_PROFILE_LOG_LEVEL", "4"},
+  }};
+  std::vector<std::pair<std::string, std::string>> added;
+  for (const auto& [name, value] : kZendnn) {
+    if (lookup(std::string(name).c_str()) == nullptr) added.emplace_back(name, value);
+  }
+  return added;
 }
 
 std::vector<std::pair<std::string, std::string>> MaxIsaEnvironment(const std::string& cap) {
@@ -252,6 +268,8 @@ StatusOr<os::Spec> ProgramSpec(const ProgramSource& source, const CaptureSetting
   for (std::size_t i = request.from_user ? kLevelVariables : 0; i < verbose.size(); ++i) {
     spec.env.push_back(verbose[i]);
   }
+  for (auto& kv : EngineLogEnvironment([](const char* name) { return std::getenv(name); }))
+    spec.env.push_back(std::move(kv));
   spec.search_path = true;
   spec.terminal = true;
   spec.timeout_s = settings.timeout_s;

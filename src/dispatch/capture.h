@@ -50,6 +50,15 @@ const std::vector<std::pair<std::string, std::string>>& VerboseEnvironment();
 /// `lookup` reads this process's environment (std::getenv; a test passes its own).
 VerboseRequest ChooseVerboseRequest(const std::function<const char*(const char*)>& lookup);
 
+/// The logging of the engines around oneDNN that `parse` reads, switched on beside oneDNN's:
+/// AMD ZenDNN's oneDNN-2.x-shaped lines (ZENDNN_VERBOSE=2), its plug-in's profiling lines
+/// (ZENDNN_PRIMITIVE_LOG_ENABLE=1) and ZenDNN 5.1+'s profiler (ZENDNNL_ENABLE_PROFILER=1,
+/// ZENDNNL_PROFILE_LOG_LEVEL=4, as AMD's user guide 57300 says). Each only where the user's
+/// environment (`lookup`) does not set it: a user's value is kept. A program without ZenDNN
+/// reads none of them. (ONNX Runtime's profile is switched on in the program's own code.)
+std::vector<std::pair<std::string, std::string>> EngineLogEnvironment(
+    const std::function<const char*(const char*)>& lookup);
+
 /// The variables that cap oneDNN's ISA at `cap` for every generation: ONEDNN_MAX_CPU_ISA (2.5+),
 /// DNNL_MAX_CPU_ISA (1.1+) and MKLDNN_MAX_CPU_ISA (1.0).
 std::vector<std::pair<std::string, std::string>> MaxIsaEnvironment(const std::string& cap);

@@ -142,6 +142,23 @@ TEST(RunFindingsTest, TimeOutsideOneDnnBelowHalfOfWallTime) {
   EXPECT_FALSE(ExecPctOfWall(run));
 }
 
+// ZenDNN's three logs are switched on beside oneDNN's; a variable the user set is kept.
+TEST(VerboseRequestTest, ZendnnLoggingIsAddedWhereTheUserSetNone) {
+  const auto names = [](const std::vector<std::pair<std::string, std::string>>& env) {
+    std::vector<std::string> found;
+    for (const auto& [name, value] : env) found.push_back(name + "=" + value);
+    return found;
+  };
+  EXPECT_EQ(names(EngineLogEnvironment([](const char*) { return nullptr; })),
+            (std::vector<std::string>{"ZENDNN_VERBOSE=2", "ZENDNN_PRIMITIVE_LOG_ENABLE=1",
+                                      "ZENDNNL_ENABLE_PROFILER=1", "ZENDNNL_PROFILE_LOG_LEVEL=4"}));
+  EXPECT_EQ(names(EngineLogEnvironment([](const char* name) {
+              return std::string_view(name) == "ZENDNNL_PROFILE_LOG_LEVEL" ? "1" : nullptr;
+            })),
+            (std::vector<std::string>{"ZENDNN_VERBOSE=2", "ZENDNN_PRIMITIVE_LOG_ENABLE=1",
+                                      "ZENDNNL_ENABLE_PROFILER=1"}));
+}
+
 TEST(VerboseRequestTest, WhatEachOneDnnGenerationReads) {
   // dlcheck's request: 2.x and 3.0-3.1 read `2,dispatch` through atoi (2); 3.2+ splits it.
   const VerboseRequest ours = ChooseVerboseRequest([](const char*) { return nullptr; });
