@@ -143,13 +143,17 @@ std::string PrimitivesVerdict(const verbose::Summary& summary) {
   if (summary.execs == 0 && summary.rows == 0) return "no oneDNN primitive ran";
   // The libraries whose rows these are: oneDNN's, ZenDNN's, or both in a mixed log.
   std::string libraries;
+  // ONNX Runtime's rows are its graph's operators (a row per node), not oneDNN's primitives.
+  bool only_operators = !summary.by_library.empty();
   for (const verbose::TimeShare& share : summary.by_library) {
     libraries += (libraries.empty() ? "" : " and ") + share.name;
+    only_operators =
+        only_operators && share.name == verbose::LibraryName(verbose::Library::kOnnxRuntime);
   }
   if (libraries.empty()) libraries = "oneDNN";
-  return fmt::format("{} ran {} primitive{}: {} execution{}, {:.1f} ms", libraries, summary.rows,
-                     summary.rows == 1 ? "" : "s", summary.execs, summary.execs == 1 ? "" : "s",
-                     summary.exec_ms);
+  return fmt::format("{} ran {} {}{}: {} execution{}, {:.1f} ms", libraries, summary.rows,
+                     only_operators ? "operator" : "primitive", summary.rows == 1 ? "" : "s",
+                     summary.execs, summary.execs == 1 ? "" : "s", summary.exec_ms);
 }
 
 void AddSummary(report::Report& report, const verbose::Summary& summary,

@@ -208,6 +208,10 @@ def main():
         if "provider-cpu-only" not in notes or "partial-log" in notes:
             failures.append(f"{name}: findings {notes}: provider-cpu-only expected, no "
                             "partial-log (a profile prints no creation)")
+    table = subprocess.run([dlcheck, "parse", f"{data}/onnxruntime_1.31.1_cnn_profile.json"],
+                           capture_output=True, text=True, check=True).stdout
+    if not table.startswith("ONNX Runtime ran 2 operators: 10 executions"):
+        failures.append(f"onnxruntime cnn: the verdict: {table.splitlines()[:1]}")
     fences = docs["onnxruntime_issue5617.log"]["input"]["info_lines"]
     if fences != 8:
         failures.append(f"onnxruntime_issue5617: {fences} info lines, expected its 8 fences")
