@@ -212,6 +212,14 @@ def main():
                            capture_output=True, text=True, check=True).stdout
     if not table.startswith("ONNX Runtime ran 2 operators: 10 executions"):
         failures.append(f"onnxruntime cnn: the verdict: {table.splitlines()[:1]}")
+    # Two runs of one graph (recorded minutes apart): diff lines their operators up.
+    diff = json.loads(subprocess.run(
+        [dlcheck, "diff", "--format", "json", f"{data}/onnxruntime_1.31.1_cnn_profile.json",
+         f"{data}/onnxruntime_1.31.1_cnn_profile_run2.json"],
+        capture_output=True, text=True, check=False).stdout)
+    if diff["summary"]["rows_matched"] != 2 or diff["summary"]["new"] or \
+            diff["summary"]["vanished"]:
+        failures.append(f"onnxruntime diff of two runs: {diff['summary']}")
     fences = docs["onnxruntime_issue5617.log"]["input"]["info_lines"]
     if fences != 8:
         failures.append(f"onnxruntime_issue5617: {fences} info lines, expected its 8 fences")
