@@ -117,6 +117,7 @@ inline constexpr char kReferenceBlas[] = "reference-blas";
 inline constexpr char kStackScanBounded[] = "stack-scan-bounded";
 
 // diff
+inline constexpr char kDiffEnginesDiffer[] = "diff-engines-differ";
 inline constexpr char kDiffNoRegression[] = "diff-no-regression";
 inline constexpr char kDiffRowsWithoutNumbers[] = "diff-rows-without-numbers";
 inline constexpr char kDiffSlower[] = "diff-slower";

@@ -150,7 +150,34 @@ std::string RowName(const RunRow& row) {
   return name;
 }
 
+// "oneDNN and ZenDNN"; "" for none.
+std::string LibrariesText(const std::vector<std::string>& libraries) {
+  std::string text;
+  for (const std::string& library : libraries) text += (text.empty() ? "" : " and ") + library;
+  return text;
+}
+
+report::Value LibrariesValue(const std::vector<std::string>& libraries) {
+  return libraries.empty() ? report::Value() : report::Value(LibrariesText(libraries));
+}
+
+// Two runs of different engines (oneDNN against ZenDNN, or ONNX Runtime): rows still match by
+// what they compute, as each engine names and shapes it.
+void EnginesDiffer(report::Report& report, const RowDiff& diff) {
+  std::vector<std::string> a = diff.a_libraries, b = diff.b_libraries;
+  std::sort(a.begin(), a.end());
+  std::sort(b.begin(), b.end());
+  if (a.empty() || b.empty() || a == b) return;
+  report.AddFinding(
+      Severity::kInfo, codes::kDiffEnginesDiffer,
+      fmt::format("a ran {}, b ran {}: rows are matched by what they compute (engine, kind, data "
+                  "types, attributes, shape) as each library prints it; an operator the two "
+                  "name or shape differently is new in b and vanished from a",
+                  LibrariesText(diff.a_libraries), LibrariesText(diff.b_libraries)));
+}
+
 void AddFindings(report::Report& report, const RowDiff& diff, const Counts& counts) {
+  EnginesDiffer(report, diff);
   for (const auto& [name, count] : {std::pair{&diff.a_name, diff.a_rows_without_numbers},
                                     std::pair{&diff.b_name, diff.b_rows_without_numbers}}) {
     if (count == 0) continue;
@@ -220,6 +247,8 @@ RowDiff CompareRuns(const RunRows& a, const RunRows& b, const DiffOptions& optio
   diff.b_wall_s = b.wall_s;
   diff.a_exec_pct_of_wall = a.exec_pct_of_wall;
   diff.b_exec_pct_of_wall = b.exec_pct_of_wall;
+  diff.a_libraries = a.libraries;
+  diff.b_libraries = b.libraries;
   // At most every row of both; capacity never touched costs no memory.
   diff.rows.reserve(a.rows.size() + b.rows.size());
   std::unordered_map<RunRow::Key, std::size_t, RunRow::KeyHash> b_index;
@@ -249,16 +278,31 @@ const report::contract::Document& DiffDocument() {
   static const report::contract::Document kDiff = [] {
     using namespace diff_field;
     namespace contract = report::contract;
-    return contract::Document{
-        "diff",
-        "two runs compared primitive by primitive",
-        {contract::Object(
-             kDiffSummarySection,
-             {kA, kB, kRowsMatched, kChangedImplementation, kWorseClass, kSlower, kFaster, kNew,
-              kVanished, kExecMsA, kExecMsB, kExecTimeRatio, kThresholdPct, kRegressions,
-              kWithinNoise, kWallSA, kWallSB, kExecPctOfWallA, kExecPctOfWallB}),
-         contract::Rows(kDiffRowsTable, contract::Members(kDiffColumns))},
-        std::string(kDiffRowsTable.name)};
+    return contract::Document{"diff",
+                              "two runs compared primitive by primitive",
+                              {contract::Object(kDiffSummarySection, {kA,
+                                                                      kB,
+                                                                      kRowsMatched,
+                                                                      kChangedImplementation,
+                                                                      kWorseClass,
+                                                                      kSlower,
+                                                                      kFaster,
+                                                                      kNew,
+                                                                      kVanished,
+                                                                      kExecMsA,
+                                                                      kExecMsB,
+                                                                      kExecTimeRatio,
+                                                                      kThresholdPct,
+                                                                      kRegressions,
+                                                                      kWithinNoise,
+                                                                      kWallSA,
+                                                                      kWallSB,
+                                                                      kExecPctOfWallA,
+                                                                      kExecPctOfWallB,
+                                                                      kLibrariesA,
+                                                                      kLibrariesB}),
+                               contract::Rows(kDiffRowsTable, contract::Members(kDiffColumns))},
+                              std::string(kDiffRowsTable.name)};
   }();
   return kDiff;
 }
@@ -293,6 +337,8 @@ report::Report DiffReport(RowDiff diff) {
   summary.Add(kWallSA, Number(diff.a_wall_s, 3)).Add(kWallSB, Number(diff.b_wall_s, 3));
   summary.Add(kExecPctOfWallA, Number(diff.a_exec_pct_of_wall, 2));
   summary.Add(kExecPctOfWallB, Number(diff.b_exec_pct_of_wall, 2));
+  summary.Add(kLibrariesA, LibrariesValue(diff.a_libraries));
+  summary.Add(kLibrariesB, LibrariesValue(diff.b_libraries));
   report::Table& table = report.AddTable(kDiffRowsTable, kDiffColumns);
   table.hidden_in_table = report::Names({kPropKind, kIsaA, kIsaB, kExecsA, kExecsB});
   table.answer_columns = report::Names({kRegressed, kRatio});

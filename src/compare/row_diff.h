@@ -51,6 +51,10 @@ inline constexpr Field kWallSA{"wall_s_a", Type::kNumber};
 inline constexpr Field kWallSB{"wall_s_b", Type::kNumber};
 inline constexpr Field kExecPctOfWallA{"exec_pct_of_wall_a", Type::kNumber};
 inline constexpr Field kExecPctOfWallB{"exec_pct_of_wall_b", Type::kNumber};
+/// The libraries whose rows each input holds (`oneDNN`, `ZenDNN`, `ONNX Runtime`, joined by
+/// " and "); null where an input says none (a report from before the library column).
+inline constexpr Field kLibrariesA{"libraries_a"};
+inline constexpr Field kLibrariesB{"libraries_b"};
 // primitives: a row of each run
 inline constexpr Field kPrimitive = report::IdentityColumn("primitive");
 inline constexpr Field kPropKind = report::PropagationColumn();
@@ -137,6 +141,8 @@ struct RunRows {
   std::size_t rows_without_numbers = 0;
   /// A `run` report's program: its wall time (seconds) and oneDNN's share of it (percent).
   std::optional<double> wall_s, exec_pct_of_wall;
+  /// The libraries its rows came from, without versions, in first-seen order.
+  std::vector<std::string> libraries;
 };
 
 /// Reads a verbose log (plain or gzip; any oneDNN/MKL-DNN version) or a dlcheck JSON report
@@ -173,6 +179,7 @@ struct RowDiff {
   std::uint64_t regressions = 0;
   std::size_t a_rows_without_numbers = 0, b_rows_without_numbers = 0;  ///< RunRows' counts
   std::optional<double> a_wall_s, b_wall_s, a_exec_pct_of_wall, b_exec_pct_of_wall;
+  std::vector<std::string> a_libraries, b_libraries;  ///< RunRows::libraries
 };
 
 RowDiff CompareRuns(const RunRows& a, const RunRows& b, const DiffOptions& options);

@@ -64,6 +64,20 @@ class RowMerger {
   std::unordered_map<RunRow::Key, std::size_t, RunRow::KeyHash> index_;
 };
 
+// Adds `library` (its version left out: `oneDNN v2.6.3` -> `oneDNN`) where not yet there.
+void AddLibrary(std::vector<std::string>& libraries, std::string_view library) {
+  for (std::size_t at = library.find(" v"); at != std::string_view::npos;
+       at = library.find(" v", at + 1)) {
+    if (at + 2 < library.size() && library[at + 2] >= '0' && library[at + 2] <= '9') {
+      library = library.substr(0, at);
+      break;
+    }
+  }
+  if (library.empty()) return;
+  if (std::find(libraries.begin(), libraries.end(), library) == libraries.end())
+    libraries.emplace_back(library);
+}
+
 RunRow FromStats(const verbose::PrimitiveStats& stats) {
   RunRow row;
   const std::string_view layer = stats.LayerOr("");
@@ -96,6 +110,7 @@ StatusOr<RunRows> LoadLog(verbose::LineReader& reader, const std::string& path, 
   RowMerger merger(run.rows);
   for (const verbose::PrimitiveStats& stats : session.aggregator().rows()) {
     merger.Add(FromStats(stats));
+    AddLibrary(run.libraries, verbose::LibraryName(verbose::LibraryOf(stats.era)));
   }
   return run;
 }
@@ -237,6 +252,10 @@ StatusOr<RunRows> LoadReport(const std::string& path, const std::string& text) {
     if (!row.is_object()) continue;
     if (std::optional<RunRow> read = FromJsonRow(row)) {
       merger.Add(std::move(*read));
+      const auto library = row.find(std::string(report::primitive_column::kLibrary.name));
+      if (library != row.end() && library->is_string()) {
+        AddLibrary(run.libraries, library->get_ref<const std::string&>());
+      }
     } else {
       ++run.rows_without_numbers;
     }

@@ -7,15 +7,18 @@ expressions written from the formats in tests/data/engines/README.md, sharing no
 parser): every exec and create line, its library, and the key that makes it a row (the line
 without its time, its log header or the weights' address). `dlcheck parse --format json` must
 give, per library, the same execs, creates, exec time and rows, and summary.by_library the same
-totals.
+totals. ONNX Runtime's profiles are read with `json`, a line at a time. `dlcheck diff` of two
+runs of one engine and of two engines names each side's libraries.
 
 usage: engines_check.py DLCHECK DATA_DIR
 """
 import json
 import math
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 from collections import defaultdict
 
 NUMBER = r"[0-9][0-9.]*(?:e[-+]?[0-9]+)?"
@@ -143,6 +146,7 @@ def check(dlcheck, path, failures):
 
 def main():
     dlcheck, data = sys.argv[1], sys.argv[2]
+    out_dir = tempfile.mkdtemp(prefix="dlcheck-engines.")
     failures = []
     docs = {}
     for name in ["zendnn_verbose_v5.0.log", "zendnn_primitive_v5.1.log",
@@ -220,6 +224,33 @@ def main():
     if diff["summary"]["rows_matched"] != 2 or diff["summary"]["new"] or \
             diff["summary"]["vanished"]:
         failures.append(f"onnxruntime diff of two runs: {diff['summary']}")
+    if diff["summary"]["libraries_a"] != "ONNX Runtime" or \
+            any(f["code"] == "diff-engines-differ" for f in diff["findings"]):
+        failures.append(f"onnxruntime diff: one engine on both sides: {diff['summary']}")
+    # Two engines: each side's libraries named (versions left out), and the finding says so; a
+    # report's library column counts as a log's rows do.
+    engines = json.loads(subprocess.run(
+        [dlcheck, "diff", "--format", "json", f"{data}/zendnn_verbose_v5.0.log",
+         f"{data}/onnxruntime_1.31.1_mlp_profile.json"],
+        capture_output=True, text=True, check=False).stdout)
+    if (engines["summary"]["libraries_a"], engines["summary"]["libraries_b"]) != \
+            ("ZenDNN", "ONNX Runtime") or \
+            "diff-engines-differ" not in [f["code"] for f in engines["findings"]]:
+        failures.append(f"diff of ZenDNN and ONNX Runtime: {engines['summary']}, "
+                        f"{[f['code'] for f in engines['findings']]}")
+    report = subprocess.run([dlcheck, "parse", "--format", "json", mixed], capture_output=True,
+                            text=True, check=True).stdout
+    with open(f"{out_dir}/mixed.json", "w", encoding="utf-8") as f:
+        f.write(report)
+    both = json.loads(subprocess.run(
+        [dlcheck, "diff", "--format", "json", f"{out_dir}/mixed.json", mixed],
+        capture_output=True, text=True, check=False).stdout)
+    for side in ("libraries_a", "libraries_b"):
+        if set((both["summary"][side] or "").split(" and ")) != {"oneDNN", "ZenDNN"}:
+            failures.append(f"diff of the mixed log and its report: {side} "
+                            f"{both['summary'][side]}")
+    if "diff-engines-differ" in [f["code"] for f in both["findings"]]:
+        failures.append("diff of the mixed log and its report: engines said to differ")
     fences = docs["onnxruntime_issue5617.log"]["input"]["info_lines"]
     if fences != 8:
         failures.append(f"onnxruntime_issue5617: {fences} info lines, expected its 8 fences")
@@ -229,6 +260,7 @@ def main():
     hostile = docs["hostile_zendnn.log"]["input"]["skipped_by_reason"]
     if sum(hostile.values()) < 14:
         failures.append(f"hostile lines: too few skipped: {hostile}")
+    shutil.rmtree(out_dir, ignore_errors=True)
     for failure in failures:
         print("FAIL:", failure)
     return 1 if failures else 0
