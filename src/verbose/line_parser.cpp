@@ -8,6 +8,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <tuple>
 #include <utility>
 
 #include "common/primitive_kinds.h"
@@ -994,9 +995,10 @@ std::string_view OrtDataType(std::string_view type) {
 
 // `[{"float":[64,256]},{"int64":[]}]` (a node's input_type_shape or output_type_shape): each
 // tensor's descriptor `<prefix><i>:<type>::` appended to `descriptors` and its dims (`64x256`, ``
-// for a scalar) to `problem`, tensors apart by `:`. False where the list is not that shape.
+// for a scalar) to `problem` where given, tensors apart by `:`. False where the list is not that
+// shape.
 bool AppendOrtTensors(std::string_view list, std::string_view prefix, std::string& descriptors,
-                      std::string& problem) {
+                      std::string* problem) {
   if (list.size() < 2 || list.front() != '[' || list.back() != ']') return false;
   std::size_t index = 0;
   for (std::size_t at = list.find('{'); at != std::string_view::npos;
@@ -1013,8 +1015,10 @@ bool AppendOrtTensors(std::string_view list, std::string_view prefix, std::strin
     descriptors.push_back(':');
     descriptors.append(OrtDataType(list.substr(open + 1, close - open - 1)));
     descriptors.append("::");  // 3.6+'s field order; no layout: the profile says none
-    if (!problem.empty()) problem.push_back(':');
-    AppendDims(problem, list.substr(dims_open, dims_close + 1 - dims_open));
+    if (problem != nullptr) {
+      if (!problem->empty()) problem->push_back(':');
+      AppendDims(*problem, list.substr(dims_open, dims_close + 1 - dims_open));
+    }
     at = dims_close;
   }
   return true;
@@ -1059,16 +1063,16 @@ ParseResult LineParser::ParseOrtProfile(std::string_view text, VerboseEvent& e) 
   const std::optional<std::string_view> op = OrtValue(text, R"("op_name")");
   Assign(e.primitive, op && !op->empty() ? *op : std::string_view("node"));
   if (provider) Assign(e.implementation, *provider);
-  for (const auto& [key, prefix] :
-       {std::pair{R"("input_type_shape")", "in"}, std::pair{R"("output_type_shape")", "out"}}) {
+  // The inputs' dims are the problem; the outputs' only their descriptors.
+  for (const auto& [key, prefix, problem] :
+       {std::tuple{R"("input_type_shape")", "in", &e.problem},
+        std::tuple{R"("output_type_shape")", "out", static_cast<std::string*>(nullptr)}}) {
     const std::optional<std::string_view> tensors = OrtValue(text, key);
-    std::string ignored;
     // A list that is there but cut off, or not a list of tensors: the line is cut.
     if (!tensors && text.find(key) != std::string_view::npos) {
       return {LineKind::kSkipped, SkipReason::kTruncated};
     }
-    if (tensors && !AppendOrtTensors(*tensors, prefix, e.memory_descriptors,
-                                     std::string_view(prefix) == "in" ? e.problem : ignored)) {
+    if (tensors && !AppendOrtTensors(*tensors, prefix, e.memory_descriptors, problem)) {
       return {LineKind::kSkipped, SkipReason::kTruncated};
     }
   }
