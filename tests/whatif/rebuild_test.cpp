@@ -490,6 +490,39 @@ TEST(Measure, FloatInputsAreNotExactInBf16) {
   FAIL() << "no reorder in the log";
 }
 
+// A half-width tensor is filled and read back through its f32 twin (dlcheck converts; oneDNN
+// 2.6.3 only moves elements): a reorder of bf16 or f16 between two layouts gives the f32
+// reorder's values, rounded to the type's precision, and runs in its own implementation.
+TEST(Measure, HalfWidthTensorsHoldTheFloatValuesRounded) {
+  const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  const memory::dims dims = {2, 19, 5, 7};
+  const auto reorder_output = [&](memory::data_type type) {
+    const memory::desc from(dims, type, memory::format_tag::abcd);
+    const memory::desc to(dims, type, memory::format_tag::acdb);
+    std::optional<Rebuilt> rebuilt = ReorderBetween(from, to, engine);
+    EXPECT_TRUE(rebuilt.has_value());
+    StatusOr<Measurement> m =
+        Measure(*rebuilt, engine, {.budget_s = 0, .min_runs = 1, .keep_output = true});
+    EXPECT_TRUE(m.ok()) << m.status().message();
+    return m.ok() ? std::vector<float>(m->output.view().begin(), m->output.view().end())
+                  : std::vector<float>();
+  };
+  const std::vector<float> f32 = reorder_output(memory::data_type::f32);
+  ASSERT_EQ(f32.size(), 2u * 19 * 5 * 7);
+  // f16 keeps 11 bits of the significand, bf16 8: half an ulp at most, relative to the value.
+  for (const auto& [type, precision] : {std::pair{memory::data_type::f16, 1.0 / 2048},
+                                        std::pair{memory::data_type::bf16, 1.0 / 256}}) {
+    const std::vector<float> half = reorder_output(type);
+    ASSERT_EQ(half.size(), f32.size());
+    std::size_t rounded = 0;
+    for (std::size_t i = 0; i < f32.size(); ++i) {
+      EXPECT_LE(std::fabs(half[i] - f32[i]), precision * std::fabs(f32[i])) << i;
+      rounded += half[i] != f32[i];
+    }
+    EXPECT_GT(rounded, 0u);  // the values are not all exact in the narrower type
+  }
+}
+
 // The relative deviation is against the reference's largest magnitude: an element whose sum
 // cancels to 0 does not make a small error look infinite.
 TEST(Measure, DeviationIsRelativeToTheLargestReference) {
