@@ -2,9 +2,12 @@
 // dlcheck roofline: the machine's limits measured (bandwidth by memory level and thread count,
 // the compute peak of each data type this CPU and OS can run) and stored as the machine profile
 // in the user's cache directory; or a stored profile shown again (--from).
+#include <fmt/format.h>
+
 #include <chrono>
 #include <ctime>
 #include <iostream>
+#include <optional>
 
 #include "cli/commands.h"
 #include "common/exit_code.h"
@@ -110,6 +113,21 @@ std::vector<roofline::Unmeasured> Unmeasurable(const detect::FeatureSet& usable,
   return list;
 }
 
+// The sweep's DRAM plateau where the caches the CPU reports are too large for the sweep to leave
+// (an L3 of hundreds of MiB: AMD's 3D V-Cache, or what a hypervisor reports): said, not guessed.
+std::optional<roofline::Unmeasured> DramPlateauOutOfReach(const roofline::MeasurePlan& plan) {
+  const std::int64_t from = roofline::DramFrom(plan.caches);
+  if (from <= plan.dram_bytes) return std::nullopt;
+  constexpr double kMiB = 1 << 20;
+  return roofline::Unmeasured{
+      "the sweep's DRAM plateau",
+      fmt::format("the caches the CPU reports need working sets of {:.0f} MiB to leave them, more "
+                  "than the sweep's largest ({:.0f} MiB{}): the DRAM figures are the threads "
+                  "table's, at that size, which caches this large may still serve in part",
+                  static_cast<double>(from) / kMiB, static_cast<double>(plan.dram_bytes) / kMiB,
+                  plan.quick ? ", --quick" : "")};
+}
+
 StatusOr<int> ShowStored(const RooflineOptions& o) {
   StatusOr<roofline::MachineProfile> profile = roofline::LoadProfile(o.from);
   if (!profile.ok()) return profile.status();
@@ -154,6 +172,9 @@ StatusOr<int> RunRoofline(const RooflineOptions& o) {
        .cpus = MeasuringCpus(budget.cpus),
        .caches = topology ? DataCaches(*topology) : std::vector<roofline::CacheSize>{},
        .memory_bytes = topology ? topology->memory_bytes : 0});
+  if (std::optional<roofline::Unmeasured> dram = DramPlateauOutOfReach(plan)) {
+    profile.unmeasured.insert(profile.unmeasured.begin(), std::move(*dram));
+  }
   report::Progress progress("roofline", roofline::StepCount(plan, usable));
   os::SignalForwarding signals;
   profile.load_start = OneMinuteLoad();

@@ -307,7 +307,9 @@ __attribute__((target("amx-tile"))) void AmxPrepare() {
     config.colsb[t] = 64;
     config.rows[t] = 16;
   }
-  _tile_loadconfig(&config);
+  // Not GCC 12's _tile_loadconfig: its asm names only the first 8 bytes of the configuration
+  // as read, so the stores of the rows and widths were dropped (a #GP, SIGSEGV, on an AMX host).
+  asm volatile("ldtilecfg %0" ::"m"(config));
   alignas(64) static std::uint8_t data[16 * 64];
   for (std::size_t i = 0; i < sizeof(data); ++i) data[i] = (i % 2 == 0) ? 0x83 : 0x3a;
   _tile_zero(0);

@@ -97,7 +97,13 @@ TEST_F(RooflineCli, AQuickMeasurementHoldsOnAnyHostAndIsStored) {
   ASSERT_FALSE(plateaus.empty());
   const Json& dram = plateaus.back();
   EXPECT_EQ(dram["level"], "DRAM");
-  ASSERT_GT(Number(dram["read_gbps"]), 0);
+  // Caches too large for the sweep to leave (what the CPU reports) leave it null, and say so.
+  const Json* out_of_reach = Row(doc["unmeasured"], "what", "the sweep's DRAM plateau");
+  if (out_of_reach != nullptr) {
+    EXPECT_TRUE(dram["read_gbps"].is_null()) << dram;
+  } else {
+    ASSERT_GT(Number(dram["read_gbps"]), 0) << doc["unmeasured"];
+  }
   if (const Json* l1 = Row(plateaus, "level", "L1")) {
     EXPECT_GE(Number((*l1)["read_gbps"]), Number(dram["read_gbps"]));
     EXPECT_GE(Number((*l1)["triad_gbps"]), Number(dram["triad_gbps"]));

@@ -120,7 +120,9 @@ struct DlcheckFigures {
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const Json doc = Json::parse(r.out);
     vector = doc["roofline"]["vector"];
-    dram_kib = doc["plateaus"].back()["to_kib"];
+    // The threads table's working set: the sweep's largest (the DRAM plateau's end, where the
+    // caches the CPU reports let the sweep leave them; null where they do not).
+    dram_kib = doc["sweep"].back()["working_set_kib"];
     for (const Json& row : doc["threads"]) {
       const auto t = static_cast<std::size_t>(row["threads"].get<int>() - 1);
       if (read.size() <= t) read.resize(t + 1), triad.resize(t + 1);
