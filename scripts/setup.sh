@@ -42,6 +42,7 @@ tests_packages=(
   procps                              # ps/pgrep: that test checks no daemon is left behind
   prometheus                          # promtool: the fleet test lints the Prometheus textfile
   lintian                             # make deb-test: the package has no lintian error
+  libomp5-14                          # tune's audit test: LLVM's OpenMP runtime beside GNU's
   likwid mbw                          # roofline_peer: likwid-bench (stream, load, peakflops)
                                       # and mbw, the peers of `dlcheck roofline`'s figures
 )

@@ -105,6 +105,10 @@ inline constexpr char kThreadsAboveCpus[] = "threads-above-cpus";
 inline constexpr char kBudgetEnded[] = "budget-ended";
 inline constexpr char kKnobNotApplicable[] = "knob-not-applicable";
 inline constexpr char kVariantFailed[] = "variant-failed";
+// tune's audit of the running program (also reference-blas, of profile)
+inline constexpr char kPoolsOversubscribed[] = "pools-oversubscribed";
+inline constexpr char kTwoOnednnCopies[] = "two-onednn-copies";
+inline constexpr char kTwoOpenmpRuntimes[] = "two-openmp-runtimes";
 
 // profile
 inline constexpr char kNoExecJoin[] = "no-exec-join";

@@ -13,6 +13,7 @@
 #include <set>
 
 #include "common/finding_codes.h"
+#include "common/library_kinds.h"
 #include "common/text.h"
 #include "detect/binding.h"
 #include "detect/platform.h"
@@ -124,6 +125,33 @@ void AddOneDnnKnobs(const TuneHost& host, std::vector<Knob>& knobs) {
   knobs.push_back(std::move(hints));
 }
 
+void AddBlasKnobs(const TuneHost& host, std::vector<Knob>& knobs) {
+  const char* path = host.getenv ? host.getenv("LD_LIBRARY_PATH") : nullptr;
+  bool any = false;
+  for (const lib::BlasDirectory& blas : lib::kBlasDirectories) {
+    if (blas.name == lib::kReferenceBlas) continue;  // never faster than the others
+    const std::string dir = host.library_dir + "/" + std::string(blas.directory);
+    if (!host.exists || !host.exists(dir + "/libblas.so.3")) continue;
+    any = true;
+    Knob knob{.group = "blas", .name = fmt::format("blas={}", blas.directory)};
+    if (host.selected_blas.starts_with(dir + "/")) {
+      knob.not_applicable = fmt::format(
+          "libblas.so.3 is {} already (the alternative this system selects)", blas.name);
+    } else {
+      // The user's own library path stays, after it.
+      knob.env = {{"LD_LIBRARY_PATH", path != nullptr && *path != '\0' ? dir + ":" + path : dir}};
+    }
+    knobs.push_back(std::move(knob));
+  }
+  if (!any) {
+    knobs.push_back({.group = "blas",
+                     .name = "blas=openblas-pthread",
+                     .not_applicable = fmt::format(
+                         "no optimised BLAS is installed in {}: install the Debian package {}",
+                         host.library_dir, lib::kOptimizedBlasPackage)});
+  }
+}
+
 bool ValidVariableName(std::string_view name) {
   if (name.empty() || std::isdigit(static_cast<unsigned char>(name.front()))) return false;
   return std::all_of(name.begin(), name.end(), [](char c) {
@@ -198,7 +226,8 @@ struct Budget {
 };
 
 StatusOr<TuneRun> RunOnce(const Variant& variant, const TuneSettings& settings,
-                          const std::optional<std::regex>& pattern, const Budget& budget) {
+                          const std::optional<std::regex>& pattern, const Budget& budget,
+                          bool audited) {
   os::Spec spec{.argv = settings.argv,
                 .env = variant.Environment(),
                 .search_path = true,
@@ -210,6 +239,7 @@ StatusOr<TuneRun> RunOnce(const Variant& variant, const TuneSettings& settings,
     if (settings.on_chunk) settings.on_chunk();
   };
   spec.on_stderr = pass_on;
+  if (audited) spec.while_running = settings.while_baseline_runs;
   MetricReader reader(pattern);
   StatusOr<os::Outcome> ended = os::RunProcess(spec, [&](std::string_view bytes) {
     pass_on(bytes);
@@ -237,7 +267,8 @@ StatusOr<RunEnd> RunRound(Variant& variant, int round, const TuneSettings& setti
     return RunEnd::kStop;
   }
   if (settings.on_run) settings.on_run(variant.Name(), round);
-  StatusOr<TuneRun> run = RunOnce(variant, settings, pattern, budget);
+  StatusOr<TuneRun> run =
+      RunOnce(variant, settings, pattern, budget, variant.baseline() && round == 1);
   if (!run.ok()) return run.status();
   // A run the budget or a signal cut short says nothing of the variant: left out.
   if (run->outcome.interrupted != 0 || os::SignalForwarding::Received() != 0) {
@@ -304,6 +335,10 @@ TuneHost LiveTuneHost() {
   host.avx512 = avx512 != usable.end() && avx512->second;
   const char* dir = std::getenv("DLCHECK_TUNE_LIBRARY_DIR");
   host.library_dir = dir != nullptr && *dir != '\0' ? dir : DLCHECK_MULTIARCH_DIR;
+  std::error_code resolve_error;
+  const std::filesystem::path selected =
+      std::filesystem::canonical(host.library_dir + "/libblas.so.3", resolve_error);
+  if (!resolve_error) host.selected_blas = selected.string();
   host.exists = [](const std::string& path) {
     std::error_code error;
     return std::filesystem::is_regular_file(path, error);
@@ -319,6 +354,7 @@ std::vector<Knob> PlanKnobs(const TuneHost& host, const std::vector<std::string>
   if (Wanted(groups, "openmp")) AddOpenMpKnobs(knobs);
   if (Wanted(groups, "placement")) AddPlacementKnobs(host, knobs);
   if (Wanted(groups, "allocator")) AddAllocatorKnobs(host, knobs);
+  if (Wanted(groups, "blas")) AddBlasKnobs(host, knobs);
   if (Wanted(groups, "onednn")) AddOneDnnKnobs(host, knobs);
   if (Wanted(groups, "user")) {
     for (const auto& [name, value] : user_knobs) {

@@ -30,8 +30,8 @@ namespace dlcheck::dispatch {
 using EnvironmentChange = std::vector<std::pair<std::string, std::string>>;
 
 /// The groups of knobs, in the order they are planned and listed (`--groups`).
-inline constexpr std::string_view kKnobGroups[] = {"threads",   "openmp", "placement",
-                                                   "allocator", "onednn", "user"};
+inline constexpr std::string_view kKnobGroups[] = {"threads", "openmp", "placement", "allocator",
+                                                   "blas",    "onednn", "user"};
 
 /// One setting around the program: a change of its environment, or why it cannot apply here.
 struct Knob {
@@ -48,6 +48,8 @@ struct TuneHost {
   int physical_cores = 1;   ///< the cores among the usable CPUs (one thread per core)
   bool avx512 = false;      ///< AVX-512 usable: ONEDNN_CPU_ISA_HINTS=PREFER_YMM changes kernels
   std::string library_dir;  ///< the multiarch library directory (/usr/lib/x86_64-linux-gnu)
+  /// The file library_dir/libblas.so.3 resolves to (Debian's selected alternative); "" if none.
+  std::string selected_blas;
   /// True when the file exists (the allocators' libraries); a test passes its own.
   std::function<bool(const std::string& path)> exists;
   /// This process's environment (std::getenv); a test passes its own.
@@ -69,6 +71,11 @@ inline constexpr AllocatorLibrary kAllocators[] = {
     {"jemalloc", "libjemalloc.so.2", "libjemalloc2"},
     {"tcmalloc", "libtcmalloc_minimal.so.4", "libtcmalloc-minimal4"}};
 
+/// The BLAS knobs: each optimised alternative of libblas.so.3 that Debian installed (in its
+/// directory under the multiarch one, lib::kBlasDirectories) put first on LD_LIBRARY_PATH, so
+/// that a program linked with libblas.so.3 (numpy, PyTorch's Debian build) loads it; not
+/// applicable where it is the alternative the system selects already, or not installed.
+
 /// The oneDNN primitive cache capacity of the oneDNN knob: above oneDNN's default of 1024.
 inline constexpr int kRaisedPrimitiveCache = 4096;
 
@@ -76,9 +83,9 @@ inline constexpr int kRaisedPrimitiveCache = 4096;
 /// its reason: threads (1, the physical cores, all usable CPUs, with OMP_NUM_THREADS,
 /// MKL_NUM_THREADS and OPENBLAS_NUM_THREADS alike), OpenMP waiting (OMP_WAIT_POLICY ACTIVE,
 /// PASSIVE), placement (OMP_PROC_BIND=close OMP_PLACES=cores), the allocators (LD_PRELOAD),
-/// oneDNN (ONEDNN_PRIMITIVE_CACHE_CAPACITY raised, ONEDNN_CPU_ISA_HINTS=PREFER_YMM) and the
-/// user's `user_knobs` (NAME=VALUE each). A knob whose every variable the environment already
-/// sets to its value is the baseline itself: not applicable.
+/// the BLAS alternatives (LD_LIBRARY_PATH), oneDNN (ONEDNN_PRIMITIVE_CACHE_CAPACITY raised,
+/// ONEDNN_CPU_ISA_HINTS=PREFER_YMM) and the user's `user_knobs` (NAME=VALUE each). A knob whose
+/// every variable the environment already sets to its value is the baseline itself: not applicable.
 std::vector<Knob> PlanKnobs(const TuneHost& host, const std::vector<std::string>& groups,
                             const EnvironmentChange& user_knobs);
 
@@ -167,6 +174,9 @@ struct TuneSettings {
   /// Before the program's own bytes are written to stderr, and after each piece of its stdout.
   std::function<void()> on_output;
   std::function<void()> on_chunk;
+  /// Called with the program's process id while the baseline's first run goes on (between
+  /// reads of its output): the audit samples it there (process_audit.h).
+  std::function<void(int pid)> while_baseline_runs;
 };
 
 /// What the tune did besides its variants' runs.

@@ -282,6 +282,7 @@ void Follow(const Job& job, Pipes& pipes, const Spec& spec, Outcome& outcome,
       Reap(job, outcome, true);
       return;
     }
+    if (!reaped && spec.while_running) spec.while_running(job.pid);
     const bool got =
         pipes.Read(drain_until ? 0 : kWaitPollMs, on_stdout, spec.on_stderr, outcome.stderr_tail);
     if (!got && drain_until) return;  // ended, and nothing more is waiting

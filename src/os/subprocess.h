@@ -59,6 +59,9 @@ struct Spec {
   /// With keep_stderr_tail: called with each piece of its stderr as well (`tune` passes the
   /// program's stderr on and keeps its last line); empty: the tail only.
   std::function<void(std::string_view)> on_stderr;
+  /// Called with the child's process id while it runs, between reads of its output (every
+  /// 0.1 s at least): `tune` samples the running program's /proc there.
+  std::function<void(int pid)> while_running;
 };
 
 /// How the child ended. Exactly one of exited / signaled / timed_out is true.

@@ -3,6 +3,7 @@
 
 #include <array>
 
+#include "common/library_kinds.h"
 #include "common/primitive_kinds.h"
 #include "profile/perf_map.h"
 
@@ -20,12 +21,7 @@ bool IsKernel(std::string_view dso) {
   return dso.starts_with("[kernel.") || dso == "[guest.kernel.kallsyms]";
 }
 
-constexpr std::string_view kOneDnnLibraries[] = {"libdnnl", "libmkldnn", "libonednn"};
 constexpr std::string_view kOneDnnSymbols[] = {"dnnl::", "dnnl_", "mkldnn::", "mkldnn_", "zendnn"};
-// Debian's alternatives install OpenBLAS, BLIS and the reference BLAS as libblas.so.3 (in
-// openblas-pthread/, blis-openmp/, blas/); MKL is libmkl_core, libmkl_intel_lp64, ...
-constexpr std::string_view kBlasLibraries[] = {"libblas", "libcblas", "libopenblas",
-                                               "libblis", "libmkl_",  "libflexiblas"};
 // The same code linked into a framework (MKL inside a libtorch wheel, OpenBLAS inside numpy's
 // wheels): its C interface, MKL's and BLIS's internals, OpenBLAS's kernels and thread server.
 constexpr std::string_view kBlasSymbols[] = {"cblas_",    "mkl_blas_",          "mkl_serv_", "bli_",
@@ -33,7 +29,6 @@ constexpr std::string_view kBlasSymbols[] = {"cblas_",    "mkl_blas_",          
 // The Fortran interface of the routines deep learning calls: sgemm_, dgemm_, sgemv_, ...
 constexpr std::string_view kBlasRoutines[] = {"gemm_", "gemv_", "gemm3m_", "trsm_", "trmm_",
                                               "syrk_", "axpy_", "dot_",    "scal_", "ger_"};
-constexpr std::string_view kOpenMpLibraries[] = {"libgomp", "libiomp", "libomp"};
 constexpr std::string_view kOpenMpSymbols[] = {"gomp_", "GOMP_", "__kmp", "__kmpc", "omp_"};
 // libtorch_cpu, libc10, libpython3.11, python3.11, _C.cpython-311-x86_64-linux-gnu.so,
 // libmxnet, libtensorflow_framework, libonnxruntime, and dlcheck itself (its model worker).
@@ -169,19 +164,20 @@ std::string_view ClassDescription(CpuClass cls) {
 }
 
 std::string_view BaseName(std::string_view path) {
-  const std::size_t slash = path.rfind('/');
-  return slash == std::string_view::npos ? path : path.substr(slash + 1);
+  return lib::BaseName(path);
 }
 
 CpuClass ClassOf(const Frame& frame) {
   if (IsPerfMapPath(frame.dso)) return CpuClass::kJit;
   if (IsKernel(frame.dso)) return CpuClass::kKernel;
   const std::string_view object = BaseName(frame.dso);
-  if (StartsWithAny(object, kOneDnnLibraries) || StartsWithAny(frame.symbol, kOneDnnSymbols)) {
+  const std::optional<lib::LibraryKind> library = lib::KindOfLibrary(frame.dso);
+  const auto is = [&library](lib::Role role) { return library && library->role == role; };
+  if (is(lib::Role::kOneDnn) || StartsWithAny(frame.symbol, kOneDnnSymbols)) {
     return CpuClass::kOneDnn;
   }
-  if (StartsWithAny(object, kBlasLibraries) || IsBlasSymbol(frame.symbol)) return CpuClass::kBlas;
-  if (StartsWithAny(object, kOpenMpLibraries) || StartsWithAny(frame.symbol, kOpenMpSymbols)) {
+  if (is(lib::Role::kBlas) || IsBlasSymbol(frame.symbol)) return CpuClass::kBlas;
+  if (is(lib::Role::kOpenMp) || StartsWithAny(frame.symbol, kOpenMpSymbols)) {
     return CpuClass::kOpenMp;
   }
   if (StartsWithAny(object, kFrameworkObjects)) return CpuClass::kFramework;
@@ -189,15 +185,10 @@ CpuClass ClassOf(const Frame& frame) {
 }
 
 std::string_view BlasImplementation(std::string_view path, std::string_view symbol) {
-  const std::string_view object = BaseName(path);
-  const auto in = [&](std::string_view dir) { return path.find(dir) != std::string_view::npos; };
-  // Debian's alternatives: openblas-pthread/, openblas-openmp/, blis-openmp/, atlas/, blas/.
-  if (in("/openblas") || object.starts_with("libopenblas")) return "OpenBLAS";
-  if (in("/blis") || object.starts_with("libblis")) return "BLIS";
-  if (object.starts_with("libmkl_")) return "MKL";
-  if (in("/atlas/") || object.starts_with("libatlas")) return "ATLAS";
-  if (object.starts_with("libflexiblas")) return "FlexiBLAS";
-  if (object.starts_with("libblas") || object.starts_with("libcblas")) return kReferenceBlas;
+  if (const std::optional<lib::LibraryKind> library = lib::KindOfLibrary(path);
+      library && library->role == lib::Role::kBlas) {
+    return library->name;
+  }
   // Linked into a framework (MKL in a libtorch wheel, OpenBLAS in numpy's wheels).
   if (symbol.starts_with("mkl_")) return "MKL";
   if (symbol.starts_with("bli_")) return "BLIS";

@@ -20,6 +20,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/library_kinds.h"
 #include "profile/perf_script.h"
 
 namespace dlcheck::profile {
@@ -46,10 +47,9 @@ std::string_view BaseName(std::string_view path);
 /// belongs to: "OpenBLAS", "BLIS", "MKL", "ATLAS", "FlexiBLAS", kReferenceBlas (Netlib's, Debian's
 /// libblas3 in blas/), or "" when neither says.
 std::string_view BlasImplementation(std::string_view path, std::string_view symbol);
-/// The reference BLAS's name in BlasImplementation, and the Debian package that replaces it
-/// (through the libblas.so.3 alternative) for every program linked with libblas.so.3.
-inline constexpr std::string_view kReferenceBlas = "reference BLAS";
-inline constexpr std::string_view kOptimizedBlasPackage = "libopenblas0-pthread";
+/// The reference BLAS's name in BlasImplementation (common/library_kinds.h holds the rule).
+using lib::kOptimizedBlasPackage;
+using lib::kReferenceBlas;
 
 /// The oneDNN primitive kind (as verbose names it: "inner_product", "convolution", "reorder",
 /// ...) a oneDNN symbol belongs to, from its implementation's class name

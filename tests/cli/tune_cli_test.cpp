@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
@@ -282,17 +283,54 @@ TEST(TuneCli, BadOptionsAreUsageErrors) {
   EXPECT_EQ(higher.err,
             "dlcheck: --higher-is-better: only with --metric REGEX (wall time is "
             "lower-better)\n");
-  const testing::RunResult group = testing::RunDlcheck({"tune", "--groups", "blas", "--", "true"});
+  const testing::RunResult group =
+      testing::RunDlcheck({"tune", "--groups", "lapack", "--", "true"});
   EXPECT_EQ(group.exit_code, 2);
   EXPECT_EQ(group.err,
-            "dlcheck: --groups: unknown group 'blas' (one of: threads, openmp, placement, "
-            "allocator, onednn, user)\n");
+            "dlcheck: --groups: unknown group 'lapack' (one of: threads, openmp, placement, "
+            "allocator, blas, onednn, user)\n");
   const testing::RunResult regex = testing::RunDlcheck({"tune", "--metric", "(", "--", "true"});
   EXPECT_EQ(regex.exit_code, 2);
   EXPECT_EQ(regex.err.rfind("dlcheck: --metric '(': not a regular expression", 0), 0u) << regex.err;
   const testing::RunResult missing =
       testing::RunDlcheck({"tune", "--groups", "user", "--", "/nonexistent/program"});
   EXPECT_EQ(missing.exit_code, 127) << missing.err;
+}
+
+// The audit of the running program: python3 with GNU's and LLVM's OpenMP runtimes loaded beside
+// each other (as two libraries built with each would) is sampled while the baseline runs; the
+// report names both runtimes and warns of them; a program that ends at once is not sampled.
+TEST(TuneCli, TheAuditNamesTwoOpenMpRuntimesInTheRunningProgram) {
+  const std::string python = "/usr/bin/python3";
+  const std::string program =
+      "import ctypes, time\n"
+      "ctypes.CDLL('libgomp.so.1')\n"
+      "ctypes.CDLL('libomp.so.5')\n"
+      "time.sleep(0.8)\n";
+  const testing::RunResult r =
+      testing::RunDlcheck({"tune", "--format", "json", "--groups", "user", "--knob",
+                           "TUNE_TEST_NOTHING=1", "--runs", "2", "--", python, "-c", program});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Json doc = Json::parse(r.out);
+  const Json& process = doc["process"];
+  EXPECT_GE(process["samples"].get<int>(), 2) << process;
+  ASSERT_EQ(process["openmp_runtimes"].size(), 2u) << process;
+  EXPECT_EQ(process["openmp_runtimes"][0].get<std::string>().rfind("GNU OpenMP (libgomp.so", 0),
+            0u);
+  EXPECT_EQ(process["openmp_runtimes"][1], "LLVM OpenMP (libomp.so.5)");
+  EXPECT_GE(process["threads_max"].get<int>(), 1);
+  EXPECT_GE(process["processes_max"].get<int>(), 1);
+  std::vector<std::string> codes;
+  for (const Json& f : doc["findings"]) codes.push_back(f["code"]);
+  EXPECT_NE(std::find(codes.begin(), codes.end(), "two-openmp-runtimes"), codes.end()) << r.out;
+
+  const testing::RunResult quick = testing::RunDlcheck(
+      {"tune", "--format", "json", "--groups", "user", "--runs", "2", "--", "true"});
+  ASSERT_EQ(quick.exit_code, 0) << quick.err;
+  const Json none = Json::parse(quick.out)["process"];
+  EXPECT_EQ(none["samples"], 0) << none;
+  EXPECT_TRUE(none["threads_max"].is_null()) << none;
+  EXPECT_EQ(none["openmp_runtimes"].size(), 0u) << none;
 }
 
 }  // namespace

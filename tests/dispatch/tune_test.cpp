@@ -100,7 +100,35 @@ TEST(TunePlan, ParseKnob) {
             "starting with a digit)");
   EXPECT_FALSE(ParseKnob("=2").ok());
   EXPECT_TRUE(CheckGroups({"threads", "user"}).ok());
-  EXPECT_FALSE(CheckGroups({"blas"}).ok());
+  EXPECT_TRUE(CheckGroups({"blas"}).ok());
+  EXPECT_FALSE(CheckGroups({"lapack"}).ok());
+}
+
+// The BLAS alternatives Debian installed, first on the library path; the one the system selects
+// already, and none installed, are listed with why (and the package that would make it possible).
+TEST(TunePlan, BlasAlternativesByLibraryPath) {
+  TuneHost host = Host(2, 2, {{"LD_LIBRARY_PATH", "/opt/lib"}},
+                       {"/lib/x/openblas-pthread/libblas.so.3", "/lib/x/blis-openmp/libblas.so.3",
+                        "/lib/x/blas/libblas.so.3"});
+  host.selected_blas = "/lib/x/blas/libblas.so.3.11.0";
+  std::vector<Knob> knobs = PlanKnobs(host, {"blas"}, {});
+  ASSERT_EQ(knobs.size(), 2u);
+  EXPECT_EQ(knobs[0].name, "blas=openblas-pthread");
+  EXPECT_EQ(knobs[0].env,
+            (EnvironmentChange{{"LD_LIBRARY_PATH", "/lib/x/openblas-pthread:/opt/lib"}}));
+  EXPECT_EQ(knobs[1].name, "blas=blis-openmp");
+  EXPECT_TRUE(knobs[1].applies());
+
+  host.selected_blas = "/lib/x/openblas-pthread/libblas.so.3";
+  knobs = PlanKnobs(host, {"blas"}, {});
+  EXPECT_EQ(Named(knobs, "blas=openblas-pthread").not_applicable,
+            "libblas.so.3 is OpenBLAS already (the alternative this system selects)");
+
+  knobs = PlanKnobs(Host(2, 2, {}, {"/lib/x/blas/libblas.so.3"}), {"blas"}, {});
+  ASSERT_EQ(knobs.size(), 1u);
+  EXPECT_EQ(knobs[0].not_applicable,
+            "no optimised BLAS is installed in /lib/x: install the Debian package "
+            "libopenblas0-pthread");
 }
 
 TEST(TuneMetricTest, FirstCaptureGroupOrTheWholeMatch) {
