@@ -21,6 +21,7 @@
 #include "dispatch/process_audit.h"
 #include "dispatch/run_fields.h"
 #include "dispatch/tune.h"
+#include "os/cpu_budget.h"
 #include "os/signals.h"
 #include "report/progress.h"
 #include "report/report.h"
@@ -218,7 +219,7 @@ Value LibrariesValue(const dispatch::ProcessAudit& audit, lib::Role role) {
   return Value(std::move(names));
 }
 
-void AddProcessSection(report::Report& report, const dispatch::ProcessAudit& audit) {
+void AddProcessSection(report::Report& report, const dispatch::ProcessAudit& audit, int host_cpus) {
   using namespace process_field;
   report::Section& s = report.AddSection(kProcessPart);
   const bool sampled = audit.samples > 0;
@@ -233,7 +234,7 @@ void AddProcessSection(report::Report& report, const dispatch::ProcessAudit& aud
   s.Add(kAllocators, LibrariesValue(audit, lib::Role::kAllocator));
   s.Add(kEngines, LibrariesValue(audit, lib::Role::kEngine));
   s.Add(kFrameworks, LibrariesValue(audit, lib::Role::kFramework));
-  for (Finding& f : dispatch::AuditFindings(audit)) {
+  for (Finding& f : dispatch::AuditFindings(audit, host_cpus)) {
     f.message = ValidUtf8(f.message);
     report.findings.push_back(std::move(f));
   }
@@ -242,6 +243,7 @@ void AddProcessSection(report::Report& report, const dispatch::ProcessAudit& aud
 struct TuneOutcome {
   std::vector<dispatch::Variant> variants;
   dispatch::ProcessAudit audit;
+  int host_cpus = 1;  ///< os::CpuBudget::cpus: the audit's measure of crowded threads
   dispatch::TuneProgress progress;
   std::optional<dispatch::LoadAverage> load_start;
   std::optional<dispatch::LoadAverage> load_end;
@@ -276,7 +278,7 @@ report::Report BuildReport(const TuneOptions& o, const dispatch::TuneSettings& s
   s.Add(model_run_field::kLoadEnd, load(done.load_end));
   const int sig = os::SignalForwarding::Received();
   s.Add(kInterruptedBy, sig != 0 ? Value(os::SignalName(sig)) : Value());
-  AddProcessSection(report, done.audit);
+  AddProcessSection(report, done.audit, done.host_cpus);
   AddVariantsTable(report, done.variants, settings.metric);
   // The noise guard's busy-machine (no thread count of dlcheck's: the program keeps its own).
   for (Finding& f : dispatch::NoiseFindings({}, done.load_start, done.load_end)) {
@@ -363,6 +365,7 @@ StatusOr<int> RunTuneCommand(const TuneOptions& o) {
   if (!progress.ok()) return progress.status();
   done.progress = *progress;
   done.audit = auditor.Result();
+  done.host_cpus = os::ReadCpuBudget().cpus;
   done.load_end = dispatch::ReadLoadAverage();
   report::Print(BuildReport(o, *settings, done), o.format, std::cout);
   std::cout.flush();

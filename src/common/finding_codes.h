@@ -107,6 +107,7 @@ inline constexpr char kKnobNotApplicable[] = "knob-not-applicable";
 inline constexpr char kVariantFailed[] = "variant-failed";
 // tune's audit of the running program (also reference-blas, of profile)
 inline constexpr char kPoolsOversubscribed[] = "pools-oversubscribed";
+inline constexpr char kThreadsShareACore[] = "threads-share-a-core";
 inline constexpr char kTwoOnednnCopies[] = "two-onednn-copies";
 inline constexpr char kTwoOpenmpRuntimes[] = "two-openmp-runtimes";
 

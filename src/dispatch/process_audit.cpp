@@ -2,6 +2,7 @@
 #include "dispatch/process_audit.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <charconv>
@@ -58,28 +59,30 @@ std::vector<int> NumericEntries(const std::string& dir) {
   return ids;
 }
 
-// The CPUs of "Cpus_allowed_list:\t0-3,8" in a /proc/PID/status text.
-std::optional<int> AllowedCpus(std::string_view status) {
+// The CPUs of "Cpus_allowed_list:\t0-3,8" in a /proc/PID/status text; empty when it has none.
+std::vector<int> AllowedCpuList(std::string_view status) {
   constexpr std::string_view kKey = "Cpus_allowed_list:";
   const std::size_t at = status.find(kKey);
-  if (at == std::string_view::npos) return std::nullopt;
+  if (at == std::string_view::npos) return {};
   std::string_view list = status.substr(at + kKey.size());
   list = list.substr(0, list.find('\n'));
-  int cpus = 0;
+  std::vector<int> cpus;
   while (!list.empty()) {
     const std::size_t comma = list.find(',');
     std::string_view range = list.substr(0, comma);
     list.remove_prefix(comma == std::string_view::npos ? list.size() : comma + 1);
-    while (!range.empty() && (range.front() == ' ' || range.front() == '\t'))
+    while (!range.empty() && (range.front() == ' ' || range.front() == '\t')) {
       range.remove_prefix(1);
+    }
     const std::size_t dash = range.find('-');
     const std::optional<int> first = NumberOf<int>(range.substr(0, dash));
     const std::optional<int> last =
         dash == std::string_view::npos ? first : NumberOf<int>(range.substr(dash + 1));
-    if (!first || !last || *last < *first) return std::nullopt;
-    cpus += *last - *first + 1;
+    // A hostile or cut list counts as none rather than as millions of CPUs.
+    if (!first || !last || *last < *first || *last - *first >= 65536) return {};
+    for (int cpu = *first; cpu <= *last; ++cpu) cpus.push_back(cpu);
   }
-  return cpus > 0 ? std::optional<int>(cpus) : std::nullopt;
+  return cpus;
 }
 
 std::string Names(const std::vector<const MappedLibrary*>& libraries) {
@@ -166,7 +169,8 @@ std::vector<int> ProcessAuditor::Descendants(int pid) const {
   return all;
 }
 
-void ProcessAuditor::SampleProcess(int pid, int& threads, int& runnable) {
+void ProcessAuditor::SampleProcess(int pid, int& threads, int& runnable,
+                                   std::set<int>& runnable_cpus) {
   const std::string dir = proc_root_ + "/" + std::to_string(pid);
   for (std::string& file : ExecutableMappings(ReadSmall(dir + "/maps"))) {
     if (seen_files_.insert(file).second) files_.push_back(std::move(file));
@@ -176,27 +180,42 @@ void ProcessAuditor::SampleProcess(int pid, int& threads, int& runnable) {
         ParseTaskStat(ReadSmall(dir + "/task/" + std::to_string(tid) + "/stat"));
     if (!stat) continue;  // ended meanwhile
     ++threads;
-    runnable += stat->state == 'R';
+    if (stat->state != 'R') continue;
+    ++runnable;
+    for (int cpu : AllowedCpuList(ReadSmall(dir + "/task/" + std::to_string(tid) + "/status"))) {
+      runnable_cpus.insert(cpu);
+    }
   }
 }
 
 void ProcessAuditor::Sample(int pid) {
   int threads = 0, runnable = 0, processes = 0;
+  std::set<int> runnable_cpus;
   for (int process : Descendants(pid)) {
     const int before = threads;
-    SampleProcess(process, threads, runnable);
+    SampleProcess(process, threads, runnable, runnable_cpus);
     processes += threads > before;
   }
   if (processes == 0) return;  // it ended before this sample
-  if (const std::optional<int> cpus =
-          AllowedCpus(ReadSmall(proc_root_ + "/" + std::to_string(pid) + "/status"))) {
-    audit_.usable_cpus = *cpus;
+  if (const std::vector<int> cpus =
+          AllowedCpuList(ReadSmall(proc_root_ + "/" + std::to_string(pid) + "/status"));
+      !cpus.empty()) {
+    audit_.usable_cpus = static_cast<int>(cpus.size());
   }
   ++audit_.samples;
   audit_.processes_max = std::max(audit_.processes_max, processes);
   audit_.threads_max = std::max(audit_.threads_max, threads);
   audit_.runnable_max = std::max(audit_.runnable_max, runnable);
-  if (audit_.usable_cpus > 0 && runnable > audit_.usable_cpus) ++audit_.oversubscribed_samples;
+  // More runnable threads than the CPUs they may run on: they take turns.
+  const int room = static_cast<int>(runnable_cpus.size());
+  if (room > 0 && runnable > room) {
+    ++audit_.crowded_samples;
+    if (runnable - room > audit_.crowded_runnable - audit_.crowded_cpus) {
+      audit_.crowded_runnable = runnable;
+      audit_.crowded_cpus = room;
+      audit_.crowded_cpu_list = std::vector<int>(runnable_cpus.begin(), runnable_cpus.end());
+    }
+  }
 }
 
 ProcessAudit ProcessAuditor::Result() const {
@@ -220,7 +239,37 @@ std::string LibraryText(const MappedLibrary& library) {
   return fmt::format("{} ({})", library.kind.name, lib::BaseName(library.path));
 }
 
-std::vector<Finding> AuditFindings(const ProcessAudit& audit) {
+namespace {
+
+// Runnable threads beyond the CPUs they may run on: pinned together by an affinity narrower than
+// the host's CPUs, or more of them than the host has.
+Finding CrowdedFinding(const ProcessAudit& audit, int host_cpus) {
+  const std::string seen = fmt::format("{} of {} samples", audit.crowded_samples, audit.samples);
+  if (audit.crowded_cpus < host_cpus) {
+    std::vector<std::string> cpus;
+    for (int cpu : audit.crowded_cpu_list) cpus.push_back(std::to_string(cpu));
+    return {.severity = Severity::kWarning,
+            .code = codes::kThreadsShareACore,
+            .message = fmt::format(
+                "up to {} threads were runnable at once but could run only on CPU{} {} while {} "
+                "are usable ({}): an affinity setting (taskset, numactl, GOMP_CPU_AFFINITY, "
+                "KMP_AFFINITY, OMP_PLACES) pins them together; widen it, or run {} thread{}",
+                audit.crowded_runnable, audit.crowded_cpus == 1 ? "" : "s", fmt::join(cpus, ","),
+                host_cpus, seen, audit.crowded_cpus, audit.crowded_cpus == 1 ? "" : "s")};
+  }
+  return {
+      .severity = Severity::kWarning,
+      .code = codes::kPoolsOversubscribed,
+      .message = fmt::format(
+          "up to {} threads were runnable at once on {} usable CPU{} ({}): the thread pools "
+          "oversubscribe the CPUs; set OMP_NUM_THREADS (and MKL_NUM_THREADS, "
+          "OPENBLAS_NUM_THREADS) so that they add up to the CPUs",
+          audit.crowded_runnable, audit.crowded_cpus, audit.crowded_cpus == 1 ? "" : "s", seen)};
+}
+
+}  // namespace
+
+std::vector<Finding> AuditFindings(const ProcessAudit& audit, int host_cpus) {
   std::vector<Finding> findings;
   const std::vector<const MappedLibrary*> openmp = audit.Of(lib::Role::kOpenMp);
   if (openmp.size() >= 2) {
@@ -255,16 +304,8 @@ std::vector<Finding> AuditFindings(const ProcessAudit& audit) {
              blas->path, lib::kOptimizedBlasPackage)});
     break;
   }
-  if (audit.samples >= 3 && 2 * audit.oversubscribed_samples >= audit.samples) {
-    findings.push_back(
-        {.severity = Severity::kWarning,
-         .code = codes::kPoolsOversubscribed,
-         .message = fmt::format(
-             "up to {} threads were runnable at once on {} usable CPU{} ({} of {} samples "
-             "above): the thread pools oversubscribe the CPUs; set OMP_NUM_THREADS (and "
-             "MKL_NUM_THREADS, OPENBLAS_NUM_THREADS) so that they add up to the CPUs",
-             audit.runnable_max, audit.usable_cpus, audit.usable_cpus == 1 ? "" : "s",
-             audit.oversubscribed_samples, audit.samples)});
+  if (audit.samples >= 3 && 2 * audit.crowded_samples >= audit.samples) {
+    findings.push_back(CrowdedFinding(audit, host_cpus));
   }
   return findings;
 }

@@ -5,12 +5,12 @@
 // engines, frameworks), and its threads (how many, how many runnable at once), sampled in the
 // program and every process it started. The findings say what costs time, in plain words with
 // the remedy: two OpenMP runtimes, two copies of oneDNN, the reference BLAS, more runnable
-// threads than usable CPUs.
+// threads than the CPUs they may run on (pinned together, or more than the host has).
 //
 //   ProcessAuditor auditor;
 //   while (running) auditor.Sample(pid);             // every 0.2 s (kAuditInterval)
 //   ProcessAudit audit = auditor.Result();
-//   std::vector<Finding> findings = AuditFindings(audit, /*usable_cpus=*/2);
+//   std::vector<Finding> findings = AuditFindings(audit, /*host_cpus=*/2);
 
 #include <map>
 #include <optional>
@@ -54,8 +54,11 @@ struct ProcessAudit {
   int processes_max = 0;  ///< the program and the processes it started, at once
   int threads_max = 0;    ///< their threads, at once
   int runnable_max = 0;   ///< of those, running or waiting for a CPU ('R'), at once
-  /// Samples in which more threads were runnable than the program's usable CPUs.
-  int oversubscribed_samples = 0;
+  /// Samples in which more threads were runnable than the CPUs their affinity allows together.
+  int crowded_samples = 0;
+  int crowded_runnable = 0;           ///< the most crowded sample: its runnable threads,
+  int crowded_cpus = 0;               ///< the CPUs they were allowed,
+  std::vector<int> crowded_cpu_list;  ///< and which
   int usable_cpus = 0;  ///< the program's affinity (its first process), at the last sample
   /// The known ones (library_kinds.h), in role order, then by name and path.
   std::vector<MappedLibrary> libraries;
@@ -75,7 +78,7 @@ class ProcessAuditor {
 
  private:
   std::vector<int> Descendants(int pid) const;
-  void SampleProcess(int pid, int& threads, int& runnable);
+  void SampleProcess(int pid, int& threads, int& runnable, std::set<int>& runnable_cpus);
 
   std::string proc_root_;
   ProcessAudit audit_;
@@ -84,9 +87,10 @@ class ProcessAuditor {
 };
 
 /// The findings of an audit: `two-openmp-runtimes`, `two-onednn-copies`, `reference-blas`
-/// (warnings) and `pools-oversubscribed` (a warning where more threads were runnable than the
-/// program's usable CPUs in at least half of the samples, 3 at least).
-std::vector<Finding> AuditFindings(const ProcessAudit& audit);
+/// (warnings); where more threads were runnable than the CPUs their affinity allows in at least
+/// half of the samples (3 at least), `threads-share-a-core` when those CPUs are fewer than the
+/// host's `host_cpus` (an affinity pins them together), else `pools-oversubscribed`.
+std::vector<Finding> AuditFindings(const ProcessAudit& audit, int host_cpus);
 
 /// "GNU OpenMP (libgomp.so.1)": a library's name and file, for the report.
 std::string LibraryText(const MappedLibrary& library);

@@ -14,6 +14,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -331,6 +332,62 @@ TEST(TuneCli, TheAuditNamesTwoOpenMpRuntimesInTheRunningProgram) {
   EXPECT_EQ(none["samples"], 0) << none;
   EXPECT_TRUE(none["threads_max"].is_null()) << none;
   EXPECT_EQ(none["openmp_runtimes"].size(), 0u) << none;
+}
+
+// Two busy processes pinned to one CPU (taskset -c 0): the audit sees more runnable threads than
+// the CPUs they may run on, and says they share a core (on a host of 2 usable CPUs or more) or
+// that they oversubscribe it (on a host of 1).
+TEST(TuneCli, TheAuditSeesThreadsPinnedTogether) {
+  const std::string spin = "timeout 1.5 sh -c 'while :; do :; done'";
+  const testing::RunResult r =
+      testing::RunDlcheck({"tune", "--format", "json", "--groups", "user", "--runs", "2", "--",
+                           "taskset", "-c", "0", "sh", "-c", spin + " & " + spin + "; wait"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Json doc = Json::parse(r.out);
+  EXPECT_GE(doc["process"]["samples"].get<int>(), 3) << doc["process"];
+  EXPECT_GE(doc["process"]["runnable_max"].get<int>(), 2) << doc["process"];
+  std::string message;
+  for (const Json& f : doc["findings"]) {
+    if (f["code"] == "threads-share-a-core" || f["code"] == "pools-oversubscribed") {
+      message = f["message"];
+    }
+  }
+  ASSERT_FALSE(message.empty()) << r.out;
+  EXPECT_TRUE(message.find("could run only on CPU 0 while") != std::string::npos ||
+              message.find("on 1 usable CPU (") != std::string::npos)
+      << message;
+}
+
+// Debian's numpy on the reference BLAS (its libblas.so.3 alternative, put first on the library
+// path): the audit names it and warns; the blas knobs are planned (run where an optimised BLAS is
+// installed, listed with the package that would make it possible where none is).
+TEST(TuneCli, TheAuditNamesTheReferenceBlasUnderNumpy) {
+  std::string reference_dir;
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator("/usr/lib", error)) {
+    if (std::filesystem::exists(entry.path() / "blas" / "libblas.so.3")) {
+      reference_dir = (entry.path() / "blas").string();
+    }
+  }
+  if (reference_dir.empty() || !std::filesystem::exists("/usr/lib/python3/dist-packages/numpy")) {
+    GTEST_SKIP() << "needs Debian's libblas3 and python3-numpy (both in the tests' packages)";
+  }
+  const testing::RunResult r = testing::RunDlcheck(
+      {"tune", "--format", "json", "--groups", "blas", "--runs", "2", "--", "/usr/bin/python3",
+       "-c", "import numpy, time; a = numpy.ones((64, 64)); a @ a; time.sleep(0.5)"},
+      "", {"LD_LIBRARY_PATH=" + reference_dir});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Json doc = Json::parse(r.out);
+  ASSERT_EQ(doc["process"]["blas"].size(), 1u) << doc["process"];
+  EXPECT_EQ(doc["process"]["blas"][0].get<std::string>().rfind("reference BLAS (libblas.so.3", 0),
+            0u)
+      << doc["process"];
+  bool warned = false;
+  for (const Json& f : doc["findings"]) warned = warned || f["code"] == "reference-blas";
+  EXPECT_TRUE(warned) << r.out;
+  std::size_t blas_variants = 0;
+  for (const Json& row : doc["variants"]) blas_variants += row["group"] == "blas";
+  EXPECT_GE(blas_variants, 1u) << doc["variants"];
 }
 
 }  // namespace

@@ -80,6 +80,8 @@ class ProcessAuditorTest : public testing::ScratchDirTest {
     Write(std::to_string(pid) + "/task/" + std::to_string(tid) + "/stat",
           std::to_string(tid) + " (worker) " + state +
               " 1 1 1 0 -1 0 0 0 0 0 3 4 0 0 20 0 1 0 1 1 1 1 1 1 1 0 0 0 0 0 0 0 0 0 17 0 0 0");
+    Write(std::to_string(pid) + "/task/" + std::to_string(tid) + "/status",
+          "Name:\tworker\nCpus_allowed_list:\t3\n");
   }
 };
 
@@ -103,18 +105,29 @@ TEST_F(ProcessAuditorTest, FollowsChildrenCountsThreadsAndSeesOversubscription) 
   EXPECT_EQ(audit.threads_max, 3);
   EXPECT_EQ(audit.runnable_max, 2);
   EXPECT_EQ(audit.usable_cpus, 1);
-  EXPECT_EQ(audit.oversubscribed_samples, 3);
   ASSERT_EQ(audit.libraries.size(), 3u);  // in role order: OpenMP, BLAS, allocator
   EXPECT_EQ(audit.libraries[0].kind.name, "GNU OpenMP");
   EXPECT_EQ(audit.libraries[1].kind.name, lib::kReferenceBlas);
   EXPECT_EQ(audit.libraries[2].kind.name, "jemalloc");
-  const std::vector<Finding> findings = AuditFindings(audit);
+  EXPECT_EQ(audit.crowded_samples, 3);
+  EXPECT_EQ(audit.crowded_runnable, 2);
+  EXPECT_EQ(audit.crowded_cpu_list, std::vector<int>{3});
+  // On a host of 1 usable CPU: more threads than CPUs.
+  std::vector<Finding> findings = AuditFindings(audit, 1);
   EXPECT_EQ(Codes(findings),
             (std::vector<std::string>{codes::kReferenceBlas, codes::kPoolsOversubscribed}));
   EXPECT_EQ(findings[1].message,
-            "up to 2 threads were runnable at once on 1 usable CPU (3 of 3 samples above): the "
-            "thread pools oversubscribe the CPUs; set OMP_NUM_THREADS (and MKL_NUM_THREADS, "
+            "up to 2 threads were runnable at once on 1 usable CPU (3 of 3 samples): the thread "
+            "pools oversubscribe the CPUs; set OMP_NUM_THREADS (and MKL_NUM_THREADS, "
             "OPENBLAS_NUM_THREADS) so that they add up to the CPUs");
+  // On a host of 4: pinned together.
+  findings = AuditFindings(audit, 4);
+  EXPECT_EQ(Codes(findings),
+            (std::vector<std::string>{codes::kReferenceBlas, codes::kThreadsShareACore}));
+  EXPECT_EQ(findings[1].message,
+            "up to 2 threads were runnable at once but could run only on CPU 3 while 4 are "
+            "usable (3 of 3 samples): an affinity setting (taskset, numactl, GOMP_CPU_AFFINITY, "
+            "KMP_AFFINITY, OMP_PLACES) pins them together; widen it, or run 1 thread");
 }
 
 TEST_F(ProcessAuditorTest, RecordedNumpyWithTwoOpenMpRuntimes) {
@@ -130,7 +143,7 @@ TEST_F(ProcessAuditorTest, RecordedNumpyWithTwoOpenMpRuntimes) {
   EXPECT_EQ(LibraryText(*openmp[1]), "LLVM OpenMP (libomp.so.5)");
   ASSERT_EQ(audit.Of(lib::Role::kBlas).size(), 1u);
   EXPECT_EQ(audit.Of(lib::Role::kBlas)[0]->kind.name, lib::kReferenceBlas);
-  const std::vector<Finding> findings = AuditFindings(audit);
+  const std::vector<Finding> findings = AuditFindings(audit, 2);
   EXPECT_EQ(Codes(findings),
             (std::vector<std::string>{codes::kTwoOpenmpRuntimes, codes::kReferenceBlas}));
   EXPECT_EQ(findings[0].message,
