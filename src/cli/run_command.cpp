@@ -12,6 +12,7 @@
 
 #include "cli/commands.h"
 #include "cli/log_view.h"
+#include "cli/process_view.h"
 #include "cli/run_view.h"
 #include "cli/stats_view.h"
 #include "common/text.h"
@@ -19,6 +20,7 @@
 #include "dispatch/capture.h"
 #include "dispatch/noise.h"
 #include "dispatch/run_fields.h"
+#include "os/cpu_budget.h"
 #include "os/output_file.h"
 #include "os/signals.h"
 #include "os/subprocess.h"
@@ -74,9 +76,11 @@ void AddRunSection(report::Report& report, const RunOptions& o, const dispatch::
 }
 
 report::Report BuildReport(const RunOptions& o, dispatch::Run& run,
+                           const dispatch::ProcessAudit& audit,
                            const std::optional<RooflineProfile>& machine) {
   report::Report report(RunDocument());
   AddRunSection(report, o, run);
+  AddProcessSection(report, audit, os::ReadCpuBudget().cpus);
   AddRunStream(report, run, o.sort, o.top, machine ? &*machine : nullptr);
   for (Finding& f : dispatch::RunFindings(run, ValidUtf8(o.command.front()))) {
     report.findings.push_back(std::move(f));
@@ -113,11 +117,13 @@ report::Report BuildReport(const RunOptions& o, dispatch::Run& run,
 }
 
 // Runs the program with its stdout split between the capture and dlcheck's stderr.
-StatusOr<dispatch::Run> Capture(const RunOptions& o, os::OutputFile& raw_log) {
+StatusOr<dispatch::Run> Capture(const RunOptions& o, os::OutputFile& raw_log,
+                                dispatch::AuditSampler& sampler) {
   // Progress on a terminal: cleared before the program's own output, drawn again after it.
   report::Progress progress("run", 0);
   progress.Step(o.command.front());
-  dispatch::CaptureSettings settings{.raw_log = raw_log.is_open() ? &raw_log.stream() : nullptr};
+  dispatch::CaptureSettings settings{.raw_log = raw_log.is_open() ? &raw_log.stream() : nullptr,
+                                     .while_running = sampler.Hook()};
   if (progress.active()) {
     settings.on_output = [&progress] { progress.Clear(); };
     settings.on_chunk = [&progress] { progress.Tick(); };
@@ -138,12 +144,13 @@ StatusOr<int> RunRun(const RunOptions& o) {
   if (!o.output_path.empty()) {
     if (Status opened = output.Open(o.output_path); !opened.ok()) return opened;
   }
-  StatusOr<dispatch::Run> run = Capture(o, raw_log);
+  dispatch::AuditSampler sampler;
+  StatusOr<dispatch::Run> run = Capture(o, raw_log, sampler);
   if (!run.ok()) return run.status();
   // The program has run: its report is printed even when the raw log could not be kept.
   const Status raw_log_kept = raw_log.is_open() ? raw_log.Commit() : Status();
   std::ostream& out = output.is_open() ? output.stream() : std::cout;
-  report::Print(BuildReport(o, *run, *machine), o.format, out);
+  report::Print(BuildReport(o, *run, sampler.Result(), *machine), o.format, out);
   out.flush();
   if (output.is_open()) {
     if (Status written = output.Commit(); !written.ok()) return written;
@@ -171,7 +178,7 @@ const report::contract::Document& RunDocument() {
               report::kTraceOrigin, model_run_field::kOnednnVersion, kRuntime,
               model_run_field::kThreads, kIsa, kExecMs, kExecPctOfWall, kVerboseRequest,
               kVerboseRequestFrom, kVerboseLines, kProgramLines, kProgramBytes}),
-         InputMember(/*with_files=*/false), HeaderMember(), SummaryMember(),
+         ProcessMember(), InputMember(/*with_files=*/false), HeaderMember(), SummaryMember(),
          PrimitivesMember(/*with_layer=*/false, /*with_file=*/false), DiagnosticsMember(),
          report::TraceMember(), roofline::RowRooflineMember()},
         std::string(report::kPrimitivesTable.name)};

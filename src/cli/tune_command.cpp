@@ -7,15 +7,14 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <chrono>
 #include <iostream>
 #include <optional>
 #include <regex>
 
 #include "cli/commands.h"
 #include "cli/model_options.h"
+#include "cli/process_view.h"
 #include "cli/stats_view.h"
-#include "common/library_kinds.h"
 #include "common/text.h"
 #include "dispatch/noise.h"
 #include "dispatch/process_audit.h"
@@ -49,26 +48,6 @@ inline constexpr Field kInterruptedBy{"interrupted_by"};
 // clang-format on
 }  // namespace tune_field
 
-// The audit of the running program (dispatch/process_audit.h), sampled during the baseline's
-// first run.
-namespace process_field {
-// clang-format off
-inline constexpr Field kSamples{"samples", Type::kInteger};
-inline constexpr Field kProcessesMax{"processes_max", Type::kInteger};
-inline constexpr Field kThreadsMax{"threads_max", Type::kInteger};
-inline constexpr Field kRunnableMax{"runnable_max", Type::kInteger};  ///< threads in state R
-inline constexpr Field kProgramCpus{"program_cpus", Type::kInteger};  ///< its affinity's CPUs
-inline constexpr Field kOnednn{"onednn", Type::kText, report::Arity::kList};
-inline constexpr Field kOpenmp{"openmp_runtimes", Type::kText, report::Arity::kList};
-inline constexpr Field kBlas{"blas", Type::kText, report::Arity::kList};
-inline constexpr Field kAllocators{"allocators", Type::kText, report::Arity::kList};
-inline constexpr Field kEngines{"engines", Type::kText, report::Arity::kList};
-inline constexpr Field kFrameworks{"frameworks", Type::kText, report::Arity::kList};
-inline constexpr Field kAll[] = {kSamples, kProcessesMax, kThreadsMax, kRunnableMax, kProgramCpus,
-                                 kOnednn, kOpenmp, kBlas, kAllocators, kEngines, kFrameworks};
-// clang-format on
-}  // namespace process_field
-
 namespace tune_columns {
 // clang-format off
 inline constexpr Field kVariant = report::IdentityColumn("variant");
@@ -95,8 +74,6 @@ inline constexpr Field kAll[] = {kRank, kVariant, kVerdict, kSpeedup, kMedian, k
 
 constexpr report::Part kTunePart{"tune", "Tune"};
 constexpr report::Part kVariantsTable{"variants", "Variants"};
-constexpr report::Part kProcessPart{"process",
-                                    "The program (sampled while the baseline's first run went on)"};
 
 struct TuneOptions {
   std::vector<std::string> command;
@@ -210,36 +187,6 @@ void AddVariantsTable(report::Report& report, const std::vector<dispatch::Varian
   }
 }
 
-// The libraries of `role` the audit saw, as "GNU OpenMP (libgomp.so.1)".
-Value LibrariesValue(const dispatch::ProcessAudit& audit, lib::Role role) {
-  report::TextList names;
-  for (const dispatch::MappedLibrary* l : audit.Of(role)) {
-    names.push_back(ValidUtf8(dispatch::LibraryText(*l)));
-  }
-  return Value(std::move(names));
-}
-
-void AddProcessSection(report::Report& report, const dispatch::ProcessAudit& audit, int host_cpus) {
-  using namespace process_field;
-  report::Section& s = report.AddSection(kProcessPart);
-  const bool sampled = audit.samples > 0;
-  s.Add(kSamples, audit.samples);
-  s.Add(kProcessesMax, sampled ? Value(audit.processes_max) : Value());
-  s.Add(kThreadsMax, sampled ? Value(audit.threads_max) : Value());
-  s.Add(kRunnableMax, sampled ? Value(audit.runnable_max) : Value());
-  s.Add(kProgramCpus, sampled && audit.usable_cpus > 0 ? Value(audit.usable_cpus) : Value());
-  s.Add(kOnednn, LibrariesValue(audit, lib::Role::kOneDnn));
-  s.Add(kOpenmp, LibrariesValue(audit, lib::Role::kOpenMp));
-  s.Add(kBlas, LibrariesValue(audit, lib::Role::kBlas));
-  s.Add(kAllocators, LibrariesValue(audit, lib::Role::kAllocator));
-  s.Add(kEngines, LibrariesValue(audit, lib::Role::kEngine));
-  s.Add(kFrameworks, LibrariesValue(audit, lib::Role::kFramework));
-  for (Finding& f : dispatch::AuditFindings(audit, host_cpus)) {
-    f.message = ValidUtf8(f.message);
-    report.findings.push_back(std::move(f));
-  }
-}
-
 struct TuneOutcome {
   std::vector<dispatch::Variant> variants;
   dispatch::ProcessAudit audit;
@@ -337,20 +284,8 @@ StatusOr<int> RunTuneCommand(const TuneOptions& o) {
   std::size_t running = 0;
   for (const dispatch::Variant& v : done.variants) running += v.runs_here();
   os::SignalForwarding forwarding;  // a signal between runs ends the tune with its report
-  dispatch::ProcessAuditor auditor;
-  std::optional<std::chrono::steady_clock::time_point> next_sample;
-  settings->while_baseline_runs = [&auditor, &next_sample](int pid) {
-    const auto now = std::chrono::steady_clock::now();
-    const auto after = [](double s) {
-      return std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-          std::chrono::duration<double>(s));
-    };
-    if (!next_sample) next_sample = now + after(dispatch::kAuditFirstSampleS);
-    if (now < *next_sample) return;
-    auditor.Sample(pid);
-    next_sample = std::chrono::steady_clock::now() + after(dispatch::kAuditIntervalS);
-  };
-  done.load_start = dispatch::ReadLoadAverage();
+  dispatch::AuditSampler sampler;
+  settings->while_baseline_runs = sampler.Hook();
   StatusOr<dispatch::TuneProgress> progress = [&] {
     report::Progress line("tune", running * static_cast<std::size_t>(o.runs));
     if (line.active()) {
@@ -364,7 +299,7 @@ StatusOr<int> RunTuneCommand(const TuneOptions& o) {
   }();
   if (!progress.ok()) return progress.status();
   done.progress = *progress;
-  done.audit = auditor.Result();
+  done.audit = sampler.Result();
   done.host_cpus = os::ReadCpuBudget().cpus;
   done.load_end = dispatch::ReadLoadAverage();
   report::Print(BuildReport(o, *settings, done), o.format, std::cout);
@@ -397,8 +332,7 @@ const report::contract::Document& TuneDocument() {
              kTunePart, {dispatch::program_run_field::kCommand, kMetric, kHigherIsBetter, kGroups,
                          kRunsAsked, kRoundsDone, kBudgetS, kElapsedS, kBest, kBestSpeedup, kApply,
                          model_run_field::kLoadStart, model_run_field::kLoadEnd, kInterruptedBy}),
-         contract::Object(kProcessPart, contract::Members(process_field::kAll)),
-         contract::Rows(kVariantsTable, contract::Members(tune_columns::kAll))},
+         ProcessMember(), contract::Rows(kVariantsTable, contract::Members(tune_columns::kAll))},
         std::string(kVariantsTable.name)};
   }();
   return kTune;

@@ -273,6 +273,7 @@ StatusOr<os::Spec> ProgramSpec(const ProgramSource& source, const CaptureSetting
   spec.search_path = true;
   spec.terminal = true;
   spec.timeout_s = settings.timeout_s;
+  spec.while_running = settings.while_running;
   if (!settings.launcher.empty()) spec.grace_after_signal_s = kLauncherGraceS;
   return spec;
 }

@@ -121,6 +121,8 @@ struct CaptureSettings {
   /// each piece of its stdout (progress redraws).
   std::function<void()> on_output;
   std::function<void()> on_chunk;
+  /// A program's: called with its process id while it runs (os::Spec::while_running).
+  std::function<void(int pid)> while_running;
 };
 
 /// Runs `source` under `settings` and captures it. Errors only when it cannot be started

@@ -235,6 +235,22 @@ ProcessAudit ProcessAuditor::Result() const {
   return audit;
 }
 
+std::function<void(int pid)> AuditSampler::Hook() {
+  return [this](int pid) { Tick(pid); };
+}
+
+void AuditSampler::Tick(int pid) {
+  using Clock = std::chrono::steady_clock;
+  const auto after = [](double s) {
+    return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s));
+  };
+  const Clock::time_point now = Clock::now();
+  if (!next_) next_ = now + after(kAuditFirstSampleS);
+  if (now < *next_) return;
+  auditor_.Sample(pid);
+  next_ = Clock::now() + after(kAuditIntervalS);
+}
+
 std::string LibraryText(const MappedLibrary& library) {
   return fmt::format("{} ({})", library.kind.name, lib::BaseName(library.path));
 }

@@ -12,6 +12,8 @@
 //   ProcessAudit audit = auditor.Result();
 //   std::vector<Finding> findings = AuditFindings(audit, /*host_cpus=*/2);
 
+#include <chrono>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -84,6 +86,20 @@ class ProcessAuditor {
   ProcessAudit audit_;
   std::set<std::string> seen_files_;
   std::vector<std::string> files_;
+};
+
+/// A ProcessAuditor sampled at its pace (kAuditFirstSampleS after the first call, then every
+/// kAuditIntervalS) from a hook called often while the program runs (os::Spec::while_running).
+class AuditSampler {
+ public:
+  /// The hook: calls Tick. The sampler must outlive the run.
+  std::function<void(int pid)> Hook();
+  void Tick(int pid);
+  ProcessAudit Result() const { return auditor_.Result(); }
+
+ private:
+  ProcessAuditor auditor_;
+  std::optional<std::chrono::steady_clock::time_point> next_;
 };
 
 /// The findings of an audit: `two-openmp-runtimes`, `two-onednn-copies`, `reference-blas`

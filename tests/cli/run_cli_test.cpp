@@ -124,6 +124,21 @@ TEST_F(RunCliTest, EndsWithTheProgramsExitStatus) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
 }
 
+// The audit of tune (dispatch/process_audit.h) in run's report too: python3 with GNU's and LLVM's
+// OpenMP runtimes loaded beside each other, sampled while it sleeps.
+TEST_F(RunCliTest, TheProcessSectionNamesTheLibrariesItMapped) {
+  const auto r = RunDlcheck({"run", "--format", "json", "--", "/usr/bin/python3", "-c",
+                             "import ctypes, time\nctypes.CDLL('libgomp.so.1')\n"
+                             "ctypes.CDLL('libomp.so.5')\ntime.sleep(0.6)\n"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Json doc = Json::parse(r.out);
+  EXPECT_GE(doc["process"]["samples"].get<int>(), 2) << doc["process"];
+  EXPECT_EQ(doc["process"]["openmp_runtimes"].size(), 2u) << doc["process"];
+  bool warned = false;
+  for (const Json& f : doc["findings"]) warned = warned || f["code"] == "two-openmp-runtimes";
+  EXPECT_TRUE(warned) << r.out;
+}
+
 TEST_F(RunCliTest, ProgramKilledBySignalEndsWith128PlusItAndIsNamed) {
   const auto r = RunDlcheck({"run", "--format", "json", "--", "sh", "-c", "kill -SEGV $$"});
   EXPECT_EQ(r.exit_code, 128 + SIGSEGV) << r.err;

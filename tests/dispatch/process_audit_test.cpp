@@ -12,17 +12,14 @@
 #include <vector>
 
 #include "common/finding_codes.h"
+#include "support/finding_codes.h"
 #include "support/scratch_dir.h"
 #include "support/test_files.h"
 
 namespace dlcheck::dispatch {
 namespace {
 
-std::vector<std::string> Codes(const std::vector<Finding>& findings) {
-  std::vector<std::string> codes;
-  for (const Finding& f : findings) codes.push_back(f.code);
-  return codes;
-}
+using testing::Codes;
 
 TEST(ExecutableMappings, OnlyFilesWithCodeEachOnce) {
   const std::vector<std::string> files = ExecutableMappings(

@@ -14,15 +14,12 @@
 #include "detect/binding.h"
 #include "dispatch/capture.h"
 #include "dispatch/noise.h"
+#include "support/finding_codes.h"
 
 namespace dlcheck::dispatch {
 namespace {
 
-std::vector<std::string> Codes(const std::vector<Finding>& findings) {
-  std::vector<std::string> codes;
-  for (const Finding& f : findings) codes.push_back(f.code);
-  return codes;
-}
+using testing::Codes;
 
 dispatch::Run ModelRun() {
   dispatch::Run run;

@@ -9,6 +9,7 @@
 #include <csignal>
 
 #include "dispatch/sweep.h"
+#include "support/finding_codes.h"
 #include "verbose/rules.h"
 
 namespace dlcheck::dispatch {
@@ -428,11 +429,7 @@ std::vector<Finding> FindingsOf(const std::vector<ConfigRuns>& sweep, int interr
   return SweepFindings(sweep, CompareSweep(sweep), interrupted_by);
 }
 
-std::vector<std::string> Codes(const std::vector<Finding>& findings) {
-  std::vector<std::string> codes;
-  for (const Finding& f : findings) codes.push_back(f.code);
-  return codes;
-}
+using testing::Codes;
 
 TEST(SweepFindingsTest, AProgramSweepIsRankedByWallTimeAndItsFailuresNamed) {
   const verbose::PrimitiveStats jit =
