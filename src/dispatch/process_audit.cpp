@@ -124,7 +124,7 @@ std::optional<TaskStat> ParseTaskStat(std::string_view line) {
   if (paren == std::string_view::npos || line.find('(') > paren) return std::nullopt;
   std::string_view rest = line.substr(paren + 1);
   TaskStat stat;
-  // Field 3 is the state; utime and stime are fields 14 and 15; processor is field 39.
+  // Field 3 is the state; utime and stime are fields 14 and 15; vsize 23; processor 39.
   unsigned long long utime = 0, stime = 0;
   for (int field = 3; field <= 39; ++field) {
     const std::string_view text = NextField(rest);
@@ -132,6 +132,10 @@ std::optional<TaskStat> ParseTaskStat(std::string_view line) {
     if (field == 3) {
       if (text.size() != 1) return std::nullopt;
       stat.state = text[0];
+    } else if (field == 23) {
+      const std::optional<unsigned long long> bytes = NumberOf<unsigned long long>(text);
+      if (!bytes) return std::nullopt;
+      stat.vsize = *bytes;
     } else if (field == 14 || field == 15) {
       const std::optional<unsigned long long> ticks = NumberOf<unsigned long long>(text);
       if (!ticks) return std::nullopt;
@@ -172,8 +176,16 @@ std::vector<int> ProcessAuditor::Descendants(int pid) const {
 void ProcessAuditor::SampleProcess(int pid, int& threads, int& runnable,
                                    std::set<int>& runnable_cpus) {
   const std::string dir = proc_root_ + "/" + std::to_string(pid);
-  for (std::string& file : ExecutableMappings(ReadSmall(dir + "/maps"))) {
-    if (seen_files_.insert(file).second) files_.push_back(std::move(file));
+  // Its mappings again only when its address space changed size (field 23 of its stat): a
+  // Python program with PyTorch maps a thousand regions, and a launcher may start many processes.
+  const std::optional<TaskStat> process = ParseTaskStat(ReadSmall(dir + "/stat"));
+  const unsigned long long vsize = process ? process->vsize : 0;
+  const auto [last, first_sight] = maps_read_at_vsize_.try_emplace(pid, vsize);
+  if (first_sight || last->second != vsize || vsize == 0) {
+    last->second = vsize;
+    for (std::string& file : ExecutableMappings(ReadSmall(dir + "/maps"))) {
+      if (seen_files_.insert(file).second) files_.push_back(std::move(file));
+    }
   }
   for (int tid : NumericEntries(dir + "/task")) {
     const std::optional<TaskStat> stat =

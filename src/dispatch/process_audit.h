@@ -34,12 +34,14 @@ inline constexpr double kAuditFirstSampleS = 0.05;
 /// that starts with `/`; " (deleted)" left out), each once, in the order they first appear.
 std::vector<std::string> ExecutableMappings(std::string_view maps);
 
-/// One line of /proc/PID/task/TID/stat: the state letter ('R' running or runnable), the CPU
-/// time used (user and system, in clock ticks) and the CPU it last ran on. nullopt for text that
+/// One line of /proc/PID/task/TID/stat (or /proc/PID/stat): the state letter ('R' running or
+/// runnable), the CPU time used (user and system, in clock ticks), the size of the address space
+/// and the CPU it last ran on. nullopt for text that
 /// is not such a line. The command name, in parentheses, may hold spaces and parentheses.
 struct TaskStat {
   char state = '?';
   unsigned long long cpu_ticks = 0;
+  unsigned long long vsize = 0;  ///< the size of its address space, in bytes
   int processor = -1;
 };
 std::optional<TaskStat> ParseTaskStat(std::string_view line);
@@ -84,6 +86,8 @@ class ProcessAuditor {
 
   std::string proc_root_;
   ProcessAudit audit_;
+  /// pid -> the size of its address space when its mappings were last read.
+  std::map<int, unsigned long long> maps_read_at_vsize_;
   std::set<std::string> seen_files_;
   std::vector<std::string> files_;
 };

@@ -62,6 +62,7 @@ TEST(ParseTaskStat, CommandNamesWithSpacesAndParentheses) {
   EXPECT_EQ(stat->state, 'R');
   EXPECT_EQ(stat->cpu_ticks, 12u);
   EXPECT_EQ(stat->processor, 3);
+  EXPECT_EQ(stat->vsize, 3133440u);
   EXPECT_FALSE(ParseTaskStat("21211 (cat R 1 2").has_value());
   EXPECT_FALSE(ParseTaskStat("21211 (cat) R 1 2").has_value());  // cut short
   EXPECT_FALSE(ParseTaskStat("").has_value());
