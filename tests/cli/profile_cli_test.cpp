@@ -192,7 +192,9 @@ TEST_F(ProfileCliTest, SleepShowsItsSleepOffCpu) {
       wait = row["wait"].get<std::string>();
     }
   }
-  EXPECT_GE(sleeping, 0.45);
+  // Seen once in the fresh Debian root (never here, nor in that root by hand): no S row at all.
+  // The rows and the findings say why if it comes back.
+  EXPECT_GE(sleeping, 0.45) << report["off_cpu"].dump(1) << report["findings"].dump(1) << r.err;
   EXPECT_NE(wait.find("nanosleep"), std::string::npos) << wait;
 }
 
