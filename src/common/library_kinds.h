@@ -128,10 +128,4 @@ constexpr std::optional<LibraryKind> KindOfLibrary(std::string_view path) {
   return std::nullopt;
 }
 
-/// True when `path` is a library of `role`.
-constexpr bool HasRole(std::string_view path, Role role) {
-  const std::optional<LibraryKind> kind = KindOfLibrary(path);
-  return kind && kind->role == role;
-}
-
 }  // namespace dlcheck::lib

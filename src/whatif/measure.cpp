@@ -23,9 +23,9 @@
 #include <iterator>
 #include <map>
 #include <optional>
-#include <sstream>
 
 #include "common/primitive_kinds.h"
+#include "dispatch/process_audit.h"
 #include "verbose/shape_math.h"
 #include "whatif/layout.h"
 
@@ -309,20 +309,11 @@ bool FirstRunIsUnbounded(const std::string& implementation) {
 // The CPU time a process has used (user and system), in seconds; nullopt when /proc says none.
 std::optional<double> CpuSecondsOf(pid_t pid) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const std::size_t paren = stat.rfind(')');
-  if (paren == std::string::npos) return std::nullopt;
-  std::istringstream fields(stat.substr(paren + 1));
-  std::string field;
-  unsigned long long utime = 0, stime = 0;
-  // After the command: state (3), then ppid ... utime is field 14, stime 15.
-  for (int i = 3; i <= 15 && fields >> field; ++i) {
-    if (i == 14) utime = std::strtoull(field.c_str(), nullptr, 10);
-    if (i == 15) stime = std::strtoull(field.c_str(), nullptr, 10);
-  }
+  const std::string line((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::optional<dispatch::TaskStat> stat = dispatch::ParseTaskStat(line);
   const long ticks = sysconf(_SC_CLK_TCK);
-  if (!fields || ticks <= 0) return std::nullopt;
-  return static_cast<double>(utime + stime) / static_cast<double>(ticks);
+  if (!stat || ticks <= 0) return std::nullopt;
+  return static_cast<double>(stat->cpu_ticks) / static_cast<double>(ticks);
 }
 
 // How the first execution in a child ended.
