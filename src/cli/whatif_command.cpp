@@ -12,7 +12,6 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <functional>
 #include <iostream>
 #include <iterator>
@@ -602,9 +601,9 @@ Status ReadLogs(const std::vector<LogInput>& inputs, verbose::LogSession& sessio
 
 // This process's command line, as it was started.
 StatusOr<std::vector<std::string>> OwnCommandLine() {
-  std::ifstream in("/proc/self/cmdline", std::ios::binary);
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (!in.eof() && in.fail()) return Status(ExitCode::kFailure, "cannot read /proc/self/cmdline");
+  const std::optional<std::string> cmdline = os::ReadProcFile("/proc/self/cmdline");
+  if (!cmdline) return Status(ExitCode::kFailure, "cannot read /proc/self/cmdline");
+  const std::string& text = *cmdline;
   std::vector<std::string> argv;
   for (std::size_t at = 0; at < text.size();) {
     const std::size_t end = std::min(text.find('\0', at), text.size());

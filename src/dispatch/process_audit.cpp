@@ -7,12 +7,12 @@
 #include <algorithm>
 #include <charconv>
 #include <filesystem>
-#include <fstream>
 #include <iterator>
 #include <sstream>
 #include <tuple>
 
 #include "common/finding_codes.h"
+#include "os/input_file.h"
 
 namespace dlcheck::dispatch {
 namespace {
@@ -23,8 +23,7 @@ constexpr lib::Role kRoleOrder[] = {lib::Role::kOneDnn, lib::Role::kOpenMp,
 
 // A /proc file read whole; empty when it is gone (the process ended) or unreadable.
 std::string ReadSmall(const std::string& path) {
-  std::ifstream in(path);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return os::ReadProcFile(path).value_or(std::string());
 }
 
 std::string_view NextField(std::string_view& text) {
@@ -50,11 +49,11 @@ std::optional<Number> NumberOf(std::string_view text) {
 
 std::vector<int> NumericEntries(const std::string& dir) {
   std::vector<int> ids;
+  // increment(error), not ++: a task directory vanishes when its process ends, and ++ throws.
   std::error_code error;
-  for (const auto& entry : std::filesystem::directory_iterator(dir, error)) {
-    if (std::optional<int> id = NumberOf<int>(entry.path().filename().string())) {
-      ids.push_back(*id);
-    }
+  for (std::filesystem::directory_iterator it(dir, error), end; !error && it != end;
+       it.increment(error)) {
+    if (std::optional<int> id = NumberOf<int>(it->path().filename().string())) ids.push_back(*id);
   }
   return ids;
 }

@@ -336,7 +336,10 @@ void FleetReader::Add(const std::string& path) {
   // A listed entry that is not a regular file (a FIFO would block the open for ever, a device
   // never ends) is skipped without being opened, and said so.
   std::vector<Pending> files;
-  for (const auto& entry : std::filesystem::directory_iterator(path, error)) {
+  // increment(error), not ++, which throws when the directory is removed while it is listed.
+  for (std::filesystem::directory_iterator it(path, error), end; !error && it != end;
+       it.increment(error)) {
+    const std::filesystem::directory_entry& entry = *it;
     const auto& p = entry.path();
     if (p.extension() != ".json" || p.filename().string().front() == '.') continue;
     std::error_code type_error;

@@ -151,4 +151,12 @@ StatusOr<std::string> ReadInputFile(const std::string& path, const InputFileKind
   return ReadAll(fd.get(), path, kind, size);
 }
 
+std::optional<std::string> ReadProcFile(const std::string& path, std::size_t max_bytes) {
+  StatusOr<std::string> text =
+      ReadInputFile(path, {.what = "/proc file", .hint = "", .max_bytes = max_bytes,
+                           .regular_only = true});
+  if (!text.ok()) return std::nullopt;
+  return std::move(*text);
+}
+
 }  // namespace dlcheck::os

@@ -7,6 +7,7 @@
 //   if (!text.ok()) return text.status();
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -34,6 +35,13 @@ struct InputFileKind {
 /// the cap is refused before allocating; a read error is reported with its errno text. Every
 /// failure is an InputError naming the file.
 StatusOr<std::string> ReadInputFile(const std::string& path, const InputFileKind& kind);
+
+/// A file of /proc (or of a recorded copy of it) read whole, never throwing: nullopt when it is
+/// gone, unreadable or larger than `max_bytes`. A process's files vanish under a reader when it
+/// ends: read(2) of /proc/PID/maps fails with ESRCH once the task is reaped, which a C++ stream
+/// read through istreambuf_iterator turns into an exception.
+std::optional<std::string> ReadProcFile(const std::string& path,
+                                        std::size_t max_bytes = kMaxInputBytes);
 
 /// How much structure a JSON document may have: its nesting (arrays and objects inside each
 /// other) and its values. A parser's stack grows with the nesting and its memory with the values,

@@ -18,7 +18,6 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <functional>
 #include <iterator>
 #include <map>
@@ -26,6 +25,7 @@
 
 #include "common/primitive_kinds.h"
 #include "dispatch/process_audit.h"
+#include "os/input_file.h"
 #include "verbose/shape_math.h"
 #include "whatif/layout.h"
 
@@ -308,9 +308,8 @@ bool FirstRunIsUnbounded(const std::string& implementation) {
 
 // The CPU time a process has used (user and system), in seconds; nullopt when /proc says none.
 std::optional<double> CpuSecondsOf(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  const std::string line((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const std::optional<dispatch::TaskStat> stat = dispatch::ParseTaskStat(line);
+  const std::optional<dispatch::TaskStat> stat = dispatch::ParseTaskStat(
+      os::ReadProcFile("/proc/" + std::to_string(pid) + "/stat").value_or(std::string()));
   const long ticks = sysconf(_SC_CLK_TCK);
   if (!stat || ticks <= 0) return std::nullopt;
   return static_cast<double>(stat->cpu_ticks) / static_cast<double>(ticks);

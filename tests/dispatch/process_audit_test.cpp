@@ -128,6 +128,26 @@ TEST_F(ProcessAuditorTest, FollowsChildrenCountsThreadsAndSeesOversubscription) 
             "KMP_AFFINITY, OMP_PLACES) pins them together; widen it, or run 1 thread");
 }
 
+// CI stop 53 (ASan, loaded host): a program that ended while its /proc files were read made
+// read(2) fail (ESRCH once the task is reaped), which the stream reader turned into an exception
+// and dlcheck into an internal error. A file that cannot be read is the same class, made
+// deterministic: a directory where /proc has its maps and a thread's stat. The sample reads what
+// it can and nothing is thrown.
+TEST_F(ProcessAuditorTest, FilesThatFailToReadAreMissingNotAnError) {
+  Task(100, 100, 'R');
+  Task(100, 101, 'R');
+  std::filesystem::create_directories(dir_ / "100" / "maps");
+  std::filesystem::remove(dir_ / "100/task/101/stat");
+  std::filesystem::create_directories(dir_ / "100/task/101/stat");
+  Write("100/status", "Name:\tpython3\nCpus_allowed_list:\t3\n");
+  ProcessAuditor auditor(dir_.string());
+  ASSERT_NO_THROW(auditor.Sample(100));
+  const ProcessAudit audit = auditor.Result();
+  EXPECT_EQ(audit.samples, 1);
+  EXPECT_TRUE(audit.libraries.empty());
+  EXPECT_EQ(audit.threads_max, 1);  // the thread whose stat could not be read is not counted
+}
+
 TEST_F(ProcessAuditorTest, RecordedNumpyWithTwoOpenMpRuntimes) {
   Task(100, 100, 'S');
   Write("100/maps", testing::ReadFile(testing::DataPath("process/python3_numpy_gomp_omp.maps")));
