@@ -152,9 +152,8 @@ StatusOr<std::string> ReadInputFile(const std::string& path, const InputFileKind
 }
 
 std::optional<std::string> ReadProcFile(const std::string& path, std::size_t max_bytes) {
-  StatusOr<std::string> text =
-      ReadInputFile(path, {.what = "/proc file", .hint = "", .max_bytes = max_bytes,
-                           .regular_only = true});
+  StatusOr<std::string> text = ReadInputFile(
+      path, {.what = "/proc file", .hint = "", .max_bytes = max_bytes, .regular_only = true});
   if (!text.ok()) return std::nullopt;
   return std::move(*text);
 }
