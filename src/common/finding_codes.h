@@ -20,6 +20,7 @@ inline constexpr char kCpuQuota[] = "cpu-quota";
 inline constexpr char kDumpRepeatsCpus[] = "dump-repeats-cpus";
 inline constexpr char kHypervisor[] = "hypervisor";
 inline constexpr char kHypervisorHides[] = "hypervisor-hides";
+inline constexpr char kModelContradictsFeatures[] = "model-contradicts-features";
 inline constexpr char kKernelHidesFeatures[] = "kernel-hides-features";
 inline constexpr char kKernelListsAbsentFeatures[] = "kernel-lists-absent-features";
 inline constexpr char kLibcpuidDisagrees[] = "libcpuid-disagrees";

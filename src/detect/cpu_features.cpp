@@ -5,6 +5,7 @@
 #include <array>
 #include <cstring>
 #include <set>
+#include <span>
 
 #include "common/onednn_isa.h"
 
@@ -338,6 +339,79 @@ std::vector<std::string_view> SiliconFeatures(std::string_view microarchitecture
     return list(kGraniteRapids);
   }
   if (microarchitecture == "Zen 4" || microarchitecture == "Zen 5") return list(kZen4);
+  return {};
+}
+
+std::vector<std::string_view> FeaturesNoPartHas(std::string_view microarchitecture) {
+  // The instructions of deep learning's generations, from the vendors' briefs and optimisation
+  // manuals: AVX-512 from Skylake-SP and Knights Landing (never on Intel's client cores before
+  // Cannon Lake, nor on Atom cores, nor on AMD before Zen 4); AVX512-BF16 from Cooper Lake (and
+  // Golden Cove, fused off in client parts) and Zen 4; AVX512-FP16 and AMX from Sapphire Rapids
+  // (AMX on server cores only; FP16 never on AMD); AMX-FP16 from Granite Rapids. A hypervisor can
+  // hide an instruction set but cannot add one the silicon lacks, so a reported one of these
+  // means the model number is not this CPU's. AVX10 is left out: AVX10.1 names instructions
+  // Sapphire Rapids already runs, so a hypervisor may enumerate it there.
+  static constexpr std::string_view kBeforeAvx512[] = {"avx512f", "avx512_bf16", "avx512_fp16",
+                                                       "amx_tile", "amx_fp16"};
+  static constexpr std::string_view kBeforeBf16[] = {"avx512_bf16", "avx512_fp16", "amx_tile",
+                                                     "amx_fp16"};
+  static constexpr std::string_view kBeforeFp16[] = {"avx512_fp16", "amx_tile", "amx_fp16"};
+  static constexpr std::string_view kClientGoldenCove[] = {"amx_tile", "amx_fp16"};
+  static constexpr std::string_view kBeforeAmxFp16[] = {"amx_fp16"};
+  struct Row {
+    std::string_view microarchitecture;
+    std::span<const std::string_view> absent;
+  };
+  static constexpr Row kRows[] = {
+      {"Penryn", kBeforeAvx512},
+      {"Nehalem", kBeforeAvx512},
+      {"Haswell", kBeforeAvx512},
+      {"Broadwell", kBeforeAvx512},
+      {"Skylake", kBeforeAvx512},
+      {"Kaby Lake", kBeforeAvx512},
+      {"Coffee Lake", kBeforeAvx512},
+      {"Whiskey Lake", kBeforeAvx512},
+      {"Amber Lake", kBeforeAvx512},
+      {"Comet Lake", kBeforeAvx512},
+      {"Lakefield", kBeforeAvx512},
+      {"Meteor Lake", kBeforeAvx512},
+      {"Arrow Lake", kBeforeAvx512},
+      {"Arrow Lake-H", kBeforeAvx512},
+      {"Arrow Lake-U", kBeforeAvx512},
+      {"Lunar Lake", kBeforeAvx512},
+      {"Panther Lake", kBeforeAvx512},
+      {"Wildcat Lake", kBeforeAvx512},
+      {"Alder Lake-N", kBeforeAvx512},
+      {"Sierra Forest", kBeforeAvx512},
+      {"Grand Ridge", kBeforeAvx512},
+      {"Clearwater Forest", kBeforeAvx512},
+      {"Zen", kBeforeAvx512},
+      {"Zen+", kBeforeAvx512},
+      {"Zen 2", kBeforeAvx512},
+      {"Zen 3", kBeforeAvx512},
+      {"Skylake-SP", kBeforeBf16},
+      {"Cascade Lake", kBeforeBf16},
+      {"Cannon Lake", kBeforeBf16},
+      {"Ice Lake", kBeforeBf16},
+      {"Ice Lake-SP", kBeforeBf16},
+      {"Tiger Lake", kBeforeBf16},
+      {"Rocket Lake", kBeforeBf16},
+      {"Knights Landing", kBeforeBf16},
+      {"Knights Mill", kBeforeBf16},
+      {"Cooper Lake", kBeforeFp16},
+      {"Zen 4", kBeforeFp16},
+      {"Zen 5", kBeforeFp16},
+      {"Alder Lake", kClientGoldenCove},
+      {"Raptor Lake", kClientGoldenCove},
+      {"Bartlett Lake", kClientGoldenCove},
+      {"Sapphire Rapids", kBeforeAmxFp16},
+      {"Emerald Rapids", kBeforeAmxFp16},
+  };
+  for (const Row& row : kRows) {
+    if (row.microarchitecture == microarchitecture) {
+      return {row.absent.begin(), row.absent.end()};
+    }
+  }
   return {};
 }
 

@@ -68,6 +68,12 @@ std::string Microarchitecture(std::string_view vendor, int family, int model, in
 /// off) or that dlcheck does not know.
 std::vector<std::string_view> SiliconFeatures(std::string_view microarchitecture);
 
+/// Of deep learning's instruction sets (AVX-512, its BF16 and FP16, AMX, AMX-FP16), those no part
+/// of `microarchitecture` has in silicon: a CPU that reports one is not that microarchitecture,
+/// whatever its model number says (a hypervisor that reports another CPU's model). Empty for a
+/// microarchitecture dlcheck does not know or whose parts may have them all.
+std::vector<std::string_view> FeaturesNoPartHas(std::string_view microarchitecture);
+
 /// The CPUID bits, decoded from leaves 1, 7.0, 7.1 and 80000001h.
 FeatureSet DecodeFeatures(const CpuidSource& source);
 

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <map>
+#include <utility>
 
 #include "common/finding_codes.h"
 #include "common/onednn_isa.h"
@@ -164,6 +165,34 @@ void KernelFindings(PlatformInfo& info) {
   }
 }
 
+// A model number whose microarchitecture has none of some reported instruction sets (a
+// hypervisor that reports another CPU's model: family 6 model 167, Rocket Lake's, on a guest
+// with AMX and AVX512-FP16) names no microarchitecture: the record says "unknown" and one
+// finding says why. True when it did.
+bool ModelContradictsFeatures(PlatformInfo& info) {
+  std::vector<std::string> reported;
+  for (std::string_view name : FeaturesNoPartHas(info.cpu.microarchitecture)) {
+    if (const FeatureLayers* f = info.FindFeature(name); f != nullptr && f->cpu) {
+      reported.emplace_back(name);
+    }
+  }
+  if (reported.empty()) return false;
+  const std::string named = std::exchange(info.cpu.microarchitecture, "unknown");
+  const bool guest = info.cpu.hypervisor;
+  AddFinding(info, guest ? Severity::kInfo : Severity::kWarning, codes::kModelContradictsFeatures,
+             fmt::format("CPUID's model number (family {} model {}) is {}'s, but this CPU "
+                         "reports {}, which no {} has: {}; dlcheck names no microarchitecture "
+                         "here and decodes the features from CPUID as they are",
+                         info.cpu.family, info.cpu.model, named, Join(reported, ", "), named,
+                         guest ? fmt::format("the hypervisor ({}) reports another CPU's model",
+                                             info.cpu.hypervisor_vendor.empty()
+                                                 ? "vendor unknown"
+                                                 : info.cpu.hypervisor_vendor)
+                               : "the model number or dlcheck's table is wrong (please report "
+                                 "it with `dlcheck platform --save-raw DIR`)"));
+  return true;
+}
+
 // Features the silicon of this microarchitecture has in every part that this guest's CPUID
 // lacks: hidden by the hypervisor, not absent from the CPU (one finding naming them all).
 void HypervisorFindings(PlatformInfo& info) {
@@ -253,6 +282,7 @@ void X86Findings(PlatformInfo& info, const FeatureSet& cpuid) {
 // What any machine's record says: the kernel against the CPU, core kinds that differ, the
 // microarchitecture, the hypervisor.
 void MachineFindings(PlatformInfo& info) {
+  const bool model_contradicted = ModelContradictsFeatures(info);
   KernelFindings(info);
   for (const CpuidCoreType& kind : info.core_types) {
     if (!kind.same_features) {
@@ -273,7 +303,7 @@ void MachineFindings(PlatformInfo& info) {
                "its 32 registers and its instructions (VNNI, BF16), so an avx2 kernel may be as "
                "fast or faster; `dlcheck dispatch` measures both on each primitive");
   }
-  if (info.cpu.microarchitecture == "unknown") {
+  if (!model_contradicted && info.cpu.microarchitecture == "unknown") {
     AddFinding(info, Severity::kInfo, codes::kUnknownMicroarchitecture,
                fmt::format("dlcheck's table does not know {} family {} model {} stepping {}; the "
                            "feature bits are still decoded from CPUID",

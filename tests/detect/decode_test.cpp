@@ -457,5 +457,51 @@ TEST(RecordedPlatformTest, UnknownCpuStillReportsItsFeatureBits) {
             "feature bits are still decoded from CPUID");
 }
 
+// A real guest (this project's CI host) whose hypervisor reports family 6 model 167, Rocket
+// Lake's number, for a core with AMX and AVX512-FP16: no microarchitecture is named, one
+// finding says why (information in a guest; a warning on bare metal, where it would mean a
+// wrong table), and nothing that follows from the name (the hypervisor-hides list) is said.
+TEST(RecordedPlatformTest, AModelNumberTheFeaturesContradictNamesNoMicroarchitecture) {
+  const StatusOr<PlatformInfo> guest =
+      DetectRecordedPlatform(dlcheck::testing::DataPath("cpuid/intel-xeon-kvm-model167.test"));
+  ASSERT_TRUE(guest.ok()) << guest.status().message();
+  EXPECT_EQ(guest->cpu.model, 167);
+  EXPECT_EQ(guest->cpu.microarchitecture, "unknown");
+  EXPECT_TRUE(Feature(*guest, "amx_tile").cpu);
+  EXPECT_EQ(FindingMessage(*guest, "model-contradicts-features"),
+            "CPUID's model number (family 6 model 167) is Rocket Lake's, but this CPU reports "
+            "avx512_bf16, avx512_fp16, amx_tile, which no Rocket Lake has: the hypervisor (KVM) "
+            "reports another CPU's model; dlcheck names no microarchitecture here and decodes "
+            "the features from CPUID as they are");
+  EXPECT_TRUE(FindingMessage(*guest, "unknown-microarchitecture").empty());
+  EXPECT_TRUE(FindingMessage(*guest, "hypervisor-hides").empty());
+  const auto severity_of = [](const PlatformInfo& info) {
+    for (const Finding& f : info.findings) {
+      if (f.code == "model-contradicts-features") return std::optional(f.severity);
+    }
+    return std::optional<Severity>();
+  };
+  EXPECT_EQ(severity_of(*guest), Severity::kInfo);
+  const StatusOr<PlatformInfo> bare = DetectRecordedPlatform(
+      dlcheck::testing::DataPath("cpuid/edited/intel-xeon-kvm-model167-no-hypervisor-bit.test"));
+  ASSERT_TRUE(bare.ok()) << bare.status().message();
+  EXPECT_EQ(bare->cpu.microarchitecture, "unknown");
+  EXPECT_EQ(severity_of(*bare), Severity::kWarning);
+  EXPECT_NE(FindingMessage(*bare, "model-contradicts-features").find("dlcheck's table is wrong"),
+            std::string::npos);
+}
+
+// The two silicon tables agree: no microarchitecture has in every part a feature that none of
+// its parts has.
+TEST(DecodeTest, SiliconTablesNeverContradictEachOther) {
+  for (std::string_view name :
+       {"Skylake-SP", "Cascade Lake", "Cooper Lake", "Ice Lake-SP", "Sapphire Rapids",
+        "Emerald Rapids", "Granite Rapids", "Granite Rapids-D", "Zen 4", "Zen 5", "Rocket Lake"}) {
+    for (std::string_view every : SiliconFeatures(name)) {
+      for (std::string_view none : FeaturesNoPartHas(name)) EXPECT_NE(every, none) << name;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace dlcheck::detect
