@@ -22,6 +22,7 @@
 #include "dlcheck/version.h"
 #include "os/cpu_budget.h"
 #include "os/output_file.h"
+#include "profile/profile_report.h"
 #include "report/safe_text.h"
 
 namespace dlcheck::cli {
@@ -221,7 +222,7 @@ namespace {
 // run time (dispatch's per-cap sweep, profile's stacks).
 std::vector<std::string_view> ViewTables(std::string_view command) {
   if (command == "dispatch") return {kSweepView};
-  if (command == "profile") return {report::kStacksTable};
+  if (command == "profile") return {report::kStacksTable, profile::kOffCpuByWaitView.name};
   return {};
 }
 

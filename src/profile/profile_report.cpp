@@ -159,16 +159,57 @@ void AddOperatorsTable(report::Report& report, const Profile& p, std::size_t top
   }
 }
 
+// The off-CPU stacks merged by (state, wait) for the human table, the most time first: one row
+// per place the program waited, with how many stacks led there.
+void AddOffCpuByWaitView(report::Report& report, const Profile& p, std::size_t top, double total) {
+  struct Merged {
+    double seconds = 0;
+    std::uint64_t switches = 0;
+    std::uint64_t stacks = 0;
+  };
+  std::map<std::pair<std::string, std::string>, Merged> by_wait;
+  for (const auto& [key, s] : p.off_cpu) {
+    Merged& m = by_wait[{key.first, s.wait}];
+    m.seconds += s.seconds;
+    m.switches += s.switches;
+    ++m.stacks;
+  }
+  std::vector<std::pair<std::pair<std::string, std::string>, Merged>> rows(by_wait.begin(),
+                                                                           by_wait.end());
+  std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
+    return a.second.seconds > b.second.seconds;
+  });
+  report::Table& t =
+      report.AddView(std::string(kOffCpuByWaitView.name),
+                     report::Names({kState, kSeconds, kPct, kSwitches, kStacks, kWait}),
+                     std::string(kOffCpuByWaitView.title));
+  t.only_in_table = true;
+  t.answer_columns = report::Names({kSeconds, kPct});
+  t.caption =
+      "stacks alike in state and wait are one row (stacks: how many); JSON and CSV "
+      "have each stack in the off_cpu table";
+  for (const auto& [key, m] : rows) {
+    if (top > 0 && t.rows.size() == top) break;
+    t.AddRow()
+        .Set(kState, key.first)
+        .Set(kSeconds, Value(m.seconds, 4))
+        .Set(kPct, Value(Pct(m.seconds, total), 1))
+        .Set(kSwitches, m.switches)
+        .Set(kStacks, m.stacks)
+        .Set(kWait, key.second);
+  }
+}
+
 void AddOffCpuTable(report::Report& report, const Profile& p, std::size_t top) {
   std::vector<std::pair<std::pair<std::string, std::string>, OffCpuStack>> stacks(p.off_cpu.begin(),
                                                                                   p.off_cpu.end());
   std::stable_sort(stacks.begin(), stacks.end(), [](const auto& a, const auto& b) {
     return a.second.seconds > b.second.seconds;
   });
-  report::Table& t = report.AddTable(kOffCpuTable, kOffCpuColumns);
-  t.hidden_in_table = report::Names({kStack});
-  t.answer_columns = report::Names({kSeconds, kPct});
   const double total = OffCpuSeconds(p);
+  report::Table& t = report.AddTable(kOffCpuTable, kOffCpuColumns);
+  t.omit_in_table = true;  // the human table reads off_cpu_by_wait
+  t.answer_columns = report::Names({kSeconds, kPct});
   for (const auto& [key, s] : stacks) {
     if (top > 0 && t.rows.size() == top) break;
     t.AddRow()
@@ -479,7 +520,10 @@ void AddProfileTables(report::Report& report, const Profile& profile,
   AddKernelsTable(report, kernels, profile, rows, options.top);
   AddByPrimitiveTable(report, kernels, profile, rows);
   AddOperatorsTable(report, profile, options.top);
-  if (options.off_cpu_reason.empty()) AddOffCpuTable(report, profile, options.top);
+  if (options.off_cpu_reason.empty()) {
+    AddOffCpuTable(report, profile, options.top);
+    AddOffCpuByWaitView(report, profile, options.top, OffCpuSeconds(profile));
+  }
   const std::vector<BlasRow> blas = BlasRows(profile);
   AddBlasTable(report, blas, profile);
   AddInstructionMixTables(report, profile, options.top);

@@ -112,6 +112,7 @@ inline constexpr Field kSeconds{"seconds", Type::kNumber};
 inline constexpr Field kSwitches{"switches", Type::kInteger};
 inline constexpr Field kWait{"wait"};
 inline constexpr Field kStack{"stack"};
+inline constexpr Field kStacks{"stacks", Type::kInteger};  ///< how many stacks a view row merges
 // clang-format on
 }  // namespace profile_field
 
@@ -122,6 +123,11 @@ inline constexpr report::Part kByPrimitiveTable{"by_primitive",
                                                 "Sampled JIT time and verbose time by primitive"};
 inline constexpr report::Part kOperatorsTable{"operators", "CPU time by framework operator"};
 inline constexpr report::Part kOffCpuTable{"off_cpu", "Off-CPU time by stack"};
+/// The human table's reading view of `off_cpu`: its stacks merged by state and wait (stacks
+/// hundreds of characters long that differ in the middle cannot be told apart at 80 columns by
+/// any cut). JSON, CSV and xlsx have each stack in `off_cpu`.
+inline constexpr report::Part kOffCpuByWaitView{"off_cpu_by_wait",
+                                                "Off-CPU time by where it waited"};
 inline constexpr report::Part kBlasTable{"blas", "CPU time by BLAS library"};
 inline constexpr report::Part kInstructionMixTable{"instruction_mix",
                                                    "Instruction classes by library"};
