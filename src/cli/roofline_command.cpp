@@ -114,16 +114,19 @@ std::vector<roofline::Unmeasured> Unmeasurable(const detect::FeatureSet& usable,
 }
 
 // The sweep's DRAM plateau where the caches the CPU reports are too large for the sweep to leave
-// (an L3 of hundreds of MiB: AMD's 3D V-Cache, or what a hypervisor reports): said, not guessed.
-std::optional<roofline::Unmeasured> DramPlateauOutOfReach(const roofline::MeasurePlan& plan) {
+// (an L3 of hundreds of MiB: AMD's 3D V-Cache, or what a hypervisor reports) and its bandwidth had
+// not stopped falling by its end either: said, not guessed.
+std::optional<roofline::Unmeasured> DramPlateauOutOfReach(
+    const roofline::MeasurePlan& plan, const std::vector<roofline::Plateau>& plateaus) {
   const std::int64_t from = roofline::DramFrom(plan.caches);
-  if (from <= plan.dram_bytes) return std::nullopt;
+  if (from <= plan.dram_bytes || plateaus.empty() || plateaus.back().read_gbps) return std::nullopt;
   constexpr double kMiB = 1 << 20;
   return roofline::Unmeasured{
       "the sweep's DRAM plateau",
       fmt::format("the caches the CPU reports need working sets of {:.0f} MiB to leave them, more "
-                  "than the sweep's largest ({:.0f} MiB{}): the DRAM figures are the threads "
-                  "table's, at that size, which caches this large may still serve in part",
+                  "than the sweep's largest ({:.0f} MiB{}), and the one-thread bandwidth had not "
+                  "stopped falling by then: the DRAM figures are the threads table's, at that "
+                  "size, which caches this large may still serve in part",
                   static_cast<double>(from) / kMiB, static_cast<double>(plan.dram_bytes) / kMiB,
                   plan.quick ? ", --quick" : "")};
 }
@@ -172,9 +175,6 @@ StatusOr<int> RunRoofline(const RooflineOptions& o) {
        .cpus = MeasuringCpus(budget.cpus),
        .caches = topology ? DataCaches(*topology) : std::vector<roofline::CacheSize>{},
        .memory_bytes = topology ? topology->memory_bytes : 0});
-  if (std::optional<roofline::Unmeasured> dram = DramPlateauOutOfReach(plan)) {
-    profile.unmeasured.insert(profile.unmeasured.begin(), std::move(*dram));
-  }
   report::Progress progress("roofline", roofline::StepCount(plan, usable));
   os::SignalForwarding signals;
   profile.load_start = OneMinuteLoad();
@@ -190,6 +190,9 @@ StatusOr<int> RunRoofline(const RooflineOptions& o) {
   profile.threads = std::move(measured.threads);
   profile.peaks = std::move(measured.peaks);
   profile.plateaus = roofline::PlateausOf(profile.sweep, plan.caches);
+  if (std::optional<roofline::Unmeasured> dram = DramPlateauOutOfReach(plan, profile.plateaus)) {
+    profile.unmeasured.insert(profile.unmeasured.begin(), std::move(*dram));
+  }
 
   const int signal = os::SignalForwarding::Received();
   roofline::ProfileOrigin origin;

@@ -140,6 +140,7 @@ inline constexpr char kTopologyUnavailable[] = "topology-unavailable";
 // roofline and the machine profile
 /// A prefix: the code ends in the thread count K past which DRAM bandwidth grows no more.
 inline constexpr char kBandwidthSaturatedAt[] = "bandwidth-saturated-at-";
+inline constexpr char kDramBelowReportedCache[] = "dram-below-reported-cache";
 inline constexpr char kFarBelowRoof[] = "far-below-roof";
 inline constexpr char kMachineProfileUnreadable[] = "machine-profile-unreadable";
 inline constexpr char kMemoryBound[] = "memory-bound";

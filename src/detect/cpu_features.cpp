@@ -6,6 +6,7 @@
 #include <cstring>
 #include <set>
 #include <span>
+#include <utility>
 
 #include "common/onednn_isa.h"
 
@@ -415,6 +416,16 @@ std::vector<std::string_view> FeaturesNoPartHas(std::string_view microarchitectu
   return {};
 }
 
+std::vector<std::string> ContradictedFeatures(std::string_view microarchitecture,
+                                              const FeatureSet& features) {
+  std::vector<std::string> reported;
+  for (std::string_view name : FeaturesNoPartHas(microarchitecture)) {
+    const auto it = features.find(std::string(name));
+    if (it != features.end() && it->second) reported.emplace_back(name);
+  }
+  return reported;
+}
+
 CpuIdentity DecodeIdentity(const CpuidSource& source) {
   CpuIdentity id;
   const CpuidRegs leaf0 = source.Query(0, 0);
@@ -437,6 +448,9 @@ CpuIdentity DecodeIdentity(const CpuidSource& source) {
     id.brand = TrimSpaces(brand);
   }
   id.microarchitecture = Microarchitecture(id.vendor, id.family, id.model, id.stepping);
+  if (!ContradictedFeatures(id.microarchitecture, DecodeFeatures(source)).empty()) {
+    id.model_microarchitecture = std::exchange(id.microarchitecture, "unknown");
+  }
   id.hypervisor = Bit(leaf1.ecx, 31);
   if (id.hypervisor) {
     const CpuidRegs hv = source.Query(0x40000000u, 0);

@@ -46,7 +46,12 @@ struct CpuIdentity {
   int family = 0;      ///< displayed family, as Linux computes it
   int model = 0;       ///< displayed model, as Linux computes it
   int stepping = 0;
+  /// dlcheck's name for the model number; "unknown" when its table has none, or when the CPU
+  /// reports an instruction set no part of it has (then model_microarchitecture holds the name).
   std::string microarchitecture = "unknown";
+  /// The microarchitecture the model number names when the features contradict it (a hypervisor
+  /// that reports another CPU's model); empty otherwise.
+  std::string model_microarchitecture;
   bool hypervisor = false;        ///< leaf 1 ECX[31]
   std::string hypervisor_vendor;  ///< leaf 40000000h signature ("KVMKVMKVM"); empty: unknown
   std::string core_type;  ///< hybrid Intel, leaf 1Ah: "performance" / "efficiency"; else empty
@@ -73,6 +78,10 @@ std::vector<std::string_view> SiliconFeatures(std::string_view microarchitecture
 /// whatever its model number says (a hypervisor that reports another CPU's model). Empty for a
 /// microarchitecture dlcheck does not know or whose parts may have them all.
 std::vector<std::string_view> FeaturesNoPartHas(std::string_view microarchitecture);
+
+/// Of FeaturesNoPartHas(microarchitecture), those `features` reports present.
+std::vector<std::string> ContradictedFeatures(std::string_view microarchitecture,
+                                              const FeatureSet& features);
 
 /// The CPUID bits, decoded from leaves 1, 7.0, 7.1 and 80000001h.
 FeatureSet DecodeFeatures(const CpuidSource& source);

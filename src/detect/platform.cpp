@@ -167,17 +167,14 @@ void KernelFindings(PlatformInfo& info) {
 
 // A model number whose microarchitecture has none of some reported instruction sets (a
 // hypervisor that reports another CPU's model: family 6 model 167, Rocket Lake's, on a guest
-// with AMX and AVX512-FP16) names no microarchitecture: the record says "unknown" and one
-// finding says why. True when it did.
+// with AMX and AVX512-FP16) names no microarchitecture (DecodeIdentity): one finding says why.
+// True when it did.
 bool ModelContradictsFeatures(PlatformInfo& info) {
-  std::vector<std::string> reported;
-  for (std::string_view name : FeaturesNoPartHas(info.cpu.microarchitecture)) {
-    if (const FeatureLayers* f = info.FindFeature(name); f != nullptr && f->cpu) {
-      reported.emplace_back(name);
-    }
-  }
-  if (reported.empty()) return false;
-  const std::string named = std::exchange(info.cpu.microarchitecture, "unknown");
+  const std::string& named = info.cpu.model_microarchitecture;
+  if (named.empty()) return false;
+  FeatureSet reported_bits;
+  for (const FeatureLayers& f : info.features) reported_bits[f.name] = f.cpu;
+  const std::vector<std::string> reported = ContradictedFeatures(named, reported_bits);
   const bool guest = info.cpu.hypervisor;
   AddFinding(info, guest ? Severity::kInfo : Severity::kWarning, codes::kModelContradictsFeatures,
              fmt::format("CPUID's model number (family {} model {}) is {}'s, but this CPU "

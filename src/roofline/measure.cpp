@@ -8,6 +8,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
+#include <limits>
 #include <memory>
 #include <thread>
 
@@ -281,6 +282,33 @@ MeasurePlan PlanMeasurements(const PlanInput& input) {
   return plan;
 }
 
+std::int64_t FlatTailFrom(const std::vector<SweepPoint>& sweep) {
+  std::vector<const SweepPoint*> read;
+  for (const SweepPoint& s : sweep) {
+    if (s.kernel == kRead && s.gbps > 0) read.push_back(&s);
+  }
+  std::sort(read.begin(), read.end(), [](const SweepPoint* a, const SweepPoint* b) {
+    return a->working_set_bytes < b->working_set_bytes;
+  });
+  double lowest = std::numeric_limits<double>::infinity();
+  double highest = 0;
+  std::size_t first = read.size();
+  while (first > 0) {
+    const double gbps = read[first - 1]->gbps;
+    if (std::max(highest, gbps) > kFlatTailSpread * std::min(lowest, gbps)) break;
+    lowest = std::min(lowest, gbps);
+    highest = std::max(highest, gbps);
+    --first;
+  }
+  const bool long_enough = read.size() - first >= static_cast<std::size_t>(kFlatTailPoints);
+  // The bandwidth fell into the tail: a tail that starts at the sweep's first point, or right
+  // after a point no faster, is no level of its own.
+  if (!long_enough || first == 0 || read[first - 1]->gbps <= kFlatTailSpread * highest) return 0;
+  // Just above the size before the tail: the kernels' working sets at one size differ by a few
+  // bytes (three arrays of whole vectors), and each size belongs to one level.
+  return read[first - 1]->working_set_bytes + 1;
+}
+
 std::vector<Plateau> PlateausOf(const std::vector<SweepPoint>& sweep,
                                 const std::vector<CacheSize>& caches) {
   std::vector<Plateau> plateaus;
@@ -306,15 +334,22 @@ std::vector<Plateau> PlateausOf(const std::vector<SweepPoint>& sweep,
     p.from_bytes = from;
     p.to_bytes = to;
   };
+  std::int64_t dram_from = DramFrom(caches);
+  const bool reached = std::any_of(sweep.begin(), sweep.end(), [&](const SweepPoint& s) {
+    return s.working_set_bytes >= dram_from;
+  });
+  if (!reached) {
+    if (const std::int64_t tail = FlatTailFrom(sweep); tail > 0) dram_from = tail;
+  }
   std::int64_t previous = 0;
   for (const CacheSize& cache : caches) {
     Plateau p{.level = cache.level, .cache_bytes = cache.bytes};
-    figures(p, previous, cache.bytes / 2);
+    figures(p, previous, std::min(cache.bytes / 2, dram_from - 1));
     plateaus.push_back(p);
     previous = cache.bytes;
   }
   Plateau dram{.level = "DRAM"};
-  figures(dram, DramFrom(caches) - 1, INT64_MAX);
+  figures(dram, dram_from - 1, INT64_MAX);
   plateaus.push_back(dram);
   return plateaus;
 }

@@ -57,9 +57,20 @@ MeasurePlan PlanMeasurements(const PlanInput& input);
 /// cache), so that no cache holds a noticeable part of it.
 std::int64_t DramFrom(const std::vector<CacheSize>& caches);
 
+/// Where the one-thread read bandwidth stopped falling at the end of `sweep`: just above the
+/// working set of the point before its last points (at least kFlatTailPoints) whose read figures
+/// lie within kFlatTailSpread of each other, that point above them; 0 when they do not. On a
+/// guest whose hypervisor reports the host's L3 (480 MiB), read fell to 11-13 GB/s at 64 MiB
+/// and stayed there to 1 GiB.
+std::int64_t FlatTailFrom(const std::vector<SweepPoint>& sweep);
+inline constexpr int kFlatTailPoints = 3;        // a factor 4 of working set at least
+inline constexpr double kFlatTailSpread = 1.25;  // largest / smallest
+
 /// The plateaus of a one-thread `sweep`: for each cache level of `caches`, the median of the
 /// points above the level before it and at most half its size; DRAM: the points from
-/// DramFrom(caches). A level with no point has null figures.
+/// DramFrom(caches), or, where the sweep did not reach that far (caches the CPU reports as
+/// hundreds of MiB), from FlatTailFrom(sweep), below which the cache levels then end. A level
+/// with no point has null figures.
 std::vector<Plateau> PlateausOf(const std::vector<SweepPoint>& sweep,
                                 const std::vector<CacheSize>& caches);
 

@@ -99,6 +99,31 @@ void AddTables(const MachineProfile& p, report::Report& r) {
   }
 }
 
+// A DRAM plateau that starts below the size of a cache the CPU reports (PlateausOf took it from
+// where the bandwidth stopped falling): the cache this process is served is smaller than the
+// one reported, as in a guest whose hypervisor reports the host's whole L3.
+void AddDramBelowReportedCacheFinding(const MachineProfile& p, report::Report& r) {
+  if (p.plateaus.empty() || !p.plateaus.back().read_gbps) return;
+  const Plateau& dram = p.plateaus.back();
+  const Plateau* largest = nullptr;
+  for (const Plateau& level : p.plateaus) {
+    if (level.cache_bytes > 0 && (largest == nullptr || level.cache_bytes > largest->cache_bytes))
+      largest = &level;
+  }
+  if (largest == nullptr || dram.from_bytes >= largest->cache_bytes) return;
+  constexpr double kMiB = 1 << 20;
+  r.AddFinding(
+      report::Severity::kInfo, codes::kDramBelowReportedCache,
+      fmt::format("one thread's read bandwidth stopped falling at {:.0f} MiB ({:.1f} GB/s from "
+                  "there to {:.0f} MiB), below the {:.0f} MiB {} the CPU reports: the DRAM "
+                  "plateau is those points, and the {} serving this process is smaller than "
+                  "reported (a hypervisor may report its host's whole cache)",
+                  static_cast<double>(dram.from_bytes) / kMiB, *dram.read_gbps,
+                  static_cast<double>(dram.to_bytes) / kMiB,
+                  static_cast<double>(largest->cache_bytes) / kMiB, largest->level,
+                  largest->level));
+}
+
 void AddFindings(const MachineProfile& p, const ProfileOrigin& origin, report::Report& r) {
   if (!origin.interrupted_by.empty()) {
     r.AddFinding(report::Severity::kWarning, codes::kInterrupted,
@@ -122,6 +147,7 @@ void AddFindings(const MachineProfile& p, const ProfileOrigin& origin, report::R
                              *k, *k == 1 ? "" : "s", 100 * kSaturated, most.threads,
                              std::max(most.read_gbps, most.triad_gbps), *k));
   }
+  AddDramBelowReportedCacheFinding(p, r);
   if (origin.stored) {
     r.AddFinding(report::Severity::kInfo, codes::kProfileStored,
                  "stored as " + origin.path +

@@ -103,6 +103,17 @@ TEST_F(RooflineCli, AQuickMeasurementHoldsOnAnyHostAndIsStored) {
     EXPECT_TRUE(dram["read_gbps"].is_null()) << dram;
   } else {
     ASSERT_GT(Number(dram["read_gbps"]), 0) << doc["unmeasured"];
+    // A DRAM plateau below a cache the CPU reports (where the bandwidth stopped falling) is
+    // said, and one from beyond every cache is not.
+    double largest_cache_kib = 0;
+    for (const Json& level : plateaus) {
+      if (level["cache_kib"].is_number()) {
+        largest_cache_kib = std::max(largest_cache_kib, Number(level["cache_kib"]));
+      }
+    }
+    bool said = false;
+    for (const Json& f : doc["findings"]) said = said || f["code"] == "dram-below-reported-cache";
+    EXPECT_EQ(said, Number(dram["from_kib"]) < largest_cache_kib) << plateaus << doc["findings"];
   }
   if (const Json* l1 = Row(plateaus, "level", "L1")) {
     EXPECT_GE(Number((*l1)["read_gbps"]), Number(dram["read_gbps"]));

@@ -467,6 +467,7 @@ TEST(RecordedPlatformTest, AModelNumberTheFeaturesContradictNamesNoMicroarchitec
   ASSERT_TRUE(guest.ok()) << guest.status().message();
   EXPECT_EQ(guest->cpu.model, 167);
   EXPECT_EQ(guest->cpu.microarchitecture, "unknown");
+  EXPECT_EQ(guest->cpu.model_microarchitecture, "Rocket Lake");  // DecodeIdentity: roofline too
   EXPECT_TRUE(Feature(*guest, "amx_tile").cpu);
   EXPECT_EQ(FindingMessage(*guest, "model-contradicts-features"),
             "CPUID's model number (family 6 model 167) is Rocket Lake's, but this CPU reports "

@@ -168,6 +168,58 @@ TEST(PlateauTest, EachLevelIsTheMedianOfItsPoints) {
   EXPECT_EQ(p[2].from_bytes, 4 << 20);
 }
 
+// The read sweep `dlcheck roofline` measured on this project's CI host (2026-12-08: a 2-vCPU KVM
+// guest whose CPUID reports an L3 of 480 MiB, hwloc likewise), in KiB and GB/s. Four times the
+// L3 is beyond the sweep's 1 GiB, yet read fell to 11-13 GB/s at 64 MiB and stayed there.
+const std::vector<std::pair<std::int64_t, double>> kGuestReadSweep = {
+    {4, 299.59},     {8, 287.61},     {16, 287.25},    {32, 287.28},    {64, 154.93},
+    {128, 155.06},   {256, 154.71},   {512, 151.76},   {1024, 147.30},  {2048, 61.72},
+    {4096, 27.05},   {8192, 26.84},   {16384, 26.89},  {32768, 23.39},  {65536, 11.73},
+    {131072, 11.09}, {262144, 11.83}, {524288, 11.77}, {1048576, 12.93}};
+
+std::vector<SweepPoint> ReadSweep(const std::vector<std::pair<std::int64_t, double>>& kib_gbps) {
+  std::vector<SweepPoint> sweep;
+  for (const auto& [kib, gbps] : kib_gbps) sweep.push_back({kRead, kib << 10, gbps});
+  return sweep;
+}
+
+TEST(PlateauTest, DramIsWhereTheBandwidthStoppedFallingWhenTheReportedL3IsOutOfReach) {
+  const std::vector<CacheSize> caches = {
+      {"L1", 48 << 10, 2}, {"L2", 2 << 20, 2}, {"L3", std::int64_t{480} << 20, 1}};
+  const std::vector<SweepPoint> sweep = ReadSweep(kGuestReadSweep);
+  EXPECT_EQ(FlatTailFrom(sweep), (std::int64_t{32} << 20) + 1);
+  const std::vector<Plateau> p = PlateausOf(sweep, caches);
+  ASSERT_EQ(p.size(), 4u);
+  EXPECT_EQ(p[2].level, "L3");  // up to the tail, not half of 480 MiB
+  EXPECT_EQ(p[2].from_bytes, std::int64_t{4} << 20);
+  EXPECT_EQ(p[2].to_bytes, std::int64_t{32} << 20);
+  EXPECT_NEAR(*p[2].read_gbps, 26.865, 1e-9);  // median of 27.05, 26.84, 26.89, 23.39
+  EXPECT_EQ(p[3].level, "DRAM");
+  EXPECT_EQ(p[3].from_bytes, std::int64_t{64} << 20);
+  EXPECT_EQ(p[3].to_bytes, std::int64_t{1} << 30);
+  EXPECT_EQ(p[3].read_gbps, 11.77);
+}
+
+TEST(PlateauTest, ASweepStillFallingOrFlatFromItsStartHasNoTail) {
+  // Still falling at its end (a 3D V-Cache part swept too short): no DRAM plateau.
+  EXPECT_EQ(FlatTailFrom(ReadSweep({{4, 300},
+                                    {64, 150},
+                                    {4096, 60},
+                                    {65536, 40},
+                                    {131072, 30},
+                                    {262144, 22},
+                                    {524288, 16}})),
+            0);
+  // Two points alike are not yet a plateau.
+  EXPECT_EQ(FlatTailFrom(ReadSweep({{4, 300}, {64, 150}, {65536, 12}, {131072, 12}})), 0);
+  // Flat from the first point: no level fell into it.
+  EXPECT_EQ(FlatTailFrom(ReadSweep({{4, 12}, {8, 12.5}, {16, 11.8}, {32, 12.1}})), 0);
+  // With a reachable DRAM (4x the L3 swept), the tail changes nothing.
+  const std::vector<CacheSize> caches = {{"L3", std::int64_t{32} << 20, 1}};
+  const std::vector<Plateau> p = PlateausOf(ReadSweep(kGuestReadSweep), caches);
+  EXPECT_EQ(p.back().from_bytes, std::int64_t{128} << 20);
+}
+
 TEST(KernelsTest, OnlyWhatTheFeaturesAllowIsChosen) {
   const detect::FeatureSet avx2 = {{"avx2", true}, {"fma", true}, {"avx512f", false}};
   EXPECT_EQ(BandwidthKernelsFor(avx2).vector, "ymm");
