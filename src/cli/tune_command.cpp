@@ -286,6 +286,15 @@ StatusOr<int> RunTuneCommand(const TuneOptions& o) {
   os::SignalForwarding forwarding;  // a signal between runs ends the tune with its report
   dispatch::AuditSampler sampler;
   settings->while_baseline_runs = sampler.Hook();
+  settings->mapped_after_baseline = [&sampler]() -> std::optional<std::vector<std::string>> {
+    const dispatch::ProcessAudit audit = sampler.Result();
+    if (audit.samples == 0) return std::nullopt;
+    std::vector<std::string> kinds;
+    for (const dispatch::MappedLibrary& library : audit.libraries) {
+      kinds.emplace_back(library.kind.name);
+    }
+    return kinds;
+  };
   StatusOr<dispatch::TuneProgress> progress = [&] {
     report::Progress line("tune", running * static_cast<std::size_t>(o.runs));
     if (line.active()) {

@@ -2,6 +2,7 @@
 #include "dispatch/tune.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -83,6 +84,12 @@ void AddOpenMpKnobs(std::vector<Knob>& knobs) {
                      .name = fmt::format("OMP_WAIT_POLICY={}", policy),
                      .env = {{"OMP_WAIT_POLICY", policy}}});
   }
+  // How long a thread of Intel's or LLVM's OpenMP spins after a parallel region (200 ms by
+  // default): 1 ms is what PyTorch's and IPEX's launchers set. GNU OpenMP does not read it.
+  knobs.push_back({.group = "openmp",
+                   .name = "KMP_BLOCKTIME=1",
+                   .env = {{"KMP_BLOCKTIME", "1"}},
+                   .read_by = {"Intel OpenMP", "LLVM OpenMP"}});
 }
 
 void AddPlacementKnobs(const TuneHost& host, std::vector<Knob>& knobs) {
@@ -286,6 +293,27 @@ bool Failed(const Variant& v) {
   return v.Failure() != nullptr;
 }
 
+// After the baseline's first run: the knobs read only by libraries the program did not map are
+// not run (each says which it needed). Nothing changes when nothing was sampled.
+void PassOverKnobsOfUnmappedLibraries(std::vector<Variant>& variants,
+                                      const TuneSettings& settings) {
+  if (!settings.mapped_after_baseline) return;
+  const std::optional<std::vector<std::string>> mapped = settings.mapped_after_baseline();
+  if (!mapped) return;
+  for (Variant& v : variants) {
+    for (Knob& k : v.knobs) {
+      if (k.read_by.empty() || !k.applies()) continue;
+      const bool read = std::any_of(k.read_by.begin(), k.read_by.end(), [&](std::string_view n) {
+        return std::find(mapped->begin(), mapped->end(), n) != mapped->end();
+      });
+      if (!read) {
+        k.not_applicable = fmt::format("the program mapped no {}, which read {}",
+                                       fmt::join(k.read_by, " or "), k.env.front().first);
+      }
+    }
+  }
+}
+
 // Interleaved rounds of `which` (indexes into variants), `rounds` at most, within the budget:
 // a round starts only when the last one's time fits in what is left. False when it must end.
 StatusOr<bool> RunRounds(std::vector<Variant>& variants, const std::vector<std::size_t>& which,
@@ -301,12 +329,15 @@ StatusOr<bool> RunRounds(std::vector<Variant>& variants, const std::vector<std::
     const double round_start = budget.Elapsed();
     for (std::size_t i : which) {
       Variant& v = variants[i];
-      if (Failed(v)) continue;  // it is that failure: it runs no more
+      if (Failed(v) || !v.runs_here()) continue;  // a failure runs no more
       StatusOr<RunEnd> end = RunRound(v, round, settings, pattern, budget, progress);
       if (!end.ok()) return end.status();
       if (*end == RunEnd::kStop) return false;
       // Without a baseline there is nothing to compare with.
       if (v.baseline() && Failed(v)) return false;
+      if (v.baseline() && round == 1 && count_rounds) {
+        PassOverKnobsOfUnmappedLibraries(variants, settings);
+      }
     }
     last_round_s = budget.Elapsed() - round_start;
     if (count_rounds) progress.rounds_done = round;

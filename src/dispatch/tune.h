@@ -39,6 +39,10 @@ struct Knob {
   std::string name;            ///< "threads=1", "OMP_WAIT_POLICY=PASSIVE", "jemalloc"
   EnvironmentChange env;       ///< the variables it sets (LD_PRELOAD, OMP_NUM_THREADS, ...)
   std::string not_applicable;  ///< why it is not run on this host; empty: it runs
+  /// The library kinds (lib::LibraryKind names, "Intel OpenMP") whose variable it sets: where
+  /// the baseline's first run mapped none of them, it acts on nothing and is not run. Empty:
+  /// any program.
+  std::vector<std::string_view> read_by;
   bool applies() const { return not_applicable.empty(); }
 };
 
@@ -82,8 +86,9 @@ inline constexpr int kRaisedPrimitiveCache = 4096;
 /// The knobs of `groups` (empty: all of kKnobGroups), in group order, each applicable or not with
 /// its reason: threads (1, the physical cores, all usable CPUs, with OMP_NUM_THREADS,
 /// MKL_NUM_THREADS and OPENBLAS_NUM_THREADS alike), OpenMP waiting (OMP_WAIT_POLICY ACTIVE,
-/// PASSIVE), placement (OMP_PROC_BIND=close OMP_PLACES=cores), the allocators (LD_PRELOAD),
-/// the BLAS alternatives (LD_LIBRARY_PATH), oneDNN (ONEDNN_PRIMITIVE_CACHE_CAPACITY raised,
+/// PASSIVE; KMP_BLOCKTIME=1, read by Intel's and LLVM's OpenMP only), placement
+/// (OMP_PROC_BIND=close OMP_PLACES=cores), the allocators (LD_PRELOAD), the BLAS alternatives
+/// (LD_LIBRARY_PATH), oneDNN (ONEDNN_PRIMITIVE_CACHE_CAPACITY raised,
 /// ONEDNN_CPU_ISA_HINTS=PREFER_YMM) and the user's `user_knobs` (NAME=VALUE each). A knob whose
 /// every variable the environment already sets to its value is the baseline itself: not applicable.
 std::vector<Knob> PlanKnobs(const TuneHost& host, const std::vector<std::string>& groups,
@@ -177,6 +182,10 @@ struct TuneSettings {
   /// Called with the program's process id while the baseline's first run goes on (between
   /// reads of its output): the audit samples it there (process_audit.h).
   std::function<void(int pid)> while_baseline_runs;
+  /// Asked once the baseline's first run ended: the names of the library kinds the program
+  /// mapped (the audit's), or nullopt when nothing was sampled; knobs `read_by` other libraries
+  /// are then not run. Unset: every knob runs.
+  std::function<std::optional<std::vector<std::string>>()> mapped_after_baseline;
 };
 
 /// What the tune did besides its variants' runs.

@@ -341,6 +341,37 @@ TEST(TuneCli, TheAuditNamesTwoOpenMpRuntimesInTheRunningProgram) {
   EXPECT_EQ(quick_process["openmp_runtimes"].size(), 0u) << quick_process;
 }
 
+// KMP_BLOCKTIME is read by Intel's and LLVM's OpenMP only: after the baseline's first run, whose
+// audit saw which runtime the program mapped, it is not run for a program of GNU OpenMP (said
+// why), and run for one of LLVM's.
+TEST(TuneCli, KmpBlocktimeRunsOnlyWhereTheProgramMappedARuntimeThatReadsIt) {
+  const auto tune = [](const std::string& library) {
+    const std::string program =
+        "import ctypes, time\nctypes.CDLL('" + library + "')\ntime.sleep(0.4)\n";
+    const testing::RunResult r =
+        testing::RunDlcheck({"tune", "--format", "json", "--groups", "openmp", "--runs", "2", "--",
+                             "/usr/bin/python3", "-c", program});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return Json::parse(r.out);
+  };
+  const Json gnu = tune("libgomp.so.1");
+  ASSERT_GE(gnu["process"]["samples"].get<int>(), 1) << gnu["process"];
+  const Json* unread = Row(gnu, "KMP_BLOCKTIME=1");
+  ASSERT_NE(unread, nullptr) << gnu["variants"];
+  EXPECT_EQ((*unread)["verdict"], "not applicable") << *unread;
+  EXPECT_EQ((*unread)["runs"], 0) << *unread;
+  EXPECT_EQ((*unread)["note"],
+            "the program mapped no Intel OpenMP or LLVM OpenMP, which read KMP_BLOCKTIME")
+      << *unread;
+  EXPECT_EQ((*Row(gnu, "OMP_WAIT_POLICY=PASSIVE"))["runs"], 2) << gnu["variants"];
+
+  const Json llvm = tune("libomp.so.5");
+  const Json* read = Row(llvm, "KMP_BLOCKTIME=1");
+  ASSERT_NE(read, nullptr) << llvm["variants"];
+  EXPECT_NE((*read)["verdict"], "not applicable") << *read;
+  EXPECT_EQ((*read)["runs"], 2) << *read;
+}
+
 // Two busy processes pinned to one CPU (taskset -c 0): the audit sees more runnable threads than
 // the CPUs they may run on, and says they share a core (on a host of 2 usable CPUs or more) or
 // that they oversubscribe it (on a host of 1).

@@ -43,11 +43,21 @@ std::string Log(const std::string& name) {
   return testing::DataPath("verbose/" + name);
 }
 
-// A load average file (the DLCHECK_LOADAVG test hook) in the test's temporary directory.
+// A load average file (the DLCHECK_LOADAVG test hook) in the test's temporary directory, removed
+// when the test program ends (QuietLoad's was left behind in /tmp by every run).
 std::string LoadFile(const std::string& name, const std::string& text) {
+  struct RemovedAtExit {
+    std::set<std::string> paths;
+    ~RemovedAtExit() {
+      std::error_code ignored;
+      for (const std::string& p : paths) std::filesystem::remove(p, ignored);
+    }
+  };
+  static RemovedAtExit files;
   const std::string path =
       ::testing::TempDir() + "dlcheck_whatif_" + name + "_" + std::to_string(getpid());
   std::ofstream(path) << text;
+  files.paths.insert(path);
   return path;
 }
 
