@@ -127,10 +127,16 @@ std::string NoteOf(const dispatch::Variant& v) {
     return note;
   }
   if (v.combined) return "the winning knobs together";
+  std::string note;
   if (v.verdict == dispatch::Verdict::kWithinNoise && v.spread.runs >= 2) {
-    return "its range overlaps the baseline's";
+    note = "its range overlaps the baseline's";
   }
-  return "";
+  for (const dispatch::Knob& k : v.knobs) {
+    if (k.changes_results.empty()) continue;
+    note += (note.empty() ? "it changes the results: " : "; it changes the results: ") +
+            std::string(k.changes_results);
+  }
+  return note;
 }
 
 double WallTotal(const dispatch::Variant& v) {

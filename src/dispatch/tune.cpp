@@ -130,6 +130,20 @@ void AddOneDnnKnobs(const TuneHost& host, std::vector<Knob>& knobs) {
     hints.not_applicable = "no AVX-512 on this host: PREFER_YMM changes only AVX-512 kernels";
   }
   knobs.push_back(std::move(hints));
+  // f32 primitives allowed to compute in bf16 (oneDNN reads it from 2.4 on, any case; 2.6.3
+  // marks the primitives attr-fpmath_mode but keeps its f32 matmul kernel, newer releases move
+  // them to AMX or AVX512-BF16 kernels): a faster program whose numbers change.
+  Knob fpmath{.group = "onednn",
+              .name = "ONEDNN_DEFAULT_FPMATH_MODE=BF16",
+              .env = {{"ONEDNN_DEFAULT_FPMATH_MODE", "BF16"}},
+              .read_by = {"oneDNN"},
+              .changes_results =
+                  "f32 primitives may compute in bf16 (8 bits of mantissa): "
+                  "check the program's results under it"};
+  if (!host.bf16) {
+    fpmath.not_applicable = "no AVX512-BF16 or AMX-BF16 on this host: no bf16 kernel to use";
+  }
+  knobs.push_back(std::move(fpmath));
 }
 
 void AddBlasKnobs(const TuneHost& host, std::vector<Knob>& knobs) {
@@ -364,6 +378,10 @@ TuneHost LiveTuneHost() {
   const detect::FeatureSet usable = detect::LiveUsableFeatures();
   const auto avx512 = usable.find("avx512f");
   host.avx512 = avx512 != usable.end() && avx512->second;
+  for (const char* name : {"avx512_bf16", "amx_bf16"}) {
+    const auto it = usable.find(name);
+    host.bf16 = host.bf16 || (it != usable.end() && it->second);
+  }
   const char* dir = std::getenv("DLCHECK_TUNE_LIBRARY_DIR");
   host.library_dir = dir != nullptr && *dir != '\0' ? dir : DLCHECK_MULTIARCH_DIR;
   std::error_code resolve_error;
@@ -524,7 +542,10 @@ void JudgeVariants(std::vector<Variant>& variants, const TuneMetric& metric) {
 std::vector<Knob> WinningKnobs(const std::vector<Variant>& variants) {
   std::vector<const Variant*> winners;
   for (const Variant& v : variants) {
-    if (!v.combined && v.verdict == Verdict::kBetter && v.knobs.size() == 1) winners.push_back(&v);
+    if (!v.combined && v.verdict == Verdict::kBetter && v.knobs.size() == 1 &&
+        v.knobs.front().changes_results.empty()) {
+      winners.push_back(&v);
+    }
   }
   std::stable_sort(winners.begin(), winners.end(),
                    [](const Variant* a, const Variant* b) { return *a->speedup > *b->speedup; });
@@ -652,10 +673,15 @@ std::string TuneAnswer(const std::vector<Variant>& variants, const TuneMetric& m
   const std::string runs = best->spread.runs == base.spread.runs
                                ? fmt::format("{} runs each", best->spread.runs)
                                : fmt::format("{} and {} runs", best->spread.runs, base.spread.runs);
-  return fmt::format("{}: {:.2f}x {} ({} {} -> {}{}, {}, spread {:.0f} %)", best->Name(),
+  std::string caveat;
+  for (const Knob& k : best->knobs) {
+    if (!k.changes_results.empty())
+      caveat = fmt::format("; it changes the results: {}", k.changes_results);
+  }
+  return fmt::format("{}: {:.2f}x {} ({} {} -> {}{}, {}, spread {:.0f} %){}", best->Name(),
                      *best->speedup, metric.wall() ? "faster" : "better", what,
                      Figure(base.spread.median, metric), Figure(best->spread.median, metric),
-                     metric.wall() ? " s" : "", runs, spread_pct);
+                     metric.wall() ? " s" : "", runs, spread_pct, caveat);
 }
 
 }  // namespace dlcheck::dispatch

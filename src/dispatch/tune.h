@@ -43,6 +43,9 @@ struct Knob {
   /// the baseline's first run mapped none of them, it acts on nothing and is not run. Empty:
   /// any program.
   std::vector<std::string_view> read_by;
+  /// What it changes in the program's results (f32 math done in bf16); empty: they stay the
+  /// same. Such a knob is measured and named, never joined into the combined variant.
+  std::string_view changes_results;
   bool applies() const { return not_applicable.empty(); }
 };
 
@@ -51,6 +54,7 @@ struct TuneHost {
   int usable_cpus = 1;      ///< os::CpuBudget::cpus: the affinity mask and the cgroup quota
   int physical_cores = 1;   ///< the cores among the usable CPUs (one thread per core)
   bool avx512 = false;      ///< AVX-512 usable: ONEDNN_CPU_ISA_HINTS=PREFER_YMM changes kernels
+  bool bf16 = false;        ///< AVX512-BF16 or AMX-BF16 usable: f32 math in bf16 can be faster
   std::string library_dir;  ///< the multiarch library directory (/usr/lib/x86_64-linux-gnu)
   /// The file library_dir/libblas.so.3 resolves to (Debian's selected alternative); "" if none.
   std::string selected_blas;

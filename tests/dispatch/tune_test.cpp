@@ -208,6 +208,37 @@ TEST(TuneJudge, OneKnobPerVariableInTheCombinationAndHigherIsBetter) {
   EXPECT_EQ(winners[1].name, "B=1");
 }
 
+// ONEDNN_DEFAULT_FPMATH_MODE=BF16 makes the program's numbers change: it runs only with bf16
+// kernels to use, and only for a program that maps oneDNN; when it wins it is named with what it
+// changes, and it is never joined into the combined variant (whose results stay the program's).
+TEST(TuneJudge, AKnobThatChangesTheResultsIsNamedSoAndNeverCombined) {
+  TuneHost host = Host(2, 2);
+  EXPECT_EQ(
+      Named(PlanKnobs(host, {"onednn"}, {}), "ONEDNN_DEFAULT_FPMATH_MODE=BF16").not_applicable,
+      "no AVX512-BF16 or AMX-BF16 on this host: no bf16 kernel to use");
+  host.bf16 = true;
+  const Knob fpmath = Named(PlanKnobs(host, {"onednn"}, {}), "ONEDNN_DEFAULT_FPMATH_MODE=BF16");
+  EXPECT_TRUE(fpmath.applies());
+  EXPECT_EQ(fpmath.read_by, (std::vector<std::string_view>{"oneDNN"}));
+  ASSERT_FALSE(fpmath.changes_results.empty());
+
+  std::vector<Variant> v;
+  v.push_back(Measured({}, {10, 10.5, 11}));
+  v.push_back(Measured({fpmath}, {5, 5.1, 5.2}));
+  v.push_back(Measured({K("A=1", "A", "1")}, {8, 8.1, 8.2}));
+  v.push_back(Measured({K("B=1", "B", "1")}, {9, 9.1, 9.2}));
+  JudgeVariants(v, {});
+  EXPECT_EQ(v[1].verdict, Verdict::kBetter);
+  const std::vector<Knob> winners = WinningKnobs(v);
+  ASSERT_EQ(winners.size(), 2u);
+  EXPECT_EQ(winners[0].name, "A=1");
+  EXPECT_EQ(winners[1].name, "B=1");
+  EXPECT_EQ(TuneAnswer(v, {}),
+            "ONEDNN_DEFAULT_FPMATH_MODE=BF16: 2.06x faster (wall 10.5 -> 5.1 s, 3 runs each, "
+            "spread 10 %); it changes the results: " +
+                std::string(fpmath.changes_results));
+}
+
 TEST(TuneJudge, NothingRankedWithOneRunOrAFailedBaseline) {
   std::vector<Variant> v;
   v.push_back(Measured({}, {10}));
