@@ -378,7 +378,7 @@ void SetupTune(CLI::App& subcommand, int& exit_code) {
       ->type_name("NAME=VALUE");
   sub->add_option("--groups", o->groups,
                   "the knobs to measure, comma-separated: threads, openmp, placement, allocator, "
-                  "blas, onednn, user (default: all)")
+                  "blas, onednn, framework, user (default: all)")
       ->delimiter(',')
       ->type_name("LIST");
   AddFormatOption(*sub, o->format);

@@ -19,6 +19,7 @@
 #include "detect/binding.h"
 #include "detect/platform.h"
 #include "os/cpu_budget.h"
+#include "os/input_file.h"
 #include "os/signals.h"
 
 #ifndef DLCHECK_MULTIARCH_DIR
@@ -378,6 +379,13 @@ TuneHost LiveTuneHost() {
   const detect::FeatureSet usable = detect::LiveUsableFeatures();
   const auto avx512 = usable.find("avx512f");
   host.avx512 = avx512 != usable.end() && avx512->second;
+  if (const std::optional<std::string> thp =
+          os::ReadProcFile("/sys/kernel/mm/transparent_hugepage/enabled", 4096)) {
+    const std::size_t open = thp->find('['), close = thp->find(']');
+    if (open != std::string::npos && close != std::string::npos && close > open) {
+      host.transparent_hugepages = thp->substr(open + 1, close - open - 1);
+    }
+  }
   for (const char* name : {"avx512_bf16", "amx_bf16"}) {
     const auto it = usable.find(name);
     host.bf16 = host.bf16 || (it != usable.end() && it->second);
@@ -396,6 +404,27 @@ TuneHost LiveTuneHost() {
   return host;
 }
 
+// PyTorch's own settings, run only where the program maps libtorch_cpu.
+void AddFrameworkKnobs(const TuneHost& host, std::vector<Knob>& knobs) {
+  // ATen's vectorised kernels: PyTorch picks AVX2's on an AVX-512 CPU unless told (Debian's
+  // PyTorch 1.13 on an AVX-512 host: "CPU capability usage: AVX2"; pytorch#82881).
+  Knob aten{.group = "framework",
+            .name = "ATEN_CPU_CAPABILITY=avx512",
+            .env = {{"ATEN_CPU_CAPABILITY", "avx512"}},
+            .read_by = {"PyTorch"}};
+  if (!host.avx512) aten.not_applicable = "no AVX-512 on this host: no avx512 kernels to pick";
+  knobs.push_back(std::move(aten));
+  // Huge pages for PyTorch's CPU allocations (PyTorch 2.3 on; earlier releases ignore it).
+  Knob thp{.group = "framework",
+           .name = "THP_MEM_ALLOC_ENABLE=1",
+           .env = {{"THP_MEM_ALLOC_ENABLE", "1"}},
+           .read_by = {"PyTorch"}};
+  if (host.transparent_hugepages == "never") {
+    thp.not_applicable = "transparent huge pages are off (never) on this host";
+  }
+  knobs.push_back(std::move(thp));
+}
+
 std::vector<Knob> PlanKnobs(const TuneHost& host, const std::vector<std::string>& groups,
                             const EnvironmentChange& user_knobs) {
   std::vector<Knob> knobs;
@@ -405,6 +434,7 @@ std::vector<Knob> PlanKnobs(const TuneHost& host, const std::vector<std::string>
   if (Wanted(groups, "allocator")) AddAllocatorKnobs(host, knobs);
   if (Wanted(groups, "blas")) AddBlasKnobs(host, knobs);
   if (Wanted(groups, "onednn")) AddOneDnnKnobs(host, knobs);
+  if (Wanted(groups, "framework")) AddFrameworkKnobs(host, knobs);
   if (Wanted(groups, "user")) {
     for (const auto& [name, value] : user_knobs) {
       knobs.push_back({.group = "user", .name = name + "=" + value, .env = {{name, value}}});

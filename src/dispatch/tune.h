@@ -31,7 +31,7 @@ using EnvironmentChange = std::vector<std::pair<std::string, std::string>>;
 
 /// The groups of knobs, in the order they are planned and listed (`--groups`).
 inline constexpr std::string_view kKnobGroups[] = {"threads", "openmp", "placement", "allocator",
-                                                   "blas",    "onednn", "user"};
+                                                   "blas",    "onednn", "framework", "user"};
 
 /// One setting around the program: a change of its environment, or why it cannot apply here.
 struct Knob {
@@ -51,10 +51,13 @@ struct Knob {
 
 /// What the knobs depend on, read once from the host (LiveTuneHost) or given by a test.
 struct TuneHost {
-  int usable_cpus = 1;      ///< os::CpuBudget::cpus: the affinity mask and the cgroup quota
-  int physical_cores = 1;   ///< the cores among the usable CPUs (one thread per core)
-  bool avx512 = false;      ///< AVX-512 usable: ONEDNN_CPU_ISA_HINTS=PREFER_YMM changes kernels
-  bool bf16 = false;        ///< AVX512-BF16 or AMX-BF16 usable: f32 math in bf16 can be faster
+  int usable_cpus = 1;     ///< os::CpuBudget::cpus: the affinity mask and the cgroup quota
+  int physical_cores = 1;  ///< the cores among the usable CPUs (one thread per core)
+  bool avx512 = false;     ///< AVX-512 usable: ONEDNN_CPU_ISA_HINTS=PREFER_YMM changes kernels
+  bool bf16 = false;       ///< AVX512-BF16 or AMX-BF16 usable: f32 math in bf16 can be faster
+  /// The kernel's transparent huge page mode (/sys/kernel/mm/transparent_hugepage/enabled, the
+  /// bracketed word: "always", "madvise", "never"); empty: unknown.
+  std::string transparent_hugepages;
   std::string library_dir;  ///< the multiarch library directory (/usr/lib/x86_64-linux-gnu)
   /// The file library_dir/libblas.so.3 resolves to (Debian's selected alternative); "" if none.
   std::string selected_blas;

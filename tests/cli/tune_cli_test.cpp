@@ -289,7 +289,7 @@ TEST(TuneCli, BadOptionsAreUsageErrors) {
   EXPECT_EQ(group.exit_code, 2);
   EXPECT_EQ(group.err,
             "dlcheck: --groups: unknown group 'lapack' (one of: threads, openmp, placement, "
-            "allocator, blas, onednn, user)\n");
+            "allocator, blas, onednn, framework, user)\n");
   const testing::RunResult regex = testing::RunDlcheck({"tune", "--metric", "(", "--", "true"});
   EXPECT_EQ(regex.exit_code, 2);
   EXPECT_EQ(regex.err.rfind("dlcheck: --metric '(': not a regular expression", 0), 0u) << regex.err;
@@ -370,6 +370,47 @@ TEST(TuneCli, KmpBlocktimeRunsOnlyWhereTheProgramMappedARuntimeThatReadsIt) {
   ASSERT_NE(read, nullptr) << llvm["variants"];
   EXPECT_NE((*read)["verdict"], "not applicable") << *read;
   EXPECT_EQ((*read)["runs"], 2) << *read;
+}
+
+// PyTorch's settings run only for a program that maps libtorch_cpu (Debian's python3-torch):
+// ATEN_CPU_CAPABILITY=avx512 where AVX-512 is usable (Debian's PyTorch 1.13 picks AVX2's
+// kernels on an AVX-512 host), THP_MEM_ALLOC_ENABLE=1 unless huge pages are off.
+TEST(TuneCli, PyTorchKnobsRunOnlyForAProgramThatMapsPyTorch) {
+  __builtin_cpu_init();
+  const bool avx512 = __builtin_cpu_supports("avx512f");
+  const std::string thp = testing::ReadFile("/sys/kernel/mm/transparent_hugepage/enabled");
+  const bool thp_off = thp.find("[never]") != std::string::npos;
+  const auto tune = [](const std::string& program) {
+    const testing::RunResult r =
+        testing::RunDlcheck({"tune", "--format", "json", "--groups", "framework", "--runs", "2",
+                             "--", "/usr/bin/python3", "-c", program});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return Json::parse(r.out);
+  };
+  const Json torch = tune(
+      "import torch, time\nx = torch.randn(256, 256)\nfor _ in range(20): x.exp()\n"
+      "time.sleep(0.3)\n");
+  ASSERT_GE(torch["process"]["samples"].get<int>(), 1) << torch["process"];
+  ASSERT_EQ(torch["process"]["frameworks"].size(), 1u) << torch["process"];
+  const Json* aten = Row(torch, "ATEN_CPU_CAPABILITY=avx512");
+  ASSERT_NE(aten, nullptr) << torch["variants"];
+  EXPECT_EQ((*aten)["runs"], avx512 ? 2 : 0) << *aten;
+  if (!avx512) {
+    EXPECT_EQ((*aten)["note"], "no AVX-512 on this host: no avx512 kernels to pick") << *aten;
+  }
+  const Json* huge = Row(torch, "THP_MEM_ALLOC_ENABLE=1");
+  ASSERT_NE(huge, nullptr) << torch["variants"];
+  EXPECT_EQ((*huge)["runs"], thp_off ? 0 : 2) << *huge;
+
+  const Json plain = tune("import time\ntime.sleep(0.4)\n");
+  ASSERT_GE(plain["process"]["samples"].get<int>(), 1) << plain["process"];
+  const Json* unread = Row(plain, "THP_MEM_ALLOC_ENABLE=1");
+  ASSERT_NE(unread, nullptr) << plain["variants"];
+  EXPECT_EQ((*unread)["runs"], 0) << *unread;
+  if (!thp_off) {
+    EXPECT_EQ((*unread)["note"], "the program mapped no PyTorch, which read THP_MEM_ALLOC_ENABLE")
+        << *unread;
+  }
 }
 
 // Two busy processes pinned to one CPU (taskset -c 0): the audit sees more runnable threads than

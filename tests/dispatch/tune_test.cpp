@@ -82,6 +82,24 @@ TEST(TunePlan, OneDnnHintsOnlyWithAvx512AndKnobsAlreadySetAreTheBaseline) {
   EXPECT_TRUE(Named(knobs, "ONEDNN_CPU_ISA_HINTS=PREFER_YMM").applies());
 }
 
+TEST(TunePlan, PyTorchKnobsAreReadByPyTorchAndNeedTheirHardware) {
+  TuneHost host = Host(2, 2);
+  host.transparent_hugepages = "never";
+  std::vector<Knob> knobs = PlanKnobs(host, {"framework"}, {});
+  ASSERT_EQ(knobs.size(), 2u);
+  EXPECT_EQ(Named(knobs, "ATEN_CPU_CAPABILITY=avx512").not_applicable,
+            "no AVX-512 on this host: no avx512 kernels to pick");
+  EXPECT_EQ(Named(knobs, "THP_MEM_ALLOC_ENABLE=1").not_applicable,
+            "transparent huge pages are off (never) on this host");
+  host.avx512 = true;
+  host.transparent_hugepages = "madvise";
+  knobs = PlanKnobs(host, {"framework"}, {});
+  for (const Knob& k : knobs) {
+    EXPECT_TRUE(k.applies()) << k.name;
+    EXPECT_EQ(k.read_by, (std::vector<std::string_view>{"PyTorch"})) << k.name;
+  }
+}
+
 TEST(TunePlan, UserKnobsInOrderAndAllGroupsByDefault) {
   const std::vector<Knob> knobs = PlanKnobs(Host(2, 2), {}, {{"A", "1"}, {"B", "x y"}});
   ASSERT_GE(knobs.size(), 2u);
