@@ -263,7 +263,7 @@ void WriteDivergingBars(const Bars& chart, std::ostream& out) {
   int y = top;
   for (const Bar& b : chart.bars) {
     const bool known = b.value > 0 && std::isfinite(b.value);
-    const double d = known ? std::log2(b.value) * scale : 0;
+    const double d = known ? (chart.speedup ? -1 : 1) * std::log2(b.value) * scale : 0;
     const double x = d < 0 ? mid_x + d : mid_x;
     out << fmt::format(
         "<g><text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>"

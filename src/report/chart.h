@@ -36,6 +36,7 @@ struct Bars {
   std::string unit;
   std::vector<Bar> bars;
   bool diverging = false;
+  bool speedup = false;  ///< diverging: each value a speed-up, above 1 drawn left (faster)
 };
 
 /// A grid of costs (times): `cells[r][c]` for row `rows[r]` and column `columns[c]`; nullopt: no

@@ -37,6 +37,7 @@ struct Columns {
   std::size_t per = std::string::npos;
   std::size_t length = std::string::npos;
   std::vector<std::size_t> marks;
+  std::vector<std::size_t> facet;
 };
 
 bool Locate(const Table& table, const std::string& name, std::size_t& at) {
@@ -53,6 +54,11 @@ std::optional<Columns> LocateAll(const Table& table, const Chart& chart) {
     std::size_t at = std::string::npos;
     if (!Locate(table, name, at) || at == std::string::npos) return std::nullopt;
     c.label.push_back(at);
+  }
+  for (const std::string& name : chart.facet) {
+    std::size_t at = std::string::npos;
+    if (!Locate(table, name, at) || at == std::string::npos) return std::nullopt;
+    c.facet.push_back(at);
   }
   for (const Chart::Mark& mark : chart.marks) {
     std::size_t at = std::string::npos;
@@ -105,11 +111,14 @@ std::string Titled(const Chart& chart, std::size_t shown, std::size_t all) {
   return fmt::format("{} (the largest {} of {})", chart.title, shown, all);
 }
 
-bool DrawBars(const Table& table, const Chart& chart, const Columns& c, std::ostream& out) {
+// The bars of the rows whose facet text is `facet` (all rows without facet columns).
+bool DrawBars(const Table& table, const Chart& chart, const Columns& c, std::ostream& out,
+              const std::string& facet = {}) {
   std::vector<chart::Bar> bars;
   std::map<std::string, std::size_t> index;
   std::vector<std::size_t> rows_of;
   ForEachRow(table, [&](const std::vector<Value>& row) {
+    if (!c.facet.empty() && LabelOf(row, c.facet) != facet) return;
     const std::string label = LabelOf(row, c.label);
     const std::optional<double> value = Number(row, c.value);
     if (label.empty() || !value) return;
@@ -131,11 +140,27 @@ bool DrawBars(const Table& table, const Chart& chart, const Columns& c, std::ost
   if (bars.empty()) return false;
   std::vector<double> totals;
   for (const chart::Bar& b : bars) totals.push_back(b.value);
-  chart::Bars drawn{.unit = chart.unit, .diverging = chart.kind == Chart::Kind::kDiverging};
+  chart::Bars drawn{.unit = chart.unit,
+                    .diverging = chart.kind == Chart::Kind::kDiverging,
+                    .speedup = chart.speedup};
   for (std::size_t i : Largest(totals, chart.limit)) drawn.bars.push_back(bars[i]);
   drawn.title = Titled(chart, drawn.bars.size(), bars.size());
+  if (!c.facet.empty()) drawn.title += ": " + facet;
   chart::WriteSvg(drawn, out);
   return true;
+}
+
+// Small multiples: one bar chart per facet text, in the order of the rows.
+bool DrawFacets(const Table& table, const Chart& chart, const Columns& c, std::ostream& out) {
+  std::vector<std::string> facets;
+  std::set<std::string> seen;
+  ForEachRow(table, [&](const std::vector<Value>& row) {
+    std::string facet = LabelOf(row, c.facet);
+    if (!facet.empty() && seen.insert(facet).second) facets.push_back(std::move(facet));
+  });
+  bool drawn = false;
+  for (const std::string& facet : facets) drawn = DrawBars(table, chart, c, out, facet) || drawn;
+  return drawn;
 }
 
 bool DrawHeatMap(const Table& table, const Chart& chart, const Columns& c, std::ostream& out) {
@@ -254,6 +279,7 @@ bool DrawChart(const Report& report, const Chart& chart, std::ostream& out) {
   switch (chart.kind) {
     case Chart::Kind::kBars:
     case Chart::Kind::kDiverging:
+      if (!columns->facet.empty()) return DrawFacets(*table, chart, *columns, out);
       return DrawBars(*table, chart, *columns, out);
     case Chart::Kind::kHeatMap:
       return DrawHeatMap(*table, chart, *columns, out);

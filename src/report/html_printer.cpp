@@ -67,6 +67,8 @@ button.more { font-size: 11px; margin-left: 8px; }
 input.filter { font-size: 12px; padding: 2px 6px; width: 22em; margin-right: 8px; }
 .caption { color: #555; font-size: 12.5px; }
 figure { margin: 12px 0 18px; } svg.chart { max-width: 100%; height: auto; }
+figure.multiples { display: grid; grid-template-columns: repeat(auto-fill, minmax(600px, 1fr));
+  gap: 8px 16px; align-items: start; }
 iframe.flame { width: 100%; border: 1px solid #ddd; }
 footer { margin-top: 32px; color: #777; font-size: 12px; }
 )CSS";
@@ -451,7 +453,8 @@ void PrintHtml(const Report& report, std::ostream& out) {
       content.contents.emplace_back("charts", "Charts");
       charts_started = true;
     }
-    body << "<figure data-table=\"" << EscapeMarkup(chart.table) << "\">" << svg.str()
+    body << "<figure data-table=\"" << EscapeMarkup(chart.table) << "\""
+         << (chart.facet.empty() ? "" : " class=\"multiples\"") << ">" << svg.str()
          << "</figure>\n";
   }
   if (const Table* stacks = report.FindTable(kStacksTable)) WriteStacks(content, *stacks);

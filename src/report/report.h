@@ -239,6 +239,11 @@ struct Chart {
   std::vector<Mark> marks;
   std::string unit;       ///< of `value`, on the axis
   std::size_t limit = 0;  ///< at most this many bars or heat map rows (the largest); 0: all
+  /// kBars, kDiverging: small multiples, one chart per distinct text of these columns (joined by
+  /// " ", in the order of the rows), each titled with it and on its own scale; empty: one chart.
+  std::vector<std::string> facet;
+  /// kDiverging: `value` is a speed-up (above 1 faster, drawn left in green), not a time ratio.
+  bool speedup = false;
 };
 
 /// A named group of key/value fields, with optional nested sections and tables. JSON prints it

@@ -203,6 +203,44 @@ TEST(ChartData, HeatMapCellsAreTheMeanPerRunWhenAsked) {
   EXPECT_NE(out.str().find("conv1 convolution / avx2: 3.00 ms"), std::string::npos) << out.str();
 }
 
+// whatif's small multiples (issue 47): a chart per facet text, in the rows' order, each titled
+// with it and holding only its rows; speed-ups above 1 drawn left (faster), below 1 right.
+TEST(ChartData, FacetsAreSmallMultiplesAndSpeedupsAboveOneAreFaster) {
+  Report r;
+  Table& t = r.AddView("variants", {"hot", "variant", "speedup"}, "variants");
+  t.rows = {{1, "as logged", 1.0},
+            {1, "threads 2", 2.0},
+            {2, "as logged", 1.0},
+            {2, "layouts any", 0.5},
+            {2, "threads 2", Value()}};
+  std::ostringstream out;
+  ASSERT_TRUE(DrawChart(r,
+                        {.kind = Chart::Kind::kDiverging,
+                         .title = "Speed-up",
+                         .table = "variants",
+                         .label = {"variant"},
+                         .value = "speedup",
+                         .unit = "x",
+                         .facet = {"hot"},
+                         .speedup = true},
+                        out));
+  const std::string svg = out.str();
+  EXPECT_EQ(Count(svg, "<svg"), 2u) << svg;
+  EXPECT_LT(svg.find("Speed-up: 1"), svg.find("Speed-up: 2")) << svg;
+  EXPECT_EQ(Count(svg, "class=\"bar\""), 4u) << svg;  // the row without a speed-up: none
+  // In each chart the faster (green) bar lies left of the line at 1, the slower right of it.
+  const auto fill_of = [&](const std::string& label) {
+    const std::size_t title = svg.find("<title>" + label);
+    const std::size_t fill = svg.rfind("fill=\"", title);
+    return svg.substr(fill + 6, svg.find('"', fill + 6) - fill - 6);
+  };
+  const std::size_t faster = svg.find("\u2190 faster");
+  const std::size_t fill = svg.rfind("fill=\"", faster);
+  const std::string faster_color = svg.substr(fill + 6, svg.find('"', fill + 6) - fill - 6);
+  EXPECT_EQ(fill_of("threads 2: 2"), faster_color) << svg;
+  EXPECT_NE(fill_of("layouts any: 0.5"), faster_color) << svg;
+}
+
 TEST(ChartData, AChartOfAMissingTableOrColumnIsNotDrawn) {
   Report r = Rows();
   std::ostringstream out;
