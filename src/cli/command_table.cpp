@@ -46,7 +46,7 @@ const Command kCommands[] = {
     {"profile",
      "sample the model (or -- CMD) with perf: CPU time by class, JIT kernels by primitive, time "
      "by framework operator, off-CPU time, flame graphs",
-     SetupProfile, profile::ProfileDocument},
+     SetupProfile, ProfileCommandDocument},
     {"platform", "what this CPU machine can do for deep learning", SetupPlatform,
      detect::PlatformDocument},
     {"roofline",

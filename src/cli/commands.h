@@ -66,6 +66,7 @@ const report::contract::Document& RunDocument();
 const report::contract::Document& DispatchDocument();
 const report::contract::Document& WhatifDocument();
 const report::contract::Document& TuneDocument();
+const report::contract::Document& ProfileCommandDocument();
 
 /// Checks the `--columns` choices of the command line against `document` before the command
 /// does any work (a model or a program that would run to its end for nothing): a column that no

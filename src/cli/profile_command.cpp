@@ -16,12 +16,15 @@
 
 #include "cli/commands.h"
 #include "cli/model_options.h"
+#include "cli/process_view.h"
 #include "cli/run_view.h"
 #include "cli/stats_view.h"
 #include "common/text.h"
 #include "dispatch/capture.h"
 #include "dispatch/noise.h"
+#include "dispatch/process_audit.h"
 #include "dispatch/run_fields.h"
+#include "os/cpu_budget.h"
 #include "os/exit_status.h"
 #include "os/output_file.h"
 #include "os/scratch_directory.h"
@@ -55,6 +58,7 @@ struct ProfileOptions {
   std::string svg_path;     ///< --svg FILE: the flame graph beside the report
   // The noise guard, as `verbose` keeps it: the thread count and why, the load before and after.
   dispatch::CaptureFrame frame;
+  dispatch::ProcessAudit audit;  ///< what was sampled of the recorded processes while they ran
 };
 
 // The noise guard's fields are verbose's (dispatch::model_run_field), declared again in profile's
@@ -64,6 +68,21 @@ static_assert(profile::profile_field::kThreadsFrom.name ==
 static_assert(profile::profile_field::kLoadStart.name ==
               dispatch::model_run_field::kLoadStart.name);
 static_assert(profile::profile_field::kLoadEnd.name == dispatch::model_run_field::kLoadEnd.name);
+
+}  // namespace
+
+// profile's own tables (profile::ProfileDocument) and the process section of the commands that
+// run a program (cli/process_view.h), declared here because the profile module knows no cli.
+const report::contract::Document& ProfileCommandDocument() {
+  static const report::contract::Document kDocument = [] {
+    report::contract::Document document = profile::ProfileDocument();
+    document.members.insert(document.members.begin() + 1, ProcessMember());
+    return document;
+  }();
+  return kDocument;
+}
+
+namespace {
 
 // The status profile ends with after its report: CMD's (as `run` ends), 0 for the model.
 int ExitStatusOf(const dispatch::Run& r) {
@@ -235,8 +254,9 @@ void AddStacksTable(report::Report& report, const ProfileOptions& o, const profi
 
 report::Report BuildReport(const ProfileOptions& o, const dispatch::Run& r,
                            const profile::Profile& p, const profile::PerfProbe& probe) {
-  report::Report report(profile::ProfileDocument());
+  report::Report report(ProfileCommandDocument());
   AddProfileSection(report, o, r, p, probe);
+  AddProcessSection(report, o.audit, os::ReadCpuBudget().cpus);
   std::string off_cpu_reason = probe.off_cpu_reason;
   if (o.no_off_cpu) off_cpu_reason = "--no-off-cpu was given";
   profile::AddProfileTables(report, p, r.rows, {.top = o.top, .off_cpu_reason = off_cpu_reason});
@@ -307,7 +327,12 @@ StatusOr<int> RecordAndReport(ProfileOptions& o, const std::string& perf,
   if (!frame.ok()) return frame.status();
   o.frame = std::move(*frame);
   o.capture.threads = o.frame.threads.threads;
+  // The audit samples perf and the program it started (its descendants) while they run.
+  dispatch::AuditSampler sampler;
+  o.capture.while_running = sampler.Hook();
   StatusOr<dispatch::Run> rec = Record(o, launcher);
+  o.capture.while_running = nullptr;
+  o.audit = sampler.Result();
   dispatch::EndCaptureFrame(o.frame);
   if (!rec.ok() && SignalForwarding::Received() == 0) return rec.status();
   const profile::ExecTimeline timeline(

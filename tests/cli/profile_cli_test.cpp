@@ -220,6 +220,14 @@ TEST_F(ProfileCliTest, TorchProfileAttributesBlasToOperators) {
   }
   EXPECT_EQ(sum, total);
   EXPECT_GT(aten, 0) << report["operators"].dump(2);
+  // The process section: perf's child, the training program, was sampled while it ran and
+  // mapped PyTorch and its OpenMP runtime.
+  const Json& process = report["process"];
+  EXPECT_GE(process["samples"].get<int>(), 1) << process;
+  ASSERT_EQ(process["frameworks"].size(), 1u) << process;
+  EXPECT_EQ(process["frameworks"][0].get<std::string>().rfind("PyTorch (libtorch_cpu.so", 0), 0u)
+      << process;
+  EXPECT_GE(process["openmp_runtimes"].size(), 1u) << process;
   const std::vector<Json> blas = RowsWhere(report["classes"], "class", "blas");
   ASSERT_EQ(blas.size(), 1u);
   const std::int64_t blas_samples = blas.front()["samples"].get<std::int64_t>();

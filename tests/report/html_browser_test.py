@@ -99,7 +99,10 @@ class Browser:
                 "--allow-file-access-from-files", "about:blank"]
         if os.geteuid() == 0:
             argv.insert(1, "--no-sandbox")  # chromium refuses its sandbox as root (CI)
-        self.process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        # Its temporary files (org.chromium.Chromium.*) in the scratch directory, not left in /tmp.
+        env = dict(os.environ, TMPDIR=scratch)
+        self.process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                        env=env)
         port_file = os.path.join(self.profile, "DevToolsActivePort")
         deadline = time.time() + 30
         while not os.path.exists(port_file) or os.path.getsize(port_file) == 0:
