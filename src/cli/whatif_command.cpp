@@ -24,6 +24,7 @@
 #include "cli/commands.h"
 #include "cli/log_view.h"
 #include "cli/model_options.h"
+#include "cli/roofline_view.h"
 #include "cli/run_view.h"
 #include "cli/stats_view.h"
 #include "common/exit_code.h"
@@ -76,6 +77,8 @@ struct WhatifOptions {
   bool baseline_layouts_any = false;  ///< hidden: what an ISA worker measures
   /// The user's oneDNN and OpenMP variables, removed before the measurement (handed on to CMD).
   std::vector<whatif::EnvironmentVariable> environment_removed;
+  RooflineRequest roofline;  ///< --roofline, --machine-profile: the hot rows on the roofline
+  std::optional<RooflineProfile> machine;  ///< the profile they name, read before any work
 };
 
 // The group of the model's options in --help: only with --model.
@@ -882,6 +885,10 @@ void MeasureAndReport(const WhatifOptions& options, const std::vector<LogInput>&
   const verbose::Summary summary = session.Summarize({.host = dispatch::HostDtypeUnits()});
   const verbose::LogHeader header = session.header();
   std::vector<verbose::PrimitiveStats> rows = session.TakeRows();
+  // The log's hot rows under the machine's roofs (--roofline), as the log timed them.
+  const std::vector<roofline::PlacedRow> placed =
+      options.machine ? roofline::PlaceHotRows(rows, options.machine->profile)
+                      : std::vector<roofline::PlacedRow>{};
 
   const detect::PlatformInfo platform = detect::DetectLivePlatform();
   const os::CpuBudget budget = os::ReadCpuBudget();  // the CPUs this process may use
@@ -944,8 +951,9 @@ void MeasureAndReport(const WhatifOptions& options, const std::vector<LogInput>&
   for (Finding& f : dispatch::NoiseFindings(env.frame)) {
     env.findings.push_back(std::move(f));
   }
-  const report::Report report = BuildReport(options, names, session, summary, result, isa,
-                                            captured ? &*captured : nullptr, env);
+  report::Report report = BuildReport(options, names, session, summary, result, isa,
+                                      captured ? &*captured : nullptr, env);
+  if (options.machine) AddRowRoofline(placed, *options.machine, report);
   report::Print(report, options.format, std::cout);
   std::cout.flush();
 }
@@ -956,6 +964,10 @@ StatusOr<int> RunWhatifCommand(const CLI::App& sub, WhatifOptions options) {
   if (Status s = CheckInputChoice(sub, options); !s.ok()) return s;
   if (options.variants.size() == 1 && options.variants.front() == "none") options.variants.clear();
   if (Status s = CheckVariants(options.variants); !s.ok()) return s;
+  // The machine profile of --roofline, before the capture and the measurements.
+  StatusOr<std::optional<RooflineProfile>> machine = LoadRooflineProfile(options.roofline);
+  if (!machine.ok()) return machine.status();
+  options.machine = std::move(*machine);
   StatusOr<std::vector<whatif::EnvironmentVariable>> removed = CleanEnvironment();
   if (!removed.ok()) return removed.status();
   options.environment_removed = std::move(*removed);
@@ -1049,7 +1061,7 @@ const report::contract::Document& WhatifDocument() {
          contract::Rows(kKnobsTable, contract::Members(KnobColumns())),
          contract::Rows(kVariantsTable, contract::Members(VariantColumns())),
          InputMember(/*with_files=*/true), HeaderMember(), SummaryMember(), HeadersMember(),
-         DiagnosticsMember()},
+         DiagnosticsMember(), roofline::RowRooflineMember()},
         std::string(kVariantsTable.name)};
   }();
   return kWhatif;
@@ -1129,6 +1141,7 @@ void SetupWhatif(CLI::App& subcommand, int& exit_code) {
                   "the changes to measure: layouts, impl, threads, dtype, isa (default all), or "
                   "none for the baselines only")
       ->delimiter(',');
+  AddRooflineOptions(*sub, options->roofline);
   // Named by dlcheck itself, for the worker of each ISA cap: hidden from --help.
   sub->add_flag("--baseline-layouts-any", options->baseline_layouts_any,
                 "measure the baselines at the layouts oneDNN prefers")

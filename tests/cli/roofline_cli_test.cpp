@@ -224,6 +224,33 @@ TEST_F(RooflineCli, ParsePlacesTheHotRowsUnderAGivenProfile) {
   EXPECT_TRUE(Json::parse(plain.out)["roofline"].is_null());
 }
 
+// `whatif` places the log's hot rows as parse does (issue 45: placement in whatif): the same
+// rows, bounds and bytes under the round roofs, beside its measurements; without a stored
+// profile, --roofline ends it with status 3 before anything is measured.
+TEST_F(RooflineCli, WhatifPlacesTheLogsHotRowsAsParseDoes) {
+  const std::string profile = testing::DataPath("roofline/round_roofs.json");
+  const std::string log = testing::DataPath("roofline/matmuls_2.6.3.log");
+  const auto whatif = testing::RunDlcheck({"whatif", "--machine-profile", profile, "--variants",
+                                           "none", "--time", "0", "--format", "json", log});
+  ASSERT_EQ(whatif.exit_code, 0) << whatif.err;
+  const auto parse =
+      testing::RunDlcheck({"parse", "--machine-profile", profile, "--format", "json", log});
+  ASSERT_EQ(parse.exit_code, 0) << parse.err;
+  const Json placed = Json::parse(whatif.out)["roofline"];
+  const Json expected = Json::parse(parse.out)["roofline"];
+  ASSERT_EQ(placed.size(), 3u) << placed;
+  ASSERT_EQ(placed.size(), expected.size());
+  for (std::size_t i = 0; i < placed.size(); ++i) {
+    EXPECT_EQ(placed[i]["problem"], expected[i]["problem"]);
+    EXPECT_EQ(placed[i]["bound"], expected[i]["bound"]);
+    EXPECT_EQ(placed[i]["bytes_per_call"], expected[i]["bytes_per_call"]);
+  }
+  const auto none = testing::RunDlcheck(
+      {"whatif", "--roofline", "--variants", "none", "--time", "0", log}, {}, Env());
+  EXPECT_EQ(none.exit_code, 3) << none.err;
+  EXPECT_NE(none.err.find("dlcheck roofline"), std::string::npos) << none.err;
+}
+
 // `run` and `verbose` place their hot rows as parse does (issue 45: every report with rows on
 // it): the model's inner products and a program's (dlcheck's own worker, run as a program) under
 // the recorded round roofs; each placed row is one of the report's primitives, with its bound and
