@@ -30,11 +30,13 @@
 #include "common/exit_code.h"
 #include "common/finding_codes.h"
 #include "common/input_rules.h"
+#include "common/library_kinds.h"
 #include "common/status.h"
 #include "common/text.h"
 #include "detect/platform.h"
 #include "dispatch/capture.h"
 #include "dispatch/noise.h"
+#include "dispatch/process_audit.h"
 #include "dispatch/run_fields.h"
 #include "dispatch/sweep.h"
 #include "mlp/model.h"
@@ -52,6 +54,7 @@
 #include "verbose/line_reader.h"
 #include "verbose/log_session.h"
 #include "whatif/environment.h"
+#include "whatif/framework_advice.h"
 #include "whatif/log_identity.h"
 #include "whatif/whatif.h"
 
@@ -77,6 +80,8 @@ struct WhatifOptions {
   bool baseline_layouts_any = false;  ///< hidden: what an ISA worker measures
   /// The user's oneDNN and OpenMP variables, removed before the measurement (handed on to CMD).
   std::vector<whatif::EnvironmentVariable> environment_removed;
+  /// The captured program's framework, as its audit saw it mapped ("PyTorch"); empty: not known.
+  std::string framework;
   RooflineRequest roofline;  ///< --roofline, --machine-profile: the hot rows on the roofline
   std::optional<RooflineProfile> machine;  ///< the profile they name, read before any work
 };
@@ -152,6 +157,8 @@ inline constexpr Field kStepGainPct{"step_gain_pct", Type::kNumber};
 // the step gain on the captured program's wall time (-- CMD, --model), and oneDNN's share of it
 inline constexpr Field kProgramGainPct{"program_gain_pct", Type::kNumber};
 inline constexpr Field kOnednnWallPct{"onednn_wall_pct", Type::kNumber};
+/// The captured program's framework, as its audit saw it mapped; null for a log.
+inline constexpr Field kFramework{"framework"};
 inline constexpr Field kDeviation{"deviation"};
 inline constexpr Field kNote{"note"};
 inline constexpr Field kFromMs{"from_ms", Type::kNumber};
@@ -163,6 +170,8 @@ inline constexpr Field kCannotRun{"cannot_run", Type::kText, Arity::kList};
 inline constexpr Field kStepGainLowPct{"step_gain_low_pct", Type::kNumber};
 inline constexpr Field kStepGainHighPct{"step_gain_high_pct", Type::kNumber};
 inline constexpr Field kConfirm{"confirm"};
+/// The change in the captured program's framework's words (whatif::FrameworkAdvice).
+inline constexpr Field kInFramework{"in_framework"};
 // clang-format on
 }  // namespace whatif_field
 
@@ -211,14 +220,14 @@ const std::vector<report::Field>& VariantColumns() {
 const std::vector<report::Field>& ChangeColumns() {
   static const std::vector<report::Field> kColumns = {
       kHot,  col::kPrimitive, col::kProblem, col::kTimePct,   kVariant, kFromMs,
-      kToMs, kSpeedup,        kStepGainPct,  kProgramGainPct, kChange};
+      kToMs, kSpeedup,        kStepGainPct,  kProgramGainPct, kChange,  kInFramework};
   return kColumns;
 }
 
 const std::vector<report::Field>& KnobColumns() {
   static const std::vector<report::Field> kColumns = {
       kVariant,         kRowsMeasured, kCannotRun, kStepGainPct, kStepGainLowPct,
-      kStepGainHighPct, kWithinNoise,  kConfirm,   kChange};
+      kStepGainHighPct, kWithinNoise,  kConfirm,   kChange,      kInFramework};
   return kColumns;
 }
 
@@ -352,6 +361,7 @@ report::Report BuildReport(const WhatifOptions& options, const std::vector<std::
   const int sig = os::SignalForwarding::Received();
   m.Add(kInterruptedBy, sig != 0 ? report::Value(os::SignalName(sig)) : report::Value());
   m.Add(kOnednnWallPct, Number(result.onednn_wall_pct, 1));
+  m.Add(kFramework, Text(options.framework));
 
   report::Table& changes_table = report.AddTable(kChangesTable, ChangeColumns());
   for (const whatif::Change& c : changes) {
@@ -372,10 +382,13 @@ report::Report BuildReport(const WhatifOptions& options, const std::vector<std::
         .Set(kSpeedup, Number(c.variant->speedup, 2))
         .Set(kStepGainPct, Number(c.variant->step_gain_pct, 1))
         .Set(kProgramGainPct, program_gain)
-        .Set(kChange, whatif::ChangeSentence(*c.hot, *c.variant, result.onednn_wall_pct));
+        .Set(kChange, whatif::ChangeSentence(*c.hot, *c.variant, result.onednn_wall_pct))
+        .Set(kInFramework, Text(whatif::FrameworkAdvice(options.framework, c.variant->variant,
+                                                        c.hot->row.primitive.view())));
   }
   changes_table.answer_columns = report::Names({kStepGainPct, kVariant});
   changes_table.hidden_in_table = report::Names({kChange, col::kProblem});
+  if (options.framework.empty()) changes_table.hidden_in_table.emplace_back(kInFramework.name);
 
   report::Table& knobs_table = report.AddTable(kKnobsTable, KnobColumns());
   for (const whatif::StepKnob& k : knobs) {
@@ -388,10 +401,12 @@ report::Report BuildReport(const WhatifOptions& options, const std::vector<std::
         .Set(kStepGainHighPct, report::Value(k.step_gain_high_pct, 1))
         .Set(kWithinNoise, k.within_noise)
         .Set(kConfirm, k.confirm)
-        .Set(kChange, whatif::KnobSentence(k, result.onednn_wall_pct));
+        .Set(kChange, whatif::KnobSentence(k, result.onednn_wall_pct))
+        .Set(kInFramework, Text(whatif::FrameworkAdvice(options.framework, k.variant, "")));
   }
   knobs_table.answer_columns = report::Names({kStepGainPct, kVariant});
   knobs_table.hidden_in_table = report::Names({kChange, kStepGainLowPct, kStepGainHighPct});
+  if (options.framework.empty()) knobs_table.hidden_in_table.emplace_back(kInFramework.name);
 
   report::Table& variants = report.AddTable(kVariantsTable, VariantColumns());
   for (const whatif::HotPrimitive& hot : result.hot) {
@@ -754,14 +769,16 @@ StatusOr<std::vector<LogInput>> SpoolLogs(const std::vector<std::string>& files,
 // dlcheck's model (in a worker, with the threads `verbose` chooses) or CMD, captured as
 // `verbose` and `run` capture them, its verbose lines written to `log_path` (a private scratch
 // file). Errors: it could not be started (127, 126; the worker 5), the log could not be written.
-StatusOr<dispatch::Run> CaptureRun(const WhatifOptions& o, const std::string& log_path) {
+StatusOr<dispatch::Run> CaptureRun(const WhatifOptions& o, const std::string& log_path,
+                                   dispatch::AuditSampler& sampler) {
   os::OutputFile log;
   if (Status opened = log.Open(log_path, os::OutputFile::Access::kPrivate); !opened.ok()) {
     return opened;
   }
   dispatch::CaptureSettings settings = o.capture;
   settings.raw_log = &log.stream();
-  settings.max_timeline = 0;  // the measurements read the rows, not the timeline
+  settings.while_running = sampler.Hook();  // which framework the program runs
+  settings.max_timeline = 0;                // the measurements read the rows, not the timeline
   report::Progress progress("whatif", 0);
   dispatch::RunSource source = dispatch::ProgramSource{o.command};
   if (o.command.empty()) {
@@ -982,8 +999,13 @@ StatusOr<int> RunWhatifCommand(const CLI::App& sub, WhatifOptions options) {
   if (Captures(options)) {
     if (Status made = MakeScratch(scratch); !made.ok()) return made;
     const std::string log = scratch.File("captured.log");
-    StatusOr<dispatch::Run> run = CaptureRun(options, log);
+    dispatch::AuditSampler sampler;
+    StatusOr<dispatch::Run> run = CaptureRun(options, log, sampler);
     if (!run.ok()) return run.status();
+    const dispatch::ProcessAudit audit = sampler.Result();
+    if (const auto frameworks = audit.Of(lib::Role::kFramework); !frameworks.empty()) {
+      options.framework = std::string(frameworks.front()->kind.name);
+    }
     if (Status can = CheckCaptured(*run, CapturedName(options)); !can.ok()) return can;
     captured = std::move(*run);
     inputs.push_back({log, ""});
@@ -1056,7 +1078,8 @@ const report::contract::Document& WhatifDocument() {
                                                 dispatch::program_run_field::kEnded,
                                                 dispatch::program_run_field::kExitStatus,
                                                 kInterruptedBy,
-                                                kOnednnWallPct}),
+                                                kOnednnWallPct,
+                                                kFramework}),
          contract::Rows(kChangesTable, contract::Members(ChangeColumns())),
          contract::Rows(kKnobsTable, contract::Members(KnobColumns())),
          contract::Rows(kVariantsTable, contract::Members(VariantColumns())),

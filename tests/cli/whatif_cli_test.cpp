@@ -546,6 +546,31 @@ TEST_F(WhatifCaptureTest, TheModelIsCapturedAndItsHotRowsRebuilt) {
 // stderr), its convolutions measured.
 // Every row (--cover 100): which rows are the two hottest of 2 steps depends on the host (a
 // fresh Debian root on an AMX host once put no convolution among them).
+// Issue 46 item 5: a captured PyTorch program (its audit saw libtorch_cpu) gets each
+// process-wide knob in PyTorch's words beside its figure; a log names no framework.
+TEST_F(WhatifCaptureTest, APyTorchProgramGetsItsChangesInPyTorchsWords) {
+  const testing::RunResult r = RunDlcheck(
+      {"whatif", "--format", "json", "--time", "0.01", "--top", "1", "--variants", "threads", "--",
+       kPython, testing::DataPath("torch/train_cnn.py"), "--steps", "2"},
+      "", Env(kNoUserVerbose));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Json doc = Json::parse(r.out);
+  EXPECT_EQ(doc["measurement"]["framework"], "PyTorch") << doc["measurement"];
+  for (const Json& knob : doc["step_knobs"]) {
+    const std::string variant = knob["variant"];
+    ASSERT_EQ(variant.rfind("threads ", 0), 0u) << knob;
+    EXPECT_EQ(knob["in_framework"], "torch.set_num_threads(" + variant.substr(8) + ")") << knob;
+  }
+  const testing::RunResult log =
+      RunDlcheck({"whatif", "--format", "json", "--time", "0", "--variants", "threads", "--top",
+                  "1", Log("torch_cnn_2.6.3.log")});
+  ASSERT_EQ(log.exit_code, 0) << log.err;
+  const Json from_log = Json::parse(log.out);
+  EXPECT_TRUE(from_log["measurement"]["framework"].is_null());
+  for (const Json& knob : from_log["step_knobs"]) EXPECT_TRUE(knob["in_framework"].is_null());
+  EXPECT_TRUE(TmpIsEmpty());
+}
+
 TEST_F(WhatifCaptureTest, AProgramIsCapturedAsRunCapturesIt) {
   const testing::RunResult r =
       RunDlcheck({"whatif", "--format", "json", "--time", "0.01", "--top", "100", "--cover", "100",

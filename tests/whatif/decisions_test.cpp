@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "whatif/environment.h"
+#include "whatif/framework_advice.h"
 #include "whatif/log_identity.h"
 #include "whatif/whatif.h"
 
@@ -293,6 +294,28 @@ TEST(WhatifLogIdentity, IdentitiesReadBack) {
   EXPECT_FALSE(DecodeIdentities("12"));
   EXPECT_FALSE(DecodeIdentities("12:x"));
   EXPECT_FALSE(DecodeIdentities("1:2,3"));
+}
+
+// Issue 46 item 5: the change in the framework's words, only where it has some; never for a
+// framework dlcheck does not know. PyTorch's int8 advice says its default quantized engine is
+// FBGEMM, not oneDNN.
+TEST(FrameworkAdviceTest, EachChangeInItsFrameworksWords) {
+  EXPECT_EQ(FrameworkAdvice("PyTorch", "layouts any", "convolution"),
+            "model = model.to(memory_format=torch.channels_last), and the inputs likewise");
+  EXPECT_EQ(FrameworkAdvice("PyTorch", "layouts any", "matmul"), "");
+  EXPECT_EQ(FrameworkAdvice("PyTorch", "dtype bf16", "convolution"),
+            "with torch.autocast(\"cpu\", dtype=torch.bfloat16): ...");
+  EXPECT_NE(FrameworkAdvice("PyTorch", "dtype int8", "matmul").find("FBGEMM, not oneDNN"),
+            std::string::npos);
+  EXPECT_EQ(FrameworkAdvice("PyTorch", "threads 4", ""), "torch.set_num_threads(4)");
+  EXPECT_EQ(FrameworkAdvice("TensorFlow", "threads 4", ""),
+            "tf.config.threading.set_intra_op_parallelism_threads(4)");
+  EXPECT_EQ(FrameworkAdvice("TensorFlow", "layouts any", "convolution"), "");
+  EXPECT_EQ(FrameworkAdvice("PyTorch", "isa avx512_core", ""),
+            "ONEDNN_MAX_CPU_ISA=AVX512_CORE in the program's environment");
+  EXPECT_EQ(FrameworkAdvice("PyTorch", "impl gemm:jit", "matmul"), "");
+  EXPECT_EQ(FrameworkAdvice("", "threads 4", ""), "");
+  EXPECT_EQ(FrameworkAdvice("MXNet", "threads 4", ""), "");
 }
 
 }  // namespace
