@@ -159,6 +159,18 @@ void AddOperatorsTable(report::Report& report, const Profile& p, std::size_t top
   }
 }
 
+// The entries of `by_key` (each value with its `seconds`), the most seconds first.
+template <typename Map>
+std::vector<std::pair<typename Map::key_type, typename Map::mapped_type>> MostSecondsFirst(
+    const Map& by_key) {
+  std::vector<std::pair<typename Map::key_type, typename Map::mapped_type>> rows(by_key.begin(),
+                                                                                 by_key.end());
+  std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
+    return a.second.seconds > b.second.seconds;
+  });
+  return rows;
+}
+
 // The off-CPU stacks merged by (state, wait) for the human table, the most time first: one row
 // per place the program waited, with how many stacks led there.
 void AddOffCpuByWaitView(report::Report& report, const Profile& p, std::size_t top, double total) {
@@ -174,11 +186,7 @@ void AddOffCpuByWaitView(report::Report& report, const Profile& p, std::size_t t
     m.switches += s.switches;
     ++m.stacks;
   }
-  std::vector<std::pair<std::pair<std::string, std::string>, Merged>> rows(by_wait.begin(),
-                                                                           by_wait.end());
-  std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
-    return a.second.seconds > b.second.seconds;
-  });
+  const auto rows = MostSecondsFirst(by_wait);
   report::Table& t =
       report.AddView(std::string(kOffCpuByWaitView.name),
                      report::Names({kState, kSeconds, kPct, kSwitches, kStacks, kWait}),
@@ -201,11 +209,7 @@ void AddOffCpuByWaitView(report::Report& report, const Profile& p, std::size_t t
 }
 
 void AddOffCpuTable(report::Report& report, const Profile& p, std::size_t top) {
-  std::vector<std::pair<std::pair<std::string, std::string>, OffCpuStack>> stacks(p.off_cpu.begin(),
-                                                                                  p.off_cpu.end());
-  std::stable_sort(stacks.begin(), stacks.end(), [](const auto& a, const auto& b) {
-    return a.second.seconds > b.second.seconds;
-  });
+  const auto stacks = MostSecondsFirst(p.off_cpu);
   const double total = OffCpuSeconds(p);
   report::Table& t = report.AddTable(kOffCpuTable, kOffCpuColumns);
   t.omit_in_table = true;  // the human table reads off_cpu_by_wait
