@@ -37,9 +37,9 @@ struct InputFileKind {
 StatusOr<std::string> ReadInputFile(const std::string& path, const InputFileKind& kind);
 
 /// A kernel file of /proc or /sys (or of a recorded copy of /proc) read whole, never throwing:
-/// nullopt when it is gone, unreadable or larger than `max_bytes`. A process's files vanish under a reader when it
-/// ends: read(2) of /proc/PID/maps fails with ESRCH once the task is reaped, which a C++ stream
-/// read through istreambuf_iterator turns into an exception.
+/// nullopt when it is gone, unreadable or larger than `max_bytes`. A process's files vanish
+/// under a reader when it ends: read(2) of /proc/PID/maps fails with ESRCH once the task is
+/// reaped, which a C++ stream read through istreambuf_iterator turns into an exception.
 std::optional<std::string> ReadProcFile(const std::string& path,
                                         std::size_t max_bytes = kMaxInputBytes);
 
